@@ -1,0 +1,334 @@
+//! Agents: profile rows in the store, plus a workspace folder of files per agent.
+
+mod files;
+mod profile;
+mod watcher;
+
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rusqlite::{params, OptionalExtension, Row};
+use serde::{Deserialize, Serialize};
+
+pub use files::{
+    atomic_write, AgentFileName, FileContent, FileMeta, StarterProfile, Workspaces, MAX_AGENT_FILE_BYTES,
+    PERSONA_BUDGET_CHARS,
+};
+pub use profile::validate_handle;
+pub use watcher::FileWatcher;
+
+use crate::error::{Error, Result};
+use crate::events::{EngineEvent, EventBus};
+use crate::store::Store;
+
+/// Which runtime drives the agent. Only stored for now; the runtime layer reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "kebab-case")]
+pub enum RuntimeKind {
+    ClaudeCode,
+    Codex,
+    Hermes,
+    Openclaw,
+    Native,
+}
+
+impl RuntimeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuntimeKind::ClaudeCode => "claude-code",
+            RuntimeKind::Codex => "codex",
+            RuntimeKind::Hermes => "hermes",
+            RuntimeKind::Openclaw => "openclaw",
+            RuntimeKind::Native => "native",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Self> {
+        [Self::ClaudeCode, Self::Codex, Self::Hermes, Self::Openclaw, Self::Native]
+            .into_iter()
+            .find(|k| k.as_str() == s)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct Agent {
+    pub id: String,
+    pub name: String,
+    /// Without the leading `@`.
+    pub handle: String,
+    pub description: String,
+    pub tint: String,
+    pub runtime: RuntimeKind,
+    pub model: String,
+    /// Milliseconds since the Unix epoch.
+    #[specta(type = f64)]
+    pub created_at: i64,
+    #[specta(type = f64)]
+    pub updated_at: i64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct NewAgent {
+    pub name: String,
+    pub handle: String,
+    pub description: String,
+    pub tint: String,
+    pub runtime: RuntimeKind,
+    pub model: String,
+}
+
+/// Fields left `None` keep their value.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentPatch {
+    pub name: Option<String>,
+    pub handle: Option<String>,
+    pub description: Option<String>,
+    pub tint: Option<String>,
+    pub runtime: Option<RuntimeKind>,
+    pub model: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentFileInfo {
+    pub name: AgentFileName,
+    #[specta(type = f64)]
+    pub size: u64,
+    #[specta(type = f64)]
+    pub modified_at: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentFile {
+    pub name: AgentFileName,
+    pub content: String,
+    #[specta(type = f64)]
+    pub modified_at: i64,
+}
+
+impl From<FileMeta> for AgentFileInfo {
+    fn from(m: FileMeta) -> Self {
+        Self { name: m.name, size: m.size, modified_at: m.modified_at }
+    }
+}
+
+impl From<FileContent> for AgentFile {
+    fn from(c: FileContent) -> Self {
+        Self { name: c.name, content: c.content, modified_at: c.modified_at }
+    }
+}
+
+pub struct Agents {
+    store: Arc<Store>,
+    workspaces: Workspaces,
+    events: EventBus,
+}
+
+const COLUMNS: &str = "id, name, handle, description, tint, runtime, model, created_at, updated_at";
+
+impl Agents {
+    pub fn new(store: Arc<Store>, workspaces: Workspaces, events: EventBus) -> Self {
+        Self { store, workspaces, events }
+    }
+
+    pub fn workspaces(&self) -> &Workspaces {
+        &self.workspaces
+    }
+
+    pub fn list(&self) -> Result<Vec<Agent>> {
+        self.store.read(|conn| {
+            let mut stmt = conn.prepare(&format!("SELECT {COLUMNS} FROM agents ORDER BY name COLLATE NOCASE, id"))?;
+            let rows = stmt.query_map([], agent_from_row)?;
+            rows.map(|r| r.map_err(Error::from).and_then(|a| a)).collect()
+        })
+    }
+
+    pub fn get(&self, id: &str) -> Result<Agent> {
+        self.store
+            .read(|conn| {
+                conn.query_row(&format!("SELECT {COLUMNS} FROM agents WHERE id = ?1"), [id], agent_from_row)
+                    .optional()
+                    .map_err(Error::from)
+            })?
+            .transpose()?
+            .ok_or_else(|| Error::NotFound(format!("Agent {id}")))
+    }
+
+    pub fn create(&self, input: NewAgent) -> Result<Agent> {
+        let now = now_ms();
+        let agent = Agent {
+            id: uuid::Uuid::new_v4().to_string(),
+            name: profile::validate_name(&input.name)?,
+            handle: profile::validate_handle(&input.handle)?,
+            description: profile::validate_description(&input.description)?,
+            tint: profile::validate_tint(&input.tint)?,
+            runtime: input.runtime,
+            model: profile::validate_model(&input.model)?,
+            created_at: now,
+            updated_at: now,
+        };
+        let created = self.store.write(|tx| {
+            tx.execute(
+                &format!("INSERT INTO agents ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"),
+                params![
+                    agent.id,
+                    agent.name,
+                    agent.handle,
+                    agent.description,
+                    agent.tint,
+                    agent.runtime.as_str(),
+                    agent.model,
+                    agent.created_at,
+                    agent.updated_at
+                ],
+            )
+            .map_err(|e| duplicate_handle_or(e, &agent.handle))?;
+            // Inside the transaction: if the folder cannot be made, the row is not kept either.
+            self.workspaces.ensure(&agent.id, &starter(&agent))?;
+            Ok(agent)
+        });
+        if created.is_ok() {
+            self.events.publish(EngineEvent::AgentsChanged);
+        }
+        created
+    }
+
+    pub fn update(&self, id: &str, patch: AgentPatch) -> Result<Agent> {
+        let mut agent = self.get(id)?;
+        if let Some(name) = patch.name {
+            agent.name = profile::validate_name(&name)?;
+        }
+        if let Some(handle) = patch.handle {
+            agent.handle = profile::validate_handle(&handle)?;
+        }
+        if let Some(description) = patch.description {
+            agent.description = profile::validate_description(&description)?;
+        }
+        if let Some(tint) = patch.tint {
+            agent.tint = profile::validate_tint(&tint)?;
+        }
+        if let Some(runtime) = patch.runtime {
+            agent.runtime = runtime;
+        }
+        if let Some(model) = patch.model {
+            agent.model = profile::validate_model(&model)?;
+        }
+        agent.updated_at = now_ms();
+        self.store.write(|tx| {
+            let changed = tx
+                .execute(
+                    "UPDATE agents SET name = ?2, handle = ?3, description = ?4, tint = ?5, runtime = ?6,
+                     model = ?7, updated_at = ?8 WHERE id = ?1",
+                    params![
+                        agent.id,
+                        agent.name,
+                        agent.handle,
+                        agent.description,
+                        agent.tint,
+                        agent.runtime.as_str(),
+                        agent.model,
+                        agent.updated_at
+                    ],
+                )
+                .map_err(|e| duplicate_handle_or(e, &agent.handle))?;
+            if changed == 0 {
+                return Err(Error::NotFound(format!("Agent {id}")));
+            }
+            Ok(())
+        })?;
+        self.events.publish(EngineEvent::AgentsChanged);
+        Ok(agent)
+    }
+
+    /// Removes the agent's row and its workspace folder: both or neither.
+    pub fn delete(&self, id: &str) -> Result<()> {
+        self.get(id)?;
+        let trash = self.workspaces.move_to_trash(id)?;
+        let deleted = self.store.write(|tx| Ok(tx.execute("DELETE FROM agents WHERE id = ?1", [id])?));
+        match (deleted, trash) {
+            (Ok(_), Some(trash)) => {
+                // The row is gone; a folder that resists deletion now is swept at next start.
+                let _ = self.workspaces.purge(&trash);
+            }
+            (Ok(_), None) => {}
+            (Err(e), Some(trash)) => {
+                self.workspaces.restore_from_trash(id, &trash)?;
+                return Err(e);
+            }
+            (Err(e), None) => return Err(e),
+        }
+        self.events.publish(EngineEvent::AgentsChanged);
+        Ok(())
+    }
+
+    pub fn list_files(&self, agent_id: &str) -> Result<Vec<AgentFileInfo>> {
+        self.get(agent_id)?;
+        Ok(self.workspaces.list(agent_id)?.into_iter().map(Into::into).collect())
+    }
+
+    pub fn read_file(&self, agent_id: &str, name: &str) -> Result<AgentFile> {
+        let name = AgentFileName::parse(name)?;
+        self.get(agent_id)?;
+        Ok(self.workspaces.read(agent_id, name)?.into())
+    }
+
+    /// Saves atomically. Watchers (and so the UI) hear of it through the file watcher.
+    pub fn write_file(&self, agent_id: &str, name: &str, content: &str) -> Result<AgentFile> {
+        let name = AgentFileName::parse(name)?;
+        self.get(agent_id)?;
+        Ok(self.workspaces.write(agent_id, name, content)?.into())
+    }
+
+    /// Reconciles folders with rows at start: finishes interrupted deletes and recreates any
+    /// workspace file that went missing, never touching one that exists.
+    pub fn reconcile_workspaces(&self) -> Result<()> {
+        self.workspaces.sweep_trash()?;
+        for agent in self.list()? {
+            self.workspaces.ensure(&agent.id, &starter(&agent))?;
+        }
+        Ok(())
+    }
+}
+
+fn starter(agent: &Agent) -> StarterProfile<'_> {
+    StarterProfile { name: &agent.name, handle: &agent.handle, description: &agent.description }
+}
+
+/// Rows are validated on load: a runtime this build does not know is reported, not guessed.
+fn agent_from_row(row: &Row<'_>) -> rusqlite::Result<Result<Agent>> {
+    let runtime: String = row.get(5)?;
+    let Some(runtime) = RuntimeKind::parse(&runtime) else {
+        return Ok(Err(Error::Internal(format!("unknown runtime “{runtime}” in the store"))));
+    };
+    Ok(Ok(Agent {
+        id: row.get(0)?,
+        name: row.get(1)?,
+        handle: row.get(2)?,
+        description: row.get(3)?,
+        tint: row.get(4)?,
+        runtime,
+        model: row.get(6)?,
+        created_at: row.get(7)?,
+        updated_at: row.get(8)?,
+    }))
+}
+
+fn duplicate_handle_or(e: rusqlite::Error, handle: &str) -> Error {
+    match &e {
+        rusqlite::Error::SqliteFailure(f, _) if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE => {
+            Error::DuplicateHandle(handle.to_owned())
+        }
+        _ => Error::from(e),
+    }
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
+}
+
+#[cfg(test)]
+mod tests;

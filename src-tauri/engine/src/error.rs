@@ -1,0 +1,109 @@
+//! The engine's one error type. Every variant maps to a stable, machine-readable [`ErrorCode`]
+//! so the UI can branch on the code and show the message.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+/// Stable codes the UI may branch on. Renaming one is a breaking change for the UI.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// The engine could not start (for example the data directory is unusable).
+    EngineUnavailable,
+    InvalidInput,
+    InvalidHandle,
+    DuplicateHandle,
+    NotFound,
+    ForbiddenFileName,
+    FileTooLarge,
+    DataDirUnusable,
+    Store,
+    Io,
+    KeychainUnavailable,
+    Keychain,
+    Internal,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{0}")]
+    InvalidInput(String),
+
+    #[error("{0}")]
+    InvalidHandle(String),
+
+    #[error("The handle @{0} is already taken by another agent.")]
+    DuplicateHandle(String),
+
+    #[error("{0} was not found.")]
+    NotFound(String),
+
+    #[error("“{0}” is not an agent file. Only SOUL.md, AGENTS.md, IDENTITY.md, USER.md, MEMORY.md, BOOTSTRAP.md and HEARTBEAT.md can be opened.")]
+    ForbiddenFileName(String),
+
+    #[error("{name} is {size} bytes; the limit is {limit} bytes.")]
+    FileTooLarge { name: String, size: u64, limit: u64 },
+
+    #[error("The data directory {} cannot be used: {source}", path.display())]
+    DataDirUnusable {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    #[error("Database migration {version} ({name}) failed: {source}")]
+    Migration {
+        version: u32,
+        name: &'static str,
+        #[source]
+        source: rusqlite::Error,
+    },
+
+    #[error("The database was written by a newer Clawboo (schema {found}, this build knows up to {known}). Update Clawboo.")]
+    StoreTooNew { found: u32, known: u32 },
+
+    #[error("Database error: {0}")]
+    Store(#[from] rusqlite::Error),
+
+    #[error("{context}: {source}")]
+    Io {
+        context: String,
+        #[source]
+        source: std::io::Error,
+    },
+
+    #[error("The system keychain is not available: {0}")]
+    KeychainUnavailable(String),
+
+    #[error("The system keychain refused the request: {0}")]
+    Keychain(String),
+
+    #[error("Internal error: {0}")]
+    Internal(String),
+}
+
+impl Error {
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Error::InvalidInput(_) => ErrorCode::InvalidInput,
+            Error::InvalidHandle(_) => ErrorCode::InvalidHandle,
+            Error::DuplicateHandle(_) => ErrorCode::DuplicateHandle,
+            Error::NotFound(_) => ErrorCode::NotFound,
+            Error::ForbiddenFileName(_) => ErrorCode::ForbiddenFileName,
+            Error::FileTooLarge { .. } => ErrorCode::FileTooLarge,
+            Error::DataDirUnusable { .. } => ErrorCode::DataDirUnusable,
+            Error::Migration { .. } | Error::StoreTooNew { .. } | Error::Store(_) => ErrorCode::Store,
+            Error::Io { .. } => ErrorCode::Io,
+            Error::KeychainUnavailable(_) => ErrorCode::KeychainUnavailable,
+            Error::Keychain(_) => ErrorCode::Keychain,
+            Error::Internal(_) => ErrorCode::Internal,
+        }
+    }
+
+    pub(crate) fn io(context: impl Into<String>, source: std::io::Error) -> Self {
+        Error::Io { context: context.into(), source }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

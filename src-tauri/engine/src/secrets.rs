@@ -1,0 +1,202 @@
+//! API keys per model provider, kept in the OS keychain through `keyring` and nowhere else.
+//! The store holds only non-secret settings (the custom provider's base URL). Nothing here
+//! logs, stores or echoes a key: errors name the provider, never the value.
+
+use std::sync::Arc;
+
+use rusqlite::OptionalExtension;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::store::Store;
+
+const MAX_KEY_CHARS: usize = 4_096;
+const CUSTOM_BASE_URL_SETTING: &str = "provider.custom.base_url";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
+pub enum Provider {
+    #[serde(rename = "anthropic")]
+    Anthropic,
+    #[serde(rename = "openai")]
+    OpenAi,
+    #[serde(rename = "openrouter")]
+    OpenRouter,
+    /// Any OpenAI-compatible endpoint (Ollama, a proxy, a self-hosted model).
+    #[serde(rename = "custom")]
+    Custom,
+}
+
+impl Provider {
+    pub const ALL: [Provider; 4] = [Provider::Anthropic, Provider::OpenAi, Provider::OpenRouter, Provider::Custom];
+
+    /// The keychain account name; stable forever, or stored keys are lost.
+    fn account(self) -> &'static str {
+        match self {
+            Provider::Anthropic => "anthropic",
+            Provider::OpenAi => "openai",
+            Provider::OpenRouter => "openrouter",
+            Provider::Custom => "custom",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Provider::Anthropic => "Anthropic",
+            Provider::OpenAi => "OpenAI",
+            Provider::OpenRouter => "OpenRouter",
+            Provider::Custom => "Custom (OpenAI-compatible)",
+        }
+    }
+
+    fn fixed_base_url(self) -> Option<&'static str> {
+        match self {
+            Provider::Anthropic => Some("https://api.anthropic.com"),
+            Provider::OpenAi => Some("https://api.openai.com/v1"),
+            Provider::OpenRouter => Some("https://openrouter.ai/api/v1"),
+            Provider::Custom => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderStatus {
+    pub provider: Provider,
+    pub label: String,
+    pub key_set: bool,
+    /// Where requests go; `None` for the custom provider until the user sets it.
+    pub base_url: Option<String>,
+}
+
+pub struct Secrets {
+    /// The keychain "service" every key is filed under; distinct per data directory when the
+    /// data directory is overridden, so test and side-by-side instances never share keys.
+    service: String,
+    store: Arc<Store>,
+}
+
+impl Secrets {
+    pub fn new(service: String, store: Arc<Store>) -> Self {
+        Self { service, store }
+    }
+
+    pub fn service(&self) -> &str {
+        &self.service
+    }
+
+    pub fn statuses(&self) -> Result<Vec<ProviderStatus>> {
+        Provider::ALL
+            .into_iter()
+            .map(|provider| {
+                Ok(ProviderStatus {
+                    provider,
+                    label: provider.label().to_owned(),
+                    key_set: self.api_key(provider)?.is_some(),
+                    base_url: self.base_url(provider)?,
+                })
+            })
+            .collect()
+    }
+
+    pub fn set_api_key(&self, provider: Provider, key: &str) -> Result<()> {
+        let key = key.trim();
+        if key.is_empty() {
+            return Err(Error::InvalidInput(format!("The {} key is empty.", provider.label())));
+        }
+        if key.chars().count() > MAX_KEY_CHARS || key.chars().any(char::is_whitespace) {
+            return Err(Error::InvalidInput(format!(
+                "That does not look like a {} key: keys have no spaces or line breaks and at most {MAX_KEY_CHARS} characters.",
+                provider.label()
+            )));
+        }
+        self.entry(provider)?.set_password(key).map_err(keychain_error)
+    }
+
+    /// Removing a key that is not set is not an error.
+    pub fn delete_api_key(&self, provider: Provider) -> Result<()> {
+        match self.entry(provider)?.delete_credential() {
+            Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
+            Err(e) => Err(keychain_error(e)),
+        }
+    }
+
+    pub fn api_key(&self, provider: Provider) -> Result<Option<String>> {
+        match self.entry(provider)?.get_password() {
+            Ok(key) => Ok(Some(key)),
+            Err(keyring::Error::NoEntry) => Ok(None),
+            Err(e) => Err(keychain_error(e)),
+        }
+    }
+
+    pub fn base_url(&self, provider: Provider) -> Result<Option<String>> {
+        if let Some(url) = provider.fixed_base_url() {
+            return Ok(Some(url.to_owned()));
+        }
+        self.store.read(|conn| {
+            Ok(conn
+                .query_row("SELECT value FROM settings WHERE key = ?1", [CUSTOM_BASE_URL_SETTING], |r| r.get(0))
+                .optional()?)
+        })
+    }
+
+    /// Sets where the custom OpenAI-compatible provider lives, e.g. `http://127.0.0.1:11434/v1`.
+    pub fn set_custom_base_url(&self, raw: &str) -> Result<String> {
+        let url = normalise_base_url(raw)?;
+        self.store.write(|tx| {
+            tx.execute(
+                "INSERT INTO settings (key, value) VALUES (?1, ?2)
+                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                [CUSTOM_BASE_URL_SETTING, url.as_str()],
+            )?;
+            Ok(())
+        })?;
+        Ok(url)
+    }
+
+    fn entry(&self, provider: Provider) -> Result<keyring::Entry> {
+        keyring::Entry::new(&self.service, provider.account()).map_err(keychain_error)
+    }
+}
+
+/// Accepts an http(s) URL with a host; drops a trailing slash so paths join predictably.
+/// Credentials in the URL are refused: they would end up in SQLite.
+pub fn normalise_base_url(raw: &str) -> Result<String> {
+    let raw = raw.trim();
+    let url = reqwest::Url::parse(raw)
+        .map_err(|e| Error::InvalidInput(format!("“{raw}” is not a URL ({e}); use the form http://127.0.0.1:11434/v1.")))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return Err(Error::InvalidInput(format!("“{raw}” must be an http:// or https:// address with a host.")));
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(Error::InvalidInput("Put the key in the key field, not in the URL.".into()));
+    }
+    Ok(url.as_str().trim_end_matches('/').to_owned())
+}
+
+fn keychain_error(e: keyring::Error) -> Error {
+    match e {
+        keyring::Error::NoDefaultStore | keyring::Error::NoStorageAccess(_) | keyring::Error::PlatformFailure(_) => {
+            Error::KeychainUnavailable(format!(
+                "{e}. On Linux, Clawboo needs a Secret Service provider such as GNOME Keyring or KWallet, unlocked."
+            ))
+        }
+        other => Error::Keychain(other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+
+    #[test]
+    fn base_urls_are_checked_and_normalised() {
+        assert_eq!(normalise_base_url(" http://127.0.0.1:11434/v1/ ").unwrap(), "http://127.0.0.1:11434/v1");
+        assert_eq!(normalise_base_url("https://example.test/api").unwrap(), "https://example.test/api");
+        for bad in ["", "not a url", "ftp://host/x", "file:///etc/passwd", "http://user:secret@host/v1"] {
+            let err = normalise_base_url(bad).unwrap_err();
+            assert_eq!(err.code(), ErrorCode::InvalidInput, "{bad}");
+            assert!(!err.to_string().contains("secret"), "the message must not echo credentials");
+        }
+    }
+}

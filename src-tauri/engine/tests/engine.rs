@@ -1,0 +1,132 @@
+//! The engine as the shell uses it: opened on a data directory, reopened after a "restart".
+
+use std::fs;
+use std::time::Duration;
+
+use clawboo_engine::agents::{AgentFileName, NewAgent, RuntimeKind};
+use clawboo_engine::{Engine, EngineConfig, EngineEvent, ErrorCode};
+use clawboo_testkit::{wait_for, TempDataDir};
+
+fn open(dir: &TempDataDir) -> Engine {
+    Engine::open(EngineConfig::for_dir(dir.path().to_owned())).expect("engine opens")
+}
+
+fn new_agent(handle: &str) -> NewAgent {
+    NewAgent {
+        name: "Scout".into(),
+        handle: handle.into(),
+        description: String::new(),
+        tint: "#336699".into(),
+        runtime: RuntimeKind::Codex,
+        model: "gpt-5.5".into(),
+    }
+}
+
+#[test]
+fn agents_and_their_files_survive_a_restart() {
+    let dir = TempDataDir::new();
+    let id = {
+        let engine = open(&dir);
+        let agent = engine.agents().create(new_agent("scout")).unwrap();
+        engine.agents().write_file(&agent.id, "SOUL.md", "persisted soul").unwrap();
+        agent.id
+    };
+    let engine = open(&dir);
+    assert_eq!(engine.agents().get(&id).unwrap().handle, "scout");
+    assert_eq!(engine.agents().read_file(&id, "SOUL.md").unwrap().content, "persisted soul");
+}
+
+#[test]
+fn an_unusable_data_dir_fails_to_open_with_a_clear_error() {
+    let dir = TempDataDir::new();
+    // A file where the data folder should be: unusable even for root, who ignores permissions.
+    let file = dir.join("not-a-folder");
+    fs::write(&file, "x").unwrap();
+    for path in [file.clone(), file.join("below-a-file")] {
+        let err = Engine::open(EngineConfig::for_dir(path.clone())).err().expect("must fail");
+        assert_eq!(err.code(), ErrorCode::DataDirUnusable, "{err}");
+        assert!(err.to_string().contains(&path.display().to_string()), "{err}");
+    }
+}
+
+#[test]
+fn a_corrupt_database_is_reported_not_replaced() {
+    let dir = TempDataDir::new();
+    fs::write(dir.join("clawboo.db"), b"this is not a SQLite database, but somebody's data").unwrap();
+    let err = Engine::open(EngineConfig::for_dir(dir.path().to_owned())).err().expect("must fail");
+    assert_eq!(err.code(), ErrorCode::Store, "{err}");
+    assert_eq!(
+        fs::read(dir.join("clawboo.db")).unwrap(),
+        b"this is not a SQLite database, but somebody's data",
+        "the file is left for the user to recover"
+    );
+}
+
+#[test]
+fn an_edit_made_by_another_program_is_announced() {
+    let dir = TempDataDir::new();
+    let engine = open(&dir);
+    let agent = engine.agents().create(new_agent("scout")).unwrap();
+    let mut events = engine.events().subscribe();
+    let soul = dir.join(format!("agents/{}/SOUL.md", agent.id));
+
+    // Like most editors: write in place.
+    fs::write(&soul, "edited elsewhere").unwrap();
+    let expected = EngineEvent::AgentFileChanged { agent_id: agent.id.clone(), name: AgentFileName::Soul };
+    wait_for("the in-place edit to be announced", Duration::from_secs(5), || {
+        std::iter::from_fn(|| events.try_recv().ok()).find(|e| *e == expected)
+    });
+    assert_eq!(engine.agents().read_file(&agent.id, "SOUL.md").unwrap().content, "edited elsewhere");
+
+    // Like vim: write a new file and rename it over the old one.
+    let tmp = soul.with_file_name("SOUL.md.swp");
+    fs::write(&tmp, "renamed into place").unwrap();
+    fs::rename(&tmp, &soul).unwrap();
+    wait_for("the rename to be announced", Duration::from_secs(5), || {
+        std::iter::from_fn(|| events.try_recv().ok()).find(|e| *e == expected)
+    });
+    assert_eq!(engine.agents().read_file(&agent.id, "SOUL.md").unwrap().content, "renamed into place");
+}
+
+#[test]
+fn a_burst_of_writes_is_announced_once_per_file() {
+    let dir = TempDataDir::new();
+    let engine = open(&dir);
+    let agent = engine.agents().create(new_agent("scout")).unwrap();
+    let mut events = engine.events().subscribe();
+    settle(&mut events); // creating the agent wrote its seven files
+    let soul = dir.join(format!("agents/{}/SOUL.md", agent.id));
+    for i in 0..20 {
+        fs::write(&soul, format!("version {i}")).unwrap();
+    }
+    let first = wait_for("the burst to be announced", Duration::from_secs(5), || events.try_recv().ok());
+    assert!(matches!(first, EngineEvent::AgentFileChanged { name: AgentFileName::Soul, .. }));
+    let more = settle(&mut events);
+    assert!(more < 5, "20 writes should collapse into a few announcements, got {}", more + 1);
+}
+
+#[test]
+fn the_apps_own_save_is_announced_too() {
+    let dir = TempDataDir::new();
+    let engine = open(&dir);
+    let agent = engine.agents().create(new_agent("scout")).unwrap();
+    let mut events = engine.events().subscribe();
+    engine.agents().write_file(&agent.id, "AGENTS.md", "saved in app").unwrap();
+    let expected = EngineEvent::AgentFileChanged { agent_id: agent.id.clone(), name: AgentFileName::Agents };
+    wait_for("the save to be announced", Duration::from_secs(5), || {
+        std::iter::from_fn(|| events.try_recv().ok()).find(|e| *e == expected)
+    });
+}
+
+/// Waits until the watcher has been quiet for a while; returns how many events it drained.
+fn settle(events: &mut tokio::sync::broadcast::Receiver<EngineEvent>) -> usize {
+    let mut drained = 0;
+    loop {
+        std::thread::sleep(Duration::from_millis(400));
+        let n = std::iter::from_fn(|| events.try_recv().ok()).count();
+        if n == 0 {
+            return drained;
+        }
+        drained += n;
+    }
+}

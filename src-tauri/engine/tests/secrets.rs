@@ -1,0 +1,99 @@
+//! API keys against the real OS keychain (Secret Service under `dbus-run-session` with
+//! gnome-keyring on Linux CI; Keychain on macOS; Credential Manager on Windows).
+//! Each test files its keys under its own service name and removes them.
+
+use std::fs;
+
+use clawboo_engine::secrets::Provider;
+use clawboo_engine::{Engine, EngineConfig, ErrorCode};
+use clawboo_testkit::{unique_keychain_service, TempDataDir};
+
+fn open(dir: &TempDataDir, test: &str) -> Engine {
+    let mut config = EngineConfig::for_dir(dir.path().to_owned());
+    config.keychain_service = unique_keychain_service(test);
+    Engine::open(config).expect("engine opens")
+}
+
+#[test]
+fn a_key_is_stored_in_the_keychain_and_nowhere_else() {
+    let dir = TempDataDir::new();
+    let engine = open(&dir, "store");
+    let secrets = engine.secrets();
+    let key = "sk-ant-test-7f3a9c1e5b2d4f6a8c0e";
+
+    assert!(!secrets.statuses().unwrap().iter().any(|s| s.key_set));
+    secrets.set_api_key(Provider::Anthropic, &format!("  {key}\n")).unwrap();
+    assert_eq!(secrets.api_key(Provider::Anthropic).unwrap().as_deref(), Some(key));
+    let statuses = secrets.statuses().unwrap();
+    let set: Vec<_> = statuses.iter().filter(|s| s.key_set).map(|s| s.provider).collect();
+    assert_eq!(set, [Provider::Anthropic]);
+
+    // Nothing under the data directory holds the key (database, WAL, agent folders).
+    drop(statuses);
+    for entry in walk(dir.path()) {
+        let bytes = fs::read(&entry).unwrap();
+        assert!(
+            !bytes.windows(key.len()).any(|w| w == key.as_bytes()),
+            "{} contains the key",
+            entry.display()
+        );
+    }
+
+    secrets.delete_api_key(Provider::Anthropic).unwrap();
+    assert_eq!(secrets.api_key(Provider::Anthropic).unwrap(), None);
+    secrets.delete_api_key(Provider::Anthropic).expect("removing twice is fine");
+}
+
+#[test]
+fn keys_are_kept_apart_per_provider_and_per_service() {
+    let dir = TempDataDir::new();
+    let a = open(&dir, "apart-a");
+    let other_dir = TempDataDir::new();
+    let b = open(&other_dir, "apart-b");
+    a.secrets().set_api_key(Provider::OpenAi, "sk-openai-a").unwrap();
+    a.secrets().set_api_key(Provider::OpenRouter, "sk-or-a").unwrap();
+    assert_eq!(b.secrets().api_key(Provider::OpenAi).unwrap(), None);
+    assert_eq!(a.secrets().api_key(Provider::OpenRouter).unwrap().as_deref(), Some("sk-or-a"));
+    for p in Provider::ALL {
+        a.secrets().delete_api_key(p).unwrap();
+    }
+}
+
+#[test]
+fn bad_keys_are_refused_without_echoing_them() {
+    let dir = TempDataDir::new();
+    let engine = open(&dir, "bad");
+    for bad in ["", "   ", "two words-secretish", "line\nbreak"] {
+        let err = engine.secrets().set_api_key(Provider::OpenAi, bad).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidInput);
+        assert!(!err.to_string().contains("secretish"));
+    }
+    assert_eq!(engine.secrets().api_key(Provider::OpenAi).unwrap(), None);
+}
+
+#[test]
+fn the_custom_base_url_is_a_plain_setting() {
+    let dir = TempDataDir::new();
+    let engine = open(&dir, "custom");
+    let status = |e: &Engine| e.secrets().statuses().unwrap().into_iter().find(|s| s.provider == Provider::Custom).unwrap();
+    assert_eq!(status(&engine).base_url, None);
+    engine.secrets().set_custom_base_url("http://127.0.0.1:11434/v1/").unwrap();
+    assert_eq!(status(&engine).base_url.as_deref(), Some("http://127.0.0.1:11434/v1"));
+    assert_eq!(engine.secrets().set_custom_base_url("nope").unwrap_err().code(), ErrorCode::InvalidInput);
+    drop(engine);
+    let engine = open(&dir, "custom-again");
+    assert_eq!(status(&engine).base_url.as_deref(), Some("http://127.0.0.1:11434/v1"), "kept across restarts");
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}

@@ -1,0 +1,90 @@
+// The only module that talks to the Tauri backend. Components and hooks go
+// through here so tests can replace it with `vi.mock("./api")`.
+import { commands, events } from "./bindings";
+import type {
+  Agent,
+  AgentFile,
+  AgentFileChanged,
+  AgentFileInfo,
+  AgentPatch,
+  AppError,
+  AppInfo,
+  NewAgent,
+  Provider,
+  ProviderStatus,
+} from "./bindings";
+import { toClawbooError } from "./errors";
+
+export type {
+  Agent,
+  AgentFile,
+  AgentFileChanged,
+  AgentFileInfo,
+  AgentPatch,
+  AppError,
+  AppInfo,
+  ErrorCode,
+  NewAgent,
+  Provider,
+  ProviderStatus,
+  RuntimeKind,
+} from "./bindings";
+
+export type Unlisten = () => void;
+
+type CommandResult<T> = { status: "ok"; data: T } | { status: "error"; error: AppError };
+
+/** Resolves with the command's data or throws a ClawbooError. */
+async function unwrap<T>(call: () => Promise<CommandResult<T>>): Promise<T> {
+  let result: CommandResult<T>;
+  try {
+    result = await call();
+  } catch (e) {
+    throw toClawbooError(e);
+  }
+  if (result.status === "ok") return result.data;
+  throw toClawbooError(result.error);
+}
+
+export const appInfo = (): Promise<AppInfo> => unwrap(() => commands.appInfo());
+
+export const listAgents = (): Promise<Agent[]> => unwrap(() => commands.listAgents());
+
+export const createAgent = (input: NewAgent): Promise<Agent> =>
+  unwrap(() => commands.createAgent(input));
+
+export const updateAgent = (id: string, patch: AgentPatch): Promise<Agent> =>
+  unwrap(() => commands.updateAgent(id, patch));
+
+export const deleteAgent = (id: string): Promise<null> => unwrap(() => commands.deleteAgent(id));
+
+export const listAgentFiles = (agentId: string): Promise<AgentFileInfo[]> =>
+  unwrap(() => commands.listAgentFiles(agentId));
+
+export const readAgentFile = (agentId: string, name: string): Promise<AgentFile> =>
+  unwrap(() => commands.readAgentFile(agentId, name));
+
+export const writeAgentFile = (agentId: string, name: string, content: string): Promise<AgentFile> =>
+  unwrap(() => commands.writeAgentFile(agentId, name, content));
+
+export const listProviders = (): Promise<ProviderStatus[]> =>
+  unwrap(() => commands.listProviders());
+
+export const setApiKey = (provider: Provider, key: string): Promise<null> =>
+  unwrap(() => commands.setApiKey(provider, key));
+
+export const deleteApiKey = (provider: Provider): Promise<null> =>
+  unwrap(() => commands.deleteApiKey(provider));
+
+export const setCustomBaseUrl = (url: string): Promise<null> =>
+  unwrap(() => commands.setCustomBaseUrl(url));
+
+/** The agent list changed (created, updated or deleted, from anywhere). */
+export function onAgentsChanged(cb: () => void): Promise<Unlisten> {
+  return events.agentsChanged.listen(() => cb());
+}
+
+/** A file in an agent's folder changed on disk (also after the app's own save). */
+export function onAgentFileChanged(cb: (change: AgentFileChanged) => void): Promise<Unlisten> {
+  return events.agentFileChanged.listen((event) => cb(event.payload));
+}

@@ -1,0 +1,165 @@
+import { useId } from "react";
+import type { NewAgent, RuntimeKind } from "../api";
+import { handleProblem, HANDLE_MAX_LENGTH, stripAt } from "../lib/handle";
+import { RUNTIMES } from "../lib/runtimes";
+import { colorInputValue } from "../lib/tint";
+import { ErrorMessage } from "./ErrorMessage";
+import { errorMessage, hasErrorCode } from "../errors";
+
+export type AgentFormValues = NewAgent;
+
+export type AgentFieldErrors = {
+  name?: string | null;
+  handle?: string | null;
+};
+
+/** Client-side problems with the form, by field. Empty when it can be submitted. */
+export function validateAgentForm(values: AgentFormValues): AgentFieldErrors {
+  const errors: AgentFieldErrors = {};
+  if (!values.name.trim()) errors.name = "Enter a name.";
+  const handle = handleProblem(values.handle);
+  if (handle) errors.handle = handle;
+  return errors;
+}
+
+export const hasFieldErrors = (errors: AgentFieldErrors) => !!(errors.name || errors.handle);
+
+type Props = {
+  values: AgentFormValues;
+  onChange: (patch: Partial<AgentFormValues>) => void;
+  /** Problems to show now (live handle check, or everything after a submit attempt). */
+  errors: AgentFieldErrors;
+  /** Backend error that belongs to the handle field (duplicate or invalid handle). */
+  handleServerError?: string | null;
+  /** "agent" in the create form, "profile" on the profile page. */
+  testIdPrefix: string;
+  disabled?: boolean;
+};
+
+/** The editable fields of an agent, shared by the create form and the profile page. */
+export function AgentFields({ values, onChange, errors, handleServerError, testIdPrefix, disabled }: Props) {
+  const id = useId();
+  const handleHintId = `${id}-handle-hint`;
+  const handleError = errors.handle ?? null;
+
+  return (
+    <div className="agent-fields">
+      <div className="field">
+        <label htmlFor={`${id}-name`}>Name</label>
+        <input
+          id={`${id}-name`}
+          type="text"
+          value={values.name}
+          onChange={(e) => onChange({ name: e.target.value })}
+          placeholder="Research assistant"
+          autoComplete="off"
+          disabled={disabled}
+          aria-invalid={!!errors.name}
+          data-testid={`${testIdPrefix}-name-input`}
+        />
+        {errors.name && <p className="field__error">{errors.name}</p>}
+      </div>
+
+      <div className="field">
+        <label htmlFor={`${id}-handle`}>Handle</label>
+        <div className="input-with-prefix">
+          <span className="input-with-prefix__prefix" aria-hidden="true">
+            @
+          </span>
+          <input
+            id={`${id}-handle`}
+            type="text"
+            value={values.handle}
+            onChange={(e) => onChange({ handle: stripAt(e.target.value.trim()) })}
+            placeholder="researcher"
+            autoComplete="off"
+            spellCheck={false}
+            disabled={disabled}
+            aria-invalid={!!handleError || !!handleServerError}
+            aria-describedby={handleHintId}
+            data-testid={`${testIdPrefix}-handle-input`}
+          />
+        </div>
+        {handleError ? (
+          <p className="field__error" id={handleHintId} data-testid="handle-error">
+            {handleError}
+          </p>
+        ) : (
+          <p className="field__hint" id={handleHintId}>
+            Letters, digits, '-' and '_', up to {HANDLE_MAX_LENGTH} characters.
+          </p>
+        )}
+        <ErrorMessage message={handleServerError} className="field__error" />
+      </div>
+
+      <div className="field">
+        <label htmlFor={`${id}-description`}>Description</label>
+        <textarea
+          id={`${id}-description`}
+          rows={3}
+          value={values.description}
+          onChange={(e) => onChange({ description: e.target.value })}
+          placeholder="What this agent is for"
+          disabled={disabled}
+          data-testid={`${testIdPrefix}-description-input`}
+        />
+      </div>
+
+      <div className="field-row">
+        <div className="field field--tint">
+          <label htmlFor={`${id}-tint`}>Tint</label>
+          <input
+            id={`${id}-tint`}
+            type="color"
+            value={colorInputValue(values.tint)}
+            onChange={(e) => onChange({ tint: e.target.value })}
+            disabled={disabled}
+            data-testid={`${testIdPrefix}-tint-input`}
+          />
+        </div>
+
+        <div className="field field--grow">
+          <label htmlFor={`${id}-runtime`}>Runtime</label>
+          <select
+            id={`${id}-runtime`}
+            value={values.runtime}
+            onChange={(e) => onChange({ runtime: e.target.value as RuntimeKind })}
+            disabled={disabled}
+            data-testid={`${testIdPrefix}-runtime-select`}
+          >
+            {RUNTIMES.map((r) => (
+              <option key={r.value} value={r.value}>
+                {r.label}
+              </option>
+            ))}
+          </select>
+        </div>
+
+        <div className="field field--grow">
+          <label htmlFor={`${id}-model`}>Model</label>
+          <input
+            id={`${id}-model`}
+            type="text"
+            value={values.model}
+            onChange={(e) => onChange({ model: e.target.value })}
+            placeholder="e.g. claude-sonnet-4-5"
+            autoComplete="off"
+            spellCheck={false}
+            disabled={disabled}
+            data-testid={`${testIdPrefix}-model-input`}
+          />
+        </div>
+      </div>
+    </div>
+  );
+}
+
+/** Sorts a backend error to the field it concerns; the rest belongs to the form. */
+export function placeServerError(error: unknown): { handle: string | null; form: string | null } {
+  if (!error) return { handle: null, form: null };
+  const message = errorMessage(error);
+  if (hasErrorCode(error, "duplicate_handle") || hasErrorCode(error, "invalid_handle")) {
+    return { handle: message, form: null };
+  }
+  return { handle: null, form: message };
+}

@@ -1,0 +1,38 @@
+import type { ReactNode } from "react";
+import { Modal } from "./Modal";
+import { ErrorMessage } from "./ErrorMessage";
+
+type Props = {
+  title: string;
+  children: ReactNode;
+  confirmLabel: string;
+  onConfirm: () => void;
+  onCancel: () => void;
+  busy?: boolean;
+  error?: string | null;
+  confirmTestId?: string;
+};
+
+/** An in-app replacement for window.confirm, for destructive actions. */
+export function ConfirmDialog({ title, children, confirmLabel, onConfirm, onCancel, busy, error, confirmTestId }: Props) {
+  return (
+    <Modal title={title} onClose={busy ? () => {} : onCancel} role="alertdialog" testId="confirm-dialog">
+      <div className="modal__body">{children}</div>
+      <ErrorMessage message={error} />
+      <div className="modal__actions">
+        <button type="button" className="button" onClick={onCancel} disabled={busy} data-autofocus>
+          Cancel
+        </button>
+        <button
+          type="button"
+          className="button button--danger"
+          onClick={onConfirm}
+          disabled={busy}
+          data-testid={confirmTestId}
+        >
+          {busy ? "Working…" : confirmLabel}
+        </button>
+      </div>
+    </Modal>
+  );
+}

@@ -1,0 +1,29 @@
+import { afterEach } from "vitest";
+import { cleanup } from "@testing-library/react";
+
+afterEach(() => {
+  cleanup();
+});
+
+// jsdom has no layout engine. CodeMirror measures text through Range rects,
+// which jsdom does not implement; give it empty rects so it stays quiet.
+function emptyRect(): DOMRect {
+  return {
+    x: 0, y: 0, width: 0, height: 0, top: 0, right: 0, bottom: 0, left: 0,
+    toJSON() { return this; },
+  } as DOMRect;
+}
+
+function emptyRectList(): DOMRectList {
+  const list = [] as unknown as DOMRectList & { item(i: number): DOMRect | null };
+  (list as unknown as { item: (i: number) => null }).item = () => null;
+  return list;
+}
+
+if (typeof Range !== "undefined") {
+  Range.prototype.getBoundingClientRect = emptyRect;
+  Range.prototype.getClientRects = emptyRectList;
+}
+if (typeof document !== "undefined" && !document.elementFromPoint) {
+  document.elementFromPoint = () => null;
+}

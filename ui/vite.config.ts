@@ -1,0 +1,32 @@
+import { defineConfig } from "vitest/config";
+import react from "@vitejs/plugin-react";
+
+// The config runs under Node; declared locally so the UI tsconfig needs no @types/node.
+declare const process: { env: Record<string, string | undefined> };
+
+const host = process.env.TAURI_DEV_HOST;
+
+export default defineConfig({
+  plugins: [react()],
+  // Tauri expects a fixed port and its own log output to stay visible.
+  clearScreen: false,
+  server: {
+    port: 1420,
+    strictPort: true,
+    host: host || false,
+    hmr: host ? { protocol: "ws", host, port: 1421 } : undefined,
+    watch: { ignored: ["**/src-tauri/**", "**/target/**"] },
+  },
+  envPrefix: ["VITE_", "TAURI_"],
+  build: {
+    // WebKit on macOS/Linux, WebView2 (Chromium) on Windows.
+    target: ["es2021", "safari15", "chrome105"],
+    minify: !process.env.TAURI_ENV_DEBUG,
+    sourcemap: !!process.env.TAURI_ENV_DEBUG,
+  },
+  test: {
+    environment: "jsdom",
+    setupFiles: ["./src/test/setup.ts"],
+    include: ["src/**/*.test.{ts,tsx}"],
+  },
+});
