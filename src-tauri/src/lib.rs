@@ -1,1 +1,71 @@
-pub fn run() {}
+//! Clawboo's desktop shell: wires engine services to typed commands and engine events to UI
+//! events, and owns the window and tray. Logic lives in `clawboo-engine`.
+
+mod commands;
+pub mod error;
+pub mod events;
+pub mod state;
+mod tray;
+
+use clawboo_engine::{Engine, EngineConfig};
+use tauri::{Manager, Runtime};
+use tauri_specta::{collect_commands, collect_events};
+
+pub use state::AppState;
+
+/// The one registry of commands and events, used by the app and by the bindings export.
+pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
+    tauri_specta::Builder::<R>::new()
+        .commands(collect_commands![
+            commands::app::app_info,
+            commands::agents::list_agents,
+            commands::agents::create_agent,
+            commands::agents::update_agent,
+            commands::agents::delete_agent,
+            commands::agents::list_agent_files,
+            commands::agents::read_agent_file,
+            commands::agents::write_agent_file,
+            commands::secrets::list_providers,
+            commands::secrets::set_api_key,
+            commands::secrets::delete_api_key,
+            commands::secrets::set_custom_base_url,
+        ])
+        .events(collect_events![events::AgentsChanged, events::AgentFileChanged])
+        // Timestamps (ms since the epoch) and file sizes cross IPC as i64/u64; both stay far
+        // below 2^53, so a JavaScript number holds them exactly.
+        .dangerously_cast_bigints_to_number()
+        // One TypeScript type per Rust type: inputs and outputs have the same shape here.
+        .disable_serde_phases()
+}
+
+/// Opens the engine on the data directory (`CLAWBOO_DATA_DIR`, else the OS's app-data folder)
+/// and makes it available to commands. A failure is kept and reported by every command.
+pub fn install_engine<R: Runtime>(app: &tauri::AppHandle<R>) {
+    let engine = EngineConfig::resolve(app.path().app_data_dir().ok()).and_then(Engine::open);
+    if let Err(e) = &engine {
+        eprintln!("clawboo: the engine did not start: {e}");
+    }
+    let state = AppState::new(engine);
+    if let Ok(engine) = state.engine() {
+        events::forward(app.clone(), engine);
+    }
+    app.manage(state);
+}
+
+pub fn run() {
+    let builder = specta_builder::<tauri::Wry>();
+    tauri::Builder::default()
+        .plugin(tauri_plugin_shell::init())
+        .invoke_handler(builder.invoke_handler())
+        .setup(move |app| {
+            builder.mount_events(app);
+            install_engine(app.handle());
+            // No tray host (a bare X server, some desktops) is not a reason to stop the app.
+            if let Err(e) = tray::create(app.handle()) {
+                eprintln!("clawboo: no tray icon: {e}");
+            }
+            Ok(())
+        })
+        .run(tauri::generate_context!())
+        .expect("error while running Clawboo");
+}

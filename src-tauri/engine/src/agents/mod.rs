@@ -50,7 +50,7 @@ impl RuntimeKind {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct Agent {
     pub id: String,
@@ -62,13 +62,11 @@ pub struct Agent {
     pub runtime: RuntimeKind,
     pub model: String,
     /// Milliseconds since the Unix epoch.
-    #[specta(type = f64)]
     pub created_at: i64,
-    #[specta(type = f64)]
     pub updated_at: i64,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, specta::Type)]
+#[derive(Debug, Clone, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct NewAgent {
     pub name: String,
@@ -80,7 +78,7 @@ pub struct NewAgent {
 }
 
 /// Fields left `None` keep their value.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, specta::Type)]
+#[derive(Debug, Clone, Default, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentPatch {
     pub name: Option<String>,
@@ -91,22 +89,19 @@ pub struct AgentPatch {
     pub model: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentFileInfo {
     pub name: AgentFileName,
-    #[specta(type = f64)]
     pub size: u64,
-    #[specta(type = f64)]
     pub modified_at: i64,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentFile {
     pub name: AgentFileName,
     pub content: String,
-    #[specta(type = f64)]
     pub modified_at: i64,
 }
 

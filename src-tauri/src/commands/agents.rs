@@ -1,0 +1,52 @@
+use clawboo_engine::agents::{Agent, AgentFile, AgentFileInfo, AgentPatch, NewAgent};
+use tauri::State;
+
+use crate::error::AppError;
+use crate::state::AppState;
+
+#[tauri::command]
+#[specta::specta]
+pub async fn list_agents(state: State<'_, AppState>) -> Result<Vec<Agent>, AppError> {
+    state.run(|e| e.agents().list()).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn create_agent(state: State<'_, AppState>, input: NewAgent) -> Result<Agent, AppError> {
+    state.run(move |e| e.agents().create(input)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn update_agent(state: State<'_, AppState>, id: String, patch: AgentPatch) -> Result<Agent, AppError> {
+    state.run(move |e| e.agents().update(&id, patch)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn delete_agent(state: State<'_, AppState>, id: String) -> Result<(), AppError> {
+    state.run(move |e| e.agents().delete(&id)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn list_agent_files(state: State<'_, AppState>, agent_id: String) -> Result<Vec<AgentFileInfo>, AppError> {
+    state.run(move |e| e.agents().list_files(&agent_id)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn read_agent_file(state: State<'_, AppState>, agent_id: String, name: String) -> Result<AgentFile, AppError> {
+    state.run(move |e| e.agents().read_file(&agent_id, &name)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn write_agent_file(
+    state: State<'_, AppState>,
+    agent_id: String,
+    name: String,
+    content: String,
+) -> Result<AgentFile, AppError> {
+    state.run(move |e| e.agents().write_file(&agent_id, &name, &content)).await
+}

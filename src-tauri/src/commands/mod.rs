@@ -1,0 +1,5 @@
+//! Typed commands, one file per domain. Each is a thin wrapper over an engine service.
+
+pub mod agents;
+pub mod app;
+pub mod secrets;

@@ -1,0 +1,31 @@
+//! API keys go in and only a yes/no comes out: no command returns a key.
+
+use clawboo_engine::secrets::{Provider, ProviderStatus};
+use tauri::State;
+
+use crate::error::AppError;
+use crate::state::AppState;
+
+#[tauri::command]
+#[specta::specta]
+pub async fn list_providers(state: State<'_, AppState>) -> Result<Vec<ProviderStatus>, AppError> {
+    state.run(|e| e.secrets().statuses()).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn set_api_key(state: State<'_, AppState>, provider: Provider, key: String) -> Result<(), AppError> {
+    state.run(move |e| e.secrets().set_api_key(provider, &key)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn delete_api_key(state: State<'_, AppState>, provider: Provider) -> Result<(), AppError> {
+    state.run(move |e| e.secrets().delete_api_key(provider)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn set_custom_base_url(state: State<'_, AppState>, url: String) -> Result<(), AppError> {
+    state.run(move |e| e.secrets().set_custom_base_url(&url).map(drop)).await
+}

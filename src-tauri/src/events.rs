@@ -1,0 +1,39 @@
+//! Engine events, forwarded to the UI as typed tauri-specta events.
+
+use std::sync::Arc;
+
+use clawboo_engine::agents::AgentFileName;
+use clawboo_engine::{Engine, EngineEvent};
+use serde::{Deserialize, Serialize};
+use tauri::{AppHandle, Runtime};
+use tauri_specta::Event;
+use tokio::sync::broadcast::error::RecvError;
+
+/// Agents were created, changed or deleted: refetch the list.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, Event)]
+pub struct AgentsChanged;
+
+/// An agent file changed on disk (saved by the app or edited elsewhere).
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, Event)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentFileChanged {
+    pub agent_id: String,
+    pub name: AgentFileName,
+}
+
+/// Forwards until the engine goes away. If the UI side lags, it is told to refetch.
+pub fn forward<R: Runtime>(app: AppHandle<R>, engine: Arc<Engine>) {
+    let mut events = engine.events().subscribe();
+    tauri::async_runtime::spawn(async move {
+        loop {
+            let sent = match events.recv().await {
+                Ok(EngineEvent::AgentsChanged) | Err(RecvError::Lagged(_)) => AgentsChanged.emit(&app),
+                Ok(EngineEvent::AgentFileChanged { agent_id, name }) => AgentFileChanged { agent_id, name }.emit(&app),
+                Err(RecvError::Closed) => break,
+            };
+            if let Err(e) = sent {
+                eprintln!("clawboo: could not forward an event to the UI: {e}");
+            }
+        }
+    });
+}

@@ -1,0 +1,83 @@
+//! Real commands through Tauri's IPC layer (mock runtime, no display): what the UI receives,
+//! including the error shape `{ code, message }`.
+
+use clawboo_lib::{specta_builder, AppState};
+use clawboo_engine::{Engine, EngineConfig};
+use clawboo_testkit::TempDataDir;
+use serde_json::{json, Value};
+use tauri::test::{get_ipc_response, mock_builder, mock_context, noop_assets, INVOKE_KEY};
+use tauri::webview::InvokeRequest;
+use tauri::{Manager, WebviewWindowBuilder};
+
+fn app_with(state: AppState) -> (tauri::App<tauri::test::MockRuntime>, tauri::WebviewWindow<tauri::test::MockRuntime>) {
+    let builder = specta_builder::<tauri::test::MockRuntime>();
+    let app = mock_builder().invoke_handler(builder.invoke_handler()).build(mock_context(noop_assets())).unwrap();
+    app.manage(state);
+    let window = WebviewWindowBuilder::new(&app, "main", Default::default()).build().unwrap();
+    (app, window)
+}
+
+fn invoke(window: &tauri::WebviewWindow<tauri::test::MockRuntime>, cmd: &str, args: Value) -> Result<Value, Value> {
+    get_ipc_response(
+        window,
+        InvokeRequest {
+            cmd: cmd.into(),
+            callback: tauri::ipc::CallbackFn(0),
+            error: tauri::ipc::CallbackFn(1),
+            url: "tauri://localhost".parse().unwrap(),
+            body: tauri::ipc::InvokeBody::Json(args),
+            headers: Default::default(),
+            invoke_key: INVOKE_KEY.to_string(),
+        },
+    )
+    .map(|body| body.deserialize::<Value>().unwrap())
+}
+
+#[test]
+fn agents_and_files_through_ipc() {
+    let dir = TempDataDir::new();
+    let (_app, window) = app_with(AppState::new(Engine::open(EngineConfig::for_dir(dir.path().into()))));
+
+    let agent = invoke(
+        &window,
+        "create_agent",
+        json!({"input": {"name": "Scout", "handle": "scout", "description": "", "tint": "#112233",
+                          "runtime": "claude-code", "model": ""}}),
+    )
+    .unwrap();
+    assert_eq!(agent["handle"], "scout");
+    assert_eq!(agent["runtime"], "claude-code");
+    let id = agent["id"].as_str().unwrap();
+
+    let saved =
+        invoke(&window, "write_agent_file", json!({"agentId": id, "name": "SOUL.md", "content": "hi"})).unwrap();
+    assert_eq!(saved["name"], "SOUL.md");
+    assert_eq!(std::fs::read_to_string(dir.join(format!("agents/{id}/SOUL.md"))).unwrap(), "hi");
+
+    let forbidden =
+        invoke(&window, "read_agent_file", json!({"agentId": id, "name": "../clawboo.db"})).unwrap_err();
+    assert_eq!(forbidden["code"], "forbidden_file_name");
+    assert!(forbidden["message"].as_str().unwrap().contains("../clawboo.db"));
+
+    let duplicate = invoke(
+        &window,
+        "create_agent",
+        json!({"input": {"name": "Again", "handle": "SCOUT", "description": "", "tint": "#112233",
+                          "runtime": "codex", "model": ""}}),
+    )
+    .unwrap_err();
+    assert_eq!(duplicate["code"], "duplicate_handle");
+}
+
+#[test]
+fn an_engine_that_did_not_start_answers_every_command_with_its_reason() {
+    let dir = TempDataDir::new();
+    let blocker = dir.join("file-not-folder");
+    std::fs::write(&blocker, "x").unwrap();
+    let (_app, window) = app_with(AppState::new(Engine::open(EngineConfig::for_dir(blocker))));
+    for cmd in ["list_agents", "app_info", "list_providers"] {
+        let err = invoke(&window, cmd, json!({})).unwrap_err();
+        assert_eq!(err["code"], "engine_unavailable", "{cmd}");
+        assert!(err["message"].as_str().unwrap().contains("file-not-folder"), "{cmd}: {err}");
+    }
+}
