@@ -12,9 +12,9 @@ pub struct AppState {
 
 impl AppState {
     pub fn new(engine: Result<Engine, clawboo_engine::Error>) -> Self {
-        let engine = engine.map(Arc::new).map_err(|e| {
-            AppError::new(ErrorCode::EngineUnavailable, format!("Clawboo could not open its data. {e}"))
-        });
+        let engine = engine
+            .map(Arc::new)
+            .map_err(|e| AppError::new(ErrorCode::EngineUnavailable, format!("Clawboo could not open its data. {e}")));
         Self { engine }
     }
 

@@ -11,13 +11,13 @@ pub fn create<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<TrayIcon<R>> {
     let open = MenuItem::with_id(app, OPEN, "Open Clawboo", true, None::<&str>)?;
     let quit = MenuItem::with_id(app, QUIT, "Quit", true, None::<&str>)?;
     let menu = Menu::with_items(app, &[&open, &quit])?;
-    let mut tray = TrayIconBuilder::with_id("clawboo").tooltip("Clawboo").menu(&menu).on_menu_event(
-        |app, event| match event.id.as_ref() {
+    let mut tray = TrayIconBuilder::with_id("clawboo").tooltip("Clawboo").menu(&menu).on_menu_event(|app, event| {
+        match event.id.as_ref() {
             OPEN => show_main_window(app),
             QUIT => app.exit(0),
             _ => {}
-        },
-    );
+        }
+    });
     if let Some(icon) = app.default_window_icon() {
         tray = tray.icon(icon.clone());
     }

@@ -1,8 +1,8 @@
 //! Real commands through Tauri's IPC layer (mock runtime, no display): what the UI receives,
 //! including the error shape `{ code, message }`.
 
-use clawboo_lib::{specta_builder, AppState};
 use clawboo_engine::{Engine, EngineConfig};
+use clawboo_lib::{specta_builder, AppState};
 use clawboo_testkit::TempDataDir;
 use serde_json::{json, Value};
 use tauri::test::{get_ipc_response, mock_builder, mock_context, noop_assets, INVOKE_KEY};
@@ -54,8 +54,7 @@ fn agents_and_files_through_ipc() {
     assert_eq!(saved["name"], "SOUL.md");
     assert_eq!(std::fs::read_to_string(dir.join(format!("agents/{id}/SOUL.md"))).unwrap(), "hi");
 
-    let forbidden =
-        invoke(&window, "read_agent_file", json!({"agentId": id, "name": "../clawboo.db"})).unwrap_err();
+    let forbidden = invoke(&window, "read_agent_file", json!({"agentId": id, "name": "../clawboo.db"})).unwrap_err();
     assert_eq!(forbidden["code"], "forbidden_file_name");
     assert!(forbidden["message"].as_str().unwrap().contains("../clawboo.db"));
 

@@ -60,7 +60,9 @@ pub enum Error {
         source: rusqlite::Error,
     },
 
-    #[error("The database was written by a newer Clawboo (schema {found}, this build knows up to {known}). Update Clawboo.")]
+    #[error(
+        "The database was written by a newer Clawboo (schema {found}, this build knows up to {known}). Update Clawboo."
+    )]
     StoreTooNew { found: u32, known: u32 },
 
     #[error("Database error: {0}")]

@@ -162,8 +162,9 @@ impl Secrets {
 /// Credentials in the URL are refused: they would end up in SQLite.
 pub fn normalise_base_url(raw: &str) -> Result<String> {
     let raw = raw.trim();
-    let url = reqwest::Url::parse(raw)
-        .map_err(|e| Error::InvalidInput(format!("“{raw}” is not a URL ({e}); use the form http://127.0.0.1:11434/v1.")))?;
+    let url = reqwest::Url::parse(raw).map_err(|e| {
+        Error::InvalidInput(format!("“{raw}” is not a URL ({e}); use the form http://127.0.0.1:11434/v1."))
+    })?;
     if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
         return Err(Error::InvalidInput(format!("“{raw}” must be an http:// or https:// address with a host.")));
     }

@@ -32,11 +32,7 @@ fn a_key_is_stored_in_the_keychain_and_nowhere_else() {
     drop(statuses);
     for entry in walk(dir.path()) {
         let bytes = fs::read(&entry).unwrap();
-        assert!(
-            !bytes.windows(key.len()).any(|w| w == key.as_bytes()),
-            "{} contains the key",
-            entry.display()
-        );
+        assert!(!bytes.windows(key.len()).any(|w| w == key.as_bytes()), "{} contains the key", entry.display());
     }
 
     secrets.delete_api_key(Provider::Anthropic).unwrap();
@@ -75,7 +71,8 @@ fn bad_keys_are_refused_without_echoing_them() {
 fn the_custom_base_url_is_a_plain_setting() {
     let dir = TempDataDir::new();
     let engine = open(&dir, "custom");
-    let status = |e: &Engine| e.secrets().statuses().unwrap().into_iter().find(|s| s.provider == Provider::Custom).unwrap();
+    let status =
+        |e: &Engine| e.secrets().statuses().unwrap().into_iter().find(|s| s.provider == Provider::Custom).unwrap();
     assert_eq!(status(&engine).base_url, None);
     engine.secrets().set_custom_base_url("http://127.0.0.1:11434/v1/").unwrap();
     assert_eq!(status(&engine).base_url.as_deref(), Some("http://127.0.0.1:11434/v1"));

@@ -36,7 +36,11 @@ pub async fn list_agent_files(state: State<'_, AppState>, agent_id: String) -> R
 
 #[tauri::command]
 #[specta::specta]
-pub async fn read_agent_file(state: State<'_, AppState>, agent_id: String, name: String) -> Result<AgentFile, AppError> {
+pub async fn read_agent_file(
+    state: State<'_, AppState>,
+    agent_id: String,
+    name: String,
+) -> Result<AgentFile, AppError> {
     state.run(move |e| e.agents().read_file(&agent_id, &name)).await
 }
 

@@ -64,19 +64,12 @@ impl AgentFileName {
 
     /// Parses a name coming from outside (the UI, a watcher path). Exact match only.
     pub fn parse(name: &str) -> Result<Self> {
-        Self::ALL
-            .into_iter()
-            .find(|f| f.as_str() == name)
-            .ok_or_else(|| Error::ForbiddenFileName(name.to_owned()))
+        Self::ALL.into_iter().find(|f| f.as_str() == name).ok_or_else(|| Error::ForbiddenFileName(name.to_owned()))
     }
 
     fn starting_text(self, profile: &StarterProfile<'_>) -> String {
         let StarterProfile { name, handle, description } = *profile;
-        let about = if description.trim().is_empty() {
-            String::new()
-        } else {
-            format!(" {}", description.trim())
-        };
+        let about = if description.trim().is_empty() { String::new() } else { format!(" {}", description.trim()) };
         match self {
             AgentFileName::Soul => format!(
                 "# {name}\n\n\
@@ -94,9 +87,9 @@ impl AgentFileName {
                  calling something done. Runtimes that read AGENTS.md natively (Codex, Hermes) get it\n\
                  as written.\n"
                 .to_owned(),
-            AgentFileName::Identity => format!(
-                "# Identity\n\n- Name: {name}\n- Handle: @{handle}\n- Voice: calm, precise, friendly\n"
-            ),
+            AgentFileName::Identity => {
+                format!("# Identity\n\n- Name: {name}\n- Handle: @{handle}\n- Voice: calm, precise, friendly\n")
+            }
             AgentFileName::User => "# About the user\n\n\
                  Who you work for: name, how they like answers, what they care about.\n"
                 .to_owned(),
@@ -248,7 +241,8 @@ impl Workspaces {
     /// Deletes folders left in the trash by a delete that was interrupted (crash, locked file).
     pub fn sweep_trash(&self) -> Result<usize> {
         let mut swept = 0;
-        let entries = fs::read_dir(&self.root).map_err(|e| Error::io(format!("Cannot list {}", self.root.display()), e))?;
+        let entries =
+            fs::read_dir(&self.root).map_err(|e| Error::io(format!("Cannot list {}", self.root.display()), e))?;
         for entry in entries.flatten() {
             if entry.file_name().to_string_lossy().starts_with(TRASH_PREFIX) {
                 self.purge(&entry.path())?;
@@ -299,8 +293,5 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 fn modified_ms(meta: &fs::Metadata) -> i64 {
-    meta.modified()
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_millis() as i64)
+    meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map_or(0, |d| d.as_millis() as i64)
 }

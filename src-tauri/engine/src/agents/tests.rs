@@ -83,7 +83,8 @@ fn invalid_input_is_refused_before_anything_is_written() {
 fn update_renames_and_keeps_other_fields() {
     let f = fixture();
     let agent = f.agents.create(new_agent("scout")).unwrap();
-    let patch = AgentPatch { name: Some("Scout Prime".into()), runtime: Some(RuntimeKind::Native), ..Default::default() };
+    let patch =
+        AgentPatch { name: Some("Scout Prime".into()), runtime: Some(RuntimeKind::Native), ..Default::default() };
     let updated = f.agents.update(&agent.id, patch).unwrap();
     assert_eq!(updated.name, "Scout Prime");
     assert_eq!(updated.runtime, RuntimeKind::Native);
@@ -97,10 +98,7 @@ fn update_to_a_taken_handle_is_refused() {
     let f = fixture();
     f.agents.create(new_agent("one")).unwrap();
     let two = f.agents.create(new_agent("two")).unwrap();
-    let err = f
-        .agents
-        .update(&two.id, AgentPatch { handle: Some("ONE".into()), ..Default::default() })
-        .unwrap_err();
+    let err = f.agents.update(&two.id, AgentPatch { handle: Some("ONE".into()), ..Default::default() }).unwrap_err();
     assert_eq!(err.code(), ErrorCode::DuplicateHandle);
     assert_eq!(f.agents.get(&two.id).unwrap().handle, "two");
 }
@@ -143,7 +141,8 @@ fn files_round_trip_and_only_known_names_pass() {
     assert_eq!(names, ["SOUL.md", "AGENTS.md", "IDENTITY.md", "USER.md", "MEMORY.md", "BOOTSTRAP.md", "HEARTBEAT.md"]);
     assert_eq!(listed[0].size, "# New soul\nÜnïcödé ✓\n".len() as u64);
 
-    for bad in ["../SOUL.md", "SOUL.md/..", "sub/SOUL.md", "..", "/etc/passwd", "soul.md", "NOTES.md", "SOUL.md\0", ""] {
+    for bad in ["../SOUL.md", "SOUL.md/..", "sub/SOUL.md", "..", "/etc/passwd", "soul.md", "NOTES.md", "SOUL.md\0", ""]
+    {
         let read = f.agents.read_file(&agent.id, bad).unwrap_err();
         let write = f.agents.write_file(&agent.id, bad, "x").unwrap_err();
         assert_eq!(read.code(), ErrorCode::ForbiddenFileName, "{bad:?}");

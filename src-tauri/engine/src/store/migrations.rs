@@ -14,11 +14,8 @@ pub struct Migration {
 }
 
 /// The app's migrations, in order. Append only: never edit one that has shipped.
-pub const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    name: "agents and settings",
-    sql: include_str!("migrations/0001_agents.sql"),
-}];
+pub const MIGRATIONS: &[Migration] =
+    &[Migration { version: 1, name: "agents and settings", sql: include_str!("migrations/0001_agents.sql") }];
 
 pub fn schema_version(conn: &Connection) -> Result<u32> {
     Ok(conn.pragma_query_value(None, "user_version", |row| row.get(0))?)
@@ -46,10 +43,7 @@ fn check_ordered(migrations: &[Migration]) -> Result<()> {
     let mut previous = 0;
     for m in migrations {
         if m.version <= previous {
-            return Err(Error::Internal(format!(
-                "migration versions must increase: {} follows {previous}",
-                m.version
-            )));
+            return Err(Error::Internal(format!("migration versions must increase: {} follows {previous}", m.version)));
         }
         previous = m.version;
     }

@@ -67,10 +67,7 @@ impl Store {
     }
 
     fn reader(&self) -> MutexGuard<'_, Connection> {
-        self.readers
-            .iter()
-            .find_map(|r| r.try_lock().ok())
-            .unwrap_or_else(|| lock(&self.readers[0]))
+        self.readers.iter().find_map(|r| r.try_lock().ok()).unwrap_or_else(|| lock(&self.readers[0]))
     }
 }
 

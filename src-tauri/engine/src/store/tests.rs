@@ -33,19 +33,16 @@ fn reopening_keeps_data_and_does_not_rerun_migrations() {
         .write(|tx| Ok(tx.execute("INSERT INTO settings (key, value) VALUES ('k', 'v')", [])?))
         .unwrap();
     let store = Store::open(&path).unwrap();
-    let value: String = store
-        .read(|c| Ok(c.query_row("SELECT value FROM settings WHERE key = 'k'", [], |r| r.get(0))?))
-        .unwrap();
+    let value: String =
+        store.read(|c| Ok(c.query_row("SELECT value FROM settings WHERE key = 'k'", [], |r| r.get(0))?)).unwrap();
     assert_eq!(value, "v");
 }
 
 #[test]
 fn a_failing_migration_is_reported_and_rolled_back_whole() {
     let (_dir, path) = temp_db();
-    let broken = [
-        MIGRATIONS[0],
-        Migration { version: 2, name: "broken", sql: "CREATE TABLE half_done (x); THIS IS NOT SQL;" },
-    ];
+    let broken =
+        [MIGRATIONS[0], Migration { version: 2, name: "broken", sql: "CREATE TABLE half_done (x); THIS IS NOT SQL;" }];
     let err = Store::open_with(&path, &broken).err().expect("a broken migration must fail");
     assert!(matches!(err, Error::Migration { version: 2, .. }), "{err}");
     assert_eq!(err.code(), ErrorCode::Store);
@@ -53,9 +50,8 @@ fn a_failing_migration_is_reported_and_rolled_back_whole() {
 
     let conn = Connection::open(&path).unwrap();
     assert_eq!(schema_version(&conn).unwrap(), 1, "version stays at the last good migration");
-    let half: i64 = conn
-        .query_row("SELECT count(*) FROM sqlite_master WHERE name = 'half_done'", [], |r| r.get(0))
-        .unwrap();
+    let half: i64 =
+        conn.query_row("SELECT count(*) FROM sqlite_master WHERE name = 'half_done'", [], |r| r.get(0)).unwrap();
     assert_eq!(half, 0, "nothing of the failed migration remains");
 }
 
@@ -70,10 +66,7 @@ fn a_database_from_a_newer_app_is_refused() {
 #[test]
 fn migrations_out_of_order_are_refused() {
     let (_dir, path) = temp_db();
-    let unordered = [
-        Migration { version: 2, name: "b", sql: "" },
-        Migration { version: 1, name: "a", sql: "" },
-    ];
+    let unordered = [Migration { version: 2, name: "b", sql: "" }, Migration { version: 1, name: "a", sql: "" }];
     assert!(Store::open_with(&path, &unordered).is_err());
 }
 
@@ -94,9 +87,7 @@ fn fts5_is_available() {
                  INSERT INTO notes (body) VALUES ('the quick brown fox'), ('lazy dogs sleep');",
             )?;
             let hit: String =
-                tx.query_row("SELECT body FROM notes WHERE notes MATCH 'fox' ORDER BY bm25(notes)", [], |r| {
-                    r.get(0)
-                })?;
+                tx.query_row("SELECT body FROM notes WHERE notes MATCH 'fox' ORDER BY bm25(notes)", [], |r| r.get(0))?;
             assert_eq!(hit, "the quick brown fox");
             Ok(())
         })

@@ -1,0 +1,57 @@
+# Shared by the scripts in this folder. Source it; it changes nothing by itself.
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TOOLS="$ROOT/.cache/tools"
+
+say() { printf '\n\033[1;35m==> %s\033[0m\n' "$*"; }
+die() { printf '\033[1;31merror:\033[0m %s\n' "$*" >&2; exit 1; }
+
+# Tauri's Linux build dependencies (see https://v2.tauri.app/start/prerequisites/).
+BUILD_PACKAGES=(libwebkit2gtk-4.1-dev build-essential curl wget file libxdo-dev libssl-dev
+  libayatana-appindicator3-dev librsvg2-dev pkg-config)
+# What the tests add: a virtual display, the WebKit WebDriver, a private D-Bus and keyring.
+TEST_PACKAGES=(xvfb xauth webkit2gtk-driver dbus-x11 gnome-keyring libsecret-tools)
+
+# Installs the missing ones among the given Debian/Ubuntu packages (no-op elsewhere).
+ensure_apt_packages() {
+  [[ "$(uname -s)" == Linux ]] || return 0
+  command -v dpkg-query >/dev/null || { say "Not Debian/Ubuntu: install the equivalents of: $*"; return 0; }
+  local missing=()
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  ((${#missing[@]})) || return 0
+  say "Installing system packages: ${missing[*]}"
+  local sudo=()
+  [[ $(id -u) -eq 0 ]] || sudo=(sudo)
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+require_toolchains() {
+  command -v cargo >/dev/null || die "Rust is missing: install it from https://rustup.rs"
+  command -v node >/dev/null || die "Node.js 20 or newer is missing"
+  local major
+  major="$(node -p 'process.versions.node.split(".")[0]')"
+  ((major >= 20)) || die "Node.js $major is too old: Clawboo needs 20 or newer"
+}
+
+# npm ci only when the lock file changed since the last install.
+ensure_ui_packages() {
+  local stamp="$ROOT/ui/node_modules/.clawboo-lock"
+  if [[ -f "$stamp" ]] && cmp -s "$ROOT/ui/package-lock.json" "$stamp"; then return 0; fi
+  say "Installing UI packages (npm ci)"
+  (cd "$ROOT/ui" && npm ci --no-audit --no-fund)
+  cp "$ROOT/ui/package-lock.json" "$stamp"
+}
+
+TAURI_DRIVER_VERSION=2.1.0
+ensure_tauri_driver() {
+  if [[ -x "$TOOLS/bin/tauri-driver" ]] && "$TOOLS/bin/tauri-driver" --version 2>/dev/null | grep -q "$TAURI_DRIVER_VERSION"; then
+    return 0
+  fi
+  say "Installing tauri-driver $TAURI_DRIVER_VERSION"
+  cargo install tauri-driver --version "$TAURI_DRIVER_VERSION" --locked --root "$TOOLS"
+}
+
+tauri_cli() { (cd "$ROOT" && "$ROOT/ui/node_modules/.bin/tauri" "$@"); }

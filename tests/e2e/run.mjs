@@ -1,0 +1,171 @@
+// End to end in the real app: the built Clawboo binary under Xvfb, driven through
+// tauri-driver + WebKitWebDriver. Usage: node tests/e2e/run.mjs /abs/path/to/clawboo
+// Runs inside scripts/with-test-keyring, so API keys land in a real (private) Secret Service.
+
+import { spawn, execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync, rmSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { WebDriver, Keys, waitFor } from "./webdriver.mjs";
+
+const application = resolve(process.argv[2] ?? "target/debug/clawboo");
+if (!existsSync(application)) throw new Error(`no app binary at ${application}: build it first`);
+
+const dataDir = mkdtempSync(join(tmpdir(), "clawboo-e2e-"));
+const artifacts = resolve(".cache/e2e");
+mkdirSync(artifacts, { recursive: true });
+const PORT = 4444;
+
+const driverProcess = spawn("tauri-driver", ["--port", String(PORT), "--native-port", "4445"], {
+  env: { ...process.env, CLAWBOO_DATA_DIR: dataDir },
+  stdio: ["ignore", "inherit", "inherit"],
+});
+const driver = new WebDriver(`http://127.0.0.1:${PORT}`);
+
+const byTestId = (id) => `[data-testid="${id}"]`;
+const find = (id) => driver.find(byTestId(id));
+const click = async (id) => driver.click(await waitFor(id, () => find(id)));
+const textOf = async (id) => driver.text(await find(id));
+const editorText = () =>
+  driver.execute(`return document.querySelector('[data-testid="file-editor"] .cm-content')?.innerText ?? null`);
+const present = async (id) => (await driver.findAll(byTestId(id))).length > 0;
+
+function filesContaining(dir, needle) {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name))
+    .filter((path) => readFileSync(path).includes(needle));
+}
+
+const results = [];
+async function step(name, body) {
+  const started = Date.now();
+  try {
+    await body();
+    results.push({ name, ok: true });
+    console.log(`  ✓ ${name} (${Date.now() - started} ms)`);
+  } catch (e) {
+    results.push({ name, ok: false });
+    console.log(`  ✗ ${name}\n      ${e.message}`);
+    const shot = await driver.screenshot().catch(() => null);
+    if (shot) writeFileSync(join(artifacts, `failed-${results.length}.png`), Buffer.from(shot, "base64"));
+    throw e;
+  }
+}
+
+let agentDir;
+const API_KEY = "sk-ant-e2e-4c1f9b7a2d3e5f60";
+
+try {
+  await waitFor("tauri-driver to listen", () => fetch(`http://127.0.0.1:${PORT}/status`).then((r) => r.ok), 20000);
+  await driver.start(application);
+  console.log("End to end: Clawboo under WebDriver");
+
+  await step("the app starts and offers to create an agent", async () => {
+    await waitFor("the New agent button", () => find("new-agent-button"), 30000);
+  });
+
+  await step("an invalid handle is refused with a clear message", async () => {
+    await click("new-agent-button");
+    await driver.type(await waitFor("name input", () => find("agent-name-input")), "Scout");
+    await driver.type(await find("agent-handle-input"), "no spaces");
+    await click("create-agent-submit");
+    const message = await waitFor("an error message", () => textOf("error-message"));
+    if (!/letters, digits/.test(message)) throw new Error(`unexpected message: ${message}`);
+  });
+
+  await step("an agent is created and its workspace appears on disk", async () => {
+    const handle = await find("agent-handle-input");
+    await driver.clear(handle);
+    await driver.type(handle, "scout");
+    await click("create-agent-submit");
+    await waitFor("the agent in the sidebar", () => find("agent-item-scout"));
+    const agentsRoot = join(dataDir, "agents");
+    agentDir = await waitFor("the agent folder", () => {
+      const dirs = readdirSync(agentsRoot).filter((d) => !d.startsWith("."));
+      return dirs.length === 1 ? join(agentsRoot, dirs[0]) : null;
+    });
+    if (!existsSync(join(agentDir, "SOUL.md"))) throw new Error("SOUL.md missing");
+  });
+
+  await step("a second agent with the same handle is refused", async () => {
+    await click("new-agent-button");
+    await driver.type(await waitFor("name input", () => find("agent-name-input")), "Copy");
+    await driver.type(await find("agent-handle-input"), "Scout");
+    await click("create-agent-submit");
+    const message = await waitFor("the duplicate message", () => textOf("error-message"));
+    if (!/already taken/.test(message)) throw new Error(`unexpected message: ${message}`);
+    await driver.execute(`document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}))`);
+  });
+
+  await step("SOUL.md opens in the editor", async () => {
+    await click("agent-item-scout");
+    await click("tab-details");
+    await click("subtab-files");
+    await click("file-tab-SOUL.md");
+    const text = await waitFor("SOUL.md content in the editor", editorText);
+    if (!text.includes("# Scout")) throw new Error(`unexpected editor text: ${text.slice(0, 80)}`);
+  });
+
+  await step("typing marks the file unsaved; Ctrl-S writes it to disk", async () => {
+    const content = await find("file-editor");
+    const editable = await driver.execute(
+      `const el = document.querySelector('[data-testid="file-editor"] .cm-content'); el.focus(); return !!el;`,
+    );
+    if (!editable || !content) throw new Error("no editable content");
+    await driver.type(await driver.find(`${byTestId("file-editor")} .cm-content`), "Typed by the end-to-end test. ");
+    await waitFor("the unsaved marker", () => present("dirty-marker"));
+    await driver.chord(Keys.Control, "s");
+    await waitFor("SOUL.md on disk to hold the typed text", () =>
+      readFileSync(join(agentDir, "SOUL.md"), "utf8").includes("Typed by the end-to-end test."),
+    );
+    await waitFor("the unsaved marker to clear", async () => !(await present("dirty-marker")));
+  });
+
+  await step("an edit made on disk shows in the editor", async () => {
+    writeFileSync(join(agentDir, "SOUL.md"), "# Scout\n\nRewritten by another editor.\n");
+    await waitFor("the editor to show the disk version", async () =>
+      (await editorText())?.includes("Rewritten by another editor."),
+    );
+  });
+
+  await step("an API key is stored in the keychain and shown only as set", async () => {
+    await click("settings-link");
+    await waitFor("the Anthropic row", () => find("provider-anthropic"));
+    if ((await textOf("key-status-anthropic")).trim() !== "Not set") throw new Error("key should start unset");
+    await driver.type(await find("key-input-anthropic"), API_KEY);
+    await click("save-key-anthropic");
+    await waitFor("the key to show as set", async () => (await textOf("key-status-anthropic")).trim() === "Key set");
+    const page = await driver.execute("return document.body.innerText + document.body.innerHTML");
+    if (page.includes(API_KEY)) throw new Error("the page shows the key");
+    const service = `Clawboo (${dataDir})`;
+    const stored = execFileSync("secret-tool", ["lookup", "service", service, "username", "anthropic"]).toString();
+    if (stored.trim() !== API_KEY) throw new Error("the keychain does not hold the key");
+    const leaks = filesContaining(dataDir, API_KEY);
+    if (leaks.length) throw new Error(`the key was written to ${leaks.join(", ")}`);
+  });
+
+  await step("deleting an agent asks first, then removes its row and folder", async () => {
+    await click("agent-item-scout");
+    await click("tab-details");
+    await click("subtab-profile");
+    await click("delete-agent-button");
+    await click("confirm-delete-button");
+    await waitFor("the agent to leave the sidebar", async () => !(await present("agent-item-scout")));
+    await waitFor("the folder to be removed", () => !existsSync(agentDir));
+  });
+
+  const shot = await driver.screenshot().catch(() => null);
+  if (shot) writeFileSync(join(artifacts, "last.png"), Buffer.from(shot, "base64"));
+} catch {
+  // The failing step has already reported itself.
+} finally {
+  await driver.quit();
+  driverProcess.kill("SIGTERM");
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+const passed = results.filter((r) => r.ok).length;
+const failed = results.length - passed;
+console.log(`e2e: ${passed} passed, ${failed} failed`);
+process.exit(failed === 0 && passed > 0 ? 0 : 1);

@@ -1,0 +1,114 @@
+// A small WebDriver client over fetch: just what the end-to-end tests use.
+// Spec: https://www.w3.org/TR/webdriver2/
+
+const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
+
+export class WebDriver {
+  constructor(base) {
+    this.base = base;
+    this.session = null;
+  }
+
+  async call(method, path, body) {
+    const response = await fetch(`${this.base}${path}`, {
+      method,
+      headers: { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = await response.json().catch(() => ({}));
+    if (!response.ok || json.value?.error) {
+      const err = json.value ?? {};
+      throw new Error(`${method} ${path}: ${err.error ?? response.status} ${err.message ?? ""}`.trim());
+    }
+    return json.value;
+  }
+
+  s(path) {
+    return `/session/${this.session}${path}`;
+  }
+
+  async start(application) {
+    const value = await this.call("POST", "/session", {
+      capabilities: { alwaysMatch: { "tauri:options": { application } } },
+    });
+    this.session = value.sessionId;
+  }
+
+  async quit() {
+    if (this.session) await this.call("DELETE", this.s("")).catch(() => {});
+    this.session = null;
+  }
+
+  async find(css) {
+    const value = await this.call("POST", this.s("/element"), { using: "css selector", value: css });
+    return value[ELEMENT];
+  }
+
+  async findAll(css) {
+    const value = await this.call("POST", this.s("/elements"), { using: "css selector", value: css });
+    return value.map((v) => v[ELEMENT]);
+  }
+
+  click(id) {
+    return this.call("POST", this.s(`/element/${id}/click`), {});
+  }
+
+  type(id, text) {
+    return this.call("POST", this.s(`/element/${id}/value`), { text });
+  }
+
+  clear(id) {
+    return this.call("POST", this.s(`/element/${id}/clear`), {});
+  }
+
+  text(id) {
+    return this.call("GET", this.s(`/element/${id}/text`));
+  }
+
+  execute(script, args = []) {
+    return this.call("POST", this.s("/execute/sync"), { script, args });
+  }
+
+  screenshot() {
+    return this.call("GET", this.s("/screenshot"));
+  }
+
+  /** Presses a chord such as Control+s through the Actions API. */
+  async chord(modifier, key) {
+    await this.call("POST", this.s("/actions"), {
+      actions: [
+        {
+          type: "key",
+          id: "keyboard",
+          actions: [
+            { type: "keyDown", value: modifier },
+            { type: "keyDown", value: key },
+            { type: "keyUp", value: key },
+            { type: "keyUp", value: modifier },
+          ],
+        },
+      ],
+    });
+    await this.call("DELETE", this.s("/actions")).catch(() => {});
+  }
+}
+
+export const Keys = { Control: "\uE009" };
+
+/** Polls `probe` until it returns a truthy value; throws naming `what` after `ms`. */
+export async function waitFor(what, probe, ms = 15000) {
+  const deadline = Date.now() + ms;
+  let lastError;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value) return value;
+    } catch (e) {
+      lastError = e;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${what}${lastError ? ` (last error: ${lastError.message})` : ""}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
