@@ -23,6 +23,8 @@ export default defineConfig({
     target: ["es2021", "safari15", "chrome105"],
     minify: !process.env.TAURI_ENV_DEBUG,
     sourcemap: !!process.env.TAURI_ENV_DEBUG,
+    // Loaded from disk by the desktop shell, so one bundle with CodeMirror is fine.
+    chunkSizeWarningLimit: 1500,
   },
   test: {
     environment: "jsdom",

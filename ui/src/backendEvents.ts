@@ -22,7 +22,6 @@ function useSubscription(subscribe: () => Promise<Unlisten>, onFailure: (e: unkn
       unlisten?.();
     };
     // The subscription is set up once; callbacks read fresh state through the query client.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 }
 

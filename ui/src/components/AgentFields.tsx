@@ -70,7 +70,7 @@ export function AgentFields({ values, onChange, errors, handleServerError, testI
             id={`${id}-handle`}
             type="text"
             value={values.handle}
-            onChange={(e) => onChange({ handle: stripAt(e.target.value.trim()) })}
+            onChange={(e) => onChange({ handle: stripAt(e.target.value) })}
             placeholder="researcher"
             autoComplete="off"
             spellCheck={false}
@@ -81,7 +81,7 @@ export function AgentFields({ values, onChange, errors, handleServerError, testI
           />
         </div>
         {handleError ? (
-          <p className="field__error" id={handleHintId} data-testid="handle-error">
+          <p className="field__error" id={handleHintId} role="alert" data-testid="error-message">
             {handleError}
           </p>
         ) : (

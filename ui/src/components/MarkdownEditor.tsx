@@ -123,7 +123,6 @@ export function MarkdownEditor({ docKey, value, onChange, onSave, label }: Props
       viewRef.current = null;
     };
     // The view is created once; later `value`/`docKey` changes are applied below.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
   // Switching documents: park the old state, restore or create the new one.
@@ -133,7 +132,6 @@ export function MarkdownEditor({ docKey, value, onChange, onSave, label }: Props
     parkedStates.current.set(keyRef.current, view.state);
     view.setState(parkedStates.current.get(docKey) ?? createState(value));
     keyRef.current = docKey;
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [docKey]);
 
   // Mirror `value` into the document when it changed from outside the editor.

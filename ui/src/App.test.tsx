@@ -1,0 +1,80 @@
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { act, screen, waitFor, within } from "@testing-library/react";
+import { ClawbooError } from "./errors";
+import { backend, fakeApi, resetBackend, seedAgent } from "./test/fakeApi";
+import { renderApp } from "./test/helpers";
+
+vi.mock("./api", async () => (await import("./test/fakeApi")).fakeApi);
+
+beforeEach(() => resetBackend());
+
+describe("App shell", () => {
+  it("lists agents with name and handle", async () => {
+    seedAgent({ name: "Researcher", handle: "researcher", tint: "#ff0000" });
+    seedAgent({ name: "Writer", handle: "writer" });
+    renderApp();
+    const item = await screen.findByTestId("agent-item-researcher");
+    expect(item.textContent).toContain("Researcher");
+    expect(item.textContent).toContain("@researcher");
+    expect(screen.getByTestId("agent-item-writer")).toBeTruthy();
+  });
+
+  it("shows the full-page error when the engine is unavailable", async () => {
+    fakeApi.listAgents.mockRejectedValueOnce(
+      new ClawbooError("engine_unavailable", "Cannot open /data/clawboo: permission denied"),
+    );
+    renderApp();
+    const panel = await screen.findByTestId("fatal-error");
+    expect(panel.textContent).toContain("Cannot open /data/clawboo: permission denied");
+    expect(screen.queryByTestId("new-agent-button")).toBeNull();
+  });
+
+  it("refetches the agent list on agentsChanged", async () => {
+    renderApp();
+    await screen.findByText("No agents yet.");
+    await waitFor(() => expect(backend.agentListeners.size).toBe(1));
+    seedAgent({ name: "Late", handle: "late" });
+    act(() => backend.agentListeners.forEach((cb) => cb()));
+    expect(await screen.findByTestId("agent-item-late")).toBeTruthy();
+  });
+
+  it("edits the profile, sending only changed fields", async () => {
+    const agent = seedAgent({ name: "Researcher", handle: "researcher" });
+    const { user } = renderApp();
+    await user.click(await screen.findByTestId("agent-item-researcher"));
+    const name = screen.getByTestId("profile-name-input");
+    await user.clear(name);
+    await user.type(name, "Lead researcher");
+    await user.click(screen.getByTestId("save-profile-button"));
+    await waitFor(() => expect(screen.getByRole("heading", { level: 1 }).textContent).toBe("Lead researcher"));
+    expect(fakeApi.updateAgent).toHaveBeenCalledWith(agent.id, {
+      name: "Lead researcher",
+      handle: null,
+      description: null,
+      tint: null,
+      runtime: null,
+      model: null,
+    });
+  });
+
+  it("deletes an agent after an in-app confirmation", async () => {
+    seedAgent({ name: "Researcher", handle: "researcher" });
+    const { user } = renderApp();
+    await user.click(await screen.findByTestId("agent-item-researcher"));
+    await user.click(screen.getByTestId("delete-agent-button"));
+
+    const dialog = screen.getByRole("alertdialog");
+    expect(dialog.textContent).toContain("Researcher");
+    expect(dialog.textContent).toMatch(/folder and all of its files.*will be removed/);
+    expect(fakeApi.deleteAgent).not.toHaveBeenCalled();
+
+    await user.click(within(dialog).getByRole("button", { name: "Cancel" }));
+    expect(screen.queryByRole("alertdialog")).toBeNull();
+
+    await user.click(screen.getByTestId("delete-agent-button"));
+    await user.click(screen.getByTestId("confirm-delete-button"));
+    await waitFor(() => expect(screen.queryByTestId("agent-item-researcher")).toBeNull());
+    expect(fakeApi.deleteAgent).toHaveBeenCalledTimes(1);
+    expect(screen.queryByRole("alertdialog")).toBeNull();
+  });
+});

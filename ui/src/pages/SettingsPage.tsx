@@ -1,0 +1,45 @@
+import { useAppInfo, useProviders } from "../queries";
+import { errorMessage } from "../errors";
+import { ProviderRow } from "../components/ProviderRow";
+import { ErrorMessage } from "../components/ErrorMessage";
+
+export function SettingsPage() {
+  const providers = useProviders();
+  const appInfo = useAppInfo();
+
+  return (
+    <div className="settings-page">
+      <h1 className="page-title">Settings</h1>
+
+      <section className="card">
+        <h2 className="card__title">API keys</h2>
+        <p className="muted">Keys are stored in your system keychain and are never shown again after saving.</p>
+        {providers.isPending && <p className="muted">Loading…</p>}
+        <ErrorMessage message={providers.error ? errorMessage(providers.error) : null} />
+        {providers.data && (
+          <ul className="provider-list">
+            {providers.data.map((status) => (
+              <ProviderRow key={status.provider} status={status} />
+            ))}
+          </ul>
+        )}
+      </section>
+
+      <section className="card card--quiet" aria-label="About Clawboo">
+        <h2 className="card__title">About</h2>
+        {appInfo.data ? (
+          <dl className="app-info">
+            <dt>Version</dt>
+            <dd data-testid="app-version">{appInfo.data.version}</dd>
+            <dt>Data directory</dt>
+            <dd>
+              <code data-testid="app-data-dir">{appInfo.data.dataDir}</code>
+            </dd>
+          </dl>
+        ) : (
+          <ErrorMessage message={appInfo.error ? errorMessage(appInfo.error) : null} />
+        )}
+      </section>
+    </div>
+  );
+}
