@@ -30,6 +30,11 @@ const editorText = () =>
   driver.execute(`return document.querySelector('[data-testid="file-editor"] .cm-content')?.innerText ?? null`);
 const present = async (id) => (await driver.findAll(byTestId(id))).length > 0;
 
+async function saveScreenshot(name) {
+  const shot = await driver.screenshot().catch(() => null);
+  if (shot) writeFileSync(join(artifacts, name), Buffer.from(shot, "base64"));
+}
+
 function filesContaining(dir, needle) {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile())
@@ -47,8 +52,7 @@ async function step(name, body) {
   } catch (e) {
     results.push({ name, ok: false });
     console.log(`  ✗ ${name}\n      ${e.message}`);
-    const shot = await driver.screenshot().catch(() => null);
-    if (shot) writeFileSync(join(artifacts, `failed-${results.length}.png`), Buffer.from(shot, "base64"));
+    await saveScreenshot(`failed-${results.length}.png`);
     throw e;
   }
 }
@@ -127,6 +131,7 @@ try {
     await waitFor("the editor to show the disk version", async () =>
       (await editorText())?.includes("Rewritten by another editor."),
     );
+    await saveScreenshot("agent-files.png");
   });
 
   await step("an API key is stored in the keychain and shown only as set", async () => {
@@ -155,8 +160,7 @@ try {
     await waitFor("the folder to be removed", () => !existsSync(agentDir));
   });
 
-  const shot = await driver.screenshot().catch(() => null);
-  if (shot) writeFileSync(join(artifacts, "last.png"), Buffer.from(shot, "base64"));
+  await saveScreenshot("last.png");
 } catch {
   // The failing step has already reported itself.
 } finally {
