@@ -130,3 +130,32 @@ fn settle(events: &mut tokio::sync::broadcast::Receiver<EngineEvent>) -> usize {
         drained += n;
     }
 }
+
+#[test]
+fn agents_from_before_a_restart_are_watched() {
+    let dir = TempDataDir::new();
+    let id = open(&dir).agents().create(new_agent("scout")).unwrap().id;
+    let engine = open(&dir);
+    let mut events = engine.events().subscribe();
+    fs::write(dir.join(format!("agents/{id}/USER.md")), "edited after restart").unwrap();
+    let expected = EngineEvent::AgentFileChanged { agent_id: id, name: AgentFileName::User };
+    wait_for("the edit to be announced", Duration::from_secs(5), || {
+        std::iter::from_fn(|| events.try_recv().ok()).find(|e| *e == expected)
+    });
+}
+
+#[test]
+fn files_below_an_agent_folder_are_not_agent_files() {
+    let dir = TempDataDir::new();
+    let engine = open(&dir);
+    let agent = engine.agents().create(new_agent("scout")).unwrap();
+    let nested = dir.join(format!("agents/{}/.claude", agent.id));
+    fs::create_dir_all(&nested).unwrap();
+    let mut events = engine.events().subscribe();
+    settle(&mut events);
+    fs::write(nested.join("SOUL.md"), "not the agent's soul").unwrap();
+    fs::write(dir.join(format!("agents/{}/SOUL.md", agent.id)), "the real one").unwrap();
+    let first = wait_for("the real edit", Duration::from_secs(5), || events.try_recv().ok());
+    assert_eq!(first, EngineEvent::AgentFileChanged { agent_id: agent.id.clone(), name: AgentFileName::Soul });
+    assert_eq!(settle(&mut events), 0, "the nested file announced nothing");
+}
