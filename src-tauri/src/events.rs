@@ -9,7 +9,7 @@ use tauri::{AppHandle, Runtime};
 use tauri_specta::Event;
 use tokio::sync::broadcast::error::RecvError;
 
-/// Agents were created, changed or deleted: refetch the list.
+/// Agents were created, changed or deleted, or events were dropped: refetch agents and their files.
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, Event)]
 pub struct AgentsChanged;
 

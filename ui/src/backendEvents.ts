@@ -33,7 +33,14 @@ export function useBackendEvents(onFailure: (e: unknown) => void) {
   const client = useQueryClient();
 
   useSubscription(
-    () => onAgentsChanged(() => void client.invalidateQueries({ queryKey: queryKeys.agents })),
+    // Also sent when the event stream lagged and file events may have been dropped, so every
+    // agent query is refreshed; open editors reconcile what comes back with their drafts.
+    () =>
+      onAgentsChanged(() => {
+        void client.invalidateQueries({ queryKey: queryKeys.agents });
+        void client.invalidateQueries({ queryKey: ["agentFiles"] });
+        void client.invalidateQueries({ queryKey: ["agentFile"] });
+      }),
     onFailure,
   );
 

@@ -72,7 +72,7 @@ export type AgentPatch = {
 	model: string | null,
 };
 
-/**  Agents were created, changed or deleted: refetch the list. */
+/**  Agents were created, changed or deleted, or events were dropped: refetch agents and their files. */
 export type AgentsChanged = null;
 
 export type AppError = {
