@@ -22,6 +22,10 @@ pub enum ErrorCode {
     Io,
     KeychainUnavailable,
     Keychain,
+    RuntimeNotFound,
+    RuntimeFailed,
+    RunNotActive,
+    MissingApiKey,
     Internal,
 }
 
@@ -81,6 +85,18 @@ pub enum Error {
     #[error("The system keychain refused the request: {0}")]
     Keychain(String),
 
+    #[error("{0}")]
+    RuntimeNotFound(String),
+
+    #[error("{0}")]
+    RuntimeFailed(String),
+
+    #[error("{0}")]
+    RunNotActive(String),
+
+    #[error("{0}")]
+    MissingApiKey(String),
+
     #[error("Internal error: {0}")]
     Internal(String),
 }
@@ -99,6 +115,10 @@ impl Error {
             Error::Io { .. } => ErrorCode::Io,
             Error::KeychainUnavailable(_) => ErrorCode::KeychainUnavailable,
             Error::Keychain(_) => ErrorCode::Keychain,
+            Error::RuntimeNotFound(_) => ErrorCode::RuntimeNotFound,
+            Error::RuntimeFailed(_) => ErrorCode::RuntimeFailed,
+            Error::RunNotActive(_) => ErrorCode::RunNotActive,
+            Error::MissingApiKey(_) => ErrorCode::MissingApiKey,
             Error::Internal(_) => ErrorCode::Internal,
         }
     }

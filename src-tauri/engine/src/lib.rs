@@ -5,6 +5,7 @@ pub mod agents;
 pub mod config;
 pub mod error;
 pub mod events;
+pub mod runtimes;
 pub mod secrets;
 pub mod store;
 

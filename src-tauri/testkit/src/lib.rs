@@ -1,5 +1,9 @@
 //! Helpers shared by Clawboo's tests. A dev-dependency only: nothing here ships in the app.
 
+pub mod fake_model;
+
+pub use fake_model::{Behavior, FakeModelServer, RecordedRequest, Reply};
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 

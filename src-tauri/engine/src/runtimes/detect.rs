@@ -1,0 +1,187 @@
+//! Finding the runtime CLIs on this machine: a path the user set, else PATH plus the places
+//! installers put them (npm's global prefix, ~/.local/bin, nvm, Homebrew, pipx, Volta, Bun).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::agents::RuntimeKind;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct RuntimeInfo {
+    pub kind: RuntimeKind,
+    pub label: String,
+    pub found: bool,
+    pub path: Option<String>,
+    pub version: Option<String>,
+    /// The path the user set by hand, if any.
+    pub custom_path: Option<String>,
+    pub install_hint: String,
+    /// Why a found binary cannot be used (it does not run, or prints no version).
+    pub problem: Option<String>,
+}
+
+pub fn label(kind: RuntimeKind) -> &'static str {
+    match kind {
+        RuntimeKind::ClaudeCode => "Claude Code",
+        RuntimeKind::Codex => "Codex",
+        RuntimeKind::Hermes => "Hermes",
+        RuntimeKind::Openclaw => "OpenClaw",
+        RuntimeKind::Native => "Native (built in)",
+    }
+}
+
+pub fn binary_name(kind: RuntimeKind) -> Option<&'static str> {
+    match kind {
+        RuntimeKind::ClaudeCode => Some("claude"),
+        RuntimeKind::Codex => Some("codex"),
+        RuntimeKind::Hermes => Some("hermes"),
+        RuntimeKind::Openclaw => Some("openclaw"),
+        RuntimeKind::Native => None,
+    }
+}
+
+pub fn install_hint(kind: RuntimeKind) -> &'static str {
+    match kind {
+        RuntimeKind::ClaudeCode => "npm install -g @anthropic-ai/claude-code",
+        RuntimeKind::Codex => "npm install -g @openai/codex",
+        RuntimeKind::Hermes => "pipx install 'hermes-agent[acp]'",
+        RuntimeKind::Openclaw => "npm install -g openclaw (needs Node 24)",
+        RuntimeKind::Native => "Built into Clawboo: add an API key under API keys.",
+    }
+}
+
+/// Where to look, in order, after PATH.
+fn usual_dirs(home: Option<&Path>) -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    if let Some(home) = home {
+        for rel in [".local/bin", ".npm-global/bin", ".volta/bin", ".bun/bin", ".cargo/bin", "bin"] {
+            dirs.push(home.join(rel));
+        }
+        // Every nvm-installed Node, newest first.
+        if let Ok(entries) = std::fs::read_dir(home.join(".nvm/versions/node")) {
+            let mut nodes: Vec<_> = entries.flatten().map(|e| e.path().join("bin")).collect();
+            nodes.sort();
+            nodes.reverse();
+            dirs.extend(nodes);
+        }
+        if cfg!(windows) {
+            dirs.push(home.join("AppData/Roaming/npm"));
+        }
+    }
+    for dir in ["/usr/local/bin", "/opt/homebrew/bin", "/usr/bin"] {
+        dirs.push(PathBuf::from(dir));
+    }
+    dirs
+}
+
+fn candidates(name: &str) -> Vec<String> {
+    if cfg!(windows) {
+        ["exe", "cmd", "bat"].iter().map(|ext| format!("{name}.{ext}")).collect()
+    } else {
+        vec![name.to_owned()]
+    }
+}
+
+/// The first executable `name` in PATH, then in the usual places.
+pub fn find_binary(name: &str, path_var: Option<&std::ffi::OsStr>, home: Option<&Path>) -> Option<PathBuf> {
+    let from_path = path_var.map(|p| std::env::split_paths(p).collect::<Vec<_>>()).unwrap_or_default();
+    from_path
+        .into_iter()
+        .chain(usual_dirs(home))
+        .find_map(|dir| candidates(name).into_iter().map(|c| dir.join(c)).find(|p| is_executable(p)))
+}
+
+fn is_executable(path: &Path) -> bool {
+    let Ok(meta) = std::fs::metadata(path) else { return false };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        meta.is_file() && meta.permissions().mode() & 0o111 != 0
+    }
+    #[cfg(not(unix))]
+    meta.is_file()
+}
+
+/// Resolves a runtime's binary: the user's path when set, else a search.
+pub fn locate(kind: RuntimeKind, custom: Option<&Path>) -> Option<PathBuf> {
+    if let Some(custom) = custom {
+        return is_executable(custom).then(|| custom.to_owned());
+    }
+    let home = home_dir();
+    find_binary(binary_name(kind)?, std::env::var_os("PATH").as_deref(), home.as_deref())
+}
+
+pub fn home_dir() -> Option<PathBuf> {
+    std::env::var_os(if cfg!(windows) { "USERPROFILE" } else { "HOME" }).map(PathBuf::from)
+}
+
+/// `--version`, run with a short deadline; the first thing that looks like a version number.
+pub async fn probe_version(binary: &Path) -> Result<String, String> {
+    let mut command = tokio::process::Command::new(binary);
+    command.arg("--version").stdin(std::process::Stdio::null()).kill_on_drop(true);
+    let output = tokio::time::timeout(Duration::from_secs(15), command.output())
+        .await
+        .map_err(|_| "did not answer --version within 15 s".to_owned())?
+        .map_err(|e| format!("does not run: {e}"))?;
+    let text = format!("{}\n{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    parse_version(&text)
+        .ok_or_else(|| format!("printed no version: {}", text.trim().chars().take(200).collect::<String>()))
+}
+
+/// The first dotted number in `text` ("2.1.332 (Claude Code)" → "2.1.332").
+pub fn parse_version(text: &str) -> Option<String> {
+    text.split(|c: char| c.is_whitespace() || c == 'v' || c == '(' || c == ',')
+        .find(|word| {
+            let parts: Vec<_> = word.split('.').collect();
+            parts.len() >= 2 && parts.iter().all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+        })
+        .map(str::to_owned)
+}
+
+/// Compares dotted versions numerically ("2.10.0" > "2.9.1").
+pub fn version_at_least(version: &str, minimum: &str) -> bool {
+    let parse = |v: &str| v.split('.').map(|p| p.parse::<u64>().unwrap_or(0)).collect::<Vec<_>>();
+    parse(version) >= parse(minimum)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_are_read_from_what_clis_print() {
+        assert_eq!(parse_version("2.1.332 (Claude Code)").as_deref(), Some("2.1.332"));
+        assert_eq!(parse_version("codex-cli 0.171.0").as_deref(), Some("0.171.0"));
+        assert_eq!(parse_version("Hermes Agent v0.19.0").as_deref(), Some("0.19.0"));
+        assert_eq!(parse_version("OpenClaw 2026.9.6 (abc123)").as_deref(), Some("2026.9.6"));
+        assert_eq!(parse_version("no version here"), None);
+        assert!(version_at_least("2.10.0", "2.9.1"));
+        assert!(!version_at_least("0.9.0", "0.171.0"));
+    }
+
+    #[test]
+    fn binaries_are_found_in_path_then_usual_places() {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("bin");
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(&bin).unwrap();
+        std::fs::create_dir_all(home.join(".local/bin")).unwrap();
+        let make = |p: &Path| {
+            std::fs::write(p, "#!/bin/sh\necho 1.2.3\n").unwrap();
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+            }
+        };
+        make(&home.join(".local/bin/claude"));
+        let path_var = std::env::join_paths([&bin]).unwrap();
+        assert_eq!(find_binary("claude", Some(&path_var), Some(&home)), Some(home.join(".local/bin/claude")));
+        make(&bin.join("claude"));
+        assert_eq!(find_binary("claude", Some(&path_var), Some(&home)), Some(bin.join("claude")), "PATH wins");
+        assert_eq!(find_binary("codex-nowhere", Some(&path_var), Some(&home)), None);
+    }
+}

@@ -1,0 +1,39 @@
+//! Each agent's private homes for its CLIs, inside its folder, so no runtime reads the user's
+//! own configuration (`~/.claude`, `~/.codex`) or another agent's, and temp files stay out of
+//! `/tmp` (Codex refuses helper binaries there).
+
+use std::path::{Path, PathBuf};
+
+use crate::agents::RuntimeKind;
+use crate::error::{Error, Result};
+
+/// `<agent folder>/.clawboo/`: hidden, so it is neither an agent file nor watched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuntimeHomes {
+    root: PathBuf,
+}
+
+impl RuntimeHomes {
+    pub fn for_agent_dir(agent_dir: &Path) -> Self {
+        Self { root: agent_dir.join(".clawboo") }
+    }
+
+    /// The home of one runtime (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `HERMES_HOME`, OpenClaw's
+    /// state), created on first use.
+    pub fn home(&self, kind: RuntimeKind) -> Result<PathBuf> {
+        self.ensure(self.root.join(kind.as_str()))
+    }
+
+    pub fn tmp(&self) -> Result<PathBuf> {
+        self.ensure(self.root.join("tmp"))
+    }
+
+    fn ensure(&self, dir: PathBuf) -> Result<PathBuf> {
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(format!("Cannot create {}", dir.display()), e))?;
+        Ok(dir)
+    }
+}
+
+/// Variables every CLI may take from Clawboo's environment. Everything else is set explicitly.
+pub const INHERITED_ENV: &[&str] =
+    &["PATH", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "USER", "LOGNAME", "SHELL", "SYSTEMROOT", "COMSPEC", "PATHEXT"];

@@ -1,0 +1,157 @@
+//! The runtime layer: one adapter per runtime behind the [`Runtime`] trait, all speaking
+//! [`RunEvent`]. CLI runtimes run as supervised processes (see [`process`] and [`supervise`]);
+//! Native runs in-process (see `crate::native`).
+
+pub mod detect;
+mod event;
+pub mod home;
+pub mod process;
+pub mod supervise;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::{mpsc, oneshot, watch};
+
+pub use event::{RunEvent, RunOutcome, RunResult};
+
+use crate::agents::{Agent, RuntimeKind};
+use crate::error::Result;
+
+/// How a runtime keeps the conversation between turns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HistoryMode {
+    /// The runtime stores it; Clawboo resumes by session id.
+    RuntimeSession,
+    /// Clawboo carries the transcript and sends it with each request (Native).
+    ClawbooTranscript,
+}
+
+/// Whether Clawboo must send the persona (SOUL.md) or the runtime carries it in its own setup.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PersonaDelivery {
+    SentByClawboo,
+    OwnSetup,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capabilities {
+    pub streams_text: bool,
+    /// Tokens, when the runtime reports a window (Claude Code and Native: 200,000).
+    pub context_window: Option<u32>,
+    pub history: HistoryMode,
+    pub persona: PersonaDelivery,
+}
+
+/// What an agent may do without asking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalPolicy {
+    /// Ask the user before anything that changes files or runs commands.
+    Ask,
+    /// Allow every tool call.
+    AllowAll,
+    /// Allow reading; deny everything else without asking.
+    ReadOnly,
+}
+
+impl ApprovalPolicy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApprovalPolicy::Ask => "ask",
+            ApprovalPolicy::AllowAll => "allow_all",
+            ApprovalPolicy::ReadOnly => "read_only",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        [Self::Ask, Self::AllowAll, Self::ReadOnly].into_iter().find(|p| p.as_str() == s)
+    }
+}
+
+/// One turn of a conversation, as Clawboo hands it to a runtime.
+#[derive(Debug, Clone)]
+pub struct TurnInput {
+    pub run_id: String,
+    pub agent: Agent,
+    /// The agent's workspace folder: the runtime's working directory.
+    pub workspace: PathBuf,
+    /// The agent's private homes and temp folder for CLIs.
+    pub homes: home::RuntimeHomes,
+    /// The user's message, exactly as typed.
+    pub message: String,
+    /// SOUL.md within the persona budget, for runtimes that need Clawboo to send it.
+    pub persona: Option<String>,
+    /// The runtime session to continue, if the conversation has one.
+    pub resume_session: Option<String>,
+    /// Earlier turns, for runtimes whose history Clawboo carries (Native).
+    pub transcript: Vec<TranscriptTurn>,
+    pub approval: ApprovalPolicy,
+    /// The CLI to start, as located by detection (None for Native).
+    pub program: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TranscriptTurn {
+    pub user: String,
+    pub assistant: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PermissionAnswer {
+    pub allow: bool,
+}
+
+/// A permission question waiting for the user.
+pub struct PendingPermission {
+    pub request_id: String,
+    pub reply: oneshot::Sender<PermissionAnswer>,
+}
+
+/// Where a running turn reports, and how its owner steers it.
+pub struct RunChannels {
+    pub events: mpsc::UnboundedSender<RunEvent>,
+    /// Permission questions go out here; the owner answers through the oneshot.
+    pub permissions: mpsc::UnboundedSender<PendingPermission>,
+    /// Becomes `true` when the user asks to stop.
+    pub cancel: watch::Receiver<bool>,
+}
+
+impl RunChannels {
+    pub fn emit(&self, event: RunEvent) {
+        // The receiver only goes away when the owner has given up on the run.
+        let _ = self.events.send(event);
+    }
+}
+
+/// One adapter per runtime.
+pub trait Runtime: Send + Sync {
+    fn kind(&self) -> RuntimeKind;
+    fn capabilities(&self) -> Capabilities;
+    /// Runs one turn to the end, reporting through `channels`. Always returns how it ended;
+    /// an `Err` means the turn could not start at all (for example the CLI is missing).
+    fn run(
+        &self,
+        input: TurnInput,
+        channels: RunChannels,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<RunResult>> + Send + '_>>;
+}
+
+/// The adapters available to the engine, by kind.
+#[derive(Clone, Default)]
+pub struct RuntimeRegistry {
+    adapters: Vec<Arc<dyn Runtime>>,
+}
+
+impl RuntimeRegistry {
+    pub fn with(mut self, runtime: Arc<dyn Runtime>) -> Self {
+        self.adapters.retain(|r| r.kind() != runtime.kind());
+        self.adapters.push(runtime);
+        self
+    }
+
+    pub fn get(&self, kind: RuntimeKind) -> Option<Arc<dyn Runtime>> {
+        self.adapters.iter().find(|r| r.kind() == kind).cloned()
+    }
+}

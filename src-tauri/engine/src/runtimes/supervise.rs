@@ -1,0 +1,354 @@
+//! Runs one CLI turn: reads its stdout line by line through a [`StreamProtocol`], answers
+//! permission questions, stops it on cancel or silence, and makes sure nothing it started is
+//! left running when the turn ends.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::stream::{FuturesUnordered, StreamExt};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::oneshot;
+use tokio::time::{sleep_until, Instant};
+
+use super::process::{ChildControl, CommandSpec, ExitInfo, Spawner};
+use super::{ApprovalPolicy, PendingPermission, PermissionAnswer, RunChannels, RunEvent, RunOutcome, RunResult};
+use crate::error::{Error, Result};
+
+/// What a protocol wants done after reading a line.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    Emit(RunEvent),
+    /// Write this line (a newline is added) to the process's stdin.
+    Send(String),
+    /// The runtime asks permission. `read_only` tools are allowed under the read-only policy.
+    Ask {
+        request_id: String,
+        tool: String,
+        input: serde_json::Value,
+        description: String,
+        read_only: bool,
+    },
+    /// The turn is complete: close stdin so a duplex CLI exits.
+    EndInput,
+}
+
+/// The part of an adapter that understands its CLI's output.
+pub trait StreamProtocol: Send {
+    /// Lines written to stdin right after the process starts (duplex protocols).
+    fn opening(&mut self) -> Vec<String> {
+        Vec::new()
+    }
+    fn on_line(&mut self, line: &str, out: &mut Vec<Step>);
+    /// The user (or the policy) answered a permission question.
+    fn on_permission(&mut self, _request_id: &str, _answer: PermissionAnswer, _out: &mut Vec<Step>) {}
+    /// The protocol's own interrupt message, tried before any signal.
+    fn interrupt(&mut self) -> Option<String> {
+        None
+    }
+    /// Judges the run once the process has exited (not called on cancel or time-out).
+    fn finish(&mut self, exit: ExitInfo, stderr_tail: &str) -> RunResult;
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Timeouts {
+    /// A run that prints nothing for this long is stopped as timed out.
+    pub silence: Duration,
+    /// How long each step of the stop ladder (interrupt, SIGTERM) waits before the next.
+    pub grace: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Self { silence: Duration::from_secs(600), grace: Duration::from_secs(3) }
+    }
+}
+
+const STDERR_TAIL_BYTES: usize = 8 * 1024;
+
+enum Stopping {
+    No,
+    /// Why the stop began, and the ladder step reached (0 interrupt, 1 SIGTERM, 2 SIGKILL).
+    Yes {
+        outcome: RunOutcome,
+        step: u8,
+        next: Instant,
+    },
+}
+
+pub async fn supervise(
+    spawner: &dyn Spawner,
+    spec: &CommandSpec,
+    mut protocol: Box<dyn StreamProtocol>,
+    channels: RunChannels,
+    policy: ApprovalPolicy,
+    timeouts: Timeouts,
+) -> Result<RunResult> {
+    let mut child = spawner
+        .spawn(spec)
+        .map_err(|e| Error::RuntimeFailed(format!("Could not start {}: {e}", spec.program.display())))?;
+    let mut stdin = child.stdin.take();
+    let mut control = child.control;
+    let (stderr_tail, stderr_done) = collect_tail(child.stderr);
+    let mut lines = BufReader::new(child.stdout).lines();
+    let mut cancel = channels.cancel.clone();
+
+    let mut steps = Vec::new();
+    for line in protocol.opening() {
+        steps.push(Step::Send(line));
+    }
+    let mut waiting: FuturesUnordered<_> = FuturesUnordered::new();
+    let mut stopping = Stopping::No;
+    let mut silence_deadline = Instant::now() + timeouts.silence;
+    let mut stdout_open = true;
+    // The leader can exit while something it left behind keeps stdout open.
+    let mut leader_exit: Option<ExitInfo> = None;
+    let mut tick = tokio::time::interval(Duration::from_millis(250));
+
+    let mut exit = loop {
+        apply(&mut steps, &mut stdin, &channels, policy, &mut waiting, protocol.as_mut()).await;
+        if !stdout_open {
+            break wait_with_ladder(control.as_mut(), &mut stopping, timeouts).await;
+        }
+        let ladder_at = match &stopping {
+            Stopping::Yes { next, .. } => *next,
+            Stopping::No => silence_deadline,
+        };
+        tokio::select! {
+            line = lines.next_line() => match line {
+                Ok(Some(line)) => {
+                    silence_deadline = Instant::now() + timeouts.silence;
+                    if !line.trim().is_empty() {
+                        protocol.on_line(&line, &mut steps);
+                    }
+                }
+                Ok(None) => stdout_open = false,
+                Err(e) => {
+                    channels.emit(RunEvent::Warning { message: format!("Could not read the runtime's output: {e}") });
+                    stdout_open = false;
+                }
+            },
+            Some((request_id, answer)) = waiting.next(), if !waiting.is_empty() => {
+                let answer: PermissionAnswer = answer;
+                channels.emit(RunEvent::PermissionResolved { request_id: request_id.clone(), allowed: answer.allow });
+                protocol.on_permission(&request_id, answer, &mut steps);
+            }
+            changed = cancel.changed(), if matches!(stopping, Stopping::No) => {
+                if changed.is_err() || *cancel.borrow() {
+                    stopping = begin_stop(RunOutcome::Cancelled, protocol.as_mut(), &mut stdin, control.as_mut(), timeouts).await;
+                }
+            }
+            _ = tick.tick() => {
+                if let Some(info) = leader_exit {
+                    break Exited::Status(info);
+                }
+                if let Ok(Some(info)) = control.try_wait() {
+                    leader_exit = Some(info); // one more tick to read what is already written
+                }
+            }
+            _ = sleep_until(ladder_at) => {
+                match &mut stopping {
+                    Stopping::No => {
+                        channels.emit(RunEvent::Warning {
+                            message: format!("No output for {} s: stopping the run.", timeouts.silence.as_secs()),
+                        });
+                        stopping = begin_stop(RunOutcome::TimedOut, protocol.as_mut(), &mut stdin, control.as_mut(), timeouts).await;
+                    }
+                    Stopping::Yes { .. } => escalate(control.as_mut(), &mut stopping, timeouts),
+                }
+            }
+        }
+    };
+    // Whatever the CLI left behind in its group (background tools) goes with it.
+    let _ = control.kill();
+    let gone_by = Instant::now() + Duration::from_secs(2);
+    while control.group_alive() && Instant::now() < gone_by {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // Stderr closes once the group is gone; a grandchild that kept it open is not waited for.
+    let _ = tokio::time::timeout(Duration::from_millis(500), stderr_done).await;
+    let tail = stderr_tail.lock().map(|t| String::from_utf8_lossy(&t).into_owned()).unwrap_or_default();
+    let result = match stopping {
+        Stopping::Yes { outcome: RunOutcome::Cancelled, .. } => {
+            RunResult { outcome: RunOutcome::Cancelled, message: Some("Stopped by the user.".into()) }
+        }
+        Stopping::Yes { outcome, .. } if outcome == RunOutcome::TimedOut => RunResult {
+            outcome,
+            message: Some(format!("The runtime printed nothing for {} s and was stopped.", timeouts.silence.as_secs())),
+        },
+        _ => {
+            let exit = exit.take_exit();
+            protocol.finish(exit, &tail)
+        }
+    };
+    Ok(result)
+}
+
+/// The exit status, or why there is none.
+enum Exited {
+    Status(ExitInfo),
+    Unknown,
+}
+
+impl Exited {
+    fn take_exit(&mut self) -> ExitInfo {
+        match self {
+            Exited::Status(info) => *info,
+            Exited::Unknown => ExitInfo { code: None, signal: None },
+        }
+    }
+}
+
+async fn apply(
+    steps: &mut Vec<Step>,
+    stdin: &mut Option<Box<dyn tokio::io::AsyncWrite + Send + Unpin>>,
+    channels: &RunChannels,
+    policy: ApprovalPolicy,
+    waiting: &mut FuturesUnordered<PermissionWait>,
+    protocol: &mut dyn StreamProtocol,
+) {
+    // Policy answers can produce more steps; loop until none are left.
+    while !steps.is_empty() {
+        for step in std::mem::take(steps) {
+            match step {
+                Step::Emit(event) => channels.emit(event),
+                Step::Send(line) => {
+                    if let Some(pipe) = stdin.as_mut() {
+                        let mut bytes = line.into_bytes();
+                        bytes.push(b'\n');
+                        if let Err(e) = async {
+                            pipe.write_all(&bytes).await?;
+                            pipe.flush().await
+                        }
+                        .await
+                        {
+                            channels
+                                .emit(RunEvent::Warning { message: format!("Could not write to the runtime: {e}") });
+                        }
+                    }
+                }
+                Step::EndInput => {
+                    if let Some(mut pipe) = stdin.take() {
+                        let _ = pipe.shutdown().await;
+                    }
+                }
+                Step::Ask { request_id, tool, input, description, read_only } => {
+                    let decided = match policy {
+                        ApprovalPolicy::AllowAll => Some(true),
+                        ApprovalPolicy::ReadOnly => Some(read_only),
+                        ApprovalPolicy::Ask => None,
+                    };
+                    channels.emit(RunEvent::PermissionRequest {
+                        request_id: request_id.clone(),
+                        tool,
+                        input,
+                        description,
+                    });
+                    match decided {
+                        Some(allow) => {
+                            channels
+                                .emit(RunEvent::PermissionResolved { request_id: request_id.clone(), allowed: allow });
+                            protocol.on_permission(&request_id, PermissionAnswer { allow }, steps);
+                        }
+                        None => {
+                            let (reply, answer) = oneshot::channel();
+                            let asked =
+                                channels.permissions.send(PendingPermission { request_id: request_id.clone(), reply });
+                            if asked.is_err() {
+                                // Nobody can answer: deny rather than hang.
+                                protocol.on_permission(&request_id, PermissionAnswer { allow: false }, steps);
+                            } else {
+                                waiting.push(Box::pin(async move {
+                                    let answer = answer.await.unwrap_or(PermissionAnswer { allow: false });
+                                    (request_id, answer)
+                                }));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+type PermissionWait = std::pin::Pin<Box<dyn std::future::Future<Output = (String, PermissionAnswer)> + Send>>;
+
+async fn begin_stop(
+    outcome: RunOutcome,
+    protocol: &mut dyn StreamProtocol,
+    stdin: &mut Option<Box<dyn tokio::io::AsyncWrite + Send + Unpin>>,
+    control: &mut dyn ChildControl,
+    timeouts: Timeouts,
+) -> Stopping {
+    let mut interrupted = false;
+    if let (Some(message), Some(pipe)) = (protocol.interrupt(), stdin.as_mut()) {
+        let mut bytes = message.into_bytes();
+        bytes.push(b'\n');
+        interrupted = pipe.write_all(&bytes).await.is_ok() && pipe.flush().await.is_ok();
+    }
+    if !interrupted {
+        let _ = control.interrupt();
+    }
+    Stopping::Yes { outcome, step: 0, next: Instant::now() + timeouts.grace }
+}
+
+fn escalate(control: &mut dyn ChildControl, stopping: &mut Stopping, timeouts: Timeouts) {
+    if let Stopping::Yes { step, next, .. } = stopping {
+        *step += 1;
+        let _ = if *step == 1 { control.terminate() } else { control.kill() };
+        *next = Instant::now() + timeouts.grace;
+    }
+}
+
+/// Waits for the exit, continuing the stop ladder if one is under way; a process that closed
+/// its stdout but keeps running after a stop request is killed.
+async fn wait_with_ladder(control: &mut dyn ChildControl, stopping: &mut Stopping, timeouts: Timeouts) -> Exited {
+    loop {
+        let deadline = match stopping {
+            Stopping::Yes { next, .. } => Some(*next),
+            Stopping::No => None,
+        };
+        let waited = match deadline {
+            Some(at) => tokio::time::timeout_at(at, control.wait()).await.ok(),
+            None => Some(control.wait().await),
+        };
+        match waited {
+            Some(Ok(info)) => return Exited::Status(info),
+            Some(Err(_)) => return Exited::Unknown,
+            None => {
+                if let Stopping::Yes { step, .. } = stopping {
+                    if *step >= 2 {
+                        let _ = control.kill();
+                        return Exited::Unknown;
+                    }
+                }
+                escalate(control, stopping, timeouts);
+            }
+        }
+    }
+}
+
+fn collect_tail(
+    stderr: Box<dyn tokio::io::AsyncRead + Send + Unpin>,
+) -> (Arc<Mutex<Vec<u8>>>, tokio::task::JoinHandle<()>) {
+    let tail = Arc::new(Mutex::new(Vec::new()));
+    let sink = tail.clone();
+    let done = tokio::spawn(async move {
+        let mut stderr = stderr;
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = stderr.read(&mut buf).await {
+            if n == 0 {
+                break;
+            }
+            if let Ok(mut tail) = sink.lock() {
+                tail.extend_from_slice(&buf[..n]);
+                let excess = tail.len().saturating_sub(STDERR_TAIL_BYTES);
+                tail.drain(..excess);
+            }
+        }
+    });
+    (tail, done)
+}
+
+/// Pending permission questions by request id; kept by the run's owner.
+pub type PendingAnswers = HashMap<String, oneshot::Sender<PermissionAnswer>>;

@@ -1,0 +1,249 @@
+//! Process supervision with real processes (`sh`): lines become events, permission questions
+//! round-trip through stdin, and cancel, silence and exit leave no process of the group alive.
+#![cfg(unix)]
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use clawboo_engine::runtimes::process::{CommandSpec, ExitInfo, SpawnedChild, Spawner, SystemSpawner};
+use clawboo_engine::runtimes::supervise::{supervise, Step, StreamProtocol, Timeouts};
+use clawboo_engine::runtimes::{
+    ApprovalPolicy, PendingPermission, PermissionAnswer, RunChannels, RunEvent, RunOutcome, RunResult,
+};
+use tokio::sync::{mpsc, watch};
+
+/// Test protocol: `SAY x` → a message, `ASK tool` → a permission question answered on stdin.
+struct LineProtocol;
+
+impl StreamProtocol for LineProtocol {
+    fn on_line(&mut self, line: &str, out: &mut Vec<Step>) {
+        if let Some(text) = line.strip_prefix("SAY ") {
+            out.push(Step::Emit(RunEvent::Message { text: text.into() }));
+        } else if let Some(tool) = line.strip_prefix("ASK ") {
+            out.push(Step::Ask {
+                request_id: "r1".into(),
+                tool: tool.into(),
+                input: serde_json::json!({}),
+                description: format!("use {tool}"),
+                read_only: tool == "read",
+            });
+        } else {
+            out.push(Step::Emit(RunEvent::Warning { message: format!("unknown line: {line}") }));
+        }
+    }
+
+    fn on_permission(&mut self, _id: &str, answer: PermissionAnswer, out: &mut Vec<Step>) {
+        out.push(Step::Send(if answer.allow { "yes".into() } else { "no".into() }));
+    }
+
+    fn finish(&mut self, exit: ExitInfo, stderr_tail: &str) -> RunResult {
+        if exit.success() {
+            RunResult::succeeded()
+        } else {
+            RunResult::failed(format!("{} — {}", exit.describe(), stderr_tail.trim()))
+        }
+    }
+}
+
+/// Remembers the process group of what it spawned.
+#[derive(Default, Clone)]
+struct RecordingSpawner(Arc<Mutex<Option<u32>>>);
+
+impl Spawner for RecordingSpawner {
+    fn spawn(&self, spec: &CommandSpec) -> std::io::Result<SpawnedChild> {
+        let child = SystemSpawner.spawn(spec)?;
+        *self.0.lock().unwrap() = child.control.pid();
+        Ok(child)
+    }
+}
+
+impl RecordingSpawner {
+    fn group_alive(&self) -> bool {
+        clawboo_engine::runtimes::process::group_has_live_member(self.0.lock().unwrap().expect("spawned"))
+    }
+}
+
+struct Harness {
+    events: mpsc::UnboundedReceiver<RunEvent>,
+    permissions: mpsc::UnboundedReceiver<PendingPermission>,
+    cancel: watch::Sender<bool>,
+}
+
+fn channels() -> (RunChannels, Harness) {
+    let (events_tx, events) = mpsc::unbounded_channel();
+    let (permissions_tx, permissions) = mpsc::unbounded_channel();
+    let (cancel, cancel_rx) = watch::channel(false);
+    (
+        RunChannels { events: events_tx, permissions: permissions_tx, cancel: cancel_rx },
+        Harness { events, permissions, cancel },
+    )
+}
+
+fn sh(script: &str) -> CommandSpec {
+    CommandSpec {
+        program: "/bin/sh".into(),
+        args: vec!["-c".into(), script.into()],
+        inherit_env: vec!["PATH".into()],
+        cwd: std::env::temp_dir(),
+        piped_stdin: true,
+        ..Default::default()
+    }
+}
+
+fn drain(rx: &mut mpsc::UnboundedReceiver<RunEvent>) -> Vec<RunEvent> {
+    std::iter::from_fn(|| rx.try_recv().ok()).collect()
+}
+
+const QUICK: Timeouts = Timeouts { silence: Duration::from_secs(30), grace: Duration::from_millis(300) };
+
+#[tokio::test]
+async fn lines_become_events_and_exit_codes_are_judged() {
+    let (ch, mut h) = channels();
+    let result = supervise(
+        &SystemSpawner,
+        &sh("echo 'SAY hello'; echo garbage"),
+        Box::new(LineProtocol),
+        ch,
+        ApprovalPolicy::Ask,
+        QUICK,
+    )
+    .await
+    .unwrap();
+    assert_eq!(result.outcome, RunOutcome::Succeeded);
+    let events = drain(&mut h.events);
+    assert_eq!(events[0], RunEvent::Message { text: "hello".into() });
+    assert!(matches!(&events[1], RunEvent::Warning { message } if message.contains("garbage")));
+
+    let (ch, _h) = channels();
+    let failed =
+        supervise(&SystemSpawner, &sh("echo boom >&2; exit 3"), Box::new(LineProtocol), ch, ApprovalPolicy::Ask, QUICK)
+            .await
+            .unwrap();
+    assert_eq!(failed.outcome, RunOutcome::Failed);
+    assert_eq!(failed.message.as_deref(), Some("exit code 3 — boom"));
+}
+
+#[tokio::test]
+async fn a_missing_program_is_a_clear_error() {
+    let (ch, _h) = channels();
+    let spec = CommandSpec { program: "/nowhere/claude".into(), cwd: std::env::temp_dir(), ..Default::default() };
+    let err =
+        supervise(&SystemSpawner, &spec, Box::new(LineProtocol), ch, ApprovalPolicy::Ask, QUICK).await.unwrap_err();
+    assert_eq!(err.code(), clawboo_engine::ErrorCode::RuntimeFailed);
+    assert!(err.to_string().contains("/nowhere/claude"));
+}
+
+#[tokio::test]
+async fn permission_questions_round_trip_through_the_user() {
+    let (ch, mut h) = channels();
+    let run = tokio::spawn(async move {
+        supervise(
+            &SystemSpawner,
+            &sh("echo 'ASK write'; read a; echo \"SAY got $a\""),
+            Box::new(LineProtocol),
+            ch,
+            ApprovalPolicy::Ask,
+            QUICK,
+        )
+        .await
+    });
+    let pending = h.permissions.recv().await.expect("a question");
+    assert_eq!(pending.request_id, "r1");
+    pending.reply.send(PermissionAnswer { allow: true }).unwrap();
+    assert_eq!(run.await.unwrap().unwrap().outcome, RunOutcome::Succeeded);
+    let events = drain(&mut h.events);
+    assert!(events.iter().any(|e| matches!(e, RunEvent::PermissionRequest { tool, .. } if tool == "write")));
+    assert!(events.contains(&RunEvent::PermissionResolved { request_id: "r1".into(), allowed: true }));
+    assert!(events.contains(&RunEvent::Message { text: "got yes".into() }));
+}
+
+#[tokio::test]
+async fn the_policy_answers_before_the_user_is_asked() {
+    for (policy, tool, expected) in [
+        (ApprovalPolicy::AllowAll, "write", "got yes"),
+        (ApprovalPolicy::ReadOnly, "write", "got no"),
+        (ApprovalPolicy::ReadOnly, "read", "got yes"),
+    ] {
+        let (ch, mut h) = channels();
+        let script = format!("echo 'ASK {tool}'; read a; echo \"SAY got $a\"");
+        let result = supervise(&SystemSpawner, &sh(&script), Box::new(LineProtocol), ch, policy, QUICK).await.unwrap();
+        assert_eq!(result.outcome, RunOutcome::Succeeded);
+        assert!(h.permissions.try_recv().is_err(), "{policy:?} must not ask the user");
+        assert!(drain(&mut h.events).contains(&RunEvent::Message { text: expected.into() }), "{policy:?} {tool}");
+    }
+}
+
+#[tokio::test]
+async fn cancel_stops_the_whole_group() {
+    let spawner = RecordingSpawner::default();
+    let (ch, h) = channels();
+    let s = spawner.clone();
+    let run = tokio::spawn(async move {
+        // A tool the CLI started in the background, and the CLI itself.
+        supervise(
+            &s,
+            &sh("sleep 60 & echo 'SAY started'; sleep 60"),
+            Box::new(LineProtocol),
+            ch,
+            ApprovalPolicy::Ask,
+            QUICK,
+        )
+        .await
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(spawner.group_alive());
+    h.cancel.send(true).unwrap();
+    let result = run.await.unwrap().unwrap();
+    assert_eq!(result.outcome, RunOutcome::Cancelled);
+    assert!(!spawner.group_alive(), "no process of the run survives a cancel");
+}
+
+#[tokio::test]
+async fn a_process_that_ignores_signals_is_killed() {
+    let spawner = RecordingSpawner::default();
+    let (ch, h) = channels();
+    let s = spawner.clone();
+    let run = tokio::spawn(async move {
+        supervise(
+            &s,
+            &sh("trap '' INT TERM; echo 'SAY stubborn'; while :; do sleep 1; done"),
+            Box::new(LineProtocol),
+            ch,
+            ApprovalPolicy::Ask,
+            QUICK,
+        )
+        .await
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    h.cancel.send(true).unwrap();
+    assert_eq!(run.await.unwrap().unwrap().outcome, RunOutcome::Cancelled);
+    assert!(!spawner.group_alive());
+}
+
+#[tokio::test]
+async fn a_silent_run_times_out() {
+    let spawner = RecordingSpawner::default();
+    let (ch, mut h) = channels();
+    let timeouts = Timeouts { silence: Duration::from_millis(400), grace: Duration::from_millis(200) };
+    let result =
+        supervise(&spawner, &sh("echo 'SAY hi'; sleep 60"), Box::new(LineProtocol), ch, ApprovalPolicy::Ask, timeouts)
+            .await
+            .unwrap();
+    assert_eq!(result.outcome, RunOutcome::TimedOut);
+    assert!(!spawner.group_alive());
+    assert!(drain(&mut h.events)
+        .iter()
+        .any(|e| matches!(e, RunEvent::Warning { message } if message.contains("No output"))));
+}
+
+#[tokio::test]
+async fn background_children_are_cleaned_up_after_a_normal_exit() {
+    let spawner = RecordingSpawner::default();
+    let (ch, _h) = channels();
+    let result =
+        supervise(&spawner, &sh("sleep 60 & echo 'SAY done'"), Box::new(LineProtocol), ch, ApprovalPolicy::Ask, QUICK)
+            .await
+            .unwrap();
+    assert_eq!(result.outcome, RunOutcome::Succeeded);
+    assert!(!spawner.group_alive());
+}

@@ -1,0 +1,70 @@
+//! Runs the fake model server by hand, e.g. to record what a real agent CLI does against it:
+//!
+//! ```text
+//! cargo run -p clawboo-testkit --example fake_model_server -- \
+//!     tool '{"command":"echo hello-from-tool"}' 'All done.' --log /path/requests.jsonl
+//! ```
+//!
+//! Behaviors: `text ANSWER`, `tool INPUT_JSON ANSWER [TOOL_NAME]`, `slow TEXT CHUNKS DELAY_MS`, `error MESSAGE`.
+//! Prints `listening http://127.0.0.1:PORT`, appends every request to `--log` as a JSON line, and
+//! runs until killed or for `--exit-after SECS` (default 600).
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use clawboo_testkit::{Behavior, FakeModelServer};
+
+fn main() {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let log = take_flag(&mut args, "--log");
+    let exit_after = take_flag(&mut args, "--exit-after").map_or(600, |s| s.parse().expect("--exit-after SECS"));
+    let arg = |i: usize| args.get(i).cloned().unwrap_or_default();
+    let behavior = match arg(0).as_str() {
+        "text" => Behavior::text(arg(1)),
+        "tool" => {
+            let input = serde_json::from_str(&arg(1)).expect("INPUT_JSON");
+            let name = args.get(3).cloned().unwrap_or_else(|| "*".into());
+            Behavior::tool_then_answer(name, input, arg(2))
+        }
+        "slow" => Behavior::slow(
+            arg(1),
+            arg(2).parse().expect("CHUNKS"),
+            Duration::from_millis(arg(3).parse().expect("DELAY_MS")),
+        ),
+        "error" => Behavior::server_error(arg(1)),
+        other => panic!("unknown behavior {other:?}: use text, tool, slow or error"),
+    };
+    let server = FakeModelServer::start_blocking(behavior);
+    println!("listening {}", server.base_url());
+    std::io::stdout().flush().expect("flush stdout");
+
+    let deadline = Instant::now() + Duration::from_secs(exit_after);
+    let mut written = 0;
+    loop {
+        std::thread::sleep(Duration::from_millis(100));
+        let stop = Instant::now() > deadline;
+        let requests = server.requests();
+        if let Some(path) = &log {
+            let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).expect("open --log");
+            for r in &requests[written..] {
+                let line = serde_json::json!({"method": r.method, "path": r.path, "query": r.query,
+                                              "headers": r.headers, "body": r.body, "raw_body": r.raw_body});
+                writeln!(file, "{line}").expect("write --log");
+            }
+        }
+        for r in &requests[written..] {
+            eprintln!("{} {}{}{}", r.method, r.path, if r.query.is_empty() { "" } else { "?" }, r.query);
+        }
+        written = requests.len();
+        if stop {
+            break;
+        }
+    }
+}
+
+fn take_flag(args: &mut Vec<String>, flag: &str) -> Option<String> {
+    let at = args.iter().position(|a| a == flag)?;
+    let value = args.get(at + 1).cloned().expect("flag value");
+    args.drain(at..at + 2);
+    Some(value)
+}

@@ -1,0 +1,180 @@
+//! Routing, and turning a scripted [`Reply`] into what to send for one request.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::http::Response;
+use super::{anthropic, chat, responses, RecordedRequest, Reply, Shared};
+
+/// The model ids `GET /v1/models` lists.
+pub const MODEL_IDS: [&str; 3] = ["gpt-5.5", "claude-sonnet-4-5", "some-model"];
+
+/// "*" picks the first offered tool with one of these names (case-insensitive).
+const SHELL_TOOLS: [&str; 6] = ["bash", "exec_command", "terminal", "exec", "shell", "run_shell_command"];
+
+/// The text a request that offers no tools (a title or summary request) always gets.
+pub(crate) const NO_TOOLS_TEXT: &str = "Title";
+
+/// A tool a request offers.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Offered {
+    pub(crate) name: String,
+    /// A Responses API "custom" (freeform) tool: its call carries a string input.
+    pub(crate) custom: bool,
+}
+
+impl Offered {
+    pub(crate) fn function(name: &str) -> Self {
+        Offered { name: name.to_string(), custom: false }
+    }
+}
+
+/// What to answer one request with, independent of the wire format.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Plan {
+    /// Text in pieces, `delay` before every piece but the first.
+    Text {
+        pieces: Vec<String>,
+        delay: Duration,
+    },
+    Tool {
+        name: String,
+        input: Value,
+        custom: bool,
+    },
+    Error(String),
+}
+
+impl Plan {
+    pub(crate) fn text(&self) -> String {
+        match self {
+            Plan::Text { pieces, .. } => pieces.concat(),
+            _ => String::new(),
+        }
+    }
+
+    /// A rough token count for the usage fields.
+    pub(crate) fn output_tokens(&self) -> u64 {
+        let len = match self {
+            Plan::Text { pieces, .. } => pieces.iter().map(|p| p.chars().count()).sum(),
+            Plan::Tool { input, .. } => input.to_string().len(),
+            Plan::Error(_) => 0,
+        };
+        (len as u64 / 4).max(1)
+    }
+
+    /// For a non-streamed answer: the whole time the stream would have taken.
+    pub(crate) fn total_delay(&self) -> Duration {
+        match self {
+            Plan::Text { pieces, delay } => *delay * (pieces.len().saturating_sub(1) as u32),
+            _ => Duration::ZERO,
+        }
+    }
+}
+
+/// A rough input token count for the usage fields.
+pub(crate) fn input_tokens(request: &RecordedRequest) -> u64 {
+    (request.raw_body.len() as u64 / 4).max(1)
+}
+
+/// Picks the reply for a request offering `offered`, whose last input item is a tool result or not.
+pub(crate) fn choose(shared: &Shared, offered: &[Offered], after_tool_result: bool) -> Plan {
+    if offered.is_empty() {
+        return Plan::Text { pieces: vec![NO_TOOLS_TEXT.to_string()], delay: Duration::ZERO };
+    }
+    let behavior = &shared.behavior;
+    let reply = if after_tool_result { &behavior.on_tool_result } else { &behavior.on_user };
+    resolve(reply, offered)
+}
+
+pub(crate) fn resolve(reply: &Reply, offered: &[Offered]) -> Plan {
+    match reply {
+        Reply::Text(text) => Plan::Text { pieces: vec![text.clone()], delay: Duration::ZERO },
+        Reply::Slow { text, chunks, delay } => Plan::Text { pieces: split(text, *chunks), delay: *delay },
+        Reply::ServerError(message) => Plan::Error(message.clone()),
+        Reply::ToolCall { name, input } => {
+            let tool = if name == "*" {
+                offered
+                    .iter()
+                    .find(|t| SHELL_TOOLS.iter().any(|shell| t.name.eq_ignore_ascii_case(shell)))
+                    .or(offered.first())
+                    .cloned()
+            } else {
+                offered.iter().find(|t| &t.name == name).cloned()
+            };
+            let tool = tool.unwrap_or_else(|| Offered::function(name));
+            Plan::Tool { name: tool.name, input: input.clone(), custom: tool.custom }
+        }
+    }
+}
+
+/// `text` in `chunks` pieces of about equal length (fewer when the text is shorter).
+pub(crate) fn split(text: &str, chunks: u32) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let chunks = (chunks.max(1) as usize).min(chars.len().max(1));
+    let (base, extra) = (chars.len() / chunks, chars.len() % chunks);
+    let mut pieces = Vec::with_capacity(chunks);
+    let mut start = 0;
+    for i in 0..chunks {
+        let len = base + usize::from(i < extra);
+        pieces.push(chars[start..start + len].iter().collect());
+        start += len;
+    }
+    pieces
+}
+
+/// The JSON error body of a 500.
+pub(crate) fn error_body(message: &str) -> Value {
+    json!({"type": "error", "error": {"type": "api_error", "message": message}})
+}
+
+pub(crate) fn route(request: &RecordedRequest, shared: &Shared) -> Response {
+    match (request.method.as_str(), request.path.as_str()) {
+        ("POST", "/v1/messages") => anthropic::messages(request, shared),
+        ("POST", "/v1/messages/count_tokens") => Response::json(200, json!({"input_tokens": input_tokens(request)})),
+        ("POST", "/v1/chat/completions") => chat::completions(request, shared),
+        ("POST", "/v1/responses") => responses::respond(request, shared),
+        ("GET", "/v1/models") => Response::json(200, models()),
+        (method, path) => Response::json(
+            404,
+            json!({"type": "error", "error": {"type": "not_found_error", "message": format!("fake model server: no route for {method} {path}")}}),
+        ),
+    }
+}
+
+/// A model list both OpenAI clients (object/data/id) and Anthropic clients (type/display_name) accept.
+fn models() -> Value {
+    let data: Vec<Value> = MODEL_IDS
+        .iter()
+        .map(|id| {
+            json!({"id": id, "object": "model", "created": 1_700_000_000, "owned_by": "fake",
+                   "type": "model", "display_name": id, "created_at": "2025-01-01T00:00:00Z"})
+        })
+        .collect();
+    json!({"object": "list", "data": data, "has_more": false, "first_id": MODEL_IDS[0], "last_id": MODEL_IDS[2]})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_text_into_about_equal_pieces() {
+        assert_eq!(split("abcdefg", 3), ["abc", "de", "fg"]);
+        assert_eq!(split("ab", 5), ["a", "b"]);
+        assert_eq!(split("", 3), [""]);
+        assert_eq!(split("héllo", 1), ["héllo"]);
+    }
+
+    #[test]
+    fn star_picks_the_shell_tool_else_the_first() {
+        let star = Reply::ToolCall { name: "*".into(), input: json!({}) };
+        let tools = [Offered::function("Read"), Offered::function("EXEC_COMMAND"), Offered::function("shell")];
+        assert!(matches!(resolve(&star, &tools), Plan::Tool { name, .. } if name == "EXEC_COMMAND"));
+        let tools = [Offered::function("Read"), Offered::function("Write")];
+        assert!(matches!(resolve(&star, &tools), Plan::Tool { name, .. } if name == "Read"));
+        let named = Reply::ToolCall { name: "Write".into(), input: json!({}) };
+        assert!(matches!(resolve(&named, &tools), Plan::Tool { name, .. } if name == "Write"));
+    }
+}
