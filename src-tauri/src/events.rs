@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use clawboo_engine::agents::AgentFileName;
+use clawboo_engine::chat::RunEventRecord;
 use clawboo_engine::{Engine, EngineEvent};
 use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, Runtime};
@@ -21,6 +22,21 @@ pub struct AgentFileChanged {
     pub name: AgentFileName,
 }
 
+/// A run reported something: append it to the run's activity.
+#[derive(Debug, Clone, Serialize, specta::Type, Event)]
+#[serde(rename_all = "camelCase")]
+pub struct RunEventEmitted {
+    pub agent_id: String,
+    pub record: RunEventRecord,
+}
+
+/// A chat gained a message or a run changed state: refetch its history.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, Event)]
+#[serde(rename_all = "camelCase")]
+pub struct ChatChanged {
+    pub agent_id: String,
+}
+
 /// Forwards until the engine goes away. If the UI side lags, it is told to refetch.
 pub fn forward<R: Runtime>(app: AppHandle<R>, engine: Arc<Engine>) {
     let mut events = engine.events().subscribe();
@@ -29,6 +45,8 @@ pub fn forward<R: Runtime>(app: AppHandle<R>, engine: Arc<Engine>) {
             let sent = match events.recv().await {
                 Ok(EngineEvent::AgentsChanged) | Err(RecvError::Lagged(_)) => AgentsChanged.emit(&app),
                 Ok(EngineEvent::AgentFileChanged { agent_id, name }) => AgentFileChanged { agent_id, name }.emit(&app),
+                Ok(EngineEvent::RunEvent { agent_id, record }) => RunEventEmitted { agent_id, record }.emit(&app),
+                Ok(EngineEvent::ChatChanged { agent_id }) => ChatChanged { agent_id }.emit(&app),
                 Err(RecvError::Closed) => break,
             };
             if let Err(e) = sent {

@@ -28,9 +28,21 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
             commands::secrets::list_providers,
             commands::secrets::set_api_key,
             commands::secrets::delete_api_key,
-            commands::secrets::set_custom_base_url,
+            commands::secrets::set_base_url,
+            commands::chat::chat_history,
+            commands::chat::send_chat_message,
+            commands::chat::cancel_run,
+            commands::chat::answer_permission,
+            commands::chat::run_activity,
+            commands::runtimes::list_runtimes,
+            commands::runtimes::set_runtime_path,
         ])
-        .events(collect_events![events::AgentsChanged, events::AgentFileChanged])
+        .events(collect_events![
+            events::AgentsChanged,
+            events::AgentFileChanged,
+            events::RunEventEmitted,
+            events::ChatChanged
+        ])
         // Timestamps (ms since the epoch) and file sizes cross IPC as i64/u64; both stay far
         // below 2^53, so a JavaScript number holds them exactly.
         .dangerously_cast_bigints_to_number()
@@ -66,6 +78,14 @@ pub fn run() {
             }
             Ok(())
         })
-        .run(tauri::generate_context!())
-        .expect("error while running Clawboo");
+        .build(tauri::generate_context!())
+        .expect("error while building Clawboo")
+        .run(|app, event| {
+            // No runtime process outlives the app: stop every run before the process exits.
+            if let tauri::RunEvent::Exit = event {
+                if let Some(Ok(engine)) = app.try_state::<AppState>().map(|s| s.engine()) {
+                    engine.shutdown();
+                }
+            }
+        });
 }

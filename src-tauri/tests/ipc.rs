@@ -42,7 +42,7 @@ fn agents_and_files_through_ipc() {
         &window,
         "create_agent",
         json!({"input": {"name": "Scout", "handle": "scout", "description": "", "tint": "#112233",
-                          "runtime": "claude-code", "model": ""}}),
+                          "runtime": "claude-code", "model": "", "approvalPolicy": "ask", "provider": null}}),
     )
     .unwrap();
     assert_eq!(agent["handle"], "scout");
@@ -62,7 +62,7 @@ fn agents_and_files_through_ipc() {
         &window,
         "create_agent",
         json!({"input": {"name": "Again", "handle": "SCOUT", "description": "", "tint": "#112233",
-                          "runtime": "codex", "model": ""}}),
+                          "runtime": "codex", "model": "", "approvalPolicy": "ask", "provider": null}}),
     )
     .unwrap_err();
     assert_eq!(duplicate["code"], "duplicate_handle");

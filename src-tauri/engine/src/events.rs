@@ -3,13 +3,18 @@
 use tokio::sync::broadcast;
 
 use crate::agents::AgentFileName;
+use crate::chat::RunEventRecord;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum EngineEvent {
     /// An agent was created, changed or deleted.
     AgentsChanged,
     /// An agent file changed on disk, by the app or by another program.
     AgentFileChanged { agent_id: String, name: AgentFileName },
+    /// A run reported something (stored before or just after this is published).
+    RunEvent { agent_id: String, record: RunEventRecord },
+    /// A chat gained a message or a run changed state.
+    ChatChanged { agent_id: String },
 }
 
 /// Cheap to clone; every clone publishes to the same subscribers.
@@ -22,7 +27,8 @@ impl EventBus {
     pub fn new() -> Self {
         // Events are small notifications; a slow subscriber that falls this far behind is told
         // it lagged (and refetches) rather than holding memory without bound.
-        let (sender, _) = broadcast::channel(1024);
+        // Sized for a runtime printing 10,000 events a second with the UI a moment behind.
+        let (sender, _) = broadcast::channel(32 * 1024);
         Self { sender }
     }
 

@@ -2,44 +2,77 @@
 //! turns its services into commands and its events into UI events.
 
 pub mod agents;
+pub mod chat;
 pub mod config;
 pub mod error;
 pub mod events;
+pub mod native;
 pub mod runtimes;
 pub mod secrets;
 pub mod store;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 pub use config::EngineConfig;
 pub use error::{Error, ErrorCode, Result};
 pub use events::{EngineEvent, EventBus};
 
 use agents::{Agents, FileWatcher, Workspaces};
+use chat::Chat;
+use runtimes::catalog::RuntimeCatalog;
 use secrets::Secrets;
 use store::Store;
 
 pub struct Engine {
     config: EngineConfig,
     events: EventBus,
-    agents: Agents,
-    secrets: Secrets,
+    agents: Arc<Agents>,
+    secrets: Arc<Secrets>,
+    catalog: Arc<RuntimeCatalog>,
+    chat: Arc<Chat>,
     _watcher: FileWatcher,
+    /// Runs, their processes and their streams live here, apart from the UI's runtime.
+    runtime: Option<tokio::runtime::Runtime>,
 }
 
 impl Engine {
     /// Opens the data directory: database (migrated), agent workspaces (reconciled with the
-    /// rows), and the watcher on agent files.
+    /// rows), the watcher on agent files, and the chat service (runs cut off by a previous
+    /// stop are marked as such).
     pub fn open(config: EngineConfig) -> Result<Self> {
+        Self::open_with(config, Vec::new())
+    }
+
+    /// Like [`Engine::open`], with adapters that replace the built-in ones of the same kind
+    /// (tests use this to script a runtime).
+    pub fn open_with(config: EngineConfig, replace: Vec<Arc<dyn runtimes::Runtime>>) -> Result<Self> {
         config::prepare_data_dir(&config.data_dir)?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("clawboo-engine")
+            .enable_all()
+            .build()
+            .map_err(|e| Error::io("Cannot start the engine's task runtime", e))?;
         let store = Arc::new(Store::open(&config.database_path())?);
         let events = EventBus::new();
         let workspaces = Workspaces::new(config.agents_dir())?;
-        let agents = Agents::new(store.clone(), workspaces.clone(), events.clone());
+        let agents = Arc::new(Agents::new(store.clone(), workspaces.clone(), events.clone()));
         agents.reconcile_workspaces()?;
         let watcher = FileWatcher::start(workspaces, events.clone())?;
-        let secrets = Secrets::new(config.keychain_service.clone(), store);
-        Ok(Self { config, events, agents, secrets, _watcher: watcher })
+        let secrets = Arc::new(Secrets::new(config.keychain_service.clone(), store.clone()));
+        let catalog = Arc::new(RuntimeCatalog::new(store.clone()));
+        let registry = replace.into_iter().fold(runtimes::adapters(secrets.clone()), |r, a| r.with(a));
+        let chat = Arc::new(Chat::new(
+            store,
+            agents.clone(),
+            registry,
+            catalog.clone(),
+            events.clone(),
+            runtime.handle().clone(),
+        ));
+        chat.recover_interrupted()?;
+        Ok(Self { config, events, agents, secrets, catalog, chat, _watcher: watcher, runtime: Some(runtime) })
     }
 
     pub fn config(&self) -> &EngineConfig {
@@ -54,7 +87,35 @@ impl Engine {
         &self.secrets
     }
 
+    pub fn chat(&self) -> &Arc<Chat> {
+        &self.chat
+    }
+
+    pub fn runtimes(&self) -> &RuntimeCatalog {
+        &self.catalog
+    }
+
     pub fn events(&self) -> &EventBus {
         &self.events
+    }
+
+    /// Runs async engine work to completion from a plain (non-async) thread.
+    pub fn block_on<F: std::future::Future>(&self, work: F) -> F::Output {
+        self.runtime.as_ref().expect("engine runtime present until drop").block_on(work)
+    }
+
+    /// Stops every run and waits for its processes to end. Called when the app quits.
+    pub fn shutdown(&self) {
+        self.chat.shutdown(Duration::from_secs(8));
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        self.shutdown();
+        if let Some(runtime) = self.runtime.take() {
+            // Dropping a runtime may happen inside another runtime's task (tests, the shell).
+            runtime.shutdown_background();
+        }
     }
 }

@@ -11,7 +11,6 @@ use crate::error::{Error, Result};
 use crate::store::Store;
 
 const MAX_KEY_CHARS: usize = 4_096;
-const CUSTOM_BASE_URL_SETTING: &str = "provider.custom.base_url";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
 pub enum Provider {
@@ -29,8 +28,13 @@ pub enum Provider {
 impl Provider {
     pub const ALL: [Provider; 4] = [Provider::Anthropic, Provider::OpenAi, Provider::OpenRouter, Provider::Custom];
 
-    /// The keychain account name; stable forever, or stored keys are lost.
-    fn account(self) -> &'static str {
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.as_str() == s)
+    }
+
+    /// The stored name: the keychain account and the database value. Stable forever, or
+    /// stored keys are lost.
+    pub fn as_str(self) -> &'static str {
         match self {
             Provider::Anthropic => "anthropic",
             Provider::OpenAi => "openai",
@@ -48,7 +52,8 @@ impl Provider {
         }
     }
 
-    fn fixed_base_url(self) -> Option<&'static str> {
+    /// Where requests go unless the user set another base URL.
+    pub fn default_base_url(self) -> Option<&'static str> {
         match self {
             Provider::Anthropic => Some("https://api.anthropic.com"),
             Provider::OpenAi => Some("https://api.openai.com/v1"),
@@ -66,6 +71,8 @@ pub struct ProviderStatus {
     pub key_set: bool,
     /// Where requests go; `None` for the custom provider until the user sets it.
     pub base_url: Option<String>,
+    /// Where requests go when the user sets nothing.
+    pub default_base_url: Option<String>,
 }
 
 pub struct Secrets {
@@ -93,6 +100,7 @@ impl Secrets {
                     label: provider.label().to_owned(),
                     key_set: self.api_key(provider)?.is_some(),
                     base_url: self.base_url(provider)?,
+                    default_base_url: provider.default_base_url().map(str::to_owned),
                 })
             })
             .collect()
@@ -128,34 +136,41 @@ impl Secrets {
         }
     }
 
+    /// The user's base URL for `provider`, else its default.
     pub fn base_url(&self, provider: Provider) -> Result<Option<String>> {
-        if let Some(url) = provider.fixed_base_url() {
-            return Ok(Some(url.to_owned()));
-        }
-        self.store.read(|conn| {
+        let set: Option<String> = self.store.read(|conn| {
             Ok(conn
-                .query_row("SELECT value FROM settings WHERE key = ?1", [CUSTOM_BASE_URL_SETTING], |r| r.get(0))
+                .query_row("SELECT value FROM settings WHERE key = ?1", [base_url_setting(provider)], |r| r.get(0))
                 .optional()?)
-        })
+        })?;
+        Ok(set.or_else(|| provider.default_base_url().map(str::to_owned)))
     }
 
-    /// Sets where the custom OpenAI-compatible provider lives, e.g. `http://127.0.0.1:11434/v1`.
-    pub fn set_custom_base_url(&self, raw: &str) -> Result<String> {
-        let url = normalise_base_url(raw)?;
+    /// Sets where a provider's requests go (a proxy, a local Ollama at
+    /// `http://127.0.0.1:11434/v1`); `None` goes back to the default.
+    pub fn set_base_url(&self, provider: Provider, raw: Option<&str>) -> Result<Option<String>> {
+        let url = raw.map(normalise_base_url).transpose()?;
         self.store.write(|tx| {
-            tx.execute(
-                "INSERT INTO settings (key, value) VALUES (?1, ?2)
-                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                [CUSTOM_BASE_URL_SETTING, url.as_str()],
-            )?;
+            match &url {
+                Some(url) => tx.execute(
+                    "INSERT INTO settings (key, value) VALUES (?1, ?2)
+                     ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    [base_url_setting(provider), url.clone()],
+                )?,
+                None => tx.execute("DELETE FROM settings WHERE key = ?1", [base_url_setting(provider)])?,
+            };
             Ok(())
         })?;
         Ok(url)
     }
 
     fn entry(&self, provider: Provider) -> Result<keyring::Entry> {
-        keyring::Entry::new(&self.service, provider.account()).map_err(keychain_error)
+        keyring::Entry::new(&self.service, provider.as_str()).map_err(keychain_error)
     }
+}
+
+fn base_url_setting(provider: Provider) -> String {
+    format!("provider.{}.base_url", provider.as_str())
 }
 
 /// Accepts an http(s) URL with a host; drops a trailing slash so paths join predictably.

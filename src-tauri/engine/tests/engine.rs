@@ -4,6 +4,7 @@ use std::fs;
 use std::time::Duration;
 
 use clawboo_engine::agents::{AgentFileName, NewAgent, RuntimeKind};
+use clawboo_engine::runtimes::ApprovalPolicy;
 use clawboo_engine::{Engine, EngineConfig, EngineEvent, ErrorCode};
 use clawboo_testkit::{wait_for, TempDataDir};
 
@@ -19,6 +20,8 @@ fn new_agent(handle: &str) -> NewAgent {
         tint: "#336699".into(),
         runtime: RuntimeKind::Codex,
         model: "gpt-5.5".into(),
+        approval_policy: ApprovalPolicy::Ask,
+        provider: None,
     }
 }
 

@@ -68,15 +68,24 @@ fn bad_keys_are_refused_without_echoing_them() {
 }
 
 #[test]
-fn the_custom_base_url_is_a_plain_setting() {
+fn base_urls_are_plain_settings() {
     let dir = TempDataDir::new();
     let engine = open(&dir, "custom");
     let status =
         |e: &Engine| e.secrets().statuses().unwrap().into_iter().find(|s| s.provider == Provider::Custom).unwrap();
     assert_eq!(status(&engine).base_url, None);
-    engine.secrets().set_custom_base_url("http://127.0.0.1:11434/v1/").unwrap();
+    engine.secrets().set_base_url(Provider::Custom, Some("http://127.0.0.1:11434/v1/")).unwrap();
     assert_eq!(status(&engine).base_url.as_deref(), Some("http://127.0.0.1:11434/v1"));
-    assert_eq!(engine.secrets().set_custom_base_url("nope").unwrap_err().code(), ErrorCode::InvalidInput);
+    assert_eq!(
+        engine.secrets().set_base_url(Provider::Custom, Some("nope")).unwrap_err().code(),
+        ErrorCode::InvalidInput
+    );
+    let anthropic = |e: &Engine| e.secrets().base_url(Provider::Anthropic).unwrap();
+    assert_eq!(anthropic(&engine).as_deref(), Some("https://api.anthropic.com"));
+    engine.secrets().set_base_url(Provider::Anthropic, Some("http://127.0.0.1:9/")).unwrap();
+    assert_eq!(anthropic(&engine).as_deref(), Some("http://127.0.0.1:9"));
+    engine.secrets().set_base_url(Provider::Anthropic, None).unwrap();
+    assert_eq!(anthropic(&engine).as_deref(), Some("https://api.anthropic.com"), "back to the default");
     drop(engine);
     let engine = open(&dir, "custom-again");
     assert_eq!(status(&engine).base_url.as_deref(), Some("http://127.0.0.1:11434/v1"), "kept across restarts");

@@ -2,4 +2,6 @@
 
 pub mod agents;
 pub mod app;
+pub mod chat;
+pub mod runtimes;
 pub mod secrets;

@@ -26,6 +26,6 @@ pub async fn delete_api_key(state: State<'_, AppState>, provider: Provider) -> R
 
 #[tauri::command]
 #[specta::specta]
-pub async fn set_custom_base_url(state: State<'_, AppState>, url: String) -> Result<(), AppError> {
-    state.run(move |e| e.secrets().set_custom_base_url(&url).map(drop)).await
+pub async fn set_base_url(state: State<'_, AppState>, provider: Provider, url: Option<String>) -> Result<(), AppError> {
+    state.run(move |e| e.secrets().set_base_url(provider, url.as_deref()).map(drop)).await
 }

@@ -19,6 +19,8 @@ pub use watcher::FileWatcher;
 
 use crate::error::{Error, Result};
 use crate::events::{EngineEvent, EventBus};
+use crate::runtimes::ApprovalPolicy;
+use crate::secrets::Provider;
 use crate::store::Store;
 
 /// Which runtime drives the agent. Only stored for now; the runtime layer reads it.
@@ -43,7 +45,7 @@ impl RuntimeKind {
         }
     }
 
-    fn parse(s: &str) -> Option<Self> {
+    pub fn parse(s: &str) -> Option<Self> {
         [Self::ClaudeCode, Self::Codex, Self::Hermes, Self::Openclaw, Self::Native]
             .into_iter()
             .find(|k| k.as_str() == s)
@@ -61,6 +63,9 @@ pub struct Agent {
     pub tint: String,
     pub runtime: RuntimeKind,
     pub model: String,
+    pub approval_policy: ApprovalPolicy,
+    /// The model provider a Native agent calls.
+    pub provider: Option<Provider>,
     /// Milliseconds since the Unix epoch.
     pub created_at: i64,
     pub updated_at: i64,
@@ -75,6 +80,8 @@ pub struct NewAgent {
     pub tint: String,
     pub runtime: RuntimeKind,
     pub model: String,
+    pub approval_policy: ApprovalPolicy,
+    pub provider: Option<Provider>,
 }
 
 /// Fields left `None` keep their value.
@@ -87,6 +94,8 @@ pub struct AgentPatch {
     pub tint: Option<String>,
     pub runtime: Option<RuntimeKind>,
     pub model: Option<String>,
+    pub approval_policy: Option<ApprovalPolicy>,
+    pub provider: Option<Provider>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
@@ -123,7 +132,8 @@ pub struct Agents {
     events: EventBus,
 }
 
-const COLUMNS: &str = "id, name, handle, description, tint, runtime, model, created_at, updated_at";
+const COLUMNS: &str =
+    "id, name, handle, description, tint, runtime, model, approval_policy, provider, created_at, updated_at";
 
 impl Agents {
     pub fn new(store: Arc<Store>, workspaces: Workspaces, events: EventBus) -> Self {
@@ -163,12 +173,14 @@ impl Agents {
             tint: profile::validate_tint(&input.tint)?,
             runtime: input.runtime,
             model: profile::validate_model(&input.model)?,
+            approval_policy: input.approval_policy,
+            provider: input.provider,
             created_at: now,
             updated_at: now,
         };
         let created = self.store.write(|tx| {
             tx.execute(
-                &format!("INSERT INTO agents ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"),
+                &format!("INSERT INTO agents ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"),
                 params![
                     agent.id,
                     agent.name,
@@ -177,6 +189,8 @@ impl Agents {
                     agent.tint,
                     agent.runtime.as_str(),
                     agent.model,
+                    agent.approval_policy.as_str(),
+                    agent.provider.map(Provider::as_str),
                     agent.created_at,
                     agent.updated_at
                 ],
@@ -212,12 +226,18 @@ impl Agents {
         if let Some(model) = patch.model {
             agent.model = profile::validate_model(&model)?;
         }
+        if let Some(policy) = patch.approval_policy {
+            agent.approval_policy = policy;
+        }
+        if let Some(provider) = patch.provider {
+            agent.provider = Some(provider);
+        }
         agent.updated_at = now_ms();
         self.store.write(|tx| {
             let changed = tx
                 .execute(
                     "UPDATE agents SET name = ?2, handle = ?3, description = ?4, tint = ?5, runtime = ?6,
-                     model = ?7, updated_at = ?8 WHERE id = ?1",
+                     model = ?7, approval_policy = ?8, provider = ?9, updated_at = ?10 WHERE id = ?1",
                     params![
                         agent.id,
                         agent.name,
@@ -226,6 +246,8 @@ impl Agents {
                         agent.tint,
                         agent.runtime.as_str(),
                         agent.model,
+                        agent.approval_policy.as_str(),
+                        agent.provider.map(Provider::as_str),
                         agent.updated_at
                     ],
                 )
@@ -299,6 +321,16 @@ fn agent_from_row(row: &Row<'_>) -> rusqlite::Result<Result<Agent>> {
     let Some(runtime) = RuntimeKind::parse(&runtime) else {
         return Ok(Err(Error::Internal(format!("unknown runtime “{runtime}” in the store"))));
     };
+    let policy: String = row.get(7)?;
+    let Some(approval_policy) = ApprovalPolicy::parse(&policy) else {
+        return Ok(Err(Error::Internal(format!("unknown approval policy “{policy}” in the store"))));
+    };
+    let provider: Option<String> = row.get(8)?;
+    let provider = match provider.as_deref().map(Provider::parse) {
+        None => None,
+        Some(Some(p)) => Some(p),
+        Some(None) => return Ok(Err(Error::Internal("unknown provider in the store".into()))),
+    };
     Ok(Ok(Agent {
         id: row.get(0)?,
         name: row.get(1)?,
@@ -307,8 +339,10 @@ fn agent_from_row(row: &Row<'_>) -> rusqlite::Result<Result<Agent>> {
         tint: row.get(4)?,
         runtime,
         model: row.get(6)?,
-        created_at: row.get(7)?,
-        updated_at: row.get(8)?,
+        approval_policy,
+        provider,
+        created_at: row.get(9)?,
+        updated_at: row.get(10)?,
     }))
 }
 

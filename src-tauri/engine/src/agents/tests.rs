@@ -2,6 +2,7 @@ use std::fs;
 
 use super::*;
 use crate::error::ErrorCode;
+use crate::runtimes::ApprovalPolicy;
 
 struct Fixture {
     _dir: tempfile::TempDir,
@@ -23,6 +24,8 @@ fn new_agent(handle: &str) -> NewAgent {
         tint: "#7C5CFF".into(),
         runtime: RuntimeKind::ClaudeCode,
         model: "claude-sonnet".into(),
+        approval_policy: ApprovalPolicy::Ask,
+        provider: None,
     }
 }
 

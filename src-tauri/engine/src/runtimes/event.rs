@@ -89,15 +89,22 @@ impl RunOutcome {
 pub struct RunResult {
     pub outcome: RunOutcome,
     pub message: Option<String>,
+    /// The session asked for with resume no longer exists on the runtime's side: the caller
+    /// starts a fresh one and says so.
+    pub session_missing: bool,
 }
 
 impl RunResult {
     pub fn succeeded() -> Self {
-        Self { outcome: RunOutcome::Succeeded, message: None }
+        Self { outcome: RunOutcome::Succeeded, message: None, session_missing: false }
     }
 
     pub fn failed(message: impl Into<String>) -> Self {
-        Self { outcome: RunOutcome::Failed, message: Some(message.into()) }
+        Self { outcome: RunOutcome::Failed, message: Some(message.into()), session_missing: false }
+    }
+
+    pub fn with_outcome(outcome: RunOutcome, message: impl Into<String>) -> Self {
+        Self { outcome, message: Some(message.into()), session_missing: false }
     }
 
     pub fn to_event(&self) -> RunEvent {

@@ -2,6 +2,7 @@
 //! [`RunEvent`]. CLI runtimes run as supervised processes (see [`process`] and [`supervise`]);
 //! Native runs in-process (see `crate::native`).
 
+pub mod catalog;
 pub mod detect;
 mod event;
 pub mod home;
@@ -136,6 +137,12 @@ pub trait Runtime: Send + Sync {
         input: TurnInput,
         channels: RunChannels,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<RunResult>> + Send + '_>>;
+}
+
+/// Every adapter this build has.
+pub fn adapters(secrets: Arc<crate::secrets::Secrets>) -> RuntimeRegistry {
+    let _ = secrets;
+    RuntimeRegistry::default()
 }
 
 /// The adapters available to the engine, by kind.

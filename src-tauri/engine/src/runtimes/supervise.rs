@@ -170,12 +170,12 @@ pub async fn supervise(
     let tail = stderr_tail.lock().map(|t| String::from_utf8_lossy(&t).into_owned()).unwrap_or_default();
     let result = match stopping {
         Stopping::Yes { outcome: RunOutcome::Cancelled, .. } => {
-            RunResult { outcome: RunOutcome::Cancelled, message: Some("Stopped by the user.".into()) }
+            RunResult::with_outcome(RunOutcome::Cancelled, "Stopped by the user.")
         }
-        Stopping::Yes { outcome, .. } if outcome == RunOutcome::TimedOut => RunResult {
+        Stopping::Yes { outcome, .. } if outcome == RunOutcome::TimedOut => RunResult::with_outcome(
             outcome,
-            message: Some(format!("The runtime printed nothing for {} s and was stopped.", timeouts.silence.as_secs())),
-        },
+            format!("The runtime printed nothing for {} s and was stopped.", timeouts.silence.as_secs()),
+        ),
         _ => {
             let exit = exit.take_exit();
             protocol.finish(exit, &tail)

@@ -14,8 +14,10 @@ pub struct Migration {
 }
 
 /// The app's migrations, in order. Append only: never edit one that has shipped.
-pub const MIGRATIONS: &[Migration] =
-    &[Migration { version: 1, name: "agents and settings", sql: include_str!("migrations/0001_agents.sql") }];
+pub const MIGRATIONS: &[Migration] = &[
+    Migration { version: 1, name: "agents and settings", sql: include_str!("migrations/0001_agents.sql") },
+    Migration { version: 2, name: "chats, runs and run events", sql: include_str!("migrations/0002_chat.sql") },
+];
 
 pub fn schema_version(conn: &Connection) -> Result<u32> {
     Ok(conn.pragma_query_value(None, "user_version", |row| row.get(0))?)

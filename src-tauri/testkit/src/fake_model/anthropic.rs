@@ -40,9 +40,9 @@ pub(crate) fn offered_tools(body: &Value) -> Vec<Offered> {
     tools.iter().filter_map(|t| t["name"].as_str()).map(Offered::function).collect()
 }
 
-/// Whether the last message is the user's, carrying a tool_result block.
+/// Whether the last message is the user's, carrying a tool_result block (looking past injected context).
 pub(crate) fn after_tool_result(body: &Value) -> bool {
-    let Some(last) = body["messages"].as_array().and_then(|m| m.last()) else { return false };
+    let Some(last) = plan::last_real(&body["messages"]) else { return false };
     last["role"] == "user"
         && last["content"].as_array().is_some_and(|blocks| blocks.iter().any(|b| b["type"] == "tool_result"))
 }

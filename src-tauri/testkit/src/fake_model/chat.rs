@@ -42,9 +42,9 @@ pub(crate) fn offered_tools(body: &Value) -> Vec<Offered> {
     tools.iter().filter_map(|t| t["function"]["name"].as_str().or(t["name"].as_str())).map(Offered::function).collect()
 }
 
-/// Whether the last message is a tool result (role "tool").
+/// Whether the last message is a tool result (role "tool"), looking past injected context.
 pub(crate) fn after_tool_result(body: &Value) -> bool {
-    body["messages"].as_array().and_then(|m| m.last()).is_some_and(|last| last["role"] == "tool")
+    plan::last_real(&body["messages"]).is_some_and(|last| last["role"] == "tool")
 }
 
 fn finish_reason(plan: &Plan) -> &'static str {

@@ -124,6 +124,29 @@ pub(crate) fn split(text: &str, chunks: u32) -> Vec<String> {
     pieces
 }
 
+/// OpenClaw appends a user message wrapped in these markers after a tool result; it is not the
+/// user speaking, so tool-result detection looks past it.
+const INJECTED_CONTEXT: &str = "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>";
+
+/// Whether `message` is a user message that only carries injected context (see [`INJECTED_CONTEXT`]).
+/// Works for all three APIs: `content` is a string or a list of parts with `text`.
+pub(crate) fn is_injected_context(message: &Value) -> bool {
+    if message["role"] != "user" {
+        return false;
+    }
+    let starts = |text: &str| text.trim_start().starts_with(INJECTED_CONTEXT);
+    match &message["content"] {
+        Value::String(text) => starts(text),
+        Value::Array(parts) => !parts.is_empty() && parts.iter().all(|p| p["text"].as_str().is_some_and(starts)),
+        _ => false,
+    }
+}
+
+/// The last item of `items` that is not injected context.
+pub(crate) fn last_real(items: &Value) -> Option<&Value> {
+    items.as_array()?.iter().rev().find(|item| !is_injected_context(item))
+}
+
 /// The JSON error body of a 500.
 pub(crate) fn error_body(message: &str) -> Value {
     json!({"type": "error", "error": {"type": "api_error", "message": message}})
@@ -158,6 +181,19 @@ fn models() -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn injected_context_is_skipped() {
+        let items = json!([
+            {"role": "tool", "content": "ok"},
+            {"role": "user", "content": [{"type": "text", "text": "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>\nx"}]},
+            {"role": "user", "content": "  <<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>> y"},
+        ]);
+        assert_eq!(last_real(&items).unwrap()["role"], "tool");
+        let items = json!([{"role": "tool", "content": "ok"}, {"role": "user", "content": "hi"}]);
+        assert_eq!(last_real(&items).unwrap()["role"], "user");
+        assert!(last_real(&json!([])).is_none());
+    }
 
     #[test]
     fn splits_text_into_about_equal_pieces() {

@@ -62,9 +62,9 @@ pub(crate) fn offered_tools(body: &Value) -> Vec<Offered> {
         .collect()
 }
 
-/// Whether the last input item is a tool's output.
+/// Whether the last input item is a tool's output (looking past injected context).
 pub(crate) fn after_tool_result(body: &Value) -> bool {
-    let Some(last) = body["input"].as_array().and_then(|items| items.last()) else { return false };
+    let Some(last) = plan::last_real(&body["input"]) else { return false };
     last["type"].as_str().is_some_and(|t| TOOL_OUTPUTS.contains(&t))
 }
 

@@ -1,0 +1,365 @@
+//! One-to-one chats: each message starts a run on the agent's runtime, continuing the session
+//! the previous turn saved. Every event of the run is stored (the Activity card replays them)
+//! and published live; the reply is stored when the run ends.
+
+mod recorder;
+mod store;
+mod types;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use tokio::sync::{mpsc, oneshot, watch};
+
+pub use types::{ChatHistory, ChatMessage, ChatRole, RunEventRecord, RunStatus, RunSummary, SendOutcome};
+
+use self::recorder::Recorder;
+use self::store::Conversation;
+use crate::agents::{Agent, AgentFileName, Agents, RuntimeKind, PERSONA_BUDGET_CHARS};
+use crate::error::{Error, Result};
+use crate::events::{EngineEvent, EventBus};
+use crate::runtimes::catalog::RuntimeCatalog;
+use crate::runtimes::home::RuntimeHomes;
+use crate::runtimes::{
+    HistoryMode, PermissionAnswer, PersonaDelivery, RunChannels, RunEvent, RunOutcome, RunResult, Runtime,
+    RuntimeRegistry, TranscriptTurn, TurnInput,
+};
+use crate::store::Store;
+
+type Answers = Arc<Mutex<HashMap<String, oneshot::Sender<PermissionAnswer>>>>;
+
+struct ActiveRun {
+    run_id: String,
+    cancel: watch::Sender<bool>,
+    answers: Answers,
+    done: watch::Receiver<bool>,
+}
+
+pub struct Chat {
+    store: Arc<Store>,
+    agents: Arc<Agents>,
+    runtimes: RuntimeRegistry,
+    catalog: Arc<RuntimeCatalog>,
+    events: EventBus,
+    handle: tokio::runtime::Handle,
+    /// Runs in progress, by agent (one at a time per agent).
+    active: Mutex<HashMap<String, ActiveRun>>,
+}
+
+impl Chat {
+    pub fn new(
+        store: Arc<Store>,
+        agents: Arc<Agents>,
+        runtimes: RuntimeRegistry,
+        catalog: Arc<RuntimeCatalog>,
+        events: EventBus,
+        handle: tokio::runtime::Handle,
+    ) -> Self {
+        Self { store, agents, runtimes, catalog, events, handle, active: Mutex::new(HashMap::new()) }
+    }
+
+    /// Marks runs that a previous process left `running` as cut off. Called once at start.
+    pub fn recover_interrupted(&self) -> Result<usize> {
+        Ok(self.store.write(|tx| store::mark_interrupted(tx, now_ms()))?.len())
+    }
+
+    pub fn history(&self, agent_id: &str) -> Result<ChatHistory> {
+        self.agents.get(agent_id)?;
+        let (messages, runs) = self.store.read(|c| Ok((store::messages(c, agent_id)?, store::runs(c, agent_id)?)))?;
+        let active_run = runs.iter().rev().find(|r| r.status == RunStatus::Running).cloned();
+        Ok(ChatHistory { messages, runs, active_run })
+    }
+
+    pub fn run_activity(&self, run_id: &str) -> Result<Vec<RunEventRecord>> {
+        self.store.read(|c| {
+            store::run(c, run_id)?.ok_or_else(|| Error::NotFound(format!("Run {run_id}")))?;
+            store::events(c, run_id)
+        })
+    }
+
+    /// Sends the user's message. `/reset` and `/new` end the carried session instead.
+    pub fn send(self: &Arc<Self>, agent_id: &str, text: &str) -> Result<SendOutcome> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(Error::InvalidInput("The message is empty.".into()));
+        }
+        let agent = self.agents.get(agent_id)?;
+        if matches!(text, "/reset" | "/new") {
+            return self.reset(&agent);
+        }
+        if self.lock_active().contains_key(agent_id) {
+            return Err(Error::InvalidInput(format!("@{} is still answering. Wait, or stop it first.", agent.handle)));
+        }
+        let runtime = self.runtimes.get(agent.runtime).ok_or_else(|| {
+            Error::RuntimeNotFound(format!("No adapter for {} in this build.", agent.runtime.as_str()))
+        })?;
+        let program = match agent.runtime {
+            RuntimeKind::Native => None,
+            kind => Some(self.catalog.locate(kind)?),
+        };
+        let capabilities = runtime.capabilities();
+        let workspace = self.agents.workspaces().dir(&agent.id);
+        let persona = match capabilities.persona {
+            PersonaDelivery::SentByClawboo => {
+                Some(self.agents.read_file(&agent.id, AgentFileName::Soul.as_str())?.content)
+            }
+            PersonaDelivery::OwnSetup => None,
+        };
+
+        let now = now_ms();
+        let (conversation, message, run, transcript) = self.store.write(|tx| {
+            let conversation = store::conversation(tx, &agent.id, now)?;
+            let transcript = match capabilities.history {
+                HistoryMode::ClawbooTranscript => store::transcript(tx, &conversation)?,
+                HistoryMode::RuntimeSession => Vec::new(),
+            };
+            let run = store::insert_run(tx, &conversation, agent.runtime, now)?;
+            let message =
+                store::add_message(tx, &conversation, ChatRole::User, text, Some(&run.id), conversation.epoch, now)?;
+            Ok((conversation, message, run, transcript))
+        })?;
+
+        let (persona, persona_cut) = match persona {
+            Some(soul) => {
+                let (kept, cut) = within_budget(&soul);
+                (Some(kept), cut)
+            }
+            None => (None, None),
+        };
+        let input = TurnInput {
+            run_id: run.id.clone(),
+            homes: RuntimeHomes::for_agent_dir(&workspace),
+            workspace,
+            message: text.to_owned(),
+            persona,
+            resume_session: conversation
+                .session_id
+                .clone()
+                .filter(|_| conversation.session_runtime == Some(agent.runtime)),
+            transcript: transcript.into_iter().map(|(user, assistant)| TranscriptTurn { user, assistant }).collect(),
+            approval: agent.approval_policy,
+            program,
+            agent: agent.clone(),
+        };
+
+        let (cancel, cancel_rx) = watch::channel(false);
+        let (done_tx, done) = watch::channel(false);
+        let answers: Answers = Arc::default();
+        self.lock_active()
+            .insert(agent.id.clone(), ActiveRun { run_id: run.id.clone(), cancel, answers: answers.clone(), done });
+        let chat = Arc::clone(self);
+        let summary = run.clone();
+        self.handle.spawn(async move {
+            let mut recorder = Recorder::new(chat.store.clone(), chat.events.clone(), &summary);
+            if let Some(total) = persona_cut {
+                recorder.record(RunEvent::Warning {
+                    message: format!(
+                        "SOUL.md has {total} characters; the first {PERSONA_BUDGET_CHARS} were sent as the persona."
+                    ),
+                });
+            }
+            let result = chat.drive(&agent, &conversation, input, runtime, cancel_rx, answers, &mut recorder).await;
+            chat.finish(&agent, &conversation, &summary, result, recorder);
+            chat.lock_active().remove(&agent.id);
+            let _ = done_tx.send(true);
+            chat.events.publish(EngineEvent::ChatChanged { agent_id: agent.id.clone() });
+        });
+        self.events.publish(EngineEvent::ChatChanged { agent_id: agent_id.to_owned() });
+        Ok(SendOutcome { message, run: Some(run) })
+    }
+
+    pub fn cancel(&self, run_id: &str) -> Result<()> {
+        let active = self.lock_active();
+        let run = active
+            .values()
+            .find(|r| r.run_id == run_id)
+            .ok_or_else(|| Error::RunNotActive("That run has already finished.".into()))?;
+        let _ = run.cancel.send(true);
+        Ok(())
+    }
+
+    pub fn answer_permission(&self, run_id: &str, request_id: &str, allow: bool) -> Result<()> {
+        let active = self.lock_active();
+        let run = active
+            .values()
+            .find(|r| r.run_id == run_id)
+            .ok_or_else(|| Error::RunNotActive("That run has already finished.".into()))?;
+        let reply = run.answers.lock().ok().and_then(|mut a| a.remove(request_id));
+        match reply {
+            Some(reply) => {
+                let _ = reply.send(PermissionAnswer { allow });
+                Ok(())
+            }
+            None => Err(Error::NotFound(format!("Permission request {request_id}"))),
+        }
+    }
+
+    /// Stops every run and waits (up to `limit`) for their processes to be gone. Called on exit.
+    pub fn shutdown(&self, limit: Duration) {
+        let waits: Vec<_> = self
+            .lock_active()
+            .values()
+            .map(|r| {
+                let _ = r.cancel.send(true);
+                r.done.clone()
+            })
+            .collect();
+        if waits.is_empty() {
+            return;
+        }
+        let handle = self.handle.clone();
+        let wait_all = async move {
+            for mut done in waits {
+                let _ = done.wait_for(|d| *d).await;
+            }
+        };
+        // Block this (non-async) thread on the engine's runtime until the runs have ended.
+        let _ = std::thread::spawn(move || handle.block_on(tokio::time::timeout(limit, wait_all))).join();
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn drive(
+        &self,
+        agent: &Agent,
+        conversation: &Conversation,
+        input: TurnInput,
+        runtime: Arc<dyn Runtime>,
+        cancel: watch::Receiver<bool>,
+        answers: Answers,
+        recorder: &mut Recorder,
+    ) -> RunResult {
+        let resumed = input.resume_session.is_some();
+        let result = self.run_once(input.clone(), runtime.as_ref(), cancel.clone(), &answers, recorder).await;
+        if resumed && result.session_missing {
+            recorder.record(RunEvent::Warning {
+                message: "The runtime no longer had the earlier session; starting a fresh one.".into(),
+            });
+            let _ = self.store.write(|tx| store::set_session(tx, &conversation.id, None));
+            let fresh = TurnInput { resume_session: None, ..input };
+            let _ = agent;
+            return self.run_once(fresh, runtime.as_ref(), cancel, &answers, recorder).await;
+        }
+        result
+    }
+
+    async fn run_once(
+        &self,
+        input: TurnInput,
+        runtime: &dyn Runtime,
+        cancel: watch::Receiver<bool>,
+        answers: &Answers,
+        recorder: &mut Recorder,
+    ) -> RunResult {
+        let (events_tx, mut events) = mpsc::unbounded_channel();
+        let (permissions_tx, mut permissions) = mpsc::unbounded_channel();
+        let channels = RunChannels { events: events_tx, permissions: permissions_tx, cancel };
+        let running = runtime.run(input, channels);
+        tokio::pin!(running);
+        let mut flush = tokio::time::interval(Duration::from_millis(50));
+        let outcome = loop {
+            tokio::select! {
+                biased;
+                Some(event) = events.recv() => recorder.record(event),
+                Some(pending) = permissions.recv() => {
+                    if let Ok(mut answers) = answers.lock() {
+                        answers.insert(pending.request_id, pending.reply);
+                    }
+                }
+                result = &mut running => break result,
+                _ = flush.tick() => recorder.flush(),
+            }
+        };
+        while let Ok(event) = events.try_recv() {
+            recorder.record(event);
+        }
+        outcome.unwrap_or_else(|e| RunResult::failed(e.to_string()))
+    }
+
+    fn finish(
+        &self,
+        agent: &Agent,
+        conversation: &Conversation,
+        run: &RunSummary,
+        result: RunResult,
+        mut recorder: Recorder,
+    ) {
+        recorder.record(result.to_event());
+        recorder.flush();
+        let status = match result.outcome {
+            RunOutcome::Succeeded => RunStatus::Succeeded,
+            RunOutcome::Failed => RunStatus::Failed,
+            RunOutcome::Cancelled => RunStatus::Cancelled,
+            RunOutcome::TimedOut => RunStatus::TimedOut,
+        };
+        let reply = recorder.reply();
+        let session = recorder.session_id().map(str::to_owned);
+        let now = now_ms();
+        let stored = self.store.write(|tx| {
+            store::finish_run(tx, &run.id, status, result.message.as_deref(), now)?;
+            if let Some(session) = &session {
+                store::set_session(tx, &conversation.id, Some((session, agent.runtime)))?;
+            }
+            if !reply.trim().is_empty() {
+                // Re-read the epoch: a /reset during the run must not pull this reply back in.
+                let epoch = store::find_conversation(tx, &agent.id)?.map_or(conversation.epoch, |c| c.epoch);
+                store::add_message(tx, conversation, ChatRole::Assistant, reply.trim(), Some(&run.id), epoch, now)?;
+            }
+            Ok(())
+        });
+        if let Err(e) = stored {
+            eprintln!("clawboo: could not store the end of run {}: {e}", run.id);
+        }
+    }
+
+    fn reset(&self, agent: &Agent) -> Result<SendOutcome> {
+        let now = now_ms();
+        let message = self.store.write(|tx| {
+            let conversation = store::conversation(tx, &agent.id, now)?;
+            let epoch = store::reset(tx, &conversation.id)?;
+            store::add_message(
+                tx,
+                &conversation,
+                ChatRole::Notice,
+                "Conversation reset: the agent starts fresh from the next message. Earlier messages stay here.",
+                None,
+                epoch,
+                now,
+            )
+        })?;
+        self.events.publish(EngineEvent::ChatChanged { agent_id: agent.id.clone() });
+        Ok(SendOutcome { message, run: None })
+    }
+
+    fn lock_active(&self) -> std::sync::MutexGuard<'_, HashMap<String, ActiveRun>> {
+        self.active.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// SOUL.md within the persona budget; the second value is the full length when it was cut.
+fn within_budget(soul: &str) -> (String, Option<usize>) {
+    let total = soul.chars().count();
+    if total <= PERSONA_BUDGET_CHARS as usize {
+        (soul.to_owned(), None)
+    } else {
+        (soul.chars().take(PERSONA_BUDGET_CHARS as usize).collect(), Some(total))
+    }
+}
+
+pub(crate) fn now_ms() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_persona_is_cut_to_the_budget_only_when_longer() {
+        assert_eq!(within_budget("short"), ("short".into(), None));
+        let long = "é".repeat(4_001);
+        let (kept, cut) = within_budget(&long);
+        assert_eq!(kept.chars().count(), 4_000);
+        assert_eq!(cut, Some(4_001));
+    }
+}

@@ -1,0 +1,81 @@
+//! Numbers, stores (in batches) and publishes a run's events, and gathers the reply text and
+//! the runtime's session id from them.
+
+use std::sync::Arc;
+
+use super::store;
+use super::types::{RunEventRecord, RunSummary};
+use crate::events::{EngineEvent, EventBus};
+use crate::runtimes::RunEvent;
+use crate::store::Store;
+
+/// Events are written in one transaction per batch: a runtime printing thousands of events a
+/// second costs a few commits a second, not thousands.
+const BATCH: usize = 512;
+
+pub struct Recorder {
+    store: Arc<Store>,
+    events: EventBus,
+    run_id: String,
+    agent_id: String,
+    seq: u32,
+    pending: Vec<RunEventRecord>,
+    reply: String,
+    session_id: Option<String>,
+}
+
+impl Recorder {
+    pub fn new(store: Arc<Store>, events: EventBus, run: &RunSummary) -> Self {
+        Self {
+            store,
+            events,
+            run_id: run.id.clone(),
+            agent_id: run.agent_id.clone(),
+            seq: 0,
+            pending: Vec::new(),
+            reply: String::new(),
+            session_id: None,
+        }
+    }
+
+    pub fn record(&mut self, event: RunEvent) {
+        match &event {
+            RunEvent::TextDelta { text } => self.reply.push_str(text),
+            RunEvent::Message { text } => {
+                if !self.reply.is_empty() && !self.reply.ends_with('\n') {
+                    self.reply.push_str("\n\n");
+                }
+                self.reply.push_str(text);
+            }
+            RunEvent::SessionStarted { session_id } => self.session_id = Some(session_id.clone()),
+            _ => {}
+        }
+        self.seq += 1;
+        let record = RunEventRecord { run_id: self.run_id.clone(), seq: self.seq, at: super::now_ms(), event };
+        self.events.publish(EngineEvent::RunEvent { agent_id: self.agent_id.clone(), record: record.clone() });
+        self.pending.push(record);
+        if self.pending.len() >= BATCH {
+            self.flush();
+        }
+    }
+
+    pub fn flush(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let batch = std::mem::take(&mut self.pending);
+        if let Err(e) = self.store.write(|tx| store::insert_events(tx, &batch)) {
+            // Keep them for the next flush rather than lose them.
+            eprintln!("clawboo: could not store {} events of run {}: {e}", batch.len(), self.run_id);
+            self.pending = batch;
+        }
+    }
+
+    pub fn reply(&self) -> String {
+        self.reply.clone()
+    }
+
+    pub fn session_id(&self) -> Option<&str> {
+        self.session_id.as_deref()
+    }
+}

@@ -1,0 +1,121 @@
+//! The conversation as the loop keeps it, independent of the wire format; each API module turns
+//! it into its own request body and decodes its own stream back into a [`ModelTurn`].
+
+use serde_json::Value;
+
+use super::sse::SseEvent;
+use crate::runtimes::RunEvent;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Item {
+    User(String),
+    Assistant(AssistantTurn),
+    ToolResults(Vec<ToolOutcome>),
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AssistantTurn {
+    pub text: String,
+    pub tool_calls: Vec<ToolCall>,
+    /// Anthropic thinking blocks as received (with their signatures), sent back unchanged.
+    pub thinking: Vec<Value>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    /// Always a JSON object; `{}` when the model's input could not be read.
+    pub input: Value,
+    /// Why the model's input could not be read, if it could not.
+    pub input_error: Option<String>,
+}
+
+impl ToolCall {
+    /// A call from streamed pieces of JSON input.
+    pub fn from_json_text(id: String, name: String, json_text: &str) -> Self {
+        let text = json_text.trim();
+        if text.is_empty() {
+            return ToolCall { id, name, input: Value::Object(Default::default()), input_error: None };
+        }
+        match serde_json::from_str::<Value>(text) {
+            Ok(input @ Value::Object(_)) => ToolCall { id, name, input, input_error: None },
+            Ok(_) => ToolCall {
+                id,
+                name,
+                input: Value::Object(Default::default()),
+                input_error: Some("The tool input must be a JSON object.".into()),
+            },
+            Err(e) => ToolCall {
+                id,
+                name,
+                input: Value::Object(Default::default()),
+                input_error: Some(format!("The tool input was not valid JSON ({e}).")),
+            },
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutcome {
+    pub call_id: String,
+    pub output: String,
+    pub is_error: bool,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Input tokens not read from the cache.
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cache_read_tokens: u64,
+    pub cache_write_tokens: u64,
+}
+
+impl Usage {
+    pub fn to_event(self) -> RunEvent {
+        RunEvent::Usage {
+            input_tokens: self.input_tokens,
+            output_tokens: self.output_tokens,
+            cache_read_tokens: self.cache_read_tokens,
+            cache_write_tokens: self.cache_write_tokens,
+            cost_usd: None,
+        }
+    }
+}
+
+/// What one model call produced.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ModelTurn {
+    pub assistant: AssistantTurn,
+    /// Anthropic's `stop_reason` or OpenAI's `finish_reason`.
+    pub stop_reason: Option<String>,
+    /// `None` when the provider reported none.
+    pub usage: Option<Usage>,
+}
+
+/// Turns one API's stream events into a [`ModelTurn`], emitting text and thinking as it goes.
+pub trait StreamDecoder: Send {
+    /// Handles one event; `Ok(true)` when the reply is complete. `Err` is the provider's own
+    /// error, reported mid-stream.
+    fn on_event(&mut self, event: &SseEvent, emit: &mut dyn FnMut(RunEvent)) -> Result<bool, String>;
+    /// The reply so far, or why it is incomplete.
+    fn finish(&mut self) -> Result<ModelTurn, String>;
+}
+
+/// Parses a data line as JSON; malformed JSON is a warning and the line is skipped.
+pub fn parse_data(event: &SseEvent, emit: &mut dyn FnMut(RunEvent)) -> Option<Value> {
+    match serde_json::from_str(&event.data) {
+        Ok(value) => Some(value),
+        Err(e) => {
+            let mut shown: String = event.data.chars().take(200).collect();
+            if shown.len() < event.data.len() {
+                shown.push('…');
+            }
+            emit(RunEvent::Warning { message: format!("Skipped an unreadable line from the model ({e}): {shown}") });
+            None
+        }
+    }
+}
+
+pub const CLOSED_EARLY: &str = "The connection closed before the reply was complete.";

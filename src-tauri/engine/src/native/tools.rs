@@ -1,0 +1,294 @@
+//! The tools a Native agent has: reading, writing and listing files inside its workspace, and
+//! nowhere else. Every refusal is a tool error the model sees, never a panic.
+
+use std::fs;
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+
+use serde_json::{json, Value};
+
+/// `read_file` returns at most this many bytes of a file.
+pub const READ_CAP_BYTES: usize = 64 * 1024;
+/// `list_files` shows at most this many entries.
+const LIST_CAP: usize = 500;
+/// The runtime homes inside an agent's folder: never readable or writable by a tool.
+const HOMES_DIR: &str = ".clawboo";
+
+pub const READ_FILE: &str = "read_file";
+pub const WRITE_FILE: &str = "write_file";
+pub const LIST_FILES: &str = "list_files";
+
+/// A tool as offered to the model.
+pub struct ToolDef {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub schema: Value,
+}
+
+pub fn definitions() -> Vec<ToolDef> {
+    vec![
+        ToolDef {
+            name: READ_FILE,
+            description: "Read a text file in your workspace. Paths are relative to the workspace folder. \
+                          Files over 64 KiB are cut to their first 64 KiB.",
+            schema: json!({
+                "type": "object",
+                "properties": {"path": {"type": "string", "description": "File path relative to the workspace."}},
+                "required": ["path"],
+            }),
+        },
+        ToolDef {
+            name: WRITE_FILE,
+            description: "Create or overwrite a text file in your workspace with the given content. \
+                          Paths are relative to the workspace folder; missing folders are created.",
+            schema: json!({
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "description": "File path relative to the workspace."},
+                    "content": {"type": "string", "description": "The whole new content of the file."},
+                },
+                "required": ["path", "content"],
+            }),
+        },
+        ToolDef {
+            name: LIST_FILES,
+            description: "List the files and folders in a folder of your workspace (not recursive). \
+                          Without a path, lists the workspace itself.",
+            schema: json!({
+                "type": "object",
+                "properties": {"path": {"type": "string", "description": "Folder path relative to the workspace; default \".\"."}},
+            }),
+        },
+    ]
+}
+
+/// Whether the tool changes something, and so is subject to the approval policy.
+pub fn changes_files(name: &str) -> bool {
+    name == WRITE_FILE
+}
+
+/// A one-line description of a call, for a permission question.
+pub fn describe(name: &str, input: &Value) -> String {
+    let path = input["path"].as_str().unwrap_or("?");
+    match name {
+        WRITE_FILE => {
+            let bytes = input["content"].as_str().map_or(0, str::len);
+            format!("Write {bytes} bytes to {path} in the agent's workspace")
+        }
+        READ_FILE => format!("Read {path}"),
+        LIST_FILES => format!("List {}", input["path"].as_str().unwrap_or(".")),
+        other => format!("Use the tool {other}"),
+    }
+}
+
+/// Runs one tool call in `workspace`. `Err` is a tool error to hand back to the model.
+pub fn execute(workspace: &Path, name: &str, input: &Value) -> Result<String, String> {
+    let path_arg = |required: bool| -> Result<String, String> {
+        match &input["path"] {
+            Value::String(s) if !s.trim().is_empty() => Ok(s.clone()),
+            Value::Null | Value::String(_) if !required => Ok(".".into()),
+            Value::Null => Err(format!("{name} needs a \"path\".")),
+            _ => Err(format!("{name}: \"path\" must be a non-empty string.")),
+        }
+    };
+    match name {
+        READ_FILE => read_file(workspace, &path_arg(true)?),
+        WRITE_FILE => {
+            let Some(content) = input["content"].as_str() else {
+                return Err("write_file needs a \"content\" string.".into());
+            };
+            write_file(workspace, &path_arg(true)?, content)
+        }
+        LIST_FILES => list_files(workspace, &path_arg(false)?),
+        other => Err(format!("There is no tool named {other}. The tools are read_file, write_file and list_files.")),
+    }
+}
+
+fn read_file(workspace: &Path, raw: &str) -> Result<String, String> {
+    let path = resolve(workspace, raw)?;
+    let meta = fs::metadata(&path).map_err(|e| io_error(raw, &e))?;
+    if meta.is_dir() {
+        return Err(format!("{raw} is a folder; use list_files to see what is in it."));
+    }
+    let mut bytes = Vec::new();
+    fs::File::open(&path)
+        .and_then(|f| f.take(READ_CAP_BYTES as u64 + 1).read_to_end(&mut bytes))
+        .map_err(|e| io_error(raw, &e))?;
+    if bytes.len() <= READ_CAP_BYTES {
+        return Ok(String::from_utf8_lossy(&bytes).into_owned());
+    }
+    bytes.truncate(READ_CAP_BYTES);
+    // Cut on a character boundary rather than leave half a character behind.
+    if let Err(e) = std::str::from_utf8(&bytes) {
+        if e.error_len().is_none() {
+            bytes.truncate(e.valid_up_to());
+        }
+    }
+    let size = meta.len().max(READ_CAP_BYTES as u64 + 1);
+    Ok(format!(
+        "{}\n\n[The file was cut: {raw} is {size} bytes and only its first {} bytes (64 KiB) are shown.]",
+        String::from_utf8_lossy(&bytes),
+        bytes.len()
+    ))
+}
+
+fn write_file(workspace: &Path, raw: &str, content: &str) -> Result<String, String> {
+    let path = resolve(workspace, raw)?;
+    if path.is_dir() {
+        return Err(format!("{raw} is a folder, not a file."));
+    }
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent).map_err(|e| io_error(raw, &e))?;
+    }
+    fs::write(&path, content).map_err(|e| io_error(raw, &e))?;
+    Ok(format!("Wrote {} bytes to {raw}.", content.len()))
+}
+
+fn list_files(workspace: &Path, raw: &str) -> Result<String, String> {
+    let path = resolve(workspace, raw)?;
+    let mut entries: Vec<String> = fs::read_dir(&path)
+        .map_err(|e| io_error(raw, &e))?
+        .filter_map(|entry| entry.ok())
+        .filter(|entry| !entry.file_name().to_string_lossy().eq_ignore_ascii_case(HOMES_DIR))
+        .map(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            match entry.metadata() {
+                Ok(meta) if meta.is_dir() => format!("{name}/"),
+                Ok(meta) => format!("{name} ({} bytes)", meta.len()),
+                Err(_) => name,
+            }
+        })
+        .collect();
+    if entries.is_empty() {
+        return Ok(format!("{raw} is empty."));
+    }
+    entries.sort();
+    let total = entries.len();
+    if total > LIST_CAP {
+        entries.truncate(LIST_CAP);
+        entries.push(format!("[… and {} more entries not shown]", total - LIST_CAP));
+    }
+    Ok(entries.join("\n"))
+}
+
+fn io_error(raw: &str, e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => format!("{raw} does not exist."),
+        _ => format!("{raw}: {e}"),
+    }
+}
+
+/// Where `raw` (relative to the workspace) really is, refusing anything outside the workspace:
+/// absolute paths, `..`, the runtime homes, and symbolic links that lead out. The path itself
+/// need not exist; its nearest existing ancestor is resolved, links included.
+pub fn resolve(workspace: &Path, raw: &str) -> Result<PathBuf, String> {
+    let refused = |why: &str| Err(format!("Refused: {raw} {why}"));
+    let rel = Path::new(raw);
+    for component in rel.components() {
+        match component {
+            Component::Normal(name) if name.to_string_lossy().eq_ignore_ascii_case(HOMES_DIR) => {
+                return refused("is inside .clawboo, Clawboo's own folder, which tools may not touch.");
+            }
+            Component::Normal(_) | Component::CurDir => {}
+            Component::ParentDir => return refused("contains \"..\"; use a path inside the workspace."),
+            Component::RootDir | Component::Prefix(_) => {
+                return refused("is an absolute path; use a path relative to the workspace.");
+            }
+        }
+    }
+    let root = workspace.canonicalize().map_err(|e| format!("The workspace cannot be opened: {e}"))?;
+    let joined = root.join(rel);
+    let mut probe = joined.as_path();
+    let mut missing = Vec::new();
+    let real = loop {
+        match probe.canonicalize() {
+            Ok(real) => break real,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                if probe.symlink_metadata().is_ok() {
+                    return refused("is a symbolic link to something that does not exist.");
+                }
+                match (probe.parent(), probe.file_name()) {
+                    (Some(parent), Some(name)) => {
+                        missing.push(name.to_owned());
+                        probe = parent;
+                    }
+                    _ => return Err(format!("{raw} cannot be resolved.")),
+                }
+            }
+            Err(e) => return Err(format!("{raw} cannot be resolved: {e}")),
+        }
+    };
+    let Ok(inside) = real.strip_prefix(&root) else {
+        return refused("leads outside the workspace (through a symbolic link).");
+    };
+    if inside.components().next().is_some_and(|c| c.as_os_str().to_string_lossy().eq_ignore_ascii_case(HOMES_DIR)) {
+        return refused("leads into .clawboo, Clawboo's own folder, which tools may not touch.");
+    }
+    Ok(missing.into_iter().rev().fold(real, |path, name| path.join(name)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolves_inside_and_refuses_escapes() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path();
+        fs::create_dir_all(ws.join("sub")).unwrap();
+        let root = ws.canonicalize().unwrap();
+        assert_eq!(resolve(ws, "sub/new/file.txt").unwrap(), root.join("sub/new/file.txt"));
+        assert_eq!(resolve(ws, "./a.md").unwrap(), root.join("a.md"));
+        assert_eq!(resolve(ws, ".").unwrap(), root);
+        for bad in ["../x", "sub/../../x", "/etc/passwd", ".clawboo/claude-code/x", "sub/.CLAWBOO"] {
+            let err = resolve(ws, bad).unwrap_err();
+            assert!(err.starts_with("Refused:"), "{bad}: {err}");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symbolic_links_out_of_the_workspace_are_refused() {
+        let outside = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path();
+        std::os::unix::fs::symlink(outside.path(), ws.join("out")).unwrap();
+        std::os::unix::fs::symlink(ws.join("gone"), ws.join("dangling")).unwrap();
+        fs::create_dir_all(ws.join(".clawboo")).unwrap();
+        std::os::unix::fs::symlink(ws.join(".clawboo"), ws.join("homes")).unwrap();
+        for bad in ["out", "out/new.txt", "dangling", "homes/x"] {
+            assert!(resolve(ws, bad).unwrap_err().starts_with("Refused:"), "{bad}");
+        }
+        assert!(list_files(ws, ".").unwrap().contains("out"));
+        assert!(!list_files(ws, ".").unwrap().contains(".clawboo"));
+    }
+
+    #[test]
+    fn reads_are_cut_on_a_character_boundary() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = format!("{}é{}", "a".repeat(READ_CAP_BYTES - 1), "b".repeat(10));
+        fs::write(dir.path().join("big.txt"), &text).unwrap();
+        let out = read_file(dir.path(), "big.txt").unwrap();
+        let (kept, note) = out.split_once("\n\n[").unwrap();
+        assert_eq!(kept, "a".repeat(READ_CAP_BYTES - 1));
+        assert!(note.contains("was cut") && note.contains(&format!("{} bytes", text.len())), "{note}");
+        fs::write(dir.path().join("small.txt"), "exactly").unwrap();
+        assert_eq!(read_file(dir.path(), "small.txt").unwrap(), "exactly");
+    }
+
+    #[test]
+    fn bad_inputs_are_tool_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path();
+        assert!(execute(ws, READ_FILE, &json!({})).is_err());
+        assert!(execute(ws, READ_FILE, &json!({"path": 3})).is_err());
+        assert!(execute(ws, WRITE_FILE, &json!({"path": "a"})).is_err());
+        assert!(execute(ws, "rm_rf", &json!({})).is_err());
+        assert!(execute(ws, READ_FILE, &json!({"path": "missing.txt"})).unwrap_err().contains("does not exist"));
+        assert_eq!(execute(ws, LIST_FILES, &json!({})).unwrap(), ". is empty.");
+        execute(ws, WRITE_FILE, &json!({"path": "d/x.txt", "content": "hi"})).unwrap();
+        assert_eq!(fs::read_to_string(ws.join("d/x.txt")).unwrap(), "hi");
+        assert_eq!(execute(ws, LIST_FILES, &json!({"path": "d"})).unwrap(), "x.txt (2 bytes)");
+        assert!(execute(ws, WRITE_FILE, &json!({"path": "d", "content": "x"})).is_err());
+    }
+}

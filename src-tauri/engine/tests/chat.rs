@@ -1,0 +1,256 @@
+//! The chat service end to end over real SQLite, with a scripted runtime standing in for a
+//! model: storing, streaming, resuming, resetting, cancelling, permissions and restarts.
+
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use clawboo_engine::agents::{NewAgent, RuntimeKind};
+use clawboo_engine::chat::{ChatRole, RunStatus};
+use clawboo_engine::runtimes::{
+    ApprovalPolicy, Capabilities, HistoryMode, PendingPermission, PermissionAnswer, PersonaDelivery, RunChannels,
+    RunEvent, RunOutcome, RunResult, Runtime, TurnInput,
+};
+use clawboo_engine::{Engine, EngineConfig, EngineEvent, ErrorCode};
+use clawboo_testkit::{wait_for, TempDataDir};
+use tokio::sync::oneshot;
+
+/// Answers by the message it gets: "flood N", "ask", "wait", "fail", else a greeting.
+#[derive(Default)]
+struct ScriptedRuntime {
+    inputs: Mutex<Vec<TurnInput>>,
+}
+
+impl Runtime for ScriptedRuntime {
+    fn kind(&self) -> RuntimeKind {
+        RuntimeKind::Native
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            streams_text: true,
+            context_window: Some(200_000),
+            history: HistoryMode::ClawbooTranscript,
+            persona: PersonaDelivery::OwnSetup,
+        }
+    }
+
+    fn run(
+        &self,
+        input: TurnInput,
+        channels: RunChannels,
+    ) -> Pin<Box<dyn std::future::Future<Output = clawboo_engine::Result<RunResult>> + Send + '_>> {
+        self.inputs.lock().unwrap().push(input.clone());
+        Box::pin(async move {
+            let message = input.message.clone();
+            channels.emit(RunEvent::SessionStarted { session_id: format!("session-for-{}", input.run_id) });
+            if let Some(n) = message.strip_prefix("flood ") {
+                for i in 0..n.parse::<u32>().unwrap() {
+                    channels.emit(RunEvent::TextDelta { text: if i == 0 { "x".into() } else { String::new() } });
+                }
+                return Ok(RunResult::succeeded());
+            }
+            match message.as_str() {
+                "ask" => {
+                    let (reply, answer) = oneshot::channel();
+                    channels.emit(RunEvent::PermissionRequest {
+                        request_id: "p1".into(),
+                        tool: "write_file".into(),
+                        input: serde_json::json!({"path": "notes.md"}),
+                        description: "write notes.md".into(),
+                    });
+                    channels.permissions.send(PendingPermission { request_id: "p1".into(), reply }).unwrap();
+                    let PermissionAnswer { allow } = answer.await.unwrap();
+                    channels.emit(RunEvent::TextDelta { text: format!("allowed={allow}") });
+                    Ok(RunResult::succeeded())
+                }
+                "wait" => {
+                    let mut cancel = channels.cancel.clone();
+                    let _ = cancel.wait_for(|c| *c).await;
+                    Ok(RunResult::with_outcome(RunOutcome::Cancelled, "Stopped by the user."))
+                }
+                "fail" => Ok(RunResult::failed("the model said no")),
+                _ => {
+                    channels.emit(RunEvent::TextDelta { text: "Hello, ".into() });
+                    channels.emit(RunEvent::TextDelta { text: "friend.".into() });
+                    Ok(RunResult::succeeded())
+                }
+            }
+        })
+    }
+}
+
+struct Fixture {
+    dir: TempDataDir,
+    engine: Engine,
+    runtime: Arc<ScriptedRuntime>,
+    agent_id: String,
+}
+
+fn fixture() -> Fixture {
+    let dir = TempDataDir::new();
+    let runtime = Arc::new(ScriptedRuntime::default());
+    let engine = Engine::open_with(EngineConfig::for_dir(dir.path().into()), vec![runtime.clone()]).unwrap();
+    let agent_id = engine.agents().create(native_agent("scout")).unwrap().id;
+    Fixture { dir, engine, runtime, agent_id }
+}
+
+fn native_agent(handle: &str) -> NewAgent {
+    NewAgent {
+        name: "Scout".into(),
+        handle: handle.into(),
+        description: String::new(),
+        tint: "#445566".into(),
+        runtime: RuntimeKind::Native,
+        model: "some-model".into(),
+        approval_policy: ApprovalPolicy::Ask,
+        provider: None,
+    }
+}
+
+impl Fixture {
+    fn send_and_wait(&self, text: &str) -> clawboo_engine::chat::RunSummary {
+        let outcome = self.engine.chat().send(&self.agent_id, text).unwrap();
+        let run = outcome.run.expect("a run");
+        self.wait_done(&run.id)
+    }
+
+    fn wait_done(&self, run_id: &str) -> clawboo_engine::chat::RunSummary {
+        wait_for("the run to finish", Duration::from_secs(10), || {
+            let history = self.engine.chat().history(&self.agent_id).unwrap();
+            history.runs.into_iter().find(|r| r.id == run_id && r.status != RunStatus::Running)
+        })
+    }
+}
+
+#[test]
+fn a_message_runs_and_the_reply_is_stored_with_its_events() {
+    let f = fixture();
+    let mut events = f.engine.events().subscribe();
+    let run = f.send_and_wait("hi there");
+    assert_eq!(run.status, RunStatus::Succeeded);
+
+    let history = f.engine.chat().history(&f.agent_id).unwrap();
+    let roles: Vec<_> = history.messages.iter().map(|m| (m.role, m.content.as_str())).collect();
+    assert_eq!(roles, [(ChatRole::User, "hi there"), (ChatRole::Assistant, "Hello, friend.")]);
+    assert!(history.active_run.is_none());
+
+    let activity = f.engine.chat().run_activity(&run.id).unwrap();
+    let seqs: Vec<_> = activity.iter().map(|r| r.seq).collect();
+    assert_eq!(seqs, (1..=activity.len() as u32).collect::<Vec<_>>(), "events are numbered in order");
+    assert!(matches!(activity.last().unwrap().event, RunEvent::Finished { outcome: RunOutcome::Succeeded, .. }));
+
+    let published: Vec<_> = std::iter::from_fn(|| events.try_recv().ok()).collect();
+    assert!(published.iter().any(
+        |e| matches!(e, EngineEvent::RunEvent { record, .. } if matches!(record.event, RunEvent::TextDelta { .. }))
+    ));
+    assert!(published.iter().any(|e| matches!(e, EngineEvent::ChatChanged { .. })));
+}
+
+#[test]
+fn the_next_turn_carries_the_conversation_and_resumes_the_session() {
+    let f = fixture();
+    let first = f.send_and_wait("one");
+    f.send_and_wait("two");
+    let inputs = f.runtime.inputs.lock().unwrap();
+    assert!(inputs[0].transcript.is_empty());
+    assert_eq!(inputs[0].resume_session, None);
+    assert_eq!(inputs[1].transcript.len(), 1);
+    assert_eq!(inputs[1].transcript[0].user, "one");
+    assert_eq!(inputs[1].transcript[0].assistant, "Hello, friend.");
+    assert_eq!(inputs[1].resume_session.as_deref(), Some(format!("session-for-{}", first.id).as_str()));
+    assert_eq!(inputs[1].message, "two", "the message is sent as typed, with nothing piled on it");
+}
+
+#[test]
+fn reset_ends_the_carried_session_but_keeps_the_messages() {
+    let f = fixture();
+    f.send_and_wait("one");
+    let reset = f.engine.chat().send(&f.agent_id, "/reset").unwrap();
+    assert!(reset.run.is_none());
+    assert_eq!(reset.message.role, ChatRole::Notice);
+    f.send_and_wait("two");
+    let inputs = f.runtime.inputs.lock().unwrap();
+    assert!(inputs[1].transcript.is_empty(), "nothing from before the reset is carried");
+    assert_eq!(inputs[1].resume_session, None);
+    let history = f.engine.chat().history(&f.agent_id).unwrap();
+    assert_eq!(history.messages.len(), 5, "one, its reply, the notice, two, its reply");
+    f.engine.chat().send(&f.agent_id, "/new").unwrap();
+    assert_eq!(f.engine.chat().history(&f.agent_id).unwrap().messages.last().unwrap().role, ChatRole::Notice);
+}
+
+#[test]
+fn stop_cancels_the_run() {
+    let f = fixture();
+    let run = f.engine.chat().send(&f.agent_id, "wait").unwrap().run.unwrap();
+    let err = f.engine.chat().send(&f.agent_id, "again").unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidInput, "one run at a time per agent");
+    f.engine.chat().cancel(&run.id).unwrap();
+    let done = f.wait_done(&run.id);
+    assert_eq!(done.status, RunStatus::Cancelled);
+    assert_eq!(f.engine.chat().cancel(&run.id).unwrap_err().code(), ErrorCode::RunNotActive);
+}
+
+#[test]
+fn permission_questions_wait_for_the_user() {
+    let f = fixture();
+    let run = f.engine.chat().send(&f.agent_id, "ask").unwrap().run.unwrap();
+    wait_for("the question", Duration::from_secs(5), || f.engine.chat().answer_permission(&run.id, "p1", true).ok());
+    f.wait_done(&run.id);
+    let reply = f.engine.chat().history(&f.agent_id).unwrap().messages.last().unwrap().content.clone();
+    assert_eq!(reply, "allowed=true");
+}
+
+#[test]
+fn a_failed_run_keeps_its_error_and_stores_no_reply() {
+    let f = fixture();
+    let run = f.send_and_wait("fail");
+    assert_eq!(run.status, RunStatus::Failed);
+    assert_eq!(run.error.as_deref(), Some("the model said no"));
+    let history = f.engine.chat().history(&f.agent_id).unwrap();
+    assert_eq!(history.messages.len(), 1);
+}
+
+#[test]
+fn every_event_of_a_flood_is_stored() {
+    let f = fixture();
+    let run = f.send_and_wait("flood 20000");
+    let activity = f.engine.chat().run_activity(&run.id).unwrap();
+    // SessionStarted + 20,000 deltas + Finished.
+    assert_eq!(activity.len(), 20_002);
+}
+
+#[test]
+fn a_run_cut_off_by_a_crash_is_marked_on_the_next_start() {
+    let dir = TempDataDir::new();
+    let runtime = Arc::new(ScriptedRuntime::default());
+    let engine = Engine::open_with(EngineConfig::for_dir(dir.path().into()), vec![runtime.clone()]).unwrap();
+    let agent_id = engine.agents().create(native_agent("scout")).unwrap().id;
+    let run = engine.chat().send(&agent_id, "wait").unwrap().run.unwrap();
+    // A crash: the process goes away without stopping anything.
+    std::mem::forget(engine);
+
+    let engine = Engine::open_with(EngineConfig::for_dir(dir.path().into()), vec![runtime]).unwrap();
+    let history = engine.chat().history(&agent_id).unwrap();
+    let cut = history.runs.iter().find(|r| r.id == run.id).unwrap();
+    assert_eq!(cut.status, RunStatus::Interrupted);
+    assert!(cut.error.as_deref().unwrap().contains("cut off"));
+    assert!(history.active_run.is_none());
+    assert_eq!(history.messages[0].content, "wait", "the user's message survived");
+}
+
+#[test]
+fn a_cli_agent_whose_program_is_missing_gets_a_clear_error() {
+    let f = fixture();
+    let agent = f
+        .engine
+        .agents()
+        .create(NewAgent { runtime: RuntimeKind::ClaudeCode, ..native_agent("claude-agent") })
+        .unwrap();
+    f.engine.runtimes().set_custom_path(RuntimeKind::ClaudeCode, Some("/nowhere/claude")).unwrap();
+    let err = f.engine.chat().send(&agent.id, "hello").unwrap_err();
+    assert!(matches!(err.code(), ErrorCode::RuntimeNotFound), "{err}");
+    assert!(err.to_string().contains("/nowhere/claude"));
+    assert!(f.engine.chat().history(&agent.id).unwrap().messages.is_empty(), "nothing half-stored");
+    let _ = &f.dir;
+}

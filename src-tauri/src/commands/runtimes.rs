@@ -1,0 +1,29 @@
+use clawboo_engine::agents::RuntimeKind;
+use clawboo_engine::runtimes::detect::RuntimeInfo;
+use tauri::State;
+
+use crate::error::AppError;
+use crate::state::AppState;
+
+/// Each runtime: found (path, version) or not (with how to install it).
+#[tauri::command]
+#[specta::specta]
+pub async fn list_runtimes(state: State<'_, AppState>) -> Result<Vec<RuntimeInfo>, AppError> {
+    state.run(|e| e.block_on(e.runtimes().list())).await
+}
+
+/// Sets (or, with `null`, clears) the path of a runtime's program.
+#[tauri::command]
+#[specta::specta]
+pub async fn set_runtime_path(
+    state: State<'_, AppState>,
+    kind: RuntimeKind,
+    path: Option<String>,
+) -> Result<RuntimeInfo, AppError> {
+    state
+        .run(move |e| {
+            e.runtimes().set_custom_path(kind, path.as_deref())?;
+            e.block_on(e.runtimes().info(kind))
+        })
+        .await
+}
