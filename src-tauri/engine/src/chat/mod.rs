@@ -91,13 +91,13 @@ impl Chat {
         if self.lock_active().contains_key(agent_id) {
             return Err(Error::InvalidInput(format!("@{} is still answering. Wait, or stop it first.", agent.handle)));
         }
-        let runtime = self.runtimes.get(agent.runtime).ok_or_else(|| {
-            Error::RuntimeNotFound(format!("No adapter for {} in this build.", agent.runtime.as_str()))
-        })?;
         let program = match agent.runtime {
             RuntimeKind::Native => None,
             kind => Some(self.catalog.locate(kind)?),
         };
+        let runtime = self.runtimes.get(agent.runtime).ok_or_else(|| {
+            Error::RuntimeNotFound(format!("No adapter for {} in this build.", agent.runtime.as_str()))
+        })?;
         let capabilities = runtime.capabilities();
         let workspace = self.agents.workspaces().dir(&agent.id);
         let persona = match capabilities.persona {
