@@ -3,9 +3,13 @@
 //! Native runs in-process (see `crate::native`).
 
 pub mod catalog;
+pub mod claude_code;
+pub mod codex;
 pub mod detect;
 mod event;
+pub mod hermes;
 pub mod home;
+pub mod openclaw;
 pub mod process;
 pub mod supervise;
 
@@ -137,6 +141,39 @@ pub trait Runtime: Send + Sync {
         input: TurnInput,
         channels: RunChannels,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<RunResult>> + Send + '_>>;
+}
+
+/// Where a provider's requests go and the key they carry (from the keychain).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Endpoint {
+    /// As set in Settings, e.g. "https://api.anthropic.com" or "http://127.0.0.1:11434/v1".
+    pub base_url: String,
+    pub api_key: Option<String>,
+}
+
+impl std::fmt::Debug for Endpoint {
+    // Never print a key, even in a debug log.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Endpoint")
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "…"))
+            .finish()
+    }
+}
+
+/// Resolves a provider to its endpoint. The engine's source reads Settings and the keychain;
+/// tests point it at the fake model server.
+pub trait EndpointSource: Send + Sync {
+    fn endpoint(&self, provider: crate::secrets::Provider) -> Result<Endpoint>;
+}
+
+impl EndpointSource for crate::secrets::Secrets {
+    fn endpoint(&self, provider: crate::secrets::Provider) -> Result<Endpoint> {
+        let base_url = self.base_url(provider)?.ok_or_else(|| {
+            crate::Error::InvalidInput(format!("Set a base URL for {} in Settings > API keys.", provider.label()))
+        })?;
+        Ok(Endpoint { base_url, api_key: self.api_key(provider)? })
+    }
 }
 
 /// Every adapter this build has.

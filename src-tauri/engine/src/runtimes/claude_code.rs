@@ -1,0 +1,1 @@
+//! Adapter: claude_code (in progress).

@@ -1,0 +1,1 @@
+//! Adapter: codex (in progress).

@@ -1,0 +1,1 @@
+//! Adapter: hermes (in progress).

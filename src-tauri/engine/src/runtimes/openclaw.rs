@@ -1,0 +1,1 @@
+//! Adapter: openclaw (in progress).

