@@ -10,6 +10,8 @@ import { WebDriver, Keys, waitFor } from "./webdriver.mjs";
 
 const application = resolve(process.argv[2] ?? "target/debug/clawboo");
 if (!existsSync(application)) throw new Error(`no app binary at ${application}: build it first`);
+const fakeModelServer = resolve(process.argv[3] ?? "target/debug/examples/fake_model_server");
+if (!existsSync(fakeModelServer)) throw new Error(`no fake model server at ${fakeModelServer}: build it first`);
 
 const dataDir = mkdtempSync(join(tmpdir(), "clawboo-e2e-"));
 const artifacts = resolve(".cache/e2e");
@@ -21,6 +23,20 @@ const driverProcess = spawn("tauri-driver", ["--port", String(PORT), "--native-p
   stdio: ["ignore", "inherit", "inherit"],
 });
 const driver = new WebDriver(`http://127.0.0.1:${PORT}`);
+
+// The model a Native agent talks to: asks for one list_files call, then answers.
+const modelProcess = spawn(fakeModelServer, ["tool", '{"path":"."}', "All done: I listed your files.", "list_files"], {
+  stdio: ["ignore", "pipe", "inherit"],
+});
+const modelUrl = new Promise((resolveUrl, reject) => {
+  let seen = "";
+  modelProcess.stdout.on("data", (chunk) => {
+    seen += chunk;
+    const match = /listening (http:\/\/127\.0\.0\.1:\d+)/.exec(seen);
+    if (match) resolveUrl(match[1]);
+  });
+  modelProcess.on("exit", (code) => reject(new Error(`fake model server exited with ${code}`)));
+});
 
 const byTestId = (id) => `[data-testid="${id}"]`;
 const find = (id) => driver.find(byTestId(id));
@@ -150,6 +166,51 @@ try {
     if (leaks.length) throw new Error(`the key was written to ${leaks.join(", ")}`);
   });
 
+  await step("a Native agent pointed at a local model answers in its chat, with its tool call in Activity", async () => {
+    const base = `${await modelUrl}/v1`;
+    await click("settings-link");
+    const baseInput = await waitFor("the custom base URL input", () => find("base-url-input-custom"));
+    await driver.clear(baseInput);
+    await driver.type(baseInput, base);
+    await click("save-base-url-custom");
+    await driver.type(await find("key-input-custom"), "sk-local-test");
+    await click("save-key-custom");
+    await waitFor("the custom key to show as set", async () => (await textOf("key-status-custom")).trim() === "Key set");
+
+    await click("new-agent-button");
+    await driver.type(await waitFor("name input", () => find("agent-name-input")), "Local");
+    await driver.type(await find("agent-handle-input"), "local");
+    await driver.execute(
+      `const s = document.querySelector('[data-testid="agent-runtime-select"]');
+       Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set.call(s, 'native');
+       s.dispatchEvent(new Event('change', { bubbles: true }));`,
+    );
+    await driver.execute(
+      `const s = document.querySelector('[data-testid="agent-provider-select"]');
+       Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set.call(s, 'custom');
+       s.dispatchEvent(new Event('change', { bubbles: true }));`,
+    );
+    const model = await find("agent-model-input");
+    await driver.clear(model);
+    await driver.type(model, "some-model");
+    await click("create-agent-submit");
+    await click("agent-item-local");
+    await click("tab-chat");
+    await driver.type(await waitFor("the chat input", () => find("chat-input")), "What is in your folder?");
+    await click("chat-send");
+    await waitFor("the reply", async () => {
+      const page = await driver.execute("return document.body.innerText");
+      return page.includes("All done: I listed your files.");
+    }, 30000);
+    const tools = await driver.execute(
+      `return [...document.querySelectorAll('[data-testid^="activity-tool-"]')].map(e => e.innerText).join("\n")`,
+    );
+    if (!tools.includes("list_files") || !tools.includes("SOUL.md")) {
+      throw new Error(`the Activity card does not show the tool call and its output: ${tools.slice(0, 300)}`);
+    }
+    await saveScreenshot("native-chat.png");
+  });
+
   await step("deleting an agent asks first, then removes its row and folder", async () => {
     await click("agent-item-scout");
     await click("tab-details");
@@ -166,6 +227,7 @@ try {
 } finally {
   await driver.quit();
   driverProcess.kill("SIGTERM");
+  modelProcess.kill("SIGTERM");
   rmSync(dataDir, { recursive: true, force: true });
 }
 

@@ -1,0 +1,164 @@
+//! Clawboo's own costs in a chat, measured with real SQLite and real HTTP on loopback:
+//! - events into the store: a runtime printing a flood of events, every one stored;
+//! - Native overhead: send → reply stored with a Native agent on the fake model server, as the
+//!   history grows, compared with the bare model round trip on the same server.
+//!
+//! `cargo bench -p clawboo-engine --bench chat` (scripts/bench runs it with a keychain).
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use clawboo_engine::agents::{NewAgent, RuntimeKind};
+use clawboo_engine::chat::RunStatus;
+use clawboo_engine::runtimes::{
+    ApprovalPolicy, Capabilities, HistoryMode, PersonaDelivery, RunChannels, RunEvent, RunResult, Runtime, TurnInput,
+};
+use clawboo_engine::secrets::Provider;
+use clawboo_engine::{Engine, EngineConfig, EngineEvent};
+use clawboo_testkit::{Behavior, FakeModelServer, TempDataDir};
+
+fn main() {
+    events_into_store();
+    native_overhead();
+}
+
+/// Emits `n` text deltas as fast as it can.
+struct Flood(u32);
+
+impl Runtime for Flood {
+    fn kind(&self) -> RuntimeKind {
+        RuntimeKind::Native
+    }
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            streams_text: true,
+            context_window: None,
+            history: HistoryMode::ClawbooTranscript,
+            persona: PersonaDelivery::OwnSetup,
+        }
+    }
+    fn run(
+        &self,
+        _input: TurnInput,
+        channels: RunChannels,
+    ) -> Pin<Box<dyn std::future::Future<Output = clawboo_engine::Result<RunResult>> + Send + '_>> {
+        let n = self.0;
+        Box::pin(async move {
+            for _ in 0..n {
+                channels.emit(RunEvent::TextDelta { text: "token ".into() });
+            }
+            Ok(RunResult::succeeded())
+        })
+    }
+}
+
+fn agent(runtime: RuntimeKind, provider: Option<Provider>) -> NewAgent {
+    NewAgent {
+        name: "Bench".into(),
+        handle: "bench".into(),
+        description: String::new(),
+        tint: "#000000".into(),
+        runtime,
+        model: "some-model".into(),
+        approval_policy: ApprovalPolicy::AllowAll,
+        provider,
+    }
+}
+
+/// Sends and waits for the run's end to be stored; returns the elapsed time.
+fn send_and_wait(engine: &Engine, agent_id: &str, text: &str) -> Duration {
+    let mut events = engine.events().subscribe();
+    let started = Instant::now();
+    let run = engine.chat().send(agent_id, text).expect("send").run.expect("run");
+    loop {
+        match events.blocking_recv() {
+            Ok(EngineEvent::ChatChanged { agent_id: id }) if id == agent_id => {
+                let history = engine.chat().history(agent_id).unwrap();
+                let done = history.runs.iter().find(|r| r.id == run.id).unwrap();
+                if done.status != RunStatus::Running {
+                    assert_eq!(done.status, RunStatus::Succeeded, "{:?}", done.error);
+                    return started.elapsed();
+                }
+            }
+            Ok(_) => {}
+            Err(e) => panic!("event stream: {e}"),
+        }
+    }
+}
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn events_into_store() {
+    const N: u32 = 100_000;
+    let mut rates = Vec::new();
+    for _ in 0..5 {
+        let dir = TempDataDir::new();
+        let engine = Engine::open_with(EngineConfig::for_dir(dir.path().into()), vec![Arc::new(Flood(N))]).unwrap();
+        let id = engine.agents().create(agent(RuntimeKind::Native, None)).unwrap().id;
+        let elapsed = send_and_wait(&engine, &id, "go");
+        let run_id = engine.chat().history(&id).unwrap().runs[0].id.clone();
+        let stored = engine.chat().run_activity(&run_id).unwrap().len() as u32;
+        assert_eq!(stored, N + 2, "every event stored (plus SessionStarted-less start and Finished)");
+        rates.push(Duration::from_secs_f64(elapsed.as_secs_f64() / f64::from(N)));
+    }
+    let per_event = median(rates);
+    println!(
+        "events into the store: {N} events per run, median {:.0} events/s stored and published ({:.2} µs/event), none dropped",
+        1.0 / per_event.as_secs_f64(),
+        per_event.as_secs_f64() * 1e6
+    );
+}
+
+fn native_overhead() {
+    let server = FakeModelServer::start_blocking(Behavior::text("Fine, thanks."));
+    let dir = TempDataDir::new();
+    let mut config = EngineConfig::for_dir(dir.path().into());
+    config.keychain_service = clawboo_testkit::unique_keychain_service("bench");
+    let engine = Engine::open(config).unwrap();
+    engine.secrets().set_base_url(Provider::Custom, Some(&format!("{}/v1", server.base_url()))).unwrap();
+    let id = engine.agents().create(agent(RuntimeKind::Native, Some(Provider::Custom))).unwrap().id;
+
+    let bare = bare_model_round_trip(&server.base_url());
+    println!("native: bare model round trip on the fake server (reqwest, streaming): median {:.2} ms", ms(bare));
+    let mut turns = 0;
+    for history in [0, 100, 400] {
+        while turns < history {
+            send_and_wait(&engine, &id, "filler message to grow the history");
+            turns += 1;
+        }
+        let samples: Vec<_> = (0..30).map(|_| send_and_wait(&engine, &id, "How are you?")).collect();
+        turns += 30;
+        let total = median(samples);
+        println!(
+            "native: send → reply stored with {history:>3} earlier turns: median {:.2} ms total, {:.2} ms of it Clawboo's own (total − bare round trip)",
+            ms(total),
+            ms(total.saturating_sub(bare))
+        );
+    }
+}
+
+fn bare_model_round_trip(base: &str) -> Duration {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let client = reqwest::Client::new();
+    let body = serde_json::json!({"model": "some-model", "stream": true, "stream_options": {"include_usage": true},
+        "messages": [{"role": "user", "content": "How are you?"}]});
+    let samples = (0..30)
+        .map(|_| {
+            runtime.block_on(async {
+                let started = Instant::now();
+                let response = client.post(format!("{base}/v1/chat/completions")).json(&body).send().await.unwrap();
+                let _ = response.bytes().await.unwrap();
+                started.elapsed()
+            })
+        })
+        .collect();
+    median(samples)
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
