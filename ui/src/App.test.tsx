@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import { act, screen, waitFor, within } from "@testing-library/react";
 import { ClawbooError } from "./errors";
 import { backend, fakeApi, resetBackend, seedAgent } from "./test/fakeApi";
-import { renderApp } from "./test/helpers";
+import { openAgentProfile, renderApp } from "./test/helpers";
 
 vi.mock("./api", async () => (await import("./test/fakeApi")).fakeApi);
 
@@ -41,7 +41,7 @@ describe("App shell", () => {
   it("edits the profile, sending only changed fields", async () => {
     const agent = seedAgent({ name: "Researcher", handle: "researcher" });
     const { user } = renderApp();
-    await user.click(await screen.findByTestId("agent-item-researcher"));
+    await openAgentProfile(user, "researcher");
     const name = screen.getByTestId("profile-name-input");
     await user.clear(name);
     await user.type(name, "Lead researcher");
@@ -54,13 +54,31 @@ describe("App shell", () => {
       tint: null,
       runtime: null,
       model: null,
+      approvalPolicy: null,
+      provider: null,
     });
+  });
+
+  it("opens an agent on its Chat tab", async () => {
+    seedAgent({ name: "Researcher", handle: "researcher" });
+    seedAgent({ name: "Writer", handle: "writer" });
+    const { user } = renderApp();
+    await user.click(await screen.findByTestId("agent-item-researcher"));
+    expect(screen.getByTestId("tab-chat").getAttribute("aria-selected")).toBe("true");
+    expect(screen.getByTestId("chat-input")).toBeTruthy();
+    expect(screen.queryByTestId("subtab-profile")).toBeNull();
+
+    await user.click(screen.getByTestId("tab-details"));
+    expect(screen.getByTestId("profile-name-input")).toBeTruthy();
+    // Another agent opens on Chat again.
+    await user.click(screen.getByTestId("agent-item-writer"));
+    expect(screen.getByTestId("tab-chat").getAttribute("aria-selected")).toBe("true");
   });
 
   it("deletes an agent after an in-app confirmation", async () => {
     seedAgent({ name: "Researcher", handle: "researcher" });
     const { user } = renderApp();
-    await user.click(await screen.findByTestId("agent-item-researcher"));
+    await openAgentProfile(user, "researcher");
     await user.click(screen.getByTestId("delete-agent-button"));
 
     const dialog = screen.getByRole("alertdialog");

@@ -4,6 +4,7 @@ import type { Agent } from "./api";
 import { createQueryClient, useAgents } from "./queries";
 import { useBackendEvents } from "./backendEvents";
 import { FileSessionContext, FileSessionStore, useFileSessionStore } from "./fileSessions";
+import { RunActivityContext, RunActivityStore } from "./runActivity";
 import { errorMessage, type ClawbooError } from "./errors";
 import { ToastProvider, useToasts } from "./components/Toasts";
 import { Sidebar } from "./components/Sidebar";
@@ -69,15 +70,18 @@ export function App() {
   const [fatal, setFatal] = useState<ClawbooError | null>(null);
   const [queryClient] = useState(() => createQueryClient((e) => setFatal((prev) => prev ?? e)));
   const [sessions] = useState(() => new FileSessionStore());
+  const [runs] = useState(() => new RunActivityStore());
 
   if (fatal) return <FatalErrorPanel message={fatal.message} />;
 
   return (
     <QueryClientProvider client={queryClient}>
       <FileSessionContext.Provider value={sessions}>
-        <ToastProvider>
-          <Shell />
-        </ToastProvider>
+        <RunActivityContext.Provider value={runs}>
+          <ToastProvider>
+            <Shell />
+          </ToastProvider>
+        </RunActivityContext.Provider>
       </FileSessionContext.Provider>
     </QueryClientProvider>
   );

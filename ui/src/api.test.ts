@@ -5,17 +5,19 @@ const mocks = vi.hoisted(() => ({
   listAgents: vi.fn(),
   deleteAgent: vi.fn(),
   listen: vi.fn(),
+  setBaseUrl: vi.fn(),
 }));
 
 vi.mock("./bindings", () => ({
-  commands: { listAgents: mocks.listAgents, deleteAgent: mocks.deleteAgent },
+  commands: { listAgents: mocks.listAgents, deleteAgent: mocks.deleteAgent, setBaseUrl: mocks.setBaseUrl },
   events: {
     agentsChanged: { listen: mocks.listen },
     agentFileChanged: { listen: mocks.listen },
+    runEventEmitted: { listen: mocks.listen },
   },
 }));
 
-import { deleteAgent, listAgents, onAgentFileChanged } from "./api";
+import { deleteAgent, listAgents, onAgentFileChanged, onRunEvent, setBaseUrl } from "./api";
 
 describe("api", () => {
   it("returns the data of an ok result", async () => {
@@ -49,5 +51,22 @@ describe("api", () => {
     const seen: unknown[] = [];
     await expect(onAgentFileChanged((c) => seen.push(c))).resolves.toBe(unlisten);
     expect(seen).toEqual([{ agentId: "a1", name: "SOUL.md" }]);
+  });
+
+  it("passes run events through as they come", async () => {
+    const payload = { agentId: "a1", record: { runId: "r1", seq: 1, at: 5, event: { type: "textDelta", text: "hi" } } };
+    mocks.listen.mockImplementationOnce(async (cb: (e: { payload: unknown }) => void) => {
+      cb({ payload });
+      return () => {};
+    });
+    const seen: unknown[] = [];
+    await onRunEvent((e) => seen.push(e));
+    expect(seen).toEqual([payload]);
+  });
+
+  it("resets a base URL with null", async () => {
+    mocks.setBaseUrl.mockResolvedValueOnce({ status: "ok", data: null });
+    await setBaseUrl("openai", null);
+    expect(mocks.setBaseUrl).toHaveBeenCalledWith("openai", null);
   });
 });

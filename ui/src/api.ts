@@ -9,9 +9,16 @@ import type {
   AgentPatch,
   AppError,
   AppInfo,
+  ChatChanged,
+  ChatHistory,
   NewAgent,
   Provider,
   ProviderStatus,
+  RunEventEmitted,
+  RunEventRecord,
+  RuntimeInfo,
+  RuntimeKind,
+  SendOutcome,
 } from "./bindings";
 import { toClawbooError } from "./errors";
 
@@ -23,11 +30,25 @@ export type {
   AgentPatch,
   AppError,
   AppInfo,
+  ApprovalPolicy,
+  ChatChanged,
+  ChatHistory,
+  ChatMessage,
+  ChatRole,
   ErrorCode,
+  Value as JsonValue,
   NewAgent,
   Provider,
   ProviderStatus,
+  RunEvent,
+  RunEventEmitted,
+  RunEventRecord,
+  RunOutcome,
+  RunStatus,
+  RunSummary,
+  RuntimeInfo,
   RuntimeKind,
+  SendOutcome,
 } from "./bindings";
 
 export type Unlisten = () => void;
@@ -76,8 +97,30 @@ export const setApiKey = (provider: Provider, key: string): Promise<null> =>
 export const deleteApiKey = (provider: Provider): Promise<null> =>
   unwrap(() => commands.deleteApiKey(provider));
 
-export const setCustomBaseUrl = (url: string): Promise<null> =>
-  unwrap(() => commands.setCustomBaseUrl(url));
+/** `null` goes back to the provider's default endpoint. */
+export const setBaseUrl = (provider: Provider, url: string | null): Promise<null> =>
+  unwrap(() => commands.setBaseUrl(provider, url));
+
+export const listRuntimes = (): Promise<RuntimeInfo[]> => unwrap(() => commands.listRuntimes());
+
+/** `null` goes back to automatic detection. */
+export const setRuntimePath = (kind: RuntimeKind, path: string | null): Promise<RuntimeInfo> =>
+  unwrap(() => commands.setRuntimePath(kind, path));
+
+export const chatHistory = (agentId: string): Promise<ChatHistory> =>
+  unwrap(() => commands.chatHistory(agentId));
+
+export const sendChatMessage = (agentId: string, text: string): Promise<SendOutcome> =>
+  unwrap(() => commands.sendChatMessage(agentId, text));
+
+export const cancelRun = (runId: string): Promise<null> => unwrap(() => commands.cancelRun(runId));
+
+export const answerPermission = (runId: string, requestId: string, allow: boolean): Promise<null> =>
+  unwrap(() => commands.answerPermission(runId, requestId, allow));
+
+/** Everything a run has emitted so far, in `seq` order. */
+export const runActivity = (runId: string): Promise<RunEventRecord[]> =>
+  unwrap(() => commands.runActivity(runId));
 
 /** The agent list changed (created, updated or deleted, from anywhere). */
 export function onAgentsChanged(cb: () => void): Promise<Unlisten> {
@@ -87,4 +130,14 @@ export function onAgentsChanged(cb: () => void): Promise<Unlisten> {
 /** A file in an agent's folder changed on disk (also after the app's own save). */
 export function onAgentFileChanged(cb: (change: AgentFileChanged) => void): Promise<Unlisten> {
   return events.agentFileChanged.listen((event) => cb(event.payload));
+}
+
+/** An agent's chat history changed (message stored, run started or finished, reset). */
+export function onChatChanged(cb: (change: ChatChanged) => void): Promise<Unlisten> {
+  return events.chatChanged.listen((event) => cb(event.payload));
+}
+
+/** One event of a run, as it happens. Arrives at high rates while a run streams. */
+export function onRunEvent(cb: (emitted: RunEventEmitted) => void): Promise<Unlisten> {
+  return events.runEventEmitted.listen((event) => cb(event.payload));
 }

@@ -1,7 +1,8 @@
 import { useEffect } from "react";
 import { useQueryClient } from "@tanstack/react-query";
-import { onAgentFileChanged, onAgentsChanged, type Unlisten } from "./api";
+import { onAgentFileChanged, onAgentsChanged, onChatChanged, onRunEvent, type Unlisten } from "./api";
 import { queryKeys } from "./queries";
+import { useRunActivityStore } from "./runActivity";
 
 /** Subscribes to a backend event for the lifetime of the component. */
 function useSubscription(subscribe: () => Promise<Unlisten>, onFailure: (e: unknown) => void) {
@@ -28,9 +29,11 @@ function useSubscription(subscribe: () => Promise<Unlisten>, onFailure: (e: unkn
 /**
  * Keeps server state in step with the backend's change events. A changed file
  * is refetched; the open editor reconciles the new disk content with its draft.
+ * Run events go to the run activity store, never through the query cache.
  */
 export function useBackendEvents(onFailure: (e: unknown) => void) {
   const client = useQueryClient();
+  const runs = useRunActivityStore();
 
   useSubscription(
     // Also sent when the event stream lagged and file events may have been dropped, so every
@@ -40,6 +43,8 @@ export function useBackendEvents(onFailure: (e: unknown) => void) {
         void client.invalidateQueries({ queryKey: queryKeys.agents });
         void client.invalidateQueries({ queryKey: ["agentFiles"] });
         void client.invalidateQueries({ queryKey: ["agentFile"] });
+        void client.invalidateQueries({ queryKey: ["chatHistory"] });
+        runs.resync();
       }),
     onFailure,
   );
@@ -49,6 +54,23 @@ export function useBackendEvents(onFailure: (e: unknown) => void) {
       onAgentFileChanged(({ agentId, name }) => {
         void client.invalidateQueries({ queryKey: queryKeys.agentFiles(agentId) });
         void client.invalidateQueries({ queryKey: queryKeys.agentFile(agentId, name), exact: true });
+      }),
+    onFailure,
+  );
+
+  useSubscription(
+    () =>
+      onChatChanged(({ agentId }) => {
+        void client.invalidateQueries({ queryKey: queryKeys.chatHistory(agentId) });
+      }),
+    onFailure,
+  );
+
+  useSubscription(
+    () =>
+      onRunEvent(({ agentId, record }) => {
+        // A run we had not heard of: its chat may not know it started yet.
+        if (runs.add(record)) void client.invalidateQueries({ queryKey: queryKeys.chatHistory(agentId) });
       }),
     onFailure,
   );

@@ -18,13 +18,25 @@ export const commands = {
 	listProviders: () => typedError<ProviderStatus[], AppError>(__TAURI_INVOKE("list_providers")),
 	setApiKey: (provider: Provider, key: string) => typedError<null, AppError>(__TAURI_INVOKE("set_api_key", { provider, key })),
 	deleteApiKey: (provider: Provider) => typedError<null, AppError>(__TAURI_INVOKE("delete_api_key", { provider })),
-	setCustomBaseUrl: (url: string) => typedError<null, AppError>(__TAURI_INVOKE("set_custom_base_url", { url })),
+	setBaseUrl: (provider: Provider, url: string | null) => typedError<null, AppError>(__TAURI_INVOKE("set_base_url", { provider, url })),
+	chatHistory: (agentId: string) => typedError<ChatHistory, AppError>(__TAURI_INVOKE("chat_history", { agentId })),
+	/**  Starts the run and returns at once; the reply arrives through events. */
+	sendChatMessage: (agentId: string, text: string) => typedError<SendOutcome, AppError>(__TAURI_INVOKE("send_chat_message", { agentId, text })),
+	cancelRun: (runId: string) => typedError<null, AppError>(__TAURI_INVOKE("cancel_run", { runId })),
+	answerPermission: (runId: string, requestId: string, allow: boolean) => typedError<null, AppError>(__TAURI_INVOKE("answer_permission", { runId, requestId, allow })),
+	runActivity: (runId: string) => typedError<RunEventRecord[], AppError>(__TAURI_INVOKE("run_activity", { runId })),
+	/**  Each runtime: found (path, version) or not (with how to install it). */
+	listRuntimes: () => typedError<RuntimeInfo[], AppError>(__TAURI_INVOKE("list_runtimes")),
+	/**  Sets (or, with `null`, clears) the path of a runtime's program. */
+	setRuntimePath: (kind: RuntimeKind, path: string | null) => typedError<RuntimeInfo, AppError>(__TAURI_INVOKE("set_runtime_path", { kind, path })),
 };
 
 /** Events */
 export const events = {
 	agentFileChanged: makeEvent<AgentFileChanged, AgentFileChanged>("agent-file-changed"),
 	agentsChanged: makeEvent<AgentsChanged, AgentsChanged>("agents-changed"),
+	chatChanged: makeEvent<ChatChanged, ChatChanged>("chat-changed"),
+	runEventEmitted: makeEvent<RunEventEmitted, RunEventEmitted>("run-event-emitted"),
 };
 
 /* Types */
@@ -37,6 +49,9 @@ export type Agent = {
 	tint: string,
 	runtime: RuntimeKind,
 	model: string,
+	approvalPolicy: ApprovalPolicy,
+	/**  The model provider a Native agent calls. */
+	provider: Provider | null,
 	/**  Milliseconds since the Unix epoch. */
 	createdAt: number,
 	updatedAt: number,
@@ -70,6 +85,8 @@ export type AgentPatch = {
 	tint: string | null,
 	runtime: RuntimeKind | null,
 	model: string | null,
+	approvalPolicy: ApprovalPolicy | null,
+	provider: Provider | null,
 };
 
 /**  Agents were created, changed or deleted, or events were dropped: refetch agents and their files. */
@@ -87,10 +104,43 @@ export type AppInfo = {
 	personaBudget: number,
 };
 
+/**  What an agent may do without asking. */
+export type ApprovalPolicy = 
+/**  Ask the user before anything that changes files or runs commands. */
+"ask" | 
+/**  Allow every tool call. */
+"allow_all" | 
+/**  Allow reading; deny everything else without asking. */
+"read_only";
+
+/**  A chat gained a message or a run changed state: refetch its history. */
+export type ChatChanged = {
+	agentId: string,
+};
+
+export type ChatHistory = {
+	messages: ChatMessage[],
+	runs: RunSummary[],
+	activeRun: RunSummary | null,
+};
+
+export type ChatMessage = {
+	id: string,
+	agentId: string,
+	role: ChatRole,
+	content: string,
+	runId: string | null,
+	createdAt: number,
+};
+
+export type ChatRole = "user" | "assistant" | 
+/**  Said by Clawboo, not by either side ("Conversation reset"). */
+"notice";
+
 /**  Stable codes the UI may branch on. Renaming one is a breaking change for the UI. */
 export type ErrorCode = 
 /**  The engine could not start (for example the data directory is unusable). */
-"engine_unavailable" | "invalid_input" | "invalid_handle" | "duplicate_handle" | "not_found" | "forbidden_file_name" | "file_too_large" | "data_dir_unusable" | "store" | "io" | "keychain_unavailable" | "keychain" | "internal";
+"engine_unavailable" | "invalid_input" | "invalid_handle" | "duplicate_handle" | "not_found" | "forbidden_file_name" | "file_too_large" | "data_dir_unusable" | "store" | "io" | "keychain_unavailable" | "keychain" | "runtime_not_found" | "runtime_failed" | "run_not_active" | "missing_api_key" | "internal";
 
 export type NewAgent = {
 	name: string,
@@ -99,6 +149,8 @@ export type NewAgent = {
 	tint: string,
 	runtime: RuntimeKind,
 	model: string,
+	approvalPolicy: ApprovalPolicy,
+	provider: Provider | null,
 };
 
 export type Provider = "anthropic" | "openai" | "openrouter" | 
@@ -111,10 +163,79 @@ export type ProviderStatus = {
 	keySet: boolean,
 	/**  Where requests go; `None` for the custom provider until the user sets it. */
 	baseUrl: string | null,
+	/**  Where requests go when the user sets nothing. */
+	defaultBaseUrl: string | null,
+};
+
+export type RunEvent = 
+/**  The runtime's own session id, stored so the next turn can resume it. */
+{ type: "sessionStarted"; sessionId: string } | 
+/**  A piece of the reply, as it streams. */
+{ type: "textDelta"; text: string } | 
+/**  A whole reply message, from runtimes that do not stream tokens. */
+{ type: "message"; text: string } | { type: "thinking"; text: string } | { type: "toolCallStarted"; callId: string; name: string; input: Value } | { type: "toolResult"; callId: string; output: string; isError: boolean } | 
+/**  The runtime asks before using a tool; answered with allow or deny. */
+{ type: "permissionRequest"; requestId: string; tool: string; input: Value; description: string } | { type: "permissionResolved"; requestId: string; allowed: boolean } | { type: "usage"; inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; costUsd: number | null } | 
+/**
+ *  Something odd that did not stop the run (an unparseable line, a resumed session that
+ *  was gone and replaced).
+ */
+{ type: "warning"; message: string } | 
+/**  The runtime reported an error; a `Finished` follows. */
+{ type: "error"; message: string } | { type: "finished"; outcome: RunOutcome; message: string | null };
+
+/**  A run reported something: append it to the run's activity. */
+export type RunEventEmitted = {
+	agentId: string,
+	record: RunEventRecord,
+};
+
+export type RunEventRecord = {
+	runId: string,
+	seq: number,
+	at: number,
+	event: RunEvent,
+};
+
+export type RunOutcome = "succeeded" | "failed" | "cancelled" | "timed_out";
+
+export type RunStatus = "running" | "succeeded" | "failed" | "cancelled" | "timed_out" | 
+/**  Clawboo stopped (quit, crash) while the run was going. */
+"interrupted";
+
+export type RunSummary = {
+	id: string,
+	agentId: string,
+	runtime: RuntimeKind,
+	status: RunStatus,
+	error: string | null,
+	startedAt: number,
+	finishedAt: number | null,
+};
+
+export type RuntimeInfo = {
+	kind: RuntimeKind,
+	label: string,
+	found: boolean,
+	path: string | null,
+	version: string | null,
+	/**  The path the user set by hand, if any. */
+	customPath: string | null,
+	installHint: string,
+	/**  Why a found binary cannot be used (it does not run, or prints no version). */
+	problem: string | null,
 };
 
 /**  Which runtime drives the agent. Only stored for now; the runtime layer reads it. */
 export type RuntimeKind = "claude-code" | "codex" | "hermes" | "openclaw" | "native";
+
+export type SendOutcome = {
+	/**  The stored user message, or the notice for `/reset` and `/new`. */
+	message: ChatMessage,
+	run: RunSummary | null,
+};
+
+export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
 
 /* Tauri Specta runtime */
 async function typedError<T, E>(result: Promise<T>): Promise<{ status: "ok"; data: T } | { status: "error"; error: E }> {

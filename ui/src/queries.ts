@@ -7,8 +7,19 @@ import {
   useQuery,
   useQueryClient,
 } from "@tanstack/react-query";
+import { useCallback } from "react";
 import * as api from "./api";
-import type { Agent, AgentFile, AgentPatch, NewAgent, Provider } from "./api";
+import type {
+  Agent,
+  AgentFile,
+  AgentPatch,
+  ChatHistory,
+  NewAgent,
+  Provider,
+  RuntimeInfo,
+  RuntimeKind,
+  SendOutcome,
+} from "./api";
 import { ClawbooError, hasErrorCode } from "./errors";
 
 export const queryKeys = {
@@ -17,6 +28,8 @@ export const queryKeys = {
   agentFiles: (agentId: string) => ["agentFiles", agentId] as const,
   agentFile: (agentId: string, name: string) => ["agentFile", agentId, name] as const,
   providers: ["providers"] as const,
+  runtimes: ["runtimes"] as const,
+  chatHistory: (agentId: string) => ["chatHistory", agentId] as const,
 };
 
 /**
@@ -139,6 +152,75 @@ export function useDeleteApiKey() {
   return useProviderMutation((provider: Provider) => api.deleteApiKey(provider));
 }
 
-export function useSetCustomBaseUrl() {
-  return useProviderMutation((url: string) => api.setCustomBaseUrl(url));
+export function useSetBaseUrl() {
+  return useProviderMutation(({ provider, url }: { provider: Provider; url: string | null }) =>
+    api.setBaseUrl(provider, url),
+  );
+}
+
+export function useRuntimes() {
+  return useQuery({ queryKey: queryKeys.runtimes, queryFn: api.listRuntimes });
+}
+
+export function useSetRuntimePath() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ kind, path }: { kind: RuntimeKind; path: string | null }) => api.setRuntimePath(kind, path),
+    onSuccess: (info) => {
+      client.setQueryData<RuntimeInfo[]>(queryKeys.runtimes, (list) =>
+        list?.map((r) => (r.kind === info.kind ? info : r)),
+      );
+    },
+    onSettled: () => client.invalidateQueries({ queryKey: queryKeys.runtimes }),
+  });
+}
+
+export function useChatHistory(agentId: string) {
+  return useQuery({ queryKey: queryKeys.chatHistory(agentId), queryFn: () => api.chatHistory(agentId) });
+}
+
+/** Refetches an agent's chat, for when we know it changed but heard no chatChanged. */
+export function useRefreshChatHistory(agentId: string) {
+  const client = useQueryClient();
+  return useCallback(
+    () => void client.invalidateQueries({ queryKey: queryKeys.chatHistory(agentId) }),
+    [client, agentId],
+  );
+}
+
+/** Adds what a send returned to the cached history, unless a refetch already brought it. */
+function withSent(history: ChatHistory | undefined, { message, run }: SendOutcome): ChatHistory | undefined {
+  if (!history) return history;
+  const messages = history.messages.some((m) => m.id === message.id)
+    ? history.messages
+    : [...history.messages, message];
+  if (!run || history.runs.some((r) => r.id === run.id)) return { ...history, messages };
+  return { messages, runs: [...history.runs, run], activeRun: run };
+}
+
+export function useSendChatMessage(agentId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (text: string) => api.sendChatMessage(agentId, text),
+    onSuccess: (outcome) => {
+      client.setQueryData<ChatHistory>(queryKeys.chatHistory(agentId), (h) => withSent(h, outcome));
+      void client.invalidateQueries({ queryKey: queryKeys.chatHistory(agentId) });
+    },
+  });
+}
+
+/** The backend reports the cancelled run through chatChanged; the refetch here is a fallback. */
+export function useCancelRun(agentId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (runId: string) => api.cancelRun(runId),
+    onSettled: () => client.invalidateQueries({ queryKey: queryKeys.chatHistory(agentId) }),
+  });
+}
+
+export function useAnswerPermission() {
+  return useMutation({
+    mutationFn: ({ runId, requestId, allow }: { runId: string; requestId: string; allow: boolean }) =>
+      api.answerPermission(runId, requestId, allow),
+  });
 }

@@ -1,7 +1,9 @@
 import { useId } from "react";
-import type { NewAgent, RuntimeKind } from "../api";
+import type { ApprovalPolicy, NewAgent, Provider, RuntimeKind } from "../api";
 import { handleProblem, HANDLE_MAX_LENGTH, stripAt } from "../lib/handle";
 import { RUNTIMES } from "../lib/runtimes";
+import { APPROVAL_POLICIES } from "../lib/approval";
+import { DEFAULT_PROVIDER, PROVIDERS } from "../lib/providers";
 import { colorInputValue } from "../lib/tint";
 import { ErrorMessage } from "./ErrorMessage";
 import { errorMessage, hasErrorCode } from "../errors";
@@ -123,7 +125,11 @@ export function AgentFields({ values, onChange, errors, handleServerError, testI
           <select
             id={`${id}-runtime`}
             value={values.runtime}
-            onChange={(e) => onChange({ runtime: e.target.value as RuntimeKind })}
+            onChange={(e) => {
+              const runtime = e.target.value as RuntimeKind;
+              // Native talks to a model API itself and needs a provider.
+              onChange(runtime === "native" && !values.provider ? { runtime, provider: DEFAULT_PROVIDER } : { runtime });
+            }}
             disabled={disabled}
             data-testid={`${testIdPrefix}-runtime-select`}
           >
@@ -149,6 +155,53 @@ export function AgentFields({ values, onChange, errors, handleServerError, testI
             data-testid={`${testIdPrefix}-model-input`}
           />
         </div>
+      </div>
+
+      <div className="field-row">
+        <div className="field field--grow">
+          <label htmlFor={`${id}-approval`}>Approval policy</label>
+          <select
+            id={`${id}-approval`}
+            value={values.approvalPolicy}
+            onChange={(e) => onChange({ approvalPolicy: e.target.value as ApprovalPolicy })}
+            disabled={disabled}
+            aria-describedby={`${id}-approval-hint`}
+            data-testid={`${testIdPrefix}-approval-select`}
+          >
+            {APPROVAL_POLICIES.map((p) => (
+              <option key={p.value} value={p.value}>
+                {p.label}
+              </option>
+            ))}
+          </select>
+          <p className="field__hint" id={`${id}-approval-hint`}>
+            What the agent may do without asking: run tools, edit files.
+          </p>
+        </div>
+
+        {values.runtime === "native" && (
+          <div className="field field--grow">
+            <label htmlFor={`${id}-provider`}>Provider</label>
+            <select
+              id={`${id}-provider`}
+              value={values.provider ?? ""}
+              onChange={(e) => onChange({ provider: e.target.value as Provider })}
+              disabled={disabled}
+              data-testid={`${testIdPrefix}-provider-select`}
+            >
+              {!values.provider && (
+                <option value="" disabled>
+                  Choose a provider
+                </option>
+              )}
+              {PROVIDERS.map((p) => (
+                <option key={p.value} value={p.value}>
+                  {p.label}
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
       </div>
     </div>
   );

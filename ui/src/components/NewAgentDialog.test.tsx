@@ -112,4 +112,46 @@ describe("New agent form", () => {
     await user.type(screen.getByTestId("agent-handle-input"), "2");
     expect(screen.queryByTestId("error-message")).toBeNull();
   });
+
+  it("sets the approval policy, and a provider only for Native", async () => {
+    const { user } = await openDialog();
+    const approval = screen.getByTestId("agent-approval-select") as HTMLSelectElement;
+    expect([...approval.options].map((o) => [o.value, o.text])).toEqual([
+      ["ask", "Ask me"],
+      ["allow_all", "Allow everything"],
+      ["read_only", "Read-only"],
+    ]);
+    expect(approval.value).toBe("ask");
+    expect(screen.queryByTestId("agent-provider-select")).toBeNull();
+
+    await user.selectOptions(screen.getByTestId("agent-runtime-select"), "native");
+    const provider = screen.getByTestId("agent-provider-select") as HTMLSelectElement;
+    expect([...provider.options].map((o) => o.value)).toEqual(["anthropic", "openai", "openrouter", "custom"]);
+    expect(provider.value).toBe("anthropic");
+
+    await user.selectOptions(provider, "openrouter");
+    await user.selectOptions(approval, "read_only");
+    await user.type(screen.getByTestId("agent-name-input"), "Native one");
+    await user.type(screen.getByTestId("agent-handle-input"), "native1");
+    await user.click(screen.getByTestId("create-agent-submit"));
+
+    await waitFor(() => expect(fakeApi.createAgent).toHaveBeenCalled());
+    expect(fakeApi.createAgent).toHaveBeenCalledWith(
+      expect.objectContaining({ runtime: "native", provider: "openrouter", approvalPolicy: "read_only" }),
+    );
+  });
+
+  it("sends no provider for other runtimes, even after trying Native", async () => {
+    const { user } = await openDialog();
+    await user.selectOptions(screen.getByTestId("agent-runtime-select"), "native");
+    await user.selectOptions(screen.getByTestId("agent-runtime-select"), "codex");
+    expect(screen.queryByTestId("agent-provider-select")).toBeNull();
+    await user.type(screen.getByTestId("agent-name-input"), "Coder");
+    await user.type(screen.getByTestId("agent-handle-input"), "coder");
+    await user.click(screen.getByTestId("create-agent-submit"));
+    await waitFor(() => expect(fakeApi.createAgent).toHaveBeenCalled());
+    expect(fakeApi.createAgent).toHaveBeenCalledWith(
+      expect.objectContaining({ runtime: "codex", provider: null, approvalPolicy: "ask" }),
+    );
+  });
 });

@@ -25,6 +25,8 @@ function initialValues(): AgentFormValues {
     tint: TINT_PALETTE[Math.floor(Math.random() * TINT_PALETTE.length)],
     runtime: "claude-code",
     model: "",
+    approvalPolicy: "ask",
+    provider: null,
   };
 }
 
@@ -48,7 +50,13 @@ export function NewAgentDialog({ onClose, onCreated }: Props) {
     setSubmitted(true);
     if (hasFieldErrors(problems) || create.isPending) return;
     create.mutate(
-      { ...values, name: values.name.trim(), model: values.model.trim() },
+      {
+        ...values,
+        name: values.name.trim(),
+        model: values.model.trim(),
+        // Only Native uses a provider; other runtimes bring their own.
+        provider: values.runtime === "native" ? values.provider : null,
+      },
       { onSuccess: (agent) => onCreated(agent) },
     );
   };

@@ -1,29 +1,34 @@
-import { useState, type FormEvent } from "react";
+import { useEffect, useId, useState, type FormEvent } from "react";
 import type { ProviderStatus } from "../api";
-import { useDeleteApiKey, useSetApiKey, useSetCustomBaseUrl } from "../queries";
+import { useDeleteApiKey, useSetApiKey, useSetBaseUrl } from "../queries";
 import { errorMessage } from "../errors";
+import { exampleBaseUrl } from "../lib/providers";
 import { ErrorMessage } from "./ErrorMessage";
 
 type Props = { status: ProviderStatus };
 
-/** One provider's API key (write-only) and, for the custom provider, its base URL. */
+/** One provider's API key (write-only) and the base URL its requests go to. */
 export function ProviderRow({ status }: Props) {
   const { provider, label, keySet } = status;
+  const id = useId();
   const [key, setKey] = useState("");
   const [baseUrl, setBaseUrl] = useState(status.baseUrl ?? "");
   const [notice, setNotice] = useState<string | null>(null);
   const setApiKey = useSetApiKey();
   const deleteApiKey = useDeleteApiKey();
-  const setCustomBaseUrl = useSetCustomBaseUrl();
+  const saveUrl = useSetBaseUrl();
 
-  const error = setApiKey.error ?? deleteApiKey.error ?? setCustomBaseUrl.error;
-  const busy = setApiKey.isPending || deleteApiKey.isPending || setCustomBaseUrl.isPending;
+  // Show the URL the backend reports after a save or reset.
+  useEffect(() => setBaseUrl(status.baseUrl ?? ""), [status.baseUrl]);
+
+  const error = setApiKey.error ?? deleteApiKey.error ?? saveUrl.error;
+  const busy = setApiKey.isPending || deleteApiKey.isPending || saveUrl.isPending;
 
   const resetFeedback = () => {
     setNotice(null);
     setApiKey.reset();
     deleteApiKey.reset();
-    setCustomBaseUrl.reset();
+    saveUrl.reset();
   };
 
   const saveKey = (e: FormEvent) => {
@@ -43,8 +48,16 @@ export function ProviderRow({ status }: Props) {
 
   const saveBaseUrl = (e: FormEvent) => {
     e.preventDefault();
+    if (busy) return;
     resetFeedback();
-    setCustomBaseUrl.mutate(baseUrl.trim(), { onSuccess: () => setNotice("Base URL saved.") });
+    // An empty field means the default endpoint.
+    const url = baseUrl.trim() || null;
+    saveUrl.mutate({ provider, url }, { onSuccess: () => setNotice(url ? "Base URL saved." : "Base URL reset.") });
+  };
+
+  const resetBaseUrl = () => {
+    resetFeedback();
+    saveUrl.mutate({ provider, url: null }, { onSuccess: () => setNotice("Base URL reset.") });
   };
 
   return (
@@ -89,23 +102,34 @@ export function ProviderRow({ status }: Props) {
         )}
       </form>
 
-      {provider === "custom" && (
-        <form className="provider__form" onSubmit={saveBaseUrl}>
-          <input
-            type="url"
-            value={baseUrl}
-            onChange={(e) => setBaseUrl(e.target.value)}
-            placeholder="https://api.example.com/v1"
-            aria-label="Base URL"
-            spellCheck={false}
-            disabled={busy}
-            data-testid="base-url-input"
-          />
-          <button type="submit" className="button" disabled={busy} data-testid="save-base-url">
-            Save
-          </button>
-        </form>
-      )}
+      <form className="provider__form provider__form--small" onSubmit={saveBaseUrl}>
+        <label className="provider__url-label" htmlFor={`${id}-base-url`}>
+          Base URL
+        </label>
+        <input
+          id={`${id}-base-url`}
+          type="url"
+          value={baseUrl}
+          onChange={(e) => setBaseUrl(e.target.value)}
+          placeholder={status.defaultBaseUrl ?? exampleBaseUrl(provider)}
+          spellCheck={false}
+          disabled={busy}
+          data-testid={`base-url-input-${provider}`}
+        />
+        <button type="submit" className="button button--small" disabled={busy} data-testid={`save-base-url-${provider}`}>
+          Save
+        </button>
+        <button
+          type="button"
+          className="button button--small"
+          onClick={resetBaseUrl}
+          disabled={busy}
+          title="Use the provider's default endpoint"
+          data-testid={`reset-base-url-${provider}`}
+        >
+          Reset
+        </button>
+      </form>
 
       <ErrorMessage message={error ? errorMessage(error) : null} />
       {notice && !error && (

@@ -1,16 +1,49 @@
-import { useState } from "react";
+import { useRef, useState } from "react";
 import type { Agent } from "../api";
 import { runtimeLabel } from "../lib/runtimes";
 import { TintDot } from "../components/TintDot";
+import { AgentChat } from "./AgentChat";
 import { AgentProfile } from "./AgentProfile";
 import { AgentFilesPanel } from "./AgentFilesPanel";
 
+type Tab = "chat" | "details";
 type SubTab = "profile" | "files";
 
 type Props = { agent: Agent; onDeleted: (agent: Agent) => void };
 
 export function AgentPage({ agent, onDeleted }: Props) {
+  // Opening an agent starts on Chat; the choice holds while that agent stays open.
+  const [opened, setOpened] = useState<{ agentId: string; tab: Tab }>({ agentId: agent.id, tab: "chat" });
+  const tab = opened.agentId === agent.id ? opened.tab : "chat";
+  const setTab = (next: Tab) => setOpened({ agentId: agent.id, tab: next });
   const [subTab, setSubTab] = useState<SubTab>("profile");
+  const drafts = useRef(new Map<string, string>()).current;
+
+  const tabButton = (value: Tab, label: string) => (
+    <button
+      type="button"
+      role="tab"
+      aria-selected={tab === value}
+      className={`tab ${tab === value ? "is-active" : ""}`}
+      onClick={() => setTab(value)}
+      data-testid={`tab-${value}`}
+    >
+      {label}
+    </button>
+  );
+
+  const subTabButton = (value: SubTab, label: string) => (
+    <button
+      type="button"
+      role="tab"
+      aria-selected={subTab === value}
+      className={`subtab ${subTab === value ? "is-active" : ""}`}
+      onClick={() => setSubTab(value)}
+      data-testid={`subtab-${value}`}
+    >
+      {label}
+    </button>
+  );
 
   return (
     <div className="agent-page">
@@ -28,41 +61,30 @@ export function AgentPage({ agent, onDeleted }: Props) {
       </header>
 
       <div className="tabs" role="tablist" aria-label="Agent sections">
-        <button type="button" role="tab" aria-selected="true" className="tab is-active" data-testid="tab-details">
-          Details
-        </button>
+        {tabButton("chat", "Chat")}
+        {tabButton("details", "Details")}
       </div>
 
-      <div className="subtabs" role="tablist" aria-label="Details">
-        <button
-          type="button"
-          role="tab"
-          aria-selected={subTab === "profile"}
-          className={`subtab ${subTab === "profile" ? "is-active" : ""}`}
-          onClick={() => setSubTab("profile")}
-          data-testid="subtab-profile"
-        >
-          Profile
-        </button>
-        <button
-          type="button"
-          role="tab"
-          aria-selected={subTab === "files"}
-          className={`subtab ${subTab === "files" ? "is-active" : ""}`}
-          onClick={() => setSubTab("files")}
-          data-testid="subtab-files"
-        >
-          Agent Files
-        </button>
-      </div>
+      {tab === "chat" ? (
+        <div className="agent-page__body agent-page__body--chat">
+          <AgentChat key={agent.id} agent={agent} drafts={drafts} />
+        </div>
+      ) : (
+        <>
+          <div className="subtabs" role="tablist" aria-label="Details">
+            {subTabButton("profile", "Profile")}
+            {subTabButton("files", "Agent Files")}
+          </div>
 
-      <div className="agent-page__body">
-        {subTab === "profile" ? (
-          <AgentProfile key={agent.id} agent={agent} onDeleted={onDeleted} />
-        ) : (
-          <AgentFilesPanel key={agent.id} agentId={agent.id} />
-        )}
-      </div>
+          <div className="agent-page__body">
+            {subTab === "profile" ? (
+              <AgentProfile key={agent.id} agent={agent} onDeleted={onDeleted} />
+            ) : (
+              <AgentFilesPanel key={agent.id} agentId={agent.id} />
+            )}
+          </div>
+        </>
+      )}
     </div>
   );
 }

@@ -12,7 +12,7 @@ import {
   type AgentFormValues,
 } from "../components/AgentFields";
 
-const FIELDS = ["name", "handle", "description", "tint", "runtime", "model"] as const;
+const FIELDS = ["name", "handle", "description", "tint", "runtime", "model", "approvalPolicy", "provider"] as const;
 
 const valuesOf = (agent: Agent): AgentFormValues => ({
   name: agent.name,
@@ -21,6 +21,8 @@ const valuesOf = (agent: Agent): AgentFormValues => ({
   tint: agent.tint,
   runtime: agent.runtime,
   model: agent.model,
+  approvalPolicy: agent.approvalPolicy,
+  provider: agent.provider,
 });
 
 const sameValues = (a: AgentFormValues, b: AgentFormValues) => FIELDS.every((f) => a[f] === b[f]);
@@ -35,6 +37,8 @@ function patchFor(before: AgentFormValues, after: AgentFormValues): AgentPatch {
     tint: changed("tint"),
     runtime: changed("runtime"),
     model: changed("model"),
+    approvalPolicy: changed("approvalPolicy"),
+    provider: changed("provider"),
   };
 }
 

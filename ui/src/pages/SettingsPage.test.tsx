@@ -53,15 +53,42 @@ describe("Settings", () => {
     await waitFor(() => expect(screen.getByTestId("key-status-openai").textContent).toBe("Not set"));
   });
 
-  it("saves the custom provider's base URL", async () => {
+  it("saves and resets a provider's base URL", async () => {
     const { user } = await openSettings();
     const row = within(screen.getByTestId("provider-custom"));
-    await user.type(row.getByTestId("base-url-input"), "https://llm.example.com/v1");
-    await user.click(row.getByRole("button", { name: "Save" }));
-    expect(fakeApi.setCustomBaseUrl).toHaveBeenCalledWith("https://llm.example.com/v1");
-    await waitFor(() => expect(backend.providers.find((p) => p.provider === "custom")?.baseUrl).toBe(
-      "https://llm.example.com/v1",
+    await user.type(row.getByTestId("base-url-input-custom"), "https://llm.example.com/v1");
+    await user.click(row.getByTestId("save-base-url-custom"));
+    expect(fakeApi.setBaseUrl).toHaveBeenCalledWith("custom", "https://llm.example.com/v1");
+    await waitFor(() =>
+      expect(backend.providers.find((p) => p.provider === "custom")?.baseUrl).toBe("https://llm.example.com/v1"),
+    );
+
+    await user.click(row.getByTestId("reset-base-url-custom"));
+    expect(fakeApi.setBaseUrl).toHaveBeenLastCalledWith("custom", null);
+    await waitFor(() => expect((row.getByTestId("base-url-input-custom") as HTMLInputElement).value).toBe(""));
+  });
+
+  it("offers a base URL for every provider, prefilled with the current one", async () => {
+    const { user } = await openSettings();
+    for (const provider of ["anthropic", "openai", "openrouter", "custom"]) {
+      expect(screen.getByTestId(`base-url-input-${provider}`)).toBeTruthy();
+    }
+    const input = screen.getByTestId("base-url-input-openai") as HTMLInputElement;
+    expect(input.value).toBe("https://api.openai.com/v1");
+    expect(input.placeholder).toBe("https://api.openai.com/v1");
+
+    await user.clear(input);
+    await user.type(input, "https://proxy.local/v1");
+    await user.click(screen.getByTestId("save-base-url-openai"));
+    expect(fakeApi.setBaseUrl).toHaveBeenCalledWith("openai", "https://proxy.local/v1");
+    await waitFor(() => expect(backend.providers.find((p) => p.provider === "openai")?.baseUrl).toBe(
+      "https://proxy.local/v1",
     ));
+
+    await user.click(screen.getByTestId("reset-base-url-openai"));
+    expect(fakeApi.setBaseUrl).toHaveBeenLastCalledWith("openai", null);
+    // The default comes back into the field.
+    await waitFor(() => expect(input.value).toBe("https://api.openai.com/v1"));
   });
 
   it("shows a failing command's message", async () => {
@@ -75,5 +102,53 @@ describe("Settings", () => {
     expect(error.textContent).toBe("No system keychain is available.");
     expect(screen.getByTestId("key-status-openrouter").textContent).toBe("Not set");
     expect(document.body.innerHTML).not.toContain("or-key");
+  });
+});
+
+describe("Settings > Runtimes", () => {
+  it("shows which runtimes were found, with path and version, or how to install them", async () => {
+    await openSettings();
+    const found = await screen.findByTestId("runtime-claude-code");
+    expect(screen.getByTestId("runtime-status-claude-code").textContent).toBe("Found");
+    expect(found.textContent).toContain("Claude Code");
+    expect(found.textContent).toContain("/usr/local/bin/claude-code");
+    expect(found.textContent).toContain("1.0.0");
+
+    const missing = screen.getByTestId("runtime-codex");
+    expect(screen.getByTestId("runtime-status-codex").textContent).toBe("Not found");
+    expect(missing.textContent).toContain("npm install -g @openai/codex");
+    // The runtimes come before the API keys.
+    expect(found.compareDocumentPosition(screen.getByTestId("provider-anthropic")) & Node.DOCUMENT_POSITION_FOLLOWING)
+      .toBeTruthy();
+  });
+
+  it("sets a path by hand and goes back to automatic detection", async () => {
+    const { user } = await openSettings();
+    const input = (await screen.findByTestId("runtime-path-codex")) as HTMLInputElement;
+    expect(screen.queryByTestId("clear-runtime-path-codex")).toBeNull();
+
+    await user.type(input, "/opt/codex/bin/codex");
+    await user.click(screen.getByTestId("save-runtime-path-codex"));
+    expect(fakeApi.setRuntimePath).toHaveBeenCalledWith("codex", "/opt/codex/bin/codex");
+    await waitFor(() => expect(screen.getByTestId("runtime-status-codex").textContent).toBe("Found"));
+    expect(screen.getByTestId("runtime-codex").textContent).toContain("/opt/codex/bin/codex");
+    expect(input.value).toBe("/opt/codex/bin/codex");
+
+    await user.click(screen.getByTestId("clear-runtime-path-codex"));
+    expect(fakeApi.setRuntimePath).toHaveBeenLastCalledWith("codex", null);
+    await waitFor(() => expect(screen.getByTestId("runtime-status-codex").textContent).toBe("Not found"));
+    expect(input.value).toBe("");
+    expect(screen.queryByTestId("clear-runtime-path-codex")).toBeNull();
+  });
+
+  it("shows why a path was refused", async () => {
+    fakeApi.setRuntimePath.mockRejectedValueOnce(
+      new ClawbooError("runtime_not_found", "No Codex executable at /nowhere."),
+    );
+    const { user } = await openSettings();
+    await user.type(await screen.findByTestId("runtime-path-codex"), "/nowhere");
+    await user.click(screen.getByTestId("save-runtime-path-codex"));
+    const error = await within(screen.getByTestId("runtime-codex")).findByTestId("error-message");
+    expect(error.textContent).toBe("No Codex executable at /nowhere.");
   });
 });

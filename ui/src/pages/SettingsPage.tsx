@@ -1,15 +1,31 @@
-import { useAppInfo, useProviders } from "../queries";
+import { useAppInfo, useProviders, useRuntimes } from "../queries";
 import { errorMessage } from "../errors";
 import { ProviderRow } from "../components/ProviderRow";
+import { RuntimeRow } from "../components/RuntimeRow";
 import { ErrorMessage } from "../components/ErrorMessage";
 
 export function SettingsPage() {
   const providers = useProviders();
+  const runtimes = useRuntimes();
   const appInfo = useAppInfo();
 
   return (
     <div className="settings-page">
       <h1 className="page-title">Settings</h1>
+
+      <section className="card">
+        <h2 className="card__title">Runtimes</h2>
+        <p className="muted">The programs that run your agents. Clawboo looks for them on this machine.</p>
+        {runtimes.isPending && <p className="muted">Loading…</p>}
+        <ErrorMessage message={runtimes.error ? errorMessage(runtimes.error) : null} />
+        {runtimes.data && (
+          <ul className="provider-list">
+            {runtimes.data.map((info) => (
+              <RuntimeRow key={info.kind} info={info} />
+            ))}
+          </ul>
+        )}
+      </section>
 
       <section className="card">
         <h2 className="card__title">API keys</h2>

@@ -8,9 +8,20 @@ import type {
   AgentFileInfo,
   AgentPatch,
   AppInfo,
+  ChatChanged,
+  ChatHistory,
+  ChatMessage,
   NewAgent,
   Provider,
   ProviderStatus,
+  RunEvent,
+  RunEventEmitted,
+  RunEventRecord,
+  RunStatus,
+  RunSummary,
+  RuntimeInfo,
+  RuntimeKind,
+  SendOutcome,
 } from "../api";
 
 type FileName = AgentFile["name"];
@@ -26,6 +37,35 @@ export const FILE_NAMES: FileName[] = [
 ];
 
 type FileListener = (change: AgentFileChanged) => void;
+type ChatListener = (change: ChatChanged) => void;
+type RunListener = (emitted: RunEventEmitted) => void;
+
+export const RESET_NOTICE = "Conversation reset. The agent starts fresh.";
+
+function initialRuntimes(): RuntimeInfo[] {
+  const row = (kind: RuntimeKind, label: string, found: boolean, installHint: string): RuntimeInfo => ({
+    kind,
+    label,
+    found,
+    path: found ? `/usr/local/bin/${kind}` : null,
+    version: found ? "1.0.0" : null,
+    customPath: null,
+    installHint,
+    problem: null,
+  });
+  return [
+    row("claude-code", "Claude Code", true, "npm install -g @anthropic-ai/claude-code"),
+    row("codex", "Codex", false, "npm install -g @openai/codex"),
+  ];
+}
+
+const providerRow = (id: Provider, label: string, keySet: boolean, defaultBaseUrl: string | null): ProviderStatus => ({
+  provider: id,
+  label,
+  keySet,
+  baseUrl: defaultBaseUrl,
+  defaultBaseUrl,
+});
 
 function initialState() {
   return {
@@ -34,14 +74,21 @@ function initialState() {
     /** agentId -> file name -> content */
     files: new Map<string, Map<FileName, string>>(),
     providers: [
-      { provider: "anthropic", label: "Anthropic", keySet: false, baseUrl: null },
-      { provider: "openai", label: "OpenAI", keySet: true, baseUrl: null },
-      { provider: "openrouter", label: "OpenRouter", keySet: false, baseUrl: null },
-      { provider: "custom", label: "Custom (OpenAI-compatible)", keySet: false, baseUrl: null },
-    ] as ProviderStatus[],
+      providerRow("anthropic", "Anthropic", false, "https://api.anthropic.com"),
+      providerRow("openai", "OpenAI", true, "https://api.openai.com/v1"),
+      providerRow("openrouter", "OpenRouter", false, "https://openrouter.ai/api/v1"),
+      providerRow("custom", "Custom (OpenAI-compatible)", false, null),
+    ],
     keys: new Map<Provider, string>(),
+    runtimes: initialRuntimes(),
+    /** agentId -> chat */
+    chats: new Map<string, ChatHistory>(),
+    /** runId -> everything the run emitted, for runActivity() */
+    runRecords: new Map<string, RunEventRecord[]>(),
     fileListeners: new Set<FileListener>(),
     agentListeners: new Set<() => void>(),
+    chatListeners: new Set<ChatListener>(),
+    runListeners: new Set<RunListener>(),
     nextId: 1,
   };
 }
@@ -69,6 +116,8 @@ export function seedAgent(
     tint: "#7c5cff",
     runtime: "claude-code",
     model: "claude-sonnet-4-5",
+    approvalPolicy: "ask",
+    provider: null,
     createdAt: 1,
     updatedAt: 1,
     ...partial,
@@ -100,6 +149,80 @@ const fileOf = (agentId: string, name: string): AgentFile => {
   const content = agentFiles(agentId).get(fileName) ?? notFound(name);
   return { name: fileName, content, modifiedAt: Date.now() };
 };
+
+function chatOf(agentId: string): ChatHistory {
+  let chat = backend.chats.get(agentId);
+  if (!chat) backend.chats.set(agentId, (chat = { messages: [], runs: [], activeRun: null }));
+  return chat;
+}
+
+const cloneChat = (chat: ChatHistory): ChatHistory => ({
+  messages: chat.messages.map((m) => ({ ...m })),
+  runs: chat.runs.map((r) => ({ ...r })),
+  activeRun: chat.activeRun && { ...chat.activeRun },
+});
+
+let clock = 1_000;
+
+/** Adds a stored message to an agent's chat (no event). */
+export function seedMessage(agentId: string, role: ChatMessage["role"], content: string, runId: string | null = null) {
+  const message: ChatMessage = { id: `msg-${backend.nextId++}`, agentId, role, content, runId, createdAt: clock++ };
+  chatOf(agentId).messages.push(message);
+  return message;
+}
+
+/** Starts a run for the agent, as a send would (no event). */
+export function seedRun(agentId: string, status: RunStatus = "running", error: string | null = null): RunSummary {
+  const running = status === "running";
+  const run: RunSummary = {
+    id: `run-${backend.nextId++}`,
+    agentId,
+    runtime: "claude-code",
+    status,
+    error,
+    startedAt: clock++,
+    finishedAt: running ? null : clock++,
+  };
+  const chat = chatOf(agentId);
+  chat.runs.push(run);
+  if (running) chat.activeRun = run;
+  return run;
+}
+
+export function emitChatChanged(agentId: string) {
+  backend.chatListeners.forEach((cb) => cb({ agentId }));
+}
+
+/** The next record of a run, numbered after what the run emitted so far. Stored for runActivity(). */
+export function recordRunEvent(runId: string, event: RunEvent, at = clock++): RunEventRecord {
+  const records = backend.runRecords.get(runId) ?? [];
+  const record = { runId, seq: records.length + 1, at, event };
+  backend.runRecords.set(runId, [...records, record]);
+  return record;
+}
+
+/** Delivers a record to the app's live listeners. */
+export function deliverRunEvent(agentId: string, record: RunEventRecord) {
+  backend.runListeners.forEach((cb) => cb({ agentId, record }));
+}
+
+/** Records and delivers a run event, as the backend does while a run goes. */
+export function emitRunEvent(agentId: string, runId: string, event: RunEvent, at?: number): RunEventRecord {
+  const record = recordRunEvent(runId, event, at);
+  deliverRunEvent(agentId, record);
+  return record;
+}
+
+/** Ends the active run: stores the reply (if any), sets the status, and reports chatChanged. */
+export function finishRun(agentId: string, status: RunStatus, reply: string | null, error: string | null = null) {
+  const chat = chatOf(agentId);
+  const run = chat.activeRun ?? notFound("Active run");
+  if (reply !== null) seedMessage(agentId, "assistant", reply, run.id);
+  const done = { ...run, status, error, finishedAt: clock++ };
+  chat.runs = chat.runs.map((r) => (r.id === run.id ? done : r));
+  chat.activeRun = null;
+  emitChatChanged(agentId);
+}
 
 export const fakeApi = {
   appInfo: vi.fn(async (): Promise<AppInfo> => backend.appInfo),
@@ -144,10 +267,34 @@ export const fakeApi = {
     backend.providers = backend.providers.map((p) => (p.provider === provider ? { ...p, keySet: false } : p));
     return null;
   }),
-  setCustomBaseUrl: vi.fn(async (url: string): Promise<null> => {
-    backend.providers = backend.providers.map((p) => (p.provider === "custom" ? { ...p, baseUrl: url } : p));
+  setBaseUrl: vi.fn(async (provider: Provider, url: string | null): Promise<null> => {
+    backend.providers = backend.providers.map((p) =>
+      p.provider === provider ? { ...p, baseUrl: url ?? p.defaultBaseUrl } : p,
+    );
     return null;
   }),
+  listRuntimes: vi.fn(async (): Promise<RuntimeInfo[]> => backend.runtimes.map((r) => ({ ...r }))),
+  setRuntimePath: vi.fn(async (kind: RuntimeKind, path: string | null): Promise<RuntimeInfo> => {
+    const before = backend.runtimes.find((r) => r.kind === kind) ?? notFound("Runtime");
+    const after: RuntimeInfo = path
+      ? { ...before, customPath: path, path, found: true, version: "2.0.0" }
+      : { ...initialRuntimes().find((r) => r.kind === kind)!, customPath: null };
+    backend.runtimes = backend.runtimes.map((r) => (r.kind === kind ? after : r));
+    return { ...after };
+  }),
+  chatHistory: vi.fn(async (agentId: string): Promise<ChatHistory> => cloneChat(chatOf(agentId))),
+  sendChatMessage: vi.fn(async (agentId: string, text: string): Promise<SendOutcome> => {
+    if (text === "/reset" || text === "/new") {
+      return { message: seedMessage(agentId, "notice", RESET_NOTICE), run: null };
+    }
+    const message = seedMessage(agentId, "user", text);
+    const run = seedRun(agentId);
+    message.runId = run.id;
+    return { message: { ...message }, run: { ...run } };
+  }),
+  cancelRun: vi.fn(async (_runId: string): Promise<null> => null),
+  answerPermission: vi.fn(async (_runId: string, _requestId: string, _allow: boolean): Promise<null> => null),
+  runActivity: vi.fn(async (runId: string): Promise<RunEventRecord[]> => [...(backend.runRecords.get(runId) ?? [])]),
   onAgentsChanged: vi.fn(async (cb: () => void) => {
     backend.agentListeners.add(cb);
     return () => void backend.agentListeners.delete(cb);
@@ -155,6 +302,14 @@ export const fakeApi = {
   onAgentFileChanged: vi.fn(async (cb: FileListener) => {
     backend.fileListeners.add(cb);
     return () => void backend.fileListeners.delete(cb);
+  }),
+  onChatChanged: vi.fn(async (cb: ChatListener) => {
+    backend.chatListeners.add(cb);
+    return () => void backend.chatListeners.delete(cb);
+  }),
+  onRunEvent: vi.fn(async (cb: RunListener) => {
+    backend.runListeners.add(cb);
+    return () => void backend.runListeners.delete(cb);
   }),
 };
 

@@ -11,9 +11,37 @@ export function renderApp() {
 
 type User = ReturnType<typeof userEvent.setup>;
 
+/** Selects the agent; it opens on Chat. Resolves once the conversation has loaded. */
+export async function openChat(user: User, handle: string) {
+  await user.click(await screen.findByTestId(`agent-item-${handle}`));
+  await screen.findByTestId("chat-timeline");
+}
+
+const nextFrame = () => new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
+
+/**
+ * Runs what the backend does (emit events, finish runs) inside act, then lets
+ * animation frames pass so batched run events (and the refetches they cause) reach the screen.
+ */
+export async function backendDoes(fn: () => void) {
+  await act(async () => {
+    fn();
+    await nextFrame();
+    await nextFrame();
+  });
+}
+
+/** Selects the agent and opens Details → Profile (agents open on Chat). */
+export async function openAgentProfile(user: User, handle: string) {
+  await user.click(await screen.findByTestId(`agent-item-${handle}`));
+  await user.click(screen.getByTestId("tab-details"));
+  await user.click(screen.getByTestId("subtab-profile"));
+}
+
 /** Selects the agent and opens Details → Agent Files; resolves once the editor shows. */
 export async function openAgentFiles(user: User, handle: string) {
   await user.click(await screen.findByTestId(`agent-item-${handle}`));
+  await user.click(screen.getByTestId("tab-details"));
   await user.click(screen.getByTestId("subtab-files"));
   await screen.findByTestId("file-editor");
 }

@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import type { ChatHistory, ChatMessage, RunSummary } from "../api";
+import { buildTimeline, currentRun, firstLines, formatDuration, summarizeInput } from "./chat";
+
+const msg = (id: string, createdAt: number): ChatMessage => ({
+  id,
+  agentId: "a",
+  role: "user",
+  content: id,
+  runId: null,
+  createdAt,
+});
+
+const run = (id: string, status: RunSummary["status"], startedAt: number, finishedAt: number | null): RunSummary => ({
+  id,
+  agentId: "a",
+  runtime: "native",
+  status,
+  error: null,
+  startedAt,
+  finishedAt,
+});
+
+describe("buildTimeline", () => {
+  it("places notices of failed or stopped runs where they ended", () => {
+    const history: ChatHistory = {
+      messages: [msg("m1", 10), msg("m2", 30), msg("m3", 50)],
+      runs: [run("ok", "succeeded", 11, 20), run("bad", "failed", 31, 40), run("stop", "cancelled", 51, 50)],
+      activeRun: null,
+    };
+    expect(buildTimeline(history).map((e) => e.key)).toEqual(["m:m1", "m:m2", "r:bad", "m:m3", "r:stop"]);
+  });
+});
+
+describe("currentRun", () => {
+  it("prefers the active run, else the one started last", () => {
+    const active = run("b", "running", 5, null);
+    expect(currentRun({ messages: [], runs: [run("a", "succeeded", 1, 2), active], activeRun: active })).toBe(active);
+    expect(
+      currentRun({ messages: [], runs: [run("late", "failed", 9, 10), run("early", "succeeded", 1, 2)], activeRun: null })
+        ?.id,
+    ).toBe("late");
+    expect(currentRun({ messages: [], runs: [], activeRun: null })).toBeNull();
+  });
+});
+
+describe("formatting", () => {
+  it("formats durations", () => {
+    expect(formatDuration(420)).toBe("420 ms");
+    expect(formatDuration(1500)).toBe("1.5 s");
+    expect(formatDuration(65_000)).toBe("1m 5s");
+  });
+
+  it("summarizes tool input on one line", () => {
+    expect(summarizeInput({ command: "ls -la\n/tmp", timeout: 5 })).toBe("ls -la /tmp");
+    expect(summarizeInput({ a: 1 })).toBe('{"a":1}');
+    expect(summarizeInput("x".repeat(500))).toHaveLength(160);
+    expect(summarizeInput(null)).toBe("null");
+  });
+
+  it("cuts text to its first lines", () => {
+    expect(firstLines("a\nb\nc", 2)).toEqual({ shown: "a\nb", hidden: 1, total: 3 });
+    expect(firstLines("a", 2)).toEqual({ shown: "a", hidden: 0, total: 1 });
+  });
+});

@@ -1,0 +1,75 @@
+import { useEffect, useMemo } from "react";
+import type { Agent } from "../api";
+import { useCancelRun, useChatHistory, useRefreshChatHistory, useSendChatMessage } from "../queries";
+import { useRunActivity } from "../runActivity";
+import { errorMessage } from "../errors";
+import { buildTimeline, currentRun } from "../lib/chat";
+import { ErrorMessage } from "../components/ErrorMessage";
+import { ChatTimeline } from "../components/ChatTimeline";
+import { ChatComposer } from "../components/ChatComposer";
+import { ActivityCard } from "../components/ActivityCard";
+
+type Props = {
+  agent: Agent;
+  /** Unsent text by agent id, kept while the user looks elsewhere. */
+  drafts: Map<string, string>;
+};
+
+/** One-to-one chat with an agent, with what it is doing alongside. */
+export function AgentChat({ agent, drafts }: Props) {
+  const history = useChatHistory(agent.id);
+  const send = useSendChatMessage(agent.id);
+  const cancel = useCancelRun(agent.id);
+  const refresh = useRefreshChatHistory(agent.id);
+
+  const activeRun = history.data?.activeRun ?? null;
+  const { activity } = useRunActivity(activeRun?.id ?? null);
+  const timeline = useMemo(() => (history.data ? buildTimeline(history.data) : []), [history.data]);
+  const shownRun = currentRun(history.data);
+
+  // Safety net: the run says it finished but the history still calls it active.
+  const finished = activeRun !== null && activity.finished !== null;
+  useEffect(() => {
+    if (finished) refresh();
+  }, [finished, refresh]);
+
+  // A stop request belongs to the run it stopped.
+  const { reset: resetCancel } = cancel;
+  useEffect(() => resetCancel(), [activeRun?.id, resetCancel]);
+
+  const error = send.error ?? cancel.error;
+
+  return (
+    <div className="chat-layout">
+      <section className="chat" aria-label={`Chat with ${agent.name}`}>
+        {history.error ? (
+          <ErrorMessage message={errorMessage(history.error)} />
+        ) : !history.data ? (
+          <p className="muted chat-loading">Loading conversation…</p>
+        ) : (
+          <ChatTimeline
+            agentName={agent.name}
+            tint={agent.tint}
+            entries={timeline}
+            pendingText={send.isPending ? send.variables : null}
+            streaming={activeRun ? { text: activity.text } : null}
+          />
+        )}
+        <ErrorMessage message={error ? errorMessage(error) : null} />
+        <ChatComposer
+          initialText={drafts.get(agent.id) ?? ""}
+          onTextChange={(text) => drafts.set(agent.id, text)}
+          running={activeRun !== null}
+          sending={send.isPending}
+          stopping={cancel.isPending || cancel.isSuccess}
+          onSend={(text) => {
+            cancel.reset();
+            return send.mutateAsync(text);
+          }}
+          onStop={() => activeRun && cancel.mutate(activeRun.id)}
+        />
+      </section>
+      <ActivityCard run={shownRun} />
+    </div>
+  );
+}
