@@ -178,8 +178,10 @@ impl EndpointSource for crate::secrets::Secrets {
 
 /// Every adapter this build has.
 pub fn adapters(secrets: Arc<crate::secrets::Secrets>) -> RuntimeRegistry {
-    let _ = secrets;
+    let spawner: Arc<dyn process::Spawner> = Arc::new(process::SystemSpawner);
     RuntimeRegistry::default()
+        .with(Arc::new(claude_code::ClaudeCodeRuntime::new(spawner.clone(), secrets.clone())))
+        .with(Arc::new(codex::CodexRuntime::new(spawner, secrets)))
 }
 
 /// The adapters available to the engine, by kind.

@@ -1,1 +1,0 @@
-//! Adapter: claude_code (in progress).

@@ -1,0 +1,169 @@
+//! Adapter: Claude Code (`claude`), driven in its long-lived duplex mode, one process per turn:
+//! `claude -p --input-format stream-json --output-format stream-json --verbose
+//! --permission-prompt-tool stdio --include-partial-messages --system-prompt-snapshot off
+//! [--resume ID] [--model M] --append-system-prompt PERSONA`.
+//!
+//! Why this interface rather than the one-shot `claude -p "<prompt>"`:
+//! - streaming: `--include-partial-messages` gives the model's tokens as `stream_event` lines
+//!   (text deltas), not just whole messages;
+//! - approvals: with `--permission-prompt-tool stdio` every tool use Claude would ask about
+//!   arrives as a `can_use_tool` control request on stdout and is answered on stdin, so the
+//!   agent's approval policy (and the user, under "ask") decides; no bypass mode is needed
+//!   (which, as root, would also need `IS_SANDBOX`);
+//! - cancel: an `interrupt` control request ends the turn cleanly with a `result` line and a
+//!   transcript Claude can resume; signals remain the supervisor's fallback.
+//!
+//! After the `result` line stdin is closed and Claude exits. The persona goes in
+//! `--append-system-prompt`: appended to Claude's own system prompt, once per request, never
+//! as a message of the resumable transcript. `--system-prompt-snapshot off` keeps Claude from
+//! recording the first turn's system prompt and replaying it on resume (the default in
+//! 2.1.332), so each turn carries the SOUL.md of now.
+
+mod protocol;
+#[cfg(test)]
+mod tests;
+
+use std::sync::Arc;
+
+use crate::agents::RuntimeKind;
+use crate::error::{Error, Result};
+use crate::secrets::Provider;
+
+use super::home::INHERITED_ENV;
+use super::process::{CommandSpec, Spawner};
+use super::supervise::{supervise, Timeouts};
+use super::{Capabilities, EndpointSource, HistoryMode, PersonaDelivery, RunChannels, RunResult, Runtime, TurnInput};
+
+pub use protocol::{is_read_only, DuplexProtocol};
+
+const MISSING_KEY: &str = "Add an Anthropic API key in Settings > API keys: Claude Code runs with it.";
+
+/// Switches that keep Claude Code off the network apart from the model endpoint, and quick to
+/// fail (RUNTIMES.md).
+const QUIET_ENV: &[(&str, &str)] = &[
+    ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
+    ("DISABLE_AUTOUPDATER", "1"),
+    ("DISABLE_TELEMETRY", "1"),
+    ("DISABLE_ERROR_REPORTING", "1"),
+    ("CLAUDE_CODE_MAX_RETRIES", "1"),
+];
+
+pub struct ClaudeCodeRuntime {
+    spawner: Arc<dyn Spawner>,
+    endpoints: Arc<dyn EndpointSource>,
+    env: Vec<(String, String)>,
+    timeouts: Timeouts,
+}
+
+impl ClaudeCodeRuntime {
+    pub fn new(spawner: Arc<dyn Spawner>, endpoints: Arc<dyn EndpointSource>) -> Self {
+        Self { spawner, endpoints, env: Vec::new(), timeouts: Timeouts::default() }
+    }
+
+    /// Extra variables for the process (set last, so they win).
+    pub fn with_env(mut self, env: Vec<(String, String)>) -> Self {
+        self.env = env;
+        self
+    }
+
+    pub fn with_timeouts(mut self, timeouts: Timeouts) -> Self {
+        self.timeouts = timeouts;
+        self
+    }
+
+    /// The command for one turn. Fails before anything starts when the CLI or the key is missing.
+    pub fn command(&self, input: &TurnInput) -> Result<CommandSpec> {
+        let program = input.program.clone().ok_or_else(|| {
+            Error::RuntimeNotFound("Claude Code (`claude`) is not installed or was not found.".into())
+        })?;
+        let endpoint = self.endpoints.endpoint(Provider::Anthropic)?;
+        let api_key = endpoint
+            .api_key
+            .filter(|k| !k.trim().is_empty())
+            .ok_or_else(|| Error::MissingApiKey(MISSING_KEY.into()))?;
+        let home = input.homes.home(RuntimeKind::ClaudeCode)?;
+        let tmp = input.homes.tmp()?;
+
+        let mut args: Vec<String> = [
+            "-p",
+            "--input-format",
+            "stream-json",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--permission-prompt-tool",
+            "stdio",
+            "--include-partial-messages",
+            // Else the first turn's system prompt is recorded and replayed on every resume,
+            // and an edited SOUL.md would never reach the model.
+            "--system-prompt-snapshot",
+            "off",
+        ]
+        .map(str::to_owned)
+        .into();
+        if let Some(session) = &input.resume_session {
+            args.extend(["--resume".into(), session.clone()]);
+        }
+        let model = input.agent.model.trim();
+        if !model.is_empty() {
+            args.extend(["--model".into(), model.to_owned()]);
+        }
+        if let Some(persona) = input.persona.as_deref().filter(|p| !p.trim().is_empty()) {
+            args.extend(["--append-system-prompt".into(), persona.to_owned()]);
+        }
+
+        let path = |p: &std::path::Path| p.to_string_lossy().into_owned();
+        let mut env: Vec<(String, String)> = vec![
+            ("HOME".into(), path(&home)),
+            ("CLAUDE_CONFIG_DIR".into(), path(&home)),
+            ("TMPDIR".into(), path(&tmp)),
+            ("CLAUDE_CODE_TMPDIR".into(), path(&tmp)),
+            ("ANTHROPIC_BASE_URL".into(), base_url(&endpoint.base_url)),
+            ("ANTHROPIC_API_KEY".into(), api_key),
+        ];
+        env.extend(QUIET_ENV.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
+        env.extend(self.env.iter().cloned());
+
+        Ok(CommandSpec {
+            program,
+            args,
+            env,
+            inherit_env: INHERITED_ENV.iter().map(|s| (*s).to_owned()).collect(),
+            cwd: input.workspace.clone(),
+            piped_stdin: true,
+        })
+    }
+}
+
+/// Claude Code appends `/v1/messages` itself: a base URL set with `/v1` would double it.
+fn base_url(url: &str) -> String {
+    let url = url.trim().trim_end_matches('/');
+    url.strip_suffix("/v1").unwrap_or(url).to_owned()
+}
+
+impl Runtime for ClaudeCodeRuntime {
+    fn kind(&self) -> RuntimeKind {
+        RuntimeKind::ClaudeCode
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            streams_text: true,
+            context_window: Some(200_000),
+            history: HistoryMode::RuntimeSession,
+            persona: PersonaDelivery::SentByClawboo,
+        }
+    }
+
+    fn run(
+        &self,
+        input: TurnInput,
+        channels: RunChannels,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<RunResult>> + Send + '_>> {
+        Box::pin(async move {
+            let spec = self.command(&input)?;
+            let protocol = DuplexProtocol::new(input.message.clone(), input.resume_session.is_some());
+            supervise(self.spawner.as_ref(), &spec, Box::new(protocol), channels, input.approval, self.timeouts).await
+        })
+    }
+}

@@ -1,1 +1,0 @@
-//! Adapter: codex (in progress).

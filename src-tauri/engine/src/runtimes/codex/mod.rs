@@ -1,0 +1,145 @@
+//! Adapter: Codex. Drives `codex app-server --listen stdio://` (JSON-RPC over stdio, one
+//! process per turn) rather than `codex exec --json`, because the app server streams the reply
+//! token by token (`item/agentMessage/delta`), asks before commands and file changes
+//! (`item/*/requestApproval`, answered on stdin), and has a protocol interrupt
+//! (`turn/interrupt`). The exec mode prints whole messages, cannot ask, and can only be
+//! stopped by a signal.
+//!
+//! The model endpoint is a custom provider in `$CODEX_HOME/config.toml` (Codex ignores
+//! `OPENAI_BASE_URL`); the key travels in an environment variable named by `env_key`, never
+//! in the file. The persona goes in the thread's `developerInstructions`: Codex sends it as a
+//! developer message once per request and replaces it (rather than adding a copy) when the
+//! thread is resumed with it again.
+
+mod config;
+mod items;
+mod protocol;
+#[cfg(test)]
+mod tests;
+mod text;
+
+use std::sync::Arc;
+
+pub use protocol::{AppServerProtocol, ThreadSetup};
+
+use super::home::INHERITED_ENV;
+use super::process::{CommandSpec, Spawner};
+use super::supervise::{supervise, Timeouts};
+use super::{
+    ApprovalPolicy, Capabilities, EndpointSource, HistoryMode, PersonaDelivery, RunChannels, RunResult, Runtime,
+    TurnInput,
+};
+use crate::agents::RuntimeKind;
+use crate::error::{Error, Result};
+use crate::secrets::Provider;
+
+/// The model when the agent names none.
+pub const DEFAULT_MODEL: &str = "gpt-5.5";
+
+/// The variable that carries the provider key to Codex (`env_key` in its config).
+pub const KEY_ENV: &str = "CLAWBOO_OPENAI_API_KEY";
+
+pub struct CodexRuntime {
+    spawner: Arc<dyn Spawner>,
+    endpoints: Arc<dyn EndpointSource>,
+    env: Vec<(String, String)>,
+    timeouts: Timeouts,
+}
+
+impl CodexRuntime {
+    pub fn new(spawner: Arc<dyn Spawner>, endpoints: Arc<dyn EndpointSource>) -> Self {
+        Self { spawner, endpoints, env: Vec::new(), timeouts: Timeouts::default() }
+    }
+
+    /// Extra environment for the CLI (tests point the proxy variables at the fake server).
+    pub fn with_env(mut self, env: Vec<(String, String)>) -> Self {
+        self.env = env;
+        self
+    }
+
+    pub fn with_timeouts(mut self, timeouts: Timeouts) -> Self {
+        self.timeouts = timeouts;
+        self
+    }
+
+    /// The command and the protocol for one turn; writes the config into the agent's Codex home.
+    pub fn prepare(&self, input: &TurnInput) -> Result<(CommandSpec, AppServerProtocol)> {
+        let program = input
+            .program
+            .clone()
+            .ok_or_else(|| Error::RuntimeFailed("Codex is not installed: install it, then try again.".into()))?;
+        let endpoint = self.endpoints.endpoint(Provider::OpenAi)?;
+        let key = endpoint.api_key.clone().filter(|k| !k.trim().is_empty()).ok_or_else(|| {
+            Error::MissingApiKey("Codex needs an OpenAI API key: add one in Settings > API keys.".into())
+        })?;
+        let model = match input.agent.model.trim() {
+            "" => DEFAULT_MODEL.to_owned(),
+            model => model.to_owned(),
+        };
+        let home = input.homes.home(RuntimeKind::Codex)?;
+        let tmp = input.homes.tmp()?;
+        config::write(&home, &endpoint.base_url, &model)?;
+
+        let mut env = vec![
+            ("HOME".to_owned(), home.display().to_string()),
+            ("CODEX_HOME".to_owned(), home.display().to_string()),
+            ("TMPDIR".to_owned(), tmp.display().to_string()),
+            (KEY_ENV.to_owned(), key),
+        ];
+        env.extend(self.env.iter().cloned());
+        let spec = CommandSpec {
+            program,
+            args: vec!["app-server".into(), "--listen".into(), "stdio://".into()],
+            env,
+            inherit_env: INHERITED_ENV.iter().map(|s| (*s).to_owned()).collect(),
+            cwd: input.workspace.clone(),
+            piped_stdin: true,
+        };
+        let (approval_policy, sandbox) = modes(input.approval);
+        let setup = ThreadSetup {
+            cwd: input.workspace.display().to_string(),
+            model,
+            approval_policy,
+            sandbox,
+            developer_instructions: input.persona.clone().filter(|p| !p.trim().is_empty()),
+        };
+        let protocol = AppServerProtocol::new(setup, input.resume_session.clone(), input.message.clone());
+        Ok((spec, protocol))
+    }
+}
+
+/// Codex's approval policy and sandbox for an agent's policy. "untrusted" makes Codex ask
+/// before any command it does not know to be safe, so the supervisor can apply the policy.
+pub fn modes(policy: ApprovalPolicy) -> (&'static str, &'static str) {
+    match policy {
+        ApprovalPolicy::Ask => ("untrusted", "workspace-write"),
+        ApprovalPolicy::AllowAll => ("never", "workspace-write"),
+        ApprovalPolicy::ReadOnly => ("untrusted", "read-only"),
+    }
+}
+
+impl Runtime for CodexRuntime {
+    fn kind(&self) -> RuntimeKind {
+        RuntimeKind::Codex
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            streams_text: true,
+            context_window: None,
+            history: HistoryMode::RuntimeSession,
+            persona: PersonaDelivery::SentByClawboo,
+        }
+    }
+
+    fn run(
+        &self,
+        input: TurnInput,
+        channels: RunChannels,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<RunResult>> + Send + '_>> {
+        Box::pin(async move {
+            let (spec, protocol) = self.prepare(&input)?;
+            supervise(self.spawner.as_ref(), &spec, Box::new(protocol), channels, input.approval, self.timeouts).await
+        })
+    }
+}

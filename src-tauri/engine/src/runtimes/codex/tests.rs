@@ -1,0 +1,211 @@
+//! The protocol against the recorded fixtures (`tests/fixtures/codex/app-server-*`), real
+//! failure output, and malformed input.
+
+use serde_json::{json, Value};
+
+use super::protocol::{AppServerProtocol, ThreadSetup};
+use crate::runtimes::process::ExitInfo;
+use crate::runtimes::supervise::{Step, StreamProtocol};
+use crate::runtimes::{PermissionAnswer, RunEvent, RunOutcome};
+
+const TOOL_TURN: &str = include_str!("../../../tests/fixtures/codex/app-server-tool-turn.stdout.jsonl");
+const TOOL_TURN_STDIN: &str = include_str!("../../../tests/fixtures/codex/app-server-tool-turn.stdin.jsonl");
+const THREAD: &str = "01a23698-2a4f-7360-aa84-e3fe795743f6";
+const EXIT_OK: ExitInfo = ExitInfo { code: Some(0), signal: None };
+
+fn protocol(resume: Option<&str>) -> AppServerProtocol {
+    let setup = ThreadSetup {
+        cwd: "/work/rec/codex/work".into(),
+        model: "gpt-5.5".into(),
+        approval_policy: "untrusted",
+        sandbox: "workspace-write",
+        developer_instructions: Some("You are a test agent.".into()),
+    };
+    AppServerProtocol::new(setup, resume.map(str::to_owned), "Create the file please".into())
+}
+
+fn feed(protocol: &mut AppServerProtocol, lines: &str) -> Vec<Step> {
+    let mut out = Vec::new();
+    for line in lines.lines().filter(|l| !l.trim().is_empty()) {
+        protocol.on_line(line, &mut out);
+    }
+    out
+}
+
+fn sent(step: &Step) -> Value {
+    match step {
+        Step::Send(line) => serde_json::from_str(line).unwrap(),
+        other => panic!("expected a Send, got {other:?}"),
+    }
+}
+
+#[test]
+fn the_recorded_tool_turn_becomes_the_exact_event_sequence() {
+    let mut p = protocol(None);
+    let opening: Vec<Value> = p.opening().iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(opening[0]["method"], "initialize");
+    let steps = feed(&mut p, TOOL_TURN);
+
+    assert_eq!(sent(&steps[0]), json!({"method": "initialized"}));
+    let start = sent(&steps[1]);
+    assert_eq!(start["method"], "thread/start");
+    assert_eq!(start["params"]["developerInstructions"], "You are a test agent.");
+    assert_eq!(start["params"]["approvalPolicy"], "untrusted");
+    assert_eq!(steps[2], Step::Emit(RunEvent::SessionStarted { session_id: THREAD.into() }));
+    let turn = sent(&steps[3]);
+    assert_eq!(turn["method"], "turn/start");
+    assert_eq!(turn["params"]["threadId"], THREAD);
+    assert_eq!(turn["params"]["input"], json!([{"type": "text", "text": "Create the file please"}]));
+
+    let command = "/bin/bash -lc 'touch created-by-tool.txt'";
+    let call_id = "call_fake9d08932d0003";
+    let usage = |input_tokens, output_tokens| {
+        Step::Emit(RunEvent::Usage {
+            input_tokens,
+            output_tokens,
+            cache_read_tokens: 0,
+            cache_write_tokens: 0,
+            cost_usd: None,
+        })
+    };
+    let expected = [
+        Step::Emit(RunEvent::ToolCallStarted {
+            call_id: call_id.into(),
+            name: "shell".into(),
+            input: json!({"command": command, "cwd": "/work/rec/codex/work"}),
+        }),
+        Step::Ask {
+            request_id: "0".into(),
+            tool: "shell".into(),
+            input: json!({"command": command, "cwd": "/work/rec/codex/work", "reason": null}),
+            description: format!("Run {command}"),
+            read_only: false,
+        },
+        Step::Emit(RunEvent::ToolResult { call_id: call_id.into(), output: String::new(), is_error: false }),
+        usage(9688, 8),
+        Step::Emit(RunEvent::TextDelta { text: "All done.".into() }),
+        usage(9792, 2),
+        // The first turn/completed ends the turn; the recording's second turn is ignored.
+        Step::EndInput,
+    ];
+    assert_eq!(steps[4..], expected[..]);
+
+    // The approval is answered as the recording's stdin answered it.
+    let mut out = Vec::new();
+    p.on_permission("0", PermissionAnswer { allow: true }, &mut out);
+    let recorded: Value = serde_json::from_str(TOOL_TURN_STDIN.lines().nth(4).unwrap()).unwrap();
+    assert_eq!(sent(&out[0]), recorded);
+    let mut out = Vec::new();
+    p.on_permission("0", PermissionAnswer { allow: false }, &mut out);
+    assert!(out.is_empty(), "a question is answered once");
+
+    assert_eq!(p.finish(EXIT_OK, "").outcome, RunOutcome::Succeeded);
+}
+
+#[test]
+fn interrupt_names_the_running_turn() {
+    let mut p = protocol(None);
+    assert_eq!(p.interrupt(), None, "no turn yet: the supervisor signals instead");
+    let upto_turn: String = TOOL_TURN.lines().take(7).map(|l| format!("{l}\n")).collect();
+    feed(&mut p, &upto_turn);
+    let interrupt: Value = serde_json::from_str(&p.interrupt().unwrap()).unwrap();
+    assert_eq!(interrupt["method"], "turn/interrupt");
+    assert_eq!(interrupt["params"], json!({"threadId": THREAD, "turnId": "01a23698-2a63-7d61-818c-a54c48c41163"}));
+}
+
+/// codex 0.171.0 app-server against a model endpoint answering HTTP 500 (one retry).
+const FAILED_TURN: &str = include_str!("../../../tests/fixtures/codex/app-server-500.stdout.jsonl");
+
+#[test]
+fn a_failed_turn_fails_with_codexs_message() {
+    let mut p = protocol(None);
+    let steps = feed(&mut p, FAILED_TURN);
+    let busy = "We’re currently experiencing high demand, which may cause temporary errors.";
+    assert_eq!(sent(&steps[0]), json!({"method": "initialized"}));
+    assert_eq!(sent(&steps[1])["method"], "thread/start");
+    assert_eq!(
+        steps[2],
+        Step::Emit(RunEvent::SessionStarted { session_id: "01a236a4-9c54-75e0-917e-8fe846293b21".into() })
+    );
+    assert_eq!(sent(&steps[3])["method"], "turn/start");
+    let expected = [
+        Step::Emit(RunEvent::Warning { message: format!("Reconnecting... 1/1 ({busy})") }),
+        Step::Emit(RunEvent::Error { message: busy.into() }),
+        Step::EndInput,
+    ];
+    assert_eq!(steps[4..], expected[..]);
+    let result = p.finish(EXIT_OK, "");
+    assert_eq!(result.outcome, RunOutcome::Failed);
+    assert_eq!(result.message.as_deref(), Some(busy));
+    assert!(!result.session_missing);
+}
+
+#[test]
+fn resuming_an_unknown_thread_reports_the_session_missing() {
+    let mut p = protocol(Some("01a23698-2a4f-7360-aa84-e3fe795743f9"));
+    let steps = feed(&mut p, r#"{"id":1,"result":{}}"#);
+    let resume = sent(&steps[1]);
+    assert_eq!(resume["method"], "thread/resume");
+    assert_eq!(resume["params"]["threadId"], "01a23698-2a4f-7360-aa84-e3fe795743f9");
+    assert_eq!(resume["params"]["developerInstructions"], "You are a test agent.");
+    // Recorded from codex 0.171.0.
+    let steps = feed(
+        &mut p,
+        r#"{"error":{"code":-32600,"message":"no rollout found for thread id 01a23698-2a4f-7360-aa84-e3fe795743f9"},"id":2}"#,
+    );
+    assert_eq!(steps.last(), Some(&Step::EndInput));
+    let result = p.finish(EXIT_OK, "");
+    assert_eq!(result.outcome, RunOutcome::Failed);
+    assert!(result.session_missing);
+    assert!(result.message.unwrap().contains("no rollout found"));
+}
+
+#[test]
+fn a_process_that_dies_mid_turn_fails_with_stderr() {
+    let mut p = protocol(None);
+    feed(&mut p, r#"{"id":1,"result":{}}"#);
+    let stderr = "starting\n\u{1b}[2m2026-12-02\u{1b}[0m \u{1b}[31mERROR\u{1b}[0m config.toml is broken\n\n";
+    let result = p.finish(ExitInfo { code: Some(1), signal: None }, stderr);
+    assert_eq!(result.outcome, RunOutcome::Failed);
+    let message = result.message.unwrap();
+    assert!(message.ends_with("(exit code 1): 2026-12-02 ERROR config.toml is broken"), "{message}");
+}
+
+#[test]
+fn malformed_truncated_and_unknown_lines_become_warnings() {
+    let mut p = protocol(None);
+    for line in [
+        "not json at all",
+        r#"{"method":"item/agentMessage/delta","params":{"del"#,
+        "[1,2,3]",
+        r#"{"something":"else"}"#,
+        r#"{"method":"brand/new/notification","params":{}}"#,
+    ] {
+        let mut out = Vec::new();
+        p.on_line(line, &mut out);
+        assert!(matches!(&out[..], [Step::Emit(RunEvent::Warning { .. })]), "{line} gave {out:?}");
+    }
+    // An unknown server request is refused so Codex does not wait for it.
+    let mut out = Vec::new();
+    p.on_line(r#"{"id":7,"method":"item/tool/requestUserInput","params":{}}"#, &mut out);
+    assert!(matches!(&out[0], Step::Emit(RunEvent::Warning { .. })));
+    assert_eq!(sent(&out[1])["error"]["code"], -32601);
+    assert_eq!(sent(&out[1])["id"], 7);
+}
+
+#[test]
+fn messages_without_deltas_and_reads_are_handled() {
+    let mut p = protocol(None);
+    let lines = r#"{"method":"item/completed","params":{"item":{"type":"agentMessage","id":"m1","text":"First."}}}
+{"method":"item/agentMessage/delta","params":{"itemId":"m2","delta":"Second"}}
+{"method":"item/completed","params":{"item":{"type":"reasoning","id":"r1","summary":["Thinking it over"],"content":[]}}}
+{"id":"a","method":"item/commandExecution/requestApproval","params":{"command":"cat x","commandActions":[{"type":"read","command":"cat x","name":"x","path":"x"}]}}"#;
+    let steps = feed(&mut p, lines);
+    assert_eq!(steps[0], Step::Emit(RunEvent::TextDelta { text: "First.".into() }));
+    assert_eq!(steps[1], Step::Emit(RunEvent::TextDelta { text: "\n\nSecond".into() }));
+    assert_eq!(steps[2], Step::Emit(RunEvent::Thinking { text: "Thinking it over".into() }));
+    assert!(matches!(&steps[3], Step::Ask { request_id, read_only: true, .. } if request_id == "a"));
+    let mut out = Vec::new();
+    p.on_permission("a", PermissionAnswer { allow: false }, &mut out);
+    assert_eq!(sent(&out[0]), json!({"id": "a", "result": {"decision": "decline"}}));
+}

@@ -1,1 +1,0 @@
-//! Adapter: hermes (in progress).

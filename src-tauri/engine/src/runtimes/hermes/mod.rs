@@ -1,0 +1,206 @@
+//! Adapter: Hermes (`hermes-agent`, PyPI, pinned 0.19.0).
+//!
+//! Drives `hermes acp`, the Agent Client Protocol over stdio (JSON-RPC 2.0, one message a
+//! line), rather than the one-shot `hermes chat -q`: ACP streams the reply as it is written
+//! (`agent_message_chunk`), reports tool calls and their results, asks permission through a
+//! server request (`session/request_permission`) that the user can answer, cancels politely
+//! (`session/cancel`), and says how the turn ended (`stopReason`). The one-shot mode prints
+//! only the final text and exits 0 even when the model API failed.
+//!
+//! Each turn starts one process: `initialize`, then `session/new` (or `session/load` to resume,
+//! whose replayed history is not re-emitted), one `session/prompt`, and stdin is closed.
+//!
+//! Configuration lives in the agent's private `HERMES_HOME`:
+//! - `config.yaml` points Hermes at the agent's provider as a `custom` OpenAI-compatible
+//!   endpoint (Chat Completions). The API key is not written there: the file says `api_key: "${CLAWBOO_HERMES_API_KEY}"`
+//!   and Hermes expands `${VAR}` from its environment when it loads the config, so the key only
+//!   lives in the process's environment. `context_length` and the `security` keys stop it from
+//!   fetching model metadata and installing tools from the internet.
+//! - `SOUL.md` is Hermes' own identity slot: the first part of its system prompt. The persona is
+//!   written there before each turn, so it reaches the model once per request, in the system
+//!   prompt, and never enters the conversation history.
+
+mod protocol;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::json;
+
+pub use protocol::AcpProtocol;
+
+use super::home::INHERITED_ENV;
+use super::process::{CommandSpec, Spawner};
+use super::supervise::{supervise, Timeouts};
+use super::{Capabilities, EndpointSource, HistoryMode, PersonaDelivery, RunChannels, RunResult, Runtime, TurnInput};
+use crate::agents::RuntimeKind;
+use crate::error::{Error, Result};
+use crate::secrets::Provider;
+
+/// The variable `config.yaml` takes the API key from.
+pub const API_KEY_ENV: &str = "CLAWBOO_HERMES_API_KEY";
+/// The model name written when the agent names none.
+const DEFAULT_MODEL: &str = "some-model";
+/// Hermes asks the endpoint for the window unless told; 128k fits every model it is likely to use.
+const CONTEXT_LENGTH: u32 = 128_000;
+
+pub struct HermesRuntime {
+    spawner: Arc<dyn Spawner>,
+    endpoints: Arc<dyn EndpointSource>,
+    extra_env: Vec<(String, String)>,
+    timeouts: Timeouts,
+}
+
+impl HermesRuntime {
+    pub fn new(spawner: Arc<dyn Spawner>, endpoints: Arc<dyn EndpointSource>) -> Self {
+        Self { spawner, endpoints, extra_env: Vec::new(), timeouts: Timeouts::default() }
+    }
+
+    /// Extra environment for the process (tests point proxies at the fake server).
+    pub fn with_env(mut self, env: Vec<(String, String)>) -> Self {
+        self.extra_env = env;
+        self
+    }
+
+    pub fn with_timeouts(mut self, timeouts: Timeouts) -> Self {
+        self.timeouts = timeouts;
+        self
+    }
+
+    /// Writes the agent's Hermes home and returns the command for this turn.
+    pub fn prepare(&self, input: &TurnInput) -> Result<CommandSpec> {
+        let program = input
+            .program
+            .clone()
+            .ok_or_else(|| Error::RuntimeNotFound("Hermes is not installed (no `hermes` program found).".into()))?;
+        let provider = match input.agent.provider {
+            None => {
+                return Err(Error::InvalidInput(
+                    "Pick a provider for this agent on its profile: Hermes can use OpenAI, OpenRouter or a Custom \
+                     (OpenAI-compatible) endpoint."
+                        .into(),
+                ))
+            }
+            // Hermes' Messages API client needs the `anthropic` Python package, which the
+            // `hermes-agent[acp]` install lacks (and lazy installs are off: no internet).
+            Some(Provider::Anthropic) => {
+                return Err(Error::InvalidInput(
+                    "Hermes can use OpenAI, OpenRouter or a Custom (OpenAI-compatible) provider, not Anthropic: \
+                     pick one of those on the agent's profile."
+                        .into(),
+                ))
+            }
+            Some(p) => p,
+        };
+        let endpoint = self.endpoints.endpoint(provider)?;
+        let home = input.homes.home(RuntimeKind::Hermes)?;
+        let hermes_home = home.join(".hermes");
+        create_private_dir(&hermes_home)?;
+        let model = if input.agent.model.trim().is_empty() { DEFAULT_MODEL } else { input.agent.model.trim() };
+        let config = config_yaml(model, &endpoint.base_url, endpoint.api_key.is_some());
+        write_private(&hermes_home.join("config.yaml"), &config)?;
+        // An empty SOUL.md keeps Hermes' built-in identity (and stops it seeding its own file).
+        write_private(&hermes_home.join("SOUL.md"), input.persona.as_deref().unwrap_or(""))?;
+
+        let mut env = vec![
+            ("HOME".to_owned(), path_str(&home)),
+            ("HERMES_HOME".to_owned(), path_str(&hermes_home)),
+            ("TMPDIR".to_owned(), path_str(&input.homes.tmp()?)),
+            ("HERMES_DISABLE_LAZY_INSTALLS".to_owned(), "1".to_owned()),
+            ("PYTHONUNBUFFERED".to_owned(), "1".to_owned()),
+        ];
+        if let Some(key) = &endpoint.api_key {
+            env.push((API_KEY_ENV.to_owned(), key.clone()));
+            if provider == Provider::OpenRouter {
+                // Hermes takes an openrouter.ai key from here, not from the config.
+                env.push(("OPENROUTER_API_KEY".to_owned(), key.clone()));
+            }
+        }
+        env.extend(self.extra_env.iter().cloned());
+        Ok(CommandSpec {
+            program,
+            args: vec!["acp".to_owned()],
+            env,
+            inherit_env: INHERITED_ENV.iter().map(|s| (*s).to_owned()).collect(),
+            cwd: input.workspace.clone(),
+            piped_stdin: true,
+        })
+    }
+}
+
+impl Runtime for HermesRuntime {
+    fn kind(&self) -> RuntimeKind {
+        RuntimeKind::Hermes
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            streams_text: true,
+            context_window: None,
+            history: HistoryMode::RuntimeSession,
+            persona: PersonaDelivery::SentByClawboo,
+        }
+    }
+
+    fn run(
+        &self,
+        input: TurnInput,
+        channels: RunChannels,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<RunResult>> + Send + '_>> {
+        Box::pin(async move {
+            let spec = self.prepare(&input)?;
+            let protocol =
+                AcpProtocol::new(path_str(&input.workspace), input.message.clone(), input.resume_session.clone());
+            supervise(self.spawner.as_ref(), &spec, Box::new(protocol), channels, input.approval, self.timeouts).await
+        })
+    }
+}
+
+/// `config.yaml`, written as JSON (which YAML reads as flow style).
+pub fn config_yaml(model: &str, base_url: &str, has_key: bool) -> String {
+    let mut model_cfg = json!({
+        "provider": "custom",
+        "default": model,
+        "base_url": base_url.trim().trim_end_matches('/'),
+        "context_length": CONTEXT_LENGTH,
+    });
+    if has_key {
+        model_cfg["api_key"] = json!(format!("${{{API_KEY_ENV}}}"));
+    }
+    let config = json!({
+        "model": model_cfg,
+        "security": {"tirith_enabled": false, "allow_lazy_installs": false},
+        // Dangerous commands ask the user (the default, "smart", asks a model first).
+        "approvals": {"mode": "manual"},
+    });
+    let mut text = serde_json::to_string_pretty(&config).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+fn path_str(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
+
+fn create_private_dir(dir: &PathBuf) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(format!("Cannot create {}", dir.display()), e))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
+    }
+    Ok(())
+}
+
+/// Writes a file only its owner can read.
+fn write_private(path: &Path, text: &str) -> Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let write = |mut file: std::fs::File| std::io::Write::write_all(&mut file, text.as_bytes());
+    options.open(path).and_then(write).map_err(|e| Error::io(format!("Cannot write {}", path.display()), e))
+}

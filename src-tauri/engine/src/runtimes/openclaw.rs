@@ -1,1 +1,0 @@
-//! Adapter: openclaw (in progress).

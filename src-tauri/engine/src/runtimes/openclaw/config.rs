@@ -1,0 +1,144 @@
+//! The agent's private OpenClaw state: `openclaw.json`, the embedded agent's settings, and the
+//! workspace files OpenClaw builds its persona from, all under the agent's OpenClaw home.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use crate::agents::atomic_write;
+use crate::error::{Error, Result};
+use crate::runtimes::ApprovalPolicy;
+use crate::secrets::Provider;
+
+/// The provider name the agent's model is filed under in `openclaw.json`.
+pub const PROVIDER_NAME: &str = "clawboo";
+/// The variable carrying the API key; `openclaw.json` refers to it, so no key is written to disk.
+pub const API_KEY_ENV: &str = "CLAWBOO_MODEL_API_KEY";
+/// Model retries after a transient failure (OpenClaw's own default is 8 within 90 s).
+const PROVIDER_RETRIES: u32 = 1;
+
+/// The workspace files OpenClaw injects into its system prompt, copied from the agent's folder.
+pub const WORKSPACE_FILES: [&str; 4] = ["SOUL.md", "AGENTS.md", "IDENTITY.md", "USER.md"];
+
+/// Where things live inside the agent's OpenClaw home.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    pub home: PathBuf,
+    /// `OPENCLAW_STATE_DIR`.
+    pub state: PathBuf,
+    /// `OPENCLAW_CONFIG_PATH`.
+    pub config: PathBuf,
+    /// `agents.defaults.workspace`: persona files and OpenClaw's memory.
+    pub workspace: PathBuf,
+    /// The default agent's directory (settings, database).
+    pub agent_dir: PathBuf,
+    pub log: PathBuf,
+}
+
+impl Layout {
+    pub fn new(home: &Path) -> Self {
+        let state = home.join("state");
+        let agent_dir = state.join("agents/main/agent");
+        Self {
+            home: home.to_owned(),
+            config: state.join("openclaw.json"),
+            workspace: home.join("workspace"),
+            log: home.join("logs/openclaw.log"),
+            agent_dir,
+            state,
+        }
+    }
+
+    /// OpenClaw's per-agent database, which holds the session transcripts.
+    pub fn database(&self) -> PathBuf {
+        self.agent_dir.join("openclaw-agent.sqlite")
+    }
+}
+
+/// OpenClaw's model API for a provider.
+pub fn api_for(provider: Provider) -> &'static str {
+    match provider {
+        Provider::Anthropic => "anthropic-messages",
+        Provider::OpenAi => "openai-responses",
+        Provider::OpenRouter | Provider::Custom => "openai-completions",
+    }
+}
+
+/// The whole `openclaw.json` for one agent.
+pub fn openclaw_json(
+    layout: &Layout,
+    provider: Provider,
+    base_url: &str,
+    model: &str,
+    cwd: &Path,
+    approval: ApprovalPolicy,
+) -> Value {
+    let tools = match approval {
+        ApprovalPolicy::AllowAll => json!({ "exec": { "mode": "full" } }),
+        // Headless turns cannot ask: commands outside OpenClaw's allowlist and file edits are refused.
+        ApprovalPolicy::ReadOnly | ApprovalPolicy::Ask => json!({
+            "exec": { "mode": "allowlist" },
+            "deny": ["write", "edit", "apply_patch"],
+        }),
+    };
+    json!({
+        "models": { "providers": { PROVIDER_NAME: {
+            "baseUrl": base_url.trim_end_matches('/'),
+            "apiKey": format!("${{{API_KEY_ENV}}}"),
+            "api": api_for(provider),
+            "models": [{ "id": model, "name": model, "contextWindow": 128_000, "maxTokens": 8192 }],
+        } } },
+        "agents": { "defaults": {
+            "model": { "primary": format!("{PROVIDER_NAME}/{model}") },
+            "workspace": layout.workspace,
+            "cwd": cwd,
+            "skipBootstrap": true,
+        } },
+        "tools": tools,
+        "logging": { "file": layout.log },
+        "update": { "checkOnStart": false },
+    })
+}
+
+/// Writes the configuration and settings, and copies the persona files, each only when changed.
+pub fn prepare(layout: &Layout, config: &Value, source_dir: &Path) -> Result<()> {
+    for dir in [&layout.state, &layout.workspace, &layout.agent_dir] {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(format!("Cannot create {}", dir.display()), e))?;
+    }
+    write_if_changed(&layout.config, &pretty(config))?;
+    let settings = json!({ "retry": { "provider": { "maxRetries": PROVIDER_RETRIES } } });
+    write_if_changed(&layout.agent_dir.join("settings.json"), &pretty(&settings))?;
+    sync_workspace(source_dir, &layout.workspace)
+}
+
+/// Mirrors the agent's persona files into OpenClaw's workspace; a file removed from the agent's
+/// folder is removed from the workspace too.
+pub fn sync_workspace(source_dir: &Path, workspace: &Path) -> Result<()> {
+    for name in WORKSPACE_FILES {
+        let target = workspace.join(name);
+        match std::fs::read(source_dir.join(name)) {
+            Ok(bytes) => write_if_changed(&target, &bytes)?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => match std::fs::remove_file(&target) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(Error::io(format!("Cannot remove {}", target.display()), e))
+                }
+                _ => {}
+            },
+            Err(e) => return Err(Error::io(format!("Cannot read {name} of the agent"), e)),
+        }
+    }
+    Ok(())
+}
+
+fn pretty(value: &Value) -> Vec<u8> {
+    let mut bytes = serde_json::to_vec_pretty(value).unwrap_or_default();
+    bytes.push(b'\n');
+    bytes
+}
+
+fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<()> {
+    if std::fs::read(path).is_ok_and(|old| old == bytes) {
+        return Ok(());
+    }
+    atomic_write(path, bytes)
+}
