@@ -1,1 +1,333 @@
-//! Clawboo's own agent loop over a model API (Anthropic Messages, OpenAI-compatible Chat Completions).
+//! Clawboo's own agent loop over a model API (Anthropic Messages, OpenAI-compatible Chat
+//! Completions): the system prompt is the agent's SOUL.md and today's date, the conversation
+//! is the transcript Clawboo carries, and the tools read and write the agent's workspace only.
+
+pub mod anthropic;
+pub mod conversation;
+mod http;
+pub mod openai;
+pub mod sse;
+pub mod tools;
+pub mod transcript;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use serde_json::Value;
+use tokio::sync::{oneshot, watch};
+
+use crate::agents::{RuntimeKind, MAX_AGENT_FILE_BYTES};
+use crate::error::{Error, Result};
+use crate::runtimes::{
+    ApprovalPolicy, Capabilities, HistoryMode, PendingPermission, PermissionAnswer, PersonaDelivery, RunChannels,
+    RunEvent, RunOutcome, RunResult, Runtime, TurnInput,
+};
+pub use crate::runtimes::{Endpoint, EndpointSource};
+use crate::secrets::Provider;
+use conversation::{AssistantTurn, Item, StreamDecoder, ToolCall, ToolOutcome};
+use http::CallEnd;
+
+/// Model calls per run, each round of tool use counting one.
+pub const MAX_MODEL_CALLS: u32 = 16;
+/// The context window Native reports, in tokens.
+pub const CONTEXT_WINDOW_TOKENS: u32 = 200_000;
+
+pub struct NativeRuntime {
+    endpoints: Arc<dyn EndpointSource>,
+    client: reqwest::Client,
+}
+
+#[derive(Clone, Copy)]
+enum Api {
+    Anthropic,
+    Chat,
+}
+
+/// Everything fixed for the length of one run.
+struct Call<'a> {
+    api: Api,
+    url: String,
+    api_key: Option<&'a str>,
+    provider: Provider,
+    model: &'a str,
+    system: String,
+}
+
+impl NativeRuntime {
+    pub fn new(endpoints: Arc<dyn EndpointSource>) -> Self {
+        Self { endpoints, client: http::client() }
+    }
+
+    async fn run_turn(&self, input: TurnInput, channels: RunChannels) -> Result<RunResult> {
+        let agent = &input.agent;
+        let Some(provider) = agent.provider else {
+            return Err(Error::InvalidInput(format!(
+                "Choose a model provider for {} (Anthropic, OpenAI, OpenRouter or a custom endpoint) in its settings.",
+                agent.name
+            )));
+        };
+        let model = agent.model.trim();
+        if model.is_empty() {
+            return Err(Error::InvalidInput(format!("Choose a model for {} in its settings.", agent.name)));
+        }
+        if input.message.trim().is_empty() {
+            return Err(Error::InvalidInput("The message is empty.".into()));
+        }
+        let endpoint = self.endpoints.endpoint(provider)?;
+        let api_key = endpoint.api_key.as_deref().map(str::trim).filter(|k| !k.is_empty());
+        if api_key.is_none() && provider != Provider::Custom {
+            return Err(Error::MissingApiKey(format!("Add an {} API key in Settings > API keys.", provider.label())));
+        }
+        let base = endpoint.base_url.trim().trim_end_matches('/');
+        if base.is_empty() {
+            return Err(Error::InvalidInput(format!(
+                "Set the base URL of the {} provider in Settings > API keys.",
+                provider.label()
+            )));
+        }
+        let system = transcript::system_prompt(&read_persona(&input.workspace)?, SystemTime::now());
+        let api = if provider == Provider::Anthropic { Api::Anthropic } else { Api::Chat };
+        let url = match api {
+            Api::Anthropic => anthropic::url(base),
+            Api::Chat => openai::url(base),
+        };
+        let call = Call { api, url, api_key, provider, model, system };
+
+        let mut items = Vec::new();
+        for turn in transcript::trim_transcript(&input.transcript, transcript::TRANSCRIPT_BUDGET_CHARS) {
+            items.push(Item::User(non_empty(&turn.user, "(empty message)")));
+            let text = non_empty(&turn.assistant, "(no reply)");
+            items.push(Item::Assistant(AssistantTurn { text, ..Default::default() }));
+        }
+        items.push(Item::User(input.message.clone()));
+        self.drive(&call, items, &input, &channels).await
+    }
+
+    /// The loop: call the model, run the tools it asks for, repeat until it answers.
+    async fn drive(
+        &self,
+        call: &Call<'_>,
+        mut items: Vec<Item>,
+        input: &TurnInput,
+        channels: &RunChannels,
+    ) -> Result<RunResult> {
+        let mut cancel = channels.cancel.clone();
+        if *cancel.borrow_and_update() {
+            return Ok(cancelled());
+        }
+        let mut wrote_text = false;
+        for _ in 0..MAX_MODEL_CALLS {
+            let (body, mut decoder): (Value, Box<dyn StreamDecoder>) = match call.api {
+                Api::Anthropic => {
+                    (anthropic::request_body(call.model, &call.system, &items), Box::new(anthropic::Decoder::new()))
+                }
+                Api::Chat => (openai::request_body(call.model, &call.system, &items), Box::new(openai::Decoder::new())),
+            };
+            let mut started_text = false;
+            let end = {
+                // Text from a later round is set apart from the text before it.
+                let mut emit = |event: RunEvent| {
+                    if matches!(event, RunEvent::TextDelta { .. }) && !started_text {
+                        started_text = true;
+                        if wrote_text {
+                            channels.emit(RunEvent::TextDelta { text: "\n\n".into() });
+                        }
+                    }
+                    channels.emit(event);
+                };
+                let who = who(call.provider);
+                http::stream_call(self.request(call, &body), &call.url, &who, decoder.as_mut(), &mut emit, &mut cancel)
+                    .await
+            };
+            wrote_text |= started_text;
+            let turn = match end {
+                CallEnd::Done(turn) => turn,
+                CallEnd::Failed(message) => return Ok(RunResult::failed(message)),
+                CallEnd::Cancelled => return Ok(cancelled()),
+            };
+            if let Some(usage) = turn.usage {
+                channels.emit(usage.to_event());
+            }
+            if turn.assistant.tool_calls.is_empty() {
+                if matches!(turn.stop_reason.as_deref(), Some("max_tokens" | "length")) {
+                    channels.emit(RunEvent::Warning {
+                        message: "The reply was cut off: the model reached its output limit.".into(),
+                    });
+                }
+                return Ok(RunResult::succeeded());
+            }
+            let calls = turn.assistant.tool_calls.clone();
+            items.push(Item::Assistant(turn.assistant));
+            let mut outcomes = Vec::with_capacity(calls.len());
+            for tool_call in &calls {
+                match run_tool(tool_call, input, channels, &mut cancel).await {
+                    Some(outcome) => outcomes.push(outcome),
+                    None => return Ok(cancelled()),
+                }
+            }
+            items.push(Item::ToolResults(outcomes));
+        }
+        Ok(RunResult::failed(format!("Stopped after {MAX_MODEL_CALLS} model calls without a final answer.")))
+    }
+
+    fn request(&self, call: &Call<'_>, body: &Value) -> reqwest::RequestBuilder {
+        let request = self.client.post(&call.url).json(body);
+        match call.api {
+            Api::Anthropic => request
+                .header("x-api-key", call.api_key.unwrap_or_default())
+                .header("anthropic-version", anthropic::API_VERSION),
+            Api::Chat => {
+                let request = match call.api_key {
+                    Some(key) => request.bearer_auth(key),
+                    None => request,
+                };
+                if call.provider == Provider::OpenRouter {
+                    request.header("X-Title", "Clawboo")
+                } else {
+                    request
+                }
+            }
+        }
+    }
+}
+
+impl Runtime for NativeRuntime {
+    fn kind(&self) -> RuntimeKind {
+        RuntimeKind::Native
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            streams_text: true,
+            context_window: Some(CONTEXT_WINDOW_TOKENS),
+            history: HistoryMode::ClawbooTranscript,
+            persona: PersonaDelivery::OwnSetup,
+        }
+    }
+
+    fn run(
+        &self,
+        input: TurnInput,
+        channels: RunChannels,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<RunResult>> + Send + '_>> {
+        Box::pin(self.run_turn(input, channels))
+    }
+}
+
+/// How errors name the provider.
+fn who(provider: Provider) -> String {
+    match provider {
+        Provider::Custom => "The custom provider".into(),
+        other => other.label().into(),
+    }
+}
+
+fn cancelled() -> RunResult {
+    RunResult::with_outcome(RunOutcome::Cancelled, "Stopped by the user.")
+}
+
+fn non_empty(text: &str, instead: &str) -> String {
+    if text.trim().is_empty() {
+        instead.into()
+    } else {
+        text.into()
+    }
+}
+
+/// The agent's SOUL.md; none is an empty persona.
+fn read_persona(workspace: &Path) -> Result<String> {
+    let path = workspace.join("SOUL.md");
+    let size = match std::fs::metadata(&path) {
+        Ok(meta) => meta.len(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(String::new()),
+        Err(e) => return Err(Error::io(format!("Cannot read {}", path.display()), e)),
+    };
+    if size > MAX_AGENT_FILE_BYTES {
+        return Err(Error::FileTooLarge { name: "SOUL.md".into(), size, limit: MAX_AGENT_FILE_BYTES });
+    }
+    let bytes = std::fs::read(&path).map_err(|e| Error::io(format!("Cannot read {}", path.display()), e))?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// Runs one tool call, asking first when the policy says so. `None` when the user cancelled.
+async fn run_tool(
+    call: &ToolCall,
+    input: &TurnInput,
+    channels: &RunChannels,
+    cancel: &mut watch::Receiver<bool>,
+) -> Option<ToolOutcome> {
+    channels.emit(RunEvent::ToolCallStarted {
+        call_id: call.id.clone(),
+        name: call.name.clone(),
+        input: call.input.clone(),
+    });
+    let result = if let Some(problem) = &call.input_error {
+        Err(problem.clone())
+    } else {
+        let allowed =
+            if tools::changes_files(&call.name) { ask(call, input.approval, channels, cancel).await } else { Ok(()) };
+        match allowed {
+            Ok(()) => {
+                let (workspace, name, args) = (input.workspace.clone(), call.name.clone(), call.input.clone());
+                tokio::task::spawn_blocking(move || tools::execute(&workspace, &name, &args))
+                    .await
+                    .unwrap_or_else(|e| Err(format!("The tool failed: {e}")))
+            }
+            Err(Some(denied)) => Err(denied),
+            Err(None) => {
+                channels.emit(RunEvent::ToolResult {
+                    call_id: call.id.clone(),
+                    output: "Stopped by the user.".into(),
+                    is_error: true,
+                });
+                return None;
+            }
+        }
+    };
+    let (output, is_error) = match result {
+        Ok(output) => (output, false),
+        Err(message) => (message, true),
+    };
+    channels.emit(RunEvent::ToolResult { call_id: call.id.clone(), output: output.clone(), is_error });
+    Some(ToolOutcome { call_id: call.id.clone(), output, is_error })
+}
+
+/// `Ok` to go ahead; `Err(Some(why))` denied; `Err(None)` cancelled while waiting.
+async fn ask(
+    call: &ToolCall,
+    policy: ApprovalPolicy,
+    channels: &RunChannels,
+    cancel: &mut watch::Receiver<bool>,
+) -> Result<(), Option<String>> {
+    match policy {
+        ApprovalPolicy::AllowAll => return Ok(()),
+        ApprovalPolicy::ReadOnly => return Err(Some("denied: this agent is read-only".into())),
+        ApprovalPolicy::Ask => {}
+    }
+    let request_id = uuid::Uuid::new_v4().to_string();
+    channels.emit(RunEvent::PermissionRequest {
+        request_id: request_id.clone(),
+        tool: call.name.clone(),
+        input: call.input.clone(),
+        description: tools::describe(&call.name, &call.input),
+    });
+    let (reply, answer) = oneshot::channel();
+    let allowed = if channels.permissions.send(PendingPermission { request_id: request_id.clone(), reply }).is_err() {
+        false // nobody can answer: deny rather than hang
+    } else {
+        tokio::select! {
+            answer = answer => answer.unwrap_or(PermissionAnswer { allow: false }).allow,
+            () = http::cancelled(cancel) => {
+                channels.emit(RunEvent::PermissionResolved { request_id, allowed: false });
+                return Err(None);
+            }
+        }
+    };
+    channels.emit(RunEvent::PermissionResolved { request_id, allowed });
+    if allowed {
+        Ok(())
+    } else {
+        Err(Some("denied: the user did not allow this".into()))
+    }
+}

@@ -181,7 +181,8 @@ pub fn adapters(secrets: Arc<crate::secrets::Secrets>) -> RuntimeRegistry {
     let spawner: Arc<dyn process::Spawner> = Arc::new(process::SystemSpawner);
     RuntimeRegistry::default()
         .with(Arc::new(claude_code::ClaudeCodeRuntime::new(spawner.clone(), secrets.clone())))
-        .with(Arc::new(codex::CodexRuntime::new(spawner, secrets)))
+        .with(Arc::new(codex::CodexRuntime::new(spawner, secrets.clone())))
+        .with(Arc::new(crate::native::NativeRuntime::new(secrets)))
 }
 
 /// The adapters available to the engine, by kind.

@@ -1,0 +1,181 @@
+//! One model call over HTTP: send, check the status, stream the body through the SSE parser
+//! into a decoder, and stop promptly when the user cancels.
+
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use serde_json::Value;
+use tokio::sync::watch;
+
+use super::conversation::{ModelTurn, StreamDecoder};
+use super::sse::SseParser;
+use crate::runtimes::RunEvent;
+
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// A stream that sends nothing for this long is given up (providers send keep-alives far more
+/// often). There is no limit on a whole reply.
+pub const READ_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// One client per runtime, so connections are reused. System proxies are respected.
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .connect_timeout(CONNECT_TIMEOUT)
+        .read_timeout(READ_IDLE_TIMEOUT)
+        .user_agent(concat!("Clawboo/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .expect("the HTTP client can be built (TLS backend available)")
+}
+
+pub enum CallEnd {
+    Done(ModelTurn),
+    Failed(String),
+    Cancelled,
+}
+
+/// Resolves once `cancel` is true; never, if whoever could cancel has gone away.
+pub async fn cancelled(cancel: &mut watch::Receiver<bool>) {
+    loop {
+        if *cancel.borrow_and_update() {
+            return;
+        }
+        if cancel.changed().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
+/// Sends `request` to `url` and decodes the streamed reply. `who` names the provider in errors.
+pub async fn stream_call(
+    request: reqwest::RequestBuilder,
+    url: &str,
+    who: &str,
+    decoder: &mut dyn StreamDecoder,
+    emit: &mut (dyn FnMut(RunEvent) + Send),
+    cancel: &mut watch::Receiver<bool>,
+) -> CallEnd {
+    let response = tokio::select! {
+        sent = request.send() => sent,
+        () = cancelled(cancel) => return CallEnd::Cancelled,
+    };
+    let response = match response {
+        Ok(response) => response,
+        Err(e) => return CallEnd::Failed(send_error(url, &e)),
+    };
+    let status = response.status();
+    if !status.is_success() {
+        let body = tokio::select! {
+            body = response.text() => body.unwrap_or_default(),
+            () = cancelled(cancel) => return CallEnd::Cancelled,
+        };
+        return CallEnd::Failed(status_error(who, status, &body));
+    }
+    let mut stream = response.bytes_stream();
+    let mut parser = SseParser::new();
+    loop {
+        let chunk = tokio::select! {
+            chunk = stream.next() => chunk,
+            () = cancelled(cancel) => return CallEnd::Cancelled,
+        };
+        let (events, ended) = match chunk {
+            Some(Ok(bytes)) => (parser.push(&bytes), false),
+            Some(Err(e)) => {
+                return CallEnd::Failed(format!("The connection to {url} broke during the reply: {}", causes(&e)))
+            }
+            None => (parser.finish(), true),
+        };
+        for event in &events {
+            match decoder.on_event(event, emit) {
+                Ok(true) => return finish(decoder),
+                Ok(false) => {}
+                Err(message) => return CallEnd::Failed(format!("{who} reported an error: {message}")),
+            }
+        }
+        if ended {
+            return finish(decoder);
+        }
+    }
+}
+
+fn finish(decoder: &mut dyn StreamDecoder) -> CallEnd {
+    match decoder.finish() {
+        Ok(turn) => CallEnd::Done(turn),
+        Err(message) => CallEnd::Failed(message),
+    }
+}
+
+/// "Anthropic answered HTTP 500 Internal Server Error: <the provider's own message>".
+pub fn status_error(who: &str, status: reqwest::StatusCode, body: &str) -> String {
+    let json: Option<Value> = serde_json::from_str(body).ok();
+    let from_json = json.as_ref().and_then(|v| {
+        v["error"]["message"].as_str().or(v["error"].as_str()).or(v["message"].as_str()).or(v["detail"].as_str())
+    });
+    let message = match from_json {
+        Some(message) => message.trim().to_owned(),
+        None => {
+            let mut text: String = body.trim().chars().take(500).collect();
+            if text.len() < body.trim().len() {
+                text.push('…');
+            }
+            text
+        }
+    };
+    if message.is_empty() {
+        format!("{who} answered HTTP {status}.")
+    } else {
+        format!("{who} answered HTTP {status}: {message}")
+    }
+}
+
+fn send_error(url: &str, e: &reqwest::Error) -> String {
+    if e.is_connect() {
+        format!(
+            "Could not connect to {url}: {}. Check that the server is running and its base URL is right.",
+            causes(e)
+        )
+    } else if e.is_timeout() {
+        format!("{url} did not answer in time: {}", causes(e))
+    } else {
+        format!("The request to {url} failed: {}", causes(e))
+    }
+}
+
+/// What went wrong under a reqwest error, without its own summary (which repeats the URL).
+fn causes(e: &reqwest::Error) -> String {
+    match std::error::Error::source(e) {
+        Some(source) => chain(source),
+        None => e.to_string(),
+    }
+}
+
+/// An error and its causes, each said once.
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut next: Option<&dyn std::error::Error> = Some(e);
+    while let Some(err) = next {
+        let text = err.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        next = err.source();
+    }
+    parts.join(": ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn http_errors_carry_the_providers_message() {
+        let status = reqwest::StatusCode::INTERNAL_SERVER_ERROR;
+        let body = r#"{"type":"error","error":{"type":"api_error","message":"boom"}}"#;
+        assert_eq!(status_error("Anthropic", status, body), "Anthropic answered HTTP 500 Internal Server Error: boom");
+        let status = reqwest::StatusCode::UNAUTHORIZED;
+        assert_eq!(
+            status_error("OpenAI", status, r#"{"error":"bad key"}"#),
+            "OpenAI answered HTTP 401 Unauthorized: bad key"
+        );
+        assert_eq!(status_error("X", status, "plain text"), "X answered HTTP 401 Unauthorized: plain text");
+        assert_eq!(status_error("X", status, ""), "X answered HTTP 401 Unauthorized.");
+    }
+}

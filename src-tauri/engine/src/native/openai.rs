@@ -1,0 +1,236 @@
+//! OpenAI-compatible Chat Completions (OpenAI, OpenRouter, a custom endpoint such as Ollama):
+//! request bodies, and the streamed reply decoded into a [`ModelTurn`].
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+use super::conversation::{parse_data, AssistantTurn, Item, ModelTurn, StreamDecoder, ToolCall, Usage, CLOSED_EARLY};
+use super::sse::SseEvent;
+use super::tools;
+use crate::runtimes::RunEvent;
+
+/// `{base}/chat/completions`; the base includes its version path (`https://api.openai.com/v1`).
+pub fn url(base: &str) -> String {
+    format!("{base}/chat/completions")
+}
+
+pub fn request_body(model: &str, system: &str, items: &[Item]) -> Value {
+    let tools: Vec<Value> = tools::definitions()
+        .into_iter()
+        .map(|t| json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.schema}}))
+        .collect();
+    let mut messages = vec![json!({"role": "system", "content": system})];
+    for item in items {
+        match item {
+            Item::User(text) => messages.push(json!({"role": "user", "content": text})),
+            Item::Assistant(turn) => {
+                let mut message = json!({"role": "assistant", "content": turn.text});
+                if !turn.tool_calls.is_empty() {
+                    if turn.text.is_empty() {
+                        message["content"] = Value::Null;
+                    }
+                    message["tool_calls"] = turn
+                        .tool_calls
+                        .iter()
+                        .map(|c| json!({"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.input.to_string()}}))
+                        .collect();
+                }
+                messages.push(message);
+            }
+            Item::ToolResults(outcomes) => {
+                for o in outcomes {
+                    let content = if o.is_error { format!("Error: {}", o.output) } else { o.output.clone() };
+                    messages.push(json!({"role": "tool", "tool_call_id": o.call_id, "content": content}));
+                }
+            }
+        }
+    }
+    json!({
+        "model": model,
+        "stream": true,
+        "stream_options": {"include_usage": true},
+        "messages": messages,
+        "tools": tools,
+    })
+}
+
+#[derive(Debug, Default)]
+struct PartialCall {
+    id: String,
+    name: String,
+    arguments: String,
+}
+
+#[derive(Debug, Default)]
+pub struct Decoder {
+    text: String,
+    calls: BTreeMap<u64, PartialCall>,
+    finish_reason: Option<String>,
+    usage: Option<Usage>,
+    done: bool,
+}
+
+impl Decoder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl StreamDecoder for Decoder {
+    fn on_event(&mut self, event: &SseEvent, emit: &mut dyn FnMut(RunEvent)) -> Result<bool, String> {
+        if event.is_done() {
+            self.done = true;
+            return Ok(true);
+        }
+        let Some(data) = parse_data(event, emit) else { return Ok(false) };
+        if let Some(error) = data.get("error").filter(|e| !e.is_null()) {
+            let message = error["message"].as_str().or(error.as_str()).unwrap_or("The model reported an error.");
+            return Err(message.to_owned());
+        }
+        if let Some(usage) = data.get("usage").filter(|u| u.is_object()) {
+            let read = |v: &Value| v.as_u64().unwrap_or(0);
+            let prompt = read(&usage["prompt_tokens"]);
+            let cached = read(&usage["prompt_tokens_details"]["cached_tokens"]);
+            // prompt_tokens counts cached tokens too; report them apart, as Anthropic does.
+            self.usage = Some(Usage {
+                input_tokens: prompt.saturating_sub(cached),
+                output_tokens: read(&usage["completion_tokens"]),
+                cache_read_tokens: cached,
+                cache_write_tokens: 0,
+            });
+        }
+        let Some(choice) = data["choices"].as_array().and_then(|c| c.first()) else { return Ok(false) };
+        let delta = &choice["delta"];
+        if let Some(text) = delta["content"].as_str().filter(|t| !t.is_empty()) {
+            self.text.push_str(text);
+            emit(RunEvent::TextDelta { text: text.to_owned() });
+        }
+        // OpenRouter sends `reasoning`; DeepSeek, vLLM and others `reasoning_content`.
+        if let Some(text) =
+            delta["reasoning"].as_str().or(delta["reasoning_content"].as_str()).filter(|t| !t.is_empty())
+        {
+            emit(RunEvent::Thinking { text: text.to_owned() });
+        }
+        if let Some(calls) = delta["tool_calls"].as_array() {
+            for (position, call) in calls.iter().enumerate() {
+                let index = call["index"].as_u64().unwrap_or(position as u64);
+                let partial = self.calls.entry(index).or_default();
+                if let Some(id) = call["id"].as_str().filter(|id| !id.is_empty()) {
+                    partial.id = id.to_owned();
+                }
+                if let Some(name) = call["function"]["name"].as_str().filter(|_| partial.name.is_empty()) {
+                    partial.name = name.to_owned();
+                }
+                if let Some(arguments) = call["function"]["arguments"].as_str() {
+                    partial.arguments.push_str(arguments);
+                }
+            }
+        }
+        if let Some(reason) = choice["finish_reason"].as_str() {
+            self.finish_reason = Some(reason.to_owned());
+        }
+        Ok(false)
+    }
+
+    fn finish(&mut self) -> Result<ModelTurn, String> {
+        if !self.done && self.finish_reason.is_none() {
+            return Err(CLOSED_EARLY.into());
+        }
+        let tool_calls = std::mem::take(&mut self.calls)
+            .into_values()
+            .map(|c| {
+                let id = if c.id.is_empty() { format!("call_{}", uuid::Uuid::new_v4().simple()) } else { c.id };
+                ToolCall::from_json_text(id, c.name, &c.arguments)
+            })
+            .collect();
+        let assistant = AssistantTurn { text: std::mem::take(&mut self.text), tool_calls, thinking: Vec::new() };
+        Ok(ModelTurn { assistant, stop_reason: self.finish_reason.take(), usage: self.usage.take() })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::native::conversation::ToolOutcome;
+    use crate::native::sse::SseParser;
+
+    fn decode(stream: &str) -> (Result<ModelTurn, String>, Vec<RunEvent>) {
+        let mut events = Vec::new();
+        let mut decoder = Decoder::new();
+        let mut parser = SseParser::new();
+        let mut sse = parser.push(stream.as_bytes());
+        sse.extend(parser.finish());
+        for event in sse {
+            match decoder.on_event(&event, &mut |e| events.push(e)) {
+                Ok(true) => break,
+                Ok(false) => {}
+                Err(message) => return (Err(message), events),
+            }
+        }
+        (decoder.finish(), events)
+    }
+
+    #[test]
+    fn accumulates_tool_calls_by_index_and_reads_cached_usage() {
+        let stream = concat!(
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Checking.\",\"reasoning\":\"think\"}}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_a\",\"type\":\"function\",\"function\":{\"name\":\"list_files\",\"arguments\":\"\"}},{\"index\":1,\"id\":\"call_b\",\"function\":{\"name\":\"read_file\",\"arguments\":\"{\\\"pa\"}}]}}]}\n\n",
+            "data: {oops\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1,\"function\":{\"arguments\":\"th\\\":\\\"x\\\"}\"}}]}}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}],\"usage\":null}\n\n",
+            "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":1000,\"completion_tokens\":20,\"prompt_tokens_details\":{\"cached_tokens\":800}}}\n\n",
+            "data: [DONE]\n\n",
+        );
+        let (turn, events) = decode(stream);
+        let turn = turn.unwrap();
+        assert_eq!(turn.assistant.text, "Checking.");
+        let calls = &turn.assistant.tool_calls;
+        assert_eq!(
+            (calls[0].id.as_str(), calls[0].name.as_str(), &calls[0].input),
+            ("call_a", "list_files", &json!({}))
+        );
+        assert_eq!(
+            (calls[1].id.as_str(), calls[1].name.as_str(), &calls[1].input),
+            ("call_b", "read_file", &json!({"path": "x"}))
+        );
+        assert_eq!(turn.stop_reason.as_deref(), Some("tool_calls"));
+        assert_eq!(
+            turn.usage,
+            Some(Usage { input_tokens: 200, output_tokens: 20, cache_read_tokens: 800, cache_write_tokens: 0 })
+        );
+        assert_eq!(events[0], RunEvent::TextDelta { text: "Checking.".into() });
+        assert_eq!(events[1], RunEvent::Thinking { text: "think".into() });
+        assert!(matches!(&events[2], RunEvent::Warning { .. }));
+        assert_eq!(events.len(), 3);
+    }
+
+    #[test]
+    fn errors_in_the_stream_and_early_closes_fail() {
+        let (turn, _) = decode("data: {\"error\":{\"message\":\"Rate limited\",\"code\":429}}\n\n");
+        assert_eq!(turn.unwrap_err(), "Rate limited");
+        let (turn, _) = decode("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hal\"}}]}\n\n");
+        assert_eq!(turn.unwrap_err(), CLOSED_EARLY);
+        let (turn, _) =
+            decode("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\n");
+        assert_eq!(turn.unwrap().assistant.text, "ok");
+    }
+
+    #[test]
+    fn the_conversation_becomes_chat_messages() {
+        let call = ToolCall::from_json_text("c1".into(), "list_files".into(), "{}");
+        let items = [
+            Item::User("hi".into()),
+            Item::Assistant(AssistantTurn { text: String::new(), tool_calls: vec![call], thinking: Vec::new() }),
+            Item::ToolResults(vec![ToolOutcome { call_id: "c1".into(), output: "nope".into(), is_error: true }]),
+        ];
+        let body = request_body("m", "SYS", &items);
+        let messages = body["messages"].as_array().unwrap();
+        assert_eq!(messages[0], json!({"role": "system", "content": "SYS"}));
+        assert_eq!(messages[2]["content"], Value::Null);
+        assert_eq!(messages[2]["tool_calls"][0]["function"]["arguments"], "{}");
+        assert_eq!(messages[3], json!({"role": "tool", "tool_call_id": "c1", "content": "Error: nope"}));
+        assert_eq!(body["stream_options"], json!({"include_usage": true}));
+    }
+}
