@@ -107,6 +107,9 @@ impl RuntimeCatalog {
             }
             Err(problem) => info.problem = Some(problem),
         }
+        if kind == RuntimeKind::Openclaw && info.problem.is_none() {
+            info.problem = super::openclaw::node_problem(std::env::var_os("PATH").as_deref()).await;
+        }
         Ok(info)
     }
 

@@ -181,7 +181,9 @@ pub fn adapters(secrets: Arc<crate::secrets::Secrets>) -> RuntimeRegistry {
     let spawner: Arc<dyn process::Spawner> = Arc::new(process::SystemSpawner);
     RuntimeRegistry::default()
         .with(Arc::new(claude_code::ClaudeCodeRuntime::new(spawner.clone(), secrets.clone())))
-        .with(Arc::new(codex::CodexRuntime::new(spawner, secrets.clone())))
+        .with(Arc::new(codex::CodexRuntime::new(spawner.clone(), secrets.clone())))
+        .with(Arc::new(hermes::HermesRuntime::new(spawner.clone(), secrets.clone())))
+        .with(Arc::new(openclaw::OpenclawRuntime::new(spawner, secrets.clone())))
         .with(Arc::new(crate::native::NativeRuntime::new(secrets)))
 }
 

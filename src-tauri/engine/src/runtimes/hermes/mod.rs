@@ -10,6 +10,11 @@
 //! Each turn starts one process: `initialize`, then `session/new` (or `session/load` to resume,
 //! whose replayed history is not re-emitted), one `session/prompt`, and stdin is closed.
 //!
+//! Approvals: Hermes asks (`session/request_permission`) only for commands its own check deems
+//! dangerous (`rm -rf`, …) and, in its default mode, for file edits; `approvals.mode: manual`
+//! makes it ask the user rather than a model first. Plain commands run without a question, so
+//! the read-only policy cannot stop a harmless-looking write such as `touch`.
+//!
 //! Configuration lives in the agent's private `HERMES_HOME`:
 //! - `config.yaml` points Hermes at the agent's provider as a `custom` OpenAI-compatible
 //!   endpoint (Chat Completions). The API key is not written there: the file says `api_key: "${CLAWBOO_HERMES_API_KEY}"`
