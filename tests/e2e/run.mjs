@@ -203,7 +203,7 @@ try {
       return page.includes("All done: I listed your files.");
     }, 30000);
     const tools = await driver.execute(
-      `return [...document.querySelectorAll('[data-testid^="activity-tool-"]')].map(e => e.innerText).join("\n")`,
+      `return [...document.querySelectorAll('[data-testid^="activity-tool-"]')].map(e => e.innerText).join(" | ")`,
     );
     if (!tools.includes("list_files") || !tools.includes("SOUL.md")) {
       throw new Error(`the Activity card does not show the tool call and its output: ${tools.slice(0, 300)}`);
