@@ -71,6 +71,10 @@ impl Chat {
         Ok(ChatHistory { messages, runs, active_run })
     }
 
+    pub fn run(&self, run_id: &str) -> Result<RunSummary> {
+        self.store.read(|c| store::run(c, run_id))?.ok_or_else(|| Error::NotFound(format!("Run {run_id}")))
+    }
+
     pub fn run_activity(&self, run_id: &str) -> Result<Vec<RunEventRecord>> {
         self.store.read(|c| {
             store::run(c, run_id)?.ok_or_else(|| Error::NotFound(format!("Run {run_id}")))?;

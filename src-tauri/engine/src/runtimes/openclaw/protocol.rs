@@ -23,6 +23,7 @@ pub struct EnvelopeProtocol {
     transcript_db: Option<PathBuf>,
     /// Lines of an envelope not yet complete.
     buffer: String,
+    nesting: Nesting,
     verdict: Option<Verdict>,
 }
 
@@ -34,7 +35,13 @@ enum Verdict {
 
 impl EnvelopeProtocol {
     pub fn new(session_id: impl Into<String>, transcript_db: Option<PathBuf>) -> Self {
-        Self { session_id: session_id.into(), transcript_db, buffer: String::new(), verdict: None }
+        Self {
+            session_id: session_id.into(),
+            transcript_db,
+            buffer: String::new(),
+            nesting: Nesting::default(),
+            verdict: None,
+        }
     }
 
     fn on_envelope(&mut self, envelope: Value, out: &mut Vec<Step>) {
@@ -114,6 +121,12 @@ impl StreamProtocol for EnvelopeProtocol {
         }
         self.buffer.push_str(line);
         self.buffer.push('\n');
+        // The envelope is pretty-printed over many lines: parse once it closes, not per line
+        // (re-parsing the growing buffer on every line would cost quadratic time).
+        if !self.nesting.feed(line) && self.buffer.len() < MAX_ENVELOPE_BYTES {
+            return;
+        }
+        self.nesting = Nesting::default();
         match serde_json::from_str::<Value>(&self.buffer) {
             Ok(envelope) => {
                 self.buffer.clear();
@@ -205,5 +218,42 @@ fn preview(text: &str) -> String {
     match text.char_indices().nth(300) {
         Some((at, _)) => format!("{}…", &text[..at]),
         None => text.to_owned(),
+    }
+}
+
+/// Tracks JSON nesting across lines, strings and escapes included, to tell when the top-level
+/// value has closed.
+#[derive(Debug, Default, Clone, Copy)]
+struct Nesting {
+    depth: i64,
+    in_string: bool,
+    escaped: bool,
+    opened: bool,
+}
+
+impl Nesting {
+    /// Feeds one line; true once the outermost value has closed.
+    fn feed(&mut self, line: &str) -> bool {
+        for c in line.chars() {
+            if self.in_string {
+                match (self.escaped, c) {
+                    (true, _) => self.escaped = false,
+                    (false, '\\') => self.escaped = true,
+                    (false, '"') => self.in_string = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match c {
+                '"' => self.in_string = true,
+                '{' | '[' => {
+                    self.depth += 1;
+                    self.opened = true;
+                }
+                '}' | ']' => self.depth -= 1,
+                _ => {}
+            }
+        }
+        self.opened && self.depth <= 0
     }
 }
