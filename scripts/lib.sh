@@ -47,7 +47,8 @@ ensure_ui_packages() {
 
 TAURI_DRIVER_VERSION=2.1.0
 ensure_tauri_driver() {
-  if [[ -x "$TOOLS/bin/tauri-driver" ]] && "$TOOLS/bin/tauri-driver" --version 2>/dev/null | grep -q "$TAURI_DRIVER_VERSION"; then
+  # tauri-driver has no --version; cargo's install record says which version is there.
+  if [[ -x "$TOOLS/bin/tauri-driver" ]] && grep -q "tauri-driver $TAURI_DRIVER_VERSION" "$TOOLS/.crates.toml" 2>/dev/null; then
     return 0
   fi
   say "Installing tauri-driver $TAURI_DRIVER_VERSION"

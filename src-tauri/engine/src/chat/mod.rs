@@ -219,7 +219,9 @@ impl Chat {
             }
         };
         // Block this (non-async) thread on the engine's runtime until the runs have ended.
-        let _ = std::thread::spawn(move || handle.block_on(tokio::time::timeout(limit, wait_all))).join();
+        // The timer is made inside the runtime: it needs the runtime's clock.
+        let _ = std::thread::spawn(move || handle.block_on(async move { tokio::time::timeout(limit, wait_all).await }))
+            .join();
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -1,0 +1,66 @@
+//! No runtime process outlives the engine: dropping it (what the app does on quit) stops every
+//! run and its whole process group.
+#![cfg(unix)]
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use clawboo_engine::agents::{NewAgent, RuntimeKind};
+use clawboo_engine::runtimes::claude_code::ClaudeCodeRuntime;
+use clawboo_engine::runtimes::process::{group_has_live_member, CommandSpec, SpawnedChild, Spawner, SystemSpawner};
+use clawboo_engine::runtimes::{ApprovalPolicy, Endpoint, EndpointSource};
+use clawboo_engine::secrets::Provider;
+use clawboo_engine::{Engine, EngineConfig};
+use clawboo_testkit::{wait_for, TempDataDir};
+
+struct AnyKey;
+
+impl EndpointSource for AnyKey {
+    fn endpoint(&self, _: Provider) -> clawboo_engine::Result<Endpoint> {
+        Ok(Endpoint { base_url: "http://127.0.0.1:9".into(), api_key: Some("test".into()) })
+    }
+}
+
+#[derive(Clone, Default)]
+struct RecordingSpawner(Arc<Mutex<Option<u32>>>);
+
+impl Spawner for RecordingSpawner {
+    fn spawn(&self, spec: &CommandSpec) -> std::io::Result<SpawnedChild> {
+        let child = SystemSpawner.spawn(spec)?;
+        *self.0.lock().unwrap() = child.control.pid();
+        Ok(child)
+    }
+}
+
+#[test]
+fn quitting_stops_every_run_and_its_processes() {
+    let dir = TempDataDir::new();
+    // A "CLI" that starts a tool in the background and then hangs, ignoring its stdin.
+    let program = dir.join("hanging-cli");
+    std::fs::write(&program, "#!/bin/sh\nsleep 300 &\nsleep 300\n").unwrap();
+    std::fs::set_permissions(&program, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+
+    let spawner = RecordingSpawner::default();
+    let runtime = Arc::new(ClaudeCodeRuntime::new(Arc::new(spawner.clone()), Arc::new(AnyKey)));
+    let engine = Engine::open_with(EngineConfig::for_dir(dir.join("data")), vec![runtime]).unwrap();
+    engine.runtimes().set_custom_path(RuntimeKind::ClaudeCode, Some(program.to_str().unwrap())).unwrap();
+    let agent = engine
+        .agents()
+        .create(NewAgent {
+            name: "Hanger".into(),
+            handle: "hanger".into(),
+            description: String::new(),
+            tint: "#123456".into(),
+            runtime: RuntimeKind::ClaudeCode,
+            model: String::new(),
+            approval_policy: ApprovalPolicy::Ask,
+            provider: None,
+        })
+        .unwrap();
+    engine.chat().send(&agent.id, "hello").unwrap();
+    let pgid = wait_for("the runtime to start", Duration::from_secs(10), || *spawner.0.lock().unwrap());
+    wait_for("its processes to run", Duration::from_secs(10), || group_has_live_member(pgid).then_some(()));
+
+    drop(engine);
+    assert!(!group_has_live_member(pgid), "a runtime process outlived the engine");
+}
