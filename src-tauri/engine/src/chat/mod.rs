@@ -163,7 +163,7 @@ impl Chat {
                     ),
                 });
             }
-            let result = chat.drive(&agent, &conversation, input, runtime, cancel_rx, answers, &mut recorder).await;
+            let result = chat.drive(&conversation, input, runtime, cancel_rx, answers, &mut recorder).await;
             chat.finish(&agent, &conversation, &summary, result, recorder);
             chat.lock_active().remove(&agent.id);
             let _ = done_tx.send(true);
@@ -224,10 +224,8 @@ impl Chat {
             .join();
     }
 
-    #[allow(clippy::too_many_arguments)]
     async fn drive(
         &self,
-        agent: &Agent,
         conversation: &Conversation,
         input: TurnInput,
         runtime: Arc<dyn Runtime>,
@@ -243,7 +241,6 @@ impl Chat {
             });
             let _ = self.store.write(|tx| store::set_session(tx, &conversation.id, None));
             let fresh = TurnInput { resume_session: None, ..input };
-            let _ = agent;
             return self.run_once(fresh, runtime.as_ref(), cancel, &answers, recorder).await;
         }
         result
