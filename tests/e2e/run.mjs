@@ -45,6 +45,13 @@ const textOf = async (id) => driver.text(await find(id));
 const editorText = () =>
   driver.execute(`return document.querySelector('[data-testid="file-editor"] .cm-content')?.innerText ?? null`);
 const present = async (id) => (await driver.findAll(byTestId(id))).length > 0;
+// Types once the field takes input: a field can be briefly disabled or re-rendered while a
+// save is in flight. WebDriver refuses the whole entry up front then, so a retry cannot double it.
+const typeInto = (id, text) =>
+  waitFor(`${id} to take input`, async () => {
+    await driver.type(await find(id), text);
+    return true;
+  });
 
 async function saveScreenshot(name) {
   const shot = await driver.screenshot().catch(() => null);
@@ -173,13 +180,20 @@ try {
     await driver.clear(baseInput);
     await driver.type(baseInput, base);
     await click("save-base-url-custom");
-    await driver.type(await find("key-input-custom"), "sk-local-test");
+    await waitFor("the base URL to be saved", async () =>
+      (await driver.execute(
+        `return document.querySelector('[data-testid="base-url-input-custom"]').value`,
+      )) === base && !(await driver.execute(
+        `return document.querySelector('[data-testid="key-input-custom"]').disabled`,
+      )),
+    );
+    await typeInto("key-input-custom", "sk-local-test");
     await click("save-key-custom");
     await waitFor("the custom key to show as set", async () => (await textOf("key-status-custom")).trim() === "Key set");
 
     await click("new-agent-button");
-    await driver.type(await waitFor("name input", () => find("agent-name-input")), "Local");
-    await driver.type(await find("agent-handle-input"), "local");
+    await typeInto("agent-name-input", "Local");
+    await typeInto("agent-handle-input", "local");
     await driver.execute(
       `const s = document.querySelector('[data-testid="agent-runtime-select"]');
        Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set.call(s, 'native');
@@ -196,7 +210,7 @@ try {
     await click("create-agent-submit");
     await click("agent-item-local");
     await click("tab-chat");
-    await driver.type(await waitFor("the chat input", () => find("chat-input")), "What is in your folder?");
+    await typeInto("chat-input", "What is in your folder?");
     await click("chat-send");
     await waitFor("the reply", async () => {
       const page = await driver.execute("return document.body.innerText");
