@@ -12,7 +12,7 @@ use clawboo_engine::agents::{NewAgent, RuntimeKind};
 use clawboo_engine::runtimes::claude_code::{ClaudeCodeRuntime, DuplexProtocol};
 use clawboo_engine::runtimes::codex::{AppServerProtocol, ThreadSetup};
 use clawboo_engine::runtimes::hermes::AcpProtocol;
-use clawboo_engine::runtimes::openclaw::EnvelopeProtocol;
+use clawboo_engine::runtimes::openclaw::OpenclawAcp;
 use clawboo_engine::runtimes::process::{CommandSpec, SpawnedChild, Spawner, SystemSpawner};
 use clawboo_engine::runtimes::supervise::{Step, StreamProtocol};
 use clawboo_engine::runtimes::{ApprovalPolicy, Endpoint, EndpointSource};
@@ -41,8 +41,8 @@ fn main() {
     throughput("Hermes (ACP)", &lines("hermes/acp-tool-turn.stdout.jsonl"), || {
         Box::new(AcpProtocol::new("/w".into(), "Run echo".into(), None))
     });
-    throughput("OpenClaw (agent --local envelope)", &lines("openclaw/agent-local-tool-turn.json"), || {
-        Box::new(EnvelopeProtocol::new("clawboo-bench", None))
+    throughput("OpenClaw (ACP bridge to its Gateway)", &lines("openclaw/acp-tool-turn.stdout.jsonl"), || {
+        Box::new(OpenclawAcp::new("/w".into(), "Run echo".into(), None, None, None))
     });
     spawn_overhead();
 }

@@ -1,7 +1,9 @@
-//! The OpenClaw adapter driving the real, pinned `openclaw` CLI (`agent --local --json`) against
-//! the fake model server: a tool turn, resume, the persona from the workspace files, cancel,
-//! errors, the read-only policy, a vanished session and a too-old Node. Skipped when the CLI is
-//! not installed (see `common::cli`). Each turn costs ~13 s of start-up, so turns run one at a time.
+//! The OpenClaw adapter driving the real, pinned `openclaw` CLI (a Gateway per agent and an
+//! `openclaw acp` bridge per turn) against the fake model server: a streamed tool turn, resume,
+//! the persona from the workspace files, cancel (the bridge's group gone, the Gateway kept, then
+//! gone with the runtime), errors, the read-only and ask policies, a vanished session and a
+//! too-old Node. Skipped when the CLI is not installed (see `common::cli`). A Gateway takes
+//! ~10–20 s to start and each turn's bridge ~6 s, so tests run one at a time.
 #![cfg(unix)]
 
 mod common;
@@ -16,7 +18,8 @@ use clawboo_engine::runtimes::openclaw::OpenclawRuntime;
 use clawboo_engine::runtimes::process::{group_has_live_member, CommandSpec, SpawnedChild, Spawner, SystemSpawner};
 use clawboo_engine::runtimes::supervise::Timeouts;
 use clawboo_engine::runtimes::{
-    ApprovalPolicy, Endpoint, EndpointSource, RunChannels, RunEvent, RunOutcome, RunResult, Runtime, TurnInput,
+    ApprovalPolicy, Endpoint, EndpointSource, PendingPermission, PermissionAnswer, RunChannels, RunEvent, RunOutcome,
+    RunResult, Runtime, TurnInput,
 };
 use clawboo_engine::secrets::Provider;
 use clawboo_testkit::{Behavior, FakeModelServer};
@@ -28,7 +31,7 @@ const SOUL: &str = "# Scout\n\nYou are Scout, a careful researcher. SOUL-MARKER-
 const AGENTS: &str = "# How to work\n\nKeep notes short. AGENTS-MARKER-77d2e1\n";
 const TIMEOUTS: Timeouts = Timeouts { silence: Duration::from_secs(180), grace: Duration::from_secs(3) };
 
-/// One OpenClaw process at a time: each is CPU-heavy at start-up.
+/// One OpenClaw Gateway at a time: each is CPU-heavy at start-up.
 static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 struct Fixed(Endpoint);
@@ -39,22 +42,53 @@ impl EndpointSource for Fixed {
     }
 }
 
-/// Remembers the process group of what it spawned.
+/// Remembers what it spawned: the first argument (`gateway`, `acp`) and the process group.
 #[derive(Default, Clone)]
-struct RecordingSpawner(Arc<Mutex<Option<u32>>>);
+struct RecordingSpawner(Arc<Mutex<Vec<(String, u32)>>>);
 
 impl Spawner for RecordingSpawner {
     fn spawn(&self, spec: &CommandSpec) -> std::io::Result<SpawnedChild> {
         let child = SystemSpawner.spawn(spec)?;
-        *self.0.lock().unwrap() = child.control.pid();
+        let first = spec.args.first().cloned().unwrap_or_default();
+        self.0.lock().unwrap().push((first, child.control.pid().expect("a pid")));
         Ok(child)
     }
 }
 
 impl RecordingSpawner {
-    fn group_alive(&self) -> bool {
-        group_has_live_member(self.0.lock().unwrap().expect("spawned"))
+    fn pids(&self, what: &str) -> Vec<u32> {
+        self.0.lock().unwrap().iter().filter(|(w, _)| w == what).map(|(_, pid)| *pid).collect()
     }
+}
+
+/// The process groups of `pid`'s children that left its group (the Gateway's spawn broker).
+fn detached_child_groups(pid: u32) -> Vec<u32> {
+    let mut groups = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
+        let Some(i) = stat.rfind(')') else { continue };
+        let fields: Vec<&str> = stat[i + 1..].split_whitespace().collect();
+        let (ppid, pgrp): (u32, u32) = (fields[1].parse().unwrap(), fields[2].parse().unwrap());
+        if ppid == pid && pgrp != pid {
+            groups.push(pgrp);
+        }
+    }
+    groups
+}
+
+fn kill_group(group: u32) {
+    let status = std::process::Command::new("kill").args(["-KILL", "--", &format!("-{group}")]).status().unwrap();
+    assert!(status.success());
+}
+
+async fn gone_soon(group: u32) -> bool {
+    for _ in 0..50 {
+        if !group_has_live_member(group) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    false
 }
 
 /// An agent folder (also its workspace, as in the app) with its persona files.
@@ -122,18 +156,19 @@ fn input(s: &Setup, message: &str, approval: ApprovalPolicy, resume: Option<Stri
 
 struct Started {
     events: mpsc::UnboundedReceiver<RunEvent>,
+    permissions: mpsc::UnboundedReceiver<PendingPermission>,
     cancel: watch::Sender<bool>,
     task: tokio::task::JoinHandle<clawboo_engine::Result<RunResult>>,
 }
 
 fn start(runtime: &Arc<OpenclawRuntime>, input: TurnInput) -> Started {
     let (events_tx, events) = mpsc::unbounded_channel();
-    let (permissions_tx, _permissions) = mpsc::unbounded_channel();
+    let (permissions_tx, permissions) = mpsc::unbounded_channel();
     let (cancel, cancel_rx) = watch::channel(false);
     let channels = RunChannels { events: events_tx, permissions: permissions_tx, cancel: cancel_rx };
     let runtime = Arc::clone(runtime);
     let task = tokio::spawn(async move { runtime.run(input, channels).await });
-    Started { events, cancel, task }
+    Started { events, permissions, cancel, task }
 }
 
 impl Started {
@@ -158,6 +193,20 @@ fn session_of(events: &[RunEvent]) -> String {
         .expect("a session id")
 }
 
+fn openclaw_home(s: &Setup) -> PathBuf {
+    RuntimeHomes::for_agent_dir(&s.workspace).home(RuntimeKind::Openclaw).unwrap()
+}
+
+fn streamed(events: &[RunEvent]) -> String {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            RunEvent::TextDelta { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_tool_turn_then_a_resumed_turn_with_the_persona_once() {
     let Some(s) = setup() else { return };
@@ -174,8 +223,9 @@ async fn a_tool_turn_then_a_resumed_turn_with_the_persona_once() {
     let (result, events) =
         start(&rt, input(&s, "Run echo hello-from-tool", ApprovalPolicy::AllowAll, None)).finish().await;
     let result = result.unwrap();
-    eprintln!("first turn: {:?}", clock.elapsed());
+    eprintln!("first turn (Gateway start included): {:?}", clock.elapsed());
     assert_eq!(result.outcome, RunOutcome::Succeeded, "{result:?} {events:?}");
+    let gateway = rt.gateway_pid(&openclaw_home(&s)).expect("a Gateway runs between turns");
     let call_id = events
         .iter()
         .find_map(|e| match e {
@@ -191,19 +241,36 @@ async fn a_tool_turn_then_a_resumed_turn_with_the_persona_once() {
         if *c == call_id && output.contains("hello-from-tool"))),
         "{events:?}"
     );
-    assert!(events.contains(&RunEvent::Message { text: "All done.".into() }), "{events:?}");
+    assert_eq!(streamed(&events), "All done.", "the reply is streamed: {events:?}");
     assert!(events.iter().any(|e| matches!(e, RunEvent::Usage { input_tokens, .. } if *input_tokens > 0)));
     let session = session_of(&events);
     let first_requests = server.model_requests().len();
     assert!(first_requests >= 2);
 
+    // The Gateway dies (as if killed by the user): the next turn starts another one, and the
+    // session, kept in OpenClaw's database, goes on there.
+    kill_group(gateway);
+    assert!(gone_soon(gateway).await);
+
     // A second turn in the same session carries the first exchange.
     let clock = Instant::now();
     let (result, events) =
         start(&rt, input(&s, "Do it again", ApprovalPolicy::AllowAll, Some(session.clone()))).finish().await;
-    eprintln!("resumed turn: {:?}", clock.elapsed());
-    assert_eq!(result.unwrap().outcome, RunOutcome::Succeeded, "{events:?}");
+    eprintln!("resumed turn (Gateway restart included): {:?}", clock.elapsed());
+    let result = result.unwrap();
+    assert_eq!(result.outcome, RunOutcome::Succeeded, "{result:?} {events:?}");
     assert_eq!(session_of(&events), session, "the same session goes on");
+    let restarted = rt.gateway_pid(&openclaw_home(&s)).expect("a Gateway");
+    assert_ne!(restarted, gateway, "a dead Gateway is replaced");
+
+    // A third turn reuses the running Gateway.
+    let clock = Instant::now();
+    let (result, events) =
+        start(&rt, input(&s, "Once more", ApprovalPolicy::AllowAll, Some(session.clone()))).finish().await;
+    eprintln!("third turn (Gateway reused): {:?}", clock.elapsed());
+    assert_eq!(result.unwrap().outcome, RunOutcome::Succeeded, "{events:?}");
+    assert_eq!(rt.gateway_pid(&openclaw_home(&s)), Some(restarted), "the Gateway is reused");
+    assert_eq!(events.iter().filter(|e| matches!(e, RunEvent::ToolCallStarted { .. })).count(), 1, "{events:?}");
     let requests = server.model_requests();
     let resumed = &requests[first_requests];
     assert!(resumed.raw_body.contains("Do it again"));
@@ -222,7 +289,7 @@ async fn a_tool_turn_then_a_resumed_turn_with_the_persona_once() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn cancel_stops_the_whole_group() {
+async fn cancel_stops_the_bridge_and_dropping_the_runtime_stops_the_gateway() {
     let Some(s) = setup() else { return };
     let _one = SERIAL.lock().await;
     let server = FakeModelServer::start(Behavior::slow(
@@ -233,19 +300,35 @@ async fn cancel_stops_the_whole_group() {
     .await;
     let spawner = RecordingSpawner::default();
     let rt = runtime(&server, Arc::new(spawner.clone()), &s.node_dir);
-    let started = start(&rt, input(&s, "Count slowly", ApprovalPolicy::AllowAll, None));
+    let mut started = start(&rt, input(&s, "Count slowly", ApprovalPolicy::AllowAll, None));
+    // Cancel once the reply has begun to stream.
     let deadline = Instant::now() + LIMIT;
-    while server.model_requests().is_empty() {
-        assert!(Instant::now() < deadline, "the model was never called");
-        tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut seen = Vec::new();
+    while !seen.iter().any(|e| matches!(e, RunEvent::TextDelta { .. })) {
+        assert!(Instant::now() < deadline, "nothing streamed: {seen:?}");
+        if let Ok(Some(event)) = tokio::time::timeout(Duration::from_millis(200), started.events.recv()).await {
+            seen.push(event);
+        }
     }
-    tokio::time::sleep(Duration::from_secs(1)).await;
     started.cancel.send(true).unwrap();
     let clock = Instant::now();
     let (result, _events) = started.finish().await;
     eprintln!("cancel took {:?}", clock.elapsed());
     assert_eq!(result.unwrap().outcome, RunOutcome::Cancelled);
-    assert!(!spawner.group_alive(), "no process of the run survives a cancel");
+    let bridges = spawner.pids("acp");
+    assert_eq!(bridges.len(), 1);
+    assert!(!group_has_live_member(bridges[0]), "no process of the bridge's group survives a cancel");
+    let gateways = spawner.pids("gateway");
+    assert_eq!(gateways.len(), 1);
+    let gateway = gateways[0];
+    assert!(group_has_live_member(gateway), "the Gateway stays up for the next turn");
+    let detached = detached_child_groups(gateway);
+
+    drop(rt);
+    assert!(gone_soon(gateway).await, "the Gateway's group is gone with the runtime");
+    for group in detached {
+        assert!(gone_soon(group).await, "the Gateway's spawn broker ({group}) is gone too");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -258,25 +341,50 @@ async fn a_server_error_fails_with_openclaws_message() {
     let (result, events) = start(&rt, input(&s, "Hello", ApprovalPolicy::AllowAll, None)).finish().await;
     eprintln!("500 turn: {:?}, {} requests", clock.elapsed(), server.model_requests().len());
     let result = result.unwrap();
-    assert_eq!(result.outcome, RunOutcome::Failed);
+    assert_eq!(result.outcome, RunOutcome::Failed, "{events:?}");
     let message = result.message.unwrap();
-    assert!(message.contains("HTTP 500"), "{message}");
+    assert!(message.contains("HTTP 500") && message.contains("fake overload"), "{message}");
     assert!(events.iter().any(|e| matches!(e, RunEvent::Error { .. })), "{events:?}");
     assert!(server.model_requests().len() <= 3, "retries are capped");
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn read_only_refuses_a_command_that_writes() {
+async fn ask_puts_a_command_to_the_user_then_read_only_refuses_it_after_a_restart() {
     let Some(s) = setup() else { return };
     let _one = SERIAL.lock().await;
     let server =
         FakeModelServer::start(Behavior::tool_then_answer("*", json!({"command": "touch written.txt"}), "All done."))
             .await;
     let rt = runtime(&server, Arc::new(SystemSpawner), &s.node_dir);
+    for allow in [true, false] {
+        let _ = std::fs::remove_file(s.workspace.join("written.txt"));
+        let mut started = start(&rt, input(&s, "Create written.txt", ApprovalPolicy::Ask, None));
+        let question = tokio::time::timeout(LIMIT, started.permissions.recv()).await.expect("asked in time");
+        let question = question.expect("a permission question");
+        question.reply.send(PermissionAnswer { allow }).unwrap();
+        let (result, events) = started.finish().await;
+        assert_eq!(result.unwrap().outcome, RunOutcome::Succeeded, "{events:?}");
+        assert!(
+            events.iter().any(|e| matches!(e, RunEvent::PermissionRequest { tool, input, .. }
+                if tool == "exec" && input["command"] == "touch written.txt")),
+            "{events:?}"
+        );
+        assert_eq!(s.workspace.join("written.txt").exists(), allow, "allowed: {allow}; {events:?}");
+        let failed = events.iter().any(|e| matches!(e, RunEvent::ToolResult { is_error: true, .. }));
+        assert_eq!(failed, !allow, "{events:?}");
+    }
+    let asking = rt.gateway_pid(&openclaw_home(&s)).expect("a Gateway");
+
+    // Another policy is another configuration: the Gateway is restarted with it.
+    let _ = std::fs::remove_file(s.workspace.join("written.txt"));
     let (result, events) = start(&rt, input(&s, "Create written.txt", ApprovalPolicy::ReadOnly, None)).finish().await;
     assert_eq!(result.unwrap().outcome, RunOutcome::Succeeded, "{events:?}");
     assert!(!s.workspace.join("written.txt").exists(), "the write was refused");
     assert!(events.iter().any(|e| matches!(e, RunEvent::ToolResult { is_error: true, .. })), "{events:?}");
+    assert!(!events.iter().any(|e| matches!(e, RunEvent::PermissionRequest { .. })), "read-only does not ask");
+    let read_only = rt.gateway_pid(&openclaw_home(&s)).expect("a Gateway");
+    assert_ne!(read_only, asking, "the Gateway was restarted for the new policy");
+    assert!(gone_soon(asking).await, "the old Gateway is gone");
 }
 
 #[tokio::test]

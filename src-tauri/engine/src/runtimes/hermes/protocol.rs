@@ -1,5 +1,6 @@
 //! The client side of Hermes' Agent Client Protocol (JSON-RPC 2.0, one message a line):
 //! `initialize`, `session/new` or `session/load`, one `session/prompt`, then stdin is closed.
+//! OpenClaw's `openclaw acp` bridge is driven with it too (see `AcpProtocol::for_agent`).
 
 use std::collections::HashMap;
 
@@ -44,6 +45,11 @@ pub struct AcpProtocol {
     turn_text: String,
     questions: HashMap<String, Question>,
     result: Option<RunResult>,
+    /// The runtime's name in messages ("Hermes" unless set).
+    label: &'static str,
+    /// Whether `end_turn` without `usage` means the turn failed (Hermes' way of ending a failed
+    /// turn). Agents that never report usage in the prompt's result judge failure elsewhere.
+    end_turn_needs_usage: bool,
 }
 
 impl AcpProtocol {
@@ -57,7 +63,17 @@ impl AcpProtocol {
             turn_text: String::new(),
             questions: HashMap::new(),
             result: None,
+            label: "Hermes",
+            end_turn_needs_usage: true,
         }
+    }
+
+    /// Names another ACP agent in messages, and says whether its `end_turn` without `usage`
+    /// means a failed turn (it does for Hermes).
+    pub fn for_agent(mut self, label: &'static str, end_turn_needs_usage: bool) -> Self {
+        self.label = label;
+        self.end_turn_needs_usage = end_turn_needs_usage;
+        self
     }
 
     fn end(&mut self, result: RunResult, out: &mut Vec<Step>) {
@@ -68,13 +84,13 @@ impl AcpProtocol {
 
     fn on_response(&mut self, id: &Value, msg: &Value, out: &mut Vec<Step>) {
         let Some(id) = id.as_u64() else {
-            warn(out, format!("Hermes answered an unknown request id {id}."));
+            warn(out, format!("{} answered an unknown request id {id}.", self.label));
             return;
         };
         if let Some(error) = msg.get("error") {
             let text = rpc_error_text(error);
             out.push(Step::Emit(RunEvent::Error { message: text.clone() }));
-            self.end(RunResult::failed(format!("Hermes reported an error: {text}")), out);
+            self.end(RunResult::failed(format!("{} reported an error: {text}", self.label)), out);
             return;
         }
         let result = msg.get("result").cloned().unwrap_or(Value::Null);
@@ -92,7 +108,10 @@ impl AcpProtocol {
                     self.session_id = Some(id.to_owned());
                     self.prompt(out);
                 }
-                None => self.end(RunResult::failed("Hermes started no session (no sessionId in its answer)."), out),
+                None => self.end(
+                    RunResult::failed(format!("{} started no session (no sessionId in its answer).", self.label)),
+                    out,
+                ),
             },
             (SESSION_ID, Phase::Loading) => {
                 // A loaded session answers with its models and modes; an unknown one with `{}`.
@@ -106,13 +125,13 @@ impl AcpProtocol {
                 }
             }
             (PROMPT_ID, Phase::Prompting) => self.on_prompt_result(&result, out),
-            _ => warn(out, format!("Hermes answered request {id} out of turn.")),
+            _ => warn(out, format!("{} answered request {id} out of turn.", self.label)),
         }
     }
 
     fn session_missing(&mut self, out: &mut Vec<Step>) {
         let id = self.resume.clone().unwrap_or_default();
-        let mut result = RunResult::failed(format!("Hermes has no session {id} any more."));
+        let mut result = RunResult::failed(format!("{} has no session {id} any more.", self.label));
         result.session_missing = true;
         self.end(result, out);
     }
@@ -143,21 +162,24 @@ impl AcpProtocol {
             // `end_turn` too, but only a turn its agent loop completed carries `usage`; the
             // text it sent is then its error message. Slash commands are answered locally
             // without usage.
-            "end_turn" if usage.is_none() && !self.message.trim_start().starts_with('/') => {
+            "end_turn"
+                if self.end_turn_needs_usage && usage.is_none() && !self.message.trim_start().starts_with('/') =>
+            {
                 let text = self.turn_text.trim();
-                let message = if text.is_empty() { "Hermes ended the turn without an answer." } else { text };
+                let fallback = format!("{} ended the turn without an answer.", self.label);
+                let message = if text.is_empty() { fallback.as_str() } else { text };
                 out.push(Step::Emit(RunEvent::Error { message: message.to_owned() }));
                 RunResult::failed(message)
             }
             "end_turn" => RunResult::succeeded(),
             "max_tokens" | "max_turn_requests" => {
-                warn(out, format!("Hermes stopped the turn early ({stop})."));
+                warn(out, format!("{} stopped the turn early ({stop}).", self.label));
                 RunResult::succeeded()
             }
             "cancelled" => RunResult::with_outcome(RunOutcome::Cancelled, "Stopped by the user."),
             // Hermes refuses a prompt for a session it does not know.
             "refusal" if self.resume.is_some() => return self.session_missing(out),
-            other => RunResult::failed(format!("Hermes ended the turn with stop reason “{other}”.")),
+            other => RunResult::failed(format!("{} ended the turn with stop reason “{other}”.", self.label)),
         };
         self.end(outcome, out);
     }
@@ -167,7 +189,7 @@ impl AcpProtocol {
             return; // History replayed by session/load: already shown in earlier turns.
         }
         let Some(update) = params.get("update") else {
-            return warn(out, "Hermes sent a session update without content.".into());
+            return warn(out, format!("{} sent a session update without content.", self.label));
         };
         let kind = update.get("sessionUpdate").and_then(Value::as_str).unwrap_or("");
         match kind {
@@ -222,13 +244,13 @@ impl AcpProtocol {
             | "plan"
             | "user_message_chunk"
             | "config_option_update" => {}
-            other => warn(out, format!("Hermes sent an unknown session update “{other}”.")),
+            other => warn(out, format!("{} sent an unknown session update “{other}”.", self.label)),
         }
     }
 
     fn on_request(&mut self, id: &Value, method: &str, params: &Value, out: &mut Vec<Step>) {
         if method != "session/request_permission" {
-            warn(out, format!("Hermes asked for “{method}”, which Clawboo does not offer."));
+            warn(out, format!("{} asked for “{method}”, which Clawboo does not offer.", self.label));
             let error = json!({"code": -32601, "message": format!("{method} is not supported")});
             out.push(Step::Send(json!({"jsonrpc": "2.0", "id": id, "error": error}).to_string()));
             return;
@@ -274,7 +296,9 @@ impl StreamProtocol for AcpProtocol {
     fn on_line(&mut self, line: &str, out: &mut Vec<Step>) {
         let msg: Value = match serde_json::from_str(line) {
             Ok(v @ Value::Object(_)) => v,
-            Ok(_) | Err(_) => return warn(out, format!("Hermes printed a line that is not ACP: {}", clip(line))),
+            Ok(_) | Err(_) => {
+                return warn(out, format!("{} printed a line that is not ACP: {}", self.label, clip(line)))
+            }
         };
         let method = msg.get("method").and_then(Value::as_str);
         let params = msg.get("params").cloned().unwrap_or(Value::Null);
@@ -282,8 +306,8 @@ impl StreamProtocol for AcpProtocol {
             (Some(id), Some(method)) => self.on_request(id, method, &params, out),
             (Some(id), None) => self.on_response(id, &msg, out),
             (None, Some("session/update")) => self.on_update(&params, out),
-            (None, Some(other)) => warn(out, format!("Hermes sent an unknown notification “{other}”.")),
-            (None, None) => warn(out, format!("Hermes printed a message that is not ACP: {}", clip(line))),
+            (None, Some(other)) => warn(out, format!("{} sent an unknown notification “{other}”.", self.label)),
+            (None, None) => warn(out, format!("{} printed a message that is not ACP: {}", self.label, clip(line))),
         }
     }
 
@@ -312,7 +336,7 @@ impl StreamProtocol for AcpProtocol {
         }
         let tail: Vec<&str> = stderr_tail.lines().filter(|l| !l.trim().is_empty()).collect();
         let last = tail[tail.len().saturating_sub(5)..].join("\n");
-        let mut message = format!("Hermes stopped ({}) before the turn finished.", exit.describe());
+        let mut message = format!("{} stopped ({}) before the turn finished.", self.label, exit.describe());
         if !last.is_empty() {
             message.push('\n');
             message.push_str(&last);

@@ -73,13 +73,15 @@ pub fn openclaw_json(
     cwd: &Path,
     approval: ApprovalPolicy,
 ) -> Value {
+    // File tools are denied unless everything is allowed: edits then go through commands, and
+    // OpenClaw asks (over ACP `session/request_permission`) before any command outside its
+    // allowlist. Background commands finishing do not start turns of their own.
+    let no_edits = json!(["write", "edit", "apply_patch"]);
     let tools = match approval {
-        ApprovalPolicy::AllowAll => json!({ "exec": { "mode": "full" } }),
-        // Headless turns cannot ask: commands outside OpenClaw's allowlist and file edits are refused.
-        ApprovalPolicy::ReadOnly | ApprovalPolicy::Ask => json!({
-            "exec": { "mode": "allowlist" },
-            "deny": ["write", "edit", "apply_patch"],
-        }),
+        ApprovalPolicy::AllowAll => json!({ "exec": { "mode": "full", "notifyOnExit": false } }),
+        ApprovalPolicy::Ask => json!({ "exec": { "mode": "ask", "notifyOnExit": false }, "deny": no_edits }),
+        // Commands outside the allowlist are refused without a question.
+        ApprovalPolicy::ReadOnly => json!({ "exec": { "mode": "allowlist", "notifyOnExit": false }, "deny": no_edits }),
     };
     json!({
         "models": { "providers": { PROVIDER_NAME: {
@@ -93,6 +95,8 @@ pub fn openclaw_json(
             "workspace": layout.workspace,
             "cwd": cwd,
             "skipBootstrap": true,
+            // The Gateway stays up between turns: no model calls of its own.
+            "heartbeat": { "every": "0m" },
         } },
         "tools": tools,
         "logging": { "file": layout.log },

@@ -1,21 +1,36 @@
-//! Adapter: OpenClaw (`openclaw`), one process per turn:
-//! `openclaw agent --local --session-id ID --message-file FILE --json [--timeout S]`.
+//! Adapter: OpenClaw (`openclaw`), over its Gateway and the Agent Client Protocol.
 //!
-//! Why this interface: it is the simplest robust one. `--local` runs OpenClaw's embedded agent
-//! in the process itself (no Gateway to start, authenticate and keep alive between turns, no
-//! port), keeps a persistent session under the id we choose, and prints one JSON envelope at
-//! the end. The costs, and what the Gateway (`openclaw gateway run` + its WebSocket protocol, or
-//! `openclaw acp` bridging it to ACP) would add:
-//! - streaming: none. The reply arrives whole (`Message`), with token usage; tool calls and
-//!   results are read back from the session transcript OpenClaw just wrote, because the
-//!   envelope only counts them. The Gateway streams `chat` deltas.
-//! - cancel: SIGINT (and SIGTERM) end the process with 143 right away; the supervisor's signal
-//!   ladder is the whole cancel, and the run is reported cancelled.
-//! - approvals: a headless turn cannot ask anybody, so the agent's policy is applied in
-//!   `openclaw.json` up front: "allow all" runs commands freely (`tools.exec.mode: full`);
-//!   "read only" and "ask" refuse file edits and any command outside OpenClaw's allowlist.
-//!   Asking per call needs the Gateway's exec-approval events.
-//! - start-up: ~13 s per turn (Node loads OpenClaw and its database each time).
+//! Interface: a long-lived `openclaw gateway run --allow-unconfigured --bind loopback --auth
+//! token` per agent (its OpenClaw home), on a free loopback port with a random token, and per
+//! turn one `openclaw acp --url ws://127.0.0.1:PORT --token-file F --no-prefix-cwd`: the bridge
+//! from the Gateway to ACP over stdio, driven exactly like Hermes' ACP (see
+//! [`crate::runtimes::hermes::AcpProtocol`]): `initialize`, `session/new` (or `session/load` to
+//! resume), one `session/prompt`, stdin closed.
+//!
+//! Why: `openclaw agent --local --json`, used before, printed one envelope at the end: no
+//! streaming, no questions, and ~13 s of start-up every turn. Over the Gateway and ACP:
+//! - streaming: the reply arrives as `agent_message_chunk`s, tool calls and their results as
+//!   `tool_call`/`tool_call_update` while they happen.
+//! - cancel: `session/cancel`; the bridge answers `stopReason: cancelled` at once and the
+//!   Gateway aborts the run. The bridge's process group is then ended by the supervisor; the
+//!   Gateway stays up for the next turn.
+//! - approvals: under the "ask" policy `tools.exec.mode` is `ask`, so a command outside
+//!   OpenClaw's allowlist becomes a Gateway exec approval, which the bridge relays as
+//!   `session/request_permission` (options `allow-once`/`deny`); the user answers it. File
+//!   tools (write, edit, apply_patch) have no approval step in OpenClaw, so they are denied
+//!   unless the policy is "allow all": edits go through commands, which ask. "read only" refuses
+//!   commands outside the allowlist without asking.
+//! - what ACP leaves out: token usage, and why a turn failed (a failed model call ends the
+//!   prompt with a plain `end_turn` and no text). Both are read back from OpenClaw's transcript
+//!   after the prompt's answer (see [`transcript`]).
+//! - start-up: the Gateway takes ~10–20 s once per agent and app session; each turn's bridge
+//!   ~6 s.
+//!
+//! The Gateway is restarted when it died or when its configuration (provider, model, policy,
+//! key, environment) changed, and every Gateway is stopped (its process group, and the spawn
+//! broker it starts in a session of its own) when the runtime is dropped, which the engine does
+//! on exit. Its heartbeat is off and finished background commands start no turns, so an idle
+//! Gateway makes no model calls.
 //!
 //! Persona: OpenClaw builds its system prompt from the files of its agent workspace, so this is
 //! an `OwnSetup` runtime: before each turn the agent's SOUL.md, AGENTS.md, IDENTITY.md and
@@ -24,16 +39,20 @@
 //! the stored conversation. Tools run in the agent's own folder (`agents.defaults.cwd`).
 //!
 //! Isolation: `OPENCLAW_STATE_DIR`/`OPENCLAW_CONFIG_PATH`/`HOME` point into the agent's OpenClaw
-//! home, the log goes there too, update checks, telemetry, Bonjour and channels are off, and the
-//! model key reaches the process in an environment variable only.
+//! home, the log goes there too, update checks, telemetry, Bonjour and channels are off, the
+//! Gateway listens on loopback only and wants its token, and the model key and the token reach
+//! the processes in environment variables or a private file only, never on a command line.
 
+mod acp;
 mod config;
+mod gateway;
 mod node;
-mod protocol;
 #[cfg(test)]
 mod tests;
 mod transcript;
 
+use std::hash::{Hash, Hasher};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -44,14 +63,13 @@ use crate::secrets::Provider;
 use super::home::INHERITED_ENV;
 use super::process::{CommandSpec, Spawner};
 use super::supervise::{supervise, Timeouts};
-use super::{
-    Capabilities, EndpointSource, HistoryMode, PersonaDelivery, RunChannels, RunEvent, RunResult, Runtime, TurnInput,
-};
+use super::{Capabilities, EndpointSource, HistoryMode, PersonaDelivery, RunChannels, RunResult, Runtime, TurnInput};
 
+pub use acp::OpenclawAcp;
 pub use config::{api_for, Layout, WORKSPACE_FILES};
+pub use gateway::Address;
 pub use node::{node_problem, MIN_NODE};
-pub use protocol::EnvelopeProtocol;
-pub use transcript::{message_events, session_exists, tool_events};
+pub use transcript::{session_key, summarize, Mark, TurnSummary};
 
 /// Switches that keep OpenClaw off the network apart from the model endpoint (RUNTIMES.md).
 const QUIET_ENV: &[(&str, &str)] = &[
@@ -62,31 +80,35 @@ const QUIET_ENV: &[(&str, &str)] = &[
     ("NO_COLOR", "1"),
 ];
 
-/// Without streaming, the silence limit is the whole turn's limit.
-const DEFAULT_TIMEOUTS: Timeouts = Timeouts { silence: Duration::from_secs(30 * 60), grace: Duration::from_secs(3) };
+/// How long a starting Gateway may take to print that it is ready (~10–20 s on a busy machine).
+const GATEWAY_READY: Duration = Duration::from_secs(60);
 
 pub struct OpenclawRuntime {
     spawner: Arc<dyn Spawner>,
     endpoints: Arc<dyn EndpointSource>,
     env: Vec<(String, String)>,
     timeouts: Timeouts,
+    gateways: gateway::Gateways,
 }
 
-/// One prepared turn: the command and what its protocol needs.
+/// One prepared turn: the Gateway to have running and the bridge to start.
 pub struct Prepared {
-    pub spec: CommandSpec,
-    pub session_id: String,
+    pub gateway: CommandSpec,
+    /// Changes whenever the Gateway must be restarted.
+    pub fingerprint: u64,
+    /// The bridge, without `--url` (the Gateway's port is known once it runs).
+    pub bridge: CommandSpec,
     pub layout: Layout,
-    /// The file holding the user's message, removed after the turn.
-    pub message_file: std::path::PathBuf,
+    /// The file the bridge reads the Gateway's token from.
+    pub token_file: std::path::PathBuf,
 }
 
 impl OpenclawRuntime {
     pub fn new(spawner: Arc<dyn Spawner>, endpoints: Arc<dyn EndpointSource>) -> Self {
-        Self { spawner, endpoints, env: Vec::new(), timeouts: DEFAULT_TIMEOUTS }
+        Self { spawner, endpoints, env: Vec::new(), timeouts: Timeouts::default(), gateways: Default::default() }
     }
 
-    /// Extra variables for the process (set last, so they win).
+    /// Extra variables for the processes (set last, so they win).
     pub fn with_env(mut self, env: Vec<(String, String)>) -> Self {
         self.env = env;
         self
@@ -97,7 +119,12 @@ impl OpenclawRuntime {
         self
     }
 
-    /// Writes the agent's OpenClaw configuration and builds the command for one turn. Fails
+    /// The process id of the Gateway running for an agent home (tests).
+    pub fn gateway_pid(&self, openclaw_home: &Path) -> Option<u32> {
+        self.gateways.pid(openclaw_home)
+    }
+
+    /// Writes the agent's OpenClaw configuration and builds the commands for one turn. Fails
     /// before anything starts when the CLI, the provider or the model is missing.
     pub fn prepare(&self, input: &TurnInput) -> Result<Prepared> {
         let program = input
@@ -125,25 +152,7 @@ impl OpenclawRuntime {
         let config = config::openclaw_json(&layout, provider, &base_url, model, &input.workspace, input.approval);
         config::prepare(&layout, &config, &input.workspace)?;
 
-        let session_id = input.resume_session.clone().unwrap_or_else(|| format!("clawboo-{}", uuid::Uuid::new_v4()));
-        let message_file = tmp.join(format!("openclaw-message-{}.txt", input.run_id));
-        std::fs::write(&message_file, &input.message)
-            .map_err(|e| Error::io(format!("Cannot write {}", message_file.display()), e))?;
-
-        let path = |p: &std::path::Path| p.to_string_lossy().into_owned();
-        // OpenClaw's own deadline, inside ours, so it can end the turn itself.
-        let deadline = self.timeouts.silence.as_secs().saturating_sub(30).max(60);
-        let args = vec![
-            "agent".into(),
-            "--local".into(),
-            "--session-id".into(),
-            session_id.clone(),
-            "--message-file".into(),
-            path(&message_file),
-            "--json".into(),
-            "--timeout".into(),
-            deadline.to_string(),
-        ];
+        let path = |p: &Path| p.to_string_lossy().into_owned();
         let mut env: Vec<(String, String)> = vec![
             ("HOME".into(), path(&layout.home)),
             ("OPENCLAW_STATE_DIR".into(), path(&layout.state)),
@@ -156,47 +165,65 @@ impl OpenclawRuntime {
         ];
         env.extend(QUIET_ENV.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
         env.extend(self.env.iter().cloned());
-        let spec = CommandSpec {
-            program,
-            args,
-            env,
+        let spec = |args: &[&str]| CommandSpec {
+            program: program.clone(),
+            args: args.iter().map(|a| (*a).to_owned()).collect(),
+            env: env.clone(),
             inherit_env: INHERITED_ENV.iter().map(|s| (*s).to_owned()).collect(),
             cwd: input.workspace.clone(),
             piped_stdin: false,
         };
-        Ok(Prepared { spec, session_id, layout, message_file })
+        let gateway = spec(&["gateway", "run", "--allow-unconfigured", "--bind", "loopback", "--auth", "token"]);
+        let token_file = layout.state.join("gateway.token");
+        let mut bridge = spec(&["acp", "--token-file", &path(&token_file), "--no-prefix-cwd"]);
+        bridge.piped_stdin = true;
+
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        (&gateway.program, &gateway.args, &gateway.env, &gateway.cwd, config.to_string()).hash(&mut hasher);
+        Ok(Prepared { gateway, fingerprint: hasher.finish(), bridge, layout, token_file })
     }
 
     async fn run_turn(&self, input: TurnInput, channels: RunChannels) -> Result<RunResult> {
         let prepared = self.prepare(&input)?;
-        let path_var = prepared.spec.env.iter().rev().find(|(k, _)| k == "PATH").map(|(_, v)| v.into());
+        let path_var = prepared.gateway.env.iter().rev().find(|(k, _)| k == "PATH").map(|(_, v)| v.into());
         let path_var = path_var.or_else(|| std::env::var_os("PATH"));
         if let Some(problem) = node::node_problem(path_var.as_deref()).await {
-            let _ = std::fs::remove_file(&prepared.message_file);
             return Err(Error::RuntimeFailed(problem));
         }
         let database = prepared.layout.database();
-        if let Some(session) = &input.resume_session {
-            if !transcript::session_exists(&database, session) {
-                let _ = std::fs::remove_file(&prepared.message_file);
-                let mut result = RunResult::failed(format!("OpenClaw no longer has session {session}."));
-                result.session_missing = true;
-                return Ok(result);
-            }
-        }
-        channels.emit(RunEvent::SessionStarted { session_id: prepared.session_id.clone() });
-        let protocol = EnvelopeProtocol::new(prepared.session_id.clone(), Some(database));
-        let result = supervise(
-            self.spawner.as_ref(),
-            &prepared.spec,
-            Box::new(protocol),
-            channels,
-            input.approval,
-            self.timeouts,
-        )
-        .await;
-        let _ = std::fs::remove_file(&prepared.message_file);
-        result
+        // Loading an unknown ACP session would quietly start an empty one.
+        let since = match &input.resume_session {
+            Some(session) => match transcript::mark(&database, session) {
+                Some(mark) => Some(mark),
+                None => {
+                    let mut result = RunResult::failed(format!("OpenClaw no longer has session {session}."));
+                    result.session_missing = true;
+                    return Ok(result);
+                }
+            },
+            None => None,
+        };
+        let launch =
+            gateway::Launch { spec: prepared.gateway, fingerprint: prepared.fingerprint, ready_within: GATEWAY_READY };
+        let address = self.gateways.ensure(self.spawner.as_ref(), &prepared.layout.home, launch).await?;
+        write_private(&prepared.token_file, &address.token)?;
+        let mut bridge = prepared.bridge;
+        bridge.args.extend(["--url".to_owned(), address.url()]);
+        let protocol = OpenclawAcp::new(
+            input.workspace.to_string_lossy().into_owned(),
+            input.message.clone(),
+            input.resume_session.clone(),
+            Some(database),
+            since,
+        );
+        supervise(self.spawner.as_ref(), &bridge, Box::new(protocol), channels, input.approval, self.timeouts).await
+    }
+}
+
+impl Drop for OpenclawRuntime {
+    /// No Gateway outlives its runtime.
+    fn drop(&mut self) {
+        self.gateways.stop_all();
     }
 }
 
@@ -207,7 +234,7 @@ impl Runtime for OpenclawRuntime {
 
     fn capabilities(&self) -> Capabilities {
         Capabilities {
-            streams_text: false,
+            streams_text: true,
             context_window: None,
             history: HistoryMode::RuntimeSession,
             persona: PersonaDelivery::OwnSetup,
@@ -221,4 +248,17 @@ impl Runtime for OpenclawRuntime {
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<RunResult>> + Send + '_>> {
         Box::pin(self.run_turn(input, channels))
     }
+}
+
+/// Writes a file only its owner can read.
+fn write_private(path: &Path, text: &str) -> Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let write = |mut file: std::fs::File| std::io::Write::write_all(&mut file, text.as_bytes());
+    options.open(path).and_then(write).map_err(|e| Error::io(format!("Cannot write {}", path.display()), e))
 }

@@ -1,7 +1,8 @@
-//! OpenClaw's session transcript, read from its agent database
-//! (`<state>/agents/main/agent/openclaw-agent.sqlite`, table `transcript_events`: one JSON event
-//! per row, `message` events tagged with the run that wrote them). The `--json` envelope only
-//! counts tool calls; the transcript has each call and its result. Read-only, after the turn.
+//! OpenClaw's session store, read from its agent database
+//! (`<state>/agents/main/agent/openclaw-agent.sqlite`). ACP does not report token usage, and a
+//! failed model call ends the prompt with a plain `end_turn`: both are read here, from the
+//! transcript (`transcript_events`, one JSON event per row) of the session behind the ACP one
+//! (`session_nodes`: session key → current session id). Read-only.
 
 use std::path::Path;
 use std::time::Duration;
@@ -9,7 +10,26 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use serde_json::Value;
 
-use crate::runtimes::RunEvent;
+/// The Gateway session key the ACP bridge files an ACP session under.
+pub fn session_key(acp_session: &str) -> String {
+    format!("agent:main:acp-bridge:{acp_session}")
+}
+
+/// Where a session's transcript stood: its current session id and last event number.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mark {
+    pub session_id: String,
+    pub seq: i64,
+}
+
+/// What the transcript says about one turn.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TurnSummary {
+    /// Input, output, cache-read and cache-write tokens over the turn's model calls.
+    pub usage: Option<[u64; 4]>,
+    /// The model call's error, when the turn's last answer was one.
+    pub error: Option<String>,
+}
 
 fn open(db: &Path) -> rusqlite::Result<Connection> {
     let connection =
@@ -18,69 +38,91 @@ fn open(db: &Path) -> rusqlite::Result<Connection> {
     Ok(connection)
 }
 
-/// Whether OpenClaw still has a transcript for `session_id` (false when the database is gone).
-pub fn session_exists(db: &Path, session_id: &str) -> bool {
+/// The transcript's current position for an ACP session, or None when OpenClaw has no such
+/// session (or no database).
+pub fn mark(db: &Path, acp_session: &str) -> Option<Mark> {
     if !db.exists() {
-        return false;
+        return None;
     }
-    let found = open(db).and_then(|c| {
-        c.query_row("SELECT 1 FROM transcript_events WHERE session_id = ?1 LIMIT 1", [session_id], |_| Ok(()))
-            .optional()
-    });
-    matches!(found, Ok(Some(())))
+    let connection = open(db).ok()?;
+    let session_id: String = connection
+        .query_row(
+            "SELECT current_session_id FROM session_nodes WHERE session_key = ?1",
+            [session_key(acp_session)],
+            |row| row.get(0),
+        )
+        .optional()
+        .ok()
+        .flatten()?;
+    let seq: Option<i64> = connection
+        .query_row("SELECT max(seq) FROM transcript_events WHERE session_id = ?1", [&session_id], |row| row.get(0))
+        .ok()
+        .flatten();
+    Some(Mark { session_id, seq: seq.unwrap_or(0) })
 }
 
-/// The tool calls and results run `run_id` recorded in `session_id`, in order.
-pub fn tool_events(db: &Path, session_id: &str, run_id: &str) -> Result<Vec<RunEvent>, String> {
+/// The events an ACP session's transcript gained after `since` (from its start when None, or
+/// when the session has moved to a new transcript since).
+pub fn events_since(db: &Path, acp_session: &str, since: Option<&Mark>) -> Result<Vec<Value>, String> {
+    let now = mark(db, acp_session).ok_or_else(|| format!("OpenClaw has no session {acp_session}"))?;
+    let after = since.filter(|m| m.session_id == now.session_id).map_or(0, |m| m.seq);
     let connection = open(db).map_err(|e| e.to_string())?;
-    // `instr` only narrows the rows; each one is parsed and its run id compared.
     let mut statement = connection
         .prepare(
             "SELECT event_json FROM transcript_events \
-             WHERE session_id = ?1 AND event_json IS NOT NULL AND instr(event_json, ?2) > 0 ORDER BY seq",
+             WHERE session_id = ?1 AND seq > ?2 AND event_json IS NOT NULL ORDER BY seq",
         )
         .map_err(|e| e.to_string())?;
-    let rows = statement.query_map([session_id, run_id], |row| row.get::<_, String>(0)).map_err(|e| e.to_string())?;
+    let rows = statement
+        .query_map(rusqlite::params![now.session_id, after], |row| row.get::<_, String>(0))
+        .map_err(|e| e.to_string())?;
     let mut events = Vec::new();
     for row in rows {
-        let json = row.map_err(|e| e.to_string())?;
-        let Ok(event) = serde_json::from_str::<Value>(&json) else { continue };
-        events.extend(message_events(&event, run_id));
+        if let Ok(event) = serde_json::from_str::<Value>(&row.map_err(|e| e.to_string())?) {
+            events.push(event);
+        }
     }
     Ok(events)
 }
 
-/// The tool events of one transcript event, if it is a message of run `run_id`.
-pub fn message_events(event: &Value, run_id: &str) -> Vec<RunEvent> {
-    let message = &event["message"];
-    if event["type"] != "message" || message["__openclaw"]["runId"] != run_id {
-        return Vec::new();
+/// Sums the usage of the assistant messages and finds whether the last one was an error.
+pub fn summarize<'a>(events: impl IntoIterator<Item = &'a Value>) -> TurnSummary {
+    let mut summary = TurnSummary::default();
+    for event in events {
+        let message = &event["message"];
+        if event["type"] != "message" || message["role"] != "assistant" {
+            continue;
+        }
+        let usage = &message["usage"];
+        if usage.is_object() {
+            let n = |k: &str| usage[k].as_u64().unwrap_or(0);
+            let total = summary.usage.get_or_insert([0; 4]);
+            for (slot, key) in total.iter_mut().zip(["input", "output", "cacheRead", "cacheWrite"]) {
+                *slot += n(key);
+            }
+        }
+        summary.error = (message["stopReason"] == "error").then(|| error_text(message));
     }
-    match message["role"].as_str() {
-        Some("assistant") => message["content"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|part| part["type"] == "toolCall")
-            .map(|part| RunEvent::ToolCallStarted {
-                call_id: part["id"].as_str().unwrap_or_default().to_owned(),
-                name: part["name"].as_str().unwrap_or("tool").to_owned(),
-                input: part["arguments"].clone(),
-            })
-            .collect(),
-        Some("toolResult") => vec![RunEvent::ToolResult {
-            call_id: message["toolCallId"].as_str().unwrap_or_default().to_owned(),
-            output: text_of(&message["content"]),
-            is_error: message["isError"] == Value::Bool(true),
-        }],
-        _ => Vec::new(),
+    if summary.usage == Some([0; 4]) {
+        summary.usage = None;
     }
+    summary
 }
 
-fn text_of(content: &Value) -> String {
-    match content {
-        Value::String(text) => text.clone(),
-        Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).collect::<Vec<_>>().join("\n"),
-        _ => String::new(),
+/// "500 fake overload" with code "500" → "The model request failed (HTTP 500): fake overload".
+fn error_text(message: &Value) -> String {
+    let text = message["errorMessage"].as_str().unwrap_or("").trim();
+    let code = message["errorCode"]
+        .as_str()
+        .map(str::to_owned)
+        .or_else(|| message["errorCode"].as_u64().map(|c| c.to_string()));
+    match code.filter(|c| !c.is_empty() && c.chars().all(|ch| ch.is_ascii_digit())) {
+        Some(code) => {
+            let rest = text.strip_prefix(code.as_str()).unwrap_or(text).trim();
+            let rest = if rest.is_empty() { "no details" } else { rest };
+            format!("The model request failed (HTTP {code}): {rest}")
+        }
+        None if text.is_empty() => "The model request failed.".to_owned(),
+        None => format!("The model request failed: {text}"),
     }
 }

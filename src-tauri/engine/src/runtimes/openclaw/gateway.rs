@@ -1,0 +1,257 @@
+//! The long-lived `openclaw gateway run` behind every turn: one per agent OpenClaw home, on a
+//! free loopback port with a random token, started on first use, reused across turns,
+//! restarted when it died or its configuration changed, and stopped with the runtime.
+
+use std::collections::{HashMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
+use tokio::sync::watch;
+use tokio::time::Instant;
+
+use crate::error::{Error, Result};
+use crate::runtimes::process::{ChildControl, CommandSpec, Spawner};
+
+/// The line the Gateway prints once it accepts clients.
+const READY_LINE: &str = "[gateway] ready";
+/// Lines of the Gateway's output kept to explain a failed start.
+const LOG_LINES: usize = 40;
+
+/// Where a running Gateway listens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Address {
+    pub port: u16,
+    pub token: String,
+}
+
+impl Address {
+    pub fn url(&self) -> String {
+        format!("ws://127.0.0.1:{}", self.port)
+    }
+}
+
+/// What to start: the command (without port and token, which are chosen here) and a
+/// fingerprint of everything that must restart the Gateway when it changes.
+pub struct Launch {
+    pub spec: CommandSpec,
+    pub fingerprint: u64,
+    pub ready_within: Duration,
+}
+
+struct Running {
+    control: Box<dyn ChildControl>,
+    address: Address,
+    fingerprint: u64,
+}
+
+#[derive(Default)]
+struct Entry {
+    /// Held while a Gateway is checked or started, so concurrent turns wait for one start.
+    starting: tokio::sync::Mutex<()>,
+    /// Never held across an await: `stop_all` (from Drop) takes it too.
+    running: Mutex<Option<Running>>,
+}
+
+/// The Gateways of one runtime, by OpenClaw home.
+#[derive(Default)]
+pub struct Gateways {
+    entries: Mutex<HashMap<PathBuf, Arc<Entry>>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Gateways {
+    /// The Gateway for `home`, started (or restarted) as needed.
+    pub async fn ensure(&self, spawner: &dyn Spawner, home: &Path, launch: Launch) -> Result<Address> {
+        let entry = lock(&self.entries).entry(home.to_owned()).or_default().clone();
+        let _starting = entry.starting.lock().await;
+        let current = {
+            let mut running = lock(&entry.running);
+            running.as_mut().and_then(|r| {
+                let alive = matches!(r.control.try_wait(), Ok(None)) && r.control.group_alive();
+                (alive && r.fingerprint == launch.fingerprint).then(|| r.address.clone())
+            })
+        };
+        // The process may live on without listening (or its leader's status may not be known
+        // yet right after it was killed): the port decides.
+        if let Some(address) = current {
+            let at = std::net::SocketAddr::from(([127, 0, 0, 1], address.port));
+            let connect = move || std::net::TcpStream::connect_timeout(&at, Duration::from_secs(2)).is_ok();
+            if tokio::task::spawn_blocking(connect).await.unwrap_or(false) {
+                return Ok(address);
+            }
+        }
+        if let Some(old) = lock(&entry.running).take() {
+            stop(old);
+        }
+        start(spawner, &entry, launch).await
+    }
+
+    /// Stops every Gateway (the runtime is going away).
+    pub fn stop_all(&self) {
+        let entries: Vec<Arc<Entry>> = lock(&self.entries).values().cloned().collect();
+        for entry in entries {
+            if let Some(running) = lock(&entry.running).take() {
+                stop(running);
+            }
+        }
+    }
+
+    /// The process id of the Gateway running for `home`, if any.
+    pub fn pid(&self, home: &Path) -> Option<u32> {
+        let entry = lock(&self.entries).get(home).cloned()?;
+        let running = lock(&entry.running);
+        running.as_ref().and_then(|r| r.control.pid())
+    }
+}
+
+async fn start(spawner: &dyn Spawner, entry: &Entry, launch: Launch) -> Result<Address> {
+    let Launch { mut spec, fingerprint, ready_within } = launch;
+    let port = free_port()?;
+    let token = uuid::Uuid::new_v4().simple().to_string();
+    spec.args.extend(["--port".to_owned(), port.to_string()]);
+    spec.env.push(("OPENCLAW_GATEWAY_TOKEN".to_owned(), token.clone()));
+    spec.piped_stdin = false;
+    let child =
+        spawner.spawn(&spec).map_err(|e| Error::RuntimeFailed(format!("Could not start the OpenClaw Gateway: {e}")))?;
+    let log = Arc::new(Mutex::new(VecDeque::new()));
+    let (ready_tx, mut ready) = watch::channel(false);
+    drain(child.stdout, log.clone(), Some(ready_tx));
+    drain(child.stderr, log.clone(), None);
+    let address = Address { port, token };
+    *lock(&entry.running) = Some(Running { control: child.control, address: address.clone(), fingerprint });
+
+    let deadline = Instant::now() + ready_within;
+    loop {
+        if *ready.borrow() {
+            return Ok(address);
+        }
+        let exited = {
+            let mut running = lock(&entry.running);
+            match running.as_mut().map(|r| r.control.try_wait()) {
+                Some(Ok(None)) => None,
+                Some(Ok(Some(info))) => Some(info.describe()),
+                Some(Err(e)) => Some(e.to_string()),
+                None => Some("stopped".to_owned()),
+            }
+        };
+        if let Some(how) = exited {
+            if let Some(r) = lock(&entry.running).take() {
+                stop(r);
+            }
+            return Err(Error::RuntimeFailed(format!(
+                "The OpenClaw Gateway stopped ({how}) before it was ready.{}",
+                tail(&log)
+            )));
+        }
+        if Instant::now() >= deadline {
+            if let Some(r) = lock(&entry.running).take() {
+                stop(r);
+            }
+            return Err(Error::RuntimeFailed(format!(
+                "The OpenClaw Gateway was not ready within {} s.{}",
+                ready_within.as_secs(),
+                tail(&log)
+            )));
+        }
+        let _ = tokio::time::timeout(Duration::from_millis(200), ready.changed()).await;
+    }
+}
+
+/// A port nobody listens on now (the Gateway binds it a moment later).
+fn free_port() -> Result<u16> {
+    let listener = std::net::TcpListener::bind(("127.0.0.1", 0))
+        .map_err(|e| Error::io("Cannot find a free port for the OpenClaw Gateway".to_owned(), e))?;
+    let port = listener.local_addr().map_err(|e| Error::io("Cannot read a port".to_owned(), e))?.port();
+    Ok(port)
+}
+
+/// Reads a pipe to its end (a full pipe would block the Gateway), keeping the last lines.
+fn drain(
+    pipe: Box<dyn AsyncRead + Send + Unpin>,
+    log: Arc<Mutex<VecDeque<String>>>,
+    ready: Option<watch::Sender<bool>>,
+) {
+    tokio::spawn(async move {
+        let mut lines = BufReader::new(pipe).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            if let Some(ready) = &ready {
+                if line.contains(READY_LINE) {
+                    let _ = ready.send(true);
+                }
+            }
+            let mut log = lock(&log);
+            log.push_back(line);
+            if log.len() > LOG_LINES {
+                log.pop_front();
+            }
+        }
+    });
+}
+
+fn tail(log: &Mutex<VecDeque<String>>) -> String {
+    let log = lock(log);
+    let start = log.len().saturating_sub(5);
+    let lines: Vec<&str> = log.iter().skip(start).map(String::as_str).collect();
+    if lines.is_empty() {
+        String::new()
+    } else {
+        format!("\n{}", lines.join("\n"))
+    }
+}
+
+/// Ends the Gateway's process group and the groups its children made for themselves (its
+/// spawn broker starts in a session of its own).
+fn stop(mut running: Running) {
+    let detached = running.control.pid().map(detached_child_groups).unwrap_or_default();
+    let _ = running.control.terminate();
+    let by = std::time::Instant::now() + Duration::from_millis(500);
+    while running.control.group_alive() && std::time::Instant::now() < by {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = running.control.kill();
+    kill_groups(&detached);
+}
+
+/// The process groups of `pid`'s children that left its group.
+#[cfg(target_os = "linux")]
+fn detached_child_groups(pid: u32) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    let mut groups: Vec<i32> = entries
+        .flatten()
+        .filter_map(|entry| {
+            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+            // "pid (comm) state ppid pgrp …"; comm may hold spaces and parentheses.
+            let mut fields = stat[stat.rfind(')')? + 1..].split_whitespace();
+            let ppid: u32 = fields.nth(1)?.parse().ok()?;
+            let pgrp: i32 = fields.next()?.parse().ok()?;
+            (ppid == pid && pgrp != pid as i32 && pgrp > 1).then_some(pgrp)
+        })
+        .collect();
+    groups.sort_unstable();
+    groups.dedup();
+    groups
+}
+
+#[cfg(not(target_os = "linux"))]
+fn detached_child_groups(_pid: u32) -> Vec<i32> {
+    Vec::new()
+}
+
+#[cfg(unix)]
+fn kill_groups(groups: &[i32]) {
+    for group in groups {
+        let _ = std::process::Command::new("kill")
+            .args(["-KILL", "--", &format!("-{group}")])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status();
+    }
+}
+
+#[cfg(not(unix))]
+fn kill_groups(_groups: &[i32]) {}
