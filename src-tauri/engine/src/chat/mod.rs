@@ -199,8 +199,14 @@ impl Chat {
         }
     }
 
-    /// Stops every run and waits (up to `limit`) for their processes to be gone. Called on exit.
+    /// Stops every run and waits (up to `limit`) for their processes to be gone, then whatever
+    /// the adapters keep between turns. Called on exit.
     pub fn shutdown(&self, limit: Duration) {
+        self.stop_runs(limit);
+        self.runtimes.shutdown();
+    }
+
+    fn stop_runs(&self, limit: Duration) {
         let waits: Vec<_> = self
             .lock_active()
             .values()

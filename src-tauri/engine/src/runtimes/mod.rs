@@ -141,6 +141,9 @@ pub trait Runtime: Send + Sync {
         input: TurnInput,
         channels: RunChannels,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<RunResult>> + Send + '_>>;
+    /// Stops anything the adapter keeps running between turns (OpenClaw's Gateways). Called
+    /// when the app quits, where destructors may never run.
+    fn shutdown(&self) {}
 }
 
 /// Where a provider's requests go and the key they carry (from the keychain).
@@ -202,5 +205,11 @@ impl RuntimeRegistry {
 
     pub fn get(&self, kind: RuntimeKind) -> Option<Arc<dyn Runtime>> {
         self.adapters.iter().find(|r| r.kind() == kind).cloned()
+    }
+
+    pub fn shutdown(&self) {
+        for adapter in &self.adapters {
+            adapter.shutdown();
+        }
     }
 }

@@ -232,6 +232,10 @@ impl Runtime for OpenclawRuntime {
         RuntimeKind::Openclaw
     }
 
+    fn shutdown(&self) {
+        self.gateways.stop_all();
+    }
+
     fn capabilities(&self) -> Capabilities {
         Capabilities {
             streams_text: true,
