@@ -37,7 +37,7 @@ fn quitting_stops_every_run_and_its_processes() {
     let dir = TempDataDir::new();
     // A "CLI" that starts a tool in the background and then hangs, ignoring its stdin.
     let program = dir.join("hanging-cli");
-    std::fs::write(&program, "#!/bin/sh\nsleep 300 &\nsleep 300\n").unwrap();
+    std::fs::write(&program, "#!/bin/sh\n[ \"$1\" = --help ] && exit 0\nsleep 300 &\nsleep 300\n").unwrap();
     std::fs::set_permissions(&program, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
 
     let spawner = RecordingSpawner::default();

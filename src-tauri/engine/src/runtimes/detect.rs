@@ -1,6 +1,7 @@
 //! Finding the runtime CLIs on this machine: a path the user set, else PATH plus the places
 //! installers put them (npm's global prefix, ~/.local/bin, nvm, Homebrew, pipx, Volta, Bun).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -131,6 +132,60 @@ pub async fn probe_version(binary: &Path) -> Result<String, String> {
         .ok_or_else(|| format!("printed no version: {}", text.trim().chars().take(200).collect::<String>()))
 }
 
+/// Whether `binary --help` lists `flag`, so an adapter passes a flag only to versions that know
+/// it (flags come and go between CLI releases; an unknown one makes the CLI refuse to start).
+/// Asked once per binary file (path and modification time); a probe that fails or hangs counts
+/// as "no". `home` keeps the probe out of the user's own configuration.
+pub fn help_mentions(binary: &Path, home: &Path, flag: &str) -> bool {
+    type Key = (PathBuf, Option<std::time::SystemTime>);
+    static HELP: std::sync::OnceLock<std::sync::Mutex<HashMap<Key, String>>> = std::sync::OnceLock::new();
+    let key = (binary.to_owned(), std::fs::metadata(binary).and_then(|m| m.modified()).ok());
+    let cache = HELP.get_or_init(Default::default);
+    if let Some(help) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
+        return lists_flag(&help, flag);
+    }
+    let help = run_help(binary, home).unwrap_or_default();
+    if let Ok(mut cache) = cache.lock() {
+        cache.insert(key, help.clone());
+    }
+    lists_flag(&help, flag)
+}
+
+fn lists_flag(help: &str, flag: &str) -> bool {
+    help.lines().any(|line| line.trim_start().split([' ', ',', '=']).next() == Some(flag))
+}
+
+fn run_help(binary: &Path, home: &Path) -> Option<String> {
+    let mut child = std::process::Command::new(binary)
+        .arg("--help")
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut stdout = child.stdout.take()?;
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = std::io::Read::read_to_string(&mut stdout, &mut text);
+        text
+    });
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => return reader.join().ok(),
+            Ok(None) if std::time::Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+}
+
 /// The first dotted number in `text` ("2.1.332 (Claude Code)" → "2.1.332").
 pub fn parse_version(text: &str) -> Option<String> {
     text.split(|c: char| c.is_whitespace() || c == 'v' || c == '(' || c == ',')
@@ -160,6 +215,37 @@ mod tests {
         assert_eq!(parse_version("no version here"), None);
         assert!(version_at_least("2.10.0", "2.9.1"));
         assert!(!version_at_least("0.9.0", "0.171.0"));
+    }
+
+    #[test]
+    fn flags_are_read_from_help_lines_not_from_prose() {
+        let help = "Options:\n  --include-partial-messages            Include partial chunks\n  \
+                    --system-prompt-snapshot <on|off>     Record the system prompt\n  \
+                    --permission-mode <mode>  see --permission-prompt-tool) or \"none\"\n  -p, --print  Print";
+        assert!(lists_flag(help, "--include-partial-messages"));
+        assert!(lists_flag(help, "--system-prompt-snapshot"));
+        assert!(!lists_flag(help, "--permission-prompt-tool"), "only mentioned in prose");
+        assert!(!lists_flag(help, "--fork-session"));
+        assert!(lists_flag(help, "-p"));
+    }
+
+    #[test]
+    fn a_program_without_the_flag_or_without_help_does_not_get_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = dir.path().join("old-cli");
+        std::fs::write(&old, "#!/bin/sh\necho '  --verbose   Say more'\n").unwrap();
+        let hangs = dir.path().join("hanging-cli");
+        std::fs::write(&hangs, "#!/bin/sh\nexec sleep 60\n").unwrap();
+        #[cfg(unix)]
+        for p in [&old, &hangs] {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        assert!(help_mentions(&old, dir.path(), "--verbose"));
+        assert!(!help_mentions(&old, dir.path(), "--system-prompt-snapshot"));
+        assert!(!help_mentions(&dir.path().join("missing"), dir.path(), "--verbose"));
+        #[cfg(unix)]
+        assert!(!help_mentions(&hangs, dir.path(), "--verbose"), "a hanging --help is given up on");
     }
 
     #[test]

@@ -29,6 +29,7 @@ use crate::agents::RuntimeKind;
 use crate::error::{Error, Result};
 use crate::secrets::Provider;
 
+use super::detect::help_mentions;
 use super::home::INHERITED_ENV;
 use super::process::{CommandSpec, Spawner};
 use super::supervise::{supervise, Timeouts};
@@ -93,14 +94,18 @@ impl ClaudeCodeRuntime {
             "--verbose",
             "--permission-prompt-tool",
             "stdio",
-            "--include-partial-messages",
-            // Else the first turn's system prompt is recorded and replayed on every resume,
-            // and an edited SOUL.md would never reach the model.
-            "--system-prompt-snapshot",
-            "off",
         ]
         .map(str::to_owned)
         .into();
+        // Flags newer releases added: passed only to a `claude` that lists them in --help.
+        if help_mentions(&program, &home, "--include-partial-messages") {
+            args.push("--include-partial-messages".into()); // token streaming
+        }
+        if help_mentions(&program, &home, "--system-prompt-snapshot") {
+            // Else the first turn's system prompt is recorded and replayed on every resume,
+            // and an edited SOUL.md would never reach the model.
+            args.extend(["--system-prompt-snapshot".into(), "off".into()]);
+        }
         if let Some(session) = &input.resume_session {
             args.extend(["--resume".into(), session.clone()]);
         }
