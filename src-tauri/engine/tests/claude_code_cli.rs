@@ -5,14 +5,16 @@
 
 mod common;
 
+use common::RecordingSpawner;
+
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use clawboo_engine::agents::{Agent, RuntimeKind};
 use clawboo_engine::runtimes::claude_code::ClaudeCodeRuntime;
 use clawboo_engine::runtimes::home::RuntimeHomes;
-use clawboo_engine::runtimes::process::{group_has_live_member, CommandSpec, SpawnedChild, Spawner, SystemSpawner};
+use clawboo_engine::runtimes::process::{Spawner, SystemSpawner};
 use clawboo_engine::runtimes::supervise::Timeouts;
 use clawboo_engine::runtimes::{
     ApprovalPolicy, Endpoint, EndpointSource, PendingPermission, PermissionAnswer, RunChannels, RunEvent, RunOutcome,
@@ -34,24 +36,6 @@ struct Fixed(Endpoint);
 impl EndpointSource for Fixed {
     fn endpoint(&self, _provider: Provider) -> clawboo_engine::Result<Endpoint> {
         Ok(self.0.clone())
-    }
-}
-
-/// Remembers the process group of what it spawned.
-#[derive(Default, Clone)]
-struct RecordingSpawner(Arc<Mutex<Option<u32>>>);
-
-impl Spawner for RecordingSpawner {
-    fn spawn(&self, spec: &CommandSpec) -> std::io::Result<SpawnedChild> {
-        let child = SystemSpawner.spawn(spec)?;
-        *self.0.lock().unwrap() = child.control.pid();
-        Ok(child)
-    }
-}
-
-impl RecordingSpawner {
-    fn group_alive(&self) -> bool {
-        group_has_live_member(self.0.lock().unwrap().expect("spawned"))
     }
 }
 

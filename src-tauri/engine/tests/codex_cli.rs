@@ -5,14 +5,15 @@
 
 mod common;
 
+use common::RecordingSpawner;
+
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use clawboo_engine::agents::{Agent, RuntimeKind};
 use clawboo_engine::runtimes::codex::CodexRuntime;
 use clawboo_engine::runtimes::home::RuntimeHomes;
-use clawboo_engine::runtimes::process::{group_has_live_member, CommandSpec, SpawnedChild, Spawner, SystemSpawner};
 use clawboo_engine::runtimes::supervise::Timeouts;
 use clawboo_engine::runtimes::{
     ApprovalPolicy, Endpoint, EndpointSource, PendingPermission, PermissionAnswer, RunChannels, RunEvent, RunOutcome,
@@ -33,24 +34,6 @@ impl EndpointSource for Fixed {
     fn endpoint(&self, provider: Provider) -> clawboo_engine::Result<Endpoint> {
         assert_eq!(provider, Provider::OpenAi);
         Ok(self.0.clone())
-    }
-}
-
-/// Remembers the process group of what it spawned.
-#[derive(Default, Clone)]
-struct RecordingSpawner(Arc<Mutex<Option<u32>>>);
-
-impl Spawner for RecordingSpawner {
-    fn spawn(&self, spec: &CommandSpec) -> std::io::Result<SpawnedChild> {
-        let child = SystemSpawner.spawn(spec)?;
-        *self.0.lock().unwrap() = child.control.pid();
-        Ok(child)
-    }
-}
-
-impl RecordingSpawner {
-    fn group_alive(&self) -> bool {
-        group_has_live_member(self.0.lock().unwrap().expect("spawned"))
     }
 }
 

@@ -4,14 +4,16 @@
 
 mod common;
 
+use common::RecordingSpawner;
+
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use clawboo_engine::agents::{Agent, RuntimeKind};
 use clawboo_engine::runtimes::hermes::HermesRuntime;
 use clawboo_engine::runtimes::home::RuntimeHomes;
-use clawboo_engine::runtimes::process::{group_has_live_member, CommandSpec, SpawnedChild, Spawner, SystemSpawner};
+use clawboo_engine::runtimes::process::{group_has_live_member, Spawner, SystemSpawner};
 use clawboo_engine::runtimes::supervise::Timeouts;
 use clawboo_engine::runtimes::{
     ApprovalPolicy, Endpoint, EndpointSource, PendingPermission, PermissionAnswer, RunChannels, RunEvent, RunOutcome,
@@ -36,18 +38,6 @@ impl EndpointSource for FakeEndpoint {
         assert_ne!(provider, Provider::Anthropic, "Hermes never asks for Anthropic's endpoint");
         // As Settings has them: OpenAI-compatible bases carry their /v1.
         Ok(Endpoint { base_url: format!("{}/v1", self.0), api_key: Some(KEY.into()) })
-    }
-}
-
-/// Remembers the process group of what it spawned.
-#[derive(Default, Clone)]
-struct RecordingSpawner(Arc<Mutex<Option<u32>>>);
-
-impl Spawner for RecordingSpawner {
-    fn spawn(&self, spec: &CommandSpec) -> std::io::Result<SpawnedChild> {
-        let child = SystemSpawner.spawn(spec)?;
-        *self.0.lock().unwrap() = child.control.pid();
-        Ok(child)
     }
 }
 

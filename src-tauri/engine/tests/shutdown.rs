@@ -2,33 +2,25 @@
 //! run and its whole process group.
 #![cfg(unix)]
 
-use std::sync::{Arc, Mutex};
+mod common;
+
+use std::sync::Arc;
 use std::time::Duration;
 
 use clawboo_engine::agents::{NewAgent, RuntimeKind};
 use clawboo_engine::runtimes::claude_code::ClaudeCodeRuntime;
-use clawboo_engine::runtimes::process::{group_has_live_member, CommandSpec, SpawnedChild, Spawner, SystemSpawner};
+use clawboo_engine::runtimes::process::group_has_live_member;
 use clawboo_engine::runtimes::{ApprovalPolicy, Endpoint, EndpointSource};
 use clawboo_engine::secrets::Provider;
 use clawboo_engine::{Engine, EngineConfig};
 use clawboo_testkit::{wait_for, TempDataDir};
+use common::RecordingSpawner;
 
 struct AnyKey;
 
 impl EndpointSource for AnyKey {
     fn endpoint(&self, _: Provider) -> clawboo_engine::Result<Endpoint> {
         Ok(Endpoint { base_url: "http://127.0.0.1:9".into(), api_key: Some("test".into()) })
-    }
-}
-
-#[derive(Clone, Default)]
-struct RecordingSpawner(Arc<Mutex<Option<u32>>>);
-
-impl Spawner for RecordingSpawner {
-    fn spawn(&self, spec: &CommandSpec) -> std::io::Result<SpawnedChild> {
-        let child = SystemSpawner.spawn(spec)?;
-        *self.0.lock().unwrap() = child.control.pid();
-        Ok(child)
     }
 }
 

@@ -2,14 +2,16 @@
 //! round-trip through stdin, and cancel, silence and exit leave no process of the group alive.
 #![cfg(unix)]
 
-use std::sync::{Arc, Mutex};
+mod common;
+
 use std::time::Duration;
 
-use clawboo_engine::runtimes::process::{CommandSpec, ExitInfo, SpawnedChild, Spawner, SystemSpawner};
+use clawboo_engine::runtimes::process::{CommandSpec, ExitInfo, SystemSpawner};
 use clawboo_engine::runtimes::supervise::{supervise, Step, StreamProtocol, Timeouts};
 use clawboo_engine::runtimes::{
     ApprovalPolicy, PendingPermission, PermissionAnswer, RunChannels, RunEvent, RunOutcome, RunResult,
 };
+use common::RecordingSpawner;
 use tokio::sync::{mpsc, watch};
 
 /// Test protocol: `SAY x` → a message, `ASK tool` → a permission question answered on stdin.
@@ -42,24 +44,6 @@ impl StreamProtocol for LineProtocol {
         } else {
             RunResult::failed(format!("{} — {}", exit.describe(), stderr_tail.trim()))
         }
-    }
-}
-
-/// Remembers the process group of what it spawned.
-#[derive(Default, Clone)]
-struct RecordingSpawner(Arc<Mutex<Option<u32>>>);
-
-impl Spawner for RecordingSpawner {
-    fn spawn(&self, spec: &CommandSpec) -> std::io::Result<SpawnedChild> {
-        let child = SystemSpawner.spawn(spec)?;
-        *self.0.lock().unwrap() = child.control.pid();
-        Ok(child)
-    }
-}
-
-impl RecordingSpawner {
-    fn group_alive(&self) -> bool {
-        clawboo_engine::runtimes::process::group_has_live_member(self.0.lock().unwrap().expect("spawned"))
     }
 }
 

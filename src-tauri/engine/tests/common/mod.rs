@@ -41,3 +41,26 @@ pub fn scratch_dir() -> tempfile::TempDir {
     std::fs::create_dir_all(&base).unwrap();
     tempfile::Builder::new().prefix("run-").tempdir_in(base).unwrap()
 }
+
+/// Starts real processes and remembers the process group of the last one, so a test can check
+/// that nothing of a run survives it.
+#[derive(Clone, Default)]
+pub struct RecordingSpawner(pub std::sync::Arc<std::sync::Mutex<Option<u32>>>);
+
+impl clawboo_engine::runtimes::process::Spawner for RecordingSpawner {
+    fn spawn(
+        &self,
+        spec: &clawboo_engine::runtimes::process::CommandSpec,
+    ) -> std::io::Result<clawboo_engine::runtimes::process::SpawnedChild> {
+        let child = clawboo_engine::runtimes::process::SystemSpawner.spawn(spec)?;
+        *self.0.lock().unwrap() = child.control.pid();
+        Ok(child)
+    }
+}
+
+impl RecordingSpawner {
+    /// Whether any process of the last spawned group is still running.
+    pub fn group_alive(&self) -> bool {
+        clawboo_engine::runtimes::process::group_has_live_member(self.0.lock().unwrap().expect("spawned"))
+    }
+}
