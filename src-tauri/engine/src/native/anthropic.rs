@@ -222,22 +222,9 @@ impl StreamDecoder for Decoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::native::sse::SseParser;
 
     fn decode(stream: &str) -> (Result<ModelTurn, String>, Vec<RunEvent>) {
-        let mut events = Vec::new();
-        let mut decoder = Decoder::new();
-        let mut parser = SseParser::new();
-        let mut sse = parser.push(stream.as_bytes());
-        sse.extend(parser.finish());
-        for event in sse {
-            match decoder.on_event(&event, &mut |e| events.push(e)) {
-                Ok(true) => break,
-                Ok(false) => {}
-                Err(message) => return (Err(message), events),
-            }
-        }
-        (decoder.finish(), events)
+        crate::native::conversation::decode_all(&mut Decoder::new(), stream)
     }
 
     #[test]

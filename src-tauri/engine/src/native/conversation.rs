@@ -103,6 +103,23 @@ pub trait StreamDecoder: Send {
     fn finish(&mut self) -> Result<ModelTurn, String>;
 }
 
+/// For decoders' unit tests: a whole recorded stream through `decoder`, as a call would feed it.
+#[cfg(test)]
+pub fn decode_all(decoder: &mut dyn StreamDecoder, stream: &str) -> (Result<ModelTurn, String>, Vec<RunEvent>) {
+    let mut events = Vec::new();
+    let mut parser = super::sse::SseParser::new();
+    let mut sse = parser.push(stream.as_bytes());
+    sse.extend(parser.finish());
+    for event in sse {
+        match decoder.on_event(&event, &mut |e| events.push(e)) {
+            Ok(true) => break,
+            Ok(false) => {}
+            Err(message) => return (Err(message), events),
+        }
+    }
+    (decoder.finish(), events)
+}
+
 /// Parses a data line as JSON; malformed JSON is a warning and the line is skipped.
 pub fn parse_data(event: &SseEvent, emit: &mut dyn FnMut(RunEvent)) -> Option<Value> {
     match serde_json::from_str(&event.data) {

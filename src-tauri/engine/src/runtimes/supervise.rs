@@ -352,3 +352,41 @@ fn collect_tail(
 
 /// Pending permission questions by request id; kept by the run's owner.
 pub type PendingAnswers = HashMap<String, oneshot::Sender<PermissionAnswer>>;
+
+/// For adapters' unit tests: replaying recorded output through a protocol as `supervise` does.
+#[cfg(test)]
+pub(crate) mod replay {
+    use super::{Step, StreamProtocol};
+    use crate::runtimes::RunEvent;
+
+    /// Feeds every line (blank lines skipped, as the supervisor does); the steps, in order.
+    pub fn feed(protocol: &mut dyn StreamProtocol, text: &str) -> Vec<Step> {
+        let mut out = Vec::new();
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            protocol.on_line(line, &mut out);
+        }
+        out
+    }
+
+    /// The events among `steps`.
+    pub fn events(steps: &[Step]) -> Vec<RunEvent> {
+        steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Emit(e) => Some(e.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The lines written to stdin among `steps`, parsed as JSON.
+    pub fn sent(steps: &[Step]) -> Vec<serde_json::Value> {
+        steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Send(line) => Some(serde_json::from_str(line).expect("protocols send JSON")),
+                _ => None,
+            })
+            .collect()
+    }
+}

@@ -5,6 +5,7 @@ use serde_json::{json, Value};
 
 use super::protocol::{AppServerProtocol, ThreadSetup};
 use crate::runtimes::process::ExitInfo;
+use crate::runtimes::supervise::replay::feed;
 use crate::runtimes::supervise::{Step, StreamProtocol};
 use crate::runtimes::{PermissionAnswer, RunEvent, RunOutcome};
 
@@ -22,14 +23,6 @@ fn protocol(resume: Option<&str>) -> AppServerProtocol {
         developer_instructions: Some("You are a test agent.".into()),
     };
     AppServerProtocol::new(setup, resume.map(str::to_owned), "Create the file please".into())
-}
-
-fn feed(protocol: &mut AppServerProtocol, lines: &str) -> Vec<Step> {
-    let mut out = Vec::new();
-    for line in lines.lines().filter(|l| !l.trim().is_empty()) {
-        protocol.on_line(line, &mut out);
-    }
-    out
 }
 
 fn sent(step: &Step) -> Value {

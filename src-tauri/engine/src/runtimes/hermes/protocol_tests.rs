@@ -1,6 +1,7 @@
 use serde_json::{json, Value};
 
 use super::*;
+use crate::runtimes::supervise::replay::{events, feed, sent};
 
 const TOOL_TURN: &str = include_str!("../../../tests/fixtures/hermes/acp-tool-turn.stdout.jsonl");
 const TOOL_TURN_IN: &str = include_str!("../../../tests/fixtures/hermes/acp-tool-turn.stdin.jsonl");
@@ -12,35 +13,6 @@ const OK: ExitInfo = ExitInfo { code: Some(0), signal: None };
 
 fn protocol(resume: Option<&str>) -> AcpProtocol {
     AcpProtocol::new("/work/rec/hermes/work".into(), "Run echo hello-from-tool".into(), resume.map(str::to_owned))
-}
-
-/// Feeds every line; returns the steps, each line's steps in order.
-fn feed(p: &mut AcpProtocol, text: &str) -> Vec<Step> {
-    let mut out = Vec::new();
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        p.on_line(line, &mut out);
-    }
-    out
-}
-
-fn events(steps: &[Step]) -> Vec<RunEvent> {
-    steps
-        .iter()
-        .filter_map(|s| match s {
-            Step::Emit(e) => Some(e.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn sent(steps: &[Step]) -> Vec<Value> {
-    steps
-        .iter()
-        .filter_map(|s| match s {
-            Step::Send(line) => Some(serde_json::from_str(line).expect("we send JSON")),
-            _ => None,
-        })
-        .collect()
 }
 
 /// The recorded stdin with the session's id left as the recording had it.

@@ -10,6 +10,7 @@ use super::acp::OpenclawAcp;
 use super::config::{self, Layout};
 use super::transcript::{self, Mark};
 use crate::runtimes::process::ExitInfo;
+use crate::runtimes::supervise::replay::{events, feed, sent};
 use crate::runtimes::supervise::{Step, StreamProtocol};
 use crate::runtimes::{ApprovalPolicy, PermissionAnswer, RunEvent, RunOutcome};
 use crate::secrets::Provider;
@@ -26,35 +27,6 @@ fn fixture(name: &str) -> String {
 
 fn protocol(message: &str, resume: Option<&str>, db: Option<PathBuf>, since: Option<Mark>) -> OpenclawAcp {
     OpenclawAcp::new("/tmp/oc/ws".into(), message.into(), resume.map(str::to_owned), db, since)
-}
-
-/// Feeds every line as the supervisor does (blank lines skipped) and returns the steps.
-fn feed(p: &mut OpenclawAcp, text: &str) -> Vec<Step> {
-    let mut out = Vec::new();
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        p.on_line(line, &mut out);
-    }
-    out
-}
-
-fn events(steps: &[Step]) -> Vec<RunEvent> {
-    steps
-        .iter()
-        .filter_map(|s| match s {
-            Step::Emit(e) => Some(e.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn sent(steps: &[Step]) -> Vec<Value> {
-    steps
-        .iter()
-        .filter_map(|s| match s {
-            Step::Send(line) => Some(serde_json::from_str(line).unwrap()),
-            _ => None,
-        })
-        .collect()
 }
 
 fn methods(messages: &[Value]) -> Vec<String> {
