@@ -10,7 +10,8 @@ die() { printf '\033[1;31merror:\033[0m %s\n' "$*" >&2; exit 1; }
 BUILD_PACKAGES=(libwebkit2gtk-4.1-dev build-essential curl wget file libxdo-dev libssl-dev
   libayatana-appindicator3-dev librsvg2-dev pkg-config)
 # What the tests add: a virtual display, the WebKit WebDriver, a private D-Bus and keyring.
-TEST_PACKAGES=(xvfb xauth webkit2gtk-driver dbus-x11 gnome-keyring libsecret-tools)
+# Plus Python's venv for the pinned Hermes CLI.
+TEST_PACKAGES=(xvfb xauth webkit2gtk-driver dbus-x11 gnome-keyring libsecret-tools python3 python3-venv)
 
 # Installs the missing ones among the given Debian/Ubuntu packages (no-op elsewhere).
 ensure_apt_packages() {
