@@ -36,6 +36,8 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
             commands::chat::run_activity,
             commands::runtimes::list_runtimes,
             commands::runtimes::set_runtime_path,
+            commands::runtimes::list_runtime_access,
+            commands::runtimes::set_runtime_access,
         ])
         .events(collect_events![
             events::AgentsChanged,

@@ -26,6 +26,8 @@ pub enum ErrorCode {
     RuntimeFailed,
     RunNotActive,
     MissingApiKey,
+    /// A runtime is to use the user's own CLI sign-in, and none was found.
+    SignInMissing,
     Internal,
 }
 
@@ -97,6 +99,9 @@ pub enum Error {
     #[error("{0}")]
     MissingApiKey(String),
 
+    #[error("{0}")]
+    SignInMissing(String),
+
     #[error("Internal error: {0}")]
     Internal(String),
 }
@@ -119,6 +124,7 @@ impl Error {
             Error::RuntimeFailed(_) => ErrorCode::RuntimeFailed,
             Error::RunNotActive(_) => ErrorCode::RunNotActive,
             Error::MissingApiKey(_) => ErrorCode::MissingApiKey,
+            Error::SignInMissing(_) => ErrorCode::SignInMissing,
             Error::Internal(_) => ErrorCode::Internal,
         }
     }

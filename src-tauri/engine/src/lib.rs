@@ -62,7 +62,7 @@ impl Engine {
         let watcher = FileWatcher::start(workspaces, events.clone())?;
         let secrets = Arc::new(Secrets::new(config.keychain_service.clone(), store.clone()));
         let catalog = Arc::new(RuntimeCatalog::new(store.clone()));
-        let registry = replace.into_iter().fold(runtimes::adapters(secrets.clone()), |r, a| r.with(a));
+        let registry = replace.into_iter().fold(runtimes::adapters(secrets.clone(), catalog.clone()), |r, a| r.with(a));
         let chat = Arc::new(Chat::new(
             store,
             agents.clone(),

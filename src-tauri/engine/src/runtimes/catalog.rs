@@ -1,5 +1,6 @@
 //! Which runtimes this machine has: the user's own path for a CLI (a setting), else detection;
-//! versions are probed once per binary and remembered.
+//! versions are probed once per binary and remembered. Also what each CLI uses to reach its
+//! model (the user's own sign-in or a key from Clawboo; a setting, see `signin`).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -9,6 +10,7 @@ use std::time::SystemTime;
 use rusqlite::OptionalExtension;
 
 use super::detect::{self, RuntimeInfo};
+use super::signin::{self, Access, AccessSource, Resolved, SignInLocator};
 use crate::agents::RuntimeKind;
 use crate::error::{Error, Result};
 use crate::store::Store;
@@ -21,40 +23,100 @@ type VersionCache = HashMap<(PathBuf, Option<SystemTime>), Result<String, String
 pub struct RuntimeCatalog {
     store: Arc<Store>,
     versions: Mutex<VersionCache>,
+    sign_in: SignInLocator,
 }
 
 impl RuntimeCatalog {
     pub fn new(store: Arc<Store>) -> Self {
-        Self { store, versions: Mutex::new(HashMap::new()) }
+        Self { store, versions: Mutex::new(HashMap::new()), sign_in: SignInLocator::from_env() }
+    }
+
+    /// Looks for the user's own CLI sign-ins with `locator` (tests: a temporary home).
+    pub fn with_sign_in_locator(mut self, locator: SignInLocator) -> Self {
+        self.sign_in = locator;
+        self
     }
 
     pub fn custom_path(&self, kind: RuntimeKind) -> Result<Option<PathBuf>> {
-        let value: Option<String> = self.store.read(|c| {
-            Ok(c.query_row("SELECT value FROM settings WHERE key = ?1", [setting(kind)], |r| r.get(0)).optional()?)
-        })?;
-        Ok(value.map(PathBuf::from))
+        Ok(self.setting(&path_setting(kind))?.map(PathBuf::from))
     }
 
-    pub fn set_custom_path(&self, kind: RuntimeKind, path: Option<&str>) -> Result<()> {
+    /// Sets (or clears) the program for `kind`. A path is kept only when it is a full path to an
+    /// executable file that answers `--version` like that runtime; the probe runs on a blocking
+    /// thread, never on the engine's async workers.
+    pub async fn set_custom_path(&self, kind: RuntimeKind, path: Option<&str>) -> Result<()> {
         if kind == RuntimeKind::Native {
             return Err(Error::InvalidInput("Native is built into Clawboo and has no path.".into()));
         }
-        let path = path.map(str::trim).filter(|p| !p.is_empty());
-        if let Some(path) = path {
-            if !Path::new(path).is_absolute() {
-                return Err(Error::InvalidInput(format!(
-                    "“{path}” is not a full path; give the whole path to the program."
-                )));
-            }
+        let path = path.map(str::trim).filter(|p| !p.is_empty()).map(str::to_owned);
+        if let Some(path) = path.clone() {
+            tokio::task::spawn_blocking(move || super::identify::check_program(kind, Path::new(&path)))
+                .await
+                .map_err(|e| Error::Internal(format!("The program check stopped: {e}")))??;
         }
+        self.put_setting(&path_setting(kind), path.as_deref())
+    }
+
+    /// The user's choice for `kind` (None: automatic).
+    pub fn access_choice(&self, kind: RuntimeKind) -> Result<Option<Access>> {
+        Ok(self.setting(&access_setting(kind))?.as_deref().and_then(Access::parse))
+    }
+
+    /// Sets (or, with None, returns to automatic) what `kind` uses to reach its model.
+    pub fn set_access(&self, kind: RuntimeKind, choice: Option<Access>) -> Result<()> {
+        if signin::key_provider(kind).is_none() {
+            return Err(Error::InvalidInput(format!(
+                "{} has no sign-in choice in Clawboo: it uses the API keys in Settings > API keys.",
+                detect::label(kind)
+            )));
+        }
+        self.put_setting(&access_setting(kind), choice.map(Access::as_str))
+    }
+
+    /// What each runtime with a choice uses now, and why, for Settings and agent pages.
+    pub fn access_statuses(&self, secrets: &crate::secrets::Secrets) -> Result<Vec<RuntimeAccess>> {
+        ALL_KINDS
+            .into_iter()
+            .filter_map(|kind| signin::key_provider(kind).map(|provider| (kind, provider)))
+            .map(|(kind, provider)| {
+                let key_set = secrets.api_key(provider)?.is_some();
+                let choice = self.access_choice(kind)?;
+                let found = self.sign_in.find(kind);
+                let (effective, problem) = match signin::resolve(kind, choice, key_set, &self.sign_in) {
+                    Ok(Resolved::ApiKey) => (Some(Access::ApiKey), None),
+                    Ok(Resolved::OwnSignIn(_)) => (Some(Access::OwnSignIn), None),
+                    Err(e) => (None, Some(e.to_string())),
+                };
+                Ok(RuntimeAccess {
+                    kind,
+                    label: detect::label(kind).to_owned(),
+                    choice,
+                    effective,
+                    key_provider: provider,
+                    key_set,
+                    sign_in_found: found.is_some(),
+                    sign_in_place: found.map(|f| f.shown).unwrap_or_else(|| self.sign_in.place(kind)),
+                    problem,
+                })
+            })
+            .collect()
+    }
+
+    fn setting(&self, key: &str) -> Result<Option<String>> {
+        self.store.read(|c| {
+            Ok(c.query_row("SELECT value FROM settings WHERE key = ?1", [key], |r| r.get(0)).optional()?)
+        })
+    }
+
+    fn put_setting(&self, key: &str, value: Option<&str>) -> Result<()> {
         self.store.write(|tx| {
-            match path {
-                Some(path) => tx.execute(
+            match value {
+                Some(value) => tx.execute(
                     "INSERT INTO settings (key, value) VALUES (?1, ?2)
                      ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                    [setting(kind), path.to_owned()],
+                    [key, value],
                 )?,
-                None => tx.execute("DELETE FROM settings WHERE key = ?1", [setting(kind)])?,
+                None => tx.execute("DELETE FROM settings WHERE key = ?1", [key])?,
             };
             Ok(())
         })
@@ -131,6 +193,34 @@ impl RuntimeCatalog {
     }
 }
 
-fn setting(kind: RuntimeKind) -> String {
+impl AccessSource for RuntimeCatalog {
+    fn resolve(&self, kind: RuntimeKind, key_set: bool) -> Result<Resolved> {
+        signin::resolve(kind, self.access_choice(kind)?, key_set, &self.sign_in)
+    }
+}
+
+/// What a runtime uses to reach its model, as Settings > Runtimes shows it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct RuntimeAccess {
+    pub kind: RuntimeKind,
+    pub label: String,
+    /// What the user chose; None: automatic (the key when one is stored, else the sign-in).
+    pub choice: Option<Access>,
+    /// What agents use now; None when neither is available (then `problem` says the fix).
+    pub effective: Option<Access>,
+    pub key_provider: crate::secrets::Provider,
+    pub key_set: bool,
+    pub sign_in_found: bool,
+    /// Where the sign-in was found, or where Clawboo looked ("~/.claude/.credentials.json").
+    pub sign_in_place: String,
+    pub problem: Option<String>,
+}
+
+fn path_setting(kind: RuntimeKind) -> String {
     format!("runtime.{}.path", kind.as_str())
+}
+
+fn access_setting(kind: RuntimeKind) -> String {
+    format!("runtime.{}.access", kind.as_str())
 }

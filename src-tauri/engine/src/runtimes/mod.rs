@@ -9,8 +9,10 @@ pub mod detect;
 mod event;
 pub mod hermes;
 pub mod home;
+mod identify;
 pub mod openclaw;
 pub mod process;
+pub mod signin;
 pub mod supervise;
 
 use std::path::PathBuf;
@@ -179,12 +181,15 @@ impl EndpointSource for crate::secrets::Secrets {
     }
 }
 
-/// Every adapter this build has.
-pub fn adapters(secrets: Arc<crate::secrets::Secrets>) -> RuntimeRegistry {
+/// Every adapter this build has. `access` decides per turn whether Claude Code and Codex use
+/// the user's own sign-in or a key (the runtime catalog, which holds the choice).
+pub fn adapters(secrets: Arc<crate::secrets::Secrets>, access: Arc<dyn signin::AccessSource>) -> RuntimeRegistry {
     let spawner: Arc<dyn process::Spawner> = Arc::new(process::SystemSpawner);
     RuntimeRegistry::default()
-        .with(Arc::new(claude_code::ClaudeCodeRuntime::new(spawner.clone(), secrets.clone())))
-        .with(Arc::new(codex::CodexRuntime::new(spawner.clone(), secrets.clone())))
+        .with(Arc::new(
+            claude_code::ClaudeCodeRuntime::new(spawner.clone(), secrets.clone()).with_access(access.clone()),
+        ))
+        .with(Arc::new(codex::CodexRuntime::new(spawner.clone(), secrets.clone()).with_access(access)))
         .with(Arc::new(hermes::HermesRuntime::new(spawner.clone(), secrets.clone())))
         .with(Arc::new(openclaw::OpenclawRuntime::new(spawner, secrets.clone())))
         .with(Arc::new(crate::native::NativeRuntime::new(secrets)))

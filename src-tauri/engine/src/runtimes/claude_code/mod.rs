@@ -32,6 +32,7 @@ use crate::secrets::Provider;
 use super::detect::help_mentions;
 use super::home::INHERITED_ENV;
 use super::process::{CommandSpec, Spawner};
+use super::signin::{self, AccessSource, KeyOnly, Resolved};
 use super::supervise::{supervise, Timeouts};
 use super::{Capabilities, EndpointSource, HistoryMode, PersonaDelivery, RunChannels, RunResult, Runtime, TurnInput};
 
@@ -52,13 +53,20 @@ const QUIET_ENV: &[(&str, &str)] = &[
 pub struct ClaudeCodeRuntime {
     spawner: Arc<dyn Spawner>,
     endpoints: Arc<dyn EndpointSource>,
+    access: Arc<dyn AccessSource>,
     env: Vec<(String, String)>,
     timeouts: Timeouts,
 }
 
 impl ClaudeCodeRuntime {
     pub fn new(spawner: Arc<dyn Spawner>, endpoints: Arc<dyn EndpointSource>) -> Self {
-        Self { spawner, endpoints, env: Vec::new(), timeouts: Timeouts::default() }
+        Self { spawner, endpoints, access: Arc::new(KeyOnly), env: Vec::new(), timeouts: Timeouts::default() }
+    }
+
+    /// Decides per turn between the user's own sign-in and the key (default: the key only).
+    pub fn with_access(mut self, access: Arc<dyn AccessSource>) -> Self {
+        self.access = access;
+        self
     }
 
     /// Extra variables for the process (set last, so they win).
@@ -78,10 +86,8 @@ impl ClaudeCodeRuntime {
             Error::RuntimeNotFound("Claude Code (`claude`) is not installed or was not found.".into())
         })?;
         let endpoint = self.endpoints.endpoint(Provider::Anthropic)?;
-        let api_key = endpoint
-            .api_key
-            .filter(|k| !k.trim().is_empty())
-            .ok_or_else(|| Error::MissingApiKey(MISSING_KEY.into()))?;
+        let api_key = endpoint.api_key.clone().filter(|k| !k.trim().is_empty());
+        let access = self.access.resolve(RuntimeKind::ClaudeCode, api_key.is_some())?;
         let home = input.homes.home(RuntimeKind::ClaudeCode)?;
         let tmp = input.homes.tmp()?;
 
@@ -123,9 +129,17 @@ impl ClaudeCodeRuntime {
             ("CLAUDE_CONFIG_DIR".into(), path(&home)),
             ("TMPDIR".into(), path(&tmp)),
             ("CLAUDE_CODE_TMPDIR".into(), path(&tmp)),
-            ("ANTHROPIC_BASE_URL".into(), base_url(&endpoint.base_url)),
-            ("ANTHROPIC_API_KEY".into(), api_key),
         ];
+        // Own sign-in vs key. Own sign-in: Claude reads and refreshes the user's credentials
+        // where they live and calls its own endpoint; no key, no base URL from Settings.
+        match access {
+            Resolved::OwnSignIn(sign_in) => env.push(signin::claude_env(&sign_in)),
+            Resolved::ApiKey => {
+                let api_key = api_key.ok_or_else(|| Error::MissingApiKey(MISSING_KEY.into()))?;
+                env.push(("ANTHROPIC_BASE_URL".into(), base_url(&endpoint.base_url)));
+                env.push(("ANTHROPIC_API_KEY".into(), api_key));
+            }
+        }
         env.extend(QUIET_ENV.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
         env.extend(self.env.iter().cloned());
 

@@ -29,9 +29,39 @@ pub fn render(base_url: &str, model: &str) -> String {
     )
 }
 
+/// The config for a turn with the user's own sign-in: Codex's built-in `openai` provider, which
+/// authenticates with `auth.json` (ChatGPT tokens or a key saved by `codex login`) and picks its
+/// endpoint by the kind of sign-in. The file store is forced: the keyring store is keyed by
+/// this home's path and would neither find the user's entry nor keep the user's file current.
+pub fn render_signed_in(model: &str, base_url: Option<&str>) -> String {
+    let base_url = base_url
+        .map(|url| format!("openai_base_url = {}\n", toml_string(url.trim_end_matches('/'))))
+        .unwrap_or_default();
+    format!(
+        "model = {model}\n\
+         model_provider = \"openai\"\n\
+         {base_url}\
+         cli_auth_credentials_store = \"file\"\n\
+         check_for_update_on_startup = false\n\
+         \n\
+         [analytics]\nenabled = false\n\n\
+         [feedback]\nenabled = false\n\n\
+         [features]\nplugins = false\nremote_plugin = false\napps = false\n",
+        model = toml_string(model),
+    )
+}
+
 pub fn write(home: &Path, base_url: &str, model: &str) -> Result<()> {
+    save(home, &render(base_url, model))
+}
+
+pub fn write_signed_in(home: &Path, model: &str, base_url: Option<&str>) -> Result<()> {
+    save(home, &render_signed_in(model, base_url))
+}
+
+fn save(home: &Path, config: &str) -> Result<()> {
     let path = home.join("config.toml");
-    std::fs::write(&path, render(base_url, model)).map_err(|e| Error::io(format!("Cannot write {}", path.display()), e))
+    std::fs::write(&path, config).map_err(|e| Error::io(format!("Cannot write {}", path.display()), e))
 }
 
 /// A TOML basic string.
@@ -61,5 +91,15 @@ mod tests {
         assert!(config.contains("model = \"gpt\\\"5\\u000A\"\n"));
         assert!(config.contains("env_key = \"CLAWBOO_OPENAI_API_KEY\""));
         assert!(config.contains("wire_api = \"responses\""));
+    }
+
+    #[test]
+    fn a_signed_in_config_uses_the_built_in_provider_and_the_file_store_and_names_no_key() {
+        let config = render_signed_in("gpt-5.5", None);
+        assert!(config.contains("model_provider = \"openai\"\n"));
+        assert!(config.contains("cli_auth_credentials_store = \"file\"\n"));
+        assert!(!config.contains("env_key") && !config.contains("openai_base_url"), "{config}");
+        let config = render_signed_in("gpt-5.5", Some("http://127.0.0.1:9/v1/"));
+        assert!(config.contains("openai_base_url = \"http://127.0.0.1:9/v1\"\n"), "{config}");
     }
 }

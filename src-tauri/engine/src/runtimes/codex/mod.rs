@@ -24,6 +24,7 @@ pub use protocol::{AppServerProtocol, ThreadSetup};
 
 use super::home::INHERITED_ENV;
 use super::process::{CommandSpec, Spawner};
+use super::signin::{self, AccessSource, KeyOnly, Resolved};
 use super::supervise::{supervise, Timeouts};
 use super::{
     ApprovalPolicy, Capabilities, EndpointSource, HistoryMode, PersonaDelivery, RunChannels, RunResult, Runtime,
@@ -42,13 +43,35 @@ pub const KEY_ENV: &str = "CLAWBOO_OPENAI_API_KEY";
 pub struct CodexRuntime {
     spawner: Arc<dyn Spawner>,
     endpoints: Arc<dyn EndpointSource>,
+    access: Arc<dyn AccessSource>,
+    /// Where the built-in `openai` provider sends a signed-in user's requests (`openai_base_url`);
+    /// None: Codex's own choice (the ChatGPT backend). Tests point it at the fake server.
+    sign_in_base_url: Option<String>,
     env: Vec<(String, String)>,
     timeouts: Timeouts,
 }
 
 impl CodexRuntime {
     pub fn new(spawner: Arc<dyn Spawner>, endpoints: Arc<dyn EndpointSource>) -> Self {
-        Self { spawner, endpoints, env: Vec::new(), timeouts: Timeouts::default() }
+        Self {
+            spawner,
+            endpoints,
+            access: Arc::new(KeyOnly),
+            sign_in_base_url: None,
+            env: Vec::new(),
+            timeouts: Timeouts::default(),
+        }
+    }
+
+    /// Decides per turn between the user's own sign-in and the key (default: the key only).
+    pub fn with_access(mut self, access: Arc<dyn AccessSource>) -> Self {
+        self.access = access;
+        self
+    }
+
+    pub fn with_sign_in_base_url(mut self, url: Option<String>) -> Self {
+        self.sign_in_base_url = url;
+        self
     }
 
     /// Extra environment for the CLI (tests point the proxy variables at the fake server).
@@ -69,23 +92,36 @@ impl CodexRuntime {
             .clone()
             .ok_or_else(|| Error::RuntimeFailed("Codex is not installed: install it, then try again.".into()))?;
         let endpoint = self.endpoints.endpoint(Provider::OpenAi)?;
-        let key = endpoint.api_key.clone().filter(|k| !k.trim().is_empty()).ok_or_else(|| {
-            Error::MissingApiKey("Codex needs an OpenAI API key: add one in Settings > API keys.".into())
-        })?;
+        let key = endpoint.api_key.clone().filter(|k| !k.trim().is_empty());
+        let access = self.access.resolve(RuntimeKind::Codex, key.is_some())?;
         let model = match input.agent.model.trim() {
             "" => DEFAULT_MODEL.to_owned(),
             model => model.to_owned(),
         };
         let home = input.homes.home(RuntimeKind::Codex)?;
         let tmp = input.homes.tmp()?;
-        config::write(&home, &endpoint.base_url, &model)?;
 
         let mut env = vec![
             ("HOME".to_owned(), home.display().to_string()),
             ("CODEX_HOME".to_owned(), home.display().to_string()),
             ("TMPDIR".to_owned(), tmp.display().to_string()),
-            (KEY_ENV.to_owned(), key),
         ];
+        // Own sign-in vs key. Own sign-in: the built-in `openai` provider with the user's
+        // auth.json, linked (never copied) into the agent's home; no key in the environment.
+        match access {
+            Resolved::OwnSignIn(sign_in) => {
+                signin::link_codex_auth(&home, &sign_in)?;
+                config::write_signed_in(&home, &model, self.sign_in_base_url.as_deref())?;
+            }
+            Resolved::ApiKey => {
+                let key = key.ok_or_else(|| {
+                    Error::MissingApiKey("Codex needs an OpenAI API key: add one in Settings > API keys.".into())
+                })?;
+                signin::unlink_codex_auth(&home)?;
+                config::write(&home, &endpoint.base_url, &model)?;
+                env.push((KEY_ENV.to_owned(), key));
+            }
+        }
         env.extend(self.env.iter().cloned());
         let spec = CommandSpec {
             program,
