@@ -103,9 +103,8 @@ impl RuntimeCatalog {
     }
 
     fn setting(&self, key: &str) -> Result<Option<String>> {
-        self.store.read(|c| {
-            Ok(c.query_row("SELECT value FROM settings WHERE key = ?1", [key], |r| r.get(0)).optional()?)
-        })
+        self.store
+            .read(|c| Ok(c.query_row("SELECT value FROM settings WHERE key = ?1", [key], |r| r.get(0)).optional()?))
     }
 
     fn put_setting(&self, key: &str, value: Option<&str>) -> Result<()> {

@@ -43,10 +43,7 @@ pub fn check_program(kind: RuntimeKind, path: &Path) -> Result<()> {
         return Ok(());
     }
     let shown: String = output.trim().chars().take(120).collect();
-    invalid(format!(
-        "this is not {name}: `--version` printed “{shown}”, and {name} prints {}.",
-        expected(kind)
-    ))
+    invalid(format!("this is not {name}: `--version` printed “{shown}”, and {name} prints {}.", expected(kind)))
 }
 
 /// Whether `--version` output is that of `kind` (checked against 2.1.332, 0.171.0, 0.19.0 and
@@ -158,7 +155,10 @@ mod tests {
         let missing = dir.path().join("missing");
         assert!(check_program(RuntimeKind::ClaudeCode, &missing).unwrap_err().to_string().contains("no such program"));
         assert!(check_program(RuntimeKind::ClaudeCode, dir.path()).unwrap_err().to_string().contains("folder"));
-        assert!(check_program(RuntimeKind::ClaudeCode, Path::new("claude")).unwrap_err().to_string().contains("full path"));
+        assert!(check_program(RuntimeKind::ClaudeCode, Path::new("claude"))
+            .unwrap_err()
+            .to_string()
+            .contains("full path"));
         let fails = script(dir.path(), "fails", "echo 'Segmentation fault' >&2; exit 139", 0o755);
         assert!(check_program(RuntimeKind::Hermes, &fails).unwrap_err().to_string().contains("Segmentation fault"));
     }

@@ -244,9 +244,10 @@ pub fn claude_env(sign_in: &OwnSignIn) -> (String, String) {
 /// reads it and rewrites it in place through the link). Anything else found there (a stale
 /// file or a link elsewhere) is removed first, so the agent's home never holds a copy.
 pub fn link_codex_auth(agent_home: &Path, sign_in: &OwnSignIn) -> Result<()> {
-    let target = sign_in.file.as_deref().ok_or_else(|| {
-        Error::SignInMissing("Codex keeps its sign-in in a file (auth.json); none was found.".into())
-    })?;
+    let target = sign_in
+        .file
+        .as_deref()
+        .ok_or_else(|| Error::SignInMissing("Codex keeps its sign-in in a file (auth.json); none was found.".into()))?;
     let link = agent_home.join("auth.json");
     if std::fs::read_link(&link).ok().as_deref() == Some(target) {
         return Ok(());
@@ -333,7 +334,10 @@ mod tests {
     #[test]
     fn an_explicit_choice_is_kept_even_when_the_other_is_available() {
         let (_dir, user) = user_with(&[".codex/auth.json"]);
-        assert!(matches!(resolve(RuntimeKind::Codex, Some(Access::OwnSignIn), true, &user), Ok(Resolved::OwnSignIn(_))));
+        assert!(matches!(
+            resolve(RuntimeKind::Codex, Some(Access::OwnSignIn), true, &user),
+            Ok(Resolved::OwnSignIn(_))
+        ));
         let err = resolve(RuntimeKind::Codex, Some(Access::ApiKey), false, &user).unwrap_err();
         assert_eq!(err.code(), crate::ErrorCode::MissingApiKey);
         assert!(err.to_string().contains("Use my own sign-in"), "{err}");
@@ -362,6 +366,10 @@ mod tests {
         assert_eq!(std::fs::read_link(agent_home.join("auth.json")).unwrap(), dir.path().join(".codex/auth.json"));
         unlink_codex_auth(&agent_home).unwrap();
         assert!(!agent_home.join("auth.json").exists());
-        assert_eq!(std::fs::read_to_string(dir.path().join(".codex/auth.json")).unwrap(), "{}", "the user's file stays");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(".codex/auth.json")).unwrap(),
+            "{}",
+            "the user's file stays"
+        );
     }
 }

@@ -33,10 +33,17 @@ pub fn render(base_url: &str, model: &str) -> String {
 /// authenticates with `auth.json` (ChatGPT tokens or a key saved by `codex login`) and picks its
 /// endpoint by the kind of sign-in. The file store is forced: the keyring store is keyed by
 /// this home's path and would neither find the user's entry nor keep the user's file current.
+///
+/// `base_url` replaces the ChatGPT backend with a plain Responses endpoint (tests: the fake
+/// server); such an endpoint gets uncompressed bodies (Codex sends zstd to ChatGPT).
 pub fn render_signed_in(model: &str, base_url: Option<&str>) -> String {
-    let base_url = base_url
-        .map(|url| format!("openai_base_url = {}\n", toml_string(url.trim_end_matches('/'))))
-        .unwrap_or_default();
+    let (base_url, compression) = match base_url {
+        Some(url) => (
+            format!("openai_base_url = {}\n", toml_string(url.trim_end_matches('/'))),
+            "enable_request_compression = false\n",
+        ),
+        None => (String::new(), ""),
+    };
     format!(
         "model = {model}\n\
          model_provider = \"openai\"\n\
@@ -46,7 +53,7 @@ pub fn render_signed_in(model: &str, base_url: Option<&str>) -> String {
          \n\
          [analytics]\nenabled = false\n\n\
          [feedback]\nenabled = false\n\n\
-         [features]\nplugins = false\nremote_plugin = false\napps = false\n",
+         [features]\nplugins = false\nremote_plugin = false\napps = false\n{compression}",
         model = toml_string(model),
     )
 }
@@ -101,5 +108,6 @@ mod tests {
         assert!(!config.contains("env_key") && !config.contains("openai_base_url"), "{config}");
         let config = render_signed_in("gpt-5.5", Some("http://127.0.0.1:9/v1/"));
         assert!(config.contains("openai_base_url = \"http://127.0.0.1:9/v1\"\n"), "{config}");
+        assert!(config.ends_with("enable_request_compression = false\n"), "{config}");
     }
 }

@@ -1,0 +1,350 @@
+//! The user's own CLI sign-in, with the real pinned `claude` and `codex` on the fake model server:
+//! a throwaway credentials file in a temporary user home; the request must carry that file's
+//! token, the file must still be the same file afterwards (same inode, same bytes), and the
+//! agent's homes must hold no copy of it. Skipped when the CLIs are not installed.
+#![cfg(unix)]
+
+mod common;
+
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use clawboo_engine::agents::{Agent, RuntimeKind};
+use clawboo_engine::runtimes::catalog::RuntimeCatalog;
+use clawboo_engine::runtimes::claude_code::ClaudeCodeRuntime;
+use clawboo_engine::runtimes::codex::CodexRuntime;
+use clawboo_engine::runtimes::home::RuntimeHomes;
+use clawboo_engine::runtimes::process::SystemSpawner;
+use clawboo_engine::runtimes::signin::{Access, AccessSource, FixedAccess, Resolved, SignInLocator};
+use clawboo_engine::runtimes::supervise::Timeouts;
+use clawboo_engine::runtimes::{
+    ApprovalPolicy, Endpoint, EndpointSource, RunChannels, RunEvent, RunOutcome, RunResult, Runtime, TurnInput,
+};
+use clawboo_engine::secrets::Provider;
+use clawboo_engine::store::Store;
+use clawboo_engine::ErrorCode;
+use clawboo_testkit::{Behavior, FakeModelServer};
+use tokio::sync::{mpsc, watch};
+
+const LIMIT: Duration = Duration::from_secs(120);
+const TIMEOUTS: Timeouts = Timeouts { silence: Duration::from_secs(60), grace: Duration::from_secs(2) };
+
+const CLAUDE_TOKEN: &str = "sk-ant-oat01-FAKE-OWN-SIGNIN-5d0c1e";
+const CLAUDE_REFRESH: &str = "sk-ant-ort01-FAKE-REFRESH-5d0c1e";
+/// A ChatGPT-style sign-in: JWTs (unsigned) whose claims carry the account, as `codex login` saves.
+const CODEX_ID_TOKEN: &str = "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJlbWFpbCI6InVzZXJAZXhhbXBsZS5jb20iLCJleHAiOjQxMDI0NDQ4MDAsImh0dHBzOi8vYXBpLm9wZW5haS5jb20vYXV0aCI6eyJjaGF0Z3B0X3BsYW5fdHlwZSI6InBsdXMiLCJjaGF0Z3B0X2FjY291bnRfaWQiOiJhY2N0LWZha2UtMTIzIiwiY2hhdGdwdF91c2VyX2lkIjoidXNlci1mYWtlIn19.c2ln";
+const CODEX_ACCESS_TOKEN: &str = "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJleHAiOjQxMDI0NDQ4MDAsImh0dHBzOi8vYXBpLm9wZW5haS5jb20vYXV0aCI6eyJjaGF0Z3B0X3BsYW5fdHlwZSI6InBsdXMiLCJjaGF0Z3B0X2FjY291bnRfaWQiOiJhY2N0LWZha2UtMTIzIiwiY2hhdGdwdF91c2VyX2lkIjoidXNlci1mYWtlIn0sIm1hcmtlciI6IkFDQ0VTUy1GQUtFLTdmM2EifQ.c2ln";
+const CODEX_REFRESH: &str = "rt-fake-own-signin-9b1d";
+/// In the user's own CLAUDE.md / AGENTS.md / settings: must never reach the model.
+const USER_FILES_MARKER: &str = "USER-PRIVATE-CONFIG-MARKER-41c2";
+
+struct Fixed(Endpoint);
+
+impl EndpointSource for Fixed {
+    fn endpoint(&self, _provider: Provider) -> clawboo_engine::Result<Endpoint> {
+        Ok(self.0.clone())
+    }
+}
+
+/// A temporary user home with a sign-in, an agent folder and a workspace.
+struct Setup {
+    _dir: tempfile::TempDir,
+    user_home: PathBuf,
+    agent_dir: PathBuf,
+    workspace: PathBuf,
+}
+
+fn setup() -> Setup {
+    let dir = common::scratch_dir();
+    let user_home = dir.path().join("user");
+    let agent_dir = dir.path().join("agent");
+    let workspace = agent_dir.join("workspace");
+    std::fs::create_dir_all(&workspace).unwrap();
+    std::fs::create_dir_all(&user_home).unwrap();
+    Setup { user_home, agent_dir, workspace, _dir: dir }
+}
+
+fn write_private(path: &Path, text: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).unwrap();
+}
+
+fn claude_sign_in(user_home: &Path) -> PathBuf {
+    let file = user_home.join(".claude/.credentials.json");
+    let credentials = serde_json::json!({"claudeAiOauth": {
+        "accessToken": CLAUDE_TOKEN, "refreshToken": CLAUDE_REFRESH, "expiresAt": 4_102_444_800_000_u64,
+        "scopes": ["user:inference", "user:profile", "user:sessions:claude_code"], "subscriptionType": "max"}});
+    write_private(&file, &credentials.to_string());
+    // The user's other Claude files, which an agent must not get.
+    std::fs::write(user_home.join(".claude/CLAUDE.md"), format!("Always say {USER_FILES_MARKER}.")).unwrap();
+    let settings = serde_json::json!({"env": {"USER_MARKER": USER_FILES_MARKER}, "model": USER_FILES_MARKER});
+    std::fs::write(user_home.join(".claude/settings.json"), settings.to_string()).unwrap();
+    file
+}
+
+fn codex_sign_in(user_home: &Path) -> PathBuf {
+    let file = user_home.join(".codex/auth.json");
+    let auth = serde_json::json!({
+        "auth_mode": "chatgpt", "OPENAI_API_KEY": null,
+        "tokens": {"id_token": CODEX_ID_TOKEN, "access_token": CODEX_ACCESS_TOKEN,
+                   "refresh_token": CODEX_REFRESH, "account_id": "acct-fake-123"},
+        "last_refresh": "2099-01-01T00:00:00Z"});
+    write_private(&file, &serde_json::to_string_pretty(&auth).unwrap());
+    std::fs::write(user_home.join(".codex/AGENTS.md"), format!("Always say {USER_FILES_MARKER}.")).unwrap();
+    std::fs::write(user_home.join(".codex/config.toml"), format!("model = \"{USER_FILES_MARKER}\"\n")).unwrap();
+    file
+}
+
+fn proxies(server: &FakeModelServer) -> Vec<(String, String)> {
+    let base = server.base_url();
+    ["HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"]
+        .iter()
+        .map(|name| ((*name).to_owned(), base.clone()))
+        .chain(["NO_PROXY", "no_proxy"].iter().map(|name| ((*name).to_owned(), "127.0.0.1,localhost".to_owned())))
+        .collect()
+}
+
+fn own_sign_in(user_home: &Path) -> Arc<dyn AccessSource> {
+    Arc::new(FixedAccess { choice: None, locator: SignInLocator::for_home(user_home) })
+}
+
+fn input(s: &Setup, kind: RuntimeKind, program: PathBuf) -> TurnInput {
+    TurnInput {
+        run_id: "run-1".into(),
+        agent: Agent {
+            id: "agent-1".into(),
+            name: "Scout".into(),
+            handle: "scout".into(),
+            description: String::new(),
+            tint: "#336699".into(),
+            runtime: kind,
+            model: String::new(),
+            approval_policy: ApprovalPolicy::Ask,
+            provider: None,
+            created_at: 0,
+            updated_at: 0,
+        },
+        workspace: s.workspace.clone(),
+        homes: RuntimeHomes::for_agent_dir(&s.agent_dir),
+        message: "Hello".into(),
+        persona: Some("You are Scout.".into()),
+        resume_session: None,
+        transcript: Vec::new(),
+        approval: ApprovalPolicy::Ask,
+        program: Some(program),
+    }
+}
+
+async fn run(runtime: Arc<dyn Runtime>, input: TurnInput) -> (RunResult, Vec<RunEvent>) {
+    let (events_tx, mut events) = mpsc::unbounded_channel();
+    let (permissions_tx, _permissions) = mpsc::unbounded_channel();
+    let (_cancel, cancel_rx) = watch::channel(false);
+    let channels = RunChannels { events: events_tx, permissions: permissions_tx, cancel: cancel_rx };
+    let result = tokio::time::timeout(LIMIT, runtime.run(input, channels)).await.expect("the turn ends in time");
+    let events = std::iter::from_fn(|| events.try_recv().ok()).collect();
+    (result.expect("the turn starts"), events)
+}
+
+fn reply_of(events: &[RunEvent]) -> String {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            RunEvent::TextDelta { text } | RunEvent::Message { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Every regular file under `dir` (links are not followed) that contains `needle`.
+fn files_containing(dir: &Path, needle: &str) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let meta = std::fs::symlink_metadata(entry.path()).unwrap();
+            if meta.is_dir() {
+                stack.push(entry.path());
+            } else if meta.is_file() {
+                let bytes = std::fs::read(entry.path()).unwrap_or_default();
+                if bytes.windows(needle.len()).any(|w| w == needle.as_bytes()) {
+                    found.push(entry.path());
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Whatever did not go to the fake server directly was a refused tunnel to `host` (no other
+/// host was tried, and nothing reached the internet).
+fn assert_only_tunnels_to(server: &FakeModelServer, host: &str) {
+    for request in server.requests().into_iter().filter(|r| !r.path.starts_with('/')) {
+        assert_eq!((request.method.as_str(), request.path.as_str()), ("CONNECT", host));
+    }
+}
+
+/// The user's credentials file is the same file with the same bytes.
+struct Untouched {
+    path: PathBuf,
+    inode: u64,
+    bytes: Vec<u8>,
+}
+
+impl Untouched {
+    fn note(path: &Path) -> Self {
+        Self {
+            path: path.to_owned(),
+            inode: std::fs::metadata(path).unwrap().ino(),
+            bytes: std::fs::read(path).unwrap(),
+        }
+    }
+
+    fn check(&self) {
+        let meta = std::fs::symlink_metadata(&self.path).unwrap();
+        assert!(meta.is_file(), "still a regular file");
+        assert_eq!(meta.ino(), self.inode, "the user's file was not replaced");
+        assert_eq!(std::fs::read(&self.path).unwrap(), self.bytes, "the user's file is unchanged");
+    }
+}
+
+#[tokio::test]
+async fn claude_code_uses_the_users_own_sign_in_where_it_lives() {
+    let Some(program) = common::cli("claude") else { return };
+    let s = setup();
+    let credentials = claude_sign_in(&s.user_home);
+    let before = Untouched::note(&credentials);
+    let server = FakeModelServer::start(Behavior::text("Signed in.")).await;
+    let mut env = proxies(&server);
+    // Own sign-in calls Anthropic itself; the test sends it to the fake server instead.
+    env.push(("ANTHROPIC_BASE_URL".into(), server.base_url()));
+    let endpoint = Endpoint { base_url: server.base_url(), api_key: None };
+    let runtime = ClaudeCodeRuntime::new(Arc::new(SystemSpawner), Arc::new(Fixed(endpoint)))
+        .with_access(own_sign_in(&s.user_home))
+        .with_env(env)
+        .with_timeouts(TIMEOUTS);
+
+    let spec = runtime.command(&input(&s, RuntimeKind::ClaudeCode, program.clone())).unwrap();
+    assert!(spec.env.iter().all(|(k, v)| k != "ANTHROPIC_API_KEY" && !v.contains(CLAUDE_TOKEN)), "no token in env");
+    let (result, events) = run(Arc::new(runtime), input(&s, RuntimeKind::ClaudeCode, program)).await;
+    assert_eq!(result.outcome, RunOutcome::Succeeded, "{result:?} {events:#?}");
+    assert_eq!(reply_of(&events), "Signed in.");
+
+    let requests = server.model_requests();
+    assert!(!requests.is_empty());
+    for request in &requests {
+        assert_eq!(request.header("authorization"), Some(format!("Bearer {CLAUDE_TOKEN}").as_str()));
+        assert_eq!(request.header("x-api-key"), None);
+        assert!(!request.raw_body.contains(USER_FILES_MARKER), "the user's CLAUDE.md and settings stay out");
+    }
+    // Signed in, Claude Code also calls api.anthropic.com for the account (not through
+    // ANTHROPIC_BASE_URL); here that goes to the fake proxy, which refuses it.
+    assert_only_tunnels_to(&server, "api.anthropic.com:443");
+    before.check();
+    let homes = s.agent_dir.join(".clawboo");
+    assert!(files_containing(&homes, CLAUDE_TOKEN).is_empty(), "no copy of the token in the agent's homes");
+    assert!(files_containing(&homes, CLAUDE_REFRESH).is_empty());
+}
+
+#[tokio::test]
+async fn codex_uses_the_users_own_chatgpt_sign_in_through_a_link() {
+    let Some(program) = common::cli("codex") else { return };
+    let s = setup();
+    let auth = codex_sign_in(&s.user_home);
+    let before = Untouched::note(&auth);
+    let server = FakeModelServer::start(Behavior::text("Signed in.")).await;
+    let endpoint = Endpoint { base_url: format!("{}/v1", server.base_url()), api_key: None };
+    let runtime = CodexRuntime::new(Arc::new(SystemSpawner), Arc::new(Fixed(endpoint)))
+        .with_access(own_sign_in(&s.user_home))
+        .with_sign_in_base_url(Some(format!("{}/v1", server.base_url())))
+        .with_env(proxies(&server))
+        .with_timeouts(TIMEOUTS);
+
+    let (result, events) = run(Arc::new(runtime), input(&s, RuntimeKind::Codex, program)).await;
+    let seen: Vec<String> = server.requests().iter().map(|r| format!("{} {}", r.method, r.path)).collect();
+    assert_eq!(result.outcome, RunOutcome::Succeeded, "{result:?} {events:#?} {seen:?}");
+    assert_eq!(reply_of(&events), "Signed in.");
+
+    let requests: Vec<_> = server.model_requests().into_iter().filter(|r| r.method == "POST").collect();
+    assert!(!requests.is_empty(), "{:#?}", server.requests());
+    for request in &requests {
+        assert_eq!(request.header("authorization"), Some(format!("Bearer {CODEX_ACCESS_TOKEN}").as_str()));
+        assert_eq!(request.header("chatgpt-account-id"), Some("acct-fake-123"));
+        assert!(!request.raw_body.contains(USER_FILES_MARKER), "the user's AGENTS.md and config stay out");
+    }
+    // Codex also asks the ChatGPT backend for account details; the fake proxy refuses it.
+    assert_only_tunnels_to(&server, "chatgpt.com:443");
+    before.check();
+    let link = s.agent_dir.join(".clawboo").join(RuntimeKind::Codex.as_str()).join("auth.json");
+    assert_eq!(std::fs::read_link(&link).unwrap(), auth, "the agent's auth.json is a link to the user's");
+    let homes = s.agent_dir.join(".clawboo");
+    assert!(files_containing(&homes, CODEX_ACCESS_TOKEN).is_empty(), "no copy of the token in the agent's homes");
+    assert!(files_containing(&homes, CODEX_REFRESH).is_empty());
+}
+
+#[tokio::test]
+async fn neither_a_key_nor_a_sign_in_fails_before_starting_with_the_fix() {
+    let s = setup();
+    let endpoint = Endpoint { base_url: "http://127.0.0.1:9".into(), api_key: None };
+    let runtime = ClaudeCodeRuntime::new(Arc::new(SystemSpawner), Arc::new(Fixed(endpoint.clone())))
+        .with_access(own_sign_in(&s.user_home));
+    let err = runtime.command(&input(&s, RuntimeKind::ClaudeCode, PathBuf::from("/nowhere/claude"))).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::SignInMissing);
+    assert_eq!(
+        err.to_string(),
+        "Claude Code has no API key in Clawboo and no sign-in was found in ~/.claude/.credentials.json: run `claude` once in a terminal and log in, or add an Anthropic key in Settings > API keys."
+    );
+    let runtime =
+        CodexRuntime::new(Arc::new(SystemSpawner), Arc::new(Fixed(endpoint))).with_access(own_sign_in(&s.user_home));
+    let err = runtime.prepare(&input(&s, RuntimeKind::Codex, PathBuf::from("/nowhere/codex"))).err().unwrap();
+    assert_eq!(err.code(), ErrorCode::SignInMissing);
+    assert!(err.to_string().contains("~/.codex/auth.json"), "{err}");
+}
+
+#[tokio::test]
+async fn a_stored_key_wins_unless_own_sign_in_is_chosen_and_the_choice_is_kept() {
+    let s = setup();
+    claude_sign_in(&s.user_home);
+    let auth = codex_sign_in(&s.user_home);
+    let store = Arc::new(Store::open(&s.agent_dir.join("clawboo.db")).unwrap());
+    let catalog = Arc::new(RuntimeCatalog::new(store).with_sign_in_locator(SignInLocator::for_home(&s.user_home)));
+    let endpoint = Endpoint { base_url: "http://127.0.0.1:9".into(), api_key: Some("sk-fake-key".into()) };
+    let claude =
+        ClaudeCodeRuntime::new(Arc::new(SystemSpawner), Arc::new(Fixed(endpoint.clone()))).with_access(catalog.clone());
+    let codex = CodexRuntime::new(Arc::new(SystemSpawner), Arc::new(Fixed(endpoint))).with_access(catalog.clone());
+    let claude_input = input(&s, RuntimeKind::ClaudeCode, PathBuf::from("/nowhere/claude"));
+    let codex_input = input(&s, RuntimeKind::Codex, PathBuf::from("/nowhere/codex"));
+    let codex_link = s.agent_dir.join(".clawboo").join(RuntimeKind::Codex.as_str()).join("auth.json");
+    let var = |env: &[(String, String)], name: &str| env.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+
+    // Automatic: the key, because one is stored.
+    assert_eq!(catalog.access_choice(RuntimeKind::ClaudeCode).unwrap(), None);
+    let env = claude.command(&claude_input).unwrap().env;
+    assert_eq!(var(&env, "ANTHROPIC_API_KEY").as_deref(), Some("sk-fake-key"));
+    assert_eq!(var(&env, "CLAUDE_SECURESTORAGE_CONFIG_DIR"), None);
+
+    // Own sign-in chosen: no key anywhere, the credentials where they are.
+    catalog.set_access(RuntimeKind::ClaudeCode, Some(Access::OwnSignIn)).unwrap();
+    catalog.set_access(RuntimeKind::Codex, Some(Access::OwnSignIn)).unwrap();
+    let env = claude.command(&claude_input).unwrap().env;
+    assert_eq!(var(&env, "ANTHROPIC_API_KEY"), None);
+    assert_eq!(var(&env, "ANTHROPIC_BASE_URL"), None, "its own endpoint, not the one for keys");
+    assert_eq!(var(&env, "CLAUDE_SECURESTORAGE_CONFIG_DIR"), Some(s.user_home.join(".claude").display().to_string()));
+    let (spec, _) = codex.prepare(&codex_input).unwrap();
+    assert!(spec.env.iter().all(|(_, v)| v != "sk-fake-key"), "no key in Codex's environment");
+    assert_eq!(std::fs::read_link(&codex_link).unwrap(), auth);
+
+    // Back to the key: the link goes, the user's file stays.
+    catalog.set_access(RuntimeKind::Codex, Some(Access::ApiKey)).unwrap();
+    codex.prepare(&codex_input).unwrap();
+    assert!(std::fs::symlink_metadata(&codex_link).is_err(), "no link left in the agent's home");
+    assert!(auth.is_file());
+    assert!(matches!(catalog.resolve(RuntimeKind::Codex, true), Ok(Resolved::ApiKey)));
+
+    // Native and the others have no choice.
+    let err = catalog.set_access(RuntimeKind::Hermes, Some(Access::OwnSignIn)).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidInput);
+}
