@@ -29,6 +29,10 @@ export const commands = {
 	listRuntimes: () => typedError<RuntimeInfo[], AppError>(__TAURI_INVOKE("list_runtimes")),
 	/**  Sets (or, with `null`, clears) the path of a runtime's program. */
 	setRuntimePath: (kind: RuntimeKind, path: string | null) => typedError<RuntimeInfo, AppError>(__TAURI_INVOKE("set_runtime_path", { kind, path })),
+	/**  What Claude Code and Codex use to reach their models: the user's own sign-in or a key. */
+	listRuntimeAccess: () => typedError<RuntimeAccess[], AppError>(__TAURI_INVOKE("list_runtime_access")),
+	/**  Sets (or, with `null`, returns to automatic) what a runtime uses to reach its model. */
+	setRuntimeAccess: (kind: RuntimeKind, access: Access | null) => typedError<RuntimeAccess[], AppError>(__TAURI_INVOKE("set_runtime_access", { kind, access })),
 };
 
 /** Events */
@@ -40,6 +44,13 @@ export const events = {
 };
 
 /* Types */
+/**  What a runtime uses to reach its model. Stored per runtime; absent means "automatic". */
+export type Access = 
+/**  The user's own CLI sign-in, where the CLI keeps it. */
+"own_sign_in" | 
+/**  An API key from Settings > API keys. */
+"api_key";
+
 export type Agent = {
 	id: string,
 	name: string,
@@ -140,7 +151,9 @@ export type ChatRole = "user" | "assistant" |
 /**  Stable codes the UI may branch on. Renaming one is a breaking change for the UI. */
 export type ErrorCode = 
 /**  The engine could not start (for example the data directory is unusable). */
-"engine_unavailable" | "invalid_input" | "invalid_handle" | "duplicate_handle" | "not_found" | "forbidden_file_name" | "file_too_large" | "data_dir_unusable" | "store" | "io" | "keychain_unavailable" | "keychain" | "runtime_not_found" | "runtime_failed" | "run_not_active" | "missing_api_key" | "internal";
+"engine_unavailable" | "invalid_input" | "invalid_handle" | "duplicate_handle" | "not_found" | "forbidden_file_name" | "file_too_large" | "data_dir_unusable" | "store" | "io" | "keychain_unavailable" | "keychain" | "runtime_not_found" | "runtime_failed" | "run_not_active" | "missing_api_key" | 
+/**  A runtime is to use the user's own CLI sign-in, and none was found. */
+"sign_in_missing" | "internal";
 
 export type NewAgent = {
 	name: string,
@@ -211,6 +224,22 @@ export type RunSummary = {
 	error: string | null,
 	startedAt: number,
 	finishedAt: number | null,
+};
+
+/**  What a runtime uses to reach its model, as Settings > Runtimes shows it. */
+export type RuntimeAccess = {
+	kind: RuntimeKind,
+	label: string,
+	/**  What the user chose; None: automatic (the key when one is stored, else the sign-in). */
+	choice: Access | null,
+	/**  What agents use now; None when neither is available (then `problem` says the fix). */
+	effective: Access | null,
+	keyProvider: Provider,
+	keySet: boolean,
+	signInFound: boolean,
+	/**  Where the sign-in was found, or where Clawboo looked ("~/.claude/.credentials.json"). */
+	signInPlace: string,
+	problem: string | null,
 };
 
 export type RuntimeInfo = {
