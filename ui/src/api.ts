@@ -2,6 +2,7 @@
 // through here so tests can replace it with `vi.mock("./api")`.
 import { commands, events } from "./bindings";
 import type {
+  Access,
   Agent,
   AgentFile,
   AgentFileChanged,
@@ -16,6 +17,7 @@ import type {
   ProviderStatus,
   RunEventEmitted,
   RunEventRecord,
+  RuntimeAccess,
   RuntimeInfo,
   RuntimeKind,
   SendOutcome,
@@ -23,6 +25,7 @@ import type {
 import { toClawbooError } from "./errors";
 
 export type {
+  Access,
   Agent,
   AgentFile,
   AgentFileChanged,
@@ -46,6 +49,7 @@ export type {
   RunOutcome,
   RunStatus,
   RunSummary,
+  RuntimeAccess,
   RuntimeInfo,
   RuntimeKind,
   SendOutcome,
@@ -106,6 +110,13 @@ export const listRuntimes = (): Promise<RuntimeInfo[]> => unwrap(() => commands.
 /** `null` goes back to automatic detection. */
 export const setRuntimePath = (kind: RuntimeKind, path: string | null): Promise<RuntimeInfo> =>
   unwrap(() => commands.setRuntimePath(kind, path));
+
+/** What Claude Code and Codex use to reach their models: the user's own sign-in or a key. */
+export const listRuntimeAccess = (): Promise<RuntimeAccess[]> => unwrap(() => commands.listRuntimeAccess());
+
+/** `null` goes back to automatic (the key when one is stored, else the sign-in). */
+export const setRuntimeAccess = (kind: RuntimeKind, access: Access | null): Promise<RuntimeAccess[]> =>
+  unwrap(() => commands.setRuntimeAccess(kind, access));
 
 export const chatHistory = (agentId: string): Promise<ChatHistory> =>
   unwrap(() => commands.chatHistory(agentId));

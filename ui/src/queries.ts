@@ -10,6 +10,7 @@ import {
 import { useCallback } from "react";
 import * as api from "./api";
 import type {
+  Access,
   Agent,
   AgentFile,
   AgentPatch,
@@ -29,6 +30,7 @@ export const queryKeys = {
   agentFile: (agentId: string, name: string) => ["agentFile", agentId, name] as const,
   providers: ["providers"] as const,
   runtimes: ["runtimes"] as const,
+  runtimeAccess: ["runtimeAccess"] as const,
   chatHistory: (agentId: string) => ["chatHistory", agentId] as const,
 };
 
@@ -138,7 +140,10 @@ function useProviderMutation<TVars>(fn: (vars: TVars) => Promise<unknown>) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: fn,
-    onSettled: () => client.invalidateQueries({ queryKey: queryKeys.providers }),
+    onSettled: () => {
+      void client.invalidateQueries({ queryKey: queryKeys.runtimeAccess }); // a key decides "automatic"
+      return client.invalidateQueries({ queryKey: queryKeys.providers });
+    },
   });
 }
 
@@ -172,6 +177,19 @@ export function useSetRuntimePath() {
       );
     },
     onSettled: () => client.invalidateQueries({ queryKey: queryKeys.runtimes }),
+  });
+}
+
+export function useRuntimeAccess() {
+  return useQuery({ queryKey: queryKeys.runtimeAccess, queryFn: api.listRuntimeAccess });
+}
+
+export function useSetRuntimeAccess() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ kind, access }: { kind: RuntimeKind; access: Access | null }) => api.setRuntimeAccess(kind, access),
+    onSuccess: (list) => client.setQueryData(queryKeys.runtimeAccess, list),
+    onSettled: () => client.invalidateQueries({ queryKey: queryKeys.runtimeAccess }),
   });
 }
 

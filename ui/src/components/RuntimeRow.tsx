@@ -1,13 +1,15 @@
 import { useEffect, useId, useState, type FormEvent } from "react";
-import type { RuntimeInfo } from "../api";
+import type { RuntimeAccess, RuntimeInfo } from "../api";
 import { useSetRuntimePath } from "../queries";
 import { errorMessage } from "../errors";
 import { ErrorMessage } from "./ErrorMessage";
+import { RuntimeAccessChoice } from "./RuntimeAccessChoice";
 
-type Props = { info: RuntimeInfo };
+/** `access`: for runtimes that can use the user's own sign-in instead of a key. */
+type Props = { info: RuntimeInfo; access?: RuntimeAccess };
 
 /** Whether a runtime was found on this machine, and a way to point at it by hand. */
-export function RuntimeRow({ info }: Props) {
+export function RuntimeRow({ info, access }: Props) {
   const { kind, label, found, path, version, customPath, installHint, problem } = info;
   const id = useId();
   const [draft, setDraft] = useState(customPath ?? "");
@@ -48,6 +50,7 @@ export function RuntimeRow({ info }: Props) {
         <p className="runtime__hint">{installHint}</p>
       )}
       {problem && <p className="runtime__problem">{problem}</p>}
+      {access && <RuntimeAccessChoice access={access} />}
 
       {kind !== "native" && (
         <form className="provider__form provider__form--small" onSubmit={submit}>

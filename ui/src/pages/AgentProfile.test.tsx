@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { screen, waitFor } from "@testing-library/react";
-import { fakeApi, resetBackend, seedAgent } from "../test/fakeApi";
+import { backend, fakeApi, resetBackend, seedAgent } from "../test/fakeApi";
 import { openAgentProfile, renderApp } from "../test/helpers";
 
 vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApi);
@@ -60,5 +60,30 @@ describe("Agent profile", () => {
       runtime: "native",
       provider: "anthropic",
     });
+  });
+
+  it("says which access the agent's runtime uses", async () => {
+    seedAgent({ name: "Coder", handle: "coder", runtime: "claude-code" });
+    const { user } = renderApp();
+    await openAgentProfile(user, "coder");
+    expect((await screen.findByTestId("profile-access")).textContent).toBe(
+      "Claude Code uses your own sign-in (~/.claude/.credentials.json). Change it in Settings > Runtimes.",
+    );
+  });
+
+  it("shows why a Codex agent cannot run when neither a key nor a sign-in is there", async () => {
+    backend.access = backend.access.map((a) => (a.kind === "codex" ? { ...a, choice: "own_sign_in" } : a));
+    seedAgent({ name: "Pip", handle: "pip", runtime: "codex" });
+    const { user } = renderApp();
+    await openAgentProfile(user, "pip");
+    expect((await screen.findByTestId("profile-access")).textContent).toContain("no sign-in was found in ~/.codex/auth.json");
+  });
+
+  it("says nothing about access for a Native agent", async () => {
+    seedAgent({ name: "Local", handle: "local", runtime: "native", provider: "openai" });
+    const { user } = renderApp();
+    await openAgentProfile(user, "local");
+    await screen.findByTestId("profile-provider-select");
+    expect(screen.queryByTestId("profile-access")).toBeNull();
   });
 });

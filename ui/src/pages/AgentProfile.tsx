@@ -1,6 +1,7 @@
 import { useEffect, useState, type FormEvent } from "react";
-import type { Agent, AgentPatch } from "../api";
-import { useDeleteAgent, useUpdateAgent } from "../queries";
+import type { Agent, AgentPatch, RuntimeKind } from "../api";
+import { useDeleteAgent, useRuntimeAccess, useUpdateAgent } from "../queries";
+import { describeAccess } from "../components/RuntimeAccessChoice";
 import { errorMessage } from "../errors";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { ErrorMessage } from "../components/ErrorMessage";
@@ -98,6 +99,7 @@ export function AgentProfile({ agent, onDeleted }: Props) {
         disabled={update.isPending}
       />
       <ErrorMessage message={serverError.form} />
+      <RuntimeAccessNote kind={agent.runtime} />
 
       <div className="form__actions">
         <button
@@ -155,5 +157,17 @@ export function AgentProfile({ agent, onDeleted }: Props) {
         </ConfirmDialog>
       )}
     </form>
+  );
+}
+
+/** Which access the agent's runtime uses (own sign-in or a key), or why it cannot run. */
+function RuntimeAccessNote({ kind }: { kind: RuntimeKind }) {
+  const access = useRuntimeAccess();
+  const entry = access.data?.find((a) => a.kind === kind);
+  if (!entry) return null;
+  return (
+    <p className={entry.effective ? "muted" : "runtime__problem"} data-testid="profile-access">
+      {entry.effective ? `${entry.label} uses ${describeAccess(entry)}. Change it in Settings > Runtimes.` : entry.problem}
+    </p>
   );
 }

@@ -152,3 +152,51 @@ describe("Settings > Runtimes", () => {
     expect(error.textContent).toBe("No Codex executable at /nowhere.");
   });
 });
+
+describe("Settings > Runtimes > sign-in", () => {
+  it("shows for Claude Code and Codex which access agents use, and where a sign-in was found", async () => {
+    await openSettings();
+    const claude = await screen.findByTestId("runtime-access-claude-code");
+    // No Anthropic key, a sign-in found: automatic picks the sign-in and says where it is.
+    expect((within(claude).getByTestId("access-own-claude-code") as HTMLInputElement).checked).toBe(true);
+    expect(claude.textContent).toContain("Use my own sign-in (found: ~/.claude/.credentials.json)");
+    expect(claude.textContent).toContain("Use an API key from Clawboo (Anthropic key not set)");
+    expect(screen.getByTestId("access-effective-claude-code").textContent).toBe(
+      "Agents use your own sign-in (~/.claude/.credentials.json), chosen automatically.",
+    );
+    // Codex: an OpenAI key, no sign-in.
+    const codex = screen.getByTestId("runtime-access-codex");
+    expect((within(codex).getByTestId("access-key-codex") as HTMLInputElement).checked).toBe(true);
+    expect(codex.textContent).toContain("Use my own sign-in (not found in ~/.codex/auth.json)");
+    expect(codex.textContent).toContain("OpenAI key set");
+  });
+
+  it("keeps an explicit choice, shows its problem with the fix, and goes back to automatic", async () => {
+    const { user } = await openSettings();
+    await user.click(await screen.findByTestId("access-own-codex"));
+    expect(fakeApi.setRuntimeAccess).toHaveBeenCalledWith("codex", "own_sign_in");
+    await waitFor(() =>
+      expect(screen.getByTestId("access-problem-codex").textContent).toContain("no sign-in was found in ~/.codex/auth.json"),
+    );
+    expect(screen.getByTestId("access-effective-codex").textContent).toContain("Agents cannot run yet");
+    expect((screen.getByTestId("access-own-codex") as HTMLInputElement).checked).toBe(true);
+
+    await user.click(screen.getByTestId("access-auto-codex"));
+    expect(fakeApi.setRuntimeAccess).toHaveBeenLastCalledWith("codex", null);
+    await waitFor(() => expect(screen.queryByTestId("access-problem-codex")).toBeNull());
+    expect(screen.getByTestId("access-effective-codex").textContent).toContain("an API key from Clawboo (OpenAI)");
+  });
+
+  it("follows a key being saved: automatic then uses the key", async () => {
+    const { user } = await openSettings();
+    await screen.findByTestId("runtime-access-claude-code");
+    await user.type(screen.getByTestId("key-input-anthropic"), "sk-ant-x");
+    await user.click(screen.getByTestId("save-key-anthropic"));
+    await waitFor(() =>
+      expect(screen.getByTestId("access-effective-claude-code").textContent).toBe(
+        "Agents use an API key from Clawboo (Anthropic), chosen automatically.",
+      ),
+    );
+    expect(screen.queryByTestId("runtime-access-native")).toBeNull();
+  });
+});

@@ -1,4 +1,4 @@
-import { useAppInfo, useProviders, useRuntimes } from "../queries";
+import { useAppInfo, useProviders, useRuntimeAccess, useRuntimes } from "../queries";
 import { errorMessage } from "../errors";
 import { ProviderRow } from "../components/ProviderRow";
 import { RuntimeRow } from "../components/RuntimeRow";
@@ -7,6 +7,7 @@ import { ErrorMessage } from "../components/ErrorMessage";
 export function SettingsPage() {
   const providers = useProviders();
   const runtimes = useRuntimes();
+  const access = useRuntimeAccess();
   const appInfo = useAppInfo();
 
   return (
@@ -18,10 +19,11 @@ export function SettingsPage() {
         <p className="muted">The programs that run your agents. Clawboo looks for them on this machine.</p>
         {runtimes.isPending && <p className="muted">Loading…</p>}
         <ErrorMessage message={runtimes.error ? errorMessage(runtimes.error) : null} />
+        <ErrorMessage message={access.error ? errorMessage(access.error) : null} />
         {runtimes.data && (
           <ul className="provider-list">
             {runtimes.data.map((info) => (
-              <RuntimeRow key={info.kind} info={info} />
+              <RuntimeRow key={info.kind} info={info} access={access.data?.find((a) => a.kind === info.kind)} />
             ))}
           </ul>
         )}

@@ -2,6 +2,7 @@
 import { vi } from "vitest";
 import { ClawbooError } from "../errors";
 import type {
+  Access,
   Agent,
   AgentFile,
   AgentFileChanged,
@@ -19,6 +20,7 @@ import type {
   RunEventRecord,
   RunStatus,
   RunSummary,
+  RuntimeAccess,
   RuntimeInfo,
   RuntimeKind,
   SendOutcome,
@@ -59,6 +61,36 @@ function initialRuntimes(): RuntimeInfo[] {
   ];
 }
 
+/** Claude Code: a sign-in found, no Anthropic key. Codex: an OpenAI key, no sign-in. */
+function initialAccess(): { kind: RuntimeKind; choice: Access | null; signInFound: boolean; place: string }[] {
+  return [
+    { kind: "claude-code", choice: null, signInFound: true, place: "~/.claude/.credentials.json" },
+    { kind: "codex", choice: null, signInFound: false, place: "~/.codex/auth.json" },
+  ];
+}
+
+/** The engine's rule: the choice, else the key when set, else the sign-in when found. */
+function accessStatuses(): RuntimeAccess[] {
+  return backend.access.map(({ kind, choice, signInFound, place }) => {
+    const keyProvider: Provider = kind === "codex" ? "openai" : "anthropic";
+    const keySet = backend.providers.find((p) => p.provider === keyProvider)?.keySet ?? false;
+    const label = kind === "codex" ? "Codex" : "Claude Code";
+    const wanted = choice ?? (keySet ? "api_key" : "own_sign_in");
+    const available = wanted === "api_key" ? keySet : signInFound;
+    return {
+      kind,
+      label,
+      choice,
+      effective: available ? wanted : null,
+      keyProvider,
+      keySet,
+      signInFound,
+      signInPlace: place,
+      problem: available ? null : `${label} has no API key in Clawboo and no sign-in was found in ${place}.`,
+    };
+  });
+}
+
 const providerRow = (id: Provider, label: string, keySet: boolean, defaultBaseUrl: string | null): ProviderStatus => ({
   provider: id,
   label,
@@ -81,6 +113,7 @@ function initialState() {
     ],
     keys: new Map<Provider, string>(),
     runtimes: initialRuntimes(),
+    access: initialAccess(),
     /** agentId -> chat */
     chats: new Map<string, ChatHistory>(),
     /** runId -> everything the run emitted, for runActivity() */
@@ -281,6 +314,11 @@ export const fakeApi = {
       : { ...initialRuntimes().find((r) => r.kind === kind)!, customPath: null };
     backend.runtimes = backend.runtimes.map((r) => (r.kind === kind ? after : r));
     return { ...after };
+  }),
+  listRuntimeAccess: vi.fn(async (): Promise<RuntimeAccess[]> => accessStatuses()),
+  setRuntimeAccess: vi.fn(async (kind: RuntimeKind, access: Access | null): Promise<RuntimeAccess[]> => {
+    backend.access = backend.access.map((a) => (a.kind === kind ? { ...a, choice: access } : a));
+    return accessStatuses();
   }),
   chatHistory: vi.fn(async (agentId: string): Promise<ChatHistory> => cloneChat(chatOf(agentId))),
   sendChatMessage: vi.fn(async (agentId: string, text: string): Promise<SendOutcome> => {
