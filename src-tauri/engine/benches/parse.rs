@@ -91,7 +91,14 @@ fn spawn_overhead() {
     let stopwatch = Stopwatch::default();
     let runtime = Arc::new(ClaudeCodeRuntime::new(Arc::new(stopwatch.clone()), Arc::new(AnyKey)));
     let engine = Engine::open_with(EngineConfig::for_dir(dir.path().into()), vec![runtime]).unwrap();
-    engine.runtimes().set_custom_path(RuntimeKind::ClaudeCode, Some("/bin/true")).unwrap();
+    // A stand-in that answers --version like Claude Code (paths are checked when set).
+    let program = dir.path().join("claude");
+    std::fs::write(&program, "#!/bin/sh\necho '2.1.332 (Claude Code)'\n").unwrap();
+    #[cfg(unix)]
+    std::fs::set_permissions(&program, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    engine
+        .block_on(engine.runtimes().set_custom_path(RuntimeKind::ClaudeCode, Some(program.to_str().unwrap())))
+        .unwrap();
     let agent = engine
         .agents()
         .create(NewAgent {

@@ -241,6 +241,7 @@ fn a_run_cut_off_by_a_crash_is_marked_on_the_next_start() {
     assert_eq!(history.messages[0].content, "wait", "the user's message survived");
 }
 
+#[cfg(unix)]
 #[test]
 fn a_cli_agent_whose_program_is_missing_gets_a_clear_error() {
     let f = fixture();
@@ -249,10 +250,16 @@ fn a_cli_agent_whose_program_is_missing_gets_a_clear_error() {
         .agents()
         .create(NewAgent { runtime: RuntimeKind::ClaudeCode, ..native_agent("claude-agent") })
         .unwrap();
-    f.engine.runtimes().set_custom_path(RuntimeKind::ClaudeCode, Some("/nowhere/claude")).unwrap();
+    // Set while it was there (the path is checked then), removed since.
+    let program = f.dir.join("claude");
+    std::fs::write(&program, "#!/bin/sh\necho '2.1.332 (Claude Code)'\n").unwrap();
+    std::fs::set_permissions(&program, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let runtimes = f.engine.runtimes();
+    f.engine.block_on(runtimes.set_custom_path(RuntimeKind::ClaudeCode, Some(program.to_str().unwrap()))).unwrap();
+    std::fs::remove_file(&program).unwrap();
     let err = f.engine.chat().send(&agent.id, "hello").unwrap_err();
     assert!(matches!(err.code(), ErrorCode::RuntimeNotFound), "{err}");
-    assert!(err.to_string().contains("/nowhere/claude"));
+    assert!(err.to_string().contains(program.to_str().unwrap()));
     assert!(f.engine.chat().history(&agent.id).unwrap().messages.is_empty(), "nothing half-stored");
     let _ = &f.dir;
 }

@@ -29,13 +29,19 @@ fn quitting_stops_every_run_and_its_processes() {
     let dir = TempDataDir::new();
     // A "CLI" that starts a tool in the background and then hangs, ignoring its stdin.
     let program = dir.join("hanging-cli");
-    std::fs::write(&program, "#!/bin/sh\n[ \"$1\" = --help ] && exit 0\nsleep 300 &\nsleep 300\n").unwrap();
+    std::fs::write(
+        &program,
+        "#!/bin/sh\n[ \"$1\" = --help ] && exit 0\n[ \"$1\" = --version ] && echo '2.1.332 (Claude Code)' && exit 0\nsleep 300 &\nsleep 300\n",
+    )
+    .unwrap();
     std::fs::set_permissions(&program, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
 
     let spawner = RecordingSpawner::default();
     let runtime = Arc::new(ClaudeCodeRuntime::new(Arc::new(spawner.clone()), Arc::new(AnyKey)));
     let engine = Engine::open_with(EngineConfig::for_dir(dir.join("data")), vec![runtime]).unwrap();
-    engine.runtimes().set_custom_path(RuntimeKind::ClaudeCode, Some(program.to_str().unwrap())).unwrap();
+    engine
+        .block_on(engine.runtimes().set_custom_path(RuntimeKind::ClaudeCode, Some(program.to_str().unwrap())))
+        .unwrap();
     let agent = engine
         .agents()
         .create(NewAgent {

@@ -132,14 +132,11 @@ impl SignInLocator {
         }
         // Claude Code on macOS keeps the sign-in in the login Keychain. Only the default item
         // is looked for (a CLAUDE_CONFIG_DIR suffixes it with a hash of that folder).
-        if kind == RuntimeKind::ClaudeCode && self.keychain && self.claude_config_dir.is_none() {
-            if keychain_item_exists(CLAUDE_KEYCHAIN_ITEM) {
-                return Some(OwnSignIn {
-                    shown: format!("the Keychain item “{CLAUDE_KEYCHAIN_ITEM}”"),
-                    dir,
-                    file: None,
-                });
-            }
+        let in_keychain = kind == RuntimeKind::ClaudeCode && self.keychain && self.claude_config_dir.is_none();
+        if in_keychain && keychain_item_exists(CLAUDE_KEYCHAIN_ITEM) {
+            return Some(OwnSignIn {
+                shown: format!("the Keychain item “{CLAUDE_KEYCHAIN_ITEM}”"), dir, file: None
+            });
         }
         None
     }
