@@ -127,16 +127,17 @@ impl SignInLocator {
             RuntimeKind::Codex => dir.join("auth.json"),
             _ => return None,
         };
-        if std::fs::metadata(&file).map(|m| m.is_file()).unwrap_or(false) {
-            return Some(OwnSignIn { shown: self.shown(&file), dir, file: Some(file) });
-        }
-        // Claude Code on macOS keeps the sign-in in the login Keychain. Only the default item
-        // is looked for (a CLAUDE_CONFIG_DIR suffixes it with a hash of that folder).
+        // Claude Code on macOS keeps the sign-in in the login Keychain, which it prefers to the
+        // file. Only the default item is looked for (a CLAUDE_CONFIG_DIR suffixes it with a hash
+        // of that folder; then only the file is used).
         let in_keychain = kind == RuntimeKind::ClaudeCode && self.keychain && self.claude_config_dir.is_none();
         if in_keychain && keychain_item_exists(CLAUDE_KEYCHAIN_ITEM) {
             return Some(OwnSignIn {
                 shown: format!("the Keychain item “{CLAUDE_KEYCHAIN_ITEM}”"), dir, file: None
             });
+        }
+        if std::fs::metadata(&file).map(|m| m.is_file()).unwrap_or(false) {
+            return Some(OwnSignIn { shown: self.shown(&file), dir, file: Some(file) });
         }
         None
     }
