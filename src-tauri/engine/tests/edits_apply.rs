@@ -45,8 +45,10 @@ impl EndpointSource for Fixed {
 /// Proxies point at the fake server, so nothing reaches the internet.
 fn quiet_env(server: &FakeModelServer) -> Vec<(String, String)> {
     let base = server.base_url();
-    let mut env: Vec<(String, String)> =
-        ["HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"].iter().map(|n| ((*n).into(), base.clone())).collect();
+    let mut env: Vec<(String, String)> = ["HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"]
+        .iter()
+        .map(|n| ((*n).into(), base.clone()))
+        .collect();
     env.extend(["NO_PROXY", "no_proxy"].iter().map(|n| ((*n).into(), "127.0.0.1,localhost".into())));
     env
 }
@@ -55,8 +57,11 @@ fn endpoint(base_url: String) -> Arc<Fixed> {
     Arc::new(Fixed(Endpoint { base_url, api_key: Some("sk-fake-edits".into()) }))
 }
 
+/// An adapter, the CLI it runs (None for Native) and the agent's provider.
+type Adapter = (Arc<dyn Runtime>, Option<String>, Option<Provider>);
+
 /// The adapter of `kind` pointed at `server`, the CLI it runs, and the agent's provider.
-fn adapter(kind: RuntimeKind, server: &FakeModelServer) -> Option<(Arc<dyn Runtime>, Option<String>, Option<Provider>)> {
+fn adapter(kind: RuntimeKind, server: &FakeModelServer) -> Option<Adapter> {
     let spawner = Arc::new(SystemSpawner);
     let v1 = format!("{}/v1", server.base_url());
     let program = |name: &str| common::cli(name).map(|p| Some(p.display().to_string()));

@@ -151,7 +151,10 @@ impl Chat {
             workspace,
             message: text.to_owned(),
             persona,
-            resume_session: conversation.session_id.clone().filter(|_| matches!(plan, Plan::Resume | Plan::Fork { .. })),
+            resume_session: conversation
+                .session_id
+                .clone()
+                .filter(|_| matches!(plan, Plan::Resume | Plan::Fork { .. })),
             fork_session: matches!(plan, Plan::Fork { .. }),
             transcript,
             approval: agent.approval_policy,

@@ -28,7 +28,11 @@ impl SessionSetup {
     /// `name=hash` per part, joined by `;`. Stable across builds and platforms (FNV-1a), as it
     /// is stored: a different hash after an upgrade would restart every session once.
     pub fn fingerprint(&self) -> String {
-        self.parts.iter().map(|(name, text)| format!("{name}={:016x}", fnv1a(text.as_bytes()))).collect::<Vec<_>>().join(";")
+        self.parts
+            .iter()
+            .map(|(name, text)| format!("{name}={:016x}", fnv1a(text.as_bytes())))
+            .collect::<Vec<_>>()
+            .join(";")
     }
 }
 
@@ -48,7 +52,8 @@ pub fn changed_parts(stored: &str, current: &str) -> Vec<String> {
             .collect()
     };
     let (old, new) = (parse(stored), parse(current));
-    let mut changed: Vec<String> = new.iter().filter(|part| !old.contains(part)).map(|(name, _)| name.clone()).collect();
+    let mut changed: Vec<String> =
+        new.iter().filter(|part| !old.contains(part)).map(|(name, _)| name.clone()).collect();
     for (name, _) in &old {
         if !new.iter().any(|(n, _)| n == name) && !changed.contains(name) {
             changed.push(name.clone());
@@ -193,7 +198,9 @@ mod tests {
         );
         assert!(notice("Codex", &fresh, (2, 5)).unwrap().contains("the latest 4 of 10 earlier messages"));
         let fork = Plan::Fork { changed: vec![PERSONA.into(), "the rules".into()] };
-        assert!(notice("Hermes", &fork, (0, 0)).unwrap().starts_with("SOUL.md and the rules changed since this Hermes"));
+        assert!(notice("Hermes", &fork, (0, 0))
+            .unwrap()
+            .starts_with("SOUL.md and the rules changed since this Hermes"));
         assert_eq!(notice("Codex", &Plan::Resume, (0, 0)), None);
     }
 }

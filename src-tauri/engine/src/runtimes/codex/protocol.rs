@@ -123,12 +123,12 @@ impl AppServerProtocol {
 
     /// The carried messages as Responses API items, oldest first.
     fn carried_items(&self) -> Vec<Value> {
-        let item = |role: &str, kind: &str, text: &str| {
-            json!({"type": "message", "role": role, "content": [{"type": kind, "text": text}]})
-        };
+        let item = |role: &str, kind: &str, text: &str| json!({"type": "message", "role": role, "content": [{"type": kind, "text": text}]});
         self.carried
             .iter()
-            .flat_map(|turn| [item("user", "input_text", &turn.user), item("assistant", "output_text", &turn.assistant)])
+            .flat_map(|turn| {
+                [item("user", "input_text", &turn.user), item("assistant", "output_text", &turn.assistant)]
+            })
             .collect()
     }
 
