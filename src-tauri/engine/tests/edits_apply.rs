@@ -229,6 +229,7 @@ fn edits_apply(kind: RuntimeKind) -> Option<Outcome> {
 fn claude_code_applies_an_edit_on_resume() {
     let Some(outcome) = edits_apply(RuntimeKind::ClaudeCode) else { return };
     assert!(outcome.notices.is_empty(), "Claude Code keeps resuming: {:?}", outcome.notices);
+    assert!(outcome.same_session(2, 3) && outcome.same_session(3, 4), "one session throughout");
 }
 
 #[test]

@@ -129,11 +129,7 @@ impl Chat {
             Ok((conversation, message, run, transcript, plan))
         })?;
         let (transcript, carried) = match plan {
-            Plan::Fresh { .. } => {
-                let (kept, total) = setup::carry_forward(transcript, setup::CARRY_BUDGET_CHARS);
-                let carried = (kept.len(), total);
-                (kept, carried)
-            }
+            Plan::Fresh { .. } => setup::carry_forward(transcript, setup::CARRY_BUDGET_CHARS),
             _ => (transcript.into_iter().map(|(user, assistant)| TranscriptTurn { user, assistant }).collect(), (0, 0)),
         };
         let setup_notice = setup::notice(crate::runtimes::detect::label(agent.runtime), &plan, carried);

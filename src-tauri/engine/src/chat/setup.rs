@@ -93,9 +93,9 @@ pub fn plan(change: SetupChange, resumable: bool, stored: Option<&str>, current:
     }
 }
 
-/// The newest user/assistant pairs that fit `budget` characters, oldest first, and how many
-/// pairs there were in all.
-pub fn carry_forward(pairs: Vec<(String, String)>, budget: usize) -> (Vec<TranscriptTurn>, usize) {
+/// The newest user/assistant pairs that fit `budget` characters, oldest first, with (pairs
+/// kept, pairs in all) for [`notice`].
+pub fn carry_forward(pairs: Vec<(String, String)>, budget: usize) -> (Vec<TranscriptTurn>, (usize, usize)) {
     let total = pairs.len();
     let mut used = 0;
     let mut kept: Vec<TranscriptTurn> = Vec::new();
@@ -107,7 +107,8 @@ pub fn carry_forward(pairs: Vec<(String, String)>, budget: usize) -> (Vec<Transc
         kept.push(TranscriptTurn { user, assistant });
     }
     kept.reverse();
-    (kept, total)
+    let counts = (kept.len(), total);
+    (kept, counts)
 }
 
 /// What the activity says when a turn applied a changed setup some way other than resuming.
@@ -180,11 +181,11 @@ mod tests {
     #[test]
     fn carrying_forward_keeps_the_newest_whole_pairs_within_the_budget() {
         let pairs: Vec<_> = (1..=4).map(|i| (format!("u{i}"), "a".repeat(8))).collect();
-        let (kept, total) = carry_forward(pairs.clone(), 100);
-        assert_eq!((kept.len(), total), (4, 4));
+        let (kept, counts) = carry_forward(pairs.clone(), 100);
+        assert_eq!(counts, (4, 4));
         assert_eq!(kept[0].user, "u1", "oldest first");
-        let (kept, total) = carry_forward(pairs, 25);
-        assert_eq!((kept.len(), total), (2, 4));
+        let (kept, counts) = carry_forward(pairs, 25);
+        assert_eq!(counts, (2, 4));
         assert_eq!([kept[0].user.as_str(), kept[1].user.as_str()], ["u3", "u4"]);
     }
 
