@@ -8,7 +8,9 @@
 //! only the final text and exits 0 even when the model API failed.
 //!
 //! Each turn starts one process: `initialize`, then `session/new` (or `session/load` to resume,
-//! whose replayed history is not re-emitted), one `session/prompt`, and stdin is closed.
+//! whose replayed history is not re-emitted; or `session/fork` when SOUL.md changed since the
+//! session started, as a loaded session keeps its first system prompt), one `session/prompt`,
+//! and stdin is closed.
 //!
 //! Approvals: Hermes asks (`session/request_permission`) only for commands its own check deems
 //! dangerous (`rm -rf`, …) and, in its default mode, for file edits; `approvals.mode: manual`
