@@ -32,6 +32,7 @@ impl Runtime for ScriptedRuntime {
             context_window: Some(200_000),
             history: HistoryMode::ClawbooTranscript,
             persona: PersonaDelivery::OwnSetup,
+            setup_change: clawboo_engine::runtimes::SetupChange::AppliedOnResume,
         }
     }
 

@@ -89,6 +89,7 @@ impl Setup {
             message: message.into(),
             persona: Some(SOUL.into()),
             resume_session: resume,
+            fork_session: false,
             transcript: Vec::new(),
             approval,
             program: Some(self.program.clone()),

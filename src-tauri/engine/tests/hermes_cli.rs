@@ -87,6 +87,7 @@ impl Setup {
             message: message.into(),
             persona: Some(PERSONA.into()),
             resume_session: resume,
+            fork_session: false,
             transcript: Vec::new(),
             approval,
             program: Some(self.program.clone()),

@@ -85,6 +85,7 @@ fn input(agent: Agent, workspace: &Path, message: &str, transcript: Vec<Transcri
         message: message.into(),
         persona: None,
         resume_session: None,
+        fork_session: false,
         transcript,
         program: None,
     }

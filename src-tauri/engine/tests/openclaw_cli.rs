@@ -148,6 +148,7 @@ fn input(s: &Setup, message: &str, approval: ApprovalPolicy, resume: Option<Stri
         message: message.into(),
         persona: None,
         resume_session: resume,
+        fork_session: false,
         transcript: Vec::new(),
         approval,
         program: Some(s.program.clone()),

@@ -3,6 +3,7 @@
 //! and published live; the reply is stored when the run ends.
 
 mod recorder;
+mod setup;
 mod store;
 mod types;
 
@@ -15,6 +16,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 pub use types::{ChatHistory, ChatMessage, ChatRole, RunEventRecord, RunStatus, RunSummary, SendOutcome};
 
 use self::recorder::Recorder;
+use self::setup::{Plan, SessionSetup};
 use self::store::Conversation;
 use crate::agents::{Agent, AgentFileName, Agents, RuntimeKind, PERSONA_BUDGET_CHARS};
 use crate::error::{Error, Result};
@@ -104,25 +106,33 @@ impl Chat {
         })?;
         let capabilities = runtime.capabilities();
         let workspace = self.agents.workspaces().dir(&agent.id);
+        let soul = self.agents.read_file(&agent.id, AgentFileName::Soul.as_str())?.content;
+        let fingerprint = SessionSetup::default().with(setup::PERSONA, soul.as_str()).fingerprint();
         let persona = match capabilities.persona {
-            PersonaDelivery::SentByClawboo => {
-                Some(self.agents.read_file(&agent.id, AgentFileName::Soul.as_str())?.content)
-            }
+            PersonaDelivery::SentByClawboo => Some(soul),
             PersonaDelivery::OwnSetup => None,
         };
 
         let now = now_ms();
-        let (conversation, message, run, transcript) = self.store.write(|tx| {
+        let (conversation, message, run, transcript, plan) = self.store.write(|tx| {
             let conversation = store::conversation(tx, &agent.id, now)?;
-            let transcript = match capabilities.history {
-                HistoryMode::ClawbooTranscript => store::transcript(tx, &conversation)?,
-                HistoryMode::RuntimeSession => Vec::new(),
+            let resumable = conversation.session_id.is_some() && conversation.session_runtime == Some(agent.runtime);
+            let plan =
+                setup::plan(capabilities.setup_change, resumable, conversation.session_setup.as_deref(), &fingerprint);
+            let transcript = match (capabilities.history, &plan) {
+                (HistoryMode::ClawbooTranscript, _) | (_, Plan::Fresh { .. }) => store::transcript(tx, &conversation)?,
+                (HistoryMode::RuntimeSession, _) => Vec::new(),
             };
             let run = store::insert_run(tx, &conversation, agent.runtime, now)?;
             let message =
                 store::add_message(tx, &conversation, ChatRole::User, text, Some(&run.id), conversation.epoch, now)?;
-            Ok((conversation, message, run, transcript))
+            Ok((conversation, message, run, transcript, plan))
         })?;
+        let (transcript, carried) = match plan {
+            Plan::Fresh { .. } => setup::carry_forward(transcript, setup::CARRY_BUDGET_CHARS),
+            _ => (transcript.into_iter().map(|(user, assistant)| TranscriptTurn { user, assistant }).collect(), (0, 0)),
+        };
+        let setup_notice = setup::notice(crate::runtimes::detect::label(agent.runtime), &plan, carried);
 
         let (persona, persona_cut) = match persona {
             Some(soul) => {
@@ -140,8 +150,9 @@ impl Chat {
             resume_session: conversation
                 .session_id
                 .clone()
-                .filter(|_| conversation.session_runtime == Some(agent.runtime)),
-            transcript: transcript.into_iter().map(|(user, assistant)| TranscriptTurn { user, assistant }).collect(),
+                .filter(|_| matches!(plan, Plan::Resume | Plan::Fork { .. })),
+            fork_session: matches!(plan, Plan::Fork { .. }),
+            transcript,
             approval: agent.approval_policy,
             program,
             agent: agent.clone(),
@@ -163,8 +174,11 @@ impl Chat {
                     ),
                 });
             }
+            if let Some(message) = setup_notice {
+                recorder.record(RunEvent::Warning { message });
+            }
             let result = chat.drive(&conversation, input, runtime, cancel_rx, answers, &mut recorder).await;
-            chat.finish(&agent, &conversation, &summary, result, recorder);
+            chat.finish(&agent, &conversation, &fingerprint, &summary, result, recorder);
             chat.lock_active().remove(&agent.id);
             let _ = done_tx.send(true);
             chat.events.publish(EngineEvent::ChatChanged { agent_id: agent.id.clone() });
@@ -246,7 +260,7 @@ impl Chat {
                 message: "The runtime no longer had the earlier session; starting a fresh one.".into(),
             });
             let _ = self.store.write(|tx| store::set_session(tx, &conversation.id, None));
-            let fresh = TurnInput { resume_session: None, ..input };
+            let fresh = TurnInput { resume_session: None, fork_session: false, ..input };
             return self.run_once(fresh, runtime.as_ref(), cancel, &answers, recorder).await;
         }
         result
@@ -289,6 +303,7 @@ impl Chat {
         &self,
         agent: &Agent,
         conversation: &Conversation,
+        fingerprint: &str,
         run: &RunSummary,
         result: RunResult,
         mut recorder: Recorder,
@@ -307,7 +322,7 @@ impl Chat {
         let stored = self.store.write(|tx| {
             store::finish_run(tx, &run.id, status, result.message.as_deref(), now)?;
             if let Some(session) = &session {
-                store::set_session(tx, &conversation.id, Some((session, agent.runtime)))?;
+                store::set_session(tx, &conversation.id, Some((session, agent.runtime, fingerprint)))?;
             }
             if !reply.trim().is_empty() {
                 // Re-read the epoch: a /reset during the run must not pull this reply back in.

@@ -13,6 +13,8 @@ pub struct Conversation {
     pub agent_id: String,
     pub session_id: Option<String>,
     pub session_runtime: Option<RuntimeKind>,
+    /// The fingerprint of the setup `session_id` started with (see `super::setup`).
+    pub session_setup: Option<String>,
     pub epoch: i64,
 }
 
@@ -28,7 +30,7 @@ pub fn conversation(tx: &Transaction, agent_id: &str, now: i64) -> Result<Conver
 pub fn find_conversation(conn: &Connection, agent_id: &str) -> Result<Option<Conversation>> {
     Ok(conn
         .query_row(
-            "SELECT id, agent_id, session_id, session_runtime, epoch FROM conversations
+            "SELECT id, agent_id, session_id, session_runtime, epoch, session_setup FROM conversations
              WHERE agent_id = ?1 AND kind = 'direct'",
             [agent_id],
             |r| {
@@ -39,16 +41,18 @@ pub fn find_conversation(conn: &Connection, agent_id: &str) -> Result<Option<Con
                     session_id: r.get(2)?,
                     session_runtime: runtime.as_deref().and_then(RuntimeKind::parse),
                     epoch: r.get(4)?,
+                    session_setup: r.get(5)?,
                 })
             },
         )
         .optional()?)
 }
 
-pub fn set_session(tx: &Transaction, conversation_id: &str, session: Option<(&str, RuntimeKind)>) -> Result<()> {
+/// The runtime session the next turn resumes, with the fingerprint of the setup it has.
+pub fn set_session(tx: &Transaction, conversation_id: &str, session: Option<(&str, RuntimeKind, &str)>) -> Result<()> {
     tx.execute(
-        "UPDATE conversations SET session_id = ?2, session_runtime = ?3 WHERE id = ?1",
-        params![conversation_id, session.map(|s| s.0), session.map(|s| s.1.as_str())],
+        "UPDATE conversations SET session_id = ?2, session_runtime = ?3, session_setup = ?4 WHERE id = ?1",
+        params![conversation_id, session.map(|s| s.0), session.map(|s| s.1.as_str()), session.map(|s| s.2)],
     )?;
     Ok(())
 }
@@ -56,7 +60,8 @@ pub fn set_session(tx: &Transaction, conversation_id: &str, session: Option<(&st
 /// `/reset`: forget the runtime session and start a new transcript epoch.
 pub fn reset(tx: &Transaction, conversation_id: &str) -> Result<i64> {
     tx.execute(
-        "UPDATE conversations SET session_id = NULL, session_runtime = NULL, epoch = epoch + 1 WHERE id = ?1",
+        "UPDATE conversations SET session_id = NULL, session_runtime = NULL, session_setup = NULL, epoch = epoch + 1
+         WHERE id = ?1",
         [conversation_id],
     )?;
     Ok(tx.query_row("SELECT epoch FROM conversations WHERE id = ?1", [conversation_id], |r| r.get(0))?)

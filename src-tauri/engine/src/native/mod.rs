@@ -203,6 +203,7 @@ impl Runtime for NativeRuntime {
             context_window: Some(CONTEXT_WINDOW_TOKENS),
             history: HistoryMode::ClawbooTranscript,
             persona: PersonaDelivery::OwnSetup,
+            setup_change: crate::runtimes::SetupChange::AppliedOnResume,
         }
     }
 

@@ -42,6 +42,23 @@ pub enum PersonaDelivery {
     OwnSetup,
 }
 
+/// What a resumed runtime session does when the session setup (the persona now; later the
+/// rules, About you, membership) changed since the session started. The chat service keeps a
+/// fingerprint of the setup each session started with and decides by this, per runtime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetupChange {
+    /// Every turn is built from the setup of now, resumed or not: keep resuming (Claude Code
+    /// with its system-prompt snapshot off, OpenClaw, Native).
+    AppliedOnResume,
+    /// A resumed session keeps its start-time setup, but the runtime can branch it into a new
+    /// session that is built from the setup of now and keeps the whole history (Hermes'
+    /// `session/fork`). The turn gets [`TurnInput::fork_session`].
+    Fork,
+    /// A resumed session keeps its start-time setup: start a fresh session and carry the
+    /// conversation forward from Clawboo's store in [`TurnInput::transcript`] (Codex).
+    FreshSession,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Capabilities {
     pub streams_text: bool,
@@ -49,6 +66,7 @@ pub struct Capabilities {
     pub context_window: Option<u32>,
     pub history: HistoryMode,
     pub persona: PersonaDelivery,
+    pub setup_change: SetupChange,
 }
 
 /// What an agent may do without asking.
@@ -92,7 +110,12 @@ pub struct TurnInput {
     pub persona: Option<String>,
     /// The runtime session to continue, if the conversation has one.
     pub resume_session: Option<String>,
-    /// Earlier turns, for runtimes whose history Clawboo carries (Native).
+    /// Branch `resume_session` into a new session built from the setup of now, because the
+    /// setup changed since it started ([`SetupChange::Fork`]).
+    pub fork_session: bool,
+    /// Earlier turns Clawboo carries: every turn for runtimes whose history it keeps (Native);
+    /// for a session runtime, only when a fresh session must continue the conversation
+    /// ([`SetupChange::FreshSession`]).
     pub transcript: Vec<TranscriptTurn>,
     pub approval: ApprovalPolicy,
     /// The CLI to start, as located by detection (None for Native).

@@ -171,6 +171,7 @@ impl Runtime for ClaudeCodeRuntime {
             context_window: Some(200_000),
             history: HistoryMode::RuntimeSession,
             persona: PersonaDelivery::SentByClawboo,
+            setup_change: super::SetupChange::AppliedOnResume,
         }
     }
 

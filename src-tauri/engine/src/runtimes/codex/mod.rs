@@ -8,8 +8,9 @@
 //! The model endpoint is a custom provider in `$CODEX_HOME/config.toml` (Codex ignores
 //! `OPENAI_BASE_URL`); the key travels in an environment variable named by `env_key`, never
 //! in the file. The persona goes in the thread's `developerInstructions`: Codex sends it as a
-//! developer message once per request and replaces it (rather than adding a copy) when the
-//! thread is resumed with it again.
+//! developer message once per request. A resumed thread keeps the instructions it started
+//! with, so after an edit of SOUL.md the chat service starts a fresh thread that carries the
+//! conversation forward (`SetupChange::FreshSession`; see `protocol`).
 
 mod config;
 mod items;
@@ -139,7 +140,8 @@ impl CodexRuntime {
             sandbox,
             developer_instructions: input.persona.clone().filter(|p| !p.trim().is_empty()),
         };
-        let protocol = AppServerProtocol::new(setup, input.resume_session.clone(), input.message.clone());
+        let protocol = AppServerProtocol::new(setup, input.resume_session.clone(), input.message.clone())
+            .carrying(input.transcript.clone());
         Ok((spec, protocol))
     }
 }
@@ -165,6 +167,7 @@ impl Runtime for CodexRuntime {
             context_window: None,
             history: HistoryMode::RuntimeSession,
             persona: PersonaDelivery::SentByClawboo,
+            setup_change: super::SetupChange::FreshSession,
         }
     }
 

@@ -2,6 +2,12 @@
 //! one JSON object per line. initialize → initialized → thread/start (or thread/resume) →
 //! turn/start, then notifications until `turn/completed`, when stdin is closed and the server
 //! exits. Approval requests become [`Step::Ask`]; cancel is `turn/interrupt`.
+//!
+//! A fresh thread that continues a conversation (the persona changed, and a resumed thread
+//! keeps its start-time developer instructions: neither `thread/resume` nor `thread/fork` with
+//! new `developerInstructions` replaces them, and a turn's `collaborationMode` adds a second
+//! developer message beside the old one; verified on 0.171.0) gets the earlier messages
+//! through `thread/inject_items` before its first turn: they become the thread's own history.
 
 use std::collections::{HashMap, HashSet};
 
@@ -11,11 +17,12 @@ use super::items;
 use super::text::{clip, last_line, usage};
 use crate::runtimes::process::ExitInfo;
 use crate::runtimes::supervise::{Step, StreamProtocol};
-use crate::runtimes::{PermissionAnswer, RunEvent, RunResult};
+use crate::runtimes::{PermissionAnswer, RunEvent, RunResult, TranscriptTurn};
 
 const INITIALIZE: u64 = 1;
 const THREAD: u64 = 2;
 const TURN: u64 = 3;
+const INJECT: u64 = 4;
 
 /// Notifications that carry nothing a run's events need.
 const QUIET: &[&str] = &[
@@ -75,6 +82,8 @@ pub struct AppServerProtocol {
     setup: ThreadSetup,
     resume: Option<String>,
     message: String,
+    /// Earlier messages a fresh thread starts with (see the module's note).
+    carried: Vec<TranscriptTurn>,
     next_id: u64,
     thread_id: Option<String>,
     turn_id: Option<String>,
@@ -94,7 +103,8 @@ impl AppServerProtocol {
             setup,
             resume,
             message,
-            next_id: TURN + 1,
+            carried: Vec::new(),
+            next_id: INJECT + 1,
             thread_id: None,
             turn_id: None,
             approvals: HashMap::new(),
@@ -103,6 +113,31 @@ impl AppServerProtocol {
             last_error: None,
             ending: None,
         }
+    }
+
+    /// Earlier messages for a fresh thread to start with; ignored when resuming.
+    pub fn carrying(mut self, carried: Vec<TranscriptTurn>) -> Self {
+        self.carried = carried;
+        self
+    }
+
+    /// The carried messages as Responses API items, oldest first.
+    fn carried_items(&self) -> Vec<Value> {
+        let item = |role: &str, kind: &str, text: &str| json!({"type": "message", "role": role, "content": [{"type": kind, "text": text}]});
+        self.carried
+            .iter()
+            .flat_map(|turn| {
+                [item("user", "input_text", &turn.user), item("assistant", "output_text", &turn.assistant)]
+            })
+            .collect()
+    }
+
+    /// The thread is ready: report it as the session and start the turn.
+    fn start_turn(&mut self, out: &mut Vec<Step>) {
+        let Some(thread_id) = self.thread_id.clone() else { return };
+        out.push(Step::Emit(RunEvent::SessionStarted { session_id: thread_id.clone() }));
+        let params = json!({"threadId": thread_id, "input": [{"type": "text", "text": self.message}]});
+        out.push(Step::Send(json!({"id": TURN, "method": "turn/start", "params": params}).to_string()));
     }
 
     fn thread_request(&self) -> String {
@@ -131,6 +166,7 @@ impl AppServerProtocol {
             let text = error["message"].as_str().unwrap_or("Codex refused the request.").to_owned();
             match id {
                 Some(INITIALIZE | TURN) => self.refuse(text, false, out),
+                Some(INJECT) => self.refuse(format!("Codex did not take the earlier conversation: {text}"), false, out),
                 Some(THREAD) => {
                     // The server's words for a thread id it has no record of.
                     let missing = self.resume.is_some() && text.contains("no rollout found");
@@ -149,12 +185,18 @@ impl AppServerProtocol {
             Some(THREAD) => match result["thread"]["id"].as_str() {
                 Some(thread_id) => {
                     self.thread_id = Some(thread_id.to_owned());
-                    out.push(Step::Emit(RunEvent::SessionStarted { session_id: thread_id.to_owned() }));
-                    let params = json!({"threadId": thread_id, "input": [{"type": "text", "text": self.message}]});
-                    out.push(Step::Send(json!({"id": TURN, "method": "turn/start", "params": params}).to_string()));
+                    if self.resume.is_none() && !self.carried.is_empty() {
+                        // The thread becomes the session only once it holds the conversation.
+                        let params = json!({"threadId": thread_id, "items": self.carried_items()});
+                        let request = json!({"id": INJECT, "method": "thread/inject_items", "params": params});
+                        out.push(Step::Send(request.to_string()));
+                    } else {
+                        self.start_turn(out);
+                    }
                 }
                 None => self.refuse("Codex started no thread.".to_owned(), false, out),
             },
+            Some(INJECT) => self.start_turn(out),
             Some(TURN) => {
                 if let Some(turn_id) = result["turn"]["id"].as_str() {
                     self.turn_id.get_or_insert_with(|| turn_id.to_owned());

@@ -202,3 +202,54 @@ fn messages_without_deltas_and_reads_are_handled() {
     p.on_permission("a", PermissionAnswer { allow: false }, &mut out);
     assert_eq!(sent(&out[0]), json!({"id": "a", "result": {"decision": "decline"}}));
 }
+
+#[test]
+fn a_fresh_thread_takes_the_carried_conversation_before_its_turn() {
+    let carried =
+        vec![crate::runtimes::TranscriptTurn { user: "Earlier question".into(), assistant: "Earlier answer".into() }];
+    let mut p = protocol(None).carrying(carried);
+    p.opening();
+    let init = r#"{"id":1,"result":{"userAgent":"codex"}}"#;
+    let thread = format!(r#"{{"id":2,"result":{{"thread":{{"id":"{THREAD}"}}}}}}"#);
+    let steps = feed(&mut p, &format!("{init}\n{thread}"));
+    let inject = sent(steps.last().unwrap());
+    assert_eq!(inject["method"], "thread/inject_items");
+    assert_eq!(
+        inject["params"],
+        json!({"threadId": THREAD, "items": [
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Earlier question"}]},
+            {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Earlier answer"}]},
+        ]})
+    );
+    assert!(
+        !steps.iter().any(|s| matches!(s, Step::Emit(RunEvent::SessionStarted { .. }))),
+        "the thread is the session only once it holds the conversation"
+    );
+    let steps = feed(&mut p, r#"{"id":4,"result":{}}"#);
+    assert_eq!(steps[0], Step::Emit(RunEvent::SessionStarted { session_id: THREAD.into() }));
+    assert_eq!(sent(&steps[1])["method"], "turn/start");
+}
+
+#[test]
+fn a_refused_injection_fails_the_turn_before_it_starts() {
+    let carried = vec![crate::runtimes::TranscriptTurn { user: "q".into(), assistant: "a".into() }];
+    let mut p = protocol(None).carrying(carried);
+    p.opening();
+    let thread = format!(r#"{{"id":2,"result":{{"thread":{{"id":"{THREAD}"}}}}}}"#);
+    feed(&mut p, &format!("{{\"id\":1,\"result\":{{}}}}\n{thread}"));
+    let steps = feed(&mut p, r#"{"id":4,"error":{"code":-32600,"message":"unknown method"}}"#);
+    assert_eq!(steps.last(), Some(&Step::EndInput));
+    let result = p.finish(EXIT_OK, "");
+    assert_eq!(result.outcome, RunOutcome::Failed);
+    assert_eq!(result.message.as_deref(), Some("Codex did not take the earlier conversation: unknown method"));
+}
+
+#[test]
+fn a_resumed_thread_ignores_carried_messages() {
+    let carried = vec![crate::runtimes::TranscriptTurn { user: "q".into(), assistant: "a".into() }];
+    let mut p = protocol(Some(THREAD)).carrying(carried);
+    p.opening();
+    let thread = format!(r#"{{"id":2,"result":{{"thread":{{"id":"{THREAD}"}}}}}}"#);
+    let steps = feed(&mut p, &format!("{{\"id\":1,\"result\":{{}}}}\n{thread}"));
+    assert_eq!(sent(steps.last().unwrap())["method"], "turn/start");
+}

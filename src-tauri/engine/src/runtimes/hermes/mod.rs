@@ -8,7 +8,9 @@
 //! only the final text and exits 0 even when the model API failed.
 //!
 //! Each turn starts one process: `initialize`, then `session/new` (or `session/load` to resume,
-//! whose replayed history is not re-emitted), one `session/prompt`, and stdin is closed.
+//! whose replayed history is not re-emitted; or `session/fork` when SOUL.md changed since the
+//! session started, as a loaded session keeps its first system prompt), one `session/prompt`,
+//! and stdin is closed.
 //!
 //! Approvals: Hermes asks (`session/request_permission`) only for commands its own check deems
 //! dangerous (`rm -rf`, …) and, in its default mode, for file edits; `approvals.mode: manual`
@@ -144,6 +146,7 @@ impl Runtime for HermesRuntime {
             context_window: None,
             history: HistoryMode::RuntimeSession,
             persona: PersonaDelivery::SentByClawboo,
+            setup_change: super::SetupChange::Fork,
         }
     }
 
@@ -155,7 +158,8 @@ impl Runtime for HermesRuntime {
         Box::pin(async move {
             let spec = self.prepare(&input)?;
             let protocol =
-                AcpProtocol::new(path_str(&input.workspace), input.message.clone(), input.resume_session.clone());
+                AcpProtocol::new(path_str(&input.workspace), input.message.clone(), input.resume_session.clone())
+                    .forking(input.fork_session);
             supervise(self.spawner.as_ref(), &spec, Box::new(protocol), channels, input.approval, self.timeouts).await
         })
     }

@@ -1,5 +1,11 @@
 //! The client side of Hermes' Agent Client Protocol (JSON-RPC 2.0, one message a line):
 //! `initialize`, `session/new` or `session/load`, one `session/prompt`, then stdin is closed.
+//!
+//! A loaded session keeps the system prompt it was first built with (Hermes stores it per
+//! session and reuses it verbatim), so a changed SOUL.md would not reach it. `session/fork`
+//! instead copies the history into a new session that has no stored prompt: its first prompt
+//! builds one from the files of now. Verified on 0.19.0: the forked turn's request carries
+//! the new persona and not the old, and the whole history.
 //! OpenClaw's `openclaw acp` bridge is driven with it too (see `AcpProtocol::for_agent`).
 
 use std::collections::HashMap;
@@ -23,6 +29,8 @@ enum Phase {
     Initializing,
     /// `session/new` sent.
     Creating,
+    /// `session/fork` sent: the answer names the new session.
+    Forking,
     /// `session/load` sent: the updates that arrive now replay history and are not new.
     Loading,
     Prompting,
@@ -39,6 +47,8 @@ pub struct AcpProtocol {
     cwd: String,
     message: String,
     resume: Option<String>,
+    /// Branch `resume` with `session/fork` rather than load it.
+    fork: bool,
     phase: Phase,
     session_id: Option<String>,
     /// The reply text of this turn, kept to report Hermes' error text on failure.
@@ -58,6 +68,7 @@ impl AcpProtocol {
             cwd,
             message,
             resume,
+            fork: false,
             phase: Phase::Initializing,
             session_id: None,
             turn_text: String::new(),
@@ -73,6 +84,12 @@ impl AcpProtocol {
     pub fn for_agent(mut self, label: &'static str, end_turn_needs_usage: bool) -> Self {
         self.label = label;
         self.end_turn_needs_usage = end_turn_needs_usage;
+        self
+    }
+
+    /// Continues `resume` in a new session forked from it (the setup changed since it started).
+    pub fn forking(mut self, fork: bool) -> Self {
+        self.fork = fork;
         self
     }
 
@@ -96,11 +113,16 @@ impl AcpProtocol {
         let result = msg.get("result").cloned().unwrap_or(Value::Null);
         match (id, self.phase) {
             (INITIALIZE_ID, Phase::Initializing) => {
-                let (method, params) = match &self.resume {
-                    Some(id) => ("session/load", json!({"sessionId": id, "cwd": self.cwd, "mcpServers": []})),
-                    None => ("session/new", json!({"cwd": self.cwd, "mcpServers": []})),
+                let (method, phase, params) = match &self.resume {
+                    Some(id) if self.fork => {
+                        ("session/fork", Phase::Forking, json!({"sessionId": id, "cwd": self.cwd, "mcpServers": []}))
+                    }
+                    Some(id) => {
+                        ("session/load", Phase::Loading, json!({"sessionId": id, "cwd": self.cwd, "mcpServers": []}))
+                    }
+                    None => ("session/new", Phase::Creating, json!({"cwd": self.cwd, "mcpServers": []})),
                 };
-                self.phase = if self.resume.is_some() { Phase::Loading } else { Phase::Creating };
+                self.phase = phase;
                 out.push(Step::Send(request(SESSION_ID, method, params)));
             }
             (SESSION_ID, Phase::Creating) => match result.get("sessionId").and_then(Value::as_str) {
@@ -112,6 +134,14 @@ impl AcpProtocol {
                     RunResult::failed(format!("{} started no session (no sessionId in its answer).", self.label)),
                     out,
                 ),
+            },
+            // Forking an unknown session answers with an empty id.
+            (SESSION_ID, Phase::Forking) => match result.get("sessionId").and_then(Value::as_str) {
+                Some(id) if !id.is_empty() => {
+                    self.session_id = Some(id.to_owned());
+                    self.prompt(out);
+                }
+                _ => self.session_missing(out),
             },
             (SESSION_ID, Phase::Loading) => {
                 // A loaded session answers with its models and modes; an unknown one with `{}`.

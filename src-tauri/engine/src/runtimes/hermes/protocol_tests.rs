@@ -225,3 +225,32 @@ fn cancel_sends_session_cancel_while_prompting() {
     assert_eq!(steps, vec![Step::EndInput]);
     assert_eq!(p.finish(OK, "").outcome, RunOutcome::Cancelled);
 }
+
+#[test]
+fn a_changed_setup_forks_the_session_and_prompts_the_fork() {
+    let mut p = protocol(Some("old-session")).forking(true);
+    p.opening();
+    let steps = feed(&mut p, r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1}}"#);
+    let fork = &sent(&steps)[0];
+    assert_eq!(fork["method"], "session/fork");
+    assert_eq!(fork["params"]["sessionId"], "old-session");
+    // As Hermes 0.19.0 answers: the new id, its models and modes; no history replay.
+    let steps = feed(
+        &mut p,
+        r#"{"jsonrpc":"2.0","id":2,"result":{"sessionId":"forked-session","models":{"currentModelId":"m"},"modes":null}}"#,
+    );
+    assert_eq!(events(&steps), vec![RunEvent::SessionStarted { session_id: "forked-session".into() }]);
+    let prompt = &sent(&steps)[0];
+    assert_eq!(prompt["method"], "session/prompt");
+    assert_eq!(prompt["params"]["sessionId"], "forked-session");
+}
+
+#[test]
+fn forking_a_session_hermes_no_longer_has_reports_it_missing() {
+    let mut p = protocol(Some("gone")).forking(true);
+    p.opening();
+    feed(&mut p, r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1}}"#);
+    let steps = feed(&mut p, r#"{"jsonrpc":"2.0","id":2,"result":{"sessionId":"","models":null,"modes":null}}"#);
+    assert_eq!(steps, vec![Step::EndInput]);
+    assert!(p.finish(OK, "").session_missing);
+}

@@ -242,6 +242,7 @@ impl Runtime for OpenclawRuntime {
             context_window: None,
             history: HistoryMode::RuntimeSession,
             persona: PersonaDelivery::OwnSetup,
+            setup_change: super::SetupChange::AppliedOnResume,
         }
     }
 

@@ -1,0 +1,212 @@
+//! The chat service's side of "edits always apply", over real SQLite with a scripted runtime:
+//! what a turn hands the runtime when SOUL.md changed since its session started, by the
+//! runtime's `SetupChange`, what the activity says, and that the fingerprint survives a
+//! restart and is cleared by /reset. The real CLIs are driven in `edits_apply.rs`.
+
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use clawboo_engine::agents::{NewAgent, RuntimeKind};
+use clawboo_engine::chat::{RunStatus, RunSummary};
+use clawboo_engine::runtimes::{
+    ApprovalPolicy, Capabilities, HistoryMode, PersonaDelivery, RunChannels, RunEvent, RunResult, Runtime, SetupChange,
+    TurnInput,
+};
+use clawboo_engine::{Engine, EngineConfig};
+use clawboo_testkit::{wait_for, TempDataDir};
+
+/// A runtime that keeps its sessions (`session-N`) and answers "fail" with a failure before any
+/// session. It stands in for the Native adapter, which needs no program to be found.
+struct Scripted {
+    change: SetupChange,
+    inputs: Mutex<Vec<TurnInput>>,
+}
+
+impl Runtime for Scripted {
+    fn kind(&self) -> RuntimeKind {
+        RuntimeKind::Native
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            streams_text: true,
+            context_window: None,
+            history: HistoryMode::RuntimeSession,
+            persona: PersonaDelivery::SentByClawboo,
+            setup_change: self.change,
+        }
+    }
+
+    fn run(
+        &self,
+        input: TurnInput,
+        channels: RunChannels,
+    ) -> Pin<Box<dyn std::future::Future<Output = clawboo_engine::Result<RunResult>> + Send + '_>> {
+        let mut inputs = self.inputs.lock().unwrap();
+        inputs.push(input.clone());
+        let session = match &input.resume_session {
+            Some(resumed) if !input.fork_session => resumed.clone(),
+            _ => format!("session-{}", inputs.len()),
+        };
+        Box::pin(async move {
+            if input.message == "fail" {
+                return Ok(RunResult::failed("the model said no"));
+            }
+            channels.emit(RunEvent::SessionStarted { session_id: session });
+            channels.emit(RunEvent::TextDelta { text: format!("reply to {}", input.message) });
+            Ok(RunResult::succeeded())
+        })
+    }
+}
+
+struct Fixture {
+    dir: TempDataDir,
+    engine: Engine,
+    runtime: Arc<Scripted>,
+    agent_id: String,
+}
+
+fn open(dir: TempDataDir, change: SetupChange, agent_id: Option<String>) -> Fixture {
+    let runtime = Arc::new(Scripted { change, inputs: Mutex::default() });
+    let engine = Engine::open_with(EngineConfig::for_dir(dir.path().into()), vec![runtime.clone()]).unwrap();
+    let agent_id = agent_id.unwrap_or_else(|| {
+        let agent = NewAgent {
+            name: "Pip".into(),
+            handle: "pip".into(),
+            description: String::new(),
+            tint: "#336699".into(),
+            runtime: RuntimeKind::Native,
+            model: String::new(),
+            approval_policy: ApprovalPolicy::Ask,
+            provider: None,
+        };
+        engine.agents().create(agent).unwrap().id
+    });
+    Fixture { dir, engine, runtime, agent_id }
+}
+
+impl Fixture {
+    fn soul(&self, text: &str) {
+        self.engine.agents().write_file(&self.agent_id, "SOUL.md", text).unwrap();
+    }
+
+    fn turn(&self, text: &str) -> (RunSummary, Vec<String>) {
+        let run = self.engine.chat().send(&self.agent_id, text).unwrap().run.unwrap();
+        let done = wait_for("the run to finish", Duration::from_secs(10), || {
+            let history = self.engine.chat().history(&self.agent_id).unwrap();
+            history.runs.into_iter().find(|r| r.id == run.id && r.status != RunStatus::Running)
+        });
+        let warnings = self
+            .engine
+            .chat()
+            .run_activity(&run.id)
+            .unwrap()
+            .into_iter()
+            .filter_map(|r| match r.event {
+                RunEvent::Warning { message } => Some(message),
+                _ => None,
+            })
+            .collect();
+        (done, warnings)
+    }
+
+    fn input(&self, turn: usize) -> TurnInput {
+        self.runtime.inputs.lock().unwrap()[turn - 1].clone()
+    }
+}
+
+fn two_turns_then_an_edit(change: SetupChange) -> (Fixture, Vec<String>) {
+    let f = open(TempDataDir::new(), change, None);
+    f.soul("You are Pip. OLD");
+    f.turn("one");
+    let (_, warnings) = f.turn("two");
+    assert!(warnings.is_empty());
+    assert_eq!(f.input(2).resume_session.as_deref(), Some("session-1"));
+    f.soul("You are Pip. NEW");
+    let (_, warnings) = f.turn("three");
+    assert_eq!(f.input(3).persona.as_deref(), Some("You are Pip. NEW"));
+    (f, warnings)
+}
+
+#[test]
+fn a_runtime_that_keeps_its_setup_gets_a_fresh_session_with_the_conversation() {
+    let (f, warnings) = two_turns_then_an_edit(SetupChange::FreshSession);
+    let third = f.input(3);
+    assert_eq!(third.resume_session, None);
+    assert!(!third.fork_session);
+    let carried: Vec<_> = third.transcript.iter().map(|t| (t.user.as_str(), t.assistant.as_str())).collect();
+    assert_eq!(carried, [("one", "reply to one"), ("two", "reply to two")]);
+    assert_eq!(third.message, "three", "the message goes as typed");
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].starts_with("SOUL.md changed since this Native"), "{warnings:?}");
+    assert!(
+        warnings[0].ends_with(
+            "session started: started a fresh session carrying the conversation forward (4 earlier messages)."
+        ),
+        "{warnings:?}"
+    );
+    let (_, warnings) = f.turn("four");
+    assert!(warnings.is_empty());
+    assert_eq!(f.input(4).resume_session.as_deref(), Some("session-3"), "the fresh session is resumed");
+    assert!(f.input(4).transcript.is_empty());
+}
+
+#[test]
+fn a_runtime_that_can_fork_branches_the_session() {
+    let (f, warnings) = two_turns_then_an_edit(SetupChange::Fork);
+    let third = f.input(3);
+    assert_eq!(third.resume_session.as_deref(), Some("session-1"));
+    assert!(third.fork_session);
+    assert!(third.transcript.is_empty(), "the fork keeps its own history");
+    assert_eq!(warnings.len(), 1);
+    assert!(warnings[0].contains("session started: continued in a new session branched from it"), "{warnings:?}");
+    f.turn("four");
+    assert_eq!(f.input(4).resume_session.as_deref(), Some("session-3"), "the fork is resumed");
+    assert!(!f.input(4).fork_session);
+}
+
+#[test]
+fn a_runtime_that_applies_edits_keeps_resuming() {
+    let (f, warnings) = two_turns_then_an_edit(SetupChange::AppliedOnResume);
+    assert!(warnings.is_empty());
+    assert_eq!(f.input(3).resume_session.as_deref(), Some("session-1"));
+    assert!(!f.input(3).fork_session && f.input(3).transcript.is_empty());
+}
+
+#[test]
+fn a_turn_that_failed_before_its_session_leaves_the_edit_pending() {
+    let f = open(TempDataDir::new(), SetupChange::FreshSession, None);
+    f.soul("OLD");
+    f.turn("one");
+    f.soul("NEW");
+    let (run, warnings) = f.turn("fail");
+    assert_eq!(run.status, RunStatus::Failed);
+    assert_eq!(warnings.len(), 1);
+    let (_, warnings) = f.turn("again");
+    assert_eq!(warnings.len(), 1, "the old session is still not resumed: {warnings:?}");
+    assert_eq!(f.input(3).resume_session, None);
+    assert_eq!(f.input(3).transcript.len(), 1, "the failed message had no reply and is not carried");
+}
+
+#[test]
+fn the_fingerprint_survives_a_restart_and_reset_clears_it() {
+    let f = open(TempDataDir::new(), SetupChange::FreshSession, None);
+    f.soul("OLD");
+    f.turn("one");
+    let Fixture { dir, engine, agent_id, .. } = f;
+    drop(engine);
+
+    let f = open(dir, SetupChange::FreshSession, Some(agent_id));
+    f.soul("NEW");
+    let (_, warnings) = f.turn("two");
+    assert_eq!(warnings.len(), 1, "the edit made while closed is seen after reopening");
+
+    f.soul("NEWER");
+    f.engine.chat().send(&f.agent_id, "/reset").unwrap();
+    let (_, warnings) = f.turn("three");
+    assert!(warnings.is_empty(), "after /reset a new session starts anyway: nothing to say");
+    assert_eq!(f.input(2).resume_session, None);
+    assert!(f.input(2).transcript.is_empty());
+    let _ = &f.dir;
+}
