@@ -111,6 +111,7 @@ fn agent(provider: Option<Provider>) -> Agent {
         provider,
         created_at: 0,
         updated_at: 0,
+        openclaw_gateway_url: None,
     }
 }
 

@@ -17,6 +17,11 @@ pub struct Migration {
 pub const MIGRATIONS: &[Migration] = &[
     Migration { version: 1, name: "agents and settings", sql: include_str!("migrations/0001_agents.sql") },
     Migration { version: 2, name: "chats, runs and run events", sql: include_str!("migrations/0002_chat.sql") },
+    Migration {
+        version: 5,
+        name: "an OpenClaw agent's existing Gateway",
+        sql: include_str!("migrations/0005_openclaw_gateway.sql"),
+    },
 ];
 
 pub fn schema_version(conn: &Connection) -> Result<u32> {

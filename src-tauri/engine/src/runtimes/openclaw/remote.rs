@@ -1,0 +1,206 @@
+//! Turns on a Gateway the user already runs (on this machine or another), set as the agent's
+//! `openclaw_gateway_url` with its token in the keychain. Clawboo neither starts nor stops that
+//! Gateway: each turn only runs the `openclaw acp` bridge against it.
+//!
+//! The token reaches the bridge in its environment (`OPENCLAW_GATEWAY_URL` +
+//! `OPENCLAW_GATEWAY_TOKEN`), never on its command line (`--token` shows in process lists) and
+//! never on disk (`--token-file` would leave it in a file for as long as the agent exists). The
+//! bridge runs no tools (the Gateway does, in its own processes), so nothing an agent runs
+//! inherits that environment. OpenClaw 2026.9.6 takes the environment's token only together
+//! with the environment's URL: with `--url` it ignores `OPENCLAW_GATEWAY_TOKEN`.
+//!
+//! What is not available here: OpenClaw's transcript lives on that Gateway's machine, so the
+//! turn's token usage and the model's error details cannot be read back (a note in the
+//! activity says so); and the persona, model and tools are that Gateway's own.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::config::Layout;
+use super::{node, OpenclawAcp, OpenclawRuntime, QUIET_ENV};
+use crate::agents::gateway::normalise_gateway_url;
+use crate::agents::RuntimeKind;
+use crate::error::{Error, Result};
+use crate::runtimes::home::INHERITED_ENV;
+use crate::runtimes::process::CommandSpec;
+use crate::runtimes::supervise::supervise;
+use crate::runtimes::{RunChannels, RunEvent, RunOutcome, RunResult, TurnInput};
+
+/// How long the Gateway's port may take to accept a connection before the turn gives up.
+const REACH_WITHIN: Duration = Duration::from_secs(5);
+
+/// Where a Gateway's token comes from (the keychain, in the app).
+pub trait GatewayTokens: Send + Sync {
+    fn gateway_token(&self, agent_id: &str) -> Result<Option<String>>;
+}
+
+impl GatewayTokens for crate::secrets::Secrets {
+    fn gateway_token(&self, agent_id: &str) -> Result<Option<String>> {
+        crate::secrets::Secrets::gateway_token(self, agent_id)
+    }
+}
+
+/// The bridge's own small state (its config and logs), apart from the state of the Gateway
+/// Clawboo runs for the agent when no existing one is set.
+pub fn bridge_layout(openclaw_home: &Path) -> Layout {
+    Layout::new(&openclaw_home.join("existing-gateway"))
+}
+
+impl OpenclawRuntime {
+    pub(super) async fn run_on_existing_gateway(
+        &self,
+        input: TurnInput,
+        channels: RunChannels,
+        url: &str,
+    ) -> Result<RunResult> {
+        let program = input
+            .program
+            .clone()
+            .ok_or_else(|| Error::RuntimeNotFound("OpenClaw (`openclaw`) is not installed or was not found.".into()))?;
+        // The stored URL is input like any other: checked again before a token is sent to it.
+        let url = normalise_gateway_url(url)?;
+        let token = match &self.gateway_tokens {
+            Some(tokens) => tokens.gateway_token(&input.agent.id)?,
+            None => None,
+        }
+        .ok_or_else(|| {
+            Error::InvalidInput(format!(
+                "No token is saved for the OpenClaw Gateway at {url}. Enter it in the agent's profile \
+                 (Gateway: An existing Gateway)."
+            ))
+        })?;
+        let openclaw_home = input.homes.home(RuntimeKind::Openclaw)?;
+        // A Gateway Clawboo started for this agent before it was pointed elsewhere is not needed.
+        self.gateways.stop(&openclaw_home);
+        let layout = bridge_layout(&openclaw_home);
+        for dir in [&layout.state, &layout.home] {
+            std::fs::create_dir_all(dir).map_err(|e| Error::io(format!("Cannot create {}", dir.display()), e))?;
+        }
+        let config = json!({ "logging": { "file": layout.log }, "update": { "checkOnStart": false } });
+        crate::agents::atomic_write(&layout.config, config.to_string().as_bytes())?;
+
+        let path = |p: &Path| p.to_string_lossy().into_owned();
+        let mut env: Vec<(String, String)> = vec![
+            ("HOME".into(), path(&layout.home)),
+            ("OPENCLAW_STATE_DIR".into(), path(&layout.state)),
+            ("OPENCLAW_CONFIG_PATH".into(), path(&layout.config)),
+            ("TMPDIR".into(), path(&input.homes.tmp()?)),
+        ];
+        env.extend(QUIET_ENV.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
+        env.extend(self.env.iter().cloned());
+        // Last, so nothing inherited or configured can redirect the token.
+        env.push(("OPENCLAW_GATEWAY_URL".into(), url.clone()));
+        env.push(("OPENCLAW_GATEWAY_TOKEN".into(), token));
+        let bridge = CommandSpec {
+            program,
+            args: vec!["acp".into(), "--no-prefix-cwd".into()],
+            inherit_env: INHERITED_ENV.iter().map(|s| (*s).to_owned()).collect(),
+            cwd: input.workspace.clone(),
+            piped_stdin: true,
+            env,
+        };
+
+        let path_var = bridge.env.iter().rev().find(|(k, _)| k == "PATH").map(|(_, v)| v.into());
+        if let Some(problem) = node::node_problem(path_var.or_else(|| std::env::var_os("PATH")).as_deref()).await {
+            return Err(Error::RuntimeFailed(problem));
+        }
+        reachable(&url).await?;
+        channels.emit(RunEvent::Warning {
+            message: format!(
+                "This agent runs on the OpenClaw Gateway at {url}, which Clawboo neither starts nor stops. \
+                 Token usage and model error details stay on that Gateway; its persona, model and tools are its own."
+            ),
+        });
+        let protocol = OpenclawAcp::new(
+            input.workspace.to_string_lossy().into_owned(),
+            input.message.clone(),
+            input.resume_session.clone(),
+            None,
+            None,
+        );
+        let result =
+            supervise(self.spawner.as_ref(), &bridge, Box::new(protocol), channels, input.approval, self.timeouts)
+                .await?;
+        Ok(explain_failure(result, &url))
+    }
+}
+
+/// Fails fast, with the fix, when nothing listens at the Gateway's address (the bridge would
+/// take ~6–13 s to say so).
+async fn reachable(url: &str) -> Result<()> {
+    let parsed = reqwest::Url::parse(url).map_err(|e| Error::InvalidInput(format!("{url}: {e}")))?;
+    let host = parsed.host_str().unwrap_or_default().trim_start_matches('[').trim_end_matches(']').to_owned();
+    let port = parsed.port_or_known_default().unwrap_or(80);
+    let unreachable = |why: String| {
+        Error::RuntimeFailed(format!(
+            "The OpenClaw Gateway at {url} cannot be reached ({why}). Start it (openclaw gateway run) on that \
+             machine, or fix the address in the agent's profile."
+        ))
+    };
+    match tokio::time::timeout(REACH_WITHIN, tokio::net::TcpStream::connect((host.as_str(), port))).await {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(e)) => Err(unreachable(e.to_string())),
+        Err(_) => Err(unreachable(format!("no answer within {} s", REACH_WITHIN.as_secs()))),
+    }
+}
+
+/// Rewrites the bridge's own words for a refused token or a lost connection into what to do.
+fn explain_failure(result: RunResult, url: &str) -> RunResult {
+    if result.outcome != RunOutcome::Failed {
+        return result;
+    }
+    let said = result.message.clone().unwrap_or_default();
+    let lower = said.to_lowercase();
+    let refused = ["unauthorized", "token mismatch", "token missing"].iter().any(|w| lower.contains(w));
+    let lost = ["econnrefused", "econnreset", "socket hang up", "gateway closed"].iter().any(|w| lower.contains(w));
+    let fix = if refused {
+        format!(
+            "The OpenClaw Gateway at {url} refused the token. Enter the Gateway's token (gateway.auth.token in its \
+             openclaw.json, or the --token it was started with) in the agent's profile."
+        )
+    } else if lost {
+        format!(
+            "The connection to the OpenClaw Gateway at {url} was lost. Check that it is running, then send the \
+             message again."
+        )
+    } else if lower.contains("security error") {
+        format!("OpenClaw refused to send the token to {url} unencrypted. Use a wss:// address.")
+    } else {
+        return result;
+    };
+    RunResult { message: Some(format!("{fix}\n{said}")), ..result }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refused_token_is_explained_with_the_fix() {
+        let bridge = RunResult::failed(
+            "OpenClaw stopped (exit code 1) before the turn finished.\nACP bridge failed: unauthorized: gateway token \
+             mismatch (use this gateway's gateway.auth.token or pair the device)",
+        );
+        let explained = explain_failure(bridge, "ws://127.0.0.1:1");
+        let message = explained.message.unwrap();
+        assert!(message.starts_with("The OpenClaw Gateway at ws://127.0.0.1:1 refused the token."), "{message}");
+        assert!(message.contains("gateway token mismatch"), "OpenClaw's own words are kept");
+        let fine = explain_failure(RunResult::succeeded(), "ws://127.0.0.1:1");
+        assert_eq!(fine.outcome, RunOutcome::Succeeded);
+        let other = explain_failure(RunResult::failed("something else"), "ws://127.0.0.1:1");
+        assert_eq!(other.message.as_deref(), Some("something else"));
+    }
+
+    #[tokio::test]
+    async fn an_address_nobody_listens_on_is_a_clear_error() {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let err = reachable(&format!("ws://127.0.0.1:{port}")).await.unwrap_err();
+        assert_eq!(err.code(), crate::ErrorCode::RuntimeFailed);
+        assert!(err.to_string().contains("cannot be reached") && err.to_string().contains("openclaw gateway run"));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        reachable(&format!("ws://127.0.0.1:{port}")).await.unwrap();
+    }
+}
