@@ -51,7 +51,10 @@ fn the_token_is_in_the_keychain_only_and_goes_with_the_agent() {
     let set = engine.set_openclaw_gateway(&agent.id, choice(Some(" ws://192.168.1.20:18789/ "), Some(TOKEN))).unwrap();
     assert_eq!(set.url.as_deref(), Some("ws://192.168.1.20:18789"));
     assert!(set.token_set);
-    assert_eq!(engine.agents().get(&agent.id).unwrap().openclaw_gateway_url.as_deref(), Some("ws://192.168.1.20:18789"));
+    assert_eq!(
+        engine.agents().get(&agent.id).unwrap().openclaw_gateway_url.as_deref(),
+        Some("ws://192.168.1.20:18789")
+    );
     assert_eq!(engine.secrets().gateway_token(&agent.id).unwrap().as_deref(), Some(TOKEN));
     let shown = serde_json::to_string(&engine.openclaw_gateway(&agent.id).unwrap()).unwrap();
     assert!(!shown.contains(TOKEN), "the UI learns only whether it is set: {shown}");
@@ -110,7 +113,10 @@ fn bad_choices_are_refused_and_change_nothing() {
     let native = engine.agents().create(new_agent("native", RuntimeKind::Native)).unwrap();
     let err = engine.set_openclaw_gateway(&native.id, choice(Some("ws://127.0.0.1:18789"), Some(TOKEN))).unwrap_err();
     assert_eq!(err.code(), ErrorCode::InvalidInput, "only OpenClaw agents use a Gateway");
-    assert_eq!(engine.set_openclaw_gateway("no-such-agent", choice(None, None)).unwrap_err().code(), ErrorCode::NotFound);
+    assert_eq!(
+        engine.set_openclaw_gateway("no-such-agent", choice(None, None)).unwrap_err().code(),
+        ErrorCode::NotFound
+    );
 }
 
 fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {

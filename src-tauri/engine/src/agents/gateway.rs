@@ -41,7 +41,10 @@ pub struct OpenclawGatewayInput {
 impl std::fmt::Debug for OpenclawGatewayInput {
     // Never print a token, even in a debug log.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OpenclawGatewayInput").field("url", &self.url).field("token", &self.token.as_ref().map(|_| "…")).finish()
+        f.debug_struct("OpenclawGatewayInput")
+            .field("url", &self.url)
+            .field("token", &self.token.as_ref().map(|_| "…"))
+            .finish()
     }
 }
 
@@ -163,7 +166,8 @@ mod tests {
         assert_eq!(normalise_gateway_url(" ws://127.0.0.1:18789/ ").unwrap(), "ws://127.0.0.1:18789");
         assert_eq!(normalise_gateway_url("wss://gateway.example.com").unwrap(), "wss://gateway.example.com");
         assert_eq!(normalise_gateway_url("wss://example.com/openclaw/").unwrap(), "wss://example.com/openclaw/");
-        for bad in ["", "not a url", "http://127.0.0.1:18789", "https://example.com", "file:///x", "ws://", "ws:///path"]
+        for bad in
+            ["", "not a url", "http://127.0.0.1:18789", "https://example.com", "file:///x", "ws://", "ws:///path"]
         {
             let err = normalise_gateway_url(bad).unwrap_err();
             assert_eq!(err.code(), ErrorCode::InvalidInput, "{bad:?}");
@@ -208,7 +212,8 @@ mod tests {
 
     #[test]
     fn tokens_are_refused_inside_the_url_without_echoing_them() {
-        for bad in ["ws://user:s3cret-tok@127.0.0.1:1", "ws://127.0.0.1:1/?token=s3cret-tok", "wss://h.example/#s3cret-tok"]
+        for bad in
+            ["ws://user:s3cret-tok@127.0.0.1:1", "ws://127.0.0.1:1/?token=s3cret-tok", "wss://h.example/#s3cret-tok"]
         {
             let err = normalise_gateway_url(bad).unwrap_err();
             assert_eq!(err.code(), ErrorCode::InvalidInput, "{bad}");
