@@ -200,6 +200,10 @@ fn agent(id: &str, url: String) -> Agent {
 }
 
 fn input(agent: Agent, workspace: &Path, program: &Path, message: &str) -> TurnInput {
+    resumed(agent, workspace, program, message, None)
+}
+
+fn resumed(agent: Agent, workspace: &Path, program: &Path, message: &str, session: Option<String>) -> TurnInput {
     TurnInput {
         run_id: format!("run-{}", agent.id),
         approval: agent.approval_policy,
@@ -208,7 +212,7 @@ fn input(agent: Agent, workspace: &Path, program: &Path, message: &str) -> TurnI
         homes: RuntimeHomes::for_agent_dir(workspace),
         message: message.into(),
         persona: None,
-        resume_session: None,
+        resume_session: session,
         transcript: Vec::new(),
         program: Some(program.to_owned()),
     }
@@ -284,13 +288,40 @@ async fn an_agent_runs_on_the_users_gateway_which_outlives_clawboo() {
         "the activity says what is not available: {events:?}"
     );
     assert!(!events.iter().any(|e| matches!(e, RunEvent::Usage { .. })), "no usage is made up");
+    let session = events
+        .iter()
+        .find_map(|e| match e {
+            RunEvent::SessionStarted { session_id } => Some(session_id.clone()),
+            _ => None,
+        })
+        .expect("a session id");
+
+    // The next message goes on in the same session on the user's Gateway.
+    let asked = server.model_requests().len();
+    let (result, events) =
+        run(&rt, resumed(agent("good", users.url()), &workspace, &s.program, "And again", Some(session.clone()))).await;
+    assert_eq!(result.unwrap().outcome, RunOutcome::Succeeded, "{events:?}");
+    let requests = server.model_requests();
+    let again = requests[asked..].iter().find(|r| r.raw_body.contains("And again")).expect("the resumed request");
+    assert!(again.raw_body.contains("Say hello"), "the first exchange is carried");
+    assert!(again.raw_body.contains("Hello from the user's own Gateway."));
+
+    // A session that Gateway does not know is reported missing (the chat then starts afresh and
+    // says so), not quietly continued in an empty one.
+    let asked = server.model_requests().len();
+    let gone = Some("0b6f3c52-0000-4000-8000-00000000dead".to_owned());
+    let (result, events) = run(&rt, resumed(agent("good", users.url()), &workspace, &s.program, "Hello?", gone)).await;
+    let result = result.unwrap();
+    assert_eq!(result.outcome, RunOutcome::Failed, "{events:?}");
+    assert!(result.session_missing, "{result:?}");
+    assert_eq!(server.model_requests().len(), asked, "nothing was sent to the model");
 
     // Clawboo started the bridge only: no Gateway of its own, and the token never on a command
     // line or in a file of the agent's.
     let started = spawner.0.lock().unwrap().clone();
     let args: Vec<&Vec<String>> = started.iter().map(|s| &s.args).collect();
-    assert_eq!(started.len(), 1, "{args:?}");
-    assert_eq!(started[0].args, ["acp", "--no-prefix-cwd"]);
+    assert_eq!(started.len(), 3, "{args:?}");
+    assert!(started.iter().all(|spec| spec.args == ["acp", "--no-prefix-cwd"]), "{args:?}");
     assert!(started.iter().all(|spec| spec.args.iter().all(|a| !a.contains(TOKEN))));
     assert!(rt.gateway_pid(&RuntimeHomes::for_agent_dir(&workspace).home(RuntimeKind::Openclaw).unwrap()).is_none());
     for file in walk(&workspace) {

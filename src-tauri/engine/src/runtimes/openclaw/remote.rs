@@ -119,7 +119,8 @@ impl OpenclawRuntime {
             input.resume_session.clone(),
             None,
             None,
-        );
+        )
+        .on_existing_gateway();
         let result =
             supervise(self.spawner.as_ref(), &bridge, Box::new(protocol), channels, input.approval, self.timeouts)
                 .await?;
@@ -176,6 +177,45 @@ fn explain_failure(result: RunResult, url: &str) -> RunResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runtimes::process::ExitInfo;
+    use crate::runtimes::supervise::replay::{feed, sent};
+    use crate::runtimes::supervise::StreamProtocol;
+
+    const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/openclaw");
+    /// The ACP session of the recorded resume.
+    const SESSION: &str = "edbae1b2-97a7-4e71-a6f2-0d3f8fec211e";
+
+    fn resumed() -> OpenclawAcp {
+        OpenclawAcp::new("/w".into(), "Do it again".into(), Some(SESSION.into()), None, None).on_existing_gateway()
+    }
+
+    fn methods(steps: &[crate::runtimes::supervise::Step]) -> Vec<String> {
+        sent(steps).iter().map(|m| m["method"].as_str().unwrap_or("(answer)").to_owned()).collect()
+    }
+
+    #[test]
+    fn a_session_the_users_gateway_does_not_know_is_reported_missing_not_started_empty() {
+        let recorded = std::fs::read_to_string(format!("{FIXTURES}/acp-resume-turn.stdout.jsonl")).unwrap();
+        let mut known = resumed();
+        let steps = feed(&mut known, &recorded);
+        assert_eq!(methods(&steps), ["session/load", "session/prompt"], "a known session goes on");
+        assert_eq!(known.finish(ExitInfo { code: Some(0), signal: None }, "").outcome, RunOutcome::Succeeded);
+
+        // What OpenClaw 2026.9.6 answers for an id its Gateway does not know (measured): the same
+        // load answer, the session filed under the bare id; no history follows.
+        let bridge_key = format!("\"sessionKey\":\"acp-bridge:{SESSION}\"");
+        let lines: Vec<&str> = recorded.lines().collect();
+        let load_answer = lines.iter().find(|l| l.starts_with(r#"{"jsonrpc":"2.0","id":2,"#)).unwrap();
+        // initialize's answer, the session's info and commands, then the load's answer.
+        let unknown = format!("{}\n{}\n{}\n{load_answer}\n", lines[0], lines[1], lines[2])
+            .replace(&bridge_key, &format!("\"sessionKey\":\"{SESSION}\""));
+        assert!(!unknown.contains(&bridge_key));
+        let mut gone = resumed();
+        let steps = feed(&mut gone, &unknown);
+        assert_eq!(methods(&steps), ["session/load"], "no prompt goes into an empty session");
+        let result = gone.finish(ExitInfo { code: Some(0), signal: None }, "");
+        assert!(result.session_missing, "{result:?}");
+    }
 
     #[test]
     fn a_refused_token_is_explained_with_the_fix() {
