@@ -217,6 +217,93 @@ mod tests {
         assert!(result.session_missing, "{result:?}");
     }
 
+    struct NoEndpoint;
+
+    impl crate::runtimes::EndpointSource for NoEndpoint {
+        fn endpoint(&self, _: crate::secrets::Provider) -> Result<crate::runtimes::Endpoint> {
+            panic!("an agent on an existing Gateway needs no endpoint")
+        }
+    }
+
+    struct OneToken;
+
+    impl GatewayTokens for OneToken {
+        fn gateway_token(&self, _agent_id: &str) -> Result<Option<String>> {
+            Ok(Some("tok".into()))
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn pointing_an_agent_at_an_existing_gateway_stops_the_one_clawboo_started_for_it() {
+        use crate::runtimes::process::{group_has_live_member, SystemSpawner};
+        use std::sync::Arc;
+
+        let rt =
+            OpenclawRuntime::new(Arc::new(SystemSpawner), Arc::new(NoEndpoint)).with_gateway_tokens(Arc::new(OneToken));
+        let dir = tempfile::tempdir().unwrap();
+        let homes = crate::runtimes::home::RuntimeHomes::for_agent_dir(dir.path());
+        let home = homes.home(RuntimeKind::Openclaw).unwrap();
+        // A stand-in for Clawboo's own Gateway of this agent: a process that says it is ready.
+        let spec = CommandSpec {
+            program: "sh".into(),
+            args: vec!["-c".into(), "echo '[gateway] ready'; exec sleep 600".into()],
+            inherit_env: vec!["PATH".into()],
+            cwd: dir.path().to_owned(),
+            ..Default::default()
+        };
+        let launch = super::super::gateway::Launch { spec, fingerprint: 1, ready_within: Duration::from_secs(20) };
+        rt.gateways.ensure(&SystemSpawner, &home, launch).await.unwrap();
+        let own = rt.gateway_pid(&home).expect("Clawboo's Gateway runs");
+
+        let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let mut agent = crate::agents::Agent {
+            id: "a1".into(),
+            name: "Claw".into(),
+            handle: "claw".into(),
+            description: String::new(),
+            tint: "#336699".into(),
+            runtime: RuntimeKind::Openclaw,
+            model: String::new(),
+            approval_policy: crate::runtimes::ApprovalPolicy::Ask,
+            provider: None,
+            openclaw_gateway_url: None,
+            created_at: 0,
+            updated_at: 0,
+        };
+        let url = format!("ws://127.0.0.1:{free}");
+        agent.openclaw_gateway_url = Some(url.clone());
+        let input = TurnInput {
+            run_id: "r1".into(),
+            approval: agent.approval_policy,
+            agent,
+            workspace: dir.path().to_owned(),
+            homes,
+            message: "Hi".into(),
+            persona: None,
+            resume_session: None,
+            transcript: Vec::new(),
+            program: Some("/bin/true".into()),
+        };
+        let (events, _events_rx) = tokio::sync::mpsc::unbounded_channel();
+        let (permissions, _permissions_rx) = tokio::sync::mpsc::unbounded_channel();
+        let (_cancel, cancel) = tokio::sync::watch::channel(false);
+        // Nothing listens at that address (or this machine's Node is too old): the turn fails,
+        // after Clawboo's own Gateway was stopped.
+        let channels = RunChannels { events, permissions, cancel };
+        let err = rt.run_on_existing_gateway(input, channels, &url).await.unwrap_err();
+        assert_eq!(err.code(), crate::ErrorCode::RuntimeFailed, "{err}");
+        assert_eq!(rt.gateway_pid(&home), None);
+        let mut gone = false;
+        for _ in 0..100 {
+            if !group_has_live_member(own) {
+                gone = true;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert!(gone, "Clawboo's own Gateway for the agent was stopped");
+    }
+
     #[test]
     fn a_refused_token_is_explained_with_the_fix() {
         let bridge = RunResult::failed(
