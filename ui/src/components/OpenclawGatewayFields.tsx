@@ -123,7 +123,8 @@ export function OpenclawGatewayFields({ agentId }: { agentId: string }) {
               data-testid="gateway-url-input"
             />
             <p className="field__hint" id={`${id}-url-hint`}>
-              wss:// anywhere; plain ws:// only on this machine or a private network (LAN, Tailscale).
+              wss:// anywhere; plain ws:// only on this machine or a private network (LAN, Tailscale). That
+              Gateway's own persona, model and tool rules apply; Clawboo never starts or stops it.
             </p>
           </div>
           <div className="field field--grow">

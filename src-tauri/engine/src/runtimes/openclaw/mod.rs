@@ -32,6 +32,10 @@
 //! on exit. Its heartbeat is off and finished background commands start no turns, so an idle
 //! Gateway makes no model calls.
 //!
+//! An agent may instead name a Gateway the user already runs, here or on another machine (its
+//! `openclaw_gateway_url`, the token in the keychain): then no Gateway is started or stopped for
+//! it and each turn is only the bridge, connected there (see [`remote`]).
+//!
 //! Persona: OpenClaw builds its system prompt from the files of its agent workspace, so this is
 //! an `OwnSetup` runtime: before each turn the agent's SOUL.md, AGENTS.md, IDENTITY.md and
 //! USER.md are copied (when changed) into the workspace under the agent's OpenClaw home, and

@@ -9,9 +9,11 @@
 //! inherits that environment. OpenClaw 2026.9.6 takes the environment's token only together
 //! with the environment's URL: with `--url` it ignores `OPENCLAW_GATEWAY_TOKEN`.
 //!
-//! What is not available here: OpenClaw's transcript lives on that Gateway's machine, so the
-//! turn's token usage and the model's error details cannot be read back (a note in the
-//! activity says so); and the persona, model and tools are that Gateway's own.
+//! What is not available here (a note in the activity says so each turn): OpenClaw's transcript
+//! lives on that Gateway's machine, so the turn's token usage and the model's error details
+//! cannot be read back; and the persona files, model and tool rules are that Gateway's own, so
+//! Clawboo's SOUL.md does not reach it and the agent's approval policy governs only the
+//! questions that Gateway relays (exec approvals), not what its configuration already allows.
 
 use std::path::Path;
 use std::time::Duration;
@@ -110,7 +112,9 @@ impl OpenclawRuntime {
         channels.emit(RunEvent::Warning {
             message: format!(
                 "This agent runs on the OpenClaw Gateway at {url}, which Clawboo neither starts nor stops. \
-                 Token usage and model error details stay on that Gateway; its persona, model and tools are its own."
+                 Token usage and model error details stay on that Gateway. Its persona files, model and tool \
+                 rules are its own: SOUL.md here does not reach it, and Clawboo's approval policy applies only \
+                 to the questions it asks."
             ),
         });
         let protocol = OpenclawAcp::new(
