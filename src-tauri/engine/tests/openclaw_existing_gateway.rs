@@ -335,6 +335,8 @@ async fn an_agent_runs_on_the_users_gateway_which_outlives_clawboo() {
     assert_eq!(result.outcome, RunOutcome::Failed, "{events:?}");
     let message = result.message.unwrap();
     assert!(message.contains("refused the token") && message.contains("agent's profile"), "{message}");
+    let said = format!("{message} {events:?}");
+    assert!(!said.contains("not-the-gateways-token") && !said.contains(TOKEN), "no token in what the user sees");
 
     // No token saved at all: refused before anything starts.
     let (result, _) = run(&rt, input(agent("no-token", users.url()), &workspace, &s.program, "Hi")).await;
