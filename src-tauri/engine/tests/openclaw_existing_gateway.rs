@@ -368,7 +368,9 @@ async fn an_address_nobody_listens_on_is_a_clear_error_before_any_bridge_starts(
     let workspace = s.root.join("agent");
     std::fs::create_dir_all(&workspace).unwrap();
     let url = format!("ws://127.0.0.1:{port}");
+    let clock = Instant::now();
     let (result, _) = run(&rt, input(agent("good", url.clone()), &workspace, &s.program, "Hi")).await;
+    eprintln!("an unreachable Gateway was reported after {:?}", clock.elapsed());
     let err = result.unwrap_err();
     assert_eq!(err.code(), ErrorCode::RuntimeFailed);
     assert!(err.to_string().contains(&url) && err.to_string().contains("cannot be reached"), "{err}");
