@@ -25,6 +25,8 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
             commands::agents::list_agent_files,
             commands::agents::read_agent_file,
             commands::agents::write_agent_file,
+            commands::agents::get_openclaw_gateway,
+            commands::agents::set_openclaw_gateway,
             commands::secrets::list_providers,
             commands::secrets::set_api_key,
             commands::secrets::delete_api_key,
@@ -69,7 +71,6 @@ pub fn install_engine<R: Runtime>(app: &tauri::AppHandle<R>) {
 pub fn run() {
     let builder = specta_builder::<tauri::Wry>();
     tauri::Builder::default()
-        .plugin(tauri_plugin_shell::init())
         .invoke_handler(builder.invoke_handler())
         .setup(move |app| {
             builder.mount_events(app);

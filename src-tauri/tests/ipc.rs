@@ -80,3 +80,30 @@ fn an_engine_that_did_not_start_answers_every_command_with_its_reason() {
         assert!(err["message"].as_str().unwrap().contains("file-not-folder"), "{cmd}: {err}");
     }
 }
+
+#[test]
+fn an_openclaw_agents_gateway_through_ipc_shows_no_token() {
+    let dir = TempDataDir::new();
+    let (_app, window) = app_with(AppState::new(Engine::open(EngineConfig::for_dir(dir.path().into()))));
+    let agent = invoke(
+        &window,
+        "create_agent",
+        json!({"input": {"name": "Claw", "handle": "claw", "description": "", "tint": "#112233",
+                          "runtime": "openclaw", "model": "", "approvalPolicy": "ask", "provider": null}}),
+    )
+    .unwrap();
+    assert_eq!(agent["openclawGatewayUrl"], Value::Null);
+    let id = agent["id"].as_str().unwrap();
+    let status = invoke(&window, "get_openclaw_gateway", json!({"agentId": id})).unwrap();
+    assert_eq!(status, json!({"url": null, "tokenSet": false}));
+
+    let refused = invoke(
+        &window,
+        "set_openclaw_gateway",
+        json!({"agentId": id, "input": {"url": "ws://203.0.113.7:18789", "token": "tok-secretish"}}),
+    )
+    .unwrap_err();
+    assert_eq!(refused["code"], "invalid_input");
+    assert!(refused["message"].as_str().unwrap().contains("wss://"));
+    assert!(!refused.to_string().contains("tok-secretish"));
+}

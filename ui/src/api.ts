@@ -13,6 +13,8 @@ import type {
   ChatChanged,
   ChatHistory,
   NewAgent,
+  OpenclawGateway,
+  OpenclawGatewayInput,
   Provider,
   ProviderStatus,
   RunEventEmitted,
@@ -41,6 +43,8 @@ export type {
   ErrorCode,
   Value as JsonValue,
   NewAgent,
+  OpenclawGateway,
+  OpenclawGatewayInput,
   Provider,
   ProviderStatus,
   RunEvent,
@@ -91,6 +95,14 @@ export const readAgentFile = (agentId: string, name: string): Promise<AgentFile>
 
 export const writeAgentFile = (agentId: string, name: string, content: string): Promise<AgentFile> =>
   unwrap(() => commands.writeAgentFile(agentId, name, content));
+
+/** Which Gateway an OpenClaw agent uses: its URL and whether a token is saved (never the token). */
+export const getOpenclawGateway = (agentId: string): Promise<OpenclawGateway> =>
+  unwrap(() => commands.getOpenclawGateway(agentId));
+
+/** `url: null` goes back to a Gateway Clawboo starts; `token: null` keeps the saved token. */
+export const setOpenclawGateway = (agentId: string, input: OpenclawGatewayInput): Promise<OpenclawGateway> =>
+  unwrap(() => commands.setOpenclawGateway(agentId, input));
 
 export const listProviders = (): Promise<ProviderStatus[]> =>
   unwrap(() => commands.listProviders());

@@ -15,6 +15,13 @@ export const commands = {
 	listAgentFiles: (agentId: string) => typedError<AgentFileInfo[], AppError>(__TAURI_INVOKE("list_agent_files", { agentId })),
 	readAgentFile: (agentId: string, name: string) => typedError<AgentFile, AppError>(__TAURI_INVOKE("read_agent_file", { agentId, name })),
 	writeAgentFile: (agentId: string, name: string, content: string) => typedError<AgentFile, AppError>(__TAURI_INVOKE("write_agent_file", { agentId, name, content })),
+	/**  Which Gateway an OpenClaw agent uses; whether its token is set, never the token. */
+	getOpenclawGateway: (agentId: string) => typedError<OpenclawGateway, AppError>(__TAURI_INVOKE("get_openclaw_gateway", { agentId })),
+	/**
+	 *  Points an OpenClaw agent at a Gateway the user runs (URL + token, the token to the
+	 *  keychain), or back to one Clawboo starts (`url: null`).
+	 */
+	setOpenclawGateway: (agentId: string, input: OpenclawGatewayInput) => typedError<OpenclawGateway, AppError>(__TAURI_INVOKE("set_openclaw_gateway", { agentId, input })),
 	listProviders: () => typedError<ProviderStatus[], AppError>(__TAURI_INVOKE("list_providers")),
 	setApiKey: (provider: Provider, key: string) => typedError<null, AppError>(__TAURI_INVOKE("set_api_key", { provider, key })),
 	deleteApiKey: (provider: Provider) => typedError<null, AppError>(__TAURI_INVOKE("delete_api_key", { provider })),
@@ -63,6 +70,11 @@ export type Agent = {
 	approvalPolicy: ApprovalPolicy,
 	/**  The model provider a Native agent calls. */
 	provider: Provider | null,
+	/**
+	 *  An OpenClaw agent's existing Gateway (`ws://` or `wss://`), which Clawboo neither starts
+	 *  nor stops; `None`: Clawboo runs one on this machine. Its token is in the keychain.
+	 */
+	openclawGatewayUrl: string | null,
 	/**  Milliseconds since the Unix epoch. */
 	createdAt: number,
 	updatedAt: number,
@@ -164,6 +176,22 @@ export type NewAgent = {
 	model: string,
 	approvalPolicy: ApprovalPolicy,
 	provider: Provider | null,
+};
+
+/**  What the UI sees of an agent's Gateway choice: never the token itself. */
+export type OpenclawGateway = {
+	/**  `None`: Clawboo starts and stops a Gateway of its own on this machine. */
+	url: string | null,
+	tokenSet: boolean,
+};
+
+/**
+ *  The user's choice. `url: None` goes back to a Gateway started by Clawboo and forgets the
+ *  token; with a URL, `token: None` keeps the token already saved.
+ */
+export type OpenclawGatewayInput = {
+	url: string | null,
+	token: string | null,
 };
 
 export type Provider = "anthropic" | "openai" | "openrouter" | 

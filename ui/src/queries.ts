@@ -16,6 +16,8 @@ import type {
   AgentPatch,
   ChatHistory,
   NewAgent,
+  OpenclawGateway,
+  OpenclawGatewayInput,
   Provider,
   RuntimeInfo,
   RuntimeKind,
@@ -28,6 +30,7 @@ export const queryKeys = {
   agents: ["agents"] as const,
   agentFiles: (agentId: string) => ["agentFiles", agentId] as const,
   agentFile: (agentId: string, name: string) => ["agentFile", agentId, name] as const,
+  openclawGateway: (agentId: string) => ["openclawGateway", agentId] as const,
   providers: ["providers"] as const,
   runtimes: ["runtimes"] as const,
   runtimeAccess: ["runtimeAccess"] as const,
@@ -119,6 +122,7 @@ export function useDeleteAgent() {
       client.setQueryData<Agent[]>(queryKeys.agents, (list) => list?.filter((a) => a.id !== id));
       client.removeQueries({ queryKey: queryKeys.agentFiles(id) });
       client.removeQueries({ queryKey: ["agentFile", id] });
+      client.removeQueries({ queryKey: queryKeys.openclawGateway(id) });
       void client.invalidateQueries({ queryKey: queryKeys.agents });
     },
   });
@@ -132,6 +136,25 @@ export function useWriteAgentFile(agentId: string) {
     onSuccess: (file: AgentFile) => {
       client.setQueryData(queryKeys.agentFile(agentId, file.name), file);
       void client.invalidateQueries({ queryKey: queryKeys.agentFiles(agentId) });
+    },
+  });
+}
+
+export function useOpenclawGateway(agentId: string) {
+  return useQuery({
+    queryKey: queryKeys.openclawGateway(agentId),
+    queryFn: () => api.getOpenclawGateway(agentId),
+  });
+}
+
+export function useSetOpenclawGateway(agentId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: OpenclawGatewayInput) => api.setOpenclawGateway(agentId, input),
+    onSuccess: (gateway: OpenclawGateway) => {
+      client.setQueryData(queryKeys.openclawGateway(agentId), gateway);
+      // The URL is part of the agent too.
+      void client.invalidateQueries({ queryKey: queryKeys.agents });
     },
   });
 }

@@ -57,10 +57,11 @@ impl Engine {
         let store = Arc::new(Store::open(&config.database_path())?);
         let events = EventBus::new();
         let workspaces = Workspaces::new(config.agents_dir())?;
-        let agents = Arc::new(Agents::new(store.clone(), workspaces.clone(), events.clone()));
+        let secrets = Arc::new(Secrets::new(config.keychain_service.clone(), store.clone()));
+        let agents =
+            Arc::new(Agents::new(store.clone(), workspaces.clone(), events.clone()).with_secrets(secrets.clone()));
         agents.reconcile_workspaces()?;
         let watcher = FileWatcher::start(workspaces, events.clone())?;
-        let secrets = Arc::new(Secrets::new(config.keychain_service.clone(), store.clone()));
         let catalog = Arc::new(RuntimeCatalog::new(store.clone()));
         let registry = replace.into_iter().fold(runtimes::adapters(secrets.clone(), catalog.clone()), |r, a| r.with(a));
         let chat = Arc::new(Chat::new(
@@ -85,6 +86,20 @@ impl Engine {
 
     pub fn secrets(&self) -> &Secrets {
         &self.secrets
+    }
+
+    /// Which OpenClaw Gateway an agent uses (whether its token is set, never the token).
+    pub fn openclaw_gateway(&self, agent_id: &str) -> Result<agents::OpenclawGateway> {
+        agents::gateway::status(&self.agents, &self.secrets, agent_id)
+    }
+
+    /// Points an OpenClaw agent at a Gateway the user runs, or back to one Clawboo starts.
+    pub fn set_openclaw_gateway(
+        &self,
+        agent_id: &str,
+        input: agents::OpenclawGatewayInput,
+    ) -> Result<agents::OpenclawGateway> {
+        agents::gateway::set(&self.agents, &self.secrets, agent_id, input)
     }
 
     pub fn chat(&self) -> &Arc<Chat> {

@@ -200,6 +200,52 @@ fn keychain_error(e: keyring::Error) -> Error {
     }
 }
 
+/// The token of an OpenClaw Gateway the user runs (an agent's "existing Gateway"): one keychain
+/// entry per agent, account `openclaw-gateway:<agent id>`, beside the provider keys. Like them it
+/// is never stored, logged or echoed; only whether it is set leaves this module for the UI.
+impl Secrets {
+    pub fn set_gateway_token(&self, agent_id: &str, token: &str) -> Result<()> {
+        let token = validate_gateway_token(token)?;
+        self.gateway_entry(agent_id)?.set_password(&token).map_err(keychain_error)
+    }
+
+    pub fn gateway_token(&self, agent_id: &str) -> Result<Option<String>> {
+        match self.gateway_entry(agent_id)?.get_password() {
+            Ok(token) => Ok(Some(token)),
+            Err(keyring::Error::NoEntry) => Ok(None),
+            Err(e) => Err(keychain_error(e)),
+        }
+    }
+
+    /// Removing a token that is not set is not an error.
+    pub fn delete_gateway_token(&self, agent_id: &str) -> Result<()> {
+        match self.gateway_entry(agent_id)?.delete_credential() {
+            Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
+            Err(e) => Err(keychain_error(e)),
+        }
+    }
+
+    fn gateway_entry(&self, agent_id: &str) -> Result<keyring::Entry> {
+        keyring::Entry::new(&self.service, &format!("{GATEWAY_TOKEN_ACCOUNT}{agent_id}")).map_err(keychain_error)
+    }
+}
+
+const GATEWAY_TOKEN_ACCOUNT: &str = "openclaw-gateway:";
+
+/// A Gateway token as typed: trimmed, one line, no spaces, bounded.
+pub fn validate_gateway_token(raw: &str) -> Result<String> {
+    let token = raw.trim();
+    if token.is_empty() {
+        return Err(Error::InvalidInput("Enter the Gateway's token (its gateway.auth.token).".into()));
+    }
+    if token.chars().count() > MAX_KEY_CHARS || token.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(Error::InvalidInput(format!(
+            "That does not look like a Gateway token: tokens have no spaces or line breaks and at most {MAX_KEY_CHARS} characters."
+        )));
+    }
+    Ok(token.to_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

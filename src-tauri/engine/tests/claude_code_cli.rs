@@ -83,6 +83,7 @@ fn input(s: &Setup, message: &str, approval: ApprovalPolicy, resume: Option<Stri
             provider: None,
             created_at: 0,
             updated_at: 0,
+            openclaw_gateway_url: None,
         },
         workspace: s.workspace.clone(),
         homes: RuntimeHomes::for_agent_dir(&s.agent_dir),

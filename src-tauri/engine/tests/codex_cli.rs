@@ -80,6 +80,7 @@ impl Setup {
             provider: None,
             created_at: 0,
             updated_at: 0,
+            openclaw_gateway_url: None,
         };
         TurnInput {
             run_id: "run-1".into(),

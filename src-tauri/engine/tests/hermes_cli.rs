@@ -112,6 +112,7 @@ fn agent(provider: Option<Provider>) -> Agent {
         provider,
         created_at: 0,
         updated_at: 0,
+        openclaw_gateway_url: None,
     }
 }
 

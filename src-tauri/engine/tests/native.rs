@@ -72,6 +72,7 @@ fn agent(provider: Option<Provider>, approval: ApprovalPolicy) -> Agent {
         provider,
         created_at: 0,
         updated_at: 0,
+        openclaw_gateway_url: None,
     }
 }
 

@@ -1,4 +1,6 @@
-use clawboo_engine::agents::{Agent, AgentFile, AgentFileInfo, AgentPatch, NewAgent};
+use clawboo_engine::agents::{
+    Agent, AgentFile, AgentFileInfo, AgentPatch, NewAgent, OpenclawGateway, OpenclawGatewayInput,
+};
 use tauri::State;
 
 use crate::error::AppError;
@@ -53,4 +55,23 @@ pub async fn write_agent_file(
     content: String,
 ) -> Result<AgentFile, AppError> {
     state.run(move |e| e.agents().write_file(&agent_id, &name, &content)).await
+}
+
+/// Which Gateway an OpenClaw agent uses; whether its token is set, never the token.
+#[tauri::command]
+#[specta::specta]
+pub async fn get_openclaw_gateway(state: State<'_, AppState>, agent_id: String) -> Result<OpenclawGateway, AppError> {
+    state.run(move |e| e.openclaw_gateway(&agent_id)).await
+}
+
+/// Points an OpenClaw agent at a Gateway the user runs (URL + token, the token to the
+/// keychain), or back to one Clawboo starts (`url: null`).
+#[tauri::command]
+#[specta::specta]
+pub async fn set_openclaw_gateway(
+    state: State<'_, AppState>,
+    agent_id: String,
+    input: OpenclawGatewayInput,
+) -> Result<OpenclawGateway, AppError> {
+    state.run(move |e| e.set_openclaw_gateway(&agent_id, input)).await
 }

@@ -5,6 +5,7 @@ import { describeAccess } from "../components/RuntimeAccessChoice";
 import { errorMessage } from "../errors";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { ErrorMessage } from "../components/ErrorMessage";
+import { OpenclawGatewayFields } from "../components/OpenclawGatewayFields";
 import {
   AgentFields,
   hasFieldErrors,
@@ -121,6 +122,9 @@ export function AgentProfile({ agent, onDeleted }: Props) {
           </span>
         )}
       </div>
+
+      {/* The saved runtime decides: the Gateway is saved apart from the fields above. */}
+      {agent.runtime === "openclaw" && <OpenclawGatewayFields agentId={agent.id} />}
 
       <section className="danger-zone">
         <div>

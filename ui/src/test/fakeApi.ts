@@ -13,6 +13,8 @@ import type {
   ChatHistory,
   ChatMessage,
   NewAgent,
+  OpenclawGateway,
+  OpenclawGatewayInput,
   Provider,
   ProviderStatus,
   RunEvent,
@@ -112,6 +114,8 @@ function initialState() {
       providerRow("custom", "Custom (OpenAI-compatible)", false, null),
     ],
     keys: new Map<Provider, string>(),
+    /** agentId -> the Gateway token kept "in the keychain" */
+    gatewayTokens: new Map<string, string>(),
     runtimes: initialRuntimes(),
     access: initialAccess(),
     /** agentId -> chat */
@@ -151,6 +155,7 @@ export function seedAgent(
     model: "claude-sonnet-4-5",
     approvalPolicy: "ask",
     provider: null,
+    openclawGatewayUrl: null,
     createdAt: 1,
     updatedAt: 1,
     ...partial,
@@ -276,6 +281,7 @@ export const fakeApi = {
   deleteAgent: vi.fn(async (id: string): Promise<null> => {
     backend.agents = backend.agents.filter((a) => a.id !== id);
     backend.files.delete(id);
+    backend.gatewayTokens.delete(id);
     return null;
   }),
   listAgentFiles: vi.fn(async (agentId: string): Promise<AgentFileInfo[]> =>
@@ -288,6 +294,28 @@ export const fakeApi = {
     // Like the real backend: the watcher reports the app's own write too.
     setTimeout(() => emitFileChanged(agentId, fileName), 0);
     return fileOf(agentId, fileName);
+  }),
+  getOpenclawGateway: vi.fn(async (agentId: string): Promise<OpenclawGateway> => {
+    const agent = backend.agents.find((a) => a.id === agentId) ?? notFound("Agent");
+    return { url: agent.openclawGatewayUrl, tokenSet: backend.gatewayTokens.has(agentId) };
+  }),
+  setOpenclawGateway: vi.fn(async (agentId: string, input: OpenclawGatewayInput): Promise<OpenclawGateway> => {
+    const agent = backend.agents.find((a) => a.id === agentId) ?? notFound("Agent");
+    if (!input.url) {
+      backend.gatewayTokens.delete(agentId);
+      agent.openclawGatewayUrl = null;
+      return { url: null, tokenSet: false };
+    }
+    // Like the engine: plain ws:// only to this machine (the real check also allows private networks).
+    if (!/^wss:\/\/|^ws:\/\/(127\.|localhost)/.test(input.url)) {
+      throw new ClawbooError("invalid_input", "ws:// to that host would send the token unencrypted. Use wss://.");
+    }
+    if (!input.token && !backend.gatewayTokens.has(agentId)) {
+      throw new ClawbooError("invalid_input", "Enter the Gateway's token.");
+    }
+    if (input.token) backend.gatewayTokens.set(agentId, input.token);
+    agent.openclawGatewayUrl = input.url.replace(/\/$/, "");
+    return { url: agent.openclawGatewayUrl, tokenSet: true };
   }),
   listProviders: vi.fn(async (): Promise<ProviderStatus[]> => backend.providers.map((p) => ({ ...p }))),
   setApiKey: vi.fn(async (provider: Provider, key: string): Promise<null> => {

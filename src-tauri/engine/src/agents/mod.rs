@@ -1,6 +1,7 @@
 //! Agents: profile rows in the store, plus a workspace folder of files per agent.
 
 mod files;
+pub mod gateway;
 mod profile;
 mod watcher;
 
@@ -14,6 +15,7 @@ pub use files::{
     atomic_write, AgentFileName, FileContent, FileMeta, StarterProfile, Workspaces, MAX_AGENT_FILE_BYTES,
     PERSONA_BUDGET_CHARS,
 };
+pub use gateway::{OpenclawGateway, OpenclawGatewayInput};
 pub use profile::validate_handle;
 pub use watcher::FileWatcher;
 
@@ -66,6 +68,9 @@ pub struct Agent {
     pub approval_policy: ApprovalPolicy,
     /// The model provider a Native agent calls.
     pub provider: Option<Provider>,
+    /// An OpenClaw agent's existing Gateway (`ws://` or `wss://`), which Clawboo neither starts
+    /// nor stops; `None`: Clawboo runs one on this machine. Its token is in the keychain.
+    pub openclaw_gateway_url: Option<String>,
     /// Milliseconds since the Unix epoch.
     pub created_at: i64,
     pub updated_at: i64,
@@ -130,14 +135,22 @@ pub struct Agents {
     store: Arc<Store>,
     workspaces: Workspaces,
     events: EventBus,
+    /// Where Gateway tokens live, so deleting an agent deletes its token.
+    secrets: Option<Arc<crate::secrets::Secrets>>,
 }
 
-const COLUMNS: &str =
-    "id, name, handle, description, tint, runtime, model, approval_policy, provider, created_at, updated_at";
+const COLUMNS: &str = "id, name, handle, description, tint, runtime, model, approval_policy, provider, created_at, \
+                       updated_at, openclaw_gateway_url";
 
 impl Agents {
     pub fn new(store: Arc<Store>, workspaces: Workspaces, events: EventBus) -> Self {
-        Self { store, workspaces, events }
+        Self { store, workspaces, events, secrets: None }
+    }
+
+    /// Deleting an agent then also deletes its Gateway token from the keychain.
+    pub fn with_secrets(mut self, secrets: Arc<crate::secrets::Secrets>) -> Self {
+        self.secrets = Some(secrets);
+        self
     }
 
     pub fn workspaces(&self) -> &Workspaces {
@@ -175,12 +188,13 @@ impl Agents {
             model: profile::validate_model(&input.model)?,
             approval_policy: input.approval_policy,
             provider: input.provider,
+            openclaw_gateway_url: None,
             created_at: now,
             updated_at: now,
         };
         let created = self.store.write(|tx| {
             tx.execute(
-                &format!("INSERT INTO agents ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"),
+                &format!("INSERT INTO agents ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"),
                 params![
                     agent.id,
                     agent.name,
@@ -192,7 +206,8 @@ impl Agents {
                     agent.approval_policy.as_str(),
                     agent.provider.map(Provider::as_str),
                     agent.created_at,
-                    agent.updated_at
+                    agent.updated_at,
+                    agent.openclaw_gateway_url
                 ],
             )
             .map_err(|e| duplicate_handle_or(e, &agent.handle))?;
@@ -261,9 +276,36 @@ impl Agents {
         Ok(agent)
     }
 
-    /// Removes the agent's row and its workspace folder: both or neither.
+    /// Sets or clears an OpenClaw agent's existing Gateway (validated by [`gateway::set`],
+    /// which also keeps its token).
+    pub(crate) fn set_openclaw_gateway_url(&self, id: &str, url: Option<&str>) -> Result<Agent> {
+        let mut agent = self.get(id)?;
+        agent.openclaw_gateway_url = url.map(str::to_owned);
+        agent.updated_at = now_ms();
+        self.store.write(|tx| {
+            let changed = tx.execute(
+                "UPDATE agents SET openclaw_gateway_url = ?2, updated_at = ?3 WHERE id = ?1",
+                params![agent.id, agent.openclaw_gateway_url, agent.updated_at],
+            )?;
+            if changed == 0 {
+                return Err(Error::NotFound(format!("Agent {id}")));
+            }
+            Ok(())
+        })?;
+        self.events.publish(EngineEvent::AgentsChanged);
+        Ok(agent)
+    }
+
+    /// Removes the agent's row and its workspace folder: both or neither. Its Gateway token
+    /// goes first: if the keychain refuses while a Gateway is set, nothing is deleted.
     pub fn delete(&self, id: &str) -> Result<()> {
-        self.get(id)?;
+        let agent = self.get(id)?;
+        if let Some(secrets) = &self.secrets {
+            match secrets.delete_gateway_token(id) {
+                Err(e) if agent.openclaw_gateway_url.is_some() => return Err(e),
+                _ => {}
+            }
+        }
         let trash = self.workspaces.move_to_trash(id)?;
         let deleted = self.store.write(|tx| Ok(tx.execute("DELETE FROM agents WHERE id = ?1", [id])?));
         match (deleted, trash) {
@@ -341,6 +383,7 @@ fn agent_from_row(row: &Row<'_>) -> rusqlite::Result<Result<Agent>> {
         model: row.get(6)?,
         approval_policy,
         provider,
+        openclaw_gateway_url: row.get(11)?,
         created_at: row.get(9)?,
         updated_at: row.get(10)?,
     }))

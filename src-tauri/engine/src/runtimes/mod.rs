@@ -214,7 +214,7 @@ pub fn adapters(secrets: Arc<crate::secrets::Secrets>, access: Arc<dyn signin::A
         ))
         .with(Arc::new(codex::CodexRuntime::new(spawner.clone(), secrets.clone()).with_access(access)))
         .with(Arc::new(hermes::HermesRuntime::new(spawner.clone(), secrets.clone())))
-        .with(Arc::new(openclaw::OpenclawRuntime::new(spawner, secrets.clone())))
+        .with(Arc::new(openclaw::OpenclawRuntime::new(spawner, secrets.clone()).with_gateway_tokens(secrets.clone())))
         .with(Arc::new(crate::native::NativeRuntime::new(secrets)))
 }
 

@@ -18,6 +18,11 @@ pub const MIGRATIONS: &[Migration] = &[
     Migration { version: 1, name: "agents and settings", sql: include_str!("migrations/0001_agents.sql") },
     Migration { version: 2, name: "chats, runs and run events", sql: include_str!("migrations/0002_chat.sql") },
     Migration { version: 4, name: "session setup fingerprint", sql: include_str!("migrations/0004_session_setup.sql") },
+    Migration {
+        version: 5,
+        name: "an OpenClaw agent's existing Gateway",
+        sql: include_str!("migrations/0005_openclaw_gateway.sql"),
+    },
 ];
 
 pub fn schema_version(conn: &Connection) -> Result<u32> {

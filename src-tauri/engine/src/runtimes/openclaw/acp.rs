@@ -22,6 +22,11 @@ pub struct OpenclawAcp {
     since: Option<Mark>,
     session_id: Option<String>,
     failed: Option<RunResult>,
+    /// On a Gateway whose database Clawboo cannot read (the user's own), tell a loaded session
+    /// from one the Gateway quietly opened because it did not know the id (see
+    /// [`OpenclawAcp::on_existing_gateway`]).
+    check_loaded_key: bool,
+    loaded_unknown: bool,
 }
 
 impl OpenclawAcp {
@@ -38,6 +43,34 @@ impl OpenclawAcp {
             database,
             since,
             failed: None,
+            check_loaded_key: false,
+            loaded_unknown: false,
+        }
+    }
+
+    /// For a Gateway the user runs, where the transcript is out of reach: OpenClaw 2026.9.6
+    /// files a session its bridge created under `[agent:<name>:]acp-bridge:<id>`, and for an id
+    /// it does not know, `session/load` answers as if it did, under the bare id. That answer is
+    /// turned into "session missing", so the conversation starts afresh and says so instead of
+    /// going on in an empty session.
+    pub fn on_existing_gateway(mut self) -> Self {
+        self.check_loaded_key = true;
+        self
+    }
+
+    /// Notes a loaded session filed under a key the bridge would not have given it.
+    fn watch_loaded_key(&mut self, msg: &Value) {
+        let Some(resume) = self.session_id.as_deref().filter(|_| self.check_loaded_key) else { return };
+        let params = &msg["params"];
+        let update = &params["update"];
+        if msg["method"] != "session/update"
+            || params["sessionId"] != resume
+            || update["sessionUpdate"] != "session_info_update"
+        {
+            return;
+        }
+        if let Some(key) = update["_meta"]["sessionKey"].as_str() {
+            self.loaded_unknown |= !key.ends_with(&format!("acp-bridge:{resume}"));
         }
     }
 
@@ -84,6 +117,14 @@ impl StreamProtocol for OpenclawAcp {
 
     fn on_line(&mut self, line: &str, out: &mut Vec<Step>) {
         if let Ok(msg) = serde_json::from_str::<Value>(line) {
+            self.watch_loaded_key(&msg);
+            // The answer to `session/load` (request 2) for a session the Gateway did not know:
+            // answered as an unknown session is (an empty result).
+            if self.loaded_unknown && msg["id"] == 2 && msg.get("result").is_some() {
+                self.loaded_unknown = false;
+                self.inner.on_line(r#"{"jsonrpc":"2.0","id":2,"result":{}}"#, out);
+                return;
+            }
             let result = msg.get("result").filter(|_| msg.get("method").is_none());
             if let Some(id) = result.and_then(|r| r.get("sessionId")).and_then(Value::as_str) {
                 self.session_id = Some(id.to_owned());

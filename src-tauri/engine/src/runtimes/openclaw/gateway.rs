@@ -101,6 +101,18 @@ impl Gateways {
         }
     }
 
+    /// Stops the Gateway for `home`, if one runs (the agent now uses a Gateway of the user's).
+    pub fn stop(&self, home: &Path) {
+        let entry = lock(&self.entries).get(home).cloned();
+        if let Some(running) = entry.and_then(|entry| lock(&entry.running).take()) {
+            // Stopping waits up to half a second: off the async workers when there are some.
+            match tokio::runtime::Handle::try_current() {
+                Ok(handle) => drop(handle.spawn_blocking(move || stop(running))),
+                Err(_) => stop(running),
+            }
+        }
+    }
+
     /// The process id of the Gateway running for `home`, if any.
     pub fn pid(&self, home: &Path) -> Option<u32> {
         let entry = lock(&self.entries).get(home).cloned()?;

@@ -32,6 +32,10 @@
 //! on exit. Its heartbeat is off and finished background commands start no turns, so an idle
 //! Gateway makes no model calls.
 //!
+//! An agent may instead name a Gateway the user already runs, here or on another machine (its
+//! `openclaw_gateway_url`, the token in the keychain): then no Gateway is started or stopped for
+//! it and each turn is only the bridge, connected there (see [`remote`]).
+//!
 //! Persona: OpenClaw builds its system prompt from the files of its agent workspace, so this is
 //! an `OwnSetup` runtime: before each turn the agent's SOUL.md, AGENTS.md, IDENTITY.md and
 //! USER.md are copied (when changed) into the workspace under the agent's OpenClaw home, and
@@ -47,6 +51,7 @@ mod acp;
 mod config;
 mod gateway;
 mod node;
+mod remote;
 #[cfg(test)]
 mod tests;
 mod transcript;
@@ -69,6 +74,7 @@ pub use acp::OpenclawAcp;
 pub use config::{api_for, Layout, WORKSPACE_FILES};
 pub use gateway::Address;
 pub use node::{node_problem, MIN_NODE};
+pub use remote::{bridge_layout, GatewayTokens};
 pub use transcript::{session_key, summarize, Mark, TurnSummary};
 
 /// Switches that keep OpenClaw off the network apart from the model endpoint (RUNTIMES.md).
@@ -89,6 +95,8 @@ pub struct OpenclawRuntime {
     env: Vec<(String, String)>,
     timeouts: Timeouts,
     gateways: gateway::Gateways,
+    /// Tokens of the Gateways users run themselves (see [`remote`]).
+    gateway_tokens: Option<Arc<dyn GatewayTokens>>,
 }
 
 /// One prepared turn: the Gateway to have running and the bridge to start.
@@ -105,7 +113,20 @@ pub struct Prepared {
 
 impl OpenclawRuntime {
     pub fn new(spawner: Arc<dyn Spawner>, endpoints: Arc<dyn EndpointSource>) -> Self {
-        Self { spawner, endpoints, env: Vec::new(), timeouts: Timeouts::default(), gateways: Default::default() }
+        Self {
+            spawner,
+            endpoints,
+            env: Vec::new(),
+            timeouts: Timeouts::default(),
+            gateways: Default::default(),
+            gateway_tokens: None,
+        }
+    }
+
+    /// Where the tokens of agents' existing Gateways come from (the keychain, in the app).
+    pub fn with_gateway_tokens(mut self, tokens: Arc<dyn GatewayTokens>) -> Self {
+        self.gateway_tokens = Some(tokens);
+        self
     }
 
     /// Extra variables for the processes (set last, so they win).
@@ -184,6 +205,9 @@ impl OpenclawRuntime {
     }
 
     async fn run_turn(&self, input: TurnInput, channels: RunChannels) -> Result<RunResult> {
+        if let Some(url) = input.agent.openclaw_gateway_url.clone() {
+            return self.run_on_existing_gateway(input, channels, &url).await;
+        }
         let prepared = self.prepare(&input)?;
         let path_var = prepared.gateway.env.iter().rev().find(|(k, _)| k == "PATH").map(|(_, v)| v.into());
         let path_var = path_var.or_else(|| std::env::var_os("PATH"));
