@@ -9,7 +9,9 @@ pub mod detect;
 mod event;
 pub mod hermes;
 pub mod home;
+pub mod lines;
 pub mod openclaw;
+pub mod orphans;
 pub mod process;
 pub mod supervise;
 
@@ -180,8 +182,7 @@ impl EndpointSource for crate::secrets::Secrets {
 }
 
 /// Every adapter this build has.
-pub fn adapters(secrets: Arc<crate::secrets::Secrets>) -> RuntimeRegistry {
-    let spawner: Arc<dyn process::Spawner> = Arc::new(process::SystemSpawner);
+pub fn adapters(secrets: Arc<crate::secrets::Secrets>, spawner: Arc<dyn process::Spawner>) -> RuntimeRegistry {
     RuntimeRegistry::default()
         .with(Arc::new(claude_code::ClaudeCodeRuntime::new(spawner.clone(), secrets.clone())))
         .with(Arc::new(codex::CodexRuntime::new(spawner.clone(), secrets.clone())))
