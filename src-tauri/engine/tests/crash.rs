@@ -123,6 +123,8 @@ fn start_helper(dir: &std::path::Path) -> Helper {
             };
         }
     }
+    let _ = child.kill();
+    let _ = child.wait();
     panic!("the helper ended before it was ready");
 }
 
@@ -145,7 +147,9 @@ fn after_a_kill_9_the_next_start_stops_what_the_first_started_and_marks_its_run(
     assert_eq!(cut.status, RunStatus::Interrupted);
     assert!(cut.error.as_deref().unwrap().contains("cut off"));
     assert_eq!(history.messages[0].content, "wait", "the user's message survived");
-    assert!(!dir.join("processes.json").exists() || std::fs::read_to_string(dir.join("processes.json")).unwrap() == "[]");
+    assert!(
+        !dir.join("processes.json").exists() || std::fs::read_to_string(dir.join("processes.json")).unwrap() == "[]"
+    );
 }
 
 #[test]

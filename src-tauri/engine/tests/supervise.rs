@@ -236,18 +236,15 @@ async fn background_children_are_cleaned_up_after_a_normal_exit() {
 async fn a_100_mb_line_is_skipped_with_one_warning_and_the_run_goes_on() {
     let (ch, mut h) = channels();
     let script = "echo 'SAY before'; head -c 104857600 /dev/zero | tr '\\0' x; echo; echo 'SAY after'";
-    let result = supervise(&SystemSpawner, &sh(script), Box::new(LineProtocol), ch, ApprovalPolicy::Ask, QUICK)
-        .await
-        .unwrap();
+    let result =
+        supervise(&SystemSpawner, &sh(script), Box::new(LineProtocol), ch, ApprovalPolicy::Ask, QUICK).await.unwrap();
     assert_eq!(result.outcome, RunOutcome::Succeeded);
     let events = drain(&mut h.events);
     assert_eq!(
         events,
         [
             RunEvent::Message { text: "before".into() },
-            RunEvent::Warning {
-                message: "A line of 104857600 bytes was longer than 8 MiB and was skipped.".into()
-            },
+            RunEvent::Warning { message: "A line of 104857600 bytes was longer than 8 MiB and was skipped.".into() },
             RunEvent::Message { text: "after".into() },
         ]
     );
@@ -258,9 +255,8 @@ async fn a_stream_of_invalid_utf8_is_read_to_its_end_with_one_warning() {
     let (ch, mut h) = channels();
     // 20 000 lines, each with bytes that are not UTF-8, then a last plain line.
     let script = "yes \"$(printf 'SAY caf\\351 \\377')\" | head -n 20000; echo 'SAY end'";
-    let result = supervise(&SystemSpawner, &sh(script), Box::new(LineProtocol), ch, ApprovalPolicy::Ask, QUICK)
-        .await
-        .unwrap();
+    let result =
+        supervise(&SystemSpawner, &sh(script), Box::new(LineProtocol), ch, ApprovalPolicy::Ask, QUICK).await.unwrap();
     assert_eq!(result.outcome, RunOutcome::Succeeded);
     let events = drain(&mut h.events);
     let warnings: Vec<_> = events.iter().filter(|e| matches!(e, RunEvent::Warning { .. })).collect();

@@ -113,7 +113,8 @@ impl Chat {
         let (cancel, cancel_rx) = watch::channel(false);
         let (done_tx, done) = watch::channel(false);
         let answers: Answers = Arc::default();
-        let reservation = self.reserve(&agent, ActiveRun { run_id: String::new(), slot: 0, cancel, answers: answers.clone(), done })?;
+        let reservation =
+            self.reserve(&agent, ActiveRun { run_id: String::new(), slot: 0, cancel, answers: answers.clone(), done })?;
         let program = match agent.runtime {
             RuntimeKind::Native => None,
             kind => Some(self.catalog.locate(kind)?),

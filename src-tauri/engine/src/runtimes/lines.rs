@@ -14,7 +14,10 @@ const KEEP_CAPACITY: usize = 64 * 1024;
 pub enum ReadLine {
     /// A line without its end (`\n` or `\r\n`). `lossy` when bytes that are not UTF-8 were
     /// replaced with U+FFFD.
-    Line { text: String, lossy: bool },
+    Line {
+        text: String,
+        lossy: bool,
+    },
     /// A line of this many bytes was longer than the cap; its bytes were discarded.
     TooLong(usize),
     Eof,

@@ -47,10 +47,8 @@ impl ProcessRegistry {
     /// killed), then forgets them. Only groups whose leader is the very process recorded are
     /// touched: a pid reused since by something else is left alone. Returns the groups stopped.
     pub fn sweep(&self) -> Vec<GroupRecord> {
-        let recorded: Vec<GroupRecord> = std::fs::read(&self.path)
-            .ok()
-            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-            .unwrap_or_default();
+        let recorded: Vec<GroupRecord> =
+            std::fs::read(&self.path).ok().and_then(|bytes| serde_json::from_slice(&bytes).ok()).unwrap_or_default();
         let alive: Vec<GroupRecord> = recorded.into_iter().filter(still_ours).collect();
         for group in &alive {
             signal_group(group.pgid, Signal::Terminate);
