@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use clawboo_engine::agents::{NewAgent, RuntimeKind};
 use clawboo_engine::chat::RunStatus;
+use clawboo_engine::runtimes::orphans::{ProcessRegistry, RecordedSpawner};
 use clawboo_engine::runtimes::process::{group_has_live_member, CommandSpec};
 use clawboo_engine::runtimes::{
     ApprovalPolicy, Capabilities, HistoryMode, PersonaDelivery, RunChannels, RunOutcome, RunResult, Runtime, TurnInput,
@@ -96,11 +97,27 @@ fn helper_opens_the_engine_and_waits_to_be_killed() {
     }
 }
 
+/// Whether `pid` is a live process (not gone, not a zombie).
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| stat.rfind(')').map(|i| stat[i + 1..].split_whitespace().next() != Some("Z")))
+        .unwrap_or(false)
+}
+
 struct Helper {
     child: Child,
     pgid: u32,
     agent_id: String,
     run_id: String,
+}
+
+/// A failed assertion must not leave the helper running.
+impl Drop for Helper {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 fn start_helper(dir: &std::path::Path) -> Helper {
@@ -139,6 +156,10 @@ fn after_a_kill_9_the_next_start_stops_what_the_first_started_and_marks_its_run(
     // The leader may die with its parent (parent-death signal); its background tool does not.
     std::thread::sleep(Duration::from_millis(200));
     assert!(group_has_live_member(helper.pgid), "the background process outlives the app");
+    let registry = Arc::new(ProcessRegistry::new(&dir.join("unused")));
+    if RecordedSpawner::new(registry).sets_parent_death_signal() {
+        assert!(!running(helper.pgid), "the leader died with its parent (parent-death signal)");
+    }
 
     let engine = open(dir.path()).expect("the folder is free once its holder died");
     assert!(!group_has_live_member(helper.pgid), "a process of the killed app survived the next start");
@@ -169,6 +190,8 @@ fn a_second_engine_on_the_same_folder_is_refused_and_touches_nothing() {
 
     helper.child.kill().unwrap();
     helper.child.wait().unwrap();
+    drop(open(dir.path()).unwrap()); // sweeps what the helper left
+    assert!(!group_has_live_member(helper.pgid));
 }
 
 #[test]
