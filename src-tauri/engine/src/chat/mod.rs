@@ -223,14 +223,20 @@ impl Chat {
             lock(&self.closing).insert(agent_id.to_owned());
             active.get(agent_id).map(|run| {
                 let _ = run.cancel.send(true);
-                run.done.clone()
+                (run.slot, run.done.clone())
             })
         };
-        if let Some(done) = running {
+        if let Some((slot, done)) = running {
             self.wait_done(vec![done], limit);
+            if self.lock_active().get(agent_id).is_some_and(|run| run.slot == slot) {
+                lock(&self.closing).remove(agent_id);
+                return Err(Error::RuntimeFailed(format!(
+                    "The agent's run did not stop within {} s, so the agent was not deleted. Try again.",
+                    limit.as_secs()
+                )));
+            }
         }
         let deleted = self.agents.delete(agent_id);
-        let _active = self.lock_active();
         lock(&self.closing).remove(agent_id);
         deleted
     }

@@ -113,36 +113,73 @@ impl ProcessRegistry {
 /// app by a parent-death signal.
 pub struct RecordedSpawner {
     registry: Arc<ProcessRegistry>,
-    /// `setpriv`, when it can set a parent-death signal.
-    setpriv: Option<PathBuf>,
+}
+
+type SpawnJob = (CommandSpec, tokio::runtime::Handle, std::sync::mpsc::Sender<io::Result<SpawnedChild>>);
+
+/// `setpriv` (when it can set a parent-death signal) and the thread that spawns through it.
+/// The signal fires when the *thread* that spawned the process ends, not the app: spawns are
+/// made on one thread that lives as long as the process.
+struct Launcher {
+    setpriv: PathBuf,
+    jobs: std::sync::mpsc::Sender<SpawnJob>,
+}
+
+fn launcher() -> Option<&'static Launcher> {
+    static LAUNCHER: std::sync::OnceLock<Option<Launcher>> = std::sync::OnceLock::new();
+    LAUNCHER
+        .get_or_init(|| {
+            let setpriv = pdeathsig_launcher()?;
+            let (jobs, queue) = std::sync::mpsc::channel::<SpawnJob>();
+            std::thread::Builder::new()
+                .name("clawboo-spawner".into())
+                .spawn(move || {
+                    while let Ok((spec, handle, reply)) = queue.recv() {
+                        let _runtime = handle.enter();
+                        let _ = reply.send(SystemSpawner.spawn(&spec));
+                    }
+                })
+                .ok()?;
+            Some(Launcher { setpriv, jobs })
+        })
+        .as_ref()
 }
 
 impl RecordedSpawner {
     pub fn new(registry: Arc<ProcessRegistry>) -> Self {
-        Self { registry, setpriv: pdeathsig_launcher() }
+        Self { registry }
     }
 
     /// Whether spawned leaders get a parent-death signal.
     pub fn sets_parent_death_signal(&self) -> bool {
-        self.setpriv.is_some()
+        launcher().is_some()
+    }
+
+    /// Spawns on the launcher's thread (within the caller's runtime), or here.
+    fn spawn_on_launcher(launcher: &Launcher, spec: &CommandSpec) -> io::Result<SpawnedChild> {
+        let Ok(handle) = tokio::runtime::Handle::try_current() else { return SystemSpawner.spawn(spec) };
+        let (reply, answer) = std::sync::mpsc::channel();
+        let sent = launcher.jobs.send((spec.clone(), handle, reply));
+        match sent {
+            Ok(()) => answer.recv().map_err(|_| io::Error::other("the spawn thread is gone"))?,
+            Err(_) => SystemSpawner.spawn(spec),
+        }
     }
 }
 
 impl Spawner for RecordedSpawner {
     fn spawn(&self, spec: &CommandSpec) -> io::Result<SpawnedChild> {
         // Only a program that exists is wrapped, so a missing one still fails here, clearly.
-        // The parent-death signal fires when the spawning *thread* ends: spawns happen on the
-        // engine's runtime workers, which live as long as the engine.
-        let wrapped = match &self.setpriv {
-            Some(setpriv) if spec.program.is_absolute() && spec.program.is_file() => {
+        let mut child = match launcher() {
+            Some(launcher) if spec.program.is_absolute() && spec.program.is_file() => {
                 let mut args = vec!["--pdeathsig".to_owned(), "KILL".to_owned(), "--".to_owned()];
                 args.push(spec.program.to_string_lossy().into_owned());
                 args.extend(spec.args.iter().cloned());
-                Some(CommandSpec { program: setpriv.clone(), args, ..spec.clone() })
+                let wrapped = CommandSpec { program: launcher.setpriv.clone(), args, ..spec.clone() };
+                Self::spawn_on_launcher(launcher, &wrapped)?
             }
-            _ => None,
+            _ => SystemSpawner.spawn(spec)?,
         };
-        let mut child = SystemSpawner.spawn(wrapped.as_ref().unwrap_or(spec))?;
         let Some(pgid) = child.control.pid() else { return Ok(child) };
         let Some(started) = start_identity(pgid) else { return Ok(child) };
         self.registry.add(GroupRecord { pgid, started, program: spec.program.to_string_lossy().into_owned() });
