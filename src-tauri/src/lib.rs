@@ -71,6 +71,9 @@ pub fn install_engine<R: Runtime>(app: &tauri::AppHandle<R>) {
 pub fn run() {
     let builder = specta_builder::<tauri::Wry>();
     tauri::Builder::default()
+        // First, so a second launch exits before it opens anything; the running one comes to
+        // the front instead. (The engine also locks its data folder: see `Engine::open`.)
+        .plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| tray::show_main_window(app)))
         .invoke_handler(builder.invoke_handler())
         .setup(move |app| {
             builder.mount_events(app);

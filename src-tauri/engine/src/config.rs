@@ -45,12 +45,55 @@ impl EngineConfig {
 }
 
 /// Creates the folder if needed and proves it is writable, so a bad folder fails at start with
-/// one clear message instead of later, half-way through a save.
+/// one clear message instead of later, half-way through a save. On Unix the folder and its
+/// agents folder are private to the user (0700): they hold transcripts and agents' homes.
 pub fn prepare_data_dir(dir: &Path) -> Result<()> {
     let unusable = |source| Error::DataDirUnusable { path: dir.to_owned(), source };
-    std::fs::create_dir_all(dir).map_err(unusable)?;
+    create_private_dir(dir).map_err(unusable)?;
+    create_private_dir(&dir.join("agents")).map_err(unusable)?;
     let probe = dir.join(format!(".write-probe-{}", uuid::Uuid::new_v4().simple()));
     std::fs::write(&probe, b"ok").map_err(unusable)?;
     std::fs::remove_file(&probe).map_err(unusable)?;
     Ok(())
+}
+
+#[cfg(unix)]
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
+    // A folder made by an earlier version (or by hand) is made private too.
+    let mode = std::fs::metadata(dir)?.permissions().mode() & 0o777;
+    if mode != 0o700 {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)
+}
+
+/// Holds the data directory for this engine alone until dropped. A second engine on the same
+/// folder (a second app instance) is refused: it would mark the first one's live runs as
+/// interrupted and stop its processes. The OS releases the lock when the process dies, even
+/// on `kill -9`.
+#[derive(Debug)]
+pub struct DataDirLock {
+    _file: std::fs::File,
+}
+
+pub fn lock_data_dir(dir: &Path) -> Result<DataDirLock> {
+    let path = dir.join("clawboo.lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|source| Error::DataDirUnusable { path: dir.to_owned(), source })?;
+    match file.try_lock() {
+        Ok(()) => Ok(DataDirLock { _file: file }),
+        Err(std::fs::TryLockError::WouldBlock) => Err(Error::DataDirInUse { path: dir.to_owned() }),
+        Err(std::fs::TryLockError::Error(source)) => Err(Error::DataDirUnusable { path: dir.to_owned(), source }),
+    }
 }

@@ -18,6 +18,8 @@ pub enum ErrorCode {
     ForbiddenFileName,
     FileTooLarge,
     DataDirUnusable,
+    /// Another Clawboo (or another engine) has the data directory open.
+    DataDirInUse,
     Store,
     Io,
     KeychainUnavailable,
@@ -57,6 +59,9 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+
+    #[error("The data directory {} is in use by another Clawboo. Close it first, or set CLAWBOO_DATA_DIR to use another folder.", path.display())]
+    DataDirInUse { path: PathBuf },
 
     #[error("Database migration {version} ({name}) failed: {source}")]
     Migration {
@@ -116,6 +121,7 @@ impl Error {
             Error::ForbiddenFileName(_) => ErrorCode::ForbiddenFileName,
             Error::FileTooLarge { .. } => ErrorCode::FileTooLarge,
             Error::DataDirUnusable { .. } => ErrorCode::DataDirUnusable,
+            Error::DataDirInUse { .. } => ErrorCode::DataDirInUse,
             Error::Migration { .. } | Error::StoreTooNew { .. } | Error::Store(_) => ErrorCode::Store,
             Error::Io { .. } => ErrorCode::Io,
             Error::KeychainUnavailable(_) => ErrorCode::KeychainUnavailable,

@@ -31,15 +31,19 @@ pub struct Engine {
     secrets: Arc<Secrets>,
     catalog: Arc<RuntimeCatalog>,
     chat: Arc<Chat>,
+    spawner: Arc<dyn runtimes::process::Spawner>,
     _watcher: FileWatcher,
     /// Runs, their processes and their streams live here, apart from the UI's runtime.
     runtime: Option<tokio::runtime::Runtime>,
+    /// Released last (fields drop in order), after shutdown stopped every process.
+    _lock: config::DataDirLock,
 }
 
 impl Engine {
-    /// Opens the data directory: database (migrated), agent workspaces (reconciled with the
-    /// rows), the watcher on agent files, and the chat service (runs cut off by a previous
-    /// stop are marked as such).
+    /// Opens the data directory, for this engine alone (a second open fails with
+    /// `DataDirInUse`): process groups a crashed predecessor left running are stopped, then the
+    /// database (migrated), agent workspaces (reconciled with the rows), the watcher on agent
+    /// files, and the chat service (runs cut off by a previous stop are marked as such).
     pub fn open(config: EngineConfig) -> Result<Self> {
         Self::open_with(config, Vec::new())
     }
@@ -48,6 +52,13 @@ impl Engine {
     /// (tests use this to script a runtime).
     pub fn open_with(config: EngineConfig, replace: Vec<Arc<dyn runtimes::Runtime>>) -> Result<Self> {
         config::prepare_data_dir(&config.data_dir)?;
+        let lock = config::lock_data_dir(&config.data_dir)?;
+        let processes = Arc::new(runtimes::orphans::ProcessRegistry::new(&config.data_dir));
+        for group in processes.sweep() {
+            eprintln!("clawboo: stopped process group {} ({}) left by an earlier run", group.pgid, group.program);
+        }
+        let spawner: Arc<dyn runtimes::process::Spawner> =
+            Arc::new(runtimes::orphans::RecordedSpawner::new(processes.clone()));
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .thread_name("clawboo-engine")
@@ -63,7 +74,9 @@ impl Engine {
         agents.reconcile_workspaces()?;
         let watcher = FileWatcher::start(workspaces, events.clone())?;
         let catalog = Arc::new(RuntimeCatalog::new(store.clone()));
-        let registry = replace.into_iter().fold(runtimes::adapters(secrets.clone(), catalog.clone()), |r, a| r.with(a));
+        let registry = replace
+            .into_iter()
+            .fold(runtimes::adapters(secrets.clone(), catalog.clone(), spawner.clone()), |r, a| r.with(a));
         let chat = Arc::new(Chat::new(
             store,
             agents.clone(),
@@ -73,7 +86,18 @@ impl Engine {
             runtime.handle().clone(),
         ));
         chat.recover_interrupted()?;
-        Ok(Self { config, events, agents, secrets, catalog, chat, _watcher: watcher, runtime: Some(runtime) })
+        Ok(Self {
+            config,
+            events,
+            agents,
+            secrets,
+            catalog,
+            chat,
+            spawner,
+            _watcher: watcher,
+            runtime: Some(runtime),
+            _lock: lock,
+        })
     }
 
     pub fn config(&self) -> &EngineConfig {
@@ -106,8 +130,19 @@ impl Engine {
         &self.chat
     }
 
+    /// Deletes an agent after stopping its run (awaited), so nothing runs in a folder that
+    /// is going away.
+    pub fn delete_agent(&self, id: &str) -> Result<()> {
+        self.chat.delete_agent(id, Duration::from_secs(10))
+    }
+
     pub fn runtimes(&self) -> &RuntimeCatalog {
         &self.catalog
+    }
+
+    /// How the engine starts processes: recorded for the sweep at the next start.
+    pub fn spawner(&self) -> Arc<dyn runtimes::process::Spawner> {
+        self.spawner.clone()
     }
 
     pub fn events(&self) -> &EventBus {

@@ -224,22 +224,40 @@ fn every_event_of_a_flood_is_stored() {
 }
 
 #[test]
-fn a_run_cut_off_by_a_crash_is_marked_on_the_next_start() {
-    let dir = TempDataDir::new();
-    let runtime = Arc::new(ScriptedRuntime::default());
-    let engine = Engine::open_with(EngineConfig::for_dir(dir.path().into()), vec![runtime.clone()]).unwrap();
-    let agent_id = engine.agents().create(native_agent("scout")).unwrap().id;
-    let run = engine.chat().send(&agent_id, "wait").unwrap().run.unwrap();
-    // A crash: the process goes away without stopping anything.
-    std::mem::forget(engine);
+fn of_two_sends_at_once_one_is_refused_and_the_other_can_be_cancelled() {
+    let f = fixture();
+    for _ in 0..20 {
+        let barrier = std::sync::Barrier::new(2);
+        let (a, b) = std::thread::scope(|scope| {
+            let send = || {
+                barrier.wait();
+                f.engine.chat().send(&f.agent_id, "wait")
+            };
+            let a = scope.spawn(send);
+            let b = scope.spawn(send);
+            (a.join().unwrap(), b.join().unwrap())
+        });
+        let (run, refused) = match (a, b) {
+            (Ok(sent), Err(e)) | (Err(e), Ok(sent)) => (sent.run.unwrap(), e),
+            (a, b) => panic!("exactly one send must win: {:?} / {:?}", a.map(|_| ()), b.map(|_| ())),
+        };
+        assert_eq!(refused.code(), ErrorCode::InvalidInput);
+        f.engine.chat().cancel(&run.id).unwrap();
+        assert_eq!(f.wait_done(&run.id).status, RunStatus::Cancelled);
+        wait_for("the slot to be free", Duration::from_secs(5), || f.engine.chat().cancel(&run.id).err());
+    }
+}
 
-    let engine = Engine::open_with(EngineConfig::for_dir(dir.path().into()), vec![runtime]).unwrap();
-    let history = engine.chat().history(&agent_id).unwrap();
-    let cut = history.runs.iter().find(|r| r.id == run.id).unwrap();
-    assert_eq!(cut.status, RunStatus::Interrupted);
-    assert!(cut.error.as_deref().unwrap().contains("cut off"));
-    assert!(history.active_run.is_none());
-    assert_eq!(history.messages[0].content, "wait", "the user's message survived");
+#[test]
+fn deleting_an_agent_stops_its_run_first() {
+    let f = fixture();
+    let run = f.engine.chat().send(&f.agent_id, "wait").unwrap().run.unwrap();
+    f.engine.delete_agent(&f.agent_id).unwrap();
+    // Delete returned only once the run had ended.
+    assert_eq!(f.engine.chat().cancel(&run.id).unwrap_err().code(), ErrorCode::RunNotActive);
+    assert_eq!(f.engine.agents().get(&f.agent_id).unwrap_err().code(), ErrorCode::NotFound);
+    assert!(!f.dir.join(format!("agents/{}", f.agent_id)).exists());
+    assert_eq!(f.engine.chat().send(&f.agent_id, "hello").unwrap_err().code(), ErrorCode::NotFound);
 }
 
 #[cfg(unix)]

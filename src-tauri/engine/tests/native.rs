@@ -560,6 +560,22 @@ async fn an_http_500_fails_with_the_providers_message() {
 }
 
 #[tokio::test]
+async fn a_stream_event_over_the_cap_fails_the_call_clearly() {
+    // One text delta of 9 MiB: its SSE line is over the 8 MiB cap and is dropped as it streams.
+    for flavor in BOTH {
+        let server = FakeModelServer::start(Behavior::text("x".repeat(9 << 20))).await;
+        let rt = runtime(flavor.base_url(&server), Some("sk-test"));
+        let ws = workspace();
+        let (result, events) =
+            run(&rt, input(agent(Some(flavor.provider()), ApprovalPolicy::Ask), ws.path(), "Hi", vec![])).await;
+        assert_eq!(result.outcome, RunOutcome::Failed);
+        let message = result.message.unwrap();
+        assert!(message.contains("reply could not be read") && message.contains("over the 8 MiB limit"), "{message}");
+        assert!(text_of(&events).is_empty(), "nothing of the dropped event was decoded");
+    }
+}
+
+#[tokio::test]
 async fn a_refused_connection_fails_naming_the_url() {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     for flavor in BOTH {

@@ -231,3 +231,89 @@ async fn background_children_are_cleaned_up_after_a_normal_exit() {
     assert_eq!(result.outcome, RunOutcome::Succeeded);
     assert!(!spawner.group_alive());
 }
+
+#[tokio::test]
+async fn a_100_mb_line_is_skipped_with_one_warning_and_the_run_goes_on() {
+    let (ch, mut h) = channels();
+    let script = "echo 'SAY before'; head -c 104857600 /dev/zero | tr '\\0' x; echo; echo 'SAY after'";
+    let result =
+        supervise(&SystemSpawner, &sh(script), Box::new(LineProtocol), ch, ApprovalPolicy::Ask, QUICK).await.unwrap();
+    assert_eq!(result.outcome, RunOutcome::Succeeded);
+    let events = drain(&mut h.events);
+    assert_eq!(
+        events,
+        [
+            RunEvent::Message { text: "before".into() },
+            RunEvent::Warning { message: "A line of 104857600 bytes was longer than 8 MiB and was skipped.".into() },
+            RunEvent::Message { text: "after".into() },
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_stream_of_invalid_utf8_is_read_to_its_end_with_one_warning() {
+    let (ch, mut h) = channels();
+    // 20 000 lines, each with bytes that are not UTF-8, then a last plain line.
+    let script = "yes \"$(printf 'SAY caf\\351 \\377')\" | head -n 20000; echo 'SAY end'";
+    let result =
+        supervise(&SystemSpawner, &sh(script), Box::new(LineProtocol), ch, ApprovalPolicy::Ask, QUICK).await.unwrap();
+    assert_eq!(result.outcome, RunOutcome::Succeeded);
+    let events = drain(&mut h.events);
+    let warnings: Vec<_> = events.iter().filter(|e| matches!(e, RunEvent::Warning { .. })).collect();
+    assert_eq!(warnings.len(), 1, "one warning for the whole run: {warnings:?}");
+    assert!(matches!(warnings[0], RunEvent::Warning { message } if message.contains("not UTF-8")));
+    let replaced = RunEvent::Message { text: "caf\u{fffd} \u{fffd}".into() };
+    assert_eq!(events.iter().filter(|e| **e == replaced).count(), 20_000);
+    assert_eq!(events.last(), Some(&RunEvent::Message { text: "end".into() }));
+}
+
+/// A cancel while the runtime prints nothing must end the run through the ladder, whether its
+/// stdout is still open or already closed (the CLI closed it and hangs).
+#[tokio::test]
+async fn a_cancel_during_a_stalled_stdout_ends_the_run_within_the_ladder() {
+    let stubborn = "trap '' INT TERM; while :; do sleep 1; done";
+    for script in [
+        format!("echo 'SAY stalled'; {stubborn}"),
+        format!("echo 'SAY closing'; exec >&-; {stubborn}"),
+        format!("printf 'SAY half a line'; {stubborn}"),
+    ] {
+        let spawner = RecordingSpawner::default();
+        let (ch, mut h) = channels();
+        let s = spawner.clone();
+        let timeouts = Timeouts { silence: Duration::from_secs(600), grace: Duration::from_millis(200) };
+        let run = tokio::spawn(async move {
+            supervise(&s, &sh(&script), Box::new(LineProtocol), ch, ApprovalPolicy::Ask, timeouts).await
+        });
+        // Wait until the script is past its first output, then cancel.
+        while spawner.0.lock().unwrap().is_none() {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        h.cancel.send(true).unwrap();
+        // The ladder is interrupt, grace, SIGTERM, grace, SIGKILL: far under this bound.
+        let result = tokio::time::timeout(Duration::from_secs(20), run).await.expect("the cancel ends the run");
+        assert_eq!(result.unwrap().unwrap().outcome, RunOutcome::Cancelled);
+        assert!(!spawner.group_alive(), "no process of the run survives");
+        drop(drain(&mut h.events));
+    }
+}
+
+#[tokio::test]
+async fn a_run_that_closed_stdout_and_hangs_times_out() {
+    let spawner = RecordingSpawner::default();
+    let (ch, mut h) = channels();
+    let timeouts = Timeouts { silence: Duration::from_millis(400), grace: Duration::from_millis(200) };
+    let result = supervise(
+        &spawner,
+        &sh("echo 'SAY bye'; exec >&-; sleep 60"),
+        Box::new(LineProtocol),
+        ch,
+        ApprovalPolicy::Ask,
+        timeouts,
+    )
+    .await
+    .unwrap();
+    assert_eq!(result.outcome, RunOutcome::TimedOut);
+    assert!(!spawner.group_alive());
+    assert!(drain(&mut h.events).contains(&RunEvent::Message { text: "bye".into() }));
+}

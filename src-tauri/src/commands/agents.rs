@@ -27,7 +27,7 @@ pub async fn update_agent(state: State<'_, AppState>, id: String, patch: AgentPa
 #[tauri::command]
 #[specta::specta]
 pub async fn delete_agent(state: State<'_, AppState>, id: String) -> Result<(), AppError> {
-    state.run(move |e| e.agents().delete(&id)).await
+    state.run(move |e| e.delete_agent(&id)).await
 }
 
 #[tauri::command]

@@ -7,7 +7,7 @@ mod setup;
 mod store;
 mod types;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -32,7 +32,10 @@ use crate::store::Store;
 type Answers = Arc<Mutex<HashMap<String, oneshot::Sender<PermissionAnswer>>>>;
 
 struct ActiveRun {
+    /// Set once the run's row exists; empty while the slot is only reserved.
     run_id: String,
+    /// Tells this run's entry from a later run's of the same agent.
+    slot: u64,
     cancel: watch::Sender<bool>,
     answers: Answers,
     done: watch::Receiver<bool>,
@@ -47,6 +50,9 @@ pub struct Chat {
     handle: tokio::runtime::Handle,
     /// Runs in progress, by agent (one at a time per agent).
     active: Mutex<HashMap<String, ActiveRun>>,
+    /// Agents being deleted: no new run may start. Locked only while `active` is held.
+    closing: Mutex<HashSet<String>>,
+    next_slot: std::sync::atomic::AtomicU64,
 }
 
 impl Chat {
@@ -58,7 +64,17 @@ impl Chat {
         events: EventBus,
         handle: tokio::runtime::Handle,
     ) -> Self {
-        Self { store, agents, runtimes, catalog, events, handle, active: Mutex::new(HashMap::new()) }
+        Self {
+            store,
+            agents,
+            runtimes,
+            catalog,
+            events,
+            handle,
+            active: Mutex::new(HashMap::new()),
+            closing: Mutex::default(),
+            next_slot: Default::default(),
+        }
     }
 
     /// Marks runs that a previous process left `running` as cut off. Called once at start.
@@ -94,9 +110,13 @@ impl Chat {
         if matches!(text, "/reset" | "/new") {
             return self.reset(&agent);
         }
-        if self.lock_active().contains_key(agent_id) {
-            return Err(Error::InvalidInput(format!("@{} is still answering. Wait, or stop it first.", agent.handle)));
-        }
+        // Reserved before anything else, in the same lock as the check: of two quick sends,
+        // exactly one gets the slot. Released on any early return.
+        let (cancel, cancel_rx) = watch::channel(false);
+        let (done_tx, done) = watch::channel(false);
+        let answers: Answers = Arc::default();
+        let reservation =
+            self.reserve(&agent, ActiveRun { run_id: String::new(), slot: 0, cancel, answers: answers.clone(), done })?;
         let program = match agent.runtime {
             RuntimeKind::Native => None,
             kind => Some(self.catalog.locate(kind)?),
@@ -158,11 +178,7 @@ impl Chat {
             agent: agent.clone(),
         };
 
-        let (cancel, cancel_rx) = watch::channel(false);
-        let (done_tx, done) = watch::channel(false);
-        let answers: Answers = Arc::default();
-        self.lock_active()
-            .insert(agent.id.clone(), ActiveRun { run_id: run.id.clone(), cancel, answers: answers.clone(), done });
+        let slot = reservation.started(&run.id);
         let chat = Arc::clone(self);
         let summary = run.clone();
         self.handle.spawn(async move {
@@ -179,7 +195,7 @@ impl Chat {
             }
             let result = chat.drive(&conversation, input, runtime, cancel_rx, answers, &mut recorder).await;
             chat.finish(&agent, &conversation, &fingerprint, &summary, result, recorder);
-            chat.lock_active().remove(&agent.id);
+            chat.release(&agent.id, slot);
             let _ = done_tx.send(true);
             chat.events.publish(EngineEvent::ChatChanged { agent_id: agent.id.clone() });
         });
@@ -213,6 +229,32 @@ impl Chat {
         }
     }
 
+    /// Deletes the agent: its run (if any) is cancelled and awaited (up to `limit`) first, and
+    /// no new run can start meanwhile, so nothing runs in a folder that is going away.
+    pub fn delete_agent(&self, agent_id: &str, limit: Duration) -> Result<()> {
+        let running = {
+            let active = self.lock_active();
+            lock(&self.closing).insert(agent_id.to_owned());
+            active.get(agent_id).map(|run| {
+                let _ = run.cancel.send(true);
+                (run.slot, run.done.clone())
+            })
+        };
+        if let Some((slot, done)) = running {
+            self.wait_done(vec![done], limit);
+            if self.lock_active().get(agent_id).is_some_and(|run| run.slot == slot) {
+                lock(&self.closing).remove(agent_id);
+                return Err(Error::RuntimeFailed(format!(
+                    "The agent's run did not stop within {} s, so the agent was not deleted. Try again.",
+                    limit.as_secs()
+                )));
+            }
+        }
+        let deleted = self.agents.delete(agent_id);
+        lock(&self.closing).remove(agent_id);
+        deleted
+    }
+
     /// Stops every run and waits (up to `limit`) for their processes to be gone, then whatever
     /// the adapters keep between turns. Called on exit.
     pub fn shutdown(&self, limit: Duration) {
@@ -229,6 +271,11 @@ impl Chat {
                 r.done.clone()
             })
             .collect();
+        self.wait_done(waits, limit);
+    }
+
+    /// Blocks this (non-async) thread until the runs behind `waits` have ended, or `limit`.
+    fn wait_done(&self, waits: Vec<watch::Receiver<bool>>, limit: Duration) {
         if waits.is_empty() {
             return;
         }
@@ -356,8 +403,62 @@ impl Chat {
     }
 
     fn lock_active(&self) -> std::sync::MutexGuard<'_, HashMap<String, ActiveRun>> {
-        self.active.lock().unwrap_or_else(|p| p.into_inner())
+        lock(&self.active)
     }
+
+    /// Takes the agent's run slot, or says why not.
+    fn reserve(&self, agent: &Agent, mut run: ActiveRun) -> Result<Reservation<'_>> {
+        let mut active = self.lock_active();
+        if lock(&self.closing).contains(&agent.id) {
+            return Err(Error::InvalidInput(format!("@{} is being deleted.", agent.handle)));
+        }
+        if active.contains_key(&agent.id) {
+            return Err(Error::InvalidInput(format!("@{} is still answering. Wait, or stop it first.", agent.handle)));
+        }
+        run.slot = self.next_slot.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let slot = run.slot;
+        active.insert(agent.id.clone(), run);
+        Ok(Reservation { chat: self, agent_id: agent.id.clone(), slot, started: false })
+    }
+
+    /// Frees the agent's slot if it still holds this run.
+    fn release(&self, agent_id: &str, slot: u64) {
+        let mut active = self.lock_active();
+        if active.get(agent_id).is_some_and(|run| run.slot == slot) {
+            active.remove(agent_id);
+        }
+    }
+}
+
+/// A reserved run slot: released when dropped, unless the run started.
+struct Reservation<'a> {
+    chat: &'a Chat,
+    agent_id: String,
+    slot: u64,
+    started: bool,
+}
+
+impl Reservation<'_> {
+    /// The run exists: its id goes in the slot, which the run's task now releases.
+    fn started(mut self, run_id: &str) -> u64 {
+        if let Some(run) = self.chat.lock_active().get_mut(&self.agent_id).filter(|r| r.slot == self.slot) {
+            run.run_id = run_id.to_owned();
+        }
+        self.started = true;
+        self.slot
+    }
+}
+
+impl Drop for Reservation<'_> {
+    fn drop(&mut self) {
+        if !self.started {
+            self.chat.release(&self.agent_id, self.slot);
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// SOUL.md within the persona budget; the second value is the full length when it was cut.

@@ -83,6 +83,10 @@ pub async fn stream_call(
             }
             None => (parser.finish(), true),
         };
+        // A part of the reply was dropped: what follows would be decoded without it.
+        if let Some(dropped) = parser.take_error() {
+            return CallEnd::Failed(format!("{who}'s reply could not be read: {dropped}."));
+        }
         for event in &events {
             match decoder.on_event(event, emit) {
                 Ok(true) => return finish(decoder),

@@ -15,13 +15,34 @@ impl SseEvent {
     }
 }
 
-#[derive(Debug, Default)]
+/// A line, or an event's data, longer than this is dropped (see [`SseParser::take_error`]).
+pub const MAX_SSE_BYTES: usize = 8 * 1024 * 1024;
+
+/// Capacity kept for the next line after a long one.
+const KEEP_CAPACITY: usize = 64 * 1024;
+
+/// Each byte is looked at once, however the stream is split; memory is bounded by the cap.
+#[derive(Debug)]
 pub struct SseParser {
     /// Bytes of a line not yet ended.
-    pending: Vec<u8>,
+    line: Vec<u8>,
+    /// The last line ended with a CR: an LF right after it is part of that line end.
+    after_cr: bool,
+    /// Bytes dropped so far of a line over the cap.
+    skipping: Option<usize>,
     event: Option<String>,
     data: String,
     has_data: bool,
+    /// Part of the current event was dropped: it is not dispatched.
+    event_broken: bool,
+    error: Option<String>,
+    cap: usize,
+}
+
+impl Default for SseParser {
+    fn default() -> Self {
+        Self::with_cap(MAX_SSE_BYTES)
+    }
 }
 
 impl SseParser {
@@ -29,34 +50,44 @@ impl SseParser {
         Self::default()
     }
 
+    pub fn with_cap(cap: usize) -> Self {
+        Self {
+            line: Vec::new(),
+            after_cr: false,
+            skipping: None,
+            event: None,
+            data: String::new(),
+            has_data: false,
+            event_broken: false,
+            error: None,
+            cap,
+        }
+    }
+
     /// Feeds the next bytes of the stream; returns the events they completed.
     pub fn push(&mut self, bytes: &[u8]) -> Vec<SseEvent> {
-        self.pending.extend_from_slice(bytes);
         let mut out = Vec::new();
-        let mut start = 0;
-        let mut i = 0;
-        while i < self.pending.len() {
-            match self.pending[i] {
-                b'\n' => {
-                    let line = self.pending[start..i].to_vec();
-                    self.line(&line, &mut out);
-                    i += 1;
-                    start = i;
-                }
-                b'\r' => {
-                    // A CR at the end of what we have may be the first half of a CRLF: wait.
-                    if i + 1 == self.pending.len() {
-                        break;
-                    }
-                    let line = self.pending[start..i].to_vec();
-                    self.line(&line, &mut out);
-                    i += if self.pending[i + 1] == b'\n' { 2 } else { 1 };
-                    start = i;
-                }
-                _ => i += 1,
+        let mut rest = bytes;
+        if self.after_cr && !rest.is_empty() {
+            self.after_cr = false;
+            if rest[0] == b'\n' {
+                rest = &rest[1..];
             }
         }
-        self.pending.drain(..start);
+        while let Some(i) = rest.iter().position(|&b| b == b'\n' || b == b'\r') {
+            self.append(&rest[..i]);
+            self.end_line(&mut out);
+            rest = match (rest[i], rest.get(i + 1)) {
+                (b'\r', Some(b'\n')) => &rest[i + 2..],
+                (b'\r', None) => {
+                    // Perhaps the first half of a CRLF: the next chunk tells.
+                    self.after_cr = true;
+                    &[]
+                }
+                _ => &rest[i + 1..],
+            };
+        }
+        self.append(rest);
         out
     }
 
@@ -64,26 +95,66 @@ impl SseParser {
     /// still count (lenient, as some servers close without the final blank line).
     pub fn finish(&mut self) -> Vec<SseEvent> {
         let mut out = Vec::new();
-        let rest = std::mem::take(&mut self.pending);
-        let rest = rest.strip_suffix(b"\r").unwrap_or(&rest);
-        if !rest.is_empty() {
-            self.line(rest, &mut out);
+        if !self.line.is_empty() || self.skipping.is_some() {
+            self.end_line(&mut out);
         }
-        self.line(b"", &mut out);
+        self.field_line(b"", &mut out);
         out
     }
 
-    fn line(&mut self, raw: &[u8], out: &mut Vec<SseEvent>) {
+    /// Why part of the stream was dropped (a line or an event over the cap), once.
+    pub fn take_error(&mut self) -> Option<String> {
+        self.error.take()
+    }
+
+    fn append(&mut self, part: &[u8]) {
+        match &mut self.skipping {
+            Some(bytes) => *bytes += part.len(),
+            None if self.line.len() + part.len() > self.cap => {
+                self.skipping = Some(self.line.len() + part.len());
+                self.line = Vec::new();
+            }
+            None => self.line.extend_from_slice(part),
+        }
+    }
+
+    fn end_line(&mut self, out: &mut Vec<SseEvent>) {
+        if let Some(bytes) = self.skipping.take() {
+            self.drop_event(format!("a line of {bytes} bytes"));
+            return;
+        }
+        let line = std::mem::take(&mut self.line);
+        self.field_line(&line, out);
+        self.line = line;
+        self.line.clear();
+        self.line.shrink_to(KEEP_CAPACITY);
+    }
+
+    fn drop_event(&mut self, what: String) {
+        self.event_broken = true;
+        self.data = String::new();
+        if self.error.is_none() {
+            let limit = match self.cap % (1024 * 1024) {
+                0 => format!("{} MiB", self.cap / (1024 * 1024)),
+                _ => format!("{} bytes", self.cap),
+            };
+            self.error = Some(format!("{what}, over the {limit} limit, was dropped"));
+        }
+    }
+
+    fn field_line(&mut self, raw: &[u8], out: &mut Vec<SseEvent>) {
         if raw.is_empty() {
-            if self.has_data {
+            if self.has_data && !self.event_broken {
                 let mut data = std::mem::take(&mut self.data);
                 if data.ends_with('\n') {
                     data.pop();
                 }
                 out.push(SseEvent { event: self.event.take(), data });
             }
+            self.data.clear();
             self.event = None;
             self.has_data = false;
+            self.event_broken = false;
             return;
         }
         let line = String::from_utf8_lossy(raw);
@@ -97,9 +168,17 @@ impl SseParser {
         match field {
             "event" => self.event = Some(value.to_owned()),
             "data" => {
+                self.has_data = true;
+                if self.event_broken {
+                    return;
+                }
+                if self.data.len() + value.len() + 1 > self.cap {
+                    let size = self.data.len() + value.len() + 1;
+                    self.drop_event(format!("an event of {size} bytes"));
+                    return;
+                }
                 self.data.push_str(value);
                 self.data.push('\n');
-                self.has_data = true;
             }
             _ => {} // id, retry and unknown fields do not matter here
         }
@@ -166,6 +245,27 @@ mod tests {
     fn multibyte_characters_split_across_chunks() {
         let input = "data: {\"text\":\"héllo → 世界 🦀\"}\n\n";
         assert_eq!(parse_all_splits(input), [ev(None, "{\"text\":\"héllo → 世界 🦀\"}")]);
+    }
+
+    #[test]
+    fn a_line_or_an_event_over_the_cap_is_dropped_with_an_error_and_parsing_goes_on() {
+        let long = format!("data: {}\n\ndata: after\n\n", "x".repeat(40));
+        for chunk in [1, 3, 7, 100] {
+            let mut p = SseParser::with_cap(32);
+            let mut out = Vec::new();
+            for piece in long.as_bytes().chunks(chunk) {
+                out.extend(p.push(piece));
+            }
+            out.extend(p.finish());
+            assert_eq!(out, [ev(None, "after")], "chunk {chunk}");
+            assert_eq!(p.take_error().as_deref(), Some("a line of 46 bytes, over the 32 bytes limit, was dropped"));
+            assert_eq!(p.take_error(), None);
+        }
+        // Lines each under the cap, adding up to an event over it.
+        let mut p = SseParser::with_cap(32);
+        let input = format!("data: {0}\ndata: {0}\ndata: {0}\n\ndata: ok\n\n", "y".repeat(12));
+        assert_eq!(p.push(input.as_bytes()), [ev(None, "ok")]);
+        assert!(p.take_error().unwrap().starts_with("an event of 39 bytes"));
     }
 
     #[test]

@@ -137,18 +137,31 @@ pub async fn probe_version(binary: &Path) -> Result<String, String> {
 /// Asked once per binary file (path and modification time); a probe that fails or hangs counts
 /// as "no". `home` keeps the probe out of the user's own configuration.
 pub fn help_mentions(binary: &Path, home: &Path, flag: &str) -> bool {
+    lists_flag(&help_text(binary, home), flag)
+}
+
+/// Runs the `--help` probe on a blocking thread, so that a later [`help_mentions`] (called
+/// from an adapter's synchronous `command()`) answers from the cache without stalling one of
+/// the engine's async workers for up to 10 s.
+pub async fn probe_help(binary: Option<&Path>, home: Option<PathBuf>) {
+    let (Some(binary), Some(home)) = (binary.map(Path::to_owned), home) else { return };
+    let _ = tokio::task::spawn_blocking(move || help_text(&binary, &home)).await;
+}
+
+/// `binary --help`, asked once per binary file (path and modification time).
+fn help_text(binary: &Path, home: &Path) -> String {
     type Key = (PathBuf, Option<std::time::SystemTime>);
     static HELP: std::sync::OnceLock<std::sync::Mutex<HashMap<Key, String>>> = std::sync::OnceLock::new();
     let key = (binary.to_owned(), std::fs::metadata(binary).and_then(|m| m.modified()).ok());
     let cache = HELP.get_or_init(Default::default);
     if let Some(help) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
-        return lists_flag(&help, flag);
+        return help;
     }
     let help = run_help(binary, home).unwrap_or_default();
     if let Ok(mut cache) = cache.lock() {
         cache.insert(key, help.clone());
     }
-    lists_flag(&help, flag)
+    help
 }
 
 fn lists_flag(help: &str, flag: &str) -> bool {

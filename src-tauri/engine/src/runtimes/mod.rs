@@ -10,7 +10,9 @@ mod event;
 pub mod hermes;
 pub mod home;
 mod identify;
+pub mod lines;
 pub mod openclaw;
+pub mod orphans;
 pub mod process;
 pub mod signin;
 pub mod supervise;
@@ -206,8 +208,11 @@ impl EndpointSource for crate::secrets::Secrets {
 
 /// Every adapter this build has. `access` decides per turn whether Claude Code and Codex use
 /// the user's own sign-in or a key (the runtime catalog, which holds the choice).
-pub fn adapters(secrets: Arc<crate::secrets::Secrets>, access: Arc<dyn signin::AccessSource>) -> RuntimeRegistry {
-    let spawner: Arc<dyn process::Spawner> = Arc::new(process::SystemSpawner);
+pub fn adapters(
+    secrets: Arc<crate::secrets::Secrets>,
+    access: Arc<dyn signin::AccessSource>,
+    spawner: Arc<dyn process::Spawner>,
+) -> RuntimeRegistry {
     RuntimeRegistry::default()
         .with(Arc::new(
             claude_code::ClaudeCodeRuntime::new(spawner.clone(), secrets.clone()).with_access(access.clone()),

@@ -7,10 +7,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::stream::{FuturesUnordered, StreamExt};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::oneshot;
 use tokio::time::{sleep_until, Instant};
 
+use super::lines::{CappedLines, ReadLine};
 use super::process::{ChildControl, CommandSpec, ExitInfo, Spawner};
 use super::{ApprovalPolicy, PendingPermission, PermissionAnswer, RunChannels, RunEvent, RunOutcome, RunResult};
 use crate::error::{Error, Result};
@@ -65,6 +66,8 @@ impl Default for Timeouts {
 }
 
 const STDERR_TAIL_BYTES: usize = 8 * 1024;
+/// How often the leader's exit is checked once its stdout has closed.
+const EXIT_POLL: Duration = Duration::from_millis(10);
 
 enum Stopping {
     No,
@@ -90,7 +93,7 @@ pub async fn supervise(
     let mut stdin = child.stdin.take();
     let mut control = child.control;
     let (stderr_tail, stderr_done) = collect_tail(child.stderr);
-    let mut lines = BufReader::new(child.stdout).lines();
+    let mut lines = CappedLines::new(child.stdout);
     let mut cancel = channels.cancel.clone();
 
     let mut steps = Vec::new();
@@ -101,28 +104,38 @@ pub async fn supervise(
     let mut stopping = Stopping::No;
     let mut silence_deadline = Instant::now() + timeouts.silence;
     let mut stdout_open = true;
+    let mut warned_lossy = false;
     // The leader can exit while something it left behind keeps stdout open.
     let mut leader_exit: Option<ExitInfo> = None;
     let mut tick = tokio::time::interval(Duration::from_millis(250));
 
+    // Until the leader has exited, cancel and the silence timeout are watched, whether or not
+    // stdout is still open: a CLI that closed its output can still hang.
     let mut exit = loop {
         apply(&mut steps, &mut stdin, &channels, policy, &mut waiting, protocol.as_mut()).await;
-        if !stdout_open {
-            break wait_with_ladder(control.as_mut(), &mut stopping, timeouts).await;
-        }
         let ladder_at = match &stopping {
             Stopping::Yes { next, .. } => *next,
             Stopping::No => silence_deadline,
         };
         tokio::select! {
-            line = lines.next_line() => match line {
-                Ok(Some(line)) => {
+            line = lines.next(), if stdout_open => match line {
+                Ok(ReadLine::Line { text, lossy }) => {
                     silence_deadline = Instant::now() + timeouts.silence;
-                    if !line.trim().is_empty() {
-                        protocol.on_line(&line, &mut steps);
+                    if lossy && !warned_lossy {
+                        warned_lossy = true;
+                        channels.emit(RunEvent::Warning {
+                            message: "The runtime printed bytes that are not UTF-8; they were replaced with \u{fffd}.".into(),
+                        });
+                    }
+                    if !text.trim().is_empty() {
+                        protocol.on_line(&text, &mut steps);
                     }
                 }
-                Ok(None) => stdout_open = false,
+                Ok(ReadLine::TooLong(bytes)) => {
+                    silence_deadline = Instant::now() + timeouts.silence;
+                    channels.emit(RunEvent::Warning { message: ReadLine::too_long_message(bytes) });
+                }
+                Ok(ReadLine::Eof) => stdout_open = false,
                 Err(e) => {
                     channels.emit(RunEvent::Warning { message: format!("Could not read the runtime's output: {e}") });
                     stdout_open = false;
@@ -138,12 +151,20 @@ pub async fn supervise(
                     stopping = begin_stop(RunOutcome::Cancelled, protocol.as_mut(), &mut stdin, control.as_mut(), timeouts).await;
                 }
             }
-            _ = tick.tick() => {
+            _ = tick.tick(), if stdout_open => {
                 if let Some(info) = leader_exit {
                     break Exited::Status(info);
                 }
                 if let Ok(Some(info)) = control.try_wait() {
                     leader_exit = Some(info); // one more tick to read what is already written
+                }
+            }
+            // Stdout is closed: nothing more to read, so the leader's exit is polled closely.
+            _ = tokio::time::sleep(EXIT_POLL), if !stdout_open => {
+                match control.try_wait() {
+                    Ok(Some(info)) => break Exited::Status(info),
+                    Ok(None) => {}
+                    Err(_) => break Exited::Unknown,
                 }
             }
             _ = sleep_until(ladder_at) => {
@@ -154,6 +175,8 @@ pub async fn supervise(
                         });
                         stopping = begin_stop(RunOutcome::TimedOut, protocol.as_mut(), &mut stdin, control.as_mut(), timeouts).await;
                     }
+                    // SIGKILL was sent a grace ago and the leader is still not reaped.
+                    Stopping::Yes { step, .. } if *step >= 2 => break Exited::Unknown,
                     Stopping::Yes { .. } => escalate(control.as_mut(), &mut stopping, timeouts),
                 }
             }
@@ -297,34 +320,6 @@ fn escalate(control: &mut dyn ChildControl, stopping: &mut Stopping, timeouts: T
         *step += 1;
         let _ = if *step == 1 { control.terminate() } else { control.kill() };
         *next = Instant::now() + timeouts.grace;
-    }
-}
-
-/// Waits for the exit, continuing the stop ladder if one is under way; a process that closed
-/// its stdout but keeps running after a stop request is killed.
-async fn wait_with_ladder(control: &mut dyn ChildControl, stopping: &mut Stopping, timeouts: Timeouts) -> Exited {
-    loop {
-        let deadline = match stopping {
-            Stopping::Yes { next, .. } => Some(*next),
-            Stopping::No => None,
-        };
-        let waited = match deadline {
-            Some(at) => tokio::time::timeout_at(at, control.wait()).await.ok(),
-            None => Some(control.wait().await),
-        };
-        match waited {
-            Some(Ok(info)) => return Exited::Status(info),
-            Some(Err(_)) => return Exited::Unknown,
-            None => {
-                if let Stopping::Yes { step, .. } = stopping {
-                    if *step >= 2 {
-                        let _ = control.kill();
-                        return Exited::Unknown;
-                    }
-                }
-                escalate(control, stopping, timeouts);
-            }
-        }
     }
 }
 

@@ -181,6 +181,7 @@ impl Runtime for ClaudeCodeRuntime {
         channels: RunChannels,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<RunResult>> + Send + '_>> {
         Box::pin(async move {
+            super::detect::probe_help(input.program.as_deref(), input.homes.home(RuntimeKind::ClaudeCode).ok()).await;
             let spec = self.command(&input)?;
             let protocol = DuplexProtocol::new(input.message.clone(), input.resume_session.is_some());
             supervise(self.spawner.as_ref(), &spec, Box::new(protocol), channels, input.approval, self.timeouts).await

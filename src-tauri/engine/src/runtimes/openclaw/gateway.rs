@@ -7,11 +7,12 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
+use tokio::io::AsyncRead;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
 use crate::error::{Error, Result};
+use crate::runtimes::lines::{CappedLines, ReadLine};
 use crate::runtimes::process::{ChildControl, CommandSpec, Spawner};
 
 /// The line the Gateway prints once it accepts clients.
@@ -85,8 +86,9 @@ impl Gateways {
                 return Ok(address);
             }
         }
-        if let Some(old) = lock(&entry.running).take() {
-            stop(old);
+        let old = lock(&entry.running).take();
+        if let Some(old) = old {
+            stop_off_worker(old).await;
         }
         start(spawner, &entry, launch).await
     }
@@ -152,8 +154,9 @@ async fn start(spawner: &dyn Spawner, entry: &Entry, launch: Launch) -> Result<A
             }
         };
         if let Some(how) = exited {
-            if let Some(r) = lock(&entry.running).take() {
-                stop(r);
+            let failed = lock(&entry.running).take();
+            if let Some(r) = failed {
+                stop_off_worker(r).await;
             }
             return Err(Error::RuntimeFailed(format!(
                 "The OpenClaw Gateway stopped ({how}) before it was ready.{}",
@@ -161,8 +164,9 @@ async fn start(spawner: &dyn Spawner, entry: &Entry, launch: Launch) -> Result<A
             )));
         }
         if Instant::now() >= deadline {
-            if let Some(r) = lock(&entry.running).take() {
-                stop(r);
+            let failed = lock(&entry.running).take();
+            if let Some(r) = failed {
+                stop_off_worker(r).await;
             }
             return Err(Error::RuntimeFailed(format!(
                 "The OpenClaw Gateway was not ready within {} s.{}",
@@ -189,8 +193,15 @@ fn drain(
     ready: Option<watch::Sender<bool>>,
 ) {
     tokio::spawn(async move {
-        let mut lines = BufReader::new(pipe).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
+        // Read to the end whatever it prints (bytes that are not UTF-8, huge lines): a pipe no
+        // longer read fills up and blocks the Gateway.
+        let mut lines = CappedLines::new(pipe);
+        while let Ok(read) = lines.next().await {
+            let line = match read {
+                ReadLine::Line { text, .. } => text,
+                ReadLine::TooLong(bytes) => ReadLine::too_long_message(bytes),
+                ReadLine::Eof => break,
+            };
             if let Some(ready) = &ready {
                 if line.contains(READY_LINE) {
                     let _ = ready.send(true);
@@ -214,6 +225,11 @@ fn tail(log: &Mutex<VecDeque<String>>) -> String {
     } else {
         format!("\n{}", lines.join("\n"))
     }
+}
+
+/// [`stop`] waits up to half a second: on a blocking thread, never on an async worker.
+async fn stop_off_worker(running: Running) {
+    let _ = tokio::task::spawn_blocking(move || stop(running)).await;
 }
 
 /// Ends the Gateway's process group and the groups its children made for themselves (its

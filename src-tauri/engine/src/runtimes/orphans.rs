@@ -1,0 +1,321 @@
+//! Process groups outlive a crash or a `kill -9` of the app. Every group the engine starts is
+//! written down (leader pid and start time) in `processes.json` in the data folder while it
+//! runs; at the next start, the groups still alive from that list are stopped.
+//!
+//! On Linux the leader also gets a parent-death signal, so it dies with the app. `unsafe` is
+//! forbidden here, which rules out `prctl` in `pre_exec`; the leader is started through
+//! util-linux's `setpriv --pdeathsig KILL`, which sets it and then executes the program (same
+//! pid, same group). Where `setpriv` is missing, the sweep alone does the job.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::process::{BoxFuture, ChildControl, CommandSpec, ExitInfo, SpawnedChild, Spawner, SystemSpawner};
+
+const FILE_NAME: &str = "processes.json";
+
+/// One process group the engine started.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroupRecord {
+    /// The leader's pid, which is also the group id.
+    pub pgid: u32,
+    /// What identifies this very process across pid reuse: boot id and start time (Linux),
+    /// `ps`'s start time elsewhere.
+    pub started: String,
+    /// The program, for the log.
+    pub program: String,
+}
+
+/// The durable list of live groups, shared by every spawner of one engine.
+#[derive(Debug)]
+pub struct ProcessRegistry {
+    path: PathBuf,
+    groups: Mutex<Vec<GroupRecord>>,
+}
+
+impl ProcessRegistry {
+    /// The registry of `data_dir`. Call [`ProcessRegistry::sweep`] before starting anything.
+    pub fn new(data_dir: &Path) -> Self {
+        Self { path: data_dir.join(FILE_NAME), groups: Mutex::new(Vec::new()) }
+    }
+
+    /// Stops the groups a previous engine on this folder left running (it crashed or was
+    /// killed), then forgets them. Only groups whose leader is the very process recorded are
+    /// touched: a pid reused since by something else is left alone. Returns the groups stopped.
+    pub fn sweep(&self) -> Vec<GroupRecord> {
+        let recorded: Vec<GroupRecord> =
+            std::fs::read(&self.path).ok().and_then(|bytes| serde_json::from_slice(&bytes).ok()).unwrap_or_default();
+        let alive: Vec<GroupRecord> = recorded.into_iter().filter(still_ours).collect();
+        for group in &alive {
+            signal_group(group.pgid, Signal::Terminate);
+        }
+        let by = std::time::Instant::now() + Duration::from_secs(1);
+        while alive.iter().any(|g| super::process::group_has_live_member(g.pgid)) && std::time::Instant::now() < by {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        for group in &alive {
+            signal_group(group.pgid, Signal::Kill);
+        }
+        let by = std::time::Instant::now() + Duration::from_secs(2);
+        while alive.iter().any(|g| super::process::group_has_live_member(g.pgid)) && std::time::Instant::now() < by {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let mut groups = self.lock();
+        groups.clear();
+        self.save(&groups);
+        alive
+    }
+
+    /// The groups recorded now.
+    pub fn groups(&self) -> Vec<GroupRecord> {
+        self.lock().clone()
+    }
+
+    fn add(&self, record: GroupRecord) {
+        let mut groups = self.lock();
+        groups.push(record);
+        self.save(&groups);
+    }
+
+    fn remove(&self, pgid: u32) {
+        let mut groups = self.lock();
+        let before = groups.len();
+        groups.retain(|g| g.pgid != pgid);
+        if groups.len() != before {
+            self.save(&groups);
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<GroupRecord>> {
+        self.groups.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Written whole to a temporary file, then renamed over: a crash leaves the old list or
+    /// the new one, never half of one. A failure costs only the sweep of these groups.
+    fn save(&self, groups: &[GroupRecord]) {
+        let tmp = self.path.with_extension("json.tmp");
+        let written = serde_json::to_vec(groups)
+            .map_err(io::Error::other)
+            .and_then(|bytes| std::fs::write(&tmp, bytes))
+            .and_then(|()| std::fs::rename(&tmp, &self.path));
+        if let Err(e) = written {
+            eprintln!("clawboo: could not record running processes in {}: {e}", self.path.display());
+        }
+    }
+}
+
+/// The engine's spawner: real processes (see [`SystemSpawner`]), each recorded in the registry
+/// until its control is dropped (by then the group has been stopped), and on Linux tied to the
+/// app by a parent-death signal.
+pub struct RecordedSpawner {
+    registry: Arc<ProcessRegistry>,
+}
+
+type SpawnJob = (CommandSpec, tokio::runtime::Handle, std::sync::mpsc::Sender<io::Result<SpawnedChild>>);
+
+/// `setpriv` (when it can set a parent-death signal) and the thread that spawns through it.
+/// The signal fires when the *thread* that spawned the process ends, not the app: spawns are
+/// made on one thread that lives as long as the process.
+struct Launcher {
+    setpriv: PathBuf,
+    jobs: std::sync::mpsc::Sender<SpawnJob>,
+}
+
+fn launcher() -> Option<&'static Launcher> {
+    static LAUNCHER: std::sync::OnceLock<Option<Launcher>> = std::sync::OnceLock::new();
+    LAUNCHER
+        .get_or_init(|| {
+            let setpriv = pdeathsig_launcher()?;
+            let (jobs, queue) = std::sync::mpsc::channel::<SpawnJob>();
+            std::thread::Builder::new()
+                .name("clawboo-spawner".into())
+                .spawn(move || {
+                    while let Ok((spec, handle, reply)) = queue.recv() {
+                        let _runtime = handle.enter();
+                        let _ = reply.send(SystemSpawner.spawn(&spec));
+                    }
+                })
+                .ok()?;
+            Some(Launcher { setpriv, jobs })
+        })
+        .as_ref()
+}
+
+impl RecordedSpawner {
+    pub fn new(registry: Arc<ProcessRegistry>) -> Self {
+        Self { registry }
+    }
+
+    /// Whether spawned leaders get a parent-death signal.
+    pub fn sets_parent_death_signal(&self) -> bool {
+        launcher().is_some()
+    }
+
+    /// Spawns on the launcher's thread (within the caller's runtime), or here.
+    fn spawn_on_launcher(launcher: &Launcher, spec: &CommandSpec) -> io::Result<SpawnedChild> {
+        let Ok(handle) = tokio::runtime::Handle::try_current() else { return SystemSpawner.spawn(spec) };
+        let (reply, answer) = std::sync::mpsc::channel();
+        let sent = launcher.jobs.send((spec.clone(), handle, reply));
+        match sent {
+            Ok(()) => answer.recv().map_err(|_| io::Error::other("the spawn thread is gone"))?,
+            Err(_) => SystemSpawner.spawn(spec),
+        }
+    }
+}
+
+impl Spawner for RecordedSpawner {
+    fn spawn(&self, spec: &CommandSpec) -> io::Result<SpawnedChild> {
+        // Only a program that exists is wrapped, so a missing one still fails here, clearly.
+        let mut child = match launcher() {
+            Some(launcher) if spec.program.is_absolute() && spec.program.is_file() => {
+                let mut args = vec!["--pdeathsig".to_owned(), "KILL".to_owned(), "--".to_owned()];
+                args.push(spec.program.to_string_lossy().into_owned());
+                args.extend(spec.args.iter().cloned());
+                let wrapped = CommandSpec { program: launcher.setpriv.clone(), args, ..spec.clone() };
+                Self::spawn_on_launcher(launcher, &wrapped)?
+            }
+            _ => SystemSpawner.spawn(spec)?,
+        };
+        let Some(pgid) = child.control.pid() else { return Ok(child) };
+        let Some(started) = start_identity(pgid) else { return Ok(child) };
+        self.registry.add(GroupRecord { pgid, started, program: spec.program.to_string_lossy().into_owned() });
+        child.control = Box::new(RecordedControl { inner: child.control, pgid, registry: self.registry.clone() });
+        Ok(child)
+    }
+}
+
+struct RecordedControl {
+    inner: Box<dyn ChildControl>,
+    pgid: u32,
+    registry: Arc<ProcessRegistry>,
+}
+
+impl Drop for RecordedControl {
+    fn drop(&mut self) {
+        self.registry.remove(self.pgid);
+    }
+}
+
+impl ChildControl for RecordedControl {
+    fn pid(&self) -> Option<u32> {
+        self.inner.pid()
+    }
+    fn interrupt(&mut self) -> io::Result<()> {
+        self.inner.interrupt()
+    }
+    fn terminate(&mut self) -> io::Result<()> {
+        self.inner.terminate()
+    }
+    fn kill(&mut self) -> io::Result<()> {
+        self.inner.kill()
+    }
+    fn wait(&mut self) -> BoxFuture<'_, io::Result<ExitInfo>> {
+        self.inner.wait()
+    }
+    fn try_wait(&mut self) -> io::Result<Option<ExitInfo>> {
+        self.inner.try_wait()
+    }
+    fn group_alive(&self) -> bool {
+        self.inner.group_alive()
+    }
+}
+
+/// Whether a recorded group may still be running and is the one recorded: its leader is the
+/// same process, or the leader is gone but members of its group live on (a group id cannot be
+/// taken again while any process still uses it).
+fn still_ours(group: &GroupRecord) -> bool {
+    if !super::process::group_has_live_member(group.pgid) {
+        return false;
+    }
+    match start_identity(group.pgid) {
+        Some(started) => started == group.started,
+        None => same_boot(&group.started),
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn boot_id() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/random/boot_id").map(|s| s.trim().to_owned()).unwrap_or_default()
+}
+
+/// "<boot id>:<start time in clock ticks since boot>" (field 22 of /proc/<pid>/stat).
+#[cfg(target_os = "linux")]
+fn start_identity(pid: u32) -> Option<String> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // "pid (comm) state …": field 22 is the 20th after the comm.
+    let start = stat[stat.rfind(')')? + 1..].split_whitespace().nth(19)?;
+    Some(format!("{}:{start}", boot_id()))
+}
+
+#[cfg(target_os = "linux")]
+fn same_boot(started: &str) -> bool {
+    started.split(':').next() == Some(boot_id().as_str())
+}
+
+#[cfg(all(unix, not(target_os = "linux")))]
+fn start_identity(pid: u32) -> Option<String> {
+    let out = std::process::Command::new("ps").args(["-o", "lstart=", "-p", &pid.to_string()]).output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    (out.status.success() && !text.is_empty()).then_some(text)
+}
+
+/// Without boot ids, a leaderless group cannot be told apart from a later one: left alone.
+#[cfg(all(unix, not(target_os = "linux")))]
+fn same_boot(_started: &str) -> bool {
+    false
+}
+
+/// Windows: the job object ends the tree with the app's handle; nothing to record.
+#[cfg(not(unix))]
+fn start_identity(_pid: u32) -> Option<String> {
+    None
+}
+
+#[cfg(not(unix))]
+fn same_boot(_started: &str) -> bool {
+    false
+}
+
+enum Signal {
+    Terminate,
+    Kill,
+}
+
+#[cfg(unix)]
+fn signal_group(pgid: u32, signal: Signal) {
+    let signal = match signal {
+        Signal::Terminate => "-TERM",
+        Signal::Kill => "-KILL",
+    };
+    let _ = std::process::Command::new("kill")
+        .args([signal, "--", &format!("-{pgid}")])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status();
+}
+
+#[cfg(not(unix))]
+fn signal_group(_pgid: u32, _signal: Signal) {}
+
+/// `setpriv` from util-linux, if it knows `--pdeathsig` (since 2.33).
+#[cfg(target_os = "linux")]
+fn pdeathsig_launcher() -> Option<PathBuf> {
+    ["/usr/bin/setpriv", "/bin/setpriv"].iter().map(PathBuf::from).find(|path| {
+        path.is_file()
+            && std::process::Command::new(path)
+                .arg("--help")
+                .stdin(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .output()
+                .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).contains("--pdeathsig"))
+    })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn pdeathsig_launcher() -> Option<PathBuf> {
+    None
+}
