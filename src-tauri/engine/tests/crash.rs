@@ -36,6 +36,7 @@ impl Runtime for Waiting {
             context_window: None,
             history: HistoryMode::ClawbooTranscript,
             persona: PersonaDelivery::OwnSetup,
+            setup_change: clawboo_engine::runtimes::SetupChange::AppliedOnResume,
         }
     }
 

@@ -102,7 +102,7 @@ impl Chat {
         let dir = common::scratch_dir();
         let engine = Engine::open_with(EngineConfig::for_dir(dir.path().join("data")), vec![runtime]).unwrap();
         if let Some(program) = program {
-            engine.runtimes().set_custom_path(kind, Some(&program)).unwrap();
+            engine.block_on(engine.runtimes().set_custom_path(kind, Some(&program))).unwrap();
         }
         let agent = NewAgent {
             name: "Scout".into(),

@@ -213,6 +213,7 @@ fn resumed(agent: Agent, workspace: &Path, program: &Path, message: &str, sessio
         message: message.into(),
         persona: None,
         resume_session: session,
+        fork_session: false,
         transcript: Vec::new(),
         program: Some(program.to_owned()),
     }

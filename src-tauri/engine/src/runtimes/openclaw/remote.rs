@@ -285,6 +285,7 @@ mod tests {
             message: "Hi".into(),
             persona: None,
             resume_session: None,
+            fork_session: false,
             transcript: Vec::new(),
             program: Some("/bin/true".into()),
         };
