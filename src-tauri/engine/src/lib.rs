@@ -7,6 +7,7 @@ pub mod config;
 pub mod error;
 pub mod events;
 pub mod native;
+pub mod relay;
 pub mod runtimes;
 pub mod secrets;
 pub mod store;
@@ -20,6 +21,7 @@ pub use events::{EngineEvent, EventBus};
 
 use agents::{Agents, FileWatcher, Workspaces};
 use chat::Chat;
+use relay::Relay;
 use runtimes::catalog::RuntimeCatalog;
 use secrets::Secrets;
 use store::Store;
@@ -31,6 +33,7 @@ pub struct Engine {
     secrets: Arc<Secrets>,
     catalog: Arc<RuntimeCatalog>,
     chat: Arc<Chat>,
+    relay: Arc<Relay>,
     _watcher: FileWatcher,
     /// Runs, their processes and their streams live here, apart from the UI's runtime.
     runtime: Option<tokio::runtime::Runtime>,
@@ -62,17 +65,15 @@ impl Engine {
         let watcher = FileWatcher::start(workspaces, events.clone())?;
         let secrets = Arc::new(Secrets::new(config.keychain_service.clone(), store.clone()));
         let catalog = Arc::new(RuntimeCatalog::new(store.clone()));
-        let registry = replace.into_iter().fold(runtimes::adapters(secrets.clone()), |r, a| r.with(a));
-        let chat = Arc::new(Chat::new(
-            store,
-            agents.clone(),
-            registry,
-            catalog.clone(),
-            events.clone(),
-            runtime.handle().clone(),
-        ));
+        // Runtimes reach models through the relay: they get a token per run, never the key.
+        let relay = Relay::start(store.clone(), secrets.clone(), runtime.handle())?;
+        let registry = replace.into_iter().fold(runtimes::adapters(relay.clone()), |r, a| r.with(a));
+        let chat = Arc::new(
+            Chat::new(store, agents.clone(), registry, catalog.clone(), events.clone(), runtime.handle().clone())
+                .with_relay(relay.clone()),
+        );
         chat.recover_interrupted()?;
-        Ok(Self { config, events, agents, secrets, catalog, chat, _watcher: watcher, runtime: Some(runtime) })
+        Ok(Self { config, events, agents, secrets, catalog, chat, relay, _watcher: watcher, runtime: Some(runtime) })
     }
 
     pub fn config(&self) -> &EngineConfig {
@@ -89,6 +90,11 @@ impl Engine {
 
     pub fn chat(&self) -> &Arc<Chat> {
         &self.chat
+    }
+
+    /// The model relay: what each run sent to a model ([`Relay::requests`]).
+    pub fn relay(&self) -> &Arc<Relay> {
+        &self.relay
     }
 
     pub fn runtimes(&self) -> &RuntimeCatalog {

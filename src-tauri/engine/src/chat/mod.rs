@@ -45,6 +45,8 @@ pub struct Chat {
     handle: tokio::runtime::Handle,
     /// Runs in progress, by agent (one at a time per agent).
     active: Mutex<HashMap<String, ActiveRun>>,
+    /// Its run tokens end with the run.
+    relay: Option<Arc<crate::relay::Relay>>,
 }
 
 impl Chat {
@@ -56,7 +58,13 @@ impl Chat {
         events: EventBus,
         handle: tokio::runtime::Handle,
     ) -> Self {
-        Self { store, agents, runtimes, catalog, events, handle, active: Mutex::new(HashMap::new()) }
+        Self { store, agents, runtimes, catalog, events, handle, active: Mutex::new(HashMap::new()), relay: None }
+    }
+
+    /// Revokes each run's relay tokens when the run ends.
+    pub fn with_relay(mut self, relay: Arc<crate::relay::Relay>) -> Self {
+        self.relay = Some(relay);
+        self
     }
 
     /// Marks runs that a previous process left `running` as cut off. Called once at start.
@@ -164,6 +172,9 @@ impl Chat {
                 });
             }
             let result = chat.drive(&conversation, input, runtime, cancel_rx, answers, &mut recorder).await;
+            if let Some(relay) = &chat.relay {
+                relay.revoke(&summary.id);
+            }
             chat.finish(&agent, &conversation, &summary, result, recorder);
             chat.lock_active().remove(&agent.id);
             let _ = done_tx.send(true);

@@ -146,10 +146,12 @@ pub trait Runtime: Send + Sync {
     fn shutdown(&self) {}
 }
 
-/// Where a provider's requests go and the key they carry (from the keychain).
+/// Where a provider's requests go and the credential they carry. In the engine this is the
+/// model relay's loopback URL and a token for one run, never the key itself (see `crate::relay`).
 #[derive(Clone, PartialEq, Eq)]
 pub struct Endpoint {
-    /// As set in Settings, e.g. "https://api.anthropic.com" or "http://127.0.0.1:11434/v1".
+    /// e.g. "http://127.0.0.1:PORT/anthropic" (the relay), "https://api.anthropic.com" or
+    /// "http://127.0.0.1:11434/v1".
     pub base_url: String,
     pub api_key: Option<String>,
 }
@@ -164,30 +166,29 @@ impl std::fmt::Debug for Endpoint {
     }
 }
 
-/// Resolves a provider to its endpoint. The engine's source reads Settings and the keychain;
-/// tests point it at the fake model server.
+/// Gives a run the endpoint for a provider. The engine's source is the model relay, which hands
+/// out a token valid for that run only; tests may point straight at the fake model server.
 pub trait EndpointSource: Send + Sync {
-    fn endpoint(&self, provider: crate::secrets::Provider) -> Result<Endpoint>;
-}
+    /// The endpoint for the requests of run `run_id`.
+    fn endpoint(&self, provider: crate::secrets::Provider, run_id: &str) -> Result<Endpoint>;
 
-impl EndpointSource for crate::secrets::Secrets {
-    fn endpoint(&self, provider: crate::secrets::Provider) -> Result<Endpoint> {
-        let base_url = self.base_url(provider)?.ok_or_else(|| {
-            crate::Error::InvalidInput(format!("Set a base URL for {} in Settings > API keys.", provider.label()))
-        })?;
-        Ok(Endpoint { base_url, api_key: self.api_key(provider)? })
+    /// For a process that outlives runs (an OpenClaw Gateway, one per agent): the credential
+    /// stays the same for `holder` while the process lives, so its configuration does not
+    /// change every turn, and its requests count for `run_id`, the holder's latest run.
+    fn lasting_endpoint(&self, provider: crate::secrets::Provider, _holder: &str, run_id: &str) -> Result<Endpoint> {
+        self.endpoint(provider, run_id)
     }
 }
 
-/// Every adapter this build has.
-pub fn adapters(secrets: Arc<crate::secrets::Secrets>) -> RuntimeRegistry {
+/// Every adapter this build has, each reaching models through `endpoints`.
+pub fn adapters(endpoints: Arc<dyn EndpointSource>) -> RuntimeRegistry {
     let spawner: Arc<dyn process::Spawner> = Arc::new(process::SystemSpawner);
     RuntimeRegistry::default()
-        .with(Arc::new(claude_code::ClaudeCodeRuntime::new(spawner.clone(), secrets.clone())))
-        .with(Arc::new(codex::CodexRuntime::new(spawner.clone(), secrets.clone())))
-        .with(Arc::new(hermes::HermesRuntime::new(spawner.clone(), secrets.clone())))
-        .with(Arc::new(openclaw::OpenclawRuntime::new(spawner, secrets.clone())))
-        .with(Arc::new(crate::native::NativeRuntime::new(secrets)))
+        .with(Arc::new(claude_code::ClaudeCodeRuntime::new(spawner.clone(), endpoints.clone())))
+        .with(Arc::new(codex::CodexRuntime::new(spawner.clone(), endpoints.clone())))
+        .with(Arc::new(hermes::HermesRuntime::new(spawner.clone(), endpoints.clone())))
+        .with(Arc::new(openclaw::OpenclawRuntime::new(spawner, endpoints.clone())))
+        .with(Arc::new(crate::native::NativeRuntime::new(endpoints)))
 }
 
 /// The adapters available to the engine, by kind.

@@ -77,7 +77,7 @@ impl ClaudeCodeRuntime {
         let program = input.program.clone().ok_or_else(|| {
             Error::RuntimeNotFound("Claude Code (`claude`) is not installed or was not found.".into())
         })?;
-        let endpoint = self.endpoints.endpoint(Provider::Anthropic)?;
+        let endpoint = self.endpoints.endpoint(Provider::Anthropic, &input.run_id)?;
         let api_key = endpoint
             .api_key
             .filter(|k| !k.trim().is_empty())

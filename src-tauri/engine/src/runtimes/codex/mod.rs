@@ -68,7 +68,7 @@ impl CodexRuntime {
             .program
             .clone()
             .ok_or_else(|| Error::RuntimeFailed("Codex is not installed: install it, then try again.".into()))?;
-        let endpoint = self.endpoints.endpoint(Provider::OpenAi)?;
+        let endpoint = self.endpoints.endpoint(Provider::OpenAi, &input.run_id)?;
         let key = endpoint.api_key.clone().filter(|k| !k.trim().is_empty()).ok_or_else(|| {
             Error::MissingApiKey("Codex needs an OpenAI API key: add one in Settings > API keys.".into())
         })?;
