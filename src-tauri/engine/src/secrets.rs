@@ -241,7 +241,9 @@ mod tests {
             assert!(!err.to_string().contains("secret"), "the message must not echo credentials");
         }
         // Plain http to anything but this machine would carry the key in the clear.
-        for remote in ["http://example.test/v1", "http://10.0.0.5:11434/v1", "http://localhost.example.test", "http://[::2]/v1"] {
+        for remote in
+            ["http://example.test/v1", "http://10.0.0.5:11434/v1", "http://localhost.example.test", "http://[::2]/v1"]
+        {
             let err = normalise_base_url(remote).unwrap_err();
             assert_eq!(err.code(), ErrorCode::InvalidInput, "{remote}");
             assert!(err.to_string().contains("https://"), "{err}");

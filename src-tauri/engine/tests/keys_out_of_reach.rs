@@ -21,9 +21,7 @@ use clawboo_engine::runtimes::home::RuntimeHomes;
 use clawboo_engine::runtimes::openclaw::OpenclawRuntime;
 use clawboo_engine::runtimes::process::{Spawner, SystemSpawner};
 use clawboo_engine::runtimes::supervise::Timeouts;
-use clawboo_engine::runtimes::{
-    ApprovalPolicy, Endpoint, RunChannels, RunEvent, RunOutcome, Runtime, TurnInput,
-};
+use clawboo_engine::runtimes::{ApprovalPolicy, Endpoint, RunChannels, RunEvent, RunOutcome, Runtime, TurnInput};
 use clawboo_engine::secrets::Provider;
 use clawboo_engine::store::Store;
 use clawboo_testkit::{wait_for, Behavior, FakeModelServer};
@@ -90,7 +88,8 @@ impl Cli {
             Cli::Claude => Some("ANTHROPIC_API_KEY"),
             Cli::Codex => Some("CLAWBOO_OPENAI_API_KEY"),
             Cli::Hermes => Some("CLAWBOO_HERMES_API_KEY"),
-            // OpenClaw's exec tool runs with an environment of its own making.
+            // OpenClaw's exec tool runs with an environment of its own making, under a spawn
+            // broker: neither shows the Gateway's variable (openclaw 2026.9.6).
             Cli::Openclaw => None,
         }
     }
@@ -154,15 +153,11 @@ async fn the_agent_sees_no_key(cli: Cli) {
          echo CAT-END",
         homes.display()
     );
-    let server = FakeModelServer::start(Behavior::tool_then_answer(
-        "*",
-        json!({ cli.command_field(): command }),
-        "All done.",
-    ))
-    .await;
+    let server =
+        FakeModelServer::start(Behavior::tool_then_answer("*", json!({ cli.command_field(): command }), "All done."))
+            .await;
     let store = Arc::new(Store::open(&dir.path().join("clawboo.db")).unwrap());
-    let relay =
-        Relay::start(store, Arc::new(Provided(server.base_url())), &tokio::runtime::Handle::current()).unwrap();
+    let relay = Relay::start(store, Arc::new(Provided(server.base_url())), &tokio::runtime::Handle::current()).unwrap();
     // Anything that tries another host lands on the fake server, never the internet.
     for name in ["HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"] {
         env.push((name.to_owned(), server.base_url()));

@@ -10,9 +10,7 @@ use clawboo_engine::agents::{Agent, RuntimeKind};
 use clawboo_engine::native::NativeRuntime;
 use clawboo_engine::relay::{Relay, RelayedRequest, RequestUsage, Upstream, MAX_STORED_BODY_BYTES};
 use clawboo_engine::runtimes::home::RuntimeHomes;
-use clawboo_engine::runtimes::{
-    ApprovalPolicy, Endpoint, EndpointSource, RunChannels, RunOutcome, Runtime, TurnInput,
-};
+use clawboo_engine::runtimes::{ApprovalPolicy, Endpoint, EndpointSource, RunChannels, RunOutcome, Runtime, TurnInput};
 use clawboo_engine::secrets::Provider;
 use clawboo_engine::store::Store;
 use clawboo_testkit::{wait_for, Behavior, FakeModelServer, RecordedRequest};
@@ -145,7 +143,10 @@ async fn anthropic_streams_through_with_the_real_key_and_is_recorded_with_usage(
     assert_eq!(record.body_bytes, seen.raw_body.len() as u64);
     let input = (seen.raw_body.len() as u64 / 4).max(1);
     let usage = record.usage.clone().expect("usage");
-    assert_eq!((usage.input_tokens, usage.cache_read_tokens, usage.cache_write_tokens), (Some(input), Some(0), Some(0)));
+    assert_eq!(
+        (usage.input_tokens, usage.cache_read_tokens, usage.cache_write_tokens),
+        (Some(input), Some(0), Some(0))
+    );
     assert!(usage.output_tokens.unwrap() >= 1);
 }
 
@@ -166,17 +167,14 @@ async fn responses_and_chat_completions_stream_through_with_usage_streamed_or_no
             json!({"model": "m", "stream": true, "stream_options": {"include_usage": true}, "tools": chat_tools,
                    "messages": [{"role": "user", "content": "Hi"}]}),
         ),
-        ("chat/completions", json!({"model": "m", "tools": chat_tools, "messages": [{"role": "user", "content": "Hi"}]})),
+        (
+            "chat/completions",
+            json!({"model": "m", "tools": chat_tools, "messages": [{"role": "user", "content": "Hi"}]}),
+        ),
     ];
     for (path, body) in &bodies {
-        let response = s
-            .client
-            .post(format!("{}/{path}", endpoint.base_url))
-            .bearer_auth(&token)
-            .json(body)
-            .send()
-            .await
-            .unwrap();
+        let response =
+            s.client.post(format!("{}/{path}", endpoint.base_url)).bearer_auth(&token).json(body).send().await.unwrap();
         assert_eq!(response.status(), 200, "{path}");
         assert!(response.text().await.unwrap().contains("Fine."), "{path}");
     }
@@ -190,7 +188,10 @@ async fn responses_and_chat_completions_stream_through_with_usage_streamed_or_no
         assert_eq!(record.body.as_deref(), Some(seen[i].raw_body.as_str()));
         let input = (seen[i].raw_body.len() as u64 / 4).max(1);
         let usage = record.usage.clone().unwrap_or_else(|| panic!("usage of request {i}"));
-        assert_eq!((usage.input_tokens, usage.cache_read_tokens, usage.cache_write_tokens), (Some(input), Some(0), None));
+        assert_eq!(
+            (usage.input_tokens, usage.cache_read_tokens, usage.cache_write_tokens),
+            (Some(input), Some(0), None)
+        );
         assert!(usage.output_tokens.unwrap() >= 1, "{i}");
     }
 }
@@ -200,14 +201,22 @@ async fn a_custom_provider_without_a_key_sends_no_authorization_and_models_carry
     let server = FakeModelServer::start(Behavior::text("Local.")).await;
     let s = relay_to(format!("{}/v1", server.base_url()), None);
     let endpoint = s.relay.endpoint(Provider::Custom, "run-c").unwrap();
-    let response =
-        s.client.get(format!("{}/models", endpoint.base_url)).bearer_auth(endpoint.api_key.unwrap()).send().await.unwrap();
+    let response = s
+        .client
+        .get(format!("{}/models", endpoint.base_url))
+        .bearer_auth(endpoint.api_key.unwrap())
+        .send()
+        .await
+        .unwrap();
     assert_eq!(response.status(), 200);
     let models: Value = response.json().await.unwrap();
     assert!(models["data"].as_array().is_some_and(|d| !d.is_empty()));
     assert_eq!(server.requests()[0].header("authorization"), None);
     let records = recorded(&s.relay, "run-c", 1);
-    assert_eq!((records[0].method.as_str(), records[0].path.as_str(), records[0].usage.clone()), ("GET", "/v1/models", None));
+    assert_eq!(
+        (records[0].method.as_str(), records[0].path.as_str(), records[0].usage.clone()),
+        ("GET", "/v1/models", None)
+    );
     // Without a key, the other providers fail before a token is handed out, with the fix.
     let err = s.relay.endpoint(Provider::Anthropic, "run-c").unwrap_err();
     assert_eq!(err.code(), clawboo_engine::ErrorCode::MissingApiKey);
@@ -345,10 +354,8 @@ async fn native_reaches_the_model_through_the_relay_without_holding_the_key() {
     let (events, _events_rx) = mpsc::unbounded_channel();
     let (permissions, _permissions_rx) = mpsc::unbounded_channel();
     let (_cancel, cancel) = watch::channel(false);
-    let result = native
-        .run(native_input(workspace.path(), "run-n"), RunChannels { events, permissions, cancel })
-        .await
-        .unwrap();
+    let result =
+        native.run(native_input(workspace.path(), "run-n"), RunChannels { events, permissions, cancel }).await.unwrap();
     assert_eq!(result.outcome, RunOutcome::Succeeded, "{result:?}");
     let seen = &server.model_requests()[0];
     assert_eq!(seen.header("x-api-key"), Some(REAL_KEY));

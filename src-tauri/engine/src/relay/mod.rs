@@ -150,6 +150,11 @@ impl Relay {
         }
     }
 
+    /// Whether run `run_id` holds a per-run token (ended runs hold none).
+    pub fn has_grant(&self, run_id: &str) -> bool {
+        self.grants().by_token.values().any(|g| g.holder.is_none() && g.run.run_id == run_id)
+    }
+
     /// The requests run `run_id` sent through the relay, in order, bodies decompressed.
     pub fn requests(&self, run_id: &str) -> Result<Vec<RelayedRequest>> {
         self.shared.store.read(|conn| record::requests(conn, run_id))

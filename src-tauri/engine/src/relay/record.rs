@@ -62,7 +62,8 @@ pub(crate) fn store(store: &Store, run: &RunLog, entry: Entry) -> Result<()> {
     let stored = run.stored_bytes.fetch_add(compressed.len() as u64, Ordering::Relaxed) + compressed.len() as u64;
     let (body_gz, body_stored) =
         if stored <= MAX_STORED_RUN_BYTES { (Some(compressed), kept.len() as i64) } else { (None, 0) };
-    let usage = entry.usage.as_ref().map(serde_json::to_string).transpose().map_err(|e| Error::Internal(e.to_string()))?;
+    let usage =
+        entry.usage.as_ref().map(serde_json::to_string).transpose().map_err(|e| Error::Internal(e.to_string()))?;
     store.write(|tx| {
         tx.execute(
             "INSERT INTO run_requests (run_id, seq, at, provider, method, path, status, body_gz, body_bytes, body_stored, usage_json)

@@ -139,8 +139,16 @@ const DROPPED_REQUEST_HEADERS: &[&str] = &[
 ];
 
 /// Answer headers not passed back: hop-by-hop, and the length (the body is streamed).
-const DROPPED_RESPONSE_HEADERS: &[&str] =
-    &["connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "content-length"];
+const DROPPED_RESPONSE_HEADERS: &[&str] = &[
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+    "content-length",
+];
 
 fn grant_for(shared: &Shared, token: &str) -> Option<Grant> {
     shared.grants().by_token.get(token).cloned()
@@ -152,7 +160,8 @@ async fn forward(shared: &Arc<Shared>, request: Request<Incoming>) -> Result<Res
         Refusal::new(StatusCode::UNAUTHORIZED, "authentication_error", format!("Clawboo's model relay: {why}"))
     };
     let token = token(&parts.headers).ok_or_else(|| unauthorized("no token (x-api-key or Authorization: Bearer)."))?;
-    let grant = grant_for(shared, token).ok_or_else(|| unauthorized("this token is not valid (the run has ended?)."))?;
+    let grant =
+        grant_for(shared, token).ok_or_else(|| unauthorized("this token is not valid (the run has ended?)."))?;
     let path = parts.uri.path();
     let Some((provider, rest)) = split_path(path) else {
         return Err(Refusal::new(StatusCode::NOT_FOUND, "not_found_error", format!("No relay route for {path}.")));
@@ -219,7 +228,16 @@ async fn forward(shared: &Arc<Shared>, request: Request<Incoming>) -> Result<Res
         Some(query) => format!("/v1/{rest}?{query}"),
         None => format!("/v1/{rest}"),
     };
-    let entry = Entry { seq, at, provider, method: parts.method.to_string(), path: path_and_query, status: status.as_u16(), body, usage: None };
+    let entry = Entry {
+        seq,
+        at,
+        provider,
+        method: parts.method.to_string(),
+        path: path_and_query,
+        status: status.as_u16(),
+        body,
+        usage: None,
+    };
     let counts_usage = !matches!(rest, "messages/count_tokens") && !rest.starts_with("models");
     if status.is_redirection() {
         let to = answer.headers().get(header::LOCATION).and_then(|v| v.to_str().ok()).unwrap_or("?").to_owned();

@@ -33,7 +33,11 @@ fn anthropic_stream_usage_comes_from_message_start_and_the_last_message_delta() 
         json!({"type": "content_block_delta", "delta": {"type": "text_delta", "text": "héllo \"usage\""}})
     );
     for step in [1, 3, 7, 64, body.len()] {
-        assert_eq!(scan("text/event-stream; charset=utf-8", &body, step), usage(12, 57, Some(4000), Some(300)), "{step}");
+        assert_eq!(
+            scan("text/event-stream; charset=utf-8", &body, step),
+            usage(12, 57, Some(4000), Some(300)),
+            "{step}"
+        );
     }
 }
 
@@ -94,13 +98,21 @@ fn upstream_urls_follow_each_apis_base_convention() {
     assert_eq!(anthropic("https://proxy.test/v1/"), "https://proxy.test/v1/messages?beta=true");
     let openai = |base, rest| upstream_url(Provider::OpenAi, base, rest, None);
     assert_eq!(openai("https://api.openai.com/v1", "responses"), "https://api.openai.com/v1/responses");
-    assert_eq!(openai("https://openrouter.ai/api/v1/", "chat/completions"), "https://openrouter.ai/api/v1/chat/completions");
-    assert_eq!(upstream_url(Provider::Custom, "http://127.0.0.1:11434/v1", "models", Some("")), "http://127.0.0.1:11434/v1/models");
+    assert_eq!(
+        openai("https://openrouter.ai/api/v1/", "chat/completions"),
+        "https://openrouter.ai/api/v1/chat/completions"
+    );
+    assert_eq!(
+        upstream_url(Provider::Custom, "http://127.0.0.1:11434/v1", "models", Some("")),
+        "http://127.0.0.1:11434/v1/models"
+    );
 }
 
 #[test]
 fn plain_http_upstreams_are_refused_unless_loopback() {
-    for ok in ["https://api.anthropic.com/v1/messages", "http://127.0.0.1:9/v1/x", "http://localhost/x", "http://[::1]:1/x"] {
+    for ok in
+        ["https://api.anthropic.com/v1/messages", "http://127.0.0.1:9/v1/x", "http://localhost/x", "http://[::1]:1/x"]
+    {
         assert!(check_upstream_url(ok).is_ok(), "{ok}");
     }
     for bad in ["http://api.anthropic.com/v1/messages", "http://192.168.1.2:11434/v1/models", "ftp://host/x"] {

@@ -59,7 +59,10 @@ pub fn allowed_path(method: &hyper::Method, rest: &str) -> bool {
     use hyper::Method;
     match *method {
         Method::POST => {
-            matches!(rest, "messages" | "messages/count_tokens" | "responses" | "responses/compact" | "chat/completions")
+            matches!(
+                rest,
+                "messages" | "messages/count_tokens" | "responses" | "responses/compact" | "chat/completions"
+            )
         }
         Method::GET => {
             rest == "models" || rest.strip_prefix("models/").is_some_and(|id| !id.is_empty() && !id.contains('/'))

@@ -40,7 +40,8 @@ impl RequestUsage {
         for usage in [&value["usage"], &value["message"]["usage"], &value["response"]["usage"]] {
             let Some(fields) = usage.as_object() else { continue };
             let get = |name: &str| fields.get(name).and_then(Value::as_u64);
-            let nested = |outer: &str, inner: &str| fields.get(outer).and_then(|o| o.get(inner)).and_then(Value::as_u64);
+            let nested =
+                |outer: &str, inner: &str| fields.get(outer).and_then(|o| o.get(inner)).and_then(Value::as_u64);
             if let Some(n) = get("input_tokens").or_else(|| get("prompt_tokens")) {
                 self.input_tokens = Some(n);
             }
