@@ -11,8 +11,10 @@ use std::time::{Duration, Instant};
 
 use clawboo_engine::agents::{NewAgent, RuntimeKind};
 use clawboo_engine::chat::RunStatus;
+use clawboo_engine::native::NativeRuntime;
 use clawboo_engine::runtimes::{
-    ApprovalPolicy, Capabilities, HistoryMode, PersonaDelivery, RunChannels, RunEvent, RunResult, Runtime, TurnInput,
+    ApprovalPolicy, Capabilities, Endpoint, EndpointSource, HistoryMode, PersonaDelivery, RunChannels, RunEvent,
+    RunResult, Runtime, TurnInput,
 };
 use clawboo_engine::secrets::Provider;
 use clawboo_engine::{Engine, EngineConfig, EngineEvent};
@@ -20,7 +22,24 @@ use clawboo_testkit::{Behavior, FakeModelServer, TempDataDir};
 
 fn main() {
     events_into_store();
-    native_overhead();
+    native_overhead(Route::Relay);
+    native_overhead(Route::Direct);
+}
+
+/// How a Native agent reaches the model: through the engine's model relay (as in the app), or
+/// straight to the server with the key in hand (as before the relay), for comparison.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Route {
+    Relay,
+    Direct,
+}
+
+struct Direct(String);
+
+impl EndpointSource for Direct {
+    fn endpoint(&self, _: Provider, _run_id: &str) -> clawboo_engine::Result<Endpoint> {
+        Ok(Endpoint { base_url: self.0.clone(), api_key: None })
+    }
 }
 
 /// Emits `n` text deltas as fast as it can.
@@ -113,13 +132,29 @@ fn events_into_store() {
     );
 }
 
-fn native_overhead() {
+fn native_overhead(route: Route) {
     let server = FakeModelServer::start_blocking(Behavior::text("Fine, thanks."));
     let dir = TempDataDir::new();
     let mut config = EngineConfig::for_dir(dir.path().into());
     config.keychain_service = clawboo_testkit::unique_keychain_service("bench");
-    let engine = Engine::open(config).unwrap();
-    engine.secrets().set_base_url(Provider::Custom, Some(&format!("{}/v1", server.base_url()))).unwrap();
+    let base_url = format!("{}/v1", server.base_url());
+    let replace: Vec<Arc<dyn Runtime>> = match route {
+        Route::Relay => Vec::new(),
+        Route::Direct => vec![Arc::new(NativeRuntime::new(Arc::new(Direct(base_url.clone()))))],
+    };
+    let engine = Engine::open_with(config, replace).unwrap();
+    engine.secrets().set_base_url(Provider::Custom, Some(&base_url)).unwrap();
+    if route == Route::Relay {
+        // The relay reads the key when a run is granted a token and again for every request.
+        let reads: Vec<_> = (0..30)
+            .map(|_| {
+                let started = Instant::now();
+                engine.secrets().api_key(Provider::Custom).unwrap();
+                started.elapsed()
+            })
+            .collect();
+        println!("keychain: one key lookup, median {:.2} ms", ms(median(reads)));
+    }
     let id = engine.agents().create(agent(RuntimeKind::Native, Some(Provider::Custom))).unwrap().id;
 
     let mut turns = 0;
@@ -135,7 +170,7 @@ fn native_overhead() {
         let last = server.model_requests().last().unwrap().raw_body.clone();
         let bare = bare_model_round_trip(&server.base_url(), &last);
         println!(
-            "native: send → reply stored with {history:>3} earlier turns: median {:.2} ms total; the same request sent bare {:.2} ms; Clawboo's own {:.2} ms ({} KB request)",
+            "native ({route:?}): send → reply stored with {history:>3} earlier turns: median {:.2} ms total; the same request sent bare {:.2} ms; Clawboo's own {:.2} ms ({} KB request)",
             ms(total),
             ms(bare),
             ms(total.saturating_sub(bare)),

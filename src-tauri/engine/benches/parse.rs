@@ -70,7 +70,7 @@ fn throughput(name: &str, lines: &[String], protocol: impl Fn() -> Box<dyn Strea
 struct AnyKey;
 
 impl EndpointSource for AnyKey {
-    fn endpoint(&self, _: Provider) -> clawboo_engine::Result<Endpoint> {
+    fn endpoint(&self, _: Provider, _run_id: &str) -> clawboo_engine::Result<Endpoint> {
         Ok(Endpoint { base_url: "http://127.0.0.1:9".into(), api_key: Some("bench".into()) })
     }
 }

@@ -7,6 +7,7 @@ pub mod config;
 pub mod error;
 pub mod events;
 pub mod native;
+pub mod relay;
 pub mod runtimes;
 pub mod secrets;
 pub mod store;
@@ -20,6 +21,7 @@ pub use events::{EngineEvent, EventBus};
 
 use agents::{Agents, FileWatcher, Workspaces};
 use chat::Chat;
+use relay::Relay;
 use runtimes::catalog::RuntimeCatalog;
 use secrets::Secrets;
 use store::Store;
@@ -32,6 +34,7 @@ pub struct Engine {
     catalog: Arc<RuntimeCatalog>,
     chat: Arc<Chat>,
     spawner: Arc<dyn runtimes::process::Spawner>,
+    relay: Arc<Relay>,
     _watcher: FileWatcher,
     /// Runs, their processes and their streams live here, apart from the UI's runtime.
     runtime: Option<tokio::runtime::Runtime>,
@@ -74,17 +77,14 @@ impl Engine {
         agents.reconcile_workspaces()?;
         let watcher = FileWatcher::start(workspaces, events.clone())?;
         let catalog = Arc::new(RuntimeCatalog::new(store.clone()));
-        let registry = replace
-            .into_iter()
-            .fold(runtimes::adapters(secrets.clone(), catalog.clone(), spawner.clone()), |r, a| r.with(a));
-        let chat = Arc::new(Chat::new(
-            store,
-            agents.clone(),
-            registry,
-            catalog.clone(),
-            events.clone(),
-            runtime.handle().clone(),
-        ));
+        // Runtimes reach models through the relay: they get a token per run, never the key.
+        let relay = Relay::start(store.clone(), secrets.clone(), runtime.handle())?;
+        let adapters = runtimes::adapters(relay.clone(), catalog.clone(), secrets.clone(), spawner.clone());
+        let registry = replace.into_iter().fold(adapters, |r, a| r.with(a));
+        let chat = Arc::new(
+            Chat::new(store, agents.clone(), registry, catalog.clone(), events.clone(), runtime.handle().clone())
+                .with_relay(relay.clone()),
+        );
         chat.recover_interrupted()?;
         Ok(Self {
             config,
@@ -94,6 +94,7 @@ impl Engine {
             catalog,
             chat,
             spawner,
+            relay,
             _watcher: watcher,
             runtime: Some(runtime),
             _lock: lock,
@@ -134,6 +135,11 @@ impl Engine {
     /// is going away.
     pub fn delete_agent(&self, id: &str) -> Result<()> {
         self.chat.delete_agent(id, Duration::from_secs(10))
+    }
+
+    /// The model relay: what each run sent to a model ([`Relay::requests`]).
+    pub fn relay(&self) -> &Arc<Relay> {
+        &self.relay
     }
 
     pub fn runtimes(&self) -> &RuntimeCatalog {

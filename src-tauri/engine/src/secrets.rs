@@ -173,8 +173,9 @@ fn base_url_setting(provider: Provider) -> String {
     format!("provider.{}.base_url", provider.as_str())
 }
 
-/// Accepts an http(s) URL with a host; drops a trailing slash so paths join predictably.
-/// Credentials in the URL are refused: they would end up in SQLite.
+/// Accepts an https URL with a host, or plain http to this machine only (a key sent over plain
+/// http to another host can be read on the way); drops a trailing slash so paths join
+/// predictably. Credentials in the URL are refused: they would end up in SQLite.
 pub fn normalise_base_url(raw: &str) -> Result<String> {
     let raw = raw.trim();
     let url = reqwest::Url::parse(raw).map_err(|e| {
@@ -186,7 +187,29 @@ pub fn normalise_base_url(raw: &str) -> Result<String> {
     if !url.username().is_empty() || url.password().is_some() {
         return Err(Error::InvalidInput("Put the key in the key field, not in the URL.".into()));
     }
+    if !allowed_scheme(&url) {
+        return Err(Error::InvalidInput(format!(
+            "“{raw}” uses plain http:// to another machine, which would expose the key on the way: use https://, \
+             or http:// only for this machine (127.0.0.1, ::1 or localhost)."
+        )));
+    }
     Ok(url.as_str().trim_end_matches('/').to_owned())
+}
+
+/// https anywhere; plain http only to a loopback host.
+pub fn allowed_scheme(url: &reqwest::Url) -> bool {
+    match url.scheme() {
+        "https" => true,
+        "http" => is_loopback_host(url),
+        _ => false,
+    }
+}
+
+/// 127.0.0.0/8, ::1 or `localhost` (names are not resolved: any other name may be remote).
+pub fn is_loopback_host(url: &reqwest::Url) -> bool {
+    let Some(host) = url.host_str() else { return false };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 fn keychain_error(e: keyring::Error) -> Error {
@@ -255,10 +278,21 @@ mod tests {
     fn base_urls_are_checked_and_normalised() {
         assert_eq!(normalise_base_url(" http://127.0.0.1:11434/v1/ ").unwrap(), "http://127.0.0.1:11434/v1");
         assert_eq!(normalise_base_url("https://example.test/api").unwrap(), "https://example.test/api");
+        assert_eq!(normalise_base_url("http://localhost:8080").unwrap(), "http://localhost:8080");
+        assert_eq!(normalise_base_url("http://127.1.2.3/v1").unwrap(), "http://127.1.2.3/v1");
+        assert_eq!(normalise_base_url("http://[::1]:9/v1").unwrap(), "http://[::1]:9/v1");
         for bad in ["", "not a url", "ftp://host/x", "file:///etc/passwd", "http://user:secret@host/v1"] {
             let err = normalise_base_url(bad).unwrap_err();
             assert_eq!(err.code(), ErrorCode::InvalidInput, "{bad}");
             assert!(!err.to_string().contains("secret"), "the message must not echo credentials");
+        }
+        // Plain http to anything but this machine would carry the key in the clear.
+        for remote in
+            ["http://example.test/v1", "http://10.0.0.5:11434/v1", "http://localhost.example.test", "http://[::2]/v1"]
+        {
+            let err = normalise_base_url(remote).unwrap_err();
+            assert_eq!(err.code(), ErrorCode::InvalidInput, "{remote}");
+            assert!(err.to_string().contains("https://"), "{err}");
         }
     }
 }

@@ -34,7 +34,7 @@ const TIMEOUTS: Timeouts = Timeouts { silence: Duration::from_secs(90), grace: D
 struct Fixed(Endpoint);
 
 impl EndpointSource for Fixed {
-    fn endpoint(&self, _provider: Provider) -> clawboo_engine::Result<Endpoint> {
+    fn endpoint(&self, _provider: Provider, _run_id: &str) -> clawboo_engine::Result<Endpoint> {
         Ok(self.0.clone())
     }
 }

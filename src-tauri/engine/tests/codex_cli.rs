@@ -31,7 +31,7 @@ const TIMEOUTS: Timeouts = Timeouts { silence: Duration::from_secs(60), grace: D
 struct Fixed(Endpoint);
 
 impl EndpointSource for Fixed {
-    fn endpoint(&self, provider: Provider) -> clawboo_engine::Result<Endpoint> {
+    fn endpoint(&self, provider: Provider, _run_id: &str) -> clawboo_engine::Result<Endpoint> {
         assert_eq!(provider, Provider::OpenAi);
         Ok(self.0.clone())
     }

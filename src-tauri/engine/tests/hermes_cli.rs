@@ -34,7 +34,7 @@ const LIMIT: Duration = Duration::from_secs(240);
 struct FakeEndpoint(String);
 
 impl EndpointSource for FakeEndpoint {
-    fn endpoint(&self, provider: Provider) -> clawboo_engine::Result<Endpoint> {
+    fn endpoint(&self, provider: Provider, _run_id: &str) -> clawboo_engine::Result<Endpoint> {
         assert_ne!(provider, Provider::Anthropic, "Hermes never asks for Anthropic's endpoint");
         // As Settings has them: OpenAI-compatible bases carry their /v1.
         Ok(Endpoint { base_url: format!("{}/v1", self.0), api_key: Some(KEY.into()) })

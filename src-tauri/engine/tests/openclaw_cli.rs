@@ -37,7 +37,7 @@ static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 struct Fixed(Endpoint);
 
 impl EndpointSource for Fixed {
-    fn endpoint(&self, _provider: Provider) -> clawboo_engine::Result<Endpoint> {
+    fn endpoint(&self, _provider: Provider, _run_id: &str) -> clawboo_engine::Result<Endpoint> {
         Ok(self.0.clone())
     }
 }

@@ -43,7 +43,7 @@ const QUIET: &[(&str, &str)] = &[
 struct NoEndpoint;
 
 impl EndpointSource for NoEndpoint {
-    fn endpoint(&self, _provider: Provider) -> clawboo_engine::Result<Endpoint> {
+    fn endpoint(&self, _provider: Provider, _run_id: &str) -> clawboo_engine::Result<Endpoint> {
         panic!("an agent on an existing Gateway needs no endpoint from Clawboo")
     }
 }

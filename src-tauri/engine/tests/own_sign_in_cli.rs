@@ -43,7 +43,7 @@ const USER_FILES_MARKER: &str = "USER-PRIVATE-CONFIG-MARKER-41c2";
 struct Fixed(Endpoint);
 
 impl EndpointSource for Fixed {
-    fn endpoint(&self, _provider: Provider) -> clawboo_engine::Result<Endpoint> {
+    fn endpoint(&self, _provider: Provider, _run_id: &str) -> clawboo_engine::Result<Endpoint> {
         Ok(self.0.clone())
     }
 }

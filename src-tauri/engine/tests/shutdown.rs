@@ -19,7 +19,7 @@ use common::RecordingSpawner;
 struct AnyKey;
 
 impl EndpointSource for AnyKey {
-    fn endpoint(&self, _: Provider) -> clawboo_engine::Result<Endpoint> {
+    fn endpoint(&self, _: Provider, _run_id: &str) -> clawboo_engine::Result<Endpoint> {
         Ok(Endpoint { base_url: "http://127.0.0.1:9".into(), api_key: Some("test".into()) })
     }
 }

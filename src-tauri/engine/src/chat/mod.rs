@@ -53,6 +53,8 @@ pub struct Chat {
     /// Agents being deleted: no new run may start. Locked only while `active` is held.
     closing: Mutex<HashSet<String>>,
     next_slot: std::sync::atomic::AtomicU64,
+    /// Its run tokens end with the run.
+    relay: Option<Arc<crate::relay::Relay>>,
 }
 
 impl Chat {
@@ -74,7 +76,14 @@ impl Chat {
             active: Mutex::new(HashMap::new()),
             closing: Mutex::default(),
             next_slot: Default::default(),
+            relay: None,
         }
+    }
+
+    /// Revokes each run's relay tokens when the run ends.
+    pub fn with_relay(mut self, relay: Arc<crate::relay::Relay>) -> Self {
+        self.relay = Some(relay);
+        self
     }
 
     /// Marks runs that a previous process left `running` as cut off. Called once at start.
@@ -194,6 +203,9 @@ impl Chat {
                 recorder.record(RunEvent::Warning { message });
             }
             let result = chat.drive(&conversation, input, runtime, cancel_rx, answers, &mut recorder).await;
+            if let Some(relay) = &chat.relay {
+                relay.revoke(&summary.id);
+            }
             chat.finish(&agent, &conversation, &fingerprint, &summary, result, recorder);
             chat.release(&agent.id, slot);
             let _ = done_tx.send(true);

@@ -16,11 +16,13 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// often). There is no limit on a whole reply.
 pub const READ_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 
-/// One client per runtime, so connections are reused. System proxies are respected.
+/// One client per runtime, so connections are reused. System proxies are respected. A
+/// redirect is never followed: the credential would go along to wherever it points.
 pub fn client() -> reqwest::Client {
     reqwest::Client::builder()
         .connect_timeout(CONNECT_TIMEOUT)
         .read_timeout(READ_IDLE_TIMEOUT)
+        .redirect(reqwest::redirect::Policy::none())
         .user_agent(concat!("Clawboo/", env!("CARGO_PKG_VERSION")))
         .build()
         .expect("the HTTP client can be built (TLS backend available)")

@@ -74,7 +74,7 @@ impl NativeRuntime {
         if input.message.trim().is_empty() {
             return Err(Error::InvalidInput("The message is empty.".into()));
         }
-        let endpoint = self.endpoints.endpoint(provider)?;
+        let endpoint = self.endpoints.endpoint(provider, &input.run_id)?;
         let api_key = endpoint.api_key.as_deref().map(str::trim).filter(|k| !k.is_empty());
         if api_key.is_none() && provider != Provider::Custom {
             return Err(Error::MissingApiKey(format!("Add an {} API key in Settings > API keys.", provider.label())));

@@ -173,10 +173,12 @@ pub trait Runtime: Send + Sync {
     fn shutdown(&self) {}
 }
 
-/// Where a provider's requests go and the key they carry (from the keychain).
+/// Where a provider's requests go and the credential they carry. In the engine this is the
+/// model relay's loopback URL and a token for one run, never the key itself (see `crate::relay`).
 #[derive(Clone, PartialEq, Eq)]
 pub struct Endpoint {
-    /// As set in Settings, e.g. "https://api.anthropic.com" or "http://127.0.0.1:11434/v1".
+    /// e.g. "http://127.0.0.1:PORT/anthropic" (the relay), "https://api.anthropic.com" or
+    /// "http://127.0.0.1:11434/v1".
     pub base_url: String,
     pub api_key: Option<String>,
 }
@@ -191,36 +193,51 @@ impl std::fmt::Debug for Endpoint {
     }
 }
 
-/// Resolves a provider to its endpoint. The engine's source reads Settings and the keychain;
-/// tests point it at the fake model server.
+/// Gives a run the endpoint for a provider. The engine's source is the model relay, which hands
+/// out a token valid for that run only; tests may point straight at the fake model server.
 pub trait EndpointSource: Send + Sync {
-    fn endpoint(&self, provider: crate::secrets::Provider) -> Result<Endpoint>;
-}
+    /// The endpoint for the requests of run `run_id`.
+    fn endpoint(&self, provider: crate::secrets::Provider, run_id: &str) -> Result<Endpoint>;
 
-impl EndpointSource for crate::secrets::Secrets {
-    fn endpoint(&self, provider: crate::secrets::Provider) -> Result<Endpoint> {
-        let base_url = self.base_url(provider)?.ok_or_else(|| {
-            crate::Error::InvalidInput(format!("Set a base URL for {} in Settings > API keys.", provider.label()))
-        })?;
-        Ok(Endpoint { base_url, api_key: self.api_key(provider)? })
+    /// For a process that outlives runs (an OpenClaw Gateway, one per agent): the credential
+    /// stays the same for `holder` while the process lives, so its configuration does not
+    /// change every turn, and its requests count for `run_id`, the holder's latest run.
+    fn lasting_endpoint(&self, provider: crate::secrets::Provider, _holder: &str, run_id: &str) -> Result<Endpoint> {
+        self.endpoint(provider, run_id)
     }
 }
 
-/// Every adapter this build has. `access` decides per turn whether Claude Code and Codex use
-/// the user's own sign-in or a key (the runtime catalog, which holds the choice).
+/// The endpoint for run `run_id` when `provider` has a key, `None` when it has none (a CLI may
+/// then use the user's own sign-in); other failures stay errors.
+pub fn keyed_endpoint(
+    endpoints: &dyn EndpointSource,
+    provider: crate::secrets::Provider,
+    run_id: &str,
+) -> Result<Option<Endpoint>> {
+    match endpoints.endpoint(provider, run_id) {
+        Ok(endpoint) if endpoint.api_key.as_deref().is_some_and(|k| !k.trim().is_empty()) => Ok(Some(endpoint)),
+        Ok(_) | Err(crate::Error::MissingApiKey(_)) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Every adapter this build has, each reaching models through `endpoints` (the relay). `access`
+/// decides per turn whether Claude Code and Codex use the user's own sign-in or a key (the
+/// runtime catalog, which holds the choice).
 pub fn adapters(
-    secrets: Arc<crate::secrets::Secrets>,
+    endpoints: Arc<dyn EndpointSource>,
     access: Arc<dyn signin::AccessSource>,
+    gateway_tokens: Arc<crate::secrets::Secrets>,
     spawner: Arc<dyn process::Spawner>,
 ) -> RuntimeRegistry {
     RuntimeRegistry::default()
         .with(Arc::new(
-            claude_code::ClaudeCodeRuntime::new(spawner.clone(), secrets.clone()).with_access(access.clone()),
+            claude_code::ClaudeCodeRuntime::new(spawner.clone(), endpoints.clone()).with_access(access.clone()),
         ))
-        .with(Arc::new(codex::CodexRuntime::new(spawner.clone(), secrets.clone()).with_access(access)))
-        .with(Arc::new(hermes::HermesRuntime::new(spawner.clone(), secrets.clone())))
-        .with(Arc::new(openclaw::OpenclawRuntime::new(spawner, secrets.clone()).with_gateway_tokens(secrets.clone())))
-        .with(Arc::new(crate::native::NativeRuntime::new(secrets)))
+        .with(Arc::new(codex::CodexRuntime::new(spawner.clone(), endpoints.clone()).with_access(access)))
+        .with(Arc::new(hermes::HermesRuntime::new(spawner.clone(), endpoints.clone())))
+        .with(Arc::new(openclaw::OpenclawRuntime::new(spawner, endpoints.clone()).with_gateway_tokens(gateway_tokens)))
+        .with(Arc::new(crate::native::NativeRuntime::new(endpoints)))
 }
 
 /// The adapters available to the engine, by kind.

@@ -17,6 +17,7 @@ pub struct Migration {
 pub const MIGRATIONS: &[Migration] = &[
     Migration { version: 1, name: "agents and settings", sql: include_str!("migrations/0001_agents.sql") },
     Migration { version: 2, name: "chats, runs and run events", sql: include_str!("migrations/0002_chat.sql") },
+    Migration { version: 3, name: "model relay requests", sql: include_str!("migrations/0003_run_requests.sql") },
     Migration { version: 4, name: "session setup fingerprint", sql: include_str!("migrations/0004_session_setup.sql") },
     Migration {
         version: 5,

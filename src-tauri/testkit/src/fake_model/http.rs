@@ -19,6 +19,8 @@ pub(crate) enum Response {
     Json { status: u16, body: serde_json::Value, delay: Duration },
     /// A `text/event-stream` body, chunked, one chunk per frame.
     Sse(Vec<Frame>),
+    /// A redirect with an empty body.
+    Redirect { status: u16, location: String },
 }
 
 impl Response {
@@ -169,6 +171,7 @@ fn reason(status: u16) -> &'static str {
     match status {
         200 => "OK",
         404 => "Not Found",
+        307 => "Temporary Redirect",
         500 => "Internal Server Error",
         _ => "Unknown",
     }
@@ -189,6 +192,14 @@ async fn write_response(stream: &mut TcpStream, response: Response) -> std::io::
             );
             stream.write_all(head.as_bytes()).await?;
             stream.write_all(body.as_bytes()).await?;
+            stream.flush().await
+        }
+        Response::Redirect { status, location } => {
+            let head = format!(
+                "HTTP/1.1 {status} {}\r\nLocation: {location}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                reason(status)
+            );
+            stream.write_all(head.as_bytes()).await?;
             stream.flush().await
         }
         Response::Sse(frames) => {

@@ -78,6 +78,9 @@ pub enum Reply {
     },
     /// Answer with HTTP 500 and a JSON error body {"error":{"type":"api_error","message": msg}}.
     ServerError(String),
+    /// Answer every request, whatever its path, with HTTP 307 to this location (for tests that a
+    /// client never follows a redirect with a key).
+    Redirect(String),
 }
 
 impl Behavior {
@@ -95,6 +98,12 @@ impl Behavior {
     /// Always stream `text` in `chunks` pieces, `delay` apart.
     pub fn slow(text: impl Into<String>, chunks: u32, delay: Duration) -> Self {
         let reply = Reply::Slow { text: text.into(), chunks, delay };
+        Self { on_user: reply.clone(), on_tool_result: reply }
+    }
+
+    /// Always answer HTTP 307 pointing at `location`.
+    pub fn redirect(location: impl Into<String>) -> Self {
+        let reply = Reply::Redirect(location.into());
         Self { on_user: reply.clone(), on_tool_result: reply }
     }
 

@@ -93,6 +93,8 @@ pub(crate) fn resolve(reply: &Reply, offered: &[Offered]) -> Plan {
         Reply::Text(text) => Plan::Text { pieces: vec![text.clone()], delay: Duration::ZERO },
         Reply::Slow { text, chunks, delay } => Plan::Text { pieces: split(text, *chunks), delay: *delay },
         Reply::ServerError(message) => Plan::Error(message.clone()),
+        // Answered before routing (see `route`); never planned.
+        Reply::Redirect(location) => Plan::Error(format!("redirect to {location}")),
         Reply::ToolCall { name, input } => {
             let tool = if name == "*" {
                 offered
@@ -153,6 +155,9 @@ pub(crate) fn error_body(message: &str) -> Value {
 }
 
 pub(crate) fn route(request: &RecordedRequest, shared: &Shared) -> Response {
+    if let Reply::Redirect(location) = &shared.behavior.on_user {
+        return Response::Redirect { status: 307, location: location.clone() };
+    }
     match (request.method.as_str(), request.path.as_str()) {
         ("POST", "/v1/messages") => anthropic::messages(request, shared),
         ("POST", "/v1/messages/count_tokens") => Response::json(200, json!({"input_tokens": input_tokens(request)})),

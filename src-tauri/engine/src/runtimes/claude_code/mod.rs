@@ -85,9 +85,8 @@ impl ClaudeCodeRuntime {
         let program = input.program.clone().ok_or_else(|| {
             Error::RuntimeNotFound("Claude Code (`claude`) is not installed or was not found.".into())
         })?;
-        let endpoint = self.endpoints.endpoint(Provider::Anthropic)?;
-        let api_key = endpoint.api_key.clone().filter(|k| !k.trim().is_empty());
-        let access = self.access.resolve(RuntimeKind::ClaudeCode, api_key.is_some())?;
+        let endpoint = super::keyed_endpoint(self.endpoints.as_ref(), Provider::Anthropic, &input.run_id)?;
+        let access = self.access.resolve(RuntimeKind::ClaudeCode, endpoint.is_some())?;
         let home = input.homes.home(RuntimeKind::ClaudeCode)?;
         let tmp = input.homes.tmp()?;
 
@@ -135,9 +134,9 @@ impl ClaudeCodeRuntime {
         match access {
             Resolved::OwnSignIn(sign_in) => env.push(signin::claude_env(&sign_in)),
             Resolved::ApiKey => {
-                let api_key = api_key.ok_or_else(|| Error::MissingApiKey(MISSING_KEY.into()))?;
+                let endpoint = endpoint.ok_or_else(|| Error::MissingApiKey(MISSING_KEY.into()))?;
                 env.push(("ANTHROPIC_BASE_URL".into(), base_url(&endpoint.base_url)));
-                env.push(("ANTHROPIC_API_KEY".into(), api_key));
+                env.push(("ANTHROPIC_API_KEY".into(), endpoint.api_key.unwrap_or_default()));
             }
         }
         env.extend(QUIET_ENV.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));

@@ -92,9 +92,8 @@ impl CodexRuntime {
             .program
             .clone()
             .ok_or_else(|| Error::RuntimeFailed("Codex is not installed: install it, then try again.".into()))?;
-        let endpoint = self.endpoints.endpoint(Provider::OpenAi)?;
-        let key = endpoint.api_key.clone().filter(|k| !k.trim().is_empty());
-        let access = self.access.resolve(RuntimeKind::Codex, key.is_some())?;
+        let endpoint = super::keyed_endpoint(self.endpoints.as_ref(), Provider::OpenAi, &input.run_id)?;
+        let access = self.access.resolve(RuntimeKind::Codex, endpoint.is_some())?;
         let model = match input.agent.model.trim() {
             "" => DEFAULT_MODEL.to_owned(),
             model => model.to_owned(),
@@ -115,12 +114,12 @@ impl CodexRuntime {
                 config::write_signed_in(&home, &model, self.sign_in_base_url.as_deref())?;
             }
             Resolved::ApiKey => {
-                let key = key.ok_or_else(|| {
+                let endpoint = endpoint.ok_or_else(|| {
                     Error::MissingApiKey("Codex needs an OpenAI API key: add one in Settings > API keys.".into())
                 })?;
                 signin::unlink_codex_auth(&home)?;
                 config::write(&home, &endpoint.base_url, &model)?;
-                env.push((KEY_ENV.to_owned(), key));
+                env.push((KEY_ENV.to_owned(), endpoint.api_key.unwrap_or_default()));
             }
         }
         env.extend(self.env.iter().cloned());

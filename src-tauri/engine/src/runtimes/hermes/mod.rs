@@ -99,7 +99,7 @@ impl HermesRuntime {
             }
             Some(p) => p,
         };
-        let endpoint = self.endpoints.endpoint(provider)?;
+        let endpoint = self.endpoints.endpoint(provider, &input.run_id)?;
         let home = input.homes.home(RuntimeKind::Hermes)?;
         let hermes_home = home.join(".hermes");
         create_private_dir(&hermes_home)?;

@@ -159,7 +159,7 @@ impl OpenclawRuntime {
         if model.is_empty() {
             return Err(Error::InvalidInput("Pick a model for this agent: OpenClaw needs one.".into()));
         }
-        let endpoint = self.endpoints.endpoint(provider)?;
+        let endpoint = self.endpoints.lasting_endpoint(provider, &input.agent.id, &input.run_id)?;
         let layout = Layout::new(&input.homes.home(RuntimeKind::Openclaw)?);
         let tmp = input.homes.tmp()?;
         let base_url = match provider {

@@ -224,7 +224,7 @@ mod tests {
     struct NoEndpoint;
 
     impl crate::runtimes::EndpointSource for NoEndpoint {
-        fn endpoint(&self, _: crate::secrets::Provider) -> Result<crate::runtimes::Endpoint> {
+        fn endpoint(&self, _: crate::secrets::Provider, _: &str) -> Result<crate::runtimes::Endpoint> {
             panic!("an agent on an existing Gateway needs no endpoint")
         }
     }

@@ -1,0 +1,209 @@
+//! The loopback model relay. Runtimes that use a key Clawboo holds never get the key: they get
+//! `http://127.0.0.1:<port>/<provider>…` and a token for their run ([`Relay::grant`]). The relay
+//! checks the token, swaps it for the real key (read from the keychain when the request is
+//! forwarded), sends the request to the provider's base URL from Settings, and streams the answer
+//! back unchanged. On the way it records, per run, the exact request body the model received and
+//! the usage the provider reported ([`Relay::requests`]). Headers are never recorded: the
+//! client's carry the token and the forwarded ones the key.
+//!
+//! Rules on the way out: no redirect is ever followed (an answer 3xx becomes an error), and
+//! plain `http://` goes to loopback hosts only.
+
+mod record;
+mod server;
+#[cfg(test)]
+mod tests;
+mod upstream;
+mod usage;
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU32, AtomicU64};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use crate::error::{Error, Result};
+use crate::runtimes::{Endpoint, EndpointSource};
+use crate::secrets::Provider;
+use crate::store::Store;
+
+pub use record::{RelayedRequest, MAX_STORED_BODY_BYTES, MAX_STORED_RUN_BYTES};
+pub use upstream::{check_upstream_url, upstream_client};
+pub use usage::RequestUsage;
+
+/// Where the relay sends a provider's requests, and the key it adds. The engine's source is
+/// Settings and the keychain ([`crate::secrets::Secrets`]); tests give a fake server and key.
+pub trait Upstream: Send + Sync {
+    fn upstream(&self, provider: Provider) -> Result<Endpoint>;
+}
+
+impl Upstream for crate::secrets::Secrets {
+    fn upstream(&self, provider: Provider) -> Result<Endpoint> {
+        let base_url = self.base_url(provider)?.ok_or_else(|| {
+            Error::InvalidInput(format!("Set a base URL for {} in Settings > API keys.", provider.label()))
+        })?;
+        Ok(Endpoint { base_url, api_key: self.api_key(provider)? })
+    }
+}
+
+/// What one run's requests are recorded under.
+pub(crate) struct RunLog {
+    pub(crate) run_id: String,
+    /// The next request's number within the run, in order of arrival.
+    pub(crate) next_seq: AtomicU32,
+    /// Compressed body bytes stored for the run so far (bounded by [`MAX_STORED_RUN_BYTES`]).
+    pub(crate) stored_bytes: AtomicU64,
+}
+
+/// What a token allows.
+#[derive(Clone)]
+pub(crate) struct Grant {
+    pub(crate) provider: Provider,
+    pub(crate) run: Arc<RunLog>,
+    /// Set for a lasting grant (see [`EndpointSource::lasting_endpoint`]).
+    holder: Option<String>,
+}
+
+#[derive(Default)]
+struct Grants {
+    by_token: HashMap<String, Grant>,
+    /// A holder's lasting token.
+    lasting: HashMap<String, String>,
+    /// Runs with a token, so every grant of one run shares its numbering and budget.
+    runs: HashMap<String, Arc<RunLog>>,
+}
+
+pub struct Relay {
+    addr: SocketAddr,
+    shared: Arc<server::Shared>,
+    accept: tokio::task::JoinHandle<()>,
+}
+
+impl Relay {
+    /// Binds 127.0.0.1 on a free port and serves on `handle`'s runtime.
+    pub fn start(store: Arc<Store>, upstream: Arc<dyn Upstream>, handle: &tokio::runtime::Handle) -> Result<Arc<Self>> {
+        let listener = std::net::TcpListener::bind(("127.0.0.1", 0))
+            .map_err(|e| Error::io("Cannot open the model relay on 127.0.0.1", e))?;
+        listener.set_nonblocking(true).map_err(|e| Error::io("Cannot set up the model relay", e))?;
+        let addr = listener.local_addr().map_err(|e| Error::io("Cannot set up the model relay", e))?;
+        let shared = Arc::new(server::Shared {
+            store,
+            upstream,
+            client: upstream_client(),
+            grants: Mutex::new(Grants::default()),
+            handle: handle.clone(),
+        });
+        let accept = handle.spawn(server::serve(listener, shared.clone()));
+        Ok(Arc::new(Self { addr, shared, accept }))
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The base URL a client of `provider` is given: Anthropic clients append `/v1/messages`
+    /// themselves; OpenAI-style clients expect a base ending in `/v1`.
+    pub fn base_url(&self, provider: Provider) -> String {
+        match provider {
+            Provider::Anthropic => format!("{}/{}", self.url(), provider.as_str()),
+            other => format!("{}/{}/v1", self.url(), other.as_str()),
+        }
+    }
+
+    /// A token for run `run_id` to call `provider` with, valid until [`Relay::revoke`].
+    pub fn grant(&self, run_id: &str, provider: Provider) -> Endpoint {
+        let token = new_token();
+        let mut grants = self.grants();
+        let run = run_log(&mut grants, run_id);
+        grants.by_token.insert(token.clone(), Grant { provider, run, holder: None });
+        Endpoint { base_url: self.base_url(provider), api_key: Some(token) }
+    }
+
+    /// The same token for `holder` every time; its requests count for `run_id` from now on.
+    pub fn grant_lasting(&self, holder: &str, run_id: &str, provider: Provider) -> Endpoint {
+        let mut grants = self.grants();
+        let run = run_log(&mut grants, run_id);
+        let token = match grants.lasting.get(holder) {
+            Some(token) => token.clone(),
+            None => {
+                let token = new_token();
+                grants.lasting.insert(holder.to_owned(), token.clone());
+                token
+            }
+        };
+        grants.by_token.insert(token.clone(), Grant { provider, run, holder: Some(holder.to_owned()) });
+        Endpoint { base_url: self.base_url(provider), api_key: Some(token) }
+    }
+
+    /// Ends every per-run token of `run_id`. Lasting tokens stay (their process still runs).
+    pub fn revoke(&self, run_id: &str) {
+        let mut grants = self.grants();
+        grants.by_token.retain(|_, g| g.holder.is_some() || g.run.run_id != run_id);
+        grants.runs.remove(run_id);
+    }
+
+    /// Ends `holder`'s lasting token (its process is gone for good).
+    pub fn release(&self, holder: &str) {
+        let mut grants = self.grants();
+        if let Some(token) = grants.lasting.remove(holder) {
+            grants.by_token.remove(&token);
+        }
+    }
+
+    /// Whether run `run_id` holds a per-run token (ended runs hold none).
+    pub fn has_grant(&self, run_id: &str) -> bool {
+        self.grants().by_token.values().any(|g| g.holder.is_none() && g.run.run_id == run_id)
+    }
+
+    /// The requests run `run_id` sent through the relay, in order, bodies decompressed.
+    pub fn requests(&self, run_id: &str) -> Result<Vec<RelayedRequest>> {
+        self.shared.store.read(|conn| record::requests(conn, run_id))
+    }
+
+    fn grants(&self) -> MutexGuard<'_, Grants> {
+        self.shared.grants()
+    }
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        self.accept.abort();
+    }
+}
+
+fn run_log(grants: &mut Grants, run_id: &str) -> Arc<RunLog> {
+    grants
+        .runs
+        .entry(run_id.to_owned())
+        .or_insert_with(|| {
+            Arc::new(RunLog { run_id: run_id.to_owned(), next_seq: AtomicU32::new(1), stored_bytes: AtomicU64::new(0) })
+        })
+        .clone()
+}
+
+/// 256 random bits (two v4 UUIDs come from the OS's random source).
+fn new_token() -> String {
+    format!("clawboo-relay-{}{}", uuid::Uuid::new_v4().simple(), uuid::Uuid::new_v4().simple())
+}
+
+/// Fails early, with the fix, when the provider cannot be called: no base URL, no key.
+fn check_callable(upstream: &dyn Upstream, provider: Provider) -> Result<()> {
+    let endpoint = upstream.upstream(provider)?;
+    let has_key = endpoint.api_key.as_deref().is_some_and(|k| !k.trim().is_empty());
+    if !has_key && provider != Provider::Custom {
+        return Err(Error::MissingApiKey(format!("Add an {} API key in Settings > API keys.", provider.label())));
+    }
+    Ok(())
+}
+
+impl EndpointSource for Relay {
+    fn endpoint(&self, provider: Provider, run_id: &str) -> Result<Endpoint> {
+        check_callable(self.shared.upstream.as_ref(), provider)?;
+        Ok(self.grant(run_id, provider))
+    }
+
+    fn lasting_endpoint(&self, provider: Provider, holder: &str, run_id: &str) -> Result<Endpoint> {
+        check_callable(self.shared.upstream.as_ref(), provider)?;
+        Ok(self.grant_lasting(holder, run_id, provider))
+    }
+}

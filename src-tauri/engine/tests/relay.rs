@@ -1,0 +1,368 @@
+//! The model relay over real loopback HTTP, in front of the fake model server: tokens, the real
+//! key added on the way out, streaming, recorded bodies and usage for the three APIs, redirects
+//! and plain-http upstreams refused, lasting tokens, and Native routed through it.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clawboo_engine::agents::{Agent, RuntimeKind};
+use clawboo_engine::native::NativeRuntime;
+use clawboo_engine::relay::{Relay, RelayedRequest, RequestUsage, Upstream, MAX_STORED_BODY_BYTES};
+use clawboo_engine::runtimes::home::RuntimeHomes;
+use clawboo_engine::runtimes::{ApprovalPolicy, Endpoint, EndpointSource, RunChannels, RunOutcome, Runtime, TurnInput};
+use clawboo_engine::secrets::Provider;
+use clawboo_engine::store::Store;
+use clawboo_testkit::{wait_for, Behavior, FakeModelServer, RecordedRequest};
+use serde_json::{json, Value};
+use tokio::sync::{mpsc, watch};
+
+const REAL_KEY: &str = "sk-REAL-KEY-relay-test-5f2c";
+
+/// Settings and keychain, as the relay sees them: the fake server, with a real-looking key.
+struct Provided {
+    base_url: String,
+    key: Option<String>,
+}
+
+impl Upstream for Provided {
+    fn upstream(&self, _provider: Provider) -> clawboo_engine::Result<Endpoint> {
+        Ok(Endpoint { base_url: self.base_url.clone(), api_key: self.key.clone() })
+    }
+}
+
+struct Setup {
+    _dir: tempfile::TempDir,
+    relay: Arc<Relay>,
+    client: reqwest::Client,
+}
+
+fn relay_to(base_url: String, key: Option<&str>) -> Setup {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open(&dir.path().join("clawboo.db")).unwrap());
+    let upstream = Arc::new(Provided { base_url, key: key.map(str::to_owned) });
+    let relay = Relay::start(store, upstream, &tokio::runtime::Handle::current()).unwrap();
+    Setup { _dir: dir, relay, client: reqwest::Client::new() }
+}
+
+/// The recorded requests of `run`, once `count` of them are stored (recording ends with the answer).
+fn recorded(relay: &Relay, run: &str, count: usize) -> Vec<RelayedRequest> {
+    wait_for("the relay to record the requests", Duration::from_secs(10), || {
+        let requests = relay.requests(run).unwrap();
+        (requests.len() >= count).then_some(requests)
+    })
+}
+
+/// No header of what the provider received carries the token.
+fn assert_no_token(request: &RecordedRequest, token: &str) {
+    for (name, value) in &request.headers {
+        assert!(!value.contains(token), "the token reached the provider in {name}");
+    }
+}
+
+fn messages_body(stream: bool) -> Value {
+    json!({"model": "claude-sonnet-4-5", "max_tokens": 100, "stream": stream,
+           "tools": [{"name": "Bash", "input_schema": {"type": "object"}}],
+           "messages": [{"role": "user", "content": "Hello, relay. é"}]})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_without_a_valid_token_are_refused_with_401() {
+    let server = FakeModelServer::start(Behavior::text("never")).await;
+    let s = relay_to(server.base_url(), Some(REAL_KEY));
+    let url = format!("{}/v1/messages", s.relay.base_url(Provider::Anthropic));
+    let granted = s.relay.grant("run-1", Provider::Anthropic).api_key.unwrap();
+    let openai_token = s.relay.grant("run-1", Provider::OpenAi).api_key.unwrap();
+    let revoked = s.relay.grant("run-2", Provider::Anthropic).api_key.unwrap();
+    s.relay.revoke("run-2");
+    let cases: [(&str, Option<(&str, String)>); 5] = [
+        ("no token", None),
+        ("a made-up token", Some(("x-api-key", "clawboo-relay-madeup".into()))),
+        ("the real key itself", Some(("x-api-key", REAL_KEY.into()))),
+        ("a revoked token", Some(("authorization", format!("Bearer {revoked}")))),
+        ("another provider's token", Some(("x-api-key", openai_token))),
+    ];
+    for (what, header) in cases {
+        let mut request = s.client.post(&url).json(&messages_body(false));
+        if let Some((name, value)) = header {
+            request = request.header(name, value);
+        }
+        let response = request.send().await.unwrap();
+        assert_eq!(response.status(), 401, "{what}");
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(body["error"]["type"], "authentication_error", "{what}");
+        assert!(body["error"]["message"].as_str().unwrap().contains("relay"), "{what}: {body}");
+    }
+    assert!(server.requests().is_empty(), "nothing reached the provider");
+    // A path outside the model APIs is refused even with a good token.
+    let response = s
+        .client
+        .get(format!("{}/v1/files", s.relay.base_url(Provider::Anthropic)))
+        .header("x-api-key", &granted)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 404);
+    assert!(server.requests().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn anthropic_streams_through_with_the_real_key_and_is_recorded_with_usage() {
+    let server = FakeModelServer::start(Behavior::text("Hi from the model.")).await;
+    let s = relay_to(format!("{}/v1", server.base_url()), Some(REAL_KEY));
+    let endpoint = s.relay.grant("run-a", Provider::Anthropic);
+    let token = endpoint.api_key.clone().unwrap();
+    assert!(endpoint.base_url.starts_with("http://127.0.0.1:") && endpoint.base_url.ends_with("/anthropic"));
+    let response = s
+        .client
+        .post(format!("{}/v1/messages?beta=true", endpoint.base_url))
+        .header("x-api-key", &token)
+        .header("anthropic-version", "2023-06-01")
+        .json(&messages_body(true))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert!(response.headers()["content-type"].to_str().unwrap().starts_with("text/event-stream"));
+    let text = response.text().await.unwrap();
+    assert!(text.contains("Hi from the model.") && text.contains("message_stop"), "{text}");
+
+    let seen = &server.requests()[0];
+    assert_eq!((seen.path.as_str(), seen.query.as_str()), ("/v1/messages", "beta=true"));
+    assert_eq!(seen.header("x-api-key"), Some(REAL_KEY));
+    assert_eq!(seen.header("anthropic-version"), Some("2023-06-01"));
+    assert_eq!(seen.header("authorization"), None);
+    assert_no_token(seen, &token);
+
+    let records = recorded(&s.relay, "run-a", 1);
+    let record = &records[0];
+    assert_eq!((record.seq, record.status, record.provider), (1, 200, Provider::Anthropic));
+    assert_eq!(record.path, "/v1/messages?beta=true");
+    assert_eq!(record.body.as_deref(), Some(seen.raw_body.as_str()), "the exact body the model received");
+    assert!(record.body_complete);
+    assert_eq!(record.body_bytes, seen.raw_body.len() as u64);
+    let input = (seen.raw_body.len() as u64 / 4).max(1);
+    let usage = record.usage.clone().expect("usage");
+    assert_eq!(
+        (usage.input_tokens, usage.cache_read_tokens, usage.cache_write_tokens),
+        (Some(input), Some(0), Some(0))
+    );
+    assert!(usage.output_tokens.unwrap() >= 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn responses_and_chat_completions_stream_through_with_usage_streamed_or_not() {
+    let server = FakeModelServer::start(Behavior::text("Fine.")).await;
+    let s = relay_to(format!("{}/v1/", server.base_url()), Some(REAL_KEY));
+    let endpoint = s.relay.grant("run-o", Provider::OpenAi);
+    let token = endpoint.api_key.clone().unwrap();
+    assert!(endpoint.base_url.ends_with("/openai/v1"));
+    let tools = json!([{"type": "function", "name": "shell", "parameters": {"type": "object"}}]);
+    let chat_tools = json!([{"type": "function", "function": {"name": "shell", "parameters": {"type": "object"}}}]);
+    let bodies = [
+        ("responses", json!({"model": "gpt-5.5", "stream": true, "tools": tools, "input": "Hi"})),
+        ("responses", json!({"model": "gpt-5.5", "stream": false, "tools": tools, "input": "Hi"})),
+        (
+            "chat/completions",
+            json!({"model": "m", "stream": true, "stream_options": {"include_usage": true}, "tools": chat_tools,
+                   "messages": [{"role": "user", "content": "Hi"}]}),
+        ),
+        (
+            "chat/completions",
+            json!({"model": "m", "tools": chat_tools, "messages": [{"role": "user", "content": "Hi"}]}),
+        ),
+    ];
+    for (path, body) in &bodies {
+        let response =
+            s.client.post(format!("{}/{path}", endpoint.base_url)).bearer_auth(&token).json(body).send().await.unwrap();
+        assert_eq!(response.status(), 200, "{path}");
+        assert!(response.text().await.unwrap().contains("Fine."), "{path}");
+    }
+    let seen = server.requests();
+    let records = recorded(&s.relay, "run-o", bodies.len());
+    for (i, record) in records.iter().enumerate() {
+        assert_eq!(seen[i].header("authorization"), Some(format!("Bearer {REAL_KEY}").as_str()));
+        assert_no_token(&seen[i], &token);
+        assert_eq!(record.seq as usize, i + 1);
+        assert_eq!(record.path, format!("/v1/{}", bodies[i].0));
+        assert_eq!(record.body.as_deref(), Some(seen[i].raw_body.as_str()));
+        let input = (seen[i].raw_body.len() as u64 / 4).max(1);
+        let usage = record.usage.clone().unwrap_or_else(|| panic!("usage of request {i}"));
+        assert_eq!(
+            (usage.input_tokens, usage.cache_read_tokens, usage.cache_write_tokens),
+            (Some(input), Some(0), None)
+        );
+        assert!(usage.output_tokens.unwrap() >= 1, "{i}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_custom_provider_without_a_key_sends_no_authorization_and_models_carry_no_usage() {
+    let server = FakeModelServer::start(Behavior::text("Local.")).await;
+    let s = relay_to(format!("{}/v1", server.base_url()), None);
+    let endpoint = s.relay.endpoint(Provider::Custom, "run-c").unwrap();
+    let response = s
+        .client
+        .get(format!("{}/models", endpoint.base_url))
+        .bearer_auth(endpoint.api_key.unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let models: Value = response.json().await.unwrap();
+    assert!(models["data"].as_array().is_some_and(|d| !d.is_empty()));
+    assert_eq!(server.requests()[0].header("authorization"), None);
+    let records = recorded(&s.relay, "run-c", 1);
+    assert_eq!(
+        (records[0].method.as_str(), records[0].path.as_str(), records[0].usage.clone()),
+        ("GET", "/v1/models", None)
+    );
+    // Without a key, the other providers fail before a token is handed out, with the fix.
+    let err = s.relay.endpoint(Provider::Anthropic, "run-c").unwrap_err();
+    assert_eq!(err.code(), clawboo_engine::ErrorCode::MissingApiKey);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redirect_is_never_followed_with_the_key() {
+    let elsewhere = FakeModelServer::start(Behavior::text("stolen")).await;
+    let server = FakeModelServer::start(Behavior::redirect(format!("{}/v1/messages", elsewhere.base_url()))).await;
+    let s = relay_to(server.base_url(), Some(REAL_KEY));
+    let endpoint = s.relay.grant("run-r", Provider::Anthropic);
+    let response = s
+        .client
+        .post(format!("{}/v1/messages", endpoint.base_url))
+        .header("x-api-key", endpoint.api_key.unwrap())
+        .json(&messages_body(false))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 502);
+    let body: Value = response.json().await.unwrap();
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(message.contains("redirect") && message.contains("307"), "{message}");
+    assert!(!message.contains(REAL_KEY));
+    assert_eq!(server.requests().len(), 1, "the provider was asked once");
+    assert!(elsewhere.requests().is_empty(), "the redirect target got nothing");
+    assert_eq!(recorded(&s.relay, "run-r", 1)[0].status, 307);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plain_http_to_a_remote_host_is_refused_before_anything_is_sent() {
+    // A host name that is not this machine: refused by rule, whether or not it resolves.
+    let s = relay_to("http://models.example.test/v1".into(), Some(REAL_KEY));
+    let endpoint = s.relay.grant("run-h", Provider::OpenAi);
+    let response = s
+        .client
+        .post(format!("{}/responses", endpoint.base_url))
+        .bearer_auth(endpoint.api_key.unwrap())
+        .json(&json!({"model": "m", "input": "hi"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 502);
+    let body: Value = response.json().await.unwrap();
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(message.contains("Refused") && message.contains("https://"), "{message}");
+    assert!(s.relay.requests("run-h").unwrap().is_empty(), "nothing was sent, so nothing recorded");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lasting_token_stays_the_same_and_follows_the_holders_latest_run() {
+    let server = FakeModelServer::start(Behavior::text("ok")).await;
+    let s = relay_to(server.base_url(), Some(REAL_KEY));
+    let first = s.relay.lasting_endpoint(Provider::Anthropic, "agent-1", "run-1").unwrap();
+    s.relay.revoke("run-1");
+    let second = s.relay.lasting_endpoint(Provider::Anthropic, "agent-1", "run-2").unwrap();
+    assert_eq!(first, second, "the Gateway's configuration does not change between turns");
+    let other = s.relay.lasting_endpoint(Provider::Anthropic, "agent-2", "run-3").unwrap();
+    assert_ne!(first.api_key, other.api_key);
+    let send = || {
+        s.client
+            .post(format!("{}/v1/messages/count_tokens", second.base_url))
+            .header("x-api-key", second.api_key.clone().unwrap())
+            .json(&messages_body(false))
+            .send()
+    };
+    assert_eq!(send().await.unwrap().status(), 200);
+    let records = recorded(&s.relay, "run-2", 1);
+    assert_eq!((records[0].path.as_str(), records[0].usage.clone()), ("/v1/messages/count_tokens", None));
+    assert!(s.relay.requests("run-1").unwrap().is_empty());
+    s.relay.revoke("run-2");
+    assert_eq!(send().await.unwrap().status(), 200, "revoking a run leaves the Gateway's token");
+    s.relay.release("agent-1");
+    assert_eq!(send().await.unwrap().status(), 401);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_over_the_cap_is_stored_up_to_the_cap_and_forwarded_whole() {
+    let server = FakeModelServer::start(Behavior::text("ok")).await;
+    let s = relay_to(server.base_url(), Some(REAL_KEY));
+    let endpoint = s.relay.grant("run-big", Provider::Anthropic);
+    let big = "x".repeat(MAX_STORED_BODY_BYTES + 1000);
+    let body = json!({"model": "m", "messages": [{"role": "user", "content": big}]}).to_string();
+    let response = s
+        .client
+        .post(format!("{}/v1/messages/count_tokens", endpoint.base_url))
+        .header("x-api-key", endpoint.api_key.unwrap())
+        .header("content-type", "application/json")
+        .body(body.clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(server.requests()[0].raw_body.len(), body.len(), "forwarded whole");
+    let record = &recorded(&s.relay, "run-big", 1)[0];
+    assert!(!record.body_complete);
+    assert_eq!(record.body_bytes, body.len() as u64);
+    assert_eq!(record.body.as_deref().map(str::len), Some(MAX_STORED_BODY_BYTES));
+    assert!(body.starts_with(record.body.as_deref().unwrap()));
+}
+
+fn native_input(workspace: &Path, run_id: &str) -> TurnInput {
+    TurnInput {
+        run_id: run_id.into(),
+        agent: Agent {
+            id: "agent-n".into(),
+            name: "Nat".into(),
+            handle: "nat".into(),
+            description: String::new(),
+            tint: "#336699".into(),
+            runtime: RuntimeKind::Native,
+            model: "some-model".into(),
+            approval_policy: ApprovalPolicy::Ask,
+            provider: Some(Provider::Anthropic),
+            openclaw_gateway_url: None,
+            created_at: 0,
+            updated_at: 0,
+        },
+        workspace: workspace.to_owned(),
+        homes: RuntimeHomes::for_agent_dir(workspace),
+        message: "Hi".into(),
+        persona: None,
+        resume_session: None,
+        fork_session: false,
+        transcript: Vec::new(),
+        approval: ApprovalPolicy::Ask,
+        program: None,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn native_reaches_the_model_through_the_relay_without_holding_the_key() {
+    let server = FakeModelServer::start(Behavior::text("Native answer.")).await;
+    let s = relay_to(server.base_url(), Some(REAL_KEY));
+    let native = NativeRuntime::new(s.relay.clone());
+    let workspace = tempfile::tempdir().unwrap();
+    let (events, _events_rx) = mpsc::unbounded_channel();
+    let (permissions, _permissions_rx) = mpsc::unbounded_channel();
+    let (_cancel, cancel) = watch::channel(false);
+    let result =
+        native.run(native_input(workspace.path(), "run-n"), RunChannels { events, permissions, cancel }).await.unwrap();
+    assert_eq!(result.outcome, RunOutcome::Succeeded, "{result:?}");
+    let seen = &server.model_requests()[0];
+    assert_eq!(seen.header("x-api-key"), Some(REAL_KEY));
+    let record = &recorded(&s.relay, "run-n", 1)[0];
+    assert_eq!(record.body.as_deref(), Some(seen.raw_body.as_str()));
+    let usage: RequestUsage = record.usage.clone().unwrap();
+    assert_eq!(usage.input_tokens, Some((seen.raw_body.len() as u64 / 4).max(1)));
+}

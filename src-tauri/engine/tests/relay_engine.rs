@@ -1,0 +1,59 @@
+//! The relay wired into the engine, with the real OS keychain (run under
+//! scripts/with-test-keyring on Linux): a Native chat reaches the model through the relay with
+//! the key from the keychain, the run's request is recorded under the run, its token ends with
+//! the run, and deleting the agent deletes the records.
+
+use std::time::Duration;
+
+use clawboo_engine::agents::{NewAgent, RuntimeKind};
+use clawboo_engine::chat::RunStatus;
+use clawboo_engine::runtimes::ApprovalPolicy;
+use clawboo_engine::secrets::Provider;
+use clawboo_engine::{Engine, EngineConfig};
+use clawboo_testkit::{unique_keychain_service, wait_for, Behavior, FakeModelServer, TempDataDir};
+
+#[test]
+fn a_native_chat_goes_through_the_relay_with_the_keychains_key_and_is_recorded() {
+    let server = FakeModelServer::start_blocking(Behavior::text("Relayed."));
+    let dir = TempDataDir::new();
+    let mut config = EngineConfig::for_dir(dir.path().to_owned());
+    config.keychain_service = unique_keychain_service("relay-engine");
+    let engine = Engine::open(config).unwrap();
+    let key = "sk-ant-keychain-only-3c9e1f";
+    engine.secrets().set_api_key(Provider::Anthropic, key).unwrap();
+    engine.secrets().set_base_url(Provider::Anthropic, Some(&server.base_url())).unwrap();
+    let agent = engine
+        .agents()
+        .create(NewAgent {
+            name: "Relay".into(),
+            handle: "relay".into(),
+            description: String::new(),
+            tint: "#000000".into(),
+            runtime: RuntimeKind::Native,
+            model: "some-model".into(),
+            approval_policy: ApprovalPolicy::Ask,
+            provider: Some(Provider::Anthropic),
+        })
+        .unwrap();
+
+    let run = engine.chat().send(&agent.id, "Hello").unwrap().run.unwrap();
+    let done = wait_for("the run to end", Duration::from_secs(30), || {
+        let run = engine.chat().run(&run.id).unwrap();
+        (run.status != RunStatus::Running).then_some(run)
+    });
+    assert_eq!(done.status, RunStatus::Succeeded, "{:?}", done.error);
+    assert!(!engine.relay().has_grant(&run.id), "the run's token ended with the run");
+
+    let seen = &server.model_requests()[0];
+    assert_eq!(seen.header("x-api-key"), Some(key), "the relay added the keychain's key");
+    let records = wait_for("the relay's record", Duration::from_secs(10), || {
+        let records = engine.relay().requests(&run.id).unwrap();
+        (!records.is_empty()).then_some(records)
+    });
+    assert_eq!(records[0].body.as_deref(), Some(seen.raw_body.as_str()));
+    assert!(records[0].usage.as_ref().is_some_and(|u| u.input_tokens.is_some()));
+
+    engine.agents().delete(&agent.id).unwrap();
+    assert!(engine.relay().requests(&run.id).unwrap().is_empty(), "records go with the agent's runs");
+    engine.secrets().delete_api_key(Provider::Anthropic).unwrap();
+}
