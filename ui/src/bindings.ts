@@ -163,7 +163,9 @@ export type ChatRole = "user" | "assistant" |
 /**  Stable codes the UI may branch on. Renaming one is a breaking change for the UI. */
 export type ErrorCode = 
 /**  The engine could not start (for example the data directory is unusable). */
-"engine_unavailable" | "invalid_input" | "invalid_handle" | "duplicate_handle" | "not_found" | "forbidden_file_name" | "file_too_large" | "data_dir_unusable" | "store" | "io" | "keychain_unavailable" | "keychain" | "runtime_not_found" | "runtime_failed" | "run_not_active" | "missing_api_key" | 
+"engine_unavailable" | "invalid_input" | "invalid_handle" | "duplicate_handle" | "not_found" | "forbidden_file_name" | "file_too_large" | "data_dir_unusable" | 
+/**  Another Clawboo (or another engine) has the data directory open. */
+"data_dir_in_use" | "store" | "io" | "keychain_unavailable" | "keychain" | "runtime_not_found" | "runtime_failed" | "run_not_active" | "missing_api_key" | 
 /**  A runtime is to use the user's own CLI sign-in, and none was found. */
 "sign_in_missing" | "internal";
 
