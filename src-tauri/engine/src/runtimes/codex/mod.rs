@@ -78,7 +78,7 @@ impl CodexRuntime {
         };
         let home = input.homes.home(RuntimeKind::Codex)?;
         let tmp = input.homes.tmp()?;
-        config::write(&home, &endpoint.base_url, &model)?;
+        config::write(&home, &endpoint.base_url, &model, input.approval, &input.workspace, &program)?;
 
         let mut env = vec![
             ("HOME".to_owned(), home.display().to_string()),
@@ -110,11 +110,13 @@ impl CodexRuntime {
 
 /// Codex's approval policy and sandbox for an agent's policy. "untrusted" makes Codex ask
 /// before any command it does not know to be safe, so the supervisor can apply the policy.
-pub fn modes(policy: ApprovalPolicy) -> (&'static str, &'static str) {
+/// Read-only names no sandbox mode: a sandbox mode would override the permission profile
+/// (`config::READ_ONLY_PROFILE`) that confines reads to the workspace.
+pub fn modes(policy: ApprovalPolicy) -> (&'static str, Option<&'static str>) {
     match policy {
-        ApprovalPolicy::Ask => ("untrusted", "workspace-write"),
-        ApprovalPolicy::AllowAll => ("never", "workspace-write"),
-        ApprovalPolicy::ReadOnly => ("untrusted", "read-only"),
+        ApprovalPolicy::Ask => ("untrusted", Some("workspace-write")),
+        ApprovalPolicy::AllowAll => ("never", Some("workspace-write")),
+        ApprovalPolicy::ReadOnly => ("untrusted", None),
     }
 }
 
