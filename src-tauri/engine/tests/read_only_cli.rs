@@ -370,3 +370,73 @@ mod codex {
         assert_nothing_proxied(&server);
     }
 }
+
+mod hermes {
+    use super::*;
+    use clawboo_engine::runtimes::hermes::HermesRuntime;
+
+    fn runtime(server: &FakeModelServer) -> Arc<dyn Runtime> {
+        let endpoint = Endpoint { base_url: format!("{}/v1", server.base_url()), api_key: Some("sk-fake-test".into()) };
+        Arc::new(
+            HermesRuntime::new(Arc::new(SystemSpawner), Arc::new(Fixed(endpoint)))
+                .with_env(proxy_env(server))
+                .with_timeouts(TIMEOUTS),
+        )
+    }
+
+    async fn read_only_call(scene: &Scene, tool: &str, args: serde_json::Value) -> (FakeModelServer, Vec<RunEvent>) {
+        let program = common::cli("hermes").expect("hermes is installed");
+        let server = FakeModelServer::start(Behavior::tool_then_answer(tool, args, "Ok.")).await;
+        let mut turn = input(scene, RuntimeKind::Hermes, program, "Do it", ApprovalPolicy::ReadOnly);
+        turn.agent.provider = Some(Provider::OpenAi);
+        let (result, events, asked) = run(runtime(&server), turn, true).await;
+        assert_eq!(result.outcome, RunOutcome::Succeeded, "{result:?} {events:#?}");
+        assert_eq!(asked, 0, "read-only never asks the user");
+        assert!(server.model_requests().len() >= 2, "the tool's outcome went back to the model");
+        assert_nothing_proxied(&server);
+        (server, events)
+    }
+
+    #[tokio::test]
+    async fn read_only_reads_inside_the_workspace_only_runs_no_command_and_writes_nothing() {
+        let scene = scene();
+        let (server, events) = read_only_call(&scene, "read_file", json!({"path": "notes.md"})).await;
+        assert!(bodies(&server.model_requests()).contains(INSIDE_TEXT), "a read inside works: {events:#?}");
+
+        std::os::unix::fs::symlink(&scene.outside, scene.workspace.join("link.txt")).unwrap();
+        let outside = scene.outside.display().to_string();
+        for (tool, args) in [
+            ("read_file", json!({"path": outside})),
+            ("read_file", json!({"path": "../outside-marker.txt"})),
+            ("read_file", json!({"path": "link.txt"})),
+            ("search_files", json!({"pattern": "OUTSIDE", "path": scene.outside.parent().unwrap()})),
+            ("terminal", json!({"command": format!("cat {outside}")})),
+            ("execute_code", json!({"code": format!("print(open({outside:?}).read())")})),
+        ] {
+            let (server, events) = read_only_call(&scene, tool, args.clone()).await;
+            assert!(!bodies(&server.model_requests()).contains(OUTSIDE_SECRET), "{tool} {args} leaked: {events:#?}");
+        }
+
+        let created = scene.workspace.join("created.txt");
+        for (tool, args) in [
+            ("write_file", json!({"path": "created.txt", "content": "x"})),
+            ("terminal", json!({"command": "touch created.txt"})),
+            ("patch", json!({"path": "created.txt", "old_string": "", "new_string": "x"})),
+        ] {
+            read_only_call(&scene, tool, args.clone()).await;
+            assert!(!created.exists(), "{tool} {args} wrote under read-only");
+        }
+
+        for (tool, args) in [
+            ("web_extract", json!({"urls": ["http://127.0.0.1:9/leak"]})),
+            ("web_search", json!({"query": "leak"})),
+            ("browser_navigate", json!({"url": "http://127.0.0.1:9/leak"})),
+        ] {
+            // Hermes offers no web tool without a search provider's key; if one is offered, the
+            // guard blocks it. Either way nothing is fetched.
+            let (server, events) = read_only_call(&scene, tool, args.clone()).await;
+            assert!(!server.requests().iter().any(|r| r.path.contains("leak")), "{tool} fetched: {events:#?}");
+            assert!(tool_results(&events).iter().all(|(_, is_error)| *is_error), "{tool}: {events:#?}");
+        }
+    }
+}
