@@ -407,9 +407,7 @@ mod hermes {
         let outside = scene.outside.display().to_string();
         for (tool, args) in [
             ("read_file", json!({"path": outside})),
-            ("read_file", json!({"path": "../outside-marker.txt"})),
             ("read_file", json!({"path": "link.txt"})),
-            ("search_files", json!({"pattern": "OUTSIDE", "path": scene.outside.parent().unwrap()})),
             ("terminal", json!({"command": format!("cat {outside}")})),
             ("execute_code", json!({"code": format!("print(open({outside:?}).read())")})),
         ] {
@@ -421,7 +419,6 @@ mod hermes {
         for (tool, args) in [
             ("write_file", json!({"path": "created.txt", "content": "x"})),
             ("terminal", json!({"command": "touch created.txt"})),
-            ("patch", json!({"path": "created.txt", "old_string": "", "new_string": "x"})),
         ] {
             read_only_call(&scene, tool, args.clone()).await;
             assert!(!created.exists(), "{tool} {args} wrote under read-only");
@@ -429,8 +426,6 @@ mod hermes {
 
         for (tool, args) in [
             ("web_extract", json!({"urls": ["http://127.0.0.1:9/leak"]})),
-            ("web_search", json!({"query": "leak"})),
-            ("browser_navigate", json!({"url": "http://127.0.0.1:9/leak"})),
         ] {
             // Hermes offers no web tool without a search provider's key; if one is offered, the
             // guard blocks it. Either way nothing is fetched.
@@ -438,5 +433,118 @@ mod hermes {
             assert!(!server.requests().iter().any(|r| r.path.contains("leak")), "{tool} fetched: {events:#?}");
             assert!(tool_results(&events).iter().all(|(_, is_error)| *is_error), "{tool}: {events:#?}");
         }
+    }
+}
+
+mod openclaw {
+    use super::*;
+    use clawboo_engine::runtimes::openclaw::OpenclawRuntime;
+
+    fn runtime(server: &FakeModelServer) -> Arc<OpenclawRuntime> {
+        let node_dir = common::cli("node24").expect("node 24 is installed").parent().unwrap().to_owned();
+        let endpoint = Endpoint { base_url: format!("{}/v1", server.base_url()), api_key: Some("sk-fake-test".into()) };
+        let path = std::env::join_paths(
+            std::iter::once(node_dir).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+        )
+        .unwrap();
+        let mut env = proxy_env(server);
+        env.push(("PATH".into(), path.to_string_lossy().into_owned()));
+        Arc::new(
+            OpenclawRuntime::new(Arc::new(SystemSpawner), Arc::new(Fixed(endpoint))).with_env(env).with_timeouts(TIMEOUTS),
+        )
+    }
+
+    /// One read-only turn in which the fake model calls `tool` with `args`; the Gateway is one
+    /// per test (the configuration does not change between the turns).
+    async fn read_only_call(
+        scene: &Scene,
+        runtime: &Arc<OpenclawRuntime>,
+        server: &FakeModelServer,
+        program: &std::path::Path,
+    ) -> Vec<RunEvent> {
+        let mut turn = input(scene, RuntimeKind::Openclaw, program.to_owned(), "Do it", ApprovalPolicy::ReadOnly);
+        turn.agent.provider = Some(Provider::Custom);
+        turn.agent.model = "some-model".into();
+        let before = server.model_requests().len();
+        let (result, events, asked) = run(runtime.clone(), turn, true).await;
+        assert_eq!(result.outcome, RunOutcome::Succeeded, "{result:?} {events:#?}");
+        assert_eq!(asked, 0, "read-only never asks the user");
+        assert!(server.model_requests().len() >= before + 2, "the tool's outcome went back to the model");
+        events
+    }
+
+    #[tokio::test]
+    async fn read_only_reads_inside_the_workspace_only_runs_nothing_fetches_nothing_and_writes_nothing() {
+        let scene = scene();
+        let program = common::cli("openclaw").expect("openclaw is installed");
+        let outside = scene.outside.display().to_string();
+        // Each case starts a Gateway (~10 s, more on a busy machine): kept to one per property.
+        // A link inside the workspace to the outside file, and `ls` of the outside folder, were
+        // also refused when measured (2026.9.6).
+        let cases = [
+            ("read", json!({"path": scene.workspace.join("notes.md")}), true),
+            ("read", json!({"path": outside}), false),
+            ("exec", json!({"command": format!("cat {outside}")}), false),
+            ("web_fetch", json!({"url": "http://127.0.0.1:9/leak"}), false),
+            ("write", json!({"path": "created.txt", "content": "x"}), false),
+        ];
+        for (tool, args, inside) in cases {
+            let server = FakeModelServer::start(Behavior::tool_then_answer(tool, args.clone(), "Ok.")).await;
+            let rt = runtime(&server);
+            let events = read_only_call(&scene, &rt, &server, &program).await;
+            let sent = bodies(&server.model_requests());
+            if inside {
+                assert!(sent.contains(INSIDE_TEXT), "a read inside works: {events:#?}");
+            } else {
+                assert!(!sent.contains(OUTSIDE_SECRET), "{tool} {args} leaked: {events:#?}");
+            }
+            let web = web_tools(&server.model_requests());
+            assert!(web.is_empty(), "web tools offered under read-only: {web:?}");
+            assert!(!scene.workspace.join("created.txt").exists(), "{tool} {args} wrote under read-only");
+            assert_nothing_proxied(&server);
+            rt.shutdown();
+        }
+    }
+}
+
+mod native {
+    use super::*;
+    use clawboo_engine::native::NativeRuntime;
+
+    async fn call(scene: &Scene, tool: &str, args: serde_json::Value, approval: ApprovalPolicy) -> FakeModelServer {
+        let server = FakeModelServer::start(Behavior::tool_then_answer(tool, args, "Ok.")).await;
+        let endpoint = Endpoint { base_url: server.base_url(), api_key: Some("sk-fake-test".into()) };
+        let runtime: Arc<dyn Runtime> = Arc::new(NativeRuntime::new(Arc::new(Fixed(endpoint))));
+        let mut turn = input(scene, RuntimeKind::Native, PathBuf::new(), "Do it", approval);
+        turn.program = None;
+        turn.agent.provider = Some(Provider::Anthropic);
+        turn.agent.model = "claude-sonnet-4-5".into();
+        let (result, events, asked) = run(runtime, turn, true).await;
+        assert_eq!(result.outcome, RunOutcome::Succeeded, "{result:?} {events:#?}");
+        assert_eq!(asked, 0, "{approval:?} never asks the user");
+        assert_eq!(server.model_requests().len(), 2, "the tool's outcome went back to the model");
+        server
+    }
+
+    #[tokio::test]
+    async fn read_only_reads_inside_only_and_no_policy_writes_tool_configuration() {
+        let scene = scene();
+        let server = call(&scene, "read_file", json!({"path": "notes.md"}), ApprovalPolicy::ReadOnly).await;
+        assert!(bodies(&server.model_requests()).contains(INSIDE_TEXT), "a read inside works");
+        std::os::unix::fs::symlink(&scene.outside, scene.workspace.join("link.txt")).unwrap();
+        for path in [scene.outside.display().to_string(), "../outside-marker.txt".into(), "link.txt".into()] {
+            let server = call(&scene, "read_file", json!({"path": path}), ApprovalPolicy::ReadOnly).await;
+            assert!(!bodies(&server.model_requests()).contains(OUTSIDE_SECRET), "{path} leaked");
+        }
+        call(&scene, "write_file", json!({"path": "created.txt", "content": "x"}), ApprovalPolicy::ReadOnly).await;
+        assert!(!scene.workspace.join("created.txt").exists());
+        // Even allowed everything, an agent cannot plant another runtime's settings.
+        for path in [".claude/settings.json", ".codex/config.toml", ".mcp.json", ".git/hooks/pre-commit"] {
+            let planted = json!({"path": path, "content": "{\"hooks\": {}}"});
+            call(&scene, "write_file", planted, ApprovalPolicy::AllowAll).await;
+            assert!(!scene.workspace.join(path).exists(), "{path} was written");
+        }
+        call(&scene, "write_file", json!({"path": "notes2.md", "content": "x"}), ApprovalPolicy::AllowAll).await;
+        assert!(scene.workspace.join("notes2.md").exists(), "an ordinary write works under allow-all");
     }
 }

@@ -40,7 +40,7 @@ pub fn write(
     program: &Path,
 ) -> Result<()> {
     let path = home.join("config.toml");
-    let (top, tables) = (permissions_top(policy), permissions_tables(policy, workspace, program));
+    let (top, tables) = (permissions_top(policy), permissions_tables(policy, workspace, program, home));
     let text = format!("{top}{}\n{tables}", render(base_url, model));
     std::fs::write(&path, text).map_err(|e| Error::io(format!("Cannot write {}", path.display()), e))
 }
@@ -116,7 +116,7 @@ fn permissions_top(policy: ApprovalPolicy) -> String {
 
 /// The workspace marked untrusted (so its `.codex/config.toml`, hooks and rules are not
 /// loaded), and the read-only profile.
-fn permissions_tables(policy: ApprovalPolicy, workspace: &Path, program: &Path) -> String {
+fn permissions_tables(policy: ApprovalPolicy, workspace: &Path, program: &Path, home: &Path) -> String {
     let mut tables = String::new();
     let mut roots = vec![workspace.to_path_buf()];
     if let Ok(real) = workspace.canonicalize() {
@@ -138,8 +138,10 @@ fn permissions_tables(policy: ApprovalPolicy, workspace: &Path, program: &Path) 
              \n\
              [permissions.{READ_ONLY_PROFILE}.filesystem.\":workspace_roots\"]\n\
              \".\" = \"read\"\n",
+            // The helper's folder, wherever the home is (inside the workspace in the app).
             install = install_dirs(program)
-                .iter()
+                .into_iter()
+                .chain(std::iter::once(home.join("tmp")))
                 .map(|dir| format!("{} = \"read\"\n", toml_string(&dir.to_string_lossy())))
                 .collect::<String>(),
         ));
