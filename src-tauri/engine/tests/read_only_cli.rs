@@ -189,7 +189,8 @@ mod claude {
 
         // Outside, by absolute path, by `..` and through a link inside the workspace: denied.
         std::os::unix::fs::symlink(&scene.outside, scene.workspace.join("link.txt")).unwrap();
-        for path in [scene.outside.clone(), scene.workspace.join("../outside-marker.txt"), scene.workspace.join("link.txt")]
+        for path in
+            [scene.outside.clone(), scene.workspace.join("../outside-marker.txt"), scene.workspace.join("link.txt")]
         {
             let read = json!({"file_path": path});
             let (server, _, events, _) = read_only_turn(&scene, Behavior::tool_then_answer("Read", read, "Ok.")).await;
@@ -358,8 +359,8 @@ mod codex {
             ),
         )
         .unwrap();
-        let server = FakeModelServer::start(Behavior::tool_then_answer("*", json!({"cmd": "touch created.txt"}), "Ok."))
-            .await;
+        let server =
+            FakeModelServer::start(Behavior::tool_then_answer("*", json!({"cmd": "touch created.txt"}), "Ok.")).await;
         let turn = input(&scene, RuntimeKind::Codex, program, "Create it", ApprovalPolicy::Ask);
         let (result, events, asked) = run(runtime(&server), turn, false).await;
         assert_eq!(result.outcome, RunOutcome::Succeeded, "{result:?} {events:#?}");
@@ -424,9 +425,7 @@ mod hermes {
             assert!(!created.exists(), "{tool} {args} wrote under read-only");
         }
 
-        for (tool, args) in [
-            ("web_extract", json!({"urls": ["http://127.0.0.1:9/leak"]})),
-        ] {
+        for (tool, args) in [("web_extract", json!({"urls": ["http://127.0.0.1:9/leak"]}))] {
             // Hermes offers no web tool without a search provider's key; if one is offered, the
             // guard blocks it. Either way nothing is fetched.
             let (server, events) = read_only_call(&scene, tool, args.clone()).await;
@@ -450,7 +449,9 @@ mod openclaw {
         let mut env = proxy_env(server);
         env.push(("PATH".into(), path.to_string_lossy().into_owned()));
         Arc::new(
-            OpenclawRuntime::new(Arc::new(SystemSpawner), Arc::new(Fixed(endpoint))).with_env(env).with_timeouts(TIMEOUTS),
+            OpenclawRuntime::new(Arc::new(SystemSpawner), Arc::new(Fixed(endpoint)))
+                .with_env(env)
+                .with_timeouts(TIMEOUTS),
         )
     }
 

@@ -12,8 +12,19 @@ pub const HOMES_DIR: &str = ".clawboo";
 /// grants permissions: a runtime's project settings (hooks, allow rules, MCP servers, skills),
 /// git's hooks and config, editors' tasks. An agent that could write them could defeat its
 /// approval policy, or run code the next time a person or another tool opens the folder.
-pub const TOOL_CONFIG_DIRS: &[&str] =
-    &[HOMES_DIR, ".claude", ".codex", ".hermes", ".openclaw", ".agents", ".git", ".husky", ".vscode", ".idea", ".cursor"];
+pub const TOOL_CONFIG_DIRS: &[&str] = &[
+    HOMES_DIR,
+    ".claude",
+    ".codex",
+    ".hermes",
+    ".openclaw",
+    ".agents",
+    ".git",
+    ".husky",
+    ".vscode",
+    ".idea",
+    ".cursor",
+];
 
 /// Files (by name, at any depth, any letter case) that configure tools or hold their
 /// credentials: MCP servers, shell start-up and direnv scripts, git, package managers, netrc,
@@ -158,7 +169,8 @@ mod tests {
         std::fs::create_dir_all(ws.join("sub")).unwrap();
         std::fs::create_dir_all(ws.join(".clawboo/claude-code")).unwrap();
         let inside_abs = ws.canonicalize().unwrap().join("sub/new.txt");
-        for ok in ["", "a.md", "sub", "sub/../a.md", "./sub/x/y", inside_abs.to_str().unwrap(), ".claude/settings.json"] {
+        for ok in ["", "a.md", "sub", "sub/../a.md", "./sub/x/y", inside_abs.to_str().unwrap(), ".claude/settings.json"]
+        {
             assert!(readable(ws, ok), "{ok}");
         }
         let secret_abs = secret.to_str().unwrap().to_owned();

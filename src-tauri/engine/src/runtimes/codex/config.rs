@@ -65,7 +65,9 @@ fn hidden_homes(workspace: &Path) -> Vec<String> {
     let homes = workspace.join(HOMES_DIR);
     let listed = |dir: &Path| -> Vec<String> {
         std::fs::read_dir(dir)
-            .map(|entries| entries.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+            .map(|entries| {
+                entries.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect()
+            })
             .unwrap_or_default()
     };
     for name in listed(&homes) {
@@ -125,10 +127,8 @@ fn permissions_tables(policy: ApprovalPolicy, workspace: &Path, program: &Path, 
         }
     }
     for root in &roots {
-        tables.push_str(&format!(
-            "[projects.{}]\ntrust_level = \"untrusted\"\n\n",
-            toml_string(&root.to_string_lossy())
-        ));
+        tables
+            .push_str(&format!("[projects.{}]\ntrust_level = \"untrusted\"\n\n", toml_string(&root.to_string_lossy())));
     }
     if policy == ApprovalPolicy::ReadOnly {
         tables.push_str(&format!(
@@ -194,7 +194,8 @@ mod tests {
         assert_eq!(fs[dir.path().join("node_modules").to_str().unwrap()].as_str(), Some("read"));
         let roots = &fs[":workspace_roots"];
         assert_eq!(roots["."].as_str(), Some("read"));
-        for hidden in [".clawboo/claude-code", ".clawboo/tmp", ".clawboo/codex/sessions", ".clawboo/codex/config.toml"] {
+        for hidden in [".clawboo/claude-code", ".clawboo/tmp", ".clawboo/codex/sessions", ".clawboo/codex/config.toml"]
+        {
             assert_eq!(roots[hidden].as_str(), Some("deny"), "{hidden}");
         }
         assert!(roots.get(".clawboo/codex/tmp").is_none(), "Codex's sandbox helper stays reachable");

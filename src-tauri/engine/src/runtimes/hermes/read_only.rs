@@ -21,7 +21,8 @@ pub const GUARD_FILE: &str = "clawboo_read_only_guard.py";
 
 /// Tools a read-only Hermes agent keeps: reading files, and tools that change nothing outside
 /// Hermes' own session (its to-do list, viewing skills, searching past sessions).
-pub const READING_TOOLS: &[&str] = &["read_file", "search_files", "todo", "skills_list", "skill_view", "session_search"];
+pub const READING_TOOLS: &[&str] =
+    &["read_file", "search_files", "todo", "skills_list", "skill_view", "session_search"];
 
 /// The guard: reads the hook payload on stdin, prints a block decision unless the tool only
 /// reads inside the workspace (argv[1]). Any doubt (bad input, an error) blocks.
