@@ -33,7 +33,7 @@ fn main() {
             cwd: "/w".into(),
             model: "gpt-5.5".into(),
             approval_policy: "never",
-            sandbox: "workspace-write",
+            sandbox: Some("workspace-write"),
             developer_instructions: None,
         };
         Box::new(AppServerProtocol::new(setup, None, "Run echo".into()))

@@ -295,7 +295,8 @@ async fn a_dangerous_command_asks_the_user_and_read_only_denies_it() {
     assert!(events.iter().any(|e| matches!(e, RunEvent::PermissionResolved { allowed: true, .. })));
     assert!(!setup.workspace.join("scratch-dir").exists(), "allowed, so it ran");
 
-    // Read-only: denied without asking; the folder stays.
+    // Read-only: refused without asking (Clawboo's guard blocks every command before Hermes
+    // would ask); the folder stays.
     let server = FakeModelServer::start(behavior).await;
     let setup = Setup::new(program);
     std::fs::create_dir(setup.workspace.join("scratch-dir")).unwrap();
@@ -309,8 +310,8 @@ async fn a_dangerous_command_asks_the_user_and_read_only_denies_it() {
     let events = drain(&mut h.events);
     assert_eq!(result.outcome, RunOutcome::Succeeded, "{events:?}");
     assert!(h.permissions.try_recv().is_err(), "read-only never asks the user");
-    assert!(events.iter().any(|e| matches!(e, RunEvent::PermissionResolved { allowed: false, .. })));
-    assert!(setup.workspace.join("scratch-dir").exists(), "denied, so it did not run");
+    assert!(!events.iter().any(|e| matches!(e, RunEvent::PermissionResolved { allowed: true, .. })));
+    assert!(setup.workspace.join("scratch-dir").exists(), "refused, so it did not run");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,5 +1,8 @@
 //! The tools a Native agent has: reading, writing and listing files inside its workspace, and
-//! nowhere else. Every refusal is a tool error the model sees, never a panic.
+//! nowhere else: not Clawboo's own folder, and not the files that configure tools (see
+//! [`confine::TOOL_CONFIG_DIRS`] and [`confine::TOOL_CONFIG_FILES`]), whose writing could grant
+//! another runtime's agent permissions or run code, and whose reading can show credentials.
+//! Every refusal is a tool error the model sees, never a panic.
 
 use std::fs;
 use std::io::Read;
@@ -7,12 +10,14 @@ use std::path::{Component, Path, PathBuf};
 
 use serde_json::{json, Value};
 
+use crate::runtimes::confine;
+
 /// `read_file` returns at most this many bytes of a file.
 pub const READ_CAP_BYTES: usize = 64 * 1024;
 /// `list_files` shows at most this many entries.
 const LIST_CAP: usize = 500;
 /// The runtime homes inside an agent's folder: never readable or writable by a tool.
-const HOMES_DIR: &str = ".clawboo";
+const HOMES_DIR: &str = confine::HOMES_DIR;
 
 pub const READ_FILE: &str = "read_file";
 pub const WRITE_FILE: &str = "write_file";
@@ -179,8 +184,12 @@ fn io_error(raw: &str, e: &std::io::Error) -> String {
 }
 
 /// Where `raw` (relative to the workspace) really is, refusing anything outside the workspace:
-/// absolute paths, `..`, the runtime homes, and symbolic links that lead out. The path itself
-/// need not exist; its nearest existing ancestor is resolved, links included.
+/// absolute paths, `..`, the runtime homes, tool configuration, and symbolic links that lead
+/// out or into those. The path itself need not exist; its nearest existing ancestor is
+/// resolved, links included.
+const TOOL_CONFIG_REFUSAL: &str = "configures a tool (runtime settings, git, shell or package-manager files): \
+     agents may not read or change it.";
+
 pub fn resolve(workspace: &Path, raw: &str) -> Result<PathBuf, String> {
     let refused = |why: &str| Err(format!("Refused: {raw} {why}"));
     let rel = Path::new(raw);
@@ -188,6 +197,9 @@ pub fn resolve(workspace: &Path, raw: &str) -> Result<PathBuf, String> {
         match component {
             Component::Normal(name) if name.to_string_lossy().eq_ignore_ascii_case(HOMES_DIR) => {
                 return refused("is inside .clawboo, Clawboo's own folder, which tools may not touch.");
+            }
+            Component::Normal(_) if confine::is_tool_config(rel) => {
+                return refused(TOOL_CONFIG_REFUSAL);
             }
             Component::Normal(_) | Component::CurDir => {}
             Component::ParentDir => return refused("contains \"..\"; use a path inside the workspace."),
@@ -223,6 +235,9 @@ pub fn resolve(workspace: &Path, raw: &str) -> Result<PathBuf, String> {
     };
     if inside.components().next().is_some_and(|c| c.as_os_str().to_string_lossy().eq_ignore_ascii_case(HOMES_DIR)) {
         return refused("leads into .clawboo, Clawboo's own folder, which tools may not touch.");
+    }
+    if confine::is_tool_config(inside) {
+        return refused(TOOL_CONFIG_REFUSAL);
     }
     Ok(missing.into_iter().rev().fold(real, |path, name| path.join(name)))
 }
@@ -261,6 +276,45 @@ mod tests {
         }
         assert!(list_files(ws, ".").unwrap().contains("out"));
         assert!(!list_files(ws, ".").unwrap().contains(".clawboo"));
+    }
+
+    #[test]
+    fn tool_configuration_is_neither_read_nor_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path();
+        fs::create_dir_all(ws.join(".claude")).unwrap();
+        fs::write(ws.join(".claude/settings.json"), "{}").unwrap();
+        for path in [
+            ".claude/settings.json",
+            ".claude/settings.local.json",
+            "sub/.Codex/config.toml",
+            ".hermes/config.yaml",
+            ".openclaw/openclaw.json",
+            ".mcp.json",
+            ".envrc",
+            ".git/hooks/pre-commit",
+            ".gitconfig",
+            ".npmrc",
+            "CLAUDE.local.md",
+        ] {
+            let write = execute(ws, WRITE_FILE, &json!({"path": path, "content": "{\"hooks\": {}}"}));
+            assert!(write.unwrap_err().starts_with("Refused:"), "write {path}");
+            let read = execute(ws, READ_FILE, &json!({"path": path}));
+            assert!(read.unwrap_err().starts_with("Refused:"), "read {path}");
+        }
+        assert_eq!(fs::read_to_string(ws.join(".claude/settings.json")).unwrap(), "{}");
+        assert!(!ws.join(".mcp.json").exists() && !ws.join(".git").exists());
+        assert!(execute(ws, LIST_FILES, &json!({"path": ".claude"})).unwrap_err().starts_with("Refused:"));
+        // Ordinary files, CLAUDE.md and AGENTS.md included, stay writable.
+        for path in ["notes.md", "CLAUDE.md", "AGENTS.md", "src/git/config.rs"] {
+            execute(ws, WRITE_FILE, &json!({"path": path, "content": "ok"})).unwrap();
+        }
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(ws.join(".claude"), ws.join("settings-dir")).unwrap();
+            let through_link = execute(ws, WRITE_FILE, &json!({"path": "settings-dir/settings.json", "content": "x"}));
+            assert!(through_link.unwrap_err().starts_with("Refused:"));
+        }
     }
 
     #[test]

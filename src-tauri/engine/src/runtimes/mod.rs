@@ -5,6 +5,7 @@
 pub mod catalog;
 pub mod claude_code;
 pub mod codex;
+pub mod confine;
 pub mod detect;
 mod event;
 pub mod hermes;

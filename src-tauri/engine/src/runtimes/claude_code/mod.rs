@@ -20,6 +20,7 @@
 //! 2.1.332), so each turn carries the SOUL.md of now.
 
 mod protocol;
+mod settings;
 #[cfg(test)]
 mod tests;
 
@@ -37,6 +38,7 @@ use super::supervise::{supervise, Timeouts};
 use super::{Capabilities, EndpointSource, HistoryMode, PersonaDelivery, RunChannels, RunResult, Runtime, TurnInput};
 
 pub use protocol::{is_read_only, DuplexProtocol};
+pub use settings::{READ_ONLY_BUILTINS, READ_ONLY_REMOVED};
 
 const MISSING_KEY: &str = "Add an Anthropic API key in Settings > API keys: Claude Code runs with it.";
 
@@ -102,6 +104,9 @@ impl ClaudeCodeRuntime {
         ]
         .map(str::to_owned)
         .into();
+        // What Claude may load and do: Clawboo's settings only, rewritten every turn.
+        settings::write_user_settings(&home, input.approval, &input.workspace)?;
+        args.extend(settings::args(input.approval, &input.workspace, |flag| help_mentions(&program, &home, flag)));
         // Flags newer releases added: passed only to a `claude` that lists them in --help.
         if help_mentions(&program, &home, "--include-partial-messages") {
             args.push("--include-partial-messages".into()); // token streaming
@@ -182,7 +187,8 @@ impl Runtime for ClaudeCodeRuntime {
         Box::pin(async move {
             super::detect::probe_help(input.program.as_deref(), input.homes.home(RuntimeKind::ClaudeCode).ok()).await;
             let spec = self.command(&input)?;
-            let protocol = DuplexProtocol::new(input.message.clone(), input.resume_session.is_some());
+            let protocol = DuplexProtocol::new(input.message.clone(), input.resume_session.is_some())
+                .confined_to(input.workspace.clone());
             supervise(self.spawner.as_ref(), &spec, Box::new(protocol), channels, input.approval, self.timeouts).await
         })
     }

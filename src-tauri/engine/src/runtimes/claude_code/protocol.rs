@@ -1,9 +1,11 @@
 //! Claude Code's stream-json duplex protocol, one turn per process: lines in, [`Step`]s out.
 
 use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
 
 use serde_json::{json, Value};
 
+use crate::runtimes::confine;
 use crate::runtimes::process::ExitInfo;
 use crate::runtimes::supervise::{Step, StreamProtocol};
 use crate::runtimes::{PermissionAnswer, RunEvent, RunResult};
@@ -11,16 +13,16 @@ use crate::runtimes::{PermissionAnswer, RunEvent, RunResult};
 /// The request id of the `initialize` control request sent first.
 pub const INIT_REQUEST_ID: &str = "clawboo-init";
 
-/// Tools that only read: allowed under the read-only policy. Claude Code asks for few of them
-/// anyway (reads inside the working folder run without asking). Web tools only fetch.
+/// Tools that only read: allowed under the read-only policy when every path they name lies
+/// inside the workspace (see [`DuplexProtocol::reads_inside`]). Claude Code asks for few of
+/// them anyway (reads inside the working folder run without asking). Web tools are not here:
+/// what they send out (a URL, a query) can carry what the agent read.
 const READ_ONLY_TOOLS: &[&str] = &[
     "Read",
     "Glob",
     "Grep",
     "LS",
     "NotebookRead",
-    "WebFetch",
-    "WebSearch",
     "TodoRead",
     "TodoWrite",
     "ToolSearch",
@@ -62,7 +64,14 @@ pub struct DuplexProtocol {
     asked: HashMap<String, Value>,
     interrupts: u32,
     outcome: Option<Outcome>,
+    /// The workspace reads are confined to under read-only; None confines them to nothing.
+    workspace: Option<PathBuf>,
 }
+
+/// Fields of Claude's file tools that name a path to read.
+const PATH_FIELDS: &[&str] = &["file_path", "notebook_path", "path"];
+/// Fields that hold a glob matched under the path (Glob's `pattern`, Grep's `glob`).
+const GLOB_FIELDS: &[&str] = &["pattern", "glob"];
 
 impl DuplexProtocol {
     pub fn new(message: impl Into<String>, resuming: bool) -> Self {
@@ -77,7 +86,36 @@ impl DuplexProtocol {
             asked: HashMap::new(),
             interrupts: 0,
             outcome: None,
+            workspace: None,
         }
+    }
+
+    /// Reads under read-only are allowed only inside `workspace`.
+    pub fn confined_to(mut self, workspace: PathBuf) -> Self {
+        self.workspace = Some(workspace);
+        self
+    }
+
+    /// Whether every path a reading tool's input names really lies inside the workspace (links
+    /// resolved: Claude asks about `link.txt` in the workspace when it leads outside, and shows
+    /// the path inside). Claude shows Glob's and Grep's globs as given: one that climbs out
+    /// counts as outside.
+    pub fn reads_inside(&self, tool: &str, input: &Value) -> bool {
+        let paths_inside = PATH_FIELDS.iter().all(|field| match (&input[*field], &self.workspace) {
+            (Value::Null, _) => true,
+            (Value::String(path), Some(workspace)) => confine::readable(workspace, path),
+            _ => false,
+        });
+        let globs_inside = matches!(tool, "Glob" | "Grep")
+            .then(|| {
+                GLOB_FIELDS.iter().all(|field| match &input[*field] {
+                    Value::Null => true,
+                    Value::String(glob) => confine::glob_stays_inside(glob),
+                    _ => false,
+                })
+            })
+            .unwrap_or(true);
+        paths_inside && globs_inside
     }
 
     fn warn(out: &mut Vec<Step>, message: String) {
@@ -201,7 +239,7 @@ impl DuplexProtocol {
                 let input = request["input"].clone();
                 self.asked.insert(request_id.clone(), input.clone());
                 let description = request["description"].as_str().map_or_else(|| format!("Use {tool}"), str::to_owned);
-                let read_only = is_read_only(&tool);
+                let read_only = is_read_only(&tool) && self.reads_inside(&tool, &input);
                 out.push(Step::Ask { request_id, tool, input, description, read_only });
             }
             other => {

@@ -269,12 +269,61 @@ fn bad_lines_become_warnings() {
 
 #[test]
 fn read_only_tools() {
-    for tool in ["Read", "Glob", "Grep", "LS", "WebFetch", "TodoWrite"] {
+    for tool in ["Read", "Glob", "Grep", "LS", "TodoWrite"] {
         assert!(super::is_read_only(tool), "{tool}");
     }
-    for tool in ["Bash", "Write", "Edit", "NotebookEdit", "Task", "mcp__x__y"] {
+    for tool in ["Bash", "Write", "Edit", "NotebookEdit", "Task", "mcp__x__y", "WebFetch", "WebSearch"] {
         assert!(!super::is_read_only(tool), "{tool}");
     }
+}
+
+/// A `can_use_tool` question for `tool` with `input`, as Claude Code asks it.
+fn question(tool: &str, input: Value) -> String {
+    json!({"type": "control_request", "request_id": "q-1", "request": {
+        "subtype": "can_use_tool", "tool_name": tool, "input": input}})
+    .to_string()
+}
+
+fn asked_read_only(p: &mut DuplexProtocol, tool: &str, input: Value) -> bool {
+    let mut out = Vec::new();
+    p.on_line(&question(tool, input), &mut out);
+    match out.as_slice() {
+        [Step::Ask { read_only, .. }] => *read_only,
+        other => panic!("one question: {other:#?}"),
+    }
+}
+
+#[test]
+fn reads_count_as_read_only_only_inside_the_workspace() {
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("marker.txt");
+    std::fs::write(&secret, "secret").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().to_path_buf();
+    std::fs::write(ws.join("notes.md"), "hi").unwrap();
+    let mut p = DuplexProtocol::new("x", false).confined_to(ws.clone());
+    let inside = ws.join("notes.md").display().to_string();
+    assert!(asked_read_only(&mut p, "Read", json!({"file_path": inside})));
+    assert!(asked_read_only(&mut p, "Grep", json!({"pattern": "x", "path": "."})));
+    assert!(asked_read_only(&mut p, "Glob", json!({"pattern": "**/*.md"})));
+    assert!(!asked_read_only(&mut p, "Read", json!({"file_path": secret.display().to_string()})));
+    assert!(!asked_read_only(&mut p, "Read", json!({"file_path": "../marker.txt"})));
+    assert!(!asked_read_only(&mut p, "Read", json!({"file_path": ws.join(".clawboo/x").display().to_string()})));
+    assert!(!asked_read_only(&mut p, "Grep", json!({"pattern": "x", "path": outside.path().display().to_string()})));
+    assert!(!asked_read_only(&mut p, "Glob", json!({"pattern": "/etc/*"})));
+    assert!(!asked_read_only(&mut p, "Glob", json!({"pattern": "../**/*"})));
+    assert!(!asked_read_only(&mut p, "Read", json!({"file_path": 7})));
+    assert!(!asked_read_only(&mut p, "WebFetch", json!({"url": "https://example.com"})));
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(&secret, ws.join("link.txt")).unwrap();
+        // Claude shows the link's own path, inside the workspace.
+        assert!(!asked_read_only(&mut p, "Read", json!({"file_path": ws.join("link.txt").display().to_string()})));
+    }
+    // Not confined to a workspace: no path counts as inside.
+    let mut unconfined = DuplexProtocol::new("x", false);
+    assert!(!asked_read_only(&mut unconfined, "Read", json!({"file_path": inside})));
+    assert!(asked_read_only(&mut unconfined, "TodoWrite", json!({"todos": []})));
 }
 
 #[test]

@@ -5,6 +5,8 @@ use std::path::Path;
 
 use super::KEY_ENV;
 use crate::error::{Error, Result};
+use crate::runtimes::confine::HOMES_DIR;
+use crate::runtimes::ApprovalPolicy;
 
 /// The config for one turn. `base_url` already ends in /v1 (as set in Settings).
 pub fn render(base_url: &str, model: &str) -> String {
@@ -58,17 +60,136 @@ pub fn render_signed_in(model: &str, base_url: Option<&str>) -> String {
     )
 }
 
-pub fn write(home: &Path, base_url: &str, model: &str) -> Result<()> {
-    save(home, &render(base_url, model))
+/// What every turn's config holds besides the provider: Clawboo's permissions (web search off,
+/// the workspace untrusted, the read-only profile), whichever way the model is reached.
+pub struct Permissions<'a> {
+    pub policy: ApprovalPolicy,
+    pub workspace: &'a Path,
+    pub program: &'a Path,
 }
 
-pub fn write_signed_in(home: &Path, model: &str, base_url: Option<&str>) -> Result<()> {
-    save(home, &render_signed_in(model, base_url))
+pub fn write(home: &Path, base_url: &str, model: &str, permissions: &Permissions<'_>) -> Result<()> {
+    save(home, &render(base_url, model), permissions)
 }
 
-fn save(home: &Path, config: &str) -> Result<()> {
+pub fn write_signed_in(home: &Path, model: &str, base_url: Option<&str>, permissions: &Permissions<'_>) -> Result<()> {
+    save(home, &render_signed_in(model, base_url), permissions)
+}
+
+fn save(home: &Path, provider: &str, permissions: &Permissions<'_>) -> Result<()> {
     let path = home.join("config.toml");
-    std::fs::write(&path, config).map_err(|e| Error::io(format!("Cannot write {}", path.display()), e))
+    let top = permissions_top(permissions.policy);
+    let tables = permissions_tables(permissions.policy, permissions.workspace, permissions.program, home);
+    let text = format!("{top}{provider}\n{tables}");
+    std::fs::write(&path, text).map_err(|e| Error::io(format!("Cannot write {}", path.display()), e))
+}
+
+/// Clawboo's permission profile for read-only agents (Codex 0.171 permission profiles): reads
+/// only inside the workspace roots (Clawboo's folder denied) and what commands need to run
+/// (`:minimal`), writes nowhere, no network. Codex applies it in its sandbox, so even a
+/// command it deems safe and runs without asking (`cat`) cannot read elsewhere.
+pub const READ_ONLY_PROFILE: &str = "clawboo-read-only";
+
+/// What Codex's commands may not read inside `.clawboo` (relative to the workspace): the
+/// other runtimes' homes, the shared temp folder, and everything in Codex's own home but its
+/// `tmp`, where Codex keeps the sandbox helper its commands start through (a denied `.clawboo`
+/// as a whole stops every command: measured with 0.171, a deny beats a nested read).
+fn hidden_homes(workspace: &Path) -> Vec<String> {
+    const CODEX_STATE: &[&str] =
+        &["sessions", "archived_sessions", "auth.json", "config.toml", "history.jsonl", "log", "shell_snapshots"];
+    let mut hidden: Vec<String> = ["claude-code", "hermes", "openclaw", "native", "tmp"]
+        .iter()
+        .map(|name| format!("{HOMES_DIR}/{name}"))
+        .collect();
+    let homes = workspace.join(HOMES_DIR);
+    let listed = |dir: &Path| -> Vec<String> {
+        std::fs::read_dir(dir)
+            .map(|entries| {
+                entries.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect()
+            })
+            .unwrap_or_default()
+    };
+    for name in listed(&homes) {
+        if name != "codex" {
+            hidden.push(format!("{HOMES_DIR}/{name}"));
+        }
+    }
+    let mut codex_state: Vec<String> = CODEX_STATE.iter().map(|s| (*s).to_owned()).collect();
+    codex_state.extend(listed(&homes.join("codex")));
+    for name in codex_state {
+        if name != "tmp" {
+            hidden.push(format!("{HOMES_DIR}/codex/{name}"));
+        }
+    }
+    hidden.sort();
+    hidden.dedup();
+    hidden
+}
+
+/// Where the installed Codex lives: its commands start through a helper that is a link to the
+/// Codex binary, so the sandbox must let them read it. The `node_modules` folder holding the
+/// npm package (the `codex` script and the native binary of its optional dependency), else
+/// the binary's own folder.
+fn install_dirs(program: &Path) -> Vec<std::path::PathBuf> {
+    let mut dirs = Vec::new();
+    for path in [Some(program.to_path_buf()), program.canonicalize().ok()].into_iter().flatten() {
+        let dir = path
+            .ancestors()
+            .find(|a| a.file_name().is_some_and(|n| n == "node_modules"))
+            .or_else(|| path.parent())
+            .map(Path::to_path_buf);
+        if let Some(dir) = dir.filter(|d| d.is_absolute() && !dirs.contains(d)) {
+            dirs.push(dir);
+        }
+    }
+    dirs
+}
+
+/// Top-level keys (TOML wants them before any table): web search off for every agent, since
+/// the model's search queries can carry what it read, and the read-only profile selected.
+fn permissions_top(policy: ApprovalPolicy) -> String {
+    let mut top = String::from("web_search = \"disabled\"\n");
+    if policy == ApprovalPolicy::ReadOnly {
+        top.push_str(&format!("default_permissions = \"{READ_ONLY_PROFILE}\"\n"));
+    }
+    top
+}
+
+/// The workspace marked untrusted (so its `.codex/config.toml`, hooks and rules are not
+/// loaded), and the read-only profile.
+fn permissions_tables(policy: ApprovalPolicy, workspace: &Path, program: &Path, home: &Path) -> String {
+    let mut tables = String::new();
+    let mut roots = vec![workspace.to_path_buf()];
+    if let Ok(real) = workspace.canonicalize() {
+        if !roots.contains(&real) {
+            roots.push(real);
+        }
+    }
+    for root in &roots {
+        tables
+            .push_str(&format!("[projects.{}]\ntrust_level = \"untrusted\"\n\n", toml_string(&root.to_string_lossy())));
+    }
+    if policy == ApprovalPolicy::ReadOnly {
+        tables.push_str(&format!(
+            "[permissions.{READ_ONLY_PROFILE}.filesystem]\n\
+             \":minimal\" = \"read\"\n\
+             {install}\
+             \n\
+             [permissions.{READ_ONLY_PROFILE}.filesystem.\":workspace_roots\"]\n\
+             \".\" = \"read\"\n",
+            // The helper's folder, wherever the home is (inside the workspace in the app).
+            install = install_dirs(program)
+                .into_iter()
+                .chain(std::iter::once(home.join("tmp")))
+                .map(|dir| format!("{} = \"read\"\n", toml_string(&dir.to_string_lossy())))
+                .collect::<String>(),
+        ));
+        for denied in hidden_homes(workspace) {
+            tables.push_str(&format!("{} = \"deny\"\n", toml_string(&denied)));
+        }
+        tables.push_str(&format!("\n[permissions.{READ_ONLY_PROFILE}.network]\nenabled = false\n"));
+    }
+    tables
 }
 
 /// A TOML basic string.
@@ -90,6 +211,53 @@ fn toml_string(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn read_only_selects_a_profile_confined_to_the_workspace_and_web_search_is_off() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().join("agent");
+        std::fs::create_dir_all(ws.join(".clawboo/codex/tmp")).unwrap();
+        std::fs::create_dir_all(ws.join(".clawboo/claude-code")).unwrap();
+        let program = dir.path().join("node_modules/.bin/codex");
+        let read_only = Permissions { policy: ApprovalPolicy::ReadOnly, workspace: &ws, program: &program };
+        write(&ws.join(".clawboo/codex"), "http://127.0.0.1:9/v1", "gpt-5.5", &read_only).unwrap();
+        let text = std::fs::read_to_string(ws.join(".clawboo/codex/config.toml")).unwrap();
+        let config: toml::Table = toml::from_str(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(config["web_search"].as_str(), Some("disabled"));
+        assert_eq!(config["default_permissions"].as_str(), Some(READ_ONLY_PROFILE));
+        assert_eq!(config["projects"][ws.to_str().unwrap()]["trust_level"].as_str(), Some("untrusted"));
+        let profile = &config["permissions"][READ_ONLY_PROFILE];
+        assert_eq!(profile["network"]["enabled"].as_bool(), Some(false));
+        let fs = &profile["filesystem"];
+        assert_eq!(fs[":minimal"].as_str(), Some("read"));
+        assert_eq!(fs[dir.path().join("node_modules").to_str().unwrap()].as_str(), Some("read"));
+        let roots = &fs[":workspace_roots"];
+        assert_eq!(roots["."].as_str(), Some("read"));
+        for hidden in [".clawboo/claude-code", ".clawboo/tmp", ".clawboo/codex/sessions", ".clawboo/codex/config.toml"]
+        {
+            assert_eq!(roots[hidden].as_str(), Some("deny"), "{hidden}");
+        }
+        assert!(roots.get(".clawboo/codex/tmp").is_none(), "Codex's sandbox helper stays reachable");
+        assert_eq!(config["model_providers"]["clawboo"]["wire_api"].as_str(), Some("responses"));
+
+        // The user's own sign-in gets the same permissions.
+        write_signed_in(&ws.join(".clawboo/codex"), "gpt-5.5", None, &read_only).unwrap();
+        let text = std::fs::read_to_string(ws.join(".clawboo/codex/config.toml")).unwrap();
+        let config: toml::Table = toml::from_str(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(config["model_provider"].as_str(), Some("openai"));
+        assert_eq!(config["web_search"].as_str(), Some("disabled"));
+        assert_eq!(config["default_permissions"].as_str(), Some(READ_ONLY_PROFILE));
+        assert_eq!(config["permissions"][READ_ONLY_PROFILE]["network"]["enabled"].as_bool(), Some(false));
+
+        for policy in [ApprovalPolicy::Ask, ApprovalPolicy::AllowAll] {
+            let permissions = Permissions { policy, workspace: &ws, program: &program };
+            write(&ws.join(".clawboo/codex"), "http://127.0.0.1:9/v1", "gpt-5.5", &permissions).unwrap();
+            let text = std::fs::read_to_string(ws.join(".clawboo/codex/config.toml")).unwrap();
+            let config: toml::Table = toml::from_str(&text).unwrap();
+            assert_eq!(config["web_search"].as_str(), Some("disabled"));
+            assert!(config.get("default_permissions").is_none() && config.get("permissions").is_none());
+        }
+    }
 
     #[test]
     fn quotes_values_and_names_the_key_variable_only() {

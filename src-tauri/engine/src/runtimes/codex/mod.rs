@@ -108,17 +108,19 @@ impl CodexRuntime {
         ];
         // Own sign-in vs key. Own sign-in: the built-in `openai` provider with the user's
         // auth.json, linked (never copied) into the agent's home; no key in the environment.
+        let permissions =
+            config::Permissions { policy: input.approval, workspace: &input.workspace, program: &program };
         match access {
             Resolved::OwnSignIn(sign_in) => {
                 signin::link_codex_auth(&home, &sign_in)?;
-                config::write_signed_in(&home, &model, self.sign_in_base_url.as_deref())?;
+                config::write_signed_in(&home, &model, self.sign_in_base_url.as_deref(), &permissions)?;
             }
             Resolved::ApiKey => {
                 let endpoint = endpoint.ok_or_else(|| {
                     Error::MissingApiKey("Codex needs an OpenAI API key: add one in Settings > API keys.".into())
                 })?;
                 signin::unlink_codex_auth(&home)?;
-                config::write(&home, &endpoint.base_url, &model)?;
+                config::write(&home, &endpoint.base_url, &model, &permissions)?;
                 env.push((KEY_ENV.to_owned(), endpoint.api_key.unwrap_or_default()));
             }
         }
@@ -147,11 +149,13 @@ impl CodexRuntime {
 
 /// Codex's approval policy and sandbox for an agent's policy. "untrusted" makes Codex ask
 /// before any command it does not know to be safe, so the supervisor can apply the policy.
-pub fn modes(policy: ApprovalPolicy) -> (&'static str, &'static str) {
+/// Read-only names no sandbox mode: a sandbox mode would override the permission profile
+/// (`config::READ_ONLY_PROFILE`) that confines reads to the workspace.
+pub fn modes(policy: ApprovalPolicy) -> (&'static str, Option<&'static str>) {
     match policy {
-        ApprovalPolicy::Ask => ("untrusted", "workspace-write"),
-        ApprovalPolicy::AllowAll => ("never", "workspace-write"),
-        ApprovalPolicy::ReadOnly => ("untrusted", "read-only"),
+        ApprovalPolicy::Ask => ("untrusted", Some("workspace-write")),
+        ApprovalPolicy::AllowAll => ("never", Some("workspace-write")),
+        ApprovalPolicy::ReadOnly => ("untrusted", None),
     }
 }
 

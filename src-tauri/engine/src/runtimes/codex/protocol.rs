@@ -65,7 +65,8 @@ pub struct ThreadSetup {
     pub cwd: String,
     pub model: String,
     pub approval_policy: &'static str,
-    pub sandbox: &'static str,
+    /// None: the permission profile in the config decides.
+    pub sandbox: Option<&'static str>,
     /// The persona, sent as the thread's developer instructions.
     pub developer_instructions: Option<String>,
 }
@@ -145,8 +146,10 @@ impl AppServerProtocol {
             "cwd": self.setup.cwd,
             "model": self.setup.model,
             "approvalPolicy": self.setup.approval_policy,
-            "sandbox": self.setup.sandbox,
         });
+        if let Some(sandbox) = self.setup.sandbox {
+            params["sandbox"] = json!(sandbox);
+        }
         if let Some(instructions) = &self.setup.developer_instructions {
             params["developerInstructions"] = json!(instructions);
         }
@@ -220,7 +223,8 @@ impl AppServerProtocol {
         let (tool, input, description, read_only) = match method {
             "item/commandExecution/requestApproval" => {
                 let command = params["command"].as_str().unwrap_or("a command");
-                let read_only = items::command_only_reads(&params["commandActions"]);
+                let read_only = items::command_only_reads(&params["commandActions"])
+                    && reads_inside(&self.setup.cwd, params["cwd"].as_str(), &params["commandActions"]);
                 let input = json!({"command": params["command"], "cwd": params["cwd"], "reason": params["reason"]});
                 ("shell", input, format!("Run {command}"), read_only)
             }
@@ -388,4 +392,24 @@ impl StreamProtocol for AppServerProtocol {
 
 fn warn(message: String) -> Step {
     Step::Emit(RunEvent::Warning { message })
+}
+
+/// Whether every path a command's read actions name (relative to the command's folder) lies
+/// inside the workspace. Codex's sandbox confines reads under read-only too
+/// (`config::READ_ONLY_PROFILE`); this keeps Clawboo from approving what it can see leads out.
+fn reads_inside(workspace: &str, cwd: Option<&str>, actions: &Value) -> bool {
+    let workspace = std::path::Path::new(workspace);
+    let base = cwd.map(std::path::Path::new).unwrap_or(workspace);
+    if !crate::runtimes::confine::readable(workspace, &base.to_string_lossy()) {
+        return false;
+    }
+    actions.as_array().into_iter().flatten().all(|action| match &action["path"] {
+        Value::Null => true,
+        Value::String(path) => {
+            let path = std::path::Path::new(path);
+            let full = if path.is_absolute() { path.to_path_buf() } else { base.join(path) };
+            crate::runtimes::confine::readable(workspace, &full.to_string_lossy())
+        }
+        _ => false,
+    })
 }

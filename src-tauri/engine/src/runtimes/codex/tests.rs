@@ -15,11 +15,15 @@ const THREAD: &str = "01a23698-2a4f-7360-aa84-e3fe795743f6";
 const EXIT_OK: ExitInfo = ExitInfo { code: Some(0), signal: None };
 
 fn protocol(resume: Option<&str>) -> AppServerProtocol {
+    protocol_in("/work/rec/codex/work", resume)
+}
+
+fn protocol_in(cwd: &str, resume: Option<&str>) -> AppServerProtocol {
     let setup = ThreadSetup {
-        cwd: "/work/rec/codex/work".into(),
+        cwd: cwd.into(),
         model: "gpt-5.5".into(),
         approval_policy: "untrusted",
-        sandbox: "workspace-write",
+        sandbox: Some("workspace-write"),
         developer_instructions: Some("You are a test agent.".into()),
     };
     AppServerProtocol::new(setup, resume.map(str::to_owned), "Create the file please".into())
@@ -188,7 +192,8 @@ fn malformed_truncated_and_unknown_lines_become_warnings() {
 
 #[test]
 fn messages_without_deltas_and_reads_are_handled() {
-    let mut p = protocol(None);
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = protocol_in(&dir.path().display().to_string(), None);
     let lines = r#"{"method":"item/completed","params":{"item":{"type":"agentMessage","id":"m1","text":"First."}}}
 {"method":"item/agentMessage/delta","params":{"itemId":"m2","delta":"Second"}}
 {"method":"item/completed","params":{"item":{"type":"reasoning","id":"r1","summary":["Thinking it over"],"content":[]}}}
@@ -252,4 +257,28 @@ fn a_resumed_thread_ignores_carried_messages() {
     let thread = format!(r#"{{"id":2,"result":{{"thread":{{"id":"{THREAD}"}}}}}}"#);
     let steps = feed(&mut p, &format!("{{\"id\":1,\"result\":{{}}}}\n{thread}"));
     assert_eq!(sent(steps.last().unwrap())["method"], "turn/start");
+}
+
+#[test]
+fn reads_outside_the_workspace_are_not_read_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    let ws_text = ws.display().to_string();
+    let mut p = protocol_in(&ws_text, None);
+    let ask = |path: &str, cwd: &str| {
+        json!({"id": "q", "method": "item/commandExecution/requestApproval", "params": {
+            "command": format!("cat {path}"), "cwd": cwd,
+            "commandActions": [{"type": "read", "command": format!("cat {path}"), "name": path, "path": path}]}})
+        .to_string()
+    };
+    let read_only = |p: &mut AppServerProtocol, line: String| match feed(p, &line).as_slice() {
+        [Step::Ask { read_only, .. }] => *read_only,
+        other => panic!("{other:#?}"),
+    };
+    assert!(read_only(&mut p, ask("notes.md", &ws_text)));
+    assert!(!read_only(&mut p, ask("/etc/hostname", &ws_text)));
+    assert!(!read_only(&mut p, ask("../secret.txt", &ws_text)));
+    assert!(!read_only(&mut p, ask("notes.md", &dir.path().display().to_string())), "a folder outside");
+    assert!(!read_only(&mut p, ask(".clawboo/codex/auth.json", &ws_text)));
 }

@@ -28,6 +28,7 @@
 //!   prompt, and never enters the conversation history.
 
 mod protocol;
+pub mod read_only;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -39,7 +40,10 @@ pub use protocol::AcpProtocol;
 use super::home::INHERITED_ENV;
 use super::process::{CommandSpec, Spawner};
 use super::supervise::{supervise, Timeouts};
-use super::{Capabilities, EndpointSource, HistoryMode, PersonaDelivery, RunChannels, RunResult, Runtime, TurnInput};
+use super::{
+    ApprovalPolicy, Capabilities, EndpointSource, HistoryMode, PersonaDelivery, RunChannels, RunResult, Runtime,
+    TurnInput,
+};
 use crate::agents::RuntimeKind;
 use crate::error::{Error, Result};
 use crate::secrets::Provider;
@@ -104,7 +108,11 @@ impl HermesRuntime {
         let hermes_home = home.join(".hermes");
         create_private_dir(&hermes_home)?;
         let model = if input.agent.model.trim().is_empty() { DEFAULT_MODEL } else { input.agent.model.trim() };
-        let config = config_yaml(model, &endpoint.base_url, endpoint.api_key.is_some());
+        let mut config = config_yaml(model, &endpoint.base_url, endpoint.api_key.is_some());
+        if input.approval == ApprovalPolicy::ReadOnly {
+            // Hermes has no read-only mode: Clawboo's guard and deny rule make one.
+            config = read_only::merge(&config, &read_only::install(&hermes_home, &program, &input.workspace)?);
+        }
         write_private(&hermes_home.join("config.yaml"), &config)?;
         // An empty SOUL.md keeps Hermes' built-in identity (and stops it seeding its own file).
         write_private(&hermes_home.join("SOUL.md"), input.persona.as_deref().unwrap_or(""))?;

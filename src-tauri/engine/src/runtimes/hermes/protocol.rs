@@ -21,8 +21,9 @@ const SESSION_ID: u64 = 2;
 /// As in the recordings.
 const PROMPT_ID: u64 = 10;
 
-/// Tool kinds (ACP `ToolKind`) that only read.
-const READ_ONLY_KINDS: [&str; 4] = ["read", "search", "fetch", "think"];
+/// Tool kinds (ACP `ToolKind`) that only read. Not `fetch`: what it sends out (a URL) can
+/// carry what the agent read.
+const READ_ONLY_KINDS: [&str; 3] = ["read", "search", "think"];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {

@@ -80,8 +80,7 @@ pub fn openclaw_json(
     let tools = match approval {
         ApprovalPolicy::AllowAll => json!({ "exec": { "mode": "full", "notifyOnExit": false } }),
         ApprovalPolicy::Ask => json!({ "exec": { "mode": "ask", "notifyOnExit": false }, "deny": no_edits }),
-        // Commands outside the allowlist are refused without a question.
-        ApprovalPolicy::ReadOnly => json!({ "exec": { "mode": "allowlist", "notifyOnExit": false }, "deny": no_edits }),
+        ApprovalPolicy::ReadOnly => read_only_tools(),
     };
     json!({
         "models": { "providers": { PROVIDER_NAME: {
@@ -101,6 +100,37 @@ pub fn openclaw_json(
         "tools": tools,
         "logging": { "file": layout.log },
         "update": { "checkOnStart": false },
+    })
+}
+
+/// Tools a read-only agent must not have (OpenClaw 2026.9.6 tool ids and groups): writing,
+/// running code (an allowlisted "safe" command such as `cat` could read any path), the web,
+/// the browser and other UI, devices, automation (cron, config, plugins), messaging, spawning
+/// or messaging other sessions, and media generation (which calls out).
+pub const READ_ONLY_DENIED: &[&str] = &[
+    "write",
+    "edit",
+    "apply_patch",
+    "group:runtime",
+    "group:web",
+    "group:ui",
+    "group:nodes",
+    "group:automation",
+    "group:messaging",
+    "group:media",
+    "sessions_spawn",
+    "sessions_send",
+    "conversations_send",
+    "conversations_turn",
+];
+
+/// Read-only: exec refused outright (allowlist mode, and denied), the tools above denied, and
+/// the file tools that remain (`read`) confined to the workspace (`tools.fs.workspaceOnly`).
+fn read_only_tools() -> Value {
+    json!({
+        "exec": { "mode": "allowlist", "notifyOnExit": false },
+        "deny": READ_ONLY_DENIED,
+        "fs": { "workspaceOnly": true },
     })
 }
 

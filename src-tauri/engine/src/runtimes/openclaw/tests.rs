@@ -218,7 +218,11 @@ fn the_config_names_the_provider_model_and_policy() {
         config::openclaw_json(&layout, Provider::Anthropic, "https://x", "m1", cwd, ApprovalPolicy::ReadOnly);
     assert_eq!(read_only["models"]["providers"]["clawboo"]["api"], "anthropic-messages");
     assert_eq!(read_only["tools"]["exec"]["mode"], "allowlist");
-    assert_eq!(read_only["tools"]["deny"], json!(["write", "edit", "apply_patch"]));
+    assert_eq!(read_only["tools"]["deny"], json!(config::READ_ONLY_DENIED));
+    for denied in ["write", "edit", "apply_patch", "group:runtime", "group:web", "group:ui"] {
+        assert!(config::READ_ONLY_DENIED.contains(&denied), "{denied}");
+    }
+    assert_eq!(read_only["tools"]["fs"]["workspaceOnly"], true);
     let ask = config::openclaw_json(&layout, Provider::Custom, "https://x", "m1", cwd, ApprovalPolicy::Ask);
     assert_eq!(ask["tools"]["exec"]["mode"], "ask");
     assert_eq!(ask["tools"]["deny"], json!(["write", "edit", "apply_patch"]));
