@@ -5,6 +5,8 @@
 
 mod common;
 
+use common::Fixed;
+
 use common::RecordingSpawner;
 
 use std::path::PathBuf;
@@ -17,10 +19,9 @@ use clawboo_engine::runtimes::home::RuntimeHomes;
 use clawboo_engine::runtimes::process::{Spawner, SystemSpawner};
 use clawboo_engine::runtimes::supervise::Timeouts;
 use clawboo_engine::runtimes::{
-    ApprovalPolicy, Endpoint, EndpointSource, PendingPermission, PermissionAnswer, RunChannels, RunEvent, RunOutcome,
-    RunResult, Runtime, TurnInput,
+    ApprovalPolicy, Endpoint, PendingPermission, PermissionAnswer, RunChannels, RunEvent, RunOutcome, RunResult,
+    Runtime, TurnInput,
 };
-use clawboo_engine::secrets::Provider;
 use clawboo_testkit::{Behavior, FakeModelServer, RecordedRequest};
 use serde_json::json;
 use tokio::sync::{mpsc, watch};
@@ -30,14 +31,6 @@ const SOUL: &str = "You are Scout, a careful researcher. SOUL-MARKER-c1a0de";
 /// The persona after the user edited SOUL.md between two turns.
 const SOUL_EDITED: &str = "You are Scout, now terse. SOUL-MARKER-e2d17e";
 const TIMEOUTS: Timeouts = Timeouts { silence: Duration::from_secs(90), grace: Duration::from_secs(3) };
-
-struct Fixed(Endpoint);
-
-impl EndpointSource for Fixed {
-    fn endpoint(&self, _provider: Provider, _run_id: &str) -> clawboo_engine::Result<Endpoint> {
-        Ok(self.0.clone())
-    }
-}
 
 /// An agent folder (homes) and a workspace for one test.
 struct Setup {

@@ -8,6 +8,8 @@
 
 mod common;
 
+use common::Fixed;
+
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -20,7 +22,7 @@ use clawboo_engine::runtimes::codex::CodexRuntime;
 use clawboo_engine::runtimes::hermes::HermesRuntime;
 use clawboo_engine::runtimes::openclaw::OpenclawRuntime;
 use clawboo_engine::runtimes::process::SystemSpawner;
-use clawboo_engine::runtimes::{ApprovalPolicy, Endpoint, EndpointSource, RunEvent, Runtime};
+use clawboo_engine::runtimes::{ApprovalPolicy, Endpoint, RunEvent, Runtime};
 use clawboo_engine::secrets::Provider;
 use clawboo_engine::{Engine, EngineConfig};
 use clawboo_testkit::{wait_for, Behavior, FakeModelServer, RecordedRequest};
@@ -33,14 +35,6 @@ const MESSAGES: [&str; 4] =
 const TURN_LIMIT: Duration = Duration::from_secs(240);
 
 static SERIAL: Mutex<()> = Mutex::new(());
-
-struct Fixed(Endpoint);
-
-impl EndpointSource for Fixed {
-    fn endpoint(&self, _provider: Provider, _run_id: &str) -> clawboo_engine::Result<Endpoint> {
-        Ok(self.0.clone())
-    }
-}
 
 /// Proxies point at the fake server, so nothing reaches the internet.
 fn quiet_env(server: &FakeModelServer) -> Vec<(String, String)> {

@@ -1,13 +1,16 @@
 //! The Native runtime against the fake model server over loopback: both wire formats, the
 //! tools on a real temporary workspace, permissions, limits, errors and cancel.
 
+mod common;
+
+use common::Fixed;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use clawboo_engine::agents::{Agent, RuntimeKind};
 use clawboo_engine::native::transcript::utc_date;
-use clawboo_engine::native::{Endpoint, EndpointSource, NativeRuntime};
+use clawboo_engine::native::{Endpoint, NativeRuntime};
 use clawboo_engine::runtimes::home::RuntimeHomes;
 use clawboo_engine::runtimes::{
     ApprovalPolicy, PendingPermission, PermissionAnswer, RunChannels, RunEvent, RunOutcome, RunResult, Runtime,
@@ -44,14 +47,6 @@ impl Flavor {
             Flavor::Anthropic => server.base_url(),
             Flavor::Chat => format!("{}/v1", server.base_url()),
         }
-    }
-}
-
-struct Fixed(Endpoint);
-
-impl EndpointSource for Fixed {
-    fn endpoint(&self, _provider: Provider, _run_id: &str) -> clawboo_engine::Result<Endpoint> {
-        Ok(self.0.clone())
     }
 }
 

@@ -8,6 +8,8 @@
 
 mod common;
 
+use common::Fixed;
+
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -18,8 +20,8 @@ use clawboo_engine::runtimes::openclaw::OpenclawRuntime;
 use clawboo_engine::runtimes::process::{group_has_live_member, CommandSpec, SpawnedChild, Spawner, SystemSpawner};
 use clawboo_engine::runtimes::supervise::Timeouts;
 use clawboo_engine::runtimes::{
-    ApprovalPolicy, Endpoint, EndpointSource, PendingPermission, PermissionAnswer, RunChannels, RunEvent, RunOutcome,
-    RunResult, Runtime, TurnInput,
+    ApprovalPolicy, Endpoint, PendingPermission, PermissionAnswer, RunChannels, RunEvent, RunOutcome, RunResult,
+    Runtime, TurnInput,
 };
 use clawboo_engine::secrets::Provider;
 use clawboo_testkit::{Behavior, FakeModelServer};
@@ -33,14 +35,6 @@ const TIMEOUTS: Timeouts = Timeouts { silence: Duration::from_secs(180), grace: 
 
 /// One OpenClaw Gateway at a time: each is CPU-heavy at start-up.
 static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-
-struct Fixed(Endpoint);
-
-impl EndpointSource for Fixed {
-    fn endpoint(&self, _provider: Provider, _run_id: &str) -> clawboo_engine::Result<Endpoint> {
-        Ok(self.0.clone())
-    }
-}
 
 /// Remembers what it spawned: the first argument (`gateway`, `acp`) and the process group.
 #[derive(Default, Clone)]

@@ -6,6 +6,8 @@
 
 mod common;
 
+use common::Fixed;
+
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -20,9 +22,8 @@ use clawboo_engine::runtimes::process::SystemSpawner;
 use clawboo_engine::runtimes::signin::{Access, AccessSource, FixedAccess, Resolved, SignInLocator};
 use clawboo_engine::runtimes::supervise::Timeouts;
 use clawboo_engine::runtimes::{
-    ApprovalPolicy, Endpoint, EndpointSource, RunChannels, RunEvent, RunOutcome, RunResult, Runtime, TurnInput,
+    ApprovalPolicy, Endpoint, RunChannels, RunEvent, RunOutcome, RunResult, Runtime, TurnInput,
 };
-use clawboo_engine::secrets::Provider;
 use clawboo_engine::store::Store;
 use clawboo_engine::ErrorCode;
 use clawboo_testkit::{Behavior, FakeModelServer};
@@ -39,14 +40,6 @@ const CODEX_ACCESS_TOKEN: &str = "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJleHAiOj
 const CODEX_REFRESH: &str = "rt-fake-own-signin-9b1d";
 /// In the user's own CLAUDE.md / AGENTS.md / settings: must never reach the model.
 const USER_FILES_MARKER: &str = "USER-PRIVATE-CONFIG-MARKER-41c2";
-
-struct Fixed(Endpoint);
-
-impl EndpointSource for Fixed {
-    fn endpoint(&self, _provider: Provider, _run_id: &str) -> clawboo_engine::Result<Endpoint> {
-        Ok(self.0.clone())
-    }
-}
 
 /// A temporary user home with a sign-in, an agent folder and a workspace.
 struct Setup {

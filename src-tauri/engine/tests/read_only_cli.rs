@@ -7,6 +7,8 @@
 
 mod common;
 
+use common::Fixed;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,8 +18,8 @@ use clawboo_engine::runtimes::home::RuntimeHomes;
 use clawboo_engine::runtimes::process::SystemSpawner;
 use clawboo_engine::runtimes::supervise::Timeouts;
 use clawboo_engine::runtimes::{
-    ApprovalPolicy, Endpoint, EndpointSource, PendingPermission, PermissionAnswer, RunChannels, RunEvent, RunOutcome,
-    RunResult, Runtime, TurnInput,
+    ApprovalPolicy, Endpoint, PendingPermission, PermissionAnswer, RunChannels, RunEvent, RunOutcome, RunResult,
+    Runtime, TurnInput,
 };
 use clawboo_engine::secrets::Provider;
 use clawboo_testkit::{Behavior, FakeModelServer, RecordedRequest};
@@ -30,14 +32,6 @@ const TIMEOUTS: Timeouts = Timeouts { silence: Duration::from_secs(90), grace: D
 const OUTSIDE_SECRET: &str = "OUTSIDE-SECRET-5f1e7c";
 /// What a file inside the workspace holds: a read-only agent may read it.
 const INSIDE_TEXT: &str = "INSIDE-NOTE-a4b2";
-
-struct Fixed(Endpoint);
-
-impl EndpointSource for Fixed {
-    fn endpoint(&self, _provider: Provider, _run_id: &str) -> clawboo_engine::Result<Endpoint> {
-        Ok(self.0.clone())
-    }
-}
 
 /// A scratch folder holding the agent's folder (its workspace, as in the app: homes inside)
 /// and, beside it, a marker file outside the workspace.

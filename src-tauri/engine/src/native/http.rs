@@ -154,7 +154,7 @@ fn causes(e: &reqwest::Error) -> String {
 }
 
 /// An error and its causes, each said once.
-fn chain(e: &dyn std::error::Error) -> String {
+pub(crate) fn chain(e: &dyn std::error::Error) -> String {
     let mut parts: Vec<String> = Vec::new();
     let mut next: Option<&dyn std::error::Error> = Some(e);
     while let Some(err) = next {

@@ -4,7 +4,7 @@
 
 pub mod anthropic;
 pub mod conversation;
-mod http;
+pub(crate) mod http;
 pub mod openai;
 pub mod sse;
 pub mod tools;

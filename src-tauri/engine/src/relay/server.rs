@@ -219,7 +219,7 @@ async fn forward(shared: &Arc<Shared>, request: Request<Incoming>) -> Result<Res
         Refusal::new(
             StatusCode::BAD_GATEWAY,
             "api_error",
-            format!("Clawboo's model relay could not reach {host}: {}", causes(&e)),
+            format!("Clawboo's model relay could not reach {host}: {}", crate::native::http::chain(&e)),
         )
     })?;
 
@@ -305,18 +305,4 @@ impl Drop for Tap {
             }
         });
     }
-}
-
-/// What went wrong under a reqwest error, each cause once.
-fn causes(e: &reqwest::Error) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut next: Option<&dyn std::error::Error> = Some(e);
-    while let Some(err) = next {
-        let text = err.to_string();
-        if !parts.iter().any(|p| p.contains(&text)) {
-            parts.push(text);
-        }
-        next = err.source();
-    }
-    parts.join(": ")
 }

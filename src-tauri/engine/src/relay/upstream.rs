@@ -1,25 +1,12 @@
 //! The way out to a provider: one HTTP client that never follows a redirect, and the rules for
 //! which URLs it may call.
 
-use std::time::Duration;
-
 use crate::secrets::{allowed_scheme, Provider};
 
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-/// A stream that sends nothing for this long is given up (providers send keep-alives far more
-/// often). There is no limit on a whole reply.
-const READ_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
-
-/// The relay's client. A redirect is never followed: the key would go along to wherever it
-/// points. System proxies are respected, as for the rest of the app.
+/// The relay's client: the Native runtime's, which never follows a redirect (the key would go
+/// along to wherever it points) and respects system proxies.
 pub fn upstream_client() -> reqwest::Client {
-    reqwest::Client::builder()
-        .connect_timeout(CONNECT_TIMEOUT)
-        .read_timeout(READ_IDLE_TIMEOUT)
-        .redirect(reqwest::redirect::Policy::none())
-        .user_agent(concat!("Clawboo/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .expect("the HTTP client can be built (TLS backend available)")
+    crate::native::http::client()
 }
 
 /// Refuses a URL the key must not travel to: anything but https, except plain http to a

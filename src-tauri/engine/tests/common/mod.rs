@@ -35,6 +35,19 @@ pub fn cli(name: &str) -> Option<PathBuf> {
     None
 }
 
+/// An endpoint source that always answers the same endpoint (the fake model server).
+pub struct Fixed(pub clawboo_engine::runtimes::Endpoint);
+
+impl clawboo_engine::runtimes::EndpointSource for Fixed {
+    fn endpoint(
+        &self,
+        _provider: clawboo_engine::secrets::Provider,
+        _run_id: &str,
+    ) -> clawboo_engine::Result<clawboo_engine::runtimes::Endpoint> {
+        Ok(self.0.clone())
+    }
+}
+
 /// A folder outside /tmp for a CLI's home and temp files (Codex refuses helpers under /tmp).
 pub fn scratch_dir() -> tempfile::TempDir {
     let base = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/cli-scratch");
