@@ -263,6 +263,12 @@ impl Chat {
             }
         }
         let deleted = self.agents.delete(agent_id);
+        if deleted.is_ok() {
+            // A Gateway's lasting relay token goes with its agent.
+            if let Some(relay) = &self.relay {
+                relay.release(agent_id);
+            }
+        }
         lock(&self.closing).remove(agent_id);
         deleted
     }

@@ -155,6 +155,11 @@ impl Relay {
         self.grants().by_token.values().any(|g| g.holder.is_none() && g.run.run_id == run_id)
     }
 
+    /// Whether `holder` (an agent whose Gateway outlives runs) still holds a lasting token.
+    pub fn has_lasting_grant(&self, holder: &str) -> bool {
+        self.grants().lasting.contains_key(holder)
+    }
+
     /// The requests run `run_id` sent through the relay, in order, bodies decompressed.
     pub fn requests(&self, run_id: &str) -> Result<Vec<RelayedRequest>> {
         self.shared.store.read(|conn| record::requests(conn, run_id))
