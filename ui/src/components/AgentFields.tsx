@@ -175,7 +175,7 @@ export function AgentFields({ values, onChange, errors, handleServerError, testI
             ))}
           </select>
           <p className="field__hint" id={`${id}-approval-hint`}>
-            What the agent may do without asking: run tools, edit files.
+            {APPROVAL_POLICIES.find((p) => p.value === values.approvalPolicy)?.hint}
           </p>
         </div>
 

@@ -122,6 +122,8 @@ describe("New agent form", () => {
       ["read_only", "Read-only"],
     ]);
     expect(approval.value).toBe("ask");
+    const hint = () => document.getElementById(approval.getAttribute("aria-describedby") ?? "")?.textContent;
+    expect(hint()).toBe("Asks you before it runs a command or changes a file.");
     expect(screen.queryByTestId("agent-provider-select")).toBeNull();
 
     await user.selectOptions(screen.getByTestId("agent-runtime-select"), "native");
@@ -131,6 +133,7 @@ describe("New agent form", () => {
 
     await user.selectOptions(provider, "openrouter");
     await user.selectOptions(approval, "read_only");
+    expect(hint()).toMatch(/its own folder only: no commands that could read elsewhere, no web, no writes/);
     await user.type(screen.getByTestId("agent-name-input"), "Native one");
     await user.type(screen.getByTestId("agent-handle-input"), "native1");
     await user.click(screen.getByTestId("create-agent-submit"));
