@@ -220,7 +220,10 @@ try {
       `return [...document.querySelectorAll('[data-testid^="activity-tool-"]')].map(e => e.innerText).join(" | ")`,
     );
     if (!tools.includes("list_files") || !tools.includes("SOUL.md")) {
-      throw new Error(`the Activity card does not show the tool call and its output: ${tools.slice(0, 300)}`);
+      const page = await driver.execute("return document.body.innerText");
+      throw new Error(
+        `the Activity card does not show the tool call and its output: ${tools.slice(0, 300)}\npage: ${page.slice(0, 800)}`,
+      );
     }
     await saveScreenshot("native-chat.png");
   });

@@ -180,4 +180,36 @@ describe("RunActivityStore", () => {
     expect(store.hasGaps("run-1")).toBe(false);
     expect(store.get("run-1")?.text).toBe("abcd");
   });
+
+  it("counts a finished run incomplete until its finished record is here", () => {
+    const { store, frame } = manualStore();
+    expect(store.isIncomplete("run-1")).toBe(true); // nothing heard of it
+    store.merge("run-1", []);
+    expect(store.isIncomplete("run-1")).toBe(true); // an empty early backfill
+    store.add(rec(1, { type: "textDelta", text: "a" }));
+    expect(store.isIncomplete("run-1")).toBe(true); // no end yet
+    store.add(rec(2, { type: "finished", outcome: "succeeded", message: null }));
+    frame();
+    expect(store.isIncomplete("run-1")).toBe(false);
+  });
+
+  it("fetches a finished run again after an early fetch that found nothing stored yet", async () => {
+    const { store, frame } = manualStore();
+    let releaseEarly: (records: RunEventRecord[]) => void = () => {};
+    const early = store.backfill("run-1", () => new Promise((resolve) => (releaseEarly = resolve)));
+    const all = [
+      rec(1, { type: "textDelta", text: "done" }),
+      rec(2, { type: "finished", outcome: "succeeded", message: null }),
+    ];
+    const later = vi.fn(async () => all);
+    const completing = store.completeFinished("run-1", later);
+    releaseEarly([]); // read before the run's records were stored
+    await early;
+    await completing;
+    frame();
+    expect(later).toHaveBeenCalledTimes(1);
+    expect(store.get("run-1")?.text).toBe("done");
+    await store.completeFinished("run-1", later);
+    expect(later).toHaveBeenCalledTimes(1); // complete now: no more fetches
+  });
 });

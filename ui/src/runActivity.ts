@@ -87,6 +87,16 @@ export class RunActivityStore {
     return !!state && state.records.length < state.fold.lastSeq;
   }
 
+  /**
+   * For a run known to be over: true unless every record up to its `finished` one is here.
+   * A run that ends within milliseconds can be over before its first backfill finds anything
+   * stored, and its live records may all be missing, which leaves no gap to notice.
+   */
+  isIncomplete(runId: string): boolean {
+    const state = this.runs.get(runId);
+    return !state || state.fold.finished === null || this.hasGaps(runId);
+  }
+
   /** After the event stream lagged: refetch the runs someone is looking at. */
   resync(): void {
     for (const runId of this.listeners.keys()) this.backfill(runId).catch(() => {});
@@ -101,6 +111,18 @@ export class RunActivityStore {
       .finally(() => this.inflight.delete(runId));
     this.inflight.set(runId, promise);
     return promise;
+  }
+
+  /**
+   * For a run now known to be over: once any fetch in flight is done (it may have read the
+   * store before the run's last records were written), fetches again if still incomplete.
+   */
+  async completeFinished(
+    runId: string,
+    fetch: (runId: string) => Promise<RunEventRecord[]> = api.runActivity,
+  ): Promise<void> {
+    await this.inflight.get(runId)?.catch(() => {});
+    if (this.isIncomplete(runId)) await this.backfill(runId, fetch);
   }
 
   /** Publishes pending changes to subscribers now. */
@@ -148,7 +170,7 @@ export function useRunActivityStore(): RunActivityStore {
 /**
  * A run's activity, live. On mount it backfills what happened before (once),
  * merged by `seq` with whatever arrives meanwhile. Once `settled` (the run is
- * over), it fetches again if live records were lost on the way.
+ * over), it fetches again unless it holds every record up to the run's end.
  */
 export function useRunActivity(runId: string | null, settled = false): { activity: RunActivity; backfillError: unknown } {
   const store = useRunActivityStore();
@@ -167,7 +189,7 @@ export function useRunActivity(runId: string | null, settled = false): { activit
   }, [store, runId]);
 
   useEffect(() => {
-    if (runId && settled && store.hasGaps(runId)) store.backfill(runId).catch(() => {});
+    if (runId && settled) store.completeFinished(runId).catch(() => {});
   }, [store, runId, settled]);
 
   const subscribe = useCallback(
