@@ -71,9 +71,9 @@ async fn requests_without_a_valid_token_are_refused_with_401() {
     let server = FakeModelServer::start(Behavior::text("never")).await;
     let s = relay_to(server.base_url(), Some(REAL_KEY));
     let url = format!("{}/v1/messages", s.relay.base_url(Provider::Anthropic));
-    let granted = s.relay.grant("run-1", Provider::Anthropic).api_key.unwrap();
-    let openai_token = s.relay.grant("run-1", Provider::OpenAi).api_key.unwrap();
-    let revoked = s.relay.grant("run-2", Provider::Anthropic).api_key.unwrap();
+    let granted = s.relay.grant("run-1", Provider::Anthropic).unwrap().api_key.unwrap();
+    let openai_token = s.relay.grant("run-1", Provider::OpenAi).unwrap().api_key.unwrap();
+    let revoked = s.relay.grant("run-2", Provider::Anthropic).unwrap().api_key.unwrap();
     s.relay.revoke("run-2");
     let cases: [(&str, Option<(&str, String)>); 5] = [
         ("no token", None),
@@ -110,7 +110,7 @@ async fn requests_without_a_valid_token_are_refused_with_401() {
 async fn anthropic_streams_through_with_the_real_key_and_is_recorded_with_usage() {
     let server = FakeModelServer::start(Behavior::text("Hi from the model.")).await;
     let s = relay_to(format!("{}/v1", server.base_url()), Some(REAL_KEY));
-    let endpoint = s.relay.grant("run-a", Provider::Anthropic);
+    let endpoint = s.relay.grant("run-a", Provider::Anthropic).unwrap();
     let token = endpoint.api_key.clone().unwrap();
     assert!(endpoint.base_url.starts_with("http://127.0.0.1:") && endpoint.base_url.ends_with("/anthropic"));
     let response = s
@@ -154,7 +154,7 @@ async fn anthropic_streams_through_with_the_real_key_and_is_recorded_with_usage(
 async fn responses_and_chat_completions_stream_through_with_usage_streamed_or_not() {
     let server = FakeModelServer::start(Behavior::text("Fine.")).await;
     let s = relay_to(format!("{}/v1/", server.base_url()), Some(REAL_KEY));
-    let endpoint = s.relay.grant("run-o", Provider::OpenAi);
+    let endpoint = s.relay.grant("run-o", Provider::OpenAi).unwrap();
     let token = endpoint.api_key.clone().unwrap();
     assert!(endpoint.base_url.ends_with("/openai/v1"));
     let tools = json!([{"type": "function", "name": "shell", "parameters": {"type": "object"}}]);
@@ -227,7 +227,7 @@ async fn a_redirect_is_never_followed_with_the_key() {
     let elsewhere = FakeModelServer::start(Behavior::text("stolen")).await;
     let server = FakeModelServer::start(Behavior::redirect(format!("{}/v1/messages", elsewhere.base_url()))).await;
     let s = relay_to(server.base_url(), Some(REAL_KEY));
-    let endpoint = s.relay.grant("run-r", Provider::Anthropic);
+    let endpoint = s.relay.grant("run-r", Provider::Anthropic).unwrap();
     let response = s
         .client
         .post(format!("{}/v1/messages", endpoint.base_url))
@@ -250,7 +250,7 @@ async fn a_redirect_is_never_followed_with_the_key() {
 async fn plain_http_to_a_remote_host_is_refused_before_anything_is_sent() {
     // A host name that is not this machine: refused by rule, whether or not it resolves.
     let s = relay_to("http://models.example.test/v1".into(), Some(REAL_KEY));
-    let endpoint = s.relay.grant("run-h", Provider::OpenAi);
+    let endpoint = s.relay.grant("run-h", Provider::OpenAi).unwrap();
     let response = s
         .client
         .post(format!("{}/responses", endpoint.base_url))
@@ -297,7 +297,7 @@ async fn a_lasting_token_stays_the_same_and_follows_the_holders_latest_run() {
 async fn a_body_over_the_cap_is_stored_up_to_the_cap_and_forwarded_whole() {
     let server = FakeModelServer::start(Behavior::text("ok")).await;
     let s = relay_to(server.base_url(), Some(REAL_KEY));
-    let endpoint = s.relay.grant("run-big", Provider::Anthropic);
+    let endpoint = s.relay.grant("run-big", Provider::Anthropic).unwrap();
     let big = "x".repeat(MAX_STORED_BODY_BYTES + 1000);
     let body = json!({"model": "m", "messages": [{"role": "user", "content": big}]}).to_string();
     let response = s

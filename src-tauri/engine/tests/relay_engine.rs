@@ -54,7 +54,7 @@ fn a_native_chat_goes_through_the_relay_with_the_keychains_key_and_is_recorded()
     assert!(records[0].usage.as_ref().is_some_and(|u| u.input_tokens.is_some()));
 
     // An OpenClaw Gateway of this agent would hold a lasting token: it goes with the agent.
-    engine.relay().grant_lasting(&agent.id, "gateway-run", Provider::Anthropic);
+    engine.relay().grant_lasting(&agent.id, "gateway-run", Provider::Anthropic).unwrap();
     assert!(engine.relay().has_lasting_grant(&agent.id));
     engine.delete_agent(&agent.id).unwrap();
     assert!(engine.relay().requests(&run.id).unwrap().is_empty(), "records go with the agent's runs");

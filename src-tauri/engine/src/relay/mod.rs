@@ -61,6 +61,9 @@ pub(crate) struct Grant {
     pub(crate) run: Arc<RunLog>,
     /// Set for a lasting grant (see [`EndpointSource::lasting_endpoint`]).
     holder: Option<String>,
+    /// Where its requests go and the key they get, read (keychain, Settings) when granted, so a
+    /// model call costs no lookup. A lasting grant is granted again every turn.
+    pub(crate) upstream: Endpoint,
 }
 
 #[derive(Default)]
@@ -110,17 +113,21 @@ impl Relay {
         }
     }
 
-    /// A token for run `run_id` to call `provider` with, valid until [`Relay::revoke`].
-    pub fn grant(&self, run_id: &str, provider: Provider) -> Endpoint {
+    /// A token for run `run_id` to call `provider` with, valid until [`Relay::revoke`]. Fails,
+    /// with the fix, when the provider cannot be called (no base URL, no key).
+    pub fn grant(&self, run_id: &str, provider: Provider) -> Result<Endpoint> {
+        let upstream = callable_upstream(self.shared.upstream.as_ref(), provider)?;
         let token = new_token();
         let mut grants = self.grants();
         let run = run_log(&mut grants, run_id);
-        grants.by_token.insert(token.clone(), Grant { provider, run, holder: None });
-        Endpoint { base_url: self.base_url(provider), api_key: Some(token) }
+        grants.by_token.insert(token.clone(), Grant { provider, run, holder: None, upstream });
+        Ok(Endpoint { base_url: self.base_url(provider), api_key: Some(token) })
     }
 
-    /// The same token for `holder` every time; its requests count for `run_id` from now on.
-    pub fn grant_lasting(&self, holder: &str, run_id: &str, provider: Provider) -> Endpoint {
+    /// The same token for `holder` every time; its requests count for `run_id` (and use the
+    /// key of now) from this grant on.
+    pub fn grant_lasting(&self, holder: &str, run_id: &str, provider: Provider) -> Result<Endpoint> {
+        let upstream = callable_upstream(self.shared.upstream.as_ref(), provider)?;
         let mut grants = self.grants();
         let run = run_log(&mut grants, run_id);
         let token = match grants.lasting.get(holder) {
@@ -131,8 +138,8 @@ impl Relay {
                 token
             }
         };
-        grants.by_token.insert(token.clone(), Grant { provider, run, holder: Some(holder.to_owned()) });
-        Endpoint { base_url: self.base_url(provider), api_key: Some(token) }
+        grants.by_token.insert(token.clone(), Grant { provider, run, holder: Some(holder.to_owned()), upstream });
+        Ok(Endpoint { base_url: self.base_url(provider), api_key: Some(token) })
     }
 
     /// Ends every per-run token of `run_id`. Lasting tokens stay (their process still runs).
@@ -191,24 +198,23 @@ fn new_token() -> String {
     format!("clawboo-relay-{}{}", uuid::Uuid::new_v4().simple(), uuid::Uuid::new_v4().simple())
 }
 
-/// Fails early, with the fix, when the provider cannot be called: no base URL, no key.
-fn check_callable(upstream: &dyn Upstream, provider: Provider) -> Result<()> {
+/// Where `provider`'s requests go and their key; fails early, with the fix, when it cannot be
+/// called: no base URL, no key.
+fn callable_upstream(upstream: &dyn Upstream, provider: Provider) -> Result<Endpoint> {
     let endpoint = upstream.upstream(provider)?;
     let has_key = endpoint.api_key.as_deref().is_some_and(|k| !k.trim().is_empty());
     if !has_key && provider != Provider::Custom {
         return Err(Error::MissingApiKey(format!("Add an {} API key in Settings > API keys.", provider.label())));
     }
-    Ok(())
+    Ok(endpoint)
 }
 
 impl EndpointSource for Relay {
     fn endpoint(&self, provider: Provider, run_id: &str) -> Result<Endpoint> {
-        check_callable(self.shared.upstream.as_ref(), provider)?;
-        Ok(self.grant(run_id, provider))
+        self.grant(run_id, provider)
     }
 
     fn lasting_endpoint(&self, provider: Provider, holder: &str, run_id: &str) -> Result<Endpoint> {
-        check_callable(self.shared.upstream.as_ref(), provider)?;
-        Ok(self.grant_lasting(holder, run_id, provider))
+        self.grant_lasting(holder, run_id, provider)
     }
 }

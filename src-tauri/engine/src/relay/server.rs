@@ -118,15 +118,8 @@ fn token(headers: &HeaderMap) -> Option<&str> {
     scheme.eq_ignore_ascii_case("bearer").then_some(value.trim())
 }
 
-/// Request headers never passed on: credentials (ours are added), hop-by-hop headers, the
-/// length (recomputed), and `accept-encoding` so the answer comes uncompressed and its usage
-/// can be read.
-const DROPPED_REQUEST_HEADERS: &[&str] = &[
-    "host",
-    "authorization",
-    "x-api-key",
-    "proxy-authorization",
-    "cookie",
+/// Hop-by-hop headers and the length (recomputed, or streamed): never passed either way.
+const HOP_BY_HOP: &[&str] = &[
     "connection",
     "keep-alive",
     "proxy-connection",
@@ -135,20 +128,12 @@ const DROPPED_REQUEST_HEADERS: &[&str] = &[
     "transfer-encoding",
     "upgrade",
     "content-length",
-    "accept-encoding",
 ];
 
-/// Answer headers not passed back: hop-by-hop, and the length (the body is streamed).
-const DROPPED_RESPONSE_HEADERS: &[&str] = &[
-    "connection",
-    "keep-alive",
-    "proxy-connection",
-    "te",
-    "trailer",
-    "transfer-encoding",
-    "upgrade",
-    "content-length",
-];
+/// Request headers never passed on besides [`HOP_BY_HOP`]: credentials (ours are added), the
+/// host, and `accept-encoding` so the answer comes uncompressed and its usage can be read.
+const DROPPED_REQUEST_HEADERS: &[&str] =
+    &["host", "authorization", "x-api-key", "proxy-authorization", "cookie", "accept-encoding"];
 
 fn grant_for(shared: &Shared, token: &str) -> Option<Grant> {
     shared.grants().by_token.get(token).cloned()
@@ -187,19 +172,13 @@ async fn forward(shared: &Arc<Shared>, request: Request<Incoming>) -> Result<Res
     let seq = grant.run.next_seq.fetch_add(1, Ordering::Relaxed);
     let at = crate::chat::now_ms();
 
-    // The key is read now, not when the token was granted: a key changed in Settings applies
-    // to the next request. Keychain and store calls block, so they run off the async workers.
-    let upstream = shared.upstream.clone();
-    let endpoint = tokio::task::spawn_blocking(move || upstream.upstream(provider))
-        .await
-        .map_err(|e| Refusal::new(StatusCode::BAD_GATEWAY, "api_error", format!("The key lookup failed: {e}")))?
-        .map_err(|e| Refusal::new(StatusCode::BAD_GATEWAY, "api_error", e.to_string()))?;
+    let endpoint = &grant.upstream;
     let query = parts.uri.query();
     let url = upstream_url(provider, &endpoint.base_url, rest, query);
     let url = check_upstream_url(&url).map_err(|m| Refusal::new(StatusCode::BAD_GATEWAY, "api_error", m))?;
 
     let mut headers = parts.headers.clone();
-    for name in DROPPED_REQUEST_HEADERS {
+    for name in HOP_BY_HOP.iter().chain(DROPPED_REQUEST_HEADERS) {
         headers.remove(*name);
     }
     if let Some(key) = endpoint.api_key.as_deref().map(str::trim).filter(|k| !k.is_empty()) {
@@ -254,7 +233,7 @@ async fn forward(shared: &Arc<Shared>, request: Request<Incoming>) -> Result<Res
     }
 
     let mut response_headers = answer.headers().clone();
-    for name in DROPPED_RESPONSE_HEADERS {
+    for name in HOP_BY_HOP {
         response_headers.remove(*name);
     }
     let content_type = response_headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok());
