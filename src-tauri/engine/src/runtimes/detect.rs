@@ -169,31 +169,39 @@ fn lists_flag(help: &str, flag: &str) -> bool {
 }
 
 fn run_help(binary: &Path, home: &Path) -> Option<String> {
-    let mut child = std::process::Command::new(binary)
-        .arg("--help")
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
+    let mut command = std::process::Command::new(binary);
+    command.arg("--help").env_clear().env("PATH", std::env::var_os("PATH").unwrap_or_default()).env("HOME", home);
+    run_within(command, Duration::from_secs(10)).ok().map(|(stdout, _)| stdout)
+}
+
+/// Runs `command` (stdin closed) to its end or `deadline`, killing it then; its stdout and
+/// stderr, each read up to 64 KiB. `Err` says, in words, why there is no output. Blocking.
+pub(crate) fn run_within(mut command: std::process::Command, deadline: Duration) -> Result<(String, String), String> {
+    use std::io::Read;
+    use std::process::Stdio;
+    const MAX_OUTPUT: u64 = 64 * 1024;
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
-        .ok()?;
-    let mut stdout = child.stdout.take()?;
-    let reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = std::io::Read::read_to_string(&mut stdout, &mut text);
-        text
+        .map_err(|e| format!("it does not start ({e})"))?;
+    let (mut stdout, mut stderr) = (child.stdout.take().ok_or("no output")?, child.stderr.take().ok_or("no output")?);
+    let readers = std::thread::spawn(move || {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let _ = (&mut stdout).take(MAX_OUTPUT).read_to_end(&mut out);
+        let _ = (&mut stderr).take(MAX_OUTPUT).read_to_end(&mut err);
+        (String::from_utf8_lossy(&out).into_owned(), String::from_utf8_lossy(&err).into_owned())
     });
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let until = std::time::Instant::now() + deadline;
     loop {
         match child.try_wait() {
-            Ok(Some(_)) => return reader.join().ok(),
-            Ok(None) if std::time::Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
+            Ok(Some(_)) => return readers.join().map_err(|_| "its output could not be read".to_owned()),
+            Ok(None) if std::time::Instant::now() < until => std::thread::sleep(Duration::from_millis(10)),
             _ => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return None;
+                return Err(format!("it did not answer within {} s", deadline.as_secs()));
             }
         }
     }

@@ -2,18 +2,14 @@
 //! path to an executable file that answers `--version` the way that CLI does. Blocking: call it
 //! from a blocking thread.
 
-use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::detect;
 use crate::agents::RuntimeKind;
 use crate::error::{Error, Result};
 
 const DEADLINE: Duration = Duration::from_secs(15);
-/// Enough for any version banner; more is not read.
-const MAX_OUTPUT: u64 = 64 * 1024;
 
 pub fn check_program(kind: RuntimeKind, path: &Path) -> Result<()> {
     let name = detect::label(kind);
@@ -76,35 +72,9 @@ fn expected(kind: RuntimeKind) -> &'static str {
 
 /// `program --version` (stdout, then stderr), with a deadline and a cap on what is read.
 fn version_output(program: &Path) -> Result<String, String> {
-    let mut child = Command::new(program)
-        .arg("--version")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("it does not start ({e})"))?;
-    let mut stdout = child.stdout.take().ok_or("no output")?;
-    let mut stderr = child.stderr.take().ok_or("no output")?;
-    let readers = std::thread::spawn(move || {
-        let mut out = Vec::new();
-        let mut err = Vec::new();
-        let _ = (&mut stdout).take(MAX_OUTPUT).read_to_end(&mut out);
-        let _ = (&mut stderr).take(MAX_OUTPUT).read_to_end(&mut err);
-        format!("{}\n{}", String::from_utf8_lossy(&out), String::from_utf8_lossy(&err))
-    });
-    let started = Instant::now();
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break,
-            Ok(None) if started.elapsed() < DEADLINE => std::thread::sleep(Duration::from_millis(20)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!("it did not answer `--version` within {} s", DEADLINE.as_secs()));
-            }
-        }
-    }
-    readers.join().map_err(|_| "its output could not be read".to_owned())
+    let mut command = std::process::Command::new(program);
+    command.arg("--version");
+    detect::run_within(command, DEADLINE).map(|(out, err)| format!("{out}\n{err}"))
 }
 
 #[cfg(test)]
