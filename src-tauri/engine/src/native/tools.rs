@@ -183,13 +183,13 @@ fn io_error(raw: &str, e: &std::io::Error) -> String {
     }
 }
 
-/// Where `raw` (relative to the workspace) really is, refusing anything outside the workspace:
-/// absolute paths, `..`, the runtime homes, tool configuration, and symbolic links that lead
-/// out or into those. The path itself need not exist; its nearest existing ancestor is
-/// resolved, links included.
 const TOOL_CONFIG_REFUSAL: &str = "configures a tool (runtime settings, git, shell or package-manager files): \
      agents may not read or change it.";
 
+/// Where `raw` (relative to the workspace) really is, refusing anything outside the workspace:
+/// absolute paths, `..`, the runtime homes, tool configuration, and symbolic links that lead
+/// out or into those. The path itself need not exist; its nearest existing ancestor is
+/// resolved, links included ([`confine::real_path`]).
 pub fn resolve(workspace: &Path, raw: &str) -> Result<PathBuf, String> {
     let refused = |why: &str| Err(format!("Refused: {raw} {why}"));
     let rel = Path::new(raw);
@@ -198,9 +198,6 @@ pub fn resolve(workspace: &Path, raw: &str) -> Result<PathBuf, String> {
             Component::Normal(name) if name.to_string_lossy().eq_ignore_ascii_case(HOMES_DIR) => {
                 return refused("is inside .clawboo, Clawboo's own folder, which tools may not touch.");
             }
-            Component::Normal(_) if confine::is_tool_config(rel) => {
-                return refused(TOOL_CONFIG_REFUSAL);
-            }
             Component::Normal(_) | Component::CurDir => {}
             Component::ParentDir => return refused("contains \"..\"; use a path inside the workspace."),
             Component::RootDir | Component::Prefix(_) => {
@@ -208,27 +205,12 @@ pub fn resolve(workspace: &Path, raw: &str) -> Result<PathBuf, String> {
             }
         }
     }
+    if confine::is_tool_config(rel) {
+        return refused(TOOL_CONFIG_REFUSAL);
+    }
     let root = workspace.canonicalize().map_err(|e| format!("The workspace cannot be opened: {e}"))?;
-    let joined = root.join(rel);
-    let mut probe = joined.as_path();
-    let mut missing = Vec::new();
-    let real = loop {
-        match probe.canonicalize() {
-            Ok(real) => break real,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                if probe.symlink_metadata().is_ok() {
-                    return refused("is a symbolic link to something that does not exist.");
-                }
-                match (probe.parent(), probe.file_name()) {
-                    (Some(parent), Some(name)) => {
-                        missing.push(name.to_owned());
-                        probe = parent;
-                    }
-                    _ => return Err(format!("{raw} cannot be resolved.")),
-                }
-            }
-            Err(e) => return Err(format!("{raw} cannot be resolved: {e}")),
-        }
+    let Some(real) = confine::real_path(&root, rel) else {
+        return refused("is a symbolic link to something that does not exist, or cannot be resolved.");
     };
     let Ok(inside) = real.strip_prefix(&root) else {
         return refused("leads outside the workspace (through a symbolic link).");
@@ -239,7 +221,7 @@ pub fn resolve(workspace: &Path, raw: &str) -> Result<PathBuf, String> {
     if confine::is_tool_config(inside) {
         return refused(TOOL_CONFIG_REFUSAL);
     }
-    Ok(missing.into_iter().rev().fold(real, |path, name| path.join(name)))
+    Ok(real)
 }
 
 #[cfg(test)]
