@@ -37,3 +37,16 @@ impl RuntimeHomes {
 /// Variables every CLI may take from Clawboo's environment. Everything else is set explicitly.
 pub const INHERITED_ENV: &[&str] =
     &["PATH", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "USER", "LOGNAME", "SHELL", "SYSTEMROOT", "COMSPEC", "PATHEXT"];
+
+/// Writes a file only its owner can read (settings that name secrets' variables, tokens).
+pub fn write_private(path: &Path, text: &str) -> Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let write = |mut file: std::fs::File| std::io::Write::write_all(&mut file, text.as_bytes());
+    options.open(path).and_then(write).map_err(|e| Error::io(format!("Cannot write {}", path.display()), e))
+}

@@ -30,14 +30,14 @@
 mod protocol;
 pub mod read_only;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::json;
 
 pub use protocol::AcpProtocol;
 
-use super::home::INHERITED_ENV;
+use super::home::{write_private, INHERITED_ENV};
 use super::process::{CommandSpec, Spawner};
 use super::supervise::{supervise, Timeouts};
 use super::{
@@ -106,7 +106,8 @@ impl HermesRuntime {
         let endpoint = self.endpoints.endpoint(provider, &input.run_id)?;
         let home = input.homes.home(RuntimeKind::Hermes)?;
         let hermes_home = home.join(".hermes");
-        create_private_dir(&hermes_home)?;
+        crate::config::create_private_dir(&hermes_home)
+            .map_err(|e| Error::io(format!("Cannot create {}", hermes_home.display()), e))?;
         let model = if input.agent.model.trim().is_empty() { DEFAULT_MODEL } else { input.agent.model.trim() };
         let mut config = config_yaml(model, &endpoint.base_url, endpoint.api_key.is_some());
         if input.approval == ApprovalPolicy::ReadOnly {
@@ -197,27 +198,4 @@ pub fn config_yaml(model: &str, base_url: &str, has_key: bool) -> String {
 
 fn path_str(path: &Path) -> String {
     path.to_string_lossy().into_owned()
-}
-
-fn create_private_dir(dir: &PathBuf) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(format!("Cannot create {}", dir.display()), e))?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
-    }
-    Ok(())
-}
-
-/// Writes a file only its owner can read.
-fn write_private(path: &Path, text: &str) -> Result<()> {
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let write = |mut file: std::fs::File| std::io::Write::write_all(&mut file, text.as_bytes());
-    options.open(path).and_then(write).map_err(|e| Error::io(format!("Cannot write {}", path.display()), e))
 }

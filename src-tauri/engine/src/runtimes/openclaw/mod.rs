@@ -65,7 +65,7 @@ use crate::agents::RuntimeKind;
 use crate::error::{Error, Result};
 use crate::secrets::Provider;
 
-use super::home::INHERITED_ENV;
+use super::home::{write_private, INHERITED_ENV};
 use super::process::{CommandSpec, Spawner};
 use super::supervise::{supervise, Timeouts};
 use super::{Capabilities, EndpointSource, HistoryMode, PersonaDelivery, RunChannels, RunResult, Runtime, TurnInput};
@@ -277,17 +277,4 @@ impl Runtime for OpenclawRuntime {
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<RunResult>> + Send + '_>> {
         Box::pin(self.run_turn(input, channels))
     }
-}
-
-/// Writes a file only its owner can read.
-fn write_private(path: &Path, text: &str) -> Result<()> {
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let write = |mut file: std::fs::File| std::io::Write::write_all(&mut file, text.as_bytes());
-    options.open(path).and_then(write).map_err(|e| Error::io(format!("Cannot write {}", path.display()), e))
 }
