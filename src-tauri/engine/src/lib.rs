@@ -4,6 +4,7 @@
 pub mod agents;
 pub mod chat;
 pub mod config;
+pub mod context;
 pub mod error;
 pub mod events;
 pub mod native;
@@ -11,6 +12,7 @@ pub mod relay;
 pub mod runtimes;
 pub mod secrets;
 pub mod store;
+pub mod tools;
 
 use std::sync::Arc;
 use std::time::Duration;

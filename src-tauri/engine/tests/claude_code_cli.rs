@@ -84,6 +84,8 @@ fn input(s: &Setup, message: &str, approval: ApprovalPolicy, resume: Option<Stri
         persona: Some(SOUL.into()),
         resume_session: resume,
         fork_session: false,
+        preamble: None,
+        tools: None,
         transcript: Vec::new(),
         approval,
         program: Some(s.program.clone()),

@@ -91,6 +91,8 @@ impl Setup {
             persona: Some(SOUL.into()),
             resume_session: resume,
             fork_session: false,
+            preamble: None,
+            tools: None,
             transcript: Vec::new(),
             approval,
             program: Some(self.program.clone()),

@@ -189,6 +189,8 @@ async fn the_agent_sees_no_key(cli: Cli) {
         persona: Some("You are Keys. SOUL-MARKER-k3y5".into()),
         resume_session: None,
         fork_session: false,
+        preamble: None,
+        tools: None,
         transcript: Vec::new(),
         approval: ApprovalPolicy::AllowAll,
         program: Some(program),

@@ -82,6 +82,8 @@ fn input(agent: Agent, workspace: &Path, message: &str, transcript: Vec<Transcri
         persona: None,
         resume_session: None,
         fork_session: false,
+        preamble: None,
+        tools: None,
         transcript,
         program: None,
     }

@@ -214,6 +214,8 @@ fn resumed(agent: Agent, workspace: &Path, program: &Path, message: &str, sessio
         persona: None,
         resume_session: session,
         fork_session: false,
+        preamble: None,
+        tools: None,
         transcript: Vec::new(),
         program: Some(program.to_owned()),
     }

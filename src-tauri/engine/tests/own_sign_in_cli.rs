@@ -128,6 +128,8 @@ fn input(s: &Setup, kind: RuntimeKind, program: PathBuf) -> TurnInput {
         persona: Some("You are Scout.".into()),
         resume_session: None,
         fork_session: false,
+        preamble: None,
+        tools: None,
         transcript: Vec::new(),
         approval: ApprovalPolicy::Ask,
         program: Some(program),

@@ -84,6 +84,8 @@ fn input(scene: &Scene, kind: RuntimeKind, program: PathBuf, message: &str, appr
         persona: Some("You are Scout.".into()),
         resume_session: None,
         fork_session: false,
+        preamble: None,
+        tools: None,
         transcript: Vec::new(),
         approval,
         program: Some(program),

@@ -341,6 +341,8 @@ fn native_input(workspace: &Path, run_id: &str) -> TurnInput {
         persona: None,
         resume_session: None,
         fork_session: false,
+        preamble: None,
+        tools: None,
         transcript: Vec::new(),
         approval: ApprovalPolicy::Ask,
         program: None,

@@ -181,6 +181,8 @@ impl Chat {
                 .clone()
                 .filter(|_| matches!(plan, Plan::Resume | Plan::Fork { .. })),
             fork_session: matches!(plan, Plan::Fork { .. }),
+            preamble: None,
+            tools: None,
             transcript,
             approval: agent.approval_policy,
             program,

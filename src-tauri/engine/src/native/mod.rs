@@ -100,7 +100,8 @@ impl NativeRuntime {
             let text = non_empty(&turn.assistant, "(no reply)");
             items.push(Item::Assistant(AssistantTurn { text, ..Default::default() }));
         }
-        items.push(Item::User(input.message.clone()));
+        // The preamble rides on this request only: the carried transcript holds the bare message.
+        items.push(Item::User(input.text_to_send()));
         self.drive(&call, items, &input, &channels).await
     }
 

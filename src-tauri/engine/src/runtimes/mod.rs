@@ -107,10 +107,18 @@ pub struct TurnInput {
     pub workspace: PathBuf,
     /// The agent's private homes and temp folder for CLIs.
     pub homes: home::RuntimeHomes,
-    /// The user's message, exactly as typed.
+    /// The message of this turn, exactly as the user (or the agent handing out a task) wrote it.
     pub message: String,
-    /// SOUL.md within the persona budget, for runtimes that need Clawboo to send it.
+    /// What goes in the runtime's own system/developer slot for this run, for runtimes that
+    /// need Clawboo to send it: SOUL.md (within its budget) in a one-to-one chat; a team turn's
+    /// steady context (persona, rules, About you, teammates, how to work).
     pub persona: Option<String>,
+    /// Clawboo's context placed in front of the message for this request only (see
+    /// [`TurnInput::text_to_send`]). Native adds it at request time and never stores it in the
+    /// carried transcript, so the steady prefix stays byte-identical turn to turn.
+    pub preamble: Option<String>,
+    /// Clawboo's own tools for this run (team chat), bound to this run's caller.
+    pub tools: Option<crate::tools::ToolGrant>,
     /// The runtime session to continue, if the conversation has one.
     pub resume_session: Option<String>,
     /// Branch `resume_session` into a new session built from the setup of now, because the
@@ -123,6 +131,16 @@ pub struct TurnInput {
     pub approval: ApprovalPolicy,
     /// The CLI to start, as located by detection (None for Native).
     pub program: Option<PathBuf>,
+}
+
+impl TurnInput {
+    /// The text a CLI receives as the user's message: the preamble, a blank line, the message.
+    pub fn text_to_send(&self) -> String {
+        match self.preamble.as_deref().map(str::trim_end).filter(|p| !p.is_empty()) {
+            Some(preamble) => format!("{preamble}\n\n{}", self.message),
+            None => self.message.clone(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -187,7 +187,7 @@ impl Runtime for ClaudeCodeRuntime {
         Box::pin(async move {
             super::detect::probe_help(input.program.as_deref(), input.homes.home(RuntimeKind::ClaudeCode).ok()).await;
             let spec = self.command(&input)?;
-            let protocol = DuplexProtocol::new(input.message.clone(), input.resume_session.is_some())
+            let protocol = DuplexProtocol::new(input.text_to_send(), input.resume_session.is_some())
                 .confined_to(input.workspace.clone());
             supervise(self.spawner.as_ref(), &spec, Box::new(protocol), channels, input.approval, self.timeouts).await
         })

@@ -141,7 +141,7 @@ impl CodexRuntime {
             sandbox,
             developer_instructions: input.persona.clone().filter(|p| !p.trim().is_empty()),
         };
-        let protocol = AppServerProtocol::new(setup, input.resume_session.clone(), input.message.clone())
+        let protocol = AppServerProtocol::new(setup, input.resume_session.clone(), input.text_to_send())
             .carrying(input.transcript.clone());
         Ok((spec, protocol))
     }

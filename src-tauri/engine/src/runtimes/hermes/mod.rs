@@ -167,7 +167,7 @@ impl Runtime for HermesRuntime {
         Box::pin(async move {
             let spec = self.prepare(&input)?;
             let protocol =
-                AcpProtocol::new(path_str(&input.workspace), input.message.clone(), input.resume_session.clone())
+                AcpProtocol::new(path_str(&input.workspace), input.text_to_send(), input.resume_session.clone())
                     .forking(input.fork_session);
             supervise(self.spawner.as_ref(), &spec, Box::new(protocol), channels, input.approval, self.timeouts).await
         })

@@ -235,7 +235,7 @@ impl OpenclawRuntime {
         bridge.args.extend(["--url".to_owned(), address.url()]);
         let protocol = OpenclawAcp::new(
             input.workspace.to_string_lossy().into_owned(),
-            input.message.clone(),
+            input.text_to_send(),
             input.resume_session.clone(),
             Some(database),
             since,

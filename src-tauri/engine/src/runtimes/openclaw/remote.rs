@@ -119,7 +119,7 @@ impl OpenclawRuntime {
         });
         let protocol = OpenclawAcp::new(
             input.workspace.to_string_lossy().into_owned(),
-            input.message.clone(),
+            input.text_to_send(),
             input.resume_session.clone(),
             None,
             None,
@@ -286,6 +286,8 @@ mod tests {
             persona: None,
             resume_session: None,
             fork_session: false,
+            preamble: None,
+            tools: None,
             transcript: Vec::new(),
             program: Some("/bin/true".into()),
         };

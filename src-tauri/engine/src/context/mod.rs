@@ -1,0 +1,207 @@
+//! What an agent sees: pure functions that assemble the context of a turn from its inputs (no
+//! I/O, no clock). The order, budgets and left-outs follow `shared/seeds/clawboo-what-an-agent-sees.md`
+//! ("A turn in team chat"); the golden snapshots in `tests/snapshots` are that contract made
+//! executable.
+//!
+//! CONTRACT (types below are fixed; the assembly is built in `team.rs`):
+//! `team_turn(&TeamTurn) -> Assembled`.
+
+use serde::Serialize;
+
+use crate::agents::RuntimeKind;
+
+/// Characters of SOUL.md sent as the persona.
+pub const PERSONA_BUDGET: usize = 4_000;
+/// Results, alerts and notices share this budget.
+pub const INBOX_BUDGET: usize = 4_000;
+/// Peer-room posts have their own budget…
+pub const PEER_BUDGET: usize = 4_000;
+/// …and each post at most this much of it.
+pub const PEER_POST_BUDGET: usize = 800;
+
+/// Why this agent is running this turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TurnKind {
+    /// The chat's leader, answering the user (or a batch of its teammates' results).
+    Leader,
+    /// A member the user addressed with `@handle`.
+    Mentioned,
+    /// A teammate working on a task handed to it by `from` (a handle).
+    Teammate { from: String },
+}
+
+/// A member of this chat (General: the team; a room: its own members).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Member {
+    pub handle: String,
+    pub name: String,
+    pub runtime: RuntimeKind,
+    /// What the member does (its description, or its role in the team).
+    pub role: String,
+    pub is_leader: bool,
+}
+
+/// Clawboo tools a run has (a tool it cannot use is left out, never refused).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolName {
+    Handoff,
+    PeerPost,
+    PeerRead,
+}
+
+impl ToolName {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolName::Handoff => "handoff",
+            ToolName::PeerPost => "peer_post",
+            ToolName::PeerRead => "peer_read",
+        }
+    }
+}
+
+/// The kind of an item waiting for the agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum WaitingKind {
+    /// The final reply of a task this agent handed out (addressed).
+    Result,
+    /// Something about this agent's work that needs it (addressed).
+    Alert,
+    /// Information (ambient).
+    Notice,
+}
+
+/// An item in the agent's inbox, oldest first. Read when the run starts, not when queued.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WaitingItem {
+    /// Stable id: the caller marks delivered ids as read and keeps the rest for the next turn.
+    pub id: String,
+    pub kind: WaitingKind,
+    /// Handle of whoever it is from, when an agent.
+    pub from: Option<String>,
+    pub text: String,
+}
+
+/// A peer-room post since this agent last spoke, oldest first. `author` is the handle the
+/// tools bridge bound to the poster's token, never a name the post claims.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PeerPost {
+    pub id: String,
+    pub author: String,
+    pub text: String,
+}
+
+/// Section 6: a Routine sent the message (routines come later; the slot exists now).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoutineNote {
+    pub routine_name: String,
+}
+
+/// Section 7: connectors (a later issue fills these).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Connectors {
+    pub connected: Vec<String>,
+    pub suggested: Vec<String>,
+}
+
+/// One teammate's final reply, in a batch for the agent that handed out the work.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskResult {
+    pub from: String,
+    pub task: String,
+    pub reply: String,
+    /// The run did not succeed (failed, stopped, cut off): `reply` says why.
+    pub failed: bool,
+}
+
+/// Section 9.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TurnMessage {
+    /// The user's words.
+    User(String),
+    /// The task text a teammate wrote.
+    Task(String),
+    /// Teammates' results, gathered into one message.
+    Results(Vec<TaskResult>),
+}
+
+/// Everything a team-chat turn's context is built from.
+#[derive(Debug, Clone)]
+pub struct TeamTurn<'a> {
+    pub runtime: RuntimeKind,
+    /// SOUL.md as on disk; sent (within [`PERSONA_BUDGET`]) only to Claude Code, Codex and
+    /// Hermes, which have no persona of their own.
+    pub persona: &'a str,
+    /// Team rules as the user set them, in order.
+    pub rules: &'a [String],
+    /// The user's introduction ("About you").
+    pub about_you: &'a str,
+    pub team_name: &'a str,
+    /// "General" or the room's name.
+    pub room_name: &'a str,
+    pub is_general: bool,
+    /// The handle of the agent this turn is for.
+    pub me: &'a str,
+    /// Members of this chat, the agent itself included.
+    pub members: &'a [Member],
+    pub kind: TurnKind,
+    pub tools: &'a [ToolName],
+    pub routine: Option<&'a RoutineNote>,
+    pub connectors: Option<&'a Connectors>,
+    /// Waiting items: results, alerts, notices (oldest first).
+    pub waiting: &'a [WaitingItem],
+    pub peer_posts: &'a [PeerPost],
+    pub message: &'a TurnMessage,
+}
+
+/// Which part of the contract a section is (its number is its place in the order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum SectionKind {
+    Persona,
+    Rules,
+    AboutYou,
+    Teammates,
+    HowToWork,
+    Routine,
+    Connectors,
+    AddressedToYou,
+    Ambient,
+    Message,
+}
+
+/// Steady sections change only when the user edits something; turn sections are new each time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum Stability {
+    Steady,
+    Turn,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct Section {
+    pub kind: SectionKind,
+    pub stability: Stability,
+    pub title: String,
+    /// Exactly the text sent, heading included.
+    pub text: String,
+    pub chars: u32,
+    /// The budget it is held to, when it has one.
+    pub budget: Option<u32>,
+    /// The full length of what was cut to the budget (the persona), when it was cut.
+    pub cut_from: Option<u32>,
+}
+
+/// What was assembled, and which waiting items were left for the next turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct Assembled {
+    /// In contract order, empty ones left out; the last is the message.
+    pub sections: Vec<Section>,
+    /// Ids of waiting items and peer posts included (to mark read).
+    pub delivered: Vec<String>,
+    /// Ids that did not fit and wait for the next turn (nothing is dropped).
+    pub deferred: Vec<String>,
+}
