@@ -529,7 +529,8 @@ async fn reads_over_64_kib_are_cut_with_a_note() {
 async fn a_model_that_never_stops_asking_for_tools_is_stopped_after_16_calls() {
     for flavor in BOTH {
         let ask = Reply::ToolCall { name: "list_files".into(), input: json!({}) };
-        let server = FakeModelServer::start(Behavior { on_user: ask.clone(), on_tool_result: ask }).await;
+        let server =
+            FakeModelServer::start(Behavior { on_user: ask.clone(), on_tool_result: ask, rules: Vec::new() }).await;
         let rt = runtime(flavor.base_url(&server), Some("sk-test"));
         let ws = workspace();
         let (result, events) =

@@ -8,7 +8,7 @@ use super::{RecordedRequest, Shared};
 
 pub(crate) fn messages(request: &RecordedRequest, shared: &Shared) -> Response {
     let body = &request.body;
-    let plan = plan::choose(shared, &offered_tools(body), after_tool_result(body));
+    let plan = plan::choose(shared, body, &offered_tools(body), after_tool_result(body));
     if let Plan::Error(message) = &plan {
         return Response::json(500, plan::error_body(message));
     }

@@ -10,7 +10,7 @@ const CREATED: u64 = 1_700_000_000;
 
 pub(crate) fn completions(request: &RecordedRequest, shared: &Shared) -> Response {
     let body = &request.body;
-    let plan = plan::choose(shared, &offered_tools(body), after_tool_result(body));
+    let plan = plan::choose(shared, body, &offered_tools(body), after_tool_result(body));
     if let Plan::Error(message) = &plan {
         return Response::json(500, plan::error_body(message));
     }

@@ -11,6 +11,9 @@ mod chat;
 mod http;
 mod plan;
 mod responses;
+mod rules;
+
+pub use rules::{last_user_text, Rule};
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -58,6 +61,8 @@ pub struct Behavior {
     pub on_user: Reply,
     /// Reply when the last input item is a tool result.
     pub on_tool_result: Reply,
+    /// Replies chosen by what the turn's message says; tried first (see [`Rule`]).
+    pub rules: Vec<Rule>,
 }
 
 #[derive(Debug, Clone)]
@@ -87,30 +92,41 @@ impl Behavior {
     /// Always answer `text`.
     pub fn text(text: impl Into<String>) -> Self {
         let reply = Reply::Text(text.into());
-        Self { on_user: reply.clone(), on_tool_result: reply }
+        Self { on_user: reply.clone(), on_tool_result: reply, rules: Vec::new() }
+    }
+
+    /// Adds a rule: when the turn's message contains `needle`, answer with `steps` (the first to
+    /// the message, the next to each tool result after it). Rules are tried in the order added.
+    pub fn when(mut self, needle: impl Into<String>, steps: Vec<Reply>) -> Self {
+        self.rules.push(Rule { contains: needle.into(), steps });
+        self
     }
 
     /// Ask for one call of tool `name` with `input`, then answer `answer` once its result comes back.
     pub fn tool_then_answer(name: impl Into<String>, input: serde_json::Value, answer: impl Into<String>) -> Self {
-        Self { on_user: Reply::ToolCall { name: name.into(), input }, on_tool_result: Reply::Text(answer.into()) }
+        Self {
+            on_user: Reply::ToolCall { name: name.into(), input },
+            on_tool_result: Reply::Text(answer.into()),
+            rules: Vec::new(),
+        }
     }
 
     /// Always stream `text` in `chunks` pieces, `delay` apart.
     pub fn slow(text: impl Into<String>, chunks: u32, delay: Duration) -> Self {
         let reply = Reply::Slow { text: text.into(), chunks, delay };
-        Self { on_user: reply.clone(), on_tool_result: reply }
+        Self { on_user: reply.clone(), on_tool_result: reply, rules: Vec::new() }
     }
 
     /// Always answer HTTP 307 pointing at `location`.
     pub fn redirect(location: impl Into<String>) -> Self {
         let reply = Reply::Redirect(location.into());
-        Self { on_user: reply.clone(), on_tool_result: reply }
+        Self { on_user: reply.clone(), on_tool_result: reply, rules: Vec::new() }
     }
 
     /// Always fail with HTTP 500 carrying `message`.
     pub fn server_error(message: impl Into<String>) -> Self {
         let reply = Reply::ServerError(message.into());
-        Self { on_user: reply.clone(), on_tool_result: reply }
+        Self { on_user: reply.clone(), on_tool_result: reply, rules: Vec::new() }
     }
 }
 

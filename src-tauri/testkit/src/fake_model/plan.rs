@@ -79,11 +79,15 @@ pub(crate) fn input_tokens(request: &RecordedRequest) -> u64 {
 }
 
 /// Picks the reply for a request offering `offered`, whose last input item is a tool result or not.
-pub(crate) fn choose(shared: &Shared, offered: &[Offered], after_tool_result: bool) -> Plan {
+pub(crate) fn choose(shared: &Shared, body: &Value, offered: &[Offered], after_tool_result: bool) -> Plan {
+    let behavior = &shared.behavior;
+    // A rule speaks to a turn whatever tools it offers (a teammate may have none).
+    if let Some(reply) = super::rules::reply_for(&behavior.rules, body) {
+        return resolve(reply, offered);
+    }
     if offered.is_empty() {
         return Plan::Text { pieces: vec![NO_TOOLS_TEXT.to_string()], delay: Duration::ZERO };
     }
-    let behavior = &shared.behavior;
     let reply = if after_tool_result { &behavior.on_tool_result } else { &behavior.on_user };
     resolve(reply, offered)
 }

@@ -13,7 +13,7 @@ const TOOL_OUTPUTS: [&str; 3] = ["function_call_output", "custom_tool_call_outpu
 
 pub(crate) fn respond(request: &RecordedRequest, shared: &Shared) -> Response {
     let body = &request.body;
-    let plan = plan::choose(shared, &offered_tools(body), after_tool_result(body));
+    let plan = plan::choose(shared, body, &offered_tools(body), after_tool_result(body));
     if let Plan::Error(message) = &plan {
         return Response::json(500, plan::error_body(message));
     }
