@@ -6,6 +6,8 @@
 //! ```
 //!
 //! Behaviors: `text ANSWER`, `tool INPUT_JSON ANSWER [TOOL_NAME]`, `slow TEXT CHUNKS DELAY_MS`, `error MESSAGE`.
+//! `--rules JSON` adds rules tried first (see `clawboo_testkit::Rule`): a list of
+//! `{"contains": "…", "steps": [{"text": "…"} | {"tool": "NAME", "input": {…}}, …]}`.
 //! Prints `listening http://127.0.0.1:PORT`, appends every request to `--log` as a JSON line, and
 //! runs until killed or for `--exit-after SECS` (default 600).
 
@@ -18,6 +20,7 @@ fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let log = take_flag(&mut args, "--log");
     let exit_after = take_flag(&mut args, "--exit-after").map_or(600, |s| s.parse().expect("--exit-after SECS"));
+    let rules = take_flag(&mut args, "--rules").map(|json| parse_rules(&json)).unwrap_or_default();
     let arg = |i: usize| args.get(i).cloned().unwrap_or_default();
     let behavior = match arg(0).as_str() {
         "text" => Behavior::text(arg(1)),
@@ -34,6 +37,7 @@ fn main() {
         "error" => Behavior::server_error(arg(1)),
         other => panic!("unknown behavior {other:?}: use text, tool, slow or error"),
     };
+    let behavior = Behavior { rules, ..behavior };
     let server = FakeModelServer::start_blocking(behavior);
     println!("listening {}", server.base_url());
     std::io::stdout().flush().expect("flush stdout");
@@ -67,4 +71,27 @@ fn take_flag(args: &mut Vec<String>, flag: &str) -> Option<String> {
     let value = args.get(at + 1).cloned().expect("flag value");
     args.drain(at..at + 2);
     Some(value)
+}
+
+fn parse_rules(json: &str) -> Vec<clawboo_testkit::Rule> {
+    let value: serde_json::Value = serde_json::from_str(json).expect("--rules takes a JSON list");
+    let rules = value.as_array().expect("--rules takes a JSON list");
+    rules
+        .iter()
+        .map(|rule| clawboo_testkit::Rule {
+            contains: rule["contains"].as_str().expect("a rule's \"contains\"").to_owned(),
+            steps: rule["steps"]
+                .as_array()
+                .expect("a rule's \"steps\"")
+                .iter()
+                .map(|step| match (step["text"].as_str(), step["tool"].as_str()) {
+                    (Some(text), _) => clawboo_testkit::Reply::Text(text.to_owned()),
+                    (None, Some(tool)) => {
+                        clawboo_testkit::Reply::ToolCall { name: tool.to_owned(), input: step["input"].clone() }
+                    }
+                    _ => panic!("a step is {{\"text\": …}} or {{\"tool\": …, \"input\": …}}"),
+                })
+                .collect(),
+        })
+        .collect()
 }

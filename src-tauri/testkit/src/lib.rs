@@ -2,7 +2,7 @@
 
 pub mod fake_model;
 
-pub use fake_model::{Behavior, FakeModelServer, RecordedRequest, Reply};
+pub use fake_model::{last_user_text, Behavior, FakeModelServer, RecordedRequest, Reply, Rule};
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
