@@ -9,6 +9,9 @@ use crate::chat::RunEventRecord;
 pub enum EngineEvent {
     /// An agent was created, changed or deleted.
     AgentsChanged,
+    /// A team, its members, rules, brief, About you or rooms changed (or a team was created or
+    /// deleted): refetch teams.
+    TeamsChanged,
     /// An agent file changed on disk, by the app or by another program.
     AgentFileChanged { agent_id: String, name: AgentFileName },
     /// A run reported something (stored before or just after this is published).

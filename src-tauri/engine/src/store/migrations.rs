@@ -24,6 +24,7 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "an OpenClaw agent's existing Gateway",
         sql: include_str!("migrations/0005_openclaw_gateway.sql"),
     },
+    Migration { version: 6, name: "teams, their rules and rooms", sql: include_str!("migrations/0006_teams.sql") },
 ];
 
 pub fn schema_version(conn: &Connection) -> Result<u32> {
