@@ -126,12 +126,35 @@ struct Grants {
 pub(crate) struct Shared {
     host: OnceLock<Arc<dyn ToolHost>>,
     grants: Mutex<Grants>,
+    /// The latest requests' shapes, for diagnostics (see [`Tools::recent_requests`]).
+    recent: Mutex<std::collections::VecDeque<String>>,
 }
+
+/// How many request shapes [`Tools::recent_requests`] keeps.
+const RECENT_REQUESTS: usize = 64;
 
 impl Shared {
     fn grants(&self) -> MutexGuard<'_, Grants> {
         // A panic elsewhere while holding the lock leaves the maps themselves consistent.
         self.grants.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Keeps the shape of a request: HTTP method, JSON-RPC method, protocol version (the header,
+    /// or `initialize`'s), tool name. Never arguments, never the token.
+    pub(crate) fn note(&self, parts: &hyper::http::request::Parts, body: &[u8]) {
+        let message: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+        let header = parts.headers.get("mcp-protocol-version").and_then(|v| v.to_str().ok());
+        let version = header.or(message["params"]["protocolVersion"].as_str()).unwrap_or("-");
+        let mut line = format!("{} {} {version}", parts.method, message["method"].as_str().unwrap_or("-"));
+        if let Some(tool) = message["params"]["name"].as_str().filter(|_| message["method"] == "tools/call") {
+            line.push(' ');
+            line.push_str(&tool.chars().take(64).collect::<String>());
+        }
+        let mut recent = self.recent.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if recent.len() == RECENT_REQUESTS {
+            recent.pop_front();
+        }
+        recent.push_back(line);
     }
 
     pub(crate) fn resolve(&self, token: &str) -> Option<Access> {
@@ -203,7 +226,7 @@ impl Tools {
             .map_err(|e| Error::io("Cannot open Clawboo's tools server on 127.0.0.1", e))?;
         listener.set_nonblocking(true).map_err(|e| Error::io("Cannot set up Clawboo's tools server", e))?;
         let addr = listener.local_addr().map_err(|e| Error::io("Cannot set up Clawboo's tools server", e))?;
-        let shared = Arc::new(Shared { host: OnceLock::new(), grants: Mutex::default() });
+        let shared = Arc::new(Shared { host: OnceLock::new(), grants: Mutex::default(), recent: Mutex::default() });
         let accept = handle.spawn(server::serve(listener, shared.clone()));
         Ok(Arc::new(Self { addr, shared, accept }))
     }
@@ -287,6 +310,12 @@ impl Tools {
         if grants.agents.get(agent_id).is_some_and(|a| a.live.is_none()) {
             grants.agents.remove(agent_id);
         }
+    }
+
+    /// The shapes of the latest requests with a valid token, oldest first, e.g.
+    /// "POST initialize 2025-11-25" or "POST tools/call 2025-06-18 peer_post" (diagnostics).
+    pub fn recent_requests(&self) -> Vec<String> {
+        self.shared.recent.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).iter().cloned().collect()
     }
 
     /// Whether run `run_id` still holds a token (ended runs hold none).

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
-use http_body_util::{BodyExt, Full};
+use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::{Request, Response, StatusCode};
@@ -87,7 +87,13 @@ async fn respond(shared: &Shared, service: &Service, mut request: Request<Incomi
         return refusal(StatusCode::UNAUTHORIZED, "This token is not valid (the run has ended?).");
     };
     request.extensions_mut().insert(access);
-    service.handle(request).await
+    let (parts, body) = request.into_parts();
+    let body = match Limited::new(body, MAX_REQUEST_BYTES).collect().await {
+        Ok(body) => body.to_bytes(),
+        Err(_) => return refusal(StatusCode::PAYLOAD_TOO_LARGE, "The request body is too large or broke off."),
+    };
+    shared.note(&parts, &body);
+    service.handle(Request::from_parts(parts, Full::new(body))).await
 }
 
 /// `/mcp` → no token, `/mcp/<token>` → the token; anything else is no route.
