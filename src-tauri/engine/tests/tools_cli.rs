@@ -165,7 +165,7 @@ fn scan(dir: &Path, needle: &str, found: &mut Vec<PathBuf>) {
 fn tool_names(request: &RecordedRequest) -> Vec<String> {
     let mut names = Vec::new();
     for tool in request.body["tools"].as_array().into_iter().flatten() {
-        let name = tool["name"].as_str().or(tool["function"]["name"].as_str()).unwrap_or("?");
+        let name = tool["name"].as_str().or(tool["function"]["name"].as_str()).or(tool["type"].as_str()).unwrap_or("?");
         match tool["tools"].as_array() {
             Some(inner) => names.extend(inner.iter().map(|t| format!("{name}/{}", t["name"].as_str().unwrap_or("?")))),
             None => names.push(name.to_owned()),
@@ -243,4 +243,24 @@ async fn claude_code_calls_peer_post_over_mcp() {
     b.assert_token_kept_out(&spawner.specs());
     let first = &server.model_requests()[0];
     assert!(tool_names(first).contains(&"mcp__clawboo__peer_post".to_owned()), "sent directly: {:?}", tool_names(first));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn codex_calls_peer_post_over_mcp() {
+    let Some(program) = common::cli("codex") else { return };
+    let server = FakeModelServer::start(behavior()).await;
+    let b = bridge("run-codex", "agent-codex");
+    let spawner = SpecSpawner::default();
+    let endpoint = Endpoint { base_url: format!("{}/v1", server.base_url()), api_key: Some("sk-test".into()) };
+    let runtime = Arc::new(
+        clawboo_engine::runtimes::codex::CodexRuntime::new(Arc::new(spawner.clone()), Arc::new(Fixed(endpoint)))
+            .with_env(proxy_env(&server))
+            .with_timeouts(TIMEOUTS),
+    );
+    // "Ask": Codex would ask before commands; Clawboo's tools are approved up front.
+    let input = b.input(agent(RuntimeKind::Codex, "", None, ApprovalPolicy::Ask), Some(program));
+    let (result, events) = run(runtime, input).await;
+    b.report("codex", &server);
+    b.assert_posted(&result, &events);
+    b.assert_token_kept_out(&spawner.specs());
 }
