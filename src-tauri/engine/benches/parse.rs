@@ -35,6 +35,7 @@ fn main() {
             approval_policy: "never",
             sandbox: Some("workspace-write"),
             developer_instructions: None,
+            config: None,
         };
         Box::new(AppServerProtocol::new(setup, None, "Run echo".into()))
     });

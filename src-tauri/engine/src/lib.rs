@@ -40,6 +40,7 @@ pub struct Engine {
     teams: Arc<Teams>,
     spawner: Arc<dyn runtimes::process::Spawner>,
     relay: Arc<Relay>,
+    tools: Arc<tools::Tools>,
     _watcher: FileWatcher,
     /// Runs, their processes and their streams live here, apart from the UI's runtime.
     runtime: Option<tokio::runtime::Runtime>,
@@ -84,12 +85,15 @@ impl Engine {
         let catalog = Arc::new(RuntimeCatalog::new(store.clone()));
         // Runtimes reach models through the relay: they get a token per run, never the key.
         let relay = Relay::start(store.clone(), secrets.clone(), runtime.handle())?;
+        // Clawboo's own tools, served to the CLIs over loopback MCP; the chat service sets the host.
+        let tools = tools::Tools::start(runtime.handle())?;
         let adapters = runtimes::adapters(relay.clone(), catalog.clone(), secrets.clone(), spawner.clone());
         let registry = replace.into_iter().fold(adapters, |r, a| r.with(a));
         let teams = Arc::new(Teams::new(store.clone(), agents.clone(), events.clone()));
         let chat = Arc::new(
             Chat::new(store, agents.clone(), registry, catalog.clone(), events.clone(), runtime.handle().clone())
-                .with_relay(relay.clone()),
+                .with_relay(relay.clone())
+                .with_tools(tools.clone()),
         );
         chat.recover_interrupted()?;
         Ok(Self {
@@ -102,6 +106,7 @@ impl Engine {
             teams,
             spawner,
             relay,
+            tools,
             _watcher: watcher,
             runtime: Some(runtime),
             _lock: lock,
@@ -152,6 +157,11 @@ impl Engine {
     /// The model relay: what each run sent to a model ([`Relay::requests`]).
     pub fn relay(&self) -> &Arc<Relay> {
         &self.relay
+    }
+
+    /// Clawboo's tools bridge (its MCP server and the runs' tokens).
+    pub fn tools(&self) -> &Arc<tools::Tools> {
+        &self.tools
     }
 
     pub fn runtimes(&self) -> &RuntimeCatalog {

@@ -55,6 +55,8 @@ pub struct Chat {
     next_slot: std::sync::atomic::AtomicU64,
     /// Its run tokens end with the run.
     relay: Option<Arc<crate::relay::Relay>>,
+    /// Its run tokens end with the run, too.
+    tools: Option<Arc<crate::tools::Tools>>,
 }
 
 impl Chat {
@@ -77,12 +79,19 @@ impl Chat {
             closing: Mutex::default(),
             next_slot: Default::default(),
             relay: None,
+            tools: None,
         }
     }
 
     /// Revokes each run's relay tokens when the run ends.
     pub fn with_relay(mut self, relay: Arc<crate::relay::Relay>) -> Self {
         self.relay = Some(relay);
+        self
+    }
+
+    /// Clawboo's tools bridge: runs get a grant from it and lose it when they end.
+    pub fn with_tools(mut self, tools: Arc<crate::tools::Tools>) -> Self {
+        self.tools = Some(tools);
         self
     }
 
@@ -208,6 +217,9 @@ impl Chat {
             if let Some(relay) = &chat.relay {
                 relay.revoke(&summary.id);
             }
+            if let Some(tools) = &chat.tools {
+                tools.revoke(&summary.id);
+            }
             chat.finish(&agent, &conversation, &fingerprint, &summary, result, recorder);
             chat.release(&agent.id, slot);
             let _ = done_tx.send(true);
@@ -269,6 +281,10 @@ impl Chat {
             // A Gateway's lasting relay token goes with its agent.
             if let Some(relay) = &self.relay {
                 relay.release(agent_id);
+            }
+            // So does its lasting tools token.
+            if let Some(tools) = &self.tools {
+                tools.release(agent_id);
             }
         }
         lock(&self.closing).remove(agent_id);

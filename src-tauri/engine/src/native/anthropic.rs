@@ -29,9 +29,9 @@ fn ephemeral() -> Value {
 /// The request: tools and system first and unchanged between calls (each marked as a cache
 /// breakpoint), then the conversation, whose last block is a breakpoint too so the next round of
 /// tool use reads everything before it from the cache.
-pub fn request_body(model: &str, system: &str, items: &[Item]) -> Value {
-    let mut tools: Vec<Value> = tools::definitions()
-        .into_iter()
+pub fn request_body(model: &str, system: &str, items: &[Item], offered: &[tools::ToolDef]) -> Value {
+    let mut tools: Vec<Value> = offered
+        .iter()
         .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.schema}))
         .collect();
     if let Some(last) = tools.last_mut() {
@@ -275,7 +275,7 @@ mod tests {
     #[test]
     fn the_steady_prefix_and_the_last_message_are_cache_breakpoints() {
         let items = [Item::User("hi".into())];
-        let body = request_body("claude-x", "SYSTEM", &items);
+        let body = request_body("claude-x", "SYSTEM", &items, &tools::definitions());
         assert_eq!(body["system"][0]["cache_control"], ephemeral());
         let tools = body["tools"].as_array().unwrap();
         assert_eq!(tools.last().unwrap()["cache_control"], ephemeral());

@@ -52,6 +52,8 @@ struct Call<'a> {
     provider: Provider,
     model: &'a str,
     system: String,
+    /// The tools offered, the same on every call of the run.
+    tools: Vec<tools::ToolDef>,
 }
 
 impl NativeRuntime {
@@ -92,7 +94,7 @@ impl NativeRuntime {
             Api::Anthropic => anthropic::url(base),
             Api::Chat => openai::url(base),
         };
-        let call = Call { api, url, api_key, provider, model, system };
+        let call = Call { api, url, api_key, provider, model, system, tools: tools::offered(input.tools.as_ref()) };
 
         let mut items = Vec::new();
         for turn in transcript::trim_transcript(&input.transcript, transcript::TRANSCRIPT_BUDGET_CHARS) {
@@ -121,9 +123,9 @@ impl NativeRuntime {
         for _ in 0..MAX_MODEL_CALLS {
             let (body, mut decoder): (Value, Box<dyn StreamDecoder>) = match call.api {
                 Api::Anthropic => {
-                    (anthropic::request_body(call.model, &call.system, &items), Box::new(anthropic::Decoder::new()))
+                    (anthropic::request_body(call.model, &call.system, &items, &call.tools), Box::new(anthropic::Decoder::new()))
                 }
-                Api::Chat => (openai::request_body(call.model, &call.system, &items), Box::new(openai::Decoder::new())),
+                Api::Chat => (openai::request_body(call.model, &call.system, &items, &call.tools), Box::new(openai::Decoder::new())),
             };
             let mut started_text = false;
             let end = {
@@ -266,6 +268,24 @@ async fn run_tool(
     });
     let result = if let Some(problem) = &call.input_error {
         Err(problem.clone())
+    } else if let Some((grant, tool)) = input.tools.as_ref().and_then(|g| Some((g, tools::clawboo_tool(g, &call.name)?))) {
+        // Clawboo's own tools: bound to this run's caller, never about the workspace.
+        let output = tokio::select! {
+            output = (grant.invoker)(tool, call.input.clone()) => Some(output),
+            () = http::cancelled(cancel) => None,
+        };
+        match output {
+            Some(crate::tools::ToolOutput { text, is_error: false }) => Ok(text),
+            Some(crate::tools::ToolOutput { text, is_error: true }) => Err(text),
+            None => {
+                channels.emit(RunEvent::ToolResult {
+                    call_id: call.id.clone(),
+                    output: "Stopped by the user.".into(),
+                    is_error: true,
+                });
+                return None;
+            }
+        }
     } else {
         let allowed =
             if tools::changes_files(&call.name) { ask(call, input.approval, channels, cancel).await } else { Ok(()) };

@@ -15,9 +15,9 @@ pub fn url(base: &str) -> String {
     format!("{base}/chat/completions")
 }
 
-pub fn request_body(model: &str, system: &str, items: &[Item]) -> Value {
-    let tools: Vec<Value> = tools::definitions()
-        .into_iter()
+pub fn request_body(model: &str, system: &str, items: &[Item], offered: &[tools::ToolDef]) -> Value {
+    let tools: Vec<Value> = offered
+        .iter()
         .map(|t| json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.schema}}))
         .collect();
     let mut messages = vec![json!({"role": "system", "content": system})];
@@ -212,7 +212,7 @@ mod tests {
             Item::Assistant(AssistantTurn { text: String::new(), tool_calls: vec![call], thinking: Vec::new() }),
             Item::ToolResults(vec![ToolOutcome { call_id: "c1".into(), output: "nope".into(), is_error: true }]),
         ];
-        let body = request_body("m", "SYS", &items);
+        let body = request_body("m", "SYS", &items, &tools::definitions());
         let messages = body["messages"].as_array().unwrap();
         assert_eq!(messages[0], json!({"role": "system", "content": "SYS"}));
         assert_eq!(messages[2]["content"], Value::Null);

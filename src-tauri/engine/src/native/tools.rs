@@ -67,6 +67,21 @@ pub fn definitions() -> Vec<ToolDef> {
     ]
 }
 
+/// What the model is offered in a run: the workspace tools, then Clawboo's own tools the run
+/// was granted (`handoff`, `peer_post`, `peer_read`), which go to the grant's invoker.
+pub fn offered(grant: Option<&crate::tools::ToolGrant>) -> Vec<ToolDef> {
+    let mut tools = definitions();
+    for spec in grant.map(|g| g.specs.as_slice()).unwrap_or_default() {
+        tools.push(ToolDef { name: spec.name.as_str(), description: spec.description, schema: spec.input_schema.clone() });
+    }
+    tools
+}
+
+/// The granted Clawboo tool a call names, if it names one.
+pub fn clawboo_tool(grant: &crate::tools::ToolGrant, name: &str) -> Option<crate::tools::ToolName> {
+    grant.specs.iter().map(|s| s.name).find(|t| t.as_str() == name)
+}
+
 /// Whether the tool changes something, and so is subject to the approval policy.
 pub fn changes_files(name: &str) -> bool {
     name == WRITE_FILE

@@ -6,13 +6,19 @@
 //! CONTRACT (types fixed; server in `server.rs`): the tools module knows nothing of chat or
 //! teams. What a tool does is the [`ToolHost`]'s business (the chat service implements it).
 
+mod server;
+pub mod specs;
+
+use std::collections::HashMap;
 use std::future::Future;
+use std::net::SocketAddr;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use serde_json::Value;
 
 pub use crate::context::ToolName;
+use crate::error::{Error, Result};
 
 /// Who is calling: bound to the run's token when it was granted.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,8 +67,11 @@ pub struct ToolSpec {
 /// A run's access to Clawboo's tools, handed to its runtime adapter in `TurnInput`.
 #[derive(Clone)]
 pub struct ToolGrant {
-    /// `http://127.0.0.1:P/mcp/<token>`: for CLIs (the token also goes in `Authorization: Bearer`).
+    /// `http://127.0.0.1:P/mcp/<token>`: for clients that can only take a URL.
     pub url: String,
+    /// `http://127.0.0.1:P/mcp` (no token): for CLIs, which send the token in
+    /// `Authorization: Bearer` read from their env (`CLAWBOO_TOKEN`), so it is never in argv.
+    pub endpoint: String,
     pub token: String,
     /// Only the tools this run may use.
     pub specs: Vec<ToolSpec>,
@@ -75,4 +84,253 @@ impl std::fmt::Debug for ToolGrant {
         // The token is a credential: never printed.
         f.debug_struct("ToolGrant").field("specs", &self.specs.iter().map(|s| s.name).collect::<Vec<_>>()).finish()
     }
+}
+
+/// The env var a CLI reads its run's token from (`Bearer ${CLAWBOO_TOKEN}`).
+pub const TOKEN_ENV: &str = "CLAWBOO_TOKEN";
+/// The MCP server's name in every CLI's configuration (tools appear as `mcp__clawboo__…`).
+pub const SERVER_NAME: &str = "clawboo";
+
+/// What a token is bound to.
+#[derive(Clone)]
+enum Binding {
+    /// One run's caller; dies with the run.
+    Run(Caller),
+    /// A process that outlives runs (an OpenClaw Gateway): resolves to the agent's live run.
+    Lasting { agent_id: String },
+}
+
+/// Who a request is from, as its token says (put in the request's extensions for the handler).
+#[derive(Clone)]
+pub(crate) enum Access {
+    Run(Caller),
+    Lasting { agent_id: String },
+}
+
+#[derive(Default)]
+struct AgentRuns {
+    /// The caller of the agent's run in progress, if it holds a grant.
+    live: Option<Caller>,
+    /// The tools of its latest run: what a lasting token lists between runs.
+    last_tools: Vec<ToolName>,
+}
+
+#[derive(Default)]
+struct Grants {
+    by_token: HashMap<String, Binding>,
+    /// An agent's lasting token.
+    lasting: HashMap<String, String>,
+    agents: HashMap<String, AgentRuns>,
+}
+
+pub(crate) struct Shared {
+    host: OnceLock<Arc<dyn ToolHost>>,
+    grants: Mutex<Grants>,
+    /// The latest requests' shapes, for diagnostics (see [`Tools::recent_requests`]).
+    recent: Mutex<std::collections::VecDeque<String>>,
+}
+
+/// How many request shapes [`Tools::recent_requests`] keeps.
+const RECENT_REQUESTS: usize = 64;
+
+impl Shared {
+    fn grants(&self) -> MutexGuard<'_, Grants> {
+        // A panic elsewhere while holding the lock leaves the maps themselves consistent.
+        self.grants.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Keeps the shape of a request: HTTP method, JSON-RPC method, protocol version (the header,
+    /// or `initialize`'s), tool name. Never arguments, never the token.
+    pub(crate) fn note(&self, parts: &hyper::http::request::Parts, body: &[u8]) {
+        let message: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+        let header = parts.headers.get("mcp-protocol-version").and_then(|v| v.to_str().ok());
+        let version = header.or(message["params"]["protocolVersion"].as_str()).unwrap_or("-");
+        let mut line = format!("{} {} {version}", parts.method, message["method"].as_str().unwrap_or("-"));
+        if let Some(tool) = message["params"]["name"].as_str().filter(|_| message["method"] == "tools/call") {
+            line.push(' ');
+            line.push_str(&tool.chars().take(64).collect::<String>());
+        }
+        let mut recent = self.recent.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if recent.len() == RECENT_REQUESTS {
+            recent.pop_front();
+        }
+        recent.push_back(line);
+    }
+
+    pub(crate) fn resolve(&self, token: &str) -> Option<Access> {
+        Some(match self.grants().by_token.get(token)? {
+            Binding::Run(caller) => Access::Run(caller.clone()),
+            Binding::Lasting { agent_id } => Access::Lasting { agent_id: agent_id.clone() },
+        })
+    }
+
+    /// The caller a call acts for: a lasting token's is its agent's live run.
+    pub(crate) fn caller(&self, access: &Access) -> std::result::Result<Caller, String> {
+        match access {
+            Access::Run(caller) => Ok(caller.clone()),
+            Access::Lasting { agent_id } => {
+                self.grants().agents.get(agent_id).and_then(|a| a.live.clone()).ok_or_else(|| {
+                    "No run in progress for this agent: Clawboo's tools work only during one of its turns.".into()
+                })
+            }
+        }
+    }
+
+    /// The tools a request's caller sees listed.
+    pub(crate) fn visible_tools(&self, access: &Access) -> Vec<ToolName> {
+        match access {
+            Access::Run(caller) => caller.tools.clone(),
+            Access::Lasting { agent_id } => self.grants().agents.get(agent_id).map_or_else(Vec::new, |a| match &a.live {
+                Some(caller) => caller.tools.clone(),
+                None => a.last_tools.clone(),
+            }),
+        }
+    }
+
+    /// Runs tool `name` for `caller`: only a tool it was granted, with checked arguments.
+    /// `Err` when it has no such tool (the protocol's "unknown tool").
+    pub(crate) async fn call(&self, caller: &Caller, name: &str, args: Value) -> std::result::Result<ToolOutput, String> {
+        let Some(tool) = specs::parse(name).filter(|t| caller.tools.contains(t)) else {
+            return Err(format!("There is no tool named {name}."));
+        };
+        Ok(self.call_tool(caller, tool, args).await)
+    }
+
+    async fn call_tool(&self, caller: &Caller, tool: ToolName, args: Value) -> ToolOutput {
+        if !caller.tools.contains(&tool) {
+            return ToolOutput::error(format!("There is no tool named {}.", tool.as_str()));
+        }
+        let args = match specs::check_args(tool, args) {
+            Ok(args) => args,
+            Err(message) => return ToolOutput::error(message),
+        };
+        let Some(host) = self.host.get() else {
+            return ToolOutput::error("Clawboo's tools are not ready yet; try again in a moment.");
+        };
+        host.call(caller, tool, args).await
+    }
+}
+
+/// The tools bridge: a loopback MCP server for the CLIs, in-process calls for Native, one
+/// token per run.
+pub struct Tools {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    accept: tokio::task::JoinHandle<()>,
+}
+
+impl Tools {
+    /// Binds 127.0.0.1 on a free port and serves on `handle`'s runtime.
+    pub fn start(handle: &tokio::runtime::Handle) -> Result<Arc<Self>> {
+        let listener = std::net::TcpListener::bind(("127.0.0.1", 0))
+            .map_err(|e| Error::io("Cannot open Clawboo's tools server on 127.0.0.1", e))?;
+        listener.set_nonblocking(true).map_err(|e| Error::io("Cannot set up Clawboo's tools server", e))?;
+        let addr = listener.local_addr().map_err(|e| Error::io("Cannot set up Clawboo's tools server", e))?;
+        let shared = Arc::new(Shared { host: OnceLock::new(), grants: Mutex::default(), recent: Mutex::default() });
+        let accept = handle.spawn(server::serve(listener, shared.clone()));
+        Ok(Arc::new(Self { addr, shared, accept }))
+    }
+
+    /// Who does what the tools ask; set once, when the chat service exists. Calls before that
+    /// get a tool error; a second host is ignored.
+    pub fn set_host(&self, host: Arc<dyn ToolHost>) {
+        let _ = self.shared.host.set(host);
+    }
+
+    /// `http://127.0.0.1:P/mcp`.
+    pub fn endpoint(&self) -> String {
+        format!("http://{}/mcp", self.addr)
+    }
+
+    /// The specs of `tools`, as offered to a model.
+    pub fn specs(tools: &[ToolName]) -> Vec<ToolSpec> {
+        specs::specs(tools)
+    }
+
+    /// A fresh token bound to `caller`, valid until [`Tools::revoke`] of its run.
+    pub fn grant(&self, caller: Caller) -> ToolGrant {
+        let token = new_token();
+        {
+            let mut grants = self.shared.grants();
+            grants.by_token.insert(token.clone(), Binding::Run(caller.clone()));
+            let runs = grants.agents.entry(caller.agent_id.clone()).or_default();
+            runs.last_tools = caller.tools.clone();
+            runs.live = Some(caller.clone());
+        }
+        let (shared, bound) = (self.shared.clone(), token.clone());
+        let invoker = Arc::new(move |tool: ToolName, args: Value| -> ToolFuture<'static> {
+            let (shared, bound) = (shared.clone(), bound.clone());
+            Box::pin(async move {
+                // The same rule as over HTTP: the call acts for the token's caller while it lives.
+                match shared.resolve(&bound) {
+                    Some(Access::Run(caller)) => shared.call_tool(&caller, tool, args).await,
+                    _ => ToolOutput::error("This run has ended; its tools are closed."),
+                }
+            })
+        });
+        ToolGrant {
+            url: format!("{}/{token}", self.endpoint()),
+            endpoint: self.endpoint(),
+            token,
+            specs: specs::specs(&caller.tools),
+            invoker,
+        }
+    }
+
+    /// Ends every token of run `run_id` (later calls: HTTP 401, or a tool error in-process).
+    pub fn revoke(&self, run_id: &str) {
+        let mut grants = self.shared.grants();
+        grants.by_token.retain(|_, binding| !matches!(binding, Binding::Run(c) if c.run_id == run_id));
+        for runs in grants.agents.values_mut() {
+            if runs.live.as_ref().is_some_and(|c| c.run_id == run_id) {
+                runs.live = None;
+            }
+        }
+    }
+
+    /// The same token for `agent_id` every time, for a process that outlives runs (an OpenClaw
+    /// Gateway): a call acts for the agent's run in progress, and fails between runs.
+    pub fn grant_lasting(&self, agent_id: &str) -> String {
+        let mut grants = self.shared.grants();
+        if let Some(token) = grants.lasting.get(agent_id) {
+            return token.clone();
+        }
+        let token = new_token();
+        grants.lasting.insert(agent_id.to_owned(), token.clone());
+        grants.by_token.insert(token.clone(), Binding::Lasting { agent_id: agent_id.to_owned() });
+        token
+    }
+
+    /// Ends `agent_id`'s lasting token (its process is gone for good, or the agent is).
+    pub fn release(&self, agent_id: &str) {
+        let mut grants = self.shared.grants();
+        if let Some(token) = grants.lasting.remove(agent_id) {
+            grants.by_token.remove(&token);
+        }
+        if grants.agents.get(agent_id).is_some_and(|a| a.live.is_none()) {
+            grants.agents.remove(agent_id);
+        }
+    }
+
+    /// The shapes of the latest requests with a valid token, oldest first, e.g.
+    /// "POST initialize 2025-11-25" or "POST tools/call 2025-06-18 peer_post" (diagnostics).
+    pub fn recent_requests(&self) -> Vec<String> {
+        self.shared.recent.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).iter().cloned().collect()
+    }
+
+    /// Whether run `run_id` still holds a token (ended runs hold none).
+    pub fn has_grant(&self, run_id: &str) -> bool {
+        self.shared.grants().by_token.values().any(|b| matches!(b, Binding::Run(c) if c.run_id == run_id))
+    }
+}
+
+impl Drop for Tools {
+    fn drop(&mut self) {
+        self.accept.abort();
+    }
+}
+
+/// 256 random bits (two v4 UUIDs come from the OS's random source).
+fn new_token() -> String {
+    format!("clawboo-tools-{}{}", uuid::Uuid::new_v4().simple(), uuid::Uuid::new_v4().simple())
 }

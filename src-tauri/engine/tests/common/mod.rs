@@ -1,6 +1,8 @@
 //! Shared by the real-CLI tests: where `scripts/install-runtimes` put the pinned CLIs.
 #![allow(dead_code)]
 
+pub mod tools;
+
 use std::path::PathBuf;
 
 /// The folder of installed CLIs: `CLAWBOO_RUNTIMES_DIR`, else `<repo>/.cache/runtimes`.

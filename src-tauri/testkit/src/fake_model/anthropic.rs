@@ -90,6 +90,7 @@ fn stream(plan: &Plan, id: &str, tool_id: &str, model: &str, input_tokens: u64) 
             }
         }
         Plan::Error(_) => unreachable!("errors are answered with a 500"),
+        Plan::ToolSearch { .. } => unreachable!("only a Responses request offers a client tool_search"),
     }
     frames.push(Frame::event("content_block_stop", &json!({"type": "content_block_stop", "index": 0})));
     frames.push(Frame::event(

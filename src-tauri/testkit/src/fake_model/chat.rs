@@ -89,6 +89,7 @@ fn stream(plan: &Plan, id: &str, call_id: &str, model: &str, usage: Option<Value
             }
         }
         Plan::Error(_) => unreachable!("errors are answered with a 500"),
+        Plan::ToolSearch { .. } => unreachable!("only a Responses request offers a client tool_search"),
     }
     frames.push(chunk(json!({}), Some(finish_reason(plan))));
     if let Some(usage) = usage {

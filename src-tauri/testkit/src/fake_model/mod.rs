@@ -70,7 +70,11 @@ pub enum Reply {
     Text(String),
     /// Ask for one tool call. `name` is used as given unless it is "*": then use the first tool the
     /// request offers whose name matches one of Bash / exec_command / terminal / exec / shell /
-    /// run_shell_command (case-insensitive), else the first tool.
+    /// run_shell_command (case-insensitive), else the first tool. "~suffix" picks the first
+    /// offered tool whose name ends with `suffix`, whatever a runtime prefixes it with
+    /// (`mcp__clawboo__peer_post`, `clawboo__peer_post`, Codex's namespace `mcp__clawboo` +
+    /// `peer_post`); when a Responses request offers no such tool but a client `tool_search`
+    /// (Codex's deferred namespaces), the model calls `tool_search` first.
     ToolCall {
         name: String,
         input: serde_json::Value,

@@ -22,11 +22,21 @@ pub(crate) struct Offered {
     pub(crate) name: String,
     /// A Responses API "custom" (freeform) tool: its call carries a string input.
     pub(crate) custom: bool,
+    /// The Responses API namespace the tool sits in (Codex's MCP tools: "mcp__clawboo").
+    pub(crate) namespace: Option<String>,
+    /// A Responses API client-side `tool_search` (Codex's deferred namespaces): called to load
+    /// a tool that is not offered yet.
+    pub(crate) client_search: bool,
 }
 
 impl Offered {
     pub(crate) fn function(name: &str) -> Self {
-        Offered { name: name.to_string(), custom: false }
+        Offered { name: name.to_string(), custom: false, namespace: None, client_search: false }
+    }
+
+    /// Whether `~suffix` picks this tool: its name, or its namespace and name, ends with it.
+    fn ends_with(&self, suffix: &str) -> bool {
+        !self.client_search && self.name.ends_with(suffix)
     }
 }
 
@@ -42,6 +52,11 @@ pub(crate) enum Plan {
         name: String,
         input: Value,
         custom: bool,
+        namespace: Option<String>,
+    },
+    /// Call the client-side `tool_search` (Responses API) to load a deferred tool.
+    ToolSearch {
+        query: String,
     },
     Error(String),
 }
@@ -59,6 +74,7 @@ impl Plan {
         let len = match self {
             Plan::Text { pieces, .. } => pieces.iter().map(|p| p.chars().count()).sum(),
             Plan::Tool { input, .. } => input.to_string().len(),
+            Plan::ToolSearch { query } => query.len(),
             Plan::Error(_) => 0,
         };
         (len as u64 / 4).max(1)
@@ -99,6 +115,20 @@ pub(crate) fn resolve(reply: &Reply, offered: &[Offered]) -> Plan {
         Reply::ServerError(message) => Plan::Error(message.clone()),
         // Answered before routing (see `route`); never planned.
         Reply::Redirect(location) => Plan::Error(format!("redirect to {location}")),
+        Reply::ToolCall { name, input } if name.starts_with('~') => {
+            let suffix = &name[1..];
+            match offered.iter().find(|t| t.ends_with(suffix)) {
+                Some(tool) => Plan::Tool {
+                    name: tool.name.clone(),
+                    input: input.clone(),
+                    custom: tool.custom,
+                    namespace: tool.namespace.clone(),
+                },
+                // Not offered yet: a deferred tool the client loads through its tool_search.
+                None if offered.iter().any(|t| t.client_search) => Plan::ToolSearch { query: suffix.to_string() },
+                None => Plan::Tool { name: suffix.to_string(), input: input.clone(), custom: false, namespace: None },
+            }
+        }
         Reply::ToolCall { name, input } => {
             let tool = if name == "*" {
                 offered
@@ -110,7 +140,7 @@ pub(crate) fn resolve(reply: &Reply, offered: &[Offered]) -> Plan {
                 offered.iter().find(|t| &t.name == name).cloned()
             };
             let tool = tool.unwrap_or_else(|| Offered::function(name));
-            Plan::Tool { name: tool.name, input: input.clone(), custom: tool.custom }
+            Plan::Tool { name: tool.name, input: input.clone(), custom: tool.custom, namespace: tool.namespace }
         }
     }
 }
@@ -221,5 +251,18 @@ mod tests {
         assert!(matches!(resolve(&star, &tools), Plan::Tool { name, .. } if name == "Read"));
         let named = Reply::ToolCall { name: "Write".into(), input: json!({}) };
         assert!(matches!(resolve(&named, &tools), Plan::Tool { name, .. } if name == "Write"));
+    }
+
+    #[test]
+    fn tilde_picks_a_tool_by_the_end_of_its_name_or_searches_for_it() {
+        let post = Reply::ToolCall { name: "~peer_post".into(), input: json!({"text": "hi"}) };
+        let tools = [Offered::function("Read"), Offered::function("mcp__clawboo__peer_post")];
+        assert!(matches!(resolve(&post, &tools), Plan::Tool { name, .. } if name == "mcp__clawboo__peer_post"));
+        let namespaced = Offered { namespace: Some("mcp__clawboo".into()), ..Offered::function("peer_post") };
+        let plan = resolve(&post, &[Offered::function("shell"), namespaced]);
+        assert!(matches!(plan, Plan::Tool { name, namespace: Some(ns), .. } if name == "peer_post" && ns == "mcp__clawboo"));
+        let search = Offered { client_search: true, ..Offered::function("tool_search") };
+        let plan = resolve(&post, &[Offered::function("shell"), search]);
+        assert_eq!(plan, Plan::ToolSearch { query: "peer_post".into() });
     }
 }

@@ -20,14 +20,24 @@ pub(crate) fn respond(request: &RecordedRequest, shared: &Shared) -> Response {
     let model = body["model"].as_str().unwrap_or("gpt-5.5");
     let response_id = shared.id("resp_fake");
     let item = match &plan {
-        Plan::Tool { name, input, custom: true } => json!({
+        Plan::Tool { name, input, custom: true, .. } => json!({
             "id": shared.id("ctc_fake"), "type": "custom_tool_call", "status": "completed",
             "call_id": shared.id("call_fake"), "name": name,
             "input": input.as_str().map_or_else(|| input.to_string(), str::to_string),
         }),
-        Plan::Tool { name, input, .. } => json!({
-            "id": shared.id("fc_fake"), "type": "function_call", "status": "completed",
-            "call_id": shared.id("call_fake"), "name": name, "arguments": input.to_string(),
+        Plan::Tool { name, input, namespace, .. } => {
+            let mut call = json!({
+                "id": shared.id("fc_fake"), "type": "function_call", "status": "completed",
+                "call_id": shared.id("call_fake"), "name": name, "arguments": input.to_string(),
+            });
+            if let Some(namespace) = namespace {
+                call["namespace"] = json!(namespace);
+            }
+            call
+        }
+        Plan::ToolSearch { query } => json!({
+            "id": shared.id("tsc_fake"), "type": "tool_search_call", "status": "completed",
+            "call_id": shared.id("call_fake"), "execution": "client", "arguments": {"query": query},
         }),
         _ => json!({
             "id": shared.id("msg_fake"), "type": "message", "status": "completed", "role": "assistant",
@@ -48,18 +58,39 @@ pub(crate) fn respond(request: &RecordedRequest, shared: &Shared) -> Response {
     }
 }
 
-/// The tools the request offers: "function" and "custom" ones by name, "local_shell" as such.
+/// The tools the request offers: "function" and "custom" ones by name, "local_shell" as such,
+/// the tools of each "namespace" (also those a `tool_search_output` in the input loaded), and a
+/// client-side "tool_search".
 pub(crate) fn offered_tools(body: &Value) -> Vec<Offered> {
-    let tools = body["tools"].as_array().map(Vec::as_slice).unwrap_or_default();
-    tools
+    let listed = body["tools"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let loaded = body["input"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
         .iter()
-        .filter_map(|tool| match (tool["type"].as_str(), tool["name"].as_str()) {
-            (Some("custom"), Some(name)) => Some(Offered { name: name.to_string(), custom: true }),
-            (Some("local_shell"), _) => Some(Offered::function("local_shell")),
-            (_, Some(name)) => Some(Offered::function(name)),
-            _ => None,
-        })
-        .collect()
+        .filter(|item| item["type"] == "tool_search_output")
+        .flat_map(|item| item["tools"].as_array().map(Vec::as_slice).unwrap_or_default());
+    let mut offered = Vec::new();
+    for tool in listed.iter().chain(loaded) {
+        match (tool["type"].as_str(), tool["name"].as_str()) {
+            (Some("namespace"), Some(namespace)) => {
+                for inner in tool["tools"].as_array().map(Vec::as_slice).unwrap_or_default() {
+                    if let Some(name) = inner["name"].as_str() {
+                        let custom = inner["type"] == "custom";
+                        offered.push(Offered { custom, namespace: Some(namespace.to_string()), ..Offered::function(name) });
+                    }
+                }
+            }
+            (Some("tool_search"), _) if tool["execution"] == "client" => {
+                offered.push(Offered { client_search: true, ..Offered::function("tool_search") });
+            }
+            (Some("custom"), Some(name)) => offered.push(Offered { custom: true, ..Offered::function(name) }),
+            (Some("local_shell"), _) => offered.push(Offered::function("local_shell")),
+            (_, Some(name)) => offered.push(Offered::function(name)),
+            _ => {}
+        }
+    }
+    offered
 }
 
 /// Whether the last input item is a tool's output (looking past injected context).
@@ -115,6 +146,9 @@ fn stream(plan: &Plan, item: &Value, completed: Value) -> Vec<Frame> {
             let text = plan.text();
             frames.push(event("response.output_text.done", with(at.clone(), "text", json!(text))));
             frames.push(event("response.content_part.done", with(at, "part", part(text))));
+        }
+        Plan::ToolSearch { .. } => {
+            frames.push(event("response.output_item.added", json!({"output_index": 0, "item": added})));
         }
         Plan::Tool { custom, .. } => {
             let (field, kind) =

@@ -106,7 +106,17 @@ impl ClaudeCodeRuntime {
         .into();
         // What Claude may load and do: Clawboo's settings only, rewritten every turn.
         settings::write_user_settings(&home, input.approval, &input.workspace)?;
-        args.extend(settings::args(input.approval, &input.workspace, |flag| help_mentions(&program, &home, flag)));
+        let clawboo_tools = mcp_tool_names(input.tools.as_ref());
+        args.extend(settings::args(input.approval, &input.workspace, &clawboo_tools, |flag| {
+            help_mentions(&program, &home, flag)
+        }));
+        if let Some(grant) = &input.tools {
+            // Clawboo's tools: the endpoint only; the token travels in the env, never in argv.
+            args.extend(["--mcp-config".into(), mcp_config(&grant.endpoint).to_string()]);
+            if !clawboo_tools.is_empty() {
+                args.extend(["--allowedTools".into(), clawboo_tools.join(",")]);
+            }
+        }
         // Flags newer releases added: passed only to a `claude` that lists them in --help.
         if help_mentions(&program, &home, "--include-partial-messages") {
             args.push("--include-partial-messages".into()); // token streaming
@@ -144,6 +154,9 @@ impl ClaudeCodeRuntime {
                 env.push(("ANTHROPIC_API_KEY".into(), endpoint.api_key.unwrap_or_default()));
             }
         }
+        if let Some(grant) = &input.tools {
+            env.push((crate::tools::TOKEN_ENV.into(), grant.token.clone()));
+        }
         env.extend(QUIET_ENV.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
         env.extend(self.env.iter().cloned());
 
@@ -156,6 +169,24 @@ impl ClaudeCodeRuntime {
             piped_stdin: true,
         })
     }
+}
+
+/// How Claude names Clawboo's granted tools: `mcp__clawboo__<tool>`.
+fn mcp_tool_names(grant: Option<&crate::tools::ToolGrant>) -> Vec<String> {
+    let specs = grant.map(|g| g.specs.as_slice()).unwrap_or_default();
+    specs.iter().map(|s| format!("mcp__{}__{}", crate::tools::SERVER_NAME, s.name.as_str())).collect()
+}
+
+/// The inline `--mcp-config`: Clawboo's server over HTTP, the token read from the env by
+/// Claude (`${CLAWBOO_TOKEN}`), and its tools sent to the model directly (`alwaysLoad`), not
+/// deferred behind ToolSearch.
+fn mcp_config(endpoint: &str) -> serde_json::Value {
+    serde_json::json!({"mcpServers": {crate::tools::SERVER_NAME: {
+        "type": "http",
+        "url": endpoint,
+        "headers": {"Authorization": format!("Bearer ${{{}}}", crate::tools::TOKEN_ENV)},
+        "alwaysLoad": true,
+    }}})
 }
 
 /// Claude Code appends `/v1/messages` itself: a base URL set with `/v1` would double it.

@@ -86,8 +86,14 @@ fn workspace_roots(workspace: &Path) -> Vec<String> {
 }
 
 /// The flags that apply [`settings`] and the policy. `offers` says whether the installed
-/// `claude` lists a flag in its `--help` (older releases lack some).
-pub fn args(policy: ApprovalPolicy, workspace: &Path, offers: impl Fn(&str) -> bool) -> Vec<String> {
+/// `claude` lists a flag in its `--help` (older releases lack some). `clawboo_tools` are the
+/// wire names of Clawboo's own (MCP) tools the run was granted: a read-only agent keeps them.
+pub fn args(
+    policy: ApprovalPolicy,
+    workspace: &Path,
+    clawboo_tools: &[String],
+    offers: impl Fn(&str) -> bool,
+) -> Vec<String> {
     let mut args = Vec::new();
     if offers("--setting-sources") {
         args.extend(["--setting-sources".to_owned(), String::new()]);
@@ -101,7 +107,8 @@ pub fn args(policy: ApprovalPolicy, workspace: &Path, offers: impl Fn(&str) -> b
             args.push("--restricted".into());
         }
         if offers("--tools") {
-            args.extend(["--tools".to_owned(), READ_ONLY_BUILTINS.join(",")]);
+            let kept: Vec<&str> = READ_ONLY_BUILTINS.iter().copied().chain(clawboo_tools.iter().map(String::as_str)).collect();
+            args.extend(["--tools".to_owned(), kept.join(",")]);
         }
         args.extend(["--disallowedTools".to_owned(), READ_ONLY_REMOVED.join(",")]);
     }
@@ -124,7 +131,7 @@ mod tests {
     fn every_turn_loads_no_settings_file_and_read_only_keeps_only_reading_tools() {
         let ws = Path::new("/work/agent");
         let all = |_: &str| true;
-        let ask = args(ApprovalPolicy::Ask, ws, all);
+        let ask = args(ApprovalPolicy::Ask, ws, &[], all);
         assert_eq!(&ask[..2], ["--setting-sources", ""]);
         assert!(ask.contains(&"--strict-mcp-config".to_owned()));
         assert!(!ask.contains(&"--restricted".to_owned()) && !ask.contains(&"--disallowedTools".to_owned()));
@@ -134,7 +141,7 @@ mod tests {
         assert!(deny.contains("Read(//work/agent/.clawboo/**)") && deny.contains("Edit(//work/agent/.clawboo/**)"));
         assert!(!deny.contains("WebFetch"));
 
-        let read_only = args(ApprovalPolicy::ReadOnly, ws, all);
+        let read_only = args(ApprovalPolicy::ReadOnly, ws, &[], all);
         assert!(read_only.contains(&"--restricted".to_owned()));
         let tools = &read_only[read_only.iter().position(|a| a == "--tools").unwrap() + 1];
         assert_eq!(tools, "Read,Glob,Grep,LS,NotebookRead,ToolSearch");
@@ -146,7 +153,11 @@ mod tests {
         assert!(inline["permissions"]["deny"].to_string().contains("\"WebSearch\""));
 
         // An older claude without the newer flags still gets the inline settings and the removals.
-        let old = args(ApprovalPolicy::ReadOnly, ws, |_| false);
+        let old = args(ApprovalPolicy::ReadOnly, ws, &[], |_| false);
+        // Clawboo's own tools stay with a read-only agent.
+        let granted = args(ApprovalPolicy::ReadOnly, ws, &["mcp__clawboo__peer_post".to_owned()], all);
+        let tools = &granted[granted.iter().position(|a| a == "--tools").unwrap() + 1];
+        assert!(tools.ends_with(",ToolSearch,mcp__clawboo__peer_post"), "{tools}");
         assert_eq!(old[0], "--settings");
         assert!(!old.contains(&"--restricted".to_owned()) && old.contains(&"--disallowedTools".to_owned()));
     }

@@ -124,6 +124,9 @@ impl CodexRuntime {
                 env.push((KEY_ENV.to_owned(), endpoint.api_key.unwrap_or_default()));
             }
         }
+        if let Some(grant) = &input.tools {
+            env.push((crate::tools::TOKEN_ENV.to_owned(), grant.token.clone()));
+        }
         env.extend(self.env.iter().cloned());
         let spec = CommandSpec {
             program,
@@ -140,11 +143,23 @@ impl CodexRuntime {
             approval_policy,
             sandbox,
             developer_instructions: input.persona.clone().filter(|p| !p.trim().is_empty()),
+            config: input.tools.as_ref().map(|grant| mcp_config(&grant.endpoint)),
         };
         let protocol = AppServerProtocol::new(setup, input.resume_session.clone(), input.text_to_send())
             .carrying(input.transcript.clone());
         Ok((spec, protocol))
     }
+}
+
+/// The thread's `config` override giving it Clawboo's tools: the endpoint, the token read by
+/// Codex from `CLAWBOO_TOKEN` and sent as `Authorization: Bearer`, and the tools approved
+/// up front (they are Clawboo's own; otherwise `approval_policy=never` fails them unasked).
+fn mcp_config(endpoint: &str) -> serde_json::Value {
+    serde_json::json!({"mcp_servers": {crate::tools::SERVER_NAME: {
+        "url": endpoint,
+        "bearer_token_env_var": crate::tools::TOKEN_ENV,
+        "default_tools_approval_mode": "approve",
+    }}})
 }
 
 /// Codex's approval policy and sandbox for an agent's policy. "untrusted" makes Codex ask

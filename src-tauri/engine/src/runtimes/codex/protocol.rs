@@ -69,6 +69,9 @@ pub struct ThreadSetup {
     pub sandbox: Option<&'static str>,
     /// The persona, sent as the thread's developer instructions.
     pub developer_instructions: Option<String>,
+    /// Config overrides for this thread (Clawboo's MCP server for this run), sent on start and
+    /// on resume alike: each run has its own token.
+    pub config: Option<Value>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -152,6 +155,9 @@ impl AppServerProtocol {
         }
         if let Some(instructions) = &self.setup.developer_instructions {
             params["developerInstructions"] = json!(instructions);
+        }
+        if let Some(config) = &self.setup.config {
+            params["config"] = config.clone();
         }
         let method = match &self.resume {
             Some(thread_id) => {

@@ -25,6 +25,7 @@ fn protocol_in(cwd: &str, resume: Option<&str>) -> AppServerProtocol {
         approval_policy: "untrusted",
         sandbox: Some("workspace-write"),
         developer_instructions: Some("You are a test agent.".into()),
+        config: None,
     };
     AppServerProtocol::new(setup, resume.map(str::to_owned), "Create the file please".into())
 }

@@ -1,0 +1,42 @@
+//! A `ToolHost` for tests: records every call it gets and answers "<tool> done".
+
+use std::sync::Mutex;
+
+use clawboo_engine::tools::{Caller, ToolFuture, ToolHost, ToolName, ToolOutput};
+use serde_json::Value;
+
+#[derive(Debug, Clone)]
+pub struct RecordedCall {
+    pub caller: Caller,
+    pub tool: ToolName,
+    pub args: Value,
+}
+
+#[derive(Default)]
+pub struct RecordingHost {
+    calls: Mutex<Vec<RecordedCall>>,
+}
+
+impl RecordingHost {
+    pub fn calls(&self) -> Vec<RecordedCall> {
+        self.calls.lock().unwrap().clone()
+    }
+}
+
+impl ToolHost for RecordingHost {
+    fn call<'a>(&'a self, caller: &'a Caller, tool: ToolName, args: Value) -> ToolFuture<'a> {
+        self.calls.lock().unwrap().push(RecordedCall { caller: caller.clone(), tool, args });
+        Box::pin(async move { ToolOutput::ok(format!("{} done", tool.as_str())) })
+    }
+}
+
+pub fn caller(run_id: &str, agent_id: &str, handle: &str, tools: &[ToolName]) -> Caller {
+    Caller {
+        run_id: run_id.into(),
+        agent_id: agent_id.into(),
+        agent_handle: handle.into(),
+        team_id: "team-1".into(),
+        room_id: "room-general".into(),
+        tools: tools.to_vec(),
+    }
+}
