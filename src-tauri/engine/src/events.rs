@@ -9,12 +9,21 @@ use crate::chat::RunEventRecord;
 pub enum EngineEvent {
     /// An agent was created, changed or deleted.
     AgentsChanged,
+    /// A team, its members, rules, brief, About you or rooms changed (or a team was created or
+    /// deleted): refetch teams.
+    TeamsChanged,
     /// An agent file changed on disk, by the app or by another program.
     AgentFileChanged { agent_id: String, name: AgentFileName },
     /// A run reported something (stored before or just after this is published).
     RunEvent { agent_id: String, record: RunEventRecord },
     /// A chat gained a message or a run changed state.
     ChatChanged { agent_id: String },
+    /// A room message was added or changed (a hand-off card got its teammate's run).
+    RoomMessageAdded { team_id: String, message: crate::chat::team::RoomMessage },
+    /// A team run started or ended.
+    RoomRunChanged { team_id: String, room_id: String, run: crate::chat::RunSummary },
+    /// An agent posted in its team's peer room.
+    PeerPostAdded { post: crate::chat::team::PeerPost },
 }
 
 /// Cheap to clone; every clone publishes to the same subscribers.

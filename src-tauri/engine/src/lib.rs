@@ -12,6 +12,7 @@ pub mod relay;
 pub mod runtimes;
 pub mod secrets;
 pub mod store;
+pub mod teams;
 pub mod tools;
 
 use std::sync::Arc;
@@ -27,6 +28,7 @@ use relay::Relay;
 use runtimes::catalog::RuntimeCatalog;
 use secrets::Secrets;
 use store::Store;
+use teams::Teams;
 
 pub struct Engine {
     config: EngineConfig,
@@ -35,6 +37,7 @@ pub struct Engine {
     secrets: Arc<Secrets>,
     catalog: Arc<RuntimeCatalog>,
     chat: Arc<Chat>,
+    teams: Arc<Teams>,
     spawner: Arc<dyn runtimes::process::Spawner>,
     relay: Arc<Relay>,
     _watcher: FileWatcher,
@@ -83,9 +86,11 @@ impl Engine {
         let relay = Relay::start(store.clone(), secrets.clone(), runtime.handle())?;
         let adapters = runtimes::adapters(relay.clone(), catalog.clone(), secrets.clone(), spawner.clone());
         let registry = replace.into_iter().fold(adapters, |r, a| r.with(a));
+        let teams = Arc::new(Teams::new(store.clone(), agents.clone(), events.clone()));
         let chat = Arc::new(
             Chat::new(store, agents.clone(), registry, catalog.clone(), events.clone(), runtime.handle().clone())
-                .with_relay(relay.clone()),
+                .with_relay(relay.clone())
+                .with_teams(teams.clone()),
         );
         chat.recover_interrupted()?;
         Ok(Self {
@@ -95,6 +100,7 @@ impl Engine {
             secrets,
             catalog,
             chat,
+            teams,
             spawner,
             relay,
             _watcher: watcher,
@@ -127,6 +133,11 @@ impl Engine {
         input: agents::OpenclawGatewayInput,
     ) -> Result<agents::OpenclawGateway> {
         agents::gateway::set(&self.agents, &self.secrets, agent_id, input)
+    }
+
+    /// Teams of agents, their rules, brief, About you and rooms.
+    pub fn teams(&self) -> &Arc<Teams> {
+        &self.teams
     }
 
     pub fn chat(&self) -> &Arc<Chat> {
