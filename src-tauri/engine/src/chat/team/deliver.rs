@@ -447,7 +447,7 @@ impl Chat {
             });
         }
         if let Some(handoff) = handoff {
-            self.schedule_batch(&delivery.team_id, &handoff.room_id, &handoff.from_agent_id, delivery.generation);
+            self.schedule_batch(&delivery.team_id, &handoff, delivery.generation);
         }
         if status == RunStatus::Succeeded {
             self.handoffs_in_reply(&run.id, &agent, from_agent_id.as_deref(), &reply);

@@ -337,14 +337,21 @@ impl Chat {
                 store::handoff(tx, handoff_id)
             });
             if let Ok(Some(handoff)) = finished {
-                self.schedule_batch(&delivery.team_id, &handoff.room_id, &handoff.from_agent_id, delivery.generation);
+                self.schedule_batch(&delivery.team_id, &handoff, delivery.generation);
             }
         }
     }
 
-    /// A result came back for `agent_id`: (re)arm its batch timer; when it fires, the results
-    /// that arrived meanwhile reach the agent as one message.
-    pub(crate) fn schedule_batch(self: &Arc<Self>, team_id: &str, room_id: &str, agent_id: &str, generation: u64) {
+    /// A result came back to the agent that handed the work out. Once no other hand-off of the
+    /// same turn is still queued or running, a timer is (re)armed; when it fires, every result
+    /// waiting for that agent in the room reaches it as one message. So the hand-offs of one turn
+    /// come back together, and results that finish within [`BATCH_WINDOW`] of each other too.
+    pub(crate) fn schedule_batch(self: &Arc<Self>, team_id: &str, handoff: &store::Handoff, generation: u64) {
+        let siblings = self.store.read(|c| store::pending_handoffs_of_run(c, &handoff.from_run_id));
+        if siblings.is_ok_and(|n| n > 0) {
+            return; // the last of them arms the timer
+        }
+        let (room_id, agent_id) = (handoff.room_id.as_str(), handoff.from_agent_id.as_str());
         let key = (room_id.to_owned(), agent_id.to_owned());
         let ticket = {
             let mut state = lock(&self.team);
@@ -370,14 +377,16 @@ impl Chat {
                 }
             };
             if due {
-                chat.enqueue(Delivery {
+                let delivery = Delivery {
                     room_id,
                     team_id,
                     agent_id,
                     what: Deliver::Batch,
                     depth: 0, // set from the results when it starts
                     generation,
-                });
+                };
+                // Starting a run blocks (store, process start): not on the async workers.
+                let _ = tokio::task::spawn_blocking(move || chat.enqueue(delivery)).await;
             }
         });
     }

@@ -236,6 +236,15 @@ pub fn handoffs_of_run(conn: &Connection, run_id: &str) -> Result<u32> {
     Ok(conn.query_row("SELECT COUNT(*) FROM handoffs WHERE from_run_id = ?1", [run_id], |r| r.get(0))?)
 }
 
+/// Hand-offs of a run that are still queued or running.
+pub fn pending_handoffs_of_run(conn: &Connection, run_id: &str) -> Result<u32> {
+    Ok(conn.query_row(
+        "SELECT COUNT(*) FROM handoffs WHERE from_run_id = ?1 AND status IN ('queued', 'running')",
+        [run_id],
+        |r| r.get(0),
+    )?)
+}
+
 pub fn start_handoff(tx: &Transaction, id: &str, run_id: &str) -> Result<()> {
     tx.execute("UPDATE handoffs SET status = 'running', run_id = ?2 WHERE id = ?1", params![id, run_id])?;
     Ok(())
