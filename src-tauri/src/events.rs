@@ -3,7 +3,8 @@
 use std::sync::Arc;
 
 use clawboo_engine::agents::AgentFileName;
-use clawboo_engine::chat::RunEventRecord;
+use clawboo_engine::chat::team::{PeerPost, RoomMessage};
+use clawboo_engine::chat::{RunEventRecord, RunSummary};
 use clawboo_engine::{Engine, EngineEvent};
 use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, Runtime};
@@ -37,6 +38,30 @@ pub struct ChatChanged {
     pub agent_id: String,
 }
 
+/// A room message was added, or changed (a hand-off card got its teammate's run): upsert it.
+#[derive(Debug, Clone, Serialize, specta::Type, Event)]
+#[serde(rename_all = "camelCase")]
+pub struct RoomMessageAdded {
+    pub team_id: String,
+    pub message: RoomMessage,
+}
+
+/// A team run started or ended: upsert it in the room's runs.
+#[derive(Debug, Clone, Serialize, specta::Type, Event)]
+#[serde(rename_all = "camelCase")]
+pub struct RoomRunChanged {
+    pub team_id: String,
+    pub room_id: String,
+    pub run: RunSummary,
+}
+
+/// An agent posted in its team's peer room.
+#[derive(Debug, Clone, Serialize, specta::Type, Event)]
+#[serde(rename_all = "camelCase")]
+pub struct PeerPostAdded {
+    pub post: PeerPost,
+}
+
 /// Forwards until the engine goes away. If the UI side lags, it is told to refetch.
 pub fn forward<R: Runtime>(app: AppHandle<R>, engine: Arc<Engine>) {
     let mut events = engine.events().subscribe();
@@ -47,6 +72,13 @@ pub fn forward<R: Runtime>(app: AppHandle<R>, engine: Arc<Engine>) {
                 Ok(EngineEvent::AgentFileChanged { agent_id, name }) => AgentFileChanged { agent_id, name }.emit(&app),
                 Ok(EngineEvent::RunEvent { agent_id, record }) => RunEventEmitted { agent_id, record }.emit(&app),
                 Ok(EngineEvent::ChatChanged { agent_id }) => ChatChanged { agent_id }.emit(&app),
+                Ok(EngineEvent::RoomMessageAdded { team_id, message }) => {
+                    RoomMessageAdded { team_id, message }.emit(&app)
+                }
+                Ok(EngineEvent::RoomRunChanged { team_id, room_id, run }) => {
+                    RoomRunChanged { team_id, room_id, run }.emit(&app)
+                }
+                Ok(EngineEvent::PeerPostAdded { post }) => PeerPostAdded { post }.emit(&app),
                 Err(RecvError::Closed) => break,
             };
             if let Err(e) = sent {

@@ -40,12 +40,22 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
             commands::runtimes::set_runtime_path,
             commands::runtimes::list_runtime_access,
             commands::runtimes::set_runtime_access,
+            commands::team_chat::send_team_message,
+            commands::team_chat::stop_team,
+            commands::team_chat::room_page,
+            commands::team_chat::room_runs,
+            commands::team_chat::peer_posts,
+            commands::team_chat::run_context,
+            commands::team_chat::run_requests,
         ])
         .events(collect_events![
             events::AgentsChanged,
             events::AgentFileChanged,
             events::RunEventEmitted,
-            events::ChatChanged
+            events::ChatChanged,
+            events::RoomMessageAdded,
+            events::RoomRunChanged,
+            events::PeerPostAdded
         ])
         // Timestamps (ms since the epoch) and file sizes cross IPC as i64/u64; both stay far
         // below 2^53, so a JavaScript number holds them exactly.

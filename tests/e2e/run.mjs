@@ -25,7 +25,22 @@ const driverProcess = spawn("tauri-driver", ["--port", String(PORT), "--native-p
 const driver = new WebDriver(`http://127.0.0.1:${PORT}`);
 
 // The model a Native agent talks to: asks for one list_files call, then answers.
-const modelProcess = spawn(fakeModelServer, ["tool", '{"path":"."}', "All done: I listed your files.", "list_files"], {
+// Rules play a team: a leader that hands off twice, two teammates, and the leader's answer to
+// their batch of results.
+const TEAM_RULES = JSON.stringify([
+  { contains: "found-it", steps: [{ text: "Launch plan ready: market found, brief written." }] },
+  { contains: "research the market", steps: [{ text: "found-it: three segments" }] },
+  { contains: "write the brief", steps: [{ text: "wrote-it: one page" }] },
+  {
+    contains: "Plan the launch",
+    steps: [
+      { tool: "handoff", input: { to: "local", task: "research the market" } },
+      { tool: "handoff", input: { to: "writer", task: "write the brief" } },
+      { text: "I handed the work out." },
+    ],
+  },
+]);
+const modelProcess = spawn(fakeModelServer, ["tool", '{"path":"."}', "All done: I listed your files.", "list_files", "--rules", TEAM_RULES], {
   stdio: ["ignore", "pipe", "inherit"],
 });
 const modelUrl = new Promise((resolveUrl, reject) => {
@@ -226,6 +241,64 @@ try {
       );
     }
     await saveScreenshot("native-chat.png");
+  });
+
+  await step("a team of three Native agents: hand-off cards, one batch, the leader's answer", async () => {
+    for (const handle of ["lead", "writer"]) {
+      await click("new-agent-button");
+      await typeInto("agent-name-input", handle === "lead" ? "Lead" : "Writer");
+      await typeInto("agent-handle-input", handle);
+      await driver.execute(
+        `const s = document.querySelector('[data-testid="agent-runtime-select"]');
+         Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set.call(s, 'native');
+         s.dispatchEvent(new Event('change', { bubbles: true }));`,
+      );
+      await driver.execute(
+        `const s = document.querySelector('[data-testid="agent-provider-select"]');
+         Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set.call(s, 'custom');
+         s.dispatchEvent(new Event('change', { bubbles: true }));`,
+      );
+      const model = await find("agent-model-input");
+      await driver.clear(model);
+      await driver.type(model, "some-model");
+      await click("create-agent-submit");
+      await waitFor(`@${handle} in the sidebar`, () => find(`agent-item-${handle}`));
+    }
+    await click("new-team-button");
+    await typeInto("team-name-input", "Launch");
+    for (const handle of ["lead", "local", "writer"]) await click(`new-team-member-${handle}`);
+    await click("new-team-leader-lead");
+    await click("create-team-submit");
+    await click("team-item-Launch");
+    await typeInto("about-you-input", "I am Ada, I run a tea shop in Leeds.");
+    await click("about-you-save");
+    await typeInto("chat-input", "Plan the launch of the winter blend.");
+    await click("chat-send");
+    await waitFor(
+      "two hand-off cards, one batch and the leader's answer",
+      async () => {
+        const cards = (await driver.findAll(byTestId("handoff-card"))).length;
+        const batches = (await driver.findAll(byTestId("batch-card"))).length;
+        const page = await driver.execute("return document.body.innerText");
+        return cards === 2 && batches === 1 && page.includes("Launch plan ready");
+      },
+      60000,
+    );
+    await saveScreenshot("team-chat.png");
+  });
+
+  await step("what a teammate saw: its task text, and no About you", async () => {
+    await driver.execute(
+      `document.querySelector('[data-testid="handoff-card"] [data-testid="see-context"]').click()`,
+    );
+    const viewer = await waitFor("the context viewer", () => find("run-context-total"), 20000);
+    if (!viewer) throw new Error("no viewer");
+    const text = await driver.execute(`return document.querySelector('[data-testid="run-context"]').innerText`);
+    if (!text.includes("research the market")) throw new Error(`the task text is missing: ${text.slice(0, 600)}`);
+    if (text.includes("tea shop")) throw new Error("a teammate was given About you");
+    if (await present("run-context-section-about_you")) throw new Error("an About-you section on a teammate's turn");
+    await saveScreenshot("what-this-agent-saw.png");
+    await driver.execute(`document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}))`);
   });
 
   await step("deleting an agent asks first, then removes its row and folder", async () => {

@@ -23,6 +23,15 @@ import type {
   RuntimeInfo,
   RuntimeKind,
   SendOutcome,
+  TeamSendOutcome,
+  RoomPage,
+  RunSummary,
+  PeerPage,
+  RunContext,
+  RelayedRequest,
+  RoomMessageAdded,
+  RoomRunChanged,
+  PeerPostAdded,
 } from "./bindings";
 import { toClawbooError } from "./errors";
 
@@ -57,6 +66,19 @@ export type {
   RuntimeInfo,
   RuntimeKind,
   SendOutcome,
+  TeamSendOutcome,
+  RoomMessage,
+  RoomMessageKind,
+  RoomPage,
+  PeerPage,
+  PeerPost,
+  RunContext,
+  Section,
+  SectionKind,
+  RelayedRequest,
+  RoomMessageAdded,
+  RoomRunChanged,
+  PeerPostAdded,
 } from "./bindings";
 
 export type Unlisten = () => void;
@@ -163,4 +185,42 @@ export function onChatChanged(cb: (change: ChatChanged) => void): Promise<Unlist
 /** One event of a run, as it happens. Arrives at high rates while a run streams. */
 export function onRunEvent(cb: (emitted: RunEventEmitted) => void): Promise<Unlisten> {
   return events.runEventEmitted.listen((event) => cb(event.payload));
+}
+
+// ---- Team chat ----
+
+/** Stores the message and starts (or queues) the runs it addresses; replies arrive as events. */
+export const sendTeamMessage = (roomId: string, text: string): Promise<TeamSendOutcome> =>
+  unwrap(() => commands.sendTeamMessage(roomId, text));
+
+/** Ends every run of the team and drops its queued work. */
+export const stopTeam = (teamId: string): Promise<null> => unwrap(() => commands.stopTeam(teamId));
+
+/** Up to `limit` messages before `beforeSeq` (the newest when null), oldest first. */
+export const roomPage = (roomId: string, beforeSeq: number | null, limit: number): Promise<RoomPage> =>
+  unwrap(() => commands.roomPage(roomId, beforeSeq, limit));
+
+export const roomRuns = (roomId: string, limit: number): Promise<RunSummary[]> =>
+  unwrap(() => commands.roomRuns(roomId, limit));
+
+export const peerPosts = (teamId: string, beforeSeq: number | null, limit: number): Promise<PeerPage> =>
+  unwrap(() => commands.peerPosts(teamId, beforeSeq, limit));
+
+/** Exactly what a team run was given. */
+export const runContext = (runId: string): Promise<RunContext> => unwrap(() => commands.runContext(runId));
+
+/** The request bodies a run's model received through the relay. */
+export const runRequests = (runId: string): Promise<RelayedRequest[]> =>
+  unwrap(() => commands.runRequests(runId));
+
+export function onRoomMessageAdded(cb: (added: RoomMessageAdded) => void): Promise<Unlisten> {
+  return events.roomMessageAdded.listen((event) => cb(event.payload));
+}
+
+export function onRoomRunChanged(cb: (changed: RoomRunChanged) => void): Promise<Unlisten> {
+  return events.roomRunChanged.listen((event) => cb(event.payload));
+}
+
+export function onPeerPostAdded(cb: (added: PeerPostAdded) => void): Promise<Unlisten> {
+  return events.peerPostAdded.listen((event) => cb(event.payload));
 }

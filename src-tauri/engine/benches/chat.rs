@@ -56,6 +56,10 @@ impl Runtime for Flood {
             history: HistoryMode::ClawbooTranscript,
             persona: PersonaDelivery::OwnSetup,
             setup_change: clawboo_engine::runtimes::SetupChange::AppliedOnResume,
+            team_history: clawboo_engine::runtimes::TeamHistory {
+                leader: clawboo_engine::runtimes::TurnHistory::ContinueRoom,
+                teammate: clawboo_engine::runtimes::TurnHistory::Fresh,
+            },
         }
     }
     fn run(

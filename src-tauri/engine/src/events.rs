@@ -18,6 +18,12 @@ pub enum EngineEvent {
     RunEvent { agent_id: String, record: RunEventRecord },
     /// A chat gained a message or a run changed state.
     ChatChanged { agent_id: String },
+    /// A room message was added or changed (a hand-off card got its teammate's run).
+    RoomMessageAdded { team_id: String, message: crate::chat::team::RoomMessage },
+    /// A team run started or ended.
+    RoomRunChanged { team_id: String, room_id: String, run: crate::chat::RunSummary },
+    /// An agent posted in its team's peer room.
+    PeerPostAdded { post: crate::chat::team::PeerPost },
 }
 
 /// Cheap to clone; every clone publishes to the same subscribers.

@@ -93,8 +93,11 @@ impl Engine {
         let chat = Arc::new(
             Chat::new(store, agents.clone(), registry, catalog.clone(), events.clone(), runtime.handle().clone())
                 .with_relay(relay.clone())
-                .with_tools(tools.clone()),
+                .with_tools(tools.clone())
+                .with_teams(teams.clone()),
         );
+        // The tools do what team chat says they do; the bridge holds the chat weakly.
+        tools.set_host(Arc::new(chat::team::TeamTools(Arc::downgrade(&chat))));
         chat.recover_interrupted()?;
         Ok(Self {
             config,

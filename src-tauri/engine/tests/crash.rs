@@ -37,6 +37,10 @@ impl Runtime for Waiting {
             history: HistoryMode::ClawbooTranscript,
             persona: PersonaDelivery::OwnSetup,
             setup_change: clawboo_engine::runtimes::SetupChange::AppliedOnResume,
+            team_history: clawboo_engine::runtimes::TeamHistory {
+                leader: clawboo_engine::runtimes::TurnHistory::ContinueRoom,
+                teammate: clawboo_engine::runtimes::TurnHistory::Fresh,
+            },
         }
     }
 

@@ -35,6 +35,10 @@ impl Runtime for Scripted {
             history: HistoryMode::RuntimeSession,
             persona: PersonaDelivery::SentByClawboo,
             setup_change: self.change,
+            team_history: clawboo_engine::runtimes::TeamHistory {
+                leader: clawboo_engine::runtimes::TurnHistory::ContinueRoom,
+                teammate: clawboo_engine::runtimes::TurnHistory::Fresh,
+            },
         }
     }
 

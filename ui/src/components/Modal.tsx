@@ -7,10 +7,12 @@ type Props = {
   /** Dialog role; "alertdialog" for confirmations. */
   role?: "dialog" | "alertdialog";
   testId?: string;
+  /** "wide" for viewers that show long text. */
+  size?: "wide";
 };
 
 /** A centred in-app dialog. Escape or a click on the backdrop closes it. */
-export function Modal({ title, onClose, children, role = "dialog", testId }: Props) {
+export function Modal({ title, onClose, children, role = "dialog", testId, size }: Props) {
   const titleId = useId();
   const panelRef = useRef<HTMLDivElement>(null);
   const onCloseRef = useRef(onClose);
@@ -43,7 +45,9 @@ export function Modal({ title, onClose, children, role = "dialog", testId }: Pro
         if (e.target === e.currentTarget) onClose();
       }}
     >
-      <div className="modal" role={role} aria-modal="true" aria-labelledby={titleId} ref={panelRef} data-testid={testId}>
+      <div
+        className={size === "wide" ? "modal modal--wide" : "modal"}
+        role={role} aria-modal="true" aria-labelledby={titleId} ref={panelRef} data-testid={testId}>
         <h2 className="modal__title" id={titleId}>
           {title}
         </h2>

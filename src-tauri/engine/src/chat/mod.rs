@@ -5,6 +5,7 @@
 mod recorder;
 mod setup;
 mod store;
+pub mod team;
 mod types;
 
 use std::collections::{HashMap, HashSet};
@@ -55,8 +56,12 @@ pub struct Chat {
     next_slot: std::sync::atomic::AtomicU64,
     /// Its run tokens end with the run.
     relay: Option<Arc<crate::relay::Relay>>,
-    /// Its run tokens end with the run, too.
+    /// Teams, for team chat (see [`team`]).
+    teams: Option<Arc<crate::teams::Teams>>,
+    /// Clawboo's tools for team runs; a run's token ends with the run.
     tools: Option<Arc<crate::tools::Tools>>,
+    /// Team chat's queues, pending batches and live team runs.
+    team: Mutex<team::TeamState>,
 }
 
 impl Chat {
@@ -79,8 +84,16 @@ impl Chat {
             closing: Mutex::default(),
             next_slot: Default::default(),
             relay: None,
+            teams: None,
             tools: None,
+            team: Mutex::default(),
         }
+    }
+
+    /// Team chat over these teams.
+    pub fn with_teams(mut self, teams: Arc<crate::teams::Teams>) -> Self {
+        self.teams = Some(teams);
+        self
     }
 
     /// Revokes each run's relay tokens when the run ends.
@@ -97,7 +110,9 @@ impl Chat {
 
     /// Marks runs that a previous process left `running` as cut off. Called once at start.
     pub fn recover_interrupted(&self) -> Result<usize> {
-        Ok(self.store.write(|tx| store::mark_interrupted(tx, now_ms()))?.len())
+        let runs = self.store.write(|tx| store::mark_interrupted(tx, now_ms()))?.len();
+        self.recover_team_work()?;
+        Ok(runs)
     }
 
     pub fn history(&self, agent_id: &str) -> Result<ChatHistory> {
@@ -224,6 +239,9 @@ impl Chat {
             chat.release(&agent.id, slot);
             let _ = done_tx.send(true);
             chat.events.publish(EngineEvent::ChatChanged { agent_id: agent.id.clone() });
+            // Team work that waited for this agent starts now.
+            let worker = Arc::clone(&chat);
+            let _ = tokio::task::spawn_blocking(move || worker.pump(&agent.id)).await;
         });
         self.events.publish(EngineEvent::ChatChanged { agent_id: agent_id.to_owned() });
         Ok(SendOutcome { message, run: Some(run) })
@@ -440,6 +458,10 @@ impl Chat {
 
     fn lock_active(&self) -> std::sync::MutexGuard<'_, HashMap<String, ActiveRun>> {
         lock(&self.active)
+    }
+
+    fn is_closing(&self, agent_id: &str) -> bool {
+        lock(&self.closing).contains(agent_id)
     }
 
     /// Takes the agent's run slot, or says why not.

@@ -21,7 +21,7 @@ pub struct Conversation {
 pub fn conversation(tx: &Transaction, agent_id: &str, now: i64) -> Result<Conversation> {
     tx.execute(
         "INSERT INTO conversations (id, agent_id, kind, created_at) VALUES (?1, ?2, 'direct', ?3)
-         ON CONFLICT (agent_id, kind) DO NOTHING",
+         ON CONFLICT (agent_id) WHERE kind = 'direct' DO NOTHING",
         params![uuid::Uuid::new_v4().to_string(), agent_id, now],
     )?;
     find_conversation(tx, agent_id)?.ok_or_else(|| Error::Internal("conversation vanished".into()))
@@ -145,9 +145,9 @@ pub fn transcript(conn: &Connection, conversation: &Conversation) -> Result<Vec<
     Ok(pairs)
 }
 
-const RUN_COLUMNS: &str = "id, agent_id, runtime, status, error, started_at, finished_at";
+pub(super) const RUN_COLUMNS: &str = "id, agent_id, runtime, status, error, started_at, finished_at";
 
-fn run_from_row(r: &Row<'_>) -> rusqlite::Result<(String, String, RunSummary)> {
+pub(super) fn run_from_row(r: &Row<'_>) -> rusqlite::Result<(String, String, RunSummary)> {
     let runtime: String = r.get(2)?;
     let status: String = r.get(3)?;
     Ok((
@@ -165,7 +165,7 @@ fn run_from_row(r: &Row<'_>) -> rusqlite::Result<(String, String, RunSummary)> {
     ))
 }
 
-fn checked_run((runtime, status, mut run): (String, String, RunSummary)) -> Result<RunSummary> {
+pub(super) fn checked_run((runtime, status, mut run): (String, String, RunSummary)) -> Result<RunSummary> {
     run.runtime = RuntimeKind::parse(&runtime).ok_or_else(|| Error::Internal(format!("unknown runtime {runtime}")))?;
     run.status = RunStatus::parse(&status).ok_or_else(|| Error::Internal(format!("unknown run status {status}")))?;
     Ok(run)
@@ -199,8 +199,11 @@ pub fn finish_run(tx: &Transaction, run_id: &str, status: RunStatus, error: Opti
 }
 
 pub fn runs(conn: &Connection, agent_id: &str) -> Result<Vec<RunSummary>> {
-    let mut stmt =
-        conn.prepare_cached(&format!("SELECT {RUN_COLUMNS} FROM runs WHERE agent_id = ?1 ORDER BY started_at"))?;
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {RUN_COLUMNS} FROM runs WHERE agent_id = ?1
+         AND conversation_id IN (SELECT id FROM conversations WHERE agent_id = ?1 AND kind = 'direct')
+         ORDER BY started_at"
+    ))?;
     let rows = stmt.query_map([agent_id], run_from_row)?;
     rows.map(|r| checked_run(r?)).collect()
 }

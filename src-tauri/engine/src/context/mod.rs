@@ -6,7 +6,7 @@
 //! CONTRACT (types below are fixed; the assembly is built in `team.rs`):
 //! `team_turn(&TeamTurn) -> Assembled`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::agents::RuntimeKind;
 
@@ -156,7 +156,7 @@ pub struct TeamTurn<'a> {
 }
 
 /// Which part of the contract a section is (its number is its place in the order).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "snake_case")]
 pub enum SectionKind {
     Persona,
@@ -172,14 +172,14 @@ pub enum SectionKind {
 }
 
 /// Steady sections change only when the user edits something; turn sections are new each time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "snake_case")]
 pub enum Stability {
     Steady,
     Turn,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct Section {
     pub kind: SectionKind,

@@ -38,6 +38,15 @@ pub fn request_body(model: &str, system: &str, items: &[Item], offered: &[tools:
         last["cache_control"] = ephemeral();
     }
     let mut messages: Vec<Value> = items.iter().map(message).collect();
+    // The carried conversation ends where this turn's message starts: marking it lets the next
+    // turn read everything before its own message from the cache (what rides in front of a
+    // message is not carried, so that prefix stays byte-identical).
+    let current = items.iter().rposition(|item| matches!(item, Item::User(_)));
+    if let Some(carried_end) = current.and_then(|i| i.checked_sub(1)) {
+        if let Some(block) = messages[carried_end]["content"].as_array_mut().and_then(|b| b.last_mut()) {
+            block["cache_control"] = ephemeral();
+        }
+    }
     if let Some(last) = messages.last_mut() {
         if let Some(text) = last["content"].as_str() {
             last["content"] = json!([{"type": "text", "text": text}]);
@@ -286,5 +295,21 @@ mod tests {
         );
         assert_eq!(url("https://api.anthropic.com"), "https://api.anthropic.com/v1/messages");
         assert_eq!(url("http://proxy/v1"), "http://proxy/v1/messages");
+    }
+
+    #[test]
+    fn the_carried_conversation_ends_at_a_breakpoint_so_the_next_turn_reads_it_from_the_cache() {
+        let items = [
+            Item::User("one".into()),
+            Item::Assistant(AssistantTurn { text: "reply one".into(), ..Default::default() }),
+            Item::User("preamble\n\ntwo".into()),
+        ];
+        let body = request_body("claude-x", "SYSTEM", &items, &tools::definitions());
+        let messages = body["messages"].as_array().unwrap();
+        assert_eq!(messages[1]["content"][0]["cache_control"], ephemeral(), "the end of what is carried");
+        assert!(messages[0]["content"].is_string(), "nothing else in the history is marked");
+        assert_eq!(messages[2]["content"][0]["cache_control"], ephemeral(), "the last message, for tool rounds");
+        let marks = body.to_string().matches("cache_control").count();
+        assert!(marks <= 4, "Anthropic allows at most 4 breakpoints; {marks}");
     }
 }

@@ -88,7 +88,14 @@ impl NativeRuntime {
                 provider.label()
             )));
         }
-        let system = transcript::system_prompt(&read_persona(&input.workspace)?, SystemTime::now());
+        let mut system = transcript::system_prompt(&read_persona(&input.workspace)?, SystemTime::now());
+        // A team turn's steady context (rules, About you, teammates, how to work) joins the
+        // system prompt: steady turn to turn, so it stays in the cached prefix, and never in the
+        // carried transcript.
+        if let Some(context) = input.persona.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
+            system.push_str("\n\n");
+            system.push_str(context);
+        }
         let api = if provider == Provider::Anthropic { Api::Anthropic } else { Api::Chat };
         let url = match api {
             Api::Anthropic => anthropic::url(base),
@@ -207,6 +214,10 @@ impl Runtime for NativeRuntime {
             history: HistoryMode::ClawbooTranscript,
             persona: PersonaDelivery::OwnSetup,
             setup_change: crate::runtimes::SetupChange::AppliedOnResume,
+            team_history: crate::runtimes::TeamHistory {
+                leader: crate::runtimes::TurnHistory::ContinueRoom,
+                teammate: crate::runtimes::TurnHistory::Fresh,
+            },
         }
     }
 

@@ -62,6 +62,26 @@ pub enum SetupChange {
     FreshSession,
 }
 
+/// Which conversation a team-chat turn continues (seed "Conversation history").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TurnHistory {
+    /// The agent's own conversation in this room (General and each room apart): Clawboo's
+    /// carried transcript or the runtime's session, resumed.
+    ContinueRoom,
+    /// Each turn starts without earlier conversation.
+    Fresh,
+    /// The runtime keeps its own session (an OpenClaw Gateway); Clawboo resumes it.
+    OwnSession,
+}
+
+/// How a runtime's team turns keep history: as the room's leader (or a member the user
+/// @mentioned) and as a teammate on a handed-off task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TeamHistory {
+    pub leader: TurnHistory,
+    pub teammate: TurnHistory,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Capabilities {
     pub streams_text: bool,
@@ -70,6 +90,7 @@ pub struct Capabilities {
     pub history: HistoryMode,
     pub persona: PersonaDelivery,
     pub setup_change: SetupChange,
+    pub team_history: TeamHistory,
 }
 
 /// What an agent may do without asking.
@@ -109,9 +130,10 @@ pub struct TurnInput {
     pub homes: home::RuntimeHomes,
     /// The message of this turn, exactly as the user (or the agent handing out a task) wrote it.
     pub message: String,
-    /// What goes in the runtime's own system/developer slot for this run, for runtimes that
-    /// need Clawboo to send it: SOUL.md (within its budget) in a one-to-one chat; a team turn's
-    /// steady context (persona, rules, About you, teammates, how to work).
+    /// What goes in the runtime's own system/developer slot for this run: SOUL.md (within its
+    /// budget) in a one-to-one chat, for runtimes that need Clawboo to send it; a team turn's
+    /// steady context (persona where sent, rules, About you, teammates, how to work), which
+    /// Native adds after its own system prompt.
     pub persona: Option<String>,
     /// Clawboo's context placed in front of the message for this request only (see
     /// [`TurnInput::text_to_send`]). Native adds it at request time and never stores it in the

@@ -11,20 +11,30 @@ pub struct Migration {
     pub version: u32,
     pub name: &'static str,
     pub sql: &'static str,
+    /// Rebuilds tables that others reference (SQLite cannot alter a constraint): runs with
+    /// foreign keys off, and commits only when `PRAGMA foreign_key_check` finds nothing wrong.
+    pub rebuilds_tables: bool,
+}
+
+impl Migration {
+    pub const fn new(version: u32, name: &'static str, sql: &'static str) -> Self {
+        Self { version, name, sql, rebuilds_tables: false }
+    }
+
+    pub const fn rebuilding(version: u32, name: &'static str, sql: &'static str) -> Self {
+        Self { version, name, sql, rebuilds_tables: true }
+    }
 }
 
 /// The app's migrations, in order. Append only: never edit one that has shipped.
 pub const MIGRATIONS: &[Migration] = &[
-    Migration { version: 1, name: "agents and settings", sql: include_str!("migrations/0001_agents.sql") },
-    Migration { version: 2, name: "chats, runs and run events", sql: include_str!("migrations/0002_chat.sql") },
-    Migration { version: 3, name: "model relay requests", sql: include_str!("migrations/0003_run_requests.sql") },
-    Migration { version: 4, name: "session setup fingerprint", sql: include_str!("migrations/0004_session_setup.sql") },
-    Migration {
-        version: 5,
-        name: "an OpenClaw agent's existing Gateway",
-        sql: include_str!("migrations/0005_openclaw_gateway.sql"),
-    },
-    Migration { version: 6, name: "teams, their rules and rooms", sql: include_str!("migrations/0006_teams.sql") },
+    Migration::new(1, "agents and settings", include_str!("migrations/0001_agents.sql")),
+    Migration::new(2, "chats, runs and run events", include_str!("migrations/0002_chat.sql")),
+    Migration::new(3, "model relay requests", include_str!("migrations/0003_run_requests.sql")),
+    Migration::new(4, "session setup fingerprint", include_str!("migrations/0004_session_setup.sql")),
+    Migration::new(5, "an OpenClaw agent's existing Gateway", include_str!("migrations/0005_openclaw_gateway.sql")),
+    Migration::new(6, "teams, their rules and rooms", include_str!("migrations/0006_teams.sql")),
+    Migration::rebuilding(7, "team chat", include_str!("migrations/0007_team_chat.sql")),
 ];
 
 pub fn schema_version(conn: &Connection) -> Result<u32> {
@@ -41,12 +51,41 @@ pub fn migrate(conn: &mut Connection, migrations: &[Migration]) -> Result<u32> {
     }
     for migration in migrations.iter().filter(|m| m.version > found) {
         let failed = |source| Error::Migration { version: migration.version, name: migration.name, source };
-        let tx = conn.transaction().map_err(failed)?;
-        tx.execute_batch(migration.sql).map_err(failed)?;
-        tx.pragma_update(None, "user_version", migration.version).map_err(failed)?;
-        tx.commit().map_err(failed)?;
+        if migration.rebuilds_tables {
+            // Only takes effect outside a transaction; dropping a referenced table with foreign
+            // keys on would cascade into its children.
+            conn.pragma_update(None, "foreign_keys", "OFF").map_err(failed)?;
+        }
+        let applied = apply(conn, migration);
+        if migration.rebuilds_tables {
+            conn.pragma_update(None, "foreign_keys", "ON").map_err(failed)?;
+        }
+        applied?;
     }
     Ok(known.max(found))
+}
+
+fn apply(conn: &mut Connection, migration: &Migration) -> Result<()> {
+    let failed = |source| Error::Migration { version: migration.version, name: migration.name, source };
+    let tx = conn.transaction().map_err(failed)?;
+    tx.execute_batch(migration.sql).map_err(failed)?;
+    if migration.rebuilds_tables {
+        let broken: Vec<String> = tx
+            .prepare("PRAGMA foreign_key_check")
+            .and_then(|mut s| s.query_map([], |r| r.get::<_, String>(0))?.collect())
+            .map_err(failed)?;
+        if !broken.is_empty() {
+            return Err(Error::Internal(format!(
+                "Database migration {} ({}) would break references in: {}",
+                migration.version,
+                migration.name,
+                broken.join(", ")
+            )));
+        }
+    }
+    tx.pragma_update(None, "user_version", migration.version).map_err(failed)?;
+    tx.commit().map_err(failed)?;
+    Ok(())
 }
 
 fn check_ordered(migrations: &[Migration]) -> Result<()> {

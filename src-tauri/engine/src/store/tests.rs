@@ -41,8 +41,7 @@ fn reopening_keeps_data_and_does_not_rerun_migrations() {
 #[test]
 fn a_failing_migration_is_reported_and_rolled_back_whole() {
     let (_dir, path) = temp_db();
-    let broken =
-        [MIGRATIONS[0], Migration { version: 2, name: "broken", sql: "CREATE TABLE half_done (x); THIS IS NOT SQL;" }];
+    let broken = [MIGRATIONS[0], Migration::new(2, "broken", "CREATE TABLE half_done (x); THIS IS NOT SQL;")];
     let err = Store::open_with(&path, &broken).err().expect("a broken migration must fail");
     assert!(matches!(err, Error::Migration { version: 2, .. }), "{err}");
     assert_eq!(err.code(), ErrorCode::Store);
@@ -66,7 +65,7 @@ fn a_database_from_a_newer_app_is_refused() {
 #[test]
 fn migrations_out_of_order_are_refused() {
     let (_dir, path) = temp_db();
-    let unordered = [Migration { version: 2, name: "b", sql: "" }, Migration { version: 1, name: "a", sql: "" }];
+    let unordered = [Migration::new(2, "b", ""), Migration::new(1, "a", "")];
     assert!(Store::open_with(&path, &unordered).is_err());
 }
 

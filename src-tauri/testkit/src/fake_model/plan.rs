@@ -97,9 +97,12 @@ pub(crate) fn input_tokens(request: &RecordedRequest) -> u64 {
 /// Picks the reply for a request offering `offered`, whose last input item is a tool result or not.
 pub(crate) fn choose(shared: &Shared, body: &Value, offered: &[Offered], after_tool_result: bool) -> Plan {
     let behavior = &shared.behavior;
-    // A rule speaks to a turn whatever tools it offers (a teammate may have none).
+    // A rule speaks to a turn whatever tools it offers, but a request without tools (a CLI's
+    // title or summary request) cannot call one.
     if let Some(reply) = super::rules::reply_for(&behavior.rules, body) {
-        return resolve(reply, offered);
+        if !(offered.is_empty() && matches!(reply, Reply::ToolCall { .. })) {
+            return resolve(reply, offered);
+        }
     }
     if offered.is_empty() {
         return Plan::Text { pieces: vec![NO_TOOLS_TEXT.to_string()], delay: Duration::ZERO };

@@ -59,8 +59,9 @@ fn text_of(content: &Value) -> String {
 }
 
 fn is_tool_result(item: &Value) -> bool {
+    // A client tool_search only loads a deferred tool; it is no step of the script.
     item["role"] == "tool"
-        || item["type"].as_str().is_some_and(|t| t.ends_with("_output"))
+        || item["type"].as_str().is_some_and(|t| t.ends_with("_output") && t != "tool_search_output")
         || (item["role"] == "user"
             && item["content"].as_array().is_some_and(|b| b.iter().any(|p| p["type"] == "tool_result")))
 }

@@ -207,6 +207,7 @@ impl Runtime for ClaudeCodeRuntime {
             history: HistoryMode::RuntimeSession,
             persona: PersonaDelivery::SentByClawboo,
             setup_change: super::SetupChange::AppliedOnResume,
+            team_history: super::TeamHistory { leader: super::TurnHistory::Fresh, teammate: super::TurnHistory::Fresh },
         }
     }
 

@@ -186,6 +186,10 @@ impl Runtime for CodexRuntime {
             history: HistoryMode::RuntimeSession,
             persona: PersonaDelivery::SentByClawboo,
             setup_change: super::SetupChange::FreshSession,
+            team_history: super::TeamHistory {
+                leader: super::TurnHistory::ContinueRoom,
+                teammate: super::TurnHistory::Fresh,
+            },
         }
     }
 

@@ -156,6 +156,7 @@ impl Runtime for HermesRuntime {
             history: HistoryMode::RuntimeSession,
             persona: PersonaDelivery::SentByClawboo,
             setup_change: super::SetupChange::Fork,
+            team_history: super::TeamHistory { leader: super::TurnHistory::Fresh, teammate: super::TurnHistory::Fresh },
         }
     }
 

@@ -267,6 +267,10 @@ impl Runtime for OpenclawRuntime {
             history: HistoryMode::RuntimeSession,
             persona: PersonaDelivery::OwnSetup,
             setup_change: super::SetupChange::AppliedOnResume,
+            team_history: super::TeamHistory {
+                leader: super::TurnHistory::OwnSession,
+                teammate: super::TurnHistory::OwnSession,
+            },
         }
     }
 

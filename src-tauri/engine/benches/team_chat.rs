@@ -1,0 +1,182 @@
+//! Team chat's own costs, with a Native leader (Anthropic Messages API) on the fake model
+//! server, real SQLite and real HTTP on loopback:
+//! - Clawboo's own time per team message: send → the leader's reply stored in the room, minus
+//!   the same request sent bare to the same server, at exchanges 1 to 16;
+//! - request bytes per exchange: what each request adds over the one before (the exchange
+//!   itself, never a re-sent preamble);
+//! - the share of each request's input that sits before its last cache breakpoint of the
+//!   carried conversation (what the provider can read from its cache), from the 2nd request on.
+//!
+//! `cargo bench -p clawboo-engine --bench team_chat` (scripts/bench runs it with a keychain).
+
+use std::time::{Duration, Instant};
+
+use clawboo_engine::agents::{NewAgent, RuntimeKind};
+use clawboo_engine::chat::team::RoomMessageKind;
+use clawboo_engine::runtimes::ApprovalPolicy;
+use clawboo_engine::secrets::Provider;
+use clawboo_engine::teams::NewTeam;
+use clawboo_engine::{Engine, EngineConfig, EngineEvent};
+use clawboo_testkit::{Behavior, FakeModelServer, TempDataDir};
+use serde_json::Value;
+
+const EXCHANGES: usize = 16;
+/// Rounds of 16 exchanges, each in a fresh room, for the medians.
+const ROUNDS: usize = 9;
+
+fn agent(handle: &str) -> NewAgent {
+    NewAgent {
+        name: handle.to_uppercase(),
+        handle: handle.into(),
+        description: format!("The team's {handle}."),
+        tint: "#000000".into(),
+        runtime: RuntimeKind::Native,
+        model: "claude-sonnet-4-5".into(),
+        approval_policy: ApprovalPolicy::AllowAll,
+        provider: Some(Provider::Anthropic),
+    }
+}
+
+fn main() {
+    let server = FakeModelServer::start_blocking(Behavior::text("Noted; here is my short answer."));
+    let dir = TempDataDir::new();
+    let mut config = EngineConfig::for_dir(dir.path().into());
+    config.keychain_service = clawboo_testkit::unique_keychain_service("bench-team");
+    let engine = Engine::open(config).unwrap();
+    engine.secrets().set_api_key(Provider::Anthropic, "sk-ant-bench-0000").unwrap();
+    engine.secrets().set_base_url(Provider::Anthropic, Some(&server.base_url())).unwrap();
+    let ids: Vec<String> = ["lead", "scout", "writer"].iter().map(|h| engine.agents().create(agent(h)).unwrap().id).collect();
+    let team = engine
+        .teams()
+        .create(NewTeam { name: "Bench".into(), member_ids: ids.clone(), leader_id: Some(ids[0].clone()) })
+        .unwrap();
+    engine.teams().set_about_you(&team.id, &"I run a small shop and like short answers. ".repeat(20)).unwrap();
+    for rule in ["Answer in English.", "Cite sources when you make a claim.", "Keep replies under 200 words."] {
+        engine.teams().add_rule(&team.id, rule).unwrap();
+    }
+
+    let mut own: Vec<Vec<Duration>> = vec![Vec::new(); EXCHANGES];
+    let mut growth: Vec<Vec<usize>> = vec![Vec::new(); EXCHANGES];
+    let mut cacheable: Vec<Vec<f64>> = vec![Vec::new(); EXCHANGES];
+    for round in 0..ROUNDS {
+        let room = engine
+            .teams()
+            .create_room(
+                &team.id,
+                clawboo_engine::teams::NewRoom {
+                    name: format!("Round {round}"),
+                    member_ids: ids.clone(),
+                    leader_id: Some(ids[0].clone()),
+                },
+            )
+            .unwrap();
+        let mut previous_bytes = 0;
+        for exchange in 0..EXCHANGES {
+            let before = server.model_requests().len();
+            let total = send_and_wait(&engine, &room.id, &format!("Question {exchange}: what should we stock next week?"));
+            let requests = server.model_requests();
+            assert_eq!(requests.len(), before + 1, "one model request per exchange");
+            let request = requests.last().unwrap();
+            let bare = bare_round_trip(&server.base_url(), &request.raw_body);
+            own[exchange].push(total.saturating_sub(bare));
+            let bytes = request.raw_body.len();
+            growth[exchange].push(bytes.saturating_sub(previous_bytes));
+            previous_bytes = bytes;
+            cacheable[exchange].push(cacheable_share(&request.body));
+        }
+    }
+
+    println!("team chat, Native leader (Anthropic API) on the fake model server, {ROUNDS} rounds of {EXCHANGES} exchanges:");
+    for exchange in 0..EXCHANGES {
+        println!(
+            "  exchange {:>2}: Clawboo's own {:.2} ms (median); request grew by {:>5} bytes; {:>3.0}% of the input before a cache breakpoint",
+            exchange + 1,
+            ms(median(&own[exchange])),
+            median_usize(&growth[exchange]),
+            median_f(&cacheable[exchange]) * 100.0
+        );
+    }
+    let first = ms(median(&own[0]));
+    let last = ms(median(&own[EXCHANGES - 1]));
+    println!("  own time at exchange 16 vs 1: {:.2}x", last / first);
+}
+
+/// Sends to the room and waits for the leader's reply to be stored; returns the elapsed time.
+fn send_and_wait(engine: &Engine, room_id: &str, text: &str) -> Duration {
+    let mut events = engine.events().subscribe();
+    let started = Instant::now();
+    engine.chat().send_team(room_id, text).expect("send");
+    loop {
+        match events.blocking_recv() {
+            Ok(EngineEvent::RoomMessageAdded { message, .. })
+                if message.room_id == room_id && message.kind == RoomMessageKind::Reply =>
+            {
+                return started.elapsed();
+            }
+            Ok(EngineEvent::RoomMessageAdded { message, .. }) if message.kind == RoomMessageKind::Notice => {
+                panic!("the run failed: {}", message.content)
+            }
+            Ok(_) => {}
+            Err(e) => panic!("event stream: {e}"),
+        }
+    }
+}
+
+/// The share of the request's JSON (system, tools and messages) that comes before the last
+/// cache breakpoint placed on the carried conversation (every breakpoint but the one on the
+/// newest message, which only serves the tool rounds of this turn).
+fn cacheable_share(body: &Value) -> f64 {
+    let size = |v: &Value| v.to_string().len();
+    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+    let total = size(&body["system"]) + size(&body["tools"]) + messages.iter().map(size).sum::<usize>();
+    let marked = |m: &Value| m["content"].as_array().is_some_and(|b| b.iter().any(|x| x.get("cache_control").is_some()));
+    let carried_end = messages[..messages.len().saturating_sub(1)].iter().rposition(marked);
+    let prefix = size(&body["system"])
+        + size(&body["tools"])
+        + carried_end.map_or(0, |end| messages[..=end].iter().map(size).sum::<usize>());
+    prefix as f64 / total as f64
+}
+
+fn bare_round_trip(base: &str, body: &str) -> Duration {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let client = reqwest::Client::new();
+    let samples: Vec<Duration> = (0..5)
+        .map(|_| {
+            runtime.block_on(async {
+                let started = Instant::now();
+                let response = client
+                    .post(format!("{base}/v1/messages"))
+                    .header("content-type", "application/json")
+                    .body(body.to_owned())
+                    .send()
+                    .await
+                    .unwrap();
+                let _ = response.bytes().await.unwrap();
+                started.elapsed()
+            })
+        })
+        .collect();
+    median(&samples)
+}
+
+fn median(samples: &[Duration]) -> Duration {
+    let mut sorted = samples.to_vec();
+    sorted.sort();
+    sorted[sorted.len() / 2]
+}
+
+fn median_f(samples: &[f64]) -> f64 {
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted[sorted.len() / 2]
+}
+
+fn median_usize(samples: &[usize]) -> usize {
+    let mut sorted = samples.to_vec();
+    sorted.sort_unstable();
+    sorted[sorted.len() / 2]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}

@@ -1,0 +1,582 @@
+//! Starting a delivery as a run (its context assembled, placed for its runtime and stored), and
+//! what happens when the run ends: the reply in the room, the result of a hand-off back to the
+//! agent that made it (batched), hand-offs written as `@handle` in the reply.
+
+use std::sync::Arc;
+
+use tokio::sync::watch;
+
+use super::placement::{self, Placed};
+use super::store::{self as team_store, NewHandoff, NewRoomMessage};
+use super::types::{RoomMessageKind, RunContext, TeamTurnKind};
+use super::{mentions, Deliver, Delivery, LiveTeamRun, MAX_CHAIN_DEPTH, MAX_HANDOFFS_PER_TURN};
+use crate::agents::{Agent, AgentFileName, RuntimeKind};
+use crate::chat::recorder::Recorder;
+use crate::chat::setup::{self, Plan};
+use crate::chat::store::{self as chat_store, Conversation};
+use crate::chat::{lock, now_ms, ActiveRun, Answers, Chat, ChatRole, RunStatus, RunSummary};
+use crate::context::{self, Member, TaskResult, ToolName, TurnKind, TurnMessage, WaitingItem};
+use crate::error::{Error, Result};
+use crate::events::EngineEvent;
+use crate::runtimes::home::RuntimeHomes;
+use crate::runtimes::{HistoryMode, RunEvent, RunOutcome, RunResult, TranscriptTurn, TurnHistory, TurnInput};
+
+/// A task text or hand-off longer than this is refused (the model sees why).
+pub const MAX_TASK_CHARS: usize = 16_000;
+
+/// Everything fixed when a team run starts, kept for its end.
+struct Started {
+    delivery: Delivery,
+    agent: Agent,
+    conversation: Conversation,
+    history: TurnHistory,
+    fingerprint: String,
+    run: RunSummary,
+    handoff_id: Option<String>,
+    /// The handle of whoever handed this task out (its reply must not hand work back to them).
+    from_agent_id: Option<String>,
+}
+
+impl Chat {
+    /// Starts `delivery` as a run. `Err(RunNotActive)`: nothing is left to deliver (a batch
+    /// whose results went out with an earlier one, a stopped hand-off).
+    pub(super) fn start_delivery(self: &Arc<Self>, delivery: Delivery) -> Result<()> {
+        let (team, room) = self.teams()?.room(&delivery.room_id)?;
+        let agent = self.agents.get(&delivery.agent_id)?;
+        let members = self.room_members(&room)?;
+        if !members.iter().any(|m| m.id == agent.id) {
+            return Err(Error::InvalidInput(format!("@{} is no longer a member here.", agent.handle)));
+        }
+        let is_leader = room.leader_id.as_deref() == Some(agent.id.as_str());
+        let handle_of = |id: &str| {
+            members
+                .iter()
+                .find(|m| m.id == id)
+                .map(|m| m.handle.clone())
+                .or_else(|| self.agents.get(id).ok().map(|a| a.handle))
+                .unwrap_or_else(|| "former-member".to_owned())
+        };
+
+        let mut depth = delivery.depth;
+        let mut handoff_id = None;
+        let mut from_agent_id = None;
+        let mut result_ids = Vec::new();
+        let (kind, message) = match &delivery.what {
+            Deliver::User { text, mentioned } => {
+                (if *mentioned { TurnKind::Mentioned } else { TurnKind::Leader }, TurnMessage::User(text.clone()))
+            }
+            Deliver::Task { handoff_id: id } => {
+                let handoff = self
+                    .store
+                    .read(|c| team_store::handoff(c, id))?
+                    .filter(|h| h.status == "queued")
+                    .ok_or_else(|| Error::RunNotActive("That task is no longer waiting.".into()))?;
+                depth = handoff.depth;
+                handoff_id = Some(handoff.id.clone());
+                from_agent_id = Some(handoff.from_agent_id.clone());
+                (TurnKind::Teammate { from: handle_of(&handoff.from_agent_id) }, TurnMessage::Task(handoff.task))
+            }
+            Deliver::Batch => {
+                let results = self.store.read(|c| team_store::waiting_results(c, &room.id, &agent.id))?;
+                if results.is_empty() {
+                    return Err(Error::RunNotActive("No results are waiting.".into()));
+                }
+                depth = results.iter().map(|h| h.depth).max().unwrap_or(0);
+                result_ids = results.iter().map(|h| h.id.clone()).collect();
+                let results = results
+                    .into_iter()
+                    .map(|h| TaskResult {
+                        from: handle_of(&h.to_agent_id),
+                        failed: h.status != "done",
+                        task: h.task,
+                        reply: h.result.unwrap_or_default(),
+                    })
+                    .collect();
+                (if is_leader { TurnKind::Leader } else { TurnKind::Mentioned }, TurnMessage::Results(results))
+            }
+        };
+
+        let runtime = self.runtimes.get(agent.runtime).ok_or_else(|| {
+            Error::RuntimeNotFound(format!("No adapter for {} in this build.", agent.runtime.as_str()))
+        })?;
+        let capabilities = runtime.capabilities();
+        let program = match agent.runtime {
+            RuntimeKind::Native => None,
+            kind => Some(self.catalog.locate(kind)?),
+        };
+        let history = match kind {
+            TurnKind::Teammate { .. } => capabilities.team_history.teammate,
+            _ => capabilities.team_history.leader,
+        };
+        let placement = placement::of(&capabilities);
+
+        // Waiting items are read now, when the run starts, not when they were queued.
+        let (inbox, posts) = self.store.read(|c| {
+            Ok((team_store::waiting_inbox(c, &room.id, &agent.id)?, team_store::unseen_posts(c, &team.id, &agent.id)?))
+        })?;
+        let waiting: Vec<WaitingItem> = inbox
+            .iter()
+            .map(|(item, from)| WaitingItem { from: from.as_deref().map(&handle_of), ..item.clone() })
+            .collect();
+        let peer_posts: Vec<context::PeerPost> = posts
+            .iter()
+            .map(|p| context::PeerPost { id: p.id.clone(), author: p.author_handle.clone(), text: p.text.clone() })
+            .collect();
+        let tools = self.team_tools_for(&agent, depth);
+        let soul = self.agents.read_file(&agent.id, AgentFileName::Soul.as_str())?.content;
+        let context_members: Vec<Member> = members
+            .iter()
+            .map(|m| Member {
+                handle: m.handle.clone(),
+                name: m.name.clone(),
+                runtime: m.runtime,
+                role: team
+                    .members
+                    .iter()
+                    .find(|tm| tm.agent_id == m.id)
+                    .map(|tm| tm.role.trim().to_owned())
+                    .filter(|r| !r.is_empty())
+                    .unwrap_or_else(|| m.description.clone()),
+                is_leader: room.leader_id.as_deref() == Some(m.id.as_str()),
+            })
+            .collect();
+        let rules: Vec<String> = team.rules.iter().map(|r| r.text.clone()).collect();
+        let assembled = context::team_turn(&context::TeamTurn {
+            runtime: agent.runtime,
+            persona: &soul,
+            rules: &rules,
+            about_you: &team.about_you,
+            team_name: &team.name,
+            room_name: if room.is_general { "General" } else { &room.name },
+            is_general: room.is_general,
+            me: &agent.handle,
+            members: &context_members,
+            kind: kind.clone(),
+            tools: &tools,
+            routine: None,
+            connectors: None,
+            waiting: &waiting,
+            peer_posts: &peer_posts,
+            message: &message,
+        });
+        let fingerprint = placement::fingerprint(&assembled);
+        let delivered_inbox: Vec<String> =
+            inbox.iter().map(|(i, _)| i.id.clone()).filter(|id| assembled.delivered.contains(id)).collect();
+        let delivered_posts: Vec<String> =
+            posts.iter().map(|p| p.id.clone()).filter(|id| assembled.delivered.contains(id)).collect();
+        let message_text = assembled.message_text();
+
+        // The agent's run slot, as for a one-to-one turn; busy: back to the front of its queue.
+        let (cancel, cancel_rx) = watch::channel(false);
+        let (done_tx, done) = watch::channel(false);
+        let answers: Answers = Arc::default();
+        let reservation = match self
+            .reserve(&agent, ActiveRun { run_id: String::new(), slot: 0, cancel, answers: answers.clone(), done })
+        {
+            Ok(reservation) => reservation,
+            Err(_) if !self.is_closing(&agent.id) => {
+                lock(&self.team).queues.entry(agent.id.clone()).or_default().push_front(delivery);
+                return Ok(());
+            }
+            Err(e) => return Err(e),
+        };
+
+        let now = now_ms();
+        let turn_kind = TeamTurnKind::of(&kind);
+        let (conversation, run, transcript, plan, placed, changed_card, batch_card) = self.store.write(|tx| {
+            let conversation = team_store::room_conversation(tx, &room.id, &agent.id, now)?;
+            let resumable = conversation.session_id.is_some() && conversation.session_runtime == Some(agent.runtime);
+            let plan = match history {
+                TurnHistory::Fresh => Plan::New,
+                TurnHistory::ContinueRoom | TurnHistory::OwnSession => setup::plan(
+                    capabilities.setup_change,
+                    resumable,
+                    conversation.session_setup.as_deref(),
+                    &fingerprint,
+                ),
+            };
+            let continues = history == TurnHistory::ContinueRoom;
+            let transcript = match (continues, capabilities.history, &plan) {
+                (true, HistoryMode::ClawbooTranscript, _) | (true, _, Plan::Fresh { .. }) => {
+                    chat_store::transcript(tx, &conversation)?
+                }
+                _ => Vec::new(),
+            };
+            // A session that already holds the steady sections (same fingerprint) is not sent
+            // them again.
+            let session_has_steady =
+                matches!(plan, Plan::Resume) && conversation.session_setup.as_deref() == Some(fingerprint.as_str());
+            let placed = placement::place(placement, &assembled, session_has_steady);
+            let run = chat_store::insert_run(tx, &conversation, agent.runtime, now)?;
+            team_store::mark_inbox_delivered(tx, &delivered_inbox, &run.id)?;
+            team_store::mark_posts_seen(tx, &team.id, &agent.id, &delivered_posts)?;
+            team_store::mark_results_delivered(tx, &result_ids, &run.id)?;
+            let mut changed_card = None;
+            if let Some(id) = &handoff_id {
+                team_store::start_handoff(tx, id, &run.id)?;
+                changed_card = team_store::set_handoff_card_run(tx, id, &run.id)?;
+            }
+            let batch_card = if result_ids.is_empty() {
+                None
+            } else {
+                Some(team_store::add_message(
+                    tx,
+                    &room.id,
+                    NewRoomMessage {
+                        kind: RoomMessageKind::Batch,
+                        author_id: Some(&agent.id),
+                        target_id: None,
+                        content: &message_text,
+                        run_id: Some(&run.id),
+                        handoff_id: None,
+                    },
+                    now,
+                )?)
+            };
+            if continues {
+                chat_store::add_message(
+                    tx,
+                    &conversation,
+                    ChatRole::User,
+                    &message_text,
+                    Some(&run.id),
+                    conversation.epoch,
+                    now,
+                )?;
+            }
+            team_store::insert_run_context(
+                tx,
+                &RunContext {
+                    run_id: run.id.clone(),
+                    room_id: room.id.clone(),
+                    turn_kind,
+                    placement,
+                    system_text: placed.system.clone(),
+                    preamble: placed.preamble.clone(),
+                    sections: assembled.sections.clone(),
+                    steady_in_session: placed.steady_in_session,
+                    deferred: assembled.deferred.clone(),
+                    created_at: now,
+                },
+            )?;
+            Ok((conversation, run, transcript, plan, placed, changed_card, batch_card))
+        })?;
+        for card in changed_card.iter().chain(batch_card.iter()) {
+            self.publish_room_message(&team.id, card);
+        }
+        self.events.publish(EngineEvent::RoomRunChanged {
+            team_id: team.id.clone(),
+            room_id: room.id.clone(),
+            run: run.clone(),
+        });
+
+        let (transcript, carried) = match &plan {
+            Plan::Fresh { .. } => setup::carry_forward(transcript, setup::CARRY_BUDGET_CHARS),
+            _ => (transcript.into_iter().map(|(user, assistant)| TranscriptTurn { user, assistant }).collect(), (0, 0)),
+        };
+        let setup_notice = setup::notice(crate::runtimes::detect::label(agent.runtime), &plan, carried);
+        let grant = self.grant_team_tools(&team.id, &room.id, &agent, &run.id, &tools);
+        let workspace = self.agents.workspaces().dir(&agent.id);
+        let Placed { system, preamble, .. } = placed;
+        let input = TurnInput {
+            run_id: run.id.clone(),
+            homes: RuntimeHomes::for_agent_dir(&workspace),
+            workspace,
+            message: message_text,
+            persona: system,
+            preamble,
+            resume_session: conversation
+                .session_id
+                .clone()
+                .filter(|_| matches!(plan, Plan::Resume | Plan::Fork { .. })),
+            fork_session: matches!(plan, Plan::Fork { .. }),
+            transcript,
+            approval: agent.approval_policy,
+            program,
+            agent: agent.clone(),
+            tools: grant,
+        };
+
+        lock(&self.team).runs.insert(
+            run.id.clone(),
+            LiveTeamRun {
+                team_id: team.id.clone(),
+                room_id: room.id.clone(),
+                agent_id: agent.id.clone(),
+                depth,
+                handoffs: 0,
+                generation: delivery.generation,
+            },
+        );
+        let slot = reservation.started(&run.id);
+        let started = Started { delivery, agent, conversation, history, fingerprint, run, handoff_id, from_agent_id };
+        let chat = Arc::clone(self);
+        self.handle.spawn(async move {
+            let mut recorder = Recorder::new(chat.store.clone(), chat.events.clone(), &started.run);
+            if let Some(message) = setup_notice {
+                recorder.record(RunEvent::Warning { message });
+            }
+            let result = chat.drive(&started.conversation, input, runtime, cancel_rx, answers, &mut recorder).await;
+            if let Some(relay) = &chat.relay {
+                relay.revoke(&started.run.id);
+            }
+            chat.revoke_team_tools(&started.run.id);
+            let agent_id = started.agent.id.clone();
+            let worker = Arc::clone(&chat);
+            // Store writes and the next delivery's start block; keep them off the async workers.
+            let _ = tokio::task::spawn_blocking(move || {
+                worker.finish_team_run(started, result, recorder);
+                worker.release(&agent_id, slot);
+                let _ = done_tx.send(true);
+                worker.pump(&agent_id);
+            })
+            .await;
+        });
+        Ok(())
+    }
+
+    /// The Clawboo tools a team run gets: hand-off while the reply chain has room, and the peer
+    /// room. None when the engine has no tools bridge or the runtime cannot be given it.
+    pub(super) fn team_tools_for(&self, agent: &Agent, depth: u32) -> Vec<ToolName> {
+        if !self.can_serve_tools(agent) {
+            return Vec::new();
+        }
+        let mut tools = Vec::new();
+        if depth < MAX_CHAIN_DEPTH {
+            tools.push(ToolName::Handoff);
+        }
+        tools.extend([ToolName::PeerPost, ToolName::PeerRead]);
+        tools
+    }
+
+    fn finish_team_run(self: &Arc<Self>, started: Started, result: RunResult, mut recorder: Recorder) {
+        recorder.record(result.to_event());
+        recorder.flush();
+        let status = match result.outcome {
+            RunOutcome::Succeeded => RunStatus::Succeeded,
+            RunOutcome::Failed => RunStatus::Failed,
+            RunOutcome::Cancelled => RunStatus::Cancelled,
+            RunOutcome::TimedOut => RunStatus::TimedOut,
+        };
+        let reply = recorder.reply().trim().to_owned();
+        let session = recorder.session_id().map(str::to_owned);
+        let Started { delivery, agent, conversation, history, fingerprint, run, handoff_id, from_agent_id } = started;
+        let now = now_ms();
+        let failure = (status != RunStatus::Succeeded).then(|| {
+            let why = result.message.clone().unwrap_or_else(|| status.as_str().replace('_', " "));
+            format!("@{}'s run ended without a reply ({}): {why}", agent.handle, status.as_str().replace('_', " "))
+        });
+        let stored = self.store.write(|tx| {
+            chat_store::finish_run(tx, &run.id, status, result.message.as_deref(), now)?;
+            if history != TurnHistory::Fresh {
+                if let Some(session) = &session {
+                    chat_store::set_session(tx, &conversation.id, Some((session, agent.runtime, &fingerprint)))?;
+                }
+            }
+            if history == TurnHistory::ContinueRoom && !reply.is_empty() {
+                // The epoch the turn started in: a /reset meanwhile keeps the pair out of what is carried.
+                chat_store::add_message(
+                    tx,
+                    &conversation,
+                    ChatRole::Assistant,
+                    &reply,
+                    Some(&run.id),
+                    conversation.epoch,
+                    now,
+                )?;
+            }
+            let mut added = Vec::new();
+            if !reply.is_empty() {
+                added.push(team_store::add_message(
+                    tx,
+                    &delivery.room_id,
+                    NewRoomMessage {
+                        kind: RoomMessageKind::Reply,
+                        author_id: Some(&agent.id),
+                        target_id: None,
+                        content: &reply,
+                        run_id: Some(&run.id),
+                        handoff_id: handoff_id.as_deref(),
+                    },
+                    now,
+                )?);
+            }
+            if let Some(failure) = &failure {
+                added.push(team_store::add_message(
+                    tx,
+                    &delivery.room_id,
+                    NewRoomMessage {
+                        kind: RoomMessageKind::Notice,
+                        author_id: Some(&agent.id),
+                        target_id: None,
+                        content: failure,
+                        run_id: Some(&run.id),
+                        handoff_id: handoff_id.as_deref(),
+                    },
+                    now,
+                )?);
+            }
+            let mut handoff = None;
+            if let Some(id) = &handoff_id {
+                let (state, text) = match (&failure, status) {
+                    (None, _) if !reply.is_empty() => ("done", reply.clone()),
+                    (None, _) => ("failed", format!("@{} finished without a reply.", agent.handle)),
+                    (Some(_), RunStatus::Cancelled) => ("stopped", failure.clone().unwrap_or_default()),
+                    (Some(f), _) => ("failed", f.clone()),
+                };
+                team_store::finish_handoff(tx, id, state, &text, now)?;
+                handoff = team_store::handoff(tx, id)?;
+            }
+            Ok((added, handoff))
+        });
+        let (added, handoff) = match stored {
+            Ok(stored) => stored,
+            Err(e) => {
+                eprintln!("clawboo: could not store the end of team run {}: {e}", run.id);
+                (Vec::new(), None)
+            }
+        };
+        for message in &added {
+            self.publish_room_message(&delivery.team_id, message);
+        }
+        if let Ok(Some(summary)) = self.store.read(|c| chat_store::run(c, &run.id)) {
+            self.events.publish(EngineEvent::RoomRunChanged {
+                team_id: delivery.team_id.clone(),
+                room_id: delivery.room_id.clone(),
+                run: summary,
+            });
+        }
+        if let Some(handoff) = handoff {
+            self.schedule_batch(&delivery.team_id, &handoff, delivery.generation);
+        }
+        if status == RunStatus::Succeeded {
+            self.handoffs_in_reply(&run.id, &agent, from_agent_id.as_deref(), &reply);
+        }
+        lock(&self.team).runs.remove(&run.id);
+    }
+
+    /// `@handle task` at the start of a line of the reply hands that task to the member.
+    fn handoffs_in_reply(self: &Arc<Self>, run_id: &str, agent: &Agent, from_agent_id: Option<&str>, reply: &str) {
+        let Some(live) = lock(&self.team).runs.get(run_id).cloned() else { return };
+        let Ok((_, room)) = self.teams().and_then(|t| t.room(&live.room_id)) else { return };
+        let Ok(members) = self.room_members(&room) else { return };
+        let others: Vec<&str> = members
+            .iter()
+            .filter(|m| m.id != agent.id && Some(m.id.as_str()) != from_agent_id)
+            .map(|m| m.handle.as_str())
+            .collect();
+        let tasks = mentions::line_tasks(reply, &others);
+        if tasks.is_empty() {
+            return;
+        }
+        if live.depth >= MAX_CHAIN_DEPTH {
+            let names: Vec<String> = tasks.iter().map(|(h, _)| format!("@{h}")).collect();
+            let _ = self.notice(
+                &live.team_id,
+                &live.room_id,
+                &format!(
+                    "The reply chain reached its bound ({MAX_CHAIN_DEPTH} hand-offs deep), so @{}'s request to {} was not delivered.",
+                    agent.handle,
+                    names.join(", ")
+                ),
+            );
+            return;
+        }
+        for (handle, task) in tasks {
+            if let Err(e) = self.hand_off(run_id, handle, &task) {
+                let _ = self.notice(
+                    &live.team_id,
+                    &live.room_id,
+                    &format!("@{}'s hand-off to @{handle}: {e}", agent.handle),
+                );
+            }
+        }
+    }
+
+    /// Hands `task` to the member `to` (a handle) on behalf of the live run `run_id`.
+    pub(super) fn hand_off(self: &Arc<Self>, run_id: &str, to: &str, task: &str) -> Result<String> {
+        let live = lock(&self.team)
+            .runs
+            .get(run_id)
+            .cloned()
+            .ok_or_else(|| Error::RunNotActive("This run is over; it can no longer hand off work.".into()))?;
+        if live.depth >= MAX_CHAIN_DEPTH {
+            return Err(Error::InvalidInput(format!(
+                "The reply chain is at its bound ({MAX_CHAIN_DEPTH} hand-offs deep): do the work yourself."
+            )));
+        }
+        let task = task.trim();
+        if task.is_empty() {
+            return Err(Error::InvalidInput("The task text is empty: say what the teammate should do.".into()));
+        }
+        if task.chars().count() > MAX_TASK_CHARS {
+            return Err(Error::InvalidInput(format!("A task has at most {MAX_TASK_CHARS} characters.")));
+        }
+        let (team, room) = self.teams()?.room(&live.room_id)?;
+        let members = self.room_members(&room)?;
+        let to = to.trim().trim_start_matches('@');
+        let target = members.iter().find(|m| m.handle.eq_ignore_ascii_case(to)).ok_or_else(|| {
+            let names: Vec<String> =
+                members.iter().filter(|m| m.id != live.agent_id).map(|m| format!("@{}", m.handle)).collect();
+            Error::InvalidInput(format!("@{to} is not a member here. Teammates: {}.", names.join(", ")))
+        })?;
+        if target.id == live.agent_id {
+            return Err(Error::InvalidInput("You cannot hand work to yourself.".into()));
+        }
+        {
+            let mut state = lock(&self.team);
+            let entry = state
+                .runs
+                .get_mut(run_id)
+                .ok_or_else(|| Error::RunNotActive("This run is over; it can no longer hand off work.".into()))?;
+            if entry.handoffs >= MAX_HANDOFFS_PER_TURN {
+                return Err(Error::InvalidInput(format!(
+                    "At most {MAX_HANDOFFS_PER_TURN} hand-offs per turn; this one was not made."
+                )));
+            }
+            entry.handoffs += 1;
+        }
+        let now = now_ms();
+        let (handoff, card) = self.store.write(|tx| {
+            let handoff = team_store::insert_handoff(
+                tx,
+                NewHandoff {
+                    room_id: &room.id,
+                    from_agent_id: &live.agent_id,
+                    from_run_id: run_id,
+                    to_agent_id: &target.id,
+                    task,
+                    depth: live.depth + 1,
+                },
+                now,
+            )?;
+            let card = team_store::add_message(
+                tx,
+                &room.id,
+                NewRoomMessage {
+                    kind: RoomMessageKind::Handoff,
+                    author_id: Some(&live.agent_id),
+                    target_id: Some(&target.id),
+                    content: task,
+                    run_id: None,
+                    handoff_id: Some(&handoff.id),
+                },
+                now,
+            )?;
+            Ok((handoff, card))
+        })?;
+        self.publish_room_message(&team.id, &card);
+        self.enqueue(Delivery {
+            room_id: room.id.clone(),
+            team_id: team.id.clone(),
+            agent_id: target.id.clone(),
+            what: Deliver::Task { handoff_id: handoff.id },
+            depth: live.depth + 1,
+            generation: live.generation,
+        });
+        Ok(format!(
+            "Handed to @{}. Its final reply comes back to you with any other results in one batch; do not wait for it in this turn.",
+            target.handle
+        ))
+    }
+}

@@ -1,0 +1,448 @@
+//! Team chat: the user talks to a room (General or a named room); a message without a mention
+//! goes to the room's leader, `@handle` addresses a member. An agent hands work to a teammate
+//! with the `handoff` tool or by `@handle` in its final reply; the teammate works on the task
+//! text alone and its final reply goes back, gathered with others that finish close together
+//! into one batch. Every turn's context is assembled by `crate::context` and stored with the run
+//! ("What this agent saw").
+//!
+//! An agent runs one turn at a time, whatever the chat: deliveries to a busy agent wait in its
+//! queue and start when its run ends.
+
+mod deliver;
+mod mentions;
+mod placement;
+pub mod store;
+mod tools;
+pub mod types;
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use self::tools::TeamTools;
+pub use self::types::{
+    PeerPost, Placement, RoomMessage, RoomMessageKind, RoomPage, RunContext, TeamSendOutcome, TeamTurnKind,
+};
+
+use self::store::NewRoomMessage;
+use super::{lock, now_ms, Chat};
+use crate::agents::Agent;
+use crate::error::{Error, Result};
+use crate::events::EngineEvent;
+use crate::teams::{Room, Team};
+
+/// Agent-to-agent hops after the user's message: a hand-off made on a handed-off task counts.
+pub const MAX_CHAIN_DEPTH: u32 = 3;
+/// Hand-offs one turn may make (tool calls and `@handle` in the reply together).
+pub const MAX_HANDOFFS_PER_TURN: u32 = 8;
+/// Results of teammates that finish within this long of each other reach the agent as one batch.
+pub const BATCH_WINDOW: Duration = Duration::from_secs(3);
+/// Messages per page of a room.
+pub const MAX_PAGE: u32 = 500;
+
+/// Work waiting for an agent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Delivery {
+    pub room_id: String,
+    pub team_id: String,
+    pub agent_id: String,
+    pub what: Deliver,
+    pub depth: u32,
+    /// The team's stop generation when it was queued: a Stop drops it.
+    pub generation: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Deliver {
+    /// The user's message, to the leader or a member the user @mentioned.
+    User { text: String, mentioned: bool },
+    /// A task handed to this agent.
+    Task { handoff_id: String },
+    /// The results of work this agent handed out.
+    Batch,
+}
+
+/// What the team service keeps in memory: queues, pending batches, live team runs.
+#[derive(Default)]
+pub(crate) struct TeamState {
+    queues: HashMap<String, VecDeque<Delivery>>,
+    /// (room, agent) → generation of the pending batch timer (a newer result re-arms it).
+    batches: HashMap<(String, String), u64>,
+    next_batch: u64,
+    /// Bumped by Stop: deliveries and batches of an older generation are dropped.
+    generations: HashMap<String, u64>,
+    /// Team runs in progress, by run id.
+    pub(crate) runs: HashMap<String, LiveTeamRun>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct LiveTeamRun {
+    pub team_id: String,
+    pub room_id: String,
+    pub agent_id: String,
+    pub depth: u32,
+    pub handoffs: u32,
+    pub generation: u64,
+}
+
+impl TeamState {
+    fn generation(&self, team_id: &str) -> u64 {
+        self.generations.get(team_id).copied().unwrap_or(0)
+    }
+}
+
+impl Chat {
+    fn teams(&self) -> Result<&Arc<crate::teams::Teams>> {
+        self.teams.as_ref().ok_or_else(|| Error::Internal("team chat is not available in this engine".into()))
+    }
+
+    /// Sends the user's message to a room. `/reset` and `/new` end what the agents carry from
+    /// the room; `/rule` lists the team rules, `/rule <text>` adds one, `/rule remove <n>` removes one.
+    pub fn send_team(self: &Arc<Self>, room_id: &str, text: &str) -> Result<TeamSendOutcome> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(Error::InvalidInput("The message is empty.".into()));
+        }
+        let (team, room) = self.teams()?.room(room_id)?;
+        if team.archived {
+            return Err(Error::InvalidInput(format!("{} is archived. Restore it to chat with it.", team.name)));
+        }
+        if let Some(outcome) = self.team_command(&team, &room, text)? {
+            return Ok(outcome);
+        }
+        if team.about_you.trim().is_empty() {
+            return Err(Error::InvalidInput(format!(
+                "Introduce yourself to {} first (About you): the agents you talk to read it.",
+                team.name
+            )));
+        }
+        let members = self.room_members(&room)?;
+        if members.is_empty() {
+            return Err(Error::InvalidInput(format!("{} has no members to talk to.", room_label(&room))));
+        }
+        let targets = addressed(text, &room, &members)?;
+        let message = self.store.write(|tx| {
+            store::add_message(
+                tx,
+                &room.id,
+                NewRoomMessage {
+                    kind: RoomMessageKind::User,
+                    author_id: None,
+                    target_id: None,
+                    content: text,
+                    run_id: None,
+                    handoff_id: None,
+                },
+                now_ms(),
+            )
+        })?;
+        self.publish_room_message(&team.id, &message);
+        let generation = lock(&self.team).generation(&team.id);
+        for (agent, mentioned) in &targets {
+            self.enqueue(Delivery {
+                room_id: room.id.clone(),
+                team_id: team.id.clone(),
+                agent_id: agent.id.clone(),
+                what: Deliver::User { text: text.to_owned(), mentioned: *mentioned },
+                depth: 0,
+                generation,
+            });
+        }
+        Ok(TeamSendOutcome { message, addressed: targets.iter().map(|(a, _)| a.id.clone()).collect() })
+    }
+
+    /// Ends every run of the team, drops what waits to start and the batches not yet sent.
+    pub fn stop_team(&self, team_id: &str) -> Result<()> {
+        let team = self.teams()?.get(team_id)?;
+        let room_ids: Vec<String> = team.rooms.iter().map(|r| r.id.clone()).collect();
+        let cancels: Vec<(String, String)> = {
+            let mut state = lock(&self.team);
+            *state.generations.entry(team.id.clone()).or_default() += 1;
+            for queue in state.queues.values_mut() {
+                queue.retain(|d| d.team_id != team.id);
+            }
+            state.batches.retain(|(room, _), _| !room_ids.contains(room));
+            state
+                .runs
+                .iter()
+                .filter(|(_, r)| r.team_id == team.id)
+                .map(|(id, r)| (id.clone(), r.room_id.clone()))
+                .collect()
+        };
+        let now = now_ms();
+        let stopped = self.store.write(|tx| store::stop_queued_handoffs(tx, &room_ids, now))?;
+        for (run_id, _) in &cancels {
+            // Already over is fine: it raced the stop.
+            let _ = self.cancel(run_id);
+        }
+        for room in &team.rooms {
+            if stopped.iter().any(|h| h.room_id == room.id) || cancels.iter().any(|(_, r)| *r == room.id) {
+                self.notice(&team.id, &room.id, "Stopped: every run of the team was ended; queued work was dropped.")?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A page of a room's messages, oldest first, with the runs they refer to.
+    pub fn room_page(&self, room_id: &str, before_seq: Option<i64>, limit: u32) -> Result<RoomPage> {
+        self.teams()?.room(room_id)?;
+        let limit = limit.clamp(1, MAX_PAGE);
+        self.store.read(|c| {
+            let (messages, has_older) = store::page(c, room_id, before_seq, limit)?;
+            let mut ids: Vec<&str> = messages.iter().filter_map(|m| m.run_id.as_deref()).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            let runs = store::runs_by_id(c, &ids)?;
+            Ok(RoomPage { messages, has_older, runs })
+        })
+    }
+
+    /// The newest runs of a room (its Activity card), oldest first.
+    pub fn room_runs(&self, room_id: &str, limit: u32) -> Result<Vec<super::RunSummary>> {
+        self.teams()?.room(room_id)?;
+        self.store.read(|c| store::room_runs(c, room_id, limit.clamp(1, MAX_PAGE)))
+    }
+
+    /// The team's peer room, a page at a time, oldest first.
+    pub fn peer_posts(&self, team_id: &str, before_seq: Option<i64>, limit: u32) -> Result<(Vec<PeerPost>, bool)> {
+        self.teams()?.get(team_id)?;
+        self.store.read(|c| store::peer_page(c, team_id, before_seq, limit.clamp(1, MAX_PAGE)))
+    }
+
+    /// Exactly what a team run was given.
+    pub fn run_context(&self, run_id: &str) -> Result<RunContext> {
+        self.store
+            .read(|c| store::run_context(c, run_id))?
+            .ok_or_else(|| Error::NotFound(format!("The context of run {run_id}")))
+    }
+
+    /// Hand-offs a previous process left unfinished are marked cut off. Called once at start.
+    pub(super) fn recover_team_work(&self) -> Result<usize> {
+        self.store.write(|tx| store::mark_handoffs_interrupted(tx, now_ms()))
+    }
+
+    fn team_command(&self, team: &Team, room: &Room, text: &str) -> Result<Option<TeamSendOutcome>> {
+        let notice = |content: String| -> Result<Option<TeamSendOutcome>> {
+            let message = self.notice(&team.id, &room.id, &content)?;
+            Ok(Some(TeamSendOutcome { message, addressed: Vec::new() }))
+        };
+        if matches!(text, "/reset" | "/new") {
+            self.store.write(|tx| store::reset_room(tx, &room.id))?;
+            return notice(format!(
+                "Reset: the agents start fresh in {} from the next message. Earlier messages stay here.",
+                room_label(room)
+            ));
+        }
+        let Some(rest) = text.strip_prefix("/rule") else { return Ok(None) };
+        if !(rest.is_empty() || rest.starts_with(char::is_whitespace)) {
+            return Ok(None);
+        }
+        let rest = rest.trim();
+        if rest.is_empty() {
+            return notice(rules_listing(team));
+        }
+        if let Some(which) = rest.strip_prefix("remove").filter(|w| w.is_empty() || w.starts_with(' ')) {
+            let number: usize = which.trim().parse().map_err(|_| {
+                Error::InvalidInput("Say which rule to remove by its number: /rule remove 2 (see /rule).".into())
+            })?;
+            let rule = number.checked_sub(1).and_then(|i| team.rules.get(i)).ok_or_else(|| {
+                Error::InvalidInput(format!("There is no rule {number}; the team has {}.", team.rules.len()))
+            })?;
+            let updated = self.teams()?.remove_rule(&team.id, &rule.id)?;
+            return notice(format!("Rule {number} removed. {}", rules_listing(&updated)));
+        }
+        self.teams()?.add_rule(&team.id, rest)?;
+        let updated = self.teams()?.get(&team.id)?;
+        notice(format!("Rule added; it applies from the next turn. {}", rules_listing(&updated)))
+    }
+
+    fn notice(&self, team_id: &str, room_id: &str, content: &str) -> Result<RoomMessage> {
+        let message = self.store.write(|tx| {
+            store::add_message(
+                tx,
+                room_id,
+                NewRoomMessage {
+                    kind: RoomMessageKind::Notice,
+                    author_id: None,
+                    target_id: None,
+                    content,
+                    run_id: None,
+                    handoff_id: None,
+                },
+                now_ms(),
+            )
+        })?;
+        self.publish_room_message(team_id, &message);
+        Ok(message)
+    }
+
+    fn publish_room_message(&self, team_id: &str, message: &RoomMessage) {
+        self.events.publish(EngineEvent::RoomMessageAdded { team_id: team_id.to_owned(), message: message.clone() });
+    }
+
+    /// The room's members as agents, in the room's order (agents deleted meanwhile left out).
+    fn room_members(&self, room: &Room) -> Result<Vec<Agent>> {
+        let mut members = Vec::new();
+        for id in &room.member_ids {
+            match self.agents.get(id) {
+                Ok(agent) => members.push(agent),
+                Err(Error::NotFound(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(members)
+    }
+
+    /// Queues work for an agent and starts it when the agent is free.
+    pub(crate) fn enqueue(self: &Arc<Self>, delivery: Delivery) {
+        let agent_id = delivery.agent_id.clone();
+        lock(&self.team).queues.entry(agent_id.clone()).or_default().push_back(delivery);
+        self.pump(&agent_id);
+    }
+
+    /// Starts the agent's next queued delivery if it has no run going.
+    pub(crate) fn pump(self: &Arc<Self>, agent_id: &str) {
+        loop {
+            if self.lock_active().contains_key(agent_id) {
+                return;
+            }
+            let next = {
+                let mut state = lock(&self.team);
+                let generations = state.generations.clone();
+                let queue = state.queues.entry(agent_id.to_owned()).or_default();
+                loop {
+                    match queue.pop_front() {
+                        Some(d) if d.generation < generations.get(&d.team_id).copied().unwrap_or(0) => continue,
+                        other => break other,
+                    }
+                }
+            };
+            let Some(delivery) = next else { return };
+            match self.start_delivery(delivery.clone()) {
+                Ok(()) => return,
+                Err(Error::RunNotActive(_)) => continue, // nothing left to deliver: try the next
+                Err(e) => self.delivery_failed(&delivery, &e),
+            }
+        }
+    }
+
+    /// A delivery that could not start: said in the room, and a hand-off gets a failed result.
+    fn delivery_failed(self: &Arc<Self>, delivery: &Delivery, error: &Error) {
+        let who = self.agents.get(&delivery.agent_id).map(|a| format!("@{}", a.handle)).unwrap_or_default();
+        let text = format!("{who} could not start: {error}");
+        let _ = self.notice(&delivery.team_id, &delivery.room_id, &text);
+        if let Deliver::Task { handoff_id } = &delivery.what {
+            let finished = self.store.write(|tx| {
+                store::finish_handoff(tx, handoff_id, "failed", &text, now_ms())?;
+                store::handoff(tx, handoff_id)
+            });
+            if let Ok(Some(handoff)) = finished {
+                self.schedule_batch(&delivery.team_id, &handoff, delivery.generation);
+            }
+        }
+    }
+
+    /// A result came back to the agent that handed the work out. Once no other hand-off of the
+    /// same turn is still queued or running, a timer is (re)armed; when it fires, every result
+    /// waiting for that agent in the room reaches it as one message. So the hand-offs of one turn
+    /// come back together, and results that finish within [`BATCH_WINDOW`] of each other too.
+    pub(crate) fn schedule_batch(self: &Arc<Self>, team_id: &str, handoff: &store::Handoff, generation: u64) {
+        let siblings = self.store.read(|c| store::pending_handoffs_of_run(c, &handoff.from_run_id));
+        if siblings.is_ok_and(|n| n > 0) {
+            return; // the last of them arms the timer
+        }
+        let (room_id, agent_id) = (handoff.room_id.as_str(), handoff.from_agent_id.as_str());
+        let key = (room_id.to_owned(), agent_id.to_owned());
+        let ticket = {
+            let mut state = lock(&self.team);
+            if generation < state.generation(team_id) {
+                return;
+            }
+            state.next_batch += 1;
+            let ticket = state.next_batch;
+            state.batches.insert(key.clone(), ticket);
+            ticket
+        };
+        let chat = Arc::clone(self);
+        let (team_id, room_id, agent_id) = (team_id.to_owned(), room_id.to_owned(), agent_id.to_owned());
+        self.handle.spawn(async move {
+            tokio::time::sleep(BATCH_WINDOW).await;
+            let due = {
+                let mut state = lock(&chat.team);
+                if state.batches.get(&key) == Some(&ticket) {
+                    state.batches.remove(&key);
+                    true
+                } else {
+                    false
+                }
+            };
+            if due {
+                let delivery = Delivery {
+                    room_id,
+                    team_id,
+                    agent_id,
+                    what: Deliver::Batch,
+                    depth: 0, // set from the results when it starts
+                    generation,
+                };
+                // Starting a run blocks (store, process start): not on the async workers.
+                let _ = tokio::task::spawn_blocking(move || chat.enqueue(delivery)).await;
+            }
+        });
+    }
+}
+
+/// Who a user's message is for: the members it @mentions (in order), else the room's leader.
+fn addressed(text: &str, room: &Room, members: &[Agent]) -> Result<Vec<(Agent, bool)>> {
+    let handles: Vec<&str> = members.iter().map(|a| a.handle.as_str()).collect();
+    let found = mentions::mentions(text, &handles);
+    if let Some(unknown) = found.iter().find(|m| m.handle.is_none()) {
+        let names = handles.iter().map(|h| format!("@{h}")).collect::<Vec<_>>().join(", ");
+        return Err(Error::InvalidInput(format!(
+            "@{} is not a member of {}. Members: {names}.",
+            unknown.word,
+            room_label(room)
+        )));
+    }
+    let mut targets: Vec<(Agent, bool)> = Vec::new();
+    for mention in &found {
+        let agent = members.iter().find(|a| Some(a.handle.as_str()) == mention.handle).cloned();
+        if let Some(agent) = agent.filter(|a| !targets.iter().any(|(t, _)| t.id == a.id)) {
+            targets.push((agent, true));
+        }
+    }
+    if targets.is_empty() {
+        let leader = room
+            .leader_id
+            .as_deref()
+            .and_then(|id| members.iter().find(|a| a.id == id))
+            .or(members.first())
+            .cloned()
+            .ok_or_else(|| Error::InvalidInput(format!("{} has no leader.", room_label(room))))?;
+        targets.push((leader, false));
+    } else {
+        // The leader, mentioned, is still answering as the leader.
+        for (agent, mentioned) in &mut targets {
+            if room.leader_id.as_deref() == Some(agent.id.as_str()) {
+                *mentioned = false;
+            }
+        }
+    }
+    Ok(targets)
+}
+
+fn room_label(room: &Room) -> String {
+    if room.is_general {
+        "General".to_owned()
+    } else {
+        format!("the room {}", room.name)
+    }
+}
+
+fn rules_listing(team: &Team) -> String {
+    if team.rules.is_empty() {
+        return "The team has no rules yet. Add one with /rule <text>.".to_owned();
+    }
+    let lines: Vec<String> = team.rules.iter().enumerate().map(|(i, r)| format!("{}. {}", i + 1, r.text)).collect();
+    format!("Team rules:\n{}", lines.join("\n"))
+}

@@ -1,0 +1,75 @@
+//! Where each part of a team turn's context goes, per runtime, so that nothing piles up in a
+//! carried conversation: steady sections (persona, rules, About you, teammates, how to work) in
+//! the runtime's own system/developer slot when Clawboo fills it (Claude Code, Codex, Hermes, and
+//! Native, which adds them to its system prompt: steady turn to turn, so they stay in the cached
+//! prefix; its stored transcript holds bare messages), the turn's sections in front of the
+//! message. A runtime that keeps its own session with its own persona (OpenClaw) gets the steady
+//! sections in front of the message only when that session does not have them yet.
+
+use super::types::Placement;
+use crate::chat::setup::SessionSetup;
+use crate::context::{Assembled, SectionKind, Stability};
+use crate::runtimes::{Capabilities, HistoryMode, PersonaDelivery};
+
+/// The runtime's placement, from its capabilities.
+pub fn of(capabilities: &Capabilities) -> Placement {
+    match (capabilities.persona, capabilities.history) {
+        (PersonaDelivery::SentByClawboo, _) | (PersonaDelivery::OwnSetup, HistoryMode::ClawbooTranscript) => {
+            Placement::SystemSlot
+        }
+        (PersonaDelivery::OwnSetup, HistoryMode::RuntimeSession) => Placement::OncePerSession,
+    }
+}
+
+/// What the turn's input carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Placed {
+    /// For the runtime's system/developer slot.
+    pub system: Option<String>,
+    /// In front of the message.
+    pub preamble: Option<String>,
+    /// The steady sections were left out: the resumed session has them.
+    pub steady_in_session: bool,
+}
+
+pub fn place(placement: Placement, assembled: &Assembled, session_has_steady: bool) -> Placed {
+    let non_empty = |s: String| Some(s).filter(|s| !s.trim().is_empty());
+    match placement {
+        Placement::SystemSlot => Placed {
+            system: non_empty(assembled.steady_text()),
+            preamble: non_empty(assembled.turn_text()),
+            steady_in_session: false,
+        },
+        Placement::OncePerSession if session_has_steady => {
+            Placed { system: None, preamble: non_empty(assembled.turn_text()), steady_in_session: true }
+        }
+        Placement::OncePerSession => {
+            Placed { system: None, preamble: non_empty(assembled.preamble()), steady_in_session: false }
+        }
+    }
+}
+
+/// The fingerprint of the steady sections, one part per section (named as the user knows it),
+/// so a session that started with other ones is continued the way its runtime can take a
+/// change (see `SetupChange`), and the change is named.
+pub fn fingerprint(assembled: &Assembled) -> String {
+    let mut setup = SessionSetup::default();
+    for section in assembled.sections.iter().filter(|s| s.stability == Stability::Steady) {
+        setup = setup.with(part_name(section.kind), section.text.as_str());
+    }
+    setup.fingerprint()
+}
+
+fn part_name(kind: SectionKind) -> &'static str {
+    match kind {
+        SectionKind::Persona => crate::chat::setup::PERSONA,
+        SectionKind::Rules => "the team rules",
+        SectionKind::AboutYou => "About you",
+        SectionKind::Teammates => "the teammates",
+        SectionKind::HowToWork => "how to work",
+        SectionKind::Routine => "the routine note",
+        SectionKind::Connectors => "the connectors",
+        SectionKind::AddressedToYou | SectionKind::Ambient => "waiting items",
+        SectionKind::Message => "the message",
+    }
+}

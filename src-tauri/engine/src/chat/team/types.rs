@@ -1,0 +1,163 @@
+//! What team chat hands the UI.
+
+use serde::Serialize;
+
+use crate::chat::RunSummary;
+use crate::context::{Section, TurnKind};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum RoomMessageKind {
+    /// The user's message.
+    User,
+    /// An agent's final reply.
+    Reply,
+    /// A hand-off card: `content` is the exact task text the teammate received.
+    Handoff,
+    /// A batch card: `content` is the exact message of results the agent received.
+    Batch,
+    /// Said by Clawboo (a reset, a rule added, the reply chain stopped…).
+    Notice,
+}
+
+impl RoomMessageKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::User => "user",
+            Self::Reply => "reply",
+            Self::Handoff => "handoff",
+            Self::Batch => "batch",
+            Self::Notice => "notice",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        [Self::User, Self::Reply, Self::Handoff, Self::Batch, Self::Notice].into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct RoomMessage {
+    pub id: String,
+    pub room_id: String,
+    pub seq: i64,
+    pub kind: RoomMessageKind,
+    /// The agent that wrote it (reply), handed the work out (handoff) or received the batch.
+    pub author_id: Option<String>,
+    /// The teammate a hand-off is for.
+    pub target_id: Option<String>,
+    pub content: String,
+    /// Reply: the run that wrote it. Hand-off: the teammate's run on it (once started). Batch: the
+    /// run that received it.
+    pub run_id: Option<String>,
+    pub handoff_id: Option<String>,
+    pub created_at: i64,
+}
+
+/// A page of a room, oldest first, with the runs its messages refer to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct RoomPage {
+    pub messages: Vec<RoomMessage>,
+    pub has_older: bool,
+    pub runs: Vec<RunSummary>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct TeamSendOutcome {
+    /// The stored user message, or the notice (for `/reset`, `/rule`).
+    pub message: RoomMessage,
+    /// The runs started (or queued behind a run already going) for it.
+    pub addressed: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct PeerPost {
+    pub id: String,
+    pub team_id: String,
+    pub seq: i64,
+    pub author_id: Option<String>,
+    /// The handle bound to the poster's token when it posted.
+    pub author_handle: String,
+    pub run_id: Option<String>,
+    pub text: String,
+    pub created_at: i64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum TeamTurnKind {
+    Leader,
+    Mentioned,
+    Teammate,
+}
+
+impl TeamTurnKind {
+    pub fn of(kind: &TurnKind) -> Self {
+        match kind {
+            TurnKind::Leader => Self::Leader,
+            TurnKind::Mentioned => Self::Mentioned,
+            TurnKind::Teammate { .. } => Self::Teammate,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Leader => "leader",
+            Self::Mentioned => "mentioned",
+            Self::Teammate => "teammate",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        [Self::Leader, Self::Mentioned, Self::Teammate].into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+/// Where each part of the assembled context went for this run's runtime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum Placement {
+    /// Steady sections in the runtime's system/developer slot; the rest in front of the message.
+    SystemSlot,
+    /// In front of the message; steady sections only when the runtime's session is new or they
+    /// changed (its session keeps them).
+    OncePerSession,
+}
+
+impl Placement {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::SystemSlot => "system_slot",
+            Self::OncePerSession => "once_per_session",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        [Self::SystemSlot, Self::OncePerSession].into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+/// Exactly what a team run was given ("What this agent saw").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct RunContext {
+    pub run_id: String,
+    pub room_id: String,
+    pub turn_kind: TeamTurnKind,
+    pub placement: Placement,
+    /// The runtime's system/developer slot, when Clawboo filled it.
+    pub system_text: Option<String>,
+    /// The text placed before the message (sent with it), when any.
+    pub preamble: Option<String>,
+    /// Every section, in order, with its size and budget; the last is the message.
+    pub sections: Vec<Section>,
+    /// Whether steady sections were left out because the runtime's session already had them.
+    pub steady_in_session: bool,
+    /// Items that did not fit and waited for the next turn.
+    pub deferred: Vec<String>,
+    pub created_at: i64,
+}

@@ -1,0 +1,315 @@
+//! Team chat end to end over real SQLite, with a scripted runtime standing in for every agent's
+//! model: routing by `@handle`, hand-offs (by tool and by `@handle` in a reply), one batch of
+//! results, the reply-chain bound, Stop, `/reset`, `/rule`, restarts.
+
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use clawboo_engine::agents::{NewAgent, RuntimeKind};
+use clawboo_engine::chat::team::{RoomMessage, RoomMessageKind};
+use clawboo_engine::chat::RunStatus;
+use clawboo_engine::context::ToolName;
+use clawboo_engine::runtimes::{
+    ApprovalPolicy, Capabilities, HistoryMode, PersonaDelivery, RunChannels, RunEvent, RunOutcome, RunResult,
+    Runtime, SetupChange, TeamHistory, TurnHistory, TurnInput,
+};
+use clawboo_engine::teams::NewTeam;
+use clawboo_engine::{Engine, EngineConfig, ErrorCode};
+use clawboo_testkit::{wait_for, TempDataDir};
+use serde_json::json;
+
+/// Plays every agent by the message it gets:
+/// - "plan"         → replies with two `@handle` lines (hand-offs to scout and writer);
+/// - "tool-plan"    → hands off through the `handoff` tool, 9 times (the 9th must fail);
+/// - "research…"/"write…" → answers "found …"/"wrote …";
+/// - "loop"         → hands "loop" on to the next member by `@handle` (chain bound);
+/// - "wait"         → waits for Stop;
+/// - a batch of results → "Final: <how many results>".
+#[derive(Default)]
+struct Scripted {
+    inputs: Mutex<Vec<TurnInput>>,
+    tool_replies: Mutex<Vec<String>>,
+}
+
+impl Runtime for Scripted {
+    fn kind(&self) -> RuntimeKind {
+        RuntimeKind::Native
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            streams_text: true,
+            context_window: Some(200_000),
+            history: HistoryMode::ClawbooTranscript,
+            persona: PersonaDelivery::OwnSetup,
+            setup_change: SetupChange::AppliedOnResume,
+            team_history: TeamHistory { leader: TurnHistory::ContinueRoom, teammate: TurnHistory::Fresh },
+        }
+    }
+
+    fn run(
+        &self,
+        input: TurnInput,
+        channels: RunChannels,
+    ) -> Pin<Box<dyn std::future::Future<Output = clawboo_engine::Result<RunResult>> + Send + '_>> {
+        self.inputs.lock().unwrap().push(input.clone());
+        Box::pin(async move {
+            let say = |text: String| channels.emit(RunEvent::TextDelta { text });
+            // "@scout wait" is "wait" for @scout.
+            let message = match input.message.strip_prefix('@').and_then(|m| m.split_once(' ')) {
+                Some((_, rest)) => rest.to_owned(),
+                None => input.message.clone(),
+            };
+            if message == "plan" {
+                say("On it.\n@scout research the market\n@writer write the brief".into());
+            } else if message == "tool-plan" {
+                let grant = input.tools.clone().expect("a leader gets Clawboo's tools");
+                for i in 0..9 {
+                    let out = (grant.invoker)(ToolName::Handoff, json!({"to": "scout", "task": format!("research {i}")}))
+                        .await;
+                    self.tool_replies.lock().unwrap().push(format!("{}:{}", out.is_error, out.text));
+                }
+                say("Handed off.".into());
+            } else if let Some(topic) = message.strip_prefix("research") {
+                say(format!("found{topic}"));
+            } else if let Some(topic) = message.strip_prefix("write") {
+                say(format!("wrote{topic}"));
+            } else if message.starts_with("loop") {
+                let me = &input.agent.handle;
+                let next = if me == "lead" { "scout" } else if me == "scout" { "writer" } else { "lead" };
+                say(format!("@{next} loop again"));
+            } else if message == "wait" {
+                let mut cancel = channels.cancel.clone();
+                let _ = cancel.wait_for(|c| *c).await;
+                return Ok(RunResult::with_outcome(RunOutcome::Cancelled, "Stopped by the user."));
+            } else if message.contains("found") || message.contains("wrote") || message.contains("loop") {
+                say(format!("Final: {} results", message.matches("@scout").count() + message.matches("@writer").count()));
+            } else {
+                say(format!("{} heard: {message}", input.agent.handle));
+            }
+            Ok(RunResult::succeeded())
+        })
+    }
+}
+
+struct Fixture {
+    _dir: TempDataDir,
+    engine: Engine,
+    runtime: Arc<Scripted>,
+    team_id: String,
+    general: String,
+    ids: Vec<String>,
+}
+
+fn agent(handle: &str) -> NewAgent {
+    NewAgent {
+        name: handle.to_uppercase(),
+        handle: handle.into(),
+        description: format!("{handle} does {handle} things"),
+        tint: "#445566".into(),
+        runtime: RuntimeKind::Native,
+        model: "some-model".into(),
+        approval_policy: ApprovalPolicy::Ask,
+        provider: None,
+    }
+}
+
+fn fixture() -> Fixture {
+    fixture_in(TempDataDir::new())
+}
+
+fn fixture_in(dir: TempDataDir) -> Fixture {
+    let runtime = Arc::new(Scripted::default());
+    let engine = Engine::open_with(EngineConfig::for_dir(dir.path().into()), vec![runtime.clone()]).unwrap();
+    let ids: Vec<String> =
+        ["lead", "scout", "writer"].iter().map(|h| engine.agents().create(agent(h)).unwrap().id).collect();
+    let team = engine
+        .teams()
+        .create(NewTeam { name: "Launch".into(), member_ids: ids.clone(), leader_id: Some(ids[0].clone()) })
+        .unwrap();
+    engine.teams().set_about_you(&team.id, "I am Ada, a product manager.").unwrap();
+    let general = team.rooms.iter().find(|r| r.is_general).unwrap().id.clone();
+    Fixture { _dir: dir, engine, runtime, team_id: team.id, general, ids }
+}
+
+impl Fixture {
+    fn messages(&self) -> Vec<RoomMessage> {
+        self.engine.chat().room_page(&self.general, None, 500).unwrap().messages
+    }
+
+    /// Waits until the room has a message matching `what` and no run of the team is going.
+    fn settle(&self, what: &str, done: impl Fn(&[RoomMessage]) -> bool) -> Vec<RoomMessage> {
+        wait_for(what, Duration::from_secs(20), || {
+            let messages = self.messages();
+            let runs = self.engine.chat().room_runs(&self.general, 100).unwrap();
+            (done(&messages) && runs.iter().all(|r| r.status != RunStatus::Running)).then_some(messages)
+        })
+    }
+
+    fn input_for(&self, message: &str) -> TurnInput {
+        self.runtime.inputs.lock().unwrap().iter().find(|i| i.message == message).cloned().unwrap()
+    }
+}
+
+#[test]
+fn a_leader_hands_off_and_gets_the_results_in_one_batch() {
+    let f = fixture();
+    f.engine.chat().send_team(&f.general, "plan").unwrap();
+    let messages = f.settle("the leader's final answer", |m| m.iter().any(|m| m.content.starts_with("Final:")));
+    let kinds: Vec<_> = messages.iter().map(|m| m.kind).collect();
+    use RoomMessageKind::*;
+    assert_eq!(kinds.iter().filter(|k| **k == Handoff).count(), 2);
+    assert_eq!(kinds.iter().filter(|k| **k == Batch).count(), 1, "both results arrive as one batch: {kinds:?}");
+    assert_eq!(kinds.first(), Some(&User));
+    assert_eq!(kinds.last(), Some(&Reply));
+    let last = messages.last().unwrap();
+    assert_eq!(last.content, "Final: 2 results");
+    assert_eq!(last.author_id.as_deref(), Some(f.ids[0].as_str()));
+
+    // The hand-off cards show the exact task text the teammates received.
+    let cards: Vec<_> = messages.iter().filter(|m| m.kind == Handoff).collect();
+    assert_eq!(cards[0].content, "research the market");
+    assert_eq!(cards[0].target_id.as_deref(), Some(f.ids[1].as_str()));
+    let scout = f.input_for("research the market");
+    assert_eq!(scout.message, "research the market", "a teammate works on the task text alone");
+    assert!(scout.transcript.is_empty() && scout.resume_session.is_none(), "a teammate starts fresh");
+    let seen = f.engine.chat().run_context(cards[0].run_id.as_deref().unwrap()).unwrap();
+    let given = format!("{}\n{}", seen.system_text.unwrap_or_default(), seen.preamble.unwrap_or_default());
+    assert!(given.contains("@scout") || given.contains("@lead"), "the teammates are listed: {given}");
+    assert!(!given.contains("Ada"), "no About you on a teammate's turn");
+    assert!(!given.contains("plan"), "not the user's conversation either");
+    assert!(!scout.persona.unwrap_or_default().contains("Ada"));
+
+    // The leader saw About you; its batch turn continues its room conversation.
+    let leader = f.input_for("plan");
+    assert!(leader.persona.as_deref().unwrap_or_default().contains("I am Ada"), "About you, in the system slot");
+    assert!(!leader.preamble.as_deref().unwrap_or_default().contains("I am Ada"), "and only there");
+    let batch = f.runtime.inputs.lock().unwrap().iter().find(|i| i.message.contains("found")).cloned().unwrap();
+    assert_eq!(batch.agent.handle, "lead");
+    assert!(batch.message.contains("found the market") && batch.message.contains("wrote the brief"));
+    assert_eq!(batch.transcript.len(), 1, "the leader continues its conversation in General");
+    assert_eq!(batch.transcript[0].user, "plan", "the carried transcript holds the bare message");
+}
+
+#[test]
+fn mentions_address_members_and_a_non_member_is_an_error() {
+    let f = fixture();
+    f.engine.chat().send_team(&f.general, "@writer hello there").unwrap();
+    let messages = f.settle("writer's reply", |m| m.iter().any(|m| m.kind == RoomMessageKind::Reply));
+    assert!(messages.last().unwrap().content.starts_with("writer heard"));
+    let err = f.engine.chat().send_team(&f.general, "@nobody hi").unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidInput);
+    assert!(err.to_string().contains("@nobody"), "{err}");
+    let outsider = f.engine.agents().create(agent("outsider")).unwrap();
+    let err = f.engine.chat().send_team(&f.general, "@outsider hi").unwrap_err();
+    assert!(err.to_string().contains("not a member"), "{err}");
+    assert!(f.engine.teams().get(&f.team_id).unwrap().members.iter().all(|m| m.agent_id != outsider.id));
+}
+
+#[test]
+fn about_you_comes_before_the_first_message() {
+    let f = fixture();
+    f.engine.teams().set_about_you(&f.team_id, "").unwrap();
+    let err = f.engine.chat().send_team(&f.general, "hello").unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidInput);
+    assert!(f.messages().is_empty(), "nothing stored");
+}
+
+#[test]
+fn the_reply_chain_stops_at_its_bound_and_says_so() {
+    let f = fixture();
+    f.engine.chat().send_team(&f.general, "loop").unwrap();
+    let messages = f.settle("the bound notice", |m| {
+        m.iter().any(|m| m.kind == RoomMessageKind::Notice && m.content.contains("bound"))
+    });
+    let handoffs = messages.iter().filter(|m| m.kind == RoomMessageKind::Handoff).count();
+    assert_eq!(handoffs, 3, "depth 3: lead→scout→writer→lead, then stopped");
+}
+
+#[test]
+fn a_turn_makes_at_most_eight_hand_offs() {
+    let f = fixture();
+    f.engine.chat().send_team(&f.general, "tool-plan").unwrap();
+    f.settle("the leader's reply", |m| m.iter().any(|m| m.content == "Handed off."));
+    let replies = f.runtime.tool_replies.lock().unwrap().clone();
+    assert_eq!(replies.iter().filter(|r| r.starts_with("false:")).count(), 8);
+    assert!(replies[8].starts_with("true:") && replies[8].contains("At most 8"), "{replies:?}");
+}
+
+#[test]
+fn stop_ends_every_run_of_the_team() {
+    let f = fixture();
+    f.engine.chat().send_team(&f.general, "@scout wait").unwrap();
+    f.engine.chat().send_team(&f.general, "@writer wait").unwrap();
+    wait_for("both runs", Duration::from_secs(10), || {
+        let runs = f.engine.chat().room_runs(&f.general, 10).unwrap();
+        (runs.iter().filter(|r| r.status == RunStatus::Running).count() == 2).then_some(())
+    });
+    f.engine.chat().stop_team(&f.team_id).unwrap();
+    let messages = f.settle("the runs to end", |m| m.iter().any(|m| m.content.starts_with("Stopped")));
+    let runs = f.engine.chat().room_runs(&f.general, 10).unwrap();
+    assert!(runs.iter().all(|r| r.status == RunStatus::Cancelled), "{runs:?}");
+    assert!(messages.iter().all(|m| m.kind != RoomMessageKind::Batch));
+}
+
+#[test]
+fn reset_and_rules_are_commands_not_messages() {
+    let f = fixture();
+    f.engine.chat().send_team(&f.general, "first").unwrap();
+    f.settle("the reply", |m| m.iter().any(|m| m.kind == RoomMessageKind::Reply));
+    let added = f.engine.chat().send_team(&f.general, "/rule Answer in English.").unwrap();
+    assert_eq!(added.message.kind, RoomMessageKind::Notice);
+    assert!(added.addressed.is_empty());
+    assert_eq!(f.engine.teams().get(&f.team_id).unwrap().rules[0].text, "Answer in English.");
+    let listed = f.engine.chat().send_team(&f.general, "/rule").unwrap();
+    assert!(listed.message.content.contains("1. Answer in English."));
+    let err = f.engine.chat().send_team(&f.general, &format!("/rule {}", "x".repeat(4_001))).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidInput);
+    f.engine.chat().send_team(&f.general, "/reset").unwrap();
+    f.engine.chat().send_team(&f.general, "second").unwrap();
+    f.settle("the second reply", |m| m.iter().filter(|m| m.kind == RoomMessageKind::Reply).count() == 2);
+    let second = f.input_for("second");
+    assert!(second.transcript.is_empty(), "/reset ends what the leader carries");
+    assert!(second.persona.unwrap_or_default().contains("Answer in English."), "the rule applies from the next turn");
+    f.engine.chat().send_team(&f.general, "/rule remove 1").unwrap();
+    assert!(f.engine.teams().get(&f.team_id).unwrap().rules.is_empty());
+}
+
+#[test]
+fn a_restart_shows_the_same_room_and_marks_a_run_cut_off_by_the_quit() {
+    let f = fixture();
+    f.engine.chat().send_team(&f.general, "hello").unwrap();
+    f.settle("the reply", |m| m.iter().any(|m| m.kind == RoomMessageKind::Reply));
+    f.engine.chat().send_team(&f.general, "@scout wait").unwrap();
+    wait_for("the waiting run", Duration::from_secs(10), || {
+        let runs = f.engine.chat().room_runs(&f.general, 10).unwrap();
+        runs.iter().any(|r| r.status == RunStatus::Running).then_some(())
+    });
+    let Fixture { _dir: dir, engine, general, .. } = f;
+    drop(engine); // the app quits: its runs are stopped
+    let engine =
+        Engine::open_with(EngineConfig::for_dir(dir.path().into()), vec![Arc::new(Scripted::default())]).unwrap();
+    let page = engine.chat().room_page(&general, None, 100).unwrap();
+    let kinds: Vec<_> = page.messages.iter().map(|m| m.kind).collect();
+    use RoomMessageKind::*;
+    assert_eq!(kinds, [User, Reply, User, Notice], "{:?}", page.messages);
+    assert!(page.messages[3].content.contains("cancelled"), "{}", page.messages[3].content);
+    let runs = engine.chat().room_runs(&general, 10).unwrap();
+    assert_eq!(runs.iter().filter(|r| r.status == RunStatus::Cancelled).count(), 1);
+}
+
+#[test]
+fn pages_read_a_long_room_from_the_newest() {
+    let f = fixture();
+    for i in 0..30 {
+        f.engine.chat().send_team(&f.general, &format!("/rule r{i}")).ok();
+    }
+    let newest = f.engine.chat().room_page(&f.general, None, 10).unwrap();
+    assert_eq!(newest.messages.len(), 10);
+    assert!(newest.has_older);
+    let older = f.engine.chat().room_page(&f.general, Some(newest.messages[0].seq), 10).unwrap();
+    assert_eq!(older.messages.last().unwrap().seq + 1, newest.messages[0].seq);
+    assert!(older.messages.windows(2).all(|w| w[0].seq < w[1].seq));
+}
+
