@@ -47,6 +47,17 @@ impl RuntimeKind {
         }
     }
 
+    /// The runtime's name as people (and agents) read it.
+    pub fn label(self) -> &'static str {
+        match self {
+            RuntimeKind::ClaudeCode => "Claude Code",
+            RuntimeKind::Codex => "Codex",
+            RuntimeKind::Hermes => "Hermes",
+            RuntimeKind::Openclaw => "OpenClaw",
+            RuntimeKind::Native => "Native (built in)",
+        }
+    }
+
     pub fn parse(s: &str) -> Option<Self> {
         [Self::ClaudeCode, Self::Codex, Self::Hermes, Self::Openclaw, Self::Native]
             .into_iter()

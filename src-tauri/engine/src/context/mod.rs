@@ -6,7 +6,14 @@
 //! CONTRACT (types below are fixed; the assembly is built in `team.rs`):
 //! `team_turn(&TeamTurn) -> Assembled`.
 
+mod team;
+
 use serde::{Deserialize, Serialize};
+
+pub use team::{
+    team_turn, tool_name_on, tool_namespace_on, ABOUT_YOU_BUDGET, MAX_HANDOFFS_PER_TURN, ROLE_BUDGET, RULES_BUDGET,
+    TASK_LINE_BUDGET,
+};
 
 use crate::agents::RuntimeKind;
 

@@ -25,13 +25,7 @@ pub struct RuntimeInfo {
 }
 
 pub fn label(kind: RuntimeKind) -> &'static str {
-    match kind {
-        RuntimeKind::ClaudeCode => "Claude Code",
-        RuntimeKind::Codex => "Codex",
-        RuntimeKind::Hermes => "Hermes",
-        RuntimeKind::Openclaw => "OpenClaw",
-        RuntimeKind::Native => "Native (built in)",
-    }
+    kind.label()
 }
 
 pub fn binary_name(kind: RuntimeKind) -> Option<&'static str> {

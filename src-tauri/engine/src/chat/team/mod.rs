@@ -34,7 +34,7 @@ use crate::teams::{Room, Team};
 /// Agent-to-agent hops after the user's message: a hand-off made on a handed-off task counts.
 pub const MAX_CHAIN_DEPTH: u32 = 3;
 /// Hand-offs one turn may make (tool calls and `@handle` in the reply together).
-pub const MAX_HANDOFFS_PER_TURN: u32 = 8;
+pub const MAX_HANDOFFS_PER_TURN: u32 = crate::context::MAX_HANDOFFS_PER_TURN as u32;
 /// Results of teammates that finish within this long of each other reach the agent as one batch.
 pub const BATCH_WINDOW: Duration = Duration::from_secs(3);
 /// Messages per page of a room.
