@@ -84,7 +84,8 @@ impl Engine {
         let relay = Relay::start(store.clone(), secrets.clone(), runtime.handle())?;
         // Clawboo's own tools, served to the CLIs over loopback MCP; the chat service sets the host.
         let tools = tools::Tools::start(runtime.handle())?;
-        let adapters = runtimes::adapters(relay.clone(), catalog.clone(), secrets.clone(), spawner.clone());
+        let adapters =
+            runtimes::adapters(relay.clone(), catalog.clone(), secrets.clone(), spawner.clone(), tools.clone());
         let registry = replace.into_iter().fold(adapters, |r, a| r.with(a));
         let chat = Arc::new(
             Chat::new(store, agents.clone(), registry, catalog.clone(), events.clone(), runtime.handle().clone())

@@ -116,17 +116,16 @@ impl Bridge {
         assert_eq!(calls[0].caller, self.caller, "bound to the run's caller");
     }
 
-    /// The token is in no argv, and in no file under the run's folders (the env carries it).
-    fn assert_token_kept_out(&self, specs: &[CommandSpec]) {
+    /// The token is in no argv, and in no file under the run's folders; `in_env`: the CLI
+    /// gets it in `CLAWBOO_TOKEN` (Hermes gets it over stdin instead).
+    fn assert_token_kept_out(&self, specs: &[CommandSpec], in_env: bool) {
         let token = &self.grant.token;
         assert!(!specs.is_empty());
         for spec in specs {
             assert!(!spec.args.iter().any(|a| a.contains(token.as_str())), "token in argv: {:?}", spec.args);
         }
-        assert!(
-            specs.iter().any(|s| s.env.iter().any(|(k, v)| k == "CLAWBOO_TOKEN" && v == token)),
-            "the CLI gets its token in CLAWBOO_TOKEN"
-        );
+        let has_env = specs.iter().any(|s| s.env.iter().any(|(k, v)| k == "CLAWBOO_TOKEN" && v == token));
+        assert_eq!(has_env, in_env, "CLAWBOO_TOKEN in the env");
         let mut found = Vec::new();
         scan(self.dir.path(), token, &mut found);
         assert!(found.is_empty(), "token written to {found:?}");
@@ -240,7 +239,7 @@ async fn claude_code_calls_peer_post_over_mcp() {
     let (result, events) = run(runtime, input).await;
     b.report("claude_code", &server);
     b.assert_posted(&result, &events);
-    b.assert_token_kept_out(&spawner.specs());
+    b.assert_token_kept_out(&spawner.specs(), true);
     let first = &server.model_requests()[0];
     assert!(tool_names(first).contains(&"mcp__clawboo__peer_post".to_owned()), "sent directly: {:?}", tool_names(first));
 }
@@ -262,5 +261,36 @@ async fn codex_calls_peer_post_over_mcp() {
     let (result, events) = run(runtime, input).await;
     b.report("codex", &server);
     b.assert_posted(&result, &events);
-    b.assert_token_kept_out(&spawner.specs());
+    b.assert_token_kept_out(&spawner.specs(), true);
+}
+
+/// Hermes' endpoint: OpenAI-compatible, its base with /v1.
+struct HermesEndpoint(String);
+
+impl clawboo_engine::runtimes::EndpointSource for HermesEndpoint {
+    fn endpoint(&self, _provider: Provider, _run_id: &str) -> clawboo_engine::Result<Endpoint> {
+        Ok(Endpoint { base_url: format!("{}/v1", self.0), api_key: Some("sk-fake-hermes".into()) })
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hermes_calls_peer_post_over_mcp() {
+    let Some(program) = common::cli("hermes") else { return };
+    let server = FakeModelServer::start(behavior()).await;
+    let b = bridge("run-hermes", "agent-hermes");
+    let spawner = SpecSpawner::default();
+    let runtime = Arc::new(
+        clawboo_engine::runtimes::hermes::HermesRuntime::new(
+            Arc::new(spawner.clone()),
+            Arc::new(HermesEndpoint(server.base_url())),
+        )
+        .with_env(proxy_env(&server))
+        .with_timeouts(TIMEOUTS),
+    );
+    // Read-only: Clawboo's guard must let Clawboo's tools through.
+    let input = b.input(agent(RuntimeKind::Hermes, "some-model", Some(Provider::OpenAi), ApprovalPolicy::ReadOnly), Some(program));
+    let (result, events) = run(runtime, input).await;
+    b.report("hermes", &server);
+    b.assert_posted(&result, &events);
+    b.assert_token_kept_out(&spawner.specs(), false);
 }
