@@ -88,7 +88,8 @@ fn agent(runtime: RuntimeKind, model: &str, provider: Option<Provider>, approval
 }
 
 impl Bridge {
-    fn input(&self, agent: Agent, program: Option<PathBuf>) -> TurnInput {
+    fn input(&self, mut agent: Agent, program: Option<PathBuf>) -> TurnInput {
+        agent.id = self.caller.agent_id.clone();
         TurnInput {
             run_id: self.caller.run_id.clone(),
             approval: agent.approval_policy,
@@ -116,17 +117,19 @@ impl Bridge {
         assert_eq!(calls[0].caller, self.caller, "bound to the run's caller");
     }
 
-    /// The token is in no argv, and in no file under the run's folders (the env carries it).
-    fn assert_token_kept_out(&self, specs: &[CommandSpec]) {
-        let token = &self.grant.token;
+    /// The token is in no argv, and in no file under the run's folders; `in_env`: the CLI
+    /// gets it in `CLAWBOO_TOKEN` (Hermes gets it over stdin instead).
+    fn assert_token_kept_out(&self, specs: &[CommandSpec], in_env: bool) {
+        self.assert_kept_out(specs, &self.grant.token, in_env);
+    }
+
+    fn assert_kept_out(&self, specs: &[CommandSpec], token: &str, in_env: bool) {
         assert!(!specs.is_empty());
         for spec in specs {
-            assert!(!spec.args.iter().any(|a| a.contains(token.as_str())), "token in argv: {:?}", spec.args);
+            assert!(!spec.args.iter().any(|a| a.contains(token)), "token in argv: {:?}", spec.args);
         }
-        assert!(
-            specs.iter().any(|s| s.env.iter().any(|(k, v)| k == "CLAWBOO_TOKEN" && v == token)),
-            "the CLI gets its token in CLAWBOO_TOKEN"
-        );
+        let has_env = specs.iter().any(|s| s.env.iter().any(|(k, v)| k == "CLAWBOO_TOKEN" && v == token));
+        assert_eq!(has_env, in_env, "CLAWBOO_TOKEN in the env");
         let mut found = Vec::new();
         scan(self.dir.path(), token, &mut found);
         assert!(found.is_empty(), "token written to {found:?}");
@@ -240,7 +243,7 @@ async fn claude_code_calls_peer_post_over_mcp() {
     let (result, events) = run(runtime, input).await;
     b.report("claude_code", &server);
     b.assert_posted(&result, &events);
-    b.assert_token_kept_out(&spawner.specs());
+    b.assert_token_kept_out(&spawner.specs(), true);
     let first = &server.model_requests()[0];
     assert!(tool_names(first).contains(&"mcp__clawboo__peer_post".to_owned()), "sent directly: {:?}", tool_names(first));
 }
@@ -262,5 +265,101 @@ async fn codex_calls_peer_post_over_mcp() {
     let (result, events) = run(runtime, input).await;
     b.report("codex", &server);
     b.assert_posted(&result, &events);
-    b.assert_token_kept_out(&spawner.specs());
+    b.assert_token_kept_out(&spawner.specs(), true);
+}
+
+/// Hermes' endpoint: OpenAI-compatible, its base with /v1.
+struct HermesEndpoint(String);
+
+impl clawboo_engine::runtimes::EndpointSource for HermesEndpoint {
+    fn endpoint(&self, _provider: Provider, _run_id: &str) -> clawboo_engine::Result<Endpoint> {
+        Ok(Endpoint { base_url: format!("{}/v1", self.0), api_key: Some("sk-fake-hermes".into()) })
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hermes_calls_peer_post_over_mcp() {
+    let Some(program) = common::cli("hermes") else { return };
+    let server = FakeModelServer::start(behavior()).await;
+    let b = bridge("run-hermes", "agent-hermes");
+    let spawner = SpecSpawner::default();
+    let runtime = Arc::new(
+        clawboo_engine::runtimes::hermes::HermesRuntime::new(
+            Arc::new(spawner.clone()),
+            Arc::new(HermesEndpoint(server.base_url())),
+        )
+        .with_env(proxy_env(&server))
+        .with_timeouts(TIMEOUTS),
+    );
+    // Read-only: Clawboo's guard must let Clawboo's tools through.
+    let input = b.input(agent(RuntimeKind::Hermes, "some-model", Some(Provider::OpenAi), ApprovalPolicy::ReadOnly), Some(program));
+    let (result, events) = run(runtime, input).await;
+    b.report("hermes", &server);
+    b.assert_posted(&result, &events);
+    b.assert_token_kept_out(&spawner.specs(), false);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openclaw_calls_peer_post_over_mcp_through_its_gateways_lasting_token() {
+    let Some(program) = common::cli("openclaw") else { return };
+    let Some(node) = common::cli("node24") else { return };
+    let server = FakeModelServer::start(behavior()).await;
+    let b = bridge("run-openclaw", "agent-openclaw");
+    let spawner = SpecSpawner::default();
+    let endpoint = Endpoint { base_url: format!("{}/v1", server.base_url()), api_key: Some("sk-fake".into()) };
+    let mut env = proxy_env(&server);
+    let path = format!("{}:{}", node.parent().unwrap().display(), std::env::var("PATH").unwrap_or_default());
+    env.push(("PATH".into(), path));
+    let runtime = Arc::new(
+        clawboo_engine::runtimes::openclaw::OpenclawRuntime::new(Arc::new(spawner.clone()), Arc::new(Fixed(endpoint)))
+            .with_env(env)
+            .with_timeouts(TIMEOUTS)
+            .with_tools(b.tools.clone()),
+    );
+    let input = b.input(agent(RuntimeKind::Openclaw, "some-model", Some(Provider::Custom), ApprovalPolicy::Ask), Some(program));
+    let (result, events) = run(runtime.clone(), input).await;
+    b.report("openclaw", &server);
+    b.assert_posted(&result, &events);
+    let lasting = b.tools.grant_lasting(&b.caller.agent_id);
+    let specs = spawner.specs();
+    // The Gateway's env holds the agent's lasting token; the run's own token goes nowhere.
+    b.assert_kept_out(&specs, &lasting, true);
+    b.assert_kept_out(&specs, &b.grant.token, false);
+    let config = std::fs::read_to_string(b.agent_dir.join(".clawboo/openclaw/openclaw.json"))
+        .or_else(|_| find_file(b.dir.path(), "openclaw.json"))
+        .unwrap();
+    assert!(config.contains("${CLAWBOO_TOKEN}"), "a placeholder in the config: {config}");
+    // Between runs the Gateway's token acts for no one.
+    b.tools.revoke(&b.caller.run_id);
+    let late = reqwest::Client::new()
+        .post(b.tools.endpoint())
+        .bearer_auth(&lasting)
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                     "params": {"name": "peer_post", "arguments": {"text": "late"}}}).to_string())
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(late.contains("No run in progress"), "{late}");
+    assert_eq!(b.host.calls().len(), 1);
+    drop(runtime); // stops the Gateway
+}
+
+fn find_file(dir: &Path, name: &str) -> std::io::Result<String> {
+    for entry in std::fs::read_dir(dir)?.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            if let Ok(text) = find_file(&path, name) {
+                return Ok(text);
+            }
+        } else if path.file_name().is_some_and(|n| n == name) {
+            return std::fs::read_to_string(path);
+        }
+    }
+    Err(std::io::ErrorKind::NotFound.into())
 }

@@ -262,7 +262,8 @@ pub fn keyed_endpoint(
     }
 }
 
-/// Every adapter this build has, each reaching models through `endpoints` (the relay). `access`
+/// Every adapter this build has, each reaching models through `endpoints` (the relay).
+/// OpenClaw's Gateways get lasting tokens of Clawboo's tools from `tools`. `access`
 /// decides per turn whether Claude Code and Codex use the user's own sign-in or a key (the
 /// runtime catalog, which holds the choice).
 pub fn adapters(
@@ -270,6 +271,7 @@ pub fn adapters(
     access: Arc<dyn signin::AccessSource>,
     gateway_tokens: Arc<crate::secrets::Secrets>,
     spawner: Arc<dyn process::Spawner>,
+    tools: Arc<crate::tools::Tools>,
 ) -> RuntimeRegistry {
     RuntimeRegistry::default()
         .with(Arc::new(
@@ -277,7 +279,11 @@ pub fn adapters(
         ))
         .with(Arc::new(codex::CodexRuntime::new(spawner.clone(), endpoints.clone()).with_access(access)))
         .with(Arc::new(hermes::HermesRuntime::new(spawner.clone(), endpoints.clone())))
-        .with(Arc::new(openclaw::OpenclawRuntime::new(spawner, endpoints.clone()).with_gateway_tokens(gateway_tokens)))
+        .with(Arc::new(
+            openclaw::OpenclawRuntime::new(spawner, endpoints.clone())
+                .with_gateway_tokens(gateway_tokens)
+                .with_tools(tools),
+        ))
         .with(Arc::new(crate::native::NativeRuntime::new(endpoints)))
 }
 

@@ -112,7 +112,11 @@ impl HermesRuntime {
         let mut config = config_yaml(model, &endpoint.base_url, endpoint.api_key.is_some());
         if input.approval == ApprovalPolicy::ReadOnly {
             // Hermes has no read-only mode: Clawboo's guard and deny rule make one.
-            config = read_only::merge(&config, &read_only::install(&hermes_home, &program, &input.workspace)?);
+            let clawboo_tools = mcp_tool_names(input.tools.as_ref());
+            config = read_only::merge(
+                &config,
+                &read_only::install(&hermes_home, &program, &input.workspace, &clawboo_tools)?,
+            );
         }
         write_private(&hermes_home.join("config.yaml"), &config)?;
         // An empty SOUL.md keeps Hermes' built-in identity (and stops it seeding its own file).
@@ -169,9 +173,31 @@ impl Runtime for HermesRuntime {
             let spec = self.prepare(&input)?;
             let protocol =
                 AcpProtocol::new(path_str(&input.workspace), input.text_to_send(), input.resume_session.clone())
-                    .forking(input.fork_session);
+                    .forking(input.fork_session)
+                    .with_mcp_servers(mcp_servers(input.tools.as_ref()));
             supervise(self.spawner.as_ref(), &spec, Box::new(protocol), channels, input.approval, self.timeouts).await
         })
+    }
+}
+
+/// How Hermes names Clawboo's granted tools: `mcp__clawboo__<tool>`.
+fn mcp_tool_names(grant: Option<&crate::tools::ToolGrant>) -> Vec<String> {
+    let specs = grant.map(|g| g.specs.as_slice()).unwrap_or_default();
+    specs.iter().map(|s| format!("mcp__{}__{}", crate::tools::SERVER_NAME, s.name.as_str())).collect()
+}
+
+/// ACP `mcpServers` for the session: Clawboo's server, its token in a header sent over stdin
+/// (never argv, never a file). One `hermes acp` process per run, so the fixed name `clawboo`
+/// never meets another run's connection (Hermes keys MCP connections by name per process).
+fn mcp_servers(grant: Option<&crate::tools::ToolGrant>) -> serde_json::Value {
+    match grant {
+        Some(grant) => json!([{
+            "type": "http",
+            "name": crate::tools::SERVER_NAME,
+            "url": grant.endpoint,
+            "headers": [{"name": "Authorization", "value": format!("Bearer {}", grant.token)}],
+        }]),
+        None => json!([]),
     }
 }
 

@@ -61,6 +61,8 @@ pub struct AcpProtocol {
     /// Whether `end_turn` without `usage` means the turn failed (Hermes' way of ending a failed
     /// turn). Agents that never report usage in the prompt's result judge failure elsewhere.
     end_turn_needs_usage: bool,
+    /// ACP `mcpServers` of the session (Clawboo's server for this run), `[]` when none.
+    mcp_servers: Value,
 }
 
 impl AcpProtocol {
@@ -77,7 +79,14 @@ impl AcpProtocol {
             result: None,
             label: "Hermes",
             end_turn_needs_usage: true,
+            mcp_servers: json!([]),
         }
+    }
+
+    /// The session's MCP servers (ACP `mcpServers`), sent on new, load and fork alike.
+    pub fn with_mcp_servers(mut self, servers: Value) -> Self {
+        self.mcp_servers = servers;
+        self
     }
 
     /// Names another ACP agent in messages, and says whether its `end_turn` without `usage`
@@ -116,12 +125,12 @@ impl AcpProtocol {
             (INITIALIZE_ID, Phase::Initializing) => {
                 let (method, phase, params) = match &self.resume {
                     Some(id) if self.fork => {
-                        ("session/fork", Phase::Forking, json!({"sessionId": id, "cwd": self.cwd, "mcpServers": []}))
+                        ("session/fork", Phase::Forking, json!({"sessionId": id, "cwd": self.cwd, "mcpServers": self.mcp_servers}))
                     }
                     Some(id) => {
-                        ("session/load", Phase::Loading, json!({"sessionId": id, "cwd": self.cwd, "mcpServers": []}))
+                        ("session/load", Phase::Loading, json!({"sessionId": id, "cwd": self.cwd, "mcpServers": self.mcp_servers}))
                     }
-                    None => ("session/new", Phase::Creating, json!({"cwd": self.cwd, "mcpServers": []})),
+                    None => ("session/new", Phase::Creating, json!({"cwd": self.cwd, "mcpServers": self.mcp_servers})),
                 };
                 self.phase = phase;
                 out.push(Step::Send(request(SESSION_ID, method, params)));

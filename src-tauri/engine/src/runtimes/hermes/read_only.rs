@@ -71,7 +71,8 @@ pub fn python_for(program: &Path) -> Option<PathBuf> {
 
 /// Writes the guard into `hermes_home` and returns the config keys that make read-only hold.
 /// Fails when Hermes' Python cannot be found: a read-only agent does not start unguarded.
-pub fn install(hermes_home: &Path, program: &Path, workspace: &Path) -> Result<Value> {
+/// `clawboo_tools` (Clawboo's own MCP tools the run was granted, by Hermes' names) pass too.
+pub fn install(hermes_home: &Path, program: &Path, workspace: &Path, clawboo_tools: &[String]) -> Result<Value> {
     let python = python_for(program).ok_or_else(|| {
         Error::RuntimeFailed(format!(
             "Hermes' Python was not found beside {}: a read-only Hermes agent cannot be confined without it.",
@@ -83,7 +84,9 @@ pub fn install(hermes_home: &Path, program: &Path, workspace: &Path) -> Result<V
     let command = [python.as_path(), script.as_path(), workspace]
         .iter()
         .map(|p| shell_quote(&p.to_string_lossy()))
-        .chain(std::iter::once(shell_quote(&READING_TOOLS.join(","))))
+        .chain(std::iter::once(shell_quote(
+            &READING_TOOLS.iter().copied().chain(clawboo_tools.iter().map(String::as_str)).collect::<Vec<_>>().join(","),
+        )))
         .collect::<Vec<_>>()
         .join(" ");
     Ok(json!({
@@ -124,12 +127,14 @@ mod tests {
         std::fs::write(bin.join("python3"), "").unwrap();
         let home = dir.path().join("home");
         std::fs::create_dir_all(&home).unwrap();
-        let extra = install(&home, &bin.join("hermes"), Path::new("/work/it's here")).unwrap();
+        let granted = ["mcp__clawboo__peer_post".to_owned()];
+        let extra = install(&home, &bin.join("hermes"), Path::new("/work/it's here"), &granted).unwrap();
         assert_eq!(extra["approvals"]["deny"], json!(["*"]));
         assert_eq!(extra["hooks_auto_accept"], true);
         let command = extra["hooks"]["pre_tool_call"][0]["command"].as_str().unwrap();
         assert!(command.starts_with(&format!("'{}'", bin.join("python3").display())), "{command}");
         assert!(command.contains(r#"'/work/it'"'"'s here'"#), "{command}");
+        assert!(command.ends_with(",session_search,mcp__clawboo__peer_post'"), "Clawboo's tools pass: {command}");
         assert!(home.join(GUARD_FILE).exists());
         let merged = merge(r#"{"model": {"default": "m"}, "approvals": {"mode": "manual"}}"#, &extra);
         let merged: Value = serde_json::from_str(&merged).unwrap();
@@ -137,6 +142,6 @@ mod tests {
         assert_eq!(merged["approvals"]["deny"], json!(["*"]));
 
         let no_python = dir.path().join("bare/hermes");
-        assert!(install(&home, &no_python, Path::new("/w")).is_err(), "no unguarded start");
+        assert!(install(&home, &no_python, Path::new("/w"), &[]).is_err(), "no unguarded start");
     }
 }

@@ -64,6 +64,18 @@ pub fn api_for(provider: Provider) -> &'static str {
     }
 }
 
+/// Gives `openclaw.json` Clawboo's tools: the MCP server (streamable HTTP; without `transport`
+/// OpenClaw speaks SSE), its token read from the Gateway's env (`${CLAWBOO_TOKEN}`), and tool
+/// search off so the model gets `clawboo__<tool>` directly rather than behind `tool_call`.
+pub fn add_clawboo_tools(config: &mut Value, endpoint: &str) {
+    config["mcp"] = json!({ "servers": { crate::tools::SERVER_NAME: {
+        "url": endpoint,
+        "transport": "streamable-http",
+        "headers": { "Authorization": format!("Bearer ${{{}}}", crate::tools::TOKEN_ENV) },
+    } } });
+    config["tools"]["toolSearch"] = json!(false);
+}
+
 /// The whole `openclaw.json` for one agent.
 pub fn openclaw_json(
     layout: &Layout,

@@ -97,6 +97,8 @@ pub struct OpenclawRuntime {
     gateways: gateway::Gateways,
     /// Tokens of the Gateways users run themselves (see [`remote`]).
     gateway_tokens: Option<Arc<dyn GatewayTokens>>,
+    /// Clawboo's tools bridge: a Gateway outlives runs, so it gets its agent's lasting token.
+    tools: Option<Arc<crate::tools::Tools>>,
 }
 
 /// One prepared turn: the Gateway to have running and the bridge to start.
@@ -120,7 +122,15 @@ impl OpenclawRuntime {
             timeouts: Timeouts::default(),
             gateways: Default::default(),
             gateway_tokens: None,
+            tools: None,
         }
+    }
+
+    /// The bridge that hands the Gateways their lasting tools tokens (runs granted tools get
+    /// them through the Gateway; without it they get none).
+    pub fn with_tools(mut self, tools: Arc<crate::tools::Tools>) -> Self {
+        self.tools = Some(tools);
+        self
     }
 
     /// Where the tokens of agents' existing Gateways come from (the keychain, in the app).
@@ -170,7 +180,16 @@ impl OpenclawRuntime {
             }
             _ => endpoint.base_url.trim().to_owned(),
         };
-        let config = config::openclaw_json(&layout, provider, &base_url, model, &input.workspace, input.approval);
+        let mut config = config::openclaw_json(&layout, provider, &base_url, model, &input.workspace, input.approval);
+        // A Gateway has one env for all its sessions: its agent's lasting token, which acts for
+        // the agent's run in progress (never the run's own token, which dies with the run).
+        let tools_token = match (&input.tools, &self.tools) {
+            (Some(grant), Some(tools)) => {
+                config::add_clawboo_tools(&mut config, &grant.endpoint);
+                Some(tools.grant_lasting(&input.agent.id))
+            }
+            _ => None,
+        };
         config::prepare(&layout, &config, &input.workspace)?;
 
         let path = |p: &Path| p.to_string_lossy().into_owned();
@@ -184,6 +203,9 @@ impl OpenclawRuntime {
                 endpoint.api_key.filter(|k| !k.trim().is_empty()).unwrap_or_else(|| "none".into()),
             ),
         ];
+        if let Some(token) = tools_token {
+            env.push((crate::tools::TOKEN_ENV.into(), token));
+        }
         env.extend(QUIET_ENV.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
         env.extend(self.env.iter().cloned());
         let spec = |args: &[&str]| CommandSpec {
