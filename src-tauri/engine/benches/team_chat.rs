@@ -45,7 +45,8 @@ fn main() {
     let engine = Engine::open(config).unwrap();
     engine.secrets().set_api_key(Provider::Anthropic, "sk-ant-bench-0000").unwrap();
     engine.secrets().set_base_url(Provider::Anthropic, Some(&server.base_url())).unwrap();
-    let ids: Vec<String> = ["lead", "scout", "writer"].iter().map(|h| engine.agents().create(agent(h)).unwrap().id).collect();
+    let ids: Vec<String> =
+        ["lead", "scout", "writer"].iter().map(|h| engine.agents().create(agent(h)).unwrap().id).collect();
     let team = engine
         .teams()
         .create(NewTeam { name: "Bench".into(), member_ids: ids.clone(), leader_id: Some(ids[0].clone()) })
@@ -73,7 +74,8 @@ fn main() {
         let mut previous_bytes = 0;
         for exchange in 0..EXCHANGES {
             let before = server.model_requests().len();
-            let total = send_and_wait(&engine, &room.id, &format!("Question {exchange}: what should we stock next week?"));
+            let total =
+                send_and_wait(&engine, &room.id, &format!("Question {exchange}: what should we stock next week?"));
             let requests = server.model_requests();
             assert_eq!(requests.len(), before + 1, "one model request per exchange");
             let request = requests.last().unwrap();
@@ -86,7 +88,9 @@ fn main() {
         }
     }
 
-    println!("team chat, Native leader (Anthropic API) on the fake model server, {ROUNDS} rounds of {EXCHANGES} exchanges:");
+    println!(
+        "team chat, Native leader (Anthropic API) on the fake model server, {ROUNDS} rounds of {EXCHANGES} exchanges:"
+    );
     for exchange in 0..EXCHANGES {
         println!(
             "  exchange {:>2}: Clawboo's own {:.2} ms (median); request grew by {:>5} bytes; {:>3.0}% of the input before a cache breakpoint",
@@ -129,7 +133,8 @@ fn cacheable_share(body: &Value) -> f64 {
     let size = |v: &Value| v.to_string().len();
     let messages = body["messages"].as_array().cloned().unwrap_or_default();
     let total = size(&body["system"]) + size(&body["tools"]) + messages.iter().map(size).sum::<usize>();
-    let marked = |m: &Value| m["content"].as_array().is_some_and(|b| b.iter().any(|x| x.get("cache_control").is_some()));
+    let marked =
+        |m: &Value| m["content"].as_array().is_some_and(|b| b.iter().any(|x| x.get("cache_control").is_some()));
     let carried_end = messages[..messages.len().saturating_sub(1)].iter().rposition(marked);
     let prefix = size(&body["system"])
         + size(&body["tools"])

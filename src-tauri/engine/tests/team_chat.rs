@@ -11,8 +11,8 @@ use clawboo_engine::chat::team::{RoomMessage, RoomMessageKind};
 use clawboo_engine::chat::RunStatus;
 use clawboo_engine::context::ToolName;
 use clawboo_engine::runtimes::{
-    ApprovalPolicy, Capabilities, HistoryMode, PersonaDelivery, RunChannels, RunEvent, RunOutcome, RunResult,
-    Runtime, SetupChange, TeamHistory, TurnHistory, TurnInput,
+    ApprovalPolicy, Capabilities, HistoryMode, PersonaDelivery, RunChannels, RunEvent, RunOutcome, RunResult, Runtime,
+    SetupChange, TeamHistory, TurnHistory, TurnInput,
 };
 use clawboo_engine::teams::NewTeam;
 use clawboo_engine::{Engine, EngineConfig, ErrorCode};
@@ -66,8 +66,9 @@ impl Runtime for Scripted {
             } else if message == "tool-plan" {
                 let grant = input.tools.clone().expect("a leader gets Clawboo's tools");
                 for i in 0..9 {
-                    let out = (grant.invoker)(ToolName::Handoff, json!({"to": "scout", "task": format!("research {i}")}))
-                        .await;
+                    let out =
+                        (grant.invoker)(ToolName::Handoff, json!({"to": "scout", "task": format!("research {i}")}))
+                            .await;
                     self.tool_replies.lock().unwrap().push(format!("{}:{}", out.is_error, out.text));
                 }
                 say("Handed off.".into());
@@ -77,14 +78,23 @@ impl Runtime for Scripted {
                 say(format!("wrote{topic}"));
             } else if message.starts_with("loop") {
                 let me = &input.agent.handle;
-                let next = if me == "lead" { "scout" } else if me == "scout" { "writer" } else { "lead" };
+                let next = if me == "lead" {
+                    "scout"
+                } else if me == "scout" {
+                    "writer"
+                } else {
+                    "lead"
+                };
                 say(format!("@{next} loop again"));
             } else if message == "wait" {
                 let mut cancel = channels.cancel.clone();
                 let _ = cancel.wait_for(|c| *c).await;
                 return Ok(RunResult::with_outcome(RunOutcome::Cancelled, "Stopped by the user."));
             } else if message.contains("found") || message.contains("wrote") || message.contains("loop") {
-                say(format!("Final: {} results", message.matches("@scout").count() + message.matches("@writer").count()));
+                say(format!(
+                    "Final: {} results",
+                    message.matches("@scout").count() + message.matches("@writer").count()
+                ));
             } else {
                 say(format!("{} heard: {message}", input.agent.handle));
             }
@@ -312,4 +322,3 @@ fn pages_read_a_long_room_from_the_newest() {
     assert_eq!(older.messages.last().unwrap().seq + 1, newest.messages[0].seq);
     assert!(older.messages.windows(2).all(|w| w[0].seq < w[1].seq));
 }
-
