@@ -40,6 +40,24 @@ export const commands = {
 	listRuntimeAccess: () => typedError<RuntimeAccess[], AppError>(__TAURI_INVOKE("list_runtime_access")),
 	/**  Sets (or, with `null`, returns to automatic) what a runtime uses to reach its model. */
 	setRuntimeAccess: (kind: RuntimeKind, access: Access | null) => typedError<RuntimeAccess[], AppError>(__TAURI_INVOKE("set_runtime_access", { kind, access })),
+	/**  Every team, archived ones included, by name. */
+	listTeams: () => typedError<Team[], AppError>(__TAURI_INVOKE("list_teams")),
+	getTeam: (id: string) => typedError<Team, AppError>(__TAURI_INVOKE("get_team", { id })),
+	/**  A team with its General room; the leader defaults to the first member. */
+	createTeam: (input: NewTeam) => typedError<Team, AppError>(__TAURI_INVOKE("create_team", { input })),
+	renameTeam: (id: string, name: string) => typedError<Team, AppError>(__TAURI_INVOKE("rename_team", { id, name })),
+	setTeamArchived: (id: string, archived: boolean) => typedError<Team, AppError>(__TAURI_INVOKE("set_team_archived", { id, archived })),
+	deleteTeam: (id: string) => typedError<null, AppError>(__TAURI_INVOKE("delete_team", { id })),
+	setTeamMembers: (id: string, memberIds: string[]) => typedError<Team, AppError>(__TAURI_INVOKE("set_team_members", { id, memberIds })),
+	setTeamLeader: (id: string, agentId: string) => typedError<Team, AppError>(__TAURI_INVOKE("set_team_leader", { id, agentId })),
+	setMemberRole: (id: string, agentId: string, role: string) => typedError<Team, AppError>(__TAURI_INVOKE("set_member_role", { id, agentId, role })),
+	addTeamRule: (id: string, text: string) => typedError<TeamRule, AppError>(__TAURI_INVOKE("add_team_rule", { id, text })),
+	removeTeamRule: (id: string, ruleId: string) => typedError<Team, AppError>(__TAURI_INVOKE("remove_team_rule", { id, ruleId })),
+	setTeamBrief: (id: string, text: string) => typedError<Team, AppError>(__TAURI_INVOKE("set_team_brief", { id, text })),
+	setAboutYou: (id: string, text: string) => typedError<Team, AppError>(__TAURI_INVOKE("set_about_you", { id, text })),
+	createRoom: (id: string, input: NewRoom) => typedError<Room, AppError>(__TAURI_INVOKE("create_room", { id, input })),
+	updateRoom: (roomId: string, patch: RoomPatch) => typedError<Room, AppError>(__TAURI_INVOKE("update_room", { roomId, patch })),
+	deleteRoom: (roomId: string) => typedError<null, AppError>(__TAURI_INVOKE("delete_room", { roomId })),
 };
 
 /** Events */
@@ -48,6 +66,7 @@ export const events = {
 	agentsChanged: makeEvent<AgentsChanged, AgentsChanged>("agents-changed"),
 	chatChanged: makeEvent<ChatChanged, ChatChanged>("chat-changed"),
 	runEventEmitted: makeEvent<RunEventEmitted, RunEventEmitted>("run-event-emitted"),
+	teamsChanged: makeEvent<TeamsChanged, TeamsChanged>("teams-changed"),
 };
 
 /* Types */
@@ -180,6 +199,21 @@ export type NewAgent = {
 	provider: Provider | null,
 };
 
+export type NewRoom = {
+	name: string,
+	/**  A subset of the team's members. */
+	memberIds: string[],
+	/**  Default: the first member. */
+	leaderId: string | null,
+};
+
+export type NewTeam = {
+	name: string,
+	memberIds: string[],
+	/**  Default: the first member. */
+	leaderId: string | null,
+};
+
 /**  What the UI sees of an agent's Gateway choice: never the token itself. */
 export type OpenclawGateway = {
 	/**  `None`: Clawboo starts and stops a Gateway of its own on this machine. */
@@ -208,6 +242,27 @@ export type ProviderStatus = {
 	baseUrl: string | null,
 	/**  Where requests go when the user sets nothing. */
 	defaultBaseUrl: string | null,
+};
+
+export type Room = {
+	id: string,
+	teamId: string,
+	name: string,
+	isGeneral: boolean,
+	/**  Effective leader as for [`Team`] (General: always the team's leader). */
+	leaderId: string | null,
+	/**
+	 *  General: always the team's members (derived, never stored separately). A named room
+	 *  whose members all left the team has none until the user picks new ones.
+	 */
+	memberIds: string[],
+};
+
+/**  Fields left `None` keep their value. */
+export type RoomPatch = {
+	name: string | null,
+	memberIds: string[] | null,
+	leaderId: string | null,
 };
 
 export type RunEvent = 
@@ -293,6 +348,43 @@ export type SendOutcome = {
 	message: ChatMessage,
 	run: RunSummary | null,
 };
+
+export type Team = {
+	id: string,
+	name: string,
+	brief: string,
+	aboutYou: string,
+	/**
+	 *  The effective leader: the stored one if still a member, else the first member; None if
+	 *  no members.
+	 */
+	leaderId: string | null,
+	archived: boolean,
+	/**  In position order. */
+	members: TeamMember[],
+	/**  In the order they were added. */
+	rules: TeamRule[],
+	/**  General first, then named rooms in the order they were made. */
+	rooms: Room[],
+	/**  Milliseconds since the Unix epoch. */
+	createdAt: number,
+	updatedAt: number,
+};
+
+export type TeamMember = {
+	agentId: string,
+	/**  What the member does in this team; empty when not set. */
+	role: string,
+};
+
+export type TeamRule = {
+	id: string,
+	text: string,
+	createdAt: number,
+};
+
+/**  Teams were created, changed or deleted: refetch teams. */
+export type TeamsChanged = null;
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
 

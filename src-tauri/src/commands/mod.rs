@@ -5,3 +5,4 @@ pub mod app;
 pub mod chat;
 pub mod runtimes;
 pub mod secrets;
+pub mod teams;
