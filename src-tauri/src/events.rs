@@ -15,6 +15,10 @@ use tokio::sync::broadcast::error::RecvError;
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, Event)]
 pub struct AgentsChanged;
 
+/// Teams were created, changed or deleted: refetch teams.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, Event)]
+pub struct TeamsChanged;
+
 /// An agent file changed on disk (saved by the app or edited elsewhere).
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, Event)]
 #[serde(rename_all = "camelCase")]
@@ -69,6 +73,7 @@ pub fn forward<R: Runtime>(app: AppHandle<R>, engine: Arc<Engine>) {
         loop {
             let sent = match events.recv().await {
                 Ok(EngineEvent::AgentsChanged) | Err(RecvError::Lagged(_)) => AgentsChanged.emit(&app),
+                Ok(EngineEvent::TeamsChanged) => TeamsChanged.emit(&app),
                 Ok(EngineEvent::AgentFileChanged { agent_id, name }) => AgentFileChanged { agent_id, name }.emit(&app),
                 Ok(EngineEvent::RunEvent { agent_id, record }) => RunEventEmitted { agent_id, record }.emit(&app),
                 Ok(EngineEvent::ChatChanged { agent_id }) => ChatChanged { agent_id }.emit(&app),

@@ -1,32 +1,54 @@
 import { useState } from "react";
 import { QueryClientProvider } from "@tanstack/react-query";
-import type { Agent } from "./api";
-import { createQueryClient, useAgents } from "./queries";
+import type { Agent, Team } from "./api";
+import { createQueryClient, useAgents, useTeams } from "./queries";
 import { useBackendEvents } from "./backendEvents";
+import { useRoomEvents } from "./roomQueries";
 import { FileSessionContext, FileSessionStore, useFileSessionStore } from "./fileSessions";
 import { RunActivityContext, RunActivityStore } from "./runActivity";
 import { errorMessage, type ClawbooError } from "./errors";
 import { ToastProvider, useToasts } from "./components/Toasts";
 import { Sidebar } from "./components/Sidebar";
 import { NewAgentDialog } from "./components/NewAgentDialog";
+import { NewTeamDialog } from "./components/NewTeamDialog";
+import { TeamPage } from "./pages/TeamPage";
 import { FatalErrorPanel } from "./components/FatalErrorPanel";
 import { AgentPage } from "./pages/AgentPage";
 import { SettingsPage } from "./pages/SettingsPage";
 import { WelcomePage } from "./pages/WelcomePage";
 
-type Route = { page: "home" } | { page: "agent"; agentId: string } | { page: "settings" };
+type Route =
+  | { page: "home" }
+  | { page: "agent"; agentId: string }
+  | { page: "team"; teamId: string }
+  | { page: "settings" };
 
 function Shell() {
   const agents = useAgents();
+  const teams = useTeams();
   const toasts = useToasts();
   const sessions = useFileSessionStore();
   const [route, setRoute] = useState<Route>({ page: "home" });
   const [creating, setCreating] = useState(false);
+  const [creatingTeam, setCreatingTeam] = useState(false);
 
   useBackendEvents((e) => toasts.error(`Live updates are unavailable: ${errorMessage(e)}`));
+  useRoomEvents();
 
   const selectedAgent =
     route.page === "agent" ? agents.data?.find((a) => a.id === route.agentId) ?? null : null;
+
+  const selectedTeam = route.page === "team" ? teams.data?.find((t) => t.id === route.teamId) ?? null : null;
+
+  const onTeamCreated = (team: Team) => {
+    setCreatingTeam(false);
+    setRoute({ page: "team", teamId: team.id });
+  };
+
+  const onTeamDeleted = (team: Team) => {
+    setRoute({ page: "home" });
+    toasts.info(`${team.name} was deleted.`);
+  };
 
   const onCreated = (agent: Agent) => {
     setCreating(false);
@@ -42,6 +64,8 @@ function Shell() {
   let main;
   if (route.page === "settings") {
     main = <SettingsPage />;
+  } else if (selectedTeam) {
+    main = <TeamPage team={selectedTeam} agents={agents.data ?? []} onDeleted={onTeamDeleted} />;
   } else if (selectedAgent) {
     main = <AgentPage agent={selectedAgent} onDeleted={onDeleted} />;
   } else {
@@ -51,6 +75,11 @@ function Shell() {
   return (
     <div className="app">
       <Sidebar
+        teams={teams.data}
+        teamsError={teams.error ? errorMessage(teams.error) : null}
+        selectedTeamId={selectedTeam?.id ?? null}
+        onSelectTeam={(teamId) => setRoute({ page: "team", teamId })}
+        onNewTeam={() => setCreatingTeam(true)}
         agents={agents.data}
         loading={agents.isPending}
         error={agents.error ? errorMessage(agents.error) : null}
@@ -62,6 +91,9 @@ function Shell() {
       />
       <main className="main">{main}</main>
       {creating && <NewAgentDialog onClose={() => setCreating(false)} onCreated={onCreated} />}
+      {creatingTeam && (
+        <NewTeamDialog agents={agents.data ?? []} onClose={() => setCreatingTeam(false)} onCreated={onTeamCreated} />
+      )}
     </div>
   );
 }

@@ -32,6 +32,12 @@ import type {
   RoomMessageAdded,
   RoomRunChanged,
   PeerPostAdded,
+  NewRoom,
+  NewTeam,
+  Room,
+  RoomPatch,
+  Team,
+  TeamRule,
 } from "./bindings";
 import { toClawbooError } from "./errors";
 
@@ -79,6 +85,13 @@ export type {
   RoomMessageAdded,
   RoomRunChanged,
   PeerPostAdded,
+  NewRoom,
+  NewTeam,
+  Room,
+  RoomPatch,
+  Team,
+  TeamMember,
+  TeamRule,
 } from "./bindings";
 
 export type Unlisten = () => void;
@@ -167,6 +180,52 @@ export const answerPermission = (runId: string, requestId: string, allow: boolea
 export const runActivity = (runId: string): Promise<RunEventRecord[]> =>
   unwrap(() => commands.runActivity(runId));
 
+/** Every team, archived ones included, by name. */
+export const listTeams = (): Promise<Team[]> => unwrap(() => commands.listTeams());
+
+export const getTeam = (id: string): Promise<Team> => unwrap(() => commands.getTeam(id));
+
+/** A team with its General room; the leader defaults to the first member. */
+export const createTeam = (input: NewTeam): Promise<Team> => unwrap(() => commands.createTeam(input));
+
+export const renameTeam = (id: string, name: string): Promise<Team> => unwrap(() => commands.renameTeam(id, name));
+
+export const setTeamArchived = (id: string, archived: boolean): Promise<Team> =>
+  unwrap(() => commands.setTeamArchived(id, archived));
+
+export const deleteTeam = (id: string): Promise<null> => unwrap(() => commands.deleteTeam(id));
+
+/** Replaces the members, in order; rooms lose agents who left the team. */
+export const setTeamMembers = (id: string, memberIds: string[]): Promise<Team> =>
+  unwrap(() => commands.setTeamMembers(id, memberIds));
+
+export const setTeamLeader = (id: string, agentId: string): Promise<Team> =>
+  unwrap(() => commands.setTeamLeader(id, agentId));
+
+export const setMemberRole = (id: string, agentId: string, role: string): Promise<Team> =>
+  unwrap(() => commands.setMemberRole(id, agentId, role));
+
+/** Refused (invalid_input) when all rules together would pass 4,000 characters. */
+export const addTeamRule = (id: string, text: string): Promise<TeamRule> =>
+  unwrap(() => commands.addTeamRule(id, text));
+
+export const removeTeamRule = (id: string, ruleId: string): Promise<Team> =>
+  unwrap(() => commands.removeTeamRule(id, ruleId));
+
+export const setTeamBrief = (id: string, text: string): Promise<Team> =>
+  unwrap(() => commands.setTeamBrief(id, text));
+
+export const setAboutYou = (id: string, text: string): Promise<Team> => unwrap(() => commands.setAboutYou(id, text));
+
+export const createRoom = (teamId: string, input: NewRoom): Promise<Room> =>
+  unwrap(() => commands.createRoom(teamId, input));
+
+/** The General room cannot be renamed or re-membered. */
+export const updateRoom = (roomId: string, patch: RoomPatch): Promise<Room> =>
+  unwrap(() => commands.updateRoom(roomId, patch));
+
+export const deleteRoom = (roomId: string): Promise<null> => unwrap(() => commands.deleteRoom(roomId));
+
 /** The agent list changed (created, updated or deleted, from anywhere). */
 export function onAgentsChanged(cb: () => void): Promise<Unlisten> {
   return events.agentsChanged.listen(() => cb());
@@ -223,4 +282,9 @@ export function onRoomRunChanged(cb: (changed: RoomRunChanged) => void): Promise
 
 export function onPeerPostAdded(cb: (added: PeerPostAdded) => void): Promise<Unlisten> {
   return events.peerPostAdded.listen((event) => cb(event.payload));
+}
+
+/** A team, its members, rules, brief, About you or rooms changed (or one was created or deleted). */
+export function onTeamsChanged(cb: () => void): Promise<Unlisten> {
+  return events.teamsChanged.listen(() => cb());
 }

@@ -1,6 +1,13 @@
 import { useEffect } from "react";
 import { useQueryClient } from "@tanstack/react-query";
-import { onAgentFileChanged, onAgentsChanged, onChatChanged, onRunEvent, type Unlisten } from "./api";
+import {
+  onAgentFileChanged,
+  onAgentsChanged,
+  onChatChanged,
+  onRunEvent,
+  onTeamsChanged,
+  type Unlisten,
+} from "./api";
 import { queryKeys } from "./queries";
 import { useRunActivityStore } from "./runActivity";
 
@@ -44,7 +51,17 @@ export function useBackendEvents(onFailure: (e: unknown) => void) {
         void client.invalidateQueries({ queryKey: ["agentFiles"] });
         void client.invalidateQueries({ queryKey: ["agentFile"] });
         void client.invalidateQueries({ queryKey: ["chatHistory"] });
+        // A deleted agent leaves its teams; a lag may have dropped teamsChanged.
+        void client.invalidateQueries({ queryKey: queryKeys.teams });
         runs.resync();
+      }),
+    onFailure,
+  );
+
+  useSubscription(
+    () =>
+      onTeamsChanged(() => {
+        void client.invalidateQueries({ queryKey: queryKeys.teams });
       }),
     onFailure,
   );

@@ -40,6 +40,37 @@ export const commands = {
 	listRuntimeAccess: () => typedError<RuntimeAccess[], AppError>(__TAURI_INVOKE("list_runtime_access")),
 	/**  Sets (or, with `null`, returns to automatic) what a runtime uses to reach its model. */
 	setRuntimeAccess: (kind: RuntimeKind, access: Access | null) => typedError<RuntimeAccess[], AppError>(__TAURI_INVOKE("set_runtime_access", { kind, access })),
+	/**  Every team, archived ones included, by name. */
+	listTeams: () => typedError<Team[], AppError>(__TAURI_INVOKE("list_teams")),
+	getTeam: (id: string) => typedError<Team, AppError>(__TAURI_INVOKE("get_team", { id })),
+	/**  A team with its General room; the leader defaults to the first member. */
+	createTeam: (input: NewTeam) => typedError<Team, AppError>(__TAURI_INVOKE("create_team", { input })),
+	renameTeam: (id: string, name: string) => typedError<Team, AppError>(__TAURI_INVOKE("rename_team", { id, name })),
+	setTeamArchived: (id: string, archived: boolean) => typedError<Team, AppError>(__TAURI_INVOKE("set_team_archived", { id, archived })),
+	deleteTeam: (id: string) => typedError<null, AppError>(__TAURI_INVOKE("delete_team", { id })),
+	setTeamMembers: (id: string, memberIds: string[]) => typedError<Team, AppError>(__TAURI_INVOKE("set_team_members", { id, memberIds })),
+	setTeamLeader: (id: string, agentId: string) => typedError<Team, AppError>(__TAURI_INVOKE("set_team_leader", { id, agentId })),
+	setMemberRole: (id: string, agentId: string, role: string) => typedError<Team, AppError>(__TAURI_INVOKE("set_member_role", { id, agentId, role })),
+	addTeamRule: (id: string, text: string) => typedError<TeamRule, AppError>(__TAURI_INVOKE("add_team_rule", { id, text })),
+	removeTeamRule: (id: string, ruleId: string) => typedError<Team, AppError>(__TAURI_INVOKE("remove_team_rule", { id, ruleId })),
+	setTeamBrief: (id: string, text: string) => typedError<Team, AppError>(__TAURI_INVOKE("set_team_brief", { id, text })),
+	setAboutYou: (id: string, text: string) => typedError<Team, AppError>(__TAURI_INVOKE("set_about_you", { id, text })),
+	createRoom: (id: string, input: NewRoom) => typedError<Room, AppError>(__TAURI_INVOKE("create_room", { id, input })),
+	updateRoom: (roomId: string, patch: RoomPatch) => typedError<Room, AppError>(__TAURI_INVOKE("update_room", { roomId, patch })),
+	deleteRoom: (roomId: string) => typedError<null, AppError>(__TAURI_INVOKE("delete_room", { roomId })),
+	/**  Stores the message and starts (or queues) the runs it addresses; replies arrive as events. */
+	sendTeamMessage: (roomId: string, text: string) => typedError<TeamSendOutcome, AppError>(__TAURI_INVOKE("send_team_message", { roomId, text })),
+	/**  Ends every run of the team and drops its queued work. */
+	stopTeam: (teamId: string) => typedError<null, AppError>(__TAURI_INVOKE("stop_team", { teamId })),
+	/**  Up to `limit` messages before `before_seq` (the newest when absent), oldest first. */
+	roomPage: (roomId: string, beforeSeq: number | null, limit: number) => typedError<RoomPage, AppError>(__TAURI_INVOKE("room_page", { roomId, beforeSeq, limit })),
+	/**  The room's newest runs, for its Activity card. */
+	roomRuns: (roomId: string, limit: number) => typedError<RunSummary[], AppError>(__TAURI_INVOKE("room_runs", { roomId, limit })),
+	peerPosts: (teamId: string, beforeSeq: number | null, limit: number) => typedError<PeerPage, AppError>(__TAURI_INVOKE("peer_posts", { teamId, beforeSeq, limit })),
+	/**  What a team run was given, section by section. */
+	runContext: (runId: string) => typedError<RunContext, AppError>(__TAURI_INVOKE("run_context", { runId })),
+	/**  The exact request bodies a run's model received through the model relay, with usage. */
+	runRequests: (runId: string) => typedError<RelayedRequest[], AppError>(__TAURI_INVOKE("run_requests", { runId })),
 };
 
 /** Events */
@@ -47,7 +78,11 @@ export const events = {
 	agentFileChanged: makeEvent<AgentFileChanged, AgentFileChanged>("agent-file-changed"),
 	agentsChanged: makeEvent<AgentsChanged, AgentsChanged>("agents-changed"),
 	chatChanged: makeEvent<ChatChanged, ChatChanged>("chat-changed"),
+	peerPostAdded: makeEvent<PeerPostAdded, PeerPostAdded>("peer-post-added"),
+	roomMessageAdded: makeEvent<RoomMessageAdded, RoomMessageAdded>("room-message-added"),
+	roomRunChanged: makeEvent<RoomRunChanged, RoomRunChanged>("room-run-changed"),
 	runEventEmitted: makeEvent<RunEventEmitted, RunEventEmitted>("run-event-emitted"),
+	teamsChanged: makeEvent<TeamsChanged, TeamsChanged>("teams-changed"),
 };
 
 /* Types */
@@ -180,6 +215,21 @@ export type NewAgent = {
 	provider: Provider | null,
 };
 
+export type NewRoom = {
+	name: string,
+	/**  A subset of the team's members. */
+	memberIds: string[],
+	/**  Default: the first member. */
+	leaderId: string | null,
+};
+
+export type NewTeam = {
+	name: string,
+	memberIds: string[],
+	/**  Default: the first member. */
+	leaderId: string | null,
+};
+
 /**  What the UI sees of an agent's Gateway choice: never the token itself. */
 export type OpenclawGateway = {
 	/**  `None`: Clawboo starts and stops a Gateway of its own on this machine. */
@@ -196,6 +246,38 @@ export type OpenclawGatewayInput = {
 	token: string | null,
 };
 
+export type PeerPage = {
+	posts: PeerPost[],
+	hasOlder: boolean,
+};
+
+export type PeerPost = {
+	id: string,
+	teamId: string,
+	seq: number,
+	authorId: string | null,
+	/**  The handle bound to the poster's token when it posted. */
+	authorHandle: string,
+	runId: string | null,
+	text: string,
+	createdAt: number,
+};
+
+/**  An agent posted in its team's peer room. */
+export type PeerPostAdded = {
+	post: PeerPost,
+};
+
+/**  Where each part of the assembled context went for this run's runtime. */
+export type Placement = 
+/**  Steady sections in the runtime's system/developer slot; the rest in front of the message. */
+"system_slot" | 
+/**
+ *  In front of the message; steady sections only when the runtime's session is new or they
+ *  changed (its session keeps them).
+ */
+"once_per_session";
+
 export type Provider = "anthropic" | "openai" | "openrouter" | 
 /**  Any OpenAI-compatible endpoint (Ollama, a proxy, a self-hosted model). */
 "custom";
@@ -208,6 +290,135 @@ export type ProviderStatus = {
 	baseUrl: string | null,
 	/**  Where requests go when the user sets nothing. */
 	defaultBaseUrl: string | null,
+};
+
+/**  One request a run sent through the relay. */
+export type RelayedRequest = {
+	runId: string,
+	/**  1, 2, … in order of arrival within the run. */
+	seq: number,
+	/**  Unix milliseconds when it arrived. */
+	at: number,
+	provider: Provider,
+	method: string,
+	/**  The API path, e.g. "/v1/messages?beta=true". */
+	path: string,
+	/**  The provider's HTTP status; 502 when it could not be reached or was refused. */
+	status: number,
+	/**
+	 *  The body as the model received it (UTF-8, lossy), or its first
+	 *  [`MAX_STORED_BODY_BYTES`]; `None` once the run's budget was spent.
+	 */
+	body: string | null,
+	/**  The body's whole size. */
+	bodyBytes: number,
+	/**  Whether `body` is the whole body. */
+	bodyComplete: boolean,
+	usage: RequestUsage | null,
+};
+
+/**
+ *  Tokens as the provider reported them (input counts follow each API's own definition, see
+ *  the module notes).
+ */
+export type RequestUsage = {
+	input_tokens: number | null,
+	output_tokens: number | null,
+	/**  Prompt tokens read from the provider's cache. */
+	cache_read_tokens: number | null,
+	/**  Prompt tokens written to the cache (Anthropic). */
+	cache_write_tokens: number | null,
+};
+
+export type Room = {
+	id: string,
+	teamId: string,
+	name: string,
+	isGeneral: boolean,
+	/**  Effective leader as for [`Team`] (General: always the team's leader). */
+	leaderId: string | null,
+	/**
+	 *  General: always the team's members (derived, never stored separately). A named room
+	 *  whose members all left the team has none until the user picks new ones.
+	 */
+	memberIds: string[],
+};
+
+export type RoomMessage = {
+	id: string,
+	roomId: string,
+	seq: number,
+	kind: RoomMessageKind,
+	/**  The agent that wrote it (reply), handed the work out (handoff) or received the batch. */
+	authorId: string | null,
+	/**  The teammate a hand-off is for. */
+	targetId: string | null,
+	content: string,
+	/**
+	 *  Reply: the run that wrote it. Hand-off: the teammate's run on it (once started). Batch: the
+	 *  run that received it.
+	 */
+	runId: string | null,
+	handoffId: string | null,
+	createdAt: number,
+};
+
+/**  A room message was added, or changed (a hand-off card got its teammate's run): upsert it. */
+export type RoomMessageAdded = {
+	teamId: string,
+	message: RoomMessage,
+};
+
+export type RoomMessageKind = 
+/**  The user's message. */
+"user" | 
+/**  An agent's final reply. */
+"reply" | 
+/**  A hand-off card: `content` is the exact task text the teammate received. */
+"handoff" | 
+/**  A batch card: `content` is the exact message of results the agent received. */
+"batch" | 
+/**  Said by Clawboo (a reset, a rule added, the reply chain stopped…). */
+"notice";
+
+/**  A page of a room, oldest first, with the runs its messages refer to. */
+export type RoomPage = {
+	messages: RoomMessage[],
+	hasOlder: boolean,
+	runs: RunSummary[],
+};
+
+/**  Fields left `None` keep their value. */
+export type RoomPatch = {
+	name: string | null,
+	memberIds: string[] | null,
+	leaderId: string | null,
+};
+
+/**  A team run started or ended: upsert it in the room's runs. */
+export type RoomRunChanged = {
+	teamId: string,
+	roomId: string,
+	run: RunSummary,
+};
+
+/**  Exactly what a team run was given ("What this agent saw"). */
+export type RunContext = {
+	runId: string,
+	roomId: string,
+	turnKind: TeamTurnKind,
+	placement: Placement,
+	/**  The runtime's system/developer slot, when Clawboo filled it. */
+	systemText: string | null,
+	/**  The text placed before the message (sent with it), when any. */
+	preamble: string | null,
+	/**  Every section, in order, with its size and budget; the last is the message. */
+	sections: Section[],
+	/**  Whether steady sections were left out because the runtime's session already had them. */
+	steadyInSession: boolean,
+	/**  Items that did not fit and waited for the next turn. */
+	deferred: string[],
+	createdAt: number,
 };
 
 export type RunEvent = 
@@ -288,11 +499,76 @@ export type RuntimeInfo = {
 /**  Which runtime drives the agent. Only stored for now; the runtime layer reads it. */
 export type RuntimeKind = "claude-code" | "codex" | "hermes" | "openclaw" | "native";
 
+export type Section = {
+	kind: SectionKind,
+	stability: Stability,
+	title: string,
+	/**  Exactly the text sent, heading included. */
+	text: string,
+	chars: number,
+	/**  The budget it is held to, when it has one. */
+	budget: number | null,
+	/**  The full length of what was cut to the budget (the persona), when it was cut. */
+	cutFrom: number | null,
+};
+
+/**  Which part of the contract a section is (its number is its place in the order). */
+export type SectionKind = "persona" | "rules" | "about_you" | "teammates" | "how_to_work" | "routine" | "connectors" | "addressed_to_you" | "ambient" | "message";
+
 export type SendOutcome = {
 	/**  The stored user message, or the notice for `/reset` and `/new`. */
 	message: ChatMessage,
 	run: RunSummary | null,
 };
+
+/**  Steady sections change only when the user edits something; turn sections are new each time. */
+export type Stability = "steady" | "turn";
+
+export type Team = {
+	id: string,
+	name: string,
+	brief: string,
+	aboutYou: string,
+	/**
+	 *  The effective leader: the stored one if still a member, else the first member; None if
+	 *  no members.
+	 */
+	leaderId: string | null,
+	archived: boolean,
+	/**  In position order. */
+	members: TeamMember[],
+	/**  In the order they were added. */
+	rules: TeamRule[],
+	/**  General first, then named rooms in the order they were made. */
+	rooms: Room[],
+	/**  Milliseconds since the Unix epoch. */
+	createdAt: number,
+	updatedAt: number,
+};
+
+export type TeamMember = {
+	agentId: string,
+	/**  What the member does in this team; empty when not set. */
+	role: string,
+};
+
+export type TeamRule = {
+	id: string,
+	text: string,
+	createdAt: number,
+};
+
+export type TeamSendOutcome = {
+	/**  The stored user message, or the notice (for `/reset`, `/rule`). */
+	message: RoomMessage,
+	/**  The runs started (or queued behind a run already going) for it. */
+	addressed: string[],
+};
+
+export type TeamTurnKind = "leader" | "mentioned" | "teammate";
+
+/**  Teams were created, changed or deleted: refetch teams. */
+export type TeamsChanged = null;
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
 

@@ -22,6 +22,10 @@ import type {
   RuntimeInfo,
   RuntimeKind,
   SendOutcome,
+  NewRoom,
+  NewTeam,
+  RoomPatch,
+  Team,
 } from "./api";
 import { ClawbooError, hasErrorCode } from "./errors";
 
@@ -35,6 +39,7 @@ export const queryKeys = {
   runtimes: ["runtimes"] as const,
   runtimeAccess: ["runtimeAccess"] as const,
   chatHistory: (agentId: string) => ["chatHistory", agentId] as const,
+  teams: ["teams"] as const,
 };
 
 /**
@@ -265,3 +270,98 @@ export function useAnswerPermission() {
       api.answerPermission(runId, requestId, allow),
   });
 }
+
+export function useTeams() {
+  return useQuery({ queryKey: queryKeys.teams, queryFn: api.listTeams });
+}
+
+function upsertTeam(list: Team[] | undefined, team: Team): Team[] | undefined {
+  if (!list) return list;
+  const index = list.findIndex((t) => t.id === team.id);
+  if (index === -1) return [...list, team];
+  const next = list.slice();
+  next[index] = team;
+  return next;
+}
+
+/** A change to one team: the team it returns replaces the cached one, then teams refetch. */
+function useTeamChange<TVars>(fn: (vars: TVars) => Promise<Team>) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: fn,
+    onSuccess: (team) => client.setQueryData<Team[]>(queryKeys.teams, (list) => upsertTeam(list, team)),
+    onSettled: () => client.invalidateQueries({ queryKey: queryKeys.teams }),
+  });
+}
+
+/** A change whose result is not a whole team (a rule, a room, nothing): teams refetch. */
+function useTeamsRefetchingChange<TVars, TResult>(fn: (vars: TVars) => Promise<TResult>) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: fn,
+    onSettled: () => client.invalidateQueries({ queryKey: queryKeys.teams }),
+  });
+}
+
+export const useCreateTeam = () => useTeamChange((input: NewTeam) => api.createTeam(input));
+
+export const useRenameTeam = () =>
+  useTeamChange(({ id, name }: { id: string; name: string }) => api.renameTeam(id, name));
+
+export const useSetTeamArchived = () =>
+  useTeamChange(({ id, archived }: { id: string; archived: boolean }) => api.setTeamArchived(id, archived));
+
+export function useDeleteTeam() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => api.deleteTeam(id),
+    onSuccess: (_data, id) => client.setQueryData<Team[]>(queryKeys.teams, (list) => list?.filter((t) => t.id !== id)),
+    onSettled: () => client.invalidateQueries({ queryKey: queryKeys.teams }),
+  });
+}
+
+/** Members, leader and roles as one save from the members dialog (several commands, in order). */
+export const useSaveTeamMembers = () =>
+  useTeamChange(
+    async ({
+      id,
+      memberIds,
+      leaderId,
+      roles,
+    }: {
+      id: string;
+      memberIds: string[];
+      leaderId: string | null;
+      roles: Record<string, string>;
+    }) => {
+      let team = await api.setTeamMembers(id, memberIds);
+      if (leaderId && team.leaderId !== leaderId) team = await api.setTeamLeader(id, leaderId);
+      for (const member of team.members) {
+        const role = roles[member.agentId];
+        if (role !== undefined && role.trim() !== member.role) team = await api.setMemberRole(id, member.agentId, role);
+      }
+      return team;
+    },
+  );
+
+export const useAddTeamRule = () =>
+  useTeamsRefetchingChange(({ id, text }: { id: string; text: string }) => api.addTeamRule(id, text));
+
+export const useRemoveTeamRule = () =>
+  useTeamChange(({ id, ruleId }: { id: string; ruleId: string }) => api.removeTeamRule(id, ruleId));
+
+export const useSetTeamBrief = () =>
+  useTeamChange(({ id, text }: { id: string; text: string }) => api.setTeamBrief(id, text));
+
+export const useSetAboutYou = () =>
+  useTeamChange(({ id, text }: { id: string; text: string }) => api.setAboutYou(id, text));
+
+export const useCreateRoom = () =>
+  useTeamsRefetchingChange(({ teamId, input }: { teamId: string; input: NewRoom }) => api.createRoom(teamId, input));
+
+export const useUpdateRoom = () =>
+  useTeamsRefetchingChange(({ roomId, patch }: { roomId: string; patch: RoomPatch }) =>
+    api.updateRoom(roomId, patch),
+  );
+
+export const useDeleteRoom = () => useTeamsRefetchingChange((roomId: string) => api.deleteRoom(roomId));

@@ -25,8 +25,8 @@ export const roomKeys = {
   requests: (runId: string) => ["runRequests", runId] as const,
 };
 
-type Pages = InfiniteData<RoomPage, number | null>;
-type PeerPages = InfiniteData<PeerPage, number | null>;
+type Pages = InfiniteData<RoomPage, unknown>;
+type PeerPages = InfiniteData<PeerPage, unknown>;
 
 /** The room's messages, newest page first; older pages load on demand. */
 export function useRoomMessages(roomId: string) {

@@ -153,9 +153,11 @@ impl Engine {
     }
 
     /// Deletes an agent after stopping its run (awaited), so nothing runs in a folder that
-    /// is going away.
+    /// is going away. Its teams and rooms lose it (the store cascades), so teams changed too.
     pub fn delete_agent(&self, id: &str) -> Result<()> {
-        self.chat.delete_agent(id, Duration::from_secs(10))
+        self.chat.delete_agent(id, Duration::from_secs(10))?;
+        self.events.publish(EngineEvent::TeamsChanged);
+        Ok(())
     }
 
     /// The model relay: what each run sent to a model ([`Relay::requests`]).

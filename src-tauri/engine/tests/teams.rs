@@ -4,7 +4,7 @@
 use clawboo_engine::agents::{NewAgent, RuntimeKind};
 use clawboo_engine::runtimes::ApprovalPolicy;
 use clawboo_engine::teams::{NewRoom, NewTeam, GENERAL_ROOM_NAME};
-use clawboo_engine::{Engine, EngineConfig};
+use clawboo_engine::{Engine, EngineConfig, EngineEvent};
 use clawboo_testkit::TempDataDir;
 
 fn open(dir: &TempDataDir) -> Engine {
@@ -77,7 +77,13 @@ fn deleting_an_agent_through_the_engine_keeps_its_teams() {
         .create(NewTeam { name: "T".into(), member_ids: vec![a.clone(), b.clone()], leader_id: None })
         .unwrap();
     assert_eq!(team.leader_id.as_ref(), Some(&a));
+    let mut events = engine.events().subscribe();
     engine.delete_agent(&a).unwrap();
+    let mut heard = Vec::new();
+    while let Ok(event) = events.try_recv() {
+        heard.push(event);
+    }
+    assert!(heard.contains(&EngineEvent::TeamsChanged), "its teams changed too: {heard:?}");
     let team = engine.teams().get(&team.id).unwrap();
     assert_eq!(team.member_ids(), [b.clone()]);
     assert_eq!(team.leader_id.as_ref(), Some(&b));

@@ -6,3 +6,4 @@ pub mod chat;
 pub mod runtimes;
 pub mod secrets;
 pub mod team_chat;
+pub mod teams;

@@ -1,8 +1,14 @@
-import type { Agent } from "../api";
+import { useState } from "react";
+import type { Agent, Team } from "../api";
 import { TintDot } from "./TintDot";
 import { ErrorMessage } from "./ErrorMessage";
 
 type Props = {
+  teams: Team[] | undefined;
+  teamsError: string | null;
+  selectedTeamId: string | null;
+  onSelectTeam: (id: string) => void;
+  onNewTeam: () => void;
   agents: Agent[] | undefined;
   loading: boolean;
   error: string | null;
@@ -14,6 +20,11 @@ type Props = {
 };
 
 export function Sidebar({
+  teams,
+  teamsError,
+  selectedTeamId,
+  onSelectTeam,
+  onNewTeam,
   agents,
   loading,
   error,
@@ -23,14 +34,70 @@ export function Sidebar({
   onNewAgent,
   onOpenSettings,
 }: Props) {
+  const [showArchived, setShowArchived] = useState(false);
+  const archivedCount = teams?.filter((t) => t.archived).length ?? 0;
+  const shownTeams = teams?.filter((t) => showArchived || !t.archived || t.id === selectedTeamId);
+
   return (
-    <nav className="sidebar" aria-label="Agents">
+    <nav className="sidebar" aria-label="Teams and agents">
       <div className="sidebar__brand">
         <span className="sidebar__logo" aria-hidden="true">
           ◆
         </span>
         Clawboo
       </div>
+
+      <div className="sidebar__section-header">
+        <span>Teams</span>
+        <button
+          type="button"
+          className="button button--primary button--small"
+          onClick={onNewTeam}
+          data-testid="new-team-button"
+        >
+          + New team
+        </button>
+      </div>
+
+      <ul className="sidebar__list sidebar__list--teams" data-testid="team-list">
+        {teams?.length === 0 && <li className="sidebar__hint">No teams yet.</li>}
+        {shownTeams?.map((team) => (
+          <li key={team.id}>
+            <button
+              type="button"
+              className={`agent-item ${team.id === selectedTeamId ? "is-active" : ""} ${team.archived ? "is-archived" : ""}`}
+              aria-current={team.id === selectedTeamId ? "page" : undefined}
+              onClick={() => onSelectTeam(team.id)}
+              data-testid={`team-item-${team.name}`}
+            >
+              <span className="team-item__icon" aria-hidden="true">
+                #
+              </span>
+              <span className="agent-item__text">
+                <span className="agent-item__name">{team.name}</span>
+                <span className="agent-item__handle">
+                  {team.members.length} {team.members.length === 1 ? "member" : "members"}
+                  {team.archived ? " · archived" : ""}
+                </span>
+              </span>
+            </button>
+          </li>
+        ))}
+        {archivedCount > 0 && (
+          <li>
+            <label className="sidebar__toggle">
+              <input
+                type="checkbox"
+                checked={showArchived}
+                onChange={(e) => setShowArchived(e.target.checked)}
+                data-testid="show-archived-teams"
+              />
+              Show archived ({archivedCount})
+            </label>
+          </li>
+        )}
+      </ul>
+      <ErrorMessage message={teamsError} className="sidebar__error" />
 
       <div className="sidebar__section-header">
         <span>Agents</span>

@@ -53,8 +53,9 @@ export function RoomChat({ team, room }: Props) {
   };
   const openContext = (runId: string, agentId: string | null | undefined) => setSeeing({ runId, who: handle(agentId) });
 
+  const allRuns = runs.data ?? [];
   const shownRun =
-    (selectedRun && runById.get(selectedRun)) || running[running.length - 1] || (runs.data ?? []).at(-1) || null;
+    (selectedRun && runById.get(selectedRun)) || running[running.length - 1] || allRuns[allRuns.length - 1] || null;
   const members = room.memberIds.map((id) => agentOf(id)).filter((a): a is Agent => !!a);
   const error = send.error ?? stop.error ?? messages.error ?? runs.error;
 
