@@ -224,11 +224,11 @@ fn how_to_work(input: &TeamTurn) -> Option<Section> {
             if has_teammates {
                 let how = if has(ToolName::Handoff) {
                     format!(
-                        "with the tool {}, or by writing `@handle` and the task in your final reply",
+                        "with the tool {}, or by starting a line of your final reply with `@handle` and the task",
                         tool_ref(rt, ToolName::Handoff)
                     )
                 } else {
-                    "by writing `@handle` and the task in your final reply".into()
+                    "by starting a line of your final reply with `@handle` and the task".into()
                 };
                 parts.push(format!(
                     "Hand work to a teammate {how}. At most {MAX_HANDOFFS_PER_TURN} hand-offs per turn. A teammate \
