@@ -194,8 +194,10 @@ async fn run(runtime: Arc<dyn Runtime>, input: TurnInput) -> (RunResult, Vec<Run
 
 fn proxy_env(server: &FakeModelServer) -> Vec<(String, String)> {
     let base = server.base_url();
-    let mut env: Vec<(String, String)> =
-        ["HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"].iter().map(|n| ((*n).into(), base.clone())).collect();
+    let mut env: Vec<(String, String)> = ["HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"]
+        .iter()
+        .map(|n| ((*n).into(), base.clone()))
+        .collect();
     env.push(("NO_PROXY".into(), "127.0.0.1,localhost".into()));
     env.push(("no_proxy".into(), "127.0.0.1,localhost".into()));
     env
@@ -234,9 +236,12 @@ async fn claude_code_calls_peer_post_over_mcp() {
     let spawner = SpecSpawner::default();
     let endpoint = Endpoint { base_url: server.base_url(), api_key: Some("sk-ant-test".into()) };
     let runtime = Arc::new(
-        clawboo_engine::runtimes::claude_code::ClaudeCodeRuntime::new(Arc::new(spawner.clone()), Arc::new(Fixed(endpoint)))
-            .with_env(proxy_env(&server))
-            .with_timeouts(TIMEOUTS),
+        clawboo_engine::runtimes::claude_code::ClaudeCodeRuntime::new(
+            Arc::new(spawner.clone()),
+            Arc::new(Fixed(endpoint)),
+        )
+        .with_env(proxy_env(&server))
+        .with_timeouts(TIMEOUTS),
     );
     // Read-only: the strictest tool set; Clawboo's tools must stay in it.
     let input = b.input(agent(RuntimeKind::ClaudeCode, "", None, ApprovalPolicy::ReadOnly), Some(program));
@@ -245,7 +250,11 @@ async fn claude_code_calls_peer_post_over_mcp() {
     b.assert_posted(&result, &events);
     b.assert_token_kept_out(&spawner.specs(), true);
     let first = &server.model_requests()[0];
-    assert!(tool_names(first).contains(&"mcp__clawboo__peer_post".to_owned()), "sent directly: {:?}", tool_names(first));
+    assert!(
+        tool_names(first).contains(&"mcp__clawboo__peer_post".to_owned()),
+        "sent directly: {:?}",
+        tool_names(first)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -292,7 +301,10 @@ async fn hermes_calls_peer_post_over_mcp() {
         .with_timeouts(TIMEOUTS),
     );
     // Read-only: Clawboo's guard must let Clawboo's tools through.
-    let input = b.input(agent(RuntimeKind::Hermes, "some-model", Some(Provider::OpenAi), ApprovalPolicy::ReadOnly), Some(program));
+    let input = b.input(
+        agent(RuntimeKind::Hermes, "some-model", Some(Provider::OpenAi), ApprovalPolicy::ReadOnly),
+        Some(program),
+    );
     let (result, events) = run(runtime, input).await;
     b.report("hermes", &server);
     b.assert_posted(&result, &events);
@@ -316,7 +328,8 @@ async fn openclaw_calls_peer_post_over_mcp_through_its_gateways_lasting_token() 
             .with_timeouts(TIMEOUTS)
             .with_tools(b.tools.clone()),
     );
-    let input = b.input(agent(RuntimeKind::Openclaw, "some-model", Some(Provider::Custom), ApprovalPolicy::Ask), Some(program));
+    let input =
+        b.input(agent(RuntimeKind::Openclaw, "some-model", Some(Provider::Custom), ApprovalPolicy::Ask), Some(program));
     let (result, events) = run(runtime.clone(), input).await;
     b.report("openclaw", &server);
     b.assert_posted(&result, &events);
@@ -337,8 +350,11 @@ async fn openclaw_calls_peer_post_over_mcp_through_its_gateways_lasting_token() 
         .header("accept", "application/json, text/event-stream")
         .header("content-type", "application/json")
         .header("mcp-protocol-version", "2025-11-25")
-        .body(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                     "params": {"name": "peer_post", "arguments": {"text": "late"}}}).to_string())
+        .body(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                     "params": {"name": "peer_post", "arguments": {"text": "late"}}})
+            .to_string(),
+        )
         .send()
         .await
         .unwrap()

@@ -122,10 +122,14 @@ impl NativeRuntime {
         let mut wrote_text = false;
         for _ in 0..MAX_MODEL_CALLS {
             let (body, mut decoder): (Value, Box<dyn StreamDecoder>) = match call.api {
-                Api::Anthropic => {
-                    (anthropic::request_body(call.model, &call.system, &items, &call.tools), Box::new(anthropic::Decoder::new()))
-                }
-                Api::Chat => (openai::request_body(call.model, &call.system, &items, &call.tools), Box::new(openai::Decoder::new())),
+                Api::Anthropic => (
+                    anthropic::request_body(call.model, &call.system, &items, &call.tools),
+                    Box::new(anthropic::Decoder::new()),
+                ),
+                Api::Chat => (
+                    openai::request_body(call.model, &call.system, &items, &call.tools),
+                    Box::new(openai::Decoder::new()),
+                ),
             };
             let mut started_text = false;
             let end = {
@@ -268,7 +272,9 @@ async fn run_tool(
     });
     let result = if let Some(problem) = &call.input_error {
         Err(problem.clone())
-    } else if let Some((grant, tool)) = input.tools.as_ref().and_then(|g| Some((g, tools::clawboo_tool(g, &call.name)?))) {
+    } else if let Some((grant, tool)) =
+        input.tools.as_ref().and_then(|g| Some((g, tools::clawboo_tool(g, &call.name)?)))
+    {
         // Clawboo's own tools: bound to this run's caller, never about the workspace.
         let output = tokio::select! {
             output = (grant.invoker)(tool, call.input.clone()) => Some(output),

@@ -72,7 +72,11 @@ pub fn definitions() -> Vec<ToolDef> {
 pub fn offered(grant: Option<&crate::tools::ToolGrant>) -> Vec<ToolDef> {
     let mut tools = definitions();
     for spec in grant.map(|g| g.specs.as_slice()).unwrap_or_default() {
-        tools.push(ToolDef { name: spec.name.as_str(), description: spec.description, schema: spec.input_schema.clone() });
+        tools.push(ToolDef {
+            name: spec.name.as_str(),
+            description: spec.description,
+            schema: spec.input_schema.clone(),
+        });
     }
     tools
 }

@@ -180,16 +180,23 @@ impl Shared {
     pub(crate) fn visible_tools(&self, access: &Access) -> Vec<ToolName> {
         match access {
             Access::Run(caller) => caller.tools.clone(),
-            Access::Lasting { agent_id } => self.grants().agents.get(agent_id).map_or_else(Vec::new, |a| match &a.live {
-                Some(caller) => caller.tools.clone(),
-                None => a.last_tools.clone(),
-            }),
+            Access::Lasting { agent_id } => {
+                self.grants().agents.get(agent_id).map_or_else(Vec::new, |a| match &a.live {
+                    Some(caller) => caller.tools.clone(),
+                    None => a.last_tools.clone(),
+                })
+            }
         }
     }
 
     /// Runs tool `name` for `caller`: only a tool it was granted, with checked arguments.
     /// `Err` when it has no such tool (the protocol's "unknown tool").
-    pub(crate) async fn call(&self, caller: &Caller, name: &str, args: Value) -> std::result::Result<ToolOutput, String> {
+    pub(crate) async fn call(
+        &self,
+        caller: &Caller,
+        name: &str,
+        args: Value,
+    ) -> std::result::Result<ToolOutput, String> {
         let Some(tool) = specs::parse(name).filter(|t| caller.tools.contains(t)) else {
             return Err(format!("There is no tool named {name}."));
         };

@@ -140,10 +140,8 @@ mod tests {
 
     #[test]
     fn specs_keep_the_order_given_and_name_each_tool_once() {
-        let names: Vec<_> = specs(&[ToolName::PeerRead, ToolName::Handoff, ToolName::PeerRead])
-            .into_iter()
-            .map(|s| s.name)
-            .collect();
+        let names: Vec<_> =
+            specs(&[ToolName::PeerRead, ToolName::Handoff, ToolName::PeerRead]).into_iter().map(|s| s.name).collect();
         assert_eq!(names, [ToolName::PeerRead, ToolName::Handoff]);
         assert_eq!(parse("peer_post"), Some(ToolName::PeerPost));
         assert_eq!(parse("mcp__clawboo__peer_post"), None);

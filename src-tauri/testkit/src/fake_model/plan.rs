@@ -256,7 +256,9 @@ mod tests {
         assert!(matches!(resolve(&post, &tools), Plan::Tool { name, .. } if name == "mcp__clawboo__peer_post"));
         let namespaced = Offered { namespace: Some("mcp__clawboo".into()), ..Offered::function("peer_post") };
         let plan = resolve(&post, &[Offered::function("shell"), namespaced]);
-        assert!(matches!(plan, Plan::Tool { name, namespace: Some(ns), .. } if name == "peer_post" && ns == "mcp__clawboo"));
+        assert!(
+            matches!(plan, Plan::Tool { name, namespace: Some(ns), .. } if name == "peer_post" && ns == "mcp__clawboo")
+        );
         let search = Offered { client_search: true, ..Offered::function("tool_search") };
         let plan = resolve(&post, &[Offered::function("shell"), search]);
         assert_eq!(plan, Plan::ToolSearch { query: "peer_post".into() });

@@ -77,7 +77,11 @@ pub(crate) fn offered_tools(body: &Value) -> Vec<Offered> {
                 for inner in tool["tools"].as_array().map(Vec::as_slice).unwrap_or_default() {
                     if let Some(name) = inner["name"].as_str() {
                         let custom = inner["type"] == "custom";
-                        offered.push(Offered { custom, namespace: Some(namespace.to_string()), ..Offered::function(name) });
+                        offered.push(Offered {
+                            custom,
+                            namespace: Some(namespace.to_string()),
+                            ..Offered::function(name)
+                        });
                     }
                 }
             }

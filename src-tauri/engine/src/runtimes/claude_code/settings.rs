@@ -107,7 +107,8 @@ pub fn args(
             args.push("--restricted".into());
         }
         if offers("--tools") {
-            let kept: Vec<&str> = READ_ONLY_BUILTINS.iter().copied().chain(clawboo_tools.iter().map(String::as_str)).collect();
+            let kept: Vec<&str> =
+                READ_ONLY_BUILTINS.iter().copied().chain(clawboo_tools.iter().map(String::as_str)).collect();
             args.extend(["--tools".to_owned(), kept.join(",")]);
         }
         args.extend(["--disallowedTools".to_owned(), READ_ONLY_REMOVED.join(",")]);

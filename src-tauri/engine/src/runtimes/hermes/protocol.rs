@@ -124,12 +124,16 @@ impl AcpProtocol {
         match (id, self.phase) {
             (INITIALIZE_ID, Phase::Initializing) => {
                 let (method, phase, params) = match &self.resume {
-                    Some(id) if self.fork => {
-                        ("session/fork", Phase::Forking, json!({"sessionId": id, "cwd": self.cwd, "mcpServers": self.mcp_servers}))
-                    }
-                    Some(id) => {
-                        ("session/load", Phase::Loading, json!({"sessionId": id, "cwd": self.cwd, "mcpServers": self.mcp_servers}))
-                    }
+                    Some(id) if self.fork => (
+                        "session/fork",
+                        Phase::Forking,
+                        json!({"sessionId": id, "cwd": self.cwd, "mcpServers": self.mcp_servers}),
+                    ),
+                    Some(id) => (
+                        "session/load",
+                        Phase::Loading,
+                        json!({"sessionId": id, "cwd": self.cwd, "mcpServers": self.mcp_servers}),
+                    ),
                     None => ("session/new", Phase::Creating, json!({"cwd": self.cwd, "mcpServers": self.mcp_servers})),
                 };
                 self.phase = phase;

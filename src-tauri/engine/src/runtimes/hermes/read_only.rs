@@ -85,7 +85,12 @@ pub fn install(hermes_home: &Path, program: &Path, workspace: &Path, clawboo_too
         .iter()
         .map(|p| shell_quote(&p.to_string_lossy()))
         .chain(std::iter::once(shell_quote(
-            &READING_TOOLS.iter().copied().chain(clawboo_tools.iter().map(String::as_str)).collect::<Vec<_>>().join(","),
+            &READING_TOOLS
+                .iter()
+                .copied()
+                .chain(clawboo_tools.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(","),
         )))
         .collect::<Vec<_>>()
         .join(" ");
