@@ -283,3 +283,29 @@ fn reads_outside_the_workspace_are_not_read_only() {
     assert!(!read_only(&mut p, ask("notes.md", &dir.path().display().to_string())), "a folder outside");
     assert!(!read_only(&mut p, ask(".clawboo/codex/auth.json", &ws_text)));
 }
+
+#[test]
+fn the_threads_config_goes_with_start_and_resume_alike() {
+    let config =
+        json!({"mcp_servers": {"clawboo": {"url": "http://127.0.0.1:9/mcp", "bearer_token_env_var": "CLAWBOO_TOKEN"}}});
+    for resume in [None, Some(THREAD)] {
+        let setup = ThreadSetup {
+            cwd: "/w".into(),
+            model: "gpt-5.5".into(),
+            approval_policy: "untrusted",
+            sandbox: None,
+            developer_instructions: None,
+            config: Some(config.clone()),
+        };
+        let mut p = AppServerProtocol::new(setup, resume.map(str::to_owned), "hi".into());
+        p.opening();
+        let steps = feed(&mut p, r#"{"id":1,"result":{}}"#);
+        let thread = sent(&steps[1]);
+        assert_eq!(thread["params"]["config"], config, "{thread}");
+    }
+    // Without tools, no config override at all.
+    let mut p = protocol(None);
+    p.opening();
+    let steps = feed(&mut p, r#"{"id":1,"result":{}}"#);
+    assert!(sent(&steps[1])["params"].get("config").is_none());
+}

@@ -228,6 +228,7 @@ impl OpenclawRuntime {
 
     async fn run_turn(&self, input: TurnInput, channels: RunChannels) -> Result<RunResult> {
         if let Some(url) = input.agent.openclaw_gateway_url.clone() {
+            // A Gateway the user runs cannot be configured by Clawboo: its runs get no tools.
             return self.run_on_existing_gateway(input, channels, &url).await;
         }
         let prepared = self.prepare(&input)?;
