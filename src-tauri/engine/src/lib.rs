@@ -13,6 +13,7 @@ pub mod runtimes;
 pub mod secrets;
 pub mod store;
 pub mod tools;
+pub mod vocab;
 
 use std::sync::Arc;
 use std::time::Duration;

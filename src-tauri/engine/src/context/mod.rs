@@ -15,7 +15,7 @@ pub use team::{
     TASK_LINE_BUDGET,
 };
 
-use crate::agents::RuntimeKind;
+use crate::vocab::RuntimeKind;
 
 /// Characters of SOUL.md sent as the persona.
 pub const PERSONA_BUDGET: usize = 4_000;
