@@ -2,8 +2,7 @@
 
 use tokio::sync::broadcast;
 
-use crate::agents::AgentFileName;
-use crate::chat::RunEventRecord;
+use crate::vocab::{AgentFileName, RunEventRecord};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum EngineEvent {

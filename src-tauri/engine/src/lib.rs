@@ -14,6 +14,7 @@ pub mod secrets;
 pub mod store;
 pub mod teams;
 pub mod tools;
+pub mod vocab;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -8,9 +8,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-use serde::{Deserialize, Serialize};
-
 use crate::error::{Error, Result};
+pub use crate::vocab::AgentFileName;
 
 /// The persona budget: Claude Code, Codex and Hermes receive at most this many characters of
 /// SOUL.md as their persona. The file itself is never cut.
@@ -20,96 +19,43 @@ pub const PERSONA_BUDGET_CHARS: u32 = 4_000;
 /// past this is refused with a clear error rather than loaded into an editor or a prompt.
 pub const MAX_AGENT_FILE_BYTES: u64 = 1024 * 1024;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, specta::Type)]
-pub enum AgentFileName {
-    #[serde(rename = "SOUL.md")]
-    Soul,
-    #[serde(rename = "AGENTS.md")]
-    Agents,
-    #[serde(rename = "IDENTITY.md")]
-    Identity,
-    #[serde(rename = "USER.md")]
-    User,
-    #[serde(rename = "MEMORY.md")]
-    Memory,
-    #[serde(rename = "BOOTSTRAP.md")]
-    Bootstrap,
-    #[serde(rename = "HEARTBEAT.md")]
-    Heartbeat,
-}
-
-impl AgentFileName {
-    /// In the order the editor shows them.
-    pub const ALL: [AgentFileName; 7] = [
-        AgentFileName::Soul,
-        AgentFileName::Agents,
-        AgentFileName::Identity,
-        AgentFileName::User,
-        AgentFileName::Memory,
-        AgentFileName::Bootstrap,
-        AgentFileName::Heartbeat,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            AgentFileName::Soul => "SOUL.md",
-            AgentFileName::Agents => "AGENTS.md",
-            AgentFileName::Identity => "IDENTITY.md",
-            AgentFileName::User => "USER.md",
-            AgentFileName::Memory => "MEMORY.md",
-            AgentFileName::Bootstrap => "BOOTSTRAP.md",
-            AgentFileName::Heartbeat => "HEARTBEAT.md",
+/// The text a new agent's file starts with.
+fn starting_text(file: AgentFileName, profile: &StarterProfile<'_>) -> String {
+    let StarterProfile { name, handle, description } = *profile;
+    let about = if description.trim().is_empty() { String::new() } else { format!(" {}", description.trim()) };
+    match file {
+        AgentFileName::Soul => format!(
+            "# {name}\n\n\
+             You are {name} (@{handle}).{about}\n\n\
+             ## How you work\n\
+             - Be direct and concrete: say what you did, what you found and what is left.\n\
+             - When a request is ambiguous, ask; when you cannot ask, state your assumptions.\n\
+             - Prefer small, checked steps over large guesses.\n\n\
+             ## Boundaries\n\
+             - Work inside your workspace unless you are told otherwise.\n\
+             - Never reveal secrets, keys or private data.\n"
+        ),
+        AgentFileName::Agents => "# Operating instructions\n\n\
+             How to work in this workspace: conventions, tools to prefer, commands to run before\n\
+             calling something done. Runtimes that read AGENTS.md natively (Codex, Hermes) get it\n\
+             as written.\n"
+            .to_owned(),
+        AgentFileName::Identity => {
+            format!("# Identity\n\n- Name: {name}\n- Handle: @{handle}\n- Voice: calm, precise, friendly\n")
         }
-    }
-
-    /// Parses a name coming from outside (the UI, a watcher path). Exact match only.
-    pub fn parse(name: &str) -> Result<Self> {
-        Self::ALL.into_iter().find(|f| f.as_str() == name).ok_or_else(|| Error::ForbiddenFileName(name.to_owned()))
-    }
-
-    fn starting_text(self, profile: &StarterProfile<'_>) -> String {
-        let StarterProfile { name, handle, description } = *profile;
-        let about = if description.trim().is_empty() { String::new() } else { format!(" {}", description.trim()) };
-        match self {
-            AgentFileName::Soul => format!(
-                "# {name}\n\n\
-                 You are {name} (@{handle}).{about}\n\n\
-                 ## How you work\n\
-                 - Be direct and concrete: say what you did, what you found and what is left.\n\
-                 - When a request is ambiguous, ask; when you cannot ask, state your assumptions.\n\
-                 - Prefer small, checked steps over large guesses.\n\n\
-                 ## Boundaries\n\
-                 - Work inside your workspace unless you are told otherwise.\n\
-                 - Never reveal secrets, keys or private data.\n"
-            ),
-            AgentFileName::Agents => "# Operating instructions\n\n\
-                 How to work in this workspace: conventions, tools to prefer, commands to run before\n\
-                 calling something done. Runtimes that read AGENTS.md natively (Codex, Hermes) get it\n\
-                 as written.\n"
-                .to_owned(),
-            AgentFileName::Identity => {
-                format!("# Identity\n\n- Name: {name}\n- Handle: @{handle}\n- Voice: calm, precise, friendly\n")
-            }
-            AgentFileName::User => "# About the user\n\n\
-                 Who you work for: name, how they like answers, what they care about.\n"
-                .to_owned(),
-            AgentFileName::Memory => "# Memory\n\n\
-                 Durable notes worth keeping between conversations. Keep entries short and dated.\n"
-                .to_owned(),
-            AgentFileName::Bootstrap => "# First run\n\n\
-                 What to do the first time you start: introduce yourself, learn about the user,\n\
-                 fill in USER.md. Empty this file when it is done.\n"
-                .to_owned(),
-            AgentFileName::Heartbeat => "# Heartbeat\n\n\
-                 Checks to run on a schedule, one per line. Leave empty for none.\n"
-                .to_owned(),
-        }
-    }
-}
-
-impl std::fmt::Display for AgentFileName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        AgentFileName::User => "# About the user\n\n\
+             Who you work for: name, how they like answers, what they care about.\n"
+            .to_owned(),
+        AgentFileName::Memory => "# Memory\n\n\
+             Durable notes worth keeping between conversations. Keep entries short and dated.\n"
+            .to_owned(),
+        AgentFileName::Bootstrap => "# First run\n\n\
+             What to do the first time you start: introduce yourself, learn about the user,\n\
+             fill in USER.md. Empty this file when it is done.\n"
+            .to_owned(),
+        AgentFileName::Heartbeat => "# Heartbeat\n\n\
+             Checks to run on a schedule, one per line. Leave empty for none.\n"
+            .to_owned(),
     }
 }
 
@@ -165,7 +111,7 @@ impl Workspaces {
         for file in AgentFileName::ALL {
             let path = dir.join(file.as_str());
             if !path.exists() {
-                atomic_write(&path, file.starting_text(profile).as_bytes())?;
+                atomic_write(&path, starting_text(file, profile).as_bytes())?;
             }
         }
         Ok(())

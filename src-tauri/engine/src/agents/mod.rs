@@ -21,49 +21,10 @@ pub use watcher::FileWatcher;
 
 use crate::error::{Error, Result};
 use crate::events::{EngineEvent, EventBus};
-use crate::runtimes::ApprovalPolicy;
 use crate::secrets::Provider;
 use crate::store::Store;
-
-/// Which runtime drives the agent. Only stored for now; the runtime layer reads it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
-#[serde(rename_all = "kebab-case")]
-pub enum RuntimeKind {
-    ClaudeCode,
-    Codex,
-    Hermes,
-    Openclaw,
-    Native,
-}
-
-impl RuntimeKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RuntimeKind::ClaudeCode => "claude-code",
-            RuntimeKind::Codex => "codex",
-            RuntimeKind::Hermes => "hermes",
-            RuntimeKind::Openclaw => "openclaw",
-            RuntimeKind::Native => "native",
-        }
-    }
-
-    /// The runtime's name as people (and agents) read it.
-    pub fn label(self) -> &'static str {
-        match self {
-            RuntimeKind::ClaudeCode => "Claude Code",
-            RuntimeKind::Codex => "Codex",
-            RuntimeKind::Hermes => "Hermes",
-            RuntimeKind::Openclaw => "OpenClaw",
-            RuntimeKind::Native => "Native (built in)",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        [Self::ClaudeCode, Self::Codex, Self::Hermes, Self::Openclaw, Self::Native]
-            .into_iter()
-            .find(|k| k.as_str() == s)
-    }
-}
+use crate::vocab::ApprovalPolicy;
+pub use crate::vocab::RuntimeKind;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]

@@ -2,7 +2,7 @@ use std::fs;
 
 use super::*;
 use crate::error::ErrorCode;
-use crate::runtimes::ApprovalPolicy;
+use crate::vocab::ApprovalPolicy;
 
 struct Fixture {
     _dir: tempfile::TempDir,

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::agents::RuntimeKind;
-use crate::runtimes::RunEvent;
+pub use crate::vocab::RunEventRecord;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
 #[serde(rename_all = "snake_case")]
@@ -80,15 +80,6 @@ pub struct RunSummary {
     pub error: Option<String>,
     pub started_at: i64,
     pub finished_at: Option<i64>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
-#[serde(rename_all = "camelCase")]
-pub struct RunEventRecord {
-    pub run_id: String,
-    pub seq: u32,
-    pub at: i64,
-    pub event: RunEvent,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]

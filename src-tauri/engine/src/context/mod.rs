@@ -1,6 +1,6 @@
 //! What an agent sees: pure functions that assemble the context of a turn from its inputs (no
 //! I/O, no clock). The order, budgets and left-outs follow `shared/seeds/clawboo-what-an-agent-sees.md`
-//! ("A turn in team chat"); the golden snapshots in `tests/snapshots` are that contract made
+//! ("A turn in team chat"); the golden snapshots in `tests/context/snapshots` are that contract made
 //! executable.
 //!
 //! CONTRACT (types below are fixed; the assembly is built in `team.rs`):
@@ -15,7 +15,7 @@ pub use team::{
     TASK_LINE_BUDGET,
 };
 
-use crate::agents::RuntimeKind;
+use crate::vocab::RuntimeKind;
 
 /// Characters of SOUL.md sent as the persona.
 pub const PERSONA_BUDGET: usize = 4_000;

@@ -23,7 +23,7 @@ use super::{
     ToolName, TurnKind, TurnMessage, WaitingItem, WaitingKind, INBOX_BUDGET, PEER_BUDGET, PEER_POST_BUDGET,
     PERSONA_BUDGET,
 };
-use crate::agents::RuntimeKind;
+use crate::vocab::RuntimeKind;
 
 /// The budget the rules and About you are held to (the teams service refuses more; nothing is
 /// cut here, so the user's authoritative words are never shortened quietly).

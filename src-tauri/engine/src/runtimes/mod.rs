@@ -21,9 +21,9 @@ pub mod supervise;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, oneshot, watch};
 
+pub use crate::vocab::ApprovalPolicy;
 pub use event::{RunEvent, RunOutcome, RunResult};
 
 use crate::agents::{Agent, RuntimeKind};
@@ -91,32 +91,6 @@ pub struct Capabilities {
     pub persona: PersonaDelivery,
     pub setup_change: SetupChange,
     pub team_history: TeamHistory,
-}
-
-/// What an agent may do without asking.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
-#[serde(rename_all = "snake_case")]
-pub enum ApprovalPolicy {
-    /// Ask the user before anything that changes files or runs commands.
-    Ask,
-    /// Allow every tool call.
-    AllowAll,
-    /// Allow reading; deny everything else without asking.
-    ReadOnly,
-}
-
-impl ApprovalPolicy {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ApprovalPolicy::Ask => "ask",
-            ApprovalPolicy::AllowAll => "allow_all",
-            ApprovalPolicy::ReadOnly => "read_only",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        [Self::Ask, Self::AllowAll, Self::ReadOnly].into_iter().find(|p| p.as_str() == s)
-    }
 }
 
 /// One turn of a conversation, as Clawboo hands it to a runtime.

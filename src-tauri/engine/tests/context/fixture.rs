@@ -171,7 +171,7 @@ pub fn render(a: &Assembled) -> String {
             s.kind, s.title, s.stability, s.chars
         ));
         out.push_str(&s.text);
-        out.push_str("\n");
+        out.push('\n');
     }
     out.push_str(&format!("════ delivered: {:?}\n════ deferred: {:?}\n", a.delivered, a.deferred));
     out

@@ -1,0 +1,12 @@
+//! The engine's shared vocabulary: the words every service speaks (runtimes, run events, agent
+//! file names). It sits below the services and imports none of them, so imports only point down:
+//! `events`, `agents`, `runtimes`, `chat` and `context` all use it; it uses only `error`. The old
+//! paths (`agents::RuntimeKind`, `runtimes::RunEvent`, `chat::RunEventRecord`, ...) re-export it.
+
+mod agent_file;
+mod run;
+mod runtime;
+
+pub use agent_file::AgentFileName;
+pub use run::{RunEvent, RunEventRecord, RunOutcome};
+pub use runtime::{ApprovalPolicy, RuntimeKind};
