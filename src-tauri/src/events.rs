@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use clawboo_engine::agents::AgentFileName;
-use clawboo_engine::chat::RunEventRecord;
+use clawboo_engine::chat::{ChatMessage, RunEventRecord, RunSummary};
 use clawboo_engine::{Engine, EngineEvent};
 use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, Runtime};
@@ -30,14 +30,24 @@ pub struct RunEventEmitted {
     pub record: RunEventRecord,
 }
 
-/// A chat gained a message or a run changed state: refetch its history.
-#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, Event)]
+/// A message was stored in an agent's chat: append it.
+#[derive(Debug, Clone, Serialize, specta::Type, Event)]
 #[serde(rename_all = "camelCase")]
-pub struct ChatChanged {
+pub struct ChatMessageAdded {
     pub agent_id: String,
+    pub message: ChatMessage,
 }
 
-/// Forwards until the engine goes away. If the UI side lags, it is told to refetch.
+/// A run of an agent's chat started or ended: update it in place.
+#[derive(Debug, Clone, Serialize, specta::Type, Event)]
+#[serde(rename_all = "camelCase")]
+pub struct RunChanged {
+    pub agent_id: String,
+    pub run: RunSummary,
+}
+
+/// Forwards until the engine goes away. If the UI side lags, it is told to refetch (through
+/// AgentsChanged: agents, files, and the newest page of each open chat).
 pub fn forward<R: Runtime>(app: AppHandle<R>, engine: Arc<Engine>) {
     let mut events = engine.events().subscribe();
     tauri::async_runtime::spawn(async move {
@@ -46,7 +56,10 @@ pub fn forward<R: Runtime>(app: AppHandle<R>, engine: Arc<Engine>) {
                 Ok(EngineEvent::AgentsChanged) | Err(RecvError::Lagged(_)) => AgentsChanged.emit(&app),
                 Ok(EngineEvent::AgentFileChanged { agent_id, name }) => AgentFileChanged { agent_id, name }.emit(&app),
                 Ok(EngineEvent::RunEvent { agent_id, record }) => RunEventEmitted { agent_id, record }.emit(&app),
-                Ok(EngineEvent::ChatChanged { agent_id }) => ChatChanged { agent_id }.emit(&app),
+                Ok(EngineEvent::ChatMessageAdded { agent_id, message }) => {
+                    ChatMessageAdded { agent_id, message }.emit(&app)
+                }
+                Ok(EngineEvent::RunChanged { agent_id, run }) => RunChanged { agent_id, run }.emit(&app),
                 Err(RecvError::Closed) => break,
             };
             if let Err(e) = sent {

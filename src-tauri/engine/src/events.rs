@@ -3,7 +3,7 @@
 use tokio::sync::broadcast;
 
 use crate::agents::AgentFileName;
-use crate::chat::RunEventRecord;
+use crate::chat::{ChatMessage, RunEventRecord, RunSummary};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum EngineEvent {
@@ -13,8 +13,10 @@ pub enum EngineEvent {
     AgentFileChanged { agent_id: String, name: AgentFileName },
     /// A run reported something (stored before or just after this is published).
     RunEvent { agent_id: String, record: RunEventRecord },
-    /// A chat gained a message or a run changed state.
-    ChatChanged { agent_id: String },
+    /// A message was stored in an agent's chat (published after the commit).
+    ChatMessageAdded { agent_id: String, message: ChatMessage },
+    /// A run of an agent's chat started or ended (published after the commit).
+    RunChanged { agent_id: String, run: RunSummary },
 }
 
 /// Cheap to clone; every clone publishes to the same subscribers.
