@@ -230,7 +230,7 @@ export function useSetRuntimeAccess() {
 
 /** An agent's chat, newest page first; `fetchNextPage` loads the page before the oldest. */
 export function useChatPages(agentId: string) {
-  return useInfiniteQuery({
+  return useInfiniteQuery<ChatPage, Error, ChatPages, ReturnType<typeof queryKeys.chatPages>, PageParam>({
     queryKey: queryKeys.chatPages(agentId),
     queryFn: ({ pageParam }): Promise<ChatPage> => api.chatHistoryPage(agentId, pageParam, PAGE_SIZE),
     initialPageParam: null as PageParam,

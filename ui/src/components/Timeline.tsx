@@ -64,6 +64,8 @@ export function Timeline<T>({
     gap: 10,
     // Rows added above keep the rows in view where they are.
     anchorTo: "end",
+    // Open at the bottom: the first rows rendered are the newest, not the oldest.
+    initialOffset: () => Math.max(0, items.length * (estimateSize + 10) - (scroller.current?.clientHeight ?? 0)),
   });
 
   const toBottom = useCallback(() => {

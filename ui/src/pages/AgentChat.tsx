@@ -1,9 +1,10 @@
-import { useEffect, useMemo } from "react";
+import { useCallback, useEffect, useMemo } from "react";
 import type { Agent } from "../api";
-import { useCancelRun, useChatHistory, useRefreshChatHistory, useSendChatMessage } from "../queries";
+import { useCancelRun, useChatPages, useRefreshChat, useSendChatMessage } from "../queries";
 import { useRunActivity } from "../runActivity";
 import { errorMessage } from "../errors";
 import { buildTimeline, currentRun } from "../lib/chat";
+import { flattenPages } from "../lib/chatPages";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { ChatTimeline } from "../components/ChatTimeline";
 import { ChatComposer } from "../components/ChatComposer";
@@ -17,15 +18,18 @@ type Props = {
 
 /** One-to-one chat with an agent, with what it is doing alongside. */
 export function AgentChat({ agent, drafts }: Props) {
-  const history = useChatHistory(agent.id);
+  const history = useChatPages(agent.id);
   const send = useSendChatMessage(agent.id);
-  const cancel = useCancelRun(agent.id);
-  const refresh = useRefreshChatHistory(agent.id);
+  const cancel = useCancelRun();
+  const refresh = useRefreshChat(agent.id);
 
-  const activeRun = history.data?.activeRun ?? null;
+  const view = useMemo(() => (history.data ? flattenPages(history.data) : undefined), [history.data]);
+  const activeRun = view?.activeRun ?? null;
   const { activity } = useRunActivity(activeRun?.id ?? null);
-  const timeline = useMemo(() => (history.data ? buildTimeline(history.data) : []), [history.data]);
-  const shownRun = currentRun(history.data);
+  const timeline = useMemo(() => (view ? buildTimeline(view) : []), [view]);
+  const shownRun = currentRun(view);
+  const { fetchNextPage, hasNextPage, isFetchingNextPage } = history;
+  const loadOlder = useCallback(() => void fetchNextPage(), [fetchNextPage]);
 
   // Safety net: the run says it finished but the history still calls it active.
   const finished = activeRun !== null && activity.finished !== null;
@@ -51,6 +55,9 @@ export function AgentChat({ agent, drafts }: Props) {
             agentName={agent.name}
             tint={agent.tint}
             entries={timeline}
+            hasOlder={hasNextPage}
+            loadingOlder={isFetchingNextPage}
+            onLoadOlder={loadOlder}
             pendingText={send.isPending ? send.variables : null}
             streaming={activeRun ? { text: activity.text } : null}
           />

@@ -9,14 +9,15 @@ import type {
   AgentFileInfo,
   AgentPatch,
   AppInfo,
-  ChatChanged,
-  ChatHistory,
   ChatMessage,
+  ChatMessageAdded,
+  ChatPage,
   NewAgent,
   OpenclawGateway,
   OpenclawGatewayInput,
   Provider,
   ProviderStatus,
+  RunChanged,
   RunEvent,
   RunEventEmitted,
   RunEventRecord,
@@ -41,7 +42,9 @@ export const FILE_NAMES: FileName[] = [
 ];
 
 type FileListener = (change: AgentFileChanged) => void;
-type ChatListener = (change: ChatChanged) => void;
+type MessageListener = (added: ChatMessageAdded) => void;
+type RunChangedListener = (changed: RunChanged) => void;
+type FakeChat = { messages: ChatMessage[]; runs: RunSummary[]; activeRun: RunSummary | null };
 type RunListener = (emitted: RunEventEmitted) => void;
 
 export const RESET_NOTICE = "Conversation reset. The agent starts fresh.";
@@ -119,12 +122,13 @@ function initialState() {
     runtimes: initialRuntimes(),
     access: initialAccess(),
     /** agentId -> chat */
-    chats: new Map<string, ChatHistory>(),
+    chats: new Map<string, FakeChat>(),
     /** runId -> everything the run emitted, for runActivity() */
     runRecords: new Map<string, RunEventRecord[]>(),
     fileListeners: new Set<FileListener>(),
     agentListeners: new Set<() => void>(),
-    chatListeners: new Set<ChatListener>(),
+    messageListeners: new Set<MessageListener>(),
+    runChangedListeners: new Set<RunChangedListener>(),
     runListeners: new Set<RunListener>(),
     nextId: 1,
   };
@@ -188,28 +192,38 @@ const fileOf = (agentId: string, name: string): AgentFile => {
   return { name: fileName, content, modifiedAt: Date.now() };
 };
 
-function chatOf(agentId: string): ChatHistory {
+function chatOf(agentId: string): FakeChat {
   let chat = backend.chats.get(agentId);
   if (!chat) backend.chats.set(agentId, (chat = { messages: [], runs: [], activeRun: null }));
   return chat;
 }
 
-const cloneChat = (chat: ChatHistory): ChatHistory => ({
-  messages: chat.messages.map((m) => ({ ...m })),
-  runs: chat.runs.map((r) => ({ ...r })),
-  activeRun: chat.activeRun && { ...chat.activeRun },
-});
+/** As the engine pages: up to `limit` messages before `beforeSeq`, the runs they refer to. */
+function pageOf(agentId: string, beforeSeq: number | null, limit: number): ChatPage {
+  const chat = chatOf(agentId);
+  const before = chat.messages.filter((m) => beforeSeq === null || m.seq < beforeSeq);
+  const messages = before.slice(Math.max(0, before.length - limit)).map((m) => ({ ...m }));
+  const runIds = [...new Set(messages.flatMap((m) => (m.runId ? [m.runId] : [])))];
+  return {
+    messages,
+    hasOlder: before.length > limit,
+    runs: runIds.flatMap((id) => chat.runs.filter((r) => r.id === id).map((r) => ({ ...r }))),
+    activeRun: chat.activeRun && { ...chat.activeRun },
+  };
+}
 
 let clock = 1_000;
 
 /** Adds a stored message to an agent's chat (no event). */
 export function seedMessage(agentId: string, role: ChatMessage["role"], content: string, runId: string | null = null) {
-  const message: ChatMessage = { id: `msg-${backend.nextId++}`, agentId, role, content, runId, createdAt: clock++ };
-  chatOf(agentId).messages.push(message);
+  const chat = chatOf(agentId);
+  const seq = chat.messages.length + 1;
+  const message: ChatMessage = { id: `msg-${backend.nextId++}`, agentId, seq, role, content, runId, createdAt: clock++ };
+  chat.messages.push(message);
   return message;
 }
 
-/** Starts a run for the agent, as a send would (no event). */
+/** Starts a run for the agent, as a send would (no event); the last user message without a run is its. */
 export function seedRun(agentId: string, status: RunStatus = "running", error: string | null = null): RunSummary {
   const running = status === "running";
   const run: RunSummary = {
@@ -223,12 +237,20 @@ export function seedRun(agentId: string, status: RunStatus = "running", error: s
   };
   const chat = chatOf(agentId);
   chat.runs.push(run);
+  const asked = chat.messages[chat.messages.length - 1];
+  if (asked && asked.role === "user" && asked.runId === null) asked.runId = run.id;
   if (running) chat.activeRun = run;
   return run;
 }
 
-export function emitChatChanged(agentId: string) {
-  backend.chatListeners.forEach((cb) => cb({ agentId }));
+/** Tells the app a message was stored, as the engine does after its commit. */
+export function emitMessageAdded(agentId: string, message: ChatMessage) {
+  backend.messageListeners.forEach((cb) => cb({ agentId, message: { ...message } }));
+}
+
+/** Tells the app a run started or ended. */
+export function emitRunChanged(agentId: string, run: RunSummary) {
+  backend.runChangedListeners.forEach((cb) => cb({ agentId, run: { ...run } }));
 }
 
 /** The next record of a run, numbered after what the run emitted so far. Stored for runActivity(). */
@@ -251,15 +273,16 @@ export function emitRunEvent(agentId: string, runId: string, event: RunEvent, at
   return record;
 }
 
-/** Ends the active run: stores the reply (if any), sets the status, and reports chatChanged. */
+/** Ends the active run: stores the reply (if any), sets the status, and reports both. */
 export function finishRun(agentId: string, status: RunStatus, reply: string | null, error: string | null = null) {
   const chat = chatOf(agentId);
   const run = chat.activeRun ?? notFound("Active run");
-  if (reply !== null) seedMessage(agentId, "assistant", reply, run.id);
+  const message = reply !== null ? seedMessage(agentId, "assistant", reply, run.id) : null;
   const done = { ...run, status, error, finishedAt: clock++ };
   chat.runs = chat.runs.map((r) => (r.id === run.id ? done : r));
   chat.activeRun = null;
-  emitChatChanged(agentId);
+  if (message) emitMessageAdded(agentId, message);
+  emitRunChanged(agentId, done);
 }
 
 export const fakeApi = {
@@ -348,14 +371,21 @@ export const fakeApi = {
     backend.access = backend.access.map((a) => (a.kind === kind ? { ...a, choice: access } : a));
     return accessStatuses();
   }),
-  chatHistory: vi.fn(async (agentId: string): Promise<ChatHistory> => cloneChat(chatOf(agentId))),
+  chatHistoryPage: vi.fn(
+    async (agentId: string, beforeSeq: number | null, limit: number): Promise<ChatPage> =>
+      pageOf(agentId, beforeSeq, limit),
+  ),
+  /** Like the engine: stores, publishes the news, and returns it. */
   sendChatMessage: vi.fn(async (agentId: string, text: string): Promise<SendOutcome> => {
     if (text === "/reset" || text === "/new") {
-      return { message: seedMessage(agentId, "notice", RESET_NOTICE), run: null };
+      const notice = seedMessage(agentId, "notice", RESET_NOTICE);
+      emitMessageAdded(agentId, notice);
+      return { message: { ...notice }, run: null };
     }
     const message = seedMessage(agentId, "user", text);
     const run = seedRun(agentId);
-    message.runId = run.id;
+    emitMessageAdded(agentId, message);
+    emitRunChanged(agentId, run);
     return { message: { ...message }, run: { ...run } };
   }),
   cancelRun: vi.fn(async (_runId: string): Promise<null> => null),
@@ -369,9 +399,13 @@ export const fakeApi = {
     backend.fileListeners.add(cb);
     return () => void backend.fileListeners.delete(cb);
   }),
-  onChatChanged: vi.fn(async (cb: ChatListener) => {
-    backend.chatListeners.add(cb);
-    return () => void backend.chatListeners.delete(cb);
+  onChatMessageAdded: vi.fn(async (cb: MessageListener) => {
+    backend.messageListeners.add(cb);
+    return () => void backend.messageListeners.delete(cb);
+  }),
+  onRunChanged: vi.fn(async (cb: RunChangedListener) => {
+    backend.runChangedListeners.add(cb);
+    return () => void backend.runChangedListeners.delete(cb);
   }),
   onRunEvent: vi.fn(async (cb: RunListener) => {
     backend.runListeners.add(cb);
