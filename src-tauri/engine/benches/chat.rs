@@ -144,10 +144,7 @@ fn page_reads() {
             ms(older)
         );
     }
-    println!(
-        "chat page: 10,000 vs 10 messages: {:.2}x the time",
-        medians[2].as_secs_f64() / medians[0].as_secs_f64()
-    );
+    println!("chat page: 10,000 vs 10 messages: {:.2}x the time", medians[2].as_secs_f64() / medians[0].as_secs_f64());
 }
 
 /// Clawboo's own time per exchange (send → reply stored; the model's round trip taken out) at

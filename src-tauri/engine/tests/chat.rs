@@ -149,7 +149,9 @@ fn a_message_runs_and_the_reply_is_stored_with_its_events() {
     let chat_news: Vec<String> = published
         .iter()
         .filter_map(|e| match e {
-            EngineEvent::ChatMessageAdded { message, .. } => Some(format!("message {} {:?}", message.seq, message.role)),
+            EngineEvent::ChatMessageAdded { message, .. } => {
+                Some(format!("message {} {:?}", message.seq, message.role))
+            }
             EngineEvent::RunChanged { run, .. } => Some(format!("run {:?}", run.status)),
             _ => None,
         })
@@ -292,7 +294,10 @@ fn reset_ends_the_carried_session_but_keeps_the_messages() {
     let history = f.engine.chat().history_page(&f.agent_id, None, 500).unwrap();
     assert_eq!(history.messages.len(), 5, "one, its reply, the notice, two, its reply");
     f.engine.chat().send(&f.agent_id, "/new").unwrap();
-    assert_eq!(f.engine.chat().history_page(&f.agent_id, None, 500).unwrap().messages.last().unwrap().role, ChatRole::Notice);
+    assert_eq!(
+        f.engine.chat().history_page(&f.agent_id, None, 500).unwrap().messages.last().unwrap().role,
+        ChatRole::Notice
+    );
 }
 
 #[test]

@@ -66,7 +66,9 @@ pub fn seed_chat(db: &Path, agent_id: &str, exchanges: u32) {
     // One statement at a time: each binds the parameters it names.
     for statement in SEED_CHAT_SQL.split(";\n").map(str::trim).filter(|s| s.lines().any(|l| !l.starts_with("--"))) {
         let mut stmt = tx.prepare(statement).expect("seed statement");
-        for (name, value) in [(":agent", rusqlite::types::Value::Text(agent_id.into())), (":count", i64::from(exchanges).into())] {
+        for (name, value) in
+            [(":agent", rusqlite::types::Value::Text(agent_id.into())), (":count", i64::from(exchanges).into())]
+        {
             if let Some(index) = stmt.parameter_index(name).expect("parameter") {
                 stmt.raw_bind_parameter(index, value).expect("bind");
             }

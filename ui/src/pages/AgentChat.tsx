@@ -10,6 +10,9 @@ import { ChatTimeline } from "../components/ChatTimeline";
 import { ChatComposer } from "../components/ChatComposer";
 import { ActivityCard } from "../components/ActivityCard";
 
+/** How long a finished run may still be called active before the newest page is read again. */
+const FINISH_GRACE_MS = 3_000;
+
 type Props = {
   agent: Agent;
   /** Unsent text by agent id, kept while the user looks elsewhere. */
@@ -31,10 +34,13 @@ export function AgentChat({ agent, drafts }: Props) {
   const { fetchNextPage, hasNextPage, isFetchingNextPage } = history;
   const loadOlder = useCallback(() => void fetchNextPage(), [fetchNextPage]);
 
-  // Safety net: the run says it finished but the history still calls it active.
+  // Safety net: the run said it finished, yet no runChanged came to say so. Its end is stored
+  // (and announced) a moment after its last event, so only a long silence reads the page again.
   const finished = activeRun !== null && activity.finished !== null;
   useEffect(() => {
-    if (finished) refresh();
+    if (!finished) return;
+    const timer = setTimeout(refresh, FINISH_GRACE_MS);
+    return () => clearTimeout(timer);
   }, [finished, refresh]);
 
   // A stop request belongs to the run it stopped.

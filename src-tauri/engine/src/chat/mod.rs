@@ -113,8 +113,7 @@ impl Chat {
                     runs.extend(store::run(c, run_id)?);
                 }
             }
-            let active_run =
-                store::latest_run(c, &conversation.id)?.filter(|run| run.status == RunStatus::Running);
+            let active_run = store::latest_run(c, &conversation.id)?.filter(|run| run.status == RunStatus::Running);
             Ok(ChatPage { messages, has_older, runs, active_run })
         })
     }
@@ -422,7 +421,15 @@ impl Chat {
             } else {
                 // Re-read the epoch: a /reset during the run must not pull this reply back in.
                 let epoch = store::find_conversation(tx, &agent.id)?.map_or(conversation.epoch, |c| c.epoch);
-                Some(store::add_message(tx, conversation, ChatRole::Assistant, reply.trim(), Some(&run.id), epoch, now)?)
+                Some(store::add_message(
+                    tx,
+                    conversation,
+                    ChatRole::Assistant,
+                    reply.trim(),
+                    Some(&run.id),
+                    epoch,
+                    now,
+                )?)
             };
             Ok(Stored { reply, run: store::run(tx, &run.id)? })
         });

@@ -219,20 +219,21 @@ pub fn finish_run(tx: &Transaction, run_id: &str, status: RunStatus, error: Opti
 /// agent). One step down the (conversation_id, started_at) index; rowid orders runs started in
 /// the same millisecond.
 pub fn latest_run(conn: &Connection, conversation_id: &str) -> Result<Option<RunSummary>> {
-    conn.prepare_cached(LATEST_RUN_SQL)?.query_row([conversation_id], run_from_row).optional()?.map(checked_run).transpose()
+    conn.prepare_cached(LATEST_RUN_SQL)?
+        .query_row([conversation_id], run_from_row)
+        .optional()?
+        .map(checked_run)
+        .transpose()
 }
 
 pub const LATEST_RUN_SQL: &str = "SELECT id, agent_id, runtime, status, error, started_at, finished_at FROM runs
      WHERE conversation_id = ?1 ORDER BY started_at DESC, rowid DESC LIMIT 1";
 
-pub const RUN_BY_ID_SQL: &str = "SELECT id, agent_id, runtime, status, error, started_at, finished_at FROM runs WHERE id = ?1";
+pub const RUN_BY_ID_SQL: &str =
+    "SELECT id, agent_id, runtime, status, error, started_at, finished_at FROM runs WHERE id = ?1";
 
 pub fn run(conn: &Connection, run_id: &str) -> Result<Option<RunSummary>> {
-    conn.prepare_cached(RUN_BY_ID_SQL)?
-        .query_row([run_id], run_from_row)
-        .optional()?
-        .map(checked_run)
-        .transpose()
+    conn.prepare_cached(RUN_BY_ID_SQL)?.query_row([run_id], run_from_row).optional()?.map(checked_run).transpose()
 }
 
 /// Runs left `running` by a previous process that stopped mid-run.
@@ -295,7 +296,8 @@ mod tests {
                 assert!(!latest.contains("TEMP B-TREE"), "{latest}");
                 let by_id = plan(c, RUN_BY_ID_SQL, ["r"]);
                 assert!(by_id.contains("SEARCH runs USING INDEX sqlite_autoindex_runs_1 (id=?)"), "{by_id}");
-                let next_seq = plan(c, "SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE conversation_id = ?1", ["c"]);
+                let next_seq =
+                    plan(c, "SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE conversation_id = ?1", ["c"]);
                 assert!(next_seq.contains("USING COVERING INDEX"), "{next_seq}");
                 Ok(())
             })
