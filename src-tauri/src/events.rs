@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use clawboo_engine::agents::AgentFileName;
 use clawboo_engine::chat::team::{PeerPost, RoomMessage};
-use clawboo_engine::chat::{RunEventRecord, RunSummary};
+use clawboo_engine::chat::{ChatMessage, RunEventRecord, RunSummary};
 use clawboo_engine::{Engine, EngineEvent};
 use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, Runtime};
@@ -35,11 +35,20 @@ pub struct RunEventEmitted {
     pub record: RunEventRecord,
 }
 
-/// A chat gained a message or a run changed state: refetch its history.
-#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, Event)]
+/// A message was stored in an agent's chat: append it.
+#[derive(Debug, Clone, Serialize, specta::Type, Event)]
 #[serde(rename_all = "camelCase")]
-pub struct ChatChanged {
+pub struct ChatMessageAdded {
     pub agent_id: String,
+    pub message: ChatMessage,
+}
+
+/// A run of an agent's chat started or ended: update it in place.
+#[derive(Debug, Clone, Serialize, specta::Type, Event)]
+#[serde(rename_all = "camelCase")]
+pub struct RunChanged {
+    pub agent_id: String,
+    pub run: RunSummary,
 }
 
 /// A room message was added, or changed (a hand-off card got its teammate's run): upsert it.
@@ -66,7 +75,8 @@ pub struct PeerPostAdded {
     pub post: PeerPost,
 }
 
-/// Forwards until the engine goes away. If the UI side lags, it is told to refetch.
+/// Forwards until the engine goes away. If the UI side lags, it is told to refetch (through
+/// AgentsChanged: agents, files, and the newest page of each open chat).
 pub fn forward<R: Runtime>(app: AppHandle<R>, engine: Arc<Engine>) {
     let mut events = engine.events().subscribe();
     tauri::async_runtime::spawn(async move {
@@ -76,7 +86,10 @@ pub fn forward<R: Runtime>(app: AppHandle<R>, engine: Arc<Engine>) {
                 Ok(EngineEvent::TeamsChanged) => TeamsChanged.emit(&app),
                 Ok(EngineEvent::AgentFileChanged { agent_id, name }) => AgentFileChanged { agent_id, name }.emit(&app),
                 Ok(EngineEvent::RunEvent { agent_id, record }) => RunEventEmitted { agent_id, record }.emit(&app),
-                Ok(EngineEvent::ChatChanged { agent_id }) => ChatChanged { agent_id }.emit(&app),
+                Ok(EngineEvent::ChatMessageAdded { agent_id, message }) => {
+                    ChatMessageAdded { agent_id, message }.emit(&app)
+                }
+                Ok(EngineEvent::RunChanged { agent_id, run }) => RunChanged { agent_id, run }.emit(&app),
                 Ok(EngineEvent::RoomMessageAdded { team_id, message }) => {
                     RoomMessageAdded { team_id, message }.emit(&app)
                 }

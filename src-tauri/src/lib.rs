@@ -31,7 +31,7 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
             commands::secrets::set_api_key,
             commands::secrets::delete_api_key,
             commands::secrets::set_base_url,
-            commands::chat::chat_history,
+            commands::chat::chat_history_page,
             commands::chat::send_chat_message,
             commands::chat::cancel_run,
             commands::chat::answer_permission,
@@ -69,7 +69,8 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
             events::TeamsChanged,
             events::AgentFileChanged,
             events::RunEventEmitted,
-            events::ChatChanged,
+            events::ChatMessageAdded,
+            events::RunChanged,
             events::RoomMessageAdded,
             events::RoomRunChanged,
             events::PeerPostAdded

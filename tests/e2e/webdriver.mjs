@@ -69,6 +69,11 @@ export class WebDriver {
     return this.call("POST", this.s("/execute/sync"), { script, args });
   }
 
+  /** Runs `script` in the page; it ends by calling its last argument with the result. */
+  executeAsync(script, args = []) {
+    return this.call("POST", this.s("/execute/async"), { script, args });
+  }
+
   screenshot() {
     return this.call("GET", this.s("/screenshot"));
   }

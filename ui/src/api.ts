@@ -10,13 +10,14 @@ import type {
   AgentPatch,
   AppError,
   AppInfo,
-  ChatChanged,
-  ChatHistory,
+  ChatMessageAdded,
+  ChatPage,
   NewAgent,
   OpenclawGateway,
   OpenclawGatewayInput,
   Provider,
   ProviderStatus,
+  RunChanged,
   RunEventEmitted,
   RunEventRecord,
   RuntimeAccess,
@@ -51,9 +52,9 @@ export type {
   AppError,
   AppInfo,
   ApprovalPolicy,
-  ChatChanged,
-  ChatHistory,
   ChatMessage,
+  ChatMessageAdded,
+  ChatPage,
   ChatRole,
   ErrorCode,
   Value as JsonValue,
@@ -62,6 +63,7 @@ export type {
   OpenclawGatewayInput,
   Provider,
   ProviderStatus,
+  RunChanged,
   RunEvent,
   RunEventEmitted,
   RunEventRecord,
@@ -165,8 +167,9 @@ export const listRuntimeAccess = (): Promise<RuntimeAccess[]> => unwrap(() => co
 export const setRuntimeAccess = (kind: RuntimeKind, access: Access | null): Promise<RuntimeAccess[]> =>
   unwrap(() => commands.setRuntimeAccess(kind, access));
 
-export const chatHistory = (agentId: string): Promise<ChatHistory> =>
-  unwrap(() => commands.chatHistory(agentId));
+/** Up to `limit` messages before `beforeSeq` (the newest when null), oldest first. */
+export const chatHistoryPage = (agentId: string, beforeSeq: number | null, limit: number): Promise<ChatPage> =>
+  unwrap(() => commands.chatHistoryPage(agentId, beforeSeq, limit));
 
 export const sendChatMessage = (agentId: string, text: string): Promise<SendOutcome> =>
   unwrap(() => commands.sendChatMessage(agentId, text));
@@ -236,9 +239,14 @@ export function onAgentFileChanged(cb: (change: AgentFileChanged) => void): Prom
   return events.agentFileChanged.listen((event) => cb(event.payload));
 }
 
-/** An agent's chat history changed (message stored, run started or finished, reset). */
-export function onChatChanged(cb: (change: ChatChanged) => void): Promise<Unlisten> {
-  return events.chatChanged.listen((event) => cb(event.payload));
+/** A message was stored in an agent's chat (the user's, a reply, a notice). */
+export function onChatMessageAdded(cb: (added: ChatMessageAdded) => void): Promise<Unlisten> {
+  return events.chatMessageAdded.listen((event) => cb(event.payload));
+}
+
+/** A run of an agent's chat started or ended. */
+export function onRunChanged(cb: (changed: RunChanged) => void): Promise<Unlisten> {
+  return events.runChanged.listen((event) => cb(event.payload));
 }
 
 /** One event of a run, as it happens. Arrives at high rates while a run streams. */

@@ -3,12 +3,14 @@ import { useQueryClient } from "@tanstack/react-query";
 import {
   onAgentFileChanged,
   onAgentsChanged,
-  onChatChanged,
+  onChatMessageAdded,
+  onRunChanged,
   onRunEvent,
   onTeamsChanged,
   type Unlisten,
 } from "./api";
-import { queryKeys } from "./queries";
+import { addChatMessage, changeChatRun, queryKeys, refetchNewestChatPages } from "./queries";
+import { refetchRooms } from "./roomQueries";
 import { useRunActivityStore } from "./runActivity";
 
 /** Subscribes to a backend event for the lifetime of the component. */
@@ -36,21 +38,25 @@ function useSubscription(subscribe: () => Promise<Unlisten>, onFailure: (e: unkn
 /**
  * Keeps server state in step with the backend's change events. A changed file
  * is refetched; the open editor reconciles the new disk content with its draft.
- * Run events go to the run activity store, never through the query cache.
+ * Chats are updated in place from their events (a message appended, a run changed); after lost
+ * events only each chat's newest page is read again. Run events go to the run activity store,
+ * never through the query cache.
  */
 export function useBackendEvents(onFailure: (e: unknown) => void) {
   const client = useQueryClient();
   const runs = useRunActivityStore();
 
   useSubscription(
-    // Also sent when the event stream lagged and file events may have been dropped, so every
-    // agent query is refreshed; open editors reconcile what comes back with their drafts.
+    // Also sent when the event stream lagged and events may have been dropped, so every agent
+    // query is refreshed (open editors reconcile what comes back with their drafts), and each
+    // chat's newest page: older pages do not change.
     () =>
       onAgentsChanged(() => {
         void client.invalidateQueries({ queryKey: queryKeys.agents });
         void client.invalidateQueries({ queryKey: ["agentFiles"] });
         void client.invalidateQueries({ queryKey: ["agentFile"] });
-        void client.invalidateQueries({ queryKey: ["chatHistory"] });
+        refetchNewestChatPages(client);
+        refetchRooms(client);
         // A deleted agent leaves its teams; a lag may have dropped teamsChanged.
         void client.invalidateQueries({ queryKey: queryKeys.teams });
         runs.resync();
@@ -75,20 +81,10 @@ export function useBackendEvents(onFailure: (e: unknown) => void) {
     onFailure,
   );
 
-  useSubscription(
-    () =>
-      onChatChanged(({ agentId }) => {
-        void client.invalidateQueries({ queryKey: queryKeys.chatHistory(agentId) });
-      }),
-    onFailure,
-  );
+  useSubscription(() => onChatMessageAdded(({ agentId, message }) => addChatMessage(client, agentId, message)), onFailure);
 
-  useSubscription(
-    () =>
-      onRunEvent(({ agentId, record }) => {
-        // A run we had not heard of: its chat may not know it started yet.
-        if (runs.add(record)) void client.invalidateQueries({ queryKey: queryKeys.chatHistory(agentId) });
-      }),
-    onFailure,
-  );
+  useSubscription(() => onRunChanged(({ agentId, run }) => changeChatRun(client, agentId, run)), onFailure);
+
+  // A run's start reaches its chat through runChanged, published before its first event.
+  useSubscription(() => onRunEvent(({ record }) => void runs.add(record)), onFailure);
 }

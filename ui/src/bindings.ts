@@ -26,7 +26,8 @@ export const commands = {
 	setApiKey: (provider: Provider, key: string) => typedError<null, AppError>(__TAURI_INVOKE("set_api_key", { provider, key })),
 	deleteApiKey: (provider: Provider) => typedError<null, AppError>(__TAURI_INVOKE("delete_api_key", { provider })),
 	setBaseUrl: (provider: Provider, url: string | null) => typedError<null, AppError>(__TAURI_INVOKE("set_base_url", { provider, url })),
-	chatHistory: (agentId: string) => typedError<ChatHistory, AppError>(__TAURI_INVOKE("chat_history", { agentId })),
+	/**  Up to `limit` messages before `before_seq` (the newest when null), oldest first. */
+	chatHistoryPage: (agentId: string, beforeSeq: number | null, limit: number) => typedError<ChatPage, AppError>(__TAURI_INVOKE("chat_history_page", { agentId, beforeSeq, limit })),
 	/**  Starts the run and returns at once; the reply arrives through events. */
 	sendChatMessage: (agentId: string, text: string) => typedError<SendOutcome, AppError>(__TAURI_INVOKE("send_chat_message", { agentId, text })),
 	cancelRun: (runId: string) => typedError<null, AppError>(__TAURI_INVOKE("cancel_run", { runId })),
@@ -77,10 +78,11 @@ export const commands = {
 export const events = {
 	agentFileChanged: makeEvent<AgentFileChanged, AgentFileChanged>("agent-file-changed"),
 	agentsChanged: makeEvent<AgentsChanged, AgentsChanged>("agents-changed"),
-	chatChanged: makeEvent<ChatChanged, ChatChanged>("chat-changed"),
+	chatMessageAdded: makeEvent<ChatMessageAdded, ChatMessageAdded>("chat-message-added"),
 	peerPostAdded: makeEvent<PeerPostAdded, PeerPostAdded>("peer-post-added"),
 	roomMessageAdded: makeEvent<RoomMessageAdded, RoomMessageAdded>("room-message-added"),
 	roomRunChanged: makeEvent<RoomRunChanged, RoomRunChanged>("room-run-changed"),
+	runChanged: makeEvent<RunChanged, RunChanged>("run-changed"),
 	runEventEmitted: makeEvent<RunEventEmitted, RunEventEmitted>("run-event-emitted"),
 	teamsChanged: makeEvent<TeamsChanged, TeamsChanged>("teams-changed"),
 };
@@ -171,24 +173,32 @@ export type ApprovalPolicy =
 /**  Allow reading; deny everything else without asking. */
 "read_only";
 
-/**  A chat gained a message or a run changed state: refetch its history. */
-export type ChatChanged = {
-	agentId: string,
-};
-
-export type ChatHistory = {
-	messages: ChatMessage[],
-	runs: RunSummary[],
-	activeRun: RunSummary | null,
-};
-
 export type ChatMessage = {
 	id: string,
 	agentId: string,
+	/**  Its place in the conversation: 1, 2, 3… A page of history is a range of these. */
+	seq: number,
 	role: ChatRole,
 	content: string,
 	runId: string | null,
 	createdAt: number,
+};
+
+/**  A message was stored in an agent's chat: append it. */
+export type ChatMessageAdded = {
+	agentId: string,
+	message: ChatMessage,
+};
+
+export type ChatPage = {
+	/**  Oldest first. */
+	messages: ChatMessage[],
+	/**  Whether messages older than the first of this page exist. */
+	hasOlder: boolean,
+	/**  The runs these messages refer to, in the order first referred to. */
+	runs: RunSummary[],
+	/**  The conversation's run in progress, whichever page it falls on. */
+	activeRun: RunSummary | null,
 };
 
 export type ChatRole = "user" | "assistant" | 
@@ -399,6 +409,12 @@ export type RoomPatch = {
 export type RoomRunChanged = {
 	teamId: string,
 	roomId: string,
+	run: RunSummary,
+};
+
+/**  A run of an agent's chat started or ended: update it in place. */
+export type RunChanged = {
+	agentId: string,
 	run: RunSummary,
 };
 

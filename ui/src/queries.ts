@@ -3,6 +3,7 @@ import {
   MutationCache,
   QueryCache,
   QueryClient,
+  useInfiniteQuery,
   useMutation,
   useQuery,
   useQueryClient,
@@ -14,11 +15,13 @@ import type {
   Agent,
   AgentFile,
   AgentPatch,
-  ChatHistory,
+  ChatMessage,
+  ChatPage,
   NewAgent,
   OpenclawGateway,
   OpenclawGatewayInput,
   Provider,
+  RunSummary,
   RuntimeInfo,
   RuntimeKind,
   SendOutcome,
@@ -28,6 +31,15 @@ import type {
   Team,
 } from "./api";
 import { ClawbooError, hasErrorCode } from "./errors";
+import {
+  newestPageOnly,
+  olderPageParam,
+  PAGE_SIZE,
+  withMessage,
+  withRun,
+  type ChatPages,
+  type PageParam,
+} from "./lib/chatPages";
 
 export const queryKeys = {
   appInfo: ["appInfo"] as const,
@@ -38,7 +50,7 @@ export const queryKeys = {
   providers: ["providers"] as const,
   runtimes: ["runtimes"] as const,
   runtimeAccess: ["runtimeAccess"] as const,
-  chatHistory: (agentId: string) => ["chatHistory", agentId] as const,
+  chatPages: (agentId: string) => ["chatPages", agentId] as const,
   teams: ["teams"] as const,
 };
 
@@ -221,47 +233,68 @@ export function useSetRuntimeAccess() {
   });
 }
 
-export function useChatHistory(agentId: string) {
-  return useQuery({ queryKey: queryKeys.chatHistory(agentId), queryFn: () => api.chatHistory(agentId) });
+/** An agent's chat, newest page first; `fetchNextPage` loads the page before the oldest. */
+export function useChatPages(agentId: string) {
+  return useInfiniteQuery<ChatPage, Error, ChatPages, ReturnType<typeof queryKeys.chatPages>, PageParam>({
+    queryKey: queryKeys.chatPages(agentId),
+    queryFn: ({ pageParam }): Promise<ChatPage> => api.chatHistoryPage(agentId, pageParam, PAGE_SIZE),
+    initialPageParam: null as PageParam,
+    getNextPageParam: olderPageParam,
+    // Events keep it current; a refetch only follows lost events.
+    staleTime: Infinity,
+  });
 }
 
-/** Refetches an agent's chat, for when we know it changed but heard no chatChanged. */
-export function useRefreshChatHistory(agentId: string) {
+/** Applies a stored message to an agent's cached chat; refetches the newest page if none is cached yet. */
+export function addChatMessage(client: QueryClient, agentId: string, message: ChatMessage) {
+  updateChat(client, agentId, (data) => withMessage(data, message));
+}
+
+/** Applies a run's new state to an agent's cached chat. */
+export function changeChatRun(client: QueryClient, agentId: string, run: RunSummary) {
+  updateChat(client, agentId, (data) => withRun(data, run));
+}
+
+function updateChat(client: QueryClient, agentId: string, update: (data: ChatPages) => ChatPages) {
+  const key = queryKeys.chatPages(agentId);
+  const state = client.getQueryState(key);
+  if (!state) return; // never opened: it reads the store when it is
+  if (state.data === undefined) {
+    // The first page is still on its way and may have been read before this was stored.
+    void client.invalidateQueries({ queryKey: key });
+    return;
+  }
+  client.setQueryData<ChatPages>(key, (data) => data && update(data));
+}
+
+/** Keeps only the newest page of every cached chat and refetches it: after events were lost. */
+export function refetchNewestChatPages(client: QueryClient, agentId?: string) {
+  const queryKey = agentId ? queryKeys.chatPages(agentId) : ["chatPages"];
+  client.setQueriesData<ChatPages>({ queryKey }, (data) => data && newestPageOnly(data));
+  void client.invalidateQueries({ queryKey });
+}
+
+/** Refetches an agent's newest page, for when we know it changed but heard nothing. */
+export function useRefreshChat(agentId: string) {
   const client = useQueryClient();
-  return useCallback(
-    () => void client.invalidateQueries({ queryKey: queryKeys.chatHistory(agentId) }),
-    [client, agentId],
-  );
-}
-
-/** Adds what a send returned to the cached history, unless a refetch already brought it. */
-function withSent(history: ChatHistory | undefined, { message, run }: SendOutcome): ChatHistory | undefined {
-  if (!history) return history;
-  const messages = history.messages.some((m) => m.id === message.id)
-    ? history.messages
-    : [...history.messages, message];
-  if (!run || history.runs.some((r) => r.id === run.id)) return { ...history, messages };
-  return { messages, runs: [...history.runs, run], activeRun: run };
+  return useCallback(() => refetchNewestChatPages(client, agentId), [client, agentId]);
 }
 
 export function useSendChatMessage(agentId: string) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (text: string) => api.sendChatMessage(agentId, text),
-    onSuccess: (outcome) => {
-      client.setQueryData<ChatHistory>(queryKeys.chatHistory(agentId), (h) => withSent(h, outcome));
-      void client.invalidateQueries({ queryKey: queryKeys.chatHistory(agentId) });
+    // The same news comes as events too; whichever lands first is kept once.
+    onSuccess: ({ message, run }: SendOutcome) => {
+      addChatMessage(client, agentId, message);
+      if (run) changeChatRun(client, agentId, run);
     },
   });
 }
 
-/** The backend reports the cancelled run through chatChanged; the refetch here is a fallback. */
-export function useCancelRun(agentId: string) {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (runId: string) => api.cancelRun(runId),
-    onSettled: () => client.invalidateQueries({ queryKey: queryKeys.chatHistory(agentId) }),
-  });
+/** The backend reports the stopped run through runChanged. */
+export function useCancelRun() {
+  return useMutation({ mutationFn: (runId: string) => api.cancelRun(runId) });
 }
 
 export function useAnswerPermission() {

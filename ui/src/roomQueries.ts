@@ -148,12 +148,11 @@ export function useRoomEvents() {
   useSubscription(() => api.onRoomMessageAdded(({ message }) => upsertMessage(client, message)));
   useSubscription(() => api.onRoomRunChanged(({ roomId, run }) => upsertRun(client, roomId, run)));
   useSubscription(() => api.onPeerPostAdded(({ post }) => addPost(client, post)));
-  // Events may have been dropped (the stream lagged): only the newest page of each room is
-  // read again.
-  useSubscription(() =>
-    api.onAgentsChanged(() => {
-      void client.invalidateQueries({ queryKey: ["roomRuns"] });
-      void client.resetQueries({ queryKey: ["roomPages"] });
-    }),
-  );
+}
+
+/** After a lag (events may have been dropped): each room's runs and only its newest page are
+ *  read again. */
+export function refetchRooms(client: QueryClient) {
+  void client.invalidateQueries({ queryKey: ["roomRuns"] });
+  void client.resetQueries({ queryKey: ["roomPages"] });
 }

@@ -1,7 +1,9 @@
 //! Clawboo's own costs in a chat, measured with real SQLite and real HTTP on loopback:
 //! - events into the store: a runtime printing a flood of events, every one stored;
 //! - Native overhead: send → reply stored with a Native agent on the fake model server, as the
-//!   history grows, compared with the bare model round trip on the same server.
+//!   history grows, compared with the bare model round trip on the same server;
+//! - chats that grow: reading the newest page at 10 / 1,000 / 10,000 messages, and Clawboo's
+//!   own time per exchange at exchange 10 and at exchange 1,000 (the store seeded to get there).
 //!
 //! `cargo bench -p clawboo-engine --bench chat` (scripts/bench runs it with a keychain).
 
@@ -21,6 +23,8 @@ use clawboo_engine::{Engine, EngineConfig, EngineEvent};
 use clawboo_testkit::{Behavior, FakeModelServer, TempDataDir};
 
 fn main() {
+    page_reads();
+    exchanges_as_the_chat_grows();
     events_into_store();
     native_overhead(Route::Relay);
     native_overhead(Route::Direct);
@@ -90,24 +94,95 @@ fn agent(runtime: RuntimeKind, provider: Option<Provider>) -> NewAgent {
     }
 }
 
-/// Sends and waits for the run's end to be stored; returns the elapsed time.
+/// Sends and waits for the run's end to be stored and announced; returns the elapsed time.
 fn send_and_wait(engine: &Engine, agent_id: &str, text: &str) -> Duration {
     let mut events = engine.events().subscribe();
     let started = Instant::now();
     let run = engine.chat().send(agent_id, text).expect("send").run.expect("run");
     loop {
         match events.blocking_recv() {
-            Ok(EngineEvent::ChatChanged { agent_id: id }) if id == agent_id => {
-                let done = engine.chat().run(&run.id).unwrap();
-                if done.status != RunStatus::Running {
-                    assert_eq!(done.status, RunStatus::Succeeded, "{:?}", done.error);
-                    return started.elapsed();
-                }
+            Ok(EngineEvent::RunChanged { run: done, .. }) if done.id == run.id && done.status != RunStatus::Running => {
+                assert_eq!(done.status, RunStatus::Succeeded, "{:?}", done.error);
+                return started.elapsed();
             }
             Ok(_) => {}
             Err(e) => panic!("event stream: {e}"),
         }
     }
+}
+
+/// The newest 50 messages of chats of ~10, ~1,000 and ~10,000 messages: should be flat.
+fn page_reads() {
+    let dir = TempDataDir::new();
+    let config = EngineConfig::for_dir(dir.path().into());
+    let db = config.database_path();
+    let engine = Engine::open_with(config, vec![Arc::new(Flood(1))]).unwrap();
+    let mut medians = Vec::new();
+    for messages in [10u32, 1_000, 10_000] {
+        let handle = format!("pages{messages}");
+        let id = engine.agents().create(NewAgent { handle, ..agent(RuntimeKind::Native, None) }).unwrap().id;
+        clawboo_testkit::seed_chat(&db, &id, messages / 2);
+        let samples: Vec<_> = (0..500)
+            .map(|_| {
+                let started = Instant::now();
+                let page = engine.chat().history_page(&id, None, 50).unwrap();
+                let elapsed = started.elapsed();
+                assert_eq!(page.messages.len(), 50.min(messages as usize));
+                elapsed
+            })
+            .collect();
+        let older = median(
+            (0..500)
+                .map(|_| {
+                    let started = Instant::now();
+                    engine.chat().history_page(&id, Some(i64::from(messages / 2)), 50).unwrap();
+                    started.elapsed()
+                })
+                .collect(),
+        );
+        let newest = median(samples);
+        medians.push(newest);
+        println!(
+            "chat page: newest 50 of {messages:>6} messages: median {:.3} ms (a page from the middle: {:.3} ms)",
+            ms(newest),
+            ms(older)
+        );
+    }
+    println!("chat page: 10,000 vs 10 messages: {:.2}x the time", medians[2].as_secs_f64() / medians[0].as_secs_f64());
+}
+
+/// Clawboo's own time per exchange (send → reply stored; the model's round trip taken out) at
+/// exchange 10 and at exchange 1,000, with a Native agent on the fake model server.
+fn exchanges_as_the_chat_grows() {
+    let server = FakeModelServer::start_blocking(Behavior::text("Fine, thanks."));
+    let dir = TempDataDir::new();
+    let mut config = EngineConfig::for_dir(dir.path().into());
+    config.keychain_service = clawboo_testkit::unique_keychain_service("bench");
+    let db = config.database_path();
+    let base_url = format!("{}/v1", server.base_url());
+    let engine = Engine::open_with(config, Vec::new()).unwrap();
+    engine.secrets().set_base_url(Provider::Custom, Some(&base_url)).unwrap();
+    let id = engine.agents().create(agent(RuntimeKind::Native, Some(Provider::Custom))).unwrap().id;
+    let mut own = Vec::new();
+    let mut done = 0;
+    for exchange in [10u32, 1_000] {
+        clawboo_testkit::seed_chat(&db, &id, exchange - 1 - done);
+        let samples: Vec<_> = (0..30).map(|_| send_and_wait(&engine, &id, "How are you?")).collect();
+        done = exchange - 1 + 30;
+        let total = median(samples);
+        let last = server.model_requests().last().unwrap().raw_body.clone();
+        let bare = bare_model_round_trip(&server.base_url(), &last);
+        let mine = total.saturating_sub(bare);
+        own.push(mine);
+        println!(
+            "chat exchange {exchange:>5} (Native, fake model): median {:.2} ms send → reply stored; the same request sent bare {:.2} ms; Clawboo's own {:.2} ms ({} KB request: the carried transcript)",
+            ms(total),
+            ms(bare),
+            ms(mine),
+            last.len() / 1024
+        );
+    }
+    println!("chat exchange: Clawboo's own at 1,000 vs 10: {:.2}x", own[1].as_secs_f64() / own[0].as_secs_f64());
 }
 
 fn median(mut samples: Vec<Duration>) -> Duration {
@@ -123,7 +198,7 @@ fn events_into_store() {
         let engine = Engine::open_with(EngineConfig::for_dir(dir.path().into()), vec![Arc::new(Flood(N))]).unwrap();
         let id = engine.agents().create(agent(RuntimeKind::Native, None)).unwrap().id;
         let elapsed = send_and_wait(&engine, &id, "go");
-        let run_id = engine.chat().history(&id).unwrap().runs[0].id.clone();
+        let run_id = engine.chat().history_page(&id, None, 1).unwrap().runs[0].id.clone();
         let stored = engine.chat().run_activity(&run_id).unwrap().len() as u32;
         assert_eq!(stored, N + 1, "every event stored, plus Finished");
         rates.push(Duration::from_secs_f64(elapsed.as_secs_f64() / f64::from(N)));

@@ -2,6 +2,7 @@
 
 use tokio::sync::broadcast;
 
+use crate::chat::{ChatMessage, RunSummary};
 use crate::vocab::{AgentFileName, RunEventRecord};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -15,12 +16,14 @@ pub enum EngineEvent {
     AgentFileChanged { agent_id: String, name: AgentFileName },
     /// A run reported something (stored before or just after this is published).
     RunEvent { agent_id: String, record: RunEventRecord },
-    /// A chat gained a message or a run changed state.
-    ChatChanged { agent_id: String },
+    /// A message was stored in an agent's chat (published after the commit).
+    ChatMessageAdded { agent_id: String, message: ChatMessage },
+    /// A run of an agent's chat started or ended (published after the commit).
+    RunChanged { agent_id: String, run: RunSummary },
     /// A room message was added or changed (a hand-off card got its teammate's run).
     RoomMessageAdded { team_id: String, message: crate::chat::team::RoomMessage },
     /// A team run started or ended.
-    RoomRunChanged { team_id: String, room_id: String, run: crate::chat::RunSummary },
+    RoomRunChanged { team_id: String, room_id: String, run: RunSummary },
     /// An agent posted in its team's peer room.
     PeerPostAdded { post: crate::chat::team::PeerPost },
 }

@@ -122,7 +122,7 @@ impl Fixture {
 
     fn wait_done(&self, run_id: &str) -> clawboo_engine::chat::RunSummary {
         wait_for("the run to finish", Duration::from_secs(10), || {
-            let history = self.engine.chat().history(&self.agent_id).unwrap();
+            let history = self.engine.chat().history_page(&self.agent_id, None, 500).unwrap();
             history.runs.into_iter().find(|r| r.id == run_id && r.status != RunStatus::Running)
         })
     }
@@ -135,7 +135,7 @@ fn a_message_runs_and_the_reply_is_stored_with_its_events() {
     let run = f.send_and_wait("hi there");
     assert_eq!(run.status, RunStatus::Succeeded);
 
-    let history = f.engine.chat().history(&f.agent_id).unwrap();
+    let history = f.engine.chat().history_page(&f.agent_id, None, 500).unwrap();
     let roles: Vec<_> = history.messages.iter().map(|m| (m.role, m.content.as_str())).collect();
     assert_eq!(roles, [(ChatRole::User, "hi there"), (ChatRole::Assistant, "Hello, friend.")]);
     assert!(history.active_run.is_none());
@@ -149,7 +149,124 @@ fn a_message_runs_and_the_reply_is_stored_with_its_events() {
     assert!(published.iter().any(
         |e| matches!(e, EngineEvent::RunEvent { record, .. } if matches!(record.event, RunEvent::TextDelta { .. }))
     ));
-    assert!(published.iter().any(|e| matches!(e, EngineEvent::ChatChanged { .. })));
+    // The chat's own news, in order: the message and its run, then the reply and the run's end.
+    let chat_news: Vec<String> = published
+        .iter()
+        .filter_map(|e| match e {
+            EngineEvent::ChatMessageAdded { message, .. } => {
+                Some(format!("message {} {:?}", message.seq, message.role))
+            }
+            EngineEvent::RunChanged { run, .. } => Some(format!("run {:?}", run.status)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(chat_news, ["message 1 User", "run Running", "message 2 Assistant", "run Succeeded"]);
+}
+
+#[test]
+fn the_events_carry_the_stored_rows_and_a_send_on_a_run_s_end_is_taken() {
+    let f = fixture();
+    let mut events = f.engine.events().subscribe();
+    let mut checked = 0;
+    for text in ["one", "fail", "/reset", "two"] {
+        f.engine.chat().send(&f.agent_id, text).unwrap();
+        loop {
+            match events.blocking_recv().unwrap() {
+                EngineEvent::ChatMessageAdded { agent_id, message } => {
+                    let page = f.engine.chat().history_page(&agent_id, Some(message.seq + 1), 1).unwrap();
+                    assert_eq!(page.messages, [message.clone()]);
+                    checked += 1;
+                    if message.role == ChatRole::Notice {
+                        break;
+                    }
+                }
+                EngineEvent::RunChanged { run, .. } => {
+                    checked += 1;
+                    // The run's slot is free by now: the next send goes through.
+                    if run.status != RunStatus::Running {
+                        assert_eq!(f.engine.chat().run(&run.id).unwrap(), run);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    // one: message, run, reply, end; fail: message, run, end; /reset: notice; two: four.
+    assert_eq!(checked, 12);
+}
+
+#[test]
+fn an_event_is_published_only_once_its_row_is_committed() {
+    let f = fixture();
+    let mut events = f.engine.events().subscribe();
+    let chat = f.engine.chat().clone();
+    let agent_id = f.agent_id.clone();
+    // A listener that reads the store the moment it hears: it must always find what it heard of.
+    let listener = std::thread::spawn(move || {
+        let mut seen = 0;
+        while seen < 8 {
+            match events.blocking_recv().unwrap() {
+                EngineEvent::ChatMessageAdded { message, .. } => {
+                    let page = chat.history_page(&agent_id, None, 500).unwrap();
+                    assert!(page.messages.iter().any(|m| m.id == message.id), "message {} not yet stored", message.seq);
+                    seen += 1;
+                }
+                EngineEvent::RunChanged { run, .. } => {
+                    let stored = chat.run(&run.id).expect("the run's row is stored");
+                    if run.status != RunStatus::Running {
+                        assert_eq!(stored, run, "the run's end is stored");
+                    }
+                    seen += 1;
+                }
+                _ => {}
+            }
+        }
+    });
+    f.send_and_wait("one");
+    f.send_and_wait("two");
+    listener.join().unwrap();
+}
+
+#[test]
+fn history_comes_in_pages_newest_first_without_gaps_or_overlaps() {
+    let f = fixture();
+    f.send_and_wait("fail");
+    f.send_and_wait("hello");
+    for _ in 0..117 {
+        f.engine.chat().send(&f.agent_id, "/reset").unwrap();
+    }
+    // 1: "fail", 2: "hello", 3: its reply, 4..=120: notices.
+    let chat = f.engine.chat();
+    let newest = chat.history_page(&f.agent_id, None, 50).unwrap();
+    let seqs = |p: &clawboo_engine::chat::ChatPage| p.messages.iter().map(|m| m.seq).collect::<Vec<_>>();
+    assert_eq!(seqs(&newest), (71..=120).collect::<Vec<_>>(), "the newest 50, oldest first");
+    assert!(newest.has_older);
+    assert!(newest.runs.is_empty(), "notices refer to no run");
+    let middle = chat.history_page(&f.agent_id, Some(71), 50).unwrap();
+    assert_eq!(seqs(&middle), (21..=70).collect::<Vec<_>>());
+    let oldest = chat.history_page(&f.agent_id, Some(21), 50).unwrap();
+    assert_eq!(seqs(&oldest), (1..=20).collect::<Vec<_>>());
+    assert!(!oldest.has_older);
+    let statuses: Vec<_> = oldest.runs.iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [RunStatus::Failed, RunStatus::Succeeded], "each run the page refers to, once");
+    assert_eq!(oldest.messages[2].run_id.as_deref(), Some(oldest.runs[1].id.as_str()));
+    assert!(chat.history_page(&f.agent_id, Some(1), 50).unwrap().messages.is_empty());
+
+    let err = chat.history_page(&f.agent_id, None, 0).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidInput);
+    assert_eq!(chat.history_page("nobody", None, 50).unwrap_err().code(), ErrorCode::NotFound);
+}
+
+#[test]
+fn the_active_run_is_found_whichever_page_its_message_is_on() {
+    let f = fixture();
+    let run = f.engine.chat().send(&f.agent_id, "wait").unwrap().run.unwrap();
+    let page = f.engine.chat().history_page(&f.agent_id, None, 5).unwrap();
+    assert_eq!(page.active_run.as_ref().map(|r| r.id.as_str()), Some(run.id.as_str()));
+    f.engine.chat().cancel(&run.id).unwrap();
+    f.wait_done(&run.id);
+    assert!(f.engine.chat().history_page(&f.agent_id, None, 5).unwrap().active_run.is_none());
 }
 
 #[test]
@@ -178,10 +295,13 @@ fn reset_ends_the_carried_session_but_keeps_the_messages() {
     let inputs = f.runtime.inputs.lock().unwrap();
     assert!(inputs[1].transcript.is_empty(), "nothing from before the reset is carried");
     assert_eq!(inputs[1].resume_session, None);
-    let history = f.engine.chat().history(&f.agent_id).unwrap();
+    let history = f.engine.chat().history_page(&f.agent_id, None, 500).unwrap();
     assert_eq!(history.messages.len(), 5, "one, its reply, the notice, two, its reply");
     f.engine.chat().send(&f.agent_id, "/new").unwrap();
-    assert_eq!(f.engine.chat().history(&f.agent_id).unwrap().messages.last().unwrap().role, ChatRole::Notice);
+    assert_eq!(
+        f.engine.chat().history_page(&f.agent_id, None, 500).unwrap().messages.last().unwrap().role,
+        ChatRole::Notice
+    );
 }
 
 #[test]
@@ -204,7 +324,7 @@ fn permission_questions_wait_for_the_user() {
     let run = f.engine.chat().send(&f.agent_id, "ask").unwrap().run.unwrap();
     wait_for("the question", Duration::from_secs(5), || f.engine.chat().answer_permission(&run.id, "p1", true).ok());
     f.wait_done(&run.id);
-    let reply = f.engine.chat().history(&f.agent_id).unwrap().messages.last().unwrap().content.clone();
+    let reply = f.engine.chat().history_page(&f.agent_id, None, 500).unwrap().messages.last().unwrap().content.clone();
     assert_eq!(reply, "allowed=true");
 }
 
@@ -214,7 +334,7 @@ fn a_failed_run_keeps_its_error_and_stores_no_reply() {
     let run = f.send_and_wait("fail");
     assert_eq!(run.status, RunStatus::Failed);
     assert_eq!(run.error.as_deref(), Some("the model said no"));
-    let history = f.engine.chat().history(&f.agent_id).unwrap();
+    let history = f.engine.chat().history_page(&f.agent_id, None, 500).unwrap();
     assert_eq!(history.messages.len(), 1);
 }
 
@@ -283,6 +403,6 @@ fn a_cli_agent_whose_program_is_missing_gets_a_clear_error() {
     let err = f.engine.chat().send(&agent.id, "hello").unwrap_err();
     assert!(matches!(err.code(), ErrorCode::RuntimeNotFound), "{err}");
     assert!(err.to_string().contains(program.to_str().unwrap()));
-    assert!(f.engine.chat().history(&agent.id).unwrap().messages.is_empty(), "nothing half-stored");
+    assert!(f.engine.chat().history_page(&agent.id, None, 500).unwrap().messages.is_empty(), "nothing half-stored");
     let _ = &f.dir;
 }

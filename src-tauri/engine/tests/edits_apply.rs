@@ -122,7 +122,7 @@ impl Chat {
     fn turn(&self, text: &str) -> (RunSummary, Vec<RunEvent>) {
         let run = self.engine.chat().send(&self.agent_id, text).unwrap().run.expect("a run");
         let done = wait_for("the run to finish", TURN_LIMIT, || {
-            let history = self.engine.chat().history(&self.agent_id).unwrap();
+            let history = self.engine.chat().history_page(&self.agent_id, None, 500).unwrap();
             history.runs.into_iter().find(|r| r.id == run.id && r.status != RunStatus::Running)
         });
         let activity: Vec<RunEvent> =

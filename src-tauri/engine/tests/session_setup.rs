@@ -98,7 +98,7 @@ impl Fixture {
     fn turn(&self, text: &str) -> (RunSummary, Vec<String>) {
         let run = self.engine.chat().send(&self.agent_id, text).unwrap().run.unwrap();
         let done = wait_for("the run to finish", Duration::from_secs(10), || {
-            let history = self.engine.chat().history(&self.agent_id).unwrap();
+            let history = self.engine.chat().history_page(&self.agent_id, None, 500).unwrap();
             history.runs.into_iter().find(|r| r.id == run.id && r.status != RunStatus::Running)
         });
         let warnings = self

@@ -1,4 +1,4 @@
-use clawboo_engine::chat::{ChatHistory, RunEventRecord, SendOutcome};
+use clawboo_engine::chat::{ChatPage, RunEventRecord, SendOutcome};
 use tauri::State;
 
 use crate::error::AppError;
@@ -6,8 +6,14 @@ use crate::state::AppState;
 
 #[tauri::command]
 #[specta::specta]
-pub async fn chat_history(state: State<'_, AppState>, agent_id: String) -> Result<ChatHistory, AppError> {
-    state.run(move |e| e.chat().history(&agent_id)).await
+/// Up to `limit` messages before `before_seq` (the newest when null), oldest first.
+pub async fn chat_history_page(
+    state: State<'_, AppState>,
+    agent_id: String,
+    before_seq: Option<i64>,
+    limit: u32,
+) -> Result<ChatPage, AppError> {
+    state.run(move |e| e.chat().history_page(&agent_id, before_seq, limit)).await
 }
 
 /// Starts the run and returns at once; the reply arrives through events.

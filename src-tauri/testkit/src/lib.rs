@@ -53,3 +53,27 @@ pub fn unique_keychain_service(test: &str) -> String {
 fn nanos() -> u128 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos())
 }
+
+/// The SQL that appends finished exchanges to an agent's chat (parameters `:agent`, `:count`).
+pub const SEED_CHAT_SQL: &str = include_str!("seed_chat.sql");
+
+/// Appends `exchanges` finished exchanges (user message, run, reply) to the one-to-one chat of
+/// `agent_id` in the database at `db`, straight into SQLite: a chat at exchange 1,000 in a moment.
+pub fn seed_chat(db: &Path, agent_id: &str, exchanges: u32) {
+    let conn = rusqlite::Connection::open(db).expect("open the database to seed");
+    conn.busy_timeout(Duration::from_secs(5)).expect("busy timeout");
+    let tx = conn.unchecked_transaction().expect("begin");
+    // One statement at a time: each binds the parameters it names.
+    for statement in SEED_CHAT_SQL.split(";\n").map(str::trim).filter(|s| s.lines().any(|l| !l.starts_with("--"))) {
+        let mut stmt = tx.prepare(statement).expect("seed statement");
+        for (name, value) in
+            [(":agent", rusqlite::types::Value::Text(agent_id.into())), (":count", i64::from(exchanges).into())]
+        {
+            if let Some(index) = stmt.parameter_index(name).expect("parameter") {
+                stmt.raw_bind_parameter(index, value).expect("bind");
+            }
+        }
+        stmt.raw_execute().expect("seed the chat");
+    }
+    tx.commit().expect("commit the seed");
+}

@@ -1,14 +1,16 @@
 import { describe, expect, it } from "vitest";
-import type { ChatHistory, ChatMessage, RunSummary } from "../api";
+import type { ChatMessage, RunSummary } from "../api";
+import type { ChatView } from "./chat";
 import { buildTimeline, currentRun, firstLines, formatDuration, summarizeInput } from "./chat";
 
-const msg = (id: string, createdAt: number): ChatMessage => ({
+const msg = (id: string, seq: number, runId: string | null = null): ChatMessage => ({
   id,
   agentId: "a",
+  seq,
   role: "user",
   content: id,
-  runId: null,
-  createdAt,
+  runId,
+  createdAt: seq,
 });
 
 const run = (id: string, status: RunSummary["status"], startedAt: number, finishedAt: number | null): RunSummary => ({
@@ -22,13 +24,13 @@ const run = (id: string, status: RunSummary["status"], startedAt: number, finish
 });
 
 describe("buildTimeline", () => {
-  it("places notices of failed or stopped runs where they ended", () => {
-    const history: ChatHistory = {
-      messages: [msg("m1", 10), msg("m2", 30), msg("m3", 50)],
+  it("places notices of failed or stopped runs after the last message of their run", () => {
+    const history: ChatView = {
+      messages: [msg("m1", 1, "ok"), msg("r1", 2, "ok"), msg("m2", 3, "bad"), msg("m3", 4, "stop"), msg("r3", 5, "stop")],
       runs: [run("ok", "succeeded", 11, 20), run("bad", "failed", 31, 40), run("stop", "cancelled", 51, 50)],
       activeRun: null,
     };
-    expect(buildTimeline(history).map((e) => e.key)).toEqual(["m:m1", "m:m2", "r:bad", "m:m3", "r:stop"]);
+    expect(buildTimeline(history).map((e) => e.key)).toEqual(["m:m1", "m:r1", "m:m2", "r:bad", "m:m3", "m:r3", "r:stop"]);
   });
 });
 

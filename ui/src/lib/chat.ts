@@ -1,4 +1,4 @@
-import type { ChatHistory, ChatMessage, JsonValue, RunStatus, RunSummary } from "../api";
+import type { ChatMessage, JsonValue, RunStatus, RunSummary } from "../api";
 
 export type TimelineEntry =
   | { kind: "message"; key: string; message: ChatMessage }
@@ -7,26 +7,35 @@ export type TimelineEntry =
 
 const QUIET_STATUSES: RunStatus[] = ["running", "succeeded"];
 
-/** Messages and run notices, oldest first. A run's notice follows the messages written before it ended. */
-export function buildTimeline(history: ChatHistory): TimelineEntry[] {
-  const entries: Array<{ at: number; order: number; entry: TimelineEntry }> = [];
-  history.messages.forEach((message, i) => {
-    entries.push({ at: message.createdAt, order: i, entry: { kind: "message", key: `m:${message.id}`, message } });
+/** What a chat has loaded: messages oldest first, the runs they refer to, the active run. */
+export type ChatView = { messages: ChatMessage[]; runs: RunSummary[]; activeRun: RunSummary | null };
+
+/**
+ * Messages in their order, each run that ended without success noted after the last message
+ * that refers to it (its user message, or the partial reply of a stopped run). One pass.
+ */
+export function buildTimeline({ messages, runs }: Pick<ChatView, "messages" | "runs">): TimelineEntry[] {
+  const noted = new Map<string, RunSummary>();
+  for (const run of runs) if (!QUIET_STATUSES.includes(run.status)) noted.set(run.id, run);
+  const lastMention = new Map<string, number>();
+  messages.forEach((message, i) => {
+    if (message.runId && noted.has(message.runId)) lastMention.set(message.runId, i);
   });
-  history.runs.forEach((run, i) => {
-    if (QUIET_STATUSES.includes(run.status)) return;
-    const at = run.finishedAt ?? run.startedAt;
-    entries.push({ at, order: history.messages.length + i, entry: { kind: "run", key: `r:${run.id}`, run } });
+  const entries: TimelineEntry[] = [];
+  messages.forEach((message, i) => {
+    entries.push({ kind: "message", key: `m:${message.id}`, message });
+    const run = message.runId ? noted.get(message.runId) : undefined;
+    if (run && lastMention.get(run.id) === i) entries.push({ kind: "run", key: `r:${run.id}`, run });
   });
-  return entries.sort((a, b) => a.at - b.at || a.order - b.order).map((e) => e.entry);
+  return entries;
 }
 
 /** The run the activity card shows: the active one, else the one started last. */
-export function currentRun(history: ChatHistory | undefined): RunSummary | null {
-  if (!history) return null;
-  if (history.activeRun) return history.activeRun;
+export function currentRun(view: ChatView | undefined): RunSummary | null {
+  if (!view) return null;
+  if (view.activeRun) return view.activeRun;
   let latest: RunSummary | null = null;
-  for (const run of history.runs) if (!latest || run.startedAt >= latest.startedAt) latest = run;
+  for (const run of view.runs) if (!latest || run.startedAt >= latest.startedAt) latest = run;
   return latest;
 }
 

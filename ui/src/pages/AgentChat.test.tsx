@@ -3,6 +3,8 @@ import { screen, waitFor, within } from "@testing-library/react";
 import { ClawbooError } from "../errors";
 import {
   backend,
+  emitMessageAdded,
+  emitRunChanged,
   emitRunEvent,
   fakeApi,
   finishRun,
@@ -49,6 +51,7 @@ describe("Chat", () => {
       ["user", "What is 2+2?"],
       ["assistant", "It is 4.\nAnything else?"],
     ]);
+    expect(screen.getAllByTestId("chat-message")[1].querySelector("p")).toBeTruthy();
     expect(screen.getByTestId("chat-notice").textContent).toBe(RESET_NOTICE);
     expect(screen.getByText("/reset starts a fresh conversation", { exact: false })).toBeTruthy();
     expect(screen.queryByTestId("chat-streaming")).toBeNull();
@@ -71,7 +74,8 @@ describe("Chat", () => {
     expect(screen.getByTestId("chat-streaming").textContent).toBe("Hi! Let me look.");
 
     await backendDoes(() => emitRunEvent(agentId, runId, { type: "message", text: "Found it." }));
-    expect(screen.getByTestId("chat-streaming").textContent).toBe("Hi! Let me look.\n\nFound it.");
+    const paragraphs = () => [...screen.getByTestId("chat-streaming").querySelectorAll("p")].map((p) => p.textContent);
+    await waitFor(() => expect(paragraphs()).toEqual(["Hi! Let me look.", "Found it."]));
 
     await backendDoes(() => {
       emitRunEvent(agentId, runId, { type: "finished", outcome: "succeeded", message: null });
@@ -80,8 +84,9 @@ describe("Chat", () => {
     await waitFor(() => expect(screen.queryByTestId("chat-streaming")).toBeNull());
     expect(bubbles()).toEqual([
       ["user", "Hello there"],
-      ["assistant", "Hi! Let me look.\n\nFound it."],
+      ["assistant", "Hi! Let me look.\nFound it."],
     ]);
+    expect(screen.getAllByTestId("chat-message")[1].querySelectorAll("p")).toHaveLength(2);
     expect(screen.queryByTestId("chat-stop")).toBeNull();
   });
 
@@ -201,18 +206,75 @@ describe("Chat", () => {
     expect(fakeApi.runActivity).toHaveBeenCalledWith(run.id);
   });
 
-  it("renders only the latest 200 entries until asked for earlier ones", async () => {
-    for (let i = 1; i <= 230; i++) seedMessage(agentId, i % 2 ? "user" : "assistant", `message ${i}`);
+  it("opens on the newest 50 messages and prepends older pages in order when asked", async () => {
+    for (let i = 1; i <= 120; i++) seedMessage(agentId, i % 2 ? "user" : "assistant", `message ${i}`);
     const { user } = renderApp();
     await openChat(user, "researcher");
+    const texts = () => bubbles().map(([, text]) => text);
+    const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `message ${from + i}`);
 
-    expect(screen.getAllByTestId("chat-message")).toHaveLength(200);
-    expect(screen.queryByText("message 30")).toBeNull();
-    expect(screen.getByText("message 31")).toBeTruthy();
+    expect(texts()).toEqual(range(71, 120));
+    expect(fakeApi.chatHistoryPage).toHaveBeenCalledTimes(1);
+    expect(fakeApi.chatHistoryPage).toHaveBeenLastCalledWith(agentId, null, 50);
 
-    await user.click(screen.getByTestId("chat-show-earlier"));
-    expect(screen.getAllByTestId("chat-message")).toHaveLength(230);
-    expect(screen.queryByTestId("chat-show-earlier")).toBeNull();
+    await user.click(screen.getByTestId("timeline-load-older"));
+    await waitFor(() => expect(texts()).toEqual(range(21, 120)));
+    expect(fakeApi.chatHistoryPage).toHaveBeenLastCalledWith(agentId, 71, 50);
+
+    await user.click(screen.getByTestId("timeline-load-older"));
+    await waitFor(() => expect(texts()).toEqual(range(1, 120)));
+    expect(screen.queryByTestId("timeline-load-older")).toBeNull();
+    expect(fakeApi.chatHistoryPage).toHaveBeenCalledTimes(3);
+  });
+
+  it("appends what events report without reading the history again", async () => {
+    seedMessage(agentId, "user", "Earlier");
+    const { user } = renderApp();
+    await openChat(user, "researcher");
+    const reads = fakeApi.chatHistoryPage.mock.calls.length;
+
+    await backendDoes(() => emitMessageAdded(agentId, seedMessage(agentId, "user", "From another window")));
+    const run = seedRun(agentId);
+    await backendDoes(() => emitRunChanged(agentId, run));
+    await screen.findByTestId("chat-streaming");
+    await backendDoes(() => finishRun(agentId, "succeeded", "Done **there**."));
+    await waitFor(() => expect(screen.queryByTestId("chat-streaming")).toBeNull());
+
+    expect(bubbles()).toEqual([
+      ["user", "Earlier"],
+      ["user", "From another window"],
+      ["assistant", "Done there."],
+    ]);
+    expect(fakeApi.chatHistoryPage.mock.calls.length).toBe(reads);
+    // The same message heard twice (the send's answer and its event) is shown once.
+    await backendDoes(() => emitMessageAdded(agentId, backend.chats.get(agentId)!.messages[1]));
+    expect(bubbles()).toHaveLength(3);
+  });
+
+  it("after lost events reads only the newest page again", async () => {
+    for (let i = 1; i <= 80; i++) seedMessage(agentId, "user", `message ${i}`);
+    const { user } = renderApp();
+    await openChat(user, "researcher");
+    await user.click(screen.getByTestId("timeline-load-older"));
+    await waitFor(() => expect(bubbles()).toHaveLength(80));
+    fakeApi.chatHistoryPage.mockClear();
+
+    seedMessage(agentId, "assistant", "Said while events were lost");
+    await backendDoes(() => backend.agentListeners.forEach((cb) => cb()));
+    await screen.findByText("Said while events were lost");
+    expect(fakeApi.chatHistoryPage.mock.calls).toEqual([[agentId, null, 50]]);
+  });
+
+  it("renders replies as Markdown and the user's text as typed", async () => {
+    seedMessage(agentId, "user", "Show **me**");
+    seedMessage(agentId, "assistant", "Here:\n\n- one\n- two\n\n```ts\nconst x = 1;\n```\n\n| a | b |\n| - | - |\n| 1 | 2 |");
+    const { user } = renderApp();
+    await openChat(user, "researcher");
+    const [mine, reply] = screen.getAllByTestId("chat-message");
+    expect(mine.textContent).toBe("Show **me**");
+    expect(reply.querySelectorAll("li")).toHaveLength(2);
+    expect(reply.querySelector("pre code")?.textContent).toBe("const x = 1;\n");
+    expect(reply.querySelector("table")).toBeTruthy();
   });
 
   it("keeps unsent text when switching to Details and back", async () => {
@@ -222,15 +284,5 @@ describe("Chat", () => {
     await user.click(screen.getByTestId("tab-details"));
     await user.click(screen.getByTestId("tab-chat"));
     expect(input().value).toBe("half a thought");
-  });
-
-  it("refetches the conversation on chatChanged", async () => {
-    const { user } = renderApp();
-    await openChat(user, "researcher");
-    seedMessage(agentId, "assistant", "A message from elsewhere");
-    await backendDoes(() => backend.chatListeners.forEach((cb) => cb({ agentId })));
-    await waitFor(() =>
-      expect(within(screen.getByTestId("chat-timeline")).getByText("A message from elsewhere")).toBeTruthy(),
-    );
   });
 });

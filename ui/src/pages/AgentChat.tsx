@@ -1,13 +1,17 @@
-import { useEffect, useMemo } from "react";
+import { useCallback, useEffect, useMemo } from "react";
 import type { Agent } from "../api";
-import { useCancelRun, useChatHistory, useRefreshChatHistory, useSendChatMessage } from "../queries";
+import { useCancelRun, useChatPages, useRefreshChat, useSendChatMessage } from "../queries";
 import { useRunActivity } from "../runActivity";
 import { errorMessage } from "../errors";
 import { buildTimeline, currentRun } from "../lib/chat";
+import { flattenPages } from "../lib/chatPages";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { ChatTimeline } from "../components/ChatTimeline";
 import { ChatComposer } from "../components/ChatComposer";
 import { ActivityCard } from "../components/ActivityCard";
+
+/** How long a finished run may still be called active before the newest page is read again. */
+const FINISH_GRACE_MS = 3_000;
 
 type Props = {
   agent: Agent;
@@ -17,20 +21,26 @@ type Props = {
 
 /** One-to-one chat with an agent, with what it is doing alongside. */
 export function AgentChat({ agent, drafts }: Props) {
-  const history = useChatHistory(agent.id);
+  const history = useChatPages(agent.id);
   const send = useSendChatMessage(agent.id);
-  const cancel = useCancelRun(agent.id);
-  const refresh = useRefreshChatHistory(agent.id);
+  const cancel = useCancelRun();
+  const refresh = useRefreshChat(agent.id);
 
-  const activeRun = history.data?.activeRun ?? null;
+  const view = useMemo(() => (history.data ? flattenPages(history.data) : undefined), [history.data]);
+  const activeRun = view?.activeRun ?? null;
   const { activity } = useRunActivity(activeRun?.id ?? null);
-  const timeline = useMemo(() => (history.data ? buildTimeline(history.data) : []), [history.data]);
-  const shownRun = currentRun(history.data);
+  const timeline = useMemo(() => (view ? buildTimeline(view) : []), [view]);
+  const shownRun = currentRun(view);
+  const { fetchNextPage, hasNextPage, isFetchingNextPage } = history;
+  const loadOlder = useCallback(() => void fetchNextPage(), [fetchNextPage]);
 
-  // Safety net: the run says it finished but the history still calls it active.
+  // Safety net: the run said it finished, yet no runChanged came to say so. Its end is stored
+  // (and announced) a moment after its last event, so only a long silence reads the page again.
   const finished = activeRun !== null && activity.finished !== null;
   useEffect(() => {
-    if (finished) refresh();
+    if (!finished) return;
+    const timer = setTimeout(refresh, FINISH_GRACE_MS);
+    return () => clearTimeout(timer);
   }, [finished, refresh]);
 
   // A stop request belongs to the run it stopped.
@@ -51,6 +61,9 @@ export function AgentChat({ agent, drafts }: Props) {
             agentName={agent.name}
             tint={agent.tint}
             entries={timeline}
+            hasOlder={hasNextPage}
+            loadingOlder={isFetchingNextPage}
+            onLoadOlder={loadOlder}
             pendingText={send.isPending ? send.variables : null}
             streaming={activeRun ? { text: activity.text } : null}
           />

@@ -139,7 +139,7 @@ describe("About you gate", () => {
     expect(screen.getByTestId("about-you-counter").textContent).toBe("24 / 4,000 characters");
     await user.click(screen.getByTestId("about-you-save"));
 
-    expect((await screen.findByTestId("room-chat")).textContent).toContain("General");
+    expect((await screen.findByTestId("room-chat")).getAttribute("aria-label")).toContain("General");
     expect(screen.queryByTestId("about-you-gate")).toBeNull();
     expect(fakeApi.setAboutYou).toHaveBeenCalledWith(team.id, "I'm Sam; I run a bakery.");
   });
@@ -155,7 +155,7 @@ describe("Team page", () => {
     await user.click(within(dialog).getByTestId("room-member-bo"));
     await user.click(within(dialog).getByTestId("room-save"));
 
-    await waitFor(() => expect(screen.getByTestId("room-chat").textContent).toContain("Design"));
+    await waitFor(() => expect(screen.getByTestId("room-chat").getAttribute("aria-label")).toContain("Design"));
     const tabs = screen.getAllByRole("tab").map((t) => t.textContent);
     expect(tabs).toEqual(["General", "Design"]);
     expect(screen.getByTestId("room-summary").textContent).toContain("@bo");

@@ -9,14 +9,15 @@ import type {
   AgentFileInfo,
   AgentPatch,
   AppInfo,
-  ChatChanged,
-  ChatHistory,
   ChatMessage,
+  ChatMessageAdded,
+  ChatPage,
   NewAgent,
   OpenclawGateway,
   OpenclawGatewayInput,
   Provider,
   ProviderStatus,
+  RunChanged,
   RunEvent,
   RunEventEmitted,
   RunEventRecord,
@@ -32,6 +33,15 @@ import type {
   RoomPatch,
   Team,
   TeamRule,
+  PeerPage,
+  PeerPost,
+  RelayedRequest,
+  RoomMessage,
+  RoomMessageAdded,
+  RoomPage,
+  RoomRunChanged,
+  RunContext,
+  TeamSendOutcome,
 } from "../api";
 
 type FileName = AgentFile["name"];
@@ -47,7 +57,9 @@ export const FILE_NAMES: FileName[] = [
 ];
 
 type FileListener = (change: AgentFileChanged) => void;
-type ChatListener = (change: ChatChanged) => void;
+type MessageListener = (added: ChatMessageAdded) => void;
+type RunChangedListener = (changed: RunChanged) => void;
+type FakeChat = { messages: ChatMessage[]; runs: RunSummary[]; activeRun: RunSummary | null };
 type RunListener = (emitted: RunEventEmitted) => void;
 
 export const RESET_NOTICE = "Conversation reset. The agent starts fresh.";
@@ -125,15 +137,25 @@ function initialState() {
     runtimes: initialRuntimes(),
     access: initialAccess(),
     /** agentId -> chat */
-    chats: new Map<string, ChatHistory>(),
+    chats: new Map<string, FakeChat>(),
     /** runId -> everything the run emitted, for runActivity() */
     runRecords: new Map<string, RunEventRecord[]>(),
     fileListeners: new Set<FileListener>(),
     agentListeners: new Set<() => void>(),
-    chatListeners: new Set<ChatListener>(),
+    messageListeners: new Set<MessageListener>(),
+    runChangedListeners: new Set<RunChangedListener>(),
     runListeners: new Set<RunListener>(),
     teams: [] as Team[],
     teamListeners: new Set<() => void>(),
+    /** roomId -> its messages, oldest first */
+    roomMessages: new Map<string, RoomMessage[]>(),
+    roomRuns: new Map<string, RunSummary[]>(),
+    peerPosts: new Map<string, PeerPost[]>(),
+    runContexts: new Map<string, RunContext>(),
+    runRequests: new Map<string, RelayedRequest[]>(),
+    roomMessageListeners: new Set<(added: RoomMessageAdded) => void>(),
+    roomRunListeners: new Set<(changed: RoomRunChanged) => void>(),
+    peerPostListeners: new Set<(added: { post: PeerPost }) => void>(),
     nextId: 1,
   };
 }
@@ -196,28 +218,38 @@ const fileOf = (agentId: string, name: string): AgentFile => {
   return { name: fileName, content, modifiedAt: Date.now() };
 };
 
-function chatOf(agentId: string): ChatHistory {
+function chatOf(agentId: string): FakeChat {
   let chat = backend.chats.get(agentId);
   if (!chat) backend.chats.set(agentId, (chat = { messages: [], runs: [], activeRun: null }));
   return chat;
 }
 
-const cloneChat = (chat: ChatHistory): ChatHistory => ({
-  messages: chat.messages.map((m) => ({ ...m })),
-  runs: chat.runs.map((r) => ({ ...r })),
-  activeRun: chat.activeRun && { ...chat.activeRun },
-});
+/** As the engine pages: up to `limit` messages before `beforeSeq`, the runs they refer to. */
+function pageOf(agentId: string, beforeSeq: number | null, limit: number): ChatPage {
+  const chat = chatOf(agentId);
+  const before = chat.messages.filter((m) => beforeSeq === null || m.seq < beforeSeq);
+  const messages = before.slice(Math.max(0, before.length - limit)).map((m) => ({ ...m }));
+  const runIds = [...new Set(messages.flatMap((m) => (m.runId ? [m.runId] : [])))];
+  return {
+    messages,
+    hasOlder: before.length > limit,
+    runs: runIds.flatMap((id) => chat.runs.filter((r) => r.id === id).map((r) => ({ ...r }))),
+    activeRun: chat.activeRun && { ...chat.activeRun },
+  };
+}
 
 let clock = 1_000;
 
 /** Adds a stored message to an agent's chat (no event). */
 export function seedMessage(agentId: string, role: ChatMessage["role"], content: string, runId: string | null = null) {
-  const message: ChatMessage = { id: `msg-${backend.nextId++}`, agentId, role, content, runId, createdAt: clock++ };
-  chatOf(agentId).messages.push(message);
+  const chat = chatOf(agentId);
+  const seq = chat.messages.length + 1;
+  const message: ChatMessage = { id: `msg-${backend.nextId++}`, agentId, seq, role, content, runId, createdAt: clock++ };
+  chat.messages.push(message);
   return message;
 }
 
-/** Starts a run for the agent, as a send would (no event). */
+/** Starts a run for the agent, as a send would (no event); the last user message without a run is its. */
 export function seedRun(agentId: string, status: RunStatus = "running", error: string | null = null): RunSummary {
   const running = status === "running";
   const run: RunSummary = {
@@ -231,12 +263,20 @@ export function seedRun(agentId: string, status: RunStatus = "running", error: s
   };
   const chat = chatOf(agentId);
   chat.runs.push(run);
+  const asked = chat.messages[chat.messages.length - 1];
+  if (asked && asked.role === "user" && asked.runId === null) asked.runId = run.id;
   if (running) chat.activeRun = run;
   return run;
 }
 
-export function emitChatChanged(agentId: string) {
-  backend.chatListeners.forEach((cb) => cb({ agentId }));
+/** Tells the app a message was stored, as the engine does after its commit. */
+export function emitMessageAdded(agentId: string, message: ChatMessage) {
+  backend.messageListeners.forEach((cb) => cb({ agentId, message: { ...message } }));
+}
+
+/** Tells the app a run started or ended. */
+export function emitRunChanged(agentId: string, run: RunSummary) {
+  backend.runChangedListeners.forEach((cb) => cb({ agentId, run: { ...run } }));
 }
 
 /** The next record of a run, numbered after what the run emitted so far. Stored for runActivity(). */
@@ -259,15 +299,16 @@ export function emitRunEvent(agentId: string, runId: string, event: RunEvent, at
   return record;
 }
 
-/** Ends the active run: stores the reply (if any), sets the status, and reports chatChanged. */
+/** Ends the active run: stores the reply (if any), sets the status, and reports both. */
 export function finishRun(agentId: string, status: RunStatus, reply: string | null, error: string | null = null) {
   const chat = chatOf(agentId);
   const run = chat.activeRun ?? notFound("Active run");
-  if (reply !== null) seedMessage(agentId, "assistant", reply, run.id);
+  const message = reply !== null ? seedMessage(agentId, "assistant", reply, run.id) : null;
   const done = { ...run, status, error, finishedAt: clock++ };
   chat.runs = chat.runs.map((r) => (r.id === run.id ? done : r));
   chat.activeRun = null;
-  emitChatChanged(agentId);
+  if (message) emitMessageAdded(agentId, message);
+  emitRunChanged(agentId, done);
 }
 
 // Teams, with the engine's rules (src-tauri/engine/src/teams): the messages tests look for match.
@@ -431,14 +472,21 @@ export const fakeApi = {
     backend.access = backend.access.map((a) => (a.kind === kind ? { ...a, choice: access } : a));
     return accessStatuses();
   }),
-  chatHistory: vi.fn(async (agentId: string): Promise<ChatHistory> => cloneChat(chatOf(agentId))),
+  chatHistoryPage: vi.fn(
+    async (agentId: string, beforeSeq: number | null, limit: number): Promise<ChatPage> =>
+      pageOf(agentId, beforeSeq, limit),
+  ),
+  /** Like the engine: stores, publishes the news, and returns it. */
   sendChatMessage: vi.fn(async (agentId: string, text: string): Promise<SendOutcome> => {
     if (text === "/reset" || text === "/new") {
-      return { message: seedMessage(agentId, "notice", RESET_NOTICE), run: null };
+      const notice = seedMessage(agentId, "notice", RESET_NOTICE);
+      emitMessageAdded(agentId, notice);
+      return { message: { ...notice }, run: null };
     }
     const message = seedMessage(agentId, "user", text);
     const run = seedRun(agentId);
-    message.runId = run.id;
+    emitMessageAdded(agentId, message);
+    emitRunChanged(agentId, run);
     return { message: { ...message }, run: { ...run } };
   }),
   cancelRun: vi.fn(async (_runId: string): Promise<null> => null),
@@ -542,6 +590,37 @@ export const fakeApi = {
     changeTeam(team.id, (t) => void (t.rooms = t.rooms.filter((r) => r.id !== roomId)));
     return null;
   }),
+  sendTeamMessage: vi.fn(async (roomId: string, text: string): Promise<TeamSendOutcome> => {
+    if (!text.trim()) invalid("The message is empty.");
+    return { message: seedRoomMessage(roomId, { kind: "user", content: text.trim() }), addressed: [] };
+  }),
+  stopTeam: vi.fn(async (): Promise<null> => null),
+  roomPage: vi.fn(async (roomId: string, beforeSeq: number | null, limit: number): Promise<RoomPage> => {
+    const all = (backend.roomMessages.get(roomId) ?? []).filter((m) => beforeSeq === null || m.seq < beforeSeq);
+    const messages = all.slice(-limit);
+    const ids = new Set(messages.map((m) => m.runId));
+    const runs = (backend.roomRuns.get(roomId) ?? []).filter((r) => ids.has(r.id));
+    return { messages, hasOlder: all.length > messages.length, runs };
+  }),
+  roomRuns: vi.fn(async (roomId: string): Promise<RunSummary[]> => backend.roomRuns.get(roomId) ?? []),
+  peerPosts: vi.fn(async (teamId: string): Promise<PeerPage> => ({
+    posts: backend.peerPosts.get(teamId) ?? [],
+    hasOlder: false,
+  })),
+  runContext: vi.fn(async (runId: string): Promise<RunContext> => backend.runContexts.get(runId) ?? notFound("Run context")),
+  runRequests: vi.fn(async (runId: string): Promise<RelayedRequest[]> => backend.runRequests.get(runId) ?? []),
+  onRoomMessageAdded: vi.fn(async (cb: (added: RoomMessageAdded) => void) => {
+    backend.roomMessageListeners.add(cb);
+    return () => void backend.roomMessageListeners.delete(cb);
+  }),
+  onRoomRunChanged: vi.fn(async (cb: (changed: RoomRunChanged) => void) => {
+    backend.roomRunListeners.add(cb);
+    return () => void backend.roomRunListeners.delete(cb);
+  }),
+  onPeerPostAdded: vi.fn(async (cb: (added: { post: PeerPost }) => void) => {
+    backend.peerPostListeners.add(cb);
+    return () => void backend.peerPostListeners.delete(cb);
+  }),
   onTeamsChanged: vi.fn(async (cb: () => void) => {
     backend.teamListeners.add(cb);
     return () => void backend.teamListeners.delete(cb);
@@ -554,15 +633,42 @@ export const fakeApi = {
     backend.fileListeners.add(cb);
     return () => void backend.fileListeners.delete(cb);
   }),
-  onChatChanged: vi.fn(async (cb: ChatListener) => {
-    backend.chatListeners.add(cb);
-    return () => void backend.chatListeners.delete(cb);
+  onChatMessageAdded: vi.fn(async (cb: MessageListener) => {
+    backend.messageListeners.add(cb);
+    return () => void backend.messageListeners.delete(cb);
+  }),
+  onRunChanged: vi.fn(async (cb: RunChangedListener) => {
+    backend.runChangedListeners.add(cb);
+    return () => void backend.runChangedListeners.delete(cb);
   }),
   onRunEvent: vi.fn(async (cb: RunListener) => {
     backend.runListeners.add(cb);
     return () => void backend.runListeners.delete(cb);
   }),
 };
+
+/** A message in a room, as the engine would have stored it. */
+export function seedRoomMessage(roomId: string, message: Partial<RoomMessage> & Pick<RoomMessage, "kind" | "content">) {
+  const list = backend.roomMessages.get(roomId) ?? [];
+  const stored: RoomMessage = {
+    id: `rm-${backend.nextId++}`,
+    roomId,
+    seq: list.length + 1,
+    authorId: null,
+    targetId: null,
+    runId: null,
+    handoffId: null,
+    createdAt: clock++,
+    ...message,
+  };
+  list.push(stored);
+  backend.roomMessages.set(roomId, list);
+  return stored;
+}
+
+export function emitRoomMessage(teamId: string, message: RoomMessage) {
+  for (const cb of backend.roomMessageListeners) cb({ teamId, message });
+}
 
 /** Fresh state and cleared call records; call in beforeEach. */
 export function resetBackend() {

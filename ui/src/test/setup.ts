@@ -27,3 +27,18 @@ if (typeof Range !== "undefined") {
 if (typeof document !== "undefined" && !document.elementFromPoint) {
   document.elementFromPoint = () => null;
 }
+
+// Nor does it lay out the virtualised timeline: give its scroller a tall viewport and each row
+// a height, so a test sees the rows a user would (about 250 of them at once).
+if (typeof HTMLElement !== "undefined") {
+  const sized = (prop: "clientHeight" | "clientWidth" | "offsetHeight", size: (el: HTMLElement) => number) =>
+    Object.defineProperty(HTMLElement.prototype, prop, {
+      configurable: true,
+      get(this: HTMLElement) {
+        return size(this);
+      },
+    });
+  sized("clientHeight", (el) => (el.classList.contains("timeline") ? 10_000 : 0));
+  sized("clientWidth", (el) => (el.classList.contains("timeline") ? 800 : 0));
+  sized("offsetHeight", (el) => (el.hasAttribute("data-index") ? 30 : 0));
+}

@@ -14,7 +14,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use tokio::sync::{mpsc, oneshot, watch};
 
-pub use types::{ChatHistory, ChatMessage, ChatRole, RunEventRecord, RunStatus, RunSummary, SendOutcome};
+pub use types::{ChatMessage, ChatPage, ChatRole, RunEventRecord, RunStatus, RunSummary, SendOutcome};
 
 use self::recorder::Recorder;
 use self::setup::{Plan, SessionSetup};
@@ -29,6 +29,9 @@ use crate::runtimes::{
     RuntimeRegistry, TranscriptTurn, TurnInput,
 };
 use crate::store::Store;
+
+/// The most messages one page of history may hold.
+pub const MAX_PAGE: u32 = 500;
 
 type Answers = Arc<Mutex<HashMap<String, oneshot::Sender<PermissionAnswer>>>>;
 
@@ -115,11 +118,28 @@ impl Chat {
         Ok(runs)
     }
 
-    pub fn history(&self, agent_id: &str) -> Result<ChatHistory> {
+    /// Up to `limit` messages before `before_seq` (the newest when `None`), oldest first, with
+    /// the runs they refer to and the run in progress. Indexed reads only: the cost of a page
+    /// does not grow with the chat.
+    pub fn history_page(&self, agent_id: &str, before_seq: Option<i64>, limit: u32) -> Result<ChatPage> {
+        if limit == 0 || limit > MAX_PAGE {
+            return Err(Error::InvalidInput(format!("A page holds 1 to {MAX_PAGE} messages, not {limit}.")));
+        }
         self.agents.get(agent_id)?;
-        let (messages, runs) = self.store.read(|c| Ok((store::messages(c, agent_id)?, store::runs(c, agent_id)?)))?;
-        let active_run = runs.iter().rev().find(|r| r.status == RunStatus::Running).cloned();
-        Ok(ChatHistory { messages, runs, active_run })
+        self.store.read(|c| {
+            let Some(conversation) = store::find_conversation(c, agent_id)? else {
+                return Ok(ChatPage { messages: Vec::new(), has_older: false, runs: Vec::new(), active_run: None });
+            };
+            let (messages, has_older) = store::page(c, &conversation, before_seq, limit)?;
+            let mut runs: Vec<RunSummary> = Vec::new();
+            for run_id in messages.iter().filter_map(|m| m.run_id.as_deref()) {
+                if !runs.iter().any(|r| r.id == run_id) {
+                    runs.extend(store::run(c, run_id)?);
+                }
+            }
+            let active_run = store::latest_run(c, &conversation.id)?.filter(|run| run.status == RunStatus::Running);
+            Ok(ChatPage { messages, has_older, runs, active_run })
+        })
     }
 
     pub fn run(&self, run_id: &str) -> Result<RunSummary> {
@@ -213,6 +233,11 @@ impl Chat {
             agent: agent.clone(),
         };
 
+        // After the commit above, so whoever hears of them can read them back; before the run
+        // starts, so its end is never heard before its start.
+        self.events.publish(EngineEvent::ChatMessageAdded { agent_id: agent.id.clone(), message: message.clone() });
+        self.events.publish(EngineEvent::RunChanged { agent_id: agent.id.clone(), run: run.clone() });
+
         let slot = reservation.started(&run.id);
         let chat = Arc::clone(self);
         let summary = run.clone();
@@ -235,15 +260,15 @@ impl Chat {
             if let Some(tools) = &chat.tools {
                 tools.revoke(&summary.id);
             }
-            chat.finish(&agent, &conversation, &fingerprint, &summary, result, recorder);
+            let stored = chat.finish(&agent, &conversation, &fingerprint, &summary, result, recorder);
+            // The slot is free before anyone hears the run ended: a send on that news succeeds.
             chat.release(&agent.id, slot);
             let _ = done_tx.send(true);
-            chat.events.publish(EngineEvent::ChatChanged { agent_id: agent.id.clone() });
+            chat.publish_stored(&agent.id, stored);
             // Team work that waited for this agent starts now.
             let worker = Arc::clone(&chat);
             let _ = tokio::task::spawn_blocking(move || worker.pump(&agent.id)).await;
         });
-        self.events.publish(EngineEvent::ChatChanged { agent_id: agent_id.to_owned() });
         Ok(SendOutcome { message, run: Some(run) })
     }
 
@@ -408,7 +433,7 @@ impl Chat {
         run: &RunSummary,
         result: RunResult,
         mut recorder: Recorder,
-    ) {
+    ) -> Stored {
         recorder.record(result.to_event());
         recorder.flush();
         let status = match result.outcome {
@@ -425,15 +450,37 @@ impl Chat {
             if let Some(session) = &session {
                 store::set_session(tx, &conversation.id, Some((session, agent.runtime, fingerprint)))?;
             }
-            if !reply.trim().is_empty() {
+            let reply = if reply.trim().is_empty() {
+                None
+            } else {
                 // Re-read the epoch: a /reset during the run must not pull this reply back in.
                 let epoch = store::find_conversation(tx, &agent.id)?.map_or(conversation.epoch, |c| c.epoch);
-                store::add_message(tx, conversation, ChatRole::Assistant, reply.trim(), Some(&run.id), epoch, now)?;
-            }
-            Ok(())
+                Some(store::add_message(
+                    tx,
+                    conversation,
+                    ChatRole::Assistant,
+                    reply.trim(),
+                    Some(&run.id),
+                    epoch,
+                    now,
+                )?)
+            };
+            Ok(Stored { reply, run: store::run(tx, &run.id)? })
         });
-        if let Err(e) = stored {
+        stored.unwrap_or_else(|e| {
             eprintln!("clawboo: could not store the end of run {}: {e}", run.id);
+            Stored { reply: None, run: None }
+        })
+    }
+
+    /// Tells listeners what `finish` committed: the reply first, then the run's end, so a
+    /// listener never sees a run over with its reply still missing.
+    fn publish_stored(&self, agent_id: &str, stored: Stored) {
+        if let Some(message) = stored.reply {
+            self.events.publish(EngineEvent::ChatMessageAdded { agent_id: agent_id.to_owned(), message });
+        }
+        if let Some(run) = stored.run {
+            self.events.publish(EngineEvent::RunChanged { agent_id: agent_id.to_owned(), run });
         }
     }
 
@@ -452,7 +499,7 @@ impl Chat {
                 now,
             )
         })?;
-        self.events.publish(EngineEvent::ChatChanged { agent_id: agent.id.clone() });
+        self.events.publish(EngineEvent::ChatMessageAdded { agent_id: agent.id.clone(), message: message.clone() });
         Ok(SendOutcome { message, run: None })
     }
 
@@ -486,6 +533,12 @@ impl Chat {
             active.remove(agent_id);
         }
     }
+}
+
+/// What the end of a run committed, to publish once the run's slot is free.
+struct Stored {
+    reply: Option<ChatMessage>,
+    run: Option<RunSummary>,
 }
 
 /// A reserved run slot: released when dropped, unless the run started.

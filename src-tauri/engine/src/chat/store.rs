@@ -77,14 +77,17 @@ pub fn add_message(
     now: i64,
 ) -> Result<ChatMessage> {
     let id = uuid::Uuid::new_v4().to_string();
-    tx.execute(
+    // MAX(seq) of one conversation is a single step down its (conversation_id, seq) index.
+    let seq = tx.prepare_cached(
         "INSERT INTO messages (id, conversation_id, seq, role, content, run_id, epoch, created_at)
-         VALUES (?1, ?2, (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE conversation_id = ?2), ?3, ?4, ?5, ?6, ?7)",
-        params![id, conversation.id, role.as_str(), content, run_id, epoch, now],
-    )?;
+         VALUES (?1, ?2, (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE conversation_id = ?2), ?3, ?4, ?5, ?6, ?7)
+         RETURNING seq",
+    )?
+    .query_row(params![id, conversation.id, role.as_str(), content, run_id, epoch, now], |r| r.get(0))?;
     Ok(ChatMessage {
         id,
         agent_id: conversation.agent_id.clone(),
+        seq,
         role,
         content: content.to_owned(),
         run_id: run_id.map(str::to_owned),
@@ -92,19 +95,25 @@ pub fn add_message(
     })
 }
 
-pub fn messages(conn: &Connection, agent_id: &str) -> Result<Vec<ChatMessage>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT m.id, c.agent_id, m.role, m.content, m.run_id, m.created_at FROM messages m
-         JOIN conversations c ON c.id = m.conversation_id
-         WHERE c.agent_id = ?1 ORDER BY m.seq",
-    )?;
-    let rows = stmt.query_map([agent_id], |r| {
-        let role: String = r.get(2)?;
+/// Up to `limit` messages before `before_seq` (or the newest), oldest first, and whether older
+/// ones exist. One range read of the (conversation_id, seq) index, whatever the chat's length.
+pub fn page(
+    conn: &Connection,
+    conversation: &Conversation,
+    before_seq: Option<i64>,
+    limit: u32,
+) -> Result<(Vec<ChatMessage>, bool)> {
+    let mut stmt = conn.prepare_cached(PAGE_SQL)?;
+    // One more than asked: its presence says whether older messages exist.
+    let bounds = params![conversation.id, before_seq.unwrap_or(i64::MAX), i64::from(limit) + 1];
+    let rows = stmt.query_map(bounds, |r| {
+        let role: String = r.get(1)?;
         Ok((
             role,
             ChatMessage {
                 id: r.get(0)?,
-                agent_id: r.get(1)?,
+                agent_id: conversation.agent_id.clone(),
+                seq: r.get(2)?,
                 role: ChatRole::User,
                 content: r.get(3)?,
                 run_id: r.get(4)?,
@@ -112,13 +121,21 @@ pub fn messages(conn: &Connection, agent_id: &str) -> Result<Vec<ChatMessage>> {
             },
         ))
     })?;
-    rows.map(|row| {
-        let (role, mut message) = row?;
-        message.role = ChatRole::parse(&role).ok_or_else(|| Error::Internal(format!("unknown role {role}")))?;
-        Ok(message)
-    })
-    .collect()
+    let mut messages = rows
+        .map(|row| {
+            let (role, mut message) = row?;
+            message.role = ChatRole::parse(&role).ok_or_else(|| Error::Internal(format!("unknown role {role}")))?;
+            Ok(message)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let has_older = messages.len() > limit as usize;
+    messages.truncate(limit as usize);
+    messages.reverse();
+    Ok((messages, has_older))
 }
+
+pub const PAGE_SQL: &str = "SELECT id, role, seq, content, run_id, created_at FROM messages
+     WHERE conversation_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3";
 
 /// User/assistant pairs of the current epoch, oldest first, for runtimes whose history Clawboo
 /// carries. A user message without a reply (a failed run) is left out.
@@ -198,22 +215,26 @@ pub fn finish_run(tx: &Transaction, run_id: &str, status: RunStatus, error: Opti
     Ok(())
 }
 
-pub fn runs(conn: &Connection, agent_id: &str) -> Result<Vec<RunSummary>> {
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {RUN_COLUMNS} FROM runs WHERE agent_id = ?1
-         AND conversation_id IN (SELECT id FROM conversations WHERE agent_id = ?1 AND kind = 'direct')
-         ORDER BY started_at"
-    ))?;
-    let rows = stmt.query_map([agent_id], run_from_row)?;
-    rows.map(|r| checked_run(r?)).collect()
+pub fn run(conn: &Connection, run_id: &str) -> Result<Option<RunSummary>> {
+    conn.prepare_cached(RUN_BY_ID_SQL)?.query_row([run_id], run_from_row).optional()?.map(checked_run).transpose()
 }
 
-pub fn run(conn: &Connection, run_id: &str) -> Result<Option<RunSummary>> {
-    conn.query_row(&format!("SELECT {RUN_COLUMNS} FROM runs WHERE id = ?1"), [run_id], run_from_row)
+/// The conversation's newest run: the only one that can still be going (one run at a time per
+/// agent). One step down the (conversation_id, started_at) index; rowid orders runs started in
+/// the same millisecond.
+pub fn latest_run(conn: &Connection, conversation_id: &str) -> Result<Option<RunSummary>> {
+    conn.prepare_cached(LATEST_RUN_SQL)?
+        .query_row([conversation_id], run_from_row)
         .optional()?
         .map(checked_run)
         .transpose()
 }
+
+pub const LATEST_RUN_SQL: &str = "SELECT id, agent_id, runtime, status, error, started_at, finished_at FROM runs
+     WHERE conversation_id = ?1 ORDER BY started_at DESC, rowid DESC LIMIT 1";
+
+pub const RUN_BY_ID_SQL: &str =
+    "SELECT id, agent_id, runtime, status, error, started_at, finished_at FROM runs WHERE id = ?1";
 
 /// Runs left `running` by a previous process that stopped mid-run.
 pub fn mark_interrupted(tx: &Transaction, now: i64) -> Result<Vec<String>> {
@@ -247,4 +268,39 @@ pub fn events(conn: &Connection, run_id: &str) -> Result<Vec<RunEventRecord>> {
         Ok(RunEventRecord { run_id: run_id.to_owned(), seq, at, event })
     })
     .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+
+    /// SQLite's plan for `sql`, one step per line.
+    fn plan(conn: &Connection, sql: &str, params: impl rusqlite::Params) -> String {
+        let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+        let steps: Vec<String> = stmt.query_map(params, |r| r.get(3)).unwrap().map(|s| s.unwrap()).collect();
+        steps.join("\n")
+    }
+
+    #[test]
+    fn a_page_and_its_runs_are_read_through_indexes_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("clawboo.db")).unwrap();
+        store
+            .read(|c| {
+                let page = plan(c, PAGE_SQL, params!["c", 10, 51]);
+                assert!(page.contains("SEARCH messages USING INDEX") && page.contains("seq<?"), "{page}");
+                assert!(!page.contains("TEMP B-TREE"), "no sort: the index gives the order\n{page}");
+                let latest = plan(c, LATEST_RUN_SQL, ["c"]);
+                assert!(latest.contains("SEARCH runs USING INDEX runs_by_conversation"), "{latest}");
+                assert!(!latest.contains("TEMP B-TREE"), "{latest}");
+                let by_id = plan(c, RUN_BY_ID_SQL, ["r"]);
+                assert!(by_id.contains("SEARCH runs USING INDEX sqlite_autoindex_runs_1 (id=?)"), "{by_id}");
+                let next_seq =
+                    plan(c, "SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE conversation_id = ?1", ["c"]);
+                assert!(next_seq.contains("USING COVERING INDEX"), "{next_seq}");
+                Ok(())
+            })
+            .unwrap();
+    }
 }

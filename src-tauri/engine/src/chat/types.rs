@@ -33,6 +33,8 @@ impl ChatRole {
 pub struct ChatMessage {
     pub id: String,
     pub agent_id: String,
+    /// Its place in the conversation: 1, 2, 3… A page of history is a range of these.
+    pub seq: i64,
     pub role: ChatRole,
     pub content: String,
     pub run_id: Option<String>,
@@ -84,9 +86,14 @@ pub struct RunSummary {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
-pub struct ChatHistory {
+pub struct ChatPage {
+    /// Oldest first.
     pub messages: Vec<ChatMessage>,
+    /// Whether messages older than the first of this page exist.
+    pub has_older: bool,
+    /// The runs these messages refer to, in the order first referred to.
     pub runs: Vec<RunSummary>,
+    /// The conversation's run in progress, whichever page it falls on.
     pub active_run: Option<RunSummary>,
 }
 

@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { render } from "@testing-library/react";
+import { Markdown, StreamingMarkdown, markdownBlocks } from "./Markdown";
+
+describe("Markdown", () => {
+  it("shows raw HTML in a reply as text, never as elements", () => {
+    const text = 'Look: <script>window.pwned = 1</script> and <img src="x" onerror="window.pwned = 2"> **bold**';
+    const { container } = render(<Markdown text={text} />);
+    expect(container.querySelector("script")).toBeNull();
+    expect(container.querySelector("img")).toBeNull();
+    expect(container.querySelector("[onerror]")).toBeNull();
+    expect(container.textContent).toContain("<script>window.pwned = 1</script>");
+    expect(container.textContent).toContain('<img src="x" onerror="window.pwned = 2">');
+    expect(container.querySelector("strong")?.textContent).toBe("bold");
+    expect((window as unknown as { pwned?: number }).pwned).toBeUndefined();
+  });
+
+  it("a block of HTML is text too", () => {
+    const { container } = render(<Markdown text={'<div onclick="x()">\n<iframe src="https://example.com"></iframe>\n</div>'} />);
+    expect(container.querySelector("iframe, div[onclick]")).toBeNull();
+    expect(container.textContent).toContain("<iframe");
+  });
+
+  it("leaves links and images inert: nothing to navigate to or load", () => {
+    const { container } = render(
+      <Markdown text={"[docs](https://example.com/docs) <https://example.com> [x](javascript:alert(1)) ![logo](https://example.com/a.png)"} />,
+    );
+    expect(container.querySelector("a, img")).toBeNull();
+    const link = container.querySelector(".md-link");
+    expect(link?.textContent).toBe("docs");
+    expect(link?.getAttribute("title")).toBe("https://example.com/docs");
+    expect(container.querySelector(".md-image")?.textContent).toBe("[logo]");
+  });
+
+  it("renders GitHub tables, lists and code blocks", () => {
+    const { container } = render(<Markdown text={"1. a\n2. b\n\n```rust\nfn x() {}\n```\n\n| k | v |\n|---|--:|\n| a | 1 |"} />);
+    expect(container.querySelectorAll("ol li")).toHaveLength(2);
+    expect(container.querySelector("pre code.language-rust")?.textContent).toBe("fn x() {}\n");
+    expect(container.querySelectorAll("table td")).toHaveLength(2);
+  });
+});
+
+describe("streaming Markdown", () => {
+  it("splits at blank lines but keeps a fenced block whole", () => {
+    expect(markdownBlocks("a\nb\n\n```\nx\n\ny\n```\n\n\nc")).toEqual(["a\nb", "```\nx\n\ny\n```", "c"]);
+    expect(markdownBlocks("```\nopen fence\n\nstill code")).toEqual(["```\nopen fence\n\nstill code"]);
+  });
+
+  it("renders the growing text as Markdown", () => {
+    const { container, rerender } = render(<StreamingMarkdown text={"- one\n- tw"} />);
+    rerender(<StreamingMarkdown text={"- one\n- two\n\nDone <b>now</b>"} />);
+    expect(container.querySelectorAll("li")).toHaveLength(2);
+    expect(container.querySelector("b")).toBeNull();
+    expect(container.textContent).toContain("Done <b>now</b>");
+  });
+});
