@@ -36,14 +36,20 @@ fn teams_rooms_and_rules_survive_a_restart() {
         let (a, b) = (agent(&engine, "ava"), agent(&engine, "bo"));
         let teams = engine.teams();
         let team = teams
-            .create(NewTeam { name: "Research".into(), member_ids: vec![a.clone(), b.clone()], leader_id: Some(b.clone()) })
+            .create(NewTeam {
+                name: "Research".into(),
+                member_ids: vec![a.clone(), b.clone()],
+                leader_id: Some(b.clone()),
+            })
             .unwrap();
         teams.add_rule(&team.id, "Cite your sources.").unwrap();
         teams.add_rule(&team.id, "Answer in English.").unwrap();
         teams.set_brief(&team.id, "Find out what users need.").unwrap();
         teams.set_about_you(&team.id, "I run a small bakery.").unwrap();
         teams.set_member_role(&team.id, &a, "researcher").unwrap();
-        teams.create_room(&team.id, NewRoom { name: "Deep dive".into(), member_ids: vec![a.clone()], leader_id: None }).unwrap();
+        teams
+            .create_room(&team.id, NewRoom { name: "Deep dive".into(), member_ids: vec![a.clone()], leader_id: None })
+            .unwrap();
         teams.set_archived(&team.id, true).unwrap();
         (teams.get(&team.id).unwrap(), a, b)
     };
@@ -51,9 +57,12 @@ fn teams_rooms_and_rules_survive_a_restart() {
     let after = engine.teams().get(&before.id).unwrap();
     assert_eq!(after, before, "everything as it was");
     assert!(after.archived);
-    assert_eq!(after.rules.iter().map(|r| r.text.as_str()).collect::<Vec<_>>(), ["Cite your sources.", "Answer in English."]);
+    assert_eq!(
+        after.rules.iter().map(|r| r.text.as_str()).collect::<Vec<_>>(),
+        ["Cite your sources.", "Answer in English."]
+    );
     assert_eq!(after.rooms.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(), [GENERAL_ROOM_NAME, "Deep dive"]);
-    assert_eq!(after.rooms[1].member_ids, [a.clone()]);
+    assert_eq!(after.rooms[1].member_ids, [a.as_str()]);
     assert_eq!(after.leader_id, Some(b));
     assert_eq!(engine.teams().list().unwrap(), [before]);
 }
@@ -76,7 +85,7 @@ fn deleting_an_agent_through_the_engine_keeps_its_teams() {
     }
     assert!(heard.contains(&EngineEvent::TeamsChanged), "its teams changed too: {heard:?}");
     let team = engine.teams().get(&team.id).unwrap();
-    assert_eq!(team.member_ids(), [b.clone()]);
+    assert_eq!(team.member_ids(), [b.as_str()]);
     assert_eq!(team.leader_id.as_ref(), Some(&b));
     assert_eq!(team.general().unwrap().leader_id.as_ref(), Some(&b));
 

@@ -46,7 +46,11 @@ pub async fn delete_team(state: State<'_, AppState>, id: String) -> Result<(), A
 
 #[tauri::command]
 #[specta::specta]
-pub async fn set_team_members(state: State<'_, AppState>, id: String, member_ids: Vec<String>) -> Result<Team, AppError> {
+pub async fn set_team_members(
+    state: State<'_, AppState>,
+    id: String,
+    member_ids: Vec<String>,
+) -> Result<Team, AppError> {
     state.run(move |e| e.teams().set_members(&id, member_ids)).await
 }
 
@@ -58,7 +62,12 @@ pub async fn set_team_leader(state: State<'_, AppState>, id: String, agent_id: S
 
 #[tauri::command]
 #[specta::specta]
-pub async fn set_member_role(state: State<'_, AppState>, id: String, agent_id: String, role: String) -> Result<Team, AppError> {
+pub async fn set_member_role(
+    state: State<'_, AppState>,
+    id: String,
+    agent_id: String,
+    role: String,
+) -> Result<Team, AppError> {
     state.run(move |e| e.teams().set_member_role(&id, &agent_id, &role)).await
 }
 

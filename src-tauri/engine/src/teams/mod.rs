@@ -158,7 +158,13 @@ impl Teams {
             let rule = TeamRule { id: uuid::Uuid::new_v4().to_string(), text, created_at: now_ms() };
             tx.execute(
                 "INSERT INTO team_rules (id, team_id, text, position, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![rule.id, team.id, rule.text, store::next_position(tx, "team_rules", &team.id)?, rule.created_at],
+                params![
+                    rule.id,
+                    team.id,
+                    rule.text,
+                    store::next_position(tx, "team_rules", &team.id)?,
+                    rule.created_at
+                ],
             )?;
             added = Some(rule);
             Ok(())

@@ -73,7 +73,11 @@ pub(super) fn load(conn: &Connection, only: Option<&str>) -> Result<Vec<Team>> {
         )?;
         let mut rows = stmt.query([only])?;
         while let Some(r) = rows.next()? {
-            rules.entry(r.get(0)?).or_default().push(TeamRule { id: r.get(1)?, text: r.get(2)?, created_at: r.get(3)? });
+            rules.entry(r.get(0)?).or_default().push(TeamRule {
+                id: r.get(1)?,
+                text: r.get(2)?,
+                created_at: r.get(3)?,
+            });
         }
     }
 
@@ -215,7 +219,8 @@ pub(super) fn replace_members(
 
 pub(super) fn replace_room_members(conn: &Connection, room_id: &str, member_ids: &[String]) -> Result<()> {
     conn.execute("DELETE FROM room_members WHERE room_id = ?1", [room_id])?;
-    let mut insert = conn.prepare_cached("INSERT INTO room_members (room_id, agent_id, position) VALUES (?1, ?2, ?3)")?;
+    let mut insert =
+        conn.prepare_cached("INSERT INTO room_members (room_id, agent_id, position) VALUES (?1, ?2, ?3)")?;
     for (position, id) in member_ids.iter().enumerate() {
         insert.execute(params![room_id, id, position as i64])?;
     }
