@@ -62,7 +62,7 @@ fn teams_rooms_and_rules_survive_a_restart() {
         ["Cite your sources.", "Answer in English."]
     );
     assert_eq!(after.rooms.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(), [GENERAL_ROOM_NAME, "Deep dive"]);
-    assert_eq!(after.rooms[1].member_ids, [a.clone()]);
+    assert_eq!(after.rooms[1].member_ids, [a.as_str()]);
     assert_eq!(after.leader_id, Some(b));
     assert_eq!(engine.teams().list().unwrap(), [before]);
 }
@@ -85,7 +85,7 @@ fn deleting_an_agent_through_the_engine_keeps_its_teams() {
     }
     assert!(heard.contains(&EngineEvent::TeamsChanged), "its teams changed too: {heard:?}");
     let team = engine.teams().get(&team.id).unwrap();
-    assert_eq!(team.member_ids(), [b.clone()]);
+    assert_eq!(team.member_ids(), [b.as_str()]);
     assert_eq!(team.leader_id.as_ref(), Some(&b));
     assert_eq!(team.general().unwrap().leader_id.as_ref(), Some(&b));
 

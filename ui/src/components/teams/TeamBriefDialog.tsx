@@ -78,8 +78,11 @@ function RulesSection({ team }: { team: Team }) {
         </p>
       ) : (
         <ol className="rule-list" data-testid="rule-list">
-          {team.rules.map((rule) => (
+          {team.rules.map((rule, index) => (
             <li key={rule.id} className="rule-list__item">
+              <span className="rule-list__number" aria-hidden="true">
+                {index + 1}.
+              </span>
               <span className="rule-list__text">{rule.text}</span>
               <button
                 type="button"
