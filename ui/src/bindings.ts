@@ -138,7 +138,17 @@ export type ApprovalPolicy =
 /**  Allow reading; deny everything else without asking. */
 "read_only";
 
-/**  A chat gained a message or a run changed state: refetch its history. */
+export type ChatMessage = {
+	id: string,
+	agentId: string,
+	/**  Its place in the conversation: 1, 2, 3… A page of history is a range of these. */
+	seq: number,
+	role: ChatRole,
+	content: string,
+	runId: string | null,
+	createdAt: number,
+};
+
 /**  A message was stored in an agent's chat: append it. */
 export type ChatMessageAdded = {
 	agentId: string,
@@ -154,17 +164,6 @@ export type ChatPage = {
 	runs: RunSummary[],
 	/**  The conversation's run in progress, whichever page it falls on. */
 	activeRun: RunSummary | null,
-};
-
-export type ChatMessage = {
-	id: string,
-	agentId: string,
-	/**  Its place in the conversation: 1, 2, 3… A page of history is a range of these. */
-	seq: number,
-	role: ChatRole,
-	content: string,
-	runId: string | null,
-	createdAt: number,
 };
 
 export type ChatRole = "user" | "assistant" | 
@@ -221,6 +220,12 @@ export type ProviderStatus = {
 	defaultBaseUrl: string | null,
 };
 
+/**  A run of an agent's chat started or ended: update it in place. */
+export type RunChanged = {
+	agentId: string,
+	run: RunSummary,
+};
+
 export type RunEvent = 
 /**  The runtime's own session id, stored so the next turn can resume it. */
 { type: "sessionStarted"; sessionId: string } | 
@@ -239,12 +244,6 @@ export type RunEvent =
 { type: "error"; message: string } | { type: "finished"; outcome: RunOutcome; message: string | null };
 
 /**  A run reported something: append it to the run's activity. */
-/**  A run of an agent's chat started or ended: update it in place. */
-export type RunChanged = {
-	agentId: string,
-	run: RunSummary,
-};
-
 export type RunEventEmitted = {
 	agentId: string,
 	record: RunEventRecord,
