@@ -117,19 +117,25 @@ function timeExchange(text) {
      const input = document.querySelector('[data-testid="chat-input"]');
      Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set.call(input, text);
      input.dispatchEvent(new Event('input', { bubbles: true }));
-     const started = performance.now();
-     document.querySelector('[data-testid="chat-send"]').click();
+     const button = document.querySelector('[data-testid="chat-send"]');
+     let started = null;
      const timeline = document.querySelector('[data-testid="chat-timeline"]');
      const observer = new MutationObserver(check);
      const timer = setTimeout(() => { observer.disconnect(); done({ error: 'no reply within 20 s' }); }, 20000);
      function check() {
-       if (!replied(text)) return;
+       if (started === null || !replied(text)) return;
        observer.disconnect();
        clearTimeout(timer);
        requestAnimationFrame(() => done({ ms: performance.now() - started }));
      }
-     observer.observe(timeline, { childList: true, subtree: true, characterData: true });
-     check();`,
+     // The button takes the click once React has seen the text.
+     (function send() {
+       if (button.disabled) return setTimeout(send, 0);
+       observer.observe(timeline, { childList: true, subtree: true, characterData: true });
+       started = performance.now();
+       button.click();
+       check();
+     })();`,
     [text],
   );
 }

@@ -174,7 +174,7 @@ fn the_events_carry_the_stored_rows_and_a_send_on_a_run_s_end_is_taken() {
             match events.blocking_recv().unwrap() {
                 EngineEvent::ChatMessageAdded { agent_id, message } => {
                     let page = f.engine.chat().history_page(&agent_id, Some(message.seq + 1), 1).unwrap();
-                    assert_eq!(page.messages, [message.clone()]);
+                    assert_eq!(page.messages, std::slice::from_ref(&message));
                     checked += 1;
                     if message.role == ChatRole::Notice {
                         break;
