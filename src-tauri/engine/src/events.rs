@@ -2,8 +2,7 @@
 
 use tokio::sync::broadcast;
 
-use crate::chat::{ChatMessage, RunSummary};
-use crate::vocab::{AgentFileName, RunEventRecord};
+use crate::vocab::{AgentFileName, ChatMessage, PeerPost, RoomMessage, RunEventRecord, RunSummary};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum EngineEvent {
@@ -21,11 +20,11 @@ pub enum EngineEvent {
     /// A run of an agent's chat started or ended (published after the commit).
     RunChanged { agent_id: String, run: RunSummary },
     /// A room message was added or changed (a hand-off card got its teammate's run).
-    RoomMessageAdded { team_id: String, message: crate::chat::team::RoomMessage },
+    RoomMessageAdded { team_id: String, message: RoomMessage },
     /// A team run started or ended.
     RoomRunChanged { team_id: String, room_id: String, run: RunSummary },
     /// An agent posted in its team's peer room.
-    PeerPostAdded { post: crate::chat::team::PeerPost },
+    PeerPostAdded { post: PeerPost },
 }
 
 /// Cheap to clone; every clone publishes to the same subscribers.

@@ -56,15 +56,15 @@ export function RoomChat({ team, room }: Props) {
   const allRuns = runs.data ?? [];
   const shownRun =
     (selectedRun && runById.get(selectedRun)) || running[running.length - 1] || allRuns[allRuns.length - 1] || null;
-  const members = room.memberIds.map((id) => agentOf(id)).filter((a): a is Agent => !!a);
+  const leaderName = room.leaderId ? handle(room.leaderId) : "the leader";
   const error = send.error ?? stop.error ?? messages.error ?? runs.error;
 
   return (
     <div className="chat-layout">
       <section className="chat room-chat" aria-label={`${team.name} · ${room.isGeneral ? "General" : room.name}`} data-testid="room-chat">
         <div className="room-toolbar">
-          <span className="muted">
-            {members.length} member{members.length === 1 ? "" : "s"}: {members.map((m) => `@${m.handle}`).join(", ")}
+          <span className="muted room-toolbar__hint">
+            A message goes to {leaderName}; @handle addresses a member.
           </span>
           <button type="button" className="button button--small" onClick={() => setPeerOpen(true)} data-testid="open-peer-room">
             Peer room

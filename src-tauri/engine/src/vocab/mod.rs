@@ -1,12 +1,17 @@
 //! The engine's shared vocabulary: the words every service speaks (runtimes, run events, agent
-//! file names). It sits below the services and imports none of them, so imports only point down:
-//! `events`, `agents`, `runtimes`, `chat` and `context` all use it; it uses only `error`. The old
+//! file names, chat and room messages, runs). It sits below the services and imports none of
+//! them, so imports only point down: `events`, `agents`, `runtimes`, `chat` and `context` all use
+//! it; it uses only `error`. The old
 //! paths (`agents::RuntimeKind`, `runtimes::RunEvent`, `chat::RunEventRecord`, ...) re-export it.
 
 mod agent_file;
+mod chat;
+mod room;
 mod run;
 mod runtime;
 
 pub use agent_file::AgentFileName;
+pub use chat::{ChatMessage, ChatRole, RunStatus, RunSummary};
+pub use room::{PeerPost, RoomMessage, RoomMessageKind};
 pub use run::{RunEvent, RunEventRecord, RunOutcome};
 pub use runtime::{ApprovalPolicy, RuntimeKind};

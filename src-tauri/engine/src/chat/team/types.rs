@@ -4,56 +4,7 @@ use serde::Serialize;
 
 use crate::chat::RunSummary;
 use crate::context::{Section, TurnKind};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
-#[serde(rename_all = "snake_case")]
-pub enum RoomMessageKind {
-    /// The user's message.
-    User,
-    /// An agent's final reply.
-    Reply,
-    /// A hand-off card: `content` is the exact task text the teammate received.
-    Handoff,
-    /// A batch card: `content` is the exact message of results the agent received.
-    Batch,
-    /// Said by Clawboo (a reset, a rule added, the reply chain stopped…).
-    Notice,
-}
-
-impl RoomMessageKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::User => "user",
-            Self::Reply => "reply",
-            Self::Handoff => "handoff",
-            Self::Batch => "batch",
-            Self::Notice => "notice",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        [Self::User, Self::Reply, Self::Handoff, Self::Batch, Self::Notice].into_iter().find(|k| k.as_str() == s)
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
-#[serde(rename_all = "camelCase")]
-pub struct RoomMessage {
-    pub id: String,
-    pub room_id: String,
-    pub seq: i64,
-    pub kind: RoomMessageKind,
-    /// The agent that wrote it (reply), handed the work out (handoff) or received the batch.
-    pub author_id: Option<String>,
-    /// The teammate a hand-off is for.
-    pub target_id: Option<String>,
-    pub content: String,
-    /// Reply: the run that wrote it. Hand-off: the teammate's run on it (once started). Batch: the
-    /// run that received it.
-    pub run_id: Option<String>,
-    pub handoff_id: Option<String>,
-    pub created_at: i64,
-}
+pub use crate::vocab::{PeerPost, RoomMessage, RoomMessageKind};
 
 /// A page of a room, oldest first, with the runs its messages refer to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
@@ -71,20 +22,6 @@ pub struct TeamSendOutcome {
     pub message: RoomMessage,
     /// The runs started (or queued behind a run already going) for it.
     pub addressed: Vec<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
-#[serde(rename_all = "camelCase")]
-pub struct PeerPost {
-    pub id: String,
-    pub team_id: String,
-    pub seq: i64,
-    pub author_id: Option<String>,
-    /// The handle bound to the poster's token when it posted.
-    pub author_handle: String,
-    pub run_id: Option<String>,
-    pub text: String,
-    pub created_at: i64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
