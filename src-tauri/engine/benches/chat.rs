@@ -178,7 +178,26 @@ fn exchanges_as_the_chat_grows() {
             last.len() / 1024
         );
     }
-    println!("chat exchange: Clawboo's own at 1,000 vs 10: {:.2}x", own[1].as_secs_f64() / own[0].as_secs_f64());
+    // A Native agent carries the conversation to the model: at exchange 1,000 the request holds
+    // 1,000 exchanges. After /reset the chat is as long but carries nothing: the chat's length alone.
+    engine.chat().send(&id, "/reset").unwrap();
+    let samples: Vec<_> = (0..30).map(|_| send_and_wait(&engine, &id, "How are you?")).collect();
+    let total = median(samples);
+    let last = server.model_requests().last().unwrap().raw_body.clone();
+    let bare = bare_model_round_trip(&server.base_url(), &last);
+    let after_reset = total.saturating_sub(bare);
+    println!(
+        "chat exchange  1031 after /reset (same chat, nothing carried): median {:.2} ms; bare {:.2} ms; Clawboo's own {:.2} ms ({} KB request)",
+        ms(total),
+        ms(bare),
+        ms(after_reset),
+        last.len() / 1024
+    );
+    println!(
+        "chat exchange: Clawboo's own at 1,000 vs 10: {:.2}x with the transcript carried, {:.2}x after /reset",
+        own[1].as_secs_f64() / own[0].as_secs_f64(),
+        after_reset.as_secs_f64() / own[0].as_secs_f64()
+    );
 }
 
 fn median(mut samples: Vec<Duration>) -> Duration {
