@@ -239,10 +239,30 @@ try {
     chat10000: seed("chat10000", 5000),
   };
   console.log(`seeded: ${JSON.stringify(sizes)} messages`);
+  // A hostile reply: it must show as text, run nothing, load nothing.
+  const HOSTILE = `Try <script>window.__pwned = 1</script> or <img src="x" onerror="window.__pwned = 2"> [here](https://example.com)`;
+  execFileSync("sqlite3", [
+    join(dataDir, "clawboo.db"),
+    `INSERT INTO messages (id, conversation_id, seq, role, content, run_id, epoch, created_at)
+     SELECT 'hostile', c.id, (SELECT MAX(seq) + 1 FROM messages WHERE conversation_id = c.id), 'assistant',
+            '${HOSTILE.replaceAll("'", "''")}', NULL, c.epoch, 0
+     FROM conversations c JOIN agents a ON a.id = c.agent_id WHERE a.handle = 'chat10'`,
+  ]);
 
   // 3. Measure.
   await driver.start(application);
   await waitFor("the app", () => find("agent-item-chat10"), 30000);
+  await click("agent-item-chat10");
+  const hostile = await waitFor("the hostile reply", () =>
+    driver.execute(
+      `const rows = [...document.querySelectorAll('[data-testid="chat-timeline"] .timeline__row')];
+       const row = rows.find((r) => r.textContent.includes('window.__pwned = 1'));
+       return row && { pwned: window.__pwned ?? null, elements: row.querySelectorAll('script, img, a, [onerror]').length, text: row.textContent };`,
+    ),
+  );
+  if (hostile.pwned !== null || hostile.elements !== 0) throw new Error(`raw HTML took effect: ${JSON.stringify(hostile)}`);
+  console.log(`a reply with <script>, <img onerror> and a link shows as text: ${JSON.stringify(hostile.text)}`);
+  await screenshot("hostile-reply.png");
   const small = await exchanges("chat10", "ten");
   const large = await exchanges("chat1000", "thousand");
   console.log(
