@@ -224,19 +224,45 @@ try {
   await typeInto("key-input-custom", "sk-local-bench");
   await click("save-key-custom");
   await waitFor("the key to show as set", async () => (await textOf("key-status-custom")).trim() === "Key set");
-  for (const [name, handle] of [["Ten", "chat10"], ["Thousand", "chat1000"], ["Huge", "chat10000"]]) {
+  const agents = [["Ten", "chat10"], ["Thousand", "chat1000"], ["Reset", "chat1000r"], ["Huge", "chat10000"]];
+  for (const [name, handle] of agents) {
     await createNativeAgent(name, handle);
   }
   await driver.quit();
   await new Promise((r) => setTimeout(r, 1500));
 
   // 2. Seed while the app is closed: exchange 10, exchange 1,000, and a 10,000-message chat.
-  const sizes = { chat10: seed("chat10", 9), chat1000: seed("chat1000", 999), chat10000: seed("chat10000", 5000) };
+  const sizes = {
+    chat10: seed("chat10", 9),
+    chat1000: seed("chat1000", 999),
+    chat1000r: seed("chat1000r", 999),
+    chat10000: seed("chat10000", 5000),
+  };
   console.log(`seeded: ${JSON.stringify(sizes)} messages`);
+  // A hostile reply: it must show as text, run nothing, load nothing.
+  const HOSTILE = `Try <script>window.__pwned = 1</script> or <img src="x" onerror="window.__pwned = 2"> [here](https://example.com)`;
+  execFileSync("sqlite3", [
+    join(dataDir, "clawboo.db"),
+    `INSERT INTO messages (id, conversation_id, seq, role, content, run_id, epoch, created_at)
+     SELECT 'hostile', c.id, (SELECT MAX(seq) + 1 FROM messages WHERE conversation_id = c.id), 'assistant',
+            '${HOSTILE.replaceAll("'", "''")}', NULL, c.epoch, 0
+     FROM conversations c JOIN agents a ON a.id = c.agent_id WHERE a.handle = 'chat10'`,
+  ]);
 
   // 3. Measure.
   await driver.start(application);
   await waitFor("the app", () => find("agent-item-chat10"), 30000);
+  await click("agent-item-chat10");
+  const hostile = await waitFor("the hostile reply", () =>
+    driver.execute(
+      `const rows = [...document.querySelectorAll('[data-testid="chat-timeline"] .timeline__row')];
+       const row = rows.find((r) => r.textContent.includes('window.__pwned = 1'));
+       return row && { pwned: window.__pwned ?? null, elements: row.querySelectorAll('script, img, a, [onerror]').length, text: row.textContent };`,
+    ),
+  );
+  if (hostile.pwned !== null || hostile.elements !== 0) throw new Error(`raw HTML took effect: ${JSON.stringify(hostile)}`);
+  console.log(`a reply with <script>, <img onerror> and a link shows as text: ${JSON.stringify(hostile.text)}`);
+  await screenshot("hostile-reply.png");
   const small = await exchanges("chat10", "ten");
   const large = await exchanges("chat1000", "thousand");
   console.log(
@@ -245,33 +271,53 @@ try {
   );
   console.log(`  samples at 10: ${small.map((x) => x.toFixed(0)).join(" ")}`);
   console.log(`  samples at 1,000: ${large.map((x) => x.toFixed(0)).join(" ")}`);
+  // A Native agent carries its whole conversation to the model, so at exchange 1,000 the model
+  // request is ~1,000 exchanges long. After /reset the chat is as long but the request is not:
+  // what is left is the cost of the chat's length alone.
+  await click("agent-item-chat1000r");
+  await typeInto("chat-input", "/reset");
+  await click("chat-send");
+  await waitFor("the reset notice", () => find("chat-notice"));
+  const reset = await exchanges("chat1000r", "after reset");
+  console.log(
+    `per exchange at exchange 1,000 after /reset (same chat length, short model request): median ${fmt(median(reset))}; ` +
+      `ratio to exchange 10 ${(median(reset) / median(small)).toFixed(2)}x`,
+  );
   await screenshot("long-chat-markdown.png");
 
-  // Older pages: scroll to the top of the 1,000 chat; what was in view stays in place.
+  // Older pages: with a row in view near the top, load the page before; that row stays put.
   const kept = await driver.executeAsync(
     `const done = arguments[0];
      const scroller = document.querySelector('[data-testid="chat-timeline"]');
-     const rowsBefore = document.querySelectorAll('.timeline__row').length;
-     scroller.scrollTop = 0;
-     scroller.dispatchEvent(new Event('scroll'));
-     setTimeout(() => {
+     const firstInView = () => {
        const top = scroller.getBoundingClientRect().top;
-       const rows = [...document.querySelectorAll('.timeline__row')];
-       const first = rows.find((r) => r.getBoundingClientRect().bottom > top + 40);
-       const anchor = first && first.textContent.slice(0, 60);
-       const offset = first && first.getBoundingClientRect().top - top;
-       scroller.scrollTop = 0;
-       scroller.dispatchEvent(new Event('scroll'));
+       const row = [...document.querySelectorAll('.timeline__row')]
+         .sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top)
+         .find((r) => r.getBoundingClientRect().top >= top);
+       return row && { text: row.textContent.slice(0, 80), offset: row.getBoundingClientRect().top - top };
+     };
+     scroller.scrollTop = 400;
+     setTimeout(() => {
+       const before = firstInView();
+       const rowsBefore = document.querySelectorAll('.timeline__row').length;
+       document.querySelector('[data-testid="timeline-load-older"]').click();
        setTimeout(() => {
-         const same = [...document.querySelectorAll('.timeline__row')].find((r) => r.textContent.slice(0, 60) === anchor);
-         done({ anchor, offsetBefore: offset, offsetAfter: same ? same.getBoundingClientRect().top - top : null, rowsBefore });
+         const top = scroller.getBoundingClientRect().top;
+         const same = [...document.querySelectorAll('.timeline__row')].find((r) => r.textContent.slice(0, 80) === before.text);
+         done({ anchor: before.text, offsetBefore: before.offset, offsetAfter: same ? same.getBoundingClientRect().top - top : null,
+                scrollTop: scroller.scrollTop, rowsBefore });
        }, 1500);
-     }, 1500);`,
+     }, 500);`,
   );
-  console.log(`load older at the top: ${JSON.stringify(kept)}`);
+  console.log(`load older: ${JSON.stringify(kept)}`);
+  if (kept.offsetAfter === null || Math.abs(kept.offsetAfter - kept.offsetBefore) > 2) {
+    console.log("  the row in view moved when older messages were added");
+  } else {
+    console.log("  the row in view stayed in place when older messages were added above");
+  }
 
   const opens = [];
-  for (let i = 0; i < RELOADS; i++) opens.push(await reloadAndOpen("chat10000", "Part 5000 reads"));
+  for (let i = 0; i < RELOADS; i++) opens.push(await reloadAndOpen("chat10000", "Part 5000"));
   console.log(
     `reload + open of a ${sizes.chat10000}-message chat, ${RELOADS} times: median ${fmt(median(opens.map((o) => o.total)))} ` +
       `(of which opening the chat: ${fmt(median(opens.map((o) => o.open)))}; rows in the DOM: ${opens[0].rows})`,

@@ -148,7 +148,12 @@ fn page_reads() {
             ms(older)
         );
     }
-    println!("chat page: 10,000 vs 10 messages: {:.2}x the time", medians[2].as_secs_f64() / medians[0].as_secs_f64());
+    // The 10-message chat returns 10 rows, the others a full page of 50.
+    println!(
+        "chat page: 10,000 vs 1,000 messages: {:.2}x the time (10,000 vs 10: {:.2}x)",
+        medians[2].as_secs_f64() / medians[1].as_secs_f64(),
+        medians[2].as_secs_f64() / medians[0].as_secs_f64()
+    );
 }
 
 /// Clawboo's own time per exchange (send → reply stored; the model's round trip taken out) at
@@ -182,7 +187,26 @@ fn exchanges_as_the_chat_grows() {
             last.len() / 1024
         );
     }
-    println!("chat exchange: Clawboo's own at 1,000 vs 10: {:.2}x", own[1].as_secs_f64() / own[0].as_secs_f64());
+    // A Native agent carries the conversation to the model: at exchange 1,000 the request holds
+    // 1,000 exchanges. After /reset the chat is as long but carries nothing: the chat's length alone.
+    engine.chat().send(&id, "/reset").unwrap();
+    let samples: Vec<_> = (0..30).map(|_| send_and_wait(&engine, &id, "How are you?")).collect();
+    let total = median(samples);
+    let last = server.model_requests().last().unwrap().raw_body.clone();
+    let bare = bare_model_round_trip(&server.base_url(), &last);
+    let after_reset = total.saturating_sub(bare);
+    println!(
+        "chat exchange  1031 after /reset (same chat, nothing carried): median {:.2} ms; bare {:.2} ms; Clawboo's own {:.2} ms ({} KB request)",
+        ms(total),
+        ms(bare),
+        ms(after_reset),
+        last.len() / 1024
+    );
+    println!(
+        "chat exchange: Clawboo's own at 1,000 vs 10: {:.2}x with the transcript carried, {:.2}x after /reset",
+        own[1].as_secs_f64() / own[0].as_secs_f64(),
+        after_reset.as_secs_f64() / own[0].as_secs_f64()
+    );
 }
 
 fn median(mut samples: Vec<Duration>) -> Duration {

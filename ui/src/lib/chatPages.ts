@@ -1,6 +1,7 @@
 // A chat held as pages (newest first, as useInfiniteQuery keeps them) and kept current by the
 // backend's events: a message is appended, a run updated in place; nothing is refetched whole.
-// Pure functions over the cached data, so team rooms can reuse them with their own pages.
+// Pure functions over the cached data, generic over the page and message types, so team rooms
+// can reuse them with their own pages (any page with `messages` ordered by `seq`, and `runs`).
 import type { InfiniteData } from "@tanstack/react-query";
 import type { ChatMessage, ChatPage, RunSummary } from "../api";
 
@@ -11,8 +12,14 @@ export const PAGE_SIZE = 50;
 export type PageParam = number | null;
 export type ChatPages = InfiniteData<ChatPage, PageParam>;
 
+/** What the helpers need of a message and of a page. */
+export type Sequenced = { id: string; seq: number };
+export type PageOf<M extends Sequenced> = { messages: M[]; hasOlder: boolean };
+export type RunsOf = { runs: RunSummary[]; activeRun: RunSummary | null };
+type Pages<P> = InfiniteData<P, PageParam>;
+
 /** The next (older) page's param, or undefined when the oldest page is loaded. */
-export function olderPageParam(page: ChatPage): PageParam | undefined {
+export function olderPageParam<M extends Sequenced>(page: PageOf<M>): PageParam | undefined {
   return page.hasOlder && page.messages.length > 0 ? page.messages[0].seq : undefined;
 }
 
@@ -37,7 +44,7 @@ export function flattenPages(data: ChatPages): {
   return { messages, runs, activeRun: data.pages[0]?.activeRun ?? null };
 }
 
-function withNewestPage(data: ChatPages, update: (page: ChatPage) => ChatPage): ChatPages {
+function withNewestPage<P>(data: Pages<P>, update: (page: P) => P): Pages<P> {
   if (data.pages.length === 0) return data;
   const [newest, ...older] = data.pages;
   const next = update(newest);
@@ -45,7 +52,7 @@ function withNewestPage(data: ChatPages, update: (page: ChatPage) => ChatPage): 
 }
 
 /** Appends a stored message to the newest page, unless it is already there. */
-export function withMessage(data: ChatPages, message: ChatMessage): ChatPages {
+export function withMessage<M extends Sequenced, P extends PageOf<M>>(data: Pages<P>, message: M): Pages<P> {
   return withNewestPage(data, (page) => {
     const last = page.messages[page.messages.length - 1];
     if (page.messages.some((m) => m.id === message.id)) return page;
@@ -59,7 +66,7 @@ export function withMessage(data: ChatPages, message: ChatMessage): ChatPages {
 }
 
 /** Puts a run's new state wherever it is shown, and sets or clears the active run. */
-export function withRun(data: ChatPages, run: RunSummary): ChatPages {
+export function withRun<P extends RunsOf>(data: Pages<P>, run: RunSummary): Pages<P> {
   if (data.pages.length === 0) return data;
   // A run never goes back to running: a start heard after the end is ignored.
   const ended = data.pages.some((p) => p.runs.some((r) => r.id === run.id && r.status !== "running"));
@@ -81,7 +88,7 @@ export function withRun(data: ChatPages, run: RunSummary): ChatPages {
 }
 
 /** Only the newest page: what a refetch after lost events needs to bring back. */
-export function newestPageOnly(data: ChatPages): ChatPages {
+export function newestPageOnly<P>(data: Pages<P>): Pages<P> {
   if (data.pages.length <= 1) return data;
   return { pages: data.pages.slice(0, 1), pageParams: data.pageParams.slice(0, 1) };
 }
