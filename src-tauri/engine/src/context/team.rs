@@ -15,6 +15,13 @@
 //!   turn (`deferred`, in order). One exception keeps the queue moving: an item that does not fit
 //!   while nothing has been taken yet (alone bigger than the whole budget) is cut to the budget,
 //!   ending in `…`, and delivered.
+//! - `Section::budget`: persona, rules and About you show the budget of the user's text (the
+//!   framing is not counted); Addressed shows [`INBOX_BUDGET`] (shared with the notices shown in
+//!   Ambient); Ambient shows [`PEER_BUDGET`]. `Section::chars` is always the whole text sent.
+//!
+//! Other choices: the leader sees each teammate's role on one line, cut to [`ROLE_BUDGET`]; a
+//! result in a batch shows the first line of its task, cut to [`TASK_LINE_BUDGET`]; a teammate's
+//! list marks the leader; hand-off instructions appear only when the chat has another member.
 
 use std::borrow::Cow;
 
