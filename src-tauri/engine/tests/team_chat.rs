@@ -61,7 +61,9 @@ impl Runtime for Scripted {
                 Some((_, rest)) => rest.to_owned(),
                 None => input.message.clone(),
             };
-            if message == "plan" {
+            if message == "delegate-wait" {
+                say("@scout wait".into());
+            } else if message == "plan" {
                 say("On it.\n@scout research the market\n@writer write the brief".into());
             } else if message == "tool-plan" {
                 let grant = input.tools.clone().expect("a leader gets Clawboo's tools");
@@ -261,6 +263,28 @@ fn stop_ends_every_run_of_the_team() {
     let runs = f.engine.chat().room_runs(&f.general, 10).unwrap();
     assert!(runs.iter().all(|r| r.status == RunStatus::Cancelled), "{runs:?}");
     assert!(messages.iter().all(|m| m.kind != RoomMessageKind::Batch));
+}
+
+#[test]
+fn a_result_stopped_with_the_team_never_rides_along_with_a_later_batch() {
+    let f = fixture();
+    f.engine.chat().send_team(&f.general, "delegate-wait").unwrap();
+    wait_for("the teammate's waiting run", Duration::from_secs(10), || {
+        let runs = f.engine.chat().room_runs(&f.general, 10).unwrap();
+        runs.iter().any(|r| r.status == RunStatus::Running && r.agent_id == f.ids[1]).then_some(())
+    });
+    f.engine.chat().stop_team(&f.team_id).unwrap();
+    f.settle("the stop", |m| m.iter().any(|m| m.content.starts_with("Stopped")));
+    std::thread::sleep(super_batch_window());
+    f.engine.chat().send_team(&f.general, "plan").unwrap();
+    let messages = f.settle("the final answer", |m| m.iter().any(|m| m.content.starts_with("Final:")));
+    assert_eq!(messages.last().unwrap().content, "Final: 2 results", "only this round's results");
+    assert_eq!(messages.iter().filter(|m| m.kind == RoomMessageKind::Batch).count(), 1);
+}
+
+/// A little longer than the batch window, so a batch that should not come would have come.
+fn super_batch_window() -> Duration {
+    clawboo_engine::chat::team::BATCH_WINDOW + Duration::from_millis(500)
 }
 
 #[test]

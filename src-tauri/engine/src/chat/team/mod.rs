@@ -356,6 +356,10 @@ impl Chat {
         let ticket = {
             let mut state = lock(&self.team);
             if generation < state.generation(team_id) {
+                drop(state);
+                // Stopped: this result must not ride along with a later batch either.
+                let stale = [handoff.id.clone()];
+                let _ = self.store.write(|tx| store::mark_results_delivered(tx, &stale, "stopped"));
                 return;
             }
             state.next_batch += 1;
