@@ -25,8 +25,8 @@ use crate::events::{EngineEvent, EventBus};
 use crate::runtimes::catalog::RuntimeCatalog;
 use crate::runtimes::home::RuntimeHomes;
 use crate::runtimes::{
-    HistoryMode, PermissionAnswer, PersonaDelivery, RunChannels, RunEvent, RunOutcome, RunResult, Runtime,
-    RuntimeRegistry, TranscriptTurn, TurnInput,
+    HistoryMode, PermissionAnswer, PersonaDelivery, RunChannels, RunEvent, RunResult, Runtime, RuntimeRegistry,
+    TranscriptTurn, TurnInput,
 };
 use crate::store::Store;
 
@@ -436,12 +436,7 @@ impl Chat {
     ) -> Stored {
         recorder.record(result.to_event());
         recorder.flush();
-        let status = match result.outcome {
-            RunOutcome::Succeeded => RunStatus::Succeeded,
-            RunOutcome::Failed => RunStatus::Failed,
-            RunOutcome::Cancelled => RunStatus::Cancelled,
-            RunOutcome::TimedOut => RunStatus::TimedOut,
-        };
+        let status = RunStatus::of(result.outcome);
         let reply = recorder.reply();
         let session = recorder.session_id().map(str::to_owned);
         let now = now_ms();

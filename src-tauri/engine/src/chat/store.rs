@@ -33,19 +33,22 @@ pub fn find_conversation(conn: &Connection, agent_id: &str) -> Result<Option<Con
             "SELECT id, agent_id, session_id, session_runtime, epoch, session_setup FROM conversations
              WHERE agent_id = ?1 AND kind = 'direct'",
             [agent_id],
-            |r| {
-                let runtime: Option<String> = r.get(3)?;
-                Ok(Conversation {
-                    id: r.get(0)?,
-                    agent_id: r.get(1)?,
-                    session_id: r.get(2)?,
-                    session_runtime: runtime.as_deref().and_then(RuntimeKind::parse),
-                    epoch: r.get(4)?,
-                    session_setup: r.get(5)?,
-                })
-            },
+            conversation_from_row,
         )
         .optional()?)
+}
+
+/// A conversation from a row of (id, agent_id, session_id, session_runtime, epoch, session_setup).
+pub(super) fn conversation_from_row(r: &Row<'_>) -> rusqlite::Result<Conversation> {
+    let runtime: Option<String> = r.get(3)?;
+    Ok(Conversation {
+        id: r.get(0)?,
+        agent_id: r.get(1)?,
+        session_id: r.get(2)?,
+        session_runtime: runtime.as_deref().and_then(RuntimeKind::parse),
+        epoch: r.get(4)?,
+        session_setup: r.get(5)?,
+    })
 }
 
 /// The runtime session the next turn resumes, with the fingerprint of the setup it has.

@@ -53,6 +53,16 @@ pub enum RunStatus {
 }
 
 impl RunStatus {
+    /// How a finished run is recorded.
+    pub fn of(outcome: super::RunOutcome) -> Self {
+        match outcome {
+            super::RunOutcome::Succeeded => RunStatus::Succeeded,
+            super::RunOutcome::Failed => RunStatus::Failed,
+            super::RunOutcome::Cancelled => RunStatus::Cancelled,
+            super::RunOutcome::TimedOut => RunStatus::TimedOut,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             RunStatus::Running => "running",

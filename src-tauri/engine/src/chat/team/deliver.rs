@@ -19,7 +19,7 @@ use crate::context::{self, Member, TaskResult, ToolName, TurnKind, TurnMessage, 
 use crate::error::{Error, Result};
 use crate::events::EngineEvent;
 use crate::runtimes::home::RuntimeHomes;
-use crate::runtimes::{HistoryMode, RunEvent, RunOutcome, RunResult, TranscriptTurn, TurnHistory, TurnInput};
+use crate::runtimes::{HistoryMode, RunEvent, RunResult, TranscriptTurn, TurnHistory, TurnInput};
 
 /// A task text or hand-off longer than this is refused (the model sees why).
 pub const MAX_TASK_CHARS: usize = 16_000;
@@ -352,12 +352,7 @@ impl Chat {
     fn finish_team_run(self: &Arc<Self>, started: Started, result: RunResult, mut recorder: Recorder) {
         recorder.record(result.to_event());
         recorder.flush();
-        let status = match result.outcome {
-            RunOutcome::Succeeded => RunStatus::Succeeded,
-            RunOutcome::Failed => RunStatus::Failed,
-            RunOutcome::Cancelled => RunStatus::Cancelled,
-            RunOutcome::TimedOut => RunStatus::TimedOut,
-        };
+        let status = RunStatus::of(result.outcome);
         let reply = recorder.reply().trim().to_owned();
         let session = recorder.session_id().map(str::to_owned);
         let Started { delivery, agent, conversation, history, fingerprint, run, handoff_id, from_agent_id } = started;

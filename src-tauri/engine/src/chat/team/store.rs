@@ -4,8 +4,7 @@
 use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
 
 use super::types::{PeerPost, Placement, RoomMessage, RoomMessageKind, RunContext, TeamTurnKind};
-use crate::agents::RuntimeKind;
-use crate::chat::store::{checked_run, run_from_row, Conversation, RUN_COLUMNS};
+use crate::chat::store::{checked_run, conversation_from_row, run_from_row, Conversation, RUN_COLUMNS};
 use crate::chat::RunSummary;
 use crate::context::{Section, WaitingItem, WaitingKind};
 use crate::error::{Error, Result};
@@ -25,17 +24,7 @@ pub fn room_conversation(tx: &Transaction, room_id: &str, agent_id: &str, now: i
         "SELECT id, agent_id, session_id, session_runtime, epoch, session_setup FROM conversations
          WHERE kind = 'room' AND room_id = ?1 AND agent_id = ?2",
         params![room_id, agent_id],
-        |r| {
-            let runtime: Option<String> = r.get(3)?;
-            Ok(Conversation {
-                id: r.get(0)?,
-                agent_id: r.get(1)?,
-                session_id: r.get(2)?,
-                session_runtime: runtime.as_deref().and_then(RuntimeKind::parse),
-                epoch: r.get(4)?,
-                session_setup: r.get(5)?,
-            })
-        },
+        conversation_from_row,
     )
     .map_err(Into::into)
 }
