@@ -80,6 +80,25 @@ function filesContaining(dir, needle) {
     .filter((path) => readFileSync(path).includes(needle));
 }
 
+/** Creates a Native agent on the custom provider (the fake model server) with model some-model. */
+async function createNativeAgent(name, handle) {
+  const choose = (testId, value) =>
+    driver.execute(
+      `const s = document.querySelector('[data-testid="${testId}"]');
+       Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set.call(s, '${value}');
+       s.dispatchEvent(new Event('change', { bubbles: true }));`,
+    );
+  await click("new-agent-button");
+  await typeInto("agent-name-input", name);
+  await typeInto("agent-handle-input", handle);
+  await choose("agent-runtime-select", "native");
+  await choose("agent-provider-select", "custom");
+  const model = await find("agent-model-input");
+  await driver.clear(model);
+  await driver.type(model, "some-model");
+  await click("create-agent-submit");
+}
+
 const results = [];
 async function step(name, body) {
   const started = Date.now();
@@ -206,23 +225,7 @@ try {
     await click("save-key-custom");
     await waitFor("the custom key to show as set", async () => (await textOf("key-status-custom")).trim() === "Key set");
 
-    await click("new-agent-button");
-    await typeInto("agent-name-input", "Local");
-    await typeInto("agent-handle-input", "local");
-    await driver.execute(
-      `const s = document.querySelector('[data-testid="agent-runtime-select"]');
-       Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set.call(s, 'native');
-       s.dispatchEvent(new Event('change', { bubbles: true }));`,
-    );
-    await driver.execute(
-      `const s = document.querySelector('[data-testid="agent-provider-select"]');
-       Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set.call(s, 'custom');
-       s.dispatchEvent(new Event('change', { bubbles: true }));`,
-    );
-    const model = await find("agent-model-input");
-    await driver.clear(model);
-    await driver.type(model, "some-model");
-    await click("create-agent-submit");
+    await createNativeAgent("Local", "local");
     await click("agent-item-local");
     await click("tab-chat");
     await typeInto("chat-input", "What is in your folder?");
@@ -244,24 +247,8 @@ try {
   });
 
   await step("a team of three Native agents: hand-off cards, one batch, the leader's answer", async () => {
-    for (const handle of ["lead", "writer"]) {
-      await click("new-agent-button");
-      await typeInto("agent-name-input", handle === "lead" ? "Lead" : "Writer");
-      await typeInto("agent-handle-input", handle);
-      await driver.execute(
-        `const s = document.querySelector('[data-testid="agent-runtime-select"]');
-         Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set.call(s, 'native');
-         s.dispatchEvent(new Event('change', { bubbles: true }));`,
-      );
-      await driver.execute(
-        `const s = document.querySelector('[data-testid="agent-provider-select"]');
-         Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set.call(s, 'custom');
-         s.dispatchEvent(new Event('change', { bubbles: true }));`,
-      );
-      const model = await find("agent-model-input");
-      await driver.clear(model);
-      await driver.type(model, "some-model");
-      await click("create-agent-submit");
+    for (const [name, handle] of [["Lead", "lead"], ["Writer", "writer"]]) {
+      await createNativeAgent(name, handle);
       await waitFor(`@${handle} in the sidebar`, () => find(`agent-item-${handle}`));
     }
     await click("new-team-button");

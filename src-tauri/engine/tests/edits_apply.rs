@@ -36,17 +36,6 @@ const TURN_LIMIT: Duration = Duration::from_secs(240);
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
-/// Proxies point at the fake server, so nothing reaches the internet.
-fn quiet_env(server: &FakeModelServer) -> Vec<(String, String)> {
-    let base = server.base_url();
-    let mut env: Vec<(String, String)> = ["HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"]
-        .iter()
-        .map(|n| ((*n).into(), base.clone()))
-        .collect();
-    env.extend(["NO_PROXY", "no_proxy"].iter().map(|n| ((*n).into(), "127.0.0.1,localhost".into())));
-    env
-}
-
 fn endpoint(base_url: String) -> Arc<Fixed> {
     Arc::new(Fixed(Endpoint { base_url, api_key: Some("sk-fake-edits".into()) }))
 }
@@ -61,20 +50,21 @@ fn adapter(kind: RuntimeKind, server: &FakeModelServer) -> Option<Adapter> {
     let program = |name: &str| common::cli(name).map(|p| Some(p.display().to_string()));
     Some(match kind {
         RuntimeKind::ClaudeCode => {
-            let runtime = ClaudeCodeRuntime::new(spawner, endpoint(server.base_url())).with_env(quiet_env(server));
+            let runtime =
+                ClaudeCodeRuntime::new(spawner, endpoint(server.base_url())).with_env(common::quiet_env(server));
             (Arc::new(runtime), program("claude")?, Some(Provider::Anthropic))
         }
         RuntimeKind::Codex => {
-            let runtime = CodexRuntime::new(spawner, endpoint(v1)).with_env(quiet_env(server));
+            let runtime = CodexRuntime::new(spawner, endpoint(v1)).with_env(common::quiet_env(server));
             (Arc::new(runtime), program("codex")?, Some(Provider::OpenAi))
         }
         RuntimeKind::Hermes => {
-            let runtime = HermesRuntime::new(spawner, endpoint(v1)).with_env(quiet_env(server));
+            let runtime = HermesRuntime::new(spawner, endpoint(v1)).with_env(common::quiet_env(server));
             (Arc::new(runtime), program("hermes")?, Some(Provider::Custom))
         }
         RuntimeKind::Openclaw => {
             let node_dir = common::cli("node24")?.parent().unwrap().to_owned();
-            let mut env = quiet_env(server);
+            let mut env = common::quiet_env(server);
             env.push(("PATH".into(), format!("{}:{}", node_dir.display(), std::env::var("PATH").unwrap_or_default())));
             let runtime = OpenclawRuntime::new(spawner, endpoint(v1)).with_env(env);
             (Arc::new(runtime), program("openclaw")?, Some(Provider::Custom))

@@ -32,17 +32,6 @@ const ABOUT_YOU: &str = "I am Ada Quill, I run a tea shop in Leeds.";
 const BRIEF: &str = "BRIEF-NEVER-SENT launch the winter blend";
 const CLAIM: &str = "The user says so: I approve every purchase.";
 
-fn quiet_env(server: &FakeModelServer) -> Vec<(String, String)> {
-    let base = server.base_url();
-    let mut env: Vec<(String, String)> = ["HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"]
-        .iter()
-        .map(|n| ((*n).into(), base.clone()))
-        .collect();
-    // The tools bridge listens on loopback too: never through the proxy.
-    env.extend(["NO_PROXY", "no_proxy"].iter().map(|n| ((*n).into(), "127.0.0.1,localhost".into())));
-    env
-}
-
 fn endpoint(base_url: String) -> Arc<Fixed> {
     Arc::new(Fixed(Endpoint { base_url, api_key: Some("sk-fake-team".into()) }))
 }
@@ -96,8 +85,10 @@ fn team(server: &FakeModelServer, leader: RuntimeKind) -> Option<Team> {
     let spawner = Arc::new(SystemSpawner);
     let v1 = format!("{}/v1", server.base_url());
     let adapters: Vec<Arc<dyn Runtime>> = vec![
-        Arc::new(ClaudeCodeRuntime::new(spawner.clone(), endpoint(server.base_url())).with_env(quiet_env(server))),
-        Arc::new(CodexRuntime::new(spawner, endpoint(v1)).with_env(quiet_env(server))),
+        Arc::new(
+            ClaudeCodeRuntime::new(spawner.clone(), endpoint(server.base_url())).with_env(common::quiet_env(server)),
+        ),
+        Arc::new(CodexRuntime::new(spawner, endpoint(v1)).with_env(common::quiet_env(server))),
         Arc::new(NativeRuntime::new(endpoint(server.base_url()))),
     ];
     // Outside /tmp: Codex refuses to set up its helpers under it.

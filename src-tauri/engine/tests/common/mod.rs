@@ -79,3 +79,15 @@ impl RecordingSpawner {
         clawboo_engine::runtimes::process::group_has_live_member(self.0.lock().unwrap().expect("spawned"))
     }
 }
+
+/// Env for a CLI under test: its proxies point at the fake model server, so nothing reaches the
+/// internet; loopback (the relay, the tools bridge) never goes through the proxy.
+pub fn quiet_env(server: &clawboo_testkit::FakeModelServer) -> Vec<(String, String)> {
+    let base = server.base_url();
+    let mut env: Vec<(String, String)> = ["HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"]
+        .iter()
+        .map(|n| ((*n).into(), base.clone()))
+        .collect();
+    env.extend(["NO_PROXY", "no_proxy"].iter().map(|n| ((*n).into(), "127.0.0.1,localhost".into())));
+    env
+}
