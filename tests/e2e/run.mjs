@@ -234,13 +234,19 @@ try {
       const page = await driver.execute("return document.body.innerText");
       return page.includes("All done: I listed your files.");
     }, 30000);
-    const tools = await driver.execute(
+    // The reply and the Activity card's rows arrive as separate events: wait for both.
+    const toolRows = () => driver.execute(
       `return [...document.querySelectorAll('[data-testid^="activity-tool-"]')].map(e => e.innerText).join(" | ")`,
     );
-    if (!tools.includes("list_files") || !tools.includes("SOUL.md")) {
+    try {
+      await waitFor("the tool call and its output in Activity", async () => {
+        const tools = await toolRows();
+        return tools.includes("list_files") && tools.includes("SOUL.md");
+      }, 10000);
+    } catch (err) {
       const page = await driver.execute("return document.body.innerText");
       throw new Error(
-        `the Activity card does not show the tool call and its output: ${tools.slice(0, 300)}\npage: ${page.slice(0, 800)}`,
+        `the Activity card does not show the tool call and its output: ${(await toolRows()).slice(0, 300)}\npage: ${page.slice(0, 800)}`,
       );
     }
     await saveScreenshot("native-chat.png");
