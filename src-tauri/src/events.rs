@@ -75,6 +75,10 @@ pub struct PeerPostAdded {
     pub post: PeerPost,
 }
 
+/// A fact, saved note, scratch note or promotion changed: refetch what the Memory view shows.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, Event)]
+pub struct MemoryChanged;
+
 /// Forwards until the engine goes away. If the UI side lags, it is told to refetch (through
 /// AgentsChanged: agents, files, and the newest page of each open chat).
 pub fn forward<R: Runtime>(app: AppHandle<R>, engine: Arc<Engine>) {
@@ -97,6 +101,7 @@ pub fn forward<R: Runtime>(app: AppHandle<R>, engine: Arc<Engine>) {
                     RoomRunChanged { team_id, room_id, run }.emit(&app)
                 }
                 Ok(EngineEvent::PeerPostAdded { post }) => PeerPostAdded { post }.emit(&app),
+                Ok(EngineEvent::MemoryChanged) => MemoryChanged.emit(&app),
                 Err(RecvError::Closed) => break,
             };
             if let Err(e) = sent {

@@ -73,7 +73,8 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
             events::RunChanged,
             events::RoomMessageAdded,
             events::RoomRunChanged,
-            events::PeerPostAdded
+            events::PeerPostAdded,
+            events::MemoryChanged
         ])
         // Timestamps (ms since the epoch) and file sizes cross IPC as i64/u64; both stay far
         // below 2^53, so a JavaScript number holds them exactly.

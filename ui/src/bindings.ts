@@ -79,6 +79,7 @@ export const events = {
 	agentFileChanged: makeEvent<AgentFileChanged, AgentFileChanged>("agent-file-changed"),
 	agentsChanged: makeEvent<AgentsChanged, AgentsChanged>("agents-changed"),
 	chatMessageAdded: makeEvent<ChatMessageAdded, ChatMessageAdded>("chat-message-added"),
+	memoryChanged: makeEvent<MemoryChanged, MemoryChanged>("memory-changed"),
 	peerPostAdded: makeEvent<PeerPostAdded, PeerPostAdded>("peer-post-added"),
 	roomMessageAdded: makeEvent<RoomMessageAdded, RoomMessageAdded>("room-message-added"),
 	roomRunChanged: makeEvent<RoomRunChanged, RoomRunChanged>("room-run-changed"),
@@ -213,6 +214,9 @@ export type ErrorCode =
 "data_dir_in_use" | "store" | "io" | "keychain_unavailable" | "keychain" | "runtime_not_found" | "runtime_failed" | "run_not_active" | "missing_api_key" | 
 /**  A runtime is to use the user's own CLI sign-in, and none was found. */
 "sign_in_missing" | "internal";
+
+/**  A fact, saved note, scratch note or promotion changed: refetch what the Memory view shows. */
+export type MemoryChanged = null;
 
 export type NewAgent = {
 	name: string,

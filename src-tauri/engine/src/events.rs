@@ -25,6 +25,8 @@ pub enum EngineEvent {
     RoomRunChanged { team_id: String, room_id: String, run: RunSummary },
     /// An agent posted in its team's peer room.
     PeerPostAdded { post: PeerPost },
+    /// A fact, saved note, scratch note or promotion was added or changed: refetch memory.
+    MemoryChanged,
 }
 
 /// Cheap to clone; every clone publishes to the same subscribers.

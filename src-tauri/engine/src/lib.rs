@@ -7,6 +7,7 @@ pub mod config;
 pub mod context;
 pub mod error;
 pub mod events;
+pub mod memory;
 pub mod native;
 pub mod relay;
 pub mod runtimes;
@@ -25,6 +26,7 @@ pub use events::{EngineEvent, EventBus};
 
 use agents::{Agents, FileWatcher, Workspaces};
 use chat::Chat;
+use memory::Memory;
 use relay::Relay;
 use runtimes::catalog::RuntimeCatalog;
 use secrets::Secrets;
@@ -39,6 +41,7 @@ pub struct Engine {
     catalog: Arc<RuntimeCatalog>,
     chat: Arc<Chat>,
     teams: Arc<Teams>,
+    memory: Arc<Memory>,
     spawner: Arc<dyn runtimes::process::Spawner>,
     relay: Arc<Relay>,
     tools: Arc<tools::Tools>,
@@ -92,6 +95,7 @@ impl Engine {
             runtimes::adapters(relay.clone(), catalog.clone(), secrets.clone(), spawner.clone(), tools.clone());
         let registry = replace.into_iter().fold(adapters, |r, a| r.with(a));
         let teams = Arc::new(Teams::new(store.clone(), agents.clone(), events.clone()));
+        let memory = Arc::new(Memory::new(store.clone(), events.clone()));
         let chat = Arc::new(
             Chat::new(store, agents.clone(), registry, catalog.clone(), events.clone(), runtime.handle().clone())
                 .with_relay(relay.clone())
@@ -109,6 +113,7 @@ impl Engine {
             catalog,
             chat,
             teams,
+            memory,
             spawner,
             relay,
             tools,
@@ -147,6 +152,11 @@ impl Engine {
     /// Teams of agents, their rules, brief, About you and rooms.
     pub fn teams(&self) -> &Arc<Teams> {
         &self.teams
+    }
+
+    /// Shared memory: facts, saved notes, scratch notes and promotions.
+    pub fn memory(&self) -> &Arc<Memory> {
+        &self.memory
     }
 
     pub fn chat(&self) -> &Arc<Chat> {

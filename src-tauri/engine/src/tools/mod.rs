@@ -26,8 +26,11 @@ pub struct Caller {
     pub run_id: String,
     pub agent_id: String,
     pub agent_handle: String,
+    /// Empty outside team chat (a one-to-one chat).
     pub team_id: String,
     pub room_id: String,
+    /// The conversation the run belongs to: the session scope of scratch notes.
+    pub conversation_id: String,
     /// The tools this run may see and call; anything else is unknown to it.
     pub tools: Vec<ToolName>,
 }

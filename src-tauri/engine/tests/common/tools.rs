@@ -37,6 +37,7 @@ pub fn caller(run_id: &str, agent_id: &str, handle: &str, tools: &[ToolName]) ->
         agent_handle: handle.into(),
         team_id: "team-1".into(),
         room_id: "room-general".into(),
+        conversation_id: "conversation-1".into(),
         tools: tools.to_vec(),
     }
 }

@@ -275,7 +275,7 @@ impl Chat {
             _ => (transcript.into_iter().map(|(user, assistant)| TranscriptTurn { user, assistant }).collect(), (0, 0)),
         };
         let setup_notice = setup::notice(crate::runtimes::detect::label(agent.runtime), &plan, carried);
-        let grant = self.grant_team_tools(&team.id, &room.id, &agent, &run.id, &tools);
+        let grant = self.grant_team_tools(&team.id, &room.id, &agent, &conversation.id, &run.id, &tools);
         let workspace = self.agents.workspaces().dir(&agent.id);
         let Placed { system, preamble, .. } = placed;
         let input = TurnInput {

@@ -105,6 +105,7 @@ impl Chat {
         team_id: &str,
         room_id: &str,
         agent: &Agent,
+        conversation_id: &str,
         run_id: &str,
         tools: &[ToolName],
     ) -> Option<ToolGrant> {
@@ -115,6 +116,7 @@ impl Chat {
             agent_handle: agent.handle.clone(),
             team_id: team_id.to_owned(),
             room_id: room_id.to_owned(),
+            conversation_id: conversation_id.to_owned(),
             tools: tools.to_vec(),
         }))
     }
