@@ -451,6 +451,11 @@ export type RunEvent =
 /**  The runtime asks before using a tool; answered with allow or deny. */
 { type: "permissionRequest"; requestId: string; tool: string; input: Value; description: string } | { type: "permissionResolved"; requestId: string; allowed: boolean } | { type: "usage"; inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; costUsd: number | null } | 
 /**
+ *  What Clawboo put in front of the message for this turn beyond the message itself
+ *  (recalled saved notes, scratch notes): `summary` is one line, `text` exactly what was sent.
+ */
+{ type: "contextAdded"; summary: string; text: string } | 
+/**
  *  Something odd that did not stop the run (an unparseable line, a resumed session that
  *  was gone and replaced).
  */

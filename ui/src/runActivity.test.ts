@@ -73,6 +73,17 @@ describe("summarize", () => {
     expect(a.lastSeq).toBe(6);
   });
 
+  it("keeps what Clawboo added to the message, summary and exact text", () => {
+    const a = summarize([
+      rec(1, { type: "contextAdded", summary: "Recalled 2 saved notes", text: "Your saved notes:\n- a\n- b" }),
+      rec(2, { type: "textDelta", text: "ok" }),
+    ]);
+    expect(a.items).toEqual([
+      { kind: "context", key: "context:1", summary: "Recalled 2 saved notes", text: "Your saved notes:\n- a\n- b" },
+    ]);
+    expect(a.text).toBe("ok");
+  });
+
   it("orders by seq and ignores duplicates", () => {
     const a = summarize([
       rec(2, { type: "textDelta", text: "b" }),

@@ -29,6 +29,7 @@ export type ActivityItem =
   | ToolCallItem
   | PermissionItem
   | { kind: "thinking"; key: string; text: string }
+  | { kind: "context"; key: string; summary: string; text: string }
   | { kind: "warning" | "error"; key: string; message: string };
 
 export type Usage = {
@@ -161,6 +162,9 @@ export class RunFold {
         };
         break;
       }
+      case "contextAdded":
+        this.put({ kind: "context", key: `context:${seq}`, summary: event.summary, text: event.text });
+        break;
       case "warning":
       case "error":
         this.put({ kind: event.type, key: `${event.type}:${seq}`, message: event.message });

@@ -33,6 +33,15 @@ const ActivityItems = memo(function ActivityItems({ runId, items, runActive }: I
                 </details>
               </li>
             );
+          case "context":
+            return (
+              <li key={item.key} className="context-added" data-testid="activity-context">
+                <details>
+                  <summary>{item.summary}</summary>
+                  <pre className="context-added__text">{item.text}</pre>
+                </details>
+              </li>
+            );
           case "warning":
           case "error":
             return (

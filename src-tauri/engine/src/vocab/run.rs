@@ -49,6 +49,12 @@ pub enum RunEvent {
         cache_write_tokens: u64,
         cost_usd: Option<f64>,
     },
+    /// What Clawboo put in front of the message for this turn beyond the message itself
+    /// (recalled saved notes, scratch notes): `summary` is one line, `text` exactly what was sent.
+    ContextAdded {
+        summary: String,
+        text: String,
+    },
     /// Something odd that did not stop the run (an unparseable line, a resumed session that
     /// was gone and replaced).
     Warning {
