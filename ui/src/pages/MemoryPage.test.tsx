@@ -47,6 +47,7 @@ describe("Memory view: facts", () => {
     const { user } = await openMemory();
 
     const row = await screen.findByTestId(`memory-fact-${deploy.id}`);
+    expect(screen.getByTestId("nav-memory").getAttribute("aria-current")).toBe("page");
     expect(deploy.id).toMatch(/^m-[0-9a-f]{4}$/);
     expect(row.querySelector("code")?.textContent).toBe(deploy.id);
     expect(row.textContent).toContain("Deploys go out on Mondays.");
@@ -198,6 +199,17 @@ describe("Memory view: a fact's detail", () => {
     expect(viewer.textContent).toContain("What @bo saw");
     expect(await within(viewer).findByTestId("run-context-section-message")).toBeTruthy();
     expect(fakeApi.runContext).toHaveBeenCalledWith("run-42");
+  });
+
+  it("opens a cited run that kept no context with the engine's message and the run id", async () => {
+    const fact = seedFact({ text: "Use UTC everywhere." });
+    seedCitation(fact.id, { runId: "run-7", agentId: ava.id, agentHandle: "ava", at: 20_000 });
+    const { user } = await openMemory();
+    await user.click(await screen.findByText(fact.text));
+    await user.click(await screen.findByTestId("memory-citation-run-7"));
+    const viewer = await screen.findByTestId("run-context");
+    expect((await within(viewer).findByTestId("error-message")).textContent).toBe("Run context not found");
+    expect(fakeApi.runContext).toHaveBeenCalledWith("run-7");
   });
 
   it("says when no run was given the fact", async () => {
