@@ -107,3 +107,71 @@ fn an_openclaw_agents_gateway_through_ipc_shows_no_token() {
     assert!(refused["message"].as_str().unwrap().contains("wss://"));
     assert!(!refused.to_string().contains("tok-secretish"));
 }
+
+#[test]
+fn memory_through_ipc_the_user_is_the_author_and_refusals_keep_their_code() {
+    let dir = TempDataDir::new();
+    let (_app, window) = app_with(AppState::new(Engine::open(EngineConfig::for_dir(dir.path().into()))));
+
+    let saved = invoke(
+        &window,
+        "memory_save",
+        json!({"input": {"text": "Deploys go out on Mondays.", "scope": {"kind": "global"}, "tags": ["release"]}}),
+    )
+    .unwrap();
+    assert_eq!(saved["existing"], false);
+    assert_eq!(saved["fact"]["author"], json!({"kind": "user"}));
+    let id = saved["fact"]["id"].as_str().unwrap().to_string();
+    assert!(id.starts_with("m-"), "{id}");
+
+    let secret = invoke(
+        &window,
+        "memory_save",
+        json!({"input": {"text": "key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789", "scope": {"kind": "global"}}}),
+    )
+    .unwrap_err();
+    assert_eq!(secret["code"], "invalid_input");
+    assert!(!secret.to_string().contains("abcdefghijklmnop"), "the refusal repeats the secret: {secret}");
+
+    let edited =
+        invoke(&window, "memory_edit", json!({"id": id, "edit": {"text": "Deploys go out on Fridays.", "tags": null}}))
+            .unwrap();
+    assert_eq!(edited["version"], 2);
+    invoke(&window, "memory_delete", json!({"id": id})).unwrap();
+    let live = invoke(
+        &window,
+        "memory_list",
+        json!({"filter": {"query": null, "scope": null, "author": "user", "includeDeleted": false, "limit": null}}),
+    )
+    .unwrap();
+    assert_eq!(live, json!([]));
+    let restored = invoke(&window, "memory_restore", json!({"id": id})).unwrap();
+    assert_eq!(restored["deleted"], false);
+
+    let detail = invoke(&window, "memory_detail", json!({"id": id})).unwrap();
+    let changes: Vec<&str> =
+        detail["versions"].as_array().unwrap().iter().map(|v| v["change"].as_str().unwrap()).collect();
+    assert_eq!(changes, ["created", "edited", "deleted", "restored"]);
+    assert_eq!(detail["versions"][1]["by"], json!({"kind": "user"}));
+
+    let found = invoke(&window, "memory_search", json!({"query": "Fridays"})).unwrap();
+    assert_eq!(found["top"][0]["fact"]["id"], id.as_str());
+
+    let unknown = invoke(&window, "memory_detail", json!({"id": "m-0000"})).unwrap_err();
+    assert_eq!(unknown["code"], "not_found");
+
+    let note =
+        invoke(&window, "scratch_add", json!({"scope": {"kind": "global"}, "text": "Quiet hours after 6pm."})).unwrap();
+    let all = invoke(&window, "scratch_all", json!({})).unwrap();
+    assert_eq!(all[0]["id"], note["id"]);
+    let session = invoke(
+        &window,
+        "scratch_add",
+        json!({"scope": {"kind": "session", "conversation_id": "c-1"}, "text": "Mine."}),
+    )
+    .unwrap_err();
+    assert_eq!(session["code"], "invalid_input");
+    assert_eq!(invoke(&window, "promotions", json!({})).unwrap(), json!([]));
+    let undecidable = invoke(&window, "decide_promotion", json!({"id": "p-missing", "approve": true})).unwrap_err();
+    assert_eq!(undecidable["code"], "not_found");
+}

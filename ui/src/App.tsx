@@ -15,13 +15,15 @@ import { TeamPage } from "./pages/TeamPage";
 import { FatalErrorPanel } from "./components/FatalErrorPanel";
 import { AgentPage } from "./pages/AgentPage";
 import { SettingsPage } from "./pages/SettingsPage";
+import { MemoryPage } from "./pages/MemoryPage";
 import { WelcomePage } from "./pages/WelcomePage";
 
 type Route =
   | { page: "home" }
   | { page: "agent"; agentId: string }
   | { page: "team"; teamId: string }
-  | { page: "settings" };
+  | { page: "settings" }
+  | { page: "memory" };
 
 function Shell() {
   const agents = useAgents();
@@ -64,6 +66,8 @@ function Shell() {
   let main;
   if (route.page === "settings") {
     main = <SettingsPage />;
+  } else if (route.page === "memory") {
+    main = <MemoryPage teams={teams.data ?? []} agents={agents.data ?? []} />;
   } else if (selectedTeam) {
     main = <TeamPage team={selectedTeam} agents={agents.data ?? []} onDeleted={onTeamDeleted} />;
   } else if (selectedAgent) {
@@ -85,9 +89,11 @@ function Shell() {
         error={agents.error ? errorMessage(agents.error) : null}
         selectedAgentId={selectedAgent?.id ?? null}
         settingsOpen={route.page === "settings"}
+        memoryOpen={route.page === "memory"}
         onSelectAgent={(agentId) => setRoute({ page: "agent", agentId })}
         onNewAgent={() => setCreating(true)}
         onOpenSettings={() => setRoute({ page: "settings" })}
+        onOpenMemory={() => setRoute({ page: "memory" })}
       />
       <main className="main">{main}</main>
       {creating && <NewAgentDialog onClose={() => setCreating(false)} onCreated={onCreated} />}

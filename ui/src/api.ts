@@ -39,6 +39,17 @@ import type {
   RoomPatch,
   Team,
   TeamRule,
+  Fact,
+  FactDetail,
+  FactEdit,
+  FactFilter,
+  FactInput,
+  Promotion,
+  Saved,
+  SavedNote,
+  ScratchNote,
+  ScratchScope,
+  SearchResult,
 } from "./bindings";
 import { toClawbooError } from "./errors";
 
@@ -94,6 +105,24 @@ export type {
   Team,
   TeamMember,
   TeamRule,
+  Author,
+  Citation,
+  Fact,
+  FactChange,
+  FactDetail,
+  FactEdit,
+  FactFilter,
+  FactInput,
+  FactVersion,
+  Promotion,
+  PromotionStatus,
+  Saved,
+  SavedNote,
+  Scope,
+  ScratchNote,
+  ScratchScope,
+  SearchHit,
+  SearchResult,
 } from "./bindings";
 
 export type Unlisten = () => void;
@@ -295,4 +324,57 @@ export function onPeerPostAdded(cb: (added: PeerPostAdded) => void): Promise<Unl
 /** A team, its members, rules, brief, About you or rooms changed (or one was created or deleted). */
 export function onTeamsChanged(cb: () => void): Promise<Unlisten> {
   return events.teamsChanged.listen(() => cb());
+}
+
+// ---- Memory ----
+
+/** Facts matching the filter: newest first without a query, best first with one. */
+export const memoryList = (filter: FactFilter): Promise<Fact[]> => unwrap(() => commands.memoryList(filter));
+
+/** The top 10 facts for `query` in every scope, plus up to 2 related ones. */
+export const memorySearch = (query: string): Promise<SearchResult> => unwrap(() => commands.memorySearch(query));
+
+/** A fact with its versions (oldest first) and the runs it was given to (newest first). */
+export const memoryDetail = (id: string): Promise<FactDetail> => unwrap(() => commands.memoryDetail(id));
+
+/** Refused (invalid_input) for secret-looking or too long text; the same text in the same scope
+ *  returns the existing fact (`existing: true`). */
+export const memorySave = (input: FactInput): Promise<Saved> => unwrap(() => commands.memorySave(input));
+
+export const memoryEdit = (id: string, edit: FactEdit): Promise<Fact> => unwrap(() => commands.memoryEdit(id, edit));
+
+/** A soft delete: kept in the fact's history, restorable. */
+export const memoryDelete = (id: string): Promise<Fact> => unwrap(() => commands.memoryDelete(id));
+
+export const memoryRestore = (id: string): Promise<Fact> => unwrap(() => commands.memoryRestore(id));
+
+/** An agent's newest saved notes (up to 50), newest first. */
+export const memoryNotes = (agentId: string): Promise<SavedNote[]> => unwrap(() => commands.memoryNotes(agentId));
+
+export const memoryDeleteNote = (id: string): Promise<null> => unwrap(() => commands.memoryDeleteNote(id));
+
+export const scratchList = (scope: ScratchScope): Promise<ScratchNote[]> => unwrap(() => commands.scratchList(scope));
+
+/** Every scratch note (team, global and session; up to 500), newest first. */
+export const scratchAll = (): Promise<ScratchNote[]> => unwrap(() => commands.scratchAll());
+
+/** Team and global scopes only: session notes are the agents' own. */
+export const scratchAdd = (scope: ScratchScope, text: string): Promise<ScratchNote> =>
+  unwrap(() => commands.scratchAdd(scope, text));
+
+export const scratchEdit = (id: string, text: string): Promise<ScratchNote> =>
+  unwrap(() => commands.scratchEdit(id, text));
+
+export const scratchDelete = (id: string): Promise<null> => unwrap(() => commands.scratchDelete(id));
+
+/** Pending promotions first, then the latest decided ones (up to 100). */
+export const promotions = (): Promise<Promotion[]> => unwrap(() => commands.promotions());
+
+/** Approving copies the note's exact text to the target scope. */
+export const decidePromotion = (id: string, approve: boolean): Promise<Promotion> =>
+  unwrap(() => commands.decidePromotion(id, approve));
+
+/** A fact, saved note, scratch note or promotion changed. */
+export function onMemoryChanged(cb: () => void): Promise<Unlisten> {
+  return events.memoryChanged.listen(() => cb());
 }

@@ -4,6 +4,7 @@ import {
   onAgentFileChanged,
   onAgentsChanged,
   onChatMessageAdded,
+  onMemoryChanged,
   onRunChanged,
   onRunEvent,
   onTeamsChanged,
@@ -11,6 +12,7 @@ import {
 } from "./api";
 import { addChatMessage, changeChatRun, queryKeys, refetchNewestChatPages } from "./queries";
 import { refetchRooms } from "./roomQueries";
+import { refetchMemory } from "./memoryQueries";
 import { useRunActivityStore } from "./runActivity";
 
 /** Subscribes to a backend event for the lifetime of the component. */
@@ -59,6 +61,7 @@ export function useBackendEvents(onFailure: (e: unknown) => void) {
         refetchRooms(client);
         // A deleted agent leaves its teams; a lag may have dropped teamsChanged.
         void client.invalidateQueries({ queryKey: queryKeys.teams });
+        refetchMemory(client);
         runs.resync();
       }),
     onFailure,
@@ -71,6 +74,9 @@ export function useBackendEvents(onFailure: (e: unknown) => void) {
       }),
     onFailure,
   );
+
+  // Whatever the Memory view shows is read again: facts, notes, scratch notes, promotions.
+  useSubscription(() => onMemoryChanged(() => refetchMemory(client)), onFailure);
 
   useSubscription(
     () =>

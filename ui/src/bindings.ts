@@ -72,6 +72,33 @@ export const commands = {
 	runContext: (runId: string) => typedError<RunContext, AppError>(__TAURI_INVOKE("run_context", { runId })),
 	/**  The exact request bodies a run's model received through the model relay, with usage. */
 	runRequests: (runId: string) => typedError<RelayedRequest[], AppError>(__TAURI_INVOKE("run_requests", { runId })),
+	/**  Facts matching the filter: newest first without a query, best first with one. */
+	memoryList: (filter: FactFilter) => typedError<Fact[], AppError>(__TAURI_INVOKE("memory_list", { filter })),
+	/**  The top facts for `query` across every scope, with related ones. */
+	memorySearch: (query: string) => typedError<SearchResult, AppError>(__TAURI_INVOKE("memory_search", { query })),
+	/**  A fact with its versions (oldest first) and the runs it was given to. */
+	memoryDetail: (id: string) => typedError<FactDetail, AppError>(__TAURI_INVOKE("memory_detail", { id })),
+	/**  A new fact by the user; the same text in the same scope returns the existing one. */
+	memorySave: (input: FactInput) => typedError<Saved, AppError>(__TAURI_INVOKE("memory_save", { input })),
+	memoryEdit: (id: string, edit: FactEdit) => typedError<Fact, AppError>(__TAURI_INVOKE("memory_edit", { id, edit })),
+	/**  A soft delete: the fact stays in its history and can be restored. */
+	memoryDelete: (id: string) => typedError<Fact, AppError>(__TAURI_INVOKE("memory_delete", { id })),
+	memoryRestore: (id: string) => typedError<Fact, AppError>(__TAURI_INVOKE("memory_restore", { id })),
+	/**  An agent's newest saved notes, newest first. */
+	memoryNotes: (agentId: string) => typedError<SavedNote[], AppError>(__TAURI_INVOKE("memory_notes", { agentId })),
+	memoryDeleteNote: (id: string) => typedError<null, AppError>(__TAURI_INVOKE("memory_delete_note", { id })),
+	/**  The scratch notes of one scope, newest first. */
+	scratchList: (scope: ScratchScope) => typedError<ScratchNote[], AppError>(__TAURI_INVOKE("scratch_list", { scope })),
+	/**  Every scratch note (team, global and session), newest first. */
+	scratchAll: () => typedError<ScratchNote[], AppError>(__TAURI_INVOKE("scratch_all")),
+	/**  The user adds a team or global note. */
+	scratchAdd: (scope: ScratchScope, text: string) => typedError<ScratchNote, AppError>(__TAURI_INVOKE("scratch_add", { scope, text })),
+	scratchEdit: (id: string, text: string) => typedError<ScratchNote, AppError>(__TAURI_INVOKE("scratch_edit", { id, text })),
+	scratchDelete: (id: string) => typedError<null, AppError>(__TAURI_INVOKE("scratch_delete", { id })),
+	/**  Pending promotions first, then the latest decided ones. */
+	promotions: () => typedError<Promotion[], AppError>(__TAURI_INVOKE("promotions")),
+	/**  Approve copies the note's exact text to the target scope; reject leaves it where it is. */
+	decidePromotion: (id: string, approve: boolean) => typedError<Promotion, AppError>(__TAURI_INVOKE("decide_promotion", { id, approve })),
 };
 
 /** Events */
@@ -174,6 +201,11 @@ export type ApprovalPolicy =
 /**  Allow reading; deny everything else without asking. */
 "read_only";
 
+/**  Who wrote something: the user in the app, or an agent (bound by its run's token). */
+export type Author = { kind: "user" } | 
+/**  `handle` is the agent's handle when it wrote (kept if the agent is renamed or deleted). */
+{ kind: "agent"; agent_id: string; handle: string; run_id: string | null };
+
 export type ChatMessage = {
 	id: string,
 	agentId: string,
@@ -206,6 +238,15 @@ export type ChatRole = "user" | "assistant" |
 /**  Said by Clawboo, not by either side ("Conversation reset"). */
 "notice";
 
+/**  A run was given this fact ("cited"). */
+export type Citation = {
+	runId: string,
+	agentId: string,
+	/**  The agent's handle when cited. */
+	agentHandle: string,
+	at: number,
+};
+
 /**  Stable codes the UI may branch on. Renaming one is a breaking change for the UI. */
 export type ErrorCode = 
 /**  The engine could not start (for example the data directory is unusable). */
@@ -214,6 +255,67 @@ export type ErrorCode =
 "data_dir_in_use" | "store" | "io" | "keychain_unavailable" | "keychain" | "runtime_not_found" | "runtime_failed" | "run_not_active" | "missing_api_key" | 
 /**  A runtime is to use the user's own CLI sign-in, and none was found. */
 "sign_in_missing" | "internal";
+
+export type Fact = {
+	/**  Short, stable, never reused in this store: `m-7f3a` (longer when the short ones run out). */
+	id: string,
+	text: string,
+	scope: Scope,
+	tags: string[],
+	/**  Who created it. */
+	author: Author,
+	createdAt: number,
+	updatedAt: number,
+	/**  Soft-deleted: hidden from search, shown in history, restorable. */
+	deleted: boolean,
+	/**  1 for a new fact; +1 on every edit, delete and restore. */
+	version: number,
+};
+
+export type FactChange = "created" | "edited" | "deleted" | "restored";
+
+/**  A fact, its history (oldest first) and where it was cited (newest first). */
+export type FactDetail = {
+	fact: Fact,
+	versions: FactVersion[],
+	citations: Citation[],
+};
+
+/**  An edit: fields left `None` stay as they are. The scope of a fact never changes. */
+export type FactEdit = {
+	text: string | null,
+	tags: string[] | null,
+};
+
+/**  Which facts the Memory view lists. */
+export type FactFilter = {
+	/**  Search text (sanitised like an agent's); empty lists newest first. */
+	query: string | null,
+	scope: Scope | null,
+	/**  "user", or an agent id. */
+	author: string | null,
+	includeDeleted?: boolean,
+	/**  At most 200; default 100. */
+	limit: number | null,
+};
+
+/**  A new fact. */
+export type FactInput = {
+	text: string,
+	scope: Scope,
+	tags?: string[],
+};
+
+/**  One entry of a fact's history: the fact as it was after `change`. */
+export type FactVersion = {
+	version: number,
+	change: FactChange,
+	text: string,
+	tags: string[],
+	scope: Scope,
+	by: Author,
+	at: number,
+};
 
 /**  A fact, saved note, scratch note or promotion changed: refetch what the Memory view shows. */
 export type MemoryChanged = null;
@@ -291,6 +393,23 @@ export type Placement =
  *  changed (its session keeps them).
  */
 "once_per_session";
+
+/**  An agent asked to copy a scratch note, exactly, to a wider scope; the user decides. */
+export type Promotion = {
+	id: string,
+	noteId: string,
+	/**  The note's text when asked (what an approval copies). */
+	text: string,
+	to: ScratchScope,
+	requestedBy: Author,
+	status: PromotionStatus,
+	createdAt: number,
+	decidedAt: number | null,
+	/**  The copy an approval made. */
+	copyId: string | null,
+};
+
+export type PromotionStatus = "pending" | "approved" | "rejected";
 
 export type Provider = "anthropic" | "openai" | "openrouter" | 
 /**  Any OpenAI-compatible endpoint (Ollama, a proxy, a self-hosted model). */
@@ -523,6 +642,63 @@ export type RuntimeInfo = {
 
 /**  Which runtime drives the agent. Only stored for now; the runtime layer reads it. */
 export type RuntimeKind = "claude-code" | "codex" | "hermes" | "openclaw" | "native";
+
+/**  What a save did: a new fact, or the existing one with exactly this text in this scope. */
+export type Saved = {
+	fact: Fact,
+	existing: boolean,
+};
+
+/**
+ *  One of an agent's own saved notes (`note_save`): recalled on the first turn of its
+ *  one-to-one chat and after `/reset`.
+ */
+export type SavedNote = {
+	id: string,
+	agentId: string,
+	text: string,
+	author: Author,
+	createdAt: number,
+};
+
+/**  Who may read a fact. */
+export type Scope = { kind: "global" } | { kind: "team"; team_id: string } | { kind: "agent"; agent_id: string };
+
+/**  A short durable conclusion (not reasoning, not raw output). */
+export type ScratchNote = {
+	id: string,
+	scope: ScratchScope,
+	text: string,
+	author: Author,
+	/**  The note this one was copied from by an approved promotion. */
+	promotedFrom: string | null,
+	createdAt: number,
+	updatedAt: number,
+};
+
+/**  Where a scratch note lives. */
+export type ScratchScope = 
+/**  One conversation (an agent's one-to-one chat, or its private conversation in a room). */
+{ kind: "session"; conversation_id: string } | { kind: "team"; team_id: string } | { kind: "global" };
+
+export type SearchHit = {
+	fact: Fact,
+	/**
+	 *  bm25 (lower is better) for top hits; for related facts, how they relate (see
+	 *  `SearchResult::related`).
+	 */
+	score: number | null,
+};
+
+export type SearchResult = {
+	/**  Best first. */
+	top: SearchHit[],
+	/**
+	 *  Up to `MAX_RELATED` visible facts not in `top` that share the most tags with the top
+	 *  hits (ties: the better-ranked text neighbour, then the newest).
+	 */
+	related: SearchHit[],
+};
 
 export type Section = {
 	kind: SectionKind,

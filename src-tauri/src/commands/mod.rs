@@ -3,6 +3,7 @@
 pub mod agents;
 pub mod app;
 pub mod chat;
+pub mod memory;
 pub mod runtimes;
 pub mod secrets;
 pub mod team_chat;

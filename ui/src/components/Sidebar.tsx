@@ -14,9 +14,11 @@ type Props = {
   error: string | null;
   selectedAgentId: string | null;
   settingsOpen: boolean;
+  memoryOpen: boolean;
   onSelectAgent: (id: string) => void;
   onNewAgent: () => void;
   onOpenSettings: () => void;
+  onOpenMemory: () => void;
 };
 
 export function Sidebar({
@@ -30,9 +32,11 @@ export function Sidebar({
   error,
   selectedAgentId,
   settingsOpen,
+  memoryOpen,
   onSelectAgent,
   onNewAgent,
   onOpenSettings,
+  onOpenMemory,
 }: Props) {
   const [showArchived, setShowArchived] = useState(false);
   const archivedCount = teams?.filter((t) => t.archived).length ?? 0;
@@ -134,6 +138,15 @@ export function Sidebar({
       </ul>
       <ErrorMessage message={error} className="sidebar__error" />
 
+      <button
+        type="button"
+        className={`sidebar__settings sidebar__memory ${memoryOpen ? "is-active" : ""}`}
+        aria-current={memoryOpen ? "page" : undefined}
+        onClick={onOpenMemory}
+        data-testid="nav-memory"
+      >
+        <span aria-hidden="true">◎</span> Memory
+      </button>
       <button
         type="button"
         className={`sidebar__settings ${settingsOpen ? "is-active" : ""}`}

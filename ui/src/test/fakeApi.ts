@@ -1,6 +1,7 @@
 // An in-memory stand-in for ./api, used with `vi.mock("../api", ...)`.
 import { vi } from "vitest";
 import { ClawbooError } from "../errors";
+import { fakeMemoryApi, resetMemory } from "./fakeMemory";
 import type {
   Access,
   Agent,
@@ -645,6 +646,7 @@ export const fakeApi = {
     backend.runListeners.add(cb);
     return () => void backend.runListeners.delete(cb);
   }),
+  ...fakeMemoryApi,
 };
 
 /** A message in a room, as the engine would have stored it. */
@@ -673,5 +675,6 @@ export function emitRoomMessage(teamId: string, message: RoomMessage) {
 /** Fresh state and cleared call records; call in beforeEach. */
 export function resetBackend() {
   Object.assign(backend, initialState());
+  resetMemory();
   Object.values(fakeApi).forEach((fn) => fn.mockClear());
 }
