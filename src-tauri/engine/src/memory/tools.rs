@@ -8,10 +8,8 @@ use serde_json::Value;
 use super::{Author, Fact, Memory, Promotion, Saved, Scope, ScratchScope, SearchResult, Visibility, DEFAULT_TOP};
 use crate::context::ToolName;
 use crate::error::{Error, Result};
+use crate::tools::specs::MAX_SEARCH_LIMIT as MAX_SEARCH;
 use crate::tools::Caller;
-
-/// The most best matches `memory_search` returns (besides the related ones).
-const MAX_SEARCH: u64 = 10;
 
 /// Runs memory tool `tool` for `caller`. `args` were checked by `tools::specs::check_args`;
 /// they are read defensively all the same. `Err` is a tool error for the model.
