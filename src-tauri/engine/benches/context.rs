@@ -1,6 +1,7 @@
 //! Assembling a team-chat turn's context at full budgets: 50 teammates, 10,000 waiting items
 //! (half of them peer posts), rules, About you and persona at 4,000 chars each. Goal: ≤ 1 ms
-//! median. Pure code, no I/O.
+//! median. And building the memory injection block (top 5 + 2 related facts, one too big to
+//! fit): goal ≤ 1 ms median. Pure code, no I/O.
 //!
 //! `cargo bench -p clawboo-engine --bench context` (scripts/bench runs it with the others).
 
@@ -9,14 +10,52 @@ use std::time::{Duration, Instant};
 
 use clawboo_engine::agents::RuntimeKind;
 use clawboo_engine::context::{
-    team_turn, Member, PeerPost, TeamTurn, ToolName, TurnKind, TurnMessage, WaitingItem, WaitingKind,
+    memory_block, team_turn, BlockFact, Member, PeerPost, TeamTurn, ToolName, TurnKind, TurnMessage, WaitingItem,
+    WaitingKind,
 };
 
 const TEAMMATES: usize = 50;
 const WAITING: usize = 10_000;
 const RUNS: usize = 500;
+/// The memory block is tiny: more runs for a steady median.
+const MEMORY_RUNS: usize = 5_000;
 
 fn main() {
+    turn_bench();
+    memory_block_bench();
+}
+
+/// Facts as long as they come (`MAX_FACT_CHARS`-sized ones skipped), in a multi-byte script
+/// where it matters: chars are counted, not bytes.
+fn memory_block_bench() {
+    let texts: Vec<String> = (0..7)
+        .map(|i| match i {
+            1 => format!("Fact {i}: {}", "Les prix sont dans docs/prix.md — pain à 4 €. ".repeat(42)),
+            _ => format!("Fact {i}: {}", "Les prix sont dans docs/prix.md — pain à 4 €. ".repeat(4)),
+        })
+        .collect();
+    let ids: Vec<String> = (0..7).map(|i| format!("m-{:04x}", 0x7f3a + i)).collect();
+    let facts: Vec<BlockFact> = ids.iter().zip(&texts).map(|(id, text)| BlockFact { id, text }).collect();
+    let (top, related) = facts.split_at(5);
+    let sample = memory_block(top, related);
+    let mut samples = Vec::with_capacity(MEMORY_RUNS);
+    for _ in 0..MEMORY_RUNS {
+        let start = Instant::now();
+        black_box(memory_block(black_box(top), black_box(related)));
+        samples.push(start.elapsed());
+    }
+    samples.sort();
+    println!(
+        "context: the memory block, top 5 + 2 related (one of {} chars skipped): median {:.4} ms, p90 {:.4} ms ({} chars, {} facts given)",
+        texts[1].chars().count(),
+        samples[MEMORY_RUNS / 2].as_secs_f64() * 1e3,
+        samples[MEMORY_RUNS * 9 / 10].as_secs_f64() * 1e3,
+        sample.text.chars().count(),
+        sample.given.len(),
+    );
+}
+
+fn turn_bench() {
     let runtimes =
         [RuntimeKind::ClaudeCode, RuntimeKind::Codex, RuntimeKind::Hermes, RuntimeKind::Openclaw, RuntimeKind::Native];
     let members: Vec<Member> = (0..=TEAMMATES)

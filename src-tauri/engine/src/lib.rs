@@ -100,6 +100,7 @@ impl Engine {
             Chat::new(store, agents.clone(), registry, catalog.clone(), events.clone(), runtime.handle().clone())
                 .with_relay(relay.clone())
                 .with_tools(tools.clone())
+                .with_memory(memory.clone())
                 .with_teams(teams.clone()),
         );
         // The tools do what team chat says they do; the bridge holds the chat weakly.

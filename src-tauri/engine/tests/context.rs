@@ -6,6 +6,8 @@
 mod fixture;
 #[path = "context/golden.rs"]
 mod golden;
+#[path = "context/memory.rs"]
+mod memory;
 
 use clawboo_engine::agents::RuntimeKind;
 use clawboo_engine::context::{
@@ -203,6 +205,30 @@ fn tools_named_only_when_granted() {
         let how = text_of(&f.assemble(), SectionKind::HowToWork).unwrap().to_owned();
         assert!(how.contains(&tool_name_on(rt, ToolName::Handoff)) && !how.contains("peer"));
         assert!(how.contains("goes back to @lead") && how.contains("not to the user") && how.contains("assume"));
+    }
+}
+
+#[test]
+fn memory_tools_named_only_when_granted() {
+    use clawboo_engine::tools::specs::MEMORY_TOOLS;
+    for rt in RUNTIMES {
+        let how = |tools: &[ToolName]| {
+            let mut f = Fixture::teammate(rt);
+            f.tools = tools.to_vec();
+            text_of(&f.assemble(), SectionKind::HowToWork).unwrap().to_owned()
+        };
+        let none = how(&[ToolName::PeerPost]);
+        assert!(!none.contains("memory") && !none.contains("note_save") && !none.contains("scratch"), "{none}");
+        let all = how(&MEMORY_TOOLS);
+        for tool in MEMORY_TOOLS {
+            assert!(all.contains(&format!("`{}`", tool_name_on(rt, tool))), "{}: {all}", tool.as_str());
+        }
+        assert!(all.contains("[m-7f3a]"), "search says how to cite: {all}");
+        assert_eq!(all.contains("namespace"), tool_namespace_on(rt).is_some(), "{all}");
+        let search_only = how(&[ToolName::MemorySearch]);
+        assert!(search_only.contains(&tool_name_on(rt, ToolName::MemorySearch)));
+        assert!(!search_only.contains("memory_save") && !search_only.contains("memory_get"), "{search_only}");
+        assert!(!search_only.contains("scratch") && !search_only.contains("note_save"), "{search_only}");
     }
 }
 

@@ -63,6 +63,8 @@ pub struct Chat {
     teams: Option<Arc<crate::teams::Teams>>,
     /// Clawboo's tools for team runs; a run's token ends with the run.
     tools: Option<Arc<crate::tools::Tools>>,
+    /// Shared memory, for the memory tools (a run without it gets a tool error from them).
+    memory: Option<Arc<crate::memory::Memory>>,
     /// Team chat's queues, pending batches and live team runs.
     team: Mutex<team::TeamState>,
 }
@@ -89,6 +91,7 @@ impl Chat {
             relay: None,
             teams: None,
             tools: None,
+            memory: None,
             team: Mutex::default(),
         }
     }
@@ -108,6 +111,12 @@ impl Chat {
     /// Clawboo's tools bridge: runs get a grant from it and lose it when they end.
     pub fn with_tools(mut self, tools: Arc<crate::tools::Tools>) -> Self {
         self.tools = Some(tools);
+        self
+    }
+
+    /// Shared memory, which the memory tools act on.
+    pub fn with_memory(mut self, memory: Arc<crate::memory::Memory>) -> Self {
+        self.memory = Some(memory);
         self
     }
 

@@ -6,10 +6,15 @@
 //! CONTRACT (types below are fixed; the assembly is built in `team.rs`):
 //! `team_turn(&TeamTurn) -> Assembled`.
 
+mod memory;
 mod team;
 
 use serde::{Deserialize, Serialize};
 
+pub use memory::{
+    memory_block, saved_notes_block, scratch_block, BlockFact, MemoryBlock, ScratchItem, ScratchLabel,
+    MEMORY_BLOCK_CHARS, MEMORY_RELATED, MEMORY_TOP, SAVED_NOTES, SAVED_NOTES_CHARS, SCRATCH_CHARS,
+};
 pub use team::{
     team_turn, tool_name_on, tool_namespace_on, ABOUT_YOU_BUDGET, MAX_HANDOFFS_PER_TURN, ROLE_BUDGET, RULES_BUDGET,
     TASK_LINE_BUDGET,
@@ -55,6 +60,12 @@ pub enum ToolName {
     Handoff,
     PeerPost,
     PeerRead,
+    MemorySave,
+    MemorySearch,
+    MemoryGet,
+    NoteSave,
+    ScratchWrite,
+    ScratchPromote,
 }
 
 impl ToolName {
@@ -63,6 +74,12 @@ impl ToolName {
             ToolName::Handoff => "handoff",
             ToolName::PeerPost => "peer_post",
             ToolName::PeerRead => "peer_read",
+            ToolName::MemorySave => "memory_save",
+            ToolName::MemorySearch => "memory_search",
+            ToolName::MemoryGet => "memory_get",
+            ToolName::NoteSave => "note_save",
+            ToolName::ScratchWrite => "scratch_write",
+            ToolName::ScratchPromote => "scratch_promote",
         }
     }
 }

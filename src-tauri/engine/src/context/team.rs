@@ -274,13 +274,46 @@ fn how_to_work(input: &TeamTurn) -> Option<Section> {
         (false, false) => None,
     };
     parts.extend(peer);
+    let memory = memory_notes(rt, &has);
+    let names_memory = !memory.is_empty();
+    parts.extend(memory);
     // Every kind of turn names the handoff tool exactly when it has the tool and a teammate.
-    let names_a_tool = (has_teammates && has(ToolName::Handoff)) || post || read;
+    let names_a_tool = (has_teammates && has(ToolName::Handoff)) || post || read || names_memory;
     if let Some(ns) = tool_namespace_on(rt).filter(|_| names_a_tool) {
         parts.push(format!("These tools are in the namespace `{ns}`."));
     }
     let text = format!("## How to work\n{}", parts.join("\n"));
     Some(section(SectionKind::HowToWork, "How to work", text, None))
+}
+
+/// How to use the memory tools the run was granted, each named only when granted. Nothing
+/// from memory itself is added to a team-chat turn: the agent searches when it needs to.
+fn memory_notes(rt: RuntimeKind, has: &impl Fn(ToolName) -> bool) -> Vec<String> {
+    let named = |tool: ToolName, words: &str| has(tool).then(|| words.replace("{}", &tool_ref(rt, tool)));
+    let mut notes = Vec::new();
+    let facts: Vec<String> = [
+        named(ToolName::MemorySearch, "find saved facts with {} and cite each one you use by its id, e.g. [m-7f3a]"),
+        named(ToolName::MemoryGet, "read a fact by its id with {}"),
+        named(ToolName::MemorySave, "save a durable fact (a decision, a preference, where something is) with {}"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if !facts.is_empty() {
+        notes.push(format!("Shared memory: {}.", facts.join("; ")));
+    }
+    notes.extend(named(ToolName::NoteSave, "Save a note to yourself for later chats with {}."));
+    let scratch: Vec<String> = [
+        named(ToolName::ScratchWrite, "write short conclusions of this chat with {}"),
+        named(ToolName::ScratchPromote, "ask the user to copy a scratch note to the team or global scratchpad with {}"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if !scratch.is_empty() {
+        notes.push(format!("Scratchpad: {}.", scratch.join("; ")));
+    }
+    notes
 }
 
 fn handoff_tool_note(rt: RuntimeKind) -> String {

@@ -5,6 +5,7 @@
 //!
 //! CONTRACT (types and signatures fixed; bodies by the memory helper).
 
+pub mod tools;
 mod types;
 
 use std::sync::Arc;

@@ -68,7 +68,8 @@ pub fn definitions() -> Vec<ToolDef> {
 }
 
 /// What the model is offered in a run: the workspace tools, then Clawboo's own tools the run
-/// was granted (`handoff`, `peer_post`, `peer_read`), which go to the grant's invoker.
+/// was granted (team tools such as `handoff`, memory tools such as `memory_search`), which go to
+/// the grant's invoker.
 pub fn offered(grant: Option<&crate::tools::ToolGrant>) -> Vec<ToolDef> {
     let mut tools = definitions();
     for spec in grant.map(|g| g.specs.as_slice()).unwrap_or_default() {

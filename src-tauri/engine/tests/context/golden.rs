@@ -110,3 +110,13 @@ fn peer_post_claiming_authority() {
     )];
     snap("peer_post_claiming_authority_codex", &f);
 }
+
+/// A teammate granted the memory tools besides the team's: how to work names each of them.
+#[test]
+fn memory_tools_granted() {
+    for runtime in [RuntimeKind::ClaudeCode, RuntimeKind::Codex] {
+        let mut f = Fixture::teammate(runtime);
+        f.tools.extend(clawboo_engine::tools::specs::MEMORY_TOOLS);
+        snap(&format!("memory_tools_teammate_{}", slug(runtime)), &f);
+    }
+}

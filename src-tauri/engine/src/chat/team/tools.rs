@@ -1,5 +1,6 @@
 //! What Clawboo's tools do in team chat (the tools bridge serves them; see `crate::tools`):
-//! `handoff` gives a teammate a task, `peer_post` and `peer_read` use the team's peer room. The
+//! `handoff` gives a teammate a task, `peer_post` and `peer_read` use the team's peer room; the
+//! memory tools go to [`crate::memory::tools`]. The
 //! caller is the one bound to the run's token, never a name the arguments claim.
 
 use std::sync::{Arc, Weak};
@@ -91,6 +92,15 @@ impl Chat {
                     lines.join("\n\n")
                 ))
             }
+            ToolName::MemorySave
+            | ToolName::MemorySearch
+            | ToolName::MemoryGet
+            | ToolName::NoteSave
+            | ToolName::ScratchWrite
+            | ToolName::ScratchPromote => match &self.memory {
+                Some(memory) => crate::memory::tools::run(memory, caller, tool, args),
+                None => Err(Error::InvalidInput("Shared memory is not available in this Clawboo.".into())),
+            },
         }
     }
 
