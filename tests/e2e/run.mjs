@@ -28,6 +28,13 @@ const driver = new WebDriver(`http://127.0.0.1:${PORT}`);
 // Rules play a team: a leader that hands off twice, two teammates, and the leader's answer to
 // their batch of results.
 const TEAM_RULES = JSON.stringify([
+  {
+    contains: "Remember our opening hours",
+    steps: [
+      { tool: "memory_save", input: { text: "The shop opens at 9am on weekdays.", tags: ["hours"], scope: "global" } },
+      { text: "Saved to memory." },
+    ],
+  },
   { contains: "found-it", steps: [{ text: "Launch plan ready: market found, brief written." }] },
   { contains: "research the market", steps: [{ text: "found-it: three segments" }] },
   { contains: "write the brief", steps: [{ text: "wrote-it: one page" }] },
@@ -292,6 +299,26 @@ try {
     if (await present("run-context-section-about_you")) throw new Error("an About-you section on a teammate's turn");
     await saveScreenshot("what-this-agent-saw.png");
     await driver.execute(`document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}))`);
+  });
+
+  await step("a fact an agent saves shows in the Memory view with its author", async () => {
+    await click("agent-item-local");
+    await click("tab-chat");
+    await typeInto("chat-input", "Remember our opening hours, please.");
+    await click("chat-send");
+    await waitFor("the agent's answer", async () =>
+      (await driver.execute("return document.body.innerText")).includes("Saved to memory."), 30000);
+    await click("nav-memory");
+    const row = await waitFor("the fact in the Memory view", async () => {
+      const rows = await driver.execute(
+        `return [...document.querySelectorAll('[data-testid^="memory-fact-m-"]')].map(e => [e.dataset.testid, e.innerText])`,
+      );
+      return rows.find(([, text]) => text.includes("The shop opens at 9am on weekdays."));
+    }, 15000);
+    const id = row[0].slice("memory-fact-".length);
+    const author = await textOf(`memory-fact-author-${id}`);
+    if (!author.includes("@local")) throw new Error(`the author shows as ${JSON.stringify(author)}, not @local`);
+    await saveScreenshot("memory.png");
   });
 
   await step("deleting an agent asks first, then removes its row and folder", async () => {

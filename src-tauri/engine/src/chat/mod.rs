@@ -2,6 +2,7 @@
 //! the previous turn saved. Every event of the run is stored (the Activity card replays them)
 //! and published live; the reply is stored when the run ends.
 
+mod recall;
 mod recorder;
 mod setup;
 mod store;
@@ -63,7 +64,8 @@ pub struct Chat {
     teams: Option<Arc<crate::teams::Teams>>,
     /// Clawboo's tools for team runs; a run's token ends with the run.
     tools: Option<Arc<crate::tools::Tools>>,
-    /// Shared memory, for the memory tools (a run without it gets a tool error from them).
+    /// Shared memory: what turns recall, and what the memory tools act on (without it they
+    /// answer a tool error).
     memory: Option<Arc<crate::memory::Memory>>,
     /// Team chat's queues, pending batches and live team runs.
     team: Mutex<team::TeamState>,
@@ -196,7 +198,7 @@ impl Chat {
         };
 
         let now = now_ms();
-        let (conversation, message, run, transcript, plan) = self.store.write(|tx| {
+        let (conversation, message, run, transcript, plan, first_turn) = self.store.write(|tx| {
             let conversation = store::conversation(tx, &agent.id, now)?;
             let resumable = conversation.session_id.is_some() && conversation.session_runtime == Some(agent.runtime);
             let plan =
@@ -205,10 +207,11 @@ impl Chat {
                 (HistoryMode::ClawbooTranscript, _) | (_, Plan::Fresh { .. }) => store::transcript(tx, &conversation)?,
                 (HistoryMode::RuntimeSession, _) => Vec::new(),
             };
+            let first_turn = !store::has_reply(tx, &conversation)?;
             let run = store::insert_run(tx, &conversation, agent.runtime, now)?;
             let message =
                 store::add_message(tx, &conversation, ChatRole::User, text, Some(&run.id), conversation.epoch, now)?;
-            Ok((conversation, message, run, transcript, plan))
+            Ok((conversation, message, run, transcript, plan, first_turn))
         })?;
         let (transcript, carried) = match plan {
             Plan::Fresh { .. } => setup::carry_forward(transcript, setup::CARRY_BUDGET_CHARS),
@@ -223,19 +226,34 @@ impl Chat {
             }
             None => (None, None),
         };
+        let resume_session =
+            conversation.session_id.clone().filter(|_| matches!(plan, Plan::Resume | Plan::Fork { .. }));
+        let recalled = self.recall(&recall::RecallRequest {
+            agent_id: &agent.id,
+            conversation_id: &conversation.id,
+            epoch: conversation.epoch,
+            team_id: None,
+            with_notes: first_turn,
+            request_only: capabilities.history == HistoryMode::ClawbooTranscript,
+            new_session: resume_session.is_none(),
+        });
+        let (recalled, recall_failed) = match recalled {
+            Ok(recalled) => (recalled, None),
+            Err(e) => (None, Some(format!("Saved and scratch notes could not be read, so none were sent: {e}"))),
+        };
+        if let Some(recalled) = &recalled {
+            self.store.write(|tx| Self::record_recall(tx, &conversation.id, conversation.epoch, recalled, now))?;
+        }
         let input = TurnInput {
             run_id: run.id.clone(),
             homes: RuntimeHomes::for_agent_dir(&workspace),
             workspace,
             message: text.to_owned(),
             persona,
-            resume_session: conversation
-                .session_id
-                .clone()
-                .filter(|_| matches!(plan, Plan::Resume | Plan::Fork { .. })),
+            resume_session,
             fork_session: matches!(plan, Plan::Fork { .. }),
-            preamble: None,
-            tools: None,
+            preamble: recalled.as_ref().map(|r| r.text.clone()).filter(|t| !t.is_empty()),
+            tools: self.grant_memory_tools(&agent, &conversation.id, &run.id),
             transcript,
             approval: agent.approval_policy,
             program,
@@ -259,8 +277,11 @@ impl Chat {
                     ),
                 });
             }
-            if let Some(message) = setup_notice {
+            for message in setup_notice.into_iter().chain(recall_failed) {
                 recorder.record(RunEvent::Warning { message });
+            }
+            if let Some(recalled) = recalled.filter(|r| !r.text.is_empty()) {
+                recorder.record(RunEvent::ContextAdded { summary: recalled.summary, text: recalled.text });
             }
             let result = chat.drive(&conversation, input, runtime, cancel_rx, answers, &mut recorder).await;
             if let Some(relay) = &chat.relay {

@@ -165,6 +165,16 @@ pub fn transcript(conn: &Connection, conversation: &Conversation) -> Result<Vec<
     Ok(pairs)
 }
 
+/// Whether the conversation's current epoch has a reply yet (a new chat, or one just reset,
+/// has none).
+pub fn has_reply(conn: &Connection, conversation: &Conversation) -> Result<bool> {
+    Ok(conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM messages WHERE conversation_id = ?1 AND epoch = ?2 AND role = 'assistant')",
+        params![conversation.id, conversation.epoch],
+        |r| r.get(0),
+    )?)
+}
+
 pub(super) const RUN_COLUMNS: &str = "id, agent_id, runtime, status, error, started_at, finished_at";
 
 pub(super) fn run_from_row(r: &Row<'_>) -> rusqlite::Result<(String, String, RunSummary)> {

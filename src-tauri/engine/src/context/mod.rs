@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 pub use memory::{
     memory_block, saved_notes_block, scratch_block, BlockFact, MemoryBlock, ScratchItem, ScratchLabel,
-    MEMORY_BLOCK_CHARS, MEMORY_RELATED, MEMORY_TOP, SAVED_NOTES, SAVED_NOTES_CHARS, SCRATCH_CHARS,
+    MEMORY_BLOCK_CHARS, MEMORY_RELATED, MEMORY_TOP, SAVED_NOTES, SAVED_NOTES_CHARS, SCRATCH_CHARS, SCRATCH_CLEARED,
 };
 pub use team::{
     team_turn, tool_name_on, tool_namespace_on, ABOUT_YOU_BUDGET, MAX_HANDOFFS_PER_TURN, ROLE_BUDGET, RULES_BUDGET,

@@ -30,7 +30,11 @@ pub enum Scope {
 pub enum Author {
     User,
     /// `handle` is the agent's handle when it wrote (kept if the agent is renamed or deleted).
-    Agent { agent_id: String, handle: String, run_id: Option<String> },
+    Agent {
+        agent_id: String,
+        handle: String,
+        run_id: Option<String>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
@@ -179,8 +183,12 @@ pub struct SavedNote {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ScratchScope {
     /// One conversation (an agent's one-to-one chat, or its private conversation in a room).
-    Session { conversation_id: String },
-    Team { team_id: String },
+    Session {
+        conversation_id: String,
+    },
+    Team {
+        team_id: String,
+    },
     Global,
 }
 

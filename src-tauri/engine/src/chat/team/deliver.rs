@@ -11,6 +11,7 @@ use super::store::{self as team_store, NewHandoff, NewRoomMessage};
 use super::types::{RoomMessageKind, RunContext, TeamTurnKind};
 use super::{mentions, Deliver, Delivery, LiveTeamRun, MAX_CHAIN_DEPTH, MAX_HANDOFFS_PER_TURN};
 use crate::agents::{Agent, AgentFileName, RuntimeKind};
+use crate::chat::recall::RecallRequest;
 use crate::chat::recorder::Recorder;
 use crate::chat::setup::{self, Plan};
 use crate::chat::store::{self as chat_store, Conversation};
@@ -183,84 +184,109 @@ impl Chat {
 
         let now = now_ms();
         let turn_kind = TeamTurnKind::of(&kind);
-        let (conversation, run, transcript, plan, placed, changed_card, batch_card) = self.store.write(|tx| {
-            let conversation = team_store::room_conversation(tx, &room.id, &agent.id, now)?;
-            let resumable = conversation.session_id.is_some() && conversation.session_runtime == Some(agent.runtime);
-            let plan = match history {
-                TurnHistory::Fresh => Plan::New,
-                TurnHistory::ContinueRoom | TurnHistory::OwnSession => setup::plan(
-                    capabilities.setup_change,
-                    resumable,
-                    conversation.session_setup.as_deref(),
-                    &fingerprint,
-                ),
-            };
-            let continues = history == TurnHistory::ContinueRoom;
-            let transcript = match (continues, capabilities.history, &plan) {
-                (true, HistoryMode::ClawbooTranscript, _) | (true, _, Plan::Fresh { .. }) => {
-                    chat_store::transcript(tx, &conversation)?
+        let (conversation, run, transcript, plan, placed, changed_card, batch_card, recalled, recall_failed) =
+            self.store.write(|tx| {
+                let conversation = team_store::room_conversation(tx, &room.id, &agent.id, now)?;
+                let resumable =
+                    conversation.session_id.is_some() && conversation.session_runtime == Some(agent.runtime);
+                let plan = match history {
+                    TurnHistory::Fresh => Plan::New,
+                    TurnHistory::ContinueRoom | TurnHistory::OwnSession => setup::plan(
+                        capabilities.setup_change,
+                        resumable,
+                        conversation.session_setup.as_deref(),
+                        &fingerprint,
+                    ),
+                };
+                let continues = history == TurnHistory::ContinueRoom;
+                let transcript = match (continues, capabilities.history, &plan) {
+                    (true, HistoryMode::ClawbooTranscript, _) | (true, _, Plan::Fresh { .. }) => {
+                        chat_store::transcript(tx, &conversation)?
+                    }
+                    _ => Vec::new(),
+                };
+                // A session that already holds the steady sections (same fingerprint) is not sent
+                // them again.
+                let session_has_steady =
+                    matches!(plan, Plan::Resume) && conversation.session_setup.as_deref() == Some(fingerprint.as_str());
+                let mut placed = placement::place(placement, &assembled, session_has_steady);
+                // The scratch notes in scope go after Clawboo's sections, in front of the message.
+                let recalled = self.recall(&RecallRequest {
+                    agent_id: &agent.id,
+                    conversation_id: &conversation.id,
+                    epoch: conversation.epoch,
+                    team_id: Some(&team.id),
+                    with_notes: false,
+                    request_only: continues && capabilities.history == HistoryMode::ClawbooTranscript,
+                    new_session: !matches!(plan, Plan::Resume | Plan::Fork { .. }),
+                });
+                let (recalled, recall_failed) = match recalled {
+                    Ok(recalled) => (recalled, None),
+                    Err(e) => (None, Some(format!("Scratch notes could not be read, so none were sent: {e}"))),
+                };
+                if let Some(recalled) = &recalled {
+                    Chat::record_recall(tx, &conversation.id, conversation.epoch, recalled, now)?;
+                    if !recalled.text.is_empty() {
+                        placed.preamble = Some(match placed.preamble.take() {
+                            Some(preamble) => format!("{}\n\n{}", preamble.trim_end(), recalled.text),
+                            None => recalled.text.clone(),
+                        });
+                    }
                 }
-                _ => Vec::new(),
-            };
-            // A session that already holds the steady sections (same fingerprint) is not sent
-            // them again.
-            let session_has_steady =
-                matches!(plan, Plan::Resume) && conversation.session_setup.as_deref() == Some(fingerprint.as_str());
-            let placed = placement::place(placement, &assembled, session_has_steady);
-            let run = chat_store::insert_run(tx, &conversation, agent.runtime, now)?;
-            team_store::mark_inbox_delivered(tx, &delivered_inbox, &run.id)?;
-            team_store::mark_posts_seen(tx, &team.id, &agent.id, &delivered_posts)?;
-            team_store::mark_results_delivered(tx, &result_ids, &run.id)?;
-            let mut changed_card = None;
-            if let Some(id) = &handoff_id {
-                team_store::start_handoff(tx, id, &run.id)?;
-                changed_card = team_store::set_handoff_card_run(tx, id, &run.id)?;
-            }
-            let batch_card = if result_ids.is_empty() {
-                None
-            } else {
-                Some(team_store::add_message(
+                let run = chat_store::insert_run(tx, &conversation, agent.runtime, now)?;
+                team_store::mark_inbox_delivered(tx, &delivered_inbox, &run.id)?;
+                team_store::mark_posts_seen(tx, &team.id, &agent.id, &delivered_posts)?;
+                team_store::mark_results_delivered(tx, &result_ids, &run.id)?;
+                let mut changed_card = None;
+                if let Some(id) = &handoff_id {
+                    team_store::start_handoff(tx, id, &run.id)?;
+                    changed_card = team_store::set_handoff_card_run(tx, id, &run.id)?;
+                }
+                let batch_card = if result_ids.is_empty() {
+                    None
+                } else {
+                    Some(team_store::add_message(
+                        tx,
+                        &room.id,
+                        NewRoomMessage {
+                            kind: RoomMessageKind::Batch,
+                            author_id: Some(&agent.id),
+                            target_id: None,
+                            content: &message_text,
+                            run_id: Some(&run.id),
+                            handoff_id: None,
+                        },
+                        now,
+                    )?)
+                };
+                if continues {
+                    chat_store::add_message(
+                        tx,
+                        &conversation,
+                        ChatRole::User,
+                        &message_text,
+                        Some(&run.id),
+                        conversation.epoch,
+                        now,
+                    )?;
+                }
+                team_store::insert_run_context(
                     tx,
-                    &room.id,
-                    NewRoomMessage {
-                        kind: RoomMessageKind::Batch,
-                        author_id: Some(&agent.id),
-                        target_id: None,
-                        content: &message_text,
-                        run_id: Some(&run.id),
-                        handoff_id: None,
+                    &RunContext {
+                        run_id: run.id.clone(),
+                        room_id: room.id.clone(),
+                        turn_kind,
+                        placement,
+                        system_text: placed.system.clone(),
+                        preamble: placed.preamble.clone(),
+                        sections: assembled.sections.clone(),
+                        steady_in_session: placed.steady_in_session,
+                        deferred: assembled.deferred.clone(),
+                        created_at: now,
                     },
-                    now,
-                )?)
-            };
-            if continues {
-                chat_store::add_message(
-                    tx,
-                    &conversation,
-                    ChatRole::User,
-                    &message_text,
-                    Some(&run.id),
-                    conversation.epoch,
-                    now,
                 )?;
-            }
-            team_store::insert_run_context(
-                tx,
-                &RunContext {
-                    run_id: run.id.clone(),
-                    room_id: room.id.clone(),
-                    turn_kind,
-                    placement,
-                    system_text: placed.system.clone(),
-                    preamble: placed.preamble.clone(),
-                    sections: assembled.sections.clone(),
-                    steady_in_session: placed.steady_in_session,
-                    deferred: assembled.deferred.clone(),
-                    created_at: now,
-                },
-            )?;
-            Ok((conversation, run, transcript, plan, placed, changed_card, batch_card))
-        })?;
+                Ok((conversation, run, transcript, plan, placed, changed_card, batch_card, recalled, recall_failed))
+            })?;
         for card in changed_card.iter().chain(batch_card.iter()) {
             self.publish_room_message(&team.id, card);
         }
@@ -313,8 +339,11 @@ impl Chat {
         let chat = Arc::clone(self);
         self.handle.spawn(async move {
             let mut recorder = Recorder::new(chat.store.clone(), chat.events.clone(), &started.run);
-            if let Some(message) = setup_notice {
+            for message in setup_notice.into_iter().chain(recall_failed) {
                 recorder.record(RunEvent::Warning { message });
+            }
+            if let Some(recalled) = recalled.filter(|r| !r.text.is_empty()) {
+                recorder.record(RunEvent::ContextAdded { summary: recalled.summary, text: recalled.text });
             }
             let result = chat.drive(&started.conversation, input, runtime, cancel_rx, answers, &mut recorder).await;
             if let Some(relay) = &chat.relay {
@@ -335,8 +364,9 @@ impl Chat {
         Ok(())
     }
 
-    /// The Clawboo tools a team run gets: hand-off while the reply chain has room, and the peer
-    /// room. None when the engine has no tools bridge or the runtime cannot be given it.
+    /// The Clawboo tools a team run gets: hand-off while the reply chain has room, the peer
+    /// room, and memory (facts, notes, scratchpad) when the engine has it. None when the engine
+    /// has no tools bridge or the runtime cannot be given it.
     pub(super) fn team_tools_for(&self, agent: &Agent, depth: u32) -> Vec<ToolName> {
         if !self.can_serve_tools(agent) {
             return Vec::new();
@@ -346,6 +376,9 @@ impl Chat {
             tools.push(ToolName::Handoff);
         }
         tools.extend([ToolName::PeerPost, ToolName::PeerRead]);
+        if self.memory.is_some() {
+            tools.extend(crate::tools::specs::MEMORY_TOOLS);
+        }
         tools
     }
 

@@ -106,8 +106,27 @@ impl Chat {
 
     /// Whether this engine can give the agent's runtime Clawboo's tools. A user's own OpenClaw
     /// Gateway is configured by the user, not by Clawboo: its runs get none.
-    pub(super) fn can_serve_tools(&self, agent: &Agent) -> bool {
+    pub(in crate::chat) fn can_serve_tools(&self, agent: &Agent) -> bool {
         self.tools.is_some() && !(agent.runtime == RuntimeKind::Openclaw && agent.openclaw_gateway_url.is_some())
+    }
+
+    /// A one-to-one run's tools: memory, notes and the scratchpad (no team, no room).
+    pub(in crate::chat) fn grant_memory_tools(
+        &self,
+        agent: &Agent,
+        conversation_id: &str,
+        run_id: &str,
+    ) -> Option<ToolGrant> {
+        let bridge = self.tools.as_ref().filter(|_| self.memory.is_some() && self.can_serve_tools(agent))?;
+        Some(bridge.grant(Caller {
+            run_id: run_id.to_owned(),
+            agent_id: agent.id.clone(),
+            agent_handle: agent.handle.clone(),
+            team_id: String::new(),
+            room_id: String::new(),
+            conversation_id: conversation_id.to_owned(),
+            tools: crate::tools::specs::MEMORY_TOOLS.to_vec(),
+        }))
     }
 
     pub(super) fn grant_team_tools(
