@@ -63,7 +63,7 @@ fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -209,7 +209,8 @@ fn assigned_secret(text: &str) -> bool {
             return false;
         }
         let after = text[at + 1..].trim_start().trim_start_matches(['"', '\'']);
-        let value: String = after.chars().take_while(|&c| is_token_char(c)).collect();
+        // Passwords may hold any punctuation: the value runs to a space, quote or separator.
+        let value: String = after.chars().take_while(|&c| !c.is_whitespace() && !"\"'`,;".contains(c)).collect();
         looks_random(&value, 16)
     })
 }

@@ -165,7 +165,11 @@ impl Memory {
     pub fn detail(&self, id: &str) -> Result<FactDetail> {
         self.store.read(|conn| {
             let fact = store::load(conn, id.trim())?;
-            Ok(FactDetail { versions: store::versions(conn, &fact.id)?, citations: store::citations(conn, &fact.id)?, fact })
+            Ok(FactDetail {
+                versions: store::versions(conn, &fact.id)?,
+                citations: store::citations(conn, &fact.id)?,
+                fact,
+            })
         })
     }
 

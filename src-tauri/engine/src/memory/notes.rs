@@ -11,7 +11,13 @@ use crate::error::{Error, Result};
 const COLUMNS: &str = "id, agent_id, text, author, created_at";
 
 fn from_row(r: &Row<'_>) -> rusqlite::Result<SavedNote> {
-    Ok(SavedNote { id: r.get(0)?, agent_id: r.get(1)?, text: r.get(2)?, author: json_column(r, 3)?, created_at: r.get(4)? })
+    Ok(SavedNote {
+        id: r.get(0)?,
+        agent_id: r.get(1)?,
+        text: r.get(2)?,
+        author: json_column(r, 3)?,
+        created_at: r.get(4)?,
+    })
 }
 
 /// The new note, or the agent's note with exactly this text (`false`: nothing changed).
@@ -27,7 +33,13 @@ pub(super) fn save(tx: &Transaction, agent_id: &str, text: &str, by: &Author, no
     if let Some(note) = existing {
         return Ok((note, false));
     }
-    let note = SavedNote { id: ids::issue(tx, ids::NOTE)?, agent_id: agent_id.to_owned(), text, author: by.clone(), created_at: now };
+    let note = SavedNote {
+        id: ids::issue(tx, ids::NOTE)?,
+        agent_id: agent_id.to_owned(),
+        text,
+        author: by.clone(),
+        created_at: now,
+    };
     tx.execute(
         "INSERT INTO memory_notes (id, agent_id, text, author, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
         params![note.id, note.agent_id, note.text, to_json(&note.author)?, note.created_at],

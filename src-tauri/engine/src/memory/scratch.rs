@@ -179,7 +179,9 @@ pub(super) fn request_promotion(
         )));
     }
     if matches!(to, ScratchScope::Session { .. }) {
-        return Err(Error::InvalidInput("A scratch note can be promoted to its team or to global, not to a session.".into()));
+        return Err(Error::InvalidInput(
+            "A scratch note can be promoted to its team or to global, not to a session.".into(),
+        ));
     }
     check_scope(tx, &to)?;
     let (to_kind, to_id) = scratch_scope_parts(&to);

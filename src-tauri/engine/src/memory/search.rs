@@ -106,20 +106,20 @@ fn sharing_tags(
     let rows = stmt.query_map(named_params! {":tags": store::to_json(&tags)?, ":viewer": viewer}, |r| {
         Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))
     })?;
-    let mut candidates: Vec<(i64, i64, i64)> =
-        rows.filter(|r| r.as_ref().map_or(true, |(seq, ..)| !exclude.contains(seq))).collect::<rusqlite::Result<_>>()?;
+    let mut candidates: Vec<(i64, i64, i64)> = rows
+        .filter(|r| r.as_ref().map_or(true, |(seq, ..)| !exclude.contains(seq)))
+        .collect::<rusqlite::Result<_>>()?;
     if candidates.is_empty() {
         return Ok(Vec::new());
     }
-    candidates.sort_unstable_by(|a, b| b.1.cmp(&a.1));
+    candidates.sort_unstable_by_key(|c| std::cmp::Reverse(c.1));
     // Only the candidates tied with the last one chosen need their text rank.
     let cutoff = candidates[candidates.len().min(MAX_RELATED) - 1].1;
     candidates.retain(|c| c.1 >= cutoff);
     let scores = if candidates.len() > MAX_RELATED { text_scores(conn, expr, &candidates)? } else { HashMap::new() };
     let rank = |seq: &i64| scores.get(seq).copied().unwrap_or(f64::INFINITY);
-    candidates.sort_by(|a, b| {
-        b.1.cmp(&a.1).then(rank(&a.0).total_cmp(&rank(&b.0))).then(b.2.cmp(&a.2)).then(b.0.cmp(&a.0))
-    });
+    candidates
+        .sort_by(|a, b| b.1.cmp(&a.1).then(rank(&a.0).total_cmp(&rank(&b.0))).then(b.2.cmp(&a.2)).then(b.0.cmp(&a.0)));
     candidates
         .into_iter()
         .take(MAX_RELATED)
@@ -134,9 +134,8 @@ fn text_scores(conn: &Connection, expr: &str, candidates: &[(i64, i64, i64)]) ->
         "SELECT rowid, {RANK} FROM memory_fts
          WHERE memory_fts MATCH :expr AND rowid IN (SELECT value FROM json_each(:seqs))"
     ))?;
-    let rows = stmt.query_map(named_params! {":expr": expr, ":seqs": store::to_json(&seqs)?}, |r| {
-        Ok((r.get(0)?, r.get(1)?))
-    })?;
+    let rows =
+        stmt.query_map(named_params! {":expr": expr, ":seqs": store::to_json(&seqs)?}, |r| Ok((r.get(0)?, r.get(1)?)))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
@@ -189,9 +188,14 @@ mod tests {
 
     #[test]
     fn queries_become_quoted_words_joined_with_or() {
-        assert_eq!(match_expression("Deploy the  staging-server!", false).unwrap(), r#""deploy" OR "the" OR "staging" OR "server""#);
-        assert_eq!(match_expression(r#"a"b* NEAR(c d) col:e ^f AND OR NOT"#, false).unwrap(),
-            r#""a" OR "b" OR "near" OR "c" OR "d" OR "col" OR "e" OR "f" OR "and" OR "or" OR "not""#);
+        assert_eq!(
+            match_expression("Deploy the  staging-server!", false).unwrap(),
+            r#""deploy" OR "the" OR "staging" OR "server""#
+        );
+        assert_eq!(
+            match_expression(r#"a"b* NEAR(c d) col:e ^f AND OR NOT"#, false).unwrap(),
+            r#""a" OR "b" OR "near" OR "c" OR "d" OR "col" OR "e" OR "f" OR "and" OR "or" OR "not""#
+        );
         assert_eq!(match_expression("café 東京 😀", false).unwrap(), r#""café" OR "東京""#);
         assert_eq!(match_expression("deploy depl", true).unwrap(), r#""deploy" OR "depl"*"#);
         assert_eq!(match_expression("deploy ", true).unwrap(), r#""deploy""#);

@@ -261,7 +261,14 @@ pub(super) fn citations(conn: &Connection, id: &str) -> Result<Vec<Citation>> {
 }
 
 /// Records (fact, run) once; returns whether it is new.
-pub(super) fn cite(tx: &Transaction, fact_id: &str, run_id: &str, agent_id: &str, handle: &str, at: i64) -> Result<bool> {
+pub(super) fn cite(
+    tx: &Transaction,
+    fact_id: &str,
+    run_id: &str,
+    agent_id: &str,
+    handle: &str,
+    at: i64,
+) -> Result<bool> {
     let added = tx
         .prepare_cached(
             "INSERT OR IGNORE INTO memory_citations (fact_id, run_id, agent_id, agent_handle, at)
