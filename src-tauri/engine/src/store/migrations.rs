@@ -35,6 +35,7 @@ pub const MIGRATIONS: &[Migration] = &[
     Migration::new(5, "an OpenClaw agent's existing Gateway", include_str!("migrations/0005_openclaw_gateway.sql")),
     Migration::new(6, "teams, their rules and rooms", include_str!("migrations/0006_teams.sql")),
     Migration::rebuilding(7, "team chat", include_str!("migrations/0007_team_chat.sql")),
+    Migration::new(8, "shared memory", include_str!("migrations/0008_memory.sql")),
     Migration::new(9, "context deliveries", include_str!("migrations/0009_context_deliveries.sql")),
 ];
 
