@@ -21,16 +21,13 @@
 //!
 //! **Saved notes** have no history: deleting one removes it (its id stays issued).
 
-<<<<<<< HEAD
-pub mod tools;
-=======
 mod checks;
 mod ids;
 mod notes;
 mod scratch;
 mod search;
 mod store;
->>>>>>> h-mem
+pub mod tools;
 mod types;
 
 use std::sync::Arc;
