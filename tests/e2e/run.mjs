@@ -319,6 +319,19 @@ try {
     const author = await textOf(`memory-fact-author-${id}`);
     if (!author.includes("@local")) throw new Error(`the author shows as ${JSON.stringify(author)}, not @local`);
     await saveScreenshot("memory.png");
+
+    // The user edits it: the history keeps both versions, with the change shown.
+    await driver.click(await find(row[0]));
+    await click("memory-edit");
+    const input = await waitFor("the edit form", () => find("memory-edit-text"));
+    await driver.clear(input);
+    await driver.type(input, "The shop opens at 8am on weekdays.");
+    await click("memory-edit-save");
+    await waitFor("two versions in the history", () => present("memory-version-2"), 10000);
+    const diff = await textOf("memory-diff-2");
+    if (!diff.includes("8am") || !diff.includes("9am")) throw new Error(`the diff does not show the change: ${diff}`);
+    await saveScreenshot("memory-history.png");
+    await click("memory-detail-close");
   });
 
   await step("deleting an agent asks first, then removes its row and folder", async () => {
