@@ -406,3 +406,14 @@ fn a_cli_agent_whose_program_is_missing_gets_a_clear_error() {
     assert!(f.engine.chat().history_page(&agent.id, None, 500).unwrap().messages.is_empty(), "nothing half-stored");
     let _ = &f.dir;
 }
+
+#[test]
+fn the_benchmarks_seed_fills_a_chat_the_app_reads_back() {
+    let f = fixture();
+    clawboo_testkit::seed_chat(&f.engine.config().database_path(), &f.agent_id, 30);
+    clawboo_testkit::seed_chat(&f.engine.config().database_path(), &f.agent_id, 5);
+    let page = f.engine.chat().history_page(&f.agent_id, None, 500).unwrap();
+    assert_eq!(page.messages.len(), 70);
+    assert_eq!(page.messages.iter().filter(|m| m.role == ChatRole::User).count(), 35);
+    assert!(page.runs.iter().all(|r| r.status == RunStatus::Succeeded));
+}

@@ -4,7 +4,7 @@
 -- Every fifth reply is Markdown with a list, a code block and a table, as real replies are.
 INSERT INTO conversations (id, agent_id, kind, created_at)
 VALUES (lower(hex(randomblob(16))), :agent, 'direct', CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER))
-ON CONFLICT (agent_id, kind) DO NOTHING;
+ON CONFLICT (agent_id) WHERE kind = 'direct' DO NOTHING;
 
 INSERT INTO runs (id, conversation_id, agent_id, runtime, status, error, started_at, finished_at)
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < :count),
