@@ -67,9 +67,8 @@ impl Chat {
             .optional()?)
         })?;
         let current = delivered.as_ref().is_some_and(|(f, epoch)| *f == fingerprint && *epoch == request.epoch);
-        let scratch_text = if request.request_only {
-            scratch_block.clone()
-        } else if request.new_session || delivered.as_ref().is_some_and(|(_, epoch)| *epoch != request.epoch) {
+        let fresh = request.new_session || delivered.as_ref().is_some_and(|(_, epoch)| *epoch != request.epoch);
+        let scratch_text = if request.request_only || fresh {
             scratch_block.clone()
         } else if current || (delivered.is_none() && scratch_block.is_none()) {
             None
