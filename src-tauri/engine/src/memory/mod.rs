@@ -101,7 +101,8 @@ impl Memory {
         let tags = edit.tags.as_deref().map(checks::tags).transpose()?;
         let now = now_ms();
         let (fact, changed) = self.store.write(|tx| {
-            let (seq, mut fact) = store::find(tx, id)?.ok_or_else(|| store::not_found(id))?;
+            let (seq, before) = store::find(tx, id)?.ok_or_else(|| store::not_found(id))?;
+            let mut fact = before.clone();
             if fact.deleted {
                 return Err(Error::InvalidInput(format!("The fact {id} is deleted; restore it before editing.")));
             }
@@ -124,7 +125,7 @@ impl Memory {
             }
             fact.version += 1;
             fact.updated_at = now;
-            store::update(tx, seq, &fact, tags_changed)?;
+            store::update(tx, seq, &before, &fact)?;
             store::add_version(tx, &fact, FactChange::Edited, &by)?;
             Ok((fact, true))
         })?;
@@ -146,7 +147,8 @@ impl Memory {
     fn set_deleted(&self, id: &str, deleted: bool, by: Author) -> Result<Fact> {
         let now = now_ms();
         self.change(|tx| {
-            let (seq, mut fact) = store::find(tx, id)?.ok_or_else(|| store::not_found(id))?;
+            let (seq, before) = store::find(tx, id)?.ok_or_else(|| store::not_found(id))?;
+            let mut fact = before.clone();
             if fact.deleted == deleted {
                 let state = if deleted { "already deleted" } else { "not deleted" };
                 return Err(Error::InvalidInput(format!("The fact {id} is {state}.")));
@@ -154,7 +156,7 @@ impl Memory {
             fact.deleted = deleted;
             fact.version += 1;
             fact.updated_at = now;
-            store::update(tx, seq, &fact, false)?;
+            store::update(tx, seq, &before, &fact)?;
             let change = if deleted { FactChange::Deleted } else { FactChange::Restored };
             store::add_version(tx, &fact, change, &by)?;
             Ok(fact)
