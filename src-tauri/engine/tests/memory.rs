@@ -127,6 +127,25 @@ fn search_ranks_facts_matching_more_and_rarer_words_first() {
 }
 
 #[test]
+fn a_search_leaves_out_words_most_facts_have_when_rarer_ones_remain() {
+    let dir = TempDataDir::new();
+    let engine = open(&dir);
+    let memory = engine.memory();
+    let common = (0..1_600).map(|i| global(&engine, &format!("Common note {i}."), &[])).last().unwrap();
+    let kiwi = global(&engine, "Kiwi crates go to dock four.", &[]);
+    // "common" is in 1,600 facts: with "kiwi" in the query it is left out, so no common note
+    // fills the top.
+    assert_eq!(top_ids(&engine, "common kiwi", &Visibility::Everything), [kiwi.id.clone()]);
+    // Alone it is still searched.
+    assert_eq!(memory.search("common", &Visibility::Everything, 3).unwrap().top.len(), 3);
+    // The counts follow edits: once no fact says "kiwi", "common" is the rarer word… and still
+    // the only one that matches.
+    memory.edit(&kiwi.id, FactEdit { text: Some("Crates go to dock four.".into()), tags: None }, Author::User).unwrap();
+    assert_eq!(top_ids(&engine, "common kiwi", &Visibility::Everything).len(), 5);
+    assert!(top_ids(&engine, "common 1599", &Visibility::Everything).contains(&common.id));
+}
+
+#[test]
 fn an_agent_sees_global_facts_its_teams_and_its_own_only() {
     let dir = TempDataDir::new();
     let engine = open(&dir);

@@ -71,7 +71,9 @@ pub(super) fn match_expression(query: &str, prefix_last: bool) -> Option<String>
     expression(&query_words(query), prefix_last && query.ends_with(char::is_alphanumeric))
 }
 
-/// The rarest of `terms` while the facts having them add up to at most `budget` (at least one).
+/// The rarest of `terms` while the facts having them add up to at most `budget`, and always
+/// the rarest one some fact has. Terms no fact has cost nothing and stay (a query word may
+/// still match differently spelled: "cafe" finds "café").
 fn rarest(conn: &Connection, kind: &str, terms: Vec<String>, budget: i64) -> Result<Vec<String>> {
     let counts = store::term_counts(conn, kind, &terms)?;
     let mut counted: Vec<(i64, String)> = counts.into_iter().zip(terms).collect();
@@ -79,7 +81,7 @@ fn rarest(conn: &Connection, kind: &str, terms: Vec<String>, budget: i64) -> Res
     let mut kept = Vec::new();
     let mut total = 0;
     for (facts, term) in counted {
-        if !kept.is_empty() && total + facts > budget {
+        if total > 0 && total + facts > budget {
             break;
         }
         total += facts;
