@@ -9,15 +9,20 @@
 //! never removed, so an id is never issued twice: not after a delete, not after the fact's
 //! team or agent is deleted (the fact stays, visible to the user, to no agent).
 //!
-//! **Search.** The query's words (runs of Unicode letters and digits, at most
-//! `search::MAX_QUERY_WORDS`) are quoted and joined with OR, never passed as raw FTS5 syntax;
-//! bm25 ranks facts matching more (and rarer) words first. Deleted facts are never found.
+//! **Search.** The query's words (runs of Unicode letters and digits, at most 32) are quoted
+//! and joined with OR, never passed as raw FTS5 syntax; bm25 ranks facts matching more (and
+//! rarer) words first. Deleted facts are never found. At scale a query keeps its rarest words
+//! while the facts they are in add up to at most 1,500 (always at least one word): the
+//! commonest words barely move bm25 but would make most facts matches to rank (counts of facts
+//! per word and per tag are kept with every change, `memory_term_counts`).
 //!
 //! **What "related" means.** Up to `MAX_RELATED` visible live facts not in the top hits that
-//! share the most tags with the top hits (their score: the number of tags shared); ties go to
-//! the better bm25 for the same query, then the newest. Slots left (no tags shared, or fewer
+//! share the most tags with the top hits (their score: the number of tags shared). Only the
+//! top hits' rarer tags count: the rarest while the facts carrying them add up to at most
+//! 3,000 (a tag on a fifth of all facts says little). Ties go to the better bm25 for the same
+//! query (among its 100 best matches), then the newest. Slots left (no tags shared, or fewer
 //! such facts) go to the next best text neighbours: the facts ranked just after the top hits
-//! (their score: bm25).
+//! (their score: bm25, negative, so the two kinds are told apart).
 //!
 //! **Saved notes** have no history: deleting one removes it (its id stays issued).
 
@@ -102,7 +107,8 @@ impl Memory {
         let tags = edit.tags.as_deref().map(checks::tags).transpose()?;
         let now = now_ms();
         let (fact, changed) = self.store.write(|tx| {
-            let (seq, mut fact) = store::find(tx, id)?.ok_or_else(|| store::not_found(id))?;
+            let (seq, before) = store::find(tx, id)?.ok_or_else(|| store::not_found(id))?;
+            let mut fact = before.clone();
             if fact.deleted {
                 return Err(Error::InvalidInput(format!("The fact {id} is deleted; restore it before editing.")));
             }
@@ -125,7 +131,7 @@ impl Memory {
             }
             fact.version += 1;
             fact.updated_at = now;
-            store::update(tx, seq, &fact, tags_changed)?;
+            store::update(tx, seq, &before, &fact)?;
             store::add_version(tx, &fact, FactChange::Edited, &by)?;
             Ok((fact, true))
         })?;
@@ -147,7 +153,8 @@ impl Memory {
     fn set_deleted(&self, id: &str, deleted: bool, by: Author) -> Result<Fact> {
         let now = now_ms();
         self.change(|tx| {
-            let (seq, mut fact) = store::find(tx, id)?.ok_or_else(|| store::not_found(id))?;
+            let (seq, before) = store::find(tx, id)?.ok_or_else(|| store::not_found(id))?;
+            let mut fact = before.clone();
             if fact.deleted == deleted {
                 let state = if deleted { "already deleted" } else { "not deleted" };
                 return Err(Error::InvalidInput(format!("The fact {id} is {state}.")));
@@ -155,7 +162,7 @@ impl Memory {
             fact.deleted = deleted;
             fact.version += 1;
             fact.updated_at = now;
-            store::update(tx, seq, &fact, false)?;
+            store::update(tx, seq, &before, &fact)?;
             let change = if deleted { FactChange::Deleted } else { FactChange::Restored };
             store::add_version(tx, &fact, change, &by)?;
             Ok(fact)

@@ -3,145 +3,219 @@
 
 use std::collections::{HashMap, HashSet};
 
-use rusqlite::{named_params, Connection};
+use rusqlite::{named_params, Connection, OptionalExtension};
 
-use super::store::{self, fact_from_row_at, FACT_COLUMNS, VISIBLE};
+use super::store::{self, FACT_COLUMNS, VISIBLE};
 use super::types::{Fact, FactFilter, SearchHit, SearchResult, MAX_RELATED};
 use crate::error::Result;
 
 /// A query uses at most this many distinct words (a 10 KB paste stays a bounded query).
 pub(super) const MAX_QUERY_WORDS: usize = 32;
+/// A search keeps a query's rarest words while the facts they are in add up to at most this
+/// many (always at least one word): the commonest words ("the", a team's name) add little to
+/// bm25, which weighs a word by how rare it is, but would make most facts matches to rank.
+const MAX_MATCHED_FACTS: i64 = 1_500;
+/// Likewise for related facts: the top hits' rarest tags, while the facts carrying them add up
+/// to at most this many (a tag on a fifth of all facts says little about relatedness).
+const MAX_TAGGED_FACTS: i64 = 3_000;
+/// Related facts in a tie prefer the better text rank among this many best matches.
+const RANKED_FOR_RELATED: usize = 100;
 /// bm25 weights: a word in the text counts more than the same word as a tag.
 const RANK: &str = "bm25(memory_fts, 4.0, 1.0)";
 
-/// The words of `query` (runs of Unicode letters and digits), each quoted as an FTS5 string
-/// and joined with OR, so every character of FTS5's syntax (`"`, `*`, `^`, `:`, `(`, `NEAR`,
-/// `AND`…) is either dropped or a plain word. `prefix_last`: the last word also matches as a
-/// prefix (search as you type). `None` when there is no word.
-pub(super) fn match_expression(query: &str, prefix_last: bool) -> Option<String> {
-    let mut words: Vec<String> = Vec::new();
-    for word in query.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
+/// Runs of Unicode letters and digits, lowercased, distinct, in order.
+fn words_of(text: &str, limit: usize, words: &mut Vec<String>) {
+    for word in text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
+        if words.len() == limit {
+            return;
+        }
         let word = word.to_lowercase();
         if !words.contains(&word) {
             words.push(word);
-            if words.len() == MAX_QUERY_WORDS {
-                break;
-            }
         }
     }
-    let typing = prefix_last && query.ends_with(char::is_alphanumeric);
-    let count = words.len();
+}
+
+/// The words a fact is found by (its text's and its tags'), for the counts of facts per word.
+pub(super) fn fact_words(fact: &Fact) -> Vec<String> {
+    let mut words = Vec::new();
+    words_of(&fact.text, usize::MAX, &mut words);
+    for tag in &fact.tags {
+        words_of(tag, usize::MAX, &mut words);
+    }
+    words
+}
+
+/// The distinct words of `query`, at most `MAX_QUERY_WORDS`.
+fn query_words(query: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    words_of(query, MAX_QUERY_WORDS, &mut words);
+    words
+}
+
+/// Each word quoted as an FTS5 string, joined with OR, so every character of FTS5's syntax
+/// (`"`, `*`, `^`, `:`, `(`, `NEAR`, `AND`…) is either dropped or a plain word. `prefix`: the
+/// last word also matches as a prefix (search as you type). `None` when there is no word.
+fn expression(words: &[String], prefix: bool) -> Option<String> {
     let terms: Vec<String> = words
-        .into_iter()
+        .iter()
         .enumerate()
-        .map(|(i, w)| if typing && i + 1 == count { format!("\"{w}\"*") } else { format!("\"{w}\"") })
+        .map(|(i, w)| if prefix && i + 1 == words.len() { format!("\"{w}\"*") } else { format!("\"{w}\"") })
         .collect();
     (!terms.is_empty()).then(|| terms.join(" OR "))
 }
 
-/// Up to `limit` live facts `viewer` may read (all when `None`) matching `expr`, best first,
-/// with their seq and bm25.
-fn ranked(conn: &Connection, expr: &str, viewer: Option<&str>, limit: usize) -> Result<Vec<(i64, f64, Fact)>> {
+/// The FTS5 query for any text (every word of it; searches use `focused_expression`).
+#[cfg(test)]
+pub(super) fn match_expression(query: &str, prefix_last: bool) -> Option<String> {
+    expression(&query_words(query), prefix_last && query.ends_with(char::is_alphanumeric))
+}
+
+/// The rarest of `terms` while the facts having them add up to at most `budget`, and always
+/// the rarest one some fact has. Terms no fact has cost nothing and stay (a query word may
+/// still match differently spelled: "cafe" finds "café").
+fn rarest(conn: &Connection, kind: &str, terms: Vec<String>, budget: i64) -> Result<Vec<String>> {
+    let counts = store::term_counts(conn, kind, &terms)?;
+    let mut counted: Vec<(i64, String)> = counts.into_iter().zip(terms).collect();
+    counted.sort_by_key(|(facts, _)| *facts);
+    let mut kept = Vec::new();
+    let mut total = 0;
+    for (facts, term) in counted {
+        if total > 0 && total + facts > budget {
+            break;
+        }
+        total += facts;
+        kept.push(term);
+    }
+    Ok(kept)
+}
+
+/// The query's words without its commonest ones (see `MAX_MATCHED_FACTS`). `prefix_last`: the
+/// last word, being typed, is kept and matched as a prefix.
+fn focused_expression(conn: &Connection, query: &str, prefix_last: bool) -> Result<Option<String>> {
+    let mut words = query_words(query);
+    let typing = prefix_last && query.ends_with(char::is_alphanumeric);
+    let typed = if typing { words.pop() } else { None };
+    let mut kept = rarest(conn, "word", words, MAX_MATCHED_FACTS)?;
+    kept.extend(typed);
+    Ok(expression(&kept, typing))
+}
+
+/// Up to `limit` live facts `viewer` may read (all when `None`) matching `expr`, best first:
+/// their seq and bm25.
+fn ranked(conn: &Connection, expr: &str, viewer: Option<&str>, limit: usize) -> Result<Vec<(i64, f64)>> {
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT f.seq, {RANK} AS score, {FACT_COLUMNS}
+        "SELECT f.seq, {RANK} AS score
          FROM memory_fts JOIN memory_facts f ON f.seq = memory_fts.rowid
          WHERE memory_fts MATCH :expr AND f.deleted = 0 AND {VISIBLE}
-         ORDER BY score, f.created_at DESC, f.seq DESC LIMIT :limit"
+         ORDER BY score, f.seq DESC LIMIT :limit"
     ))?;
     let rows = stmt.query_map(named_params! {":expr": expr, ":viewer": viewer, ":limit": limit as i64}, |r| {
-        Ok((r.get(0)?, r.get(1)?, fact_from_row_at(r, 2)?))
+        Ok((r.get(0)?, r.get(1)?))
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 pub(super) fn search(conn: &Connection, query: &str, viewer: Option<&str>, top: usize) -> Result<SearchResult> {
-    let Some(expr) = match_expression(query, false) else { return Ok(SearchResult::default()) };
+    let Some(expr) = focused_expression(conn, query, false)? else { return Ok(SearchResult::default()) };
     if top == 0 {
         return Ok(SearchResult::default());
     }
-    // The next best text neighbours come along for the fallback.
-    let mut hits = ranked(conn, &expr, viewer, top + MAX_RELATED)?;
-    let neighbours = hits.split_off(hits.len().min(top));
-    let top_seqs: HashSet<i64> = hits.iter().map(|h| h.0).collect();
-    let tags: Vec<&str> = {
-        let mut tags: Vec<&str> = hits.iter().flat_map(|h| h.2.tags.iter().map(String::as_str)).collect();
-        tags.sort_unstable();
-        tags.dedup();
-        tags
-    };
-    let mut related = sharing_tags(conn, &expr, viewer, &tags, &top_seqs)?;
-    for (seq, score, fact) in neighbours {
+    let mut best = ranked(conn, &expr, viewer, top + RANKED_FOR_RELATED)?;
+    let rest = best.split_off(best.len().min(top));
+    let hits: Vec<SearchHit> = best
+        .iter()
+        .map(|&(seq, score)| Ok(SearchHit { fact: store::by_seq(conn, seq)?, score }))
+        .collect::<Result<_>>()?;
+    let mut tags: Vec<String> = hits.iter().flat_map(|h| h.fact.tags.iter().cloned()).collect();
+    tags.sort_unstable();
+    tags.dedup();
+    let tags = rarest(conn, "tag", tags, MAX_TAGGED_FACTS)?;
+    let top_seqs: HashSet<i64> = best.iter().map(|b| b.0).collect();
+    let mut related = sharing_tags(conn, viewer, &tags, &top_seqs, &rest)?;
+    // Slots left go to the next best text neighbours.
+    for &(seq, score) in &rest {
         if related.len() == MAX_RELATED {
             break;
         }
-        if !related.iter().any(|(s, _)| *s == seq) {
-            related.push((seq, SearchHit { fact, score }));
+        if !related.iter().any(|r| r.0 == seq) {
+            related.push((seq, score));
         }
     }
     Ok(SearchResult {
-        top: hits.into_iter().map(|(_, score, fact)| SearchHit { fact, score }).collect(),
-        related: related.into_iter().map(|(_, hit)| hit).collect(),
+        top: hits,
+        related: related
+            .into_iter()
+            .map(|(seq, score)| Ok(SearchHit { fact: store::by_seq(conn, seq)?, score }))
+            .collect::<Result<_>>()?,
     })
 }
 
 /// Up to `MAX_RELATED` visible live facts outside `exclude` sharing the most of `tags`; ties:
-/// the better bm25 for `expr` (a fact that does not match it ranks after those that do), then
-/// the newest. Each hit's score is the number of tags it shares.
+/// the better text rank (`ranked`: the matches after the top hits, best first; a fact not among
+/// them ranks after those that are), then the newest (the latest saved). Each comes with the
+/// number of tags it shares.
 fn sharing_tags(
     conn: &Connection,
-    expr: &str,
     viewer: Option<&str>,
-    tags: &[&str],
+    tags: &[String],
     exclude: &HashSet<i64>,
-) -> Result<Vec<(i64, SearchHit)>> {
-    if tags.is_empty() {
-        return Ok(Vec::new());
+    ranked: &[(i64, f64)],
+) -> Result<Vec<(i64, f64)>> {
+    // Counted from the tag index alone; only the few facts that could be chosen are read.
+    let mut seqs: Vec<i64> = Vec::new();
+    let mut with_tag = conn.prepare_cached("SELECT seq FROM memory_fact_tags WHERE tag = ?1")?;
+    for tag in tags {
+        let rows = with_tag.query_map([tag], |r| r.get::<_, i64>(0))?;
+        for seq in rows {
+            seqs.push(seq?);
+        }
     }
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT t.seq, COUNT(*) AS shared, f.created_at
-         FROM memory_fact_tags t JOIN memory_facts f ON f.seq = t.seq
-         WHERE t.tag IN (SELECT value FROM json_each(:tags)) AND f.deleted = 0 AND {VISIBLE}
-         GROUP BY t.seq"
-    ))?;
-    let rows = stmt.query_map(named_params! {":tags": store::to_json(&tags)?, ":viewer": viewer}, |r| {
-        Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))
-    })?;
-    let mut candidates: Vec<(i64, i64, i64)> = rows
-        .filter(|r| r.as_ref().map_or(true, |(seq, ..)| !exclude.contains(seq)))
-        .collect::<rusqlite::Result<_>>()?;
-    if candidates.is_empty() {
-        return Ok(Vec::new());
+    seqs.sort_unstable();
+    let mut candidates: Vec<(usize, i64)> = Vec::new(); // (shared, seq)
+    for run in seqs.chunk_by(|a, b| a == b) {
+        if !exclude.contains(&run[0]) {
+            candidates.push((run.len(), run[0]));
+        }
     }
-    candidates.sort_unstable_by_key(|c| std::cmp::Reverse(c.1));
-    // Only the candidates tied with the last one chosen need their text rank.
-    let cutoff = candidates[candidates.len().min(MAX_RELATED) - 1].1;
-    candidates.retain(|c| c.1 >= cutoff);
-    let scores = if candidates.len() > MAX_RELATED { text_scores(conn, expr, &candidates)? } else { HashMap::new() };
-    let rank = |seq: &i64| scores.get(seq).copied().unwrap_or(f64::INFINITY);
-    candidates
-        .sort_by(|a, b| b.1.cmp(&a.1).then(rank(&a.0).total_cmp(&rank(&b.0))).then(b.2.cmp(&a.2)).then(b.0.cmp(&a.0)));
-    candidates
-        .into_iter()
-        .take(MAX_RELATED)
-        .map(|(seq, shared, _)| Ok((seq, SearchHit { fact: store::by_seq(conn, seq)?, score: shared as f64 })))
-        .collect()
-}
-
-/// bm25 for `expr` of those of `candidates` that match it.
-fn text_scores(conn: &Connection, expr: &str, candidates: &[(i64, i64, i64)]) -> Result<HashMap<i64, f64>> {
-    let seqs: Vec<i64> = candidates.iter().map(|c| c.0).collect();
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT rowid, {RANK} FROM memory_fts
-         WHERE memory_fts MATCH :expr AND rowid IN (SELECT value FROM json_each(:seqs))"
-    ))?;
-    let rows =
-        stmt.query_map(named_params! {":expr": expr, ":seqs": store::to_json(&seqs)?}, |r| Ok((r.get(0)?, r.get(1)?)))?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+    candidates.sort_unstable_by(|a, b| b.cmp(a)); // most shared, then newest
+    let rank: HashMap<i64, usize> = ranked.iter().enumerate().map(|(i, r)| (r.0, i)).collect();
+    let mut readable = conn
+        .prepare_cached(&format!("SELECT 1 FROM memory_facts f WHERE f.seq = :seq AND f.deleted = 0 AND {VISIBLE}"))?;
+    let mut chosen: Vec<(i64, f64)> = Vec::new();
+    for group in candidates.chunk_by(|a, b| a.0 == b.0) {
+        let shared = group[0].0 as f64;
+        // Those among the ranked matches (already visible and live), best first…
+        let mut matching: Vec<(usize, i64)> =
+            group.iter().filter_map(|&(_, seq)| rank.get(&seq).map(|&r| (r, seq))).collect();
+        matching.sort_unstable();
+        for (_, seq) in matching {
+            if chosen.len() == MAX_RELATED {
+                return Ok(chosen);
+            }
+            chosen.push((seq, shared));
+        }
+        // …then the newest of the rest that `viewer` may read.
+        for &(_, seq) in group.iter().filter(|(_, seq)| !rank.contains_key(seq)) {
+            if chosen.len() == MAX_RELATED {
+                return Ok(chosen);
+            }
+            let visible =
+                readable.query_row(named_params! {":seq": seq, ":viewer": viewer}, |_| Ok(())).optional()?.is_some();
+            if visible {
+                chosen.push((seq, shared));
+            }
+        }
+    }
+    Ok(chosen)
 }
 
 /// The Memory view's list: best first for a query (the last word as a prefix), else newest first.
 pub(super) fn list(conn: &Connection, filter: &FactFilter, limit: usize) -> Result<Vec<Fact>> {
-    let expr = filter.query.as_deref().and_then(|q| match_expression(q, true));
+    let expr = match filter.query.as_deref() {
+        Some(query) => focused_expression(conn, query, true)?,
+        None => None,
+    };
     let (scope_kind, scope_id) = match &filter.scope {
         Some(scope) => {
             let (kind, id) = store::scope_parts(scope);

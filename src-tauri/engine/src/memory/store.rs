@@ -4,6 +4,7 @@
 use rusqlite::{named_params, params, Connection, OptionalExtension, Row, Transaction};
 use serde::{de::DeserializeOwned, Serialize};
 
+use super::search;
 use super::types::{Author, Citation, Fact, FactChange, FactVersion, Scope, ScratchScope};
 use crate::error::{Error, Result};
 
@@ -96,7 +97,7 @@ pub(super) fn by_seq(conn: &Connection, seq: i64) -> Result<Fact> {
 }
 
 /// `fact_from_row` for columns starting at `offset` (after a leading seq or score).
-pub(super) fn fact_from_row_at(r: &Row<'_>, offset: usize) -> rusqlite::Result<Fact> {
+fn fact_from_row_at(r: &Row<'_>, offset: usize) -> rusqlite::Result<Fact> {
     let kind: String = r.get(offset + 3)?;
     Ok(Fact {
         id: r.get(offset)?,
@@ -168,18 +169,24 @@ pub(super) fn insert(tx: &Transaction, fact: &Fact) -> Result<i64> {
     ])?;
     let seq = tx.last_insert_rowid();
     set_tags(tx, seq, &fact.tags)?;
+    count_terms(tx, "word", &[], &search::fact_words(fact))?;
+    count_terms(tx, "tag", &[], &fact.tags)?;
     Ok(seq)
 }
 
-/// Writes the fact's text, tags, deleted flag, version and time as they are now.
-pub(super) fn update(tx: &Transaction, seq: i64, fact: &Fact, tags_changed: bool) -> Result<()> {
+/// Writes `after` over `before` (same fact): text, tags, deleted flag, version and time.
+pub(super) fn update(tx: &Transaction, seq: i64, before: &Fact, after: &Fact) -> Result<()> {
     tx.prepare_cached(
         "UPDATE memory_facts SET text = ?2, tags = ?3, deleted = ?4, version = ?5, updated_at = ?6 WHERE seq = ?1",
     )?
-    .execute(params![seq, fact.text, to_json(&fact.tags)?, fact.deleted, fact.version, fact.updated_at])?;
-    if tags_changed {
+    .execute(params![seq, after.text, to_json(&after.tags)?, after.deleted, after.version, after.updated_at])?;
+    if before.tags != after.tags {
         tx.prepare_cached("DELETE FROM memory_fact_tags WHERE seq = ?1")?.execute([seq])?;
-        set_tags(tx, seq, &fact.tags)?;
+        set_tags(tx, seq, &after.tags)?;
+        count_terms(tx, "tag", &before.tags, &after.tags)?;
+    }
+    if before.text != after.text || before.tags != after.tags {
+        count_terms(tx, "word", &search::fact_words(before), &search::fact_words(after))?;
     }
     Ok(())
 }
@@ -190,6 +197,29 @@ fn set_tags(tx: &Transaction, seq: i64, tags: &[String]) -> Result<()> {
         insert.execute(params![tag, seq])?;
     }
     Ok(())
+}
+
+/// Terms (distinct in each list) a fact no longer has count one fact fewer; new ones one more.
+fn count_terms(tx: &Transaction, kind: &str, before: &[String], after: &[String]) -> Result<()> {
+    let mut add = tx.prepare_cached(
+        "INSERT INTO memory_term_counts (kind, term, facts) VALUES (?1, ?2, 1)
+         ON CONFLICT (kind, term) DO UPDATE SET facts = facts + 1",
+    )?;
+    for term in after.iter().filter(|t| !before.contains(t)) {
+        add.execute(params![kind, term])?;
+    }
+    let mut remove =
+        tx.prepare_cached("UPDATE memory_term_counts SET facts = facts - 1 WHERE kind = ?1 AND term = ?2")?;
+    for term in before.iter().filter(|t| !after.contains(t)) {
+        remove.execute(params![kind, term])?;
+    }
+    Ok(())
+}
+
+/// How many facts have each of `terms`, in order (0 for an unknown one).
+pub(super) fn term_counts(conn: &Connection, kind: &str, terms: &[String]) -> Result<Vec<i64>> {
+    let mut stmt = conn.prepare_cached("SELECT facts FROM memory_term_counts WHERE kind = ?1 AND term = ?2")?;
+    terms.iter().map(|term| Ok(stmt.query_row(params![kind, term], |r| r.get(0)).optional()?.unwrap_or(0))).collect()
 }
 
 /// Records the fact as it is now, after `change`.

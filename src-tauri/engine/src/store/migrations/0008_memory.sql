@@ -42,6 +42,17 @@ CREATE VIRTUAL TABLE memory_fts USING fts5(
     text, tags, content = 'memory_facts', content_rowid = 'seq',
     tokenize = 'unicode61 remove_diacritics 2'
 );
+-- How many facts each word (of a fact's text and tags, split as `memory::search` splits
+-- queries) and each tag is in, kept with every change in the same transaction: a search leaves
+-- out its commonest words and tags (see `memory::search`), which counting the index would cost
+-- as much as searching.
+CREATE TABLE memory_term_counts (
+    kind  TEXT NOT NULL CHECK (kind IN ('word', 'tag')),
+    term  TEXT NOT NULL,
+    facts INTEGER NOT NULL,
+    PRIMARY KEY (kind, term)
+) WITHOUT ROWID;
+
 CREATE TRIGGER memory_facts_fts_insert AFTER INSERT ON memory_facts BEGIN
     INSERT INTO memory_fts (rowid, text, tags) VALUES (new.seq, new.text, new.tags);
 END;
