@@ -1,0 +1,282 @@
+//! The Board's vocabulary: cards, their columns and the one table of allowed moves, comments
+//! (the agent's report is one) and activity. Serialized for the UI as they are.
+
+use serde::{Deserialize, Serialize};
+
+/// A card's title, in characters (the runner sends it as the run's message).
+pub const MAX_TITLE_CHARS: usize = 200;
+/// A card's description, in characters (steady tier of every run of the card).
+pub const MAX_DESCRIPTION_CHARS: usize = 20_000;
+/// A comment, in characters (an agent's report is a comment: longer text is refused by the
+/// tools, while the runner keeps a report whole by storing its tail note, see the runner).
+pub const MAX_COMMENT_CHARS: usize = 20_000;
+/// A check command, in characters.
+pub const MAX_CHECK_COMMAND_CHARS: usize = 2_000;
+/// A card depends on at most this many others.
+pub const MAX_DEPENDENCIES: usize = 32;
+
+/// The Board's columns, in the order shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum CardStatus {
+    Backlog,
+    Todo,
+    InProgress,
+    InReview,
+    Blocked,
+    Done,
+    Cancelled,
+}
+
+impl CardStatus {
+    pub const ALL: [CardStatus; 7] = [
+        CardStatus::Backlog,
+        CardStatus::Todo,
+        CardStatus::InProgress,
+        CardStatus::InReview,
+        CardStatus::Blocked,
+        CardStatus::Done,
+        CardStatus::Cancelled,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CardStatus::Backlog => "backlog",
+            CardStatus::Todo => "todo",
+            CardStatus::InProgress => "in_progress",
+            CardStatus::InReview => "in_review",
+            CardStatus::Blocked => "blocked",
+            CardStatus::Done => "done",
+            CardStatus::Cancelled => "cancelled",
+        }
+    }
+
+    /// As the user reads it ("In progress").
+    pub fn label(self) -> &'static str {
+        match self {
+            CardStatus::Backlog => "Backlog",
+            CardStatus::Todo => "To do",
+            CardStatus::InProgress => "In progress",
+            CardStatus::InReview => "In review",
+            CardStatus::Blocked => "Blocked",
+            CardStatus::Done => "Done",
+            CardStatus::Cancelled => "Cancelled",
+        }
+    }
+
+    /// Where a card may go from here: THE table of allowed moves (every move, the user's, an
+    /// agent's or the runner's, is checked against it; an illegal one is refused with a message
+    /// naming both columns). `InProgress` is entered only by a claim (a run starting, or a
+    /// hand-off's teammate picking up its task), never by a plain move, so a card in progress
+    /// always has its run.
+    pub fn allowed_moves(self) -> &'static [CardStatus] {
+        use CardStatus::*;
+        match self {
+            Backlog => &[Todo, Cancelled],
+            Todo => &[Backlog, Blocked, Cancelled],
+            // Leaving InProgress ends the claim: the runner's outcome, or the user cancelling.
+            InProgress => &[InReview, Done, Blocked, Todo, Cancelled],
+            InReview => &[Done, Todo, Blocked, Cancelled],
+            Blocked => &[Todo, Backlog, Cancelled],
+            // Reopen.
+            Done => &[Todo],
+            Cancelled => &[Backlog, Todo],
+        }
+    }
+
+    pub fn can_move_to(self, to: CardStatus) -> bool {
+        self.allowed_moves().contains(&to)
+    }
+
+    /// Statuses a claim may start from (the card must also be unclaimed and its dependencies
+    /// done).
+    pub fn claimable(self) -> bool {
+        matches!(self, CardStatus::Backlog | CardStatus::Todo | CardStatus::Blocked | CardStatus::InReview)
+    }
+
+    /// Done or cancelled: no run, no claim.
+    pub fn is_closed(self) -> bool {
+        matches!(self, CardStatus::Done | CardStatus::Cancelled)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum Priority {
+    Low,
+    Medium,
+    High,
+    Urgent,
+}
+
+/// Who did something to a card: the user in the app, an agent (bound by its run's token, never
+/// by what it claims), or Clawboo itself (the runner moving a card, a hand-off creating one).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Actor {
+    User,
+    Agent { agent_id: String, handle: String, run_id: Option<String> },
+    Clawboo,
+}
+
+/// Where a card came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum CardOrigin {
+    /// Made on the Board by the user.
+    User,
+    /// A leader's hand-off in team chat (`handoff` tool or `@handle` in its reply).
+    Handoff { handoff_id: String, room_id: String, from_agent_id: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct Card {
+    pub id: String,
+    /// Short number, unique in the store and never reused (`#12`), for people and agents.
+    pub number: u32,
+    pub title: String,
+    pub description: String,
+    pub assignee_id: Option<String>,
+    pub team_id: Option<String>,
+    pub status: CardStatus,
+    pub priority: Priority,
+    /// Ids of the cards this one waits for, in the order added.
+    pub depends_on: Vec<String>,
+    /// Of `depends_on`, those not done yet: the card cannot be claimed while any is left.
+    pub waiting_on: Vec<String>,
+    /// Run after the agent finishes; its exit code judges the work (fix round on failure).
+    pub check_command: Option<String>,
+    /// A folder the runs work in (a git repository: one worktree per run).
+    pub project_folder: Option<String>,
+    /// The exact task text the agent received last (a hand-off's task; the runner's message
+    /// and tiers are in each run's context).
+    pub task_text: Option<String>,
+    pub origin: CardOrigin,
+    /// The run holding the claim, while in progress.
+    pub claimed_by_run: Option<String>,
+    /// Why the card is blocked (set when moved to Blocked, cleared when it leaves).
+    pub blocked_reason: Option<String>,
+    /// Position within its column (lower first); the UI sorts by it.
+    pub position: f64,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum CommentKind {
+    Comment,
+    /// A run's final reply, posted by the runner.
+    Report,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct Comment {
+    pub id: String,
+    pub card_id: String,
+    pub author: Actor,
+    pub kind: CommentKind,
+    pub text: String,
+    pub run_id: Option<String>,
+    pub created_at: i64,
+}
+
+/// One line of a card's activity (runs' tool calls are in the runs' events, listed by run).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ActivityKind {
+    Created,
+    Edited { fields: Vec<String> },
+    Moved { from: CardStatus, to: CardStatus, reason: Option<String> },
+    Assigned { from: Option<String>, to: Option<String> },
+    Claimed { run_id: String },
+    Released { run_id: String },
+    Commented { comment_id: String },
+    DependencyAdded { card_id: String },
+    DependencyRemoved { card_id: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct Activity {
+    pub id: String,
+    pub card_id: String,
+    pub actor: Actor,
+    pub activity: ActivityKind,
+    pub at: i64,
+}
+
+/// What the user (or a hand-off) sends to make a card.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct NewCard {
+    pub title: String,
+    #[serde(default)]
+    pub description: String,
+    pub assignee_id: Option<String>,
+    pub team_id: Option<String>,
+    /// Default `Todo`; only Backlog or Todo (InProgress comes by a claim).
+    pub status: Option<CardStatus>,
+    pub priority: Option<Priority>,
+    #[serde(default)]
+    pub depends_on: Vec<String>,
+    pub check_command: Option<String>,
+    pub project_folder: Option<String>,
+}
+
+/// A partial edit: `None` leaves a field as it is; `Some(None)` clears an optional one.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct CardEdit {
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub assignee_id: Option<Option<String>>,
+    pub team_id: Option<Option<String>>,
+    pub priority: Option<Priority>,
+    pub depends_on: Option<Vec<String>>,
+    pub check_command: Option<Option<String>>,
+    pub project_folder: Option<Option<String>>,
+}
+
+/// Board filters (all optional, AND-ed).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct CardFilter {
+    pub team_id: Option<String>,
+    pub assignee_id: Option<String>,
+    pub status: Option<CardStatus>,
+}
+
+/// A card with its comments and activity, as the card view opens it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct CardDetail {
+    pub card: Card,
+    pub comments: Vec<Comment>,
+    pub activity: Vec<Activity>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn in_progress_is_entered_only_by_a_claim() {
+        for status in CardStatus::ALL {
+            assert!(!status.can_move_to(CardStatus::InProgress), "{status:?} → InProgress must be a claim");
+        }
+    }
+
+    #[test]
+    fn every_column_can_be_left_and_reached() {
+        for status in CardStatus::ALL {
+            assert!(!status.allowed_moves().is_empty(), "{status:?} is a dead end");
+            assert!(!status.can_move_to(status), "{status:?} → itself is not a move");
+            let reachable = CardStatus::ALL.iter().any(|from| from.can_move_to(status))
+                || status == CardStatus::InProgress;
+            assert!(reachable, "{status:?} cannot be reached");
+        }
+    }
+}
