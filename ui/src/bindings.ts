@@ -713,8 +713,11 @@ export type Section = {
 	cutFrom: number | null,
 };
 
-/**  Which part of the contract a section is (its number is its place in the order). */
-export type SectionKind = "persona" | "rules" | "about_you" | "teammates" | "how_to_work" | "routine" | "connectors" | "addressed_to_you" | "ambient" | "message";
+/**
+ *  Which part of the contract a section is (its place in the order is its place in a team turn;
+ *  a task run orders its own, see `task.rs`).
+ */
+export type SectionKind = "persona" | "rules" | "about_you" | "teammates" | "how_to_work" | "routine" | "connectors" | "addressed_to_you" | "ambient" | "message" | "task" | "resume" | "tools_note" | "runtime_note" | "cut_off" | "failure_note" | "handoff_note" | "memory";
 
 export type SendOutcome = {
 	/**  The stored user message, or the notice for `/reset` and `/new`. */
@@ -722,8 +725,11 @@ export type SendOutcome = {
 	run: RunSummary | null,
 };
 
-/**  Steady sections change only when the user edits something; turn sections are new each time. */
-export type Stability = "steady" | "turn";
+/**
+ *  Steady sections change only when the user edits something; turn sections are new each time;
+ *  volatile ones (a task run's memory facts) change most, so they come last.
+ */
+export type Stability = "steady" | "turn" | "volatile";
 
 export type Team = {
 	id: string,
