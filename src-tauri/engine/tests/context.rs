@@ -1,6 +1,7 @@
-//! The context module: what an agent sees on a team-chat turn. Golden snapshots in
-//! `context/golden.rs` (regenerate: `INSTA_UPDATE=always cargo test -p clawboo-engine --test context`);
-//! the properties below hold for every snapshot and at the budgets' edges.
+//! The context module: what an agent sees on a team-chat turn (a task-runner run's tiers are in
+//! `context/task.rs`). Golden snapshots in `context/golden.rs` (regenerate:
+//! `INSTA_UPDATE=always cargo test -p clawboo-engine --test context`); the properties below hold
+//! for every snapshot and at the budgets' edges.
 
 #[path = "context/fixture.rs"]
 mod fixture;
@@ -8,6 +9,8 @@ mod fixture;
 mod golden;
 #[path = "context/memory.rs"]
 mod memory;
+#[path = "context/task.rs"]
+mod task;
 
 use clawboo_engine::agents::RuntimeKind;
 use clawboo_engine::context::{
