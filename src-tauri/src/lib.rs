@@ -90,7 +90,8 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
             events::RoomMessageAdded,
             events::RoomRunChanged,
             events::PeerPostAdded,
-            events::MemoryChanged
+            events::MemoryChanged,
+            events::BoardChanged
         ])
         // Timestamps (ms since the epoch) and file sizes cross IPC as i64/u64; both stay far
         // below 2^53, so a JavaScript number holds them exactly.
