@@ -105,6 +105,7 @@ impl Engine {
                 .with_relay(relay.clone())
                 .with_tools(tools.clone())
                 .with_memory(memory.clone())
+                .with_board(board.clone())
                 .with_teams(teams.clone()),
         );
         // The tools do what team chat says they do; the bridge holds the chat weakly.

@@ -12,6 +12,7 @@ mod checks;
 mod deps;
 mod records;
 mod store;
+pub mod tools;
 mod types;
 
 use std::sync::Arc;

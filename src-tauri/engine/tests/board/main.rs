@@ -5,6 +5,7 @@
 
 mod deps;
 mod moves;
+mod tools;
 
 use clawboo_engine::agents::{NewAgent, RuntimeKind};
 use clawboo_engine::board::{

@@ -365,8 +365,8 @@ impl Chat {
     }
 
     /// The Clawboo tools a team run gets: hand-off while the reply chain has room, the peer
-    /// room, and memory (facts, notes, scratchpad) when the engine has it. None when the engine
-    /// has no tools bridge or the runtime cannot be given it.
+    /// room, memory (facts, notes, scratchpad) and the Board when the engine has them. None
+    /// when the engine has no tools bridge or the runtime cannot be given it.
     pub(super) fn team_tools_for(&self, agent: &Agent, depth: u32) -> Vec<ToolName> {
         if !self.can_serve_tools(agent) {
             return Vec::new();
@@ -378,6 +378,9 @@ impl Chat {
         tools.extend([ToolName::PeerPost, ToolName::PeerRead]);
         if self.memory.is_some() {
             tools.extend(crate::tools::specs::MEMORY_TOOLS);
+        }
+        if self.board.is_some() {
+            tools.extend(crate::tools::specs::BOARD_TOOLS);
         }
         tools
     }
