@@ -72,6 +72,9 @@ pub struct Chat {
     board: Option<Arc<crate::board::Board>>,
     /// Team chat's queues, pending batches and live team runs.
     team: Mutex<team::TeamState>,
+    /// Set when the app quits: runs stopped from then on were cut off by the quit, not stopped
+    /// by the user.
+    quitting: std::sync::atomic::AtomicBool,
 }
 
 impl Chat {
@@ -99,6 +102,7 @@ impl Chat {
             memory: None,
             board: None,
             team: Mutex::default(),
+            quitting: Default::default(),
         }
     }
 
@@ -377,6 +381,7 @@ impl Chat {
     /// Stops every run and waits (up to `limit`) for their processes to be gone, then whatever
     /// the adapters keep between turns. Called on exit.
     pub fn shutdown(&self, limit: Duration) {
+        self.quitting.store(true, std::sync::atomic::Ordering::SeqCst);
         self.stop_runs(limit);
         self.runtimes.shutdown();
     }

@@ -335,6 +335,10 @@ impl Chat {
             },
         );
         let slot = reservation.started(&run.id);
+        // Once Stop can find the run (above), before it can end (below).
+        if let Some(id) = &handoff_id {
+            self.card_claimed(id, &run.id);
+        }
         let started = Started { delivery, agent, conversation, history, fingerprint, run, handoff_id, from_agent_id };
         let chat = Arc::clone(self);
         self.handle.spawn(async move {
@@ -478,6 +482,7 @@ impl Chat {
             });
         }
         if let Some(handoff) = handoff {
+            self.card_finished(&handoff, &agent, &reply);
             self.schedule_batch(&delivery.team_id, &handoff, delivery.generation);
         }
         if status == RunStatus::Succeeded {
@@ -597,6 +602,7 @@ impl Chat {
             Ok((handoff, card))
         })?;
         self.publish_room_message(&team.id, &card);
+        self.card_for_handoff(&team.id, &handoff);
         self.enqueue(Delivery {
             room_id: room.id.clone(),
             team_id: team.id.clone(),
