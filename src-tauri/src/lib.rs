@@ -79,6 +79,14 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
             commands::memory::scratch_delete,
             commands::memory::promotions,
             commands::memory::decide_promotion,
+            commands::board::board_list,
+            commands::board::board_card,
+            commands::board::board_create,
+            commands::board::board_edit,
+            commands::board::board_move,
+            commands::board::board_comment,
+            commands::board::board_delete,
+            commands::board::board_runs,
         ])
         .events(collect_events![
             events::AgentsChanged,
