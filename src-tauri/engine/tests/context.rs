@@ -235,6 +235,26 @@ fn memory_tools_named_only_when_granted() {
     }
 }
 
+#[test]
+fn board_tools_named_only_when_granted() {
+    use clawboo_engine::tools::specs::BOARD_TOOLS;
+    for rt in RUNTIMES {
+        let how = |tools: &[ToolName]| {
+            let mut f = Fixture::teammate(rt);
+            f.tools = tools.to_vec();
+            text_of(&f.assemble(), SectionKind::HowToWork).unwrap().to_owned()
+        };
+        assert!(!how(&[ToolName::PeerPost]).contains("Board"));
+        let all = how(&BOARD_TOOLS);
+        for tool in BOARD_TOOLS {
+            assert!(all.contains(&format!("`{}`", tool_name_on(rt, tool))), "{}: {all}", tool.as_str());
+        }
+        assert_eq!(all.contains("namespace"), tool_namespace_on(rt).is_some(), "{all}");
+        let list_only = how(&[ToolName::BoardList]);
+        assert!(list_only.contains("The Board:") && !list_only.contains("board_update"), "{list_only}");
+    }
+}
+
 /// An inbox item whose block (framing line `Notice:`, newline, text) is `len` chars, in a
 /// two-byte character so a byte count would be wrong.
 fn notice_of(id: &str, len: usize) -> clawboo_engine::context::WaitingItem {

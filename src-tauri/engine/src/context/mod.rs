@@ -68,6 +68,9 @@ pub enum ToolName {
     NoteSave,
     ScratchWrite,
     ScratchPromote,
+    BoardList,
+    BoardUpdate,
+    BoardComment,
 }
 
 impl ToolName {
@@ -82,6 +85,9 @@ impl ToolName {
             ToolName::NoteSave => "note_save",
             ToolName::ScratchWrite => "scratch_write",
             ToolName::ScratchPromote => "scratch_promote",
+            ToolName::BoardList => "board_list",
+            ToolName::BoardUpdate => "board_update",
+            ToolName::BoardComment => "board_comment",
         }
     }
 }

@@ -248,8 +248,11 @@ fn how_to_work(input: &TeamTurn) -> Option<Section> {
     let memory = memory_notes(rt, &has);
     let names_memory = !memory.is_empty();
     parts.extend(memory);
+    let board = board_note(rt, &has);
+    let names_board = board.is_some();
+    parts.extend(board);
     // Every kind of turn names the handoff tool exactly when it has the tool and a teammate.
-    let names_a_tool = (has_teammates && has(ToolName::Handoff)) || post || read || names_memory;
+    let names_a_tool = (has_teammates && has(ToolName::Handoff)) || post || read || names_memory || names_board;
     if let Some(ns) = tool_namespace_on(rt).filter(|_| names_a_tool) {
         parts.push(format!("These tools are in the namespace `{ns}`."));
     }
@@ -285,6 +288,20 @@ fn memory_notes(rt: RuntimeKind, has: &impl Fn(ToolName) -> bool) -> Vec<String>
         notes.push(format!("Scratchpad: {}.", scratch.join("; ")));
     }
     notes
+}
+
+/// How to use the Board tools the run was granted, each named only when granted.
+fn board_note(rt: RuntimeKind, has: &impl Fn(ToolName) -> bool) -> Option<String> {
+    let named = |tool: ToolName, words: &str| has(tool).then(|| words.replace("{}", &tool_ref(rt, tool)));
+    let uses: Vec<String> = [
+        named(ToolName::BoardList, "list the team's cards with {}"),
+        named(ToolName::BoardUpdate, "move a card assigned to you, or describe it, with {}"),
+        named(ToolName::BoardComment, "comment on a card with {}"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    (!uses.is_empty()).then(|| format!("The Board: {}.", uses.join("; ")))
 }
 
 fn handoff_tool_note(rt: RuntimeKind) -> String {
