@@ -87,6 +87,7 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
             commands::board::board_comment,
             commands::board::board_delete,
             commands::board::board_runs,
+            commands::board::board_columns,
         ])
         .events(collect_events![
             events::AgentsChanged,

@@ -334,6 +334,41 @@ try {
     await click("memory-detail-close");
   });
 
+  await step("the team's hand-offs are cards on the Board, done, each with the exact task text and its report", async () => {
+    await click("nav-board");
+    await waitFor("two done cards", async () => {
+      const done = await driver.execute(
+        `return document.querySelectorAll('[data-testid="column-done"] .card-tile').length`,
+      );
+      return done === 2;
+    }, 15000);
+    await saveScreenshot("board.png");
+    await driver.execute(`document.querySelector('[data-testid="column-done"] .card-tile__title').click()`);
+    const task = await waitFor("the task text", () => find("card-task-text"), 10000);
+    const text = await driver.text(task);
+    if (!/research the market|write/i.test(text)) throw new Error(`unexpected task text: ${text.slice(0, 300)}`);
+    await waitFor("the report comment", () => present("card-comment-report"), 10000);
+    await saveScreenshot("board-card.png");
+    await driver.execute(`document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}))`);
+
+    // The user makes a card and moves it; In progress is never offered (a run starts it).
+    await click("board-new-card");
+    await typeInto("card-title-input", "Order the winter blend labels");
+    await click("card-submit");
+    const tile = await waitFor("the new card in To do", async () => {
+      const ids = await driver.execute(
+        `return [...document.querySelectorAll('[data-testid="column-todo"] .card-tile')].map(e => e.dataset.testid)`,
+      );
+      return ids[0];
+    }, 10000);
+    const number = tile.slice("card-".length);
+    await click(`card-menu-${number}`);
+    if (await present(`card-move-${number}-in_progress`)) throw new Error("In progress offered as a move");
+    await click(`card-move-${number}-backlog`);
+    await waitFor("the card in Backlog", async () =>
+      driver.execute(`return !!document.querySelector('[data-testid="column-backlog"] [data-testid="${tile}"]')`), 10000);
+  });
+
   await step("deleting an agent asks first, then removes its row and folder", async () => {
     await click("agent-item-scout");
     await click("tab-details");

@@ -16,6 +16,7 @@ import { FatalErrorPanel } from "./components/FatalErrorPanel";
 import { AgentPage } from "./pages/AgentPage";
 import { SettingsPage } from "./pages/SettingsPage";
 import { MemoryPage } from "./pages/MemoryPage";
+import { BoardPage } from "./pages/BoardPage";
 import { WelcomePage } from "./pages/WelcomePage";
 
 type Route =
@@ -23,7 +24,8 @@ type Route =
   | { page: "agent"; agentId: string }
   | { page: "team"; teamId: string }
   | { page: "settings" }
-  | { page: "memory" };
+  | { page: "memory" }
+  | { page: "board" };
 
 function Shell() {
   const agents = useAgents();
@@ -66,6 +68,8 @@ function Shell() {
   let main;
   if (route.page === "settings") {
     main = <SettingsPage />;
+  } else if (route.page === "board") {
+    main = <BoardPage teams={teams.data ?? []} agents={agents.data ?? []} />;
   } else if (route.page === "memory") {
     main = <MemoryPage teams={teams.data ?? []} agents={agents.data ?? []} />;
   } else if (selectedTeam) {
@@ -90,10 +94,12 @@ function Shell() {
         selectedAgentId={selectedAgent?.id ?? null}
         settingsOpen={route.page === "settings"}
         memoryOpen={route.page === "memory"}
+        boardOpen={route.page === "board"}
         onSelectAgent={(agentId) => setRoute({ page: "agent", agentId })}
         onNewAgent={() => setCreating(true)}
         onOpenSettings={() => setRoute({ page: "settings" })}
         onOpenMemory={() => setRoute({ page: "memory" })}
+        onOpenBoard={() => setRoute({ page: "board" })}
       />
       <main className="main">{main}</main>
       {creating && <NewAgentDialog onClose={() => setCreating(false)} onCreated={onCreated} />}

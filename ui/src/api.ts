@@ -50,6 +50,16 @@ import type {
   ScratchNote,
   ScratchScope,
   SearchResult,
+  Activity,
+  BoardColumn,
+  Card,
+  CardDetail,
+  CardEdit,
+  CardFilter,
+  CardRun,
+  CardStatus,
+  Comment,
+  NewCard,
 } from "./bindings";
 import { toClawbooError } from "./errors";
 
@@ -123,6 +133,23 @@ export type {
   ScratchScope,
   SearchHit,
   SearchResult,
+  Activity,
+  ActivityKind,
+  Actor,
+  BoardColumn,
+  Card,
+  CardDetail,
+  CardEdit,
+  CardFilter,
+  CardOrigin,
+  CardRun,
+  CardRunKind,
+  CardRunStatus,
+  CardStatus,
+  Comment,
+  CommentKind,
+  NewCard,
+  Priority,
 } from "./bindings";
 
 export type Unlisten = () => void;
@@ -377,4 +404,38 @@ export const decidePromotion = (id: string, approve: boolean): Promise<Promotion
 /** A fact, saved note, scratch note or promotion changed. */
 export function onMemoryChanged(cb: () => void): Promise<Unlisten> {
   return events.memoryChanged.listen(() => cb());
+}
+
+// ---- Board ----
+
+/** The columns in order, each with the moves the engine allows from it. */
+export const boardColumns = (): Promise<BoardColumn[]> => commands.boardColumns();
+
+/** Cards matching the filter, in column order, then by position. */
+export const boardList = (filter: CardFilter): Promise<Card[]> => unwrap(() => commands.boardList(filter));
+
+/** A card with its comments and activity, oldest first. */
+export const boardCard = (id: string): Promise<CardDetail> => unwrap(() => commands.boardCard(id));
+
+export const boardCreate = (card: NewCard): Promise<Card> => unwrap(() => commands.boardCreate(card));
+
+/** Changes the fields `edit` sets; `null` clears an optional one. */
+export const boardEdit = (id: string, edit: CardEdit): Promise<Card> => unwrap(() => commands.boardEdit(id, edit));
+
+/** Refused (invalid_input) when the table does not allow the move; Blocked needs a reason. */
+export const boardMove = (id: string, to: CardStatus, reason: string | null, position: number | null): Promise<Card> =>
+  unwrap(() => commands.boardMove(id, to, reason, position));
+
+export const boardComment = (id: string, text: string): Promise<Comment> =>
+  unwrap(() => commands.boardComment(id, text));
+
+/** Refused while a run works on the card. */
+export const boardDelete = (id: string): Promise<null> => unwrap(() => commands.boardDelete(id));
+
+/** A card's runs, oldest first. */
+export const boardRuns = (id: string): Promise<CardRun[]> => unwrap(() => commands.boardRuns(id));
+
+/** A card was created, changed or deleted. */
+export function onBoardChanged(cb: () => void): Promise<Unlisten> {
+  return events.boardChanged.listen(() => cb());
 }

@@ -3,6 +3,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import {
   onAgentFileChanged,
   onAgentsChanged,
+  onBoardChanged,
   onChatMessageAdded,
   onMemoryChanged,
   onRunChanged,
@@ -13,6 +14,7 @@ import {
 import { addChatMessage, changeChatRun, queryKeys, refetchNewestChatPages } from "./queries";
 import { refetchRooms } from "./roomQueries";
 import { refetchMemory } from "./memoryQueries";
+import { refetchBoard } from "./boardQueries";
 import { useRunActivityStore } from "./runActivity";
 
 /** Subscribes to a backend event for the lifetime of the component. */
@@ -62,6 +64,8 @@ export function useBackendEvents(onFailure: (e: unknown) => void) {
         // A deleted agent leaves its teams; a lag may have dropped teamsChanged.
         void client.invalidateQueries({ queryKey: queryKeys.teams });
         refetchMemory(client);
+        // A deleted agent leaves its cards unassigned.
+        refetchBoard(client);
         runs.resync();
       }),
     onFailure,
@@ -71,12 +75,17 @@ export function useBackendEvents(onFailure: (e: unknown) => void) {
     () =>
       onTeamsChanged(() => {
         void client.invalidateQueries({ queryKey: queryKeys.teams });
+        // A deleted team leaves its cards without a team.
+        refetchBoard(client);
       }),
     onFailure,
   );
 
   // Whatever the Memory view shows is read again: facts, notes, scratch notes, promotions.
   useSubscription(() => onMemoryChanged(() => refetchMemory(client)), onFailure);
+
+  // Whatever the Board shows is read again: columns of cards, an open card, its runs.
+  useSubscription(() => onBoardChanged(() => refetchBoard(client)), onFailure);
 
   useSubscription(
     () =>

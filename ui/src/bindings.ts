@@ -117,6 +117,8 @@ export const commands = {
 	boardDelete: (id: string) => typedError<null, AppError>(__TAURI_INVOKE("board_delete", { id })),
 	/**  A card's runs, oldest first. */
 	boardRuns: (id: string) => typedError<CardRun[], AppError>(__TAURI_INVOKE("board_runs", { id })),
+	/**  The columns in order, each with the moves allowed from it. */
+	boardColumns: () => __TAURI_INVOKE<BoardColumn[]>("board_columns"),
 };
 
 /** Events */
@@ -248,6 +250,16 @@ export type Author = { kind: "user" } |
  */
 export type BoardChanged = {
 	cardId: string | null,
+};
+
+/**
+ *  A column as the Board shows it, with the moves the table allows from it (the UI offers
+ *  exactly these; it keeps no copy of the table).
+ */
+export type BoardColumn = {
+	status: CardStatus,
+	label: string,
+	allowedMoves: CardStatus[],
 };
 
 export type Card = {

@@ -3,12 +3,19 @@
 //! change made here.
 
 use clawboo_engine::board::{
-    Actor, Card, CardDetail, CardEdit, CardFilter, CardRun, CardStatus, Comment, CommentKind, NewCard,
+    Actor, BoardColumn, Card, CardDetail, CardEdit, CardFilter, CardRun, CardStatus, Comment, CommentKind, NewCard,
 };
 use tauri::State;
 
 use crate::error::AppError;
 use crate::state::AppState;
+
+/// The columns in order, each with the moves allowed from it.
+#[tauri::command]
+#[specta::specta]
+pub fn board_columns() -> Vec<BoardColumn> {
+    BoardColumn::all()
+}
 
 /// Cards matching the filter, in column order, then by position.
 #[tauri::command]

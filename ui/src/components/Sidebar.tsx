@@ -15,10 +15,12 @@ type Props = {
   selectedAgentId: string | null;
   settingsOpen: boolean;
   memoryOpen: boolean;
+  boardOpen: boolean;
   onSelectAgent: (id: string) => void;
   onNewAgent: () => void;
   onOpenSettings: () => void;
   onOpenMemory: () => void;
+  onOpenBoard: () => void;
 };
 
 export function Sidebar({
@@ -33,10 +35,12 @@ export function Sidebar({
   selectedAgentId,
   settingsOpen,
   memoryOpen,
+  boardOpen,
   onSelectAgent,
   onNewAgent,
   onOpenSettings,
   onOpenMemory,
+  onOpenBoard,
 }: Props) {
   const [showArchived, setShowArchived] = useState(false);
   const archivedCount = teams?.filter((t) => t.archived).length ?? 0;
@@ -138,6 +142,15 @@ export function Sidebar({
       </ul>
       <ErrorMessage message={error} className="sidebar__error" />
 
+      <button
+        type="button"
+        className={`sidebar__settings sidebar__board ${boardOpen ? "is-active" : ""}`}
+        aria-current={boardOpen ? "page" : undefined}
+        onClick={onOpenBoard}
+        data-testid="nav-board"
+      >
+        <span aria-hidden="true">▦</span> Board
+      </button>
       <button
         type="button"
         className={`sidebar__settings sidebar__memory ${memoryOpen ? "is-active" : ""}`}

@@ -2,6 +2,7 @@
 import { vi } from "vitest";
 import { ClawbooError } from "../errors";
 import { fakeMemoryApi, resetMemory } from "./fakeMemory";
+import { fakeBoardApi, resetBoard } from "./fakeBoard";
 import type {
   Access,
   Agent,
@@ -647,6 +648,7 @@ export const fakeApi = {
     return () => void backend.runListeners.delete(cb);
   }),
   ...fakeMemoryApi,
+  ...fakeBoardApi,
 };
 
 /** A message in a room, as the engine would have stored it. */
@@ -676,5 +678,6 @@ export function emitRoomMessage(teamId: string, message: RoomMessage) {
 export function resetBackend() {
   Object.assign(backend, initialState());
   resetMemory();
+  resetBoard();
   Object.values(fakeApi).forEach((fn) => fn.mockClear());
 }

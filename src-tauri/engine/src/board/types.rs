@@ -104,6 +104,30 @@ impl CardStatus {
     }
 }
 
+/// A column as the Board shows it, with the moves the table allows from it (the UI offers
+/// exactly these; it keeps no copy of the table).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct BoardColumn {
+    pub status: CardStatus,
+    pub label: String,
+    pub allowed_moves: Vec<CardStatus>,
+}
+
+impl BoardColumn {
+    /// Every column, in the order shown.
+    pub fn all() -> Vec<BoardColumn> {
+        CardStatus::ALL
+            .iter()
+            .map(|&status| BoardColumn {
+                status,
+                label: status.label().to_owned(),
+                allowed_moves: status.allowed_moves().to_vec(),
+            })
+            .collect()
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "snake_case")]
 pub enum Priority {

@@ -1,0 +1,56 @@
+// The Board's server state: cards per filter, one card's detail and runs, and the columns with
+// the moves the engine allows. Every key starts with "board", so one `boardChanged` event
+// refetches whatever is on screen.
+import { useMutation, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
+import * as api from "./api";
+import type { CardEdit, CardFilter, CardStatus, NewCard } from "./api";
+
+export const boardKeys = {
+  all: ["board"] as const,
+  columns: ["board", "columns"] as const,
+  cards: (filter: CardFilter) => ["board", "cards", filter] as const,
+  detail: (id: string) => ["board", "detail", id] as const,
+  runs: (id: string) => ["board", "runs", id] as const,
+};
+
+export function useBoardColumns() {
+  return useQuery({ queryKey: boardKeys.columns, queryFn: api.boardColumns, staleTime: Infinity });
+}
+
+export function useCards(filter: CardFilter) {
+  return useQuery({
+    queryKey: boardKeys.cards(filter),
+    queryFn: () => api.boardList(filter),
+    placeholderData: (previous) => previous,
+  });
+}
+
+export function useCardDetail(id: string) {
+  return useQuery({ queryKey: boardKeys.detail(id), queryFn: () => api.boardCard(id) });
+}
+
+export function useCardRuns(id: string) {
+  return useQuery({ queryKey: boardKeys.runs(id), queryFn: () => api.boardRuns(id) });
+}
+
+/** A change: afterwards everything the Board shows is read again (the event says so too; this
+ *  makes the result show at once). */
+function useBoardChange<TVars, TResult>(fn: (vars: TVars) => Promise<TResult>) {
+  const client = useQueryClient();
+  return useMutation({ mutationFn: fn, onSuccess: () => refetchBoard(client) });
+}
+
+export const useCreateCard = () => useBoardChange((input: NewCard) => api.boardCreate(input));
+export const useEditCard = () => useBoardChange(({ id, edit }: { id: string; edit: CardEdit }) => api.boardEdit(id, edit));
+export const useMoveCard = () =>
+  useBoardChange(
+    ({ id, to, reason, position }: { id: string; to: CardStatus; reason?: string | null; position?: number | null }) =>
+      api.boardMove(id, to, reason ?? null, position ?? null),
+  );
+export const useCommentCard = () =>
+  useBoardChange(({ id, text }: { id: string; text: string }) => api.boardComment(id, text));
+export const useDeleteCard = () => useBoardChange((id: string) => api.boardDelete(id));
+
+export function refetchBoard(client: QueryClient) {
+  void client.invalidateQueries({ queryKey: boardKeys.all });
+}

@@ -1,0 +1,46 @@
+import { useDroppable } from "@dnd-kit/core";
+import type { Agent, BoardColumn, Card, CardStatus } from "../../api";
+import { CardTile } from "./CardTile";
+
+type Props = {
+  column: BoardColumn;
+  columns: BoardColumn[];
+  cards: Card[];
+  agents: Agent[];
+  numbers: Map<string, number>;
+  /** A drag is on and this column is not a legal place for its card. */
+  refusesDrop: boolean;
+  onOpen: (id: string) => void;
+  onMove: (card: Card, to: CardStatus) => void;
+};
+
+export function BoardColumnView({ column, columns, cards, agents, numbers, refusesDrop, onOpen, onMove }: Props) {
+  const { setNodeRef, isOver } = useDroppable({ id: column.status });
+  return (
+    <section
+      ref={setNodeRef}
+      className={`board-column ${isOver ? (refusesDrop ? "is-refusing" : "is-over") : ""}`}
+      aria-label={column.label}
+      data-testid={`column-${column.status}`}
+    >
+      <header className="board-column__head">
+        <h2>{column.label}</h2>
+        <span className="board-column__count">{cards.length}</span>
+      </header>
+      <ul className="board-column__cards">
+        {cards.map((card) => (
+          <CardTile
+            key={card.id}
+            card={card}
+            agents={agents}
+            numbers={numbers}
+            column={column}
+            columns={columns}
+            onOpen={onOpen}
+            onMove={onMove}
+          />
+        ))}
+      </ul>
+    </section>
+  );
+}

@@ -1,0 +1,292 @@
+import { useState } from "react";
+import type { Activity, Actor, Agent, BoardColumn, Card, CardStatus, Team } from "../../api";
+import { useCardDetail, useCardRuns, useCommentCard, useDeleteCard, useEditCard } from "../../boardQueries";
+import { errorMessage } from "../../errors";
+import { cardRef, priorityLabel } from "../../lib/board";
+import { formatTime } from "../../lib/memoryLabels";
+import { ConfirmDialog } from "../ConfirmDialog";
+import { ErrorMessage } from "../ErrorMessage";
+import { Markdown } from "../Markdown";
+import { Modal } from "../Modal";
+import { CardForm, fieldsOf, type CardFields } from "./CardForm";
+
+type Props = {
+  cardId: string;
+  cards: Card[];
+  agents: Agent[];
+  teams: Team[];
+  columns: BoardColumn[];
+  onMove: (card: Card, to: CardStatus) => void;
+  onClose: () => void;
+};
+
+/** One card, opened: what the agent was asked (the exact task text it received), its comments
+ *  (the agent's report is one), its activity and its runs. */
+export function CardPanel({ cardId, cards, agents, teams, columns, onMove, onClose }: Props) {
+  const detail = useCardDetail(cardId);
+  const runs = useCardRuns(cardId);
+  const edit = useEditCard();
+  const comment = useCommentCard();
+  const remove = useDeleteCard();
+  const [editing, setEditing] = useState(false);
+  const [draft, setDraft] = useState("");
+  const [confirmDelete, setConfirmDelete] = useState(false);
+
+  const card = detail.data?.card;
+  if (!card) {
+    return (
+      <Modal title="Card" onClose={onClose} size="wide" testId="card-panel">
+        {detail.error ? <ErrorMessage message={errorMessage(detail.error)} /> : <p className="muted">Loading…</p>}
+      </Modal>
+    );
+  }
+  const column = columns.find((c) => c.status === card.status);
+  const assignee = agents.find((a) => a.id === card.assigneeId);
+  const team = teams.find((t) => t.id === card.teamId);
+  const numberOf = (id: string) => cards.find((c) => c.id === id)?.number;
+  const fromAgentId = card.origin.kind === "handoff" ? card.origin.from_agent_id : null;
+
+  const save = (fields: CardFields) =>
+    edit.mutate(
+      {
+        id: card.id,
+        edit: {
+          title: fields.title,
+          description: fields.description,
+          assigneeId: fields.assigneeId,
+          teamId: fields.teamId,
+          priority: fields.priority,
+          dependsOn: fields.dependsOn,
+          checkCommand: fields.checkCommand,
+          projectFolder: fields.projectFolder,
+        },
+      },
+      { onSuccess: () => setEditing(false) },
+    );
+
+  return (
+    <Modal title={`${cardRef(card)} ${card.title}`} onClose={onClose} size="wide" testId="card-panel">
+      <div className="card-panel">
+        <div className="card-panel__meta">
+          <span className={`pill status-pill status-${card.status}`} data-testid="card-status">
+            {column?.label ?? card.status}
+          </span>
+          <span className="pill pill--muted">{priorityLabel(card.priority)}</span>
+          <span>{assignee ? `@${assignee.handle}` : "Unassigned"}</span>
+          {team && <span className="muted">{team.name}</span>}
+          {card.origin.kind === "handoff" && (
+            <span className="muted">
+              Handed off by @{agents.find((a) => a.id === fromAgentId)?.handle ?? "a deleted agent"}
+            </span>
+          )}
+          <span className="card-panel__actions">
+            {(column?.allowedMoves ?? []).map((to) => (
+              <button
+                key={to}
+                type="button"
+                className="button button--small"
+                onClick={() => onMove(card, to)}
+                data-testid={`card-panel-move-${to}`}
+              >
+                {columns.find((c) => c.status === to)?.label ?? to}
+              </button>
+            ))}
+            {!editing && (
+              <button type="button" className="button button--small" onClick={() => setEditing(true)} data-testid="card-edit">
+                Edit
+              </button>
+            )}
+            <button
+              type="button"
+              className="button button--small button--danger"
+              onClick={() => setConfirmDelete(true)}
+              data-testid="card-delete"
+            >
+              Delete
+            </button>
+          </span>
+        </div>
+        {card.status === "blocked" && card.blockedReason && (
+          <p className="card-panel__blocked" data-testid="card-blocked-reason">
+            Blocked: {card.blockedReason}
+          </p>
+        )}
+        {card.waitingOn.length > 0 && (
+          <p className="card-panel__waiting">
+            Waits for {card.waitingOn.map((id) => `#${numberOf(id) ?? "?"}`).join(", ")} to be done.
+          </p>
+        )}
+
+        {editing ? (
+          <CardForm
+            initial={fieldsOf(card)}
+            others={cards.filter((c) => c.id !== card.id)}
+            agents={agents}
+            teams={teams}
+            submitLabel="Save"
+            pending={edit.isPending}
+            error={edit.error ? errorMessage(edit.error) : null}
+            onSubmit={save}
+            onCancel={() => setEditing(false)}
+          />
+        ) : (
+          <>
+            {card.description.trim() !== "" && (
+              <section className="card-panel__section">
+                <h3>Description</h3>
+                <div className="card-panel__markdown">
+                  <Markdown text={card.description} />
+                </div>
+              </section>
+            )}
+            {card.taskText && (
+              <section className="card-panel__section">
+                <h3>Task text the agent received</h3>
+                <pre className="card-panel__task" data-testid="card-task-text">
+                  {card.taskText}
+                </pre>
+              </section>
+            )}
+            {(card.checkCommand || card.projectFolder) && (
+              <section className="card-panel__section card-panel__facts">
+                {card.checkCommand && (
+                  <p>
+                    Check: <code>{card.checkCommand}</code>
+                  </p>
+                )}
+                {card.projectFolder && (
+                  <p>
+                    Folder: <code>{card.projectFolder}</code>
+                  </p>
+                )}
+              </section>
+            )}
+          </>
+        )}
+
+        <section className="card-panel__section">
+          <h3>Comments</h3>
+          <ul className="card-comments" data-testid="card-comments">
+            {detail.data?.comments.length === 0 && <li className="muted">No comments yet.</li>}
+            {detail.data?.comments.map((c) => (
+              <li key={c.id} className={`card-comment ${c.kind === "report" ? "is-report" : ""}`} data-testid={`card-comment-${c.kind}`}>
+                <div className="card-comment__head">
+                  <strong>{actorLabel(c.author)}</strong>
+                  {c.kind === "report" && <span className="pill">Report</span>}
+                  <time className="muted">{formatTime(c.createdAt)}</time>
+                </div>
+                <Markdown text={c.text} />
+              </li>
+            ))}
+          </ul>
+          <form
+            className="card-comment-form"
+            onSubmit={(e) => {
+              e.preventDefault();
+              if (draft.trim() === "") return;
+              comment.mutate({ id: card.id, text: draft }, { onSuccess: () => setDraft("") });
+            }}
+          >
+            <textarea
+              value={draft}
+              onChange={(e) => setDraft(e.target.value)}
+              rows={2}
+              placeholder="Add a comment"
+              data-testid="card-comment-input"
+            />
+            <button type="submit" className="button button--small" disabled={comment.isPending || draft.trim() === ""}>
+              Comment
+            </button>
+          </form>
+          <ErrorMessage message={comment.error ? errorMessage(comment.error) : null} />
+        </section>
+
+        <section className="card-panel__section">
+          <h3>Runs</h3>
+          {runs.data?.length ? (
+            <ul className="card-runs" data-testid="card-runs">
+              {runs.data.map((run) => (
+                <li key={run.runId} className="card-run">
+                  <span>Attempt {run.attempt}</span>
+                  <span className="pill pill--muted">{run.kind}</span>
+                  <span className={`run-status run-status--${run.status}`}>{run.status}</span>
+                  <time className="muted">{formatTime(run.startedAt)}</time>
+                  {run.reason && <span className="muted">{run.reason}</span>}
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p className="muted">No runs yet.</p>
+          )}
+        </section>
+
+        <section className="card-panel__section">
+          <h3>Activity</h3>
+          <ul className="card-activity" data-testid="card-activity">
+            {detail.data?.activity.map((a) => (
+              <li key={a.id}>
+                <time className="muted">{formatTime(a.at)}</time> <strong>{actorLabel(a.actor)}</strong>{" "}
+                {activityText(a, columns, numberOf, agents)}
+              </li>
+            ))}
+          </ul>
+        </section>
+      </div>
+      {confirmDelete && (
+        <ConfirmDialog
+          title={`Delete ${cardRef(card)}?`}
+          confirmLabel="Delete"
+          busy={remove.isPending}
+          error={remove.error ? errorMessage(remove.error) : null}
+          onConfirm={() => remove.mutate(card.id, { onSuccess: onClose })}
+          onCancel={() => setConfirmDelete(false)}
+          confirmTestId="card-delete-confirm"
+        >
+          <p>The card, its comments and its activity are removed. Its runs stay in the agents&apos; history.</p>
+        </ConfirmDialog>
+      )}
+    </Modal>
+  );
+}
+
+function actorLabel(actor: Actor): string {
+  switch (actor.kind) {
+    case "user":
+      return "You";
+    case "agent":
+      return `@${actor.handle}`;
+    case "clawboo":
+      return "Clawboo";
+  }
+}
+
+function activityText(
+  entry: Activity,
+  columns: BoardColumn[],
+  numberOf: (id: string) => number | undefined,
+  agents: Agent[],
+): string {
+  const label = (s: CardStatus) => columns.find((c) => c.status === s)?.label ?? s;
+  const who = (id: string | null) => (id ? `@${agents.find((a) => a.id === id)?.handle ?? "deleted agent"}` : "nobody");
+  const a = entry.activity;
+  switch (a.kind) {
+    case "created":
+      return "created the card";
+    case "edited":
+      return `edited ${a.fields.join(", ")}`;
+    case "moved":
+      return `moved it from ${label(a.from)} to ${label(a.to)}${a.reason ? `: ${a.reason}` : ""}`;
+    case "assigned":
+      return `assigned it to ${who(a.to)}`;
+    case "claimed":
+      return "started a run";
+    case "released":
+      return "ended its run";
+    case "commented":
+      return "commented";
+    case "dependency_added":
+      return `made it wait for #${numberOf(a.card_id) ?? "?"}`;
+    case "dependency_removed":
+      return `stopped it waiting for #${numberOf(a.card_id) ?? "?"}`;
+  }
+}

@@ -1,0 +1,138 @@
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { screen, waitFor, within } from "@testing-library/react";
+import { resetBackend, seedAgent, seedTeam } from "../test/fakeApi";
+import { board, seedCard, seedCardRun, seedComment } from "../test/fakeBoard";
+import { renderApp } from "../test/helpers";
+import type { Agent, Team } from "../api";
+
+vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApi);
+
+let ava: Agent;
+let bo: Agent;
+let research: Team;
+
+beforeEach(() => {
+  resetBackend();
+  ava = seedAgent({ name: "Ava", handle: "ava" });
+  bo = seedAgent({ name: "Bo", handle: "bo", runtime: "claude-code" });
+  research = seedTeam({ name: "Research", memberIds: [ava.id, bo.id] });
+});
+
+async function openBoard() {
+  const { user } = renderApp();
+  await user.click(await screen.findByTestId("nav-board"));
+  await screen.findByTestId("board-page");
+  return { user };
+}
+
+const titlesIn = (status: string) =>
+  [...screen.getByTestId(`column-${status}`).querySelectorAll(".card-tile__title")].map((b) => b.textContent);
+
+describe("Board", () => {
+  it("shows every column with its cards, their assignee, runtime and what they wait for", async () => {
+    const prices = seedCard({ title: "Collect prices", assigneeId: ava.id, teamId: research.id, status: "done" });
+    seedCard({ title: "Build the menu page", assigneeId: bo.id, dependsOn: [prices.id] });
+    const copy = seedCard({ title: "Write the copy", assigneeId: ava.id });
+    seedCard({ title: "Print flyers", dependsOn: [copy.id], priority: "urgent" });
+    seedCard({ title: "Call the printer", status: "blocked", blockedReason: "Closed until Monday" });
+    await openBoard();
+
+    await waitFor(() => expect(titlesIn("todo")).toEqual(["Build the menu page", "Write the copy", "Print flyers"]));
+    expect(screen.getByTestId("nav-board").getAttribute("aria-current")).toBe("page");
+    for (const status of ["backlog", "todo", "in_progress", "in_review", "blocked", "done", "cancelled"]) {
+      expect(screen.getByTestId(`column-${status}`)).toBeTruthy();
+    }
+    expect(titlesIn("done")).toEqual(["Collect prices"]);
+    const menu = screen.getByTestId("card-2");
+    expect(menu.textContent).toContain("@bo");
+    expect(menu.textContent).toContain("Claude Code");
+    // Its dependency is done: it waits for nothing.
+    expect(menu.textContent).not.toContain("waits on");
+    expect(screen.getByTestId("card-4").textContent).toContain("waits on #3");
+    expect(screen.getByTestId("card-4").textContent).toContain("Urgent");
+    expect(screen.getByTestId("card-5").textContent).toContain("Closed until Monday");
+  });
+
+  it("filters by team, agent and status", async () => {
+    seedCard({ title: "Collect prices", assigneeId: ava.id, teamId: research.id });
+    seedCard({ title: "Build the menu page", assigneeId: bo.id });
+    seedCard({ title: "Archive old menus", status: "backlog" });
+    const { user } = await openBoard();
+    await waitFor(() => expect(titlesIn("todo")).toHaveLength(2));
+
+    await user.selectOptions(screen.getByTestId("board-filter-team"), research.id);
+    await waitFor(() => expect(titlesIn("todo")).toEqual(["Collect prices"]));
+    await user.selectOptions(screen.getByTestId("board-filter-team"), "");
+    await user.selectOptions(screen.getByTestId("board-filter-agent"), bo.id);
+    await waitFor(() => expect(titlesIn("todo")).toEqual(["Build the menu page"]));
+    await user.selectOptions(screen.getByTestId("board-filter-agent"), "");
+    await user.selectOptions(screen.getByTestId("board-filter-status"), "backlog");
+    await waitFor(() => expect(screen.queryByTestId("column-todo")).toBeNull());
+    expect(titlesIn("backlog")).toEqual(["Archive old menus"]);
+  });
+
+  it("creates a card for an agent of a team", async () => {
+    const { user } = await openBoard();
+    await user.click(screen.getByTestId("board-new-card"));
+    await user.type(screen.getByTestId("card-title-input"), "Draft the newsletter");
+    await user.type(screen.getByTestId("card-description-input"), "Two paragraphs, friendly.");
+    await user.selectOptions(screen.getByTestId("card-team-select"), research.id);
+    await user.selectOptions(screen.getByTestId("card-assignee-select"), bo.id);
+    await user.click(screen.getByTestId("card-submit"));
+
+    await waitFor(() => expect(titlesIn("todo")).toEqual(["Draft the newsletter"]));
+    expect(board.cards[0]).toMatchObject({
+      title: "Draft the newsletter",
+      description: "Two paragraphs, friendly.",
+      teamId: research.id,
+      assigneeId: bo.id,
+    });
+  });
+
+  it("moves a card only where the engine allows, asking why when it is blocked", async () => {
+    seedCard({ title: "Write the copy", assigneeId: ava.id });
+    const { user } = await openBoard();
+    await user.click(await screen.findByTestId("card-menu-1"));
+    // In progress comes only by a run starting: never offered as a move.
+    expect(screen.queryByTestId("card-move-1-in_progress")).toBeNull();
+    await user.click(screen.getByTestId("card-move-1-blocked"));
+
+    const dialog = await screen.findByTestId("block-reason-dialog");
+    expect((within(dialog).getByTestId("block-confirm") as HTMLButtonElement).disabled).toBe(true);
+    await user.type(within(dialog).getByTestId("block-reason-input"), "Waiting for the price list");
+    await user.click(within(dialog).getByTestId("block-confirm"));
+
+    await waitFor(() => expect(titlesIn("blocked")).toEqual(["Write the copy"]));
+    expect(board.cards[0].blockedReason).toBe("Waiting for the price list");
+  });
+
+  it("opens a card to the exact task text, the report, the activity and the runs", async () => {
+    const card = seedCard({
+      title: "Find three suppliers",
+      assigneeId: bo.id,
+      teamId: research.id,
+      status: "done",
+      taskText: "Find three flour suppliers near Lyon; list price per 25 kg.",
+      origin: { kind: "handoff", handoff_id: "h1", room_id: "r1", from_agent_id: ava.id },
+    });
+    seedComment(card.id, { kind: "agent", agent_id: bo.id, handle: "bo", run_id: "run-9" }, "Found **three**: A, B, C.", "report");
+    seedCardRun({ cardId: card.id, kind: "handoff", status: "succeeded" });
+    const { user } = await openBoard();
+    await user.click(await screen.findByText("Find three suppliers"));
+
+    const panel = await screen.findByTestId("card-panel");
+    expect(within(panel).getByTestId("card-task-text").textContent).toBe(
+      "Find three flour suppliers near Lyon; list price per 25 kg.",
+    );
+    expect(panel.textContent).toContain("Handed off by @ava");
+    const report = await within(panel).findByTestId("card-comment-report");
+    expect(report.textContent).toContain("@bo");
+    // The report is Markdown.
+    expect(report.innerHTML).toContain("<strong>three</strong>");
+    expect(within(panel).getByTestId("card-runs").textContent).toContain("handoff");
+    expect(within(panel).getByTestId("card-activity").textContent).toContain("created the card");
+    // Done can only be reopened.
+    expect(within(panel).getByTestId("card-panel-move-todo")).toBeTruthy();
+    expect(within(panel).queryByTestId("card-panel-move-cancelled")).toBeNull();
+  });
+});
