@@ -184,3 +184,61 @@ pub fn put_settings(tx: &Transaction, settings: &RunnerSettings) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::migrations::{migrate, MIGRATIONS};
+
+    #[test]
+    fn migration_11_keeps_every_conversation_and_its_runs_and_adds_task_conversations() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut conn = Connection::open(dir.path().join("clawboo.db")).unwrap();
+        conn.pragma_update(None, "foreign_keys", "ON").unwrap();
+        let before: Vec<_> = MIGRATIONS.iter().copied().filter(|m| m.version < 11).collect();
+        migrate(&mut conn, &before).unwrap();
+        conn.execute_batch(
+            "INSERT INTO agents (id, name, handle, tint, runtime, created_at, updated_at)
+                 VALUES ('a', 'A', 'a', '#000', 'native', 0, 0);
+             INSERT INTO conversations (id, agent_id, kind, session_id, epoch, created_at, session_setup)
+                 VALUES ('c', 'a', 'direct', 's-1', 2, 5, 'fp');
+             INSERT INTO runs (id, conversation_id, agent_id, runtime, status, started_at)
+                 VALUES ('r', 'c', 'a', 'native', 'succeeded', 6);
+             INSERT INTO messages (id, conversation_id, seq, role, content, run_id, epoch, created_at)
+                 VALUES ('m', 'c', 1, 'user', 'hi', 'r', 2, 6);",
+        )
+        .unwrap();
+        migrate(&mut conn, MIGRATIONS).unwrap();
+        let kept: (String, String, Option<String>, i64, Option<String>) = conn
+            .query_row(
+                "SELECT agent_id, kind, session_id, epoch, session_setup FROM conversations WHERE id = 'c'",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+            )
+            .unwrap();
+        assert_eq!(kept, ("a".into(), "direct".into(), Some("s-1".into()), 2, Some("fp".into())));
+        let runs: i64 =
+            conn.query_row("SELECT COUNT(*) FROM runs WHERE conversation_id = 'c'", [], |r| r.get(0)).unwrap();
+        assert_eq!(runs, 1);
+        let err = conn
+            .execute("INSERT INTO conversations (id, agent_id, kind, created_at) VALUES ('c2', 'a', 'direct', 0)", []);
+        assert!(err.is_err(), "still one direct chat per agent");
+        let err =
+            conn.execute("INSERT INTO conversations (id, agent_id, kind, created_at) VALUES ('t', 'a', 'task', 0)", []);
+        assert!(err.is_err(), "a task conversation names its card");
+        conn.execute_batch(
+            "INSERT INTO card_numbers (id, last) VALUES (1, 0) ON CONFLICT DO NOTHING;
+             INSERT INTO cards (id, number, title, status, origin, position, created_at, updated_at)
+                 VALUES ('k', 1, 'T', 'todo', '{\"kind\":\"user\"}', 1, 0, 0);",
+        )
+        .unwrap();
+        let tx = conn.transaction().unwrap();
+        let first = task_conversation(&tx, "k", "a", 1).unwrap();
+        assert_eq!(task_conversation(&tx, "k", "a", 2).unwrap(), first, "one per card and agent");
+        tx.commit().unwrap();
+        conn.execute("DELETE FROM cards WHERE id = 'k'", []).unwrap();
+        let left: i64 =
+            conn.query_row("SELECT COUNT(*) FROM conversations WHERE kind = 'task'", [], |r| r.get(0)).unwrap();
+        assert_eq!(left, 0, "a card's task conversation goes with it");
+    }
+}
