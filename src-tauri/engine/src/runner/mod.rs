@@ -17,7 +17,9 @@
 //! the task through its fix rounds and fresh sessions (each run recorded on the card with its
 //! attempt number and why it exists).
 
+mod begin;
 mod check;
+mod drive;
 mod store;
 mod task;
 mod types;

@@ -81,7 +81,7 @@ fn a_native_run_gets_the_tiers_in_order_with_the_memory_facts_which_are_then_cit
     assert!(!text.contains("Run the deploy script for version 2."), "the steady tier is in the system prompt only");
 
     let seen = engine.runner().run_context(&run_id).unwrap();
-    assert_eq!(seen.cited, [fact.id.clone()]);
+    assert_eq!(seen.cited, std::slice::from_ref(&fact.id));
     let citations = wait_for("the citation", Duration::from_secs(5), || {
         let citations = engine.memory().detail(&fact.id).unwrap().citations;
         (!citations.is_empty()).then_some(citations)
