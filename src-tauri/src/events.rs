@@ -79,6 +79,14 @@ pub struct PeerPostAdded {
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, Event)]
 pub struct MemoryChanged;
 
+/// A card was created, changed, moved, commented on or deleted: refetch the Board, and the card
+/// `cardId` when it is open (`null`: several cards changed).
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, Event)]
+#[serde(rename_all = "camelCase")]
+pub struct BoardChanged {
+    pub card_id: Option<String>,
+}
+
 /// Forwards until the engine goes away. If the UI side lags, it is told to refetch (through
 /// AgentsChanged: agents, files, and the newest page of each open chat).
 pub fn forward<R: Runtime>(app: AppHandle<R>, engine: Arc<Engine>) {
@@ -102,6 +110,7 @@ pub fn forward<R: Runtime>(app: AppHandle<R>, engine: Arc<Engine>) {
                 }
                 Ok(EngineEvent::PeerPostAdded { post }) => PeerPostAdded { post }.emit(&app),
                 Ok(EngineEvent::MemoryChanged) => MemoryChanged.emit(&app),
+                Ok(EngineEvent::BoardChanged { card_id }) => BoardChanged { card_id }.emit(&app),
                 Err(RecvError::Closed) => break,
             };
             if let Err(e) = sent {

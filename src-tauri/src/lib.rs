@@ -79,6 +79,14 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
             commands::memory::scratch_delete,
             commands::memory::promotions,
             commands::memory::decide_promotion,
+            commands::board::board_list,
+            commands::board::board_card,
+            commands::board::board_create,
+            commands::board::board_edit,
+            commands::board::board_move,
+            commands::board::board_comment,
+            commands::board::board_delete,
+            commands::board::board_runs,
         ])
         .events(collect_events![
             events::AgentsChanged,
@@ -90,7 +98,8 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
             events::RoomMessageAdded,
             events::RoomRunChanged,
             events::PeerPostAdded,
-            events::MemoryChanged
+            events::MemoryChanged,
+            events::BoardChanged
         ])
         // Timestamps (ms since the epoch) and file sizes cross IPC as i64/u64; both stay far
         // below 2^53, so a JavaScript number holds them exactly.

@@ -175,3 +175,52 @@ fn memory_through_ipc_the_user_is_the_author_and_refusals_keep_their_code() {
     let undecidable = invoke(&window, "decide_promotion", json!({"id": "p-missing", "approve": true})).unwrap_err();
     assert_eq!(undecidable["code"], "not_found");
 }
+
+#[test]
+fn the_board_through_ipc_null_clears_a_field_and_refusals_keep_their_code() {
+    let dir = TempDataDir::new();
+    let (_app, window) = app_with(AppState::new(Engine::open(EngineConfig::for_dir(dir.path().into()))));
+
+    let card = invoke(
+        &window,
+        "board_create",
+        json!({"card": {"title": "Ship the beta", "assigneeId": null, "teamId": null, "status": null,
+                        "priority": "high", "checkCommand": "npm test", "projectFolder": null}}),
+    )
+    .unwrap();
+    assert_eq!(
+        (card["number"].as_u64(), &card["status"], &card["priority"]),
+        (Some(1), &json!("todo"), &json!("high"))
+    );
+    let id = card["id"].as_str().unwrap().to_string();
+
+    // A field left out stays; `null` clears it.
+    let edit = |edit: Value| invoke(&window, "board_edit", json!({"id": id, "edit": edit})).unwrap();
+    let kept = edit(json!({"title": "Ship the beta!", "description": null, "priority": null, "dependsOn": null}));
+    assert_eq!((&kept["title"], &kept["checkCommand"]), (&json!("Ship the beta!"), &json!("npm test")));
+    let cleared =
+        edit(json!({"title": null, "description": null, "priority": null, "dependsOn": null, "checkCommand": null}));
+    assert_eq!(cleared["checkCommand"], Value::Null);
+
+    let refused = invoke(&window, "board_move", json!({"id": id, "to": "done", "reason": null, "position": null}));
+    let refused = refused.unwrap_err();
+    assert_eq!(refused["code"], "invalid_input");
+    assert!(refused["message"].as_str().unwrap().contains("To do"), "{refused}");
+    let blocked = invoke(
+        &window,
+        "board_move",
+        json!({"id": id, "to": "blocked", "reason": "Waiting on design", "position": null}),
+    )
+    .unwrap();
+    assert_eq!(blocked["blockedReason"], "Waiting on design");
+
+    invoke(&window, "board_comment", json!({"id": id, "text": "Design is late."})).unwrap();
+    let detail = invoke(&window, "board_card", json!({"id": id})).unwrap();
+    assert_eq!(detail["comments"][0]["author"], json!({"kind": "user"}));
+    assert_eq!(invoke(&window, "board_runs", json!({"id": id})).unwrap(), json!([]));
+    let listed =
+        invoke(&window, "board_list", json!({"filter": {"teamId": null, "assigneeId": null, "status": "blocked"}}));
+    assert_eq!(listed.unwrap().as_array().unwrap().len(), 1);
+    invoke(&window, "board_delete", json!({"id": id})).unwrap();
+    assert_eq!(invoke(&window, "board_card", json!({"id": id})).unwrap_err()["code"], "not_found");
+}

@@ -99,12 +99,31 @@ export const commands = {
 	promotions: () => typedError<Promotion[], AppError>(__TAURI_INVOKE("promotions")),
 	/**  Approve copies the note's exact text to the target scope; reject leaves it where it is. */
 	decidePromotion: (id: string, approve: boolean) => typedError<Promotion, AppError>(__TAURI_INVOKE("decide_promotion", { id, approve })),
+	/**  Cards matching the filter, in column order, then by position. */
+	boardList: (filter: CardFilter) => typedError<Card[], AppError>(__TAURI_INVOKE("board_list", { filter })),
+	/**  A card with its comments and activity, oldest first. */
+	boardCard: (id: string) => typedError<CardDetail, AppError>(__TAURI_INVOKE("board_card", { id })),
+	/**  A new card at the end of its column (Backlog or To do). */
+	boardCreate: (card: NewCard) => typedError<Card, AppError>(__TAURI_INVOKE("board_create", { card })),
+	/**  Changes the fields `edit` sets (`null` clears an optional one). */
+	boardEdit: (id: string, edit: CardEdit) => typedError<Card, AppError>(__TAURI_INVOKE("board_edit", { id, edit })),
+	/**
+	 *  Moves a card to another column (checked against the allowed moves; Blocked needs a reason),
+	 *  or, within its column, to `position`.
+	 */
+	boardMove: (id: string, to: CardStatus, reason: string | null, position: number | null) => typedError<Card, AppError>(__TAURI_INVOKE("board_move", { id, to, reason, position })),
+	boardComment: (id: string, text: string) => typedError<Comment, AppError>(__TAURI_INVOKE("board_comment", { id, text })),
+	/**  Deletes a card (refused while a run works on it); its number is never reused. */
+	boardDelete: (id: string) => typedError<null, AppError>(__TAURI_INVOKE("board_delete", { id })),
+	/**  A card's runs, oldest first. */
+	boardRuns: (id: string) => typedError<CardRun[], AppError>(__TAURI_INVOKE("board_runs", { id })),
 };
 
 /** Events */
 export const events = {
 	agentFileChanged: makeEvent<AgentFileChanged, AgentFileChanged>("agent-file-changed"),
 	agentsChanged: makeEvent<AgentsChanged, AgentsChanged>("agents-changed"),
+	boardChanged: makeEvent<BoardChanged, BoardChanged>("board-changed"),
 	chatMessageAdded: makeEvent<ChatMessageAdded, ChatMessageAdded>("chat-message-added"),
 	memoryChanged: makeEvent<MemoryChanged, MemoryChanged>("memory-changed"),
 	peerPostAdded: makeEvent<PeerPostAdded, PeerPostAdded>("peer-post-added"),
@@ -122,6 +141,23 @@ export type Access =
 "own_sign_in" | 
 /**  An API key from Settings > API keys. */
 "api_key";
+
+export type Activity = {
+	id: string,
+	cardId: string,
+	actor: Actor,
+	activity: ActivityKind,
+	at: number,
+};
+
+/**  One line of a card's activity (runs' tool calls are in the runs' events, listed by run). */
+export type ActivityKind = { kind: "created" } | { kind: "edited"; fields: string[] } | { kind: "moved"; from: CardStatus; to: CardStatus; reason: string | null } | { kind: "assigned"; from: string | null; to: string | null } | { kind: "claimed"; run_id: string } | { kind: "released"; run_id: string } | { kind: "commented"; comment_id: string } | { kind: "dependency_added"; card_id: string } | { kind: "dependency_removed"; card_id: string };
+
+/**
+ *  Who did something to a card: the user in the app, an agent (bound by its run's token, never
+ *  by what it claims), or Clawboo itself (the runner moving a card, a hand-off creating one).
+ */
+export type Actor = { kind: "user" } | { kind: "agent"; agent_id: string; handle: string; run_id: string | null } | { kind: "clawboo" };
 
 export type Agent = {
 	id: string,
@@ -206,6 +242,117 @@ export type Author = { kind: "user" } |
 /**  `handle` is the agent's handle when it wrote (kept if the agent is renamed or deleted). */
 { kind: "agent"; agent_id: string; handle: string; run_id: string | null };
 
+/**
+ *  A card was created, changed, moved, commented on or deleted: refetch the Board, and the card
+ *  `cardId` when it is open (`null`: several cards changed).
+ */
+export type BoardChanged = {
+	cardId: string | null,
+};
+
+export type Card = {
+	id: string,
+	/**  Short number, unique in the store and never reused (`#12`), for people and agents. */
+	number: number,
+	title: string,
+	description: string,
+	assigneeId: string | null,
+	teamId: string | null,
+	status: CardStatus,
+	priority: Priority,
+	/**  Ids of the cards this one waits for, in the order added. */
+	dependsOn: string[],
+	/**  Of `depends_on`, those not done yet: the card cannot be claimed while any is left. */
+	waitingOn: string[],
+	/**  Run after the agent finishes; its exit code judges the work (fix round on failure). */
+	checkCommand: string | null,
+	/**  A folder the runs work in (a git repository: one worktree per run). */
+	projectFolder: string | null,
+	/**
+	 *  The exact task text the agent received last (a hand-off's task; the runner's message
+	 *  and tiers are in each run's context).
+	 */
+	taskText: string | null,
+	origin: CardOrigin,
+	/**  The run holding the claim, while in progress. */
+	claimedByRun: string | null,
+	/**  Why the card is blocked (set when moved to Blocked, cleared when it leaves). */
+	blockedReason: string | null,
+	/**  Position within its column (lower first); the UI sorts by it. */
+	position: number | null,
+	createdAt: number,
+	updatedAt: number,
+};
+
+/**  A card with its comments and activity, as the card view opens it. */
+export type CardDetail = {
+	card: Card,
+	comments: Comment[],
+	activity: Activity[],
+};
+
+/**
+ *  A partial edit: `None` leaves a field as it is; `Some(None)` clears an optional one. From
+ *  the UI: a field left out is `None`, `null` is `Some(None)` (plain serde would read both as
+ *  `None`, and nothing could be cleared); in TypeScript such a field is `x?: string | null`.
+ */
+export type CardEdit = {
+	title: string | null,
+	description: string | null,
+	assigneeId?: string | null,
+	teamId?: string | null,
+	priority: Priority | null,
+	dependsOn: string[] | null,
+	checkCommand?: string | null,
+	projectFolder?: string | null,
+};
+
+/**  Board filters (all optional, AND-ed). */
+export type CardFilter = {
+	teamId: string | null,
+	assigneeId: string | null,
+	status: CardStatus | null,
+};
+
+/**  Where a card came from. */
+export type CardOrigin = 
+/**  Made on the Board by the user. */
+{ kind: "user" } | 
+/**  A leader's hand-off in team chat (`handoff` tool or `@handle` in its reply). */
+{ kind: "handoff"; handoff_id: string; room_id: string; from_agent_id: string };
+
+/**  One run of a card (the task runner's attempts; a hand-off's teammate run). */
+export type CardRun = {
+	runId: string,
+	cardId: string,
+	/**  1 for the card's first run, counting up. */
+	attempt: number,
+	kind: CardRunKind,
+	status: CardRunStatus,
+	startedAt: number,
+	finishedAt: number | null,
+	/**  How it ended, when there is more to say than its status. */
+	reason: string | null,
+};
+
+/**  Why a run of a card exists. */
+export type CardRunKind = 
+/**  A first run of the card, or a retry. */
+"run" | 
+/**  A fix round after the check command failed. */
+"fix" | 
+/**  A fresh session continuing the work when the context window filled or turns ran out. */
+"rotation" | 
+/**  A teammate working on a hand-off in team chat. */
+"handoff";
+
+export type CardRunStatus = "running" | "succeeded" | "failed" | "cancelled" | 
+/**  Cut off by a crash or a quit. */
+"interrupted";
+
+/**  The Board's columns, in the order shown. */
+export type CardStatus = "backlog" | "todo" | "in_progress" | "in_review" | "blocked" | "done" | "cancelled";
+
 export type ChatMessage = {
 	id: string,
 	agentId: string,
@@ -247,12 +394,31 @@ export type Citation = {
 	at: number,
 };
 
+export type Comment = {
+	id: string,
+	cardId: string,
+	author: Actor,
+	kind: CommentKind,
+	text: string,
+	runId: string | null,
+	createdAt: number,
+};
+
+export type CommentKind = "comment" | 
+/**  A run's final reply, posted by the runner. */
+"report";
+
 /**  Stable codes the UI may branch on. Renaming one is a breaking change for the UI. */
 export type ErrorCode = 
 /**  The engine could not start (for example the data directory is unusable). */
 "engine_unavailable" | "invalid_input" | "invalid_handle" | "duplicate_handle" | "not_found" | "forbidden_file_name" | "file_too_large" | "data_dir_unusable" | 
 /**  Another Clawboo (or another engine) has the data directory open. */
-"data_dir_in_use" | "store" | "io" | "keychain_unavailable" | "keychain" | "runtime_not_found" | "runtime_failed" | "run_not_active" | "missing_api_key" | 
+"data_dir_in_use" | "store" | "io" | "keychain_unavailable" | "keychain" | "runtime_not_found" | "runtime_failed" | "run_not_active" | 
+/**
+ *  The thing changed meanwhile or is held by someone else (a card another run claimed, a
+ *  card still waiting on others): refetch, and try again later.
+ */
+"conflict" | "missing_api_key" | 
 /**  A runtime is to use the user's own CLI sign-in, and none was found. */
 "sign_in_missing" | "internal";
 
@@ -331,6 +497,20 @@ export type NewAgent = {
 	provider: Provider | null,
 };
 
+/**  What the user (or a hand-off) sends to make a card. */
+export type NewCard = {
+	title: string,
+	description?: string,
+	assigneeId: string | null,
+	teamId: string | null,
+	/**  Default `Todo`; only Backlog or Todo (InProgress comes by a claim). */
+	status: CardStatus | null,
+	priority: Priority | null,
+	dependsOn?: string[],
+	checkCommand: string | null,
+	projectFolder: string | null,
+};
+
 export type NewRoom = {
 	name: string,
 	/**  A subset of the team's members. */
@@ -393,6 +573,8 @@ export type Placement =
  *  changed (its session keeps them).
  */
 "once_per_session";
+
+export type Priority = "low" | "medium" | "high" | "urgent";
 
 /**  An agent asked to copy a scratch note, exactly, to a wider scope; the user decides. */
 export type Promotion = {
@@ -713,8 +895,11 @@ export type Section = {
 	cutFrom: number | null,
 };
 
-/**  Which part of the contract a section is (its number is its place in the order). */
-export type SectionKind = "persona" | "rules" | "about_you" | "teammates" | "how_to_work" | "routine" | "connectors" | "addressed_to_you" | "ambient" | "message";
+/**
+ *  Which part of the contract a section is (its place in the order is its place in a team turn;
+ *  a task run orders its own, see `task.rs`).
+ */
+export type SectionKind = "persona" | "rules" | "about_you" | "teammates" | "how_to_work" | "routine" | "connectors" | "addressed_to_you" | "ambient" | "message" | "task" | "resume" | "tools_note" | "runtime_note" | "cut_off" | "failure_note" | "handoff_note" | "memory";
 
 export type SendOutcome = {
 	/**  The stored user message, or the notice for `/reset` and `/new`. */
@@ -722,8 +907,11 @@ export type SendOutcome = {
 	run: RunSummary | null,
 };
 
-/**  Steady sections change only when the user edits something; turn sections are new each time. */
-export type Stability = "steady" | "turn";
+/**
+ *  Steady sections change only when the user edits something; turn sections are new each time;
+ *  volatile ones (a task run's memory facts) change most, so they come last.
+ */
+export type Stability = "steady" | "turn" | "volatile";
 
 export type Team = {
 	id: string,

@@ -1,7 +1,9 @@
 //! Assembling a team-chat turn's context at full budgets: 50 teammates, 10,000 waiting items
 //! (half of them peer posts), rules, About you and persona at 4,000 chars each. Goal: ≤ 1 ms
 //! median. And building the memory injection block (top 5 + 2 related facts, one too big to
-//! fit): goal ≤ 1 ms median. Pure code, no I/O.
+//! fit): goal ≤ 1 ms median. And a task-runner run's three tiers at full budgets (persona 4,000
+//! chars, description 20,000, resume and hand-off notes at their maximum, 100 KB of check output,
+//! 10,000 waiting items, a full memory block): goal ≤ 1 ms median. Pure code, no I/O.
 //!
 //! `cargo bench -p clawboo-engine --bench context` (scripts/bench runs it with the others).
 
@@ -10,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use clawboo_engine::agents::RuntimeKind;
 use clawboo_engine::context::{
-    memory_block, team_turn, BlockFact, Member, PeerPost, TeamTurn, ToolName, TurnKind, TurnMessage, WaitingItem,
-    WaitingKind,
+    memory_block, task_tiers, team_turn, BlockFact, FailedCheck, Member, PeerPost, TaskRun, TeamTurn, ToolName,
+    TurnKind, TurnMessage, WaitingItem, WaitingKind, PROGRESS_NOTE_CHARS,
 };
 
 const TEAMMATES: usize = 50;
@@ -23,6 +25,80 @@ const MEMORY_RUNS: usize = 5_000;
 fn main() {
     turn_bench();
     memory_block_bench();
+    task_tiers_bench();
+}
+
+/// Every tier at its fullest, on Claude Code (the persona is sent) without live streaming (the
+/// runtime note too), so every section is built.
+fn task_tiers_bench() {
+    let persona = "I write plain copy and check my work. ".repeat(106)[..4_000].to_owned();
+    let description = "Add the menu page: every bread, its price, a photo — crème, brûlée. ".repeat(300);
+    let description: String = description.chars().take(20_000).collect();
+    let note: String = "Wrote src/menu.html; prices next. ".repeat(70).chars().take(PROGRESS_NOTE_CHARS).collect();
+    let mut output = "test menu::renders_item ... ok — ```pain``` 日本語\n".repeat(2_000);
+    let end = (0..=100_000).rev().find(|i| output.is_char_boundary(*i)).unwrap_or(0);
+    output.truncate(end);
+    let check = FailedCheck { command: "cargo test -p bakery", exit_code: Some(101), output: &output };
+    let kinds = [WaitingKind::Result, WaitingKind::Alert, WaitingKind::Notice];
+    let waiting: Vec<WaitingItem> = (0..WAITING)
+        .map(|i| WaitingItem {
+            id: format!("w{i}"),
+            kind: kinds[i % 3],
+            from: Some(format!("agent{}", 1 + i % TEAMMATES)),
+            text: format!("Item {i}: {}", "the menu page is done and reviewed. ".repeat(5)),
+        })
+        .collect();
+    let texts: Vec<String> =
+        (0..7).map(|i| format!("Fact {i}: {}", "Les prix sont dans docs/prix.md — pain à 4 €. ".repeat(4))).collect();
+    let ids: Vec<String> = (0..7).map(|i| format!("m-{:04x}", 0x7f3a + i)).collect();
+    let facts: Vec<BlockFact> = ids.iter().zip(&texts).map(|(id, text)| BlockFact { id, text }).collect();
+    let memory = memory_block(&facts[..5], &facts[5..]);
+    let tools = [
+        ToolName::MemorySearch,
+        ToolName::MemoryGet,
+        ToolName::MemorySave,
+        ToolName::PeerPost,
+        ToolName::PeerRead,
+        ToolName::NoteSave,
+    ];
+    let run = TaskRun {
+        runtime: RuntimeKind::ClaudeCode,
+        persona: &persona,
+        number: 12,
+        title: "Build the menu page",
+        description: &description,
+        tools: &tools,
+        streams_text: false,
+        resume: Some(&note),
+        cut_off: true,
+        failed_check: Some(&check),
+        handoff_note: Some(&note),
+        waiting: &waiting,
+        memory: Some(&memory),
+    };
+    let sample = task_tiers(&run);
+    let mut samples = Vec::with_capacity(RUNS);
+    for _ in 0..RUNS {
+        let start = Instant::now();
+        black_box(task_tiers(black_box(&run)));
+        samples.push(start.elapsed());
+    }
+    samples.sort();
+    let a = &sample.assembled;
+    println!(
+        "context: a task run's tiers, persona {} / description {} / notes {} chars, {} KB of check output, {WAITING} waiting items, {} facts: median {:.3} ms, p90 {:.3} ms ({} sections, {} chars sent, {} delivered, {} wait)",
+        persona.chars().count(),
+        description.chars().count(),
+        note.chars().count(),
+        check.output.len() / 1_000,
+        sample.cited.len(),
+        samples[RUNS / 2].as_secs_f64() * 1e3,
+        samples[RUNS * 9 / 10].as_secs_f64() * 1e3,
+        a.sections.len(),
+        a.preamble().chars().count() + a.message_text().chars().count(),
+        a.delivered.len(),
+        a.deferred.len(),
+    );
 }
 
 /// Facts as long as they come (`MAX_FACT_CHARS`-sized ones skipped), in a multi-byte script

@@ -27,6 +27,9 @@ pub enum ErrorCode {
     RuntimeNotFound,
     RuntimeFailed,
     RunNotActive,
+    /// The thing changed meanwhile or is held by someone else (a card another run claimed, a
+    /// card still waiting on others): refetch, and try again later.
+    Conflict,
     MissingApiKey,
     /// A runtime is to use the user's own CLI sign-in, and none was found.
     SignInMissing,
@@ -102,6 +105,9 @@ pub enum Error {
     RunNotActive(String),
 
     #[error("{0}")]
+    Conflict(String),
+
+    #[error("{0}")]
     MissingApiKey(String),
 
     #[error("{0}")]
@@ -129,6 +135,7 @@ impl Error {
             Error::RuntimeNotFound(_) => ErrorCode::RuntimeNotFound,
             Error::RuntimeFailed(_) => ErrorCode::RuntimeFailed,
             Error::RunNotActive(_) => ErrorCode::RunNotActive,
+            Error::Conflict(_) => ErrorCode::Conflict,
             Error::MissingApiKey(_) => ErrorCode::MissingApiKey,
             Error::SignInMissing(_) => ErrorCode::SignInMissing,
             Error::Internal(_) => ErrorCode::Internal,

@@ -27,6 +27,9 @@ pub enum EngineEvent {
     PeerPostAdded { post: PeerPost },
     /// A fact, saved note, scratch note or promotion was added or changed: refetch memory.
     MemoryChanged,
+    /// A card was created, changed, moved, commented on or deleted (published after the
+    /// commit): refetch the Board, and the card when it is open. `None`: several cards.
+    BoardChanged { card_id: Option<String> },
 }
 
 /// Cheap to clone; every clone publishes to the same subscribers.

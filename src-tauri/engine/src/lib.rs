@@ -2,6 +2,7 @@
 //! turns its services into commands and its events into UI events.
 
 pub mod agents;
+pub mod board;
 pub mod chat;
 pub mod config;
 pub mod context;
@@ -25,6 +26,7 @@ pub use error::{Error, ErrorCode, Result};
 pub use events::{EngineEvent, EventBus};
 
 use agents::{Agents, FileWatcher, Workspaces};
+use board::Board;
 use chat::Chat;
 use memory::Memory;
 use relay::Relay;
@@ -42,6 +44,7 @@ pub struct Engine {
     chat: Arc<Chat>,
     teams: Arc<Teams>,
     memory: Arc<Memory>,
+    board: Arc<Board>,
     spawner: Arc<dyn runtimes::process::Spawner>,
     relay: Arc<Relay>,
     tools: Arc<tools::Tools>,
@@ -96,11 +99,13 @@ impl Engine {
         let registry = replace.into_iter().fold(adapters, |r, a| r.with(a));
         let teams = Arc::new(Teams::new(store.clone(), agents.clone(), events.clone()));
         let memory = Arc::new(Memory::new(store.clone(), events.clone()));
+        let board = Arc::new(Board::new(store.clone(), events.clone()));
         let chat = Arc::new(
             Chat::new(store, agents.clone(), registry, catalog.clone(), events.clone(), runtime.handle().clone())
                 .with_relay(relay.clone())
                 .with_tools(tools.clone())
                 .with_memory(memory.clone())
+                .with_board(board.clone())
                 .with_teams(teams.clone()),
         );
         // The tools do what team chat says they do; the bridge holds the chat weakly.
@@ -115,6 +120,7 @@ impl Engine {
             chat,
             teams,
             memory,
+            board,
             spawner,
             relay,
             tools,
@@ -160,15 +166,23 @@ impl Engine {
         &self.memory
     }
 
+    /// The Board: task cards, their moves, claims, dependencies, comments and runs.
+    pub fn board(&self) -> &Arc<Board> {
+        &self.board
+    }
+
     pub fn chat(&self) -> &Arc<Chat> {
         &self.chat
     }
 
     /// Deletes an agent after stopping its run (awaited), so nothing runs in a folder that
-    /// is going away. Its teams and rooms lose it (the store cascades), so teams changed too.
+    /// is going away. Its teams and rooms lose it (the store cascades), so teams changed too,
+    /// and so did the Board (its cards are left unassigned).
     pub fn delete_agent(&self, id: &str) -> Result<()> {
         self.chat.delete_agent(id, Duration::from_secs(10))?;
         self.events.publish(EngineEvent::TeamsChanged);
+        // Its cards lost their assignee (the store sets it to none).
+        self.events.publish(EngineEvent::BoardChanged { card_id: None });
         Ok(())
     }
 

@@ -1,6 +1,7 @@
-//! The context module: what an agent sees on a team-chat turn. Golden snapshots in
-//! `context/golden.rs` (regenerate: `INSTA_UPDATE=always cargo test -p clawboo-engine --test context`);
-//! the properties below hold for every snapshot and at the budgets' edges.
+//! The context module: what an agent sees on a team-chat turn (a task-runner run's tiers are in
+//! `context/task.rs`). Golden snapshots in `context/golden.rs` (regenerate:
+//! `INSTA_UPDATE=always cargo test -p clawboo-engine --test context`); the properties below hold
+//! for every snapshot and at the budgets' edges.
 
 #[path = "context/fixture.rs"]
 mod fixture;
@@ -8,6 +9,8 @@ mod fixture;
 mod golden;
 #[path = "context/memory.rs"]
 mod memory;
+#[path = "context/task.rs"]
+mod task;
 
 use clawboo_engine::agents::RuntimeKind;
 use clawboo_engine::context::{
@@ -229,6 +232,26 @@ fn memory_tools_named_only_when_granted() {
         assert!(search_only.contains(&tool_name_on(rt, ToolName::MemorySearch)));
         assert!(!search_only.contains("memory_save") && !search_only.contains("memory_get"), "{search_only}");
         assert!(!search_only.contains("scratch") && !search_only.contains("note_save"), "{search_only}");
+    }
+}
+
+#[test]
+fn board_tools_named_only_when_granted() {
+    use clawboo_engine::tools::specs::BOARD_TOOLS;
+    for rt in RUNTIMES {
+        let how = |tools: &[ToolName]| {
+            let mut f = Fixture::teammate(rt);
+            f.tools = tools.to_vec();
+            text_of(&f.assemble(), SectionKind::HowToWork).unwrap().to_owned()
+        };
+        assert!(!how(&[ToolName::PeerPost]).contains("Board"));
+        let all = how(&BOARD_TOOLS);
+        for tool in BOARD_TOOLS {
+            assert!(all.contains(&format!("`{}`", tool_name_on(rt, tool))), "{}: {all}", tool.as_str());
+        }
+        assert_eq!(all.contains("namespace"), tool_namespace_on(rt).is_some(), "{all}");
+        let list_only = how(&[ToolName::BoardList]);
+        assert!(list_only.contains("The Board:") && !list_only.contains("board_update"), "{list_only}");
     }
 }
 

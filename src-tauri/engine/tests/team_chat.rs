@@ -7,6 +7,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use clawboo_engine::agents::{NewAgent, RuntimeKind};
+use clawboo_engine::board::{
+    ActivityKind, Actor, Card, CardFilter, CardOrigin, CardRunKind, CardRunStatus, CardStatus, CommentKind,
+};
 use clawboo_engine::chat::team::{RoomMessage, RoomMessageKind};
 use clawboo_engine::chat::RunStatus;
 use clawboo_engine::context::ToolName;
@@ -156,6 +159,14 @@ impl Fixture {
             let messages = self.messages();
             let runs = self.engine.chat().room_runs(&self.general, 100).unwrap();
             (done(&messages) && runs.iter().all(|r| r.status != RunStatus::Running)).then_some(messages)
+        })
+    }
+
+    /// The card of the hand-off to `agent_id`, once `ready` says it is as expected.
+    fn card_of(&self, agent_id: &str, ready: impl Fn(&Card) -> bool) -> Card {
+        wait_for("the hand-off's card", Duration::from_secs(20), || {
+            let filter = CardFilter { assignee_id: Some(agent_id.to_owned()), ..CardFilter::default() };
+            self.engine.board().list(&filter).unwrap().into_iter().find(&ready)
         })
     }
 
@@ -345,4 +356,79 @@ fn pages_read_a_long_room_from_the_newest() {
     let older = f.engine.chat().room_page(&f.general, Some(newest.messages[0].seq), 10).unwrap();
     assert_eq!(older.messages.last().unwrap().seq + 1, newest.messages[0].seq);
     assert!(older.messages.windows(2).all(|w| w[0].seq < w[1].seq));
+}
+
+#[test]
+fn a_hand_off_makes_a_card_for_the_teammate_that_ends_done_with_its_report() {
+    let f = fixture();
+    f.engine.chat().send_team(&f.general, "plan").unwrap();
+    let messages = f.settle("the leader's final answer", |m| m.iter().any(|m| m.content.starts_with("Final:")));
+    let card = f.card_of(&f.ids[1], |c| c.status == CardStatus::Done);
+    let task = "research the market";
+    assert_eq!(card.title, task);
+    assert_eq!(card.description, task);
+    assert_eq!(card.task_text.as_deref(), Some(task), "the exact task text the teammate received");
+    assert_eq!(f.input_for(task).message, task);
+    assert_eq!(card.team_id.as_deref(), Some(f.team_id.as_str()));
+    assert_eq!(card.claimed_by_run, None);
+    let handoff = messages.iter().find(|m| m.kind == RoomMessageKind::Handoff && m.content == task).unwrap();
+    assert_eq!(
+        card.origin,
+        CardOrigin::Handoff {
+            handoff_id: handoff.handoff_id.clone().unwrap(),
+            room_id: f.general.clone(),
+            from_agent_id: f.ids[0].clone(),
+        }
+    );
+    let run_id = handoff.run_id.clone().expect("the hand-off card shows the teammate's run");
+
+    let detail = f.engine.board().detail(&card.id).unwrap();
+    assert_eq!(detail.comments.len(), 1);
+    let report = &detail.comments[0];
+    assert_eq!((report.kind, report.text.as_str()), (CommentKind::Report, "found the market"));
+    let scout = Actor::Agent { agent_id: f.ids[1].clone(), handle: "scout".into(), run_id: Some(run_id.clone()) };
+    assert_eq!(report.author, scout);
+    let kinds: Vec<ActivityKind> = detail.activity.iter().map(|a| a.activity.clone()).collect();
+    assert_eq!(
+        kinds,
+        [
+            ActivityKind::Created,
+            ActivityKind::Claimed { run_id: run_id.clone() },
+            ActivityKind::Commented { comment_id: report.id.clone() },
+            ActivityKind::Moved { from: CardStatus::InProgress, to: CardStatus::Done, reason: None },
+            ActivityKind::Released { run_id: run_id.clone() },
+        ]
+    );
+    let runs = f.engine.board().runs(&card.id).unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(
+        (runs[0].run_id.as_str(), runs[0].kind, runs[0].status),
+        (run_id.as_str(), CardRunKind::Handoff, CardRunStatus::Succeeded)
+    );
+    // The writer got its own card.
+    assert_eq!(f.card_of(&f.ids[2], |c| c.status == CardStatus::Done).task_text.as_deref(), Some("write the brief"));
+}
+
+#[test]
+fn a_hand_off_stopped_by_the_user_or_cut_off_by_a_quit_leaves_its_card_blocked() {
+    let f = fixture();
+    f.engine.chat().send_team(&f.general, "delegate-wait").unwrap();
+    let claimed = f.card_of(&f.ids[1], |c| c.status == CardStatus::InProgress);
+    assert!(claimed.claimed_by_run.is_some(), "the teammate's run holds its card while it works");
+    f.engine.chat().stop_team(&f.team_id).unwrap();
+    let stopped = f.card_of(&f.ids[1], |c| c.status == CardStatus::Blocked);
+    assert_eq!(stopped.blocked_reason.as_deref(), Some("Stopped by the user"));
+    assert_eq!(f.engine.board().runs(&stopped.id).unwrap()[0].status, CardRunStatus::Cancelled);
+
+    // Again, and this time the app quits while the teammate works.
+    f.settle("the stop", |m| m.iter().any(|m| m.content.starts_with("Stopped")));
+    f.engine.chat().send_team(&f.general, "delegate-wait").unwrap();
+    let second = f.card_of(&f.ids[1], |c| c.status == CardStatus::InProgress);
+    let Fixture { _dir: dir, engine, .. } = f;
+    drop(engine);
+    let engine =
+        Engine::open_with(EngineConfig::for_dir(dir.path().into()), vec![Arc::new(Scripted::default())]).unwrap();
+    let cut = engine.board().get(&second.id).unwrap();
+    assert_eq!((cut.status, cut.blocked_reason.as_deref()), (CardStatus::Blocked, Some("Cut off when Clawboo quit")));
+    assert_eq!(engine.board().runs(&cut.id).unwrap()[0].status, CardRunStatus::Interrupted);
 }

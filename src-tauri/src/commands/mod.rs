@@ -2,6 +2,7 @@
 
 pub mod agents;
 pub mod app;
+pub mod board;
 pub mod chat;
 pub mod memory;
 pub mod runtimes;

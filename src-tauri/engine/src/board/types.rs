@@ -1,7 +1,7 @@
 //! The Board's vocabulary: cards, their columns and the one table of allowed moves, comments
 //! (the agent's report is one) and activity. Serialized for the UI as they are.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 /// A card's title, in characters (the runner sends it as the run's message).
 pub const MAX_TITLE_CHARS: usize = 200;
@@ -14,6 +14,10 @@ pub const MAX_COMMENT_CHARS: usize = 20_000;
 pub const MAX_CHECK_COMMAND_CHARS: usize = 2_000;
 /// A card depends on at most this many others.
 pub const MAX_DEPENDENCIES: usize = 32;
+/// Why a card is blocked, in characters.
+pub const MAX_REASON_CHARS: usize = 2_000;
+/// A project folder's path, in characters.
+pub const MAX_FOLDER_CHARS: usize = 4_096;
 
 /// The Board's columns, in the order shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
@@ -129,7 +133,7 @@ pub enum CardOrigin {
     Handoff { handoff_id: String, room_id: String, from_agent_id: String },
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct Card {
     pub id: String,
@@ -226,18 +230,33 @@ pub struct NewCard {
     pub project_folder: Option<String>,
 }
 
-/// A partial edit: `None` leaves a field as it is; `Some(None)` clears an optional one.
+/// A partial edit: `None` leaves a field as it is; `Some(None)` clears an optional one. From
+/// the UI: a field left out is `None`, `null` is `Some(None)` (plain serde would read both as
+/// `None`, and nothing could be cleared); in TypeScript such a field is `x?: string | null`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct CardEdit {
     pub title: Option<String>,
     pub description: Option<String>,
+    #[serde(default, deserialize_with = "present")]
+    #[specta(type = Option<String>)]
     pub assignee_id: Option<Option<String>>,
+    #[serde(default, deserialize_with = "present")]
+    #[specta(type = Option<String>)]
     pub team_id: Option<Option<String>>,
     pub priority: Option<Priority>,
     pub depends_on: Option<Vec<String>>,
+    #[serde(default, deserialize_with = "present")]
+    #[specta(type = Option<String>)]
     pub check_command: Option<Option<String>>,
+    #[serde(default, deserialize_with = "present")]
+    #[specta(type = Option<String>)]
     pub project_folder: Option<Option<String>>,
+}
+
+/// A field that is there (value or `null`) is `Some`; `default` makes a missing one `None`.
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
+    Option::<String>::deserialize(d).map(Some)
 }
 
 /// Board filters (all optional, AND-ed).
@@ -250,7 +269,7 @@ pub struct CardFilter {
 }
 
 /// A card with its comments and activity, as the card view opens it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct CardDetail {
     pub card: Card,
@@ -258,9 +277,58 @@ pub struct CardDetail {
     pub activity: Vec<Activity>,
 }
 
+/// Why a run of a card exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum CardRunKind {
+    /// A first run of the card, or a retry.
+    Run,
+    /// A fix round after the check command failed.
+    Fix,
+    /// A fresh session continuing the work when the context window filled or turns ran out.
+    Rotation,
+    /// A teammate working on a hand-off in team chat.
+    Handoff,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum CardRunStatus {
+    Running,
+    Succeeded,
+    Failed,
+    Cancelled,
+    /// Cut off by a crash or a quit.
+    Interrupted,
+}
+
+/// One run of a card (the task runner's attempts; a hand-off's teammate run).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct CardRun {
+    pub run_id: String,
+    pub card_id: String,
+    /// 1 for the card's first run, counting up.
+    pub attempt: u32,
+    pub kind: CardRunKind,
+    pub status: CardRunStatus,
+    pub started_at: i64,
+    pub finished_at: Option<i64>,
+    /// How it ended, when there is more to say than its status.
+    pub reason: Option<String>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_edit_tells_a_missing_field_from_a_cleared_one() {
+        let edit: CardEdit = serde_json::from_str(r#"{"assigneeId": null, "teamId": "t1"}"#).unwrap();
+        assert_eq!(edit.assignee_id, Some(None), "null clears");
+        assert_eq!(edit.team_id, Some(Some("t1".into())));
+        assert_eq!(edit.check_command, None, "missing leaves as it is");
+    }
 
     #[test]
     fn in_progress_is_entered_only_by_a_claim() {
@@ -274,8 +342,8 @@ mod tests {
         for status in CardStatus::ALL {
             assert!(!status.allowed_moves().is_empty(), "{status:?} is a dead end");
             assert!(!status.can_move_to(status), "{status:?} → itself is not a move");
-            let reachable = CardStatus::ALL.iter().any(|from| from.can_move_to(status))
-                || status == CardStatus::InProgress;
+            let reachable =
+                CardStatus::ALL.iter().any(|from| from.can_move_to(status)) || status == CardStatus::InProgress;
             assert!(reachable, "{status:?} cannot be reached");
         }
     }

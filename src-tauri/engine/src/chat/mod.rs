@@ -67,8 +67,14 @@ pub struct Chat {
     /// Shared memory: what turns recall, and what the memory tools act on (without it they
     /// answer a tool error).
     memory: Option<Arc<crate::memory::Memory>>,
+    /// The Board: a hand-off makes a card there, and the Board tools act on it (without it
+    /// hand-offs make no card and the tools answer a tool error).
+    board: Option<Arc<crate::board::Board>>,
     /// Team chat's queues, pending batches and live team runs.
     team: Mutex<team::TeamState>,
+    /// Set when the app quits: runs stopped from then on were cut off by the quit, not stopped
+    /// by the user.
+    quitting: std::sync::atomic::AtomicBool,
 }
 
 impl Chat {
@@ -94,7 +100,9 @@ impl Chat {
             teams: None,
             tools: None,
             memory: None,
+            board: None,
             team: Mutex::default(),
+            quitting: Default::default(),
         }
     }
 
@@ -119,6 +127,12 @@ impl Chat {
     /// Shared memory, which the memory tools act on.
     pub fn with_memory(mut self, memory: Arc<crate::memory::Memory>) -> Self {
         self.memory = Some(memory);
+        self
+    }
+
+    /// The Board, where hand-offs make cards and the Board tools act.
+    pub fn with_board(mut self, board: Arc<crate::board::Board>) -> Self {
+        self.board = Some(board);
         self
     }
 
@@ -253,7 +267,7 @@ impl Chat {
             resume_session,
             fork_session: matches!(plan, Plan::Fork { .. }),
             preamble: recalled.as_ref().map(|r| r.text.clone()).filter(|t| !t.is_empty()),
-            tools: self.grant_memory_tools(&agent, &conversation.id, &run.id),
+            tools: self.grant_direct_tools(&agent, &conversation.id, &run.id),
             transcript,
             approval: agent.approval_policy,
             program,
@@ -367,6 +381,7 @@ impl Chat {
     /// Stops every run and waits (up to `limit`) for their processes to be gone, then whatever
     /// the adapters keep between turns. Called on exit.
     pub fn shutdown(&self, limit: Duration) {
+        self.quitting.store(true, std::sync::atomic::Ordering::SeqCst);
         self.stop_runs(limit);
         self.runtimes.shutdown();
     }

@@ -1,12 +1,13 @@
 //! What an agent sees: pure functions that assemble the context of a turn from its inputs (no
 //! I/O, no clock). The order, budgets and left-outs follow `shared/seeds/clawboo-what-an-agent-sees.md`
-//! ("A turn in team chat"); the golden snapshots in `tests/context/snapshots` are that contract made
-//! executable.
+//! ("A turn in team chat", "A task-runner run"); the golden snapshots in `tests/context/snapshots`
+//! are that contract made executable.
 //!
-//! CONTRACT (types below are fixed; the assembly is built in `team.rs`):
-//! `team_turn(&TeamTurn) -> Assembled`.
+//! CONTRACT (types below are fixed): `team_turn(&TeamTurn) -> Assembled` (built in `team.rs`) and
+//! `task_tiers(&TaskRun) -> TaskContext` (built in `task.rs`).
 
 mod memory;
+mod task;
 mod team;
 
 use serde::{Deserialize, Serialize};
@@ -15,6 +16,7 @@ pub use memory::{
     memory_block, saved_notes_block, scratch_block, BlockFact, MemoryBlock, ScratchItem, ScratchLabel,
     MEMORY_BLOCK_CHARS, MEMORY_RELATED, MEMORY_TOP, SAVED_NOTES, SAVED_NOTES_CHARS, SCRATCH_CHARS, SCRATCH_CLEARED,
 };
+pub use task::{task_tiers, FailedCheck, TaskContext, TaskRun, FAILURE_TAIL_CHARS, PROGRESS_NOTE_CHARS};
 pub use team::{
     team_turn, tool_name_on, tool_namespace_on, ABOUT_YOU_BUDGET, MAX_HANDOFFS_PER_TURN, ROLE_BUDGET, RULES_BUDGET,
     TASK_LINE_BUDGET,
@@ -66,6 +68,9 @@ pub enum ToolName {
     NoteSave,
     ScratchWrite,
     ScratchPromote,
+    BoardList,
+    BoardUpdate,
+    BoardComment,
 }
 
 impl ToolName {
@@ -80,6 +85,9 @@ impl ToolName {
             ToolName::NoteSave => "note_save",
             ToolName::ScratchWrite => "scratch_write",
             ToolName::ScratchPromote => "scratch_promote",
+            ToolName::BoardList => "board_list",
+            ToolName::BoardUpdate => "board_update",
+            ToolName::BoardComment => "board_comment",
         }
     }
 }
@@ -179,7 +187,8 @@ pub struct TeamTurn<'a> {
     pub message: &'a TurnMessage,
 }
 
-/// Which part of the contract a section is (its number is its place in the order).
+/// Which part of the contract a section is (its place in the order is its place in a team turn;
+/// a task run orders its own, see `task.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "snake_case")]
 pub enum SectionKind {
@@ -193,14 +202,59 @@ pub enum SectionKind {
     AddressedToYou,
     Ambient,
     Message,
+    // Task-runner runs only. Plain comments keep the generated TypeScript a one-line union.
+    // The card's title and description.
+    Task,
+    // Where the last attempt left off.
+    Resume,
+    // Clawboo's tools the run has, and how to use shared memory.
+    ToolsNote,
+    // A feature the runtime lacks (live streaming).
+    RuntimeNote,
+    // An earlier attempt was cut off by a quit or crash.
+    CutOff,
+    // The check that failed, on a fix round.
+    FailureNote,
+    // The last session's progress, after a restart in a fresh session.
+    HandoffNote,
+    // The memory facts for the task.
+    Memory,
 }
 
-/// Steady sections change only when the user edits something; turn sections are new each time.
+impl SectionKind {
+    /// How often a section of this kind changes; it decides its tier.
+    pub fn stability(self) -> Stability {
+        match self {
+            SectionKind::Persona
+            | SectionKind::Rules
+            | SectionKind::AboutYou
+            | SectionKind::Teammates
+            | SectionKind::HowToWork
+            | SectionKind::Task => Stability::Steady,
+            SectionKind::Routine
+            | SectionKind::Connectors
+            | SectionKind::AddressedToYou
+            | SectionKind::Ambient
+            | SectionKind::Message
+            | SectionKind::Resume
+            | SectionKind::ToolsNote
+            | SectionKind::RuntimeNote
+            | SectionKind::CutOff
+            | SectionKind::FailureNote
+            | SectionKind::HandoffNote => Stability::Turn,
+            SectionKind::Memory => Stability::Volatile,
+        }
+    }
+}
+
+/// Steady sections change only when the user edits something; turn sections are new each time;
+/// volatile ones (a task run's memory facts) change most, so they come last.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "snake_case")]
 pub enum Stability {
     Steady,
     Turn,
+    Volatile,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -228,4 +282,38 @@ pub struct Assembled {
     pub delivered: Vec<String>,
     /// Ids that did not fit and wait for the next turn (nothing is dropped).
     pub deferred: Vec<String>,
+}
+
+impl Assembled {
+    /// The steady sections (a team turn's persona … how to work; a task run's tier 1), joined by
+    /// a blank line.
+    pub fn steady_text(&self) -> String {
+        self.join(|s| s.stability == Stability::Steady)
+    }
+
+    /// The sections that change each turn, before the message (team: routine, connectors,
+    /// waiting; task: tier 2 only).
+    pub fn turn_text(&self) -> String {
+        self.join(|s| s.stability == Stability::Turn && s.kind != SectionKind::Message)
+    }
+
+    /// Everything between the steady part and the message: turn sections, then volatile ones (a
+    /// task run's tiers 2 and 3; equal to [`Self::turn_text`] for a team turn, which has none).
+    pub fn changing_text(&self) -> String {
+        self.join(|s| s.stability != Stability::Steady && s.kind != SectionKind::Message)
+    }
+
+    /// Everything before the message, in order: steady, then turn, then volatile sections.
+    pub fn preamble(&self) -> String {
+        self.join(|s| s.kind != SectionKind::Message)
+    }
+
+    pub fn message_text(&self) -> String {
+        self.sections.iter().find(|s| s.kind == SectionKind::Message).map(|s| s.text.clone()).unwrap_or_default()
+    }
+
+    fn join(&self, keep: impl Fn(&Section) -> bool) -> String {
+        let parts: Vec<&str> = self.sections.iter().filter(|s| keep(s)).map(|s| s.text.as_str()).collect();
+        parts.join("\n\n")
+    }
 }

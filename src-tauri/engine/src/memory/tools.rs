@@ -64,9 +64,12 @@ pub fn run(memory: &Memory, caller: &Caller, tool: ToolName, args: &Value) -> Re
             let promotion = memory.request_promotion(conversation, note_id.trim(), to, by)?;
             Ok(promotion_text(&promotion))
         }
-        ToolName::Handoff | ToolName::PeerPost | ToolName::PeerRead => {
-            Err(Error::InvalidInput(format!("{} is not a memory tool.", tool.as_str())))
-        }
+        ToolName::Handoff
+        | ToolName::PeerPost
+        | ToolName::PeerRead
+        | ToolName::BoardList
+        | ToolName::BoardUpdate
+        | ToolName::BoardComment => Err(Error::InvalidInput(format!("{} is not a memory tool.", tool.as_str()))),
     }
 }
 

@@ -37,6 +37,7 @@ pub const MIGRATIONS: &[Migration] = &[
     Migration::rebuilding(7, "team chat", include_str!("migrations/0007_team_chat.sql")),
     Migration::new(8, "shared memory", include_str!("migrations/0008_memory.sql")),
     Migration::new(9, "context deliveries", include_str!("migrations/0009_context_deliveries.sql")),
+    Migration::new(10, "the Board", include_str!("migrations/0010_board.sql")),
 ];
 
 pub fn schema_version(conn: &Connection) -> Result<u32> {

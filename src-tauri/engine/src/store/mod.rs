@@ -5,7 +5,7 @@ pub mod migrations;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
-use rusqlite::{Connection, OpenFlags, Transaction};
+use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 
 use crate::error::{Error, Result};
 
@@ -61,6 +61,17 @@ impl Store {
     pub fn write<T>(&self, f: impl FnOnce(&Transaction) -> Result<T>) -> Result<T> {
         let mut conn = lock(&self.writer);
         let tx = conn.transaction()?;
+        let value = f(&tx)?;
+        tx.commit()?;
+        Ok(value)
+    }
+
+    /// Like [`Store::write`], but takes SQLite's write lock when the transaction begins
+    /// (`BEGIN IMMEDIATE`), so a transaction that reads before it writes cannot be overtaken by
+    /// another connection to the same file: it waits (busy timeout) instead of failing.
+    pub fn write_immediate<T>(&self, f: impl FnOnce(&Transaction) -> Result<T>) -> Result<T> {
+        let mut conn = lock(&self.writer);
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let value = f(&tx)?;
         tx.commit()?;
         Ok(value)

@@ -4,6 +4,7 @@
 use serde_json::{json, Map, Value};
 
 use super::{ToolName, ToolSpec};
+use crate::board::{MAX_COMMENT_CHARS, MAX_DESCRIPTION_CHARS, MAX_REASON_CHARS};
 use crate::memory::{DEFAULT_TOP, MAX_FACT_CHARS, MAX_NOTE_CHARS, MAX_TAGS, MAX_TAG_CHARS};
 
 /// The longest text a tool takes (a hand-off's task, a peer post).
@@ -21,7 +22,7 @@ pub const MAX_QUERY_CHARS: usize = 500;
 pub const MAX_ID_BYTES: usize = 64;
 
 /// Every tool, in a stable order.
-pub const ALL: [ToolName; 9] = [
+pub const ALL: [ToolName; 12] = [
     ToolName::Handoff,
     ToolName::PeerPost,
     ToolName::PeerRead,
@@ -31,7 +32,18 @@ pub const ALL: [ToolName; 9] = [
     ToolName::NoteSave,
     ToolName::ScratchWrite,
     ToolName::ScratchPromote,
+    ToolName::BoardList,
+    ToolName::BoardUpdate,
+    ToolName::BoardComment,
 ];
+
+/// The Board tools, to grant together.
+pub const BOARD_TOOLS: [ToolName; 3] = [ToolName::BoardList, ToolName::BoardUpdate, ToolName::BoardComment];
+
+/// Board columns by their wire names, as `board_list` filters by them…
+const BOARD_COLUMNS: [&str; 7] = ["backlog", "todo", "in_progress", "in_review", "blocked", "done", "cancelled"];
+/// …and those `board_update` may move a card to.
+const AGENT_COLUMNS: [&str; 4] = ["in_review", "blocked", "done", "todo"];
 
 /// The memory tools, to grant together.
 pub const MEMORY_TOOLS: [ToolName; 6] = [
@@ -169,6 +181,48 @@ pub fn spec(tool: ToolName) -> ToolSpec {
                 "additionalProperties": false,
             }),
         },
+        ToolName::BoardList => ToolSpec {
+            name: tool,
+            description: "List the Board's open cards: your team's cards (in a team), else the cards assigned to \
+                          you. One line per card: number, column, title, assignee, and the cards it waits on.",
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "status": {"type": "string", "enum": BOARD_COLUMNS,
+                               "description": "Only cards in this column (Done and Cancelled are listed only this way)."},
+                },
+                "additionalProperties": false,
+            }),
+        },
+        ToolName::BoardUpdate => ToolSpec {
+            name: tool,
+            description: "Update a card assigned to you: move it to in_review, blocked (say why in `reason`), done \
+                          or todo, and/or replace its description.",
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "card": {"type": "integer", "minimum": 1, "description": "The card's number, e.g. 12 for #12."},
+                    "status": {"type": "string", "enum": AGENT_COLUMNS, "description": "The column to move it to."},
+                    "reason": {"type": "string", "description": "Why it is blocked (needed for blocked; at most 2,000 characters)."},
+                    "description": {"type": "string", "description": "The new description (at most 20,000 characters)."},
+                },
+                "required": ["card"],
+                "additionalProperties": false,
+            }),
+        },
+        ToolName::BoardComment => ToolSpec {
+            name: tool,
+            description: "Comment on a card of your team's board or assigned to you, signed with your handle.",
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "card": {"type": "integer", "minimum": 1, "description": "The card's number, e.g. 12 for #12."},
+                    "text": {"type": "string", "description": "The comment (at most 20,000 characters)."},
+                },
+                "required": ["card", "text"],
+                "additionalProperties": false,
+            }),
+        },
     }
 }
 
@@ -201,6 +255,9 @@ pub fn check_args(tool: ToolName, args: Value) -> Result<Value, String> {
         ToolName::MemoryGet => &["id"],
         ToolName::NoteSave | ToolName::ScratchWrite => &["text"],
         ToolName::ScratchPromote => &["note_id", "to"],
+        ToolName::BoardList => &["status"],
+        ToolName::BoardUpdate => &["card", "status", "reason", "description"],
+        ToolName::BoardComment => &["card", "text"],
     };
     if let Some(unknown) = args.keys().find(|k| !allowed.contains(&k.as_str())) {
         return Err(format!("{name}: unknown argument \"{unknown}\" (it takes {}).", allowed.join(", ")));
@@ -250,6 +307,57 @@ pub fn check_args(tool: ToolName, args: Value) -> Result<Value, String> {
             };
             Ok(json!({"note_id": note_id.trim(), "to": to}))
         }
+        ToolName::BoardList => match choice_arg(&args, name, "status", &BOARD_COLUMNS)? {
+            Some(status) => Ok(json!({"status": status})),
+            None => Ok(json!({})),
+        },
+        ToolName::BoardUpdate => {
+            let mut checked = json!({"card": card_arg(&args, name)?});
+            if let Some(status) = choice_arg(&args, name, "status", &AGENT_COLUMNS)? {
+                checked["status"] = json!(status);
+            }
+            if args.get("reason").is_some_and(|r| !r.is_null()) {
+                checked["reason"] = json!(chars_arg(&args, name, "reason", MAX_REASON_CHARS)?);
+            }
+            if args.get("description").is_some_and(|d| !d.is_null()) {
+                checked["description"] = json!(long_text_arg(&args, name, "description", MAX_DESCRIPTION_CHARS)?);
+            }
+            if checked.get("status").is_none() && checked.get("description").is_none() {
+                return Err(format!("{name} needs \"status\", \"description\", or both."));
+            }
+            Ok(checked)
+        }
+        ToolName::BoardComment => Ok(json!({
+            "card": card_arg(&args, name)?,
+            "text": chars_arg(&args, name, "text", MAX_COMMENT_CHARS)?,
+        })),
+    }
+}
+
+/// A card's number: a whole number from 1, or a string like "#12" or "12".
+fn card_arg(args: &Map<String, Value>, tool: &str) -> Result<u32, String> {
+    let number = match args.get("card") {
+        Some(Value::Number(n)) => n.as_u64(),
+        Some(Value::String(s)) => s.trim().trim_start_matches('#').parse::<u64>().ok(),
+        None | Some(Value::Null) => return Err(format!("{tool} needs \"card\" (the card's number, e.g. 12).")),
+        Some(_) => None,
+    };
+    number
+        .and_then(|n| u32::try_from(n).ok())
+        .filter(|n| *n > 0)
+        .ok_or_else(|| format!("{tool}: \"card\" must be a card's number, e.g. 12 for #12."))
+}
+
+/// A text that may be blank (a description can be cleared), counted in chars, refused over
+/// `max_chars`.
+fn long_text_arg(args: &Map<String, Value>, tool: &str, field: &str, max_chars: usize) -> Result<String, String> {
+    match args.get(field) {
+        Some(Value::String(s)) if s.chars().count() > max_chars => Err(format!(
+            "{tool}: \"{field}\" is {} characters; at most {max_chars} are taken (nothing was saved or cut).",
+            s.chars().count()
+        )),
+        Some(Value::String(s)) => Ok(s.clone()),
+        _ => Err(format!("{tool}: \"{field}\" must be a string.")),
     }
 }
 
@@ -385,6 +493,33 @@ mod tests {
     }
 
     #[test]
+    fn board_tool_arguments_are_checked_and_normalised() {
+        let list = |args: Value| check_args(ToolName::BoardList, args);
+        assert_eq!(list(Value::Null), Ok(json!({})));
+        assert_eq!(list(json!({"status": " done "})), Ok(json!({"status": "done"})));
+        assert!(list(json!({"status": "finished"})).unwrap_err().contains("one of"));
+        assert!(list(json!({"team": "t2"})).unwrap_err().contains("unknown argument \"team\""));
+
+        let update = |args: Value| check_args(ToolName::BoardUpdate, args);
+        assert_eq!(update(json!({"card": "#12", "status": "done"})), Ok(json!({"card": 12, "status": "done"})));
+        assert_eq!(update(json!({"card": 3, "description": ""})), Ok(json!({"card": 3, "description": ""})));
+        assert!(update(json!({"card": 3, "status": "in_progress"})).unwrap_err().contains("one of"));
+        assert!(update(json!({"card": 3})).unwrap_err().contains("needs \"status\""));
+        assert!(update(json!({"card": 0, "status": "done"})).unwrap_err().contains("card's number"));
+        assert!(update(json!({"card": -1, "status": "done"})).is_err());
+        assert!(update(json!({"card": "#x", "status": "done"})).is_err());
+        assert!(update(json!({"status": "done"})).unwrap_err().contains("needs \"card\""));
+        assert!(update(json!({"card": 3, "status": "blocked", "reason": "x".repeat(MAX_REASON_CHARS + 1)})).is_err());
+        assert!(update(json!({"card": 3, "description": "x".repeat(MAX_DESCRIPTION_CHARS + 1)})).is_err());
+        assert!(update(json!({"card": 3, "status": "done", "assignee": "me"})).unwrap_err().contains("unknown"));
+
+        let comment = |args: Value| check_args(ToolName::BoardComment, args);
+        assert_eq!(comment(json!({"card": 12, "text": "ok"})), Ok(json!({"card": 12, "text": "ok"})));
+        assert!(comment(json!({"card": 12, "text": " "})).unwrap_err().contains("empty"));
+        assert!(comment(json!({"card": 12, "text": "x".repeat(MAX_COMMENT_CHARS + 1)})).is_err());
+    }
+
+    #[test]
     fn every_tool_has_an_object_schema_whose_fields_check_args_takes() {
         for tool in ALL {
             let spec = spec(tool);
@@ -405,6 +540,7 @@ mod tests {
             }
         }
         assert!(MEMORY_TOOLS.iter().all(|t| ALL.contains(t)));
+        assert!(BOARD_TOOLS.iter().all(|t| ALL.contains(t)));
         assert!(spec(ToolName::MemorySearch).description.contains("m-7f3a"));
         assert!(spec(ToolName::MemorySearch).description.contains("not instructions"));
     }

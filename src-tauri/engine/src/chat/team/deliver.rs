@@ -335,6 +335,10 @@ impl Chat {
             },
         );
         let slot = reservation.started(&run.id);
+        // Once Stop can find the run (above), before it can end (below).
+        if let Some(id) = &handoff_id {
+            self.card_claimed(id, &run.id);
+        }
         let started = Started { delivery, agent, conversation, history, fingerprint, run, handoff_id, from_agent_id };
         let chat = Arc::clone(self);
         self.handle.spawn(async move {
@@ -365,8 +369,8 @@ impl Chat {
     }
 
     /// The Clawboo tools a team run gets: hand-off while the reply chain has room, the peer
-    /// room, and memory (facts, notes, scratchpad) when the engine has it. None when the engine
-    /// has no tools bridge or the runtime cannot be given it.
+    /// room, memory (facts, notes, scratchpad) and the Board when the engine has them. None
+    /// when the engine has no tools bridge or the runtime cannot be given it.
     pub(super) fn team_tools_for(&self, agent: &Agent, depth: u32) -> Vec<ToolName> {
         if !self.can_serve_tools(agent) {
             return Vec::new();
@@ -378,6 +382,9 @@ impl Chat {
         tools.extend([ToolName::PeerPost, ToolName::PeerRead]);
         if self.memory.is_some() {
             tools.extend(crate::tools::specs::MEMORY_TOOLS);
+        }
+        if self.board.is_some() {
+            tools.extend(crate::tools::specs::BOARD_TOOLS);
         }
         tools
     }
@@ -475,6 +482,7 @@ impl Chat {
             });
         }
         if let Some(handoff) = handoff {
+            self.card_finished(&handoff, &agent, &reply);
             self.schedule_batch(&delivery.team_id, &handoff, delivery.generation);
         }
         if status == RunStatus::Succeeded {
@@ -594,6 +602,7 @@ impl Chat {
             Ok((handoff, card))
         })?;
         self.publish_room_message(&team.id, &card);
+        self.card_for_handoff(&team.id, &handoff);
         self.enqueue(Delivery {
             room_id: room.id.clone(),
             team_id: team.id.clone(),

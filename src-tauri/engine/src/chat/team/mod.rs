@@ -8,6 +8,7 @@
 //! An agent runs one turn at a time, whatever the chat: deliveries to a busy agent wait in its
 //! queue and start when its run ends.
 
+mod cards;
 mod deliver;
 mod mentions;
 mod placement;
@@ -171,6 +172,9 @@ impl Chat {
         };
         let now = now_ms();
         let stopped = self.store.write(|tx| store::stop_queued_handoffs(tx, &room_ids, now))?;
+        for handoff in &stopped {
+            self.card_not_run(&handoff.id, cards::STOPPED);
+        }
         for (run_id, _) in &cancels {
             // Already over is fine: it raced the stop.
             let _ = self.cancel(run_id);
@@ -216,9 +220,17 @@ impl Chat {
             .ok_or_else(|| Error::NotFound(format!("The context of run {run_id}")))
     }
 
-    /// Hand-offs a previous process left unfinished are marked cut off. Called once at start.
+    /// Hand-offs a previous process left unfinished are marked cut off, and their cards blocked.
+    /// Called once at start.
     pub(super) fn recover_team_work(&self) -> Result<usize> {
-        self.store.write(|tx| store::mark_handoffs_interrupted(tx, now_ms()))
+        let (unfinished, marked) = self.store.write(|tx| {
+            let unfinished = store::unfinished_handoffs(tx)?;
+            Ok((unfinished, store::mark_handoffs_interrupted(tx, now_ms())?))
+        })?;
+        for handoff in &unfinished {
+            self.card_cut_off(handoff);
+        }
+        Ok(marked)
     }
 
     fn team_command(&self, team: &Team, room: &Room, text: &str) -> Result<Option<TeamSendOutcome>> {
@@ -336,6 +348,7 @@ impl Chat {
                 store::finish_handoff(tx, handoff_id, "failed", &text, now_ms())?;
                 store::handoff(tx, handoff_id)
             });
+            self.card_not_run(handoff_id, &text);
             if let Ok(Some(handoff)) = finished {
                 self.schedule_batch(&delivery.team_id, &handoff, delivery.generation);
             }

@@ -37,11 +37,11 @@ pub fn place(placement: Placement, assembled: &Assembled, session_has_steady: bo
     match placement {
         Placement::SystemSlot => Placed {
             system: non_empty(assembled.steady_text()),
-            preamble: non_empty(assembled.turn_text()),
+            preamble: non_empty(assembled.changing_text()),
             steady_in_session: false,
         },
         Placement::OncePerSession if session_has_steady => {
-            Placed { system: None, preamble: non_empty(assembled.turn_text()), steady_in_session: true }
+            Placed { system: None, preamble: non_empty(assembled.changing_text()), steady_in_session: true }
         }
         Placement::OncePerSession => {
             Placed { system: None, preamble: non_empty(assembled.preamble()), steady_in_session: false }
@@ -71,5 +71,13 @@ fn part_name(kind: SectionKind) -> &'static str {
         SectionKind::Connectors => "the connectors",
         SectionKind::AddressedToYou | SectionKind::Ambient => "waiting items",
         SectionKind::Message => "the message",
+        SectionKind::Task => "the task",
+        SectionKind::Resume => "where the last attempt left off",
+        SectionKind::ToolsNote => "the tools note",
+        SectionKind::RuntimeNote => "the runtime note",
+        SectionKind::CutOff => "the cut-off warning",
+        SectionKind::FailureNote => "the failure note",
+        SectionKind::HandoffNote => "the hand-off note",
+        SectionKind::Memory => "the memory facts",
     }
 }

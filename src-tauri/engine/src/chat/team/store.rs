@@ -281,6 +281,14 @@ pub fn stop_queued_handoffs(tx: &Transaction, room_ids: &[String], now: i64) -> 
     Ok(stopped)
 }
 
+/// Hand-offs still queued or running (at start: what a previous process left unfinished).
+pub fn unfinished_handoffs(conn: &Connection) -> Result<Vec<Handoff>> {
+    let mut stmt =
+        conn.prepare(&format!("SELECT {HANDOFF_COLUMNS} FROM handoffs WHERE status IN ('queued', 'running')"))?;
+    let rows = stmt.query_map([], handoff_from_row)?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 /// Hand-offs a previous process left queued or running: cut off. Returns how many.
 pub fn mark_handoffs_interrupted(tx: &Transaction, now: i64) -> Result<usize> {
     Ok(tx.execute(

@@ -1,6 +1,6 @@
 //! What Clawboo's tools do in team chat (the tools bridge serves them; see `crate::tools`):
 //! `handoff` gives a teammate a task, `peer_post` and `peer_read` use the team's peer room; the
-//! memory tools go to [`crate::memory::tools`]. The
+//! memory tools go to [`crate::memory::tools`], the Board tools to [`crate::board::tools`]. The
 //! caller is the one bound to the run's token, never a name the arguments claim.
 
 use std::sync::{Arc, Weak};
@@ -101,6 +101,10 @@ impl Chat {
                 Some(memory) => crate::memory::tools::run(memory, caller, tool, args),
                 None => Err(Error::InvalidInput("Shared memory is not available in this Clawboo.".into())),
             },
+            ToolName::BoardList | ToolName::BoardUpdate | ToolName::BoardComment => match &self.board {
+                Some(board) => crate::board::tools::run(board, caller, tool, args),
+                None => Err(Error::InvalidInput("The Board is not available in this Clawboo.".into())),
+            },
         }
     }
 
@@ -110,14 +114,22 @@ impl Chat {
         self.tools.is_some() && !(agent.runtime == RuntimeKind::Openclaw && agent.openclaw_gateway_url.is_some())
     }
 
-    /// A one-to-one run's tools: memory, notes and the scratchpad (no team, no room).
-    pub(in crate::chat) fn grant_memory_tools(
+    /// A one-to-one run's tools: memory, notes and the scratchpad, and the Board (the cards
+    /// assigned to the agent; no team, no room).
+    pub(in crate::chat) fn grant_direct_tools(
         &self,
         agent: &Agent,
         conversation_id: &str,
         run_id: &str,
     ) -> Option<ToolGrant> {
-        let bridge = self.tools.as_ref().filter(|_| self.memory.is_some() && self.can_serve_tools(agent))?;
+        let mut tools = Vec::new();
+        if self.memory.is_some() {
+            tools.extend(crate::tools::specs::MEMORY_TOOLS);
+        }
+        if self.board.is_some() {
+            tools.extend(crate::tools::specs::BOARD_TOOLS);
+        }
+        let bridge = self.tools.as_ref().filter(|_| !tools.is_empty() && self.can_serve_tools(agent))?;
         Some(bridge.grant(Caller {
             run_id: run_id.to_owned(),
             agent_id: agent.id.clone(),
@@ -125,7 +137,7 @@ impl Chat {
             team_id: String::new(),
             room_id: String::new(),
             conversation_id: conversation_id.to_owned(),
-            tools: crate::tools::specs::MEMORY_TOOLS.to_vec(),
+            tools,
         }))
     }
 
