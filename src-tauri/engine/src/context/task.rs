@@ -166,6 +166,7 @@ enum ToolGroup {
 
 fn tool_group(tool: ToolName) -> ToolGroup {
     match tool {
+        ToolName::BoardList | ToolName::BoardUpdate | ToolName::BoardComment => ToolGroup::Board,
         ToolName::MemorySearch | ToolName::MemoryGet | ToolName::MemorySave => ToolGroup::Memory,
         ToolName::PeerPost | ToolName::PeerRead => ToolGroup::PeerRoom,
         ToolName::Handoff | ToolName::NoteSave | ToolName::ScratchWrite | ToolName::ScratchPromote => ToolGroup::Other,
