@@ -138,6 +138,7 @@ impl Engine {
             tools: Some(tools.clone()),
         }));
         runner.recover_cut_off()?;
+        runner.watch_board();
         Ok(Self {
             config,
             events,

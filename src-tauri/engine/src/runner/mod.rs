@@ -30,7 +30,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::sync::{oneshot, watch};
+use tokio::sync::{broadcast, oneshot, watch};
 
 pub use check::CheckOutcome;
 pub use types::*;
@@ -38,7 +38,7 @@ pub use types::*;
 use crate::agents::Agents;
 use crate::board::{Board, CardStatus, Priority};
 use crate::error::{Error, Result};
-use crate::events::EventBus;
+use crate::events::{EngineEvent, EventBus};
 use crate::memory::Memory;
 use crate::runtimes::catalog::RuntimeCatalog;
 use crate::runtimes::process::Spawner;
@@ -86,6 +86,8 @@ struct State {
 struct Live {
     /// The agent it runs for (the card's assignee when it started).
     agent_id: String,
+    /// The card's claim (the task's first run id).
+    claim: String,
     /// The run going now (a later attempt has its own id).
     run_id: Arc<Mutex<String>>,
     cancel: watch::Sender<bool>,
@@ -246,6 +248,62 @@ impl Runner {
         Ok(())
     }
 
+    /// Stops a task whose card the user took back while it ran (moved to To do, Backlog or
+    /// Cancelled; the move ended the claim): nothing keeps working on a card nobody wants
+    /// worked on. A card the agent itself moved on (In review, Done, Blocked) lets its run finish
+    /// its reply. Watches the Board's changes from the engine's start.
+    pub fn watch_board(self: &Arc<Self>) {
+        let runner = Arc::downgrade(self);
+        let mut events = self.parts.events.subscribe();
+        self.parts.handle.spawn(async move {
+            loop {
+                let changed = match events.recv().await {
+                    Ok(EngineEvent::BoardChanged { card_id }) => card_id,
+                    Ok(_) => continue,
+                    // Missed some: look at every card being worked on.
+                    Err(broadcast::error::RecvError::Lagged(_)) => None,
+                    Err(broadcast::error::RecvError::Closed) => return,
+                };
+                let Some(runner) = runner.upgrade() else { return };
+                let watched = {
+                    let state = lock(&runner.state);
+                    state
+                        .running
+                        .iter()
+                        .filter(|(card_id, _)| changed.as_ref().is_none_or(|c| c == *card_id))
+                        .map(|(card_id, live)| (card_id.clone(), live.claim.clone()))
+                        .collect::<Vec<_>>()
+                };
+                if watched.is_empty() {
+                    continue;
+                }
+                let board = runner.parts.board.clone();
+                let taken_back = tokio::task::spawn_blocking(move || {
+                    watched
+                        .into_iter()
+                        .filter(|(card_id, claim)| {
+                            board.get(card_id).is_ok_and(|card| {
+                                card.claimed_by_run.as_deref() != Some(claim.as_str())
+                                    && matches!(
+                                        card.status,
+                                        CardStatus::Todo | CardStatus::Backlog | CardStatus::Cancelled
+                                    )
+                            })
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .await
+                .unwrap_or_default();
+                let state = lock(&runner.state);
+                for (card_id, claim) in taken_back {
+                    if let Some(live) = state.running.get(&card_id).filter(|live| live.claim == claim) {
+                        let _ = live.cancel.send(true);
+                    }
+                }
+            }
+        });
+    }
+
     /// Whether the card has a task going or waiting here.
     fn has_task(&self, card_id: &str) -> bool {
         let state = lock(&self.state);
@@ -368,7 +426,8 @@ impl Runner {
                 answers: answers.clone(),
                 run_id: run_id.clone(),
             };
-            let live = Live { agent_id: next.agent_id.clone(), run_id, cancel, done, answers };
+            let live =
+                Live { agent_id: next.agent_id.clone(), claim: next.claim.clone(), run_id, cancel, done, answers };
             state.running.insert(next.card_id.clone(), live);
             let runner = Arc::clone(self);
             self.parts.handle.spawn(async move {

@@ -364,3 +364,16 @@ fn deleting_the_agent_stops_its_task_runs_first() {
     assert_eq!(card.status, CardStatus::Todo, "stopped before the agent went");
     assert!(card.assignee_id.is_none());
 }
+
+#[test]
+fn a_card_the_user_takes_back_stops_its_run() {
+    let f = fixture();
+    let card = f.card("wait to be cancelled");
+    let run_id = f.start(&card);
+    f.wait_inputs("wait to be cancelled", 1);
+    f.engine.board().move_card(Actor::User, &card.id, CardStatus::Cancelled, None, None).unwrap();
+    let done = f.settled(&card);
+    assert_eq!(done.status, CardStatus::Cancelled, "the user's move stands");
+    assert_eq!(f.engine.board().runs(&card.id).unwrap()[0].status, CardRunStatus::Cancelled);
+    assert_eq!(f.engine.chat().run(&run_id).unwrap().status, RunStatus::Cancelled);
+}
