@@ -76,7 +76,8 @@ pub struct Runner {
 
 #[derive(Default)]
 struct State {
-    /// Tasks going, by card id.
+    /// Tasks going, by claim: a card's task that just ended may still be finishing when the
+    /// card's next one starts.
     running: HashMap<String, Live>,
     /// Tasks claimed and waiting for a slot.
     queue: Vec<Queued>,
@@ -86,8 +87,7 @@ struct State {
 struct Live {
     /// The agent it runs for (the card's assignee when it started).
     agent_id: String,
-    /// The card's claim (the task's first run id).
-    claim: String,
+    card_id: String,
     /// The run going now (a later attempt has its own id).
     run_id: Arc<Mutex<String>>,
     cancel: watch::Sender<bool>,
@@ -137,13 +137,6 @@ impl Runner {
         if agent.runtime != crate::agents::RuntimeKind::Native {
             self.parts.catalog.locate(agent.runtime)?;
         }
-        if self.has_task(&card.id) {
-            // Its claim ended early (the agent moved its own card), but the run is still ending.
-            return Err(Error::Conflict(format!(
-                "#{}'s last run is still ending; start it again in a moment.",
-                card.number
-            )));
-        }
         let claim = uuid::Uuid::new_v4().to_string();
         let card = self.parts.board.claim(&card.id, &claim)?;
         let queued = {
@@ -170,8 +163,12 @@ impl Runner {
     /// card goes back to To do when the run has ended, with the stop in its activity).
     pub fn cancel(&self, card_id: &str) -> Result<()> {
         let mut state = lock(&self.state);
-        if let Some(live) = state.running.get(card_id) {
+        let mut stopped = false;
+        for live in state.running.values().filter(|live| live.card_id == card_id) {
             let _ = live.cancel.send(true);
+            stopped = true;
+        }
+        if stopped {
             return Ok(());
         }
         let Some(at) = state.queue.iter().position(|q| q.card_id == card_id) else {
@@ -215,7 +212,10 @@ impl Runner {
         let state = lock(&self.state);
         let mut queue = state.queue.clone();
         queue.sort_by_key(Queued::order);
-        (state.running.keys().cloned().collect(), queue.into_iter().map(|q| q.card_id).collect())
+        let mut running: Vec<String> = state.running.values().map(|live| live.card_id.clone()).collect();
+        running.sort();
+        running.dedup();
+        (running, queue.into_iter().map(|q| q.card_id).collect())
     }
 
     /// Stops the tasks of agent `agent_id` (queued ones go back to To do) and waits up to `limit`
@@ -270,8 +270,8 @@ impl Runner {
                     state
                         .running
                         .iter()
-                        .filter(|(card_id, _)| changed.as_ref().is_none_or(|c| c == *card_id))
-                        .map(|(card_id, live)| (card_id.clone(), live.claim.clone()))
+                        .filter(|(_, live)| changed.as_ref().is_none_or(|c| *c == live.card_id))
+                        .map(|(claim, live)| (live.card_id.clone(), claim.clone()))
                         .collect::<Vec<_>>()
                 };
                 if watched.is_empty() {
@@ -296,18 +296,12 @@ impl Runner {
                 .unwrap_or_default();
                 let state = lock(&runner.state);
                 for (card_id, claim) in taken_back {
-                    if let Some(live) = state.running.get(&card_id).filter(|live| live.claim == claim) {
+                    if let Some(live) = state.running.get(&claim).filter(|live| live.card_id == card_id) {
                         let _ = live.cancel.send(true);
                     }
                 }
             }
         });
-    }
-
-    /// Whether the card has a task going or waiting here.
-    fn has_task(&self, card_id: &str) -> bool {
-        let state = lock(&self.state);
-        state.running.contains_key(card_id) || state.queue.iter().any(|q| q.card_id == card_id)
     }
 
     /// Exactly what the task run `run_id` was given.
@@ -427,13 +421,13 @@ impl Runner {
                 run_id: run_id.clone(),
             };
             let live =
-                Live { agent_id: next.agent_id.clone(), claim: next.claim.clone(), run_id, cancel, done, answers };
-            state.running.insert(next.card_id.clone(), live);
+                Live { agent_id: next.agent_id.clone(), card_id: next.card_id.clone(), run_id, cancel, done, answers };
+            state.running.insert(next.claim.clone(), live);
             let runner = Arc::clone(self);
             self.parts.handle.spawn(async move {
-                let card_id = job.card_id.clone();
+                let claim = job.claim.clone();
                 runner.execute(job).await;
-                lock(&runner.state).running.remove(&card_id);
+                lock(&runner.state).running.remove(&claim);
                 let _ = done_tx.send(true);
                 let pump = Arc::clone(&runner);
                 let _ = tokio::task::spawn_blocking(move || pump.pump()).await;
