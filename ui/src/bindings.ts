@@ -126,6 +126,8 @@ export const commands = {
 	boardRunCancel: (cardId: string) => typedError<null, AppError>(__TAURI_INVOKE("board_run_cancel", { cardId })),
 	/**  Exactly what a task run was given: its tiers, section by section, and where each went. */
 	boardRunContext: (runId: string) => typedError<TaskRunContext, AppError>(__TAURI_INVOKE("board_run_context", { runId })),
+	/**  Answers a permission question of a task run (Allow / Deny on its Activity card). */
+	boardRunAnswerPermission: (runId: string, requestId: string, allow: boolean) => typedError<null, AppError>(__TAURI_INVOKE("board_run_answer_permission", { runId, requestId, allow })),
 	runnerSettings: () => typedError<RunnerSettings, AppError>(__TAURI_INVOKE("runner_settings")),
 	/**  Stores the runner's settings (runs at once 1–32, time limits of at least a second). */
 	runnerSetSettings: (settings: RunnerSettings) => typedError<RunnerSettings, AppError>(__TAURI_INVOKE("runner_set_settings", { settings })),

@@ -36,6 +36,7 @@ use clawboo_testkit::{wait_for, TempDataDir};
 ///   stopped; "fill once…" does so only in its first session;
 /// - "turns…"     → stops at its turn limit;
 /// - "fix…"       → writes `fixed.txt` in its workspace only on a fix round;
+/// - "ask…"       → asks permission to run a command, and says whether it was allowed;
 /// - "silent…"    → says nothing, ever; "chatty…" → says something every 50 ms, forever;
 /// - anything else → answers "Done: <title>".
 #[derive(Default)]
@@ -114,6 +115,19 @@ impl Runtime for Scripted {
                 } else {
                     say("Done, I think.");
                 }
+                return Ok(RunResult::succeeded());
+            } else if title.starts_with("ask") {
+                let (reply, answer) = tokio::sync::oneshot::channel();
+                let request_id = format!("ask-{sessions}");
+                channels.emit(RunEvent::PermissionRequest {
+                    request_id: request_id.clone(),
+                    tool: "Bash".into(),
+                    input: serde_json::json!({"command": "ls"}),
+                    description: "List the files".into(),
+                });
+                let _ = channels.permissions.send(clawboo_engine::runtimes::PendingPermission { request_id, reply });
+                let allowed = answer.await.is_ok_and(|a| a.allow);
+                say(if allowed { "Allowed, listed." } else { "Denied." });
                 return Ok(RunResult::succeeded());
             } else if title.starts_with("silent") {
                 let _ = cancel.wait_for(|c| *c).await;
@@ -376,4 +390,24 @@ fn a_card_the_user_takes_back_stops_its_run() {
     assert_eq!(done.status, CardStatus::Cancelled, "the user's move stands");
     assert_eq!(f.engine.board().runs(&card.id).unwrap()[0].status, CardRunStatus::Cancelled);
     assert_eq!(f.engine.chat().run(&run_id).unwrap().status, RunStatus::Cancelled);
+}
+
+#[test]
+fn a_task_runs_permission_question_is_answered_through_the_runner() {
+    let f = fixture();
+    let card = f.card("ask before listing");
+    let run_id = f.start(&card);
+    let request = wait_for("the question", Duration::from_secs(10), || {
+        let activity = f.engine.chat().run_activity(&run_id).ok()?;
+        activity.iter().find_map(|e| match &e.event {
+            RunEvent::PermissionRequest { request_id, .. } => Some(request_id.clone()),
+            _ => None,
+        })
+    });
+    let err = f.engine.runner().answer_permission(&run_id, "no-such-question", true).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::NotFound);
+    f.engine.runner().answer_permission(&run_id, &request, true).unwrap();
+    f.settled(&card);
+    let report = f.engine.board().detail(&card.id).unwrap().comments;
+    assert_eq!(report[0].text, "Allowed, listed.");
 }
