@@ -89,6 +89,7 @@ impl Runner {
         .filter(|text| !text.is_empty());
         let conversation_id = parts.store.write(|tx| store::task_conversation(tx, &card.id, &agent.id, now_ms()))?;
         let workspace = parts.agents.workspaces().dir(&agent.id);
+        check_project_folder(&card)?;
         let check_folder = card.project_folder.as_ref().map_or_else(|| workspace.clone(), PathBuf::from);
         Ok(Some(Task {
             tools: self.tools_for(&agent, &card),
@@ -235,6 +236,17 @@ impl Runner {
             program: task.program.clone(),
         };
         Ok(Begun { run, input, notes })
+    }
+}
+
+/// A card's project folder, when it has one, must be a folder on this machine.
+pub(super) fn check_project_folder(card: &Card) -> Result<()> {
+    match &card.project_folder {
+        Some(folder) if !std::path::Path::new(folder).is_dir() => Err(Error::InvalidInput(format!(
+            "#{}'s project folder {folder} is not a folder on this machine: fix it on the card first.",
+            card.number
+        ))),
+        _ => Ok(()),
     }
 }
 

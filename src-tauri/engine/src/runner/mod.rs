@@ -137,6 +137,7 @@ impl Runner {
         if agent.runtime != crate::agents::RuntimeKind::Native {
             self.parts.catalog.locate(agent.runtime)?;
         }
+        begin::check_project_folder(&card)?;
         let claim = uuid::Uuid::new_v4().to_string();
         let card = self.parts.board.claim(&card.id, &claim)?;
         let queued = {

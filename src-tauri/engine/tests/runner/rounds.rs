@@ -121,3 +121,25 @@ fn a_silent_run_and_one_past_its_wall_clock_limit_are_stopped_and_blocked() {
     let run = &f.engine.board().runs(&chatty.id).unwrap()[0];
     assert_eq!(f.engine.chat().run(&run.run_id).unwrap().status, clawboo_engine::chat::RunStatus::TimedOut);
 }
+
+#[test]
+fn the_check_runs_in_the_cards_project_folder_which_must_exist() {
+    let f = fixture();
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(project.path().join("marker.txt"), "here").unwrap();
+    let folder = project.path().display().to_string();
+    let card = f.card_with("check the project", |c| {
+        c.check_command = Some("test -f marker.txt".into());
+        c.project_folder = Some(folder.clone());
+    });
+    f.start(&card);
+    let done = f.settled(&card);
+    assert_eq!(done.status, CardStatus::InReview, "{:?}", done.blocked_reason);
+    assert_eq!(f.engine.board().runs(&card.id).unwrap().len(), 1, "the check passed at once");
+
+    let gone = f.card_with("check nowhere", |c| c.project_folder = Some(format!("{folder}/missing")));
+    let err = f.engine.runner().start(&gone.id, clawboo_engine::runner::StartOptions::default()).unwrap_err();
+    assert_eq!(err.code(), clawboo_engine::ErrorCode::InvalidInput);
+    assert!(err.to_string().contains("not a folder"), "{err}");
+    assert_eq!(f.engine.board().get(&gone.id).unwrap().status, CardStatus::Todo, "not claimed");
+}
