@@ -411,3 +411,24 @@ fn a_task_runs_permission_question_is_answered_through_the_runner() {
     let report = f.engine.board().detail(&card.id).unwrap().comments;
     assert_eq!(report[0].text, "Allowed, listed.");
 }
+
+#[test]
+fn a_card_on_a_team_gives_its_run_the_teams_peer_room() {
+    let f = fixture();
+    let team = f
+        .engine
+        .teams()
+        .create(clawboo_engine::teams::NewTeam {
+            name: "Crew".into(),
+            member_ids: vec![f.agent_id.clone()],
+            leader_id: Some(f.agent_id.clone()),
+        })
+        .unwrap();
+    let card = f.card_with("team work", |c| c.team_id = Some(team.id.clone()));
+    f.start(&card);
+    f.settled(&card);
+    let input = &f.runtime.inputs_for("team work")[0];
+    let granted: Vec<ToolName> = input.tools.as_ref().unwrap().specs.iter().map(|s| s.name).collect();
+    assert!(granted.contains(&ToolName::PeerPost) && granted.contains(&ToolName::PeerRead), "{granted:?}");
+    assert!(!granted.contains(&ToolName::Handoff), "no hand-offs outside team chat");
+}

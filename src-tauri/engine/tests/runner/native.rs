@@ -80,6 +80,11 @@ fn a_native_run_gets_the_tiers_in_order_with_the_memory_facts_which_are_then_cit
     assert!(text.ends_with("\n\nDeploy the release"), "the title last: {text}");
     assert!(!text.contains("Run the deploy script for version 2."), "the steady tier is in the system prompt only");
 
+    let recorded = wait_for("the relay's record", Duration::from_secs(10), || {
+        let records = engine.relay().requests(&run_id).unwrap();
+        (!records.is_empty()).then_some(records)
+    });
+    assert_eq!(recorded[0].body.as_deref(), Some(request.raw_body.as_str()), "the exact request, under the run");
     let seen = engine.runner().run_context(&run_id).unwrap();
     assert_eq!(seen.cited, std::slice::from_ref(&fact.id));
     let citations = wait_for("the citation", Duration::from_secs(5), || {
