@@ -8,10 +8,12 @@ use super::check::CheckOutcome;
 use super::task::tail;
 use super::{store, Runner, RunnerSettings, StartOptions, TaskRunContext};
 use crate::agents::{Agent, AgentFileName, RuntimeKind};
-use crate::board::{Card, CardRunKind, CardRunStatus};
+use crate::board::{Actor, Card, CardRun, CardRunKind, CardRunStatus, Comment, CommentKind};
 use crate::chat::team::placement;
 use crate::chat::{now_ms, RunStatus, RunSummary};
-use crate::context::{self, BlockFact, FailedCheck, MemoryBlock, TaskRun, ToolName, PROGRESS_NOTE_CHARS};
+use crate::context::{
+    self, BlockFact, FailedCheck, MemoryBlock, TaskRun, ToolName, WaitingItem, WaitingKind, PROGRESS_NOTE_CHARS,
+};
 use crate::error::{Error, Result};
 use crate::memory::Visibility;
 use crate::runtimes::home::RuntimeHomes;
@@ -159,6 +161,8 @@ impl Runner {
         let failed = next.failed_check.as_ref().zip(failed_output.as_deref()).map(|((command, check), output)| {
             FailedCheck { command: command.as_str(), exit_code: check.exit_code, output }
         });
+        let earlier = parts.board.runs(&card.id)?;
+        let waiting = waiting_comments(&parts.board.detail(&card.id)?.comments, &earlier);
         let tiers = context::task_tiers(&TaskRun {
             runtime: agent.runtime,
             persona: &task.persona,
@@ -171,13 +175,13 @@ impl Runner {
             cut_off: task.cut_off,
             failed_check: failed.as_ref(),
             handoff_note: next.handoff_note.as_deref(),
-            waiting: &[],
+            waiting: &waiting,
             memory: memory.as_ref(),
         });
         let placement = placement::of(&task.capabilities);
         // Every run is a fresh session: it never holds the steady tier yet.
         let placed = placement::place(placement, &tiers.assembled, false);
-        let attempt = parts.board.runs(&card.id)?.len() as u32 + 1;
+        let attempt = earlier.len() as u32 + 1;
         let run_id = if next.first { task.claim.clone() } else { uuid::Uuid::new_v4().to_string() };
         let now = now_ms();
         let context = TaskRunContext {
@@ -237,6 +241,43 @@ impl Runner {
         };
         Ok(Begun { run, input, notes })
     }
+}
+
+/// What was said on the card since its last run started (all of it before its first run): the
+/// user's comments are addressed to the agent; other agents' are information, quoted so nothing
+/// in them passes for Clawboo's framing. Reports and the card's own runs' comments are left out.
+fn waiting_comments(comments: &[Comment], runs: &[CardRun]) -> Vec<WaitingItem> {
+    let since = runs.last().map(|r| r.started_at);
+    let own = |run_id: &Option<String>| run_id.as_ref().is_some_and(|id| runs.iter().any(|r| r.run_id == *id));
+    comments
+        .iter()
+        .filter(|c| c.kind == CommentKind::Comment && since.is_none_or(|t| c.created_at >= t) && !own(&c.run_id))
+        .map(|c| match &c.author {
+            Actor::User => WaitingItem {
+                id: c.id.clone(),
+                kind: WaitingKind::Alert,
+                from: None,
+                text: format!("The user commented on this card:\n{}", c.text.trim()),
+            },
+            Actor::Agent { handle, .. } => WaitingItem {
+                id: c.id.clone(),
+                kind: WaitingKind::Notice,
+                from: Some(handle.clone()),
+                text: format!("A comment on this card:{}", quoted(&c.text)),
+            },
+            Actor::Clawboo => WaitingItem {
+                id: c.id.clone(),
+                kind: WaitingKind::Notice,
+                from: None,
+                text: format!("Clawboo noted on this card:{}", quoted(&c.text)),
+            },
+        })
+        .collect()
+}
+
+/// `text` quoted line by line (`> `), each line on a new line.
+fn quoted(text: &str) -> String {
+    text.trim().lines().map(|line| if line.is_empty() { "\n>".to_owned() } else { format!("\n> {line}") }).collect()
 }
 
 /// A card's project folder, when it has one, must be a folder on this machine.
