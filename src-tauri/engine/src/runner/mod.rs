@@ -3,7 +3,8 @@
 //! `maxConcurrent` at once (default 4), the rest waiting urgent first, then oldest card.
 //!
 //! A task is one or more runs, each a real run (its events, relay requests and exact context
-//! stored) in a fresh runtime session with the three tiers of `context::task_tiers`:
+//! stored) in a fresh runtime session with the three tiers of `context::task_tiers` (the
+//! comments made on the card since its last run are its waiting items):
 //! - the run ends well: its final reply becomes the card's report; the card's check command,
 //!   when it has one, judges the work (failing: one fix round told why, then Blocked); the card
 //!   goes to In review (the user reviews what an agent did; the card never closes itself);
