@@ -88,6 +88,12 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
             commands::board::board_delete,
             commands::board::board_runs,
             commands::board::board_columns,
+            commands::runner::board_run_start,
+            commands::runner::board_run_cancel,
+            commands::runner::board_run_context,
+            commands::runner::board_run_answer_permission,
+            commands::runner::runner_settings,
+            commands::runner::runner_set_settings,
         ])
         .events(collect_events![
             events::AgentsChanged,

@@ -119,6 +119,20 @@ export const commands = {
 	boardRuns: (id: string) => typedError<CardRun[], AppError>(__TAURI_INVOKE("board_runs", { id })),
 	/**  The columns in order, each with the moves allowed from it. */
 	boardColumns: () => __TAURI_INVOKE<BoardColumn[]>("board_columns"),
+	/**
+	 *  Claims the card and runs it for its assignee (or queues it while the limit of runs at once
+	 *  is reached). `disableMemoryAutoInject` leaves the memory facts out of the run's context.
+	 */
+	boardRunStart: (cardId: string, disableMemoryAutoInject: boolean) => typedError<TaskStart, AppError>(__TAURI_INVOKE("board_run_start", { cardId, disableMemoryAutoInject })),
+	/**  Stops the card's run (or takes it out of the queue); the card goes back to To do. */
+	boardRunCancel: (cardId: string) => typedError<null, AppError>(__TAURI_INVOKE("board_run_cancel", { cardId })),
+	/**  Exactly what a task run was given: its tiers, section by section, and where each went. */
+	boardRunContext: (runId: string) => typedError<TaskRunContext, AppError>(__TAURI_INVOKE("board_run_context", { runId })),
+	/**  Answers a permission question of a task run (Allow / Deny on its Activity card). */
+	boardRunAnswerPermission: (runId: string, requestId: string, allow: boolean) => typedError<null, AppError>(__TAURI_INVOKE("board_run_answer_permission", { runId, requestId, allow })),
+	runnerSettings: () => typedError<RunnerSettings, AppError>(__TAURI_INVOKE("runner_settings")),
+	/**  Stores the runner's settings (runs at once 1–32, time limits of at least a second). */
+	runnerSetSettings: (settings: RunnerSettings) => typedError<RunnerSettings, AppError>(__TAURI_INVOKE("runner_set_settings", { settings })),
 };
 
 /** Events */
@@ -805,6 +819,13 @@ export type RunSummary = {
 	finishedAt: number | null,
 };
 
+/**  The runner's settings, as stored. */
+export type RunnerSettings = {
+	maxConcurrent: number,
+	wallClockSecs: number,
+	silenceSecs: number,
+};
+
 /**  What a runtime uses to reach its model, as Settings > Runtimes shows it. */
 export type RuntimeAccess = {
 	kind: RuntimeKind,
@@ -924,6 +945,38 @@ export type SendOutcome = {
  *  volatile ones (a task run's memory facts) change most, so they come last.
  */
 export type Stability = "steady" | "turn" | "volatile";
+
+/**
+ *  Exactly what a task-runner run was given ("What this agent saw"), its tiers with their
+ *  section boundaries.
+ */
+export type TaskRunContext = {
+	runId: string,
+	cardId: string,
+	attempt: number,
+	kind: CardRunKind,
+	placement: Placement,
+	/**  The runtime's system/developer slot, when Clawboo filled it (the steady tier). */
+	systemText: string | null,
+	/**  The text in front of the message, sent with it. */
+	preamble: string | null,
+	/**  The message: the card's title. */
+	message: string,
+	/**  Every section, in order, each with its tier (`stability`); the last is the message. */
+	sections: Section[],
+	/**  The fact ids of the memory block (recorded as cited). */
+	cited: string[],
+	createdAt: number,
+};
+
+/**  What `start` did: the card, claimed, and whether its run is going or waits for a free slot. */
+export type TaskStart = {
+	card: Card,
+	/**  The claim's id: the id of the task's first run. */
+	runId: string,
+	/**  Waiting for one of the runs going to end (at most `maxConcurrent` at once). */
+	queued: boolean,
+};
 
 export type Team = {
 	id: string,

@@ -11,6 +11,7 @@ pub mod events;
 pub mod memory;
 pub mod native;
 pub mod relay;
+pub mod runner;
 pub mod runtimes;
 pub mod secrets;
 pub mod store;
@@ -30,6 +31,7 @@ use board::Board;
 use chat::Chat;
 use memory::Memory;
 use relay::Relay;
+use runner::{Runner, RunnerParts};
 use runtimes::catalog::RuntimeCatalog;
 use secrets::Secrets;
 use store::Store;
@@ -45,6 +47,7 @@ pub struct Engine {
     teams: Arc<Teams>,
     memory: Arc<Memory>,
     board: Arc<Board>,
+    runner: Arc<Runner>,
     spawner: Arc<dyn runtimes::process::Spawner>,
     relay: Arc<Relay>,
     tools: Arc<tools::Tools>,
@@ -59,7 +62,8 @@ impl Engine {
     /// Opens the data directory, for this engine alone (a second open fails with
     /// `DataDirInUse`): process groups a crashed predecessor left running are stopped, then the
     /// database (migrated), agent workspaces (reconciled with the rows), the watcher on agent
-    /// files, and the chat service (runs cut off by a previous stop are marked as such).
+    /// files, the chat service (runs cut off by a previous stop are marked as such) and the task
+    /// runner (the cards those runs held go back to To do).
     pub fn open(config: EngineConfig) -> Result<Self> {
         Self::open_with(config, Vec::new())
     }
@@ -101,16 +105,40 @@ impl Engine {
         let memory = Arc::new(Memory::new(store.clone(), events.clone()));
         let board = Arc::new(Board::new(store.clone(), events.clone()));
         let chat = Arc::new(
-            Chat::new(store, agents.clone(), registry, catalog.clone(), events.clone(), runtime.handle().clone())
-                .with_relay(relay.clone())
-                .with_tools(tools.clone())
-                .with_memory(memory.clone())
-                .with_board(board.clone())
-                .with_teams(teams.clone()),
+            Chat::new(
+                store.clone(),
+                agents.clone(),
+                registry.clone(),
+                catalog.clone(),
+                events.clone(),
+                runtime.handle().clone(),
+            )
+            .with_relay(relay.clone())
+            .with_tools(tools.clone())
+            .with_memory(memory.clone())
+            .with_board(board.clone())
+            .with_teams(teams.clone()),
         );
         // The tools do what team chat says they do; the bridge holds the chat weakly.
         tools.set_host(Arc::new(chat::team::TeamTools(Arc::downgrade(&chat))));
         chat.recover_interrupted()?;
+        // After the chat service marked every run left running as cut off: the task runner
+        // releases the cards those runs held.
+        let runner = Arc::new(Runner::new(RunnerParts {
+            store,
+            agents: agents.clone(),
+            board: board.clone(),
+            memory: memory.clone(),
+            runtimes: registry,
+            catalog: catalog.clone(),
+            events: events.clone(),
+            handle: runtime.handle().clone(),
+            spawner: spawner.clone(),
+            relay: Some(relay.clone()),
+            tools: Some(tools.clone()),
+        }));
+        runner.recover_cut_off()?;
+        runner.watch_board();
         Ok(Self {
             config,
             events,
@@ -121,6 +149,7 @@ impl Engine {
             teams,
             memory,
             board,
+            runner,
             spawner,
             relay,
             tools,
@@ -171,6 +200,11 @@ impl Engine {
         &self.board
     }
 
+    /// The task runner: runs Board cards for their assignees.
+    pub fn runner(&self) -> &Arc<Runner> {
+        &self.runner
+    }
+
     pub fn chat(&self) -> &Arc<Chat> {
         &self.chat
     }
@@ -179,6 +213,8 @@ impl Engine {
     /// is going away. Its teams and rooms lose it (the store cascades), so teams changed too,
     /// and so did the Board (its cards are left unassigned).
     pub fn delete_agent(&self, id: &str) -> Result<()> {
+        // Its task runs end first: nothing may run in a folder that is going away.
+        self.runner.stop_agent(id, Duration::from_secs(10))?;
         self.chat.delete_agent(id, Duration::from_secs(10))?;
         self.events.publish(EngineEvent::TeamsChanged);
         // Its cards lost their assignee (the store sets it to none).
@@ -216,6 +252,8 @@ impl Engine {
 
     /// Stops every run and waits for its processes to end. Called when the app quits.
     pub fn shutdown(&self) {
+        // Task runs first: each marks itself cut off and puts its card back in To do.
+        self.runner.shutdown(Duration::from_secs(8));
         self.chat.shutdown(Duration::from_secs(8));
     }
 }

@@ -5,6 +5,7 @@ pub mod app;
 pub mod board;
 pub mod chat;
 pub mod memory;
+pub mod runner;
 pub mod runtimes;
 pub mod secrets;
 pub mod team_chat;

@@ -3,7 +3,7 @@
 //! and published live; the reply is stored when the run ends.
 
 mod recall;
-mod recorder;
+pub(crate) mod recorder;
 mod setup;
 mod store;
 pub mod team;

@@ -182,7 +182,8 @@ impl NativeRuntime {
             }
             items.push(Item::ToolResults(outcomes));
         }
-        Ok(RunResult::failed(format!("Stopped after {MAX_MODEL_CALLS} model calls without a final answer.")))
+        let limit = format!("Stopped after {MAX_MODEL_CALLS} model calls without a final answer.");
+        Ok(RunResult { turn_limit: true, ..RunResult::failed(limit) })
     }
 
     fn request(&self, call: &Call<'_>, body: &Value) -> reqwest::RequestBuilder {

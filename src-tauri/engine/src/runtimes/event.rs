@@ -10,19 +10,22 @@ pub struct RunResult {
     /// The session asked for with resume no longer exists on the runtime's side: the caller
     /// starts a fresh one and says so.
     pub session_missing: bool,
+    /// The run stopped at the runtime's own limit of turns (Native's model calls) before it
+    /// finished: the task runner continues it in a fresh session rather than failing it.
+    pub turn_limit: bool,
 }
 
 impl RunResult {
     pub fn succeeded() -> Self {
-        Self { outcome: RunOutcome::Succeeded, message: None, session_missing: false }
+        Self { outcome: RunOutcome::Succeeded, message: None, session_missing: false, turn_limit: false }
     }
 
     pub fn failed(message: impl Into<String>) -> Self {
-        Self { outcome: RunOutcome::Failed, message: Some(message.into()), session_missing: false }
+        Self { outcome: RunOutcome::Failed, message: Some(message.into()), session_missing: false, turn_limit: false }
     }
 
     pub fn with_outcome(outcome: RunOutcome, message: impl Into<String>) -> Self {
-        Self { outcome, message: Some(message.into()), session_missing: false }
+        Self { outcome, message: Some(message.into()), session_missing: false, turn_limit: false }
     }
 
     pub fn to_event(&self) -> RunEvent {

@@ -38,6 +38,7 @@ pub const MIGRATIONS: &[Migration] = &[
     Migration::new(8, "shared memory", include_str!("migrations/0008_memory.sql")),
     Migration::new(9, "context deliveries", include_str!("migrations/0009_context_deliveries.sql")),
     Migration::new(10, "the Board", include_str!("migrations/0010_board.sql")),
+    Migration::rebuilding(11, "task runs", include_str!("migrations/0011_task_runs.sql")),
 ];
 
 pub fn schema_version(conn: &Connection) -> Result<u32> {

@@ -289,7 +289,9 @@ fn the_board_survives_a_restart() {
         new.depends_on = vec![dependency.id.clone()];
         let c = engine.board().create(Actor::User, new).unwrap();
         engine.board().claim(&dependency.id, "run-9").unwrap();
-        engine.board().record_run(&dependency.id, "run-9", 1, CardRunKind::Run).unwrap();
+        // A hand-off's run: the task runner releases the cards of its own runs cut off by a
+        // restart (tests/runner), and leaves hand-offs to team chat.
+        engine.board().record_run(&dependency.id, "run-9", 1, CardRunKind::Handoff).unwrap();
         engine.board().comment(by_agent(&ada, "ada"), &c.id, CommentKind::Comment, "Waiting.", None).unwrap();
         let before = engine.board().list(&CardFilter::default()).unwrap();
         (before, engine.board().detail(&c.id).unwrap(), engine.board().runs(&dependency.id).unwrap())

@@ -11,7 +11,7 @@
 mod cards;
 mod deliver;
 mod mentions;
-mod placement;
+pub(crate) mod placement;
 pub mod store;
 mod tools;
 pub mod types;

@@ -1,0 +1,301 @@
+//! What a task run starts from: everything fixed for the task (read once, so the steady tier is
+//! byte-identical across its runs), and each run's context, row, record on the card and tools.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::check::CheckOutcome;
+use super::task::tail;
+use super::{store, Runner, RunnerSettings, StartOptions, TaskRunContext};
+use crate::agents::{Agent, AgentFileName, RuntimeKind};
+use crate::board::{Actor, Card, CardRun, CardRunKind, CardRunStatus, Comment, CommentKind};
+use crate::chat::team::placement;
+use crate::chat::{now_ms, RunStatus, RunSummary};
+use crate::context::{
+    self, BlockFact, FailedCheck, MemoryBlock, TaskRun, ToolName, WaitingItem, WaitingKind, PROGRESS_NOTE_CHARS,
+};
+use crate::error::{Error, Result};
+use crate::memory::Visibility;
+use crate::runtimes::home::RuntimeHomes;
+use crate::runtimes::{Capabilities, RunEvent, Runtime, TurnInput};
+
+/// Fixed for the whole task. The steady tier is built from these alone, so it is byte-identical
+/// across the task's runs even if the card is edited meanwhile.
+pub(super) struct Task {
+    pub(super) card: Card,
+    pub(super) claim: String,
+    pub(super) agent: Agent,
+    pub(super) runtime: Arc<dyn Runtime>,
+    pub(super) capabilities: Capabilities,
+    pub(super) program: Option<PathBuf>,
+    pub(super) persona: String,
+    pub(super) tools: Vec<ToolName>,
+    pub(super) conversation_id: String,
+    pub(super) workspace: PathBuf,
+    /// Where the check command runs: the card's project folder, else the agent's workspace.
+    pub(super) check_folder: PathBuf,
+    pub(super) options: StartOptions,
+    /// The card's previous run was cut off by a quit or crash.
+    pub(super) cut_off: bool,
+    /// What the card's previous run wrote last.
+    pub(super) resume: Option<String>,
+    pub(super) settings: RunnerSettings,
+}
+
+/// What the next run is told beyond the task.
+#[derive(Clone)]
+pub(super) struct Next {
+    pub(super) kind: CardRunKind,
+    pub(super) first: bool,
+    pub(super) handoff_note: Option<String>,
+    pub(super) failed_check: Option<(String, CheckOutcome)>,
+}
+
+/// A run ready to go.
+pub(super) struct Begun {
+    pub(super) run: RunSummary,
+    pub(super) input: TurnInput,
+    /// Recorded before the runtime's own events (memory facts given, warnings).
+    pub(super) notes: Vec<RunEvent>,
+}
+
+impl Runner {
+    /// Everything fixed for the task, read once; `None` when the claim is no longer held.
+    pub(super) fn prepare(&self, card_id: &str, claim: &str, options: StartOptions) -> Result<Option<Task>> {
+        let parts = &self.parts;
+        let card = parts.board.get(card_id)?;
+        if card.claimed_by_run.as_deref() != Some(claim) {
+            return Ok(None);
+        }
+        let agent_id = card
+            .assignee_id
+            .clone()
+            .ok_or_else(|| Error::InvalidInput(format!("#{} has no assignee any more.", card.number)))?;
+        let agent = parts.agents.get(&agent_id)?;
+        let runtime = parts.runtimes.get(agent.runtime).ok_or_else(|| {
+            Error::RuntimeNotFound(format!("No adapter for {} in this build.", agent.runtime.as_str()))
+        })?;
+        let program = match agent.runtime {
+            RuntimeKind::Native => None,
+            kind => Some(parts.catalog.locate(kind)?),
+        };
+        let persona = parts.agents.read_file(&agent.id, AgentFileName::Soul.as_str())?.content;
+        let earlier = parts.board.runs(&card.id)?;
+        let last = earlier.iter().rev().find(|r| r.run_id != claim);
+        let cut_off = last.is_some_and(|r| r.status == CardRunStatus::Interrupted);
+        let resume = match last {
+            Some(run) => Some(parts.store.read(|c| store::run_text(c, &run.run_id))?),
+            None => None,
+        }
+        .map(|text| tail(text.trim(), PROGRESS_NOTE_CHARS))
+        .filter(|text| !text.is_empty());
+        let conversation_id = parts.store.write(|tx| store::task_conversation(tx, &card.id, &agent.id, now_ms()))?;
+        let workspace = parts.agents.workspaces().dir(&agent.id);
+        check_project_folder(&card)?;
+        let check_folder = card.project_folder.as_ref().map_or_else(|| workspace.clone(), PathBuf::from);
+        Ok(Some(Task {
+            tools: self.tools_for(&agent, &card),
+            capabilities: runtime.capabilities(),
+            settings: self.settings()?,
+            claim: claim.to_owned(),
+            card,
+            agent,
+            runtime,
+            program,
+            persona,
+            conversation_id,
+            workspace,
+            check_folder,
+            options,
+            cut_off,
+            resume,
+        }))
+    }
+
+    /// Clawboo's tools for a task run: the Board and shared memory always, the team's peer room
+    /// when the card is on a team. None when the runtime cannot be given them (no tools bridge,
+    /// or a user's own OpenClaw Gateway, which Clawboo does not configure).
+    fn tools_for(&self, agent: &Agent, card: &Card) -> Vec<ToolName> {
+        let own_gateway = agent.runtime == RuntimeKind::Openclaw && agent.openclaw_gateway_url.is_some();
+        if self.parts.tools.is_none() || own_gateway {
+            return Vec::new();
+        }
+        let mut tools = crate::tools::specs::BOARD_TOOLS.to_vec();
+        tools.extend(crate::tools::specs::MEMORY_TOOLS);
+        if card.team_id.is_some() {
+            tools.extend([ToolName::PeerPost, ToolName::PeerRead]);
+        }
+        tools
+    }
+
+    /// The run's context and row, its record on the card, its tools: ready to drive.
+    pub(super) fn begin(&self, task: &Task, next: &Next) -> Result<Begun> {
+        let parts = &self.parts;
+        let card = &task.card;
+        let agent = &task.agent;
+        let mut notes = Vec::new();
+        let memory = if task.options.disable_memory_auto_inject {
+            None
+        } else {
+            let query = format!("{}\n{}", card.title, card.description);
+            let visible = Visibility::Agent { agent_id: agent.id.clone() };
+            match parts.memory.search(&query, &visible, context::MEMORY_TOP) {
+                Ok(found) => {
+                    let top: Vec<BlockFact> = found.top.iter().map(|h| BlockFact::from(&h.fact)).collect();
+                    let related: Vec<BlockFact> = found.related.iter().map(|h| BlockFact::from(&h.fact)).collect();
+                    Some(context::memory_block(&top, &related))
+                }
+                Err(e) => {
+                    notes.push(RunEvent::Warning {
+                        message: format!("Shared memory could not be searched, so no facts were added: {e}"),
+                    });
+                    None
+                }
+            }
+        };
+        let failed_output = next.failed_check.as_ref().map(|(_, check)| match &check.stopped {
+            Some(why) if check.output.is_empty() => why.clone(),
+            Some(why) => format!("{}\n{why}", check.output),
+            None => check.output.clone(),
+        });
+        let failed = next.failed_check.as_ref().zip(failed_output.as_deref()).map(|((command, check), output)| {
+            FailedCheck { command: command.as_str(), exit_code: check.exit_code, output }
+        });
+        let earlier = parts.board.runs(&card.id)?;
+        let waiting = waiting_comments(&parts.board.detail(&card.id)?.comments, &earlier);
+        let tiers = context::task_tiers(&TaskRun {
+            runtime: agent.runtime,
+            persona: &task.persona,
+            number: card.number,
+            title: &card.title,
+            description: &card.description,
+            tools: &task.tools,
+            streams_text: task.capabilities.streams_text,
+            resume: task.resume.as_deref().filter(|_| next.first),
+            cut_off: task.cut_off,
+            failed_check: failed.as_ref(),
+            handoff_note: next.handoff_note.as_deref(),
+            waiting: &waiting,
+            memory: memory.as_ref(),
+        });
+        let placement = placement::of(&task.capabilities);
+        // Every run is a fresh session: it never holds the steady tier yet.
+        let placed = placement::place(placement, &tiers.assembled, false);
+        let attempt = earlier.len() as u32 + 1;
+        let run_id = if next.first { task.claim.clone() } else { uuid::Uuid::new_v4().to_string() };
+        let now = now_ms();
+        let context = TaskRunContext {
+            run_id: run_id.clone(),
+            card_id: card.id.clone(),
+            attempt,
+            kind: next.kind,
+            placement,
+            system_text: placed.system.clone(),
+            preamble: placed.preamble.clone(),
+            message: tiers.assembled.message_text(),
+            sections: tiers.assembled.sections.clone(),
+            cited: tiers.cited.clone(),
+            created_at: now,
+        };
+        let run = parts.store.write(|tx| {
+            let run = store::insert_run(tx, &run_id, &task.conversation_id, &agent.id, agent.runtime, now)?;
+            store::insert_context(tx, &context)?;
+            Ok(run)
+        })?;
+        if let Err(e) = parts.board.record_run(&card.id, &run.id, attempt, next.kind) {
+            let why = format!("The run could not be recorded on #{}: {e}", card.number);
+            let _ = parts.store.write(|tx| store::finish_run(tx, &run.id, RunStatus::Failed, Some(&why), now_ms()));
+            return Err(e);
+        }
+        if let Err(e) = parts.memory.cite(&run.id, &agent.id, &tiers.cited) {
+            notes.push(RunEvent::Warning { message: format!("The facts given could not be recorded as cited: {e}") });
+        }
+        if let Some(block) = memory.as_ref().filter(|m| !m.given.is_empty()) {
+            notes.push(memory_note(block));
+        }
+        let tools = parts.tools.as_ref().filter(|_| !task.tools.is_empty()).map(|bridge| {
+            bridge.grant(crate::tools::Caller {
+                run_id: run.id.clone(),
+                agent_id: agent.id.clone(),
+                agent_handle: agent.handle.clone(),
+                team_id: card.team_id.clone().unwrap_or_default(),
+                room_id: String::new(),
+                conversation_id: task.conversation_id.clone(),
+                tools: task.tools.clone(),
+            })
+        });
+        let input = TurnInput {
+            run_id: run.id.clone(),
+            agent: agent.clone(),
+            homes: RuntimeHomes::for_agent_dir(&task.workspace),
+            workspace: task.workspace.clone(),
+            message: context.message.clone(),
+            persona: placed.system,
+            preamble: placed.preamble,
+            tools,
+            resume_session: None,
+            fork_session: false,
+            transcript: Vec::new(),
+            approval: agent.approval_policy,
+            program: task.program.clone(),
+        };
+        Ok(Begun { run, input, notes })
+    }
+}
+
+/// What was said on the card since its last run started (all of it before its first run): the
+/// user's comments are addressed to the agent; other agents' are information, quoted so nothing
+/// in them passes for Clawboo's framing. Reports and the card's own runs' comments are left out.
+fn waiting_comments(comments: &[Comment], runs: &[CardRun]) -> Vec<WaitingItem> {
+    let since = runs.last().map(|r| r.started_at);
+    let own = |run_id: &Option<String>| run_id.as_ref().is_some_and(|id| runs.iter().any(|r| r.run_id == *id));
+    comments
+        .iter()
+        .filter(|c| c.kind == CommentKind::Comment && since.is_none_or(|t| c.created_at >= t) && !own(&c.run_id))
+        .map(|c| match &c.author {
+            Actor::User => WaitingItem {
+                id: c.id.clone(),
+                kind: WaitingKind::Alert,
+                from: None,
+                text: format!("The user commented on this card:\n{}", c.text.trim()),
+            },
+            Actor::Agent { handle, .. } => WaitingItem {
+                id: c.id.clone(),
+                kind: WaitingKind::Notice,
+                from: Some(handle.clone()),
+                text: format!("A comment on this card:{}", quoted(&c.text)),
+            },
+            Actor::Clawboo => WaitingItem {
+                id: c.id.clone(),
+                kind: WaitingKind::Notice,
+                from: None,
+                text: format!("Clawboo noted on this card:{}", quoted(&c.text)),
+            },
+        })
+        .collect()
+}
+
+/// `text` quoted line by line (`> `), each line on a new line.
+fn quoted(text: &str) -> String {
+    text.trim().lines().map(|line| if line.is_empty() { "\n>".to_owned() } else { format!("\n> {line}") }).collect()
+}
+
+/// A card's project folder, when it has one, must be a folder on this machine.
+pub(super) fn check_project_folder(card: &Card) -> Result<()> {
+    match &card.project_folder {
+        Some(folder) if !std::path::Path::new(folder).is_dir() => Err(Error::InvalidInput(format!(
+            "#{}'s project folder {folder} is not a folder on this machine: fix it on the card first.",
+            card.number
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// The memory block as the run's activity shows it.
+fn memory_note(block: &MemoryBlock) -> RunEvent {
+    let n = block.given.len();
+    RunEvent::ContextAdded {
+        summary: format!("{n} memory fact{} for the task: {}", if n == 1 { "" } else { "s" }, block.given.join(", ")),
+        text: block.text.clone(),
+    }
+}

@@ -1,0 +1,478 @@
+//! The task runner: runs a Board card for its assignee. `start` claims the card (one atomic
+//! claim however many race for it), then the task runs when a slot is free: at most
+//! `maxConcurrent` at once (default 4), the rest waiting urgent first, then oldest card.
+//!
+//! A task is one or more runs, each a real run (its events, relay requests and exact context
+//! stored) in a fresh runtime session with the three tiers of `context::task_tiers` (the
+//! comments made on the card since its last run are its waiting items):
+//! - the run ends well: its final reply becomes the card's report; the card's check command,
+//!   when it has one, judges the work (failing: one fix round told why, then Blocked); the card
+//!   goes to In review (the user reviews what an agent did; the card never closes itself);
+//! - it fails (the runtime's error, silence, the wall-clock limit): Blocked, saying why;
+//! - it runs out of room (turn limit, or more than 85% of the context window used): it goes on
+//!   in a fresh session with a hand-off note on its last progress, at most 3 times, then Blocked;
+//! - the user stops it: back to To do; Clawboo quits or crashes: the run is marked cut off, the
+//!   card goes back to To do, and its next run is warned to check what the cut-off one did.
+//!
+//! The first run's id is the card's claim: it is taken before the run can start, and held by
+//! the task through its fix rounds and fresh sessions (each run recorded on the card with its
+//! attempt number and why it exists).
+
+mod begin;
+mod check;
+mod drive;
+mod store;
+mod task;
+mod types;
+
+use std::cmp::Reverse;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::{broadcast, oneshot, watch};
+
+pub use check::CheckOutcome;
+pub use types::*;
+
+use crate::agents::Agents;
+use crate::board::{Board, CardStatus, Priority};
+use crate::error::{Error, Result};
+use crate::events::{EngineEvent, EventBus};
+use crate::memory::Memory;
+use crate::runtimes::catalog::RuntimeCatalog;
+use crate::runtimes::process::Spawner;
+use crate::runtimes::{PermissionAnswer, RuntimeRegistry};
+use crate::store::Store;
+
+/// Why a card goes back to To do when the user stops its queued task.
+const STOPPED_BEFORE_START: &str = "Stopped by the user before its run started";
+/// Why a queued card goes back to To do when Clawboo quits or crashed.
+const QUEUED_AT_QUIT: &str = "Clawboo stopped before its run started";
+
+type Answers = Arc<Mutex<HashMap<String, oneshot::Sender<PermissionAnswer>>>>;
+
+/// What the runner is built on (the engine's services).
+pub struct RunnerParts {
+    pub store: Arc<Store>,
+    pub agents: Arc<Agents>,
+    pub board: Arc<Board>,
+    pub memory: Arc<Memory>,
+    pub runtimes: RuntimeRegistry,
+    pub catalog: Arc<RuntimeCatalog>,
+    pub events: EventBus,
+    pub handle: tokio::runtime::Handle,
+    pub spawner: Arc<dyn Spawner>,
+    pub relay: Option<Arc<crate::relay::Relay>>,
+    pub tools: Option<Arc<crate::tools::Tools>>,
+}
+
+pub struct Runner {
+    parts: RunnerParts,
+    state: Mutex<State>,
+    /// Set when the app quits: runs stopped from then on were cut off, not stopped by the user.
+    quitting: AtomicBool,
+}
+
+#[derive(Default)]
+struct State {
+    /// Tasks going, by claim: a card's task that just ended may still be finishing when the
+    /// card's next one starts.
+    running: HashMap<String, Live>,
+    /// Tasks claimed and waiting for a slot.
+    queue: Vec<Queued>,
+    next_seq: u64,
+}
+
+struct Live {
+    /// The agent it runs for (the card's assignee when it started).
+    agent_id: String,
+    card_id: String,
+    /// The run going now (a later attempt has its own id).
+    run_id: Arc<Mutex<String>>,
+    cancel: watch::Sender<bool>,
+    done: watch::Receiver<bool>,
+    answers: Answers,
+}
+
+#[derive(Debug, Clone)]
+struct Queued {
+    card_id: String,
+    agent_id: String,
+    claim: String,
+    priority: Priority,
+    created_at: i64,
+    seq: u64,
+    options: StartOptions,
+}
+
+impl Queued {
+    /// Urgent first, then the oldest card, then the first queued.
+    fn order(&self) -> (Reverse<Priority>, i64, u64) {
+        (Reverse(self.priority), self.created_at, self.seq)
+    }
+}
+
+impl Runner {
+    pub fn new(parts: RunnerParts) -> Self {
+        Self { parts, state: Mutex::default(), quitting: AtomicBool::new(false) }
+    }
+
+    /// Claims card `card_id` for a run of its assignee, and starts it (or queues it while
+    /// `maxConcurrent` runs are going). Refused, changing nothing, when the card has no
+    /// assignee, its agent's runtime is missing, or the claim is refused (held by a run,
+    /// closed, waiting on other cards).
+    pub fn start(self: &Arc<Self>, card_id: &str, options: StartOptions) -> Result<TaskStart> {
+        if self.quitting.load(Ordering::SeqCst) {
+            return Err(Error::RunNotActive("Clawboo is quitting; no new run starts.".into()));
+        }
+        let card = self.parts.board.get(card_id)?;
+        let assignee = card.assignee_id.as_deref().ok_or_else(|| {
+            Error::InvalidInput(format!("#{} has no assignee: assign it to an agent before running it.", card.number))
+        })?;
+        let agent = self.parts.agents.get(assignee)?;
+        if self.parts.runtimes.get(agent.runtime).is_none() {
+            return Err(Error::RuntimeNotFound(format!("No adapter for {} in this build.", agent.runtime.as_str())));
+        }
+        if agent.runtime != crate::agents::RuntimeKind::Native {
+            self.parts.catalog.locate(agent.runtime)?;
+        }
+        begin::check_project_folder(&card)?;
+        let claim = uuid::Uuid::new_v4().to_string();
+        let card = self.parts.board.claim(&card.id, &claim)?;
+        let queued = {
+            let mut state = lock(&self.state);
+            let seq = state.next_seq;
+            state.next_seq += 1;
+            state.queue.push(Queued {
+                card_id: card.id.clone(),
+                agent_id: agent.id.clone(),
+                claim: claim.clone(),
+                priority: card.priority,
+                created_at: card.created_at,
+                seq,
+                options,
+            });
+            drop(state);
+            self.pump();
+            lock(&self.state).queue.iter().any(|q| q.claim == claim)
+        };
+        Ok(TaskStart { card, run_id: claim, queued })
+    }
+
+    /// Stops the card's task: a waiting one leaves the queue, a running one is stopped (its
+    /// card goes back to To do when the run has ended, with the stop in its activity).
+    pub fn cancel(&self, card_id: &str) -> Result<()> {
+        let mut state = lock(&self.state);
+        let mut stopped = false;
+        for live in state.running.values().filter(|live| live.card_id == card_id) {
+            let _ = live.cancel.send(true);
+            stopped = true;
+        }
+        if stopped {
+            return Ok(());
+        }
+        let Some(at) = state.queue.iter().position(|q| q.card_id == card_id) else {
+            let number = self.parts.board.get(card_id).map(|c| format!("#{}", c.number));
+            return Err(Error::RunNotActive(format!(
+                "{} has no run going or waiting.",
+                number.unwrap_or_else(|_| "This card".into())
+            )));
+        };
+        let queued = state.queue.remove(at);
+        drop(state);
+        self.parts.board.release(
+            &queued.card_id,
+            &queued.claim,
+            CardStatus::Todo,
+            Some(STOPPED_BEFORE_START.into()),
+        )?;
+        Ok(())
+    }
+
+    /// Answers a permission question of the run `run_id` of a task.
+    pub fn answer_permission(&self, run_id: &str, request_id: &str, allow: bool) -> Result<()> {
+        let state = lock(&self.state);
+        let live = state
+            .running
+            .values()
+            .find(|l| *lock(&l.run_id) == run_id)
+            .ok_or_else(|| Error::RunNotActive("That run has already finished.".into()))?;
+        let reply = lock(&live.answers).remove(request_id);
+        match reply {
+            Some(reply) => {
+                let _ = reply.send(PermissionAnswer { allow });
+                Ok(())
+            }
+            None => Err(Error::NotFound(format!("Permission request {request_id}"))),
+        }
+    }
+
+    /// Card ids whose task is running now, and those waiting, in the order they will start.
+    pub fn active(&self) -> (Vec<String>, Vec<String>) {
+        let state = lock(&self.state);
+        let mut queue = state.queue.clone();
+        queue.sort_by_key(Queued::order);
+        let mut running: Vec<String> = state.running.values().map(|live| live.card_id.clone()).collect();
+        running.sort();
+        running.dedup();
+        (running, queue.into_iter().map(|q| q.card_id).collect())
+    }
+
+    /// Stops the tasks of agent `agent_id` (queued ones go back to To do) and waits up to `limit`
+    /// for their runs to end: the agent is about to be deleted. Err when one did not end in time.
+    pub fn stop_agent(&self, agent_id: &str, limit: Duration) -> Result<()> {
+        let (waits, queued) = {
+            let mut state = lock(&self.state);
+            let waits: Vec<_> = state
+                .running
+                .values()
+                .filter(|live| live.agent_id == agent_id)
+                .map(|live| {
+                    let _ = live.cancel.send(true);
+                    live.done.clone()
+                })
+                .collect();
+            let (theirs, others) = std::mem::take(&mut state.queue).into_iter().partition(|q| q.agent_id == agent_id);
+            state.queue = others;
+            (waits, theirs)
+        };
+        for q in queued {
+            self.parts.board.release(&q.card_id, &q.claim, CardStatus::Todo, Some(STOPPED_BEFORE_START.into()))?;
+        }
+        if !self.wait_done(waits, limit) {
+            return Err(Error::RuntimeFailed(format!(
+                "A task run of the agent did not stop within {} s, so the agent was not deleted. Try again.",
+                limit.as_secs()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Stops a task whose card the user took back while it ran (moved to To do, Backlog or
+    /// Cancelled; the move ended the claim): nothing keeps working on a card nobody wants
+    /// worked on. A card the agent itself moved on (In review, Done, Blocked) lets its run finish
+    /// its reply. Watches the Board's changes from the engine's start.
+    pub fn watch_board(self: &Arc<Self>) {
+        let runner = Arc::downgrade(self);
+        let mut events = self.parts.events.subscribe();
+        self.parts.handle.spawn(async move {
+            loop {
+                let changed = match events.recv().await {
+                    Ok(EngineEvent::BoardChanged { card_id }) => card_id,
+                    Ok(_) => continue,
+                    // Missed some: look at every card being worked on.
+                    Err(broadcast::error::RecvError::Lagged(_)) => None,
+                    Err(broadcast::error::RecvError::Closed) => return,
+                };
+                let Some(runner) = runner.upgrade() else { return };
+                let watched = {
+                    let state = lock(&runner.state);
+                    state
+                        .running
+                        .iter()
+                        .filter(|(_, live)| changed.as_ref().is_none_or(|c| *c == live.card_id))
+                        .map(|(claim, live)| (live.card_id.clone(), claim.clone()))
+                        .collect::<Vec<_>>()
+                };
+                if watched.is_empty() {
+                    continue;
+                }
+                let board = runner.parts.board.clone();
+                let taken_back = tokio::task::spawn_blocking(move || {
+                    watched
+                        .into_iter()
+                        .filter(|(card_id, claim)| {
+                            board.get(card_id).is_ok_and(|card| {
+                                card.claimed_by_run.as_deref() != Some(claim.as_str())
+                                    && matches!(
+                                        card.status,
+                                        CardStatus::Todo | CardStatus::Backlog | CardStatus::Cancelled
+                                    )
+                            })
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .await
+                .unwrap_or_default();
+                let state = lock(&runner.state);
+                for (card_id, claim) in taken_back {
+                    if let Some(live) = state.running.get(&claim).filter(|live| live.card_id == card_id) {
+                        let _ = live.cancel.send(true);
+                    }
+                }
+            }
+        });
+    }
+
+    /// Exactly what the task run `run_id` was given.
+    pub fn run_context(&self, run_id: &str) -> Result<TaskRunContext> {
+        self.parts
+            .store
+            .read(|c| store::context(c, run_id))?
+            .ok_or_else(|| Error::NotFound(format!("The context of task run {run_id}")))
+    }
+
+    pub fn settings(&self) -> Result<RunnerSettings> {
+        self.parts.store.read(store::settings)
+    }
+
+    /// Stores new settings (checked); a higher limit starts waiting tasks at once.
+    pub fn set_settings(self: &Arc<Self>, settings: RunnerSettings) -> Result<RunnerSettings> {
+        if !(1..=MAX_CONCURRENT_LIMIT).contains(&settings.max_concurrent) {
+            return Err(Error::InvalidInput(format!(
+                "Runs at once is a number from 1 to {MAX_CONCURRENT_LIMIT}, not {}.",
+                settings.max_concurrent
+            )));
+        }
+        if settings.wall_clock_secs < 1 || settings.silence_secs < 1 {
+            return Err(Error::InvalidInput("Time limits are at least one second.".into()));
+        }
+        self.parts.store.write(|tx| store::put_settings(tx, &settings))?;
+        self.pump();
+        Ok(settings)
+    }
+
+    /// At start: tasks a previous process left claimed are over. A run that was going is marked
+    /// cut off (the run itself was marked by the chat service, which marks every run left
+    /// running), and its card goes back to To do; the next run of the card is warned. Cards a
+    /// team hand-off holds are the chat service's. Returns how many cards were released.
+    pub fn recover_cut_off(&self) -> Result<usize> {
+        let board = &self.parts.board;
+        let mut released = 0;
+        for (card_id, claim) in board.claimed_cards()? {
+            let runs = board.runs(&card_id)?;
+            if runs.iter().any(|r| r.run_id == claim && r.kind == crate::board::CardRunKind::Handoff) {
+                continue;
+            }
+            let going: Vec<_> =
+                runs.iter().filter(|r| r.status == crate::board::CardRunStatus::Running).cloned().collect();
+            let reason = if going.is_empty() { QUEUED_AT_QUIT } else { task::CUT_OFF };
+            for run in going {
+                board.finish_run(&run.run_id, crate::board::CardRunStatus::Interrupted, Some(task::CUT_OFF.into()))?;
+            }
+            match board.release(&card_id, &claim, CardStatus::Todo, Some(reason.into())) {
+                Ok(_) => released += 1,
+                Err(e) => eprintln!("clawboo: could not release card {card_id} after a restart: {e}"),
+            }
+        }
+        Ok(released)
+    }
+
+    /// Stops every task (marked cut off, their cards back in To do) and waits up to `limit`
+    /// for their runs to end. Waiting tasks go back to To do. Called when the app quits.
+    pub fn shutdown(&self, limit: Duration) {
+        self.quitting.store(true, Ordering::SeqCst);
+        let (waits, queued) = {
+            let mut state = lock(&self.state);
+            let waits: Vec<_> = state
+                .running
+                .values()
+                .map(|live| {
+                    let _ = live.cancel.send(true);
+                    live.done.clone()
+                })
+                .collect();
+            (waits, std::mem::take(&mut state.queue))
+        };
+        for q in queued {
+            let _ = self.parts.board.release(&q.card_id, &q.claim, CardStatus::Todo, Some(QUEUED_AT_QUIT.into()));
+        }
+        self.wait_done(waits, limit);
+    }
+
+    /// Blocks this (non-async) thread until the runs behind `waits` have ended, or `limit`;
+    /// whether they all ended.
+    fn wait_done(&self, waits: Vec<watch::Receiver<bool>>, limit: Duration) -> bool {
+        if waits.is_empty() {
+            return true;
+        }
+        let wait_all = async move {
+            for mut done in waits {
+                let _ = done.wait_for(|d| *d).await;
+            }
+        };
+        let handle = self.parts.handle.clone();
+        // On the engine's runtime, from a thread of its own: the timer needs the runtime's clock.
+        std::thread::spawn(move || handle.block_on(async move { tokio::time::timeout(limit, wait_all).await.is_ok() }))
+            .join()
+            .unwrap_or(false)
+    }
+
+    /// Starts waiting tasks while slots are free, best first.
+    fn pump(self: &Arc<Self>) {
+        if self.quitting.load(Ordering::SeqCst) {
+            return;
+        }
+        let limit = self.settings().map_or(DEFAULT_MAX_CONCURRENT, |s| s.max_concurrent) as usize;
+        let mut state = lock(&self.state);
+        while state.running.len() < limit && !state.queue.is_empty() {
+            let best = (0..state.queue.len()).min_by_key(|&i| state.queue[i].order()).unwrap_or(0);
+            let next = state.queue.remove(best);
+            let (cancel, cancel_rx) = watch::channel(false);
+            let (done_tx, done) = watch::channel(false);
+            let answers: Answers = Arc::default();
+            let run_id = Arc::new(Mutex::new(next.claim.clone()));
+            let job = task::Job {
+                card_id: next.card_id.clone(),
+                claim: next.claim.clone(),
+                options: next.options,
+                cancel: cancel_rx,
+                answers: answers.clone(),
+                run_id: run_id.clone(),
+            };
+            let live =
+                Live { agent_id: next.agent_id.clone(), card_id: next.card_id.clone(), run_id, cancel, done, answers };
+            state.running.insert(next.claim.clone(), live);
+            let runner = Arc::clone(self);
+            self.parts.handle.spawn(async move {
+                let claim = job.claim.clone();
+                runner.execute(job).await;
+                lock(&runner.state).running.remove(&claim);
+                let _ = done_tx.send(true);
+                let pump = Arc::clone(&runner);
+                let _ = tokio::task::spawn_blocking(move || pump.pump()).await;
+            });
+        }
+    }
+
+    fn is_quitting(&self) -> bool {
+        self.quitting.load(Ordering::SeqCst)
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn queued(priority: Priority, created_at: i64, seq: u64) -> Queued {
+        Queued {
+            card_id: format!("{priority:?}-{created_at}-{seq}"),
+            agent_id: String::new(),
+            claim: String::new(),
+            priority,
+            created_at,
+            seq,
+            options: StartOptions::default(),
+        }
+    }
+
+    #[test]
+    fn the_queue_takes_urgent_first_then_the_oldest_card() {
+        let mut queue = [
+            queued(Priority::Low, 1, 0),
+            queued(Priority::Urgent, 9, 1),
+            queued(Priority::High, 5, 2),
+            queued(Priority::Urgent, 3, 3),
+            queued(Priority::High, 5, 4),
+        ];
+        queue.sort_by_key(Queued::order);
+        let order: Vec<u64> = queue.iter().map(|q| q.seq).collect();
+        assert_eq!(order, [3, 1, 2, 4, 0]);
+    }
+}

@@ -1,0 +1,109 @@
+//! A Native agent on the fake model server (through the relay, with the keychain's key: run
+//! under scripts/with-test-keyring on Linux): the request carries the steady tier in the system
+//! prompt and the other tiers in front of the title, in order, with the memory facts and their
+//! ids; the facts given are recorded as cited by the run.
+
+use clawboo_engine::agents::{NewAgent, RuntimeKind};
+use clawboo_engine::board::{Actor, CardStatus, CommentKind, NewCard};
+use clawboo_engine::memory::{Author, FactInput, Scope};
+use clawboo_engine::runner::StartOptions;
+use clawboo_engine::runtimes::ApprovalPolicy;
+use clawboo_engine::secrets::Provider;
+use clawboo_engine::{Engine, EngineConfig};
+use clawboo_testkit::{unique_keychain_service, wait_for, Behavior, FakeModelServer, TempDataDir};
+use std::time::Duration;
+
+#[test]
+fn a_native_run_gets_the_tiers_in_order_with_the_memory_facts_which_are_then_cited() {
+    let server = FakeModelServer::start_blocking(Behavior::text("Deployed with scripts/ship.sh [m-0000]."));
+    let dir = TempDataDir::new();
+    let mut config = EngineConfig::for_dir(dir.path().to_owned());
+    config.keychain_service = unique_keychain_service("runner-native");
+    let engine = Engine::open(config).unwrap();
+    engine.secrets().set_api_key(Provider::Anthropic, "sk-ant-runner-test-9a1b").unwrap();
+    engine.secrets().set_base_url(Provider::Anthropic, Some(&server.base_url())).unwrap();
+    let agent = engine
+        .agents()
+        .create(NewAgent {
+            name: "Shipper".into(),
+            handle: "shipper".into(),
+            description: String::new(),
+            tint: "#000000".into(),
+            runtime: RuntimeKind::Native,
+            model: "some-model".into(),
+            approval_policy: ApprovalPolicy::Ask,
+            provider: Some(Provider::Anthropic),
+        })
+        .unwrap();
+    let fact = engine
+        .memory()
+        .save(
+            FactInput { text: "The deploy script is scripts/ship.sh".into(), scope: Scope::Global, tags: vec![] },
+            Author::User,
+        )
+        .unwrap()
+        .fact;
+    let card = engine
+        .board()
+        .create(
+            Actor::User,
+            NewCard {
+                title: "Deploy the release".into(),
+                description: "Run the deploy script for version 2.".into(),
+                assignee_id: Some(agent.id.clone()),
+                team_id: None,
+                status: None,
+                priority: None,
+                depends_on: vec![],
+                check_command: None,
+                project_folder: None,
+            },
+        )
+        .unwrap();
+
+    let run_id = engine.runner().start(&card.id, StartOptions::default()).unwrap().run_id;
+    let done = wait_for("the card to leave In progress", Duration::from_secs(30), || {
+        let card = engine.board().get(&card.id).unwrap();
+        (card.status != CardStatus::InProgress).then_some(card)
+    });
+    assert_eq!(done.status, CardStatus::InReview, "{:?}", done.blocked_reason);
+
+    let request = &server.model_requests()[0];
+    let system = request.body["system"][0]["text"].as_str().unwrap();
+    assert!(system.contains("## Task #1: Deploy the release\nRun the deploy script for version 2."), "{system}");
+    let messages = request.body["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 1, "a fresh session");
+    let text = messages[0]["content"][0]["text"].as_str().unwrap();
+    let at = |needle: &str| text.find(needle).unwrap_or_else(|| panic!("{needle:?} in {text}"));
+    assert!(at("## Clawboo tools") < at("## Memory"), "context tier, then the memory facts");
+    assert!(at(&format!("- [{}] The deploy script is scripts/ship.sh", fact.id)) > at("## Memory"));
+    assert!(text.ends_with("\n\nDeploy the release"), "the title last: {text}");
+    assert!(!text.contains("Run the deploy script for version 2."), "the steady tier is in the system prompt only");
+
+    let recorded = wait_for("the relay's record", Duration::from_secs(10), || {
+        let records = engine.relay().requests(&run_id).unwrap();
+        (!records.is_empty()).then_some(records)
+    });
+    assert_eq!(recorded[0].body.as_deref(), Some(request.raw_body.as_str()), "the exact request, under the run");
+    let seen = engine.runner().run_context(&run_id).unwrap();
+    assert_eq!(seen.cited, std::slice::from_ref(&fact.id));
+    let citations = wait_for("the citation", Duration::from_secs(5), || {
+        let citations = engine.memory().detail(&fact.id).unwrap().citations;
+        (!citations.is_empty()).then_some(citations)
+    });
+    assert_eq!(citations[0].run_id, run_id);
+    assert_eq!(citations[0].agent_id, agent.id);
+    let report = engine.board().detail(&card.id).unwrap().comments;
+    assert!(report.iter().any(|c| c.kind == CommentKind::Report && c.text.starts_with("Deployed")));
+
+    // Memory injection off: no facts, nothing cited by that run.
+    engine.board().move_card(Actor::User, &card.id, CardStatus::Todo, None, None).unwrap();
+    let second = engine.runner().start(&card.id, StartOptions { disable_memory_auto_inject: true }).unwrap().run_id;
+    wait_for("the second run", Duration::from_secs(30), || {
+        (engine.board().get(&card.id).unwrap().status != CardStatus::InProgress).then_some(())
+    });
+    let seen = engine.runner().run_context(&second).unwrap();
+    assert!(seen.cited.is_empty());
+    assert!(!seen.preamble.unwrap_or_default().contains("## Memory"));
+    engine.secrets().delete_api_key(Provider::Anthropic).unwrap();
+}
