@@ -35,6 +35,13 @@ const TEAM_RULES = JSON.stringify([
       { text: "Saved to memory." },
     ],
   },
+  {
+    contains: "Brew a tasting note",
+    steps: [
+      { tool: "memory_search", input: { query: "winter blend tasting" } },
+      { text: "Tasting note: malty, bright, a hint of orange peel." },
+    ],
+  },
   { contains: "found-it", steps: [{ text: "Launch plan ready: market found, brief written." }] },
   { contains: "research the market", steps: [{ text: "found-it: three segments" }] },
   { contains: "write the brief", steps: [{ text: "wrote-it: one page" }] },
@@ -344,9 +351,10 @@ try {
     }, 15000);
     await saveScreenshot("board.png");
     await driver.execute(`document.querySelector('[data-testid="column-done"] .card-tile__title').click()`);
-    const task = await waitFor("the task text", () => find("card-task-text"), 10000);
-    const text = await driver.text(task);
-    if (!/research the market|write/i.test(text)) throw new Error(`unexpected task text: ${text.slice(0, 300)}`);
+    // innerText: the dialog may still be fading in, and WebDriver reads faded text as empty.
+    const text = await waitFor("the task text", () =>
+      driver.execute(`const t = document.querySelector('[data-testid="card-task-text"]'); return t && t.innerText`), 10000);
+    if (!/research the market|write the brief/.test(text)) throw new Error(`unexpected task text: ${text.slice(0, 300)}`);
     await waitFor("the report comment", () => present("card-comment-report"), 10000);
     await saveScreenshot("board-card.png");
     await driver.execute(`document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}))`);
@@ -367,6 +375,55 @@ try {
     await click(`card-move-${number}-backlog`);
     await waitFor("the card in Backlog", async () =>
       driver.execute(`return !!document.querySelector('[data-testid="column-backlog"] [data-testid="${tile}"]')`), 10000);
+  });
+
+  await step("a card run by a Native agent: activity live, the report, and the card in Done", async () => {
+    await click("board-new-card");
+    await typeInto("card-title-input", "Brew a tasting note");
+    await typeInto("card-description-input", "Three words on the winter blend.");
+    const assignee = await find("card-assignee-select");
+    const localId = await driver.execute(
+      `return [...document.querySelectorAll('[data-testid="card-assignee-select"] option')].find(o => o.textContent.includes('@local')).value`,
+    );
+    await driver.execute(
+      `const s = document.querySelector('[data-testid="card-assignee-select"]'); const set = Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set; set.call(s, ${JSON.stringify(localId)}); s.dispatchEvent(new Event('change', {bubbles: true}));`,
+    );
+    if (!assignee) throw new Error("no assignee select");
+    await typeInto("card-check-input", "true");
+    await click("card-submit");
+    const tile = await waitFor("the card in To do", async () =>
+      driver.execute(
+        `const t = [...document.querySelectorAll('[data-testid="column-todo"] .card-tile')].find(e => e.innerText.includes('Brew a tasting note')); return t && t.dataset.testid`,
+      ), 10000);
+    await driver.execute(`document.querySelector('[data-testid="${tile}"] .card-tile__title').click()`);
+    await click("card-run-start");
+    await waitFor("the memory search in the run's activity", async () => {
+      const text = await driver.execute(
+        `const a = document.querySelector('[data-testid="card-panel"] [data-testid="activity-card"]'); return a ? a.innerText : ""`,
+      );
+      return text.includes("memory_search");
+    }, 30000);
+    await waitFor("the report", async () => {
+      const text = await driver.execute(
+        `const r = document.querySelector('[data-testid="card-comment-report"]'); return r ? r.innerText : ""`,
+      );
+      return text.includes("malty, bright");
+    }, 30000);
+    await waitFor("the card in Done", async () =>
+      (await textOf("card-status")).includes("Done"), 15000);
+    await saveScreenshot("board-run.png");
+    await click("card-run-context-1");
+    // Read once the viewer has loaded the tiers (innerText: the dialog may still be fading in).
+    const seen = await waitFor("what the run saw", async () => {
+      const text = await driver.execute(
+        `const v = document.querySelector('[data-testid="task-run-context"]'); return v ? v.innerText : ""`,
+      );
+      return text.includes("steady for the task") && text;
+    }, 10000);
+    if (!seen.includes("changes most") || !seen.includes("Brew a tasting note")) throw new Error(`tiers missing: ${seen.slice(0, 400)}`);
+    await saveScreenshot("board-run-context.png");
+    await driver.execute(`document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}))`);
+    await driver.execute(`document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}))`);
   });
 
   await step("deleting an agent asks first, then removes its row and folder", async () => {

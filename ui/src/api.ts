@@ -60,6 +60,9 @@ import type {
   CardStatus,
   Comment,
   NewCard,
+  RunnerSettings,
+  TaskRunContext,
+  TaskStart,
 } from "./bindings";
 import { toClawbooError } from "./errors";
 
@@ -150,6 +153,9 @@ export type {
   CommentKind,
   NewCard,
   Priority,
+  RunnerSettings,
+  TaskRunContext,
+  TaskStart,
 } from "./bindings";
 
 export type Unlisten = () => void;
@@ -439,3 +445,22 @@ export const boardRuns = (id: string): Promise<CardRun[]> => unwrap(() => comman
 export function onBoardChanged(cb: () => void): Promise<Unlisten> {
   return events.boardChanged.listen(() => cb());
 }
+
+// ---- Task runner ----
+
+/** Claims the card and runs it for its assignee (or queues it when the runs at once are all
+ *  taken). Refused (conflict) when it is claimed already or waits for other cards. */
+export const boardRunStart = (cardId: string, disableMemoryAutoInject: boolean): Promise<TaskStart> =>
+  unwrap(() => commands.boardRunStart(cardId, disableMemoryAutoInject));
+
+/** Stops the card's run; the card goes back to To do. */
+export const boardRunCancel = (cardId: string): Promise<null> => unwrap(() => commands.boardRunCancel(cardId));
+
+/** Exactly what a task run was given: its tiers, section by section, and the cited facts. */
+export const boardRunContext = (runId: string): Promise<TaskRunContext> =>
+  unwrap(() => commands.boardRunContext(runId));
+
+export const runnerSettings = (): Promise<RunnerSettings> => unwrap(() => commands.runnerSettings());
+
+export const runnerSetSettings = (settings: RunnerSettings): Promise<RunnerSettings> =>
+  unwrap(() => commands.runnerSetSettings(settings));

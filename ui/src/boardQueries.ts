@@ -3,7 +3,7 @@
 // refetches whatever is on screen.
 import { useMutation, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import * as api from "./api";
-import type { CardEdit, CardFilter, CardStatus, NewCard } from "./api";
+import type { CardEdit, CardFilter, CardStatus, NewCard, RunnerSettings } from "./api";
 
 export const boardKeys = {
   all: ["board"] as const,
@@ -11,6 +11,8 @@ export const boardKeys = {
   cards: (filter: CardFilter) => ["board", "cards", filter] as const,
   detail: (id: string) => ["board", "detail", id] as const,
   runs: (id: string) => ["board", "runs", id] as const,
+  runContext: (runId: string) => ["board", "runContext", runId] as const,
+  settings: ["board", "runnerSettings"] as const,
 };
 
 export function useBoardColumns() {
@@ -49,6 +51,21 @@ export const useMoveCard = () =>
   );
 export const useCommentCard = () =>
   useBoardChange(({ id, text }: { id: string; text: string }) => api.boardComment(id, text));
+export const useStartRun = () =>
+  useBoardChange(({ id, withMemory }: { id: string; withMemory: boolean }) => api.boardRunStart(id, !withMemory));
+export const useStopRun = () => useBoardChange((id: string) => api.boardRunCancel(id));
+
+/** A run's context never changes once stored. */
+export function useTaskRunContext(runId: string) {
+  return useQuery({ queryKey: boardKeys.runContext(runId), queryFn: () => api.boardRunContext(runId), staleTime: Infinity });
+}
+
+export function useRunnerSettings() {
+  return useQuery({ queryKey: boardKeys.settings, queryFn: api.runnerSettings });
+}
+
+export const useSetRunnerSettings = () => useBoardChange((settings: RunnerSettings) => api.runnerSetSettings(settings));
+
 export const useDeleteCard = () => useBoardChange((id: string) => api.boardDelete(id));
 
 export function refetchBoard(client: QueryClient) {

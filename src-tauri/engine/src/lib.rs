@@ -205,6 +205,15 @@ impl Engine {
         &self.runner
     }
 
+    /// Answers a runtime's permission request, for whichever service runs it: a chat (one-to-one
+    /// or team) or the task runner.
+    pub fn answer_permission(&self, run_id: &str, request_id: &str, allow: bool) -> Result<()> {
+        match self.chat.answer_permission(run_id, request_id, allow) {
+            Err(Error::RunNotActive(_)) => self.runner.answer_permission(run_id, request_id, allow),
+            other => other,
+        }
+    }
+
     pub fn chat(&self) -> &Arc<Chat> {
         &self.chat
     }

@@ -41,7 +41,7 @@ pub async fn answer_permission(
     request_id: String,
     allow: bool,
 ) -> Result<(), AppError> {
-    state.run(move |e| e.chat().answer_permission(&run_id, &request_id, allow)).await
+    state.run(move |e| e.answer_permission(&run_id, &request_id, allow)).await
 }
 
 #[tauri::command]

@@ -88,7 +88,9 @@ function ContextBody({ context }: { context: RunContext }) {
   );
 }
 
-function SectionRow({ section }: { section: Section }) {
+const TEAM_TIERS: Record<Section["stability"], string> = { steady: "steady", turn: "this turn", volatile: "this turn" };
+
+export function SectionRow({ section, tiers = TEAM_TIERS }: { section: Section; tiers?: Record<Section["stability"], string> }) {
   const over = section.budget !== null && section.chars > section.budget;
   const share = section.budget ? Math.min(100, Math.round((section.chars / section.budget) * 100)) : null;
   return (
@@ -96,7 +98,7 @@ function SectionRow({ section }: { section: Section }) {
       <details open={section.kind === "message"}>
         <summary>
           <span className="run-context__title">{section.title}</span>
-          <span className={`badge badge--${section.stability}`}>{section.stability === "steady" ? "steady" : "this turn"}</span>
+          <span className={`badge badge--${section.stability}`}>{tiers[section.stability]}</span>
           <span className="run-context__size">
             {formatCount(section.chars)}
             {section.budget !== null && ` / ${formatCount(section.budget)}`} characters
@@ -118,7 +120,7 @@ function SectionRow({ section }: { section: Section }) {
   );
 }
 
-function RequestList({ requests, error }: { requests: RelayedRequest[] | undefined; error: unknown }) {
+export function RequestList({ requests, error }: { requests: RelayedRequest[] | undefined; error: unknown }) {
   if (error) return <ErrorMessage message={errorMessage(error)} />;
   if (!requests) return null;
   if (requests.length === 0) {

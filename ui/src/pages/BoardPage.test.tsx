@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import { screen, waitFor, within } from "@testing-library/react";
 import { resetBackend, seedAgent, seedTeam } from "../test/fakeApi";
 import { board, seedCard, seedCardRun, seedComment } from "../test/fakeBoard";
+import { fakeApi } from "../test/fakeApi";
 import { renderApp } from "../test/helpers";
 import type { Agent, Team } from "../api";
 
@@ -135,4 +136,53 @@ describe("Board", () => {
     expect(within(panel).getByTestId("card-panel-move-todo")).toBeTruthy();
     expect(within(panel).queryByTestId("card-panel-move-cancelled")).toBeNull();
   });
+
+  it("runs a card for its assignee, with or without memory facts, and stops it", async () => {
+    seedCard({ title: "Write the copy", assigneeId: ava.id });
+    seedCard({ title: "Nobody's card" });
+    const { user } = await openBoard();
+    await user.click(await screen.findByText("Nobody's card"));
+    expect((await screen.findByTestId("card-panel")).textContent).toContain("Assign an agent to run this card.");
+    await user.keyboard("{Escape}");
+
+    await user.click(await screen.findByText("Write the copy"));
+    await user.click(await screen.findByTestId("card-run-memory"));
+    await user.click(screen.getByTestId("card-run-start"));
+    await waitFor(() => expect(fakeApi.boardRunStart).toHaveBeenCalledWith(board.cards[0].id, true));
+    expect(await screen.findByTestId("card-run-stop")).toBeTruthy();
+    expect(within(screen.getByTestId("card-runs")).getByTestId("card-run-status-1").textContent).toBe("running");
+    await waitFor(() => expect(titlesIn("in_progress")).toEqual(["Write the copy"]));
+
+    await user.click(screen.getByTestId("card-run-stop"));
+    await waitFor(() => expect(titlesIn("todo")).toContain("Write the copy"));
+    expect(await screen.findByTestId("card-run-start")).toBeTruthy();
+  });
+
+  it("shows what a run saw, tier by tier, with the facts it was given", async () => {
+    const card = seedCard({ title: "Write the copy", assigneeId: ava.id, status: "in_review" });
+    const run = seedCardRun({ cardId: card.id });
+    const section = (kind: "task" | "memory" | "message", stability: "steady" | "volatile" | "turn", text: string) => ({
+      kind, stability, title: kind, text, chars: text.length, budget: null, cutFrom: null,
+    });
+    board.contexts.set(run.runId, {
+      runId: run.runId, cardId: card.id, attempt: 1, kind: "run", placement: "system_slot",
+      systemText: "## Task #1: Write the copy", preamble: "## Memory\n- [m-7f3a] Prices are in euros.",
+      message: "Write the copy",
+      sections: [
+        section("task", "steady", "## Task #1: Write the copy"),
+        section("memory", "volatile", "## Memory\n- [m-7f3a] Prices are in euros."),
+        section("message", "turn", "Write the copy"),
+      ],
+      cited: ["m-7f3a"], createdAt: 1,
+    });
+    const { user } = await openBoard();
+    await user.click(await screen.findByText("Write the copy"));
+    await user.click(await screen.findByTestId("card-run-context-1"));
+
+    const viewer = await screen.findByTestId("task-run-context");
+    expect(viewer.textContent).toContain("facts given: m-7f3a");
+    expect(within(viewer).getByTestId("run-context-section-task").textContent).toContain("steady for the task");
+    expect(within(viewer).getByTestId("run-context-section-memory").textContent).toContain("changes most");
+  });
 });
+

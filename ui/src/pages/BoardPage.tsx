@@ -157,6 +157,7 @@ export function BoardPage({ teams, agents }: Props) {
               cards={inColumn(list, column.status)}
               agents={agents}
               numbers={numbers}
+              dragActive={dragging !== null}
               refusesDrop={dragging !== null && dragging.status !== column.status && !allowed(dragging.status, column.status)}
               onOpen={setOpenId}
               onMove={(card, to) => moveCard(card, to)}

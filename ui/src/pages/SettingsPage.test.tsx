@@ -3,6 +3,7 @@ import { screen, waitFor, within } from "@testing-library/react";
 import { ClawbooError } from "../errors";
 import { backend, fakeApi, resetBackend } from "../test/fakeApi";
 import { renderApp } from "../test/helpers";
+import { board } from "../test/fakeBoard";
 
 vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApi);
 
@@ -16,6 +17,20 @@ async function openSettings() {
 }
 
 describe("Settings", () => {
+  it("sets how many Board cards run at once, refusing what the engine refuses", async () => {
+    const { user } = await openSettings();
+    const input = await screen.findByTestId("runner-max-concurrent");
+    expect((input as HTMLInputElement).value).toBe("4");
+    await user.clear(input);
+    await user.type(input, "40");
+    await user.click(screen.getByTestId("runner-save"));
+    expect((await screen.findAllByTestId("error-message")).some((e) => e.textContent?.includes("1 to 32"))).toBe(true);
+    await user.clear(input);
+    await user.type(input, "2");
+    await user.click(screen.getByTestId("runner-save"));
+    await waitFor(() => expect(board.settings.maxConcurrent).toBe(2));
+  });
+
   it("shows each provider's key status and the app info", async () => {
     await openSettings();
     expect(screen.getByTestId("key-status-anthropic").textContent).toBe("Not set");

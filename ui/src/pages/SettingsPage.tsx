@@ -3,6 +3,7 @@ import { errorMessage } from "../errors";
 import { ProviderRow } from "../components/ProviderRow";
 import { RuntimeRow } from "../components/RuntimeRow";
 import { ErrorMessage } from "../components/ErrorMessage";
+import { RunnerSettingsCard } from "../components/board/RunnerSettingsCard";
 
 export function SettingsPage() {
   const providers = useProviders();
@@ -42,6 +43,8 @@ export function SettingsPage() {
           </ul>
         )}
       </section>
+
+      <RunnerSettingsCard />
 
       <section className="card card--quiet" aria-label="About Clawboo">
         <h2 className="card__title">About</h2>

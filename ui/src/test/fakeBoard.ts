@@ -15,6 +15,9 @@ import type {
   CardStatus,
   Comment,
   NewCard,
+  RunnerSettings,
+  TaskRunContext,
+  TaskStart,
 } from "../api";
 
 export const COLUMNS: BoardColumn[] = [
@@ -34,6 +37,8 @@ function initialBoard() {
     activity: [] as Activity[],
     runs: [] as CardRun[],
     listeners: new Set<() => void>(),
+    settings: { maxConcurrent: 4, wallClockSecs: 1800, silenceSecs: 600 } as RunnerSettings,
+    contexts: new Map<string, TaskRunContext>(),
     nextNumber: 1,
     nextId: 1,
     clock: 20_000,
@@ -195,6 +200,37 @@ export const fakeBoardApi = {
     board.cards = board.cards.filter((c) => c.id !== id);
     changed();
     return null;
+  }),
+  boardRunStart: vi.fn(async (id: string, _disableMemory: boolean): Promise<TaskStart> => {
+    const card = cardOf(id);
+    if (!card.assigneeId) invalid("Assign an agent to run this card.");
+    if (card.claimedByRun) throw new ClawbooError("conflict", "A run is already working on this card.");
+    const run = seedCardRun({ cardId: id, status: "running", finishedAt: null });
+    card.status = "in_progress";
+    card.claimedByRun = run.runId;
+    log(id, { kind: "clawboo" }, { kind: "claimed", run_id: run.runId });
+    changed();
+    return { card: withWaiting(card), runId: run.runId, queued: false };
+  }),
+  boardRunCancel: vi.fn(async (id: string): Promise<null> => {
+    const card = cardOf(id);
+    const run = board.runs.find((r) => r.runId === card.claimedByRun);
+    if (run) run.status = "cancelled";
+    card.status = "todo";
+    card.claimedByRun = null;
+    changed();
+    return null;
+  }),
+  boardRunContext: vi.fn(async (runId: string): Promise<TaskRunContext> => {
+    const context = board.contexts.get(runId);
+    if (!context) throw new ClawbooError("not_found", `No context for run ${runId}.`);
+    return context;
+  }),
+  runnerSettings: vi.fn(async (): Promise<RunnerSettings> => ({ ...board.settings })),
+  runnerSetSettings: vi.fn(async (settings: RunnerSettings): Promise<RunnerSettings> => {
+    if (settings.maxConcurrent < 1 || settings.maxConcurrent > 32) invalid("Runs at once: 1 to 32.");
+    board.settings = { ...settings };
+    return { ...board.settings };
   }),
   onBoardChanged: vi.fn(async (cb: () => void) => {
     board.listeners.add(cb);

@@ -6,8 +6,8 @@
 //! stored) in a fresh runtime session with the three tiers of `context::task_tiers` (the
 //! comments made on the card since its last run are its waiting items):
 //! - the run ends well: its final reply becomes the card's report; the card's check command,
-//!   when it has one, judges the work (failing: one fix round told why, then Blocked); the card
-//!   goes to In review (the user reviews what an agent did; the card never closes itself);
+//!   when it has one, judges the work (failing: one fix round told why, then Blocked; passing:
+//!   Done); without a check the card goes to In review (a person judges what an agent did);
 //! - it fails (the runtime's error, silence, the wall-clock limit): Blocked, saying why;
 //! - it runs out of room (turn limit, or more than 85% of the context window used): it goes on
 //!   in a fresh session with a hand-off note on its last progress, at most 3 times, then Blocked;

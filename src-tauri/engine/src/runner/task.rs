@@ -96,8 +96,9 @@ impl Runner {
                     next.kind = CardRunKind::Rotation;
                     next.handoff_note = Some(progress_note(&progress));
                 }
+                // Without a check, a person judges the work; a passing check has judged it.
                 Ending::Succeeded { check: None } => break (CardStatus::InReview, None),
-                Ending::Succeeded { check: Some(check) } if check.passed() => break (CardStatus::InReview, None),
+                Ending::Succeeded { check: Some(check) } if check.passed() => break (CardStatus::Done, None),
                 Ending::Succeeded { check: Some(check) } => {
                     checks += 1;
                     let command = task.card.check_command.clone().unwrap_or_default();

@@ -83,13 +83,13 @@ fn a_failing_check_gets_one_fix_round_then_blocks_with_the_exit_code_and_output(
 }
 
 #[test]
-fn a_check_that_passes_after_the_fix_round_moves_the_card_to_in_review() {
+fn a_check_that_passes_after_the_fix_round_moves_the_card_to_done() {
     let f = fixture();
     let card = f
         .card_with("fix the file", |c| c.check_command = Some("test -f fixed.txt || { echo missing; exit 1; }".into()));
     f.start(&card);
     let done = f.settled(&card);
-    assert_eq!(done.status, CardStatus::InReview, "{:?}", done.blocked_reason);
+    assert_eq!(done.status, CardStatus::Done, "{:?}", done.blocked_reason);
     let runs = f.engine.board().runs(&card.id).unwrap();
     assert_eq!(
         runs.iter().map(|r| (r.kind, r.status)).collect::<Vec<_>>(),

@@ -10,16 +10,20 @@ type Props = {
   numbers: Map<string, number>;
   /** A drag is on and this column is not a legal place for its card. */
   refusesDrop: boolean;
+  /** A drag is on: empty columns open up to take a drop. */
+  dragActive: boolean;
   onOpen: (id: string) => void;
   onMove: (card: Card, to: CardStatus) => void;
 };
 
-export function BoardColumnView({ column, columns, cards, agents, numbers, refusesDrop, onOpen, onMove }: Props) {
+export function BoardColumnView({ column, columns, cards, agents, numbers, refusesDrop, dragActive, onOpen, onMove }: Props) {
   const { setNodeRef, isOver } = useDroppable({ id: column.status });
+  // An empty column stays a narrow strip, so every column fits on screen; it opens for a drop.
+  const collapsed = cards.length === 0 && !dragActive;
   return (
     <section
       ref={setNodeRef}
-      className={`board-column ${isOver ? (refusesDrop ? "is-refusing" : "is-over") : ""}`}
+      className={`board-column ${collapsed ? "is-collapsed" : ""} ${isOver ? (refusesDrop ? "is-refusing" : "is-over") : ""}`}
       aria-label={column.label}
       data-testid={`column-${column.status}`}
     >

@@ -1,10 +1,21 @@
 import { useState } from "react";
-import type { Activity, Actor, Agent, BoardColumn, Card, CardStatus, Team } from "../../api";
-import { useCardDetail, useCardRuns, useCommentCard, useDeleteCard, useEditCard } from "../../boardQueries";
+import type { Activity, Actor, Agent, BoardColumn, Card, CardRun, CardStatus, RunSummary, Team } from "../../api";
+import {
+  useCardDetail,
+  useCardRuns,
+  useCommentCard,
+  useDeleteCard,
+  useEditCard,
+  useStartRun,
+  useStopRun,
+} from "../../boardQueries";
 import { errorMessage } from "../../errors";
 import { cardRef, priorityLabel } from "../../lib/board";
 import { formatTime } from "../../lib/memoryLabels";
+import { ActivityCard } from "../ActivityCard";
 import { ConfirmDialog } from "../ConfirmDialog";
+import { RunContextViewer } from "../RunContextViewer";
+import { TaskRunContextViewer } from "./TaskRunContextViewer";
 import { ErrorMessage } from "../ErrorMessage";
 import { Markdown } from "../Markdown";
 import { Modal } from "../Modal";
@@ -31,8 +42,15 @@ export function CardPanel({ cardId, cards, agents, teams, columns, onMove, onClo
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState("");
   const [confirmDelete, setConfirmDelete] = useState(false);
+  const [withMemory, setWithMemory] = useState(true);
+  const [shownRunId, setShownRunId] = useState<string | null>(null);
+  const [contextRun, setContextRun] = useState<CardRun | null>(null);
+  const start = useStartRun();
+  const stop = useStopRun();
 
   const card = detail.data?.card;
+  // The run whose activity shows: the one picked, else the newest (live while it goes).
+  const activityRun = runs.data?.find((r) => r.runId === shownRunId) ?? runs.data?.[runs.data.length - 1] ?? null;
   if (!card) {
     return (
       <Modal title="Card" onClose={onClose} size="wide" testId="card-panel">
@@ -116,6 +134,17 @@ export function CardPanel({ cardId, cards, agents, teams, columns, onMove, onClo
             Waits for {card.waitingOn.map((id) => `#${numberOf(id) ?? "?"}`).join(", ")} to be done.
           </p>
         )}
+
+        <RunControls
+          card={card}
+          hasAssignee={!!assignee}
+          withMemory={withMemory}
+          onWithMemory={setWithMemory}
+          onStart={() => start.mutate({ id: card.id, withMemory })}
+          onStop={() => stop.mutate(card.id)}
+          pending={start.isPending || stop.isPending}
+        />
+        <ErrorMessage message={start.error ? errorMessage(start.error) : stop.error ? errorMessage(stop.error) : null} />
 
         {editing ? (
           <CardForm
@@ -206,18 +235,40 @@ export function CardPanel({ cardId, cards, agents, teams, columns, onMove, onClo
           {runs.data?.length ? (
             <ul className="card-runs" data-testid="card-runs">
               {runs.data.map((run) => (
-                <li key={run.runId} className="card-run">
+                <li key={run.runId} className="card-run" data-testid={`card-run-${run.attempt}`}>
                   <span>Attempt {run.attempt}</span>
                   <span className="pill pill--muted">{run.kind}</span>
-                  <span className={`run-status run-status--${run.status}`}>{run.status}</span>
+                  <span className={`run-status run-status--${run.status}`} data-testid={`card-run-status-${run.attempt}`}>
+                    {run.status}
+                  </span>
                   <time className="muted">{formatTime(run.startedAt)}</time>
-                  {run.reason && <span className="muted">{run.reason}</span>}
+                  {run.reason && <span className="muted card-run__reason">{run.reason}</span>}
+                  <span className="card-run__actions">
+                    <button
+                      type="button"
+                      className="button button--small"
+                      onClick={() => setContextRun(run)}
+                      data-testid={`card-run-context-${run.attempt}`}
+                    >
+                      What it saw
+                    </button>
+                    <button
+                      type="button"
+                      className="button button--small"
+                      aria-pressed={activityRun?.runId === run.runId}
+                      onClick={() => setShownRunId(run.runId)}
+                      data-testid={`card-run-activity-${run.attempt}`}
+                    >
+                      Activity
+                    </button>
+                  </span>
                 </li>
               ))}
             </ul>
           ) : (
             <p className="muted">No runs yet.</p>
           )}
+          {activityRun && assignee && <ActivityCard run={runSummary(activityRun, assignee)} />}
         </section>
 
         <section className="card-panel__section">
@@ -232,6 +283,12 @@ export function CardPanel({ cardId, cards, agents, teams, columns, onMove, onClo
           </ul>
         </section>
       </div>
+      {contextRun &&
+        (contextRun.kind === "handoff" ? (
+          <RunContextViewer runId={contextRun.runId} who={who(assignee)} onClose={() => setContextRun(null)} />
+        ) : (
+          <TaskRunContextViewer runId={contextRun.runId} who={who(assignee)} onClose={() => setContextRun(null)} />
+        ))}
       {confirmDelete && (
         <ConfirmDialog
           title={`Delete ${cardRef(card)}?`}
@@ -246,6 +303,72 @@ export function CardPanel({ cardId, cards, agents, teams, columns, onMove, onClo
         </ConfirmDialog>
       )}
     </Modal>
+  );
+}
+
+const who = (agent: Agent | undefined) => (agent ? `@${agent.handle}` : "the agent");
+
+/** A card's run as the Activity card reads runs. */
+function runSummary(run: CardRun, agent: Agent): RunSummary {
+  return {
+    id: run.runId,
+    agentId: agent.id,
+    runtime: agent.runtime,
+    status: run.status,
+    error: run.reason,
+    startedAt: run.startedAt,
+    finishedAt: run.finishedAt,
+  };
+}
+
+/** Start a run (the assignee works on the card in a fresh session), or stop the one going. */
+function RunControls({
+  card,
+  hasAssignee,
+  withMemory,
+  onWithMemory,
+  onStart,
+  onStop,
+  pending,
+}: {
+  card: Card;
+  hasAssignee: boolean;
+  withMemory: boolean;
+  onWithMemory: (on: boolean) => void;
+  onStart: () => void;
+  onStop: () => void;
+  pending: boolean;
+}) {
+  if (card.status === "in_progress") {
+    return (
+      <div className="card-run-controls">
+        <span className="card-run-controls__live">A run is working on this card.</span>
+        <button type="button" className="button button--small button--danger" onClick={onStop} disabled={pending} data-testid="card-run-stop">
+          Stop
+        </button>
+      </div>
+    );
+  }
+  if (card.status === "done" || card.status === "cancelled") return null;
+  if (!hasAssignee) return <p className="muted card-run-controls">Assign an agent to run this card.</p>;
+  const waiting = card.waitingOn.length > 0;
+  return (
+    <div className="card-run-controls">
+      <button
+        type="button"
+        className="button button--primary button--small"
+        onClick={onStart}
+        disabled={pending || waiting}
+        title={waiting ? "It waits for the cards it depends on." : undefined}
+        data-testid="card-run-start"
+      >
+        Run
+      </button>
+      <label className="card-run-controls__memory">
+        <input type="checkbox" checked={withMemory} onChange={(e) => onWithMemory(e.target.checked)} data-testid="card-run-memory" />
+        Give it the memory facts that match the task
+      </label>
+    </div>
   );
 }
 
