@@ -424,6 +424,13 @@ try {
     await saveScreenshot("board-run-context.png");
     await driver.execute(`document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}))`);
     await driver.execute(`document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}))`);
+
+    // Settings > Observability lists the run with what it was sent and how it ended.
+    await click("settings-link");
+    await waitFor("the run's trace", async () =>
+      driver.execute(`return [...document.querySelectorAll('[data-testid^="trace-"]')].some(r => r.innerText.includes('Brew a tasting note'))`), 10000);
+    await driver.execute(`document.querySelector('[aria-label="Observability"]').scrollIntoView()`);
+    await saveScreenshot("observability.png");
   });
 
   await step("deleting an agent asks first, then removes its row and folder", async () => {

@@ -63,6 +63,7 @@ import type {
   RunnerSettings,
   TaskRunContext,
   TaskStart,
+  TaskTrace,
 } from "./bindings";
 import { toClawbooError } from "./errors";
 
@@ -156,6 +157,7 @@ export type {
   RunnerSettings,
   TaskRunContext,
   TaskStart,
+  TaskTrace,
 } from "./bindings";
 
 export type Unlisten = () => void;
@@ -464,3 +466,6 @@ export const runnerSettings = (): Promise<RunnerSettings> => unwrap(() => comman
 
 export const runnerSetSettings = (settings: RunnerSettings): Promise<RunnerSettings> =>
   unwrap(() => commands.runnerSetSettings(settings));
+
+/** Traces of the newest task runs (Settings > Observability), newest first. */
+export const runnerTraces = (limit: number): Promise<TaskTrace[]> => unwrap(() => commands.runnerTraces(limit));

@@ -130,6 +130,8 @@ export const commands = {
 	boardRunContext: (runId: string) => typedError<TaskRunContext, AppError>(__TAURI_INVOKE("board_run_context", { runId })),
 	/**  Answers a permission question of a task run (Allow / Deny on its Activity card). */
 	boardRunAnswerPermission: (runId: string, requestId: string, allow: boolean) => typedError<null, AppError>(__TAURI_INVOKE("board_run_answer_permission", { runId, requestId, allow })),
+	/**  Traces of the newest task runs (Settings > Observability), newest first. */
+	runnerTraces: (limit: number) => typedError<TaskTrace[], AppError>(__TAURI_INVOKE("runner_traces", { limit })),
 	runnerSettings: () => typedError<RunnerSettings, AppError>(__TAURI_INVOKE("runner_settings")),
 	/**  Stores the runner's settings (runs at once 1–32, time limits of at least a second). */
 	runnerSetSettings: (settings: RunnerSettings) => typedError<RunnerSettings, AppError>(__TAURI_INVOKE("runner_set_settings", { settings })),
@@ -976,6 +978,33 @@ export type TaskStart = {
 	runId: string,
 	/**  Waiting for one of the runs going to end (at most `maxConcurrent` at once). */
 	queued: boolean,
+};
+
+export type TaskTrace = {
+	runId: string,
+	cardId: string,
+	cardNumber: number,
+	cardTitle: string,
+	agentHandle: string | null,
+	runtime: string,
+	attempt: number,
+	kind: CardRunKind,
+	status: CardRunStatus,
+	reason: string | null,
+	startedAt: number,
+	finishedAt: number | null,
+	/**  Chars sent in each tier: steady for the task, context, changes most (the memory block). */
+	steadyChars: number,
+	contextChars: number,
+	changingChars: number,
+	/**  Facts given in the memory block. */
+	cited: number,
+	inputTokens: number,
+	outputTokens: number,
+	cacheReadTokens: number,
+	cacheWriteTokens: number,
+	/**  When the runtime reports a price. */
+	costUsd: number | null,
 };
 
 export type Team = {

@@ -13,6 +13,7 @@ export const boardKeys = {
   runs: (id: string) => ["board", "runs", id] as const,
   runContext: (runId: string) => ["board", "runContext", runId] as const,
   settings: ["board", "runnerSettings"] as const,
+  traces: ["board", "traces"] as const,
 };
 
 export function useBoardColumns() {
@@ -58,6 +59,11 @@ export const useStopRun = () => useBoardChange((id: string) => api.boardRunCance
 /** A run's context never changes once stored. */
 export function useTaskRunContext(runId: string) {
   return useQuery({ queryKey: boardKeys.runContext(runId), queryFn: () => api.boardRunContext(runId), staleTime: Infinity });
+}
+
+/** The newest task runs; a run's end changes the Board, which refetches these. */
+export function useTraces() {
+  return useQuery({ queryKey: boardKeys.traces, queryFn: () => api.runnerTraces(200) });
 }
 
 export function useRunnerSettings() {

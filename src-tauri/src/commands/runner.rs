@@ -1,7 +1,7 @@
 //! The task runner: start a card's run, stop it, see exactly what a run was given, and the
 //! runner's settings (runs at once, time limits). One thin command per `Runner` call.
 
-use clawboo_engine::runner::{RunnerSettings, StartOptions, TaskRunContext, TaskStart};
+use clawboo_engine::runner::{RunnerSettings, StartOptions, TaskRunContext, TaskStart, TaskTrace};
 use tauri::State;
 
 use crate::error::AppError;
@@ -32,6 +32,13 @@ pub async fn board_run_cancel(state: State<'_, AppState>, card_id: String) -> Re
 #[specta::specta]
 pub async fn board_run_context(state: State<'_, AppState>, run_id: String) -> Result<TaskRunContext, AppError> {
     state.run(move |e| e.runner().run_context(&run_id)).await
+}
+
+/// Traces of the newest task runs (Settings > Observability), newest first.
+#[tauri::command]
+#[specta::specta]
+pub async fn runner_traces(state: State<'_, AppState>, limit: u32) -> Result<Vec<TaskTrace>, AppError> {
+    state.run(move |e| e.runner().traces(limit)).await
 }
 
 #[tauri::command]

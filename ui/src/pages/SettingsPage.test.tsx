@@ -17,6 +17,26 @@ async function openSettings() {
 }
 
 describe("Settings", () => {
+  it("lists task-runner traces with tiers, tokens and outcome, each opening to its context", async () => {
+    board.traces = [
+      {
+        runId: "run-2", cardId: "c1", cardNumber: 7, cardTitle: "Write the copy", agentHandle: "ava", runtime: "native",
+        attempt: 2, kind: "rotation", status: "succeeded", reason: null, startedAt: 1_000, finishedAt: 4_500,
+        steadyChars: 1_200, contextChars: 800, changingChars: 300, cited: 2,
+        inputTokens: 12_000, outputTokens: 400, cacheReadTokens: 9_000, cacheWriteTokens: 0, costUsd: null,
+      },
+    ];
+    const { user } = await openSettings();
+    const row = await screen.findByTestId("trace-run-2");
+    expect(row.textContent).toContain("#7 Write the copy");
+    expect(row.textContent).toContain("2 · rotation");
+    expect(row.textContent).toContain("1,200 / 800 / 300 · 2 facts");
+    expect(row.textContent).toContain("9,000 cached");
+    expect(row.textContent).toContain("3.5 s");
+    await user.click(screen.getByTestId("trace-open-run-2"));
+    expect(await screen.findByTestId("task-run-context")).toBeTruthy();
+  });
+
   it("sets how many Board cards run at once, refusing what the engine refuses", async () => {
     const { user } = await openSettings();
     const input = await screen.findByTestId("runner-max-concurrent");

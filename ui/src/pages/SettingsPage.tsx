@@ -4,6 +4,7 @@ import { ProviderRow } from "../components/ProviderRow";
 import { RuntimeRow } from "../components/RuntimeRow";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { RunnerSettingsCard } from "../components/board/RunnerSettingsCard";
+import { ObservabilityCard } from "../components/board/ObservabilityCard";
 
 export function SettingsPage() {
   const providers = useProviders();
@@ -45,6 +46,8 @@ export function SettingsPage() {
       </section>
 
       <RunnerSettingsCard />
+
+      <ObservabilityCard />
 
       <section className="card card--quiet" aria-label="About Clawboo">
         <h2 className="card__title">About</h2>

@@ -18,6 +18,7 @@ import type {
   RunnerSettings,
   TaskRunContext,
   TaskStart,
+  TaskTrace,
 } from "../api";
 
 export const COLUMNS: BoardColumn[] = [
@@ -39,6 +40,7 @@ function initialBoard() {
     listeners: new Set<() => void>(),
     settings: { maxConcurrent: 4, wallClockSecs: 1800, silenceSecs: 600 } as RunnerSettings,
     contexts: new Map<string, TaskRunContext>(),
+    traces: [] as TaskTrace[],
     nextNumber: 1,
     nextId: 1,
     clock: 20_000,
@@ -226,6 +228,7 @@ export const fakeBoardApi = {
     if (!context) throw new ClawbooError("not_found", `No context for run ${runId}.`);
     return context;
   }),
+  runnerTraces: vi.fn(async (_limit: number): Promise<TaskTrace[]> => board.traces.map((t) => ({ ...t }))),
   runnerSettings: vi.fn(async (): Promise<RunnerSettings> => ({ ...board.settings })),
   runnerSetSettings: vi.fn(async (settings: RunnerSettings): Promise<RunnerSettings> => {
     if (settings.maxConcurrent < 1 || settings.maxConcurrent > 32) invalid("Runs at once: 1 to 32.");

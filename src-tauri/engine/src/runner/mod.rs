@@ -23,6 +23,7 @@ mod check;
 mod drive;
 mod store;
 mod task;
+mod traces;
 mod types;
 
 use std::cmp::Reverse;
@@ -34,6 +35,7 @@ use std::time::Duration;
 use tokio::sync::{broadcast, oneshot, watch};
 
 pub use check::CheckOutcome;
+pub use traces::{TaskTrace, MAX_TRACES};
 pub use types::*;
 
 use crate::agents::Agents;
@@ -312,6 +314,11 @@ impl Runner {
             .store
             .read(|c| store::context(c, run_id))?
             .ok_or_else(|| Error::NotFound(format!("The context of task run {run_id}")))
+    }
+
+    /// The newest task runs, for Settings > Observability (at most [`MAX_TRACES`]).
+    pub fn traces(&self, limit: u32) -> Result<Vec<TaskTrace>> {
+        self.parts.store.read(|c| traces::traces(c, limit))
     }
 
     pub fn settings(&self) -> Result<RunnerSettings> {

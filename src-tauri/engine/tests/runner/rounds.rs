@@ -143,3 +143,29 @@ fn the_check_runs_in_the_cards_project_folder_which_must_exist() {
     assert!(err.to_string().contains("not a folder"), "{err}");
     assert_eq!(f.engine.board().get(&gone.id).unwrap().status, CardStatus::Todo, "not claimed");
 }
+
+#[test]
+fn traces_show_each_run_with_its_tiers_tokens_and_outcome_newest_first() {
+    let f = fixture();
+    let card = f.card("fill once the page");
+    f.start(&card);
+    f.settled(&card);
+    let traces = f.engine.runner().traces(50).unwrap();
+    let mine: Vec<_> = traces.iter().filter(|t| t.card_id == card.id).collect();
+    assert_eq!(mine.len(), 2, "{traces:?}");
+    let (rotation, first) = (mine[0], mine[1]);
+    assert_eq!((first.attempt, first.kind, first.status), (1, CardRunKind::Run, CardRunStatus::Failed));
+    assert_eq!((rotation.attempt, rotation.kind, rotation.status), (2, CardRunKind::Rotation, CardRunStatus::Succeeded));
+    assert!(first.reason.as_deref().unwrap().contains("context window"));
+    assert_eq!(first.card_title, "fill once the page");
+    assert!(first.steady_chars > 0, "the task's steady tier was sent");
+    assert_eq!(first.steady_chars, rotation.steady_chars, "the same steady tier in the fresh session");
+    assert!(rotation.context_chars > first.context_chars, "the hand-off note rides in the context tier");
+    assert_eq!(
+        (first.input_tokens, first.output_tokens, first.cache_read_tokens),
+        (150_000, 2_000, 30_000),
+        "the usage the runtime reported"
+    );
+    assert_eq!(rotation.input_tokens, 0, "the fresh session reported none");
+    assert!(first.finished_at.is_some() && rotation.finished_at.is_some());
+}
