@@ -429,7 +429,8 @@ try {
     await click("settings-link");
     await waitFor("the run's trace", async () =>
       driver.execute(`return [...document.querySelectorAll('[data-testid^="trace-"]')].some(r => r.innerText.includes('Brew a tasting note'))`), 10000);
-    await driver.execute(`document.querySelector('[aria-label="Observability"]').scrollIntoView()`);
+    await driver.execute(`document.querySelector('[aria-label="Observability"]').scrollIntoView({block: "start"})`);
+    await new Promise((r) => setTimeout(r, 300));
     await saveScreenshot("observability.png");
   });
 
