@@ -54,6 +54,21 @@ describe("Board", () => {
     expect(screen.getByTestId("card-5").textContent).toContain("Closed until Monday");
   });
 
+  it("shows what a card's runs used: dollars when priced, else tokens", async () => {
+    const priced = seedCard({ title: "Write the copy", assigneeId: ava.id, status: "in_review" });
+    const unpriced = seedCard({ title: "Find suppliers", assigneeId: bo.id, status: "in_review" });
+    const trace = (cardId: string, runId: string, inputTokens: number, costUsd: number | null) => ({
+      runId, cardId, cardNumber: 1, cardTitle: "", agentHandle: "ava", runtime: "native", attempt: 1,
+      kind: "run" as const, status: "succeeded" as const, reason: null, startedAt: 1, finishedAt: 2,
+      steadyChars: 0, contextChars: 0, changingChars: 0, cited: 0,
+      inputTokens, outputTokens: 500, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd,
+    });
+    board.traces = [trace(priced.id, "r1", 10_000, 0.02), trace(priced.id, "r2", 5_000, 0.015), trace(unpriced.id, "r3", 12_000, null)];
+    await openBoard();
+    expect((await screen.findByTestId("card-spend-1")).textContent).toBe("$0.04");
+    expect(screen.getByTestId("card-spend-2").textContent).toBe("13k tokens");
+  });
+
   it("filters by team, agent and status", async () => {
     seedCard({ title: "Collect prices", assigneeId: ava.id, teamId: research.id });
     seedCard({ title: "Build the menu page", assigneeId: bo.id });

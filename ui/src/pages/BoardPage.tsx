@@ -8,8 +8,9 @@ import {
   type DragEndEvent,
   type DragStartEvent,
 } from "@dnd-kit/core";
-import type { Agent, Card, CardFilter, CardStatus, Team } from "../api";
-import { useBoardColumns, useCards, useCreateCard, useMoveCard } from "../boardQueries";
+import type { Agent, Card, CardFilter, CardStatus, TaskTrace, Team } from "../api";
+import type { CardSpend } from "../components/board/CardTile";
+import { useBoardColumns, useCards, useCreateCard, useMoveCard, useTraces } from "../boardQueries";
 import { BoardColumnView } from "../components/board/BoardColumnView";
 import { CardForm, fieldsOf } from "../components/board/CardForm";
 import { CardPanel } from "../components/board/CardPanel";
@@ -43,7 +44,9 @@ export function BoardPage({ teams, agents }: Props) {
     useSensor(KeyboardSensor),
   );
 
+  const traces = useTraces();
   const list = cards.data ?? [];
+  const spend = useMemo(() => spendByCard(traces.data ?? []), [traces.data]);
   const numbers = useMemo(() => new Map((all.data ?? []).map((c) => [c.id, c.number])), [all.data]);
   const shown = (columns.data ?? []).filter((c) => filter.status === null || c.status === filter.status);
   const allowed = (from: CardStatus, to: CardStatus) =>
@@ -157,6 +160,7 @@ export function BoardPage({ teams, agents }: Props) {
               cards={inColumn(list, column.status)}
               agents={agents}
               numbers={numbers}
+              spend={spend}
               dragActive={dragging !== null}
               refusesDrop={dragging !== null && dragging.status !== column.status && !allowed(dragging.status, column.status)}
               onOpen={setOpenId}
@@ -217,6 +221,19 @@ export function BoardPage({ teams, agents }: Props) {
       )}
     </div>
   );
+}
+
+/** What each card's task runs used, from the newest traces: tokens, and dollars when the
+ *  runtime reports a price. */
+function spendByCard(traces: TaskTrace[]): Map<string, CardSpend> {
+  const spend = new Map<string, CardSpend>();
+  for (const t of traces) {
+    const s = spend.get(t.cardId) ?? { tokens: 0, costUsd: null };
+    s.tokens += t.inputTokens + t.outputTokens;
+    if (t.costUsd !== null) s.costUsd = (s.costUsd ?? 0) + t.costUsd;
+    spend.set(t.cardId, s);
+  }
+  return spend;
 }
 
 function BlockReasonDialog({

@@ -1,6 +1,6 @@
 import { useDroppable } from "@dnd-kit/core";
 import type { Agent, BoardColumn, Card, CardStatus } from "../../api";
-import { CardTile } from "./CardTile";
+import { CardTile, type CardSpend } from "./CardTile";
 
 type Props = {
   column: BoardColumn;
@@ -8,6 +8,7 @@ type Props = {
   cards: Card[];
   agents: Agent[];
   numbers: Map<string, number>;
+  spend: Map<string, CardSpend>;
   /** A drag is on and this column is not a legal place for its card. */
   refusesDrop: boolean;
   /** A drag is on: empty columns open up to take a drop. */
@@ -16,7 +17,7 @@ type Props = {
   onMove: (card: Card, to: CardStatus) => void;
 };
 
-export function BoardColumnView({ column, columns, cards, agents, numbers, refusesDrop, dragActive, onOpen, onMove }: Props) {
+export function BoardColumnView({ column, columns, cards, agents, numbers, spend, refusesDrop, dragActive, onOpen, onMove }: Props) {
   const { setNodeRef, isOver } = useDroppable({ id: column.status });
   // An empty column stays a narrow strip, so every column fits on screen; it opens for a drop.
   const collapsed = cards.length === 0 && !dragActive;
@@ -38,6 +39,7 @@ export function BoardColumnView({ column, columns, cards, agents, numbers, refus
             card={card}
             agents={agents}
             numbers={numbers}
+            spend={spend.get(card.id)}
             column={column}
             columns={columns}
             onOpen={onOpen}

@@ -5,11 +5,20 @@ import { runtimeLabel } from "../../lib/runtimes";
 import { Menu } from "../Menu";
 import { TintDot } from "../TintDot";
 
+/** 12345 -> "12k" */
+function formatTokens(n: number): string {
+  return n >= 1000 ? `${Math.round(n / 1000)}k` : String(n);
+}
+
+/** What a card's task runs used. */
+export type CardSpend = { tokens: number; costUsd: number | null };
+
 type Props = {
   card: Card;
   agents: Agent[];
   /** Numbers of cards by id, to say which ones this card waits for. */
   numbers: Map<string, number>;
+  spend: CardSpend | undefined;
   column: BoardColumn | undefined;
   columns: BoardColumn[];
   onOpen: (id: string) => void;
@@ -17,7 +26,7 @@ type Props = {
 };
 
 /** A card on the Board: drag it to another column, or use its ⋯ menu to move it. */
-export function CardTile({ card, agents, numbers, column, columns, onOpen, onMove }: Props) {
+export function CardTile({ card, agents, numbers, spend, column, columns, onOpen, onMove }: Props) {
   const { attributes, listeners, setNodeRef, transform, isDragging } = useDraggable({ id: card.id, data: { card } });
   const assignee = agents.find((a) => a.id === card.assigneeId);
   const style = transform ? { transform: `translate(${transform.x}px, ${transform.y}px)` } : undefined;
@@ -61,6 +70,11 @@ export function CardTile({ card, agents, numbers, column, columns, onOpen, onMov
           <span className="muted">Unassigned</span>
         )}
         {assignee && <span className="pill pill--muted">{runtimeLabel(assignee.runtime)}</span>}
+        {spend && spend.tokens > 0 && (
+          <span className="pill pill--muted" title="What its task runs used" data-testid={`card-spend-${card.number}`}>
+            {spend.costUsd !== null ? `$${spend.costUsd.toFixed(2)}` : `${formatTokens(spend.tokens)} tokens`}
+          </span>
+        )}
         {card.waitingOn.length > 0 && (
           <span className="pill pill--warning" title="Waits for these cards to be done">
             waits on {card.waitingOn.map((id) => `#${numbers.get(id) ?? "?"}`).join(", ")}
