@@ -5,8 +5,8 @@
 use rusqlite::{params, Connection};
 use serde::Serialize;
 
-use crate::board::{CardRunKind, CardRunStatus};
 use super::store;
+use crate::board::{CardRunKind, CardRunStatus};
 use crate::context::{SectionKind, Stability};
 use crate::error::Result;
 use crate::runtimes::RunEvent;
@@ -58,27 +58,27 @@ pub fn traces(conn: &Connection, limit: u32) -> Result<Vec<TaskTrace>> {
     )?;
     let rows = stmt.query_map(params![limit.min(MAX_TRACES)], |r| {
         Ok(TaskTrace {
-                run_id: r.get(0)?,
-                card_id: r.get(1)?,
-                card_number: r.get(2)?,
-                card_title: r.get(3)?,
-                agent_handle: r.get(4)?,
-                runtime: r.get(5)?,
-                attempt: r.get(6)?,
-                kind: parse(&r.get::<_, String>(7)?),
-                status: parse(&r.get::<_, String>(8)?),
-                reason: r.get(9)?,
-                started_at: r.get(10)?,
-                finished_at: r.get(11)?,
-                steady_chars: 0,
-                context_chars: 0,
-                changing_chars: 0,
-                cited: 0,
-                input_tokens: 0,
-                output_tokens: 0,
-                cache_read_tokens: 0,
-                cache_write_tokens: 0,
-                cost_usd: None,
+            run_id: r.get(0)?,
+            card_id: r.get(1)?,
+            card_number: r.get(2)?,
+            card_title: r.get(3)?,
+            agent_handle: r.get(4)?,
+            runtime: r.get(5)?,
+            attempt: r.get(6)?,
+            kind: parse(&r.get::<_, String>(7)?),
+            status: parse(&r.get::<_, String>(8)?),
+            reason: r.get(9)?,
+            started_at: r.get(10)?,
+            finished_at: r.get(11)?,
+            steady_chars: 0,
+            context_chars: 0,
+            changing_chars: 0,
+            cited: 0,
+            input_tokens: 0,
+            output_tokens: 0,
+            cache_read_tokens: 0,
+            cache_write_tokens: 0,
+            cost_usd: None,
         })
     })?;
     let mut traces = Vec::new();
@@ -103,9 +103,8 @@ pub fn traces(conn: &Connection, limit: u32) -> Result<Vec<TaskTrace>> {
 
 /// Sums the run's usage events (a runtime reports one per model call, or one per run).
 fn add_usage(conn: &Connection, trace: &mut TaskTrace) -> Result<()> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT event FROM run_events WHERE run_id = ?1 AND event LIKE '%\"usage\"%' ORDER BY seq",
-    )?;
+    let mut stmt = conn
+        .prepare_cached("SELECT event FROM run_events WHERE run_id = ?1 AND event LIKE '%\"usage\"%' ORDER BY seq")?;
     let events = stmt.query_map(params![trace.run_id], |r| r.get::<_, String>(0))?;
     for event in events {
         if let Ok(RunEvent::Usage { input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd }) =

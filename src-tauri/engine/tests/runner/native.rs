@@ -10,7 +10,7 @@ use clawboo_engine::runner::StartOptions;
 use clawboo_engine::runtimes::ApprovalPolicy;
 use clawboo_engine::secrets::Provider;
 use clawboo_engine::{Engine, EngineConfig};
-use clawboo_testkit::{unique_keychain_service, wait_for, Behavior, FakeModelServer, TempDataDir};
+use clawboo_testkit::{unique_keychain_service, wait_for, Behavior, FakeModelServer, Reply, TempDataDir};
 use std::time::Duration;
 
 #[test]
@@ -105,5 +105,95 @@ fn a_native_run_gets_the_tiers_in_order_with_the_memory_facts_which_are_then_cit
     let seen = engine.runner().run_context(&second).unwrap();
     assert!(seen.cited.is_empty());
     assert!(!seen.preamble.unwrap_or_default().contains("## Memory"));
+    engine.secrets().delete_api_key(Provider::Anthropic).unwrap();
+}
+
+/// The model keeps calling a tool and every answer reports 180,000 input tokens: more than 85%
+/// of Native's 200,000-token window. Each session stops there and the task goes on in a fresh
+/// one whose request carries the hand-off note; after the 3rd restart the card is blocked.
+#[test]
+fn a_native_run_filling_its_window_restarts_with_a_hand_off_note_and_blocks_after_three_restarts() {
+    let keep_working = Reply::ToolCall { name: "list_files".into(), input: serde_json::json!({"path": "."}) };
+    let server = FakeModelServer::start_blocking(Behavior {
+        on_user: keep_working.clone(),
+        on_tool_result: keep_working,
+        rules: Vec::new(),
+    });
+    server.report_input_tokens(180_000);
+    let dir = TempDataDir::new();
+    let mut config = EngineConfig::for_dir(dir.path().to_owned());
+    config.keychain_service = unique_keychain_service("runner-native-window");
+    let engine = Engine::open(config).unwrap();
+    engine.secrets().set_api_key(Provider::Anthropic, "sk-ant-runner-test-9a1c").unwrap();
+    engine.secrets().set_base_url(Provider::Anthropic, Some(&server.base_url())).unwrap();
+    let agent = engine
+        .agents()
+        .create(NewAgent {
+            name: "Indexer".into(),
+            handle: "indexer".into(),
+            description: String::new(),
+            tint: "#000000".into(),
+            runtime: RuntimeKind::Native,
+            model: "some-model".into(),
+            approval_policy: ApprovalPolicy::AllowAll,
+            provider: Some(Provider::Anthropic),
+        })
+        .unwrap();
+    let card = engine
+        .board()
+        .create(
+            Actor::User,
+            NewCard {
+                title: "Index every file".into(),
+                description: "List the files and index them.".into(),
+                assignee_id: Some(agent.id.clone()),
+                team_id: None,
+                status: None,
+                priority: None,
+                depends_on: vec![],
+                check_command: None,
+                project_folder: None,
+            },
+        )
+        .unwrap();
+
+    engine.runner().start(&card.id, StartOptions::default()).unwrap();
+    let blocked = wait_for("the card to leave In progress", Duration::from_secs(60), || {
+        let card = engine.board().get(&card.id).unwrap();
+        (card.status != CardStatus::InProgress).then_some(card)
+    });
+    assert_eq!(blocked.status, CardStatus::Blocked);
+    assert!(
+        blocked.blocked_reason.as_deref().unwrap().contains("Ran out of room 4 times"),
+        "{:?}",
+        blocked.blocked_reason
+    );
+    let runs = engine.board().runs(&card.id).unwrap();
+    let kinds: Vec<_> = runs.iter().map(|r| r.kind).collect();
+    use clawboo_engine::board::CardRunKind::{Rotation, Run};
+    assert_eq!(kinds, [Run, Rotation, Rotation, Rotation], "three restarts, then blocked");
+
+    // Every session is fresh: its first request holds one user message; from the second session
+    // on, that message carries the hand-off note, and the system prompt (steady tier) never changes.
+    let firsts: Vec<_> = server
+        .model_requests()
+        .into_iter()
+        .filter(|r| r.body["messages"].as_array().is_some_and(|m| m.len() == 1))
+        .collect();
+    assert_eq!(firsts.len(), 4, "one fresh session per run");
+    let system = |r: &clawboo_testkit::RecordedRequest| r.body["system"].to_string();
+    assert!(firsts.iter().all(|r| system(r) == system(&firsts[0])), "the steady tier is byte-identical");
+    let first_text =
+        |r: &clawboo_testkit::RecordedRequest| r.body["messages"][0]["content"][0]["text"].as_str().unwrap().to_owned();
+    assert!(!first_text(&firsts[0]).contains("hand-off"), "no note before the first restart");
+    for (i, request) in firsts.iter().enumerate().skip(1) {
+        let note = engine.runner().run_context(&runs[i].run_id).unwrap();
+        let section = note
+            .sections
+            .iter()
+            .find(|s| s.kind == clawboo_engine::context::SectionKind::HandoffNote)
+            .unwrap_or_else(|| panic!("session {} has a hand-off note", i + 1));
+        assert!(first_text(request).contains(&section.text), "the request carries the note as stored");
+    }
     engine.secrets().delete_api_key(Provider::Anthropic).unwrap();
 }

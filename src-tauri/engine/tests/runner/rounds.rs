@@ -155,7 +155,10 @@ fn traces_show_each_run_with_its_tiers_tokens_and_outcome_newest_first() {
     assert_eq!(mine.len(), 2, "{traces:?}");
     let (rotation, first) = (mine[0], mine[1]);
     assert_eq!((first.attempt, first.kind, first.status), (1, CardRunKind::Run, CardRunStatus::Failed));
-    assert_eq!((rotation.attempt, rotation.kind, rotation.status), (2, CardRunKind::Rotation, CardRunStatus::Succeeded));
+    assert_eq!(
+        (rotation.attempt, rotation.kind, rotation.status),
+        (2, CardRunKind::Rotation, CardRunStatus::Succeeded)
+    );
     assert!(first.reason.as_deref().unwrap().contains("context window"));
     assert_eq!(first.card_title, "fill once the page");
     assert!(first.steady_chars > 0, "the task's steady tier was sent");

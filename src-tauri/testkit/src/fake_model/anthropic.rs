@@ -14,7 +14,7 @@ pub(crate) fn messages(request: &RecordedRequest, shared: &Shared) -> Response {
     }
     let model = body["model"].as_str().unwrap_or("claude-sonnet-4-5").to_string();
     let id = shared.id("msg_fake");
-    let input_tokens = plan::input_tokens(request);
+    let input_tokens = plan::input_tokens(shared, request);
     if body["stream"].as_bool() == Some(true) {
         let tool_id = shared.id("toolu_fake");
         Response::Sse(stream(&plan, &id, &tool_id, &model, input_tokens))

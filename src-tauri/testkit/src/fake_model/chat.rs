@@ -17,7 +17,7 @@ pub(crate) fn completions(request: &RecordedRequest, shared: &Shared) -> Respons
     let model = body["model"].as_str().unwrap_or("some-model").to_string();
     let id = shared.id("chatcmpl-fake");
     let call_id = shared.id("call_fake");
-    let usage = usage(plan::input_tokens(request), plan.output_tokens());
+    let usage = usage(plan::input_tokens(shared, request), plan.output_tokens());
     if body["stream"].as_bool() == Some(true) {
         let include_usage = body["stream_options"]["include_usage"].as_bool() == Some(true);
         return Response::Sse(stream(&plan, &id, &call_id, &model, include_usage.then_some(usage)));

@@ -140,6 +140,8 @@ pub(crate) struct Shared {
     pub(crate) addr: SocketAddr,
     pub(crate) log: Mutex<Vec<RecordedRequest>>,
     pub(crate) next_id: std::sync::atomic::AtomicU64,
+    /// Input tokens every answer reports (0: a rough count of the request).
+    pub(crate) reported_input_tokens: std::sync::atomic::AtomicU64,
     /// Distinguishes this server's ids from another's: a resumed session replays the ids of
     /// earlier turns, and Claude Code treats a repeated tool_use id as an interrupted tool use.
     pub(crate) nonce: String,
@@ -210,6 +212,12 @@ impl FakeModelServer {
     pub fn model_requests(&self) -> Vec<RecordedRequest> {
         self.requests().into_iter().filter(RecordedRequest::is_model_request).collect()
     }
+
+    /// Every answer from now on reports `tokens` input tokens (0: a rough count of the request),
+    /// e.g. to fill a runtime's context window.
+    pub fn report_input_tokens(&self, tokens: u64) {
+        self.shared.reported_input_tokens.store(tokens, std::sync::atomic::Ordering::SeqCst);
+    }
 }
 
 impl Drop for FakeModelServer {
@@ -227,7 +235,14 @@ async fn bind(behavior: Behavior) -> (TcpListener, Arc<Shared>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind the fake model server to 127.0.0.1");
     let addr = listener.local_addr().expect("fake model server address");
     let nonce = format!("{:08x}", (crate::nanos() as u32) ^ (u32::from(addr.port()) << 16));
-    let shared = Arc::new(Shared { behavior, addr, log: Mutex::new(Vec::new()), next_id: Default::default(), nonce });
+    let shared = Arc::new(Shared {
+        behavior,
+        addr,
+        log: Mutex::new(Vec::new()),
+        next_id: Default::default(),
+        reported_input_tokens: Default::default(),
+        nonce,
+    });
     (listener, shared)
 }
 

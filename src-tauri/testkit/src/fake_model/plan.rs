@@ -89,9 +89,13 @@ impl Plan {
     }
 }
 
-/// A rough input token count for the usage fields.
-pub(crate) fn input_tokens(request: &RecordedRequest) -> u64 {
-    (request.raw_body.len() as u64 / 4).max(1)
+/// A rough input token count for the usage fields, unless the test set one
+/// ([`super::FakeModelServer::report_input_tokens`]).
+pub(crate) fn input_tokens(shared: &Shared, request: &RecordedRequest) -> u64 {
+    match shared.reported_input_tokens.load(std::sync::atomic::Ordering::SeqCst) {
+        0 => (request.raw_body.len() as u64 / 4).max(1),
+        set => set,
+    }
 }
 
 /// Picks the reply for a request offering `offered`, whose last input item is a tool result or not.
@@ -197,7 +201,9 @@ pub(crate) fn route(request: &RecordedRequest, shared: &Shared) -> Response {
     }
     match (request.method.as_str(), request.path.as_str()) {
         ("POST", "/v1/messages") => anthropic::messages(request, shared),
-        ("POST", "/v1/messages/count_tokens") => Response::json(200, json!({"input_tokens": input_tokens(request)})),
+        ("POST", "/v1/messages/count_tokens") => {
+            Response::json(200, json!({"input_tokens": input_tokens(shared, request)}))
+        }
         ("POST", "/v1/chat/completions") => chat::completions(request, shared),
         ("POST", "/v1/responses") => responses::respond(request, shared),
         ("GET", "/v1/models") => Response::json(200, models()),

@@ -44,7 +44,7 @@ pub(crate) fn respond(request: &RecordedRequest, shared: &Shared) -> Response {
             "content": [{"type": "output_text", "text": plan.text(), "annotations": []}],
         }),
     };
-    let (input_tokens, output_tokens) = (plan::input_tokens(request), plan.output_tokens());
+    let (input_tokens, output_tokens) = (plan::input_tokens(shared, request), plan.output_tokens());
     let usage = json!({
         "input_tokens": input_tokens, "input_tokens_details": {"cached_tokens": 0},
         "output_tokens": output_tokens, "output_tokens_details": {"reasoning_tokens": 0},
