@@ -1,9 +1,12 @@
 //! A task run cut off by a real `kill -9` of the app. A helper process (this test binary, run
 //! again) opens the engine with a Codex agent whose CLI is started through the engine's own
-//! spawner (so it is in the process registry, as in the app), starts a card whose model turn
-//! stalls on the fake model server, and is killed with SIGKILL mid-turn. The test then reopens
+//! spawner (so it is in the process registry, as in the app), starts a card whose run starts a
+//! long shell command and then stalls on the fake model server, and is killed with SIGKILL
+//! mid-turn. The test then reopens
 //! the same data folder: the run is marked cut off, the card is back in To do, nothing stored
-//! before the kill is missing, no process of the killed run survives, and the card's retry is
+//! before the kill is missing, no process of the killed run survives (neither the CLI's group
+//! nor its tool's command, whether parent-death signals ended them with the app or the next
+//! start's sweep of the process registry did), and the card's retry is
 //! warned in its real model request to check what the cut-off run did.
 #![cfg(unix)]
 
@@ -26,8 +29,9 @@ use clawboo_engine::runtimes::process::{group_has_live_member, CommandSpec, Spaw
 use clawboo_engine::runtimes::{ApprovalPolicy, Endpoint, Runtime};
 use clawboo_engine::secrets::Provider;
 use clawboo_engine::{Engine, EngineConfig};
-use clawboo_testkit::{last_user_text, wait_for, Behavior, FakeModelServer};
+use clawboo_testkit::{last_user_text, wait_for, Behavior, FakeModelServer, Reply};
 use common::Fixed;
+use serde_json::json;
 
 const LIMIT: Duration = Duration::from_secs(180);
 const HELPER_DIR: &str = "CLAWBOO_RUNNER_CRASH_DIR";
@@ -135,6 +139,22 @@ impl Drop for Helper {
     }
 }
 
+/// The live processes running `sleep <marker>` (zombies left out).
+fn alive(marker: u32) -> Vec<u32> {
+    let wanted = format!("sleep\0{marker}\0");
+    let mut pids = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let zombie = stat.rfind(')').is_some_and(|i| stat[i + 1..].split_whitespace().next() == Some("Z"));
+        if String::from_utf8_lossy(&cmdline).ends_with(&wanted) && !zombie {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
 /// What must survive the kill: every card, comment and activity id, every run event.
 fn stored(db: &Path) -> [BTreeSet<String>; 4] {
     let conn = rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
@@ -153,8 +173,17 @@ fn stored(db: &Path) -> [BTreeSet<String>; 4] {
 #[test]
 fn a_card_run_killed_with_the_app_is_cut_off_and_its_retry_is_warned() {
     let Some(program) = common::cli("codex") else { return };
-    // The first turn never finishes: one word a minute.
-    let stalling = FakeModelServer::start_blocking(Behavior::slow("never finished", 100, Duration::from_secs(60)));
+    // The run starts a long command with its shell tool (Codex hands back the running session
+    // after half a second), then its turn never finishes: one word a minute.
+    let marker = 30_000 + std::process::id() % 10_000;
+    let stalling = FakeModelServer::start_blocking(Behavior {
+        on_user: Reply::ToolCall {
+            name: "*".into(),
+            input: json!({"cmd": format!("sleep {marker}"), "yield_time_ms": 500}),
+        },
+        on_tool_result: Reply::Slow { text: "never finished".into(), chunks: 100, delay: Duration::from_secs(60) },
+        rules: Vec::new(),
+    });
     let dir = common::scratch_dir();
     let data = dir.path().join("data");
     let mut child = Command::new(std::env::current_exe().unwrap())
@@ -170,15 +199,16 @@ fn a_card_run_killed_with_the_app_is_cut_off_and_its_retry_is_warned() {
     let ready = ready.expect("the helper ended before it was ready");
     let parts: Vec<&str> = ready.split(' ').collect();
     let (pgid, card_id, run_id): (u32, &str, &str) = (parts[0].parse().unwrap(), parts[1], parts[2]);
-    // The run is mid-turn: its model request is in, and stalls.
+    // The run is mid-turn: its tool's result went back to the model, whose answer stalls.
     wait_for("the stalled model request", LIMIT, || {
         stalling
             .model_requests()
             .iter()
-            .any(|r| last_user_text(&r.body).is_some_and(|(text, _)| text.contains(TITLE)))
+            .any(|r| last_user_text(&r.body).is_some_and(|(text, results)| text.contains(TITLE) && results == 1))
             .then_some(())
     });
     assert!(group_has_live_member(pgid), "the CLI is running");
+    assert!(!alive(marker).is_empty(), "the run's tool process is running");
     let before = stored(&data.join("clawboo.db"));
     assert_eq!((before[0].len(), before[1].len()), (3, 3), "three cards, three comments");
 
@@ -188,6 +218,9 @@ fn a_card_run_killed_with_the_app_is_cut_off_and_its_retry_is_warned() {
     let answering = FakeModelServer::start_blocking(Behavior::text("Checked what was done; the report is finished."));
     let engine = open(&data, codex(Arc::new(SystemSpawner), &answering.base_url()), &program);
     assert!(!group_has_live_member(pgid), "a process of the killed run survived the next start");
+    let registry = std::fs::read_to_string(data.join("processes.json")).unwrap_or_else(|_| "[]".into());
+    assert_eq!(registry.trim(), "[]", "the registry holds no group of the killed app");
+    assert_eq!(alive(marker), Vec::<u32>::new(), "the run's tool process survived the next start");
 
     // Nothing stored before the kill is missing.
     let after = stored(&data.join("clawboo.db"));
@@ -229,8 +262,8 @@ fn a_card_run_killed_with_the_app_is_cut_off_and_its_retry_is_warned() {
     let (text, _) = last_user_text(&request.body).unwrap();
     assert_eq!(text.matches(warning.text.trim()).count(), 1, "the warning, once: {text}");
     let runs = engine.board().runs(card_id).unwrap();
-    assert_eq!(runs.iter().map(|r| (r.attempt, r.status)).collect::<Vec<_>>(), [
-        (1, CardRunStatus::Interrupted),
-        (2, CardRunStatus::Succeeded)
-    ]);
+    assert_eq!(
+        runs.iter().map(|r| (r.attempt, r.status)).collect::<Vec<_>>(),
+        [(1, CardRunStatus::Interrupted), (2, CardRunStatus::Succeeded)]
+    );
 }
