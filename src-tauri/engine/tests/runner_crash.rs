@@ -2,12 +2,11 @@
 //! again) opens the engine with a Codex agent whose CLI is started through the engine's own
 //! spawner (so it is in the process registry, as in the app), starts a card whose run starts a
 //! long shell command and then stalls on the fake model server, and is killed with SIGKILL
-//! mid-turn. The test then reopens
-//! the same data folder: the run is marked cut off, the card is back in To do, nothing stored
-//! before the kill is missing, no process of the killed run survives (neither the CLI's group
-//! nor its tool's command, whether parent-death signals ended them with the app or the next
-//! start's sweep of the process registry did), and the card's retry is
-//! warned in its real model request to check what the cut-off run did.
+//! mid-turn. The test then reopens the same data folder: the run is marked cut off, the card is
+//! back in To do, nothing stored before the kill is missing, no process of the killed run
+//! survives (neither the CLI's group nor its tool's command, whether parent-death signals ended
+//! them with the app or the next start's sweep of the process registry did), and the card's
+//! retry is warned in its real model request to check what the cut-off run did.
 #![cfg(unix)]
 
 mod common;
