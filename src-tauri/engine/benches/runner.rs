@@ -17,8 +17,8 @@ use clawboo_engine::board::{Actor, CardStatus, NewCard};
 use clawboo_engine::memory::{Author, FactInput, Scope};
 use clawboo_engine::runner::StartOptions;
 use clawboo_engine::runtimes::{
-    ApprovalPolicy, Capabilities, HistoryMode, PersonaDelivery, RunChannels, RunEvent, RunResult, Runtime,
-    SetupChange, TeamHistory, TurnHistory, TurnInput,
+    ApprovalPolicy, Capabilities, HistoryMode, PersonaDelivery, RunChannels, RunEvent, RunResult, Runtime, SetupChange,
+    TeamHistory, TurnHistory, TurnInput,
 };
 use clawboo_engine::{Engine, EngineConfig};
 use clawboo_testkit::TempDataDir;
