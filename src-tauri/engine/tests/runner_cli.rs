@@ -1,0 +1,180 @@
+//! The task runner on a real CLI: a Codex agent runs a Board card end to end against the fake
+//! model server. Two facts saved first by the user reach the run; the captured request carries
+//! the three tiers in order, each once (the steady tier in Codex's developer instructions, then
+//! the Clawboo tools note, then the memory block with the facts' ids, then the title as the
+//! message); the reply becomes the card's report, the card goes to In review, and each fact
+//! lists the run as citing it.
+#![cfg(unix)]
+
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use clawboo_engine::agents::{NewAgent, RuntimeKind};
+use clawboo_engine::board::{Actor, CardStatus, CommentKind, NewCard};
+use clawboo_engine::context::{SectionKind, Stability};
+use clawboo_engine::memory::{Author, FactInput, Scope};
+use clawboo_engine::runner::StartOptions;
+use clawboo_engine::runtimes::codex::CodexRuntime;
+use clawboo_engine::runtimes::process::SystemSpawner;
+use clawboo_engine::runtimes::{ApprovalPolicy, Endpoint, Runtime};
+use clawboo_engine::secrets::Provider;
+use clawboo_engine::{Engine, EngineConfig};
+use clawboo_testkit::{last_user_text, wait_for, Behavior, FakeModelServer};
+use common::Fixed;
+
+const LIMIT: Duration = Duration::from_secs(180);
+const TITLE: &str = "Restock the greenhouse seed trays";
+const DESCRIPTION: &str = "Order seed trays for the greenhouse before the spring planting.";
+const REPLY: &str = "Ordered forty seed trays from the usual greenhouse supplier.";
+const PERSONA: &str = "You are Gardener, who keeps the greenhouse stocked.";
+
+/// A section's text as it appears inside a JSON string of the raw request body.
+fn escaped(text: &str) -> String {
+    let json = serde_json::to_string(text.trim()).unwrap();
+    json[1..json.len() - 1].to_owned()
+}
+
+#[test]
+fn a_codex_agent_runs_a_card_with_its_tiers_in_order_and_cites_the_facts_it_was_given() {
+    let Some(codex) = common::cli("codex") else { return };
+    let server = FakeModelServer::start_blocking(Behavior::text(REPLY));
+    let endpoint = Arc::new(Fixed(Endpoint {
+        base_url: format!("{}/v1", server.base_url()),
+        api_key: Some("sk-fake-runner".into()),
+    }));
+    let adapters: Vec<Arc<dyn Runtime>> =
+        vec![Arc::new(CodexRuntime::new(Arc::new(SystemSpawner), endpoint).with_env(common::quiet_env(&server)))];
+    // Outside /tmp: Codex refuses to set up its helpers under it.
+    let dir = common::scratch_dir();
+    let engine = Engine::open_with(EngineConfig::for_dir(dir.path().join("data")), adapters).unwrap();
+    let program = codex.display().to_string();
+    engine.block_on(engine.runtimes().set_custom_path(RuntimeKind::Codex, Some(&program))).unwrap();
+    let agent = engine
+        .agents()
+        .create(NewAgent {
+            name: "Gardener".into(),
+            handle: "gardener".into(),
+            description: String::new(),
+            tint: "#336633".into(),
+            runtime: RuntimeKind::Codex,
+            model: "gpt-5.5".into(),
+            approval_policy: ApprovalPolicy::AllowAll,
+            provider: Some(Provider::OpenAi),
+        })
+        .unwrap();
+    engine.agents().write_file(&agent.id, "SOUL.md", PERSONA).unwrap();
+    let facts: Vec<_> = [
+        "The greenhouse seed trays come from Hartley Supplies, ordered by email.",
+        "Seed trays for the greenhouse are the 40-cell kind.",
+    ]
+    .into_iter()
+    .map(|text| {
+        let input = FactInput { text: text.into(), scope: Scope::Global, tags: vec![] };
+        engine.memory().save(input, Author::User).unwrap().fact
+    })
+    .collect();
+    let card = engine
+        .board()
+        .create(
+            Actor::User,
+            NewCard {
+                title: TITLE.into(),
+                description: DESCRIPTION.into(),
+                assignee_id: Some(agent.id.clone()),
+                team_id: None,
+                status: None,
+                priority: None,
+                depends_on: vec![],
+                check_command: None,
+                project_folder: None,
+            },
+        )
+        .unwrap();
+
+    let run_id = engine.runner().start(&card.id, StartOptions::default()).unwrap().run_id;
+    let done = wait_for("the card to leave In progress", LIMIT, || {
+        let card = engine.board().get(&card.id).unwrap();
+        (card.status != CardStatus::InProgress).then_some(card)
+    });
+    assert_eq!(
+        done.status,
+        CardStatus::InReview,
+        "{:?}\n{:?}",
+        done.blocked_reason,
+        engine.chat().run_activity(&run_id).unwrap()
+    );
+
+    // The run's one model request: the one whose message is the title.
+    let requests: Vec<_> = server
+        .model_requests()
+        .into_iter()
+        .filter(|r| last_user_text(&r.body).is_some_and(|(text, _)| text.contains(TITLE)))
+        .collect();
+    assert_eq!(requests.len(), 1, "one model turn, a final text");
+    let raw = &requests[0].raw_body;
+    assert_eq!(requests[0].path, "/v1/responses");
+
+    let seen = engine.runner().run_context(&run_id).unwrap();
+    let kinds: Vec<_> = seen.sections.iter().map(|s| s.kind).collect();
+    assert_eq!(
+        kinds,
+        [SectionKind::Persona, SectionKind::Task, SectionKind::ToolsNote, SectionKind::Memory, SectionKind::Message],
+        "persona, task; tools note; memory; the title"
+    );
+    let system = seen.system_text.clone().expect("Codex takes the steady tier as developer instructions");
+    assert!(system.contains(PERSONA), "{system}");
+    assert!(system.contains(&format!("## Task #{}: {TITLE}\n{DESCRIPTION}", card.number)), "{system}");
+    let memory = seen.sections.iter().find(|s| s.kind == SectionKind::Memory).unwrap();
+    for fact in &facts {
+        assert!(memory.text.contains(&format!("[{}]", fact.id)), "{} in {}", fact.id, memory.text);
+    }
+
+    // In the request: each section once, in the contract's order (steady first).
+    let mut last = 0;
+    for section in seen.sections.iter().filter(|s| s.kind != SectionKind::Message) {
+        let needle = escaped(&section.text);
+        assert_eq!(raw.matches(&needle).count(), 1, "{:?} once in the request: {raw}", section.kind);
+        let at = raw.find(&needle).unwrap();
+        assert!(at > last, "{:?} is out of order: {raw}", section.kind);
+        last = at;
+    }
+    let steady_end = seen
+        .sections
+        .iter()
+        .filter(|s| s.stability == Stability::Steady)
+        .map(|s| raw.find(&escaped(&s.text)).unwrap())
+        .max()
+        .unwrap();
+    let tools_at = raw.find(&escaped(&seen.sections[2].text)).unwrap();
+    assert!(steady_end < tools_at, "the steady tier comes first");
+    for fact in &facts {
+        assert_eq!(raw.matches(&format!("[{}]", fact.id)).count(), 1, "{} once", fact.id);
+    }
+    // The title: the task heading's, and the message itself, last in the user's text.
+    let (text, _) = last_user_text(&requests[0].body).unwrap();
+    assert!(text.ends_with(&format!("\n\n{TITLE}")), "the title is the message: {text}");
+    assert!(!text.contains(DESCRIPTION), "the description is in the steady tier only: {text}");
+    assert_eq!(raw.matches(TITLE).count(), 2, "in the task heading and as the message: {raw}");
+    let message_at = raw.rfind(&escaped(&format!("\n\n{TITLE}"))).expect("the message");
+    assert!(message_at > last, "the title after the memory block");
+
+    // The reply is the card's report; the facts given are cited by the run.
+    let detail = engine.board().detail(&card.id).unwrap();
+    let reports: Vec<_> = detail.comments.iter().filter(|c| c.kind == CommentKind::Report).collect();
+    assert_eq!(reports.len(), 1, "{:?}", detail.comments);
+    assert_eq!(reports[0].text, REPLY);
+    assert_eq!(reports[0].run_id.as_deref(), Some(run_id.as_str()));
+    assert_eq!(seen.cited.len(), 2);
+    for fact in &facts {
+        assert!(seen.cited.contains(&fact.id));
+        let citations = engine.memory().detail(&fact.id).unwrap().citations;
+        assert!(
+            citations.iter().any(|c| c.run_id == run_id && c.agent_id == agent.id),
+            "{} lists the run as citing it: {citations:?}",
+            fact.id
+        );
+    }
+    assert!(!engine.tools().has_grant(&run_id), "the run's tools ended with it");
+}
