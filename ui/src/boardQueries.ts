@@ -14,6 +14,7 @@ export const boardKeys = {
   runContext: (runId: string) => ["board", "runContext", runId] as const,
   settings: ["board", "runnerSettings"] as const,
   traces: ["board", "traces"] as const,
+  diff: (cardId: string) => ["board", "diff", cardId] as const,
 };
 
 export function useBoardColumns() {

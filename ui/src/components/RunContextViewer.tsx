@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useState, type ReactNode } from "react";
 import type { RelayedRequest, RunContext, Section } from "../api";
 import { useRunContext, useRunRequests } from "../roomQueries";
 import { errorMessage } from "../errors";
@@ -30,16 +30,27 @@ type Props = {
  *  for the next turn, and the request bodies the model received through the relay. */
 export function RunContextViewer({ runId, who, onClose }: Props) {
   const context = useRunContext(runId);
+  return (
+    <ContextViewerFrame runId={runId} who={who} onClose={onClose} testId="run-context" error={context.error}>
+      {context.data && <ContextBody context={context.data} />}
+    </ContextViewerFrame>
+  );
+}
+
+/** The viewer's frame, for a team turn and a task run alike: the context (or its error, or
+ *  "Loading…"), then the request bodies the model received. */
+export function ContextViewerFrame({
+  runId,
+  who,
+  onClose,
+  testId,
+  error,
+  children,
+}: Props & { testId: string; error: unknown; children: ReactNode }) {
   const requests = useRunRequests(runId);
   return (
-    <Modal title={`What ${who} saw`} onClose={onClose} size="wide" testId="run-context">
-      {context.error ? (
-        <ErrorMessage message={errorMessage(context.error)} />
-      ) : !context.data ? (
-        <p className="muted">Loading…</p>
-      ) : (
-        <ContextBody context={context.data} />
-      )}
+    <Modal title={`What ${who} saw`} onClose={onClose} size="wide" testId={testId}>
+      {error ? <ErrorMessage message={errorMessage(error)} /> : (children ?? <p className="muted">Loading…</p>)}
       <RequestList requests={requests.data} error={requests.error} />
       <div className="modal__actions">
         <button type="button" className="button" onClick={onClose}>
@@ -120,7 +131,7 @@ export function SectionRow({ section, tiers = TEAM_TIERS }: { section: Section; 
   );
 }
 
-export function RequestList({ requests, error }: { requests: RelayedRequest[] | undefined; error: unknown }) {
+function RequestList({ requests, error }: { requests: RelayedRequest[] | undefined; error: unknown }) {
   if (error) return <ErrorMessage message={errorMessage(error)} />;
   if (!requests) return null;
   if (requests.length === 0) {

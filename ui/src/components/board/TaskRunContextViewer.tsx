@@ -1,11 +1,7 @@
 import type { Section, TaskRunContext } from "../../api";
 import { useTaskRunContext } from "../../boardQueries";
-import { errorMessage } from "../../errors";
 import { formatCount } from "../../lib/format";
-import { useRunRequests } from "../../roomQueries";
-import { ErrorMessage } from "../ErrorMessage";
-import { Modal } from "../Modal";
-import { RequestList, SectionRow } from "../RunContextViewer";
+import { ContextViewerFrame, SectionRow } from "../RunContextViewer";
 
 /** The task runner's three tiers, as the seed names them. */
 const TASK_TIERS: Record<Section["stability"], string> = {
@@ -27,23 +23,10 @@ type Props = { runId: string; who: string; onClose: () => void };
  *  request bodies the model received. */
 export function TaskRunContextViewer({ runId, who, onClose }: Props) {
   const context = useTaskRunContext(runId);
-  const requests = useRunRequests(runId);
   return (
-    <Modal title={`What ${who} saw`} onClose={onClose} size="wide" testId="task-run-context">
-      {context.error ? (
-        <ErrorMessage message={errorMessage(context.error)} />
-      ) : !context.data ? (
-        <p className="muted">Loading…</p>
-      ) : (
-        <TiersBody context={context.data} />
-      )}
-      <RequestList requests={requests.data} error={requests.error} />
-      <div className="modal__actions">
-        <button type="button" className="button" onClick={onClose}>
-          Close
-        </button>
-      </div>
-    </Modal>
+    <ContextViewerFrame runId={runId} who={who} onClose={onClose} testId="task-run-context" error={context.error}>
+      {context.data && <TiersBody context={context.data} />}
+    </ContextViewerFrame>
   );
 }
 
