@@ -3,8 +3,8 @@
 //! prompt and the other tiers in front of the title, in order, with the memory facts and their
 //! ids; the facts given are recorded as cited by the run.
 
-use clawboo_engine::agents::{NewAgent, RuntimeKind};
-use clawboo_engine::board::{Actor, CardStatus, CommentKind, NewCard};
+use clawboo_engine::agents::{Agent, NewAgent, RuntimeKind};
+use clawboo_engine::board::{Actor, Card, CardStatus, CommentKind, NewCard};
 use clawboo_engine::memory::{Author, FactInput, Scope};
 use clawboo_engine::runner::StartOptions;
 use clawboo_engine::runtimes::ApprovalPolicy;
@@ -16,25 +16,7 @@ use std::time::Duration;
 #[test]
 fn a_native_run_gets_the_tiers_in_order_with_the_memory_facts_which_are_then_cited() {
     let server = FakeModelServer::start_blocking(Behavior::text("Deployed with scripts/ship.sh [m-0000]."));
-    let dir = TempDataDir::new();
-    let mut config = EngineConfig::for_dir(dir.path().to_owned());
-    config.keychain_service = unique_keychain_service("runner-native");
-    let engine = Engine::open(config).unwrap();
-    engine.secrets().set_api_key(Provider::Anthropic, "sk-ant-runner-test-9a1b").unwrap();
-    engine.secrets().set_base_url(Provider::Anthropic, Some(&server.base_url())).unwrap();
-    let agent = engine
-        .agents()
-        .create(NewAgent {
-            name: "Shipper".into(),
-            handle: "shipper".into(),
-            description: String::new(),
-            tint: "#000000".into(),
-            runtime: RuntimeKind::Native,
-            model: "some-model".into(),
-            approval_policy: ApprovalPolicy::Ask,
-            provider: Some(Provider::Anthropic),
-        })
-        .unwrap();
+    let (_dir, engine, agent) = native_engine(&server, "shipper", ApprovalPolicy::Ask);
     let fact = engine
         .memory()
         .save(
@@ -43,23 +25,7 @@ fn a_native_run_gets_the_tiers_in_order_with_the_memory_facts_which_are_then_cit
         )
         .unwrap()
         .fact;
-    let card = engine
-        .board()
-        .create(
-            Actor::User,
-            NewCard {
-                title: "Deploy the release".into(),
-                description: "Run the deploy script for version 2.".into(),
-                assignee_id: Some(agent.id.clone()),
-                team_id: None,
-                status: None,
-                priority: None,
-                depends_on: vec![],
-                check_command: None,
-                project_folder: None,
-            },
-        )
-        .unwrap();
+    let card = card_for(&engine, &agent, "Deploy the release", "Run the deploy script for version 2.");
 
     let run_id = engine.runner().start(&card.id, StartOptions::default()).unwrap().run_id;
     let done = wait_for("the card to leave In progress", Duration::from_secs(30), || {
@@ -120,42 +86,8 @@ fn a_native_run_filling_its_window_restarts_with_a_hand_off_note_and_blocks_afte
         rules: Vec::new(),
     });
     server.report_input_tokens(180_000);
-    let dir = TempDataDir::new();
-    let mut config = EngineConfig::for_dir(dir.path().to_owned());
-    config.keychain_service = unique_keychain_service("runner-native-window");
-    let engine = Engine::open(config).unwrap();
-    engine.secrets().set_api_key(Provider::Anthropic, "sk-ant-runner-test-9a1c").unwrap();
-    engine.secrets().set_base_url(Provider::Anthropic, Some(&server.base_url())).unwrap();
-    let agent = engine
-        .agents()
-        .create(NewAgent {
-            name: "Indexer".into(),
-            handle: "indexer".into(),
-            description: String::new(),
-            tint: "#000000".into(),
-            runtime: RuntimeKind::Native,
-            model: "some-model".into(),
-            approval_policy: ApprovalPolicy::AllowAll,
-            provider: Some(Provider::Anthropic),
-        })
-        .unwrap();
-    let card = engine
-        .board()
-        .create(
-            Actor::User,
-            NewCard {
-                title: "Index every file".into(),
-                description: "List the files and index them.".into(),
-                assignee_id: Some(agent.id.clone()),
-                team_id: None,
-                status: None,
-                priority: None,
-                depends_on: vec![],
-                check_command: None,
-                project_folder: None,
-            },
-        )
-        .unwrap();
+    let (_dir, engine, agent) = native_engine(&server, "indexer", ApprovalPolicy::AllowAll);
+    let card = card_for(&engine, &agent, "Index every file", "List the files and index them.");
 
     engine.runner().start(&card.id, StartOptions::default()).unwrap();
     let blocked = wait_for("the card to leave In progress", Duration::from_secs(60), || {
@@ -196,4 +128,50 @@ fn a_native_run_filling_its_window_restarts_with_a_hand_off_note_and_blocks_afte
         assert!(first_text(request).contains(&section.text), "the request carries the note as stored");
     }
     engine.secrets().delete_api_key(Provider::Anthropic).unwrap();
+}
+
+/// An engine on a fresh data dir whose Anthropic key and base URL point at `server`, with one
+/// Native agent (`handle`) on it.
+fn native_engine(server: &FakeModelServer, handle: &str, policy: ApprovalPolicy) -> (TempDataDir, Engine, Agent) {
+    let dir = TempDataDir::new();
+    let mut config = EngineConfig::for_dir(dir.path().to_owned());
+    config.keychain_service = unique_keychain_service(&format!("runner-native-{handle}"));
+    let engine = Engine::open(config).unwrap();
+    engine.secrets().set_api_key(Provider::Anthropic, "sk-ant-runner-test-9a1b").unwrap();
+    engine.secrets().set_base_url(Provider::Anthropic, Some(&server.base_url())).unwrap();
+    let agent = engine
+        .agents()
+        .create(NewAgent {
+            name: handle.to_uppercase(),
+            handle: handle.into(),
+            description: String::new(),
+            tint: "#000000".into(),
+            runtime: RuntimeKind::Native,
+            model: "some-model".into(),
+            approval_policy: policy,
+            provider: Some(Provider::Anthropic),
+        })
+        .unwrap();
+    (dir, engine, agent)
+}
+
+/// A card for `agent`, in To do.
+fn card_for(engine: &Engine, agent: &Agent, title: &str, description: &str) -> Card {
+    engine
+        .board()
+        .create(
+            Actor::User,
+            NewCard {
+                title: title.into(),
+                description: description.into(),
+                assignee_id: Some(agent.id.clone()),
+                team_id: None,
+                status: None,
+                priority: None,
+                depends_on: vec![],
+                check_command: None,
+                project_folder: None,
+            },
+        )
+        .unwrap()
 }
