@@ -91,6 +91,7 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
             commands::runner::board_run_start,
             commands::runner::board_run_cancel,
             commands::runner::board_run_context,
+            commands::runner::board_run_diff,
             commands::runner::board_run_answer_permission,
             commands::runner::runner_settings,
             commands::runner::runner_set_settings,

@@ -31,8 +31,10 @@ pub(super) struct Task {
     pub(super) persona: String,
     pub(super) tools: Vec<ToolName>,
     pub(super) conversation_id: String,
+    /// The agent's own folder: its files and its runtimes' private homes.
     pub(super) workspace: PathBuf,
-    /// Where the check command runs: the card's project folder, else the agent's workspace.
+    /// Where the runtime works and the check command runs: the card's worktree (a project folder
+    /// in a git repository), its project folder (any other), else the agent's workspace.
     pub(super) check_folder: PathBuf,
     pub(super) options: StartOptions,
     /// The card's previous run was cut off by a quit or crash.
@@ -92,7 +94,7 @@ impl Runner {
         let conversation_id = parts.store.write(|tx| store::task_conversation(tx, &card.id, &agent.id, now_ms()))?;
         let workspace = parts.agents.workspaces().dir(&agent.id);
         check_project_folder(&card)?;
-        let check_folder = card.project_folder.as_ref().map_or_else(|| workspace.clone(), PathBuf::from);
+        let check_folder = self.work_folder(&card)?.unwrap_or_else(|| workspace.clone());
         Ok(Some(Task {
             tools: self.tools_for(&agent, &card),
             capabilities: runtime.capabilities(),
@@ -228,7 +230,7 @@ impl Runner {
             run_id: run.id.clone(),
             agent: agent.clone(),
             homes: RuntimeHomes::for_agent_dir(&task.workspace),
-            workspace: task.workspace.clone(),
+            workspace: task.check_folder.clone(),
             message: context.message.clone(),
             persona: placed.system,
             preamble: placed.preamble,

@@ -17,16 +17,22 @@
 //! The first run's id is the card's claim: it is taken before the run can start, and held by
 //! the task through its fix rounds and fresh sessions (each run recorded on the card with its
 //! attempt number and why it exists).
+//!
+//! A card's project folder (`worktree`): a git repository is worked in through the card's own
+//! worktree and branch, never the user's checkout; a plain folder in place, one run at a time.
 
 mod begin;
 mod check;
 mod drive;
+mod folders;
 mod store;
 mod task;
 mod types;
+pub mod worktree;
 
 use std::cmp::Reverse;
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -66,6 +72,8 @@ pub struct RunnerParts {
     pub spawner: Arc<dyn Spawner>,
     pub relay: Option<Arc<crate::relay::Relay>>,
     pub tools: Option<Arc<crate::tools::Tools>>,
+    /// Where the cards' git worktrees go (`<data dir>/worktrees`).
+    pub worktrees: PathBuf,
 }
 
 pub struct Runner {
@@ -94,6 +102,8 @@ struct Live {
     cancel: watch::Sender<bool>,
     done: watch::Receiver<bool>,
     answers: Answers,
+    /// The plain (non-git) project folder it works in: no other run starts there meanwhile.
+    exclusive: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone)]
@@ -105,6 +115,8 @@ struct Queued {
     created_at: i64,
     seq: u64,
     options: StartOptions,
+    /// The plain (non-git) project folder it will work in, one run at a time.
+    exclusive: Option<PathBuf>,
 }
 
 impl Queued {
@@ -139,6 +151,10 @@ impl Runner {
             self.parts.catalog.locate(agent.runtime)?;
         }
         begin::check_project_folder(&card)?;
+        let exclusive = match card.project_folder.as_deref().map(|f| worktree::detect(f.as_ref())).transpose()? {
+            Some(worktree::Folder::Plain(folder)) => Some(folder),
+            _ => None,
+        };
         let claim = uuid::Uuid::new_v4().to_string();
         let card = self.parts.board.claim(&card.id, &claim)?;
         let queued = {
@@ -153,6 +169,7 @@ impl Runner {
                 created_at: card.created_at,
                 seq,
                 options,
+                exclusive,
             });
             drop(state);
             self.pump();
@@ -267,6 +284,10 @@ impl Runner {
                     Err(broadcast::error::RecvError::Closed) => return,
                 };
                 let Some(runner) = runner.upgrade() else { return };
+                if let Some(card_id) = changed.clone() {
+                    let tidy = Arc::clone(&runner);
+                    let _ = tokio::task::spawn_blocking(move || tidy.tidy_worktree(&card_id)).await;
+                }
                 let watched = {
                     let state = lock(&runner.state);
                     state
@@ -400,15 +421,23 @@ impl Runner {
             .unwrap_or(false)
     }
 
-    /// Starts waiting tasks while slots are free, best first.
+    /// Starts waiting tasks while slots are free, best first; a task whose plain project folder
+    /// another run works in waits for it.
     fn pump(self: &Arc<Self>) {
         if self.quitting.load(Ordering::SeqCst) {
             return;
         }
         let limit = self.settings().map_or(DEFAULT_MAX_CONCURRENT, |s| s.max_concurrent) as usize;
         let mut state = lock(&self.state);
-        while state.running.len() < limit && !state.queue.is_empty() {
-            let best = (0..state.queue.len()).min_by_key(|&i| state.queue[i].order()).unwrap_or(0);
+        while state.running.len() < limit {
+            let busy = |q: &Queued| {
+                q.exclusive.as_ref().is_some_and(|f| state.running.values().any(|l| l.exclusive.as_ref() == Some(f)))
+            };
+            let Some(best) =
+                (0..state.queue.len()).filter(|&i| !busy(&state.queue[i])).min_by_key(|&i| state.queue[i].order())
+            else {
+                break;
+            };
             let next = state.queue.remove(best);
             let (cancel, cancel_rx) = watch::channel(false);
             let (done_tx, done) = watch::channel(false);
@@ -422,17 +451,29 @@ impl Runner {
                 answers: answers.clone(),
                 run_id: run_id.clone(),
             };
-            let live =
-                Live { agent_id: next.agent_id.clone(), card_id: next.card_id.clone(), run_id, cancel, done, answers };
+            let live = Live {
+                agent_id: next.agent_id.clone(),
+                card_id: next.card_id.clone(),
+                run_id,
+                cancel,
+                done,
+                answers,
+                exclusive: next.exclusive.clone(),
+            };
             state.running.insert(next.claim.clone(), live);
             let runner = Arc::clone(self);
             self.parts.handle.spawn(async move {
-                let claim = job.claim.clone();
+                let (claim, card_id) = (job.claim.clone(), job.card_id.clone());
                 runner.execute(job).await;
                 lock(&runner.state).running.remove(&claim);
                 let _ = done_tx.send(true);
                 let pump = Arc::clone(&runner);
-                let _ = tokio::task::spawn_blocking(move || pump.pump()).await;
+                let _ = tokio::task::spawn_blocking(move || {
+                    // A card closed while its run went on: its worktree goes now.
+                    pump.tidy_worktree(&card_id);
+                    pump.pump();
+                })
+                .await;
             });
         }
     }
@@ -459,6 +500,7 @@ mod tests {
             created_at,
             seq,
             options: StartOptions::default(),
+            exclusive: None,
         }
     }
 
