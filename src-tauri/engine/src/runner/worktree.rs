@@ -290,3 +290,51 @@ fn run_git(dir: Option<&Path>, args: &[&str], index: Option<&Path>) -> Result<St
         Err(Error::Git(format!("`{shown}` failed: {why}")))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_patch_over_the_cap_is_cut_at_a_char_boundary_with_a_note() {
+        let names = "a.txt\0dir/b.txt\0";
+        let whole = card_diff("b".into(), "base".into(), names, "+é\n".into(), true);
+        assert_eq!(whole.files_changed, ["a.txt", "dir/b.txt"]);
+        assert!(!whole.truncated);
+        assert_eq!(whole.patch, "+é\n");
+
+        let big = "é".repeat(DIFF_PATCH_BYTES); // two bytes each
+        let cut = card_diff("b".into(), "base".into(), "", big, true);
+        assert!(cut.truncated);
+        assert!(cut.patch.starts_with('é'));
+        assert!(cut.patch.contains("[Cut: the patch is 2097152 bytes"), "never cut quietly");
+        assert!(cut.patch.len() < DIFF_PATCH_BYTES + 300);
+    }
+
+    #[test]
+    fn a_worktree_is_named_by_the_cards_number_and_short_id() {
+        let card = Card {
+            id: "0f3a9c1e-77aa-4b1c-9d2e-000000000000".into(),
+            number: 12,
+            title: "t".into(),
+            description: String::new(),
+            assignee_id: None,
+            team_id: None,
+            status: crate::board::CardStatus::Todo,
+            priority: crate::board::Priority::Medium,
+            depends_on: Vec::new(),
+            waiting_on: Vec::new(),
+            check_command: None,
+            project_folder: None,
+            task_text: None,
+            origin: crate::board::CardOrigin::User,
+            claimed_by_run: None,
+            blocked_reason: None,
+            position: 1.0,
+            created_at: 0,
+            updated_at: 0,
+        };
+        assert_eq!(dir_name(&card), "12-0f3a9c1e");
+        assert_eq!(branch_name(&card), "clawboo/card-12");
+    }
+}
