@@ -128,6 +128,13 @@ export const commands = {
 	boardRunCancel: (cardId: string) => typedError<null, AppError>(__TAURI_INVOKE("board_run_cancel", { cardId })),
 	/**  Exactly what a task run was given: its tiers, section by section, and where each went. */
 	boardRunContext: (runId: string) => typedError<TaskRunContext, AppError>(__TAURI_INVOKE("board_run_context", { runId })),
+	/**
+	 *  What the card's runs changed in its git worktree (uncommitted and untracked files included),
+	 *  against where its branch `clawboo/card-<number>` left the user's HEAD; once the card is Done,
+	 *  the branch's commits. Codes: `invalid_input` (no project folder, or not a git repository),
+	 *  `not_found` (it never ran there), `git` (git is missing or failed).
+	 */
+	boardRunDiff: (cardId: string) => typedError<CardDiff, AppError>(__TAURI_INVOKE("board_run_diff", { cardId })),
 	/**  Answers a permission question of a task run (Allow / Deny on its Activity card). */
 	boardRunAnswerPermission: (runId: string, requestId: string, allow: boolean) => typedError<null, AppError>(__TAURI_INVOKE("board_run_answer_permission", { runId, requestId, allow })),
 	runnerSettings: () => typedError<RunnerSettings, AppError>(__TAURI_INVOKE("runner_settings")),
@@ -317,6 +324,27 @@ export type CardDetail = {
 	activity: Activity[],
 };
 
+/**  What a card's run changed, against where its branch started. */
+export type CardDiff = {
+	/**  The card's branch (`clawboo/card-<number>`). */
+	branch: string,
+	/**  The commit the diff is against: where the branch left the user's current HEAD. */
+	base: string,
+	/**  The paths changed, added or removed, relative to the repository. */
+	filesChanged: string[],
+	/**
+	 *  The unified diff, cut after [`DIFF_PATCH_BYTES`] (then `truncated`, and the patch ends
+	 *  with a note saying so).
+	 */
+	patch: string,
+	truncated: boolean,
+	/**
+	 *  Whether this is the worktree as it is now (uncommitted work included); false when the
+	 *  worktree was removed (the card is Done) and only the branch's commits are shown.
+	 */
+	live: boolean,
+};
+
 /**
  *  A partial edit: `None` leaves a field as it is; `Some(None)` clears an optional one. From
  *  the UI: a field left out is `None`, `null` is `Some(None)` (plain serde would read both as
@@ -446,7 +474,12 @@ export type ErrorCode =
  */
 "conflict" | "missing_api_key" | 
 /**  A runtime is to use the user's own CLI sign-in, and none was found. */
-"sign_in_missing" | "internal";
+"sign_in_missing" | 
+/**
+ *  Git is missing, or a git command on a card's project folder failed (its worktree, its
+ *  branch, its diff); the message says which and why.
+ */
+"git" | "internal";
 
 export type Fact = {
 	/**  Short, stable, never reused in this store: `m-7f3a` (longer when the short ones run out). */
