@@ -54,6 +54,7 @@ import type {
   BoardColumn,
   Card,
   CardDetail,
+  CardDiff,
   CardEdit,
   CardFilter,
   CardRun,
@@ -434,6 +435,10 @@ export const boardDelete = (id: string): Promise<null> => unwrap(() => commands.
 
 /** A card's runs, oldest first. */
 export const boardRuns = (id: string): Promise<CardRun[]> => unwrap(() => commands.boardRuns(id));
+
+/** What a card's runs changed in its git worktree (its branch's commits once it is Done). Refused
+ *  (invalid_input) without a project folder in a git repository; not_found before its first run. */
+export const boardRunDiff = (id: string): Promise<CardDiff> => unwrap(() => commands.boardRunDiff(id));
 
 /** A card was created, changed or deleted. */
 export function onBoardChanged(cb: () => void): Promise<Unlisten> {
