@@ -182,7 +182,11 @@ pub fn diff(repo: &Path, worktrees: &Path, card: &Card) -> Result<CardDiff> {
     }
     let reference = format!("refs/heads/{branch}");
     if git(repo, &["rev-parse", "--verify", "--quiet", &reference], None).is_err() {
-        return Err(Error::NotFound(format!("A worktree or branch of #{} (it has not run in {})", card.number, repo.display())));
+        return Err(Error::NotFound(format!(
+            "A worktree or branch of #{} (it has not run in {})",
+            card.number,
+            repo.display()
+        )));
     }
     let base = git(repo, &["merge-base", &reference, &user_head], None)?.trim().to_owned();
     let names = git(repo, &["diff", "--name-only", "-z", &base, &reference], None)?;
