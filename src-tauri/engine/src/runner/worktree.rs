@@ -132,8 +132,11 @@ pub fn ensure(repo: &Path, worktrees: &Path, card: &Card) -> Result<Worktree> {
     Ok(Worktree { path, branch })
 }
 
-/// Removes the card's worktree when there is one (its uncommitted work with it), and deletes its
-/// branch when `delete_branch`. Whether there was a worktree to remove.
+/// Removes the card's worktree when there is one. When its branch is kept (`!delete_branch`, the
+/// card is Done), work left uncommitted is first committed on the branch, so nothing the agent
+/// did is lost with the worktree (the worktree stays when that commit fails). When
+/// `delete_branch` (Cancelled), the worktree goes with its uncommitted work, then its branch.
+/// Whether there was a worktree to remove.
 pub fn remove(worktrees: &Path, card: &Card, delete_branch: bool) -> Result<bool> {
     let path = worktrees.join(dir_name(card));
     if !path.exists() || !is_worktree(&path) {
@@ -145,6 +148,9 @@ pub fn remove(worktrees: &Path, card: &Card, delete_branch: bool) -> Result<bool
         .ok()
         .filter(|b| b.starts_with("clawboo/"))
         .unwrap_or_else(|| branch_name(card));
+    if !delete_branch {
+        commit_left_over(&path, card)?;
+    }
     let target = path.to_string_lossy().into_owned();
     git_in(&common, &["worktree", "remove", "--force", &target])?;
     if delete_branch {
@@ -210,6 +216,35 @@ fn card_diff(branch: String, base: String, names: &str, mut patch: String, live:
         ));
     }
     CardDiff { branch, base, files_changed, patch, truncated, live }
+}
+
+/// Commits whatever the worktree holds uncommitted (untracked files included, ignored ones not),
+/// as Clawboo, without the repository's hooks (they are the user's, for the user's commits).
+fn commit_left_over(path: &Path, card: &Card) -> Result<()> {
+    git(path, &["add", "-A"], None)?;
+    if git(path, &["diff", "--cached", "--quiet"], None).is_ok() {
+        return Ok(());
+    }
+    let message = format!("Clawboo: work left uncommitted on #{} when it was done", card.number);
+    git(
+        path,
+        &[
+            "-c",
+            "user.name=Clawboo",
+            "-c",
+            "user.email=clawboo@localhost",
+            "commit",
+            "-q",
+            "--no-verify",
+            "-m",
+            &message,
+        ],
+        None,
+    )
+    .map(|_| ())
+    .map_err(|e| {
+        Error::Git(format!("#{}'s uncommitted work could not be committed, so its worktree stays: {e}", card.number))
+    })
 }
 
 fn is_worktree(path: &Path) -> bool {

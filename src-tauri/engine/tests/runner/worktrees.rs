@@ -99,15 +99,16 @@ fn two_cards_on_one_repository_work_apart_and_never_touch_the_users_checkout() {
     });
     assert_eq!(f.engine.runner().diff(&a.id).unwrap_err().code(), ErrorCode::NotFound);
 
-    // Done: the worktree goes, the branch stays for the user to merge, its diff still shown.
-    git(&tree_b, &["add", "b.txt"]);
-    git(&tree_b, &["-c", "user.name=Agent", "-c", "user.email=agent@example.com", "commit", "-q", "-m", "b"]);
+    // Done: the work left uncommitted is committed on the branch, the worktree goes, the branch
+    // stays for the user to merge, its diff still shown.
     f.engine.board().move_card(Actor::User, &b.id, CardStatus::Done, None, None).unwrap();
     wait_for("b's worktree to go", Duration::from_secs(20), || (!tree_b.exists()).then_some(()));
     let branch = format!("clawboo/card-{}", b.number);
     assert_eq!(git(&repo, &["branch", "--list", &branch]).trim_start_matches(['*', '+', ' ']), branch);
     let kept = f.engine.runner().diff(&b.id).unwrap();
     assert_eq!((kept.files_changed, kept.live), (vec!["b.txt".to_owned()], false));
+    assert_eq!(git(&repo, &["log", "-1", "--format=%an", &branch]), "Clawboo");
+    assert_eq!(git(&repo, &["show", &format!("{branch}:b.txt")]), "written by put b.txt");
     assert_eq!(git(&repo, &["worktree", "list", "--porcelain"]).matches("worktree ").count(), 1, "only the user's");
     assert_eq!(git(&repo, &["status", "--porcelain"]), "");
 }
