@@ -53,6 +53,7 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
             commands::teams::remove_team_rule,
             commands::teams::set_team_brief,
             commands::teams::set_about_you,
+            commands::teams::set_team_project_folder,
             commands::teams::create_room,
             commands::teams::update_room,
             commands::teams::delete_room,

@@ -136,6 +136,7 @@ impl Engine {
             spawner: spawner.clone(),
             relay: Some(relay.clone()),
             tools: Some(tools.clone()),
+            teams: teams.clone(),
             worktrees: config.data_dir.join("worktrees"),
         }));
         runner.recover_cut_off()?;

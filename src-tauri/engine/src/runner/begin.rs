@@ -65,7 +65,7 @@ impl Runner {
     /// Everything fixed for the task, read once; `None` when the claim is no longer held.
     pub(super) fn prepare(&self, card_id: &str, claim: &str, options: StartOptions) -> Result<Option<Task>> {
         let parts = &self.parts;
-        let card = parts.board.get(card_id)?;
+        let card = self.with_folder(parts.board.get(card_id)?);
         if card.claimed_by_run.as_deref() != Some(claim) {
             return Ok(None);
         }
@@ -282,11 +282,12 @@ fn quoted(text: &str) -> String {
     text.trim().lines().map(|line| if line.is_empty() { "\n>".to_owned() } else { format!("\n> {line}") }).collect()
 }
 
-/// A card's project folder, when it has one, must be a folder on this machine.
+/// A card's project folder (its own or its team's), when it has one, must be a folder on this
+/// machine.
 pub(super) fn check_project_folder(card: &Card) -> Result<()> {
     match &card.project_folder {
         Some(folder) if !std::path::Path::new(folder).is_dir() => Err(Error::InvalidInput(format!(
-            "#{}'s project folder {folder} is not a folder on this machine: fix it on the card first.",
+            "#{}'s project folder {folder} is not a folder on this machine: fix it on the card (or its team) first.",
             card.number
         ))),
         _ => Ok(()),

@@ -9,6 +9,16 @@ use crate::board::{Card, CardStatus};
 use crate::error::{Error, Result};
 
 impl Runner {
+    /// The card with the folder its runs work in: its own project folder, else its team's.
+    pub(super) fn with_folder(&self, mut card: Card) -> Card {
+        if card.project_folder.is_none() {
+            if let Some(team_id) = card.team_id.as_deref() {
+                card.project_folder = self.parts.teams.get(team_id).ok().and_then(|team| team.project_folder);
+            }
+        }
+        card
+    }
+
     /// Where the card's task works: its worktree (made when missing) when its project folder is
     /// in a git repository, the folder itself when it is not, `None` without a project folder.
     pub(super) fn work_folder(&self, card: &Card) -> Result<Option<PathBuf>> {
@@ -62,10 +72,11 @@ impl Runner {
     /// worktree removed, its branch kept), the branch's commits. Err InvalidInput when the card
     /// has no project folder or it is not in a git repository; NotFound when it never ran there.
     pub fn diff(&self, card_id: &str) -> Result<CardDiff> {
-        let card = self.parts.board.get(card_id)?;
+        let card = self.with_folder(self.parts.board.get(card_id)?);
         let Some(folder) = card.project_folder.as_deref() else {
             return Err(Error::InvalidInput(format!(
-                "#{} has no project folder, so its runs have no diff: they work in the agent's own folder.",
+                "#{} has no project folder (nor has its team), so its runs have no diff: they work in the agent's \
+                 own folder.",
                 card.number
             )));
         };

@@ -72,6 +72,8 @@ pub struct RunnerParts {
     pub spawner: Arc<dyn Spawner>,
     pub relay: Option<Arc<crate::relay::Relay>>,
     pub tools: Option<Arc<crate::tools::Tools>>,
+    /// For a team's project folder (a card on a team that names none of its own works there).
+    pub teams: Arc<crate::teams::Teams>,
     /// Where the cards' git worktrees go (`<data dir>/worktrees`).
     pub worktrees: PathBuf,
 }
@@ -139,7 +141,7 @@ impl Runner {
         if self.quitting.load(Ordering::SeqCst) {
             return Err(Error::RunNotActive("Clawboo is quitting; no new run starts.".into()));
         }
-        let card = self.parts.board.get(card_id)?;
+        let card = self.with_folder(self.parts.board.get(card_id)?);
         let assignee = card.assignee_id.as_deref().ok_or_else(|| {
             Error::InvalidInput(format!("#{} has no assignee: assign it to an agent before running it.", card.number))
         })?;

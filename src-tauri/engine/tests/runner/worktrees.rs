@@ -148,3 +148,40 @@ fn a_plain_folder_is_used_in_place_by_one_run_at_a_time() {
     let err = f.engine.runner().diff(&a.id).unwrap_err();
     assert_eq!(err.code(), ErrorCode::InvalidInput, "{err}");
 }
+
+#[test]
+fn a_card_on_a_team_works_in_the_teams_project_folder_unless_it_names_its_own() {
+    let f = fixture();
+    let (_keep, repo) = repo();
+    let own = tempfile::tempdir().unwrap();
+    let own = own.path().canonicalize().unwrap();
+    let teams = f.engine.teams();
+    let team = teams
+        .create(clawboo_engine::teams::NewTeam {
+            name: "Crew".into(),
+            member_ids: vec![f.agent_id.clone()],
+            leader_id: Some(f.agent_id.clone()),
+        })
+        .unwrap();
+    let err = teams.set_project_folder(&team.id, Some("relative/dir")).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidInput);
+    let team = teams.set_project_folder(&team.id, Some(&repo.display().to_string())).unwrap();
+    assert_eq!(team.project_folder, Some(repo.display().to_string()));
+
+    let on_team = f.card_with("put team.txt", |c| c.team_id = Some(team.id.clone()));
+    let mine = f.card_with("put mine.txt", |c| {
+        c.team_id = Some(team.id.clone());
+        c.project_folder = Some(own.display().to_string());
+    });
+    f.start(&on_team);
+    f.start(&mine);
+    assert_eq!(f.settled(&on_team).status, CardStatus::InReview);
+    assert_eq!(f.settled(&mine).status, CardStatus::InReview);
+    assert!(worktree_of(&f, &on_team).starts_with(f.dir.path().join("worktrees")));
+    assert_eq!(f.engine.runner().diff(&on_team.id).unwrap().files_changed, ["team.txt"]);
+    assert_eq!(worktree_of(&f, &mine), own, "the card's own folder wins");
+    assert_eq!(git(&repo, &["status", "--porcelain"]), "");
+
+    let team = teams.set_project_folder(&team.id, Some("  ")).unwrap();
+    assert_eq!(team.project_folder, None, "blank clears it");
+}
