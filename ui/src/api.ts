@@ -277,6 +277,10 @@ export const setTeamBrief = (id: string, text: string): Promise<Team> =>
 
 export const setAboutYou = (id: string, text: string): Promise<Team> => unwrap(() => commands.setAboutYou(id, text));
 
+/** Where runs of the team's cards work when a card names no folder (a full path; null clears it). */
+export const setTeamProjectFolder = (id: string, folder: string | null): Promise<Team> =>
+  unwrap(() => commands.setTeamProjectFolder(id, folder));
+
 export const createRoom = (teamId: string, input: NewRoom): Promise<Room> =>
   unwrap(() => commands.createRoom(teamId, input));
 

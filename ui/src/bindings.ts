@@ -56,6 +56,11 @@ export const commands = {
 	removeTeamRule: (id: string, ruleId: string) => typedError<Team, AppError>(__TAURI_INVOKE("remove_team_rule", { id, ruleId })),
 	setTeamBrief: (id: string, text: string) => typedError<Team, AppError>(__TAURI_INVOKE("set_team_brief", { id, text })),
 	setAboutYou: (id: string, text: string) => typedError<Team, AppError>(__TAURI_INVOKE("set_about_you", { id, text })),
+	/**
+	 *  Where runs of the team's cards work when a card names no folder of its own (a full path;
+	 *  null or blank clears it). In a git repository each card gets its own worktree and branch.
+	 */
+	setTeamProjectFolder: (id: string, folder: string | null) => typedError<Team, AppError>(__TAURI_INVOKE("set_team_project_folder", { id, folder })),
 	createRoom: (id: string, input: NewRoom) => typedError<Room, AppError>(__TAURI_INVOKE("create_room", { id, input })),
 	updateRoom: (roomId: string, patch: RoomPatch) => typedError<Room, AppError>(__TAURI_INVOKE("update_room", { roomId, patch })),
 	deleteRoom: (roomId: string) => typedError<null, AppError>(__TAURI_INVOKE("delete_room", { roomId })),
@@ -1016,6 +1021,11 @@ export type Team = {
 	name: string,
 	brief: string,
 	aboutYou: string,
+	/**
+	 *  Where runs of the team's cards work when a card names no project folder of its own (a git
+	 *  repository: one worktree per card).
+	 */
+	projectFolder: string | null,
 	/**
 	 *  The effective leader: the stored one if still a member, else the first member; None if
 	 *  no members.
