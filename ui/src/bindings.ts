@@ -304,7 +304,10 @@ export type Card = {
 	waitingOn: string[],
 	/**  Run after the agent finishes; its exit code judges the work (fix round on failure). */
 	checkCommand: string | null,
-	/**  A folder the runs work in (a git repository: one worktree per run). */
+	/**
+	 *  A folder the runs work in, else its team's (a git repository: the card's own worktree and
+	 *  branch `clawboo/card-<number>`; any other folder: in place, one run at a time).
+	 */
 	projectFolder: string | null,
 	/**
 	 *  The exact task text the agent received last (a hand-off's task; the runner's message

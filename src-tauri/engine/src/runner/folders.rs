@@ -45,6 +45,7 @@ impl Runner {
             CardStatus::Cancelled => true,
             _ => return,
         };
+        let _one_at_a_time = lock(&self.tidying);
         if !self.parts.worktrees.join(worktree::dir_name(card)).exists() {
             return;
         }

@@ -83,6 +83,9 @@ pub struct Runner {
     state: Mutex<State>,
     /// Set when the app quits: runs stopped from then on were cut off, not stopped by the user.
     quitting: AtomicBool,
+    /// Held while a worktree is removed: a card's close is seen by the Board watch and by its
+    /// run's end, and one removal at a time is enough.
+    tidying: Mutex<()>,
 }
 
 #[derive(Default)]
@@ -130,7 +133,7 @@ impl Queued {
 
 impl Runner {
     pub fn new(parts: RunnerParts) -> Self {
-        Self { parts, state: Mutex::default(), quitting: AtomicBool::new(false) }
+        Self { parts, state: Mutex::default(), quitting: AtomicBool::new(false), tidying: Mutex::new(()) }
     }
 
     /// Claims card `card_id` for a run of its assignee, and starts it (or queues it while
