@@ -1,7 +1,8 @@
 //! Project folders: two cards on one git repository run at once, each in its own worktree on its
 //! own branch, each diff showing only its own work, the user's checkout untouched; worktrees
-//! removed when their cards close (the branch kept for Done, deleted for Cancelled); a plain
-//! folder used in place by one run at a time.
+//! removed when their cards close (the branch kept for Done, deleted for Cancelled), or at the
+//! next start when closed meanwhile; a team's folder; a plain folder used in place by one run at
+//! a time.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -184,4 +185,25 @@ fn a_card_on_a_team_works_in_the_teams_project_folder_unless_it_names_its_own() 
 
     let team = teams.set_project_folder(&team.id, Some("  ")).unwrap();
     assert_eq!(team.project_folder, None, "blank clears it");
+}
+
+#[test]
+fn a_card_closed_while_clawboo_was_not_running_loses_its_worktree_at_the_next_start() {
+    let f = fixture();
+    let (_keep, repo) = repo();
+    let card = in_folder(&f, "put late.txt", &repo, None);
+    f.start(&card);
+    assert_eq!(f.settled(&card).status, CardStatus::InReview);
+    let tree = worktree_of(&f, &card);
+    assert!(tree.exists());
+    let super::Fixture { dir, engine, .. } = f;
+    drop(engine);
+    // Closed behind Clawboo's back (as by an older build, or a crash mid-removal).
+    let db = rusqlite::Connection::open(dir.join("clawboo.db")).unwrap();
+    db.execute("UPDATE cards SET status = 'cancelled' WHERE id = ?1", [&card.id]).unwrap();
+    drop(db);
+    let _f = super::fixture_with(dir, super::Scripted::default(), false);
+    assert!(!tree.exists(), "swept at start");
+    assert_eq!(git(&repo, &["branch", "--list", &format!("clawboo/card-{}", card.number)]), "");
+    assert_eq!(git(&repo, &["status", "--porcelain"]), "");
 }
