@@ -76,21 +76,24 @@ pub fn branch_name(card: &Card) -> String {
     format!("clawboo/card-{}", card.number)
 }
 
-/// Whether `folder` lies in a git repository (its top level then), or is a plain folder.
+/// Whether `folder` lies in a git repository (its top level then), or is a plain folder. When git
+/// cannot say (it is missing, or refuses the repository, e.g. `safe.directory`) but the folder
+/// looks like it is in one, Err: working in place could write into the user's checkout.
 pub fn detect(folder: &Path) -> Result<Folder> {
     match git(folder, &["rev-parse", "--show-toplevel"], None) {
         Ok(top) => Ok(Folder::Repo(PathBuf::from(top.trim()))),
-        // Git is missing: a folder that looks like a repository cannot be worked in safely.
-        Err(Error::Git(why)) if why.starts_with(GIT_MISSING) => {
-            if folder.ancestors().any(|dir| dir.join(".git").exists()) {
-                Err(Error::Git(why))
-            } else {
-                Ok(Folder::Plain(plain(folder)))
-            }
-        }
+        // Git looked in the folder and every parent and found no repository.
+        Err(e) if e.to_string().contains(NOT_A_REPOSITORY) => Ok(Folder::Plain(plain(folder))),
+        Err(e) if folder.ancestors().any(|dir| dir.join(".git").exists()) => Err(Error::Git(format!(
+            "{} looks like it is in a git repository, but git could not open it, so no run starts there: {e}",
+            folder.display()
+        ))),
         Err(_) => Ok(Folder::Plain(plain(folder))),
     }
 }
+
+/// What git says (in the C locale) when no folder up to the root holds a repository.
+const NOT_A_REPOSITORY: &str = "not a git repository (or any of the parent directories)";
 
 fn plain(folder: &Path) -> PathBuf {
     folder.canonicalize().unwrap_or_else(|_| folder.to_owned())
@@ -266,8 +269,6 @@ fn git_in(common: &Path, args: &[&str]) -> Result<String> {
     run_git(None, &all, None)
 }
 
-const GIT_MISSING: &str = "Git was not found";
-
 /// `git -C dir <args>`: its stdout, or Err Git with its stderr.
 fn git(dir: &Path, args: &[&str], index: Option<&Path>) -> Result<String> {
     run_git(Some(dir), args, index)
@@ -291,7 +292,7 @@ fn run_git(dir: Option<&Path>, args: &[&str], index: Option<&Path>) -> Result<St
     let shown = format!("git {}", args.join(" "));
     let mut child = command.spawn().map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => Error::Git(format!(
-            "{GIT_MISSING} on this machine's PATH: install git to run cards whose project folder is a git repository."
+            "Git was not found on this machine's PATH: install git to run cards whose project folder is a git repository."
         )),
         _ => Error::Git(format!("`{shown}` could not start: {e}")),
     })?;

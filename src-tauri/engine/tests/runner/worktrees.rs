@@ -207,3 +207,16 @@ fn a_card_closed_while_clawboo_was_not_running_loses_its_worktree_at_the_next_st
     assert_eq!(git(&repo, &["branch", "--list", &format!("clawboo/card-{}", card.number)]), "");
     assert_eq!(git(&repo, &["status", "--porcelain"]), "");
 }
+
+#[test]
+fn a_repository_git_cannot_open_is_refused_never_worked_in_place() {
+    let f = fixture();
+    let folder = tempfile::tempdir().unwrap();
+    std::fs::write(folder.path().join(".git"), "gitdir: /nowhere/at/all\n").unwrap();
+    let card = in_folder(&f, "put here.txt", folder.path(), None);
+    let err = f.engine.runner().start(&card.id, Default::default()).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Git, "{err}");
+    assert!(err.to_string().contains("looks like it is in a git repository"), "{err}");
+    assert_eq!(f.engine.board().get(&card.id).unwrap().status, CardStatus::Todo, "nothing changed");
+    assert!(!folder.path().join("here.txt").exists());
+}
