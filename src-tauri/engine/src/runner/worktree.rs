@@ -291,9 +291,11 @@ fn run_git(dir: Option<&Path>, args: &[&str], index: Option<&Path>) -> Result<St
     }
     let shown = format!("git {}", args.join(" "));
     let mut child = command.spawn().map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => Error::Git(format!(
-            "Git was not found on this machine's PATH: install git to run cards whose project folder is a git repository."
-        )),
+        std::io::ErrorKind::NotFound => Error::Git(
+            "Git was not found on this machine's PATH: install git to run cards whose project folder is a git \
+             repository."
+                .into(),
+        ),
         _ => Error::Git(format!("`{shown}` could not start: {e}")),
     })?;
     // Read both pipes while waiting, so a large output never blocks the child.
