@@ -275,7 +275,8 @@ impl Runner {
     /// Stops a task whose card the user took back while it ran (moved to To do, Backlog or
     /// Cancelled; the move ended the claim): nothing keeps working on a card nobody wants
     /// worked on. A card the agent itself moved on (In review, Done, Blocked) lets its run finish
-    /// its reply. Watches the Board's changes from the engine's start.
+    /// its reply. A card closed (Done, Cancelled) with no run going loses its worktree. Watches the
+    /// Board's changes from the engine's start.
     pub fn watch_board(self: &Arc<Self>) {
         let runner = Arc::downgrade(self);
         let mut events = self.parts.events.subscribe();
@@ -290,8 +291,9 @@ impl Runner {
                 };
                 let Some(runner) = runner.upgrade() else { return };
                 if let Some(card_id) = changed.clone() {
+                    // Not awaited: removing a worktree never delays stopping a run taken back.
                     let tidy = Arc::clone(&runner);
-                    let _ = tokio::task::spawn_blocking(move || tidy.tidy_worktree(&card_id)).await;
+                    drop(tokio::task::spawn_blocking(move || tidy.tidy_worktree(&card_id)));
                 }
                 let watched = {
                     let state = lock(&runner.state);
