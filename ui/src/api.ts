@@ -54,6 +54,7 @@ import type {
   BoardColumn,
   Card,
   CardDetail,
+  CardDiff,
   CardEdit,
   CardFilter,
   CardRun,
@@ -284,6 +285,10 @@ export const setTeamBrief = (id: string, text: string): Promise<Team> =>
 
 export const setAboutYou = (id: string, text: string): Promise<Team> => unwrap(() => commands.setAboutYou(id, text));
 
+/** Where runs of the team's cards work when a card names no folder (a full path; null clears it). */
+export const setTeamProjectFolder = (id: string, folder: string | null): Promise<Team> =>
+  unwrap(() => commands.setTeamProjectFolder(id, folder));
+
 export const createRoom = (teamId: string, input: NewRoom): Promise<Room> =>
   unwrap(() => commands.createRoom(teamId, input));
 
@@ -442,6 +447,10 @@ export const boardDelete = (id: string): Promise<null> => unwrap(() => commands.
 
 /** A card's runs, oldest first. */
 export const boardRuns = (id: string): Promise<CardRun[]> => unwrap(() => commands.boardRuns(id));
+
+/** What a card's runs changed in its git worktree (its branch's commits once it is Done). Refused
+ *  (invalid_input) without a project folder in a git repository; not_found before its first run. */
+export const boardRunDiff = (id: string): Promise<CardDiff> => unwrap(() => commands.boardRunDiff(id));
 
 /** A card was created, changed or deleted. */
 export function onBoardChanged(cb: () => void): Promise<Unlisten> {

@@ -56,6 +56,11 @@ export const commands = {
 	removeTeamRule: (id: string, ruleId: string) => typedError<Team, AppError>(__TAURI_INVOKE("remove_team_rule", { id, ruleId })),
 	setTeamBrief: (id: string, text: string) => typedError<Team, AppError>(__TAURI_INVOKE("set_team_brief", { id, text })),
 	setAboutYou: (id: string, text: string) => typedError<Team, AppError>(__TAURI_INVOKE("set_about_you", { id, text })),
+	/**
+	 *  Where runs of the team's cards work when a card names no folder of its own (a full path;
+	 *  null or blank clears it). In a git repository each card gets its own worktree and branch.
+	 */
+	setTeamProjectFolder: (id: string, folder: string | null) => typedError<Team, AppError>(__TAURI_INVOKE("set_team_project_folder", { id, folder })),
 	createRoom: (id: string, input: NewRoom) => typedError<Room, AppError>(__TAURI_INVOKE("create_room", { id, input })),
 	updateRoom: (roomId: string, patch: RoomPatch) => typedError<Room, AppError>(__TAURI_INVOKE("update_room", { roomId, patch })),
 	deleteRoom: (roomId: string) => typedError<null, AppError>(__TAURI_INVOKE("delete_room", { roomId })),
@@ -128,6 +133,13 @@ export const commands = {
 	boardRunCancel: (cardId: string) => typedError<null, AppError>(__TAURI_INVOKE("board_run_cancel", { cardId })),
 	/**  Exactly what a task run was given: its tiers, section by section, and where each went. */
 	boardRunContext: (runId: string) => typedError<TaskRunContext, AppError>(__TAURI_INVOKE("board_run_context", { runId })),
+	/**
+	 *  What the card's runs changed in its git worktree (uncommitted and untracked files included),
+	 *  against where its branch `clawboo/card-<number>` left the user's HEAD; once the card is Done,
+	 *  the branch's commits. Codes: `invalid_input` (no project folder, or not a git repository),
+	 *  `not_found` (it never ran there), `git` (git is missing or failed).
+	 */
+	boardRunDiff: (cardId: string) => typedError<CardDiff, AppError>(__TAURI_INVOKE("board_run_diff", { cardId })),
 	/**  Answers a permission question of a task run (Allow / Deny on its Activity card). */
 	boardRunAnswerPermission: (runId: string, requestId: string, allow: boolean) => typedError<null, AppError>(__TAURI_INVOKE("board_run_answer_permission", { runId, requestId, allow })),
 	/**  Traces of the newest task runs (Settings > Observability), newest first. */
@@ -294,7 +306,10 @@ export type Card = {
 	waitingOn: string[],
 	/**  Run after the agent finishes; its exit code judges the work (fix round on failure). */
 	checkCommand: string | null,
-	/**  A folder the runs work in (a git repository: one worktree per run). */
+	/**
+	 *  A folder the runs work in, else its team's (a git repository: the card's own worktree and
+	 *  branch `clawboo/card-<number>`; any other folder: in place, one run at a time).
+	 */
 	projectFolder: string | null,
 	/**
 	 *  The exact task text the agent received last (a hand-off's task; the runner's message
@@ -317,6 +332,27 @@ export type CardDetail = {
 	card: Card,
 	comments: Comment[],
 	activity: Activity[],
+};
+
+/**  What a card's run changed, against where its branch started. */
+export type CardDiff = {
+	/**  The card's branch (`clawboo/card-<number>`). */
+	branch: string,
+	/**  The commit the diff is against: where the branch left the user's current HEAD. */
+	base: string,
+	/**  The paths changed, added or removed, relative to the repository. */
+	filesChanged: string[],
+	/**
+	 *  The unified diff, cut after [`DIFF_PATCH_BYTES`] (then `truncated`, and the patch ends
+	 *  with a note saying so).
+	 */
+	patch: string,
+	truncated: boolean,
+	/**
+	 *  Whether this is the worktree as it is now (uncommitted work included); false when the
+	 *  worktree was removed (the card is Done) and only the branch's commits are shown.
+	 */
+	live: boolean,
 };
 
 /**
@@ -448,7 +484,12 @@ export type ErrorCode =
  */
 "conflict" | "missing_api_key" | 
 /**  A runtime is to use the user's own CLI sign-in, and none was found. */
-"sign_in_missing" | "internal";
+"sign_in_missing" | 
+/**
+ *  Git is missing, or a git command on a card's project folder failed (its worktree, its
+ *  branch, its diff); the message says which and why.
+ */
+"git" | "internal";
 
 export type Fact = {
 	/**  Short, stable, never reused in this store: `m-7f3a` (longer when the short ones run out). */
@@ -1012,6 +1053,11 @@ export type Team = {
 	name: string,
 	brief: string,
 	aboutYou: string,
+	/**
+	 *  Where runs of the team's cards work when a card names no project folder of its own (a git
+	 *  repository: one worktree per card).
+	 */
+	projectFolder: string | null,
 	/**
 	 *  The effective leader: the stored one if still a member, else the first member; None if
 	 *  no members.

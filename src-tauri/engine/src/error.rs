@@ -33,6 +33,9 @@ pub enum ErrorCode {
     MissingApiKey,
     /// A runtime is to use the user's own CLI sign-in, and none was found.
     SignInMissing,
+    /// Git is missing, or a git command on a card's project folder failed (its worktree, its
+    /// branch, its diff); the message says which and why.
+    Git,
     Internal,
 }
 
@@ -113,6 +116,9 @@ pub enum Error {
     #[error("{0}")]
     SignInMissing(String),
 
+    #[error("{0}")]
+    Git(String),
+
     #[error("Internal error: {0}")]
     Internal(String),
 }
@@ -138,6 +144,7 @@ impl Error {
             Error::Conflict(_) => ErrorCode::Conflict,
             Error::MissingApiKey(_) => ErrorCode::MissingApiKey,
             Error::SignInMissing(_) => ErrorCode::SignInMissing,
+            Error::Git(_) => ErrorCode::Git,
             Error::Internal(_) => ErrorCode::Internal,
         }
     }

@@ -136,8 +136,11 @@ impl Engine {
             spawner: spawner.clone(),
             relay: Some(relay.clone()),
             tools: Some(tools.clone()),
+            teams: teams.clone(),
+            worktrees: config.data_dir.join("worktrees"),
         }));
         runner.recover_cut_off()?;
+        runner.sweep_worktrees();
         runner.watch_board();
         Ok(Self {
             config,

@@ -1,6 +1,8 @@
-//! The task runner: start a card's run, stop it, see exactly what a run was given, and the
-//! runner's settings (runs at once, time limits). One thin command per `Runner` call.
+//! The task runner: start a card's run, stop it, see exactly what a run was given and what it
+//! changed (its diff), and the runner's settings (runs at once, time limits). One thin command
+//! per `Runner` call.
 
+use clawboo_engine::runner::worktree::CardDiff;
 use clawboo_engine::runner::{RunnerSettings, StartOptions, TaskRunContext, TaskStart, TaskTrace};
 use tauri::State;
 
@@ -39,6 +41,16 @@ pub async fn board_run_context(state: State<'_, AppState>, run_id: String) -> Re
 #[specta::specta]
 pub async fn runner_traces(state: State<'_, AppState>, limit: u32) -> Result<Vec<TaskTrace>, AppError> {
     state.run(move |e| e.runner().traces(limit)).await
+}
+
+/// What the card's runs changed in its git worktree (uncommitted and untracked files included),
+/// against where its branch `clawboo/card-<number>` left the user's HEAD; once the card is Done,
+/// the branch's commits. Codes: `invalid_input` (no project folder, or not a git repository),
+/// `not_found` (it never ran there), `git` (git is missing or failed).
+#[tauri::command]
+#[specta::specta]
+pub async fn board_run_diff(state: State<'_, AppState>, card_id: String) -> Result<CardDiff, AppError> {
+    state.run(move |e| e.runner().diff(&card_id)).await
 }
 
 #[tauri::command]

@@ -95,6 +95,18 @@ pub async fn set_about_you(state: State<'_, AppState>, id: String, text: String)
     state.run(move |e| e.teams().set_about_you(&id, &text)).await
 }
 
+/// Where runs of the team's cards work when a card names no folder of its own (a full path;
+/// null or blank clears it). In a git repository each card gets its own worktree and branch.
+#[tauri::command]
+#[specta::specta]
+pub async fn set_team_project_folder(
+    state: State<'_, AppState>,
+    id: String,
+    folder: Option<String>,
+) -> Result<Team, AppError> {
+    state.run(move |e| e.teams().set_project_folder(&id, folder.as_deref())).await
+}
+
 #[tauri::command]
 #[specta::specta]
 pub async fn create_room(state: State<'_, AppState>, id: String, input: NewRoom) -> Result<Room, AppError> {

@@ -359,6 +359,7 @@ export function seedTeam(partial: Partial<Team> & { name: string; memberIds: str
     id,
     brief: "",
     aboutYou: "",
+    projectFolder: null,
     leaderId: null,
     archived: false,
     rules: [],

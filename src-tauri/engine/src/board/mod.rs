@@ -8,7 +8,7 @@
 //! file, serialise instead of failing) and publishes [`EngineEvent::BoardChanged`] after it
 //! commits. Card numbers (`#12`) are issued from a counter and never reused.
 
-mod checks;
+pub(crate) mod checks;
 mod deps;
 mod records;
 mod store;

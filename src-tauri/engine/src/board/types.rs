@@ -175,7 +175,8 @@ pub struct Card {
     pub waiting_on: Vec<String>,
     /// Run after the agent finishes; its exit code judges the work (fix round on failure).
     pub check_command: Option<String>,
-    /// A folder the runs work in (a git repository: one worktree per run).
+    /// A folder the runs work in, else its team's (a git repository: the card's own worktree and
+    /// branch `clawboo/card-<number>`; any other folder: in place, one run at a time).
     pub project_folder: Option<String>,
     /// The exact task text the agent received last (a hand-off's task; the runner's message
     /// and tiers are in each run's context).

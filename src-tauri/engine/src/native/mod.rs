@@ -88,7 +88,7 @@ impl NativeRuntime {
                 provider.label()
             )));
         }
-        let mut system = transcript::system_prompt(&read_persona(&input.workspace)?, SystemTime::now());
+        let mut system = transcript::system_prompt(&read_persona(input.homes.agent_dir())?, SystemTime::now());
         // A team turn's steady context (rules, About you, teammates, how to work) joins the
         // system prompt: steady turn to turn, so it stays in the cached prefix, and never in the
         // carried transcript.

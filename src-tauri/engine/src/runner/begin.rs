@@ -31,8 +31,10 @@ pub(super) struct Task {
     pub(super) persona: String,
     pub(super) tools: Vec<ToolName>,
     pub(super) conversation_id: String,
+    /// The agent's own folder: its files and its runtimes' private homes.
     pub(super) workspace: PathBuf,
-    /// Where the check command runs: the card's project folder, else the agent's workspace.
+    /// Where the runtime works and the check command runs: the card's worktree (a project folder
+    /// in a git repository), its project folder (any other), else the agent's workspace.
     pub(super) check_folder: PathBuf,
     pub(super) options: StartOptions,
     /// The card's previous run was cut off by a quit or crash.
@@ -63,7 +65,7 @@ impl Runner {
     /// Everything fixed for the task, read once; `None` when the claim is no longer held.
     pub(super) fn prepare(&self, card_id: &str, claim: &str, options: StartOptions) -> Result<Option<Task>> {
         let parts = &self.parts;
-        let card = parts.board.get(card_id)?;
+        let card = self.with_folder(parts.board.get(card_id)?);
         if card.claimed_by_run.as_deref() != Some(claim) {
             return Ok(None);
         }
@@ -92,7 +94,7 @@ impl Runner {
         let conversation_id = parts.store.write(|tx| store::task_conversation(tx, &card.id, &agent.id, now_ms()))?;
         let workspace = parts.agents.workspaces().dir(&agent.id);
         check_project_folder(&card)?;
-        let check_folder = card.project_folder.as_ref().map_or_else(|| workspace.clone(), PathBuf::from);
+        let check_folder = self.work_folder(&card)?.unwrap_or_else(|| workspace.clone());
         Ok(Some(Task {
             tools: self.tools_for(&agent, &card),
             capabilities: runtime.capabilities(),
@@ -228,7 +230,7 @@ impl Runner {
             run_id: run.id.clone(),
             agent: agent.clone(),
             homes: RuntimeHomes::for_agent_dir(&task.workspace),
-            workspace: task.workspace.clone(),
+            workspace: task.check_folder.clone(),
             message: context.message.clone(),
             persona: placed.system,
             preamble: placed.preamble,
@@ -280,11 +282,12 @@ fn quoted(text: &str) -> String {
     text.trim().lines().map(|line| if line.is_empty() { "\n>".to_owned() } else { format!("\n> {line}") }).collect()
 }
 
-/// A card's project folder, when it has one, must be a folder on this machine.
+/// A card's project folder (its own or its team's), when it has one, must be a folder on this
+/// machine.
 pub(super) fn check_project_folder(card: &Card) -> Result<()> {
     match &card.project_folder {
         Some(folder) if !std::path::Path::new(folder).is_dir() => Err(Error::InvalidInput(format!(
-            "#{}'s project folder {folder} is not a folder on this machine: fix it on the card first.",
+            "#{}'s project folder {folder} is not a folder on this machine: fix it on the card (or its team) first.",
             card.number
         ))),
         _ => Ok(()),

@@ -17,17 +17,23 @@
 //! The first run's id is the card's claim: it is taken before the run can start, and held by
 //! the task through its fix rounds and fresh sessions (each run recorded on the card with its
 //! attempt number and why it exists).
+//!
+//! A card's project folder (`worktree`): a git repository is worked in through the card's own
+//! worktree and branch, never the user's checkout; a plain folder in place, one run at a time.
 
 mod begin;
 mod check;
 mod drive;
+mod folders;
 mod store;
 mod task;
 mod traces;
 mod types;
+pub mod worktree;
 
 use std::cmp::Reverse;
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -68,6 +74,10 @@ pub struct RunnerParts {
     pub spawner: Arc<dyn Spawner>,
     pub relay: Option<Arc<crate::relay::Relay>>,
     pub tools: Option<Arc<crate::tools::Tools>>,
+    /// For a team's project folder (a card on a team that names none of its own works there).
+    pub teams: Arc<crate::teams::Teams>,
+    /// Where the cards' git worktrees go (`<data dir>/worktrees`).
+    pub worktrees: PathBuf,
 }
 
 pub struct Runner {
@@ -75,6 +85,9 @@ pub struct Runner {
     state: Mutex<State>,
     /// Set when the app quits: runs stopped from then on were cut off, not stopped by the user.
     quitting: AtomicBool,
+    /// Held while a worktree is removed: a card's close is seen by the Board watch and by its
+    /// run's end, and one removal at a time is enough.
+    tidying: Mutex<()>,
 }
 
 #[derive(Default)]
@@ -96,6 +109,8 @@ struct Live {
     cancel: watch::Sender<bool>,
     done: watch::Receiver<bool>,
     answers: Answers,
+    /// The plain (non-git) project folder it works in: no other run starts there meanwhile.
+    exclusive: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone)]
@@ -107,6 +122,8 @@ struct Queued {
     created_at: i64,
     seq: u64,
     options: StartOptions,
+    /// The plain (non-git) project folder it will work in, one run at a time.
+    exclusive: Option<PathBuf>,
 }
 
 impl Queued {
@@ -118,7 +135,7 @@ impl Queued {
 
 impl Runner {
     pub fn new(parts: RunnerParts) -> Self {
-        Self { parts, state: Mutex::default(), quitting: AtomicBool::new(false) }
+        Self { parts, state: Mutex::default(), quitting: AtomicBool::new(false), tidying: Mutex::new(()) }
     }
 
     /// Claims card `card_id` for a run of its assignee, and starts it (or queues it while
@@ -129,7 +146,7 @@ impl Runner {
         if self.quitting.load(Ordering::SeqCst) {
             return Err(Error::RunNotActive("Clawboo is quitting; no new run starts.".into()));
         }
-        let card = self.parts.board.get(card_id)?;
+        let card = self.with_folder(self.parts.board.get(card_id)?);
         let assignee = card.assignee_id.as_deref().ok_or_else(|| {
             Error::InvalidInput(format!("#{} has no assignee: assign it to an agent before running it.", card.number))
         })?;
@@ -141,6 +158,10 @@ impl Runner {
             self.parts.catalog.locate(agent.runtime)?;
         }
         begin::check_project_folder(&card)?;
+        let exclusive = match card.project_folder.as_deref().map(|f| worktree::detect(f.as_ref())).transpose()? {
+            Some(worktree::Folder::Plain(folder)) => Some(folder),
+            _ => None,
+        };
         let claim = uuid::Uuid::new_v4().to_string();
         let card = self.parts.board.claim(&card.id, &claim)?;
         let queued = {
@@ -155,6 +176,7 @@ impl Runner {
                 created_at: card.created_at,
                 seq,
                 options,
+                exclusive,
             });
             drop(state);
             self.pump();
@@ -255,7 +277,8 @@ impl Runner {
     /// Stops a task whose card the user took back while it ran (moved to To do, Backlog or
     /// Cancelled; the move ended the claim): nothing keeps working on a card nobody wants
     /// worked on. A card the agent itself moved on (In review, Done, Blocked) lets its run finish
-    /// its reply. Watches the Board's changes from the engine's start.
+    /// its reply. A card closed (Done, Cancelled) with no run going loses its worktree. Watches the
+    /// Board's changes from the engine's start.
     pub fn watch_board(self: &Arc<Self>) {
         let runner = Arc::downgrade(self);
         let mut events = self.parts.events.subscribe();
@@ -269,6 +292,11 @@ impl Runner {
                     Err(broadcast::error::RecvError::Closed) => return,
                 };
                 let Some(runner) = runner.upgrade() else { return };
+                if let Some(card_id) = changed.clone() {
+                    // Not awaited: removing a worktree never delays stopping a run taken back.
+                    let tidy = Arc::clone(&runner);
+                    drop(tokio::task::spawn_blocking(move || tidy.tidy_worktree(&card_id)));
+                }
                 let watched = {
                     let state = lock(&runner.state);
                     state
@@ -407,15 +435,23 @@ impl Runner {
             .unwrap_or(false)
     }
 
-    /// Starts waiting tasks while slots are free, best first.
+    /// Starts waiting tasks while slots are free, best first; a task whose plain project folder
+    /// another run works in waits for it.
     fn pump(self: &Arc<Self>) {
         if self.quitting.load(Ordering::SeqCst) {
             return;
         }
         let limit = self.settings().map_or(DEFAULT_MAX_CONCURRENT, |s| s.max_concurrent) as usize;
         let mut state = lock(&self.state);
-        while state.running.len() < limit && !state.queue.is_empty() {
-            let best = (0..state.queue.len()).min_by_key(|&i| state.queue[i].order()).unwrap_or(0);
+        while state.running.len() < limit {
+            let busy = |q: &Queued| {
+                q.exclusive.as_ref().is_some_and(|f| state.running.values().any(|l| l.exclusive.as_ref() == Some(f)))
+            };
+            let Some(best) =
+                (0..state.queue.len()).filter(|&i| !busy(&state.queue[i])).min_by_key(|&i| state.queue[i].order())
+            else {
+                break;
+            };
             let next = state.queue.remove(best);
             let (cancel, cancel_rx) = watch::channel(false);
             let (done_tx, done) = watch::channel(false);
@@ -429,17 +465,29 @@ impl Runner {
                 answers: answers.clone(),
                 run_id: run_id.clone(),
             };
-            let live =
-                Live { agent_id: next.agent_id.clone(), card_id: next.card_id.clone(), run_id, cancel, done, answers };
+            let live = Live {
+                agent_id: next.agent_id.clone(),
+                card_id: next.card_id.clone(),
+                run_id,
+                cancel,
+                done,
+                answers,
+                exclusive: next.exclusive.clone(),
+            };
             state.running.insert(next.claim.clone(), live);
             let runner = Arc::clone(self);
             self.parts.handle.spawn(async move {
-                let claim = job.claim.clone();
+                let (claim, card_id) = (job.claim.clone(), job.card_id.clone());
                 runner.execute(job).await;
                 lock(&runner.state).running.remove(&claim);
                 let _ = done_tx.send(true);
                 let pump = Arc::clone(&runner);
-                let _ = tokio::task::spawn_blocking(move || pump.pump()).await;
+                let _ = tokio::task::spawn_blocking(move || {
+                    // A card closed while its run went on: its worktree goes now.
+                    pump.tidy_worktree(&card_id);
+                    pump.pump();
+                })
+                .await;
             });
         }
     }
@@ -466,6 +514,7 @@ mod tests {
             created_at,
             seq,
             options: StartOptions::default(),
+            exclusive: None,
         }
     }
 

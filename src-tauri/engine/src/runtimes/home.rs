@@ -18,6 +18,12 @@ impl RuntimeHomes {
         Self { root: agent_dir.join(".clawboo") }
     }
 
+    /// The agent's own folder (its SOUL.md and other files), which a task run's working folder
+    /// (a project folder or worktree) may not be.
+    pub fn agent_dir(&self) -> &Path {
+        self.root.parent().unwrap_or(&self.root)
+    }
+
     /// The home of one runtime (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `HERMES_HOME`, OpenClaw's
     /// state), created on first use.
     pub fn home(&self, kind: RuntimeKind) -> Result<PathBuf> {

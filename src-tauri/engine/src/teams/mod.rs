@@ -189,6 +189,16 @@ impl Teams {
         })
     }
 
+    /// Where runs of the team's cards work when a card names no folder of its own: a full path;
+    /// blank clears it. Whether it exists is checked when a card runs.
+    pub fn set_project_folder(&self, id: &str, folder: Option<&str>) -> Result<Team> {
+        let folder = crate::board::checks::project_folder(folder)?;
+        self.change(id, |tx, team| {
+            tx.execute("UPDATE teams SET project_folder = ?2 WHERE id = ?1", params![team.id, folder])?;
+            Ok(())
+        })
+    }
+
     /// The user's introduction to this team. Empty clears it (the UI then asks again).
     pub fn set_about_you(&self, id: &str, text: &str) -> Result<Team> {
         let about_you = validate::bounded_text(text, MAX_ABOUT_YOU_CHARS, "About you")?;

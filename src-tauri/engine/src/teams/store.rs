@@ -13,6 +13,7 @@ struct TeamRow {
     name: String,
     brief: String,
     about_you: String,
+    project_folder: Option<String>,
     leader_id: Option<String>,
     archived: bool,
     created_at: i64,
@@ -32,7 +33,8 @@ pub(super) fn load(conn: &Connection, only: Option<&str>) -> Result<Vec<Team>> {
     // `?1 IS NULL OR ...` keeps one statement per table for both uses.
     let teams: Vec<TeamRow> = {
         let mut stmt = conn.prepare_cached(
-            "SELECT id, name, brief, about_you, leader_id, archived_at IS NOT NULL, created_at, updated_at
+            "SELECT id, name, brief, about_you, leader_id, archived_at IS NOT NULL, created_at, updated_at,
+                    project_folder
              FROM teams WHERE ?1 IS NULL OR id = ?1 ORDER BY name COLLATE NOCASE, id",
         )?;
         let rows = stmt.query_map([only], |r| {
@@ -45,6 +47,7 @@ pub(super) fn load(conn: &Connection, only: Option<&str>) -> Result<Vec<Team>> {
                 archived: r.get(5)?,
                 created_at: r.get(6)?,
                 updated_at: r.get(7)?,
+                project_folder: r.get(8)?,
             })
         })?;
         rows.collect::<rusqlite::Result<_>>()?
@@ -156,6 +159,7 @@ pub(super) fn load(conn: &Connection, only: Option<&str>) -> Result<Vec<Team>> {
                 name: t.name,
                 brief: t.brief,
                 about_you: t.about_you,
+                project_folder: t.project_folder,
                 leader_id,
                 archived: t.archived,
                 rules,

@@ -23,6 +23,9 @@ pub struct Team {
     pub name: String,
     pub brief: String,
     pub about_you: String,
+    /// Where runs of the team's cards work when a card names no project folder of its own (a git
+    /// repository: one worktree per card).
+    pub project_folder: Option<String>,
     /// The effective leader: the stored one if still a member, else the first member; None if
     /// no members.
     pub leader_id: Option<String>,

@@ -2,12 +2,14 @@
 //! the agents: a run's report and the card's move, failures, stops, the claim; runs cut off by a
 //! quit (`restarts`); the concurrency limit and the queue's order (`queue`); fresh sessions when
 //! a run runs out of room and fix rounds when the check fails (`rounds`); a Native agent on the
-//! fake model server given the tiers and the memory facts (`native`).
+//! fake model server given the tiers and the memory facts (`native`); project folders, git
+//! worktrees and a card's diff (`worktrees`).
 
 mod native;
 mod queue;
 mod restarts;
 mod rounds;
+mod worktrees;
 
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -36,6 +38,7 @@ use clawboo_testkit::{wait_for, TempDataDir};
 ///   stopped; "fill once…" does so only in its first session;
 /// - "turns…"     → stops at its turn limit;
 /// - "fix…"       → writes `fixed.txt` in its workspace only on a fix round;
+/// - "put <file>" → works 300 ms (counted like "slow…"), writing `<file>` in its working folder;
 /// - "ask…"       → asks permission to run a command, and says whether it was allowed;
 /// - "silent…"    → says nothing, ever; "chatty…" → says something every 50 ms, forever;
 /// - anything else → answers "Done: <title>".
@@ -92,6 +95,12 @@ impl Runtime for Scripted {
                 let now = self.going.fetch_add(1, Ordering::SeqCst) + 1;
                 self.most_at_once.fetch_max(now, Ordering::SeqCst);
                 tokio::time::sleep(Duration::from_millis(150)).await;
+                self.going.fetch_sub(1, Ordering::SeqCst);
+            } else if let Some(file) = title.strip_prefix("put ") {
+                let now = self.going.fetch_add(1, Ordering::SeqCst) + 1;
+                self.most_at_once.fetch_max(now, Ordering::SeqCst);
+                std::fs::write(input.workspace.join(file), format!("written by {title}\n")).unwrap();
+                tokio::time::sleep(Duration::from_millis(300)).await;
                 self.going.fetch_sub(1, Ordering::SeqCst);
             } else if title.starts_with("fill") && !(title.starts_with("fill once") && sessions > 0) {
                 say(&format!("Progress of session {}: halfway there.", sessions + 1));

@@ -190,7 +190,7 @@ impl OpenclawRuntime {
             }
             _ => None,
         };
-        config::prepare(&layout, &config, &input.workspace)?;
+        config::prepare(&layout, &config, input.homes.agent_dir())?;
 
         let path = |p: &Path| p.to_string_lossy().into_owned();
         let mut env: Vec<(String, String)> = vec![

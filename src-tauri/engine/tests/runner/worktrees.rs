@@ -1,0 +1,222 @@
+//! Project folders: two cards on one git repository run at once, each in its own worktree on its
+//! own branch, each diff showing only its own work, the user's checkout untouched; worktrees
+//! removed when their cards close (the branch kept for Done, deleted for Cancelled), or at the
+//! next start when closed meanwhile; a team's folder; a plain folder used in place by one run at
+//! a time.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use clawboo_engine::board::{Actor, Card, CardStatus};
+use clawboo_engine::ErrorCode;
+use clawboo_testkit::wait_for;
+
+use super::{fixture, Fixture};
+
+/// `git -C dir args…` with the machine's own git configuration left out; its stdout.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+}
+
+/// A repository on branch `main` with one commit (README.md).
+fn repo() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().canonicalize().unwrap();
+    git(&path, &["init", "-q", "-b", "main"]);
+    git(&path, &["config", "user.name", "Tester"]);
+    git(&path, &["config", "user.email", "tester@example.com"]);
+    std::fs::write(path.join("README.md"), "# The project\n").unwrap();
+    git(&path, &["add", "README.md"]);
+    git(&path, &["commit", "-q", "-m", "First"]);
+    (dir, path)
+}
+
+fn in_folder(f: &Fixture, title: &str, folder: &Path, check: Option<&str>) -> Card {
+    f.card_with(title, |new| {
+        new.project_folder = Some(folder.display().to_string());
+        new.check_command = check.map(str::to_owned);
+    })
+}
+
+fn worktree_of(f: &Fixture, card: &Card) -> PathBuf {
+    f.runtime.inputs_for(&card.title)[0].workspace.clone()
+}
+
+#[test]
+fn two_cards_on_one_repository_work_apart_and_never_touch_the_users_checkout() {
+    let f = fixture();
+    let (_keep, repo) = repo();
+    let head = git(&repo, &["rev-parse", "HEAD"]);
+    let a = in_folder(&f, "put a.txt", &repo, Some("test -f a.txt && test ! -f b.txt"));
+    let b = in_folder(&f, "put b.txt", &repo, None);
+    f.start(&a);
+    f.start(&b);
+    assert_eq!(f.settled(&a).status, CardStatus::InReview, "its check ran in its own worktree");
+    assert_eq!(f.settled(&b).status, CardStatus::InReview);
+    assert_eq!(f.runtime.most_at_once.load(Ordering::SeqCst), 2, "one repository, two runs at once");
+
+    let (tree_a, tree_b) = (worktree_of(&f, &a), worktree_of(&f, &b));
+    assert_ne!(tree_a, tree_b);
+    for tree in [&tree_a, &tree_b] {
+        assert!(tree.starts_with(f.dir.path().join("worktrees")), "{}", tree.display());
+    }
+    let agent_dir = f.engine.agents().workspaces().dir(&f.agent_id);
+    let input = &f.runtime.inputs_for(&a.title)[0];
+    assert_eq!(input.homes.agent_dir(), agent_dir, "the agent's private homes stay in its own folder");
+    assert_eq!(git(&tree_a, &["rev-parse", "--abbrev-ref", "HEAD"]), format!("clawboo/card-{}", a.number));
+
+    for (card, own, other) in [(&a, "a.txt", "b.txt"), (&b, "b.txt", "a.txt")] {
+        let diff = f.engine.runner().diff(&card.id).unwrap();
+        assert_eq!(diff.files_changed, [own]);
+        assert_eq!(diff.base, head);
+        assert_eq!(diff.branch, format!("clawboo/card-{}", card.number));
+        assert!(diff.live && !diff.truncated);
+        assert!(diff.patch.contains(&format!("+written by put {own}")), "{}", diff.patch);
+        assert!(!diff.patch.contains(other), "{}", diff.patch);
+    }
+
+    // The user's checkout: same branch, same commit, nothing changed or added.
+    assert_eq!(git(&repo, &["rev-parse", "--abbrev-ref", "HEAD"]), "main");
+    assert_eq!(git(&repo, &["rev-parse", "HEAD"]), head);
+    assert_eq!(git(&repo, &["status", "--porcelain"]), "");
+    assert!(!repo.join("a.txt").exists() && !repo.join("b.txt").exists());
+
+    // Cancelled: the worktree and its branch go.
+    f.engine.board().move_card(Actor::User, &a.id, CardStatus::Cancelled, None, None).unwrap();
+    let branch_a = format!("clawboo/card-{}", a.number);
+    wait_for("a's worktree and branch to go", Duration::from_secs(20), || {
+        (!tree_a.exists() && git(&repo, &["branch", "--list", &branch_a]).is_empty()).then_some(())
+    });
+    assert_eq!(f.engine.runner().diff(&a.id).unwrap_err().code(), ErrorCode::NotFound);
+
+    // Done: the work left uncommitted is committed on the branch, the worktree goes, the branch
+    // stays for the user to merge, its diff still shown.
+    f.engine.board().move_card(Actor::User, &b.id, CardStatus::Done, None, None).unwrap();
+    wait_for("b's worktree to go", Duration::from_secs(20), || (!tree_b.exists()).then_some(()));
+    let branch = format!("clawboo/card-{}", b.number);
+    assert_eq!(git(&repo, &["branch", "--list", &branch]).trim_start_matches(['*', '+', ' ']), branch);
+    let kept = f.engine.runner().diff(&b.id).unwrap();
+    assert_eq!((kept.files_changed, kept.live), (vec!["b.txt".to_owned()], false));
+    assert_eq!(git(&repo, &["log", "-1", "--format=%an", &branch]), "Clawboo");
+    assert_eq!(git(&repo, &["show", &format!("{branch}:b.txt")]), "written by put b.txt");
+    assert_eq!(git(&repo, &["worktree", "list", "--porcelain"]).matches("worktree ").count(), 1, "only the user's");
+    assert_eq!(git(&repo, &["status", "--porcelain"]), "");
+}
+
+#[test]
+fn a_card_started_again_goes_on_in_its_worktree() {
+    let f = fixture();
+    let (_keep, repo) = repo();
+    let card = in_folder(&f, "put again.txt", &repo, None);
+    f.start(&card);
+    f.settled(&card);
+    f.engine.board().move_card(Actor::User, &card.id, CardStatus::Todo, None, None).unwrap();
+    f.start(&card);
+    f.wait_inputs(&card.title, 2);
+    assert_eq!(f.settled(&card).status, CardStatus::InReview);
+    let inputs = f.runtime.inputs_for(&card.title);
+    assert_eq!(inputs[0].workspace, inputs[1].workspace, "the same worktree, its earlier work kept");
+    assert_eq!(f.engine.runner().diff(&card.id).unwrap().files_changed, ["again.txt"]);
+}
+
+#[test]
+fn a_plain_folder_is_used_in_place_by_one_run_at_a_time() {
+    let f = fixture();
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().canonicalize().unwrap();
+    let a = in_folder(&f, "put one.txt", &path, None);
+    let b = in_folder(&f, "put two.txt", &path, None);
+    let first = f.engine.runner().start(&a.id, Default::default()).unwrap();
+    let second = f.engine.runner().start(&b.id, Default::default()).unwrap();
+    assert!(!first.queued);
+    assert!(second.queued, "the folder is in use: the second card waits in the queue");
+    assert_eq!(f.settled(&a).status, CardStatus::InReview);
+    assert_eq!(f.settled(&b).status, CardStatus::InReview);
+    assert_eq!(f.runtime.most_at_once.load(Ordering::SeqCst), 1);
+    assert_eq!(worktree_of(&f, &a), path);
+    assert!(path.join("one.txt").exists() && path.join("two.txt").exists());
+    let err = f.engine.runner().diff(&a.id).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidInput, "{err}");
+}
+
+#[test]
+fn a_card_on_a_team_works_in_the_teams_project_folder_unless_it_names_its_own() {
+    let f = fixture();
+    let (_keep, repo) = repo();
+    let own = tempfile::tempdir().unwrap();
+    let own = own.path().canonicalize().unwrap();
+    let teams = f.engine.teams();
+    let team = teams
+        .create(clawboo_engine::teams::NewTeam {
+            name: "Crew".into(),
+            member_ids: vec![f.agent_id.clone()],
+            leader_id: Some(f.agent_id.clone()),
+        })
+        .unwrap();
+    let err = teams.set_project_folder(&team.id, Some("relative/dir")).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidInput);
+    let team = teams.set_project_folder(&team.id, Some(&repo.display().to_string())).unwrap();
+    assert_eq!(team.project_folder, Some(repo.display().to_string()));
+
+    let on_team = f.card_with("put team.txt", |c| c.team_id = Some(team.id.clone()));
+    let mine = f.card_with("put mine.txt", |c| {
+        c.team_id = Some(team.id.clone());
+        c.project_folder = Some(own.display().to_string());
+    });
+    f.start(&on_team);
+    f.start(&mine);
+    assert_eq!(f.settled(&on_team).status, CardStatus::InReview);
+    assert_eq!(f.settled(&mine).status, CardStatus::InReview);
+    assert!(worktree_of(&f, &on_team).starts_with(f.dir.path().join("worktrees")));
+    assert_eq!(f.engine.runner().diff(&on_team.id).unwrap().files_changed, ["team.txt"]);
+    assert_eq!(worktree_of(&f, &mine), own, "the card's own folder wins");
+    assert_eq!(git(&repo, &["status", "--porcelain"]), "");
+
+    let team = teams.set_project_folder(&team.id, Some("  ")).unwrap();
+    assert_eq!(team.project_folder, None, "blank clears it");
+}
+
+#[test]
+fn a_card_closed_while_clawboo_was_not_running_loses_its_worktree_at_the_next_start() {
+    let f = fixture();
+    let (_keep, repo) = repo();
+    let card = in_folder(&f, "put late.txt", &repo, None);
+    f.start(&card);
+    assert_eq!(f.settled(&card).status, CardStatus::InReview);
+    let tree = worktree_of(&f, &card);
+    assert!(tree.exists());
+    let super::Fixture { dir, engine, .. } = f;
+    drop(engine);
+    // Closed behind Clawboo's back (as by an older build, or a crash mid-removal).
+    let db = rusqlite::Connection::open(dir.join("clawboo.db")).unwrap();
+    db.execute("UPDATE cards SET status = 'cancelled' WHERE id = ?1", [&card.id]).unwrap();
+    drop(db);
+    let _f = super::fixture_with(dir, super::Scripted::default(), false);
+    assert!(!tree.exists(), "swept at start");
+    assert_eq!(git(&repo, &["branch", "--list", &format!("clawboo/card-{}", card.number)]), "");
+    assert_eq!(git(&repo, &["status", "--porcelain"]), "");
+}
+
+#[test]
+fn a_repository_git_cannot_open_is_refused_never_worked_in_place() {
+    let f = fixture();
+    let folder = tempfile::tempdir().unwrap();
+    std::fs::write(folder.path().join(".git"), "gitdir: /nowhere/at/all\n").unwrap();
+    let card = in_folder(&f, "put here.txt", folder.path(), None);
+    let err = f.engine.runner().start(&card.id, Default::default()).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Git, "{err}");
+    assert!(err.to_string().contains("looks like it is in a git repository"), "{err}");
+    assert_eq!(f.engine.board().get(&card.id).unwrap().status, CardStatus::Todo, "nothing changed");
+    assert!(!folder.path().join("here.txt").exists());
+}
