@@ -159,6 +159,7 @@ export type {
   TaskRunContext,
   TaskStart,
   TaskTrace,
+  CardDiff,
 } from "./bindings";
 
 export type Unlisten = () => void;

@@ -386,6 +386,10 @@ export const useRemoveTeamRule = () =>
 export const useSetTeamBrief = () =>
   useTeamChange(({ id, text }: { id: string; text: string }) => api.setTeamBrief(id, text));
 
+/** `null` clears it (cards of the team then work in their own folder, or the agent's). */
+export const useSetTeamProjectFolder = () =>
+  useTeamChange(({ id, folder }: { id: string; folder: string | null }) => api.setTeamProjectFolder(id, folder));
+
 export const useSetAboutYou = () =>
   useTeamChange(({ id, text }: { id: string; text: string }) => api.setAboutYou(id, text));
 

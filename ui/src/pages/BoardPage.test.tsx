@@ -199,5 +199,23 @@ describe("Board", () => {
     expect(within(viewer).getByTestId("run-context-section-task").textContent).toContain("steady for the task");
     expect(within(viewer).getByTestId("run-context-section-memory").textContent).toContain("changes most");
   });
-});
 
+  it("shows what a card's runs changed in its repository, working in its team's folder", async () => {
+    await fakeApi.setTeamProjectFolder(research.id, "/home/me/shop");
+    const card = seedCard({ title: "Fix the footer", assigneeId: ava.id, teamId: research.id, status: "in_review" });
+    seedCardRun({ cardId: card.id });
+    board.diffs.set(card.id, {
+      branch: "clawboo/card-1", base: "0123456789abcdef", filesChanged: ["footer.html"],
+      patch: "--- a/footer.html\n+++ b/footer.html\n@@ -1 +1 @@\n-old\n+new", truncated: false, live: true,
+    });
+    const { user } = await openBoard();
+    await user.click(await screen.findByText("Fix the footer"));
+    const panel = await screen.findByTestId("card-panel");
+    expect(panel.textContent).toContain("/home/me/shop (the team's)");
+    const diff = await within(panel).findByTestId("card-diff");
+    expect(diff.textContent).toContain("clawboo/card-1");
+    expect(within(diff).getByTestId("card-diff-files").textContent).toBe("footer.html");
+    expect(diff.querySelector(".diff-add")?.textContent).toBe("+new\n");
+    expect(diff.querySelector(".diff-del")?.textContent).toBe("-old\n");
+  });
+});

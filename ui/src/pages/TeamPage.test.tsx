@@ -119,6 +119,20 @@ describe("Team brief & rules", () => {
     await user.click(screen.getByTestId("team-about-you-save"));
     await waitFor(() => expect(fakeApi.setAboutYou).toHaveBeenCalledWith(team.id, "Hi. I bake."));
   });
+
+  it("sets the folder the team's cards work in, refusing a relative path", async () => {
+    const team = seedTeam({ name: "Research", memberIds: [ava.id], aboutYou: "Hi." });
+    const { user } = await openTeam("Research");
+    await user.click(screen.getByTestId("team-brief-button"));
+    await user.type(screen.getByTestId("team-folder-input"), "code/shop");
+    await user.click(screen.getByTestId("team-folder-save"));
+    expect((await screen.findByTestId("error-message")).textContent).toContain("full path");
+    await user.clear(screen.getByTestId("team-folder-input"));
+    await user.type(screen.getByTestId("team-folder-input"), "/home/me/code/shop");
+    await user.click(screen.getByTestId("team-folder-save"));
+    await waitFor(() => expect(backend.teams[0].projectFolder).toBe("/home/me/code/shop"));
+    expect(fakeApi.setTeamProjectFolder).toHaveBeenLastCalledWith(team.id, "/home/me/code/shop");
+  });
 });
 
 describe("About you gate", () => {

@@ -553,6 +553,10 @@ export const fakeApi = {
     changeTeam(id, (t) => void (t.rules = t.rules.filter((r) => r.id !== ruleId))),
   ),
   setTeamBrief: vi.fn(async (id: string, text: string) => changeTeam(id, (t) => void (t.brief = text.trim()))),
+  setTeamProjectFolder: vi.fn(async (id: string, folder: string | null): Promise<Team> => {
+    if (folder !== null && !folder.startsWith("/")) invalid("A project folder is a full path, like /home/me/code/shop.");
+    return changeTeam(id, (t) => void (t.projectFolder = folder));
+  }),
   setAboutYou: vi.fn(async (id: string, text: string): Promise<Team> => {
     if (chars(text.trim()) > 4_000) invalid("About you has at most 4,000 characters.");
     return changeTeam(id, (t) => void (t.aboutYou = text.trim()));

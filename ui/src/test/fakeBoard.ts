@@ -19,6 +19,7 @@ import type {
   TaskRunContext,
   TaskStart,
   TaskTrace,
+  CardDiff,
 } from "../api";
 
 export const COLUMNS: BoardColumn[] = [
@@ -41,6 +42,7 @@ function initialBoard() {
     settings: { maxConcurrent: 4, wallClockSecs: 1800, silenceSecs: 600 } as RunnerSettings,
     contexts: new Map<string, TaskRunContext>(),
     traces: [] as TaskTrace[],
+    diffs: new Map<string, CardDiff>(),
     nextNumber: 1,
     nextId: 1,
     clock: 20_000,
@@ -227,6 +229,11 @@ export const fakeBoardApi = {
     const context = board.contexts.get(runId);
     if (!context) throw new ClawbooError("not_found", `No context for run ${runId}.`);
     return context;
+  }),
+  boardRunDiff: vi.fn(async (cardId: string): Promise<CardDiff> => {
+    const diff = board.diffs.get(cardId);
+    if (!diff) throw new ClawbooError("not_found", "This card has not run in a git repository yet.");
+    return diff;
   }),
   runnerTraces: vi.fn(async (_limit: number): Promise<TaskTrace[]> => board.traces.map((t) => ({ ...t }))),
   runnerSettings: vi.fn(async (): Promise<RunnerSettings> => ({ ...board.settings })),

@@ -15,6 +15,7 @@ import { formatTime } from "../../lib/memoryLabels";
 import { ActivityCard } from "../ActivityCard";
 import { ConfirmDialog } from "../ConfirmDialog";
 import { RunContextViewer } from "../RunContextViewer";
+import { CardDiffView } from "./CardDiffView";
 import { TaskRunContextViewer } from "./TaskRunContextViewer";
 import { ErrorMessage } from "../ErrorMessage";
 import { Markdown } from "../Markdown";
@@ -63,6 +64,8 @@ export function CardPanel({ cardId, cards, agents, teams, columns, onMove, onClo
   const team = teams.find((t) => t.id === card.teamId);
   const numberOf = (id: string) => cards.find((c) => c.id === id)?.number;
   const fromAgentId = card.origin.kind === "handoff" ? card.origin.from_agent_id : null;
+  // Where its runs work: its own folder, else its team's.
+  const folder = card.projectFolder ?? team?.projectFolder ?? null;
 
   const save = (fields: CardFields) =>
     edit.mutate(
@@ -176,16 +179,17 @@ export function CardPanel({ cardId, cards, agents, teams, columns, onMove, onClo
                 </pre>
               </section>
             )}
-            {(card.checkCommand || card.projectFolder) && (
+            {(card.checkCommand || folder) && (
               <section className="card-panel__section card-panel__facts">
                 {card.checkCommand && (
                   <p>
                     Check: <code>{card.checkCommand}</code>
                   </p>
                 )}
-                {card.projectFolder && (
+                {folder && (
                   <p>
-                    Folder: <code>{card.projectFolder}</code>
+                    Folder: <code>{folder}</code>
+                    {!card.projectFolder && " (the team's)"}
                   </p>
                 )}
               </section>
@@ -270,6 +274,13 @@ export function CardPanel({ cardId, cards, agents, teams, columns, onMove, onClo
           )}
           {activityRun && assignee && <ActivityCard run={runSummary(activityRun, assignee)} />}
         </section>
+
+        {folder && runs.data?.some((r) => r.kind !== "handoff") && (
+          <section className="card-panel__section">
+            <h3>Changes</h3>
+            <CardDiffView cardId={card.id} />
+          </section>
+        )}
 
         <section className="card-panel__section">
           <h3>Activity</h3>

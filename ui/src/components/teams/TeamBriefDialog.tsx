@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from "react";
 import type { Team } from "../../api";
-import { useAddTeamRule, useRemoveTeamRule, useSetAboutYou, useSetTeamBrief } from "../../queries";
+import { useAddTeamRule, useRemoveTeamRule, useSetAboutYou, useSetTeamBrief, useSetTeamProjectFolder } from "../../queries";
 import { errorMessage } from "../../errors";
 import { Modal } from "../Modal";
 import { ErrorMessage } from "../ErrorMessage";
@@ -26,6 +26,7 @@ export function TeamBriefDialog({ team, onClose }: Props) {
           testId="team-brief"
           useSave={useSetTeamBrief}
         />
+        <ProjectFolderSection key={`folder-${team.id}`} team={team} />
         <TextSection
           key={`about-${team.id}`}
           team={team}
@@ -178,6 +179,50 @@ function TextSection({ team, label, hint, initial, max, rows, testId, useSave }:
           data-testid={`${testId}-save`}
         >
           {save.isPending ? "Saving…" : `Save ${label.toLowerCase()}`}
+        </button>
+      </div>
+      <ErrorMessage message={save.error ? errorMessage(save.error) : null} />
+    </form>
+  );
+}
+
+/** Where the team's Board cards work when a card names no folder of its own. */
+function ProjectFolderSection({ team }: { team: Team }) {
+  const [folder, setFolder] = useState(team.projectFolder ?? "");
+  const save = useSetTeamProjectFolder();
+  const dirty = folder.trim() !== (team.projectFolder ?? "");
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (save.isPending) return;
+    save.mutate({ id: team.id, folder: folder.trim() === "" ? null : folder.trim() });
+  };
+  return (
+    <form className="brief-dialog__section" onSubmit={submit}>
+      <div className="brief-dialog__heading">
+        <h3>
+          <label htmlFor="team-folder-input">Project folder</label>
+        </h3>
+      </div>
+      <p className="field__hint">
+        Where the team&apos;s Board cards work, unless a card names its own. A git repository gets one worktree and
+        branch per card; your checkout is never touched.
+      </p>
+      <input
+        id="team-folder-input"
+        className="mono"
+        value={folder}
+        placeholder="/home/me/code/shop"
+        onChange={(e) => {
+          setFolder(e.target.value);
+          if (save.error) save.reset();
+        }}
+        disabled={save.isPending}
+        data-testid="team-folder-input"
+      />
+      <div className="brief-dialog__save">
+        {!dirty && save.isSuccess && <span className="saved-notice">Saved</span>}
+        <button type="submit" className="button button--small" disabled={!dirty || save.isPending} data-testid="team-folder-save">
+          Save
         </button>
       </div>
       <ErrorMessage message={save.error ? errorMessage(save.error) : null} />
