@@ -58,11 +58,13 @@ fn two_cards_on_one_repository_work_apart_and_never_touch_the_users_checkout() {
     let f = fixture();
     let (_keep, repo) = repo();
     let head = git(&repo, &["rev-parse", "HEAD"]);
+    // a's check passes only in a's own worktree, so a ends Done (its worktree then goes, its
+    // branch stays); b has no check and waits In review in its worktree.
     let a = in_folder(&f, "put a.txt", &repo, Some("test -f a.txt && test ! -f b.txt"));
     let b = in_folder(&f, "put b.txt", &repo, None);
     f.start(&a);
     f.start(&b);
-    assert_eq!(f.settled(&a).status, CardStatus::InReview, "its check ran in its own worktree");
+    assert_eq!(f.settled(&a).status, CardStatus::Done, "its check ran in its own worktree");
     assert_eq!(f.settled(&b).status, CardStatus::InReview);
     assert_eq!(f.runtime.most_at_once.load(Ordering::SeqCst), 2, "one repository, two runs at once");
 
@@ -74,17 +76,30 @@ fn two_cards_on_one_repository_work_apart_and_never_touch_the_users_checkout() {
     let agent_dir = f.engine.agents().workspaces().dir(&f.agent_id);
     let input = &f.runtime.inputs_for(&a.title)[0];
     assert_eq!(input.homes.agent_dir(), agent_dir, "the agent's private homes stay in its own folder");
-    assert_eq!(git(&tree_a, &["rev-parse", "--abbrev-ref", "HEAD"]), format!("clawboo/card-{}", a.number));
+    assert_eq!(git(&tree_b, &["rev-parse", "--abbrev-ref", "HEAD"]), format!("clawboo/card-{}", b.number));
 
-    for (card, own, other) in [(&a, "a.txt", "b.txt"), (&b, "b.txt", "a.txt")] {
-        let diff = f.engine.runner().diff(&card.id).unwrap();
-        assert_eq!(diff.files_changed, [own]);
-        assert_eq!(diff.base, head);
-        assert_eq!(diff.branch, format!("clawboo/card-{}", card.number));
-        assert!(diff.live && !diff.truncated);
-        assert!(diff.patch.contains(&format!("+written by put {own}")), "{}", diff.patch);
-        assert!(!diff.patch.contains(other), "{}", diff.patch);
-    }
+    // Done: the work left uncommitted is committed on the branch, the worktree goes, the branch
+    // stays for the user to merge, its diff still shown (the branch's commits).
+    wait_for("a's worktree to go", Duration::from_secs(20), || (!tree_a.exists()).then_some(()));
+    let branch_a = format!("clawboo/card-{}", a.number);
+    assert_eq!(git(&repo, &["branch", "--list", &branch_a]).trim_start_matches(['*', '+', ' ']), branch_a);
+    let kept = f.engine.runner().diff(&a.id).unwrap();
+    assert_eq!(
+        (kept.files_changed.clone(), kept.live, kept.base.clone()),
+        (vec!["a.txt".to_owned()], false, head.clone())
+    );
+    assert!(!kept.patch.contains("b.txt"), "{}", kept.patch);
+    assert_eq!(git(&repo, &["log", "-1", "--format=%an", &branch_a]), "Clawboo");
+    assert_eq!(git(&repo, &["show", &format!("{branch_a}:a.txt")]), "written by put a.txt");
+
+    // b, still open: its worktree as it is now, with only its own file.
+    let diff = f.engine.runner().diff(&b.id).unwrap();
+    assert_eq!(diff.files_changed, ["b.txt"]);
+    assert_eq!(diff.base, head);
+    assert_eq!(diff.branch, format!("clawboo/card-{}", b.number));
+    assert!(diff.live && !diff.truncated);
+    assert!(diff.patch.contains("+written by put b.txt"), "{}", diff.patch);
+    assert!(!diff.patch.contains("a.txt"), "{}", diff.patch);
 
     // The user's checkout: same branch, same commit, nothing changed or added.
     assert_eq!(git(&repo, &["rev-parse", "--abbrev-ref", "HEAD"]), "main");
@@ -93,23 +108,12 @@ fn two_cards_on_one_repository_work_apart_and_never_touch_the_users_checkout() {
     assert!(!repo.join("a.txt").exists() && !repo.join("b.txt").exists());
 
     // Cancelled: the worktree and its branch go.
-    f.engine.board().move_card(Actor::User, &a.id, CardStatus::Cancelled, None, None).unwrap();
-    let branch_a = format!("clawboo/card-{}", a.number);
-    wait_for("a's worktree and branch to go", Duration::from_secs(20), || {
-        (!tree_a.exists() && git(&repo, &["branch", "--list", &branch_a]).is_empty()).then_some(())
+    f.engine.board().move_card(Actor::User, &b.id, CardStatus::Cancelled, None, None).unwrap();
+    let branch_b = format!("clawboo/card-{}", b.number);
+    wait_for("b's worktree and branch to go", Duration::from_secs(20), || {
+        (!tree_b.exists() && git(&repo, &["branch", "--list", &branch_b]).is_empty()).then_some(())
     });
-    assert_eq!(f.engine.runner().diff(&a.id).unwrap_err().code(), ErrorCode::NotFound);
-
-    // Done: the work left uncommitted is committed on the branch, the worktree goes, the branch
-    // stays for the user to merge, its diff still shown.
-    f.engine.board().move_card(Actor::User, &b.id, CardStatus::Done, None, None).unwrap();
-    wait_for("b's worktree to go", Duration::from_secs(20), || (!tree_b.exists()).then_some(()));
-    let branch = format!("clawboo/card-{}", b.number);
-    assert_eq!(git(&repo, &["branch", "--list", &branch]).trim_start_matches(['*', '+', ' ']), branch);
-    let kept = f.engine.runner().diff(&b.id).unwrap();
-    assert_eq!((kept.files_changed, kept.live), (vec!["b.txt".to_owned()], false));
-    assert_eq!(git(&repo, &["log", "-1", "--format=%an", &branch]), "Clawboo");
-    assert_eq!(git(&repo, &["show", &format!("{branch}:b.txt")]), "written by put b.txt");
+    assert_eq!(f.engine.runner().diff(&b.id).unwrap_err().code(), ErrorCode::NotFound);
     assert_eq!(git(&repo, &["worktree", "list", "--porcelain"]).matches("worktree ").count(), 1, "only the user's");
     assert_eq!(git(&repo, &["status", "--porcelain"]), "");
 }
