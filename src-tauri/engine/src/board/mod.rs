@@ -10,7 +10,7 @@
 
 pub(crate) mod checks;
 mod deps;
-mod records;
+pub(crate) mod records;
 mod store;
 pub mod tools;
 mod types;

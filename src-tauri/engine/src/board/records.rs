@@ -100,7 +100,8 @@ fn run_status_str(status: CardRunStatus) -> &'static str {
     }
 }
 
-fn run_from_row(r: &Row<'_>) -> rusqlite::Result<CardRun> {
+/// A `card_runs` row, its columns in [`RUN_COLUMNS`] order from the first.
+pub(crate) fn run_from_row(r: &Row<'_>) -> rusqlite::Result<CardRun> {
     let (kind, status): (String, String) = (r.get(3)?, r.get(4)?);
     let kinds = [CardRunKind::Run, CardRunKind::Fix, CardRunKind::Rotation, CardRunKind::Handoff];
     let statuses = [
@@ -132,7 +133,7 @@ fn run_from_row(r: &Row<'_>) -> rusqlite::Result<CardRun> {
     })
 }
 
-const RUN_COLUMNS: &str = "run_id, card_id, attempt, kind, status, started_at, finished_at, reason";
+pub(crate) const RUN_COLUMNS: &str = "run_id, card_id, attempt, kind, status, started_at, finished_at, reason";
 
 pub fn record_run(
     tx: &Transaction,

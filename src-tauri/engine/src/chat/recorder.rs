@@ -39,16 +39,9 @@ impl Recorder {
     }
 
     pub fn record(&mut self, event: RunEvent) {
-        match &event {
-            RunEvent::TextDelta { text } => self.reply.push_str(text),
-            RunEvent::Message { text } => {
-                if !self.reply.is_empty() && !self.reply.ends_with('\n') {
-                    self.reply.push_str("\n\n");
-                }
-                self.reply.push_str(text);
-            }
-            RunEvent::SessionStarted { session_id } => self.session_id = Some(session_id.clone()),
-            _ => {}
+        add_to_reply(&mut self.reply, &event);
+        if let RunEvent::SessionStarted { session_id } = &event {
+            self.session_id = Some(session_id.clone());
         }
         self.seq += 1;
         let record = RunEventRecord { run_id: self.run_id.clone(), seq: self.seq, at: super::now_ms(), event };
@@ -77,5 +70,20 @@ impl Recorder {
 
     pub fn session_id(&self) -> Option<&str> {
         self.session_id.as_deref()
+    }
+}
+
+/// How a run's reply is gathered from its events: text deltas joined, whole messages set apart
+/// by a blank line. The recorder does it live; the task runner again from stored events.
+pub(crate) fn add_to_reply(reply: &mut String, event: &RunEvent) {
+    match event {
+        RunEvent::TextDelta { text } => reply.push_str(text),
+        RunEvent::Message { text } => {
+            if !reply.is_empty() && !reply.ends_with('\n') {
+                reply.push_str("\n\n");
+            }
+            reply.push_str(text);
+        }
+        _ => {}
     }
 }

@@ -6,6 +6,7 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
 use super::types::{RunnerSettings, TaskRunContext};
 use crate::board::CardRunKind;
+use crate::chat::recorder::add_to_reply;
 use crate::chat::team::Placement;
 use crate::chat::{RunStatus, RunSummary};
 use crate::context::Section;
@@ -62,21 +63,14 @@ pub fn finish_run(tx: &Transaction, run_id: &str, status: RunStatus, error: Opti
 }
 
 /// What a run wrote as its reply, rebuilt from its stored events the way the recorder gathers
-/// it (text deltas joined, whole messages set apart by a blank line).
+/// it live (`add_to_reply`).
 pub fn run_text(conn: &Connection, run_id: &str) -> Result<String> {
     let mut stmt = conn.prepare_cached("SELECT event FROM run_events WHERE run_id = ?1 ORDER BY seq")?;
     let rows = stmt.query_map([run_id], |r| r.get::<_, String>(0))?;
     let mut text = String::new();
     for row in rows {
-        match serde_json::from_str::<RunEvent>(&row?) {
-            Ok(RunEvent::TextDelta { text: delta }) => text.push_str(&delta),
-            Ok(RunEvent::Message { text: message }) => {
-                if !text.is_empty() && !text.ends_with('\n') {
-                    text.push_str("\n\n");
-                }
-                text.push_str(&message);
-            }
-            _ => {}
+        if let Ok(event) = serde_json::from_str::<RunEvent>(&row?) {
+            add_to_reply(&mut text, &event);
         }
     }
     Ok(text)

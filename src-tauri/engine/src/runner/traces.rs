@@ -6,6 +6,7 @@ use rusqlite::{params, Connection};
 use serde::Serialize;
 
 use super::store;
+use crate::board::records::{run_from_row, RUN_COLUMNS};
 use crate::board::{CardRunKind, CardRunStatus};
 use crate::context::{SectionKind, Stability};
 use crate::error::Result;
@@ -45,31 +46,33 @@ pub struct TaskTrace {
 
 /// The newest `limit` task runs (hand-offs are team chat's: not listed).
 pub fn traces(conn: &Connection, limit: u32) -> Result<Vec<TaskTrace>> {
-    let mut stmt = conn.prepare(
-        "SELECT cr.run_id, cr.card_id, c.number, c.title, a.handle, r.runtime, cr.attempt, cr.kind, cr.status,
-                cr.reason, cr.started_at, cr.finished_at
+    // The card run's own columns first, read by the Board's row reader.
+    let run_columns = RUN_COLUMNS.split(", ").map(|c| format!("cr.{c}")).collect::<Vec<_>>().join(", ");
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {run_columns}, c.number, c.title, a.handle, r.runtime
          FROM card_runs cr
          JOIN cards c ON c.id = cr.card_id
          JOIN runs r ON r.id = cr.run_id
          LEFT JOIN agents a ON a.id = r.agent_id
          WHERE cr.kind != 'handoff'
          ORDER BY cr.started_at DESC, cr.attempt DESC
-         LIMIT ?1",
-    )?;
+         LIMIT ?1"
+    ))?;
     let rows = stmt.query_map(params![limit.min(MAX_TRACES)], |r| {
+        let run = run_from_row(r)?;
         Ok(TaskTrace {
-            run_id: r.get(0)?,
-            card_id: r.get(1)?,
-            card_number: r.get(2)?,
-            card_title: r.get(3)?,
-            agent_handle: r.get(4)?,
-            runtime: r.get(5)?,
-            attempt: r.get(6)?,
-            kind: parse(&r.get::<_, String>(7)?),
-            status: parse(&r.get::<_, String>(8)?),
-            reason: r.get(9)?,
-            started_at: r.get(10)?,
-            finished_at: r.get(11)?,
+            run_id: run.run_id,
+            card_id: run.card_id,
+            card_number: r.get(8)?,
+            card_title: r.get(9)?,
+            agent_handle: r.get(10)?,
+            runtime: r.get(11)?,
+            attempt: run.attempt,
+            kind: run.kind,
+            status: run.status,
+            reason: run.reason,
+            started_at: run.started_at,
+            finished_at: run.finished_at,
             steady_chars: 0,
             context_chars: 0,
             changing_chars: 0,
@@ -120,9 +123,4 @@ fn add_usage(conn: &Connection, trace: &mut TaskTrace) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// The stored snake_case name of a kind or status (the CHECK constraints keep them valid).
-fn parse<T: serde::de::DeserializeOwned>(text: &str) -> T {
-    serde_json::from_value(serde_json::Value::String(text.to_owned())).expect("a value the table's CHECK allows")
 }
