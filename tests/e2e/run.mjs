@@ -292,6 +292,10 @@ try {
       60000,
     );
     await saveScreenshot("team-chat.png");
+    await click("team-brief-button");
+    await waitFor("the team folder field", () => find("team-folder-input"), 10000);
+    await saveScreenshot("team-brief.png");
+    await click("team-brief-close");
   });
 
   await step("what a teammate saw: its task text, and no About you", async () => {
