@@ -93,7 +93,9 @@ fn helper_opens_the_engine_and_waits_to_be_killed() {
     };
     let child = engine.block_on(async { engine.spawner().spawn(&spec) }).unwrap();
     let pgid = child.control.pid().unwrap();
-    while !group_has_live_member(pgid) {
+    // Ready only once the shell has forked its background `sleep`: killed before that, the
+    // shell dies with us (parent-death signal) and leaves no background process to sweep.
+    while live_members(pgid) < 2 {
         std::thread::sleep(Duration::from_millis(10));
     }
     println!("READY {pgid} {} {}", agent.id, run.id);
@@ -108,6 +110,28 @@ fn running(pid: u32) -> bool {
         .ok()
         .and_then(|stat| stat.rfind(')').map(|i| stat[i + 1..].split_whitespace().next() != Some("Z")))
         .unwrap_or(false)
+}
+
+/// How many live (not zombie) processes are in the process group `pgid`.
+#[cfg(target_os = "linux")]
+fn live_members(pgid: u32) -> usize {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return 0 };
+    entries
+        .flatten()
+        .filter(|entry| {
+            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { return false };
+            let Some(after_comm) = stat.rfind(')').map(|i| &stat[i + 1..]) else { return false };
+            let fields: Vec<&str> = after_comm.split_whitespace().collect();
+            fields.first() != Some(&"Z") && fields.get(2) == Some(&pgid.to_string().as_str())
+        })
+        .count()
+}
+
+/// Without /proc: whether the group lives, after a pause long enough for the shell's fork.
+#[cfg(not(target_os = "linux"))]
+fn live_members(pgid: u32) -> usize {
+    std::thread::sleep(Duration::from_millis(200));
+    if group_has_live_member(pgid) { 2 } else { 0 }
 }
 
 struct Helper {
