@@ -30,6 +30,10 @@ pub enum EngineEvent {
     /// A card was created, changed, moved, commented on or deleted (published after the
     /// commit): refetch the Board, and the card when it is open. `None`: several cards.
     BoardChanged { card_id: Option<String> },
+    /// An attention request was raised, answered, cleared, expired or withdrawn, or a grant or
+    /// the expiry setting changed: refetch the inbox and the tray. `raised`: the id of a new
+    /// open request (what a notification announces).
+    AttentionChanged { raised: Option<String> },
 }
 
 /// Cheap to clone; every clone publishes to the same subscribers.

@@ -2,6 +2,7 @@
 //! turns its services into commands and its events into UI events.
 
 pub mod agents;
+pub mod attention;
 pub mod board;
 pub mod chat;
 pub mod config;
@@ -27,6 +28,7 @@ pub use error::{Error, ErrorCode, Result};
 pub use events::{EngineEvent, EventBus};
 
 use agents::{Agents, FileWatcher, Workspaces};
+use attention::{Attention, AttentionRequest, Decision, RequestKind, UserAnswer};
 use board::Board;
 use chat::Chat;
 use memory::Memory;
@@ -47,6 +49,7 @@ pub struct Engine {
     teams: Arc<Teams>,
     memory: Arc<Memory>,
     board: Arc<Board>,
+    attention: Arc<Attention>,
     runner: Arc<Runner>,
     spawner: Arc<dyn runtimes::process::Spawner>,
     relay: Arc<Relay>,
@@ -104,6 +107,9 @@ impl Engine {
         let teams = Arc::new(Teams::new(store.clone(), agents.clone(), events.clone()));
         let memory = Arc::new(Memory::new(store.clone(), events.clone()));
         let board = Arc::new(Board::new(store.clone(), events.clone()));
+        let attention = Arc::new(Attention::new(store.clone(), agents.clone(), events.clone()));
+        // Approvals left open by an earlier app died with its runs.
+        attention.recover()?;
         let chat = Arc::new(
             Chat::new(
                 store.clone(),
@@ -117,6 +123,7 @@ impl Engine {
             .with_tools(tools.clone())
             .with_memory(memory.clone())
             .with_board(board.clone())
+            .with_attention(attention.clone())
             .with_teams(teams.clone()),
         );
         // The tools do what team chat says they do; the bridge holds the chat weakly.
@@ -137,11 +144,13 @@ impl Engine {
             relay: Some(relay.clone()),
             tools: Some(tools.clone()),
             teams: teams.clone(),
+            attention: attention.clone(),
             worktrees: config.data_dir.join("worktrees"),
         }));
         runner.recover_cut_off()?;
         runner.sweep_worktrees();
         runner.watch_board();
+        expire_approvals(&attention, runtime.handle());
         Ok(Self {
             config,
             events,
@@ -152,6 +161,7 @@ impl Engine {
             teams,
             memory,
             board,
+            attention,
             runner,
             spawner,
             relay,
@@ -208,12 +218,75 @@ impl Engine {
         &self.runner
     }
 
-    /// Answers a runtime's permission request, for whichever service runs it: a chat (one-to-one
-    /// or team) or the task runner.
-    pub fn answer_permission(&self, run_id: &str, request_id: &str, allow: bool) -> Result<()> {
-        match self.chat.answer_permission(run_id, request_id, allow) {
-            Err(Error::RunNotActive(_)) => self.runner.answer_permission(run_id, request_id, allow),
-            other => other,
+    /// Answers a runtime's permission request of run `run_id` (the buttons in a chat's or a
+    /// card's run), whichever service runs it: one path for every approval.
+    pub fn answer_permission(&self, run_id: &str, request_id: &str, decision: Decision) -> Result<AttentionRequest> {
+        self.attention.answer_permission(run_id, request_id, decision)
+    }
+
+    /// Requests for the user and approvals: the inbox, the tray, grants, the audit.
+    pub fn attention(&self) -> &Arc<Attention> {
+        &self.attention
+    }
+
+    /// The user's answer to an attention request, given in the app: the only way one is
+    /// answered. A question's answer goes back where it came from first (the team chat as the
+    /// user's message to the agent, its one-to-one chat, or its card as a comment, with the card
+    /// run again); only then is the request closed, so a failed delivery loses nothing. A
+    /// promotion's decision is applied to the note.
+    pub fn answer_attention(&self, id: &str, answer: UserAnswer) -> Result<AttentionRequest> {
+        let request = self.attention.check_answer(id, &answer)?;
+        match (&request.kind, &answer) {
+            (RequestKind::Question, UserAnswer::Text { text }) => {
+                self.deliver_answer(&request, text.trim())?;
+                self.attention.answer(id, &answer)
+            }
+            (RequestKind::Promotion, UserAnswer::Decision { decision }) => {
+                let answered = self.attention.answer(id, &answer)?;
+                if let Some(promotion) = &request.promotion_id {
+                    self.memory.decide_promotion(promotion, decision.allows())?;
+                }
+                Ok(answered)
+            }
+            _ => self.attention.answer(id, &answer),
+        }
+    }
+
+    /// A scratch-note promotion decided on the Memory page: its approval is answered too.
+    pub fn decide_promotion(&self, id: &str, approve: bool) -> Result<memory::Promotion> {
+        let promotion = self.memory.decide_promotion(id, approve)?;
+        self.attention.promotion_decided(id, approve)?;
+        Ok(promotion)
+    }
+
+    fn deliver_answer(&self, request: &AttentionRequest, text: &str) -> Result<()> {
+        match request.origin {
+            attention::Origin::Team => {
+                let team_id = request.team_id.as_deref().ok_or_else(|| Error::Internal("a team request without its team".into()))?;
+                self.chat.answer_in_team(team_id, request.room_id.as_deref(), &request.agent_id, text)
+            }
+            attention::Origin::Chat => self.chat.send(&request.agent_id, text).map(|_| ()).map_err(|e| match e {
+                Error::Conflict(_) | Error::RunNotActive(_) => Error::Conflict(format!(
+                    "{} is still working in its chat; answer again when its run has ended.",
+                    request.agent_name
+                )),
+                other => other,
+            }),
+            attention::Origin::Card => {
+                let card_id = request.card_id.as_deref().ok_or_else(|| Error::Internal("a card request without its card".into()))?;
+                let comment = format!("Answer to \"{}\":\n\n{text}", request.text);
+                self.board.comment(board::Actor::User, card_id, board::CommentKind::Comment, &comment, None)?;
+                // The next run reads the answer (comments since its last run wait for it). A card
+                // already running, or one that cannot run now, keeps the comment for later.
+                let card = self.board.get(card_id)?;
+                if card.claimed_by_run.is_none() && card.assignee_id.is_some() {
+                    if matches!(card.status, board::CardStatus::Blocked | board::CardStatus::InReview | board::CardStatus::Done) {
+                        let _ = self.board.move_card(board::Actor::User, card_id, board::CardStatus::Todo, None, None);
+                    }
+                    let _ = self.runner.start(card_id, runner::StartOptions::default());
+                }
+                Ok(())
+            }
         }
     }
 
@@ -278,4 +351,20 @@ impl Drop for Engine {
             runtime.shutdown_background();
         }
     }
+}
+
+/// Denies approvals nobody answered in time, checking every 30 seconds for as long as the
+/// engine's runtime lives.
+fn expire_approvals(attention: &Arc<Attention>, handle: &tokio::runtime::Handle) {
+    let attention = Arc::downgrade(attention);
+    handle.spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(30));
+        loop {
+            tick.tick().await;
+            let Some(attention) = attention.upgrade() else { return };
+            if let Err(e) = attention.expire_due(chat::now_ms()) {
+                eprintln!("clawboo: expiring approvals failed: {e}");
+            }
+        }
+    });
 }

@@ -64,7 +64,16 @@ impl Runtime for ScriptedRuntime {
                         input: serde_json::json!({"path": "notes.md"}),
                         description: "write notes.md".into(),
                     });
-                    channels.permissions.send(PendingPermission { request_id: "p1".into(), reply }).unwrap();
+                    channels
+                        .permissions
+                        .send(PendingPermission {
+                            request_id: "p1".into(),
+                            tool: "write_file".into(),
+                            input: serde_json::json!({"path": "notes.md"}),
+                            description: "write notes.md".into(),
+                            reply,
+                        })
+                        .unwrap();
                     let PermissionAnswer { allow } = answer.await.unwrap();
                     channels.emit(RunEvent::TextDelta { text: format!("allowed={allow}") });
                     Ok(RunResult::succeeded())

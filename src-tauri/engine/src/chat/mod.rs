@@ -13,7 +13,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{mpsc, watch};
 
 pub use types::{ChatMessage, ChatPage, ChatRole, RunEventRecord, RunStatus, RunSummary, SendOutcome};
 
@@ -26,7 +26,7 @@ use crate::events::{EngineEvent, EventBus};
 use crate::runtimes::catalog::RuntimeCatalog;
 use crate::runtimes::home::RuntimeHomes;
 use crate::runtimes::{
-    HistoryMode, PermissionAnswer, PersonaDelivery, RunChannels, RunEvent, RunResult, Runtime, RuntimeRegistry,
+    HistoryMode, PendingPermission, PersonaDelivery, RunChannels, RunEvent, RunResult, Runtime, RuntimeRegistry,
     TranscriptTurn, TurnInput,
 };
 use crate::store::Store;
@@ -34,15 +34,12 @@ use crate::store::Store;
 /// The most messages one page of history may hold.
 pub const MAX_PAGE: u32 = 500;
 
-type Answers = Arc<Mutex<HashMap<String, oneshot::Sender<PermissionAnswer>>>>;
-
 struct ActiveRun {
     /// Set once the run's row exists; empty while the slot is only reserved.
     run_id: String,
     /// Tells this run's entry from a later run's of the same agent.
     slot: u64,
     cancel: watch::Sender<bool>,
-    answers: Answers,
     done: watch::Receiver<bool>,
 }
 
@@ -70,6 +67,9 @@ pub struct Chat {
     /// The Board: a hand-off makes a card there, and the Board tools act on it (without it
     /// hand-offs make no card and the tools answer a tool error).
     board: Option<Arc<crate::board::Board>>,
+    /// Where runs' permission questions and agents' questions for the user go (without it a
+    /// permission question is denied: nobody could answer it).
+    attention: Option<Arc<crate::attention::Attention>>,
     /// Team chat's queues, pending batches and live team runs.
     team: Mutex<team::TeamState>,
     /// Set when the app quits: runs stopped from then on were cut off by the quit, not stopped
@@ -101,9 +101,16 @@ impl Chat {
             tools: None,
             memory: None,
             board: None,
+            attention: None,
             team: Mutex::default(),
             quitting: Default::default(),
         }
+    }
+
+    /// Permission questions and questions for the user become attention requests.
+    pub fn with_attention(mut self, attention: Arc<crate::attention::Attention>) -> Self {
+        self.attention = Some(attention);
+        self
     }
 
     /// Team chat over these teams.
@@ -192,9 +199,7 @@ impl Chat {
         // exactly one gets the slot. Released on any early return.
         let (cancel, cancel_rx) = watch::channel(false);
         let (done_tx, done) = watch::channel(false);
-        let answers: Answers = Arc::default();
-        let reservation =
-            self.reserve(&agent, ActiveRun { run_id: String::new(), slot: 0, cancel, answers: answers.clone(), done })?;
+        let reservation = self.reserve(&agent, ActiveRun { run_id: String::new(), slot: 0, cancel, done })?;
         let program = match agent.runtime {
             RuntimeKind::Native => None,
             kind => Some(self.catalog.locate(kind)?),
@@ -297,7 +302,12 @@ impl Chat {
             if let Some(recalled) = recalled.filter(|r| !r.text.is_empty()) {
                 recorder.record(RunEvent::ContextAdded { summary: recalled.summary, text: recalled.text });
             }
-            let result = chat.drive(&conversation, input, runtime, cancel_rx, answers, &mut recorder).await;
+            let source = crate::attention::Source {
+                agent_id: agent.id.clone(),
+                run_id: Some(summary.id.clone()),
+                ..Default::default()
+            };
+            let result = chat.drive(&conversation, input, runtime, cancel_rx, &source, &mut recorder).await;
             if let Some(relay) = &chat.relay {
                 relay.revoke(&summary.id);
             }
@@ -326,19 +336,19 @@ impl Chat {
         Ok(())
     }
 
-    pub fn answer_permission(&self, run_id: &str, request_id: &str, allow: bool) -> Result<()> {
-        let active = self.lock_active();
-        let run = active
-            .values()
-            .find(|r| r.run_id == run_id)
-            .ok_or_else(|| Error::RunNotActive("That run has already finished.".into()))?;
-        let reply = run.answers.lock().ok().and_then(|mut a| a.remove(request_id));
-        match reply {
-            Some(reply) => {
-                let _ = reply.send(PermissionAnswer { allow });
-                Ok(())
-            }
-            None => Err(Error::NotFound(format!("Permission request {request_id}"))),
+    /// A run's permission question becomes an approval for the user (or is let through by an
+    /// "Allow always"); without attention, or when it cannot be stored, it is denied.
+    fn ask_permission(&self, source: &crate::attention::Source, pending: PendingPermission, recorder: &mut Recorder) {
+        let Some(attention) = &self.attention else { return }; // dropping the reply denies
+        if let Err(e) = attention.ask_permission(source, pending) {
+            recorder.record(RunEvent::Warning { message: format!("The permission question could not be kept, so it was denied: {e}") });
+        }
+    }
+
+    /// The run of `source` ended: approvals it waited on are withdrawn.
+    fn run_ended(&self, source: &crate::attention::Source) {
+        if let (Some(attention), Some(run_id)) = (&self.attention, &source.run_id) {
+            let _ = attention.run_ended(run_id);
         }
     }
 
@@ -421,19 +431,22 @@ impl Chat {
         input: TurnInput,
         runtime: Arc<dyn Runtime>,
         cancel: watch::Receiver<bool>,
-        answers: Answers,
+        source: &crate::attention::Source,
         recorder: &mut Recorder,
     ) -> RunResult {
         let resumed = input.resume_session.is_some();
-        let result = self.run_once(input.clone(), runtime.as_ref(), cancel.clone(), &answers, recorder).await;
+        let result = self.run_once(input.clone(), runtime.as_ref(), cancel.clone(), source, recorder).await;
         if resumed && result.session_missing {
             recorder.record(RunEvent::Warning {
                 message: "The runtime no longer had the earlier session; starting a fresh one.".into(),
             });
             let _ = self.store.write(|tx| store::set_session(tx, &conversation.id, None));
             let fresh = TurnInput { resume_session: None, fork_session: false, ..input };
-            return self.run_once(fresh, runtime.as_ref(), cancel, &answers, recorder).await;
+            let result = self.run_once(fresh, runtime.as_ref(), cancel, source, recorder).await;
+            self.run_ended(source);
+            return result;
         }
+        self.run_ended(source);
         result
     }
 
@@ -442,7 +455,7 @@ impl Chat {
         input: TurnInput,
         runtime: &dyn Runtime,
         cancel: watch::Receiver<bool>,
-        answers: &Answers,
+        source: &crate::attention::Source,
         recorder: &mut Recorder,
     ) -> RunResult {
         let (events_tx, mut events) = mpsc::unbounded_channel();
@@ -455,11 +468,7 @@ impl Chat {
             tokio::select! {
                 biased;
                 Some(event) = events.recv() => recorder.record(event),
-                Some(pending) = permissions.recv() => {
-                    if let Ok(mut answers) = answers.lock() {
-                        answers.insert(pending.request_id, pending.reply);
-                    }
-                }
+                Some(pending) = permissions.recv() => self.ask_permission(source, pending, recorder),
                 result = &mut running => break result,
                 _ = flush.tick() => recorder.flush(),
             }

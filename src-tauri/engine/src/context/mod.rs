@@ -71,6 +71,7 @@ pub enum ToolName {
     BoardList,
     BoardUpdate,
     BoardComment,
+    AskUser,
 }
 
 impl ToolName {
@@ -88,6 +89,7 @@ impl ToolName {
             ToolName::BoardList => "board_list",
             ToolName::BoardUpdate => "board_update",
             ToolName::BoardComment => "board_comment",
+            ToolName::AskUser => "ask_user",
         }
     }
 }

@@ -251,8 +251,17 @@ fn how_to_work(input: &TeamTurn) -> Option<Section> {
     let board = board_note(rt, &has);
     let names_board = board.is_some();
     parts.extend(board);
+    let ask = has(ToolName::AskUser);
+    if ask {
+        parts.push(format!(
+            "When only the user can decide something, ask with {} (or write `@user` in your reply), then finish \
+             what you can: the answer comes back to you later, as a message.",
+            tool_ref(rt, ToolName::AskUser)
+        ));
+    }
     // Every kind of turn names the handoff tool exactly when it has the tool and a teammate.
-    let names_a_tool = (has_teammates && has(ToolName::Handoff)) || post || read || names_memory || names_board;
+    let names_a_tool =
+        (has_teammates && has(ToolName::Handoff)) || post || read || names_memory || names_board || ask;
     if let Some(ns) = tool_namespace_on(rt).filter(|_| names_a_tool) {
         parts.push(format!("These tools are in the namespace `{ns}`."));
     }

@@ -57,20 +57,33 @@ pub fn run(memory: &Memory, caller: &Caller, tool: ToolName, args: &Value) -> Re
             let note = memory.scratch_write(conversation, &string_arg(args, "text")?, by)?;
             Ok(format!("Written to your session scratchpad ({}).", note.id))
         }
-        ToolName::ScratchPromote => {
-            let conversation = session(caller)?;
-            let note_id = string_arg(args, "note_id")?;
-            let to = promotion_target(caller, &string_arg(args, "to")?)?;
-            let promotion = memory.request_promotion(conversation, note_id.trim(), to, by)?;
-            Ok(promotion_text(&promotion))
-        }
+        ToolName::ScratchPromote => Ok(promotion_text(&promote(memory, caller, args)?)),
         ToolName::Handoff
         | ToolName::PeerPost
         | ToolName::PeerRead
         | ToolName::BoardList
         | ToolName::BoardUpdate
-        | ToolName::BoardComment => Err(Error::InvalidInput(format!("{} is not a memory tool.", tool.as_str()))),
+        | ToolName::BoardComment
+        | ToolName::AskUser => Err(Error::InvalidInput(format!("{} is not a memory tool.", tool.as_str()))),
     }
+}
+
+/// `scratch_promote`: asks to copy the caller's session note to a wider scope.
+pub fn promote(memory: &Memory, caller: &Caller, args: &Value) -> Result<Promotion> {
+    let conversation = session(caller)?;
+    let note_id = string_arg(args, "note_id")?;
+    let to = promotion_target(caller, &string_arg(args, "to")?)?;
+    memory.request_promotion(conversation, note_id.trim(), to, author(caller))
+}
+
+/// What a promotion asks, as its approval shows it.
+pub fn promotion_request_text(promotion: &Promotion) -> String {
+    let to = match promotion.to {
+        ScratchScope::Team { .. } => "the team scratchpad",
+        ScratchScope::Global => "the global scratchpad",
+        ScratchScope::Session { .. } => "a session scratchpad",
+    };
+    format!("Copy scratch note {} to {to}: \"{}\"", promotion.note_id, promotion.text.trim())
 }
 
 /// The run's agent, bound by its token.

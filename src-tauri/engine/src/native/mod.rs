@@ -346,14 +346,22 @@ async fn ask(
         ApprovalPolicy::Ask => {}
     }
     let request_id = uuid::Uuid::new_v4().to_string();
+    let description = tools::describe(&call.name, &call.input);
     channels.emit(RunEvent::PermissionRequest {
         request_id: request_id.clone(),
         tool: call.name.clone(),
         input: call.input.clone(),
-        description: tools::describe(&call.name, &call.input),
+        description: description.clone(),
     });
     let (reply, answer) = oneshot::channel();
-    let allowed = if channels.permissions.send(PendingPermission { request_id: request_id.clone(), reply }).is_err() {
+    let pending = PendingPermission {
+        request_id: request_id.clone(),
+        tool: call.name.clone(),
+        input: call.input.clone(),
+        description,
+        reply,
+    };
+    let allowed = if channels.permissions.send(pending).is_err() {
         false // nobody can answer: deny rather than hang
     } else {
         tokio::select! {

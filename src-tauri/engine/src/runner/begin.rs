@@ -127,6 +127,7 @@ impl Runner {
         if card.team_id.is_some() {
             tools.extend([ToolName::PeerPost, ToolName::PeerRead]);
         }
+        tools.push(ToolName::AskUser);
         tools
     }
 

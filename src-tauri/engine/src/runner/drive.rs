@@ -7,7 +7,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
 use super::begin::Task;
-use super::{lock, Answers, Runner, CONTEXT_FILL_PERCENT};
+use super::{Runner, CONTEXT_FILL_PERCENT};
 use crate::chat::recorder::Recorder;
 use crate::runtimes::{RunChannels, RunEvent, RunResult, TurnInput};
 
@@ -33,7 +33,7 @@ impl Runner {
         task: &Task,
         input: TurnInput,
         mut user_cancel: watch::Receiver<bool>,
-        answers: &Answers,
+        source: &crate::attention::Source,
         recorder: &mut Recorder,
     ) -> Driven {
         let (events_tx, mut events) = mpsc::unbounded_channel();
@@ -69,7 +69,12 @@ impl Runner {
                     recorder.record(event);
                 }
                 Some(pending) = permissions.recv() => {
-                    lock(answers).insert(pending.request_id, pending.reply);
+                    // Dropping the reply on failure denies: nobody could answer it.
+                    if let Err(e) = self.parts.attention.ask_permission(source, pending) {
+                        recorder.record(RunEvent::Warning {
+                            message: format!("The permission question could not be kept, so it was denied: {e}"),
+                        });
+                    }
                 }
                 result = &mut running => break result,
                 changed = user_cancel.changed(), if stop.is_none() => {

@@ -38,7 +38,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::sync::{broadcast, oneshot, watch};
+use tokio::sync::{broadcast, watch};
 
 pub use check::CheckOutcome;
 pub use traces::{TaskTrace, MAX_TRACES};
@@ -51,7 +51,7 @@ use crate::events::{EngineEvent, EventBus};
 use crate::memory::Memory;
 use crate::runtimes::catalog::RuntimeCatalog;
 use crate::runtimes::process::Spawner;
-use crate::runtimes::{PermissionAnswer, RuntimeRegistry};
+use crate::runtimes::RuntimeRegistry;
 use crate::store::Store;
 
 /// Why a card goes back to To do when the user stops its queued task.
@@ -59,7 +59,6 @@ const STOPPED_BEFORE_START: &str = "Stopped by the user before its run started";
 /// Why a queued card goes back to To do when Clawboo quits or crashed.
 const QUEUED_AT_QUIT: &str = "Clawboo stopped before its run started";
 
-type Answers = Arc<Mutex<HashMap<String, oneshot::Sender<PermissionAnswer>>>>;
 
 /// What the runner is built on (the engine's services).
 pub struct RunnerParts {
@@ -74,6 +73,8 @@ pub struct RunnerParts {
     pub spawner: Arc<dyn Spawner>,
     pub relay: Option<Arc<crate::relay::Relay>>,
     pub tools: Option<Arc<crate::tools::Tools>>,
+    /// Where runs' permission questions go.
+    pub attention: Arc<crate::attention::Attention>,
     /// For a team's project folder (a card on a team that names none of its own works there).
     pub teams: Arc<crate::teams::Teams>,
     /// Where the cards' git worktrees go (`<data dir>/worktrees`).
@@ -104,11 +105,8 @@ struct Live {
     /// The agent it runs for (the card's assignee when it started).
     agent_id: String,
     card_id: String,
-    /// The run going now (a later attempt has its own id).
-    run_id: Arc<Mutex<String>>,
     cancel: watch::Sender<bool>,
     done: watch::Receiver<bool>,
-    answers: Answers,
     /// The plain (non-git) project folder it works in: no other run starts there meanwhile.
     exclusive: Option<PathBuf>,
 }
@@ -213,24 +211,6 @@ impl Runner {
             Some(STOPPED_BEFORE_START.into()),
         )?;
         Ok(())
-    }
-
-    /// Answers a permission question of the run `run_id` of a task.
-    pub fn answer_permission(&self, run_id: &str, request_id: &str, allow: bool) -> Result<()> {
-        let state = lock(&self.state);
-        let live = state
-            .running
-            .values()
-            .find(|l| *lock(&l.run_id) == run_id)
-            .ok_or_else(|| Error::RunNotActive("That run has already finished.".into()))?;
-        let reply = lock(&live.answers).remove(request_id);
-        match reply {
-            Some(reply) => {
-                let _ = reply.send(PermissionAnswer { allow });
-                Ok(())
-            }
-            None => Err(Error::NotFound(format!("Permission request {request_id}"))),
-        }
     }
 
     /// Card ids whose task is running now, and those waiting, in the order they will start.
@@ -455,23 +435,17 @@ impl Runner {
             let next = state.queue.remove(best);
             let (cancel, cancel_rx) = watch::channel(false);
             let (done_tx, done) = watch::channel(false);
-            let answers: Answers = Arc::default();
-            let run_id = Arc::new(Mutex::new(next.claim.clone()));
             let job = task::Job {
                 card_id: next.card_id.clone(),
                 claim: next.claim.clone(),
                 options: next.options,
                 cancel: cancel_rx,
-                answers: answers.clone(),
-                run_id: run_id.clone(),
             };
             let live = Live {
                 agent_id: next.agent_id.clone(),
                 card_id: next.card_id.clone(),
-                run_id,
                 cancel,
                 done,
-                answers,
                 exclusive: next.exclusive.clone(),
             };
             state.running.insert(next.claim.clone(), live);

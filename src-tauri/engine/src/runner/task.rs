@@ -1,7 +1,7 @@
 //! One task, from its claim to its card's release: its runs (the first, fresh sessions when it
 //! runs out of room, a fix round when the check fails), each driven, recorded and judged.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::watch;
@@ -9,7 +9,7 @@ use tokio::sync::watch;
 use super::begin::{Begun, Next, Task};
 use super::check::{run_check, CheckOutcome};
 use super::drive::{Driven, Stop};
-use super::{lock, store, Answers, Runner};
+use super::{store, Runner};
 use super::{
     StartOptions, CHECK_OUTPUT_BYTES, CHECK_TIMEOUT, CONTEXT_FILL_PERCENT, MAX_CHECK_ATTEMPTS, MAX_ROTATIONS,
     REASON_TAIL_CHARS,
@@ -35,9 +35,6 @@ pub(super) struct Job {
     pub options: StartOptions,
     /// Becomes true when the user stops the task (or the app quits).
     pub cancel: watch::Receiver<bool>,
-    pub answers: Answers,
-    /// The run going now, for permission answers.
-    pub run_id: Arc<Mutex<String>>,
 }
 
 /// How one run ended, for the task.
@@ -129,12 +126,19 @@ impl Runner {
     async fn attempt(self: &Arc<Self>, task: &Arc<Task>, next: &Next, job: &Job) -> Result<Ending> {
         let (runner, shared, told) = (Arc::clone(self), Arc::clone(task), next.clone());
         let Begun { run, input, notes } = blocking(move || runner.begin(&shared, &told)).await?;
-        *lock(&job.run_id) = run.id.clone();
         let mut recorder = Recorder::new(self.parts.store.clone(), self.parts.events.clone(), &run);
         for note in notes {
             recorder.record(note);
         }
-        let driven = self.drive(task, input, job.cancel.clone(), &job.answers, &mut recorder).await;
+        let source = crate::attention::Source {
+            agent_id: task.agent.id.clone(),
+            team_id: task.card.team_id.clone(),
+            run_id: Some(run.id.clone()),
+            card_id: Some(task.card.id.clone()),
+            ..Default::default()
+        };
+        let driven = self.drive(task, input, job.cancel.clone(), &source, &mut recorder).await;
+        let _ = self.parts.attention.run_ended(&run.id);
         if let Some(relay) = &self.parts.relay {
             relay.revoke(&run.id);
         }

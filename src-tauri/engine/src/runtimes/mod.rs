@@ -153,6 +153,10 @@ pub struct PermissionAnswer {
 /// A permission question waiting for the user.
 pub struct PendingPermission {
     pub request_id: String,
+    /// What is asked, as in the run's `PermissionRequest` event: for the approval.
+    pub tool: String,
+    pub input: serde_json::Value,
+    pub description: String,
     pub reply: oneshot::Sender<PermissionAnswer>,
 }
 

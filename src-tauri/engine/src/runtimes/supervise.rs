@@ -263,9 +263,9 @@ async fn apply(
                     };
                     channels.emit(RunEvent::PermissionRequest {
                         request_id: request_id.clone(),
-                        tool,
-                        input,
-                        description,
+                        tool: tool.clone(),
+                        input: input.clone(),
+                        description: description.clone(),
                     });
                     match decided {
                         Some(allow) => {
@@ -276,7 +276,13 @@ async fn apply(
                         None => {
                             let (reply, answer) = oneshot::channel();
                             let asked =
-                                channels.permissions.send(PendingPermission { request_id: request_id.clone(), reply });
+                                channels.permissions.send(PendingPermission {
+                                request_id: request_id.clone(),
+                                tool,
+                                input,
+                                description,
+                                reply,
+                            });
                             if asked.is_err() {
                                 // Nobody can answer: deny rather than hang.
                                 protocol.on_permission(&request_id, PermissionAnswer { allow: false }, steps);

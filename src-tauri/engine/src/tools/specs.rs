@@ -22,7 +22,7 @@ pub const MAX_QUERY_CHARS: usize = 500;
 pub const MAX_ID_BYTES: usize = 64;
 
 /// Every tool, in a stable order.
-pub const ALL: [ToolName; 12] = [
+pub const ALL: [ToolName; 13] = [
     ToolName::Handoff,
     ToolName::PeerPost,
     ToolName::PeerRead,
@@ -35,6 +35,7 @@ pub const ALL: [ToolName; 12] = [
     ToolName::BoardList,
     ToolName::BoardUpdate,
     ToolName::BoardComment,
+    ToolName::AskUser,
 ];
 
 /// The Board tools, to grant together.
@@ -73,6 +74,18 @@ pub fn spec(tool: ToolName) -> ToolSpec {
                     "task": {"type": "string", "description": "What they should do, self-contained (at most 16 KiB)."},
                 },
                 "required": ["to", "task"],
+                "additionalProperties": false,
+            }),
+        },
+        ToolName::AskUser => ToolSpec {
+            name: tool,
+            description: "Ask the user for a decision only they can make. The question waits in their inbox \
+                          until they answer; the answer comes back to you later as a message (or a comment on \
+                          your card), not in this run: finish what you can meanwhile and say what you assumed.",
+            input_schema: json!({
+                "type": "object",
+                "properties": {"question": {"type": "string", "description": "The question, self-contained (at most 4,000 characters)."}},
+                "required": ["question"],
                 "additionalProperties": false,
             }),
         },
@@ -258,6 +271,7 @@ pub fn check_args(tool: ToolName, args: Value) -> Result<Value, String> {
         ToolName::BoardList => &["status"],
         ToolName::BoardUpdate => &["card", "status", "reason", "description"],
         ToolName::BoardComment => &["card", "text"],
+        ToolName::AskUser => &["question"],
     };
     if let Some(unknown) = args.keys().find(|k| !allowed.contains(&k.as_str())) {
         return Err(format!("{name}: unknown argument \"{unknown}\" (it takes {}).", allowed.join(", ")));
@@ -269,6 +283,7 @@ pub fn check_args(tool: ToolName, args: Value) -> Result<Value, String> {
             Ok(json!({"to": to, "task": task}))
         }
         ToolName::PeerPost => Ok(json!({"text": text_arg(&args, name, "text", MAX_TEXT_BYTES)?})),
+        ToolName::AskUser => Ok(json!({"question": text_arg(&args, name, "question", MAX_TEXT_BYTES)?})),
         ToolName::PeerRead => match args.get("limit") {
             None | Some(Value::Null) => Ok(json!({})),
             Some(limit) => match limit.as_u64().filter(|n| (1..=MAX_READ_LIMIT).contains(n)) {

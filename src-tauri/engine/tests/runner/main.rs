@@ -134,7 +134,13 @@ impl Runtime for Scripted {
                     input: serde_json::json!({"command": "ls"}),
                     description: "List the files".into(),
                 });
-                let _ = channels.permissions.send(clawboo_engine::runtimes::PendingPermission { request_id, reply });
+                let _ = channels.permissions.send(clawboo_engine::runtimes::PendingPermission {
+                    request_id,
+                    tool: "Bash".into(),
+                    input: serde_json::json!({"command": "ls"}),
+                    description: "List the files".into(),
+                    reply,
+                });
                 let allowed = answer.await.is_ok_and(|a| a.allow);
                 say(if allowed { "Allowed, listed." } else { "Denied." });
                 return Ok(RunResult::succeeded());

@@ -15,7 +15,7 @@ use crate::chat::recall::RecallRequest;
 use crate::chat::recorder::Recorder;
 use crate::chat::setup::{self, Plan};
 use crate::chat::store::{self as chat_store, Conversation};
-use crate::chat::{lock, now_ms, ActiveRun, Answers, Chat, ChatRole, RunStatus, RunSummary};
+use crate::chat::{lock, now_ms, ActiveRun, Chat, ChatRole, RunStatus, RunSummary};
 use crate::context::{self, Member, TaskResult, ToolName, TurnKind, TurnMessage, WaitingItem};
 use crate::error::{Error, Result};
 use crate::events::EngineEvent;
@@ -170,10 +170,7 @@ impl Chat {
         // The agent's run slot, as for a one-to-one turn; busy: back to the front of its queue.
         let (cancel, cancel_rx) = watch::channel(false);
         let (done_tx, done) = watch::channel(false);
-        let answers: Answers = Arc::default();
-        let reservation = match self
-            .reserve(&agent, ActiveRun { run_id: String::new(), slot: 0, cancel, answers: answers.clone(), done })
-        {
+        let reservation = match self.reserve(&agent, ActiveRun { run_id: String::new(), slot: 0, cancel, done }) {
             Ok(reservation) => reservation,
             Err(_) if !self.is_closing(&agent.id) => {
                 lock(&self.team).queues.entry(agent.id.clone()).or_default().push_front(delivery);
@@ -349,7 +346,14 @@ impl Chat {
             if let Some(recalled) = recalled.filter(|r| !r.text.is_empty()) {
                 recorder.record(RunEvent::ContextAdded { summary: recalled.summary, text: recalled.text });
             }
-            let result = chat.drive(&started.conversation, input, runtime, cancel_rx, answers, &mut recorder).await;
+            let source = crate::attention::Source {
+                agent_id: started.agent.id.clone(),
+                team_id: Some(started.delivery.team_id.clone()),
+                room_id: Some(started.delivery.room_id.clone()),
+                run_id: Some(started.run.id.clone()),
+                ..Default::default()
+            };
+            let result = chat.drive(&started.conversation, input, runtime, cancel_rx, &source, &mut recorder).await;
             if let Some(relay) = &chat.relay {
                 relay.revoke(&started.run.id);
             }
@@ -385,6 +389,9 @@ impl Chat {
         }
         if self.board.is_some() {
             tools.extend(crate::tools::specs::BOARD_TOOLS);
+        }
+        if self.attention.is_some() {
+            tools.push(ToolName::AskUser);
         }
         tools
     }
@@ -473,6 +480,23 @@ impl Chat {
         };
         for message in &added {
             self.publish_room_message(&delivery.team_id, message);
+        }
+        // `@user` in the reply asks the user: a durable request, the message stays as it is.
+        if let (Some(attention), Some(question)) = (
+            &self.attention,
+            mentions::user_question(&reply, crate::attention::MAX_QUESTION_CHARS).filter(|_| status == RunStatus::Succeeded),
+        ) {
+            let source = crate::attention::Source {
+                agent_id: agent.id.clone(),
+                team_id: Some(delivery.team_id.clone()),
+                room_id: Some(delivery.room_id.clone()),
+                run_id: Some(run.id.clone()),
+                card_id: None,
+                message_id: added.iter().find(|m| m.kind == RoomMessageKind::Reply).map(|m| m.id.clone()),
+            };
+            if let Err(e) = attention.raise_question(&source, &question) {
+                eprintln!("clawboo: @user in team run {} raised no request: {e}", run.id);
+            }
         }
         if let Ok(Some(summary)) = self.store.read(|c| chat_store::run(c, &run.id)) {
             self.events.publish(EngineEvent::RoomRunChanged {

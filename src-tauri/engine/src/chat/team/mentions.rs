@@ -73,6 +73,25 @@ pub fn line_tasks<'a>(reply: &'a str, handles: &[&'a str]) -> Vec<(&'a str, Stri
     tasks.into_iter().map(|(h, t)| (h, t.trim().to_owned())).filter(|(_, t)| !t.is_empty()).collect()
 }
 
+/// What a reply that writes `@user` asks the user: the paragraphs that mention `@user`, at most
+/// `max_chars` (the whole message stays in the chat). None: no `@user` in it.
+pub fn user_question(reply: &str, max_chars: usize) -> Option<String> {
+    if !mentions(reply, &["user"]).iter().any(|m| m.handle.is_some()) {
+        return None;
+    }
+    let asked: Vec<&str> = reply
+        .split("\n\n")
+        .filter(|p| mentions(p, &["user"]).iter().any(|m| m.handle.is_some()))
+        .map(str::trim)
+        .collect();
+    let text = asked.join("\n\n");
+    Some(if text.chars().count() <= max_chars {
+        text
+    } else {
+        format!("{}…", text.chars().take(max_chars - 1).collect::<String>())
+    })
+}
+
 /// "1. rest" or "1) rest" → "rest".
 fn strip_number(line: &str) -> &str {
     let digits = line.len() - line.trim_start_matches(|c: char| c.is_ascii_digit()).len();

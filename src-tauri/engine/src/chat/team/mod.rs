@@ -99,7 +99,35 @@ impl Chat {
 
     /// Sends the user's message to a room. `/reset` and `/new` end what the agents carry from
     /// the room; `/rule` lists the team rules, `/rule <text>` adds one, `/rule remove <n>` removes one.
+    /// A message of the user clears the team's open questions (Mobius: a human reply in that
+    /// chat answers them); approvals stay, they take a decision.
     pub fn send_team(self: &Arc<Self>, room_id: &str, text: &str) -> Result<TeamSendOutcome> {
+        let outcome = self.send_team_message(room_id, text)?;
+        if let Some(attention) = self.attention.as_ref().filter(|_| outcome.message.kind == RoomMessageKind::User) {
+            let (team, _) = self.teams()?.room(room_id)?;
+            attention.clear_team_questions(&team.id)?;
+        }
+        Ok(outcome)
+    }
+
+    /// The user's answer to `agent_id`'s question, from the inbox: their message to that agent
+    /// in the room it asked in (the team's General room when that room is gone, no mention when
+    /// the agent is no longer in it). Other agents' open questions stay open.
+    pub fn answer_in_team(self: &Arc<Self>, team_id: &str, room_id: Option<&str>, agent_id: &str, text: &str) -> Result<()> {
+        let team = self.teams()?.get(team_id)?;
+        let room = room_id
+            .and_then(|id| team.rooms.iter().find(|r| r.id == id))
+            .or_else(|| team.rooms.first())
+            .ok_or_else(|| Error::NotFound(format!("A room of {}", team.name)))?;
+        let members = self.room_members(room)?;
+        let message = match members.iter().find(|m| m.id == agent_id) {
+            Some(agent) => format!("@{} {text}", agent.handle),
+            None => text.to_owned(),
+        };
+        self.send_team_message(&room.id, &message).map(|_| ())
+    }
+
+    fn send_team_message(self: &Arc<Self>, room_id: &str, text: &str) -> Result<TeamSendOutcome> {
         let text = text.trim();
         if text.is_empty() {
             return Err(Error::InvalidInput("The message is empty.".into()));

@@ -92,12 +92,50 @@ impl Chat {
                     lines.join("\n\n")
                 ))
             }
+            ToolName::AskUser => {
+                let question = string_arg(args, "question")?;
+                let attention = self.attention.as_ref().ok_or_else(|| {
+                    Error::InvalidInput("Questions for the user are not available in this Clawboo.".into())
+                })?;
+                let source = self.source_of(caller)?;
+                let request = attention.raise_question(&source, &question)?;
+                let back = match source.origin() {
+                    crate::attention::Origin::Card => "as a comment on your card, and the card runs again",
+                    crate::attention::Origin::Team => "as the user's message in the team chat",
+                    crate::attention::Origin::Chat => "as the user's next message",
+                };
+                Ok(format!(
+                    "Your question is in the user's inbox ({}). They may be away: the answer comes back to you {back}, \
+                     not in this run. Finish what you can without it and say what you assumed.",
+                    request.id
+                ))
+            }
+            ToolName::ScratchPromote => {
+                let memory = self
+                    .memory
+                    .as_ref()
+                    .ok_or_else(|| Error::InvalidInput("Shared memory is not available in this Clawboo.".into()))?;
+                let promotion = crate::memory::tools::promote(memory, caller, args)?;
+                if let Some(attention) = &self.attention {
+                    let source = self.source_of(caller)?;
+                    let what = crate::memory::tools::promotion_request_text(&promotion);
+                    if let crate::attention::Raised::Granted(_) =
+                        attention.raise_promotion(&source, &promotion.id, tool.as_str(), &what)?
+                    {
+                        memory.decide_promotion(&promotion.id, true)?;
+                        return Ok(format!(
+                            "Copied {} to the wider scratchpad: the user allows your promotions without asking.",
+                            promotion.note_id
+                        ));
+                    }
+                }
+                Ok(crate::memory::tools::promotion_text(&promotion))
+            }
             ToolName::MemorySave
             | ToolName::MemorySearch
             | ToolName::MemoryGet
             | ToolName::NoteSave
-            | ToolName::ScratchWrite
-            | ToolName::ScratchPromote => match &self.memory {
+            | ToolName::ScratchWrite => match &self.memory {
                 Some(memory) => crate::memory::tools::run(memory, caller, tool, args),
                 None => Err(Error::InvalidInput("Shared memory is not available in this Clawboo.".into())),
             },
@@ -106,6 +144,29 @@ impl Chat {
                 None => Err(Error::InvalidInput("The Board is not available in this Clawboo.".into())),
             },
         }
+    }
+
+    /// Where a tool call comes from, from the run's token alone: its agent, team and room, and
+    /// the card when the run is a card's task run (a hand-off's run answers in the team chat).
+    fn source_of(&self, caller: &Caller) -> Result<crate::attention::Source> {
+        let card_id: Option<String> = self.store.read(|c| {
+            use rusqlite::OptionalExtension;
+            Ok(c.query_row(
+                "SELECT card_id FROM card_runs WHERE run_id = ?1 AND kind != 'handoff'",
+                [&caller.run_id],
+                |r| r.get(0),
+            )
+            .optional()?)
+        })?;
+        let non_empty = |s: &str| (!s.is_empty()).then(|| s.to_owned());
+        Ok(crate::attention::Source {
+            agent_id: caller.agent_id.clone(),
+            team_id: non_empty(&caller.team_id),
+            room_id: non_empty(&caller.room_id),
+            run_id: Some(caller.run_id.clone()),
+            card_id,
+            message_id: None,
+        })
     }
 
     /// Whether this engine can give the agent's runtime Clawboo's tools. A user's own OpenClaw
@@ -128,6 +189,9 @@ impl Chat {
         }
         if self.board.is_some() {
             tools.extend(crate::tools::specs::BOARD_TOOLS);
+        }
+        if self.attention.is_some() {
+            tools.push(ToolName::AskUser);
         }
         let bridge = self.tools.as_ref().filter(|_| !tools.is_empty() && self.can_serve_tools(agent))?;
         Some(bridge.grant(Caller {

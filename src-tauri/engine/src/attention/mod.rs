@@ -1,0 +1,556 @@
+//! Attention: what needs the user. Agents raise **questions** (`ask_user`, `@user` in team
+//! chat); runs raise typed **approvals** (a runtime's permission request, a scratch-note
+//! promotion). Every request is stored durably with its source and stays open until the user
+//! answers it in the app; approvals expire (denied) after a configurable time. Every request,
+//! answer and grant is in the audit.
+//!
+//! No self-approval: [`Attention::answer`] is the only way to answer, and it is reached only
+//! from the shell's commands, that is, from the user acting in the app. No tool calls it; text
+//! an agent writes (chat, peer room, tool result, card comment) is never read as an answer.
+
+mod burst;
+mod store;
+pub mod types;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use tokio::sync::oneshot;
+
+pub use burst::{BurstGate, Notice, BURST_WINDOW_MS};
+pub use types::*;
+
+use crate::agents::Agents;
+use crate::chat::now_ms;
+use crate::error::{Error, Result};
+use crate::events::{EngineEvent, EventBus};
+use crate::runtimes::{PendingPermission, PermissionAnswer};
+use crate::store::Store;
+
+/// Who an audit line names when Clawboo itself acted (expiry, a grant, a run that ended).
+const CLAWBOO: &str = "clawboo";
+/// Who an audit line names when the user acted in the app.
+const USER: &str = "you";
+
+/// What raising an approval came to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Raised {
+    /// Waiting for the user.
+    Open(AttentionRequest),
+    /// Let through by an earlier "Allow always" (kept in the history all the same).
+    Granted(AttentionRequest),
+}
+
+pub struct Attention {
+    store: Arc<Store>,
+    agents: Arc<Agents>,
+    events: EventBus,
+    /// The runs' permission questions waiting for an answer, by request id.
+    waiting: Mutex<HashMap<String, oneshot::Sender<PermissionAnswer>>>,
+}
+
+impl Attention {
+    pub fn new(store: Arc<Store>, agents: Arc<Agents>, events: EventBus) -> Self {
+        Self { store, agents, events, waiting: Mutex::default() }
+    }
+
+    /// At start: approvals left open by an earlier app belong to runs that died with it.
+    /// Questions stay open: they are answered into the chat or card, which outlives runs.
+    pub fn recover(&self) -> Result<usize> {
+        let now = now_ms();
+        let count = self.store.write(|tx| {
+            let open = store::open_where(tx, "r.kind = ?1", "permission")?;
+            for request in &open {
+                store::close(tx, &request.id, RequestStatus::Withdrawn, None, None, now)?;
+                store::audit(
+                    tx,
+                    now,
+                    Some(&request.id),
+                    CLAWBOO,
+                    AuditAction::Withdrawn,
+                    "Clawboo was closed before an answer; the run that asked was cut off.",
+                )?;
+            }
+            Ok(open.len())
+        })?;
+        if count > 0 {
+            self.publish(None);
+        }
+        Ok(count)
+    }
+
+    // --- Raising -------------------------------------------------------------------------
+
+    /// An agent asks the user something. Empty or over [`MAX_QUESTION_CHARS`] is refused.
+    pub fn raise_question(&self, source: &Source, text: &str) -> Result<AttentionRequest> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(Error::InvalidInput("The question is empty.".into()));
+        }
+        if text.chars().count() > MAX_QUESTION_CHARS {
+            return Err(Error::InvalidInput(format!(
+                "A question for the user has at most {MAX_QUESTION_CHARS} characters; ask it shorter."
+            )));
+        }
+        self.raise(source, RequestKind::Question, text, None, None, None, None)
+    }
+
+    /// A run's runtime asks before using a tool. Allowed at once when the user chose "Allow
+    /// always" for this agent and tool; otherwise open until answered, expired, or its run ends.
+    pub fn ask_permission(&self, source: &Source, pending: PendingPermission) -> Result<Raised> {
+        let input = pretty_input(&pending.input);
+        let text = if pending.description.trim().is_empty() {
+            format!("Use {}", pending.tool)
+        } else {
+            pending.description.trim().to_owned()
+        };
+        let granted = self.store.read(|c| store::is_granted(c, &source.agent_id, &pending.tool))?;
+        let request = self.raise_with(
+            source,
+            RequestKind::Permission,
+            &text,
+            Some(&pending.tool),
+            Some(&input),
+            Some(&pending.request_id),
+            None,
+            granted,
+        )?;
+        if granted {
+            let _ = pending.reply.send(PermissionAnswer { allow: true });
+            return Ok(Raised::Granted(request));
+        }
+        self.lock_waiting().insert(request.id.clone(), pending.reply);
+        Ok(Raised::Open(request))
+    }
+
+    /// An agent asks to copy a scratch note to a wider scope (`tool` is the tool it used).
+    /// Granted at once after an "Allow always" for this agent and tool.
+    pub fn raise_promotion(&self, source: &Source, promotion_id: &str, tool: &str, text: &str) -> Result<Raised> {
+        let granted = self.store.read(|c| store::is_granted(c, &source.agent_id, tool))?;
+        let request = self.raise_with(
+            source,
+            RequestKind::Promotion,
+            text,
+            Some(tool),
+            None,
+            None,
+            Some(promotion_id),
+            granted,
+        )?;
+        Ok(if granted { Raised::Granted(request) } else { Raised::Open(request) })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn raise(
+        &self,
+        source: &Source,
+        kind: RequestKind,
+        text: &str,
+        tool: Option<&str>,
+        input: Option<&str>,
+        runtime_request_id: Option<&str>,
+        promotion_id: Option<&str>,
+    ) -> Result<AttentionRequest> {
+        self.raise_with(source, kind, text, tool, input, runtime_request_id, promotion_id, false)
+    }
+
+    /// Stores the request (closed at once as allowed when `granted`), audits it, tells the UI.
+    #[allow(clippy::too_many_arguments)]
+    fn raise_with(
+        &self,
+        source: &Source,
+        kind: RequestKind,
+        text: &str,
+        tool: Option<&str>,
+        input: Option<&str>,
+        runtime_request_id: Option<&str>,
+        promotion_id: Option<&str>,
+        granted: bool,
+    ) -> Result<AttentionRequest> {
+        let agent = self.agents.get(&source.agent_id)?;
+        let id = new_id();
+        let now = now_ms();
+        let expires_at = if kind.is_approval() {
+            let hours = self.settings()?.approval_expiry_hours;
+            Some(now + i64::from(hours) * 3_600_000)
+        } else {
+            None
+        };
+        let actor = format!("@{}", agent.handle);
+        let request = self.store.write(|tx| {
+            store::insert(
+                tx,
+                source,
+                &store::NewRequest {
+                    id: &id,
+                    kind,
+                    agent_name: &agent.name,
+                    agent_handle: &agent.handle,
+                    text,
+                    tool,
+                    input,
+                    runtime_request_id,
+                    promotion_id,
+                    created_at: now,
+                    expires_at,
+                },
+            )?;
+            store::audit(tx, now, Some(&id), &actor, AuditAction::Raised, &describe(kind, text, tool))?;
+            if granted {
+                store::close(tx, &id, RequestStatus::Answered, Some(Decision::AllowAlways), None, now)?;
+                store::audit(
+                    tx,
+                    now,
+                    Some(&id),
+                    CLAWBOO,
+                    AuditAction::AllowedByGrant,
+                    &format!("Allowed without asking: you chose \"Allow always\" for @{} and {}.", agent.handle, tool.unwrap_or("this")),
+                )?;
+            }
+            store::get(tx, &id)
+        })?;
+        self.publish(if granted { None } else { Some(request.id.clone()) });
+        Ok(request)
+    }
+
+    // --- Answering: the user, in the app -------------------------------------------------
+
+    /// The user's answer to request `id`, given in the app. The only way any request is
+    /// answered. A question takes text, an approval a decision; a request no longer open is a
+    /// `Conflict`. For a permission whose run has ended, the request is withdrawn and the
+    /// answer refused (`RunNotActive`). Delivering a question's answer to its source is the
+    /// engine's business (see `Engine::answer_attention`); call [`Attention::check_answer`]
+    /// first so nothing is delivered for a request that cannot be answered.
+    pub fn answer(&self, id: &str, answer: &UserAnswer) -> Result<AttentionRequest> {
+        let request = self.check_answer(id, answer)?;
+        let now = now_ms();
+        match (request.kind, answer) {
+            (RequestKind::Question, UserAnswer::Text { text }) => {
+                let text = text.trim();
+                self.close_as_user(&request, RequestStatus::Answered, None, Some(text), AuditAction::Answered, text, now)
+            }
+            (RequestKind::Permission, UserAnswer::Decision { decision }) => {
+                let reply = self.lock_waiting().remove(&request.id);
+                let Some(reply) = reply.filter(|r| !r.is_closed()) else {
+                    self.withdraw(&request, "The run that asked has ended; nothing is waiting for this answer.")?;
+                    return Err(Error::RunNotActive(
+                        "The run that asked has already ended, so it no longer waits for this answer.".into(),
+                    ));
+                };
+                let _ = reply.send(PermissionAnswer { allow: decision.allows() });
+                self.decide(&request, *decision, now)
+            }
+            (RequestKind::Promotion, UserAnswer::Decision { decision }) => self.decide(&request, *decision, now),
+            _ => unreachable!("check_answer matched the answer to the kind"),
+        }
+    }
+
+    /// The request `id`, if the user can answer it with `answer`.
+    pub fn check_answer(&self, id: &str, answer: &UserAnswer) -> Result<AttentionRequest> {
+        let request = self.get(id)?;
+        if request.status != RequestStatus::Open {
+            return Err(Error::Conflict(format!(
+                "This request was already {}.",
+                match request.status {
+                    RequestStatus::Answered => "answered",
+                    RequestStatus::Cleared => "cleared by your reply in the team chat",
+                    RequestStatus::Expired => "denied when it expired",
+                    RequestStatus::Withdrawn => "withdrawn: the run that asked has ended",
+                    RequestStatus::Open => unreachable!(),
+                }
+            )));
+        }
+        match (request.kind, answer) {
+            (RequestKind::Question, UserAnswer::Text { text }) => {
+                if text.trim().is_empty() {
+                    return Err(Error::InvalidInput("The answer is empty.".into()));
+                }
+                if text.chars().count() > MAX_ANSWER_CHARS {
+                    return Err(Error::InvalidInput(format!("An answer has at most {MAX_ANSWER_CHARS} characters.")));
+                }
+            }
+            (RequestKind::Question, UserAnswer::Decision { .. }) => {
+                return Err(Error::InvalidInput("A question is answered with text, not Allow or Deny.".into()))
+            }
+            (_, UserAnswer::Text { .. }) => {
+                return Err(Error::InvalidInput("An approval is answered with Allow once, Allow always or Deny.".into()))
+            }
+            (_, UserAnswer::Decision { .. }) => {}
+        }
+        Ok(request)
+    }
+
+    /// Answers the permission question `runtime_request_id` of run `run_id` (the Allow/Deny
+    /// buttons in a chat's timeline and a card's run).
+    pub fn answer_permission(&self, run_id: &str, runtime_request_id: &str, decision: Decision) -> Result<AttentionRequest> {
+        let id = self
+            .store
+            .read(|c| store::find_by_runtime_request(c, run_id, runtime_request_id))?
+            .ok_or_else(|| Error::NotFound(format!("Permission request {runtime_request_id}")))?;
+        self.answer(&id, &UserAnswer::Decision { decision })
+    }
+
+    /// A promotion decided on the Memory page: its approval is answered the same way.
+    pub fn promotion_decided(&self, promotion_id: &str, approve: bool) -> Result<()> {
+        let Some(id) = self.store.read(|c| store::find_by_promotion(c, promotion_id))? else { return Ok(()) };
+        let request = self.get(&id)?;
+        let decision = if approve { Decision::AllowOnce } else { Decision::Deny };
+        self.decide(&request, decision, now_ms()).map(|_| ())
+    }
+
+    fn decide(&self, request: &AttentionRequest, decision: Decision, now: i64) -> Result<AttentionRequest> {
+        let (action, detail) = match decision {
+            Decision::AllowOnce => (AuditAction::Allowed, format!("Allowed once: {}", request.text)),
+            Decision::AllowAlways => (
+                AuditAction::AllowedAlways,
+                format!(
+                    "Allowed, and from now on @{} may use {} without asking.",
+                    request.agent_handle,
+                    request.tool.as_deref().unwrap_or("this")
+                ),
+            ),
+            Decision::Deny => (AuditAction::Denied, format!("Denied: {}", request.text)),
+        };
+        let grant = (decision == Decision::AllowAlways).then(|| request.tool.clone()).flatten();
+        let request = self.close_with(request, RequestStatus::Answered, Some(decision), None, USER, action, &detail, now, |tx| {
+            if let Some(tool) = &grant {
+                // A deleted agent cannot be granted anything; its answer still stands.
+                if tx.query_row("SELECT 1 FROM agents WHERE id = ?1", [&request.agent_id], |_| Ok(())).is_ok() {
+                    store::add_grant(tx, &new_id(), &request.agent_id, tool, &request.id, now)?;
+                }
+            }
+            Ok(())
+        })?;
+        Ok(request)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn close_as_user(
+        &self,
+        request: &AttentionRequest,
+        status: RequestStatus,
+        decision: Option<Decision>,
+        answer: Option<&str>,
+        action: AuditAction,
+        detail: &str,
+        now: i64,
+    ) -> Result<AttentionRequest> {
+        self.close_with(request, status, decision, answer, USER, action, detail, now, |_| Ok(()))
+    }
+
+    /// Closes `request` (a `Conflict` if someone closed it first), audits, and tells the UI.
+    #[allow(clippy::too_many_arguments)]
+    fn close_with(
+        &self,
+        request: &AttentionRequest,
+        status: RequestStatus,
+        decision: Option<Decision>,
+        answer: Option<&str>,
+        actor: &str,
+        action: AuditAction,
+        detail: &str,
+        now: i64,
+        also: impl FnOnce(&rusqlite::Transaction) -> Result<()>,
+    ) -> Result<AttentionRequest> {
+        let closed = self.store.write(|tx| {
+            if !store::close(tx, &request.id, status, decision, answer, now)? {
+                return Err(Error::Conflict("This request was answered meanwhile.".into()));
+            }
+            store::audit(tx, now, Some(&request.id), actor, action, detail)?;
+            also(tx)?;
+            store::get(tx, &request.id)
+        })?;
+        self.publish(None);
+        Ok(closed)
+    }
+
+    fn withdraw(&self, request: &AttentionRequest, why: &str) -> Result<()> {
+        match self.close_with(request, RequestStatus::Withdrawn, None, None, CLAWBOO, AuditAction::Withdrawn, why, now_ms(), |_| Ok(())) {
+            Ok(_) | Err(Error::Conflict(_)) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    // --- Clearing, ending, expiring ------------------------------------------------------
+
+    /// The user wrote in team `team_id`'s chat: its open questions are cleared (approvals
+    /// are not: they take a decision). Returns how many.
+    pub fn clear_team_questions(&self, team_id: &str) -> Result<usize> {
+        let now = now_ms();
+        let cleared = self.store.write(|tx| {
+            let open = store::open_where(tx, "r.kind = 'question' AND r.team_id = ?1", team_id)?;
+            for request in &open {
+                store::close(tx, &request.id, RequestStatus::Cleared, None, None, now)?;
+                store::audit(tx, now, Some(&request.id), USER, AuditAction::Cleared, "You replied in the team chat.")?;
+            }
+            Ok(open.len())
+        })?;
+        if cleared > 0 {
+            self.publish(None);
+        }
+        Ok(cleared)
+    }
+
+    /// Run `run_id` ended: the approvals it waited on can no longer be answered. Its
+    /// questions stay open (their answers go to its chat or card).
+    pub fn run_ended(&self, run_id: &str) -> Result<usize> {
+        let open = self.store.read(|c| store::open_where(c, "r.kind = 'permission' AND r.run_id = ?1", run_id))?;
+        for request in &open {
+            self.lock_waiting().remove(&request.id);
+            self.withdraw(request, "The run ended before an answer.")?;
+        }
+        Ok(open.len())
+    }
+
+    /// Approvals unanswered past their expiry are denied, and their runs told so. Returns how
+    /// many expired. Called every minute by the engine, and by tests with their own clock.
+    pub fn expire_due(&self, now: i64) -> Result<usize> {
+        let due: Vec<AttentionRequest> = self
+            .store
+            .read(store::open)?
+            .into_iter()
+            .filter(|r| r.expires_at.is_some_and(|at| at <= now))
+            .collect();
+        for request in &due {
+            if let Some(reply) = self.lock_waiting().remove(&request.id) {
+                let _ = reply.send(PermissionAnswer { allow: false });
+            }
+            let detail = "Nobody answered in time, so it was denied.";
+            match self.close_with(request, RequestStatus::Expired, Some(Decision::Deny), None, CLAWBOO, AuditAction::Expired, detail, now, |_| Ok(())) {
+                Ok(_) | Err(Error::Conflict(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(due.len())
+    }
+
+    // --- Reading -------------------------------------------------------------------------
+
+    pub fn get(&self, id: &str) -> Result<AttentionRequest> {
+        self.store.read(|c| store::get(c, id))
+    }
+
+    /// Open requests, newest first.
+    pub fn open(&self) -> Result<Vec<AttentionRequest>> {
+        self.store.read(store::open)
+    }
+
+    /// Every request, newest first (`limit` at most, 1..=500), created before `before`.
+    pub fn history(&self, before: Option<i64>, limit: u32) -> Result<Vec<AttentionRequest>> {
+        self.store.read(|c| store::history(c, before, limit.clamp(1, 500)))
+    }
+
+    /// The audit, newest first; of one request when given.
+    pub fn audit(&self, request_id: Option<&str>, before: Option<i64>, limit: u32) -> Result<Vec<AuditEntry>> {
+        self.store.read(|c| store::audit_page(c, request_id, before, limit.clamp(1, 1_000)))
+    }
+
+    /// What the tray shows.
+    pub fn tray_state(&self) -> Result<TrayState> {
+        let open = self.open()?;
+        let approvals = open.iter().filter(|r| r.kind.is_approval()).count() as u32;
+        let count = open.len() as u32;
+        let tooltip = match count {
+            0 => "Clawboo".to_owned(),
+            1 => "Clawboo: 1 request needs you".to_owned(),
+            n => format!("Clawboo: {n} requests need you"),
+        };
+        let newest = open.iter().take(TRAY_ITEMS).map(|r| TrayItem { request_id: r.id.clone(), label: tray_label(r) }).collect();
+        Ok(TrayState { open: count, questions: count - approvals, approvals, tooltip, newest })
+    }
+
+    // --- Grants and settings -------------------------------------------------------------
+
+    /// "Allow always" grants, newest first.
+    pub fn grants(&self) -> Result<Vec<Grant>> {
+        self.store.read(store::grants)
+    }
+
+    pub fn revoke_grant(&self, id: &str) -> Result<()> {
+        let now = now_ms();
+        self.store.write(|tx| {
+            let (agent_id, tool) = store::remove_grant(tx, id)?;
+            let handle: String = tx
+                .query_row("SELECT handle FROM agents WHERE id = ?1", [&agent_id], |r| r.get(0))
+                .unwrap_or_else(|_| agent_id.clone());
+            store::audit(
+                tx,
+                now,
+                None,
+                USER,
+                AuditAction::GrantRevoked,
+                &format!("@{handle} must ask again before using {tool}."),
+            )
+        })?;
+        self.publish(None);
+        Ok(())
+    }
+
+    pub fn settings(&self) -> Result<AttentionSettings> {
+        self.store.read(store::settings)
+    }
+
+    pub fn set_settings(&self, settings: AttentionSettings) -> Result<AttentionSettings> {
+        if !(1..=MAX_EXPIRY_HOURS).contains(&settings.approval_expiry_hours) {
+            return Err(Error::InvalidInput(format!(
+                "Approvals expire after 1 to {MAX_EXPIRY_HOURS} hours (30 days)."
+            )));
+        }
+        self.store.write(|tx| store::put_settings(tx, &settings))?;
+        self.publish(None);
+        Ok(settings)
+    }
+
+    fn publish(&self, raised: Option<String>) {
+        self.events.publish(EngineEvent::AttentionChanged { raised });
+    }
+
+    fn lock_waiting(&self) -> MutexGuard<'_, HashMap<String, oneshot::Sender<PermissionAnswer>>> {
+        self.waiting.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// `r-` and 10 hex digits: short enough to read, random so it is never guessed or reused.
+fn new_id() -> String {
+    format!("r-{}", &uuid::Uuid::new_v4().simple().to_string()[..10])
+}
+
+/// A tool's input as stored: pretty JSON, at most [`MAX_INPUT_BYTES`] (cut on a char boundary,
+/// and said so: the run's activity keeps it whole).
+fn pretty_input(input: &serde_json::Value) -> String {
+    let text = serde_json::to_string_pretty(input).unwrap_or_else(|_| input.to_string());
+    if text.len() <= MAX_INPUT_BYTES {
+        return text;
+    }
+    let mut end = MAX_INPUT_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}\n… (shortened here; the run's activity has all {} bytes)", &text[..end], text.len())
+}
+
+fn describe(kind: RequestKind, text: &str, tool: Option<&str>) -> String {
+    match (kind, tool) {
+        (RequestKind::Question, _) => format!("Asked: {text}"),
+        (RequestKind::Permission, Some(tool)) => format!("Asked to use {tool}: {text}"),
+        (RequestKind::Promotion, _) => format!("Asked to promote a scratch note: {text}"),
+        (_, None) => text.to_owned(),
+    }
+}
+
+/// "Ada asks: Which region?" / "Ada wants to use Write", at most 60 characters.
+fn tray_label(request: &AttentionRequest) -> String {
+    let label = match request.kind {
+        RequestKind::Question => format!("{} asks: {}", request.agent_name, request.text),
+        RequestKind::Permission => {
+            format!("{} wants to use {}", request.agent_name, request.tool.as_deref().unwrap_or("a tool"))
+        }
+        RequestKind::Promotion => format!("{} wants to share a note", request.agent_name),
+    };
+    let one_line = label.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() <= 60 {
+        one_line
+    } else {
+        format!("{}…", one_line.chars().take(59).collect::<String>())
+    }
+}

@@ -1,0 +1,329 @@
+//! Attention's vocabulary: a request for the user (a question, or a typed approval), where it
+//! came from, how it was answered, the "Allow always" grants and the audit. Serialized for the
+//! UI as they are.
+
+use serde::{Deserialize, Serialize};
+
+/// A question for the user, in characters (an `ask_user` call or an `@user` message).
+pub const MAX_QUESTION_CHARS: usize = 4_000;
+/// The user's answer to a question, in characters (it becomes a chat message).
+pub const MAX_ANSWER_CHARS: usize = 16_000;
+/// An approval's tool input as stored and shown, in bytes (longer input is kept whole in the
+/// run's activity; the request says it was shortened).
+pub const MAX_INPUT_BYTES: usize = 16 * 1024;
+/// An unanswered approval expires after this many hours unless the user set another limit.
+pub const DEFAULT_EXPIRY_HOURS: u32 = 24;
+/// The longest expiry the user may set (30 days).
+pub const MAX_EXPIRY_HOURS: u32 = 720;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum RequestKind {
+    /// An agent asks the user something (`ask_user`, `@user`); answered with text.
+    Question,
+    /// A runtime asks before using a tool.
+    Permission,
+    /// An agent asks to copy a scratch note to a wider scope.
+    Promotion,
+}
+
+impl RequestKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RequestKind::Question => "question",
+            RequestKind::Permission => "permission",
+            RequestKind::Promotion => "promotion",
+        }
+    }
+
+    pub fn parse(s: &str) -> Self {
+        match s {
+            "permission" => RequestKind::Permission,
+            "promotion" => RequestKind::Promotion,
+            _ => RequestKind::Question,
+        }
+    }
+
+    /// Whether it is answered with a decision (Allow once / Allow always / Deny).
+    pub fn is_approval(self) -> bool {
+        self != RequestKind::Question
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum RequestStatus {
+    Open,
+    /// The user answered it in the app.
+    Answered,
+    /// The user wrote in the team chat it came from, which clears the team's open questions.
+    Cleared,
+    /// Nobody answered in time: an approval is denied.
+    Expired,
+    /// Its run ended (finished, stopped, or cut off by a quit) before an answer.
+    Withdrawn,
+}
+
+impl RequestStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RequestStatus::Open => "open",
+            RequestStatus::Answered => "answered",
+            RequestStatus::Cleared => "cleared",
+            RequestStatus::Expired => "expired",
+            RequestStatus::Withdrawn => "withdrawn",
+        }
+    }
+
+    pub fn parse(s: &str) -> Self {
+        match s {
+            "answered" => RequestStatus::Answered,
+            "cleared" => RequestStatus::Cleared,
+            "expired" => RequestStatus::Expired,
+            "withdrawn" => RequestStatus::Withdrawn,
+            _ => RequestStatus::Open,
+        }
+    }
+}
+
+/// Where a request came from, and so where its answer goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// The agent's one-to-one chat.
+    Chat,
+    /// A team's chat (a leader's turn or a teammate's hidden task).
+    Team,
+    /// A run of a card on the Board.
+    Card,
+}
+
+impl Origin {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Chat => "chat",
+            Origin::Team => "team",
+            Origin::Card => "card",
+        }
+    }
+
+    pub fn parse(s: &str) -> Self {
+        match s {
+            "team" => Origin::Team,
+            "card" => Origin::Card,
+            _ => Origin::Chat,
+        }
+    }
+}
+
+/// An approval's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    AllowOnce,
+    /// Allow, and from now on allow this agent this tool without asking (until revoked).
+    AllowAlways,
+    Deny,
+}
+
+impl Decision {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::AllowOnce => "allow_once",
+            Decision::AllowAlways => "allow_always",
+            Decision::Deny => "deny",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "allow_once" => Some(Decision::AllowOnce),
+            "allow_always" => Some(Decision::AllowAlways),
+            "deny" => Some(Decision::Deny),
+            _ => None,
+        }
+    }
+
+    pub fn allows(self) -> bool {
+        self != Decision::Deny
+    }
+}
+
+/// Who raised a request and from where: the run's owner fills it in from what it knows (the
+/// token's binding for tools), never from what an agent claims.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Source {
+    pub agent_id: String,
+    pub team_id: Option<String>,
+    pub room_id: Option<String>,
+    pub run_id: Option<String>,
+    pub card_id: Option<String>,
+    /// The `@user` message in team chat.
+    pub message_id: Option<String>,
+}
+
+impl Source {
+    pub fn origin(&self) -> Origin {
+        if self.card_id.is_some() {
+            Origin::Card
+        } else if self.team_id.is_some() {
+            Origin::Team
+        } else {
+            Origin::Chat
+        }
+    }
+}
+
+/// A request for the user, as the inbox and the audit show it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct AttentionRequest {
+    /// `r-` and 10 hex digits.
+    pub id: String,
+    pub kind: RequestKind,
+    pub status: RequestStatus,
+    pub origin: Origin,
+    pub agent_id: String,
+    pub agent_name: String,
+    pub agent_handle: String,
+    pub team_id: Option<String>,
+    /// The team's name now (None once the team is gone).
+    pub team_name: Option<String>,
+    pub room_id: Option<String>,
+    pub room_name: Option<String>,
+    pub run_id: Option<String>,
+    pub card_id: Option<String>,
+    pub card_number: Option<i64>,
+    pub card_title: Option<String>,
+    pub message_id: Option<String>,
+    /// The question, or what the approval asks ("Write file notes.md").
+    pub text: String,
+    /// For a permission: the tool the runtime wants to use.
+    pub tool: Option<String>,
+    /// For a permission: the tool's input (JSON, pretty, at most [`MAX_INPUT_BYTES`]).
+    pub input: Option<String>,
+    pub promotion_id: Option<String>,
+    pub created_at: i64,
+    /// For an approval: when it is denied if nobody answers.
+    pub expires_at: Option<i64>,
+    pub decision: Option<Decision>,
+    /// The user's answer to a question.
+    pub answer: Option<String>,
+    pub answered_at: Option<i64>,
+}
+
+/// "Allow always for this agent and tool".
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct Grant {
+    pub id: String,
+    pub agent_id: String,
+    pub agent_name: String,
+    pub tool: String,
+    /// The approval whose answer made it.
+    pub request_id: Option<String>,
+    pub created_at: i64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum AuditAction {
+    Raised,
+    Answered,
+    Allowed,
+    AllowedAlways,
+    /// Let through without asking, by an earlier "Allow always".
+    AllowedByGrant,
+    Denied,
+    Expired,
+    Cleared,
+    Withdrawn,
+    GrantRevoked,
+}
+
+impl AuditAction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AuditAction::Raised => "raised",
+            AuditAction::Answered => "answered",
+            AuditAction::Allowed => "allowed",
+            AuditAction::AllowedAlways => "allowed_always",
+            AuditAction::AllowedByGrant => "allowed_by_grant",
+            AuditAction::Denied => "denied",
+            AuditAction::Expired => "expired",
+            AuditAction::Cleared => "cleared",
+            AuditAction::Withdrawn => "withdrawn",
+            AuditAction::GrantRevoked => "grant_revoked",
+        }
+    }
+
+    pub fn parse(s: &str) -> Self {
+        match s {
+            "answered" => AuditAction::Answered,
+            "allowed" => AuditAction::Allowed,
+            "allowed_always" => AuditAction::AllowedAlways,
+            "allowed_by_grant" => AuditAction::AllowedByGrant,
+            "denied" => AuditAction::Denied,
+            "expired" => AuditAction::Expired,
+            "cleared" => AuditAction::Cleared,
+            "withdrawn" => AuditAction::Withdrawn,
+            "grant_revoked" => AuditAction::GrantRevoked,
+            _ => AuditAction::Raised,
+        }
+    }
+}
+
+/// One line of the audit: who did what, when, to which request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct AuditEntry {
+    pub seq: i64,
+    pub at: i64,
+    pub request_id: Option<String>,
+    /// "you" (the user, in the app), "@handle" (an agent), or "clawboo" (expiry, a grant, a run
+    /// that ended).
+    pub actor: String,
+    pub action: AuditAction,
+    pub detail: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+pub struct AttentionSettings {
+    /// An unanswered approval is denied after this many hours (1 to 720).
+    pub approval_expiry_hours: u32,
+}
+
+impl Default for AttentionSettings {
+    fn default() -> Self {
+        Self { approval_expiry_hours: DEFAULT_EXPIRY_HOURS }
+    }
+}
+
+/// What the tray shows: the count of open requests and the newest few.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct TrayState {
+    pub open: u32,
+    pub questions: u32,
+    pub approvals: u32,
+    /// "Clawboo: 2 need you" or "Clawboo".
+    pub tooltip: String,
+    /// Newest first, at most [`TRAY_ITEMS`].
+    pub newest: Vec<TrayItem>,
+}
+
+/// The most requests the tray's menu lists.
+pub const TRAY_ITEMS: usize = 5;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct TrayItem {
+    pub request_id: String,
+    /// "Ada asks: Which region?" shortened to a menu line.
+    pub label: String,
+}
+
+/// The user's answer, given in the app.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum UserAnswer {
+    /// To a question.
+    Text { text: String },
+    /// To an approval.
+    Decision { decision: Decision },
+}
