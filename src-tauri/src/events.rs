@@ -87,6 +87,29 @@ pub struct BoardChanged {
     pub card_id: Option<String>,
 }
 
+/// An attention request was raised, answered, cleared, expired or withdrawn, or a grant or the
+/// expiry changed: refetch the inbox and the badge. `raised`: a new open request's id.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, Event)]
+#[serde(rename_all = "camelCase")]
+pub struct AttentionChanged {
+    pub raised: Option<String>,
+}
+
+/// The user picked a request in the tray menu or clicked its notification: show it.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, Event)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenAttention {
+    pub request_id: Option<String>,
+}
+
+/// The window was closed while agents work: Clawboo keeps running in the tray. `first`: the
+/// first time, which the UI explains.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, Event)]
+#[serde(rename_all = "camelCase")]
+pub struct KeptInTray {
+    pub first: bool,
+}
+
 /// Forwards until the engine goes away. If the UI side lags, it is told to refetch (through
 /// AgentsChanged: agents, files, and the newest page of each open chat).
 pub fn forward<R: Runtime>(app: AppHandle<R>, engine: Arc<Engine>) {
@@ -111,6 +134,7 @@ pub fn forward<R: Runtime>(app: AppHandle<R>, engine: Arc<Engine>) {
                 Ok(EngineEvent::PeerPostAdded { post }) => PeerPostAdded { post }.emit(&app),
                 Ok(EngineEvent::MemoryChanged) => MemoryChanged.emit(&app),
                 Ok(EngineEvent::BoardChanged { card_id }) => BoardChanged { card_id }.emit(&app),
+                Ok(EngineEvent::AttentionChanged { raised }) => AttentionChanged { raised }.emit(&app),
                 Err(RecvError::Closed) => break,
             };
             if let Err(e) = sent {

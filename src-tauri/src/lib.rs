@@ -5,7 +5,7 @@ mod commands;
 pub mod error;
 pub mod events;
 pub mod state;
-mod tray;
+pub mod tray;
 
 use clawboo_engine::{Engine, EngineConfig};
 use tauri::{Manager, Runtime};
@@ -34,7 +34,6 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
             commands::chat::chat_history_page,
             commands::chat::send_chat_message,
             commands::chat::cancel_run,
-            commands::chat::answer_permission,
             commands::chat::run_activity,
             commands::runtimes::list_runtimes,
             commands::runtimes::set_runtime_path,
@@ -93,10 +92,21 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
             commands::runner::board_run_cancel,
             commands::runner::board_run_context,
             commands::runner::board_run_diff,
-            commands::runner::board_run_answer_permission,
             commands::runner::runner_traces,
             commands::runner::runner_settings,
             commands::runner::runner_set_settings,
+            commands::attention::attention_open,
+            commands::attention::attention_history,
+            commands::attention::attention_get,
+            commands::attention::attention_answer,
+            commands::attention::attention_audit,
+            commands::attention::attention_grants,
+            commands::attention::attention_revoke_grant,
+            commands::attention::attention_settings,
+            commands::attention::attention_set_settings,
+            commands::attention::attention_viewing,
+            commands::attention::answer_permission,
+            commands::attention::tray_state,
         ])
         .events(collect_events![
             events::AgentsChanged,
@@ -109,7 +119,10 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
             events::RoomRunChanged,
             events::PeerPostAdded,
             events::MemoryChanged,
-            events::BoardChanged
+            events::BoardChanged,
+            events::AttentionChanged,
+            events::OpenAttention,
+            events::KeptInTray
         ])
         // Timestamps (ms since the epoch) and file sizes cross IPC as i64/u64; both stay far
         // below 2^53, so a JavaScript number holds them exactly.
@@ -126,10 +139,33 @@ pub fn install_engine<R: Runtime>(app: &tauri::AppHandle<R>) {
         eprintln!("clawboo: the engine did not start: {e}");
     }
     let state = AppState::new(engine);
+    app.manage(tray::TrayWatch::default());
     if let Ok(engine) = state.engine() {
-        events::forward(app.clone(), engine);
+        events::forward(app.clone(), engine.clone());
+        tray::watch(app, engine);
     }
     app.manage(state);
+}
+
+/// Closing the window while agents work hides it instead: Clawboo keeps running in the tray
+/// (the first time, a notification and the UI say so). With nothing running, it closes.
+fn keep_in_tray_while_working<R: Runtime>(window: &tauri::Window<R>, api: &tauri::CloseRequestApi) {
+    let app = window.app_handle();
+    let Some(Ok(engine)) = app.try_state::<AppState>().map(|s| s.engine()) else { return };
+    if !engine.has_work() {
+        return;
+    }
+    api.prevent_close();
+    let _ = window.hide();
+    let first = engine.first_time("kept_in_tray").unwrap_or(false);
+    if first {
+        use tauri_plugin_notification::NotificationExt;
+        let body = "Your agents are still working, so Clawboo keeps running in the tray. Quit it from the tray menu.";
+        if let Err(e) = app.notification().builder().title("Clawboo is still running").body(body).show() {
+            eprintln!("clawboo: no notification shown: {e}");
+        }
+    }
+    let _ = tauri_specta::Event::emit(&events::KeptInTray { first }, app);
 }
 
 pub fn run() {
@@ -138,15 +174,21 @@ pub fn run() {
         // First, so a second launch exits before it opens anything; the running one comes to
         // the front instead. (The engine also locks its data folder: see `Engine::open`.)
         .plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| tray::show_main_window(app)))
+        .plugin(tauri_plugin_notification::init())
         .invoke_handler(builder.invoke_handler())
         .setup(move |app| {
             builder.mount_events(app);
-            install_engine(app.handle());
             // No tray host (a bare X server, some desktops) is not a reason to stop the app.
             if let Err(e) = tray::create(app.handle()) {
                 eprintln!("clawboo: no tray icon: {e}");
             }
+            install_engine(app.handle());
             Ok(())
+        })
+        .on_window_event(|window, event| {
+            if let tauri::WindowEvent::CloseRequested { api, .. } = event {
+                keep_in_tray_while_working(window, api);
+            }
         })
         .build(tauri::generate_context!())
         .expect("error while building Clawboo")

@@ -31,7 +31,6 @@ export const commands = {
 	/**  Starts the run and returns at once; the reply arrives through events. */
 	sendChatMessage: (agentId: string, text: string) => typedError<SendOutcome, AppError>(__TAURI_INVOKE("send_chat_message", { agentId, text })),
 	cancelRun: (runId: string) => typedError<null, AppError>(__TAURI_INVOKE("cancel_run", { runId })),
-	answerPermission: (runId: string, requestId: string, allow: boolean) => typedError<null, AppError>(__TAURI_INVOKE("answer_permission", { runId, requestId, allow })),
 	runActivity: (runId: string) => typedError<RunEventRecord[], AppError>(__TAURI_INVOKE("run_activity", { runId })),
 	/**  Each runtime: found (path, version) or not (with how to install it). */
 	listRuntimes: () => typedError<RuntimeInfo[], AppError>(__TAURI_INVOKE("list_runtimes")),
@@ -140,22 +139,51 @@ export const commands = {
 	 *  `not_found` (it never ran there), `git` (git is missing or failed).
 	 */
 	boardRunDiff: (cardId: string) => typedError<CardDiff, AppError>(__TAURI_INVOKE("board_run_diff", { cardId })),
-	/**  Answers a permission question of a task run (Allow / Deny on its Activity card). */
-	boardRunAnswerPermission: (runId: string, requestId: string, allow: boolean) => typedError<null, AppError>(__TAURI_INVOKE("board_run_answer_permission", { runId, requestId, allow })),
 	/**  Traces of the newest task runs (Settings > Observability), newest first. */
 	runnerTraces: (limit: number) => typedError<TaskTrace[], AppError>(__TAURI_INVOKE("runner_traces", { limit })),
 	runnerSettings: () => typedError<RunnerSettings, AppError>(__TAURI_INVOKE("runner_settings")),
 	/**  Stores the runner's settings (runs at once 1–32, time limits of at least a second). */
 	runnerSetSettings: (settings: RunnerSettings) => typedError<RunnerSettings, AppError>(__TAURI_INVOKE("runner_set_settings", { settings })),
+	/**  Open requests, newest first. */
+	attentionOpen: () => typedError<AttentionRequest[], AppError>(__TAURI_INVOKE("attention_open")),
+	/**  Every request, newest first, `limit` at most, created before `before` (ms) when given. */
+	attentionHistory: (before: number | null, limit: number) => typedError<AttentionRequest[], AppError>(__TAURI_INVOKE("attention_history", { before, limit })),
+	attentionGet: (id: string) => typedError<AttentionRequest, AppError>(__TAURI_INVOKE("attention_get", { id })),
+	/**  The user's answer: text for a question, a decision for an approval. */
+	attentionAnswer: (id: string, answer: UserAnswer) => typedError<AttentionRequest, AppError>(__TAURI_INVOKE("attention_answer", { id, answer })),
+	/**  The audit, newest first (of one request when `requestId` is given), older than `before` (seq). */
+	attentionAudit: (requestId: string | null, before: number | null, limit: number) => typedError<AuditEntry[], AppError>(__TAURI_INVOKE("attention_audit", { requestId, before, limit })),
+	attentionGrants: () => typedError<Grant[], AppError>(__TAURI_INVOKE("attention_grants")),
+	attentionRevokeGrant: (id: string) => typedError<null, AppError>(__TAURI_INVOKE("attention_revoke_grant", { id })),
+	attentionSettings: () => typedError<AttentionSettings, AppError>(__TAURI_INVOKE("attention_settings")),
+	attentionSetSettings: (settings: AttentionSettings) => typedError<AttentionSettings, AppError>(__TAURI_INVOKE("attention_set_settings", { settings })),
+	/**
+	 *  What the window shows (a team's chat, an agent's chat, or neither): no notification is
+	 *  raised for it while the window has focus.
+	 */
+	attentionViewing: (viewing: Viewing | null) => __TAURI_INVOKE<void>("attention_viewing", { viewing }),
+	/**
+	 *  Answers a runtime's permission question in a run's timeline (Allow once, Allow always,
+	 *  Deny): the same approval the inbox shows.
+	 */
+	answerPermission: (runId: string, requestId: string, decision: Decision) => typedError<AttentionRequest, AppError>(__TAURI_INVOKE("answer_permission", { runId, requestId, decision })),
+	/**
+	 *  What the tray shows now (the count, the tooltip, the newest few): WebDriver cannot see the
+	 *  tray, so tests and the UI's badge read it here.
+	 */
+	trayState: () => typedError<TrayState, AppError>(__TAURI_INVOKE("tray_state")),
 };
 
 /** Events */
 export const events = {
 	agentFileChanged: makeEvent<AgentFileChanged, AgentFileChanged>("agent-file-changed"),
 	agentsChanged: makeEvent<AgentsChanged, AgentsChanged>("agents-changed"),
+	attentionChanged: makeEvent<AttentionChanged, AttentionChanged>("attention-changed"),
 	boardChanged: makeEvent<BoardChanged, BoardChanged>("board-changed"),
 	chatMessageAdded: makeEvent<ChatMessageAdded, ChatMessageAdded>("chat-message-added"),
+	keptInTray: makeEvent<KeptInTray, KeptInTray>("kept-in-tray"),
 	memoryChanged: makeEvent<MemoryChanged, MemoryChanged>("memory-changed"),
+	openAttention: makeEvent<OpenAttention, OpenAttention>("open-attention"),
 	peerPostAdded: makeEvent<PeerPostAdded, PeerPostAdded>("peer-post-added"),
 	roomMessageAdded: makeEvent<RoomMessageAdded, RoomMessageAdded>("room-message-added"),
 	roomRunChanged: makeEvent<RoomRunChanged, RoomRunChanged>("room-run-changed"),
@@ -266,6 +294,73 @@ export type ApprovalPolicy =
 "allow_all" | 
 /**  Allow reading; deny everything else without asking. */
 "read_only";
+
+/**
+ *  An attention request was raised, answered, cleared, expired or withdrawn, or a grant or the
+ *  expiry changed: refetch the inbox and the badge. `raised`: a new open request's id.
+ */
+export type AttentionChanged = {
+	raised: string | null,
+};
+
+/**  A request for the user, as the inbox and the audit show it. */
+export type AttentionRequest = {
+	/**  `r-` and 10 hex digits. */
+	id: string,
+	kind: RequestKind,
+	status: RequestStatus,
+	origin: Origin,
+	agent_id: string,
+	agent_name: string,
+	agent_handle: string,
+	team_id: string | null,
+	/**  The team's name now (None once the team is gone). */
+	team_name: string | null,
+	room_id: string | null,
+	room_name: string | null,
+	run_id: string | null,
+	card_id: string | null,
+	card_number: number | null,
+	card_title: string | null,
+	message_id: string | null,
+	/**  The question, or what the approval asks ("Write file notes.md"). */
+	text: string,
+	/**  For a permission: the tool the runtime wants to use. */
+	tool: string | null,
+	/**  For a permission: the tool's input (JSON, pretty, at most [`MAX_INPUT_BYTES`]). */
+	input: string | null,
+	promotion_id: string | null,
+	created_at: number,
+	/**  For an approval: when it is denied if nobody answers. */
+	expires_at: number | null,
+	decision: Decision | null,
+	/**  The user's answer to a question. */
+	answer: string | null,
+	answered_at: number | null,
+};
+
+export type AttentionSettings = {
+	/**  An unanswered approval is denied after this many hours (1 to 720). */
+	approval_expiry_hours: number,
+};
+
+export type AuditAction = "raised" | "answered" | "allowed" | "allowed_always" | 
+/**  Let through without asking, by an earlier "Allow always". */
+"allowed_by_grant" | "denied" | "expired" | "cleared" | "withdrawn" | "grant_revoked";
+
+/**  One line of the audit: who did what, when, to which request. */
+export type AuditEntry = {
+	seq: number,
+	at: number,
+	request_id: string | null,
+	/**
+	 *  "you" (the user, in the app), "@handle" (an agent), or "clawboo" (expiry, a grant, a run
+	 *  that ended).
+	 */
+	actor: string,
+	action: AuditAction,
+	detail: string,
+};
 
 /**  Who wrote something: the user in the app, or an agent (bound by its run's token). */
 export type Author = { kind: "user" } | 
@@ -472,6 +567,11 @@ export type CommentKind = "comment" |
 /**  A run's final reply, posted by the runner. */
 "report";
 
+/**  An approval's answer. */
+export type Decision = "allow_once" | 
+/**  Allow, and from now on allow this agent this tool without asking (until revoked). */
+"allow_always" | "deny";
+
 /**  Stable codes the UI may branch on. Renaming one is a breaking change for the UI. */
 export type ErrorCode = 
 /**  The engine could not start (for example the data directory is unusable). */
@@ -552,6 +652,25 @@ export type FactVersion = {
 	at: number,
 };
 
+/**  "Allow always for this agent and tool". */
+export type Grant = {
+	id: string,
+	agent_id: string,
+	agent_name: string,
+	tool: string,
+	/**  The approval whose answer made it. */
+	request_id: string | null,
+	created_at: number,
+};
+
+/**
+ *  The window was closed while agents work: Clawboo keeps running in the tray. `first`: the
+ *  first time, which the UI explains.
+ */
+export type KeptInTray = {
+	first: boolean,
+};
+
 /**  A fact, saved note, scratch note or promotion changed: refetch what the Memory view shows. */
 export type MemoryChanged = null;
 
@@ -595,6 +714,11 @@ export type NewTeam = {
 	leaderId: string | null,
 };
 
+/**  The user picked a request in the tray menu or clicked its notification: show it. */
+export type OpenAttention = {
+	requestId: string | null,
+};
+
 /**  What the UI sees of an agent's Gateway choice: never the token itself. */
 export type OpenclawGateway = {
 	/**  `None`: Clawboo starts and stops a Gateway of its own on this machine. */
@@ -610,6 +734,15 @@ export type OpenclawGatewayInput = {
 	url: string | null,
 	token: string | null,
 };
+
+/**  Where a request came from, and so where its answer goes. */
+export type Origin = 
+/**  The agent's one-to-one chat. */
+"chat" | 
+/**  A team's chat (a leader's turn or a teammate's hidden task). */
+"team" | 
+/**  A run of a card on the Board. */
+"card";
 
 export type PeerPage = {
 	posts: PeerPost[],
@@ -700,6 +833,24 @@ export type RelayedRequest = {
 	bodyComplete: boolean,
 	usage: RequestUsage | null,
 };
+
+export type RequestKind = 
+/**  An agent asks the user something (`ask_user`, `@user`); answered with text. */
+"question" | 
+/**  A runtime asks before using a tool. */
+"permission" | 
+/**  An agent asks to copy a scratch note to a wider scope. */
+"promotion";
+
+export type RequestStatus = "open" | 
+/**  The user answered it in the app. */
+"answered" | 
+/**  The user wrote in the team chat it came from, which clears the team's open questions. */
+"cleared" | 
+/**  Nobody answered in time: an approval is denied. */
+"expired" | 
+/**  Its run ended (finished, stopped, or cut off by a quit) before an answer. */
+"withdrawn";
 
 /**
  *  Tokens as the provider reported them (input counts follow each API's own definition, see
@@ -1099,7 +1250,34 @@ export type TeamTurnKind = "leader" | "mentioned" | "teammate";
 /**  Teams were created, changed or deleted: refetch teams. */
 export type TeamsChanged = null;
 
+export type TrayItem = {
+	request_id: string,
+	/**  "Ada asks: Which region?" shortened to a menu line. */
+	label: string,
+};
+
+/**  What the tray shows: the count of open requests and the newest few. */
+export type TrayState = {
+	open: number,
+	questions: number,
+	approvals: number,
+	/**  "Clawboo: 2 need you" or "Clawboo". */
+	tooltip: string,
+	/**  Newest first, at most [`TRAY_ITEMS`]. */
+	newest: TrayItem[],
+};
+
+/**  The user's answer, given in the app. */
+export type UserAnswer = 
+/**  To a question. */
+{ type: "text"; text: string } | 
+/**  To an approval. */
+{ type: "decision"; decision: Decision };
+
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
+
+/**  What the window shows, as the UI reports it: no notification for it while focused. */
+export type Viewing = { kind: "team"; team_id: string } | { kind: "chat"; agent_id: string } | { kind: "card"; card_id: string };
 
 /* Tauri Specta runtime */
 async function typedError<T, E>(result: Promise<T>): Promise<{ status: "ok"; data: T } | { status: "error"; error: E }> {

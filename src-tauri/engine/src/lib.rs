@@ -41,6 +41,7 @@ use teams::Teams;
 
 pub struct Engine {
     config: EngineConfig,
+    store: Arc<Store>,
     events: EventBus,
     agents: Arc<Agents>,
     secrets: Arc<Secrets>,
@@ -132,7 +133,7 @@ impl Engine {
         // After the chat service marked every run left running as cut off: the task runner
         // releases the cards those runs held.
         let runner = Arc::new(Runner::new(RunnerParts {
-            store,
+            store: store.clone(),
             agents: agents.clone(),
             board: board.clone(),
             memory: memory.clone(),
@@ -153,6 +154,7 @@ impl Engine {
         expire_approvals(&attention, runtime.handle());
         Ok(Self {
             config,
+            store,
             events,
             agents,
             secrets,
@@ -222,6 +224,23 @@ impl Engine {
     /// card's run), whichever service runs it: one path for every approval.
     pub fn answer_permission(&self, run_id: &str, request_id: &str, decision: Decision) -> Result<AttentionRequest> {
         self.attention.answer_permission(run_id, request_id, decision)
+    }
+
+    /// Whether agents are working: a chat or team run going or waiting, a card's task running or
+    /// queued. (Closing the window then keeps Clawboo in the tray.)
+    pub fn has_work(&self) -> bool {
+        let (running, queued) = self.runner.active();
+        self.chat.has_work() || !running.is_empty() || !queued.is_empty()
+    }
+
+    /// True the first time it is asked for `what` (kept in the settings), false ever after:
+    /// for things the app says once ("Clawboo keeps running in the tray").
+    pub fn first_time(&self, what: &str) -> Result<bool> {
+        let key = format!("once.{what}");
+        self.store.write(|tx| {
+            let added = tx.execute("INSERT OR IGNORE INTO settings (key, value) VALUES (?1, '1')", [&key])?;
+            Ok(added == 1)
+        })
     }
 
     /// Requests for the user and approvals: the inbox, the tray, grants, the audit.

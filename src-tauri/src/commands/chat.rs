@@ -35,17 +35,6 @@ pub async fn cancel_run(state: State<'_, AppState>, run_id: String) -> Result<()
 
 #[tauri::command]
 #[specta::specta]
-pub async fn answer_permission(
-    state: State<'_, AppState>,
-    run_id: String,
-    request_id: String,
-    allow: bool,
-) -> Result<(), AppError> {
-    state.run(move |e| e.answer_permission(&run_id, &request_id, allow)).await
-}
-
-#[tauri::command]
-#[specta::specta]
 pub async fn run_activity(state: State<'_, AppState>, run_id: String) -> Result<Vec<RunEventRecord>, AppError> {
     state.run(move |e| e.chat().run_activity(&run_id)).await
 }

@@ -128,5 +128,5 @@ pub async fn promotions(state: State<'_, AppState>) -> Result<Vec<Promotion>, Ap
 #[tauri::command]
 #[specta::specta]
 pub async fn decide_promotion(state: State<'_, AppState>, id: String, approve: bool) -> Result<Promotion, AppError> {
-    state.run(move |e| e.memory().decide_promotion(&id, approve)).await
+    state.run(move |e| e.decide_promotion(&id, approve)).await
 }

@@ -2,6 +2,7 @@
 
 pub mod agents;
 pub mod app;
+pub mod attention;
 pub mod board;
 pub mod chat;
 pub mod memory;

@@ -69,14 +69,3 @@ pub async fn runner_set_settings(
     state.run(move |e| e.runner().set_settings(settings)).await
 }
 
-/// Answers a permission question of a task run (Allow / Deny on its Activity card).
-#[tauri::command]
-#[specta::specta]
-pub async fn board_run_answer_permission(
-    state: State<'_, AppState>,
-    run_id: String,
-    request_id: String,
-    allow: bool,
-) -> Result<(), AppError> {
-    state.run(move |e| e.runner().answer_permission(&run_id, &request_id, allow)).await
-}

@@ -336,6 +336,11 @@ impl Chat {
         Ok(())
     }
 
+    /// Whether any chat run (one-to-one or team) is going, or team work waits to start.
+    pub fn has_work(&self) -> bool {
+        !self.lock_active().is_empty() || team::has_queued(self)
+    }
+
     /// A run's permission question becomes an approval for the user (or is let through by an
     /// "Allow always"); without attention, or when it cannot be stored, it is denied.
     fn ask_permission(&self, source: &crate::attention::Source, pending: PendingPermission, recorder: &mut Recorder) {

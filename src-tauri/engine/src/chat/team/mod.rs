@@ -92,6 +92,11 @@ impl TeamState {
     }
 }
 
+/// Whether team deliveries wait to start.
+pub(in crate::chat) fn has_queued(chat: &Chat) -> bool {
+    lock(&chat.team).queues.values().any(|q| !q.is_empty())
+}
+
 impl Chat {
     fn teams(&self) -> Result<&Arc<crate::teams::Teams>> {
         self.teams.as_ref().ok_or_else(|| Error::Internal("team chat is not available in this engine".into()))
