@@ -170,10 +170,7 @@ fn tool_group(tool: ToolName) -> ToolGroup {
         ToolName::BoardList | ToolName::BoardUpdate | ToolName::BoardComment => ToolGroup::Board,
         ToolName::MemorySearch | ToolName::MemoryGet | ToolName::MemorySave => ToolGroup::Memory,
         ToolName::PeerPost | ToolName::PeerRead => ToolGroup::PeerRoom,
-        ToolName::Handoff
-        | ToolName::NoteSave
-        | ToolName::ScratchWrite
-        | ToolName::ScratchPromote => ToolGroup::Other,
+        ToolName::Handoff | ToolName::NoteSave | ToolName::ScratchWrite | ToolName::ScratchPromote => ToolGroup::Other,
         ToolName::AskUser => ToolGroup::User,
     }
 }
