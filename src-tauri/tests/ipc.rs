@@ -224,3 +224,61 @@ fn the_board_through_ipc_null_clears_a_field_and_refusals_keep_their_code() {
     invoke(&window, "board_delete", json!({"id": id})).unwrap();
     assert_eq!(invoke(&window, "board_card", json!({"id": id})).unwrap_err()["code"], "not_found");
 }
+
+#[test]
+fn attention_through_ipc_counts_lists_refuses_the_wrong_answer_and_keeps_its_audit() {
+    let dir = TempDataDir::new();
+    let (app, window) = app_with(AppState::new(Engine::open(EngineConfig::for_dir(dir.path().into()))));
+    app.manage(clawboo_lib::tray::TrayWatch::default());
+    let agent = invoke(
+        &window,
+        "create_agent",
+        json!({"input": {"name": "Ada", "handle": "ada", "description": "", "tint": "#123456",
+                         "runtime": "native", "model": "m", "approvalPolicy": "ask", "provider": null}}),
+    )
+    .unwrap();
+    let agent_id = agent["id"].as_str().unwrap().to_string();
+    let engine = app.state::<AppState>().engine().unwrap();
+    let source = clawboo_engine::attention::Source { agent_id: agent_id.clone(), ..Default::default() };
+    let asked = engine.attention().raise_question(&source, "Which region should we ship to first?").unwrap();
+
+    let tray = invoke(&window, "tray_state", json!({})).unwrap();
+    assert_eq!((tray["open"].as_u64(), tray["questions"].as_u64()), (Some(1), Some(1)));
+    assert_eq!(tray["tooltip"], "Clawboo: 1 request needs you");
+    assert_eq!(tray["newest"][0]["requestId"], json!(asked.id));
+    assert_eq!(tray["newest"][0]["label"], "Ada asks: Which region should we ship to first?");
+    let open = invoke(&window, "attention_open", json!({})).unwrap();
+    assert_eq!(
+        (&open[0]["kind"], &open[0]["origin"], &open[0]["agentName"]),
+        (&json!("question"), &json!("chat"), &json!("Ada"))
+    );
+
+    let wrong = invoke(
+        &window,
+        "attention_answer",
+        json!({"id": asked.id, "answer": {"type": "decision", "decision": "allow_always"}}),
+    )
+    .unwrap_err();
+    assert_eq!(wrong["code"], "invalid_input", "{wrong}");
+    let empty = invoke(&window, "attention_answer", json!({"id": asked.id, "answer": {"type": "text", "text": "  "}}));
+    assert_eq!(empty.unwrap_err()["code"], "invalid_input");
+    assert_eq!(invoke(&window, "tray_state", json!({})).unwrap()["open"], 1, "a refused answer changes nothing");
+
+    let refused = invoke(&window, "attention_set_settings", json!({"settings": {"approvalExpiryHours": 0}}));
+    assert_eq!(refused.unwrap_err()["code"], "invalid_input");
+    let set = invoke(&window, "attention_set_settings", json!({"settings": {"approvalExpiryHours": 48}})).unwrap();
+    assert_eq!(set["approvalExpiryHours"], 48);
+    assert_eq!(invoke(&window, "attention_settings", json!({})).unwrap()["approvalExpiryHours"], 48);
+    assert_eq!(invoke(&window, "attention_grants", json!({})).unwrap(), json!([]));
+    let unknown = invoke(&window, "attention_revoke_grant", json!({"id": "g-none"})).unwrap_err();
+    assert_eq!(unknown["code"], "not_found");
+
+    let audit =
+        invoke(&window, "attention_audit", json!({"requestId": asked.id, "before": null, "limit": 10})).unwrap();
+    assert_eq!((&audit[0]["actor"], &audit[0]["action"]), (&json!("@ada"), &json!("raised")));
+    invoke(&window, "attention_viewing", json!({"viewing": {"kind": "team", "teamId": "t-1"}})).unwrap();
+    invoke(&window, "attention_viewing", json!({"viewing": null})).unwrap();
+    let gone = invoke(&window, "answer_permission", json!({"runId": "no-run", "requestId": "p1", "decision": "deny"}))
+        .unwrap_err();
+    assert_eq!(gone["code"], "not_found");
+}
