@@ -25,7 +25,7 @@ const REQUEST_PREFIX: &str = "request:";
 
 /// What the window shows, as the UI reports it: no notification for it while focused.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(tag = "kind", rename_all = "snake_case", rename_all_fields = "camelCase")]
 pub enum Viewing {
     Team { team_id: String },
     Chat { agent_id: String },

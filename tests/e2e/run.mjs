@@ -29,6 +29,17 @@ const driver = new WebDriver(`http://127.0.0.1:${PORT}`);
 // their batch of results.
 const TEAM_RULES = JSON.stringify([
   {
+    contains: "Darjeeling, please",
+    steps: [{ text: "Featuring Darjeeling, as you chose." }],
+  },
+  {
+    contains: "Which tea should we feature",
+    steps: [
+      { tool: "ask_user", input: { question: "Which tea should we feature this winter: Assam or Darjeeling?" } },
+      { text: "I asked you which tea to feature; I will go on once you answer." },
+    ],
+  },
+  {
     contains: "Remember our opening hours",
     steps: [
       { tool: "memory_save", input: { text: "The shop opens at 9am on weekdays.", tags: ["hours"], scope: "global" } },
@@ -343,6 +354,40 @@ try {
     if (!diff.includes("8am") || !diff.includes("9am")) throw new Error(`the diff does not show the change: ${diff}`);
     await saveScreenshot("memory-history.png");
     await click("memory-detail-close");
+  });
+
+  await step("an agent's ask_user shows in the tray count and the inbox; the answer reaches its next request", async () => {
+    // WebDriver cannot see the tray: read what it shows through the command that feeds it.
+    const tray = () => driver.executeAsync(
+      `const done = arguments[arguments.length - 1];
+       window.__TAURI_INTERNALS__.invoke("tray_state").then(done, (e) => done({ error: String(e) }));`,
+    );
+    const before = await tray();
+    if (before.open !== 0) throw new Error(`the tray counts ${JSON.stringify(before)} before any question`);
+    await click("agent-item-local");
+    await click("tab-chat");
+    await typeInto("chat-input", "Which tea should we feature this winter?");
+    await click("chat-send");
+    await waitFor("the agent's reply after asking", async () =>
+      (await driver.execute("return document.body.innerText")).includes("I asked you which tea to feature"), 30000);
+    const asked = await waitFor("the tray to count the question", async () => {
+      const state = await tray();
+      return state.open === 1 ? state : null;
+    }, 10000);
+    if (!asked.tooltip.includes("1 request needs you")) throw new Error(`the tray's tooltip reads ${asked.tooltip}`);
+    const id = asked.newest[0].requestId;
+    await click("nav-inbox");
+    await waitFor("the question in the inbox", () => present(`request-${id}`), 10000);
+    const shown = await driver.execute(`return document.querySelector('[data-testid="request-${id}"]').innerText`);
+    if (!shown.includes("Assam or Darjeeling")) throw new Error(`the inbox shows ${shown}`);
+    await saveScreenshot("inbox.png");
+    await typeInto(`answer-${id}`, "Darjeeling, please.");
+    await click(`send-answer-${id}`);
+    await waitFor("the tray count back to 0", async () => (await tray()).open === 0, 10000);
+    await click("agent-item-local");
+    await click("tab-chat");
+    await waitFor("the agent's next reply, from the answer", async () =>
+      (await driver.execute("return document.body.innerText")).includes("Featuring Darjeeling, as you chose."), 30000);
   });
 
   await step("the team's hand-offs are cards on the Board, done, each with the exact task text and its report", async () => {

@@ -310,38 +310,38 @@ export type AttentionRequest = {
 	kind: RequestKind,
 	status: RequestStatus,
 	origin: Origin,
-	agent_id: string,
-	agent_name: string,
-	agent_handle: string,
-	team_id: string | null,
+	agentId: string,
+	agentName: string,
+	agentHandle: string,
+	teamId: string | null,
 	/**  The team's name now (None once the team is gone). */
-	team_name: string | null,
-	room_id: string | null,
-	room_name: string | null,
-	run_id: string | null,
-	card_id: string | null,
-	card_number: number | null,
-	card_title: string | null,
-	message_id: string | null,
+	teamName: string | null,
+	roomId: string | null,
+	roomName: string | null,
+	runId: string | null,
+	cardId: string | null,
+	cardNumber: number | null,
+	cardTitle: string | null,
+	messageId: string | null,
 	/**  The question, or what the approval asks ("Write file notes.md"). */
 	text: string,
 	/**  For a permission: the tool the runtime wants to use. */
 	tool: string | null,
 	/**  For a permission: the tool's input (JSON, pretty, at most [`MAX_INPUT_BYTES`]). */
 	input: string | null,
-	promotion_id: string | null,
-	created_at: number,
+	promotionId: string | null,
+	createdAt: number,
 	/**  For an approval: when it is denied if nobody answers. */
-	expires_at: number | null,
+	expiresAt: number | null,
 	decision: Decision | null,
 	/**  The user's answer to a question. */
 	answer: string | null,
-	answered_at: number | null,
+	answeredAt: number | null,
 };
 
 export type AttentionSettings = {
 	/**  An unanswered approval is denied after this many hours (1 to 720). */
-	approval_expiry_hours: number,
+	approvalExpiryHours: number,
 };
 
 export type AuditAction = "raised" | "answered" | "allowed" | "allowed_always" | 
@@ -352,7 +352,7 @@ export type AuditAction = "raised" | "answered" | "allowed" | "allowed_always" |
 export type AuditEntry = {
 	seq: number,
 	at: number,
-	request_id: string | null,
+	requestId: string | null,
 	/**
 	 *  "you" (the user, in the app), "@handle" (an agent), or "clawboo" (expiry, a grant, a run
 	 *  that ended).
@@ -655,12 +655,12 @@ export type FactVersion = {
 /**  "Allow always for this agent and tool". */
 export type Grant = {
 	id: string,
-	agent_id: string,
-	agent_name: string,
+	agentId: string,
+	agentName: string,
 	tool: string,
 	/**  The approval whose answer made it. */
-	request_id: string | null,
-	created_at: number,
+	requestId: string | null,
+	createdAt: number,
 };
 
 /**
@@ -1251,7 +1251,7 @@ export type TeamTurnKind = "leader" | "mentioned" | "teammate";
 export type TeamsChanged = null;
 
 export type TrayItem = {
-	request_id: string,
+	requestId: string,
 	/**  "Ada asks: Which region?" shortened to a menu line. */
 	label: string,
 };
@@ -1277,7 +1277,7 @@ export type UserAnswer =
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
 
 /**  What the window shows, as the UI reports it: no notification for it while focused. */
-export type Viewing = { kind: "team"; team_id: string } | { kind: "chat"; agent_id: string } | { kind: "card"; card_id: string };
+export type Viewing = { kind: "team"; teamId: string } | { kind: "chat"; agentId: string } | { kind: "card"; cardId: string };
 
 /* Tauri Specta runtime */
 async function typedError<T, E>(result: Promise<T>): Promise<{ status: "ok"; data: T } | { status: "error"; error: E }> {

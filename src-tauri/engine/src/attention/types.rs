@@ -176,6 +176,7 @@ impl Source {
 
 /// A request for the user, as the inbox and the audit show it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
 pub struct AttentionRequest {
     /// `r-` and 10 hex digits.
     pub id: String,
@@ -213,6 +214,7 @@ pub struct AttentionRequest {
 
 /// "Allow always for this agent and tool".
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
 pub struct Grant {
     pub id: String,
     pub agent_id: String,
@@ -273,6 +275,7 @@ impl AuditAction {
 
 /// One line of the audit: who did what, when, to which request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
 pub struct AuditEntry {
     pub seq: i64,
     pub at: i64,
@@ -285,6 +288,7 @@ pub struct AuditEntry {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
 pub struct AttentionSettings {
     /// An unanswered approval is denied after this many hours (1 to 720).
     pub approval_expiry_hours: u32,
@@ -298,6 +302,7 @@ impl Default for AttentionSettings {
 
 /// What the tray shows: the count of open requests and the newest few.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
 pub struct TrayState {
     pub open: u32,
     pub questions: u32,
@@ -312,6 +317,7 @@ pub struct TrayState {
 pub const TRAY_ITEMS: usize = 5;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
 pub struct TrayItem {
     pub request_id: String,
     /// "Ada asks: Which region?" shortened to a menu line.

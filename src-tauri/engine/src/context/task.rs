@@ -161,6 +161,7 @@ enum ToolGroup {
     Board,
     Memory,
     PeerRoom,
+    User,
     Other,
 }
 
@@ -169,11 +170,8 @@ fn tool_group(tool: ToolName) -> ToolGroup {
         ToolName::BoardList | ToolName::BoardUpdate | ToolName::BoardComment => ToolGroup::Board,
         ToolName::MemorySearch | ToolName::MemoryGet | ToolName::MemorySave => ToolGroup::Memory,
         ToolName::PeerPost | ToolName::PeerRead => ToolGroup::PeerRoom,
-        ToolName::Handoff
-        | ToolName::NoteSave
-        | ToolName::ScratchWrite
-        | ToolName::ScratchPromote
-        | ToolName::AskUser => ToolGroup::Other,
+        ToolName::Handoff | ToolName::NoteSave | ToolName::ScratchWrite | ToolName::ScratchPromote => ToolGroup::Other,
+        ToolName::AskUser => ToolGroup::User,
     }
 }
 
@@ -197,6 +195,12 @@ fn tools_note(run: &TaskRun) -> Option<Section> {
         lines.push(memory_line(rt, &memory, names(rt, &unphrased)));
     }
     lines.extend(names(rt, &group(ToolGroup::PeerRoom)).map(|names| format!("The team's peer room: {names}.")));
+    lines.extend(names(rt, &group(ToolGroup::User)).map(|names| {
+        format!(
+            "A decision only the user can make: ask with {names}, then finish what you can and say what you \
+             assumed; the answer comes back as a comment on this card, and the card runs again."
+        )
+    }));
     lines.extend(names(rt, &group(ToolGroup::Other)).map(|names| format!("Also: {names}.")));
     if let Some(ns) = tool_namespace_on(rt) {
         lines.push(format!("These tools are in the namespace `{ns}`."));

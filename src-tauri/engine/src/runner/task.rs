@@ -93,8 +93,12 @@ impl Runner {
                     next.kind = CardRunKind::Rotation;
                     next.handoff_note = Some(progress_note(&progress));
                 }
-                // Without a check, a person judges the work; a passing check has judged it.
-                Ending::Succeeded { check: None } => break (CardStatus::InReview, None),
+                // Without a check, a person judges the work; a passing check has judged it. A
+                // run that asked the user something waits for the answer, which runs it again.
+                Ending::Succeeded { check: None } => match self.open_question(&task.card.id) {
+                    Some(question) => break (CardStatus::Blocked, Some(question)),
+                    None => break (CardStatus::InReview, None),
+                },
                 Ending::Succeeded { check: Some(check) } if check.passed() => break (CardStatus::Done, None),
                 Ending::Succeeded { check: Some(check) } => {
                     checks += 1;
@@ -120,6 +124,17 @@ impl Runner {
             }
         };
         self.release(&task.card.id, &task.claim, to, reason).await;
+    }
+
+    /// "Waiting for your answer: …" when an agent asked the user about this card and the
+    /// question is still open.
+    fn open_question(&self, card_id: &str) -> Option<String> {
+        let open = self.parts.attention.open().ok()?;
+        let asked = open
+            .iter()
+            .find(|r| r.kind == crate::attention::RequestKind::Question && r.card_id.as_deref() == Some(card_id))?;
+        let question: String = asked.text.chars().take(300).collect();
+        Some(format!("Waiting for your answer (in the inbox): {question}"))
     }
 
     /// One run of the task: started, driven to its end, checked, recorded.

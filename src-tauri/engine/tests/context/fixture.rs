@@ -9,7 +9,7 @@ use clawboo_engine::context::{
 pub const RUNTIMES: [RuntimeKind; 5] =
     [RuntimeKind::ClaudeCode, RuntimeKind::Codex, RuntimeKind::Hermes, RuntimeKind::Openclaw, RuntimeKind::Native];
 
-pub const ALL_TOOLS: [ToolName; 3] = [ToolName::Handoff, ToolName::PeerPost, ToolName::PeerRead];
+pub const ALL_TOOLS: [ToolName; 4] = [ToolName::Handoff, ToolName::PeerPost, ToolName::PeerRead, ToolName::AskUser];
 
 /// Owns everything a [`TeamTurn`] borrows. Defaults: a leader's turn in General on `runtime`,
 /// all tools, rules, About you, two waiting items and a peer post, the user's message.

@@ -76,6 +76,7 @@ impl Task {
                 ToolName::MemorySearch,
                 ToolName::PeerPost,
                 ToolName::MemoryGet,
+                ToolName::AskUser,
             ],
             streams_text: true,
             resume: None,

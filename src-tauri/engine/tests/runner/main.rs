@@ -419,9 +419,14 @@ fn a_task_runs_permission_question_is_answered_through_the_runner() {
             _ => None,
         })
     });
-    let err = f.engine.runner().answer_permission(&run_id, "no-such-question", true).unwrap_err();
+    let allow = clawboo_engine::attention::Decision::AllowOnce;
+    let err = f.engine.answer_permission(&run_id, "no-such-question", allow).unwrap_err();
     assert_eq!(err.code(), ErrorCode::NotFound);
-    f.engine.runner().answer_permission(&run_id, &request, true).unwrap();
+    // The approval is stored just after the run's event: answer once it is.
+    let answered =
+        wait_for("the approval", Duration::from_secs(10), || f.engine.answer_permission(&run_id, &request, allow).ok());
+    assert_eq!(answered.origin, clawboo_engine::attention::Origin::Card);
+    assert_eq!(answered.card_id.as_deref(), Some(card.id.as_str()));
     f.settled(&card);
     let report = f.engine.board().detail(&card.id).unwrap().comments;
     assert_eq!(report[0].text, "Allowed, listed.");
