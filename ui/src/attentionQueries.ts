@@ -31,7 +31,7 @@ export function useRequestHistory() {
     queryFn: ({ pageParam }) => api.attentionHistory(pageParam, ATTENTION_PAGE),
     initialPageParam: null as number | null,
     getNextPageParam: (last: AttentionRequest[]) =>
-      last.length < ATTENTION_PAGE ? undefined : last[last.length - 1].created_at,
+      last.length < ATTENTION_PAGE ? undefined : last[last.length - 1].createdAt,
   });
 }
 

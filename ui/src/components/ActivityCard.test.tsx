@@ -85,7 +85,7 @@ describe("Activity card", () => {
   });
 
   it("asks for permission; Allow once answers and shows Allowed once resolved", async () => {
-    seedRequest(agent, { kind: "permission", run_id: runId, runtimeRequestId: "p1", tool: "Bash" });
+    seedRequest(agent, { kind: "permission", runId: runId, runtimeRequestId: "p1", tool: "Bash" });
     const { user } = await openActivity();
     await backendDoes(() =>
       emitRunEvent(agentId, runId, {
@@ -113,7 +113,7 @@ describe("Activity card", () => {
   });
 
   it("Allow always answers allow_always and says so", async () => {
-    seedRequest(agent, { kind: "permission", run_id: runId, runtimeRequestId: "p3", tool: "Edit" });
+    seedRequest(agent, { kind: "permission", runId: runId, runtimeRequestId: "p3", tool: "Edit" });
     const { user } = await openActivity();
     await backendDoes(() =>
       emitRunEvent(agentId, runId, { type: "permissionRequest", requestId: "p3", tool: "Edit", input: null, description: "" }),
@@ -125,7 +125,7 @@ describe("Activity card", () => {
   });
 
   it("Deny answers deny and shows Denied", async () => {
-    seedRequest(agent, { kind: "permission", run_id: runId, runtimeRequestId: "p2" });
+    seedRequest(agent, { kind: "permission", runId: runId, runtimeRequestId: "p2" });
     const { user } = await openActivity();
     await backendDoes(() =>
       emitRunEvent(agentId, runId, { type: "permissionRequest", requestId: "p2", tool: "Write", input: null, description: "" }),

@@ -30,7 +30,7 @@ function initialAttention() {
     requests: [] as StoredRequest[],
     audit: [] as AuditEntry[],
     grants: [] as Grant[],
-    settings: { approval_expiry_hours: 24 } as AttentionSettings,
+    settings: { approvalExpiryHours: 24 } as AttentionSettings,
     changedListeners: new Set<(changed: AttentionChanged) => void>(),
     openListeners: new Set<(open: OpenAttention) => void>(),
     keptListeners: new Set<(kept: KeptInTray) => void>(),
@@ -49,10 +49,10 @@ export function resetAttention() {
 
 const isApproval = (r: AttentionRequest) => r.kind !== "question";
 const copy = ({ runtimeRequestId: _, ...request }: StoredRequest): AttentionRequest => ({ ...request });
-const newestFirst = (a: AttentionRequest, b: AttentionRequest) => b.created_at - a.created_at;
+const newestFirst = (a: AttentionRequest, b: AttentionRequest) => b.createdAt - a.createdAt;
 
 function addAudit(requestId: string | null, actor: string, action: AuditAction, detail: string) {
-  attention.audit.push({ seq: attention.nextSeq++, at: Date.now(), request_id: requestId, actor, action, detail });
+  attention.audit.push({ seq: attention.nextSeq++, at: Date.now(), requestId: requestId, actor, action, detail });
 }
 
 /** A request as an agent raised it (open unless `status` says otherwise), audited like the engine. */
@@ -62,33 +62,33 @@ export function seedRequest(
 ): AttentionRequest {
   attention.clock += 60_000;
   const kind = partial.kind ?? "question";
-  const created = partial.created_at ?? attention.clock;
+  const created = partial.createdAt ?? attention.clock;
   const stored: StoredRequest = {
     id: `r-${(attention.nextId++).toString(16).padStart(10, "0")}`,
     kind,
     status: "open",
     origin: "chat",
-    agent_id: agent.id,
-    agent_name: agent.name,
-    agent_handle: agent.handle,
-    team_id: null,
-    team_name: null,
-    room_id: null,
-    room_name: null,
-    run_id: null,
-    card_id: null,
-    card_number: null,
-    card_title: null,
-    message_id: null,
+    agentId: agent.id,
+    agentName: agent.name,
+    agentHandle: agent.handle,
+    teamId: null,
+    teamName: null,
+    roomId: null,
+    roomName: null,
+    runId: null,
+    cardId: null,
+    cardNumber: null,
+    cardTitle: null,
+    messageId: null,
     text: kind === "question" ? "Which region do we deploy to?" : "Write file notes.md",
     tool: kind === "question" ? null : "Write",
     input: null,
-    promotion_id: null,
-    created_at: created,
-    expires_at: kind === "question" ? null : created + attention.settings.approval_expiry_hours * HOUR,
+    promotionId: null,
+    createdAt: created,
+    expiresAt: kind === "question" ? null : created + attention.settings.approvalExpiryHours * HOUR,
     decision: null,
     answer: null,
-    answered_at: null,
+    answeredAt: null,
     runtimeRequestId: null,
     ...partial,
   };
@@ -128,22 +128,22 @@ function answer(id: string, given: UserAnswer): AttentionRequest {
   if (given.type === "text") {
     if (isApproval(request)) invalid("An approval is answered with Allow once, Allow always or Deny.");
     if (!given.text.trim()) invalid("The answer is empty.");
-    Object.assign(request, { status: "answered", answer: given.text.trim(), answered_at: now });
+    Object.assign(request, { status: "answered", answer: given.text.trim(), answeredAt: now });
     addAudit(id, "you", "answered", given.text.trim());
   } else {
     if (!isApproval(request)) invalid("A question is answered with text, not Allow or Deny.");
     const decision: Decision = given.decision;
-    Object.assign(request, { status: "answered", decision, answered_at: now });
+    Object.assign(request, { status: "answered", decision, answeredAt: now });
     const action: AuditAction = decision === "allow_once" ? "allowed" : decision === "allow_always" ? "allowed_always" : "denied";
     addAudit(id, "you", action, `${action}: ${request.text}`);
     if (decision === "allow_always" && request.tool) {
       attention.grants.unshift({
         id: `g-${attention.nextId++}`,
-        agent_id: request.agent_id,
-        agent_name: request.agent_name,
+        agentId: request.agentId,
+        agentName: request.agentName,
         tool: request.tool,
-        request_id: request.id,
-        created_at: now,
+        requestId: request.id,
+        createdAt: now,
       });
     }
   }
@@ -157,7 +157,7 @@ export const fakeAttentionApi = {
   ),
   attentionHistory: vi.fn(async (before: number | null, limit: number): Promise<AttentionRequest[]> =>
     attention.requests
-      .filter((r) => before === null || r.created_at < before)
+      .filter((r) => before === null || r.createdAt < before)
       .map(copy)
       .sort(newestFirst)
       .slice(0, limit),
@@ -165,13 +165,13 @@ export const fakeAttentionApi = {
   attentionGet: vi.fn(async (id: string): Promise<AttentionRequest> => copy(requestOf(id))),
   attentionAnswer: vi.fn(async (id: string, given: UserAnswer): Promise<AttentionRequest> => answer(id, given)),
   answerPermission: vi.fn(async (runId: string, requestId: string, decision: Decision): Promise<AttentionRequest> => {
-    const request = attention.requests.find((r) => r.run_id === runId && r.runtimeRequestId === requestId);
+    const request = attention.requests.find((r) => r.runId === runId && r.runtimeRequestId === requestId);
     if (!request) throw new ClawbooError("not_found", `Permission request ${requestId} not found`);
     return answer(request.id, { type: "decision", decision });
   }),
   attentionAudit: vi.fn(async (requestId: string | null, before: number | null, limit: number): Promise<AuditEntry[]> =>
     attention.audit
-      .filter((e) => (requestId === null || e.request_id === requestId) && (before === null || e.seq < before))
+      .filter((e) => (requestId === null || e.requestId === requestId) && (before === null || e.seq < before))
       .map((e) => ({ ...e }))
       .sort((a, b) => b.seq - a.seq)
       .slice(0, limit),
@@ -181,13 +181,13 @@ export const fakeAttentionApi = {
     const grant = attention.grants.find((g) => g.id === id);
     if (!grant) throw new ClawbooError("not_found", `Grant ${id} not found`);
     attention.grants = attention.grants.filter((g) => g.id !== id);
-    addAudit(null, "you", "grant_revoked", `${grant.agent_name} must ask again before using ${grant.tool}.`);
+    addAudit(null, "you", "grant_revoked", `${grant.agentName} must ask again before using ${grant.tool}.`);
     setTimeout(() => emitAttentionChanged(null), 0);
     return null;
   }),
   attentionSettings: vi.fn(async (): Promise<AttentionSettings> => ({ ...attention.settings })),
   attentionSetSettings: vi.fn(async (settings: AttentionSettings): Promise<AttentionSettings> => {
-    const hours = settings.approval_expiry_hours;
+    const hours = settings.approvalExpiryHours;
     if (!Number.isInteger(hours) || hours < 1 || hours > 720) invalid("Approvals expire after 1 to 720 hours (30 days).");
     attention.settings = { ...settings };
     return { ...settings };
@@ -201,7 +201,7 @@ export const fakeAttentionApi = {
       questions: open.length - approvals,
       approvals,
       tooltip: open.length === 0 ? "Clawboo" : `Clawboo: ${open.length} need you`,
-      newest: open.slice(0, 5).map((r) => ({ request_id: r.id, label: `${r.agent_name} asks: ${r.text}` })),
+      newest: open.slice(0, 5).map((r) => ({ requestId: r.id, label: `${r.agentName} asks: ${r.text}` })),
     };
   }),
   onAttentionChanged: vi.fn(async (cb: (changed: AttentionChanged) => void) => {
