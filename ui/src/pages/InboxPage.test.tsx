@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { act, screen, waitFor, within } from "@testing-library/react";
 import { ClawbooError } from "../errors";
-import { fakeApi, resetBackend, seedAgent, seedTeam } from "../test/fakeApi";
+import { fakeApi, resetBackend, seedAgent, seedRoomMessage, seedTeam } from "../test/fakeApi";
 import { seedCard } from "../test/fakeBoard";
 import { attention, emitAttentionChanged, emitKeptInTray, emitOpenAttention, seedRequest } from "../test/fakeAttention";
 import { renderApp } from "../test/helpers";
@@ -355,5 +355,33 @@ describe("Inbox: the tray", () => {
     );
     await user.click(screen.getByTestId("kept-in-tray-dismiss"));
     expect(screen.queryByTestId("kept-in-tray-notice")).toBeNull();
+  });
+});
+
+describe("Team chat", () => {
+  it("marks a reply that asked you something while the question is open", async () => {
+    const asking = seedRoomMessage(ops.id, { kind: "reply", authorId: ada.id, content: "@user Which tea goes first?" });
+    const other = seedRoomMessage(ops.id, { kind: "reply", authorId: bo.id, content: "Done with the copy." });
+    const question = seedRequest(ada, {
+      origin: "team",
+      teamId: shop.id,
+      teamName: "Shop",
+      roomId: ops.id,
+      roomName: "Ops",
+      messageId: asking.id,
+      text: "Which tea goes first?",
+    });
+    const { user } = renderApp();
+    await user.click(await screen.findByTestId("team-item-Shop"));
+    await user.click(await screen.findByTestId("room-tab-Ops"));
+
+    const chip = await screen.findByTestId(`asked-you-${asking.id}`);
+    expect(chip.textContent).toBe("asked you");
+    expect(screen.queryByTestId(`asked-you-${other.id}`)).toBeNull();
+
+    await act(async () => {
+      await fakeApi.attentionAnswer(question.id, { type: "text", text: "Assam" });
+    });
+    await waitFor(() => expect(screen.queryByTestId(`asked-you-${asking.id}`)).toBeNull());
   });
 });
