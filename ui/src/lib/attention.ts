@@ -42,7 +42,7 @@ const teamOf = (request: AttentionRequest) => request.teamName ?? "a deleted tea
 export function whereLabel(request: AttentionRequest): string {
   switch (request.origin) {
     case "team":
-      return `${teamOf(request)} › ${roomOf(request)}`;
+      return `${request.teamName ?? "A deleted team"} › ${roomOf(request)}`;
     case "card":
       return request.cardNumber === null
         ? "A deleted card"
