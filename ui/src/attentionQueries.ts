@@ -86,12 +86,12 @@ export function refetchAttention(client: QueryClient) {
 
 /** Tells the backend what the window shows, once per change (not on every render). */
 export function useReportViewing(viewing: Viewing | null) {
+  // A new object each render; its content is what counts.
   const key = viewing ? JSON.stringify(viewing) : "";
-  const sent = useRef<string | null>(null);
+  const latest = useRef(viewing);
+  latest.current = viewing;
   useEffect(() => {
-    if (sent.current === key) return;
-    sent.current = key;
     // Only a hint for notifications: a failure changes nothing the user sees.
-    api.attentionViewing(key ? (JSON.parse(key) as Viewing) : null).catch(() => {});
+    api.attentionViewing(latest.current).catch(() => {});
   }, [key]);
 }
