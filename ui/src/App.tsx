@@ -1,8 +1,9 @@
 import { useState } from "react";
 import { QueryClientProvider } from "@tanstack/react-query";
-import type { Agent, Team } from "./api";
+import type { Agent, AttentionRequest, Team, Viewing } from "./api";
 import { createQueryClient, useAgents, useTeams } from "./queries";
-import { useBackendEvents } from "./backendEvents";
+import { useReportViewing, useTrayState } from "./attentionQueries";
+import { useBackendEvents, useShellEvents } from "./backendEvents";
 import { useRoomEvents } from "./roomQueries";
 import { FileSessionContext, FileSessionStore, useFileSessionStore } from "./fileSessions";
 import { RunActivityContext, RunActivityStore } from "./runActivity";
@@ -13,19 +14,30 @@ import { NewAgentDialog } from "./components/NewAgentDialog";
 import { NewTeamDialog } from "./components/NewTeamDialog";
 import { TeamPage } from "./pages/TeamPage";
 import { FatalErrorPanel } from "./components/FatalErrorPanel";
-import { AgentPage } from "./pages/AgentPage";
+import { AgentPage, type AgentTab } from "./pages/AgentPage";
 import { SettingsPage } from "./pages/SettingsPage";
 import { MemoryPage } from "./pages/MemoryPage";
 import { BoardPage } from "./pages/BoardPage";
 import { WelcomePage } from "./pages/WelcomePage";
+import { InboxPage } from "./pages/InboxPage";
+import type { InboxFocus } from "./components/attention/RequestList";
+import { TrayNotice } from "./components/attention/TrayNotice";
 
 type Route =
   | { page: "home" }
-  | { page: "agent"; agentId: string }
-  | { page: "team"; teamId: string }
+  | { page: "agent"; agentId: string; tab: AgentTab }
+  | { page: "team"; teamId: string; roomId: string | null }
   | { page: "settings" }
   | { page: "memory" }
-  | { page: "board" };
+  | { page: "board"; cardId: string | null }
+  | { page: "inbox"; focus: InboxFocus | null };
+
+/** Where a request came from: its team's room, its agent's chat, or its card on the Board. */
+function sourceRoute(request: AttentionRequest): Route {
+  if (request.origin === "team" && request.teamId) return { page: "team", teamId: request.teamId, roomId: request.roomId };
+  if (request.origin === "card" && request.cardId) return { page: "board", cardId: request.cardId };
+  return { page: "agent", agentId: request.agentId, tab: "chat" };
+}
 
 function Shell() {
   const agents = useAgents();
@@ -35,8 +47,21 @@ function Shell() {
   const [route, setRoute] = useState<Route>({ page: "home" });
   const [creating, setCreating] = useState(false);
   const [creatingTeam, setCreatingTeam] = useState(false);
+  const [trayNotice, setTrayNotice] = useState(false);
+  const tray = useTrayState();
 
-  useBackendEvents((e) => toasts.error(`Live updates are unavailable: ${errorMessage(e)}`));
+  const liveUpdatesFailed = (e: unknown) => toasts.error(`Live updates are unavailable: ${errorMessage(e)}`);
+  useBackendEvents(liveUpdatesFailed);
+  useShellEvents(
+    {
+      onOpenAttention: (requestId) =>
+        setRoute({ page: "inbox", focus: requestId ? { id: requestId, at: Date.now() } : null }),
+      onKeptInTray: (first) => {
+        if (first) setTrayNotice(true);
+      },
+    },
+    liveUpdatesFailed,
+  );
   useRoomEvents();
 
   const selectedAgent =
@@ -44,9 +69,16 @@ function Shell() {
 
   const selectedTeam = route.page === "team" ? teams.data?.find((t) => t.id === route.teamId) ?? null : null;
 
+  // What the window shows, so the backend raises no notification for it while focused.
+  let viewing: Viewing | null = null;
+  if (selectedTeam) viewing = { kind: "team", teamId: selectedTeam.id };
+  else if (selectedAgent && route.page === "agent" && route.tab === "chat") viewing = { kind: "chat", agentId: selectedAgent.id };
+  else if (route.page === "board" && route.cardId) viewing = { kind: "card", cardId: route.cardId };
+  useReportViewing(viewing);
+
   const onTeamCreated = (team: Team) => {
     setCreatingTeam(false);
-    setRoute({ page: "team", teamId: team.id });
+    setRoute({ page: "team", teamId: team.id, roomId: null });
   };
 
   const onTeamDeleted = (team: Team) => {
@@ -56,7 +88,7 @@ function Shell() {
 
   const onCreated = (agent: Agent) => {
     setCreating(false);
-    setRoute({ page: "agent", agentId: agent.id });
+    setRoute({ page: "agent", agentId: agent.id, tab: "chat" });
   };
 
   const onDeleted = (agent: Agent) => {
@@ -68,14 +100,46 @@ function Shell() {
   let main;
   if (route.page === "settings") {
     main = <SettingsPage />;
+  } else if (route.page === "inbox") {
+    main = (
+      <InboxPage
+        // A new request to show starts the page afresh on it.
+        key={route.focus?.at ?? "inbox"}
+        agents={agents.data ?? []}
+        teams={teams.data ?? []}
+        focus={route.focus}
+        onOpenSource={(request) => setRoute(sourceRoute(request))}
+      />
+    );
   } else if (route.page === "board") {
-    main = <BoardPage teams={teams.data ?? []} agents={agents.data ?? []} />;
+    main = (
+      <BoardPage
+        teams={teams.data ?? []}
+        agents={agents.data ?? []}
+        openCardId={route.cardId}
+        onOpenCard={(cardId) => setRoute({ page: "board", cardId })}
+      />
+    );
   } else if (route.page === "memory") {
     main = <MemoryPage teams={teams.data ?? []} agents={agents.data ?? []} />;
   } else if (selectedTeam) {
-    main = <TeamPage team={selectedTeam} agents={agents.data ?? []} onDeleted={onTeamDeleted} />;
-  } else if (selectedAgent) {
-    main = <AgentPage agent={selectedAgent} onDeleted={onDeleted} />;
+    main = (
+      <TeamPage
+        team={selectedTeam}
+        agents={agents.data ?? []}
+        initialRoomId={route.page === "team" ? route.roomId : null}
+        onDeleted={onTeamDeleted}
+      />
+    );
+  } else if (selectedAgent && route.page === "agent") {
+    main = (
+      <AgentPage
+        agent={selectedAgent}
+        tab={route.tab}
+        onTab={(tab) => setRoute({ page: "agent", agentId: selectedAgent.id, tab })}
+        onDeleted={onDeleted}
+      />
+    );
   } else {
     main = <WelcomePage hasAgents={!!agents.data?.length} onNewAgent={() => setCreating(true)} />;
   }
@@ -86,7 +150,7 @@ function Shell() {
         teams={teams.data}
         teamsError={teams.error ? errorMessage(teams.error) : null}
         selectedTeamId={selectedTeam?.id ?? null}
-        onSelectTeam={(teamId) => setRoute({ page: "team", teamId })}
+        onSelectTeam={(teamId) => setRoute({ page: "team", teamId, roomId: null })}
         onNewTeam={() => setCreatingTeam(true)}
         agents={agents.data}
         loading={agents.isPending}
@@ -95,13 +159,20 @@ function Shell() {
         settingsOpen={route.page === "settings"}
         memoryOpen={route.page === "memory"}
         boardOpen={route.page === "board"}
-        onSelectAgent={(agentId) => setRoute({ page: "agent", agentId })}
+        inboxOpen={route.page === "inbox"}
+        inboxCount={tray.data?.open ?? 0}
+        // The same agent again keeps its tab; another opens on Chat.
+        onSelectAgent={(agentId) =>
+          setRoute((r) => (r.page === "agent" && r.agentId === agentId ? r : { page: "agent", agentId, tab: "chat" }))
+        }
         onNewAgent={() => setCreating(true)}
         onOpenSettings={() => setRoute({ page: "settings" })}
         onOpenMemory={() => setRoute({ page: "memory" })}
-        onOpenBoard={() => setRoute({ page: "board" })}
+        onOpenBoard={() => setRoute({ page: "board", cardId: null })}
+        onOpenInbox={() => setRoute({ page: "inbox", focus: null })}
       />
       <main className="main">{main}</main>
+      {trayNotice && <TrayNotice onDismiss={() => setTrayNotice(false)} />}
       {creating && <NewAgentDialog onClose={() => setCreating(false)} onCreated={onCreated} />}
       {creatingTeam && (
         <NewTeamDialog agents={agents.data ?? []} onClose={() => setCreatingTeam(false)} onCreated={onTeamCreated} />

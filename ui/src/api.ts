@@ -65,6 +65,17 @@ import type {
   TaskRunContext,
   TaskStart,
   TaskTrace,
+  AttentionChanged,
+  AttentionRequest,
+  AttentionSettings,
+  AuditEntry,
+  Decision,
+  Grant,
+  KeptInTray,
+  OpenAttention,
+  TrayState,
+  UserAnswer,
+  Viewing,
 } from "./bindings";
 import { toClawbooError } from "./errors";
 
@@ -160,6 +171,22 @@ export type {
   TaskStart,
   TaskTrace,
   CardDiff,
+  AttentionChanged,
+  AttentionRequest,
+  AttentionSettings,
+  AuditAction,
+  AuditEntry,
+  Decision,
+  Grant,
+  KeptInTray,
+  OpenAttention,
+  Origin,
+  RequestKind,
+  RequestStatus,
+  TrayItem,
+  TrayState,
+  UserAnswer,
+  Viewing,
 } from "./bindings";
 
 export type Unlisten = () => void;
@@ -242,8 +269,9 @@ export const sendChatMessage = (agentId: string, text: string): Promise<SendOutc
 
 export const cancelRun = (runId: string): Promise<null> => unwrap(() => commands.cancelRun(runId));
 
-export const answerPermission = (runId: string, requestId: string, allow: boolean): Promise<null> =>
-  unwrap(() => commands.answerPermission(runId, requestId, allow));
+/** Answers a runtime's permission question in a run's timeline; the same approval the Inbox shows. */
+export const answerPermission = (runId: string, requestId: string, decision: Decision): Promise<AttentionRequest> =>
+  unwrap(() => commands.answerPermission(runId, requestId, decision));
 
 /** Everything a run has emitted so far, in `seq` order. */
 export const runActivity = (runId: string): Promise<RunEventRecord[]> =>
@@ -479,3 +507,61 @@ export const runnerSetSettings = (settings: RunnerSettings): Promise<RunnerSetti
 
 /** Traces of the newest task runs (Settings > Observability), newest first. */
 export const runnerTraces = (limit: number): Promise<TaskTrace[]> => unwrap(() => commands.runnerTraces(limit));
+
+// ---- Attention: questions and approvals for the user ----
+
+/** Open requests, newest first. */
+export const attentionOpen = (): Promise<AttentionRequest[]> => unwrap(() => commands.attentionOpen());
+
+/** Every request, newest first, `limit` at most, created before `before` (ms) when given. */
+export const attentionHistory = (before: number | null, limit: number): Promise<AttentionRequest[]> =>
+  unwrap(() => commands.attentionHistory(before, limit));
+
+export const attentionGet = (id: string): Promise<AttentionRequest> => unwrap(() => commands.attentionGet(id));
+
+/** Text for a question, a decision for an approval; refused (conflict) once it is no longer open. */
+export const attentionAnswer = (id: string, answer: UserAnswer): Promise<AttentionRequest> =>
+  unwrap(() => commands.attentionAnswer(id, answer));
+
+/** The audit, newest first (of one request when `requestId` is given), older than `before` (seq). */
+export const attentionAudit = (requestId: string | null, before: number | null, limit: number): Promise<AuditEntry[]> =>
+  unwrap(() => commands.attentionAudit(requestId, before, limit));
+
+/** Every "Allow always" in force. */
+export const attentionGrants = (): Promise<Grant[]> => unwrap(() => commands.attentionGrants());
+
+export const attentionRevokeGrant = (id: string): Promise<null> => unwrap(() => commands.attentionRevokeGrant(id));
+
+export const attentionSettings = (): Promise<AttentionSettings> => unwrap(() => commands.attentionSettings());
+
+/** Refused (invalid_input) outside 1 to 720 hours. */
+export const attentionSetSettings = (settings: AttentionSettings): Promise<AttentionSettings> =>
+  unwrap(() => commands.attentionSetSettings(settings));
+
+/** What the window shows, so no notification is raised for it while the window has focus. */
+export async function attentionViewing(viewing: Viewing | null): Promise<null> {
+  try {
+    await commands.attentionViewing(viewing);
+    return null;
+  } catch (e) {
+    throw toClawbooError(e);
+  }
+}
+
+/** What the tray shows: the count of open requests and the newest few. */
+export const trayState = (): Promise<TrayState> => unwrap(() => commands.trayState());
+
+/** A request was raised, answered, cleared, expired or withdrawn, or a grant or the expiry changed. */
+export function onAttentionChanged(cb: (changed: AttentionChanged) => void): Promise<Unlisten> {
+  return events.attentionChanged.listen((event) => cb(event.payload));
+}
+
+/** The user picked a request in the tray menu or clicked its notification. */
+export function onOpenAttention(cb: (open: OpenAttention) => void): Promise<Unlisten> {
+  return events.openAttention.listen((event) => cb(event.payload));
+}
+
+/** The window was hidden to the tray while agents work. */
+export function onKeptInTray(cb: (kept: KeptInTray) => void): Promise<Unlisten> {
+  return events.keptInTray.listen((event) => cb(event.payload));
+}

@@ -1,11 +1,14 @@
-import { useEffect } from "react";
+import { useEffect, useRef } from "react";
 import { useQueryClient } from "@tanstack/react-query";
 import {
   onAgentFileChanged,
   onAgentsChanged,
+  onAttentionChanged,
   onBoardChanged,
   onChatMessageAdded,
+  onKeptInTray,
   onMemoryChanged,
+  onOpenAttention,
   onRunChanged,
   onRunEvent,
   onTeamsChanged,
@@ -15,6 +18,7 @@ import { addChatMessage, changeChatRun, queryKeys, refetchNewestChatPages } from
 import { refetchRooms } from "./roomQueries";
 import { refetchMemory } from "./memoryQueries";
 import { refetchBoard } from "./boardQueries";
+import { refetchAttention } from "./attentionQueries";
 import { useRunActivityStore } from "./runActivity";
 
 /** Subscribes to a backend event for the lifetime of the component. */
@@ -66,6 +70,8 @@ export function useBackendEvents(onFailure: (e: unknown) => void) {
         refetchMemory(client);
         // A deleted agent leaves its cards unassigned.
         refetchBoard(client);
+        // A deleted agent's requests are withdrawn; a lag may have dropped attentionChanged.
+        refetchAttention(client);
         runs.resync();
       }),
     onFailure,
@@ -87,6 +93,9 @@ export function useBackendEvents(onFailure: (e: unknown) => void) {
   // Whatever the Board shows is read again: columns of cards, an open card, its runs.
   useSubscription(() => onBoardChanged(() => refetchBoard(client)), onFailure);
 
+  // Whatever the Inbox and its badge show is read again: open requests, history, audit, grants.
+  useSubscription(() => onAttentionChanged(() => refetchAttention(client)), onFailure);
+
   useSubscription(
     () =>
       onAgentFileChanged(({ agentId, name }) => {
@@ -102,4 +111,20 @@ export function useBackendEvents(onFailure: (e: unknown) => void) {
 
   // A run's start reaches its chat through runChanged, published before its first event.
   useSubscription(() => onRunEvent(({ record }) => void runs.add(record)), onFailure);
+}
+
+export type ShellHandlers = {
+  /** The user picked a request in the tray menu or its notification (null: the Inbox itself). */
+  onOpenAttention: (requestId: string | null) => void;
+  /** The window was hidden to the tray while agents work; `first` only the first time ever. */
+  onKeptInTray: (first: boolean) => void;
+};
+
+/** The tray's events, which move the window rather than data: the handlers are read fresh on
+ *  each event, so they may close over the current state. */
+export function useShellEvents(handlers: ShellHandlers, onFailure: (e: unknown) => void) {
+  const current = useRef(handlers);
+  current.current = handlers;
+  useSubscription(() => onOpenAttention(({ requestId }) => current.current.onOpenAttention(requestId)), onFailure);
+  useSubscription(() => onKeptInTray(({ first }) => current.current.onKeptInTray(first)), onFailure);
 }

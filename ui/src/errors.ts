@@ -40,3 +40,8 @@ export function toClawbooError(value: unknown): ClawbooError {
   }
   return new ClawbooError("internal", typeof value === "string" ? value : "Unexpected backend error.");
 }
+
+/** The stable code of a backend failure, or null for anything else. */
+export function errorCode(value: unknown): ErrorCode | null {
+  return isClawbooError(value) ? value.code : null;
+}

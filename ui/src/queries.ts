@@ -29,7 +29,9 @@ import type {
   NewTeam,
   RoomPatch,
   Team,
+  Decision,
 } from "./api";
+import { refetchAttention } from "./attentionQueries";
 import { ClawbooError, hasErrorCode } from "./errors";
 import {
   newestPageOnly,
@@ -297,10 +299,13 @@ export function useCancelRun() {
   return useMutation({ mutationFn: (runId: string) => api.cancelRun(runId) });
 }
 
+/** The run learns the answer at once; the Inbox and its badge are read again. */
 export function useAnswerPermission() {
+  const client = useQueryClient();
   return useMutation({
-    mutationFn: ({ runId, requestId, allow }: { runId: string; requestId: string; allow: boolean }) =>
-      api.answerPermission(runId, requestId, allow),
+    mutationFn: ({ runId, requestId, decision }: { runId: string; requestId: string; decision: Decision }) =>
+      api.answerPermission(runId, requestId, decision),
+    onSuccess: () => refetchAttention(client),
   });
 }
 

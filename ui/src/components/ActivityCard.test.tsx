@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { screen, waitFor, within } from "@testing-library/react";
-import type { RunEventRecord } from "../api";
+import type { Agent, RunEventRecord } from "../api";
+import { ClawbooError } from "../errors";
 import {
   deliverRunEvent,
   emitRunEvent,
@@ -12,16 +13,19 @@ import {
   seedMessage,
   seedRun,
 } from "../test/fakeApi";
+import { seedRequest } from "../test/fakeAttention";
 import { backendDoes, openChat, renderApp } from "../test/helpers";
 
 vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApi);
 
+let agent: Agent;
 let agentId: string;
 let runId: string;
 
 beforeEach(() => {
   resetBackend();
-  agentId = seedAgent({ name: "Researcher", handle: "researcher" }).id;
+  agent = seedAgent({ name: "Researcher", handle: "researcher" });
+  agentId = agent.id;
   seedMessage(agentId, "user", "List the files");
   runId = seedRun(agentId).id;
 });
@@ -80,7 +84,8 @@ describe("Activity card", () => {
     expect(within(tool).getByTestId("tool-output").textContent).toBe(long);
   });
 
-  it("asks for permission; Allow answers and shows Allowed once resolved", async () => {
+  it("asks for permission; Allow once answers and shows Allowed once resolved", async () => {
+    seedRequest(agent, { kind: "permission", runId: runId, runtimeRequestId: "p1", tool: "Bash" });
     const { user } = await openActivity();
     await backendDoes(() =>
       emitRunEvent(agentId, runId, {
@@ -95,24 +100,56 @@ describe("Activity card", () => {
     expect(request.textContent).toContain("Bash");
     expect(request.textContent).toContain("Delete the build folder");
     expect(request.textContent).toContain("rm -rf build");
+    expect(within(request).getByTestId("allow-p1").textContent).toBe("Allow once");
 
     await user.click(within(request).getByTestId("allow-p1"));
-    expect(fakeApi.answerPermission).toHaveBeenCalledWith(runId, "p1", true);
+    expect(fakeApi.answerPermission).toHaveBeenCalledWith(runId, "p1", "allow_once");
 
     await backendDoes(() => emitRunEvent(agentId, runId, { type: "permissionResolved", requestId: "p1", allowed: true }));
     expect(request.textContent).toContain("Allowed");
     expect(within(request).queryByTestId("allow-p1")).toBeNull();
+    expect(within(request).queryByTestId("allow-always-p1")).toBeNull();
     expect(within(request).queryByTestId("deny-p1")).toBeNull();
   });
 
-  it("Deny answers no and shows Denied", async () => {
+  it("Allow always answers allow_always and says so", async () => {
+    seedRequest(agent, { kind: "permission", runId: runId, runtimeRequestId: "p3", tool: "Edit" });
+    const { user } = await openActivity();
+    await backendDoes(() =>
+      emitRunEvent(agentId, runId, { type: "permissionRequest", requestId: "p3", tool: "Edit", input: null, description: "" }),
+    );
+    await user.click(card().getByTestId("allow-always-p3"));
+    expect(fakeApi.answerPermission).toHaveBeenCalledWith(runId, "p3", "allow_always");
+    await waitFor(() => expect(card().getByTestId("permission-p3").textContent).toContain("Allowed always"));
+    expect(fakeApi.answerPermission).toHaveBeenCalledTimes(1);
+  });
+
+  it("Deny answers deny and shows Denied", async () => {
+    seedRequest(agent, { kind: "permission", runId: runId, runtimeRequestId: "p2" });
     const { user } = await openActivity();
     await backendDoes(() =>
       emitRunEvent(agentId, runId, { type: "permissionRequest", requestId: "p2", tool: "Write", input: null, description: "" }),
     );
     await user.click(card().getByTestId("deny-p2"));
-    expect(fakeApi.answerPermission).toHaveBeenCalledWith(runId, "p2", false);
+    expect(fakeApi.answerPermission).toHaveBeenCalledWith(runId, "p2", "deny");
     await waitFor(() => expect(card().getByTestId("permission-p2").textContent).toContain("Denied"));
+  });
+
+  it("shows the backend's refusal with its code and keeps the buttons", async () => {
+    fakeApi.answerPermission.mockRejectedValueOnce(
+      new ClawbooError("run_not_active", "The run that asked has already ended, so it no longer waits for this answer."),
+    );
+    const { user } = await openActivity();
+    await backendDoes(() =>
+      emitRunEvent(agentId, runId, { type: "permissionRequest", requestId: "p4", tool: "Write", input: null, description: "" }),
+    );
+    await user.click(card().getByTestId("allow-p4"));
+    const request = card().getByTestId("permission-p4");
+    const error = await within(request).findByTestId("error-message");
+    expect(within(error).getByTestId("error-code").textContent).toBe("run_not_active");
+    expect(error.textContent).toContain("no longer waits for this answer");
+    expect(request.textContent).toContain("Waiting for you");
+    expect(within(request).getByTestId("allow-p4")).toBeTruthy();
   });
 
   it("merges events that arrive before the backfill, without duplicates", async () => {

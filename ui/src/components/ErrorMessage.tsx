@@ -1,11 +1,24 @@
-type Props = { message: string | null | undefined; className?: string };
+import { errorCode, errorMessage } from "../errors";
 
-/** An error from the backend or a form, shown inline. */
-export function ErrorMessage({ message, className }: Props) {
+type Props = { message: string | null | undefined; className?: string; code?: string | null };
+
+/** An error from the backend or a form, shown inline; with the backend's code when given. */
+export function ErrorMessage({ message, className, code }: Props) {
   if (!message) return null;
   return (
     <p className={`error-message ${className ?? ""}`} role="alert" data-testid="error-message">
+      {code && (
+        <code className="error-message__code" data-testid="error-code">
+          {code}
+        </code>
+      )}
       {message}
     </p>
   );
+}
+
+/** A thrown value (usually a ClawbooError) shown with its code and message; nothing when null. */
+export function ErrorWithCode({ error, className }: { error: unknown; className?: string }) {
+  if (error === null || error === undefined) return null;
+  return <ErrorMessage message={errorMessage(error)} code={errorCode(error)} className={className} />;
 }

@@ -1,25 +1,26 @@
 import { memo, useState } from "react";
+import type { Decision } from "../api";
 import type { PermissionItem } from "../runActivity";
 import { useAnswerPermission } from "../queries";
-import { errorMessage } from "../errors";
 import { prettyJson } from "../lib/chat";
-import { ErrorMessage } from "./ErrorMessage";
+import { ErrorWithCode } from "./ErrorMessage";
 
 type Props = { runId: string; request: PermissionItem; runActive: boolean };
 
-/** The agent asks before using a tool; the run waits for the answer. */
+/** The agent asks before using a tool; the run waits for the answer. The same approval shows in
+ *  the Inbox, so it can be answered in either place. */
 export const PermissionRow = memo(function PermissionRow({ runId, request, runActive }: Props) {
   const { requestId, tool, input, description } = request;
   const answer = useAnswerPermission();
-  const [answered, setAnswered] = useState<boolean | null>(null);
-  // The backend's word wins over what we sent.
-  const allowed = request.allowed ?? answered;
+  const [sent, setSent] = useState<Decision | null>(null);
+  // The backend's word wins over what we sent (it may have been answered in the Inbox).
+  const allowed = request.allowed ?? (sent === null ? null : sent !== "deny");
 
-  const reply = (allow: boolean) =>
-    answer.mutate({ runId, requestId, allow }, { onSuccess: () => setAnswered(allow) });
+  const reply = (decision: Decision) =>
+    answer.mutate({ runId, requestId, decision }, { onSuccess: () => setSent(decision) });
 
   let state: string;
-  if (allowed !== null) state = allowed ? "Allowed" : "Denied";
+  if (allowed !== null) state = allowed ? (sent === "allow_always" ? "Allowed always" : "Allowed") : "Denied";
   else state = runActive ? "Waiting for you" : "No longer needed";
 
   return (
@@ -39,16 +40,26 @@ export const PermissionRow = memo(function PermissionRow({ runId, request, runAc
           <button
             type="button"
             className="button button--small button--primary"
-            onClick={() => reply(true)}
+            onClick={() => reply("allow_once")}
             disabled={answer.isPending}
             data-testid={`allow-${requestId}`}
           >
-            Allow
+            Allow once
           </button>
           <button
             type="button"
             className="button button--small"
-            onClick={() => reply(false)}
+            onClick={() => reply("allow_always")}
+            disabled={answer.isPending}
+            title={`Allow, and let this agent use ${tool} from now on without asking (revoke it in Settings › Approvals)`}
+            data-testid={`allow-always-${requestId}`}
+          >
+            Allow always
+          </button>
+          <button
+            type="button"
+            className="button button--small"
+            onClick={() => reply("deny")}
             disabled={answer.isPending}
             data-testid={`deny-${requestId}`}
           >
@@ -56,7 +67,7 @@ export const PermissionRow = memo(function PermissionRow({ runId, request, runAc
           </button>
         </div>
       )}
-      <ErrorMessage message={answer.error ? errorMessage(answer.error) : null} />
+      <ErrorWithCode error={answer.error} />
     </li>
   );
 });

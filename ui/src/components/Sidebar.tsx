@@ -16,11 +16,15 @@ type Props = {
   settingsOpen: boolean;
   memoryOpen: boolean;
   boardOpen: boolean;
+  inboxOpen: boolean;
+  /** Open requests (the tray's count); the badge hides at 0. */
+  inboxCount: number;
   onSelectAgent: (id: string) => void;
   onNewAgent: () => void;
   onOpenSettings: () => void;
   onOpenMemory: () => void;
   onOpenBoard: () => void;
+  onOpenInbox: () => void;
 };
 
 export function Sidebar({
@@ -36,11 +40,14 @@ export function Sidebar({
   settingsOpen,
   memoryOpen,
   boardOpen,
+  inboxOpen,
+  inboxCount,
   onSelectAgent,
   onNewAgent,
   onOpenSettings,
   onOpenMemory,
   onOpenBoard,
+  onOpenInbox,
 }: Props) {
   const [showArchived, setShowArchived] = useState(false);
   const archivedCount = teams?.filter((t) => t.archived).length ?? 0;
@@ -142,6 +149,21 @@ export function Sidebar({
       </ul>
       <ErrorMessage message={error} className="sidebar__error" />
 
+      <button
+        type="button"
+        className={`sidebar__settings sidebar__inbox ${inboxOpen ? "is-active" : ""}`}
+        aria-current={inboxOpen ? "page" : undefined}
+        onClick={onOpenInbox}
+        title={inboxCount > 0 ? `${inboxCount} waiting for you` : undefined}
+        data-testid="nav-inbox"
+      >
+        <span aria-hidden="true">✉</span> Inbox
+        {inboxCount > 0 && (
+          <span className="sidebar__count" data-testid="inbox-count">
+            {inboxCount}
+          </span>
+        )}
+      </button>
       <button
         type="button"
         className={`sidebar__settings sidebar__board ${boardOpen ? "is-active" : ""}`}

@@ -6,20 +6,18 @@ import { AgentChat } from "./AgentChat";
 import { AgentProfile } from "./AgentProfile";
 import { AgentFilesPanel } from "./AgentFilesPanel";
 
-type Tab = "chat" | "details";
+export type AgentTab = "chat" | "details";
 type SubTab = "profile" | "files";
 
-type Props = { agent: Agent; onDeleted: (agent: Agent) => void };
+type Props = { agent: Agent; tab: AgentTab; onTab: (tab: AgentTab) => void; onDeleted: (agent: Agent) => void };
 
-export function AgentPage({ agent, onDeleted }: Props) {
-  // Opening an agent starts on Chat; the choice holds while that agent stays open.
-  const [opened, setOpened] = useState<{ agentId: string; tab: Tab }>({ agentId: agent.id, tab: "chat" });
-  const tab = opened.agentId === agent.id ? opened.tab : "chat";
-  const setTab = (next: Tab) => setOpened({ agentId: agent.id, tab: next });
+/** An agent: its chat, or its details. The tab is the app's route (opening an agent starts on
+ *  Chat), so the app knows when the window shows the chat. */
+export function AgentPage({ agent, tab, onTab: setTab, onDeleted }: Props) {
   const [subTab, setSubTab] = useState<SubTab>("profile");
   const drafts = useRef(new Map<string, string>()).current;
 
-  const tabButton = (value: Tab, label: string) => (
+  const tabButton = (value: AgentTab, label: string) => (
     <button
       type="button"
       role="tab"

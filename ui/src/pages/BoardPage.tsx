@@ -20,13 +20,20 @@ import { useToasts } from "../components/Toasts";
 import { errorMessage } from "../errors";
 import { cardRef, inColumn, positionBetween } from "../lib/board";
 
-type Props = { teams: Team[]; agents: Agent[] };
+type Props = {
+  teams: Team[];
+  agents: Agent[];
+  /** The card whose panel is open: part of the app's route, so the Inbox can open a card and the
+   *  app knows which card the window shows. */
+  openCardId: string | null;
+  onOpenCard: (cardId: string | null) => void;
+};
 
 const NO_FILTER: CardFilter = { teamId: null, assigneeId: null, status: null };
 
 /** The Board: task cards in columns, moved by drag and drop (or a card's ⋯ menu), filtered by
  *  team, agent and status; a card opens to what its agent was asked and what it did. */
-export function BoardPage({ teams, agents }: Props) {
+export function BoardPage({ teams, agents, openCardId: openId, onOpenCard: setOpenId }: Props) {
   const [filter, setFilter] = useState<CardFilter>(NO_FILTER);
   const columns = useBoardColumns();
   const cards = useCards(filter);
@@ -34,7 +41,6 @@ export function BoardPage({ teams, agents }: Props) {
   const move = useMoveCard();
   const create = useCreateCard();
   const toasts = useToasts();
-  const [openId, setOpenId] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
   const [blocking, setBlocking] = useState<{ card: Card; position: number | null } | null>(null);
   const [dragging, setDragging] = useState<Card | null>(null);

@@ -9,6 +9,7 @@ import {
   useStopTeam,
 } from "../roomQueries";
 import { useRunActivity } from "../runActivity";
+import { useOpenRequests } from "../attentionQueries";
 import { errorMessage } from "../errors";
 import { RUN_STATUS_LABELS } from "../lib/chat";
 import { ErrorMessage } from "../components/ErrorMessage";
@@ -36,6 +37,12 @@ export function RoomChat({ team, room }: Props) {
   const [seeing, setSeeing] = useState<{ runId: string; who: string } | null>(null);
   const [peerOpen, setPeerOpen] = useState(false);
   const [selectedRun, setSelectedRun] = useState<string | null>(null);
+  const open = useOpenRequests();
+  // Replies whose agent asked the user something still unanswered (`@user` in the reply).
+  const askedYou = useMemo(
+    () => new Set((open.data ?? []).flatMap((r) => (r.roomId === room.id && r.messageId ? [r.messageId] : []))),
+    [open.data, room.id],
+  );
 
   const runById = useMemo(() => {
     const map = new Map<string, RunSummary>();
@@ -113,6 +120,7 @@ export function RoomChat({ team, room }: Props) {
                 run={message.runId ? runById.get(message.runId) : undefined}
                 agentOf={agentOf}
                 handle={handle}
+                askedYou={askedYou.has(message.id)}
                 onSee={openContext}
                 onSelectRun={setSelectedRun}
               />
@@ -147,11 +155,13 @@ type RowProps = {
   run: RunSummary | undefined;
   agentOf: (id: string | null | undefined) => Agent | undefined;
   handle: (id: string | null | undefined) => string;
+  /** The reply asks the user something still open in the Inbox. */
+  askedYou: boolean;
   onSee: (runId: string, agentId: string | null | undefined) => void;
   onSelectRun: (runId: string) => void;
 };
 
-function MessageRow({ message, run, agentOf, handle, onSee, onSelectRun }: RowProps) {
+function MessageRow({ message, run, agentOf, handle, askedYou, onSee, onSelectRun }: RowProps) {
   const author = agentOf(message.authorId);
   const see = (runId: string | null, agentId: string | null | undefined, label: string) =>
     runId && (
@@ -184,6 +194,15 @@ function MessageRow({ message, run, agentOf, handle, onSee, onSelectRun }: RowPr
               {author && <TintDot tint={author.tint} />}
               <strong>{author?.name ?? "A former member"}</strong>
               <span className="muted">{handle(message.authorId)}</span>
+              {askedYou && (
+                <span
+                  className="asked-you"
+                  title="Waiting for your answer: reply here, or answer in the Inbox."
+                  data-testid={`asked-you-${message.id}`}
+                >
+                  asked you
+                </span>
+              )}
             </header>
             <Markdown text={message.content} />
             <footer className="room-meta">

@@ -1,7 +1,8 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { screen, waitFor, within } from "@testing-library/react";
 import { ClawbooError } from "../errors";
-import { backend, fakeApi, resetBackend } from "../test/fakeApi";
+import { backend, fakeApi, resetBackend, seedAgent } from "../test/fakeApi";
+import { attention, seedRequest } from "../test/fakeAttention";
 import { renderApp } from "../test/helpers";
 import { board } from "../test/fakeBoard";
 
@@ -233,5 +234,62 @@ describe("Settings > Runtimes > sign-in", () => {
       ),
     );
     expect(screen.queryByTestId("runtime-access-native")).toBeNull();
+  });
+});
+
+describe("Settings: approvals", () => {
+  it("saves the approval expiry only for whole hours from 1 to 720", async () => {
+    const { user } = await openSettings();
+    const input = (await screen.findByTestId("approval-expiry-hours")) as HTMLInputElement;
+    const save = screen.getByTestId("approval-expiry-save") as HTMLButtonElement;
+    expect(input.value).toBe("24");
+
+    for (const wrong of ["0", "721", "2.5"]) {
+      await user.clear(input);
+      await user.type(input, wrong);
+      expect(screen.getByTestId("approval-expiry-hint").textContent).toBe(
+        "Enter a whole number of hours from 1 to 720 (30 days).",
+      );
+      expect(input.getAttribute("aria-invalid")).toBe("true");
+      expect(save.disabled).toBe(true);
+    }
+    await user.clear(input);
+    expect(save.disabled).toBe(true);
+    expect(fakeApi.attentionSetSettings).not.toHaveBeenCalled();
+
+    await user.type(input, "48");
+    expect(input.getAttribute("aria-invalid")).toBeNull();
+    await user.click(save);
+    expect(fakeApi.attentionSetSettings).toHaveBeenCalledWith({ approvalExpiryHours: 48 });
+    expect(await screen.findByText("Saved.")).toBeTruthy();
+    expect(attention.settings.approvalExpiryHours).toBe(48);
+  });
+
+  it("shows the engine's refusal with its code", async () => {
+    fakeApi.attentionSetSettings.mockRejectedValueOnce(new ClawbooError("store", "The database is read-only."));
+    const { user } = await openSettings();
+    const input = await screen.findByTestId("approval-expiry-hours");
+    await user.clear(input);
+    await user.type(input, "12");
+    await user.click(screen.getByTestId("approval-expiry-save"));
+    const error = await within(screen.getByTestId("approval-settings")).findByTestId("error-message");
+    expect(within(error).getByTestId("error-code").textContent).toBe("store");
+    expect(error.textContent).toContain("The database is read-only.");
+  });
+
+  it("lists what is allowed always, each revocable, and says when nothing is", async () => {
+    const ada = seedAgent({ name: "Ada", handle: "ada" });
+    const request = seedRequest(ada, { kind: "permission", tool: "Write" });
+    await fakeApi.attentionAnswer(request.id, { type: "decision", decision: "allow_always" });
+    const grant = attention.grants[0];
+    const { user } = await openSettings();
+
+    const row = await screen.findByTestId(`grant-${grant.id}`);
+    expect(row.textContent).toContain("Ada @ada may use Write without asking");
+    expect(row.textContent).toContain("since ");
+    await user.click(within(row).getByTestId(`revoke-grant-${grant.id}`));
+    expect(fakeApi.attentionRevokeGrant).toHaveBeenCalledWith(grant.id);
+    expect((await screen.findByTestId("grants-empty")).textContent).toContain("Nothing is allowed always.");
+    expect(screen.queryByTestId(`grant-${grant.id}`)).toBeNull();
   });
 });

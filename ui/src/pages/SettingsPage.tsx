@@ -5,6 +5,7 @@ import { RuntimeRow } from "../components/RuntimeRow";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { RunnerSettingsCard } from "../components/board/RunnerSettingsCard";
 import { ObservabilityCard } from "../components/board/ObservabilityCard";
+import { ApprovalSettingsCard } from "../components/attention/ApprovalSettingsCard";
 
 export function SettingsPage() {
   const providers = useProviders();
@@ -44,6 +45,8 @@ export function SettingsPage() {
           </ul>
         )}
       </section>
+
+      <ApprovalSettingsCard />
 
       <RunnerSettingsCard />
 

@@ -13,7 +13,13 @@ import { AboutYouGate } from "../components/teams/AboutYouForm";
 import { MAX_TEAM_NAME_CHARS } from "../components/teams/limits";
 import { RoomChat } from "./RoomChat";
 
-type Props = { team: Team; agents: Agent[]; onDeleted: (team: Team) => void };
+type Props = {
+  team: Team;
+  agents: Agent[];
+  /** The room to open first (General when null), as when the Inbox opens where a request came from. */
+  initialRoomId?: string | null;
+  onDeleted: (team: Team) => void;
+};
 
 type Dialog =
   | { kind: "brief" }
@@ -24,8 +30,11 @@ type Dialog =
   | { kind: "delete-room"; roomId: string }
   | null;
 
-export function TeamPage({ team, agents, onDeleted }: Props) {
-  const [opened, setOpened] = useState<{ teamId: string; roomId: string | null }>({ teamId: team.id, roomId: null });
+export function TeamPage({ team, agents, initialRoomId = null, onDeleted }: Props) {
+  const [opened, setOpened] = useState<{ teamId: string; roomId: string | null }>({
+    teamId: team.id,
+    roomId: initialRoomId,
+  });
   const [dialog, setDialog] = useState<Dialog>(null);
   const [renaming, setRenaming] = useState<string | null>(null);
   const rename = useRenameTeam();

@@ -3,6 +3,7 @@ import { vi } from "vitest";
 import { ClawbooError } from "../errors";
 import { fakeMemoryApi, resetMemory } from "./fakeMemory";
 import { fakeBoardApi, resetBoard } from "./fakeBoard";
+import { fakeAttentionApi, resetAttention } from "./fakeAttention";
 import type {
   Access,
   Agent,
@@ -493,7 +494,6 @@ export const fakeApi = {
     return { message: { ...message }, run: { ...run } };
   }),
   cancelRun: vi.fn(async (_runId: string): Promise<null> => null),
-  answerPermission: vi.fn(async (_runId: string, _requestId: string, _allow: boolean): Promise<null> => null),
   runActivity: vi.fn(async (runId: string): Promise<RunEventRecord[]> => [...(backend.runRecords.get(runId) ?? [])]),
   listTeams: vi.fn(async (): Promise<Team[]> =>
     backend.teams.map(cloneTeam).sort((a, b) => a.name.localeCompare(b.name)),
@@ -654,6 +654,7 @@ export const fakeApi = {
   }),
   ...fakeMemoryApi,
   ...fakeBoardApi,
+  ...fakeAttentionApi,
 };
 
 /** A message in a room, as the engine would have stored it. */
@@ -684,5 +685,6 @@ export function resetBackend() {
   Object.assign(backend, initialState());
   resetMemory();
   resetBoard();
+  resetAttention();
   Object.values(fakeApi).forEach((fn) => fn.mockClear());
 }

@@ -1,0 +1,46 @@
+import type { AttentionRequest, Decision } from "../../api";
+import { useAnswerRequest } from "../../attentionQueries";
+import { allowAlwaysLabel } from "../../lib/attention";
+import { ErrorWithCode } from "../ErrorMessage";
+
+/** Allow once, Allow always (for this agent and tool, until revoked in Settings), or Deny. */
+export function ApprovalActions({ request }: { request: AttentionRequest }) {
+  const answer = useAnswerRequest();
+  const decide = (decision: Decision) => answer.mutate({ id: request.id, answer: { type: "decision", decision } });
+
+  return (
+    <div className="approval-actions">
+      <div className="approval-actions__buttons">
+        <button
+          type="button"
+          className="button button--small button--primary"
+          onClick={() => decide("allow_once")}
+          disabled={answer.isPending}
+          data-testid={`allow-once-${request.id}`}
+        >
+          Allow once
+        </button>
+        <button
+          type="button"
+          className="button button--small"
+          onClick={() => decide("allow_always")}
+          disabled={answer.isPending}
+          title="From now on without asking; revoke it in Settings › Approvals"
+          data-testid={`allow-always-${request.id}`}
+        >
+          {allowAlwaysLabel(request)}
+        </button>
+        <button
+          type="button"
+          className="button button--small button--danger-subtle"
+          onClick={() => decide("deny")}
+          disabled={answer.isPending}
+          data-testid={`deny-${request.id}`}
+        >
+          Deny
+        </button>
+      </div>
+      <ErrorWithCode error={answer.error} />
+    </div>
+  );
+}
