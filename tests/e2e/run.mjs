@@ -29,6 +29,13 @@ const driver = new WebDriver(`http://127.0.0.1:${PORT}`);
 // their batch of results.
 const TEAM_RULES = JSON.stringify([
   {
+    contains: "Write the tasting menu",
+    steps: [
+      { tool: "write_file", input: { path: "menu.md", content: "Assam\nDarjeeling\n" } },
+      { text: "Menu written." },
+    ],
+  },
+  {
     contains: "Darjeeling, please",
     steps: [{ text: "Featuring Darjeeling, as you chose." }],
   },
@@ -388,6 +395,58 @@ try {
     await click("tab-chat");
     await waitFor("the agent's next reply, from the answer", async () =>
       (await driver.execute("return document.body.innerText")).includes("Featuring Darjeeling, as you chose."), 30000);
+  });
+
+  await step("a write waits for approval in the inbox; Allow always lets the next one through; Settings revokes it", async () => {
+    const tray = () => driver.executeAsync(
+      `const done = arguments[arguments.length - 1];
+       window.__TAURI_INTERNALS__.invoke("tray_state").then(done, (e) => done({ error: String(e) }));`,
+    );
+    const page = () => driver.execute("return document.body.innerText");
+    await click("agent-item-local");
+    await click("tab-chat");
+    await typeInto("chat-input", "Write the tasting menu, please.");
+    await click("chat-send");
+    const asked = await waitFor("the approval in the tray", async () => {
+      const state = await tray();
+      return state.approvals === 1 ? state : null;
+    }, 30000);
+    const id = asked.newest[0].requestId;
+    await click("nav-inbox");
+    await waitFor("the approval in the inbox", () => present(`allow-always-${id}`), 10000);
+    const shown = await driver.execute(`return document.querySelector('[data-testid="request-${id}"]').innerText`);
+    if (!shown.includes("write_file") || !shown.includes("menu.md")) throw new Error(`the approval shows ${shown}`);
+    await saveScreenshot("inbox-approval.png");
+    await click(`allow-always-${id}`);
+    await waitFor("the tray count back to 0", async () => (await tray()).open === 0, 10000);
+    await click("agent-item-local");
+    await click("tab-chat");
+    await waitFor("the write to go through", async () => (await page()).includes("Menu written."), 30000);
+
+    // The same tool again: allowed by the grant, nothing to answer.
+    await typeInto("chat-input", "Write the tasting menu once more.");
+    await click("chat-send");
+    await waitFor("the second write, unasked", async () => (await page()).split("Menu written.").length > 2, 30000);
+    if ((await tray()).open !== 0) throw new Error("the second write asked again despite Allow always");
+
+    await click("settings-link");
+    const grant = await waitFor("the grant in Settings", async () =>
+      driver.execute(`const g = document.querySelector('[data-testid^="grant-"]:not([data-testid="grant-list"])');
+                      return g && g.innerText.includes("write_file") ? g.dataset.testid : null;`), 10000);
+    await driver.execute(`document.querySelector('[data-testid="approval-settings"]').scrollIntoView()`);
+    await saveScreenshot("settings-approvals.png");
+    await click(`revoke-grant-${grant.slice("grant-".length)}`);
+    await waitFor("the grant to be gone", async () => !(await present(grant)), 10000);
+
+    await click("nav-inbox");
+    await click("inbox-tab-audit");
+    await waitFor("the audit of the approval", async () => {
+      const audit = await driver.execute(
+        `return document.querySelector('[data-testid="inbox-audit"]').textContent.toLowerCase()`,
+      );
+      return audit.includes("allowed always") && audit.includes("allowed by a grant") && audit.includes("revoked");
+    }, 10000);
+    await saveScreenshot("inbox-audit.png");
   });
 
   await step("the team's hand-offs are cards on the Board, done, each with the exact task text and its report", async () => {
