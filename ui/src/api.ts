@@ -514,7 +514,7 @@ export const runnerTraces = (limit: number): Promise<TaskTrace[]> => unwrap(() =
 export const attentionOpen = (): Promise<AttentionRequest[]> => unwrap(() => commands.attentionOpen());
 
 /** Every request, newest first, `limit` at most, created before `before` (ms) when given. */
-export const attentionHistory = (before: number | null, limit: number): Promise<AttentionRequest[]> =>
+export const attentionHistory = (before: string | null, limit: number): Promise<AttentionRequest[]> =>
   unwrap(() => commands.attentionHistory(before, limit));
 
 export const attentionGet = (id: string): Promise<AttentionRequest> => unwrap(() => commands.attentionGet(id));

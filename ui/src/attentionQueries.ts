@@ -24,14 +24,14 @@ export function useOpenRequests() {
   return useQuery({ queryKey: attentionKeys.open, queryFn: api.attentionOpen });
 }
 
-/** Every request, newest first, a page at a time (older pages by creation time). */
+/** Every request, newest first, a page at a time (each page after the last request of the one before). */
 export function useRequestHistory() {
   return useInfiniteQuery({
     queryKey: attentionKeys.history,
     queryFn: ({ pageParam }) => api.attentionHistory(pageParam, ATTENTION_PAGE),
-    initialPageParam: null as number | null,
+    initialPageParam: null as string | null,
     getNextPageParam: (last: AttentionRequest[]) =>
-      last.length < ATTENTION_PAGE ? undefined : last[last.length - 1].createdAt,
+      last.length < ATTENTION_PAGE ? undefined : last[last.length - 1].id,
   });
 }
 

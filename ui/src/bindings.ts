@@ -146,8 +146,11 @@ export const commands = {
 	runnerSetSettings: (settings: RunnerSettings) => typedError<RunnerSettings, AppError>(__TAURI_INVOKE("runner_set_settings", { settings })),
 	/**  Open requests, newest first. */
 	attentionOpen: () => typedError<AttentionRequest[], AppError>(__TAURI_INVOKE("attention_open")),
-	/**  Every request, newest first, `limit` at most, created before `before` (ms) when given. */
-	attentionHistory: (before: number | null, limit: number) => typedError<AttentionRequest[], AppError>(__TAURI_INVOKE("attention_history", { before, limit })),
+	/**
+	 *  Every request, newest first, `limit` at most, after request `before` (the id of the last
+	 *  one of the previous page) when given.
+	 */
+	attentionHistory: (before: string | null, limit: number) => typedError<AttentionRequest[], AppError>(__TAURI_INVOKE("attention_history", { before, limit })),
 	attentionGet: (id: string) => typedError<AttentionRequest, AppError>(__TAURI_INVOKE("attention_get", { id })),
 	/**  The user's answer: text for a question, a decision for an approval. */
 	attentionAnswer: (id: string, answer: UserAnswer) => typedError<AttentionRequest, AppError>(__TAURI_INVOKE("attention_answer", { id, answer })),

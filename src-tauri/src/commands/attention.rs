@@ -18,15 +18,16 @@ pub async fn attention_open(state: State<'_, AppState>) -> Result<Vec<AttentionR
     state.run(|e| e.attention().open()).await
 }
 
-/// Every request, newest first, `limit` at most, created before `before` (ms) when given.
+/// Every request, newest first, `limit` at most, after request `before` (the id of the last
+/// one of the previous page) when given.
 #[tauri::command]
 #[specta::specta]
 pub async fn attention_history(
     state: State<'_, AppState>,
-    before: Option<i64>,
+    before: Option<String>,
     limit: u32,
 ) -> Result<Vec<AttentionRequest>, AppError> {
-    state.run(move |e| e.attention().history(before, limit)).await
+    state.run(move |e| e.attention().history(before.as_deref(), limit)).await
 }
 
 #[tauri::command]

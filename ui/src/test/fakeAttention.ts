@@ -155,13 +155,11 @@ export const fakeAttentionApi = {
   attentionOpen: vi.fn(async (): Promise<AttentionRequest[]> =>
     attention.requests.filter((r) => r.status === "open").map(copy).sort(newestFirst),
   ),
-  attentionHistory: vi.fn(async (before: number | null, limit: number): Promise<AttentionRequest[]> =>
-    attention.requests
-      .filter((r) => before === null || r.createdAt < before)
-      .map(copy)
-      .sort(newestFirst)
-      .slice(0, limit),
-  ),
+  attentionHistory: vi.fn(async (before: string | null, limit: number): Promise<AttentionRequest[]> => {
+    const all = attention.requests.map(copy).sort(newestFirst);
+    const from = before === null ? 0 : all.findIndex((r) => r.id === before) + 1;
+    return all.slice(from, from + limit);
+  }),
   attentionGet: vi.fn(async (id: string): Promise<AttentionRequest> => copy(requestOf(id))),
   attentionAnswer: vi.fn(async (id: string, given: UserAnswer): Promise<AttentionRequest> => answer(id, given)),
   answerPermission: vi.fn(async (runId: string, requestId: string, decision: Decision): Promise<AttentionRequest> => {

@@ -485,8 +485,9 @@ impl Attention {
         self.store.read(store::open)
     }
 
-    /// Every request, newest first (`limit` at most, 1..=500), created before `before`.
-    pub fn history(&self, before: Option<i64>, limit: u32) -> Result<Vec<AttentionRequest>> {
+    /// Every request, newest first (`limit` at most, 1..=500), after request `before` (the
+    /// last of the previous page).
+    pub fn history(&self, before: Option<&str>, limit: u32) -> Result<Vec<AttentionRequest>> {
         self.store.read(|c| store::history(c, before, limit.clamp(1, 500)))
     }
 

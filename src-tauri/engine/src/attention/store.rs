@@ -107,12 +107,25 @@ pub fn open(conn: &Connection) -> Result<Vec<AttentionRequest>> {
     Ok(rows)
 }
 
-/// Every request, newest first, `limit` at most, older than `before` (created_at) when given.
-pub fn history(conn: &Connection, before: Option<i64>, limit: u32) -> Result<Vec<AttentionRequest>> {
+/// Every request, newest first, `limit` at most, after request `before` in that order when
+/// given (a cursor: requests made in the same millisecond are neither skipped nor repeated).
+pub fn history(conn: &Connection, before: Option<&str>, limit: u32) -> Result<Vec<AttentionRequest>> {
+    let cursor: Option<(i64, i64)> = match before {
+        None => None,
+        Some(id) => Some(
+            conn.query_row("SELECT created_at, rowid FROM attention_requests WHERE id = ?1", [id], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .optional()?
+            .ok_or_else(|| Error::NotFound(format!("Attention request {id}")))?,
+        ),
+    };
     let mut stmt = conn.prepare(&format!(
-        "{SELECT} WHERE ?1 IS NULL OR r.created_at < ?1 ORDER BY r.created_at DESC, r.rowid DESC LIMIT ?2"
+        "{SELECT} WHERE ?1 IS NULL OR (r.created_at, r.rowid) < (?1, ?2)
+         ORDER BY r.created_at DESC, r.rowid DESC LIMIT ?3"
     ))?;
-    let rows = stmt.query_map(params![before, limit], request_from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
+    let (at, rowid) = cursor.unzip();
+    let rows = stmt.query_map(params![at, rowid, limit], request_from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(rows)
 }
 
