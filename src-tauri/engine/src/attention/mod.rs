@@ -105,7 +105,18 @@ impl Attention {
             pending.description.trim().to_owned()
         };
         let granted = self.store.read(|c| store::is_granted(c, &source.agent_id, &pending.tool))?;
-        let request = self.raise_with(
+        let id = new_id();
+        // The reply waits under the request's id before the request exists anywhere: an answer
+        // given the moment it shows (the event is published as it is stored) must find it, or
+        // it would take the run for ended and withdraw the request.
+        let reply = if granted {
+            Some(pending.reply)
+        } else {
+            self.lock_waiting().insert(id.clone(), pending.reply);
+            None
+        };
+        let raised = self.raise_with(
+            &id,
             source,
             RequestKind::Permission,
             &text,
@@ -114,13 +125,21 @@ impl Attention {
             Some(&pending.request_id),
             None,
             granted,
-        )?;
-        if granted {
-            let _ = pending.reply.send(PermissionAnswer { allow: true });
-            return Ok(Raised::Granted(request));
+        );
+        let request = match raised {
+            Ok(request) => request,
+            Err(e) => {
+                self.lock_waiting().remove(&id); // dropping the reply denies
+                return Err(e);
+            }
+        };
+        match reply {
+            Some(reply) => {
+                let _ = reply.send(PermissionAnswer { allow: true });
+                Ok(Raised::Granted(request))
+            }
+            None => Ok(Raised::Open(request)),
         }
-        self.lock_waiting().insert(request.id.clone(), pending.reply);
-        Ok(Raised::Open(request))
     }
 
     /// An agent asks to copy a scratch note to a wider scope (`tool` is the tool it used).
@@ -128,6 +147,7 @@ impl Attention {
     pub fn raise_promotion(&self, source: &Source, promotion_id: &str, tool: &str, text: &str) -> Result<Raised> {
         let granted = self.store.read(|c| store::is_granted(c, &source.agent_id, tool))?;
         let request = self.raise_with(
+            &new_id(),
             source,
             RequestKind::Promotion,
             text,
@@ -151,13 +171,14 @@ impl Attention {
         runtime_request_id: Option<&str>,
         promotion_id: Option<&str>,
     ) -> Result<AttentionRequest> {
-        self.raise_with(source, kind, text, tool, input, runtime_request_id, promotion_id, false)
+        self.raise_with(&new_id(), source, kind, text, tool, input, runtime_request_id, promotion_id, false)
     }
 
     /// Stores the request (closed at once as allowed when `granted`), audits it, tells the UI.
     #[allow(clippy::too_many_arguments)]
     fn raise_with(
         &self,
+        id: &str,
         source: &Source,
         kind: RequestKind,
         text: &str,
@@ -168,7 +189,7 @@ impl Attention {
         granted: bool,
     ) -> Result<AttentionRequest> {
         let agent = self.agents.get(&source.agent_id)?;
-        let id = new_id();
+        let id = id.to_owned();
         let now = now_ms();
         let expires_at = if kind.is_approval() {
             let hours = self.settings()?.approval_expiry_hours;
@@ -237,8 +258,20 @@ impl Attention {
                         "The run that asked has already ended, so it no longer waits for this answer.".into(),
                     ));
                 };
-                let _ = reply.send(PermissionAnswer { allow: decision.allows() });
-                self.decide(&request, *decision, now)
+                // Stored first, told second: a run told first may end at once, and its end would
+                // withdraw the request before the answer is stored.
+                match self.decide(&request, *decision, now) {
+                    Ok(answered) => {
+                        let _ = reply.send(PermissionAnswer { allow: decision.allows() });
+                        Ok(answered)
+                    }
+                    Err(e) => {
+                        if !reply.is_closed() {
+                            self.lock_waiting().insert(request.id.clone(), reply);
+                        }
+                        Err(e)
+                    }
+                }
             }
             (RequestKind::Promotion, UserAnswer::Decision { decision }) => self.decide(&request, *decision, now),
             _ => unreachable!("check_answer matched the answer to the kind"),
@@ -412,13 +445,15 @@ impl Attention {
             .filter(|r| r.expires_at.is_some_and(|at| at <= now))
             .collect();
         for request in &due {
-            if let Some(reply) = self.lock_waiting().remove(&request.id) {
-                let _ = reply.send(PermissionAnswer { allow: false });
-            }
+            let reply = self.lock_waiting().remove(&request.id);
             let detail = "Nobody answered in time, so it was denied.";
+            // Stored first, told second (see `answer`); dropping the reply denies all the same.
             match self.close_with(request, RequestStatus::Expired, Some(Decision::Deny), None, CLAWBOO, AuditAction::Expired, detail, now, |_| Ok(())) {
                 Ok(_) | Err(Error::Conflict(_)) => {}
                 Err(e) => return Err(e),
+            }
+            if let Some(reply) = reply {
+                let _ = reply.send(PermissionAnswer { allow: false });
             }
         }
         Ok(due.len())
