@@ -406,12 +406,13 @@ impl Attention {
 
     // --- Clearing, ending, expiring ------------------------------------------------------
 
-    /// The user wrote in team `team_id`'s chat: its open questions are cleared (approvals
-    /// are not: they take a decision). Returns how many.
+    /// The user wrote in team `team_id`'s chat: the open questions asked in that chat are
+    /// cleared (approvals are not: they take a decision; nor are questions of the team's cards:
+    /// their answers go to the card). Returns how many.
     pub fn clear_team_questions(&self, team_id: &str) -> Result<usize> {
         let now = now_ms();
         let cleared = self.store.write(|tx| {
-            let open = store::open_where(tx, "r.kind = 'question' AND r.team_id = ?1", team_id)?;
+            let open = store::open_where(tx, "r.kind = 'question' AND r.origin = 'team' AND r.team_id = ?1", team_id)?;
             for request in &open {
                 store::close(tx, &request.id, RequestStatus::Cleared, None, None, now)?;
                 store::audit(tx, now, Some(&request.id), USER, AuditAction::Cleared, "You replied in the team chat.")?;
