@@ -144,7 +144,12 @@ impl Attention {
 
     /// An agent asks to copy a scratch note to a wider scope (`tool` is the tool it used).
     /// Granted at once after an "Allow always" for this agent and tool.
+    /// Asking again for a promotion that still waits (the memory hands back the pending one)
+    /// raises nothing new: the open request stands for it.
     pub fn raise_promotion(&self, source: &Source, promotion_id: &str, tool: &str, text: &str) -> Result<Raised> {
+        if let Some(open) = self.store.read(|c| store::find_by_promotion(c, promotion_id))? {
+            return Ok(Raised::Open(self.get(&open)?));
+        }
         let granted = self.store.read(|c| store::is_granted(c, &source.agent_id, tool))?;
         let request = self.raise_with(
             &new_id(),
