@@ -243,8 +243,8 @@ impl Attention {
 
     /// The user's answer to request `id`, given in the app. The only way any request is
     /// answered. A question takes text, an approval a decision; a request no longer open is a
-    /// `Conflict`. For a permission whose run has ended, the request is withdrawn and the
-    /// answer refused (`RunNotActive`). Delivering a question's answer to its source is the
+    /// `Conflict`. For a permission whose run has ended, the request is withdrawn (if it was not
+    /// yet) and the answer refused (`RunNotActive`). Delivering a question's answer to its source is the
     /// engine's business (see `Engine::answer_attention`); call [`Attention::check_answer`]
     /// first so nothing is delivered for a request that cannot be answered.
     pub fn answer(&self, id: &str, answer: &UserAnswer) -> Result<AttentionRequest> {
@@ -286,6 +286,12 @@ impl Attention {
     /// The request `id`, if the user can answer it with `answer`.
     pub fn check_answer(&self, id: &str, answer: &UserAnswer) -> Result<AttentionRequest> {
         let request = self.get(id)?;
+        if request.status == RequestStatus::Withdrawn {
+            // The same answer whether the run's end was noticed before this answer or by it.
+            return Err(Error::RunNotActive(
+                "The run that asked has already ended, so it no longer waits for this answer.".into(),
+            ));
+        }
         if request.status != RequestStatus::Open {
             return Err(Error::Conflict(format!(
                 "This request was already {}.",
@@ -293,8 +299,7 @@ impl Attention {
                     RequestStatus::Answered => "answered",
                     RequestStatus::Cleared => "cleared by your reply in the team chat",
                     RequestStatus::Expired => "denied when it expired",
-                    RequestStatus::Withdrawn => "withdrawn: the run that asked has ended",
-                    RequestStatus::Open => unreachable!(),
+                    RequestStatus::Open | RequestStatus::Withdrawn => unreachable!(),
                 }
             )));
         }
