@@ -281,7 +281,10 @@ impl Engine {
     fn deliver_answer(&self, request: &AttentionRequest, text: &str) -> Result<()> {
         match request.origin {
             attention::Origin::Team => {
-                let team_id = request.team_id.as_deref().ok_or_else(|| Error::Internal("a team request without its team".into()))?;
+                let team_id = request
+                    .team_id
+                    .as_deref()
+                    .ok_or_else(|| Error::Internal("a team request without its team".into()))?;
                 self.chat.answer_in_team(team_id, request.room_id.as_deref(), &request.agent_id, text)
             }
             attention::Origin::Chat => self.chat.send(&request.agent_id, text).map(|_| ()).map_err(|e| match e {
@@ -292,14 +295,20 @@ impl Engine {
                 other => other,
             }),
             attention::Origin::Card => {
-                let card_id = request.card_id.as_deref().ok_or_else(|| Error::Internal("a card request without its card".into()))?;
+                let card_id = request
+                    .card_id
+                    .as_deref()
+                    .ok_or_else(|| Error::Internal("a card request without its card".into()))?;
                 let comment = format!("Answer to \"{}\":\n\n{text}", request.text);
                 self.board.comment(board::Actor::User, card_id, board::CommentKind::Comment, &comment, None)?;
                 // The next run reads the answer (comments since its last run wait for it). A card
                 // already running, or one that cannot run now, keeps the comment for later.
                 let card = self.board.get(card_id)?;
                 if card.claimed_by_run.is_none() && card.assignee_id.is_some() {
-                    if matches!(card.status, board::CardStatus::Blocked | board::CardStatus::InReview | board::CardStatus::Done) {
+                    if matches!(
+                        card.status,
+                        board::CardStatus::Blocked | board::CardStatus::InReview | board::CardStatus::Done
+                    ) {
                         let _ = self.board.move_card(board::Actor::User, card_id, board::CardStatus::Todo, None, None);
                     }
                     let _ = self.runner.start(card_id, runner::StartOptions::default());

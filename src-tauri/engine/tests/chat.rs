@@ -332,7 +332,9 @@ fn stop_cancels_the_run() {
 fn permission_questions_wait_for_the_user() {
     let f = fixture();
     let run = f.engine.chat().send(&f.agent_id, "ask").unwrap().run.unwrap();
-    wait_for("the question", Duration::from_secs(5), || f.engine.answer_permission(&run.id, "p1", Decision::AllowOnce).ok());
+    wait_for("the question", Duration::from_secs(5), || {
+        f.engine.answer_permission(&run.id, "p1", Decision::AllowOnce).ok()
+    });
     f.wait_done(&run.id);
     let reply = f.engine.chat().history_page(&f.agent_id, None, 500).unwrap().messages.last().unwrap().content.clone();
     assert_eq!(reply, "allowed=true");

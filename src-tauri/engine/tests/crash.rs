@@ -131,7 +131,11 @@ fn live_members(pgid: u32) -> usize {
 #[cfg(not(target_os = "linux"))]
 fn live_members(pgid: u32) -> usize {
     std::thread::sleep(Duration::from_millis(200));
-    if group_has_live_member(pgid) { 2 } else { 0 }
+    if group_has_live_member(pgid) {
+        2
+    } else {
+        0
+    }
 }
 
 struct Helper {

@@ -2,7 +2,9 @@
 //! user's answers, "Allow always" grants and the expiry setting. Answering here is the user
 //! acting in the app: the only way any request is answered.
 
-use clawboo_engine::attention::{AttentionRequest, AttentionSettings, AuditEntry, Decision, Grant, TrayState, UserAnswer};
+use clawboo_engine::attention::{
+    AttentionRequest, AttentionSettings, AuditEntry, Decision, Grant, TrayState, UserAnswer,
+};
 use tauri::State;
 
 use crate::error::AppError;

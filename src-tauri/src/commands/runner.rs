@@ -68,4 +68,3 @@ pub async fn runner_set_settings(
 ) -> Result<RunnerSettings, AppError> {
     state.run(move |e| e.runner().set_settings(settings)).await
 }
-

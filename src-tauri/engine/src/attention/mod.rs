@@ -230,7 +230,11 @@ impl Attention {
                     Some(&id),
                     CLAWBOO,
                     AuditAction::AllowedByGrant,
-                    &format!("Allowed without asking: you chose \"Allow always\" for @{} and {}.", agent.handle, tool.unwrap_or("this")),
+                    &format!(
+                        "Allowed without asking: you chose \"Allow always\" for @{} and {}.",
+                        agent.handle,
+                        tool.unwrap_or("this")
+                    ),
                 )?;
             }
             store::get(tx, &id)
@@ -253,7 +257,15 @@ impl Attention {
         match (request.kind, answer) {
             (RequestKind::Question, UserAnswer::Text { text }) => {
                 let text = text.trim();
-                self.close_as_user(&request, RequestStatus::Answered, None, Some(text), AuditAction::Answered, text, now)
+                self.close_as_user(
+                    &request,
+                    RequestStatus::Answered,
+                    None,
+                    Some(text),
+                    AuditAction::Answered,
+                    text,
+                    now,
+                )
             }
             (RequestKind::Permission, UserAnswer::Decision { decision }) => {
                 let reply = self.lock_waiting().remove(&request.id);
@@ -316,7 +328,9 @@ impl Attention {
                 return Err(Error::InvalidInput("A question is answered with text, not Allow or Deny.".into()))
             }
             (_, UserAnswer::Text { .. }) => {
-                return Err(Error::InvalidInput("An approval is answered with Allow once, Allow always or Deny.".into()))
+                return Err(Error::InvalidInput(
+                    "An approval is answered with Allow once, Allow always or Deny.".into(),
+                ))
             }
             (_, UserAnswer::Decision { .. }) => {}
         }
@@ -325,7 +339,12 @@ impl Attention {
 
     /// Answers the permission question `runtime_request_id` of run `run_id` (the Allow/Deny
     /// buttons in a chat's timeline and a card's run).
-    pub fn answer_permission(&self, run_id: &str, runtime_request_id: &str, decision: Decision) -> Result<AttentionRequest> {
+    pub fn answer_permission(
+        &self,
+        run_id: &str,
+        runtime_request_id: &str,
+        decision: Decision,
+    ) -> Result<AttentionRequest> {
         let id = self
             .store
             .read(|c| store::find_by_runtime_request(c, run_id, runtime_request_id))?
@@ -355,15 +374,25 @@ impl Attention {
             Decision::Deny => (AuditAction::Denied, format!("Denied: {}", request.text)),
         };
         let grant = (decision == Decision::AllowAlways).then(|| request.tool.clone()).flatten();
-        let request = self.close_with(request, RequestStatus::Answered, Some(decision), None, USER, action, &detail, now, |tx| {
-            if let Some(tool) = &grant {
-                // A deleted agent cannot be granted anything; its answer still stands.
-                if tx.query_row("SELECT 1 FROM agents WHERE id = ?1", [&request.agent_id], |_| Ok(())).is_ok() {
-                    store::add_grant(tx, &new_id(), &request.agent_id, tool, &request.id, now)?;
+        let request = self.close_with(
+            request,
+            RequestStatus::Answered,
+            Some(decision),
+            None,
+            USER,
+            action,
+            &detail,
+            now,
+            |tx| {
+                if let Some(tool) = &grant {
+                    // A deleted agent cannot be granted anything; its answer still stands.
+                    if tx.query_row("SELECT 1 FROM agents WHERE id = ?1", [&request.agent_id], |_| Ok(())).is_ok() {
+                        store::add_grant(tx, &new_id(), &request.agent_id, tool, &request.id, now)?;
+                    }
                 }
-            }
-            Ok(())
-        })?;
+                Ok(())
+            },
+        )?;
         Ok(request)
     }
 
@@ -408,7 +437,17 @@ impl Attention {
     }
 
     fn withdraw(&self, request: &AttentionRequest, why: &str) -> Result<()> {
-        match self.close_with(request, RequestStatus::Withdrawn, None, None, CLAWBOO, AuditAction::Withdrawn, why, now_ms(), |_| Ok(())) {
+        match self.close_with(
+            request,
+            RequestStatus::Withdrawn,
+            None,
+            None,
+            CLAWBOO,
+            AuditAction::Withdrawn,
+            why,
+            now_ms(),
+            |_| Ok(()),
+        ) {
             Ok(_) | Err(Error::Conflict(_)) => Ok(()),
             Err(e) => Err(e),
         }
@@ -449,17 +488,23 @@ impl Attention {
     /// Approvals unanswered past their expiry are denied, and their runs told so. Returns how
     /// many expired. Called every minute by the engine, and by tests with their own clock.
     pub fn expire_due(&self, now: i64) -> Result<usize> {
-        let due: Vec<AttentionRequest> = self
-            .store
-            .read(store::open)?
-            .into_iter()
-            .filter(|r| r.expires_at.is_some_and(|at| at <= now))
-            .collect();
+        let due: Vec<AttentionRequest> =
+            self.store.read(store::open)?.into_iter().filter(|r| r.expires_at.is_some_and(|at| at <= now)).collect();
         for request in &due {
             let reply = self.lock_waiting().remove(&request.id);
             let detail = "Nobody answered in time, so it was denied.";
             // Stored first, told second (see `answer`); dropping the reply denies all the same.
-            match self.close_with(request, RequestStatus::Expired, Some(Decision::Deny), None, CLAWBOO, AuditAction::Expired, detail, now, |_| Ok(())) {
+            match self.close_with(
+                request,
+                RequestStatus::Expired,
+                Some(Decision::Deny),
+                None,
+                CLAWBOO,
+                AuditAction::Expired,
+                detail,
+                now,
+                |_| Ok(()),
+            ) {
                 Ok(_) | Err(Error::Conflict(_)) => {}
                 Err(e) => return Err(e),
             }
@@ -501,7 +546,8 @@ impl Attention {
             1 => "Clawboo: 1 request needs you".to_owned(),
             n => format!("Clawboo: {n} requests need you"),
         };
-        let newest = open.iter().take(TRAY_ITEMS).map(|r| TrayItem { request_id: r.id.clone(), label: tray_label(r) }).collect();
+        let newest =
+            open.iter().take(TRAY_ITEMS).map(|r| TrayItem { request_id: r.id.clone(), label: tray_label(r) }).collect();
         Ok(TrayState { open: count, questions: count - approvals, approvals, tooltip, newest })
     }
 

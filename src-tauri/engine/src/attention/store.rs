@@ -4,8 +4,8 @@
 use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
 
 use super::types::{
-    AttentionRequest, AttentionSettings, AuditAction, AuditEntry, Decision, Grant, Origin, RequestKind,
-    RequestStatus, Source, MAX_EXPIRY_HOURS,
+    AttentionRequest, AttentionSettings, AuditAction, AuditEntry, Decision, Grant, Origin, RequestKind, RequestStatus,
+    Source, MAX_EXPIRY_HOURS,
 };
 use crate::error::{Error, Result};
 
@@ -101,7 +101,8 @@ pub fn get(conn: &Connection, id: &str) -> Result<AttentionRequest> {
 
 /// Open requests, newest first.
 pub fn open(conn: &Connection) -> Result<Vec<AttentionRequest>> {
-    let mut stmt = conn.prepare(&format!("{SELECT} WHERE r.status = 'open' ORDER BY r.created_at DESC, r.rowid DESC"))?;
+    let mut stmt =
+        conn.prepare(&format!("{SELECT} WHERE r.status = 'open' ORDER BY r.created_at DESC, r.rowid DESC"))?;
     let rows = stmt.query_map([], request_from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(rows)
 }
@@ -162,7 +163,14 @@ pub fn close(
     Ok(changed == 1)
 }
 
-pub fn audit(tx: &Transaction, at: i64, request_id: Option<&str>, actor: &str, action: AuditAction, detail: &str) -> Result<()> {
+pub fn audit(
+    tx: &Transaction,
+    at: i64,
+    request_id: Option<&str>,
+    actor: &str,
+    action: AuditAction,
+    detail: &str,
+) -> Result<()> {
     tx.execute(
         "INSERT INTO attention_audit (at, request_id, actor, action, detail) VALUES (?1, ?2, ?3, ?4, ?5)",
         params![at, request_id, actor, action.as_str(), detail],
@@ -171,7 +179,12 @@ pub fn audit(tx: &Transaction, at: i64, request_id: Option<&str>, actor: &str, a
 }
 
 /// The audit, newest first; of one request when `request_id` is given.
-pub fn audit_page(conn: &Connection, request_id: Option<&str>, before: Option<i64>, limit: u32) -> Result<Vec<AuditEntry>> {
+pub fn audit_page(
+    conn: &Connection,
+    request_id: Option<&str>,
+    before: Option<i64>,
+    limit: u32,
+) -> Result<Vec<AuditEntry>> {
     let mut stmt = conn.prepare(
         "SELECT seq, at, request_id, actor, action, detail FROM attention_audit
          WHERE (?1 IS NULL OR request_id = ?1) AND (?2 IS NULL OR seq < ?2)

@@ -346,7 +346,9 @@ impl Chat {
     fn ask_permission(&self, source: &crate::attention::Source, pending: PendingPermission, recorder: &mut Recorder) {
         let Some(attention) = &self.attention else { return }; // dropping the reply denies
         if let Err(e) = attention.ask_permission(source, pending) {
-            recorder.record(RunEvent::Warning { message: format!("The permission question could not be kept, so it was denied: {e}") });
+            recorder.record(RunEvent::Warning {
+                message: format!("The permission question could not be kept, so it was denied: {e}"),
+            });
         }
     }
 

@@ -260,8 +260,7 @@ fn how_to_work(input: &TeamTurn) -> Option<Section> {
         ));
     }
     // Every kind of turn names the handoff tool exactly when it has the tool and a teammate.
-    let names_a_tool =
-        (has_teammates && has(ToolName::Handoff)) || post || read || names_memory || names_board || ask;
+    let names_a_tool = (has_teammates && has(ToolName::Handoff)) || post || read || names_memory || names_board || ask;
     if let Some(ns) = tool_namespace_on(rt).filter(|_| names_a_tool) {
         parts.push(format!("These tools are in the namespace `{ns}`."));
     }

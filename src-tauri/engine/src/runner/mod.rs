@@ -59,7 +59,6 @@ const STOPPED_BEFORE_START: &str = "Stopped by the user before its run started";
 /// Why a queued card goes back to To do when Clawboo quits or crashed.
 const QUEUED_AT_QUIT: &str = "Clawboo stopped before its run started";
 
-
 /// What the runner is built on (the engine's services).
 pub struct RunnerParts {
     pub store: Arc<Store>,

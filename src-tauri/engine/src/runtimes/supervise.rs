@@ -275,8 +275,7 @@ async fn apply(
                         }
                         None => {
                             let (reply, answer) = oneshot::channel();
-                            let asked =
-                                channels.permissions.send(PendingPermission {
+                            let asked = channels.permissions.send(PendingPermission {
                                 request_id: request_id.clone(),
                                 tool,
                                 input,

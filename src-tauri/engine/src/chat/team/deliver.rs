@@ -484,7 +484,8 @@ impl Chat {
         // `@user` in the reply asks the user: a durable request, the message stays as it is.
         if let (Some(attention), Some(question)) = (
             &self.attention,
-            mentions::user_question(&reply, crate::attention::MAX_QUESTION_CHARS).filter(|_| status == RunStatus::Succeeded),
+            mentions::user_question(&reply, crate::attention::MAX_QUESTION_CHARS)
+                .filter(|_| status == RunStatus::Succeeded),
         ) {
             let source = crate::attention::Source {
                 agent_id: agent.id.clone(),

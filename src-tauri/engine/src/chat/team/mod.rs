@@ -113,7 +113,13 @@ impl Chat {
     /// The user's answer to `agent_id`'s question, from the inbox: their message to that agent
     /// in the room it asked in (the team's General room when that room is gone, no mention when
     /// the agent is no longer in it). Other agents' open questions stay open.
-    pub fn answer_in_team(self: &Arc<Self>, team_id: &str, room_id: Option<&str>, agent_id: &str, text: &str) -> Result<()> {
+    pub fn answer_in_team(
+        self: &Arc<Self>,
+        team_id: &str,
+        room_id: Option<&str>,
+        agent_id: &str,
+        text: &str,
+    ) -> Result<()> {
         let team = self.teams()?.get(team_id)?;
         let room = room_id
             .and_then(|id| team.rooms.iter().find(|r| r.id == id))
@@ -129,7 +135,12 @@ impl Chat {
 
     /// `clears_questions`: the message is one the user typed in the chat (not an answer given
     /// in the inbox), so it clears the team's open questions.
-    fn send_team_message(self: &Arc<Self>, room_id: &str, text: &str, clears_questions: bool) -> Result<TeamSendOutcome> {
+    fn send_team_message(
+        self: &Arc<Self>,
+        room_id: &str,
+        text: &str,
+        clears_questions: bool,
+    ) -> Result<TeamSendOutcome> {
         let text = text.trim();
         if text.is_empty() {
             return Err(Error::InvalidInput("The message is empty.".into()));
