@@ -329,6 +329,10 @@ impl Engine {
         // Its task runs end first: nothing may run in a folder that is going away.
         self.runner.stop_agent(id, Duration::from_secs(10))?;
         self.chat.delete_agent(id, Duration::from_secs(10))?;
+        // Its one-to-one questions went with its chat.
+        if let Err(e) = self.attention.agent_deleted(id) {
+            eprintln!("clawboo: the deleted agent's questions stay open: {e}");
+        }
         self.events.publish(EngineEvent::TeamsChanged);
         // Its cards lost their assignee (the store sets it to none).
         self.events.publish(EngineEvent::BoardChanged { card_id: None });

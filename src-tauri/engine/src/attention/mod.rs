@@ -474,6 +474,20 @@ impl Attention {
         Ok(cleared)
     }
 
+    /// Agent `agent_id` was deleted: the questions it asked in its one-to-one chat can no
+    /// longer be answered (that chat is gone with it), so they are withdrawn. Its team and card
+    /// questions stay: their answers go to the team chat or the card. Returns how many.
+    pub fn agent_deleted(&self, agent_id: &str) -> Result<usize> {
+        let open = self.store.read(|c| {
+            store::open_where(c, "r.kind = 'question' AND r.origin = 'chat' AND r.agent_id = ?1", agent_id)
+        })?;
+        for request in &open {
+            let why = format!("@{} was deleted, and its chat with it: nobody is left to answer.", request.agent_handle);
+            self.withdraw(request, &why)?;
+        }
+        Ok(open.len())
+    }
+
     /// Run `run_id` ended: the approvals it waited on can no longer be answered. Its
     /// questions stay open (their answers go to its chat or card).
     pub fn run_ended(&self, run_id: &str) -> Result<usize> {

@@ -356,3 +356,27 @@ fn the_audit_names_who_did_what() {
     assert_eq!(older.first().map(|e| e.seq), Some(all[5].seq));
     assert_eq!(older.len(), all.len() - 5);
 }
+
+#[test]
+fn a_deleted_agents_one_to_one_questions_are_withdrawn_its_team_questions_stay() {
+    let f = fixture(&["lead", "asker"]);
+    let asker = f.ids[1].clone();
+    let (_, general) = team(&f.engine, "Shop", &f.ids);
+    let run = f.send(&asker, "askuser Which shelf?");
+    f.reply_of(&asker, &run);
+    let in_chat = f.open_request("the chat question", |r| r.origin == Origin::Chat);
+    f.engine.chat().send_team(&general, "@asker askuser Which supplier?").unwrap();
+    let in_team = f.open_request("the team question", |r| r.origin == Origin::Team);
+    f.room_reply(&general, &asker, "inbox");
+
+    f.engine.delete_agent(&asker).unwrap();
+    assert_eq!(f.status(&in_chat.id), RequestStatus::Withdrawn, "its chat is gone: nobody could get the answer");
+    let err = f.engine.answer_attention(&in_chat.id, text("The top one.")).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::RunNotActive, "{err}");
+    assert_eq!(audit_of(&f.engine, &in_chat.id)[1], line("clawboo", AuditAction::Withdrawn));
+    // The team question still reaches the team: the user's answer goes to the room's leader.
+    assert_eq!(f.status(&in_team.id), RequestStatus::Open);
+    f.engine.answer_attention(&in_team.id, text("Kettle & Co.")).unwrap();
+    assert_eq!(f.room_reply(&general, &f.ids[0], "Kettle").content, "heard: Kettle & Co.");
+    assert!(f.engine.attention().open().unwrap().is_empty());
+}
