@@ -257,7 +257,18 @@ impl Engine {
         let request = self.attention.check_answer(id, &answer)?;
         match (&request.kind, &answer) {
             (RequestKind::Question, UserAnswer::Text { text }) => {
-                self.deliver_answer(&request, text.trim())?;
+                if let Err(e) = self.deliver_answer(&request, text.trim()) {
+                    if !matches!(e, Error::NotFound(_)) {
+                        return Err(e);
+                    }
+                    // Where the answer was to go (its team, card or chat) was deleted: nobody
+                    // can ever get it, so the request leaves the inbox instead of staying there.
+                    let why = format!("Its answer could not be delivered: {e}.");
+                    self.attention.withdraw_question(id, &why)?;
+                    return Err(Error::NotFound(format!(
+                        "Where this question came from is gone ({e}), so it was closed unanswered."
+                    )));
+                }
                 self.attention.answer(id, &answer)
             }
             (RequestKind::Promotion, UserAnswer::Decision { decision }) => {

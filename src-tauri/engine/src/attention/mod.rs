@@ -474,6 +474,16 @@ impl Attention {
         Ok(cleared)
     }
 
+    /// Question `id` can no longer be answered (where its answer would go was deleted): it is
+    /// withdrawn, saying `why`.
+    pub fn withdraw_question(&self, id: &str, why: &str) -> Result<()> {
+        let request = self.get(id)?;
+        if request.kind != RequestKind::Question {
+            return Err(Error::InvalidInput("Only a question is withdrawn this way.".into()));
+        }
+        self.withdraw(&request, why)
+    }
+
     /// Agent `agent_id` was deleted: the questions it asked in its one-to-one chat can no
     /// longer be answered (that chat is gone with it), so they are withdrawn. Its team and card
     /// questions stay: their answers go to the team chat or the card. Returns how many.

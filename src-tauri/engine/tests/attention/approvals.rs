@@ -380,3 +380,47 @@ fn a_deleted_agents_one_to_one_questions_are_withdrawn_its_team_questions_stay()
     assert_eq!(f.room_reply(&general, &f.ids[0], "Kettle").content, "heard: Kettle & Co.");
     assert!(f.engine.attention().open().unwrap().is_empty());
 }
+
+#[test]
+fn a_question_whose_team_or_card_was_deleted_leaves_the_inbox_when_answered() {
+    let f = fixture(&["lead", "painter"]);
+    let painter = f.ids[1].clone();
+    let (team_id, general) = team(&f.engine, "Shop", &f.ids);
+    f.engine.chat().send_team(&general, "@painter askuser Which supplier?").unwrap();
+    let in_team = f.open_request("the team question", |r| r.origin == Origin::Team);
+    f.room_reply(&general, &painter, "inbox");
+    let card = f
+        .engine
+        .board()
+        .create(
+            clawboo_engine::board::Actor::User,
+            clawboo_engine::board::NewCard {
+                title: "askuser Which colour?".into(),
+                description: String::new(),
+                assignee_id: Some(painter.clone()),
+                team_id: None,
+                status: None,
+                priority: None,
+                depends_on: Vec::new(),
+                check_command: None,
+                project_folder: None,
+            },
+        )
+        .unwrap();
+    f.engine.runner().start(&card.id, clawboo_engine::runner::StartOptions::default()).unwrap();
+    let on_card = f.open_request("the card question", |r| r.origin == Origin::Card);
+    wait_for("the card's run to end", LIMIT, || {
+        f.engine.board().get(&card.id).unwrap().claimed_by_run.is_none().then_some(())
+    });
+
+    f.engine.teams().delete(&team_id).unwrap();
+    f.engine.board().delete(&card.id).unwrap();
+    assert_eq!(f.engine.attention().tray_state().unwrap().open, 2, "still listed until someone answers");
+    for asked in [&in_team, &on_card] {
+        let err = f.engine.answer_attention(&asked.id, text("Kettle & Co.")).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::NotFound, "{err}");
+        assert_eq!(f.status(&asked.id), RequestStatus::Withdrawn, "nobody can ever get its answer");
+        assert_eq!(audit_of(&f.engine, &asked.id)[1], line("clawboo", AuditAction::Withdrawn));
+    }
+    assert!(f.engine.attention().open().unwrap().is_empty());
+}
