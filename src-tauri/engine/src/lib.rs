@@ -108,7 +108,8 @@ impl Engine {
         let teams = Arc::new(Teams::new(store.clone(), agents.clone(), events.clone()));
         let memory = Arc::new(Memory::new(store.clone(), events.clone()));
         let board = Arc::new(Board::new(store.clone(), events.clone()));
-        let attention = Arc::new(Attention::new(store.clone(), agents.clone(), events.clone()));
+        let attention =
+            Arc::new(Attention::new(store.clone(), agents.clone(), events.clone()).with_memory(memory.clone()));
         // Approvals left open by an earlier app died with its runs.
         attention.recover()?;
         let chat = Arc::new(

@@ -47,11 +47,19 @@ pub struct Attention {
     events: EventBus,
     /// The runs' permission questions waiting for an answer, by request id.
     waiting: Mutex<HashMap<String, oneshot::Sender<PermissionAnswer>>>,
+    /// Where an expired promotion is rejected.
+    memory: Option<Arc<crate::memory::Memory>>,
 }
 
 impl Attention {
     pub fn new(store: Arc<Store>, agents: Arc<Agents>, events: EventBus) -> Self {
-        Self { store, agents, events, waiting: Mutex::default() }
+        Self { store, agents, events, waiting: Mutex::default(), memory: None }
+    }
+
+    /// A promotion nobody approved in time is rejected in this memory.
+    pub fn with_memory(mut self, memory: Arc<crate::memory::Memory>) -> Self {
+        self.memory = Some(memory);
+        self
     }
 
     /// At start: approvals left open by an earlier app belong to runs that died with it.
@@ -529,7 +537,15 @@ impl Attention {
                 now,
                 |_| Ok(()),
             ) {
-                Ok(_) | Err(Error::Conflict(_)) => {}
+                Ok(_) => {
+                    // Denied, as the request now says: the note is not copied later either.
+                    if let (Some(memory), Some(promotion)) = (&self.memory, &request.promotion_id) {
+                        if let Err(e) = memory.decide_promotion(promotion, false) {
+                            eprintln!("clawboo: the expired promotion {promotion} stays pending: {e}");
+                        }
+                    }
+                }
+                Err(Error::Conflict(_)) => {}
                 Err(e) => return Err(e),
             }
             if let Some(reply) = reply {

@@ -130,3 +130,21 @@ fn allow_always_for_promotions_copies_the_agents_next_ones_without_asking() {
     let audit = f.engine.attention().audit(Some(&granted.id), None, 10).unwrap();
     assert_eq!((audit[0].actor.as_str(), audit[0].action), ("clawboo", AuditAction::AllowedByGrant));
 }
+
+#[test]
+fn an_expired_promotion_is_rejected_in_memory_too() {
+    let f = fixture(&["scout"]);
+    let scout = f.ids[0].clone();
+    let note = write_note(&f, &scout, "The kettle needs descaling.");
+    promote(&f, &scout, &note);
+    let asked = f.open_request("the promotion", |r| r.kind == RequestKind::Promotion);
+    let promotion_id = asked.promotion_id.clone().unwrap();
+    assert_eq!(f.engine.attention().expire_due(asked.created_at + 24 * HOUR_MS).unwrap(), 1);
+    let expired = f.engine.attention().get(&asked.id).unwrap();
+    assert_eq!((expired.status, expired.decision), (RequestStatus::Expired, Some(Decision::Deny)));
+    assert_eq!(promotion(&f, &promotion_id).status, PromotionStatus::Rejected, "denied, as the request says");
+    assert!(global_texts(&f).is_empty());
+    // Nor can the Memory page copy it afterwards.
+    assert_eq!(f.engine.decide_promotion(&promotion_id, true).unwrap_err().code(), ErrorCode::InvalidInput);
+    assert!(global_texts(&f).is_empty());
+}
