@@ -492,6 +492,14 @@ impl Attention {
         self.withdraw(&request, why)
     }
 
+    /// Whether run `run_id` has a permission question waiting for the user (a run that waits
+    /// for an answer is not silent). False when the store cannot tell.
+    pub fn waits_for_user(&self, run_id: &str) -> bool {
+        self.store
+            .read(|c| store::open_where(c, "r.kind = 'permission' AND r.run_id = ?1", run_id))
+            .is_ok_and(|open| !open.is_empty())
+    }
+
     /// Agent `agent_id` was deleted: the questions it asked in its one-to-one chat can no
     /// longer be answered (that chat is gone with it), so they are withdrawn. Its team and card
     /// questions stay: their answers go to the team chat or the card. Returns how many.

@@ -424,3 +424,45 @@ fn a_question_whose_team_or_card_was_deleted_leaves_the_inbox_when_answered() {
     }
     assert!(f.engine.attention().open().unwrap().is_empty());
 }
+
+#[test]
+fn a_card_run_waiting_for_the_users_answer_is_not_stopped_for_silence() {
+    let f = fixture(&["worker"]);
+    let worker = f.ids[0].clone();
+    let runner = f.engine.runner();
+    runner
+        .set_settings(clawboo_engine::runner::RunnerSettings { silence_secs: 1, ..runner.settings().unwrap() })
+        .unwrap();
+    let card = f
+        .engine
+        .board()
+        .create(
+            clawboo_engine::board::Actor::User,
+            clawboo_engine::board::NewCard {
+                title: "ask Write".into(),
+                description: "Write the notes.".into(),
+                assignee_id: Some(worker.clone()),
+                team_id: None,
+                status: None,
+                priority: None,
+                depends_on: Vec::new(),
+                check_command: None,
+                project_folder: None,
+            },
+        )
+        .unwrap();
+    let run = runner.start(&card.id, clawboo_engine::runner::StartOptions::default()).unwrap().run_id;
+    let asked = f.open_permission(&worker);
+    assert_eq!((asked.origin, asked.card_id.as_deref()), (Origin::Card, Some(card.id.as_str())));
+    // The user answers after several times the silence limit.
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    assert_eq!(f.status(&asked.id), RequestStatus::Open, "the run still waits for the answer");
+    assert_eq!(f.engine.chat().run(&run).unwrap().status, RunStatus::Running);
+    f.engine.answer_attention(&asked.id, decision(Decision::AllowOnce)).unwrap();
+    let done = wait_for("the card's run to end", LIMIT, || {
+        let card = f.engine.board().get(&card.id).unwrap();
+        (card.claimed_by_run.is_none() && card.status != clawboo_engine::board::CardStatus::InProgress).then_some(card)
+    });
+    assert_eq!(done.status, clawboo_engine::board::CardStatus::InReview, "{:?}", done.blocked_reason);
+    assert_eq!(f.runtime.told(&run), [true]);
+}
