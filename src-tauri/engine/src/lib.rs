@@ -108,7 +108,8 @@ impl Engine {
         let teams = Arc::new(Teams::new(store.clone(), agents.clone(), events.clone()));
         let memory = Arc::new(Memory::new(store.clone(), events.clone()));
         let board = Arc::new(Board::new(store.clone(), events.clone()));
-        let attention = Arc::new(Attention::new(store.clone(), agents.clone(), events.clone()));
+        let attention =
+            Arc::new(Attention::new(store.clone(), agents.clone(), events.clone()).with_memory(memory.clone()));
         // Approvals left open by an earlier app died with its runs.
         attention.recover()?;
         let chat = Arc::new(
@@ -257,7 +258,18 @@ impl Engine {
         let request = self.attention.check_answer(id, &answer)?;
         match (&request.kind, &answer) {
             (RequestKind::Question, UserAnswer::Text { text }) => {
-                self.deliver_answer(&request, text.trim())?;
+                if let Err(e) = self.deliver_answer(&request, text.trim()) {
+                    if !matches!(e, Error::NotFound(_)) {
+                        return Err(e);
+                    }
+                    // Where the answer was to go (its team, card or chat) was deleted: nobody
+                    // can ever get it, so the request leaves the inbox instead of staying there.
+                    let why = format!("Its answer could not be delivered: {e}.");
+                    self.attention.withdraw_question(id, &why)?;
+                    return Err(Error::NotFound(format!(
+                        "Where this question came from is gone ({e}), so it was closed unanswered."
+                    )));
+                }
                 self.attention.answer(id, &answer)
             }
             (RequestKind::Promotion, UserAnswer::Decision { decision }) => {
@@ -329,6 +341,10 @@ impl Engine {
         // Its task runs end first: nothing may run in a folder that is going away.
         self.runner.stop_agent(id, Duration::from_secs(10))?;
         self.chat.delete_agent(id, Duration::from_secs(10))?;
+        // Its one-to-one questions went with its chat.
+        if let Err(e) = self.attention.agent_deleted(id) {
+            eprintln!("clawboo: the deleted agent's questions stay open: {e}");
+        }
         self.events.publish(EngineEvent::TeamsChanged);
         // Its cards lost their assignee (the store sets it to none).
         self.events.publish(EngineEvent::BoardChanged { card_id: None });

@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use clawboo_engine::agents::{NewAgent, RuntimeKind};
+use clawboo_engine::attention::Decision;
 use clawboo_engine::chat::{ChatRole, RunStatus};
 use clawboo_engine::runtimes::{
     ApprovalPolicy, Capabilities, HistoryMode, PendingPermission, PermissionAnswer, PersonaDelivery, RunChannels,
@@ -331,8 +332,9 @@ fn stop_cancels_the_run() {
 fn permission_questions_wait_for_the_user() {
     let f = fixture();
     let run = f.engine.chat().send(&f.agent_id, "ask").unwrap().run.unwrap();
-    let allow = clawboo_engine::attention::Decision::AllowOnce;
-    wait_for("the question", Duration::from_secs(5), || f.engine.answer_permission(&run.id, "p1", allow).ok());
+    wait_for("the question", Duration::from_secs(5), || {
+        f.engine.answer_permission(&run.id, "p1", Decision::AllowOnce).ok()
+    });
     f.wait_done(&run.id);
     let reply = f.engine.chat().history_page(&f.agent_id, None, 500).unwrap().messages.last().unwrap().content.clone();
     assert_eq!(reply, "allowed=true");

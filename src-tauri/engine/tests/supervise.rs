@@ -221,6 +221,29 @@ async fn a_silent_run_times_out() {
 }
 
 #[tokio::test]
+async fn a_question_waiting_for_the_user_is_no_silence_and_silence_counts_again_after_the_answer() {
+    let spawner = RecordingSpawner::default();
+    let (ch, mut h) = channels();
+    let timeouts = Timeouts { silence: Duration::from_millis(300), grace: Duration::from_millis(200) };
+    let script = sh("echo 'ASK write'; read a; echo \"SAY got $a\"; sleep 60");
+    let run = tokio::spawn(async move {
+        supervise(&spawner, &script, Box::new(LineProtocol), ch, ApprovalPolicy::Ask, timeouts).await
+    });
+    let pending = h.permissions.recv().await.expect("a question");
+    // The user takes many times the silence limit to answer: the run waits for them.
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    assert!(!run.is_finished(), "stopped for silence while the user was being asked");
+    pending.reply.send(PermissionAnswer { allow: true }).unwrap();
+    // Answered, the run goes on; then it falls silent, and that is silence again.
+    let result = run.await.unwrap().unwrap();
+    assert_eq!(result.outcome, RunOutcome::TimedOut);
+    let events = drain(&mut h.events);
+    assert!(events.contains(&RunEvent::Message { text: "got yes".into() }), "{events:#?}");
+    let warned = events.iter().filter(|e| matches!(e, RunEvent::Warning { message } if message.contains("No output")));
+    assert_eq!(warned.count(), 1, "once, after the answer");
+}
+
+#[tokio::test]
 async fn background_children_are_cleaned_up_after_a_normal_exit() {
     let spawner = RecordingSpawner::default();
     let (ch, _h) = channels();

@@ -34,8 +34,12 @@ impl BurstGate {
             }
             _ => {
                 self.last_notice = Some(now);
-                self.held = 0;
-                Some(Notice::One { request_id: request_id.to_owned() })
+                match std::mem::take(&mut self.held) {
+                    0 => Some(Notice::One { request_id: request_id.to_owned() }),
+                    // The last window's summary is still due (its flush came late, or not at
+                    // all): this arrival joins it, so no held request goes unannounced.
+                    held => Some(Notice::Summary { count: held + 1 }),
+                }
             }
         }
     }
@@ -75,6 +79,18 @@ mod tests {
         // The summary opened a window of its own.
         assert_eq!(gate.arrive("r-6", 61_000), None);
         assert_eq!(gate.flush(120_000), Some(Notice::Summary { count: 1 }));
+    }
+
+    #[test]
+    fn an_arrival_after_the_window_before_its_flush_announces_the_held_ones_too() {
+        let mut gate = BurstGate::new(60_000);
+        assert!(gate.arrive("r-1", 0).is_some());
+        assert_eq!(gate.arrive("r-2", 10_000), None);
+        assert_eq!(gate.arrive("r-3", 20_000), None);
+        // The flush due at 60 s has not run yet when r-4 arrives.
+        assert_eq!(gate.arrive("r-4", 60_500), Some(Notice::Summary { count: 3 }));
+        assert_eq!(gate.due_at(), None, "nothing is held any more");
+        assert_eq!(gate.flush(200_000), None, "and nothing is said twice");
     }
 
     #[test]

@@ -47,11 +47,19 @@ pub struct Attention {
     events: EventBus,
     /// The runs' permission questions waiting for an answer, by request id.
     waiting: Mutex<HashMap<String, oneshot::Sender<PermissionAnswer>>>,
+    /// Where an expired promotion is rejected.
+    memory: Option<Arc<crate::memory::Memory>>,
 }
 
 impl Attention {
     pub fn new(store: Arc<Store>, agents: Arc<Agents>, events: EventBus) -> Self {
-        Self { store, agents, events, waiting: Mutex::default() }
+        Self { store, agents, events, waiting: Mutex::default(), memory: None }
+    }
+
+    /// A promotion nobody approved in time is rejected in this memory.
+    pub fn with_memory(mut self, memory: Arc<crate::memory::Memory>) -> Self {
+        self.memory = Some(memory);
+        self
     }
 
     /// At start: approvals left open by an earlier app belong to runs that died with it.
@@ -105,7 +113,18 @@ impl Attention {
             pending.description.trim().to_owned()
         };
         let granted = self.store.read(|c| store::is_granted(c, &source.agent_id, &pending.tool))?;
-        let request = self.raise_with(
+        let id = new_id();
+        // The reply waits under the request's id before the request exists anywhere: an answer
+        // given the moment it shows (the event is published as it is stored) must find it, or
+        // it would take the run for ended and withdraw the request.
+        let reply = if granted {
+            Some(pending.reply)
+        } else {
+            self.lock_waiting().insert(id.clone(), pending.reply);
+            None
+        };
+        let raised = self.raise_with(
+            &id,
             source,
             RequestKind::Permission,
             &text,
@@ -114,21 +133,43 @@ impl Attention {
             Some(&pending.request_id),
             None,
             granted,
-        )?;
-        if granted {
-            let _ = pending.reply.send(PermissionAnswer { allow: true });
-            return Ok(Raised::Granted(request));
+        );
+        let request = match raised {
+            Ok(request) => request,
+            Err(e) => {
+                self.lock_waiting().remove(&id); // dropping the reply denies
+                return Err(e);
+            }
+        };
+        match reply {
+            Some(reply) => {
+                let _ = reply.send(PermissionAnswer { allow: true });
+                Ok(Raised::Granted(request))
+            }
+            None => Ok(Raised::Open(request)),
         }
-        self.lock_waiting().insert(request.id.clone(), pending.reply);
-        Ok(Raised::Open(request))
     }
 
     /// An agent asks to copy a scratch note to a wider scope (`tool` is the tool it used).
     /// Granted at once after an "Allow always" for this agent and tool.
+    /// Asking again for a promotion that still waits (the memory hands back the pending one)
+    /// raises nothing new: the open request stands for it.
     pub fn raise_promotion(&self, source: &Source, promotion_id: &str, tool: &str, text: &str) -> Result<Raised> {
+        if let Some(open) = self.store.read(|c| store::find_by_promotion(c, promotion_id))? {
+            return Ok(Raised::Open(self.get(&open)?));
+        }
         let granted = self.store.read(|c| store::is_granted(c, &source.agent_id, tool))?;
-        let request =
-            self.raise_with(source, RequestKind::Promotion, text, Some(tool), None, None, Some(promotion_id), granted)?;
+        let request = self.raise_with(
+            &new_id(),
+            source,
+            RequestKind::Promotion,
+            text,
+            Some(tool),
+            None,
+            None,
+            Some(promotion_id),
+            granted,
+        )?;
         Ok(if granted { Raised::Granted(request) } else { Raised::Open(request) })
     }
 
@@ -143,13 +184,14 @@ impl Attention {
         runtime_request_id: Option<&str>,
         promotion_id: Option<&str>,
     ) -> Result<AttentionRequest> {
-        self.raise_with(source, kind, text, tool, input, runtime_request_id, promotion_id, false)
+        self.raise_with(&new_id(), source, kind, text, tool, input, runtime_request_id, promotion_id, false)
     }
 
     /// Stores the request (closed at once as allowed when `granted`), audits it, tells the UI.
     #[allow(clippy::too_many_arguments)]
     fn raise_with(
         &self,
+        id: &str,
         source: &Source,
         kind: RequestKind,
         text: &str,
@@ -160,7 +202,7 @@ impl Attention {
         granted: bool,
     ) -> Result<AttentionRequest> {
         let agent = self.agents.get(&source.agent_id)?;
-        let id = new_id();
+        let id = id.to_owned();
         let now = now_ms();
         let expires_at = if kind.is_approval() {
             let hours = self.settings()?.approval_expiry_hours;
@@ -213,8 +255,8 @@ impl Attention {
 
     /// The user's answer to request `id`, given in the app. The only way any request is
     /// answered. A question takes text, an approval a decision; a request no longer open is a
-    /// `Conflict`. For a permission whose run has ended, the request is withdrawn and the
-    /// answer refused (`RunNotActive`). Delivering a question's answer to its source is the
+    /// `Conflict`. For a permission whose run has ended, the request is withdrawn (if it was not
+    /// yet) and the answer refused (`RunNotActive`). Delivering a question's answer to its source is the
     /// engine's business (see `Engine::answer_attention`); call [`Attention::check_answer`]
     /// first so nothing is delivered for a request that cannot be answered.
     pub fn answer(&self, id: &str, answer: &UserAnswer) -> Result<AttentionRequest> {
@@ -241,15 +283,17 @@ impl Attention {
                         "The run that asked has already ended, so it no longer waits for this answer.".into(),
                     ));
                 };
-                // Recorded first, then told: the run may end the moment it hears the answer.
+                // Stored first, told second: a run told first may end at once, and its end would
+                // withdraw the request before the answer is stored.
                 match self.decide(&request, *decision, now) {
-                    Ok(decided) => {
+                    Ok(answered) => {
                         let _ = reply.send(PermissionAnswer { allow: decision.allows() });
-                        Ok(decided)
+                        Ok(answered)
                     }
                     Err(e) => {
-                        // Closed meanwhile (expired): the record stands, and says deny.
-                        let _ = reply.send(PermissionAnswer { allow: false });
+                        if !reply.is_closed() {
+                            self.lock_waiting().insert(request.id.clone(), reply);
+                        }
                         Err(e)
                     }
                 }
@@ -262,6 +306,12 @@ impl Attention {
     /// The request `id`, if the user can answer it with `answer`.
     pub fn check_answer(&self, id: &str, answer: &UserAnswer) -> Result<AttentionRequest> {
         let request = self.get(id)?;
+        if request.status == RequestStatus::Withdrawn {
+            // The same answer whether the run's end was noticed before this answer or by it.
+            return Err(Error::RunNotActive(
+                "The run that asked has already ended, so it no longer waits for this answer.".into(),
+            ));
+        }
         if request.status != RequestStatus::Open {
             return Err(Error::Conflict(format!(
                 "This request was already {}.",
@@ -269,8 +319,7 @@ impl Attention {
                     RequestStatus::Answered => "answered",
                     RequestStatus::Cleared => "cleared by your reply in the team chat",
                     RequestStatus::Expired => "denied when it expired",
-                    RequestStatus::Withdrawn => "withdrawn: the run that asked has ended",
-                    RequestStatus::Open => unreachable!(),
+                    RequestStatus::Open | RequestStatus::Withdrawn => unreachable!(),
                 }
             )));
         }
@@ -414,12 +463,13 @@ impl Attention {
 
     // --- Clearing, ending, expiring ------------------------------------------------------
 
-    /// The user wrote in team `team_id`'s chat: its open questions are cleared (approvals
-    /// are not: they take a decision). Returns how many.
+    /// The user wrote in team `team_id`'s chat: the open questions asked in that chat are
+    /// cleared (approvals are not: they take a decision; nor are questions of the team's cards:
+    /// their answers go to the card). Returns how many.
     pub fn clear_team_questions(&self, team_id: &str) -> Result<usize> {
         let now = now_ms();
         let cleared = self.store.write(|tx| {
-            let open = store::open_where(tx, "r.kind = 'question' AND r.team_id = ?1", team_id)?;
+            let open = store::open_where(tx, "r.kind = 'question' AND r.origin = 'team' AND r.team_id = ?1", team_id)?;
             for request in &open {
                 store::close(tx, &request.id, RequestStatus::Cleared, None, None, now)?;
                 store::audit(tx, now, Some(&request.id), USER, AuditAction::Cleared, "You replied in the team chat.")?;
@@ -430,6 +480,38 @@ impl Attention {
             self.publish(None);
         }
         Ok(cleared)
+    }
+
+    /// Question `id` can no longer be answered (where its answer would go was deleted): it is
+    /// withdrawn, saying `why`.
+    pub fn withdraw_question(&self, id: &str, why: &str) -> Result<()> {
+        let request = self.get(id)?;
+        if request.kind != RequestKind::Question {
+            return Err(Error::InvalidInput("Only a question is withdrawn this way.".into()));
+        }
+        self.withdraw(&request, why)
+    }
+
+    /// Whether run `run_id` has a permission question waiting for the user (a run that waits
+    /// for an answer is not silent). False when the store cannot tell.
+    pub fn waits_for_user(&self, run_id: &str) -> bool {
+        self.store
+            .read(|c| store::open_where(c, "r.kind = 'permission' AND r.run_id = ?1", run_id))
+            .is_ok_and(|open| !open.is_empty())
+    }
+
+    /// Agent `agent_id` was deleted: the questions it asked in its one-to-one chat can no
+    /// longer be answered (that chat is gone with it), so they are withdrawn. Its team and card
+    /// questions stay: their answers go to the team chat or the card. Returns how many.
+    pub fn agent_deleted(&self, agent_id: &str) -> Result<usize> {
+        let open = self.store.read(|c| {
+            store::open_where(c, "r.kind = 'question' AND r.origin = 'chat' AND r.agent_id = ?1", agent_id)
+        })?;
+        for request in &open {
+            let why = format!("@{} was deleted, and its chat with it: nobody is left to answer.", request.agent_handle);
+            self.withdraw(request, &why)?;
+        }
+        Ok(open.len())
     }
 
     /// Run `run_id` ended: the approvals it waited on can no longer be answered. Its
@@ -451,7 +533,8 @@ impl Attention {
         for request in &due {
             let reply = self.lock_waiting().remove(&request.id);
             let detail = "Nobody answered in time, so it was denied.";
-            let closed = self.close_with(
+            // Stored first, told second (see `answer`); dropping the reply denies all the same.
+            match self.close_with(
                 request,
                 RequestStatus::Expired,
                 Some(Decision::Deny),
@@ -461,14 +544,20 @@ impl Attention {
                 detail,
                 now,
                 |_| Ok(()),
-            );
-            // Recorded first, then told (the run may end the moment it hears).
+            ) {
+                Ok(_) => {
+                    // Denied, as the request now says: the note is not copied later either.
+                    if let (Some(memory), Some(promotion)) = (&self.memory, &request.promotion_id) {
+                        if let Err(e) = memory.decide_promotion(promotion, false) {
+                            eprintln!("clawboo: the expired promotion {promotion} stays pending: {e}");
+                        }
+                    }
+                }
+                Err(Error::Conflict(_)) => {}
+                Err(e) => return Err(e),
+            }
             if let Some(reply) = reply {
                 let _ = reply.send(PermissionAnswer { allow: false });
-            }
-            match closed {
-                Ok(_) | Err(Error::Conflict(_)) => {}
-                Err(e) => return Err(e),
             }
         }
         Ok(due.len())

@@ -88,8 +88,15 @@ impl Runner {
                     let _ = stop_tx.send(true);
                 }
                 _ = &mut quiet, if stop.is_none() => {
-                    stop = Some(Stop::Silence(silence));
-                    let _ = stop_tx.send(true);
+                    // A run whose permission question waits for the user is not silent: the user
+                    // may be away (the question has its own expiry; Stop and the wall clock hold).
+                    let asking = source.run_id.as_deref().is_some_and(|run| self.parts.attention.waits_for_user(run));
+                    if asking {
+                        quiet.as_mut().reset(Instant::now() + silence);
+                    } else {
+                        stop = Some(Stop::Silence(silence));
+                        let _ = stop_tx.send(true);
+                    }
                 }
                 _ = flush.tick() => recorder.flush(),
             }

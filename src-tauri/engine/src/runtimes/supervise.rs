@@ -143,6 +143,8 @@ pub async fn supervise(
             },
             Some((request_id, answer)) = waiting.next(), if !waiting.is_empty() => {
                 let answer: PermissionAnswer = answer;
+                // The run was waiting for the user, not silent: its silence counts from now.
+                silence_deadline = Instant::now() + timeouts.silence;
                 channels.emit(RunEvent::PermissionResolved { request_id: request_id.clone(), allowed: answer.allow });
                 protocol.on_permission(&request_id, answer, &mut steps);
             }
@@ -167,7 +169,9 @@ pub async fn supervise(
                     Err(_) => break Exited::Unknown,
                 }
             }
-            _ = sleep_until(ladder_at) => {
+            // No silence timeout while a permission question waits for the user: the user may be
+            // away for hours (the question has its own expiry, and Stop still works).
+            _ = sleep_until(ladder_at), if waiting.is_empty() || !matches!(stopping, Stopping::No) => {
                 match &mut stopping {
                     Stopping::No => {
                         channels.emit(RunEvent::Warning {

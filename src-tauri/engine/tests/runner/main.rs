@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use clawboo_engine::agents::{NewAgent, RuntimeKind};
+use clawboo_engine::attention::Decision;
 use clawboo_engine::board::{
     ActivityKind, Actor, Card, CardRunKind, CardRunStatus, CardStatus, CommentKind, NewCard, Priority,
 };
@@ -408,7 +409,7 @@ fn a_card_the_user_takes_back_stops_its_run() {
 }
 
 #[test]
-fn a_task_runs_permission_question_is_answered_through_the_runner() {
+fn a_task_runs_permission_question_is_answered_through_the_engine() {
     let f = fixture();
     let card = f.card("ask before listing");
     let run_id = f.start(&card);

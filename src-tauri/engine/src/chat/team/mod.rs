@@ -107,12 +107,7 @@ impl Chat {
     /// A message of the user clears the team's open questions (Mobius: a human reply in that
     /// chat answers them); approvals stay, they take a decision.
     pub fn send_team(self: &Arc<Self>, room_id: &str, text: &str) -> Result<TeamSendOutcome> {
-        let outcome = self.send_team_message(room_id, text)?;
-        if let Some(attention) = self.attention.as_ref().filter(|_| outcome.message.kind == RoomMessageKind::User) {
-            let (team, _) = self.teams()?.room(room_id)?;
-            attention.clear_team_questions(&team.id)?;
-        }
-        Ok(outcome)
+        self.send_team_message(room_id, text, true)
     }
 
     /// The user's answer to `agent_id`'s question, from the inbox: their message to that agent
@@ -135,10 +130,17 @@ impl Chat {
             Some(agent) => format!("@{} {text}", agent.handle),
             None => text.to_owned(),
         };
-        self.send_team_message(&room.id, &message).map(|_| ())
+        self.send_team_message(&room.id, &message, false).map(|_| ())
     }
 
-    fn send_team_message(self: &Arc<Self>, room_id: &str, text: &str) -> Result<TeamSendOutcome> {
+    /// `clears_questions`: the message is one the user typed in the chat (not an answer given
+    /// in the inbox), so it clears the team's open questions.
+    fn send_team_message(
+        self: &Arc<Self>,
+        room_id: &str,
+        text: &str,
+        clears_questions: bool,
+    ) -> Result<TeamSendOutcome> {
         let text = text.trim();
         if text.is_empty() {
             return Err(Error::InvalidInput("The message is empty.".into()));
@@ -177,6 +179,12 @@ impl Chat {
             )
         })?;
         self.publish_room_message(&team.id, &message);
+        // Cleared before any agent hears the message: a question raised in reply to it is new.
+        if let Some(attention) = self.attention.as_ref().filter(|_| clears_questions) {
+            if let Err(e) = attention.clear_team_questions(&team.id) {
+                eprintln!("clawboo: the user's message in {} cleared no question: {e}", team.name);
+            }
+        }
         let generation = lock(&self.team).generation(&team.id);
         for (agent, mentioned) in &targets {
             self.enqueue(Delivery {
