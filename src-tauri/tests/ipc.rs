@@ -281,4 +281,17 @@ fn attention_through_ipc_counts_lists_refuses_the_wrong_answer_and_keeps_its_aud
     let gone = invoke(&window, "answer_permission", json!({"runId": "no-run", "requestId": "p1", "decision": "deny"}))
         .unwrap_err();
     assert_eq!(gone["code"], "not_found");
+
+    // History pages by a cursor: two more at once, three pages of one, none skipped or repeated.
+    let more: Vec<String> =
+        ["Second?", "Third?"].iter().map(|q| engine.attention().raise_question(&source, q).unwrap().id).collect();
+    let mut seen = Vec::new();
+    let mut before = Value::Null;
+    loop {
+        let page = invoke(&window, "attention_history", json!({"before": before, "limit": 1})).unwrap();
+        let Some(last) = page.as_array().unwrap().last() else { break };
+        seen.push(last["id"].as_str().unwrap().to_string());
+        before = last["id"].clone();
+    }
+    assert_eq!(seen, vec![more[1].clone(), more[0].clone(), asked.id.clone()], "newest first, each once");
 }

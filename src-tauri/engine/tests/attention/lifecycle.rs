@@ -227,7 +227,10 @@ fn a_card_question_is_answered_as_a_comment_and_the_card_runs_again_with_it() {
         let now = engine.board().get(&card.id).unwrap();
         (now.status != CardStatus::InProgress && now.claimed_by_run.is_none()).then_some(now)
     });
-    assert_eq!(first.status, CardStatus::InReview, "{:?}", first.blocked_reason);
+    // A run that asked waits in Blocked for the answer, saying so.
+    assert_eq!(first.status, CardStatus::Blocked, "{:?}", first.blocked_reason);
+    let reason = first.blocked_reason.as_deref().unwrap_or_default();
+    assert!(reason.starts_with("Waiting for your answer") && reason.contains("Which colour?"), "{reason}");
 
     engine.answer_attention(&asked.id, UserAnswer::Text { text: "ANSWER-GREEN-64".into() }).unwrap();
     assert_eq!(engine.attention().get(&asked.id).unwrap().status, RequestStatus::Answered);
