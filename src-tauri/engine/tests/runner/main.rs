@@ -420,7 +420,7 @@ fn a_task_runs_permission_question_is_answered_through_the_engine() {
             _ => None,
         })
     });
-    let allow = clawboo_engine::attention::Decision::AllowOnce;
+    let allow = Decision::AllowOnce;
     let err = f.engine.answer_permission(&run_id, "no-such-question", allow).unwrap_err();
     assert_eq!(err.code(), ErrorCode::NotFound);
     // The approval is stored just after the run's event: answer once it is.
