@@ -169,7 +169,7 @@ fn arrived<R: Runtime>(app: &AppHandle<R>, engine: &Arc<Engine>, id: &str) {
         if focused && watched.viewing.as_ref().is_some_and(|v| v.shows(&request)) {
             return;
         }
-        let now = now_ms();
+        let now = clawboo_engine::chat::now_ms();
         let notice = watched.gate.get_or_insert_with(|| BurstGate::new(BURST_WINDOW_MS)).arrive(id, now);
         if notice.is_none() && !watched.flush_scheduled {
             watched.flush_scheduled = true;
@@ -192,7 +192,7 @@ fn flush<R: Runtime>(app: &AppHandle<R>, engine: &Arc<Engine>) {
     let notice = {
         let mut watched = watch.lock();
         watched.flush_scheduled = false;
-        watched.gate.as_mut().and_then(|g| g.flush(now_ms()))
+        watched.gate.as_mut().and_then(|g| g.flush(clawboo_engine::chat::now_ms()))
     };
     if let Some(notice) = notice {
         notify(app, engine, &notice, None);
@@ -218,10 +218,6 @@ fn notify<R: Runtime>(app: &AppHandle<R>, engine: &Engine, notice: &Notice, requ
     if let Err(e) = app.notification().builder().title(title).body(body).show() {
         eprintln!("clawboo: no notification shown: {e}");
     }
-}
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
 }
 
 pub fn show_main_window<R: Runtime>(app: &AppHandle<R>) {

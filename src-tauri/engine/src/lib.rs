@@ -238,10 +238,7 @@ impl Engine {
     /// for things the app says once ("Clawboo keeps running in the tray").
     pub fn first_time(&self, what: &str) -> Result<bool> {
         let key = format!("once.{what}");
-        self.store.write(|tx| {
-            let added = tx.execute("INSERT OR IGNORE INTO settings (key, value) VALUES (?1, '1')", [&key])?;
-            Ok(added == 1)
-        })
+        self.store.write(|tx| store::settings::set_once(tx, &key))
     }
 
     /// Requests for the user and approvals: the inbox, the tray, grants, the audit.

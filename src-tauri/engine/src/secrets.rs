@@ -4,7 +4,6 @@
 
 use std::sync::Arc;
 
-use rusqlite::OptionalExtension;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -138,11 +137,7 @@ impl Secrets {
 
     /// The user's base URL for `provider`, else its default.
     pub fn base_url(&self, provider: Provider) -> Result<Option<String>> {
-        let set: Option<String> = self.store.read(|conn| {
-            Ok(conn
-                .query_row("SELECT value FROM settings WHERE key = ?1", [base_url_setting(provider)], |r| r.get(0))
-                .optional()?)
-        })?;
+        let set = self.store.read(|conn| crate::store::settings::get(conn, &base_url_setting(provider)))?;
         Ok(set.or_else(|| provider.default_base_url().map(str::to_owned)))
     }
 
@@ -150,17 +145,7 @@ impl Secrets {
     /// `http://127.0.0.1:11434/v1`); `None` goes back to the default.
     pub fn set_base_url(&self, provider: Provider, raw: Option<&str>) -> Result<Option<String>> {
         let url = raw.map(normalise_base_url).transpose()?;
-        self.store.write(|tx| {
-            match &url {
-                Some(url) => tx.execute(
-                    "INSERT INTO settings (key, value) VALUES (?1, ?2)
-                     ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                    [base_url_setting(provider), url.clone()],
-                )?,
-                None => tx.execute("DELETE FROM settings WHERE key = ?1", [base_url_setting(provider)])?,
-            };
-            Ok(())
-        })?;
+        self.store.write(|tx| crate::store::settings::put(tx, &base_url_setting(provider), url.as_deref()))?;
         Ok(url)
     }
 

@@ -267,9 +267,7 @@ pub fn remove_grant(tx: &Transaction, id: &str) -> Result<(String, String)> {
 const EXPIRY_KEY: &str = "attention.approval_expiry_hours";
 
 pub fn settings(conn: &Connection) -> Result<AttentionSettings> {
-    let stored: Option<String> =
-        conn.query_row("SELECT value FROM settings WHERE key = ?1", [EXPIRY_KEY], |r| r.get(0)).optional()?;
-    let hours = stored
+    let hours = crate::store::settings::get(conn, EXPIRY_KEY)?
         .and_then(|v| v.parse::<u32>().ok())
         .filter(|h| (1..=MAX_EXPIRY_HOURS).contains(h))
         .unwrap_or(AttentionSettings::default().approval_expiry_hours);
@@ -277,9 +275,5 @@ pub fn settings(conn: &Connection) -> Result<AttentionSettings> {
 }
 
 pub fn put_settings(tx: &Transaction, settings: &AttentionSettings) -> Result<()> {
-    tx.execute(
-        "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-        params![EXPIRY_KEY, settings.approval_expiry_hours.to_string()],
-    )?;
-    Ok(())
+    crate::store::settings::put(tx, EXPIRY_KEY, Some(&settings.approval_expiry_hours.to_string()))
 }

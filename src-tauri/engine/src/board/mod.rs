@@ -448,6 +448,11 @@ impl Board {
         Ok(run)
     }
 
+    /// The card run `run_id` is, if it is one of a card's runs.
+    pub fn run(&self, run_id: &str) -> Result<Option<CardRun>> {
+        self.store.read(|conn| records::run(conn, run_id))
+    }
+
     /// A card's runs, oldest first.
     pub fn runs(&self, card_id: &str) -> Result<Vec<CardRun>> {
         self.store.read(|conn| {

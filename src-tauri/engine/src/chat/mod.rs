@@ -638,7 +638,8 @@ fn within_budget(soul: &str) -> (String, Option<usize>) {
     }
 }
 
-pub(crate) fn now_ms() -> i64 {
+/// Milliseconds since the Unix epoch: every stored time.
+pub fn now_ms() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
 }
 

@@ -153,9 +153,7 @@ const SILENCE_KEY: &str = "runner.silence_secs";
 /// The stored settings; a missing or unreadable value is its default.
 pub fn settings(conn: &Connection) -> Result<RunnerSettings> {
     let read = |key: &str| -> Result<Option<u32>> {
-        let value: Option<String> =
-            conn.query_row("SELECT value FROM settings WHERE key = ?1", [key], |r| r.get(0)).optional()?;
-        Ok(value.and_then(|v| v.trim().parse().ok()))
+        Ok(crate::store::settings::get(conn, key)?.and_then(|v| v.trim().parse().ok()))
     };
     let defaults = RunnerSettings::default();
     Ok(RunnerSettings {
@@ -171,10 +169,7 @@ pub fn put_settings(tx: &Transaction, settings: &RunnerSettings) -> Result<()> {
         (WALL_CLOCK_KEY, settings.wall_clock_secs),
         (SILENCE_KEY, settings.silence_secs),
     ] {
-        tx.execute(
-            "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            params![key, value.to_string()],
-        )?;
+        crate::store::settings::put(tx, key, Some(&value.to_string()))?;
     }
     Ok(())
 }

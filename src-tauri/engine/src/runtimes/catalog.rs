@@ -7,8 +7,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
-use rusqlite::OptionalExtension;
-
 use super::detect::{self, RuntimeInfo};
 use super::signin::{self, Access, AccessSource, Resolved, SignInLocator};
 use crate::agents::RuntimeKind;
@@ -103,22 +101,11 @@ impl RuntimeCatalog {
     }
 
     fn setting(&self, key: &str) -> Result<Option<String>> {
-        self.store
-            .read(|c| Ok(c.query_row("SELECT value FROM settings WHERE key = ?1", [key], |r| r.get(0)).optional()?))
+        self.store.read(|c| crate::store::settings::get(c, key))
     }
 
     fn put_setting(&self, key: &str, value: Option<&str>) -> Result<()> {
-        self.store.write(|tx| {
-            match value {
-                Some(value) => tx.execute(
-                    "INSERT INTO settings (key, value) VALUES (?1, ?2)
-                     ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                    [key, value],
-                )?,
-                None => tx.execute("DELETE FROM settings WHERE key = ?1", [key])?,
-            };
-            Ok(())
-        })
+        self.store.write(|tx| crate::store::settings::put(tx, key, value))
     }
 
     /// The binary to start for `kind`, or why there is none.

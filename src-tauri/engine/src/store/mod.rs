@@ -1,6 +1,7 @@
 //! SQLite store: one writer connection and a few pooled readers over the same WAL database.
 
 pub mod migrations;
+pub mod settings;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};

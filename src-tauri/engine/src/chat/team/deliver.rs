@@ -481,23 +481,9 @@ impl Chat {
         for message in &added {
             self.publish_room_message(&delivery.team_id, message);
         }
-        // `@user` in the reply asks the user: a durable request, the message stays as it is.
-        if let (Some(attention), Some(question)) = (
-            &self.attention,
-            mentions::user_question(&reply, crate::attention::MAX_QUESTION_CHARS)
-                .filter(|_| status == RunStatus::Succeeded),
-        ) {
-            let source = crate::attention::Source {
-                agent_id: agent.id.clone(),
-                team_id: Some(delivery.team_id.clone()),
-                room_id: Some(delivery.room_id.clone()),
-                run_id: Some(run.id.clone()),
-                card_id: None,
-                message_id: added.iter().find(|m| m.kind == RoomMessageKind::Reply).map(|m| m.id.clone()),
-            };
-            if let Err(e) = attention.raise_question(&source, &question) {
-                eprintln!("clawboo: @user in team run {} raised no request: {e}", run.id);
-            }
+        if status == RunStatus::Succeeded {
+            let message = added.iter().find(|m| m.kind == RoomMessageKind::Reply);
+            self.ask_user_in_reply(&agent.id, &delivery.team_id, &delivery.room_id, &run.id, &reply, message);
         }
         if let Ok(Some(summary)) = self.store.read(|c| chat_store::run(c, &run.id)) {
             self.events.publish(EngineEvent::RoomRunChanged {

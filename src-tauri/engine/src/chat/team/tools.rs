@@ -146,18 +146,44 @@ impl Chat {
         }
     }
 
+    /// `@user` in a team run's reply asks the user: a durable request linked to the reply
+    /// `message`, which stays in the chat as it is.
+    pub(super) fn ask_user_in_reply(
+        &self,
+        agent_id: &str,
+        team_id: &str,
+        room_id: &str,
+        run_id: &str,
+        reply: &str,
+        message: Option<&super::types::RoomMessage>,
+    ) {
+        let Some(attention) = &self.attention else { return };
+        let Some(question) = super::mentions::user_question(reply, crate::attention::MAX_QUESTION_CHARS) else {
+            return;
+        };
+        let source = crate::attention::Source {
+            agent_id: agent_id.to_owned(),
+            team_id: Some(team_id.to_owned()),
+            room_id: Some(room_id.to_owned()),
+            run_id: Some(run_id.to_owned()),
+            card_id: None,
+            message_id: message.map(|m| m.id.clone()),
+        };
+        if let Err(e) = attention.raise_question(&source, &question) {
+            eprintln!("clawboo: @user in team run {run_id} raised no request: {e}");
+        }
+    }
+
     /// Where a tool call comes from, from the run's token alone: its agent, team and room, and
     /// the card when the run is a card's task run (a hand-off's run answers in the team chat).
     fn source_of(&self, caller: &Caller) -> Result<crate::attention::Source> {
-        let card_id: Option<String> = self.store.read(|c| {
-            use rusqlite::OptionalExtension;
-            Ok(c.query_row(
-                "SELECT card_id FROM card_runs WHERE run_id = ?1 AND kind != 'handoff'",
-                [&caller.run_id],
-                |r| r.get(0),
-            )
-            .optional()?)
-        })?;
+        let card_id = match &self.board {
+            Some(board) => board
+                .run(&caller.run_id)?
+                .filter(|run| run.kind != crate::board::CardRunKind::Handoff)
+                .map(|run| run.card_id),
+            None => None,
+        };
         let non_empty = |s: &str| (!s.is_empty()).then(|| s.to_owned());
         Ok(crate::attention::Source {
             agent_id: caller.agent_id.clone(),
