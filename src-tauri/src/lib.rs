@@ -35,6 +35,8 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
             commands::chat::send_chat_message,
             commands::chat::cancel_run,
             commands::chat::run_activity,
+            commands::chat::chat_run_context,
+            commands::chat::agent_file_routes,
             commands::runtimes::list_runtimes,
             commands::runtimes::set_runtime_path,
             commands::runtimes::list_runtime_access,

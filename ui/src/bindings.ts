@@ -32,6 +32,10 @@ export const commands = {
 	sendChatMessage: (agentId: string, text: string) => typedError<SendOutcome, AppError>(__TAURI_INVOKE("send_chat_message", { agentId, text })),
 	cancelRun: (runId: string) => typedError<null, AppError>(__TAURI_INVOKE("cancel_run", { runId })),
 	runActivity: (runId: string) => typedError<RunEventRecord[], AppError>(__TAURI_INVOKE("run_activity", { runId })),
+	/**  Exactly what a one-to-one run was given ("What this agent saw"), agent files included. */
+	chatRunContext: (runId: string) => typedError<ChatRunContext, AppError>(__TAURI_INVOKE("chat_run_context", { runId })),
+	/**  How each of the agent's files reaches its runtime, with its budget (the editor's meter). */
+	agentFileRoutes: (agentId: string) => typedError<FileRouteInfo[], AppError>(__TAURI_INVOKE("agent_file_routes", { agentId })),
 	/**  Each runtime: found (path, version) or not (with how to install it). */
 	listRuntimes: () => typedError<RuntimeInfo[], AppError>(__TAURI_INVOKE("list_runtimes")),
 	/**  Sets (or, with `null`, clears) the path of a runtime's program. */
@@ -547,6 +551,21 @@ export type ChatRole = "user" | "assistant" |
 /**  Said by Clawboo, not by either side ("Conversation reset"). */
 "notice";
 
+/**  Exactly what a one-to-one run was given ("What this agent saw"). */
+export type ChatRunContext = {
+	runId: string,
+	/**
+	 *  The runtime's instruction slot, when Clawboo filled it (Native: its system prompt
+	 *  before the date line).
+	 */
+	systemText: string | null,
+	/**  The text in front of the message (workspace files, recalled notes), when any. */
+	preamble: string | null,
+	/**  Where each agent file went and whether this run carried it. */
+	files: FileDelivery[],
+	createdAt: number,
+};
+
 /**  A run was given this fact ("cited"). */
 export type Citation = {
 	runId: string,
@@ -592,7 +611,12 @@ export type ErrorCode =
  *  Git is missing, or a git command on a card's project folder failed (its worktree, its
  *  branch, its diff); the message says which and why.
  */
-"git" | "internal";
+"git" | 
+/**
+ *  An agent file, or a run's whole prepared context, is over its budget: the run did not
+ *  start (nothing is ever cut to fit).
+ */
+"context_too_large" | "internal";
 
 export type Fact = {
 	/**  Short, stable, never reused in this store: `m-7f3a` (longer when the short ones run out). */
@@ -654,6 +678,62 @@ export type FactVersion = {
 	by: Author,
 	at: number,
 };
+
+/**  One file in a run's plan, as "What this agent saw" shows it. */
+export type FileDelivery = {
+	file: AgentFileName,
+	route: FileRoute,
+	/**  How the file reaches this runtime, in words ("read by Codex from the workspace"). */
+	routeLabel: string,
+	status: FileStatus,
+	chars: number,
+	budget: number,
+	/**  Content hash (FNV-1a, hex): what delivery tracking compares. */
+	hash: string,
+};
+
+/**  Where a file goes for this agent's runtime. */
+export type FileRoute = 
+/**  The runtime's instruction slot (persona section, Native's system prompt, instructions). */
+"instructions" | 
+/**  The runtime reads it from its working folder itself. */
+"workspace" | 
+/**  In front of the message when the session does not hold it yet. */
+"reference" | 
+/**  A pointer to the memory tools instead of the content. */
+"memory_pointer" | 
+/**  Sent on heartbeat runs only. */
+"heartbeat" | 
+/**  Nothing reaches the runtime (a user's own OpenClaw Gateway keeps its own files). */
+"not_sent";
+
+/**  How a file reaches an agent's runtime, for the editor: its route and budget. */
+export type FileRouteInfo = {
+	file: AgentFileName,
+	route: FileRoute,
+	routeLabel: string,
+	budget: number,
+	/**
+	 *  Whether a file over its budget stops runs (false: its content is not sent, as with
+	 *  MEMORY.md behind the memory tools' pointer).
+	 */
+	budgetApplies: boolean,
+};
+
+/**  What this run did with a file. */
+export type FileStatus = 
+/**  Its content (or its pointer) is in this run's input. */
+"sent" | 
+/**  The runtime reads it from the workspace itself (checked against its budget). */
+"read_by_runtime" | 
+/**  Left out: the runtime session already holds this exact content. */
+"already_delivered" | 
+/**  The file is empty: nothing to send. */
+"empty" | 
+/**  Not for this kind of run (HEARTBEAT.md outside heartbeat runs). */
+"not_this_run" | 
+/**  Nothing reaches this runtime. */
+"not_sent";
 
 /**  "Allow always for this agent and tool". */
 export type Grant = {
@@ -962,6 +1042,11 @@ export type RunContext = {
 	steadyInSession: boolean,
 	/**  Items that did not fit and waited for the next turn. */
 	deferred: string[],
+	/**
+	 *  Where each agent file went and whether this run carried it (empty for runs from before
+	 *  it was kept).
+	 */
+	files: FileDelivery[],
 	createdAt: number,
 };
 
@@ -1129,7 +1214,7 @@ export type Section = {
  *  Which part of the contract a section is (its place in the order is its place in a team turn;
  *  a task run orders its own, see `task.rs`).
  */
-export type SectionKind = "persona" | "rules" | "about_you" | "teammates" | "how_to_work" | "routine" | "connectors" | "addressed_to_you" | "ambient" | "message" | "task" | "resume" | "tools_note" | "runtime_note" | "cut_off" | "failure_note" | "handoff_note" | "memory";
+export type SectionKind = "persona" | "instructions" | "rules" | "about_you" | "teammates" | "how_to_work" | "workspace_files" | "routine" | "connectors" | "addressed_to_you" | "ambient" | "message" | "task" | "resume" | "tools_note" | "runtime_note" | "cut_off" | "failure_note" | "handoff_note" | "memory";
 
 export type SendOutcome = {
 	/**  The stored user message, or the notice for `/reset` and `/new`. */
@@ -1161,6 +1246,11 @@ export type TaskRunContext = {
 	message: string,
 	/**  Every section, in order, each with its tier (`stability`); the last is the message. */
 	sections: Section[],
+	/**
+	 *  Where each agent file went and whether this run carried it (empty for runs from before
+	 *  it was kept).
+	 */
+	files: FileDelivery[],
 	/**  The fact ids of the memory block (recorded as cited). */
 	cited: string[],
 	createdAt: number,

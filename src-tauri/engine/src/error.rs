@@ -36,6 +36,9 @@ pub enum ErrorCode {
     /// Git is missing, or a git command on a card's project folder failed (its worktree, its
     /// branch, its diff); the message says which and why.
     Git,
+    /// An agent file, or a run's whole prepared context, is over its budget: the run did not
+    /// start (nothing is ever cut to fit).
+    ContextTooLarge,
     Internal,
 }
 
@@ -119,6 +122,9 @@ pub enum Error {
     #[error("{0}")]
     Git(String),
 
+    #[error("{0}")]
+    ContextTooLarge(String),
+
     #[error("Internal error: {0}")]
     Internal(String),
 }
@@ -145,6 +151,7 @@ impl Error {
             Error::MissingApiKey(_) => ErrorCode::MissingApiKey,
             Error::SignInMissing(_) => ErrorCode::SignInMissing,
             Error::Git(_) => ErrorCode::Git,
+            Error::ContextTooLarge(_) => ErrorCode::ContextTooLarge,
             Error::Internal(_) => ErrorCode::Internal,
         }
     }

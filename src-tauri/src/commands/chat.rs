@@ -1,4 +1,5 @@
-use clawboo_engine::chat::{ChatPage, RunEventRecord, SendOutcome};
+use clawboo_engine::chat::{ChatPage, ChatRunContext, RunEventRecord, SendOutcome};
+use clawboo_engine::context::files::FileRouteInfo;
 use tauri::State;
 
 use crate::error::AppError;
@@ -37,4 +38,18 @@ pub async fn cancel_run(state: State<'_, AppState>, run_id: String) -> Result<()
 #[specta::specta]
 pub async fn run_activity(state: State<'_, AppState>, run_id: String) -> Result<Vec<RunEventRecord>, AppError> {
     state.run(move |e| e.chat().run_activity(&run_id)).await
+}
+
+/// Exactly what a one-to-one run was given ("What this agent saw"), agent files included.
+#[tauri::command]
+#[specta::specta]
+pub async fn chat_run_context(state: State<'_, AppState>, run_id: String) -> Result<ChatRunContext, AppError> {
+    state.run(move |e| e.chat().chat_run_context(&run_id)).await
+}
+
+/// How each of the agent's files reaches its runtime, with its budget (the editor's meter).
+#[tauri::command]
+#[specta::specta]
+pub async fn agent_file_routes(state: State<'_, AppState>, agent_id: String) -> Result<Vec<FileRouteInfo>, AppError> {
+    state.run(move |e| e.chat().file_routes(&agent_id)).await
 }

@@ -2,6 +2,7 @@
 //! the previous turn saved. Every event of the run is stored (the Activity card replays them)
 //! and published live; the reply is stored when the run ends.
 
+pub(crate) mod files;
 mod recall;
 pub(crate) mod recorder;
 mod setup;
@@ -15,12 +16,14 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use tokio::sync::{mpsc, watch};
 
+pub use files::ChatRunContext;
 pub use types::{ChatMessage, ChatPage, ChatRole, RunEventRecord, RunStatus, RunSummary, SendOutcome};
 
 use self::recorder::Recorder;
-use self::setup::{Plan, SessionSetup};
+use self::setup::Plan;
 use self::store::Conversation;
-use crate::agents::{Agent, AgentFileName, Agents, RuntimeKind, PERSONA_BUDGET_CHARS};
+use crate::agents::{Agent, Agents, RuntimeKind};
+use crate::context::files::FileSession;
 use crate::error::{Error, Result};
 use crate::events::{EngineEvent, EventBus};
 use crate::runtimes::catalog::RuntimeCatalog;
@@ -178,6 +181,22 @@ impl Chat {
         self.store.read(|c| store::run(c, run_id))?.ok_or_else(|| Error::NotFound(format!("Run {run_id}")))
     }
 
+    /// Exactly what a one-to-one run was given ("What this agent saw"): its instruction slot,
+    /// the text in front of the message, and where each agent file went.
+    pub fn chat_run_context(&self, run_id: &str) -> Result<ChatRunContext> {
+        self.store
+            .read(|c| files::context(c, run_id))?
+            .ok_or_else(|| Error::NotFound(format!("What run {run_id} was given")))
+    }
+
+    /// How each of the agent's files reaches its runtime in a one-to-one chat, with its budget
+    /// (the editor's meter).
+    pub fn file_routes(&self, agent_id: &str) -> Result<Vec<crate::context::files::FileRouteInfo>> {
+        let agent = self.agents.get(agent_id)?;
+        let tools = self.direct_tools(&agent);
+        Ok(files::AgentFilesForRun::read(&self.agents, &agent, true, &tools)?.routes())
+    }
+
     pub fn run_activity(&self, run_id: &str) -> Result<Vec<RunEventRecord>> {
         self.store.read(|c| {
             store::run(c, run_id)?.ok_or_else(|| Error::NotFound(format!("Run {run_id}")))?;
@@ -209,15 +228,14 @@ impl Chat {
         })?;
         let capabilities = runtime.capabilities();
         let workspace = self.agents.workspaces().dir(&agent.id);
-        let soul = self.agents.read_file(&agent.id, AgentFileName::Soul.as_str())?.content;
-        let fingerprint = SessionSetup::default().with(setup::PERSONA, soul.as_str()).fingerprint();
-        let persona = match capabilities.persona {
-            PersonaDelivery::SentByClawboo => Some(soul),
-            PersonaDelivery::OwnSetup => None,
-        };
+        let tools = self.direct_tools(&agent);
+        let agent_files = files::AgentFilesForRun::read(&self.agents, &agent, true, &tools)?;
+        // What the session starts with does not depend on the session: checked (budgets) before
+        // anything is stored.
+        let fingerprint = setup::files_fingerprint(&agent_files.plan(&FileSession::New)?);
 
         let now = now_ms();
-        let (conversation, message, run, transcript, plan, first_turn) = self.store.write(|tx| {
+        let (conversation, message, run, transcript, plan, first_turn, file_plan) = self.store.write(|tx| {
             let conversation = store::conversation(tx, &agent.id, now)?;
             let resumable = conversation.session_id.is_some() && conversation.session_runtime == Some(agent.runtime);
             let plan =
@@ -226,11 +244,27 @@ impl Chat {
                 (HistoryMode::ClawbooTranscript, _) | (_, Plan::Fresh { .. }) => store::transcript(tx, &conversation)?,
                 (HistoryMode::RuntimeSession, _) => Vec::new(),
             };
+            // The session this turn continues, and what it holds of the agent's files.
+            let resumed = conversation.session_id.as_deref().filter(|_| plan == Plan::Resume);
+            let key = files::session_key(capabilities.history, resumed, conversation.epoch);
+            let cold = capabilities.history == HistoryMode::ClawbooTranscript && native_trims(&transcript);
+            let file_session = files::session(tx, &conversation.id, key.as_deref(), cold)?;
+            let file_plan = agent_files.plan(&file_session)?;
+            crate::context::files::check_prepared(&[
+                &file_plan.setup,
+                &file_plan.persona,
+                &file_plan.instructions,
+                &file_plan.references,
+                text,
+            ])?;
             let first_turn = !store::has_reply(tx, &conversation)?;
             let run = store::insert_run(tx, &conversation, agent.runtime, now)?;
             let message =
                 store::add_message(tx, &conversation, ChatRole::User, text, Some(&run.id), conversation.epoch, now)?;
-            Ok((conversation, message, run, transcript, plan, first_turn))
+            if capabilities.history == HistoryMode::ClawbooTranscript && !file_plan.references.is_empty() {
+                store::set_carried(tx, &message.id, &file_plan.references)?;
+            }
+            Ok((conversation, message, run, transcript, plan, first_turn, file_plan))
         })?;
         let (transcript, carried) = match plan {
             Plan::Fresh { .. } => setup::carry_forward(transcript, setup::CARRY_BUDGET_CHARS),
@@ -238,15 +272,20 @@ impl Chat {
         };
         let setup_notice = setup::notice(crate::runtimes::detect::label(agent.runtime), &plan, carried);
 
-        let (persona, persona_cut) = match persona {
-            Some(soul) => {
-                let (kept, cut) = within_budget(&soul);
-                (Some(kept), cut)
-            }
-            None => (None, None),
-        };
         let resume_session =
             conversation.session_id.clone().filter(|_| matches!(plan, Plan::Resume | Plan::Fork { .. }));
+        // The instruction slot: the persona and instructions where Clawboo sends them; Native
+        // builds its system prompt from `setup`; OpenClaw reads the persona files itself and gets
+        // the instructions once per session, in front of the message.
+        let system = match capabilities.persona {
+            PersonaDelivery::SentByClawboo => files::join_nonempty(&[&file_plan.persona, &file_plan.instructions]),
+            PersonaDelivery::OwnSetup => None,
+        };
+        let own_session_instructions = (capabilities.persona == PersonaDelivery::OwnSetup
+            && capabilities.history == HistoryMode::RuntimeSession
+            && resume_session.is_none())
+        .then_some(file_plan.instructions.as_str())
+        .unwrap_or("");
         let recalled = self.recall(&recall::RecallRequest {
             agent_id: &agent.id,
             conversation_id: &conversation.id,
@@ -260,19 +299,37 @@ impl Chat {
             Ok(recalled) => (recalled, None),
             Err(e) => (None, Some(format!("Saved and scratch notes could not be read, so none were sent: {e}"))),
         };
-        if let Some(recalled) = &recalled {
-            self.store.write(|tx| Self::record_recall(tx, &conversation.id, conversation.epoch, recalled, now))?;
-        }
+        let preamble = files::join_nonempty(&[
+            own_session_instructions,
+            &file_plan.references,
+            recalled.as_ref().map_or("", |r| r.text.as_str()),
+        ]);
+        let setup_text = files::join_nonempty(&[&file_plan.setup]);
+        let shown_system = files::join_nonempty(&[setup_text.as_deref().unwrap_or(""), system.as_deref().unwrap_or("")]);
+        self.store.write(|tx| {
+            if let Some(recalled) = &recalled {
+                Self::record_recall(tx, &conversation.id, conversation.epoch, recalled, now)?;
+            }
+            files::insert_context(tx, &files::ChatRunContext {
+                run_id: run.id.clone(),
+                system_text: shown_system,
+                preamble: preamble.clone(),
+                files: file_plan.files.clone(),
+                created_at: now,
+            })
+        })?;
+        let pending = files::PendingDeliveries::new(capabilities.history, conversation.epoch, &file_plan);
         let input = TurnInput {
             run_id: run.id.clone(),
             homes: RuntimeHomes::for_agent_dir(&workspace),
             workspace,
             message: text.to_owned(),
-            persona,
+            setup: setup_text,
+            persona: system,
             resume_session,
             fork_session: matches!(plan, Plan::Fork { .. }),
-            preamble: recalled.as_ref().map(|r| r.text.clone()).filter(|t| !t.is_empty()),
-            tools: self.grant_direct_tools(&agent, &conversation.id, &run.id),
+            preamble,
+            tools: self.grant_direct_tools(&agent, tools, &conversation.id, &run.id),
             transcript,
             approval: agent.approval_policy,
             program,
@@ -289,13 +346,6 @@ impl Chat {
         let summary = run.clone();
         self.handle.spawn(async move {
             let mut recorder = Recorder::new(chat.store.clone(), chat.events.clone(), &summary);
-            if let Some(total) = persona_cut {
-                recorder.record(RunEvent::Warning {
-                    message: format!(
-                        "SOUL.md has {total} characters; the first {PERSONA_BUDGET_CHARS} were sent as the persona."
-                    ),
-                });
-            }
             for message in setup_notice.into_iter().chain(recall_failed) {
                 recorder.record(RunEvent::Warning { message });
             }
@@ -314,7 +364,7 @@ impl Chat {
             if let Some(tools) = &chat.tools {
                 tools.revoke(&summary.id);
             }
-            let stored = chat.finish(&agent, &conversation, &fingerprint, &summary, result, recorder);
+            let stored = chat.finish(&agent, &conversation, &fingerprint, &pending, &summary, result, recorder);
             // The slot is free before anyone hears the run ended: a send on that news succeeds.
             chat.release(&agent.id, slot);
             let _ = done_tx.send(true);
@@ -491,6 +541,7 @@ impl Chat {
         agent: &Agent,
         conversation: &Conversation,
         fingerprint: &str,
+        pending: &files::PendingDeliveries,
         run: &RunSummary,
         result: RunResult,
         mut recorder: Recorder,
@@ -505,6 +556,9 @@ impl Chat {
             store::finish_run(tx, &run.id, status, result.message.as_deref(), now)?;
             if let Some(session) = &session {
                 store::set_session(tx, &conversation.id, Some((session, agent.runtime, fingerprint)))?;
+            }
+            if status == RunStatus::Succeeded {
+                pending.record(tx, &conversation.id, session.as_deref(), &run.id, now)?;
             }
             let reply = if reply.trim().is_empty() {
                 None
@@ -628,31 +682,14 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// SOUL.md within the persona budget; the second value is the full length when it was cut.
-fn within_budget(soul: &str) -> (String, Option<usize>) {
-    let total = soul.chars().count();
-    if total <= PERSONA_BUDGET_CHARS as usize {
-        (soul.to_owned(), None)
-    } else {
-        (soul.chars().take(PERSONA_BUDGET_CHARS as usize).collect(), Some(total))
-    }
+/// Whether Native's carried transcript is trimmed before it is sent: the turns that carried
+/// the agent's workspace files may be gone, so they go again (a cold resume).
+pub(crate) fn native_trims(transcript: &[(String, String)]) -> bool {
+    let total: usize = transcript.iter().map(|(u, a)| u.chars().count() + a.chars().count()).sum();
+    total > crate::native::transcript::TRANSCRIPT_BUDGET_CHARS
 }
 
 /// Milliseconds since the Unix epoch: every stored time.
 pub fn now_ms() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_persona_is_cut_to_the_budget_only_when_longer() {
-        assert_eq!(within_budget("short"), ("short".into(), None));
-        let long = "é".repeat(4_001);
-        let (kept, cut) = within_budget(&long);
-        assert_eq!(kept.chars().count(), 4_000);
-        assert_eq!(cut, Some(4_001));
-    }
 }

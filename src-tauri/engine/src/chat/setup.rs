@@ -3,6 +3,7 @@
 //! session started with; when the setup of now differs, [`plan`] decides by the runtime's
 //! [`SetupChange`] capability how the turn applies it, and [`notice`] says so in the activity.
 
+use crate::context::files::FilePlan;
 use crate::runtimes::{SetupChange, TranscriptTurn};
 
 /// The setup part holding the agent's persona, named as the user knows it.
@@ -16,28 +17,35 @@ pub const CARRY_BUDGET_CHARS: usize = 48_000;
 /// a change can be named ("SOUL.md changed") without storing the text twice.
 #[derive(Debug, Clone, Default)]
 pub struct SessionSetup {
+    /// (name, content hash)
     parts: Vec<(&'static str, String)>,
 }
 
 impl SessionSetup {
-    pub fn with(mut self, name: &'static str, text: impl Into<String>) -> Self {
-        self.parts.push((name, text.into()));
+    pub fn with(self, name: &'static str, text: impl AsRef<str>) -> Self {
+        self.with_hash(name, crate::context::files::hash(text.as_ref()))
+    }
+
+    pub fn with_hash(mut self, name: &'static str, hash: impl Into<String>) -> Self {
+        self.parts.push((name, hash.into()));
         self
+    }
+
+    /// Every agent file the session starts with (instructions, files the runtime reads itself).
+    pub fn with_files(self, plan: &FilePlan) -> Self {
+        plan.setup_parts().into_iter().fold(self, |setup, (name, hash)| setup.with_hash(name, hash))
     }
 
     /// `name=hash` per part, joined by `;`. Stable across builds and platforms (FNV-1a), as it
     /// is stored: a different hash after an upgrade would restart every session once.
     pub fn fingerprint(&self) -> String {
-        self.parts
-            .iter()
-            .map(|(name, text)| format!("{name}={:016x}", fnv1a(text.as_bytes())))
-            .collect::<Vec<_>>()
-            .join(";")
+        self.parts.iter().map(|(name, hash)| format!("{name}={hash}")).collect::<Vec<_>>().join(";")
     }
 }
 
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, b| (hash ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
+/// A one-to-one session's setup: the agent files it starts with.
+pub fn files_fingerprint(plan: &FilePlan) -> String {
+    SessionSetup::default().with_files(plan).fingerprint()
 }
 
 /// The names of the parts that differ between two fingerprints (added, removed or changed).

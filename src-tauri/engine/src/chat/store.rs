@@ -141,20 +141,26 @@ pub const PAGE_SQL: &str = "SELECT id, role, seq, content, run_id, created_at FR
      WHERE conversation_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3";
 
 /// User/assistant pairs of the current epoch, oldest first, for runtimes whose history Clawboo
-/// carries. A user message without a reply (a failed run) is left out.
+/// carries. A user message without a reply (a failed run) is left out. A user message keeps the
+/// workspace-file references it went out with in front of it, as a runtime's session would.
 pub fn transcript(conn: &Connection, conversation: &Conversation) -> Result<Vec<(String, String)>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT role, content FROM messages WHERE conversation_id = ?1 AND epoch = ?2 AND role != 'notice'
+        "SELECT role, content, carried FROM messages WHERE conversation_id = ?1 AND epoch = ?2 AND role != 'notice'
          ORDER BY seq",
     )?;
-    let rows: Vec<(String, String)> = stmt
-        .query_map(params![conversation.id, conversation.epoch], |r| Ok((r.get(0)?, r.get(1)?)))?
+    let rows: Vec<(String, String, Option<String>)> = stmt
+        .query_map(params![conversation.id, conversation.epoch], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
         .collect::<rusqlite::Result<_>>()?;
     let mut pairs = Vec::new();
     let mut pending_user: Option<String> = None;
-    for (role, content) in rows {
+    for (role, content, carried) in rows {
         match role.as_str() {
-            "user" => pending_user = Some(content),
+            "user" => {
+                pending_user = Some(match carried.filter(|c| !c.trim().is_empty()) {
+                    Some(carried) => format!("{}\n\n{content}", carried.trim_end()),
+                    None => content,
+                })
+            }
             _ => {
                 if let Some(user) = pending_user.take() {
                     pairs.push((user, content));
@@ -163,6 +169,12 @@ pub fn transcript(conn: &Connection, conversation: &Conversation) -> Result<Vec<
         }
     }
     Ok(pairs)
+}
+
+/// Keeps the workspace-file references `message_id` went out with (see [`transcript`]).
+pub fn set_carried(tx: &Transaction, message_id: &str, carried: &str) -> Result<()> {
+    tx.execute("UPDATE messages SET carried = ?2 WHERE id = ?1", params![message_id, carried])?;
+    Ok(())
 }
 
 /// Whether the conversation's current epoch has a reply yet (a new chat, or one just reset,

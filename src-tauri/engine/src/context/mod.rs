@@ -6,6 +6,7 @@
 //! CONTRACT (types below are fixed): `team_turn(&TeamTurn) -> Assembled` (built in `team.rs`) and
 //! `task_tiers(&TaskRun) -> TaskContext` (built in `task.rs`).
 
+pub mod files;
 mod memory;
 mod task;
 mod team;
@@ -25,7 +26,7 @@ pub use team::{
 use crate::vocab::RuntimeKind;
 
 /// Characters of SOUL.md sent as the persona.
-pub const PERSONA_BUDGET: usize = 4_000;
+pub const PERSONA_BUDGET: usize = files::SOUL_BUDGET;
 /// Results, alerts and notices share this budget.
 pub const INBOX_BUDGET: usize = 4_000;
 /// Peer-room posts have their own budget…
@@ -164,9 +165,10 @@ pub enum TurnMessage {
 #[derive(Debug, Clone)]
 pub struct TeamTurn<'a> {
     pub runtime: RuntimeKind,
-    /// SOUL.md as on disk; sent (within [`PERSONA_BUDGET`]) only to Claude Code, Codex and
-    /// Hermes, which have no persona of their own.
-    pub persona: &'a str,
+    /// Where the agent's files go this turn (`files::plan`): the persona and instructions
+    /// sections (Claude Code, Codex, Hermes; OpenClaw gets instructions only), the workspace-file
+    /// references.
+    pub files: &'a files::FilePlan,
     /// Team rules as the user set them, in order.
     pub rules: &'a [String],
     /// The user's introduction ("About you").
@@ -195,10 +197,15 @@ pub struct TeamTurn<'a> {
 #[serde(rename_all = "snake_case")]
 pub enum SectionKind {
     Persona,
+    // AGENTS.md when the runtime does not read it itself, and the MEMORY.md pointer.
+    Instructions,
     Rules,
     AboutYou,
     Teammates,
     HowToWork,
+    // Workspace-file references (BOOTSTRAP.md, MEMORY.md without memory tools): only when the
+    // runtime session does not hold them yet.
+    WorkspaceFiles,
     Routine,
     Connectors,
     AddressedToYou,
@@ -228,12 +235,14 @@ impl SectionKind {
     pub fn stability(self) -> Stability {
         match self {
             SectionKind::Persona
+            | SectionKind::Instructions
             | SectionKind::Rules
             | SectionKind::AboutYou
             | SectionKind::Teammates
             | SectionKind::HowToWork
             | SectionKind::Task => Stability::Steady,
-            SectionKind::Routine
+            SectionKind::WorkspaceFiles
+            | SectionKind::Routine
             | SectionKind::Connectors
             | SectionKind::AddressedToYou
             | SectionKind::Ambient

@@ -1,11 +1,12 @@
 //! The context of a task-runner run, in the seed's three tiers ("A task-runner run"), steadiest
 //! first so providers reuse it between runs (prompt caching):
 //!
-//! 1. **Steady for the whole task** ([`Stability::Steady`]): the persona (Claude Code, Codex and
-//!    Hermes only, within [`PERSONA_BUDGET`]), then the task's title and description. Byte-
+//! 1. **Steady for the whole task** ([`Stability::Steady`]): the persona layer and instructions
+//!    from the agent's files (see `files`), then the task's title and description. Byte-
 //!    identical across every run, fix round and restart of one task (tested): nothing in it may
 //!    depend on the attempt, the session, the clock or the waiting items.
-//! 2. **Context** ([`Stability::Turn`]), in this order, empty parts left out: where the last
+//! 2. **Context** ([`Stability::Turn`]), in this order, empty parts left out: the workspace-file
+//!    references (every run is a new session, so they go each time); where the last
 //!    attempt left off (on resume); the note on Clawboo's board, memory and peer-room tools the
 //!    run has and how to use shared memory (names as the runtime shows them, see
 //!    `tool_name_on`); a note when the runtime lacks a feature (no live streaming); a warning when
@@ -40,7 +41,10 @@
 
 use std::borrow::Cow;
 
-use super::team::{cut, one_line, persona_section, push_quoted, section, tool_ref, waiting_sections, NextTime};
+use super::team::{
+    cut, instructions_section, one_line, persona_section, push_quoted, section, tool_ref, waiting_sections,
+    workspace_files_section, NextTime,
+};
 use super::{
     tool_namespace_on, Assembled, MemoryBlock, Section, SectionKind, ToolName, WaitingItem, MEMORY_BLOCK_CHARS,
 };
@@ -66,8 +70,8 @@ pub struct FailedCheck<'a> {
 #[derive(Debug, Clone)]
 pub struct TaskRun<'a> {
     pub runtime: RuntimeKind,
-    /// SOUL.md as on disk; sent only to Claude Code, Codex and Hermes.
-    pub persona: &'a str,
+    /// Where the agent's files go (`files::plan`, a new session: every run is one).
+    pub files: &'a super::files::FilePlan,
     /// The card's number, title and description.
     pub number: u32,
     pub title: &'a str,
@@ -102,9 +106,11 @@ pub struct TaskContext {
 pub fn task_tiers(run: &TaskRun) -> TaskContext {
     let mut sections = Vec::with_capacity(12);
     // Tier 1: steady for the whole task.
-    sections.extend(persona_section(run.runtime, run.persona));
+    sections.extend(persona_section(run.files));
+    sections.extend(instructions_section(run.files));
     sections.push(task(run));
     // Tier 2: this run's context.
+    sections.extend(workspace_files_section(run.files));
     sections.extend(run.resume.and_then(resume));
     sections.extend(tools_note(run));
     sections.extend((!run.streams_text).then(runtime_note));

@@ -1,6 +1,6 @@
 //! The context of a team-chat turn, in the order of the seed ("A turn in team chat"): steady
-//! sections first (persona, rules, About you, teammates, how to work), then what changes each turn
-//! (routine, connectors, waiting items), then the message. Every word here is sent on every turn,
+//! sections first (persona, instructions, rules, About you, teammates, how to work), then what
+//! changes each turn (workspace files, routine, connectors, waiting items), then the message. Every word here is sent on every turn,
 //! so the wording stays short.
 //!
 //! Budgets (all counted in chars, i.e. Unicode scalar values, never bytes):
@@ -15,8 +15,8 @@
 //!   turn (`deferred`, in order). One exception keeps the queue moving: an item that does not fit
 //!   while nothing has been taken yet (alone bigger than the whole budget) is cut to the budget,
 //!   ending in `…`, and delivered.
-//! - `Section::budget`: persona, rules and About you show the budget of the user's text (the
-//!   framing is not counted); Addressed shows [`INBOX_BUDGET`] (shared with the notices shown in
+//! - `Section::budget`: persona (its files' budgets added up), workspace files (likewise), rules
+//!   and About you show the budget of the user's text (the framing is not counted); Addressed shows [`INBOX_BUDGET`] (shared with the notices shown in
 //!   Ambient); Ambient shows [`PEER_BUDGET`]. `Section::chars` is always the whole text sent.
 //!
 //! Other choices: the leader sees each teammate's role on one line, cut to [`ROLE_BUDGET`]; a
@@ -27,9 +27,10 @@ use std::borrow::Cow;
 
 use super::{
     Assembled, Connectors, Member, PeerPost, RoutineNote, Section, SectionKind, TaskResult, TeamTurn, ToolName,
-    TurnKind, TurnMessage, WaitingItem, WaitingKind, INBOX_BUDGET, PEER_BUDGET, PEER_POST_BUDGET, PERSONA_BUDGET,
+    TurnKind, TurnMessage, WaitingItem, WaitingKind, INBOX_BUDGET, PEER_BUDGET, PEER_POST_BUDGET,
 };
-use crate::vocab::RuntimeKind;
+use super::files::{FileDelivery, FilePlan, FileRoute, FileStatus};
+use crate::vocab::{AgentFileName, RuntimeKind};
 
 /// The budget the rules and About you are held to (the teams service refuses more; nothing is
 /// cut here, so the user's authoritative words are never shortened quietly).
@@ -73,11 +74,13 @@ pub(super) fn tool_ref(runtime: RuntimeKind, tool: ToolName) -> String {
 /// Assembles the context of one team-chat turn. Pure: the same input gives the same text.
 pub fn team_turn(input: &TeamTurn) -> Assembled {
     let mut sections = Vec::with_capacity(10);
-    sections.extend(persona(input));
+    sections.extend(persona_section(input.files));
+    sections.extend(instructions_section(input.files));
     sections.extend(rules(input));
     sections.extend(about_you(input));
     sections.extend(teammates(input));
     sections.extend(how_to_work(input));
+    sections.extend(workspace_files_section(input.files));
     sections.extend(input.routine.map(routine));
     sections.extend(input.connectors.filter(|_| user_reads(&input.kind)).and_then(connectors));
     let waiting = waiting(input);
@@ -102,33 +105,37 @@ fn user_reads(kind: &TurnKind) -> bool {
     matches!(kind, TurnKind::Leader | TurnKind::Mentioned)
 }
 
-fn persona(input: &TeamTurn) -> Option<Section> {
-    persona_section(input.runtime, input.persona)
+/// The persona layer (SOUL.md, IDENTITY.md, USER.md) for the runtimes without a persona of
+/// their own (Claude Code, Codex, Hermes), held to the files' budgets by `files::plan` (never
+/// cut here); shared with the task runner's steady tier.
+pub(super) fn persona_section(files: &FilePlan) -> Option<Section> {
+    let text = files.persona.trim();
+    let persona_file = |f: &FileDelivery| {
+        f.route == FileRoute::Instructions
+            && matches!(f.file, AgentFileName::Soul | AgentFileName::Identity | AgentFileName::User)
+    };
+    (!text.is_empty())
+        .then(|| section(SectionKind::Persona, "Persona", text.to_owned(), Some(summed_budget(files, persona_file))))
 }
 
-/// SOUL.md within [`PERSONA_BUDGET`], for the runtimes without a persona of their own (Claude
-/// Code, Codex, Hermes); shared with the task runner's steady tier.
-pub(super) fn persona_section(runtime: RuntimeKind, persona: &str) -> Option<Section> {
-    if !matches!(runtime, RuntimeKind::ClaudeCode | RuntimeKind::Codex | RuntimeKind::Hermes) {
-        return None;
-    }
-    let soul = persona.trim();
-    if soul.is_empty() {
-        return None;
-    }
-    let total = soul.chars().count();
-    let mut text = String::from("## Persona\nThis is your persona (your SOUL.md). Be this agent.\n\n");
-    let cut_from = if total > PERSONA_BUDGET {
-        text.extend(soul.chars().take(PERSONA_BUDGET));
-        text.push_str(&format!("\n\n(SOUL.md cut to its first {PERSONA_BUDGET} of {total} characters.)"));
-        Some(to_u32(total))
-    } else {
-        text.push_str(soul);
-        None
-    };
-    let mut s = section(SectionKind::Persona, "Persona", text, Some(PERSONA_BUDGET));
-    s.cut_from = cut_from;
-    Some(s)
+/// AGENTS.md sent as instructions, and the MEMORY.md pointer.
+pub(super) fn instructions_section(files: &FilePlan) -> Option<Section> {
+    let text = files.instructions.trim();
+    (!text.is_empty()).then(|| section(SectionKind::Instructions, "Instructions", text.to_owned(), None))
+}
+
+/// The workspace-file references this turn carries.
+pub(super) fn workspace_files_section(files: &FilePlan) -> Option<Section> {
+    let text = files.references.trim();
+    let reference = |f: &FileDelivery| matches!(f.route, FileRoute::Reference | FileRoute::Heartbeat);
+    (!text.is_empty()).then(|| {
+        section(SectionKind::WorkspaceFiles, "Workspace files", text.to_owned(), Some(summed_budget(files, reference)))
+    })
+}
+
+/// The budgets of the files this run sends that `which` picks, added up.
+fn summed_budget(files: &FilePlan, which: impl Fn(&FileDelivery) -> bool) -> usize {
+    files.files.iter().filter(|f| f.status == FileStatus::Sent && which(f)).map(|f| f.budget as usize).sum()
 }
 
 fn rules(input: &TeamTurn) -> Option<Section> {

@@ -10,14 +10,13 @@ pub mod sse;
 pub mod tools;
 pub mod transcript;
 
-use std::path::Path;
 use std::sync::Arc;
 use std::time::SystemTime;
 
 use serde_json::Value;
 use tokio::sync::{oneshot, watch};
 
-use crate::agents::{RuntimeKind, MAX_AGENT_FILE_BYTES};
+use crate::agents::RuntimeKind;
 use crate::error::{Error, Result};
 use crate::runtimes::{
     ApprovalPolicy, Capabilities, HistoryMode, PendingPermission, PermissionAnswer, PersonaDelivery, RunChannels,
@@ -88,7 +87,7 @@ impl NativeRuntime {
                 provider.label()
             )));
         }
-        let mut system = transcript::system_prompt(&read_persona(input.homes.agent_dir())?, SystemTime::now());
+        let mut system = transcript::system_prompt(input.setup.as_deref().unwrap_or(""), SystemTime::now());
         // A team turn's steady context (rules, About you, teammates, how to work) joins the
         // system prompt: steady turn to turn, so it stays in the cached prefix, and never in the
         // carried transcript.
@@ -253,21 +252,6 @@ fn non_empty(text: &str, instead: &str) -> String {
     } else {
         text.into()
     }
-}
-
-/// The agent's SOUL.md; none is an empty persona.
-fn read_persona(workspace: &Path) -> Result<String> {
-    let path = workspace.join("SOUL.md");
-    let size = match std::fs::metadata(&path) {
-        Ok(meta) => meta.len(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(String::new()),
-        Err(e) => return Err(Error::io(format!("Cannot read {}", path.display()), e)),
-    };
-    if size > MAX_AGENT_FILE_BYTES {
-        return Err(Error::FileTooLarge { name: "SOUL.md".into(), size, limit: MAX_AGENT_FILE_BYTES });
-    }
-    let bytes = std::fs::read(&path).map_err(|e| Error::io(format!("Cannot read {}", path.display()), e))?;
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// Runs one tool call, asking first when the policy says so. `None` when the user cancelled.

@@ -7,7 +7,9 @@ use std::sync::Arc;
 use super::check::CheckOutcome;
 use super::task::tail;
 use super::{store, Runner, RunnerSettings, StartOptions, TaskRunContext};
-use crate::agents::{Agent, AgentFileName, RuntimeKind};
+use crate::agents::{Agent, RuntimeKind};
+use crate::chat::files::AgentFilesForRun;
+use crate::context::files::{FilePlan, FileSession};
 use crate::board::{Actor, Card, CardRun, CardRunKind, CardRunStatus, Comment, CommentKind};
 use crate::chat::team::placement;
 use crate::chat::{now_ms, RunStatus, RunSummary};
@@ -28,7 +30,8 @@ pub(super) struct Task {
     pub(super) runtime: Arc<dyn Runtime>,
     pub(super) capabilities: Capabilities,
     pub(super) program: Option<PathBuf>,
-    pub(super) persona: String,
+    /// Where the agent's files go, read once: every run of the task starts a new session.
+    pub(super) files: FilePlan,
     pub(super) tools: Vec<ToolName>,
     pub(super) conversation_id: String,
     /// The agent's own folder: its files and its runtimes' private homes.
@@ -81,7 +84,6 @@ impl Runner {
             RuntimeKind::Native => None,
             kind => Some(parts.catalog.locate(kind)?),
         };
-        let persona = parts.agents.read_file(&agent.id, AgentFileName::Soul.as_str())?.content;
         let earlier = parts.board.runs(&card.id)?;
         let last = earlier.iter().rev().find(|r| r.run_id != claim);
         let cut_off = last.is_some_and(|r| r.status == CardRunStatus::Interrupted);
@@ -95,8 +97,13 @@ impl Runner {
         let workspace = parts.agents.workspaces().dir(&agent.id);
         check_project_folder(&card)?;
         let check_folder = self.work_folder(&card)?.unwrap_or_else(|| workspace.clone());
+        let tools = self.tools_for(&agent, &card);
+        // A runtime discovers the agent's AGENTS.md only when it works in the agent's own folder.
+        let files = AgentFilesForRun::read(&parts.agents, &agent, check_folder == workspace, &tools)?
+            .plan(&FileSession::New)?;
         Ok(Some(Task {
-            tools: self.tools_for(&agent, &card),
+            tools,
+            files,
             capabilities: runtime.capabilities(),
             settings: self.settings()?,
             claim: claim.to_owned(),
@@ -104,7 +111,6 @@ impl Runner {
             agent,
             runtime,
             program,
-            persona,
             conversation_id,
             workspace,
             check_folder,
@@ -168,7 +174,7 @@ impl Runner {
         let waiting = waiting_comments(&parts.board.detail(&card.id)?.comments, &earlier);
         let tiers = context::task_tiers(&TaskRun {
             runtime: agent.runtime,
-            persona: &task.persona,
+            files: &task.files,
             number: card.number,
             title: &card.title,
             description: &card.description,
@@ -184,6 +190,13 @@ impl Runner {
         let placement = placement::of(&task.capabilities);
         // Every run is a fresh session: it never holds the steady tier yet.
         let placed = placement::place(placement, &tiers.assembled, false);
+        let setup = crate::chat::files::join_nonempty(&[&task.files.setup]);
+        context::files::check_prepared(&[
+            setup.as_deref().unwrap_or(""),
+            placed.system.as_deref().unwrap_or(""),
+            placed.preamble.as_deref().unwrap_or(""),
+            &tiers.assembled.message_text(),
+        ])?;
         let attempt = earlier.len() as u32 + 1;
         let run_id = if next.first { task.claim.clone() } else { uuid::Uuid::new_v4().to_string() };
         let now = now_ms();
@@ -193,10 +206,14 @@ impl Runner {
             attempt,
             kind: next.kind,
             placement,
-            system_text: placed.system.clone(),
+            system_text: crate::chat::files::join_nonempty(&[
+                setup.as_deref().unwrap_or(""),
+                placed.system.as_deref().unwrap_or(""),
+            ]),
             preamble: placed.preamble.clone(),
             message: tiers.assembled.message_text(),
             sections: tiers.assembled.sections.clone(),
+            files: task.files.files.clone(),
             cited: tiers.cited.clone(),
             created_at: now,
         };
@@ -233,6 +250,7 @@ impl Runner {
             homes: RuntimeHomes::for_agent_dir(&task.workspace),
             workspace: task.check_folder.clone(),
             message: context.message.clone(),
+            setup,
             persona: placed.system,
             preamble: placed.preamble,
             tools,

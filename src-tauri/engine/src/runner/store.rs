@@ -80,6 +80,8 @@ pub fn run_text(conn: &Connection, run_id: &str) -> Result<String> {
 #[derive(serde::Serialize, serde::Deserialize)]
 struct StoredSections {
     sections: Vec<Section>,
+    #[serde(default)]
+    files: Vec<crate::context::files::FileDelivery>,
 }
 
 fn to_json<T: serde::Serialize>(value: &T) -> Result<String> {
@@ -100,7 +102,7 @@ pub fn insert_context(tx: &Transaction, context: &TaskRunContext) -> Result<()> 
             context.system_text,
             context.preamble,
             context.message,
-            to_json(&StoredSections { sections: context.sections.clone() })?,
+            to_json(&StoredSections { sections: context.sections.clone(), files: context.files.clone() })?,
             to_json(&context.cited)?,
             context.created_at,
         ],
@@ -141,6 +143,7 @@ pub fn context(conn: &Connection, run_id: &str) -> Result<Option<TaskRunContext>
         preamble,
         message,
         sections: stored.sections,
+        files: stored.files,
         cited: serde_json::from_str(&cited).map_err(|_| bad("list of cited facts"))?,
         created_at,
     }))

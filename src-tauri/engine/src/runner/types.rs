@@ -92,6 +92,9 @@ pub struct TaskRunContext {
     pub message: String,
     /// Every section, in order, each with its tier (`stability`); the last is the message.
     pub sections: Vec<Section>,
+    /// Where each agent file went and whether this run carried it (empty for runs from before
+    /// it was kept).
+    pub files: Vec<crate::context::files::FileDelivery>,
     /// The fact ids of the memory block (recorded as cited).
     pub cited: Vec<String>,
     pub created_at: i64,

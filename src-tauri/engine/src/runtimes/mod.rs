@@ -109,6 +109,9 @@ pub struct TurnInput {
     /// steady context (persona where sent, rules, About you, teammates, how to work), which
     /// Native adds after its own system prompt.
     pub persona: Option<String>,
+    /// Native's own system prompt, built from the agent's files (persona layer and
+    /// instructions; see `context::files`), before its date line. None for other runtimes.
+    pub setup: Option<String>,
     /// Clawboo's context placed in front of the message for this request only (see
     /// [`TurnInput::text_to_send`]). Native adds it at request time and never stores it in the
     /// carried transcript, so the steady prefix stays byte-identical turn to turn.

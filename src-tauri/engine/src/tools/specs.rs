@@ -150,10 +150,10 @@ pub fn spec(tool: ToolName) -> ToolSpec {
         ToolName::MemoryGet => ToolSpec {
             name: tool,
             description: "Read one fact of shared memory by its id (e.g. m-7f3a): its text, scope, tags, who saved \
-                          it and when.",
+                          it and when. The id \"MEMORY.md\" reads your own MEMORY.md file.",
             input_schema: json!({
                 "type": "object",
-                "properties": {"id": {"type": "string", "description": "The fact's id, e.g. \"m-7f3a\"."}},
+                "properties": {"id": {"type": "string", "description": "The fact's id, e.g. \"m-7f3a\", or \"MEMORY.md\"."}},
                 "required": ["id"],
                 "additionalProperties": false,
             }),

@@ -10,12 +10,14 @@ use super::placement::{self, Placed};
 use super::store::{self as team_store, NewHandoff, NewRoomMessage};
 use super::types::{RoomMessageKind, RunContext, TeamTurnKind};
 use super::{mentions, Deliver, Delivery, LiveTeamRun, MAX_CHAIN_DEPTH, MAX_HANDOFFS_PER_TURN};
-use crate::agents::{Agent, AgentFileName, RuntimeKind};
+use crate::agents::{Agent, RuntimeKind};
+use crate::chat::files::{self, AgentFilesForRun};
 use crate::chat::recall::RecallRequest;
 use crate::chat::recorder::Recorder;
 use crate::chat::setup::{self, Plan};
 use crate::chat::store::{self as chat_store, Conversation};
 use crate::chat::{lock, now_ms, ActiveRun, Chat, ChatRole, RunStatus, RunSummary};
+use crate::context::files::{FilePlan, FileSession};
 use crate::context::{self, Member, TaskResult, ToolName, TurnKind, TurnMessage, WaitingItem};
 use crate::error::{Error, Result};
 use crate::events::EngineEvent;
@@ -32,6 +34,8 @@ struct Started {
     conversation: Conversation,
     history: TurnHistory,
     fingerprint: String,
+    /// The workspace-file references this run delivers, recorded if it completes.
+    pending: files::PendingDeliveries,
     run: RunSummary,
     handoff_id: Option<String>,
     /// The handle of whoever handed this task out (its reply must not hand work back to them).
@@ -124,7 +128,10 @@ impl Chat {
             .map(|p| context::PeerPost { id: p.id.clone(), author: p.author_handle.clone(), text: p.text.clone() })
             .collect();
         let tools = self.team_tools_for(&agent, depth);
-        let soul = self.agents.read_file(&agent.id, AgentFileName::Soul.as_str())?.content;
+        let agent_files = AgentFilesForRun::read(&self.agents, &agent, true, &tools)?;
+        // What a session starts with does not depend on the session: its budgets are checked
+        // here, and the steady sections are fingerprinted from it.
+        let new_session_files = agent_files.plan(&FileSession::New)?;
         let context_members: Vec<Member> = members
             .iter()
             .map(|m| Member {
@@ -142,9 +149,10 @@ impl Chat {
             })
             .collect();
         let rules: Vec<String> = team.rules.iter().map(|r| r.text.clone()).collect();
-        let assembled = context::team_turn(&context::TeamTurn {
+        let assemble = |files: &FilePlan| {
+            context::team_turn(&context::TeamTurn {
             runtime: agent.runtime,
-            persona: &soul,
+            files,
             rules: &rules,
             about_you: &team.about_you,
             team_name: &team.name,
@@ -159,8 +167,10 @@ impl Chat {
             waiting: &waiting,
             peer_posts: &peer_posts,
             message: &message,
-        });
-        let fingerprint = placement::fingerprint(&assembled);
+        })
+        };
+        let assembled = assemble(&new_session_files);
+        let fingerprint = placement::fingerprint(&assembled, &new_session_files);
         let delivered_inbox: Vec<String> =
             inbox.iter().map(|(i, _)| i.id.clone()).filter(|id| assembled.delivered.contains(id)).collect();
         let delivered_posts: Vec<String> =
@@ -181,7 +191,7 @@ impl Chat {
 
         let now = now_ms();
         let turn_kind = TeamTurnKind::of(&kind);
-        let (conversation, run, transcript, plan, placed, changed_card, batch_card, recalled, recall_failed) =
+        let (conversation, run, transcript, plan, placed, changed_card, batch_card, recalled, recall_failed, file_plan) =
             self.store.write(|tx| {
                 let conversation = team_store::room_conversation(tx, &room.id, &agent.id, now)?;
                 let resumable =
@@ -206,7 +216,25 @@ impl Chat {
                 // them again.
                 let session_has_steady =
                     matches!(plan, Plan::Resume) && conversation.session_setup.as_deref() == Some(fingerprint.as_str());
+                // What the session this turn continues holds of the agent's files.
+                let resumed = conversation.session_id.as_deref().filter(|_| matches!(plan, Plan::Resume));
+                let key = match history {
+                    TurnHistory::Fresh => None,
+                    _ => files::session_key(capabilities.history, resumed, conversation.epoch),
+                };
+                let cold = continues
+                    && capabilities.history == HistoryMode::ClawbooTranscript
+                    && crate::chat::native_trims(&transcript);
+                let file_plan = agent_files.plan(&files::session(tx, &conversation.id, key.as_deref(), cold)?)?;
+                let assembled = assemble(&file_plan);
                 let mut placed = placement::place(placement, &assembled, session_has_steady);
+                let setup_text = files::join_nonempty(&[&file_plan.setup]);
+                context::files::check_prepared(&[
+                    setup_text.as_deref().unwrap_or(""),
+                    placed.system.as_deref().unwrap_or(""),
+                    placed.preamble.as_deref().unwrap_or(""),
+                    &message_text,
+                ])?;
                 // The scratch notes in scope go after Clawboo's sections, in front of the message.
                 let recalled = self.recall(&RecallRequest {
                     agent_id: &agent.id,
@@ -257,7 +285,7 @@ impl Chat {
                     )?)
                 };
                 if continues {
-                    chat_store::add_message(
+                    let user = chat_store::add_message(
                         tx,
                         &conversation,
                         ChatRole::User,
@@ -266,6 +294,9 @@ impl Chat {
                         conversation.epoch,
                         now,
                     )?;
+                    if capabilities.history == HistoryMode::ClawbooTranscript && !file_plan.references.is_empty() {
+                        chat_store::set_carried(tx, &user.id, &file_plan.references)?;
+                    }
                 }
                 team_store::insert_run_context(
                     tx,
@@ -274,15 +305,19 @@ impl Chat {
                         room_id: room.id.clone(),
                         turn_kind,
                         placement,
-                        system_text: placed.system.clone(),
+                        system_text: files::join_nonempty(&[
+                            setup_text.as_deref().unwrap_or(""),
+                            placed.system.as_deref().unwrap_or(""),
+                        ]),
                         preamble: placed.preamble.clone(),
                         sections: assembled.sections.clone(),
                         steady_in_session: placed.steady_in_session,
                         deferred: assembled.deferred.clone(),
+                        files: file_plan.files.clone(),
                         created_at: now,
                     },
                 )?;
-                Ok((conversation, run, transcript, plan, placed, changed_card, batch_card, recalled, recall_failed))
+                Ok((conversation, run, transcript, plan, placed, changed_card, batch_card, recalled, recall_failed, file_plan))
             })?;
         for card in changed_card.iter().chain(batch_card.iter()) {
             self.publish_room_message(&team.id, card);
@@ -306,6 +341,7 @@ impl Chat {
             homes: RuntimeHomes::for_agent_dir(&workspace),
             workspace,
             message: message_text,
+            setup: files::join_nonempty(&[&file_plan.setup]),
             persona: system,
             preamble,
             resume_session: conversation
@@ -336,7 +372,12 @@ impl Chat {
         if let Some(id) = &handoff_id {
             self.card_claimed(id, &run.id);
         }
-        let started = Started { delivery, agent, conversation, history, fingerprint, run, handoff_id, from_agent_id };
+        let pending = match history {
+            TurnHistory::Fresh => files::PendingDeliveries::default(),
+            _ => files::PendingDeliveries::new(capabilities.history, conversation.epoch, &file_plan),
+        };
+        let started =
+            Started { delivery, agent, conversation, history, fingerprint, pending, run, handoff_id, from_agent_id };
         let chat = Arc::clone(self);
         self.handle.spawn(async move {
             let mut recorder = Recorder::new(chat.store.clone(), chat.events.clone(), &started.run);
@@ -402,7 +443,8 @@ impl Chat {
         let status = RunStatus::of(result.outcome);
         let reply = recorder.reply().trim().to_owned();
         let session = recorder.session_id().map(str::to_owned);
-        let Started { delivery, agent, conversation, history, fingerprint, run, handoff_id, from_agent_id } = started;
+        let Started { delivery, agent, conversation, history, fingerprint, pending, run, handoff_id, from_agent_id } =
+            started;
         let now = now_ms();
         let failure = (status != RunStatus::Succeeded).then(|| {
             let why = result.message.clone().unwrap_or_else(|| status.as_str().replace('_', " "));
@@ -413,6 +455,9 @@ impl Chat {
             if history != TurnHistory::Fresh {
                 if let Some(session) = &session {
                     chat_store::set_session(tx, &conversation.id, Some((session, agent.runtime, &fingerprint)))?;
+                }
+                if status == RunStatus::Succeeded {
+                    pending.record(tx, &conversation.id, session.as_deref(), &run.id, now)?;
                 }
             }
             if history == TurnHistory::ContinueRoom && !reply.is_empty() {

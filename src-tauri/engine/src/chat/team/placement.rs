@@ -8,6 +8,7 @@
 
 use super::types::Placement;
 use crate::chat::setup::SessionSetup;
+use crate::context::files::FilePlan;
 use crate::context::{Assembled, SectionKind, Stability};
 use crate::runtimes::{Capabilities, HistoryMode, PersonaDelivery};
 
@@ -52,17 +53,24 @@ pub fn place(placement: Placement, assembled: &Assembled, session_has_steady: bo
 /// The fingerprint of the steady sections, one part per section (named as the user knows it),
 /// so a session that started with other ones is continued the way its runtime can take a
 /// change (see `SetupChange`), and the change is named.
-pub fn fingerprint(assembled: &Assembled) -> String {
+///
+/// The persona and instructions sections are fingerprinted by their files instead (`files`), so
+/// a change names the file, and AGENTS.md counts even where the runtime reads it itself.
+pub fn fingerprint(assembled: &Assembled, files: &FilePlan) -> String {
     let mut setup = SessionSetup::default();
     for section in assembled.sections.iter().filter(|s| s.stability == Stability::Steady) {
-        setup = setup.with(part_name(section.kind), section.text.as_str());
+        if !matches!(section.kind, SectionKind::Persona | SectionKind::Instructions) {
+            setup = setup.with(part_name(section.kind), section.text.as_str());
+        }
     }
-    setup.fingerprint()
+    setup.with_files(files).fingerprint()
 }
 
 fn part_name(kind: SectionKind) -> &'static str {
     match kind {
         SectionKind::Persona => crate::chat::setup::PERSONA,
+        SectionKind::Instructions => "the instructions",
+        SectionKind::WorkspaceFiles => "the workspace files",
         SectionKind::Rules => "the team rules",
         SectionKind::AboutYou => "About you",
         SectionKind::Teammates => "the teammates",

@@ -445,6 +445,8 @@ struct StoredContext {
     sections: Vec<Section>,
     preamble: Option<String>,
     steady_in_session: bool,
+    #[serde(default)]
+    files: Vec<crate::context::files::FileDelivery>,
 }
 
 fn to_json<T: serde::Serialize>(value: &T) -> Result<String> {
@@ -456,6 +458,7 @@ pub fn insert_run_context(tx: &Transaction, context: &RunContext) -> Result<()> 
         sections: context.sections.clone(),
         preamble: context.preamble.clone(),
         steady_in_session: context.steady_in_session,
+        files: context.files.clone(),
     };
     tx.execute(
         "INSERT INTO run_contexts (run_id, room_id, turn_kind, system_text, sections, placement, deferred, created_at)
@@ -506,6 +509,7 @@ pub fn run_context(conn: &Connection, run_id: &str) -> Result<Option<RunContext>
         sections: stored.sections,
         steady_in_session: stored.steady_in_session,
         deferred: serde_json::from_str(&deferred).map_err(|_| bad("deferred list"))?,
+        files: stored.files,
         created_at,
     }))
 }

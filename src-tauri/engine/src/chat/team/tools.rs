@@ -39,6 +39,11 @@ impl ToolHost for TeamTools {
     }
 }
 
+/// `memory_get`'s id for the caller's own MEMORY.md.
+const MEMORY_FILE_ID: &str = "MEMORY.md";
+/// The most of MEMORY.md one `memory_get` returns.
+const MEMORY_FILE_CHARS: usize = 32_000;
+
 impl Chat {
     fn run_tool(self: &Arc<Self>, caller: &Caller, tool: ToolName, args: &Value) -> Result<String> {
         if !caller.tools.contains(&tool) {
@@ -131,6 +136,9 @@ impl Chat {
                 }
                 Ok(crate::memory::tools::promotion_text(&promotion))
             }
+            ToolName::MemoryGet if args.get("id").and_then(|v| v.as_str()).map(str::trim) == Some(MEMORY_FILE_ID) => {
+                self.memory_file(&caller.agent_id)
+            }
             ToolName::MemorySave
             | ToolName::MemorySearch
             | ToolName::MemoryGet
@@ -144,6 +152,24 @@ impl Chat {
                 None => Err(Error::InvalidInput("The Board is not available in this Clawboo.".into())),
             },
         }
+    }
+
+    /// The caller's own MEMORY.md, for `memory_get` with the id "MEMORY.md" (the pointer its
+    /// context carries instead of the file). Long files come back in full up to
+    /// [`MEMORY_FILE_CHARS`], saying so when there is more.
+    fn memory_file(&self, agent_id: &str) -> Result<String> {
+        let text = self.agents.read_file(agent_id, MEMORY_FILE_ID)?.content;
+        let text = text.trim();
+        let total = text.chars().count();
+        Ok(match text.char_indices().nth(MEMORY_FILE_CHARS) {
+            _ if text.is_empty() => "MEMORY.md is empty.".to_owned(),
+            None => format!("MEMORY.md ({total} characters):\n{text}"),
+            Some((end, _)) => format!(
+                "MEMORY.md, its first {MEMORY_FILE_CHARS} of {total} characters (the file in your workspace has the \
+                 rest):\n{}",
+                &text[..end]
+            ),
+        })
     }
 
     /// `@user` in a team run's reply asks the user: a durable request linked to the reply
@@ -202,14 +228,12 @@ impl Chat {
     }
 
     /// A one-to-one run's tools: memory, notes and the scratchpad, and the Board (the cards
-    /// assigned to the agent; no team, no room).
-    pub(in crate::chat) fn grant_direct_tools(
-        &self,
-        agent: &Agent,
-        conversation_id: &str,
-        run_id: &str,
-    ) -> Option<ToolGrant> {
+    /// assigned to the agent; no team, no room), and `ask_user`. None when they cannot be served.
+    pub(in crate::chat) fn direct_tools(&self, agent: &Agent) -> Vec<ToolName> {
         let mut tools = Vec::new();
+        if !self.can_serve_tools(agent) {
+            return tools;
+        }
         if self.memory.is_some() {
             tools.extend(crate::tools::specs::MEMORY_TOOLS);
         }
@@ -219,7 +243,17 @@ impl Chat {
         if self.attention.is_some() {
             tools.push(ToolName::AskUser);
         }
-        let bridge = self.tools.as_ref().filter(|_| !tools.is_empty() && self.can_serve_tools(agent))?;
+        tools
+    }
+
+    pub(in crate::chat) fn grant_direct_tools(
+        &self,
+        agent: &Agent,
+        tools: Vec<ToolName>,
+        conversation_id: &str,
+        run_id: &str,
+    ) -> Option<ToolGrant> {
+        let bridge = self.tools.as_ref().filter(|_| !tools.is_empty())?;
         Some(bridge.grant(Caller {
             run_id: run_id.to_owned(),
             agent_id: agent.id.clone(),

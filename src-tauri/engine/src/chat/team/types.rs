@@ -96,5 +96,8 @@ pub struct RunContext {
     pub steady_in_session: bool,
     /// Items that did not fit and waited for the next turn.
     pub deferred: Vec<String>,
+    /// Where each agent file went and whether this run carried it (empty for runs from before
+    /// it was kept).
+    pub files: Vec<crate::context::files::FileDelivery>,
     pub created_at: i64,
 }

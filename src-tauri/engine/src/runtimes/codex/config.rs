@@ -8,6 +8,10 @@ use crate::error::{Error, Result};
 use crate::runtimes::confine::HOMES_DIR;
 use crate::runtimes::ApprovalPolicy;
 
+/// How much of AGENTS.md Codex reads from the workspace: its budget (16,000 characters) in
+/// UTF-8 at worst.
+pub const PROJECT_DOC_MAX_BYTES: usize = 4 * crate::context::files::AGENTS_BUDGET;
+
 /// The config for one turn. `base_url` already ends in /v1 (as set in Settings).
 pub fn render(base_url: &str, model: &str) -> String {
     format!(
@@ -80,7 +84,8 @@ fn save(home: &Path, provider: &str, permissions: &Permissions<'_>) -> Result<()
     let path = home.join("config.toml");
     let top = permissions_top(permissions.policy);
     let tables = permissions_tables(permissions.policy, permissions.workspace, permissions.program, home);
-    let text = format!("{top}{provider}\n{tables}");
+    // Above Codex's 32 KiB default, so AGENTS.md within its budget is never cut by Codex.
+    let text = format!("{top}project_doc_max_bytes = {PROJECT_DOC_MAX_BYTES}\n{provider}\n{tables}");
     std::fs::write(&path, text).map_err(|e| Error::io(format!("Cannot write {}", path.display()), e))
 }
 

@@ -1,0 +1,198 @@
+//! The I/O around an agent's file plan (`context::files`): reading the files, making Claude Code
+//! discover AGENTS.md, what a runtime session already holds (`file_deliveries`), and what a
+//! one-to-one run was given. Shared by one-to-one chat, team turns and the task runner.
+
+use rusqlite::{params, Connection, OptionalExtension, Transaction};
+use serde::Serialize;
+
+use crate::agents::{Agent, Agents, RuntimeKind};
+use crate::context::files::{self, AgentFiles, Delivered, FilePlan, FileSession, FilesTurn};
+use crate::context::ToolName;
+use crate::error::{Error, Result};
+use crate::runtimes::HistoryMode;
+use crate::vocab::AgentFileName;
+
+/// An agent's files read for one run, with what decides their routes.
+pub(crate) struct AgentFilesForRun {
+    runtime: RuntimeKind,
+    files: AgentFiles,
+    memory_tools: bool,
+    discovers_agents_md: bool,
+    unmanaged: bool,
+}
+
+impl AgentFilesForRun {
+    /// Reads `agent`'s files. `in_workspace`: the run works in the agent's own folder (where a
+    /// runtime can discover AGENTS.md); `tools`: Clawboo's tools the run has.
+    pub(crate) fn read(agents: &Agents, agent: &Agent, in_workspace: bool, tools: &[ToolName]) -> Result<Self> {
+        let files = agents.workspaces().read_all(&agent.id)?;
+        let discovers_agents_md = in_workspace
+            && match agent.runtime {
+                RuntimeKind::Codex | RuntimeKind::Hermes => true,
+                RuntimeKind::ClaudeCode => agents.workspaces().claude_imports_agents_md(&agent.id)?,
+                RuntimeKind::Native | RuntimeKind::Openclaw => false,
+            };
+        Ok(Self {
+            runtime: agent.runtime,
+            files,
+            memory_tools: tools.contains(&ToolName::MemorySearch) && tools.contains(&ToolName::MemoryGet),
+            discovers_agents_md,
+            unmanaged: agent.runtime == RuntimeKind::Openclaw && agent.openclaw_gateway_url.is_some(),
+        })
+    }
+
+    /// The plan for a turn in `session`; an error when a file is over its budget.
+    pub(crate) fn plan(&self, session: &FileSession) -> Result<FilePlan> {
+        files::plan(&self.turn(session))
+    }
+
+    /// Each file's route and budget (for the editor).
+    pub(crate) fn routes(&self) -> Vec<files::FileRouteInfo> {
+        files::routes(&self.turn(&FileSession::New))
+    }
+
+    fn turn<'a>(&'a self, session: &'a FileSession) -> FilesTurn<'a> {
+        FilesTurn {
+            runtime: self.runtime,
+            files: &self.files,
+            memory_tools: self.memory_tools,
+            discovers_agents_md: self.discovers_agents_md,
+            unmanaged: self.unmanaged,
+            session,
+            heartbeat: false,
+        }
+    }
+}
+
+/// The key of the session a turn runs in, for delivery tracking: the runtime session it
+/// resumes, or the conversation epoch when Clawboo carries the history (Native).
+pub(crate) fn session_key(history: HistoryMode, resumed: Option<&str>, epoch: i64) -> Option<String> {
+    match history {
+        HistoryMode::ClawbooTranscript => Some(epoch_key(epoch)),
+        HistoryMode::RuntimeSession => resumed.map(str::to_owned),
+    }
+}
+
+pub(crate) fn epoch_key(epoch: i64) -> String {
+    format!("epoch:{epoch}")
+}
+
+/// What the session behind `key` holds (nothing for a new session); `cold` when it may have
+/// lost it (its carried history was trimmed).
+pub(crate) fn session(conn: &Connection, conversation_id: &str, key: Option<&str>, cold: bool) -> Result<FileSession> {
+    let Some(key) = key else { return Ok(FileSession::New) };
+    if cold {
+        return Ok(FileSession::ColdResume);
+    }
+    let mut stmt =
+        conn.prepare_cached("SELECT file, hash FROM file_deliveries WHERE conversation_id = ?1 AND session_key = ?2")?;
+    let rows = stmt.query_map(params![conversation_id, key], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
+    let mut delivered = Vec::new();
+    for row in rows {
+        let (file, hash) = row?;
+        if let Ok(file) = AgentFileName::parse(&file) {
+            delivered.push(Delivered { file, hash });
+        }
+    }
+    Ok(if delivered.is_empty() { FileSession::New } else { FileSession::Warm(delivered) })
+}
+
+/// After a run completed in the session behind `key`: it holds `delivered` now. Rows of the
+/// conversation's other sessions go (a conversation continues one session at a time).
+pub(crate) fn record(
+    tx: &Transaction,
+    conversation_id: &str,
+    key: &str,
+    run_id: &str,
+    delivered: &[Delivered],
+    now: i64,
+) -> Result<()> {
+    tx.execute("DELETE FROM file_deliveries WHERE conversation_id = ?1 AND session_key != ?2", params![
+        conversation_id,
+        key
+    ])?;
+    let mut stmt = tx.prepare_cached(
+        "INSERT INTO file_deliveries (conversation_id, session_key, file, hash, run_id, delivered_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+         ON CONFLICT (conversation_id, session_key, file) DO UPDATE
+         SET hash = excluded.hash, run_id = excluded.run_id, delivered_at = excluded.delivered_at",
+    )?;
+    for d in delivered {
+        stmt.execute(params![conversation_id, key, d.file.as_str(), d.hash, run_id, now])?;
+    }
+    Ok(())
+}
+
+/// What a completed run leaves its session holding: recorded when the run ends.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PendingDeliveries {
+    /// Native's epoch key; `None` for a runtime session (its id is known when the run ends).
+    pub key: Option<String>,
+    pub delivered: Vec<Delivered>,
+}
+
+impl PendingDeliveries {
+    pub(crate) fn new(history: HistoryMode, epoch: i64, plan: &FilePlan) -> Self {
+        Self {
+            key: (history == HistoryMode::ClawbooTranscript).then(|| epoch_key(epoch)),
+            delivered: plan.delivered_references(),
+        }
+    }
+
+    /// Records them, once a run completed in `session` (the runtime's, when it reported one).
+    pub(crate) fn record(&self, tx: &Transaction, conversation_id: &str, session: Option<&str>, run_id: &str, now: i64) -> Result<()> {
+        match self.key.as_deref().or(session) {
+            Some(key) => record(tx, conversation_id, key, run_id, &self.delivered, now),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Exactly what a one-to-one run was given ("What this agent saw").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ChatRunContext {
+    pub run_id: String,
+    /// The runtime's instruction slot, when Clawboo filled it (Native: its system prompt
+    /// before the date line).
+    pub system_text: Option<String>,
+    /// The text in front of the message (workspace files, recalled notes), when any.
+    pub preamble: Option<String>,
+    /// Where each agent file went and whether this run carried it.
+    pub files: Vec<files::FileDelivery>,
+    pub created_at: i64,
+}
+
+pub(crate) fn insert_context(tx: &Transaction, context: &ChatRunContext) -> Result<()> {
+    tx.execute(
+        "INSERT INTO chat_run_contexts (run_id, system_text, preamble, files, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![
+            context.run_id,
+            context.system_text,
+            context.preamble,
+            serde_json::to_string(&context.files).map_err(|e| Error::Internal(e.to_string()))?,
+            context.created_at
+        ],
+    )?;
+    Ok(())
+}
+
+pub(crate) fn context(conn: &Connection, run_id: &str) -> Result<Option<ChatRunContext>> {
+    let row = conn
+        .query_row(
+            "SELECT system_text, preamble, files, created_at FROM chat_run_contexts WHERE run_id = ?1",
+            [run_id],
+            |r| Ok((r.get::<_, Option<String>>(0)?, r.get::<_, Option<String>>(1)?, r.get::<_, String>(2)?, r.get(3)?)),
+        )
+        .optional()?;
+    let Some((system_text, preamble, files, created_at)) = row else { return Ok(None) };
+    let files = serde_json::from_str(&files)
+        .map_err(|_| Error::Internal(format!("the stored context of run {run_id} has a bad file list")))?;
+    Ok(Some(ChatRunContext { run_id: run_id.to_owned(), system_text, preamble, files, created_at }))
+}
+
+/// Instruction-slot text: the persona and the instructions sections, joined.
+pub(crate) fn join_nonempty(parts: &[&str]) -> Option<String> {
+    let kept: Vec<&str> = parts.iter().map(|p| p.trim()).filter(|p| !p.is_empty()).collect();
+    (!kept.is_empty()).then(|| kept.join("\n\n"))
+}
