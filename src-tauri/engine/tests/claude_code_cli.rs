@@ -82,6 +82,7 @@ fn input(s: &Setup, message: &str, approval: ApprovalPolicy, resume: Option<Stri
         homes: RuntimeHomes::for_agent_dir(&s.agent_dir),
         message: message.into(),
         persona: Some(SOUL.into()),
+        setup: None,
         resume_session: resume,
         fork_session: false,
         preamble: None,

@@ -3,6 +3,8 @@
 //! `INSTA_UPDATE=always cargo test -p clawboo-engine --test context`); the properties below hold
 //! for every snapshot and at the budgets' edges.
 
+#[path = "context/files.rs"]
+mod files;
 #[path = "context/fixture.rs"]
 mod fixture;
 #[path = "context/golden.rs"]
@@ -20,12 +22,14 @@ use clawboo_engine::context::{
 
 use fixture::{item, post, Fixture, RUNTIMES};
 
-const ORDER: [SectionKind; 10] = [
+const ORDER: [SectionKind; 12] = [
     SectionKind::Persona,
+    SectionKind::Instructions,
     SectionKind::Rules,
     SectionKind::AboutYou,
     SectionKind::Teammates,
     SectionKind::HowToWork,
+    SectionKind::WorkspaceFiles,
     SectionKind::Routine,
     SectionKind::Connectors,
     SectionKind::AddressedToYou,
@@ -98,15 +102,16 @@ fn persona_only_on_runtimes_without_their_own() {
 }
 
 #[test]
-fn persona_cut_at_its_budget_in_chars() {
+fn persona_at_its_budget_is_sent_whole_and_one_over_refuses_the_turn() {
     let mut f = Fixture::leader(RuntimeKind::ClaudeCode);
     f.persona = "é".repeat(PERSONA_BUDGET);
     let s = f.assemble().sections.remove(0);
     assert_eq!((s.kind, s.cut_from, s.budget), (SectionKind::Persona, None, Some(4_000)));
-    f.persona = format!("{}日", "é".repeat(PERSONA_BUDGET));
-    let s = f.assemble().sections.remove(0);
-    assert_eq!(s.cut_from, Some(4_001));
-    assert!(s.text.contains(&"é".repeat(PERSONA_BUDGET)) && !s.text.contains('日'));
+    assert!(s.text.contains(&"é".repeat(PERSONA_BUDGET)));
+    let over = format!("{}日", "é".repeat(PERSONA_BUDGET));
+    let err = fixture::soul_only_plan(RuntimeKind::ClaudeCode, &over, &f.tools).unwrap_err();
+    assert_eq!(err.code(), clawboo_engine::ErrorCode::ContextTooLarge);
+    assert!(err.to_string().contains("SOUL.md has 4,001 characters, over its budget of 4,000"), "{err}");
 }
 
 #[test]

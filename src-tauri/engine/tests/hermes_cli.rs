@@ -86,6 +86,7 @@ impl Setup {
             homes: RuntimeHomes::for_agent_dir(&self.agent_dir),
             message: message.into(),
             persona: Some(PERSONA.into()),
+            setup: None,
             resume_session: resume,
             fork_session: false,
             preamble: None,

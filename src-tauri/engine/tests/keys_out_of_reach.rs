@@ -187,6 +187,7 @@ async fn the_agent_sees_no_key(cli: Cli) {
         homes: RuntimeHomes::for_agent_dir(&agent_dir),
         message: "Show me your environment and your files.".into(),
         persona: Some("You are Keys. SOUL-MARKER-k3y5".into()),
+        setup: None,
         resume_session: None,
         fork_session: false,
         preamble: None,

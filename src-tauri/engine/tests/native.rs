@@ -80,6 +80,9 @@ fn input(agent: Agent, workspace: &Path, message: &str, transcript: Vec<Transcri
         homes: RuntimeHomes::for_agent_dir(workspace),
         message: message.into(),
         persona: None,
+        // What Clawboo builds Native's setup from for an agent with only a SOUL.md (see
+        // `context::files`; the engine-level tests cover the other files).
+        setup: std::fs::read_to_string(workspace.join("SOUL.md")).ok(),
         resume_session: None,
         fork_session: false,
         preamble: None,

@@ -142,6 +142,7 @@ fn input(s: &Setup, message: &str, approval: ApprovalPolicy, resume: Option<Stri
         homes: RuntimeHomes::for_agent_dir(&s.workspace),
         message: message.into(),
         persona: None,
+        setup: None,
         resume_session: resume,
         fork_session: false,
         preamble: None,

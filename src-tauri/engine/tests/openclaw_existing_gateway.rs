@@ -212,6 +212,7 @@ fn resumed(agent: Agent, workspace: &Path, program: &Path, message: &str, sessio
         homes: RuntimeHomes::for_agent_dir(workspace),
         message: message.into(),
         persona: None,
+        setup: None,
         resume_session: session,
         fork_session: false,
         preamble: None,

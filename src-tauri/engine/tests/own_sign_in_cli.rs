@@ -126,6 +126,7 @@ fn input(s: &Setup, kind: RuntimeKind, program: PathBuf) -> TurnInput {
         homes: RuntimeHomes::for_agent_dir(&s.agent_dir),
         message: "Hello".into(),
         persona: Some("You are Scout.".into()),
+        setup: None,
         resume_session: None,
         fork_session: false,
         preamble: None,

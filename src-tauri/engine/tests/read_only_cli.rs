@@ -82,6 +82,7 @@ fn input(scene: &Scene, kind: RuntimeKind, program: PathBuf, message: &str, appr
         homes: RuntimeHomes::for_agent_dir(&scene.workspace),
         message: message.into(),
         persona: Some("You are Scout.".into()),
+        setup: None,
         resume_session: None,
         fork_session: false,
         preamble: None,

@@ -339,6 +339,7 @@ fn native_input(workspace: &Path, run_id: &str) -> TurnInput {
         homes: RuntimeHomes::for_agent_dir(workspace),
         message: "Hi".into(),
         persona: None,
+        setup: None,
         resume_session: None,
         fork_session: false,
         preamble: None,

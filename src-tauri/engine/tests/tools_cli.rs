@@ -98,6 +98,7 @@ impl Bridge {
             homes: RuntimeHomes::for_agent_dir(&self.agent_dir),
             message: "Tell the team hello.".into(),
             persona: Some("You are Scout.".into()),
+            setup: None,
             preamble: None,
             tools: Some(self.grant.clone()),
             resume_session: None,

@@ -1,6 +1,7 @@
 //! A team to assemble turns for, and the rendering the golden snapshots use.
 
-use clawboo_engine::agents::RuntimeKind;
+use clawboo_engine::agents::{AgentFileName, RuntimeKind};
+use clawboo_engine::context::files::{self, AgentFiles, FilePlan, FileSession, FilesTurn};
 use clawboo_engine::context::{
     Assembled, Connectors, Member, PeerPost, RoutineNote, TeamTurn, ToolName, TurnKind, TurnMessage, WaitingItem,
     WaitingKind,
@@ -133,10 +134,10 @@ impl Fixture {
         }
     }
 
-    pub fn turn(&self) -> TeamTurn<'_> {
+    pub fn turn<'a>(&'a self, files: &'a FilePlan) -> TeamTurn<'a> {
         TeamTurn {
             runtime: self.runtime,
-            persona: &self.persona,
+            files,
             rules: &self.rules,
             about_you: &self.about_you,
             team_name: "Bakery",
@@ -155,8 +156,24 @@ impl Fixture {
     }
 
     pub fn assemble(&self) -> Assembled {
-        clawboo_engine::context::team_turn(&self.turn())
+        let plan = soul_only_plan(self.runtime, &self.persona, &self.tools).expect("SOUL.md within its budget");
+        clawboo_engine::context::team_turn(&self.turn(&plan))
     }
+}
+
+/// The file plan of an agent whose only file is a SOUL.md holding `persona`, in a new session
+/// in its own folder.
+pub fn soul_only_plan(runtime: RuntimeKind, persona: &str, tools: &[ToolName]) -> clawboo_engine::Result<FilePlan> {
+    let files = AgentFiles::default().with(AgentFileName::Soul, persona);
+    files::plan(&FilesTurn {
+        runtime,
+        files: &files,
+        memory_tools: tools.contains(&ToolName::MemorySearch) && tools.contains(&ToolName::MemoryGet),
+        discovers_agents_md: true,
+        unmanaged: false,
+        session: &FileSession::New,
+        heartbeat: false,
+    })
 }
 
 /// The assembled turn as reviewed in a snapshot: each section under a visible boundary with its

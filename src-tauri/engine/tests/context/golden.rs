@@ -58,13 +58,6 @@ fn connectors_on_turns_the_user_reads() {
     snap("connectors_left_out_on_teammate_claude_code", &teammate);
 }
 
-#[test]
-fn oversized_persona() {
-    let mut f = Fixture::teammate(RuntimeKind::Hermes);
-    f.persona = format!("{}{}", "I bake bread. ".repeat(300), "THIS TAIL IS CUT");
-    snap("persona_oversized_hermes", &f);
-}
-
 /// The inbox overflows: the first item that does not fit and all after it wait; the next turn
 /// (fed what waited) delivers them.
 #[test]

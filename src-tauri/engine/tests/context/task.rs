@@ -163,9 +163,10 @@ impl Task {
     fn assemble(&self) -> TaskContext {
         let check =
             self.check.as_ref().map(|c| FailedCheck { command: &c.command, exit_code: c.exit_code, output: &c.output });
+        let files = super::fixture::soul_only_plan(self.runtime, &self.persona, &self.tools).expect("within budget");
         task_tiers(&TaskRun {
             runtime: self.runtime,
-            persona: &self.persona,
+            files: &files,
             number: 12,
             title: &self.title,
             description: &self.description,
@@ -328,17 +329,22 @@ fn left_out_of_every_task_run() {
 }
 
 #[test]
-fn persona_only_on_runtimes_without_their_own_cut_as_in_team_turns() {
+fn persona_only_on_runtimes_without_their_own_and_never_cut() {
     for runtime in RUNTIMES {
         let mut task = Task::first_run(runtime);
-        task.persona = format!("{}日", "é".repeat(PERSONA_BUDGET));
+        task.persona = "é".repeat(PERSONA_BUDGET);
         let context = task.assemble();
         let persona = context.assembled.sections.iter().find(|s| s.kind == SectionKind::Persona);
         assert_eq!(persona.is_some(), has_persona(runtime), "{runtime:?}");
         if let Some(s) = persona {
-            assert_eq!((s.cut_from, s.budget, s.stability), (Some(4_001), Some(4_000), Stability::Steady));
-            assert!(s.text.contains(&"é".repeat(PERSONA_BUDGET)) && !s.text.contains('日'));
+            assert_eq!((s.cut_from, s.budget, s.stability), (None, Some(4_000), Stability::Steady));
+            assert!(s.text.contains(&"é".repeat(PERSONA_BUDGET)));
         }
+        // One over: the run is refused, naming the file and the figures; nothing is cut.
+        let over = format!("{}日", "é".repeat(PERSONA_BUDGET));
+        let err = super::fixture::soul_only_plan(runtime, &over, &task.tools).unwrap_err();
+        assert_eq!(err.code(), clawboo_engine::ErrorCode::ContextTooLarge, "{runtime:?}");
+        assert!(err.to_string().starts_with("SOUL.md has 4,001 characters, over its budget of 4,000"), "{err}");
     }
 }
 

@@ -284,6 +284,7 @@ mod tests {
             homes,
             message: "Hi".into(),
             persona: None,
+            setup: None,
             resume_session: None,
             fork_session: false,
             preamble: None,

@@ -1,0 +1,276 @@
+//! The agent-file delivery plan (`context::files`), per runtime and per state of the runtime
+//! session: golden snapshots of each (new session, warm turn, changed file, cold resume,
+//! oversize), and the rules they follow.
+
+use clawboo_engine::agents::{AgentFileName, RuntimeKind};
+use clawboo_engine::context::files::{
+    self, AgentFiles, Delivered, FilePlan, FileRoute, FileSession, FileStatus, FilesTurn, MAX_PREPARED_BYTES,
+};
+use clawboo_engine::ErrorCode;
+
+use super::fixture::RUNTIMES;
+
+fn agent_files() -> AgentFiles {
+    AgentFiles::default()
+        .with(AgentFileName::Soul, "You are Ada. You write plain, friendly copy.\n")
+        .with(AgentFileName::Identity, "- Name: Ada\n- Voice: warm\n")
+        .with(AgentFileName::User, "Sam runs a bakery and likes short answers.\n")
+        .with(AgentFileName::Agents, "Run `make check` before calling anything done.\n")
+        .with(AgentFileName::Memory, "- 2026-11-02: prices moved to docs/prices.md\n")
+        .with(AgentFileName::Bootstrap, "Introduce yourself and ask Sam about the menu.\n")
+        .with(AgentFileName::Heartbeat, "Check the oven log.\n")
+}
+
+struct Case {
+    runtime: RuntimeKind,
+    files: AgentFiles,
+    memory_tools: bool,
+    in_workspace: bool,
+    session: FileSession,
+    heartbeat: bool,
+    unmanaged: bool,
+}
+
+impl Case {
+    fn new(runtime: RuntimeKind) -> Self {
+        Self {
+            runtime,
+            files: agent_files(),
+            memory_tools: false,
+            in_workspace: true,
+            session: FileSession::New,
+            heartbeat: false,
+            unmanaged: false,
+        }
+    }
+
+    fn plan(&self) -> clawboo_engine::Result<FilePlan> {
+        files::plan(&FilesTurn {
+            runtime: self.runtime,
+            files: &self.files,
+            memory_tools: self.memory_tools,
+            discovers_agents_md: self.in_workspace,
+            unmanaged: self.unmanaged,
+            session: &self.session,
+            heartbeat: self.heartbeat,
+        })
+    }
+
+    /// What a run in this case delivers, as the next turn's session would hold it.
+    fn delivered(&self) -> Vec<Delivered> {
+        self.plan().unwrap().delivered_references()
+    }
+}
+
+fn render(state: &str, plan: &clawboo_engine::Result<FilePlan>) -> String {
+    let mut out = format!("════ {state} ════\n");
+    let plan = match plan {
+        Ok(plan) => plan,
+        Err(e) => {
+            out.push_str(&format!("refused ({:?}): {e}\n", e.code()));
+            return out;
+        }
+    };
+    for (slot, text) in [
+        ("setup", &plan.setup),
+        ("persona", &plan.persona),
+        ("instructions", &plan.instructions),
+        ("references", &plan.references),
+    ] {
+        if !text.is_empty() {
+            out.push_str(&format!("── {slot} ──\n{text}\n"));
+        }
+    }
+    out.push_str("── files ──\n");
+    for f in &plan.files {
+        out.push_str(&format!(
+            "{:<13}{:<15}{:<18}{:>5} / {:<6}{}\n",
+            f.file.as_str(),
+            format!("{:?}", f.route),
+            format!("{:?}", f.status),
+            f.chars,
+            f.budget,
+            f.route_label
+        ));
+    }
+    out
+}
+
+/// Every state of a one-to-one session on `runtime`, in turn order.
+fn states(runtime: RuntimeKind) -> String {
+    let first = Case::new(runtime);
+    let mut out = render("turn 1: new session", &first.plan());
+
+    let mut warm = Case::new(runtime);
+    warm.session = FileSession::Warm(first.delivered());
+    out.push_str(&render("turn 2: warm, nothing changed", &warm.plan()));
+
+    let mut changed = Case::new(runtime);
+    changed.files = agent_files().with(AgentFileName::Bootstrap, "Menu is done; ask Sam about opening hours.\n");
+    changed.session = FileSession::Warm(first.delivered());
+    out.push_str(&render("turn 3: warm, BOOTSTRAP.md changed", &changed.plan()));
+
+    let mut cold = Case::new(runtime);
+    cold.session = FileSession::ColdResume;
+    out.push_str(&render("cold resume", &cold.plan()));
+
+    let mut tools = Case::new(runtime);
+    tools.memory_tools = true;
+    out.push_str(&render("new session, memory tools on", &tools.plan()));
+
+    let mut project = Case::new(runtime);
+    project.in_workspace = false;
+    out.push_str(&render("task run in a project folder (not the agent's own)", &project.plan()));
+
+    let mut heartbeat = Case::new(runtime);
+    heartbeat.heartbeat = true;
+    out.push_str(&render("heartbeat run", &heartbeat.plan()));
+
+    let mut oversize = Case::new(runtime);
+    oversize.files = agent_files().with(AgentFileName::User, "Sam likes bread. ".repeat(150));
+    out.push_str(&render("oversize USER.md", &oversize.plan()));
+    out
+}
+
+#[test]
+fn golden_plans_per_runtime_and_state() {
+    for runtime in RUNTIMES {
+        insta::assert_snapshot!(format!("files_{}", runtime.as_str()), states(runtime));
+    }
+    let mut gateway = Case::new(RuntimeKind::Openclaw);
+    gateway.unmanaged = true;
+    insta::assert_snapshot!("files_openclaw_own_gateway", render("a user's own Gateway", &gateway.plan()));
+}
+
+fn status(plan: &FilePlan, file: AgentFileName) -> FileStatus {
+    plan.files.iter().find(|f| f.file == file).unwrap().status
+}
+
+#[test]
+fn a_reference_goes_on_a_new_session_is_left_out_while_unchanged_and_goes_again_when_changed() {
+    for runtime in RUNTIMES {
+        let first = Case::new(runtime);
+        let plan = first.plan().unwrap();
+        assert_eq!(status(&plan, AgentFileName::Bootstrap), FileStatus::Sent);
+        assert_eq!(plan.references.matches("Introduce yourself").count(), 1, "{runtime:?}");
+
+        let mut warm = Case::new(runtime);
+        warm.session = FileSession::Warm(first.delivered());
+        let plan = warm.plan().unwrap();
+        assert_eq!(status(&plan, AgentFileName::Bootstrap), FileStatus::AlreadyDelivered);
+        assert_eq!(status(&plan, AgentFileName::Memory), FileStatus::AlreadyDelivered);
+        assert!(plan.references.is_empty(), "{runtime:?}: {}", plan.references);
+        assert!(plan.delivered_references().is_empty());
+
+        warm.files = agent_files().with(AgentFileName::Bootstrap, "New first-run steps.");
+        let plan = warm.plan().unwrap();
+        assert_eq!(status(&plan, AgentFileName::Bootstrap), FileStatus::Sent);
+        assert_eq!(status(&plan, AgentFileName::Memory), FileStatus::AlreadyDelivered);
+        assert!(plan.references.contains("New first-run steps.") && !plan.references.contains("prices moved"));
+
+        warm.session = FileSession::ColdResume;
+        let plan = warm.plan().unwrap();
+        assert!(plan.references.contains("New first-run steps.") && plan.references.contains("prices moved"));
+    }
+}
+
+#[test]
+fn each_file_lands_once_in_its_slot() {
+    for runtime in RUNTIMES {
+        let plan = Case::new(runtime).plan().unwrap();
+        let all = [&plan.setup, &plan.persona, &plan.instructions, &plan.references].map(|s| s.as_str()).join("\n");
+        let once = |needle: &str| all.matches(needle).count();
+        let (persona, agents_md) = match runtime {
+            RuntimeKind::Native => (&plan.setup, &plan.setup),
+            RuntimeKind::Openclaw => (&plan.persona, &plan.instructions),
+            _ => (&plan.persona, &plan.instructions),
+        };
+        for text in ["You are Ada", "Voice: warm", "short answers"] {
+            // OpenClaw reads the persona files from its workspace copy: none in Clawboo's text.
+            let expected = usize::from(runtime != RuntimeKind::Openclaw);
+            assert_eq!(once(text), expected, "{runtime:?} {text}");
+            assert_eq!(persona.contains(text), expected == 1, "{runtime:?} {text}");
+        }
+        // AGENTS.md is discovered by Codex, Hermes, Claude Code (CLAUDE.md) and OpenClaw.
+        let sent_agents = runtime == RuntimeKind::Native;
+        assert_eq!(once("make check"), usize::from(sent_agents), "{runtime:?}");
+        assert_eq!(agents_md.contains("make check"), sent_agents);
+        assert_eq!(plan.references.matches("Introduce yourself").count(), 1);
+        assert_eq!(once("oven log"), 0, "HEARTBEAT.md only on heartbeat runs");
+    }
+}
+
+#[test]
+fn memory_md_is_a_pointer_when_the_run_has_the_memory_tools() {
+    for runtime in RUNTIMES {
+        let mut case = Case::new(runtime);
+        case.memory_tools = true;
+        // A MEMORY.md over its budget does not stop a run that only gets the pointer.
+        case.files = agent_files().with(AgentFileName::Memory, "x".repeat(files::MEMORY_BUDGET + 1));
+        let plan = case.plan().unwrap();
+        let slot = if runtime == RuntimeKind::Native { &plan.setup } else { &plan.instructions };
+        assert!(slot.contains("memory_get") && slot.contains("\"MEMORY.md\""), "{runtime:?}");
+        assert!(!plan.references.contains("xxx"));
+        let memory = plan.files.iter().find(|f| f.file == AgentFileName::Memory).unwrap();
+        assert_eq!((memory.route, memory.status), (FileRoute::MemoryPointer, FileStatus::Sent));
+        case.memory_tools = false;
+        let err = case.plan().unwrap_err();
+        assert!(err.to_string().starts_with("MEMORY.md has 8,001 characters, over its budget of 8,000"), "{err}");
+    }
+}
+
+#[test]
+fn oversize_refuses_naming_every_file_over_and_never_cuts() {
+    let mut case = Case::new(RuntimeKind::Codex);
+    case.files = agent_files()
+        .with(AgentFileName::User, "é".repeat(files::USER_BUDGET + 1))
+        .with(AgentFileName::Agents, "a".repeat(files::AGENTS_BUDGET + 345));
+    let err = case.plan().unwrap_err();
+    assert_eq!(err.code(), ErrorCode::ContextTooLarge);
+    let text = err.to_string();
+    assert!(text.contains("AGENTS.md has 16,345 characters, over its budget of 16,000 (read by Codex"), "{text}");
+    assert!(text.contains("USER.md has 2,001 characters, over its budget of 2,000"), "{text}");
+    assert!(text.ends_with("nothing was sent."), "{text}");
+    // Exactly at the budget: sent whole.
+    case.files = agent_files().with(AgentFileName::User, "é".repeat(files::USER_BUDGET));
+    assert!(case.plan().unwrap().persona.contains(&"é".repeat(files::USER_BUDGET)));
+}
+
+#[test]
+fn the_whole_prepared_context_has_a_maximum() {
+    let half = "x".repeat(MAX_PREPARED_BYTES / 2);
+    assert!(files::check_prepared(&[&half, &half]).is_ok());
+    let err = files::check_prepared(&[&half, &half, "y"]).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::ContextTooLarge);
+    assert!(err.to_string().contains("262,145 bytes, over the maximum of 262,144 (256 KiB)"), "{err}");
+}
+
+#[test]
+fn empty_files_are_marked_and_send_nothing() {
+    let mut case = Case::new(RuntimeKind::ClaudeCode);
+    case.files = AgentFiles::default().with(AgentFileName::Soul, "You are Ada.").with(AgentFileName::Bootstrap, "  \n");
+    let plan = case.plan().unwrap();
+    assert_eq!(status(&plan, AgentFileName::Bootstrap), FileStatus::Empty);
+    assert_eq!(status(&plan, AgentFileName::User), FileStatus::Empty);
+    assert!(plan.references.is_empty() && plan.instructions.is_empty());
+    assert!(!plan.persona.contains("USER.md"));
+}
+
+#[test]
+fn a_users_own_gateway_gets_nothing_and_no_budget_stops_it() {
+    let mut case = Case::new(RuntimeKind::Openclaw);
+    case.unmanaged = true;
+    case.files = agent_files().with(AgentFileName::Soul, "s".repeat(files::SOUL_BUDGET * 2));
+    let plan = case.plan().unwrap();
+    assert!(plan.files.iter().all(|f| f.status == FileStatus::NotSent));
+    assert!([&plan.setup, &plan.persona, &plan.instructions, &plan.references].iter().all(|s| s.is_empty()));
+}
+
+#[test]
+fn setup_parts_name_the_files_a_session_starts_with() {
+    let plan = Case::new(RuntimeKind::Codex).plan().unwrap();
+    let names: Vec<&str> = plan.setup_parts().into_iter().map(|(name, _)| name).collect();
+    assert_eq!(names, ["SOUL.md", "AGENTS.md", "IDENTITY.md", "USER.md"]);
+    // The hash is of the text as on disk, stable across builds (it is stored).
+    assert_eq!(files::hash(""), "cbf29ce484222325");
+}
