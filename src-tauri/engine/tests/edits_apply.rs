@@ -8,22 +8,12 @@
 
 mod common;
 
-use common::Fixed;
-
-use std::sync::Arc;
 use std::sync::Mutex;
 use std::time::Duration;
 
 use clawboo_engine::agents::{NewAgent, RuntimeKind};
 use clawboo_engine::chat::{RunStatus, RunSummary};
-use clawboo_engine::native::NativeRuntime;
-use clawboo_engine::runtimes::claude_code::ClaudeCodeRuntime;
-use clawboo_engine::runtimes::codex::CodexRuntime;
-use clawboo_engine::runtimes::hermes::HermesRuntime;
-use clawboo_engine::runtimes::openclaw::OpenclawRuntime;
-use clawboo_engine::runtimes::process::SystemSpawner;
-use clawboo_engine::runtimes::{ApprovalPolicy, Endpoint, RunEvent, Runtime};
-use clawboo_engine::secrets::Provider;
+use clawboo_engine::runtimes::{ApprovalPolicy, RunEvent};
 use clawboo_engine::{Engine, EngineConfig};
 use clawboo_testkit::{wait_for, Behavior, FakeModelServer, RecordedRequest};
 
@@ -36,43 +26,6 @@ const TURN_LIMIT: Duration = Duration::from_secs(240);
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
-fn endpoint(base_url: String) -> Arc<Fixed> {
-    Arc::new(Fixed(Endpoint { base_url, api_key: Some("sk-fake-edits".into()) }))
-}
-
-/// An adapter, the CLI it runs (None for Native) and the agent's provider.
-type Adapter = (Arc<dyn Runtime>, Option<String>, Option<Provider>);
-
-/// The adapter of `kind` pointed at `server`, the CLI it runs, and the agent's provider.
-fn adapter(kind: RuntimeKind, server: &FakeModelServer) -> Option<Adapter> {
-    let spawner = Arc::new(SystemSpawner);
-    let v1 = format!("{}/v1", server.base_url());
-    let program = |name: &str| common::cli(name).map(|p| Some(p.display().to_string()));
-    Some(match kind {
-        RuntimeKind::ClaudeCode => {
-            let runtime =
-                ClaudeCodeRuntime::new(spawner, endpoint(server.base_url())).with_env(common::quiet_env(server));
-            (Arc::new(runtime), program("claude")?, Some(Provider::Anthropic))
-        }
-        RuntimeKind::Codex => {
-            let runtime = CodexRuntime::new(spawner, endpoint(v1)).with_env(common::quiet_env(server));
-            (Arc::new(runtime), program("codex")?, Some(Provider::OpenAi))
-        }
-        RuntimeKind::Hermes => {
-            let runtime = HermesRuntime::new(spawner, endpoint(v1)).with_env(common::quiet_env(server));
-            (Arc::new(runtime), program("hermes")?, Some(Provider::Custom))
-        }
-        RuntimeKind::Openclaw => {
-            let node_dir = common::cli("node24")?.parent().unwrap().to_owned();
-            let mut env = common::quiet_env(server);
-            env.push(("PATH".into(), format!("{}:{}", node_dir.display(), std::env::var("PATH").unwrap_or_default())));
-            let runtime = OpenclawRuntime::new(spawner, endpoint(v1)).with_env(env);
-            (Arc::new(runtime), program("openclaw")?, Some(Provider::Custom))
-        }
-        RuntimeKind::Native => (Arc::new(NativeRuntime::new(endpoint(v1))), None, Some(Provider::OpenAi)),
-    })
-}
-
 struct Chat {
     engine: Engine,
     agent_id: String,
@@ -81,7 +34,7 @@ struct Chat {
 
 impl Chat {
     fn open(kind: RuntimeKind, server: &FakeModelServer) -> Option<Chat> {
-        let (runtime, program, provider) = adapter(kind, server)?;
+        let (runtime, program, provider) = common::chat_adapter(kind, server, "sk-fake-edits")?;
         // Outside /tmp: Codex refuses to set up its helpers under it.
         let dir = common::scratch_dir();
         let engine = Engine::open_with(EngineConfig::for_dir(dir.path().join("data")), vec![runtime]).unwrap();

@@ -89,9 +89,6 @@ pub struct Workspaces {
 }
 
 const TRASH_PREFIX: &str = ".trash-";
-const CLAUDE_MD: &str = "CLAUDE.md";
-/// Claude Code's import of another file into its `CLAUDE.md`.
-const CLAUDE_IMPORT: &str = "@AGENTS.md";
 
 impl Workspaces {
     pub fn new(root: PathBuf) -> Result<Self> {
@@ -169,27 +166,9 @@ impl Workspaces {
 
     /// Every file of the agent as a run reads it (a missing one is empty).
     pub fn read_all(&self, agent_id: &str) -> Result<crate::context::files::AgentFiles> {
-        AgentFileName::ALL
-            .into_iter()
-            .try_fold(crate::context::files::AgentFiles::default(), |files, name| {
-                Ok(files.with(name, self.read(agent_id, name)?.content))
-            })
-    }
-
-    /// Makes Claude Code see AGENTS.md through its own `CLAUDE.md` discovery without a second
-    /// copy: a `CLAUDE.md` holding only the import `@AGENTS.md` is written when there is none.
-    /// `false` when a `CLAUDE.md` the user wrote does not import it (AGENTS.md is then sent as
-    /// instructions instead).
-    pub fn claude_imports_agents_md(&self, agent_id: &str) -> Result<bool> {
-        let path = self.existing_dir(agent_id)?.join(CLAUDE_MD);
-        match fs::read_to_string(&path) {
-            Ok(text) => Ok(text.lines().any(|line| line.trim() == CLAUDE_IMPORT)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                atomic_write(&path, format!("{CLAUDE_IMPORT}\n").as_bytes())?;
-                Ok(true)
-            }
-            Err(e) => Err(Error::io(format!("Cannot read {}", path.display()), e)),
-        }
+        AgentFileName::ALL.into_iter().try_fold(crate::context::files::AgentFiles::default(), |files, name| {
+            Ok(files.with(name, self.read(agent_id, name)?.content))
+        })
     }
 
     /// Moves the folder aside in one rename, so the caller can still undo it; see [`Self::purge`].

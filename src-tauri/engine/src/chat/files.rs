@@ -1,5 +1,5 @@
-//! The I/O around an agent's file plan (`context::files`): reading the files, making Claude Code
-//! discover AGENTS.md, what a runtime session already holds (`file_deliveries`), and what a
+//! The I/O around an agent's file plan (`context::files`): reading the files, what a runtime
+//! session already holds (`file_deliveries`), and what a
 //! one-to-one run was given. Shared by one-to-one chat, team turns and the task runner.
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
@@ -26,12 +26,16 @@ impl AgentFilesForRun {
     /// runtime can discover AGENTS.md); `tools`: Clawboo's tools the run has.
     pub(crate) fn read(agents: &Agents, agent: &Agent, in_workspace: bool, tools: &[ToolName]) -> Result<Self> {
         let files = agents.workspaces().read_all(&agent.id)?;
-        let discovers_agents_md = in_workspace
-            && match agent.runtime {
-                RuntimeKind::Codex | RuntimeKind::Hermes => true,
-                RuntimeKind::ClaudeCode => agents.workspaces().claude_imports_agents_md(&agent.id)?,
-                RuntimeKind::Native | RuntimeKind::Openclaw => false,
-            };
+        // Who reads AGENTS.md itself: Codex, from its own home (the Codex adapter keeps it
+        // there, wherever the run works); Hermes, from the folder it works in. Claude Code's
+        // project files (CLAUDE.md with them) stay off: Clawboo runs it with `--setting-sources
+        // ""`, because an agent can write its own folder and a project settings file there could
+        // widen its permissions. So Claude Code gets AGENTS.md as instructions.
+        let discovers_agents_md = match agent.runtime {
+            RuntimeKind::Codex => true,
+            RuntimeKind::Hermes => in_workspace,
+            RuntimeKind::ClaudeCode | RuntimeKind::Native | RuntimeKind::Openclaw => false,
+        };
         Ok(Self {
             runtime: agent.runtime,
             files,
@@ -86,7 +90,8 @@ pub(crate) fn session(conn: &Connection, conversation_id: &str, key: Option<&str
     }
     let mut stmt =
         conn.prepare_cached("SELECT file, hash FROM file_deliveries WHERE conversation_id = ?1 AND session_key = ?2")?;
-    let rows = stmt.query_map(params![conversation_id, key], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
+    let rows =
+        stmt.query_map(params![conversation_id, key], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
     let mut delivered = Vec::new();
     for row in rows {
         let (file, hash) = row?;
@@ -107,10 +112,10 @@ pub(crate) fn record(
     delivered: &[Delivered],
     now: i64,
 ) -> Result<()> {
-    tx.execute("DELETE FROM file_deliveries WHERE conversation_id = ?1 AND session_key != ?2", params![
-        conversation_id,
-        key
-    ])?;
+    tx.execute(
+        "DELETE FROM file_deliveries WHERE conversation_id = ?1 AND session_key != ?2",
+        params![conversation_id, key],
+    )?;
     let mut stmt = tx.prepare_cached(
         "INSERT INTO file_deliveries (conversation_id, session_key, file, hash, run_id, delivered_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)
@@ -140,7 +145,14 @@ impl PendingDeliveries {
     }
 
     /// Records them, once a run completed in `session` (the runtime's, when it reported one).
-    pub(crate) fn record(&self, tx: &Transaction, conversation_id: &str, session: Option<&str>, run_id: &str, now: i64) -> Result<()> {
+    pub(crate) fn record(
+        &self,
+        tx: &Transaction,
+        conversation_id: &str,
+        session: Option<&str>,
+        run_id: &str,
+        now: i64,
+    ) -> Result<()> {
         match self.key.as_deref().or(session) {
             Some(key) => record(tx, conversation_id, key, run_id, &self.delivered, now),
             None => Ok(()),

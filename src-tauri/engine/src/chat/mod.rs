@@ -305,18 +305,22 @@ impl Chat {
             recalled.as_ref().map_or("", |r| r.text.as_str()),
         ]);
         let setup_text = files::join_nonempty(&[&file_plan.setup]);
-        let shown_system = files::join_nonempty(&[setup_text.as_deref().unwrap_or(""), system.as_deref().unwrap_or("")]);
+        let shown_system =
+            files::join_nonempty(&[setup_text.as_deref().unwrap_or(""), system.as_deref().unwrap_or("")]);
         self.store.write(|tx| {
             if let Some(recalled) = &recalled {
                 Self::record_recall(tx, &conversation.id, conversation.epoch, recalled, now)?;
             }
-            files::insert_context(tx, &files::ChatRunContext {
-                run_id: run.id.clone(),
-                system_text: shown_system,
-                preamble: preamble.clone(),
-                files: file_plan.files.clone(),
-                created_at: now,
-            })
+            files::insert_context(
+                tx,
+                &files::ChatRunContext {
+                    run_id: run.id.clone(),
+                    system_text: shown_system,
+                    preamble: preamble.clone(),
+                    files: file_plan.files.clone(),
+                    created_at: now,
+                },
+            )
         })?;
         let pending = files::PendingDeliveries::new(capabilities.history, conversation.epoch, &file_plan);
         let input = TurnInput {

@@ -6,9 +6,12 @@
 //! - **SOUL.md, IDENTITY.md, USER.md**: the persona layer. Claude Code, Codex and Hermes get it in
 //!   the persona section (their instruction slot); Native in its own system prompt
 //!   ([`FilePlan::setup`]); OpenClaw reads them from its workspace copy.
-//! - **AGENTS.md**: read by the runtime itself where it discovers project docs in the run's
-//!   working folder (Codex, Hermes; Claude Code through a `CLAUDE.md` that imports `@AGENTS.md`;
-//!   OpenClaw's workspace copy); otherwise sent as instructions.
+//! - **AGENTS.md**: read by the runtime itself where it has a discovery Clawboo can use safely:
+//!   Codex as its own home-level AGENTS.md (it reads a project's only in a trusted project, and
+//!   the agent's folder stays untrusted), Hermes in the folder it works in, OpenClaw in its
+//!   workspace copy. Otherwise it is sent as instructions: Claude Code (its project files,
+//!   CLAUDE.md included, stay off because an agent could write them to widen its own
+//!   permissions), Native, and Hermes working in a project folder.
 //! - **MEMORY.md**: a short pointer when the run has the memory tools; otherwise its content as a
 //!   reference.
 //! - **BOOTSTRAP.md**: a reference.
@@ -177,9 +180,9 @@ pub struct FilesTurn<'a> {
     pub files: &'a AgentFiles,
     /// The run has `memory_search` and `memory_get`.
     pub memory_tools: bool,
-    /// The run works in the agent's own folder, where the runtime discovers AGENTS.md itself
-    /// (Codex, Hermes, and Claude Code when its CLAUDE.md imports `@AGENTS.md`). OpenClaw always
-    /// reads its workspace copy; Native never discovers.
+    /// The runtime reads the agent's AGENTS.md itself this run (Codex always; Hermes when it
+    /// works in the agent's own folder). OpenClaw always reads its workspace copy; Native and
+    /// Claude Code never do.
     pub discovers_agents_md: bool,
     /// Clawboo does not set this runtime up (a user's own OpenClaw Gateway): nothing is sent.
     pub unmanaged: bool,
@@ -270,11 +273,8 @@ pub fn plan(turn: &FilesTurn) -> Result<FilePlan> {
             references.push(format!("{heading}\n{}", text(file)));
         }
     }
-    let references = if references.is_empty() {
-        String::new()
-    } else {
-        format!("{REFERENCES_HEAD}\n\n{}", references.join("\n\n"))
-    };
+    let references =
+        if references.is_empty() { String::new() } else { format!("{REFERENCES_HEAD}\n\n{}", references.join("\n\n")) };
 
     let (setup, persona, instructions) = match turn.runtime {
         RuntimeKind::Native => {
@@ -382,7 +382,9 @@ pub fn route(turn: &FilesTurn, file: AgentFileName) -> FileRoute {
         AgentFileName::Soul | AgentFileName::Identity | AgentFileName::User if openclaw => FileRoute::Workspace,
         AgentFileName::Soul | AgentFileName::Identity | AgentFileName::User => FileRoute::Instructions,
         AgentFileName::Agents if openclaw => FileRoute::Workspace,
-        AgentFileName::Agents if turn.discovers_agents_md && turn.runtime != RuntimeKind::Native => {
+        AgentFileName::Agents
+            if turn.discovers_agents_md && matches!(turn.runtime, RuntimeKind::Codex | RuntimeKind::Hermes) =>
+        {
             FileRoute::Workspace
         }
         AgentFileName::Agents => FileRoute::Instructions,
@@ -406,13 +408,12 @@ pub fn route_label(runtime: RuntimeKind, route: FileRoute) -> &'static str {
         }
         (FileRoute::Instructions, RuntimeKind::Native) => "sent as instructions in the system prompt of every request",
         (FileRoute::Instructions, RuntimeKind::Openclaw) => "sent as instructions once per session, with the message",
-        (FileRoute::Workspace, RuntimeKind::Codex) => "read by Codex from the workspace (its own AGENTS.md discovery)",
-        (FileRoute::Workspace, RuntimeKind::ClaudeCode) => {
-            "read by Claude Code from the workspace (its CLAUDE.md imports @AGENTS.md)"
+        (FileRoute::Workspace, RuntimeKind::Codex) => {
+            "read by Codex as its own AGENTS.md (Clawboo keeps it in step, in Codex's private home)"
         }
         (FileRoute::Workspace, RuntimeKind::Hermes) => "read by Hermes from the workspace",
         (FileRoute::Workspace, RuntimeKind::Openclaw) => "read by OpenClaw from its workspace copy",
-        (FileRoute::Workspace, RuntimeKind::Native) => "read from the workspace",
+        (FileRoute::Workspace, RuntimeKind::ClaudeCode | RuntimeKind::Native) => "read from the workspace",
         (FileRoute::Reference, _) => "sent with the message on a new session, and again when it changes",
         (FileRoute::MemoryPointer, _) => "pointer only: memory tools on (memory_get / memory_search)",
         (FileRoute::Heartbeat, _) => "sent on heartbeat runs only",

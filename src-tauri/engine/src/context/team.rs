@@ -25,11 +25,11 @@
 
 use std::borrow::Cow;
 
+use super::files::{FileDelivery, FilePlan, FileRoute, FileStatus};
 use super::{
     Assembled, Connectors, Member, PeerPost, RoutineNote, Section, SectionKind, TaskResult, TeamTurn, ToolName,
     TurnKind, TurnMessage, WaitingItem, WaitingKind, INBOX_BUDGET, PEER_BUDGET, PEER_POST_BUDGET,
 };
-use super::files::{FileDelivery, FilePlan, FileRoute, FileStatus};
 use crate::vocab::{AgentFileName, RuntimeKind};
 
 /// The budget the rules and About you are held to (the teams service refuses more; nothing is

@@ -8,11 +8,11 @@ use super::check::CheckOutcome;
 use super::task::tail;
 use super::{store, Runner, RunnerSettings, StartOptions, TaskRunContext};
 use crate::agents::{Agent, RuntimeKind};
-use crate::chat::files::AgentFilesForRun;
-use crate::context::files::{FilePlan, FileSession};
 use crate::board::{Actor, Card, CardRun, CardRunKind, CardRunStatus, Comment, CommentKind};
+use crate::chat::files::AgentFilesForRun;
 use crate::chat::team::placement;
 use crate::chat::{now_ms, RunStatus, RunSummary};
+use crate::context::files::{FilePlan, FileSession};
 use crate::context::{
     self, BlockFact, FailedCheck, MemoryBlock, TaskRun, ToolName, WaitingItem, WaitingKind, PROGRESS_NOTE_CHARS,
 };

@@ -56,3 +56,28 @@ pub fn write_private(path: &Path, text: &str) -> Result<()> {
     let write = |mut file: std::fs::File| std::io::Write::write_all(&mut file, text.as_bytes());
     options.open(path).and_then(write).map_err(|e| Error::io(format!("Cannot write {}", path.display()), e))
 }
+
+/// Keeps `target` a copy of `source` (an agent file a runtime reads from its own place):
+/// written only when it differs, removed when `source` is gone or empty.
+pub fn mirror_file(source: &Path, target: &Path) -> Result<()> {
+    match std::fs::read(source) {
+        Ok(bytes) if !bytes.iter().all(u8::is_ascii_whitespace) => {
+            if std::fs::read(target).is_ok_and(|old| old == bytes) {
+                return Ok(());
+            }
+            crate::agents::atomic_write(target, &bytes)
+        }
+        Ok(_) => remove_if_present(target),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => remove_if_present(target),
+        Err(e) => Err(Error::io(format!("Cannot read {}", source.display()), e)),
+    }
+}
+
+fn remove_if_present(path: &Path) -> Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(Error::io(format!("Cannot remove {}", path.display()), e))
+        }
+        _ => Ok(()),
+    }
+}

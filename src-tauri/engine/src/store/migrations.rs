@@ -41,7 +41,11 @@ pub const MIGRATIONS: &[Migration] = &[
     Migration::rebuilding(11, "task runs", include_str!("migrations/0011_task_runs.sql")),
     Migration::new(12, "a team's project folder", include_str!("migrations/0012_team_project_folder.sql")),
     Migration::new(13, "attention requests, approvals and their audit", include_str!("migrations/0013_attention.sql")),
-    Migration::new(14, "agent-file deliveries per runtime session", include_str!("migrations/0014_file_deliveries.sql")),
+    Migration::new(
+        14,
+        "agent-file deliveries per runtime session",
+        include_str!("migrations/0014_file_deliveries.sql"),
+    ),
 ];
 
 pub fn schema_version(conn: &Connection) -> Result<u32> {

@@ -91,3 +91,50 @@ pub fn quiet_env(server: &clawboo_testkit::FakeModelServer) -> Vec<(String, Stri
     env.extend(["NO_PROXY", "no_proxy"].iter().map(|n| ((*n).into(), "127.0.0.1,localhost".into())));
     env
 }
+
+/// A chat adapter, the CLI it runs (None for Native) and the agent's provider.
+pub type ChatAdapter =
+    (std::sync::Arc<dyn clawboo_engine::runtimes::Runtime>, Option<String>, Option<clawboo_engine::secrets::Provider>);
+
+/// The adapter of `kind` pointed at `server` with the fake key `key`, the CLI it runs (None:
+/// not installed, the test skips) and the agent's provider.
+pub fn chat_adapter(
+    kind: clawboo_engine::agents::RuntimeKind,
+    server: &clawboo_testkit::FakeModelServer,
+    key: &str,
+) -> Option<ChatAdapter> {
+    use clawboo_engine::agents::RuntimeKind;
+    use clawboo_engine::runtimes::{claude_code, codex, hermes, openclaw, process::SystemSpawner, Endpoint};
+    use clawboo_engine::secrets::Provider;
+    use std::sync::Arc;
+
+    let endpoint = |base_url: String| Arc::new(Fixed(Endpoint { base_url, api_key: Some(key.into()) }));
+    let spawner = Arc::new(SystemSpawner);
+    let v1 = format!("{}/v1", server.base_url());
+    let program = |name: &str| cli(name).map(|p| Some(p.display().to_string()));
+    Some(match kind {
+        RuntimeKind::ClaudeCode => {
+            let runtime =
+                claude_code::ClaudeCodeRuntime::new(spawner, endpoint(server.base_url())).with_env(quiet_env(server));
+            (Arc::new(runtime), program("claude")?, Some(Provider::Anthropic))
+        }
+        RuntimeKind::Codex => {
+            let runtime = codex::CodexRuntime::new(spawner, endpoint(v1)).with_env(quiet_env(server));
+            (Arc::new(runtime), program("codex")?, Some(Provider::OpenAi))
+        }
+        RuntimeKind::Hermes => {
+            let runtime = hermes::HermesRuntime::new(spawner, endpoint(v1)).with_env(quiet_env(server));
+            (Arc::new(runtime), program("hermes")?, Some(Provider::Custom))
+        }
+        RuntimeKind::Openclaw => {
+            let node_dir = cli("node24")?.parent().unwrap().to_owned();
+            let mut env = quiet_env(server);
+            env.push(("PATH".into(), format!("{}:{}", node_dir.display(), std::env::var("PATH").unwrap_or_default())));
+            let runtime = openclaw::OpenclawRuntime::new(spawner, endpoint(v1)).with_env(env);
+            (Arc::new(runtime), program("openclaw")?, Some(Provider::Custom))
+        }
+        RuntimeKind::Native => {
+            (Arc::new(clawboo_engine::native::NativeRuntime::new(endpoint(v1))), None, Some(Provider::OpenAi))
+        }
+    })
+}

@@ -182,7 +182,6 @@ fn each_file_lands_once_in_its_slot() {
         let once = |needle: &str| all.matches(needle).count();
         let (persona, agents_md) = match runtime {
             RuntimeKind::Native => (&plan.setup, &plan.setup),
-            RuntimeKind::Openclaw => (&plan.persona, &plan.instructions),
             _ => (&plan.persona, &plan.instructions),
         };
         for text in ["You are Ada", "Voice: warm", "short answers"] {
@@ -191,8 +190,9 @@ fn each_file_lands_once_in_its_slot() {
             assert_eq!(once(text), expected, "{runtime:?} {text}");
             assert_eq!(persona.contains(text), expected == 1, "{runtime:?} {text}");
         }
-        // AGENTS.md is discovered by Codex, Hermes, Claude Code (CLAUDE.md) and OpenClaw.
-        let sent_agents = runtime == RuntimeKind::Native;
+        // AGENTS.md is discovered by Codex, Hermes and OpenClaw; Claude Code and Native get it
+        // as instructions.
+        let sent_agents = matches!(runtime, RuntimeKind::Native | RuntimeKind::ClaudeCode);
         assert_eq!(once("make check"), usize::from(sent_agents), "{runtime:?}");
         assert_eq!(agents_md.contains("make check"), sent_agents);
         assert_eq!(plan.references.matches("Introduce yourself").count(), 1);
@@ -228,7 +228,10 @@ fn oversize_refuses_naming_every_file_over_and_never_cuts() {
     let err = case.plan().unwrap_err();
     assert_eq!(err.code(), ErrorCode::ContextTooLarge);
     let text = err.to_string();
-    assert!(text.contains("AGENTS.md has 16,345 characters, over its budget of 16,000 (read by Codex"), "{text}");
+    assert!(
+        text.contains("AGENTS.md has 16,345 characters, over its budget of 16,000 (read by Codex as its own"),
+        "{text}"
+    );
     assert!(text.contains("USER.md has 2,001 characters, over its budget of 2,000"), "{text}");
     assert!(text.ends_with("nothing was sent."), "{text}");
     // Exactly at the budget: sent whole.

@@ -151,23 +151,23 @@ impl Chat {
         let rules: Vec<String> = team.rules.iter().map(|r| r.text.clone()).collect();
         let assemble = |files: &FilePlan| {
             context::team_turn(&context::TeamTurn {
-            runtime: agent.runtime,
-            files,
-            rules: &rules,
-            about_you: &team.about_you,
-            team_name: &team.name,
-            room_name: if room.is_general { "General" } else { &room.name },
-            is_general: room.is_general,
-            me: &agent.handle,
-            members: &context_members,
-            kind: kind.clone(),
-            tools: &tools,
-            routine: None,
-            connectors: None,
-            waiting: &waiting,
-            peer_posts: &peer_posts,
-            message: &message,
-        })
+                runtime: agent.runtime,
+                files,
+                rules: &rules,
+                about_you: &team.about_you,
+                team_name: &team.name,
+                room_name: if room.is_general { "General" } else { &room.name },
+                is_general: room.is_general,
+                me: &agent.handle,
+                members: &context_members,
+                kind: kind.clone(),
+                tools: &tools,
+                routine: None,
+                connectors: None,
+                waiting: &waiting,
+                peer_posts: &peer_posts,
+                message: &message,
+            })
         };
         let assembled = assemble(&new_session_files);
         let fingerprint = placement::fingerprint(&assembled, &new_session_files);
@@ -317,7 +317,18 @@ impl Chat {
                         created_at: now,
                     },
                 )?;
-                Ok((conversation, run, transcript, plan, placed, changed_card, batch_card, recalled, recall_failed, file_plan))
+                Ok((
+                    conversation,
+                    run,
+                    transcript,
+                    plan,
+                    placed,
+                    changed_card,
+                    batch_card,
+                    recalled,
+                    recall_failed,
+                    file_plan,
+                ))
             })?;
         for card in changed_card.iter().chain(batch_card.iter()) {
             self.publish_room_message(&team.id, card);

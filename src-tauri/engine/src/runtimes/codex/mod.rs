@@ -35,6 +35,8 @@ use crate::agents::RuntimeKind;
 use crate::error::{Error, Result};
 use crate::secrets::Provider;
 
+const AGENTS_MD: &str = "AGENTS.md";
+
 /// The model when the agent names none.
 pub const DEFAULT_MODEL: &str = "gpt-5.5";
 
@@ -124,6 +126,10 @@ impl CodexRuntime {
                 env.push((KEY_ENV.to_owned(), endpoint.api_key.unwrap_or_default()));
             }
         }
+        // The agent's AGENTS.md as Codex's own (home-level) AGENTS.md: Codex reads a project's
+        // only when the project is trusted, and the agent's folder stays untrusted so its
+        // `.codex/config.toml`, hooks and rules (which the agent could write) are never loaded.
+        super::home::mirror_file(&input.homes.agent_dir().join(AGENTS_MD), &home.join(AGENTS_MD))?;
         if let Some(grant) = &input.tools {
             env.push((crate::tools::TOKEN_ENV.to_owned(), grant.token.clone()));
         }

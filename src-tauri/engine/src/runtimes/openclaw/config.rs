@@ -161,17 +161,7 @@ pub fn prepare(layout: &Layout, config: &Value, source_dir: &Path) -> Result<()>
 /// folder is removed from the workspace too.
 pub fn sync_workspace(source_dir: &Path, workspace: &Path) -> Result<()> {
     for name in WORKSPACE_FILES {
-        let target = workspace.join(name);
-        match std::fs::read(source_dir.join(name)) {
-            Ok(bytes) => write_if_changed(&target, &bytes)?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => match std::fs::remove_file(&target) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                    return Err(Error::io(format!("Cannot remove {}", target.display()), e))
-                }
-                _ => {}
-            },
-            Err(e) => return Err(Error::io(format!("Cannot read {name} of the agent"), e)),
-        }
+        crate::runtimes::home::mirror_file(&source_dir.join(name), &workspace.join(name))?;
     }
     Ok(())
 }
