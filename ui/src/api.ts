@@ -12,6 +12,8 @@ import type {
   AppInfo,
   ChatMessageAdded,
   ChatPage,
+  ChatRunContext,
+  FileRouteInfo,
   NewAgent,
   OpenclawGateway,
   OpenclawGatewayInput,
@@ -93,7 +95,12 @@ export type {
   ChatMessageAdded,
   ChatPage,
   ChatRole,
+  ChatRunContext,
   ErrorCode,
+  FileDelivery,
+  FileRoute,
+  FileRouteInfo,
+  FileStatus,
   Value as JsonValue,
   NewAgent,
   OpenclawGateway,
@@ -266,6 +273,15 @@ export const chatHistoryPage = (agentId: string, beforeSeq: number | null, limit
 
 export const sendChatMessage = (agentId: string, text: string): Promise<SendOutcome> =>
   unwrap(() => commands.sendChatMessage(agentId, text));
+
+/** Exactly what a one-to-one run was given: its instruction slot, the text in front of the
+ *  message, and where each agent file went. */
+export const chatRunContext = (runId: string): Promise<ChatRunContext> =>
+  unwrap(() => commands.chatRunContext(runId));
+
+/** How each of the agent's files reaches its runtime, with its budget (the editor's meter). */
+export const agentFileRoutes = (agentId: string): Promise<FileRouteInfo[]> =>
+  unwrap(() => commands.agentFileRoutes(agentId));
 
 export const cancelRun = (runId: string): Promise<null> => unwrap(() => commands.cancelRun(runId));
 

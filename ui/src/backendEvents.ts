@@ -63,6 +63,8 @@ export function useBackendEvents(onFailure: (e: unknown) => void) {
         void client.invalidateQueries({ queryKey: queryKeys.agents });
         void client.invalidateQueries({ queryKey: ["agentFiles"] });
         void client.invalidateQueries({ queryKey: ["agentFile"] });
+        // Routes follow the runtime and its tools.
+        void client.invalidateQueries({ queryKey: ["agentFileRoutes"] });
         refetchNewestChatPages(client);
         refetchRooms(client);
         // A deleted agent leaves its teams; a lag may have dropped teamsChanged.

@@ -48,6 +48,8 @@ export const queryKeys = {
   agents: ["agents"] as const,
   agentFiles: (agentId: string) => ["agentFiles", agentId] as const,
   agentFile: (agentId: string, name: string) => ["agentFile", agentId, name] as const,
+  agentFileRoutes: (agentId: string) => ["agentFileRoutes", agentId] as const,
+  chatRunContext: (runId: string) => ["chatRunContext", runId] as const,
   openclawGateway: (agentId: string) => ["openclawGateway", agentId] as const,
   providers: ["providers"] as const,
   runtimes: ["runtimes"] as const,
@@ -98,6 +100,24 @@ export function useAgentFile(agentId: string, name: string | null) {
   });
 }
 
+/** How each file reaches the agent's runtime, with its budget. Depends on the runtime and its
+ *  tools, so any change to agents refetches it (see backendEvents). */
+export function useAgentFileRoutes(agentId: string) {
+  return useQuery({
+    queryKey: queryKeys.agentFileRoutes(agentId),
+    queryFn: () => api.agentFileRoutes(agentId),
+  });
+}
+
+/** What a one-to-one run was given; stored once when the run starts, never changed. */
+export function useChatRunContext(runId: string) {
+  return useQuery({
+    queryKey: queryKeys.chatRunContext(runId),
+    queryFn: () => api.chatRunContext(runId),
+    staleTime: Infinity,
+  });
+}
+
 export function useProviders() {
   return useQuery({ queryKey: queryKeys.providers, queryFn: api.listProviders });
 }
@@ -129,6 +149,8 @@ export function useUpdateAgent() {
     onSuccess: (agent) => {
       client.setQueryData<Agent[]>(queryKeys.agents, (list) => upsertAgent(list, agent));
       void client.invalidateQueries({ queryKey: queryKeys.agents });
+      // A new runtime routes the files differently.
+      void client.invalidateQueries({ queryKey: queryKeys.agentFileRoutes(agent.id) });
     },
   });
 }
@@ -142,6 +164,7 @@ export function useDeleteAgent() {
       client.removeQueries({ queryKey: queryKeys.agentFiles(id) });
       client.removeQueries({ queryKey: ["agentFile", id] });
       client.removeQueries({ queryKey: queryKeys.openclawGateway(id) });
+      client.removeQueries({ queryKey: queryKeys.agentFileRoutes(id) });
       void client.invalidateQueries({ queryKey: queryKeys.agents });
     },
   });
@@ -172,8 +195,9 @@ export function useSetOpenclawGateway(agentId: string) {
     mutationFn: (input: OpenclawGatewayInput) => api.setOpenclawGateway(agentId, input),
     onSuccess: (gateway: OpenclawGateway) => {
       client.setQueryData(queryKeys.openclawGateway(agentId), gateway);
-      // The URL is part of the agent too.
+      // The URL is part of the agent too, and a Gateway of the user's own gets no files.
       void client.invalidateQueries({ queryKey: queryKeys.agents });
+      void client.invalidateQueries({ queryKey: queryKeys.agentFileRoutes(agentId) });
     },
   });
 }

@@ -1,4 +1,4 @@
-import { memo, useCallback, type CSSProperties } from "react";
+import { memo, useCallback, useMemo, type CSSProperties } from "react";
 import type { ChatMessage, RunSummary } from "../api";
 import { isRunFailure, runNoticeTitle, type TimelineEntry } from "../lib/chat";
 import { Markdown, StreamingMarkdown } from "./Markdown";
@@ -15,9 +15,31 @@ type Props = {
   pendingText: string | null;
   /** The live reply of the active run; null when no run is going. */
   streaming: { text: string } | null;
+  /** Opens "What this agent saw" for a run; its link reads `seeLabel`. */
+  onSeeContext: (runId: string) => void;
+  seeLabel: string;
 };
 
-const MessageRow = memo(function MessageRow({ message }: { message: ChatMessage }) {
+type See = { label: string; open: (runId: string) => void };
+
+/** The link to what a run was given, one per run. */
+function SeeContext({ runId, see }: { runId: string; see: See }) {
+  return (
+    <footer className="chat-meta">
+      <button
+        type="button"
+        className="link-button"
+        onClick={() => see.open(runId)}
+        data-testid={`chat-run-context-${runId}`}
+      >
+        {see.label}
+      </button>
+    </footer>
+  );
+}
+
+/** `see`: the reply carries its run's "What this agent saw" link. */
+const MessageRow = memo(function MessageRow({ message, see }: { message: ChatMessage; see: See | null }) {
   if (message.role === "notice") {
     return (
       <div className="chat-notice" data-testid="chat-notice">
@@ -25,21 +47,27 @@ const MessageRow = memo(function MessageRow({ message }: { message: ChatMessage 
       </div>
     );
   }
+  if (message.role === "user") {
+    return (
+      <div className="chat-row chat-row--user" data-testid="chat-message" data-role="user">
+        {/* What the user typed is shown as typed. */}
+        <div className="chat-bubble">{message.content}</div>
+      </div>
+    );
+  }
   return (
-    <div className={`chat-row chat-row--${message.role}`} data-testid="chat-message" data-role={message.role}>
-      {message.role === "assistant" ? (
+    <>
+      <div className="chat-row chat-row--assistant" data-testid="chat-message" data-role="assistant">
         <div className="chat-bubble chat-bubble--markdown">
           <Markdown text={message.content} />
         </div>
-      ) : (
-        // What the user typed is shown as typed.
-        <div className="chat-bubble">{message.content}</div>
-      )}
-    </div>
+      </div>
+      {see && message.runId && <SeeContext runId={message.runId} see={see} />}
+    </>
   );
 });
 
-const RunNotice = memo(function RunNotice({ run }: { run: RunSummary }) {
+const RunNotice = memo(function RunNotice({ run, see }: { run: RunSummary; see: See }) {
   const failure = isRunFailure(run.status);
   return (
     <div
@@ -49,6 +77,7 @@ const RunNotice = memo(function RunNotice({ run }: { run: RunSummary }) {
     >
       <strong>{runNoticeTitle(run.status)}</strong>
       {run.error && <span> {run.error}</span>}
+      <SeeContext runId={run.id} see={see} />
     </div>
   );
 });
@@ -65,11 +94,27 @@ export function ChatTimeline({
   onLoadOlder,
   pendingText,
   streaming,
+  onSeeContext,
+  seeLabel,
 }: Props) {
+  const see = useMemo(() => ({ label: seeLabel, open: onSeeContext }), [seeLabel, onSeeContext]);
+  // A run noted in the conversation (failed, stopped) carries its link on the notice, which
+  // comes after its last message; its partial reply, if any, does not repeat it.
+  const noticed = useMemo(
+    () => new Set(entries.flatMap((e) => (e.kind === "run" ? [e.run.id] : []))),
+    [entries],
+  );
   const renderEntry = useCallback(
     (entry: TimelineEntry) =>
-      entry.kind === "message" ? <MessageRow message={entry.message} /> : <RunNotice run={entry.run} />,
-    [],
+      entry.kind === "message" ? (
+        <MessageRow
+          message={entry.message}
+          see={entry.message.runId && !noticed.has(entry.message.runId) ? see : null}
+        />
+      ) : (
+        <RunNotice run={entry.run} see={see} />
+      ),
+    [noticed, see],
   );
   const footer =
     pendingText !== null || streaming ? (

@@ -11,17 +11,38 @@ type Props = {
   busy?: boolean;
   error?: string | null;
   confirmTestId?: string;
+  /** "Cancel" unless the choice reads better otherwise ("Keep editing"). */
+  cancelLabel?: string;
+  cancelTestId?: string;
 };
 
-/** An in-app replacement for window.confirm, for destructive actions. */
-export function ConfirmDialog({ title, children, confirmLabel, onConfirm, onCancel, busy, error, confirmTestId }: Props) {
+/** An in-app replacement for window.confirm, for destructive or risky actions. */
+export function ConfirmDialog({
+  title,
+  children,
+  confirmLabel,
+  onConfirm,
+  onCancel,
+  busy,
+  error,
+  confirmTestId,
+  cancelLabel = "Cancel",
+  cancelTestId,
+}: Props) {
   return (
     <Modal title={title} onClose={busy ? () => {} : onCancel} role="alertdialog" testId="confirm-dialog">
       <div className="modal__body">{children}</div>
       <ErrorMessage message={error} />
       <div className="modal__actions">
-        <button type="button" className="button" onClick={onCancel} disabled={busy} data-autofocus>
-          Cancel
+        <button
+          type="button"
+          className="button"
+          onClick={onCancel}
+          disabled={busy}
+          data-autofocus
+          data-testid={cancelTestId}
+        >
+          {cancelLabel}
         </button>
         <button
           type="button"

@@ -5,6 +5,7 @@ import { errorMessage } from "../errors";
 import { formatCount } from "../lib/format";
 import { Modal } from "./Modal";
 import { ErrorMessage } from "./ErrorMessage";
+import { FileDeliveryList } from "./FileDeliveryList";
 
 const TURN_KINDS: Record<RunContext["turnKind"], string> = {
   leader: "the room's leader",
@@ -77,6 +78,7 @@ function ContextBody({ context }: { context: RunContext }) {
           <SectionRow key={`${section.kind}-${i}`} section={section} />
         ))}
       </ol>
+      <FileDeliveryList files={context.files} />
       {context.deferred.length > 0 && (
         <p className="banner banner--warning" data-testid="run-context-deferred">
           {context.deferred.length} waiting item{context.deferred.length === 1 ? "" : "s"} did not fit the budgets and

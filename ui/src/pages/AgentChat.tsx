@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo } from "react";
+import { useCallback, useEffect, useMemo, useState } from "react";
 import type { Agent } from "../api";
 import { useCancelRun, useChatPages, useRefreshChat, useSendChatMessage } from "../queries";
 import { useRunActivity } from "../runActivity";
@@ -9,6 +9,7 @@ import { ErrorMessage } from "../components/ErrorMessage";
 import { ChatTimeline } from "../components/ChatTimeline";
 import { ChatComposer } from "../components/ChatComposer";
 import { ActivityCard } from "../components/ActivityCard";
+import { ChatRunContextViewer } from "../components/ChatRunContextViewer";
 
 /** How long a finished run may still be called active before the newest page is read again. */
 const FINISH_GRACE_MS = 3_000;
@@ -25,6 +26,8 @@ export function AgentChat({ agent, drafts }: Props) {
   const send = useSendChatMessage(agent.id);
   const cancel = useCancelRun();
   const refresh = useRefreshChat(agent.id);
+  // The run whose "What this agent saw" is open.
+  const [seeing, setSeeing] = useState<string | null>(null);
 
   const view = useMemo(() => (history.data ? flattenPages(history.data) : undefined), [history.data]);
   const activeRun = view?.activeRun ?? null;
@@ -66,6 +69,8 @@ export function AgentChat({ agent, drafts }: Props) {
             onLoadOlder={loadOlder}
             pendingText={send.isPending ? send.variables : null}
             streaming={activeRun ? { text: activity.text } : null}
+            onSeeContext={setSeeing}
+            seeLabel={`What @${agent.handle} saw`}
           />
         )}
         <ErrorMessage message={error ? errorMessage(error) : null} />
@@ -83,6 +88,7 @@ export function AgentChat({ agent, drafts }: Props) {
         />
       </section>
       <ActivityCard run={shownRun} />
+      {seeing && <ChatRunContextViewer runId={seeing} who={`@${agent.handle}`} onClose={() => setSeeing(null)} />}
     </div>
   );
 }

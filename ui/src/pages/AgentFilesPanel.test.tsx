@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { act, screen, waitFor, within } from "@testing-library/react";
 import { ClawbooError } from "../errors";
+import type { AgentPatch } from "../api";
 import { backend, editOnDisk, fakeApi, resetBackend, seedAgent } from "../test/fakeApi";
 import {
   editorText,
@@ -78,34 +79,131 @@ describe("Agent Files editor", () => {
     expect(fakeApi.writeAgentFile).toHaveBeenCalledWith(agentId, "SOUL.md", `${SOUL}More.`);
   });
 
-  it("shows the SOUL.md character meter and the over-budget message", async () => {
+  it("shows the SOUL.md meter, how it reaches the runtime, and the over-budget warning", async () => {
     const { user } = renderApp();
     await openAgentFiles(user, "researcher");
+    const meter = () => screen.getByTestId("file-meter");
 
     replaceEditorText("a".repeat(1234));
-    expect(screen.getByTestId("soul-meter").textContent).toContain("1,234 / 4,000 characters");
-    expect(screen.getByTestId("soul-meter").textContent).not.toContain("Over the persona budget");
+    expect(meter().getAttribute("data-file")).toBe("SOUL.md");
+    expect(meter().textContent).toContain("1,234 / 4,000 characters");
+    expect(meter().textContent).not.toContain("Over its budget");
+    expect((await screen.findByTestId("file-route")).textContent).toBe(
+      "How it reaches Claude Code: sent as instructions every turn (appended to Claude Code's system prompt)",
+    );
 
     // Code points, not UTF-16 units: each emoji counts once.
     replaceEditorText("😀".repeat(4000));
-    expect(screen.getByTestId("soul-meter").textContent).toContain("4,000 / 4,000 characters");
-    expect(screen.getByTestId("soul-meter").classList.contains("is-over")).toBe(false);
+    expect(meter().textContent).toContain("4,000 / 4,000 characters");
+    expect(meter().classList.contains("is-over")).toBe(false);
+
+    // Surrounding whitespace is not sent, so it does not count.
+    replaceEditorText(`\n\n${"b".repeat(4000)}\n\n`);
+    expect(meter().textContent).toContain("4,000 / 4,000 characters");
 
     replaceEditorText("b".repeat(4025));
-    const meter = screen.getByTestId("soul-meter");
-    expect(meter.classList.contains("is-over")).toBe(true);
-    expect(meter.textContent).toContain("4,025 / 4,000 characters");
-    expect(meter.textContent).toContain(
-      "Over the persona budget by 25 characters. Claude Code, Codex and Hermes receive only the first 4,000 characters as the persona; the file itself is kept whole.",
+    expect(meter().classList.contains("is-over")).toBe(true);
+    expect(meter().textContent).toContain("4,025 / 4,000 characters");
+    expect(screen.getByTestId("file-over-budget").textContent).toBe(
+      "Over its budget by 25 characters: this agent's runs are refused until it is shortened. Nothing is ever cut.",
     );
   });
 
-  it("shows the meter only for SOUL.md", async () => {
+  it("meters every file against its own budget, with its route for this runtime", async () => {
+    await fakeApi.updateAgent(agentId, { runtime: "codex" } as AgentPatch);
     const { user } = renderApp();
     await openAgentFiles(user, "researcher");
     await user.click(screen.getByTestId("file-tab-AGENTS.md"));
     await waitFor(() => expect(editorText()).toBe("# AGENTS.md\n"));
-    expect(screen.queryByTestId("soul-meter")).toBeNull();
+
+    const meter = screen.getByTestId("file-meter");
+    expect(meter.getAttribute("data-file")).toBe("AGENTS.md");
+    expect(meter.textContent).toContain("11 / 16,000 characters");
+    expect((await screen.findByTestId("file-route")).textContent).toBe(
+      "How it reaches Codex: read by Codex from the workspace (its own AGENTS.md discovery)",
+    );
+
+    replaceEditorText("x".repeat(16_010));
+    expect(screen.getByTestId("file-meter").textContent).toContain("16,010 / 16,000 characters");
+    expect(screen.getByTestId("file-over-budget").textContent).toContain("Over its budget by 10 characters");
+
+    await user.click(screen.getByTestId("file-tab-HEARTBEAT.md"));
+    await waitFor(() => expect(editorText()).toBe("# HEARTBEAT.md\n"));
+    expect(screen.getByTestId("file-route").textContent).toBe("How it reaches Codex: sent on heartbeat runs only");
+  });
+
+  it("shows no blocking warning for a file whose content is not sent", async () => {
+    const { user } = renderApp();
+    await openAgentFiles(user, "researcher");
+    await user.click(screen.getByTestId("file-tab-MEMORY.md"));
+    await waitFor(() => expect(editorText()).toBe("# MEMORY.md\n"));
+    expect((await screen.findByTestId("file-route")).textContent).toBe(
+      "How it reaches Claude Code: pointer only: memory tools on (memory_get / memory_search)",
+    );
+
+    replaceEditorText("m".repeat(8_100));
+    expect(screen.getByTestId("file-meter").textContent).toContain("8,100 / 8,000 characters");
+    expect(screen.getByTestId("file-meter").classList.contains("is-over")).toBe(false);
+    expect(screen.queryByTestId("file-over-budget")).toBeNull();
+    expect(screen.getByTestId("file-over-budget-note").textContent).toContain("its content is not sent");
+
+    // And it saves without asking.
+    pressSaveShortcut();
+    await waitFor(() => expect(screen.queryByTestId("dirty-marker")).toBeNull());
+    expect(screen.queryByTestId("confirm-dialog")).toBeNull();
+  });
+
+  it("reads the routes again when the agent's runtime changes", async () => {
+    const { user } = renderApp();
+    await openAgentFiles(user, "researcher");
+    await user.click(screen.getByTestId("file-tab-AGENTS.md"));
+    expect((await screen.findByTestId("file-route")).textContent).toContain("How it reaches Claude Code: read by Claude Code");
+
+    await act(async () => {
+      await fakeApi.updateAgent(agentId, { runtime: "native" } as AgentPatch);
+      backend.agentListeners.forEach((cb) => cb());
+    });
+    await waitFor(() =>
+      expect(screen.getByTestId("file-route").textContent).toBe(
+        "How it reaches Native: sent as instructions in the system prompt of every request",
+      ),
+    );
+  });
+
+  it("asks before saving a file over its budget: Keep editing keeps the draft unsaved", async () => {
+    const { user } = renderApp();
+    await openAgentFiles(user, "researcher");
+    await screen.findByTestId("file-route");
+    replaceEditorText("c".repeat(4_050));
+
+    pressSaveShortcut();
+    const dialog = await screen.findByTestId("confirm-dialog");
+    expect(dialog.textContent).toContain("Save SOUL.md over its budget?");
+    expect(dialog.textContent).toContain("SOUL.md has 4,050 characters, over its budget of 4,000 by 50.");
+
+    await user.click(screen.getByTestId("save-over-budget-cancel"));
+    expect(screen.queryByTestId("confirm-dialog")).toBeNull();
+    expect(fakeApi.writeAgentFile).not.toHaveBeenCalled();
+    expect(screen.getByTestId("dirty-marker")).toBeTruthy();
+    expect(editorText()).toBe("c".repeat(4_050));
+    expect(diskContent("SOUL.md")).toBe(SOUL);
+  });
+
+  it("Save anyway saves the whole text, over its budget", async () => {
+    const { user } = renderApp();
+    await openAgentFiles(user, "researcher");
+    await screen.findByTestId("file-route");
+    replaceEditorText("c".repeat(4_050));
+
+    await user.click(screen.getByTestId("save-file-button"));
+    await user.click(await screen.findByTestId("save-over-budget-confirm"));
+
+    await waitFor(() => expect(screen.queryByTestId("dirty-marker")).toBeNull());
+    expect(fakeApi.writeAgentFile).toHaveBeenCalledTimes(1);
+    expect(diskContent("SOUL.md")).toBe("c".repeat(4_050));
+    expect(screen.queryByTestId("confirm-dialog")).toBeNull();
+    // Still over: the warning stays until it is shortened.
+    expect(screen.getByTestId("file-over-budget")).toBeTruthy();
   });
 
   it("replaces a clean editor's content when the file changes on disk", async () => {

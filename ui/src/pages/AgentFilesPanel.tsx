@@ -1,4 +1,5 @@
 import { useState } from "react";
+import type { RuntimeKind } from "../api";
 import { useAgentFiles } from "../queries";
 import { isDirty, sessionKey, useFileSession } from "../fileSessions";
 import { errorMessage } from "../errors";
@@ -31,10 +32,10 @@ function FileTab({ agentId, name, selected, onSelect }: TabProps) {
   );
 }
 
-type Props = { agentId: string };
+type Props = { agentId: string; runtime: RuntimeKind };
 
 /** The agent's markdown files: one tab per file, one editor. */
-export function AgentFilesPanel({ agentId }: Props) {
+export function AgentFilesPanel({ agentId, runtime }: Props) {
   const files = useAgentFiles(agentId);
   const [selected, setSelected] = useState<string | null>(null);
 
@@ -61,7 +62,7 @@ export function AgentFilesPanel({ agentId }: Props) {
           />
         ))}
       </div>
-      <FileEditorPane agentId={agentId} name={current} />
+      <FileEditorPane agentId={agentId} runtime={runtime} name={current} />
     </div>
   );
 }

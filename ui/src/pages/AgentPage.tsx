@@ -78,7 +78,7 @@ export function AgentPage({ agent, tab, onTab: setTab, onDeleted }: Props) {
             {subTab === "profile" ? (
               <AgentProfile key={agent.id} agent={agent} onDeleted={onDeleted} />
             ) : (
-              <AgentFilesPanel key={agent.id} agentId={agent.id} />
+              <AgentFilesPanel key={agent.id} agentId={agent.id} runtime={agent.runtime} />
             )}
           </div>
         </>

@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import { screen, waitFor, within } from "@testing-library/react";
 import { resetBackend, seedAgent, seedTeam } from "../test/fakeApi";
 import { board, seedCard, seedCardRun, seedComment } from "../test/fakeBoard";
+import { sampleDeliveries } from "../test/fakeFileRoutes";
 import { fakeApi } from "../test/fakeApi";
 import { renderApp } from "../test/helpers";
 import type { Agent, Team } from "../api";
@@ -188,6 +189,7 @@ describe("Board", () => {
         section("memory", "volatile", "## Memory\n- [m-7f3a] Prices are in euros."),
         section("message", "turn", "Write the copy"),
       ],
+      files: sampleDeliveries({ "AGENTS.md": "read_by_runtime", "HEARTBEAT.md": "not_this_run" }),
       cited: ["m-7f3a"], createdAt: 1,
     });
     const { user } = await openBoard();
@@ -198,6 +200,14 @@ describe("Board", () => {
     expect(viewer.textContent).toContain("facts given: m-7f3a");
     expect(within(viewer).getByTestId("run-context-section-task").textContent).toContain("steady for the task");
     expect(within(viewer).getByTestId("run-context-section-memory").textContent).toContain("changes most");
+    // Every agent file, with what this run did with it.
+    const files = within(viewer).getByTestId("file-deliveries");
+    expect(within(files).getAllByRole("listitem")).toHaveLength(7);
+    const agents = within(files).getByTestId("file-delivery-AGENTS.md");
+    expect(agents.getAttribute("data-status")).toBe("read_by_runtime");
+    expect(agents.textContent).toContain("Read by the runtime");
+    expect(agents.textContent).toContain("read by Codex from the workspace (its own AGENTS.md discovery)");
+    expect(within(files).getByTestId("file-delivery-HEARTBEAT.md").textContent).toContain("Not this run");
   });
 
   it("shows what a card's runs changed in its repository, working in its team's folder", async () => {

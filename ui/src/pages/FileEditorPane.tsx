@@ -1,24 +1,35 @@
 import { useCallback, useEffect, useRef, useState } from "react";
-import { useAgentFile, useAppInfo, useWriteAgentFile } from "../queries";
+import type { RuntimeKind } from "../api";
+import { useAgentFile, useAgentFileRoutes, useAppInfo, useWriteAgentFile } from "../queries";
 import { isDirty, sessionKey, useFileSession, useFileSessionStore } from "../fileSessions";
 import { errorMessage } from "../errors";
-import { PERSONA_FILE } from "../lib/agentFiles";
+import { charsOverBudget, fileChars, PERSONA_FILE } from "../lib/agentFiles";
+import { formatCount } from "../lib/format";
+import { runtimeLabel } from "../lib/runtimes";
 import { MarkdownEditor } from "../components/MarkdownEditor";
-import { SoulMeter } from "../components/SoulMeter";
+import { FileBudgetMeter } from "../components/FileBudgetMeter";
+import { ConfirmDialog } from "../components/ConfirmDialog";
 import { ConflictBanner } from "../components/ConflictBanner";
 import { ErrorMessage } from "../components/ErrorMessage";
 
-type Props = { agentId: string; name: string };
+type Props = { agentId: string; runtime: RuntimeKind; name: string };
 
 /** Editor, save controls and status for the selected agent file. */
-export function FileEditorPane({ agentId, name }: Props) {
+export function FileEditorPane({ agentId, runtime, name }: Props) {
   const key = sessionKey(agentId, name);
   const store = useFileSessionStore();
   const session = useFileSession(key);
   const file = useAgentFile(agentId, name);
   const appInfo = useAppInfo();
+  const routes = useAgentFileRoutes(agentId);
   const write = useWriteAgentFile(agentId);
   const [saveErrors, setSaveErrors] = useState<Record<string, string>>({});
+  // The over-budget confirm, open for this file's session key.
+  const [confirmingKey, setConfirmingKey] = useState<string | null>(null);
+
+  const route = routes.data?.find((r) => r.file === name) ?? null;
+  // Until the routes load, SOUL.md still has its known budget.
+  const budget = route?.budget ?? (name === PERSONA_FILE ? appInfo.data?.personaBudget : undefined);
 
   const setSaveError = useCallback(
     (message: string | null) =>
@@ -26,10 +37,14 @@ export function FileEditorPane({ agentId, name }: Props) {
     [key],
   );
 
-  const save = useCallback(() => {
+  const canSave = useCallback(() => {
     const current = store.get(key);
-    if (!current || current.saving !== null) return;
-    if (!isDirty(current) && current.conflict === null) return;
+    return !!current && current.saving === null && (isDirty(current) || current.conflict !== null);
+  }, [store, key]);
+
+  const writeDraft = useCallback(() => {
+    const current = store.get(key);
+    if (!current || !canSave()) return;
     const content = current.draft;
     setSaveError(null);
     store.saveStarted(key, content);
@@ -40,7 +55,16 @@ export function FileEditorPane({ agentId, name }: Props) {
         setSaveError(errorMessage(e));
       },
     );
-  }, [store, key, name, write, setSaveError]);
+  }, [store, key, name, write, setSaveError, canSave]);
+
+  // A draft over a budget that applies is saved only once the user says so: its runs would be
+  // refused until it is shortened. The text itself is never cut or lost.
+  const save = useCallback(() => {
+    const current = store.get(key);
+    if (!current || !canSave()) return;
+    if (route?.budgetApplies && charsOverBudget(current.draft, route.budget) > 0) setConfirmingKey(key);
+    else writeDraft();
+  }, [store, key, canSave, route, writeDraft]);
 
   const onChange = useCallback((text: string) => store.setDraft(key, text), [store, key]);
 
@@ -94,8 +118,14 @@ export function FileEditorPane({ agentId, name }: Props) {
 
       <div className="file-pane__footer">
         <div className="file-pane__status">
-          {name === PERSONA_FILE && appInfo.data && (
-            <SoulMeter text={session.draft} budget={appInfo.data.personaBudget} />
+          {budget !== undefined && (
+            <FileBudgetMeter
+              name={name}
+              text={session.draft}
+              budget={budget}
+              route={route}
+              runtimeLabel={runtimeLabel(runtime)}
+            />
           )}
           <ErrorMessage message={saveErrors[key]} />
         </div>
@@ -117,6 +147,28 @@ export function FileEditorPane({ agentId, name }: Props) {
           </button>
         </div>
       </div>
+
+      {confirmingKey === key && route && (
+        <ConfirmDialog
+          title={`Save ${name} over its budget?`}
+          confirmLabel="Save anyway"
+          cancelLabel="Keep editing"
+          confirmTestId="save-over-budget-confirm"
+          cancelTestId="save-over-budget-cancel"
+          onConfirm={() => {
+            setConfirmingKey(null);
+            writeDraft();
+          }}
+          onCancel={() => setConfirmingKey(null)}
+        >
+          <p>
+            <strong>{name}</strong> has {formatCount(fileChars(session.draft))} characters, over its budget of{" "}
+            {formatCount(route.budget)} by {formatCount(charsOverBudget(session.draft, route.budget))}. While it is,
+            this agent&apos;s runs are refused; nothing is ever cut. Save anyway keeps your text exactly as written;
+            Keep editing leaves it here, unsaved.
+          </p>
+        </ConfirmDialog>
+      )}
     </div>
   );
 }

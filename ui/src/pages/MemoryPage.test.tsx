@@ -173,6 +173,7 @@ describe("Memory view: a fact's detail", () => {
       ],
       steadyInSession: false,
       deferred: [],
+      files: [],
       createdAt: 20_000,
     });
     const { user } = await openMemory();

@@ -4,6 +4,7 @@ import { ClawbooError } from "../errors";
 import { fakeMemoryApi, resetMemory } from "./fakeMemory";
 import { fakeBoardApi, resetBoard } from "./fakeBoard";
 import { fakeAttentionApi, resetAttention } from "./fakeAttention";
+import { planTurn, routesOf } from "./fakeFileRoutes";
 import type {
   Access,
   Agent,
@@ -15,6 +16,8 @@ import type {
   ChatMessage,
   ChatMessageAdded,
   ChatPage,
+  ChatRunContext,
+  FileRouteInfo,
   NewAgent,
   OpenclawGateway,
   OpenclawGatewayInput,
@@ -141,6 +144,10 @@ function initialState() {
     access: initialAccess(),
     /** agentId -> chat */
     chats: new Map<string, FakeChat>(),
+    /** runId -> what a one-to-one run was given */
+    chatRunContexts: new Map<string, ChatRunContext>(),
+    /** agentId -> file -> hash of the references its chat session holds (cleared by /reset) */
+    deliveredFiles: new Map<string, Map<FileName, string>>(),
     /** runId -> everything the run emitted, for runActivity() */
     runRecords: new Map<string, RunEventRecord[]>(),
     fileListeners: new Set<FileListener>(),
@@ -270,6 +277,29 @@ export function seedRun(agentId: string, status: RunStatus = "running", error: s
   if (asked && asked.role === "user" && asked.runId === null) asked.runId = run.id;
   if (running) chat.activeRun = run;
   return run;
+}
+
+/** Stores what a one-to-one run was given, roughly as the engine words it, and notes the
+ *  references it delivered into the session. */
+function recordChatRunContext(
+  agentId: string,
+  runId: string,
+  files: ChatRunContext["files"],
+  delivered: Map<FileName, string>,
+) {
+  const texts = agentFiles(agentId);
+  const sent = (route: string) => files.filter((f) => f.route === route && f.status === "sent");
+  const system = sent("instructions").map((f) => texts.get(f.file)!.trim());
+  const references = sent("reference").map((f) => `### ${f.file}\n${texts.get(f.file)!.trim()}`);
+  backend.chatRunContexts.set(runId, {
+    runId,
+    systemText: system.length ? system.join("\n\n") : null,
+    preamble: references.length ? `## Workspace files\n\n${references.join("\n\n")}` : null,
+    files,
+    createdAt: clock++,
+  });
+  for (const f of sent("reference")) delivered.set(f.file, f.hash);
+  backend.deliveredFiles.set(agentId, delivered);
 }
 
 /** Tells the app a message was stored, as the engine does after its commit. */
@@ -483,16 +513,30 @@ export const fakeApi = {
   /** Like the engine: stores, publishes the news, and returns it. */
   sendChatMessage: vi.fn(async (agentId: string, text: string): Promise<SendOutcome> => {
     if (text === "/reset" || text === "/new") {
+      backend.deliveredFiles.delete(agentId);
       const notice = seedMessage(agentId, "notice", RESET_NOTICE);
       emitMessageAdded(agentId, notice);
       return { message: { ...notice }, run: null };
     }
+    // Like the engine: a file over a budget that applies refuses the run before anything is stored.
+    const agent = backend.agents.find((a) => a.id === agentId) ?? notFound("Agent");
+    const delivered = backend.deliveredFiles.get(agentId) ?? new Map<FileName, string>();
+    const plan = planTurn(agent, agentFiles(agentId), delivered);
+    if (plan.refusal) throw new ClawbooError("context_too_large", plan.refusal);
     const message = seedMessage(agentId, "user", text);
     const run = seedRun(agentId);
+    recordChatRunContext(agentId, run.id, plan.files, delivered);
     emitMessageAdded(agentId, message);
     emitRunChanged(agentId, run);
     return { message: { ...message }, run: { ...run } };
   }),
+  chatRunContext: vi.fn(
+    async (runId: string): Promise<ChatRunContext> =>
+      backend.chatRunContexts.get(runId) ?? notFound(`What run ${runId} was given`),
+  ),
+  agentFileRoutes: vi.fn(async (agentId: string): Promise<FileRouteInfo[]> =>
+    routesOf(backend.agents.find((a) => a.id === agentId) ?? notFound("Agent")),
+  ),
   cancelRun: vi.fn(async (_runId: string): Promise<null> => null),
   runActivity: vi.fn(async (runId: string): Promise<RunEventRecord[]> => [...(backend.runRecords.get(runId) ?? [])]),
   listTeams: vi.fn(async (): Promise<Team[]> =>

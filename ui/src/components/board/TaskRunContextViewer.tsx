@@ -2,6 +2,7 @@ import type { Section, TaskRunContext } from "../../api";
 import { useTaskRunContext } from "../../boardQueries";
 import { formatCount } from "../../lib/format";
 import { ContextViewerFrame, SectionRow } from "../RunContextViewer";
+import { FileDeliveryList } from "../FileDeliveryList";
 
 /** The task runner's three tiers, as the seed names them. */
 const TASK_TIERS: Record<Section["stability"], string> = {
@@ -47,6 +48,7 @@ function TiersBody({ context }: { context: TaskRunContext }) {
           <SectionRow key={`${section.kind}-${i}`} section={section} tiers={TASK_TIERS} />
         ))}
       </ol>
+      <FileDeliveryList files={context.files} />
       {context.systemText && (
         <details className="run-context__raw">
           <summary>System/developer slot as sent ({formatCount(context.systemText.length)} characters)</summary>
