@@ -4,7 +4,6 @@
 
 import { spawn, execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync, rmSync, mkdirSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { WebDriver, Keys, waitFor } from "./webdriver.mjs";
 
@@ -13,7 +12,9 @@ if (!existsSync(application)) throw new Error(`no app binary at ${application}: 
 const fakeModelServer = resolve(process.argv[3] ?? "target/debug/examples/fake_model_server");
 if (!existsSync(fakeModelServer)) throw new Error(`no fake model server at ${fakeModelServer}: build it first`);
 
-const dataDir = mkdtempSync(join(tmpdir(), "clawboo-e2e-"));
+// Outside /tmp: Codex (driven in the agent-files step) will not set up its helpers under it.
+mkdirSync(resolve(".cache"), { recursive: true });
+const dataDir = mkdtempSync(join(resolve(".cache"), "e2e-data-"));
 const artifacts = resolve(".cache/e2e");
 mkdirSync(artifacts, { recursive: true });
 const PORT = 4444;
@@ -60,6 +61,7 @@ const TEAM_RULES = JSON.stringify([
       { text: "Tasting note: malty, bright, a hint of orange peel." },
     ],
   },
+  { contains: "What are your working rules", steps: [{ text: "I follow the AGENTS.md you gave me." }] },
   { contains: "found-it", steps: [{ text: "Launch plan ready: market found, brief written." }] },
   { contains: "research the market", steps: [{ text: "found-it: three segments" }] },
   { contains: "write the brief", steps: [{ text: "wrote-it: one page" }] },
@@ -112,19 +114,25 @@ function filesContaining(dir, needle) {
     .filter((path) => readFileSync(path).includes(needle));
 }
 
+const choose = (testId, value) =>
+  driver.execute(
+    `const s = document.querySelector('[data-testid="${testId}"]');
+     Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set.call(s, '${value}');
+     s.dispatchEvent(new Event('change', { bubbles: true }));`,
+  );
+
 /** Creates a Native agent on the custom provider (the fake model server) with model some-model. */
 async function createNativeAgent(name, handle) {
-  const choose = (testId, value) =>
-    driver.execute(
-      `const s = document.querySelector('[data-testid="${testId}"]');
-       Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set.call(s, '${value}');
-       s.dispatchEvent(new Event('change', { bubbles: true }));`,
-    );
+  await createAgent(name, handle, "native");
+}
+
+/** Creates an agent on `runtime` with model some-model (Native: on the custom provider). */
+async function createAgent(name, handle, runtime) {
   await click("new-agent-button");
   await typeInto("agent-name-input", name);
   await typeInto("agent-handle-input", handle);
-  await choose("agent-runtime-select", "native");
-  await choose("agent-provider-select", "custom");
+  await choose("agent-runtime-select", runtime);
+  if (runtime === "native") await choose("agent-provider-select", "custom");
   const model = await find("agent-model-input");
   await driver.clear(model);
   await driver.type(model, "some-model");
@@ -282,6 +290,78 @@ try {
       );
     }
     await saveScreenshot("native-chat.png");
+  });
+
+  await step("AGENTS.md edited in the app reaches a Codex agent; what it saw lists the file and its route", async () => {
+    const base = `${await modelUrl}/v1`;
+    await click("settings-link");
+    const baseInput = await waitFor("the OpenAI base URL input", () => find("base-url-input-openai"));
+    await driver.clear(baseInput);
+    await driver.type(baseInput, base);
+    await click("save-base-url-openai");
+    await waitFor("the OpenAI base URL to be saved", async () =>
+      (await driver.execute(`return document.querySelector('[data-testid="base-url-input-openai"]').value`)) === base &&
+      !(await driver.execute(`return document.querySelector('[data-testid="key-input-openai"]').disabled`)),
+    );
+    await typeInto("key-input-openai", "sk-openai-e2e-local");
+    await click("save-key-openai");
+    await waitFor("the OpenAI key to show as set", async () => (await textOf("key-status-openai")).trim() === "Key set");
+
+    await createAgent("Coder", "coder", "codex");
+    await click("agent-item-coder");
+    await click("tab-details");
+    await click("subtab-files");
+    await click("file-tab-AGENTS.md");
+    await waitFor("AGENTS.md in the editor", async () => (await editorText())?.includes("Operating instructions"));
+    await waitFor("its route under the editor", async () =>
+      (await textOf("file-route")).includes("read by Codex as its own AGENTS.md"),
+    );
+    await driver.execute(`document.querySelector('[data-testid="file-editor"] .cm-content').focus()`);
+    await driver.type(await driver.find(`${byTestId("file-editor")} .cm-content`), "Always cite sources. AGENTS-E2E-5f1c ");
+    await driver.chord(Keys.Control, "s");
+    const agentsRoot = join(dataDir, "agents");
+    const coderDir = await waitFor("AGENTS.md on disk to hold the edit", () => {
+      const id = readdirSync(agentsRoot).find((name) => {
+        const file = join(agentsRoot, name, "AGENTS.md");
+        return existsSync(file) && readFileSync(file, "utf8").includes("AGENTS-E2E-5f1c");
+      });
+      return id ? join(agentsRoot, id) : null;
+    });
+    await saveScreenshot("agent-files-route.png");
+
+    await click("tab-chat");
+    await typeInto("chat-input", "What are your working rules?");
+    await click("chat-send");
+    await waitFor("Codex's reply", async () =>
+      (await driver.execute("return document.body.innerText")).includes("I follow the AGENTS.md you gave me."),
+    60000);
+    // Codex read it as its own AGENTS.md: the copy Clawboo keeps in its private home.
+    const codexCopy = join(coderDir, ".clawboo", "codex", "AGENTS.md");
+    if (!existsSync(codexCopy) || !readFileSync(codexCopy, "utf8").includes("AGENTS-E2E-5f1c")) {
+      throw new Error("Codex's home holds no copy of the edited AGENTS.md");
+    }
+    const link = await waitFor("the What @coder saw link", async () => {
+      const links = await driver.findAll('[data-testid^="chat-run-context-"]');
+      return links.length ? links[links.length - 1] : null;
+    });
+    await driver.click(link);
+    await waitFor("the viewer", () => find("chat-run-context"));
+    const row = await waitFor("AGENTS.md in the files list", () => find("file-delivery-AGENTS.md"));
+    const status = await driver.execute(
+      `return document.querySelector('[data-testid="file-delivery-AGENTS.md"]').getAttribute('data-status')`,
+    );
+    const rowText = (await driver.execute(
+      `return document.querySelector('[data-testid="file-delivery-AGENTS.md"]').textContent`,
+    )).toLowerCase();
+    if (status !== "read_by_runtime") throw new Error(`AGENTS.md status is ${status}`);
+    if (!rowText.includes("read by codex as its own agents.md")) throw new Error(`AGENTS.md row: ${rowText}`);
+    if (!row) throw new Error("no AGENTS.md row");
+    const bootstrap = await driver.execute(
+      `return document.querySelector('[data-testid="file-delivery-BOOTSTRAP.md"]').getAttribute('data-status')`,
+    );
+    if (bootstrap !== "sent") throw new Error(`BOOTSTRAP.md status on a new session is ${bootstrap}`);
+    await saveScreenshot("chat-what-it-saw.png");
+    await driver.execute(`document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }))`);
   });
 
   await step("a team of three Native agents: hand-off cards, one batch, the leader's answer", async () => {

@@ -3,14 +3,17 @@
 //! median. And building the memory injection block (top 5 + 2 related facts, one too big to
 //! fit): goal ≤ 1 ms median. And a task-runner run's three tiers at full budgets (persona 4,000
 //! chars, description 20,000, resume and hand-off notes at their maximum, 100 KB of check output,
-//! 10,000 waiting items, a full memory block): goal ≤ 1 ms median. Pure code, no I/O.
+//! 10,000 waiting items, a full memory block): goal ≤ 1 ms median. And the agent-file plan with
+//! all seven files at their budgets, on a warm session: goal ≤ 1 ms median. Pure code, no I/O.
+//! The persona in the turns and tiers is the plan's: all seven files at their budgets.
 //!
 //! `cargo bench -p clawboo-engine --bench context` (scripts/bench runs it with the others).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use clawboo_engine::agents::RuntimeKind;
+use clawboo_engine::agents::{AgentFileName, RuntimeKind};
+use clawboo_engine::context::files::{self, AgentFiles, Delivered, FilePlan, FileSession, FilesTurn};
 use clawboo_engine::context::{
     memory_block, task_tiers, team_turn, BlockFact, FailedCheck, Member, PeerPost, TaskRun, TeamTurn, ToolName,
     TurnKind, TurnMessage, WaitingItem, WaitingKind, PROGRESS_NOTE_CHARS,
@@ -26,12 +29,56 @@ fn main() {
     turn_bench();
     memory_block_bench();
     task_tiers_bench();
+    file_plan_bench();
+}
+
+/// Every agent file at its budget (SOUL.md 4,000 chars … AGENTS.md 16,000), non-ASCII included.
+fn full_files() -> AgentFiles {
+    AgentFileName::ALL.into_iter().fold(AgentFiles::default(), |files, file| {
+        let text: String =
+            "Règle: write plain copy, check the work. ".repeat(500).chars().take(files::budget(file)).collect();
+        files.with(file, text)
+    })
+}
+
+fn plan(files: &AgentFiles, session: &FileSession) -> FilePlan {
+    files::plan(&FilesTurn {
+        runtime: RuntimeKind::ClaudeCode,
+        files,
+        memory_tools: false,
+        discovers_agents_md: false,
+        unmanaged: false,
+        session,
+        heartbeat: false,
+    })
+    .expect("every file at its budget")
+}
+
+/// The plan for a warm turn of a session holding last turn's references: hashing seven files at
+/// their budgets (52,000 chars) and comparing.
+fn file_plan_bench() {
+    let files = full_files();
+    let first = plan(&files, &FileSession::New);
+    let warm: Vec<Delivered> = first.delivered_references();
+    let session = FileSession::Warm(warm);
+    let mut samples = Vec::with_capacity(RUNS);
+    for _ in 0..RUNS {
+        let start = Instant::now();
+        black_box(plan(black_box(&files), black_box(&session)));
+        samples.push(start.elapsed());
+    }
+    samples.sort();
+    println!(
+        "context: the agent-file plan, seven files at their budgets, a warm session: median {:.3} ms, p90 {:.3} ms ({} chars of persona and instructions)",
+        samples[RUNS / 2].as_secs_f64() * 1e3,
+        samples[RUNS * 9 / 10].as_secs_f64() * 1e3,
+        first.persona.chars().count() + first.instructions.chars().count(),
+    );
 }
 
 /// Every tier at its fullest, on Claude Code (the persona is sent) without live streaming (the
 /// runtime note too), so every section is built.
 fn task_tiers_bench() {
-    let persona = "I write plain copy and check my work. ".repeat(106)[..4_000].to_owned();
     let description = "Add the menu page: every bread, its price, a photo — crème, brûlée. ".repeat(300);
     let description: String = description.chars().take(20_000).collect();
     let note: String = "Wrote src/menu.html; prices next. ".repeat(70).chars().take(PROGRESS_NOTE_CHARS).collect();
@@ -61,9 +108,10 @@ fn task_tiers_bench() {
         ToolName::PeerRead,
         ToolName::NoteSave,
     ];
+    let files = plan(&full_files(), &FileSession::New);
     let run = TaskRun {
         runtime: RuntimeKind::ClaudeCode,
-        persona: &persona,
+        files: &files,
         number: 12,
         title: "Build the menu page",
         description: &description,
@@ -86,8 +134,8 @@ fn task_tiers_bench() {
     samples.sort();
     let a = &sample.assembled;
     println!(
-        "context: a task run's tiers, persona {} / description {} / notes {} chars, {} KB of check output, {WAITING} waiting items, {} facts: median {:.3} ms, p90 {:.3} ms ({} sections, {} chars sent, {} delivered, {} wait)",
-        persona.chars().count(),
+        "context: a task run's tiers, persona and instructions {} / description {} / notes {} chars, {} KB of check output, {WAITING} waiting items, {} facts: median {:.3} ms, p90 {:.3} ms ({} sections, {} chars sent, {} delivered, {} wait)",
+        files.persona.chars().count() + files.instructions.chars().count(),
         description.chars().count(),
         note.chars().count(),
         check.output.len() / 1_000,
@@ -143,7 +191,6 @@ fn turn_bench() {
             is_leader: i == 0,
         })
         .collect();
-    let persona = "I plan the work and keep answers short. ".repeat(100);
     let rules: Vec<String> = (0..40).map(|i| format!("Rule {i:02}: {}", "keep it plain. ".repeat(6))).collect();
     let about_you = "I run a small bakery and want a website. ".repeat(97);
     let kinds = [WaitingKind::Result, WaitingKind::Alert, WaitingKind::Notice];
@@ -164,9 +211,10 @@ fn turn_bench() {
         .collect();
     let message = TurnMessage::User("Plan the bakery website: pages and who does what.".into());
     let tools = [ToolName::Handoff, ToolName::PeerPost, ToolName::PeerRead];
+    let files = plan(&full_files(), &FileSession::New);
     let turn = TeamTurn {
         runtime: RuntimeKind::ClaudeCode,
-        persona: &persona,
+        files: &files,
         rules: &rules,
         about_you: &about_you,
         team_name: "Bakery",
@@ -192,8 +240,8 @@ fn turn_bench() {
     samples.sort();
     let median: Duration = samples[RUNS / 2];
     println!(
-        "context: a leader's turn, {TEAMMATES} teammates, {WAITING} waiting items (half peer posts), persona {} / rules {} / About you {} chars: median {:.3} ms, p90 {:.3} ms ({} chars sent, {} delivered, {} wait)",
-        persona.chars().count(),
+        "context: a leader's turn, {TEAMMATES} teammates, {WAITING} waiting items (half peer posts), persona and instructions {} / rules {} / About you {} chars: median {:.3} ms, p90 {:.3} ms ({} chars sent, {} delivered, {} wait)",
+        files.persona.chars().count() + files.instructions.chars().count(),
         rules.iter().map(|r| r.chars().count()).sum::<usize>(),
         about_you.chars().count(),
         median.as_secs_f64() * 1e3,

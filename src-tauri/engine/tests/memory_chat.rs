@@ -257,3 +257,20 @@ fn a_scratch_note_is_promoted_only_by_the_user_and_the_copy_is_exact() {
     let (_, preamble) = f.turn_of(&other, "hello");
     assert!(preamble.is_some_and(|p| p.contains("The supplier prefers email.")));
 }
+
+#[test]
+fn memory_get_reads_the_runs_own_memory_md_the_file_its_pointer_names() {
+    let f = fixture(HistoryMode::RuntimeSession);
+    let other = f.engine.agents().create(agent("other")).unwrap().id;
+    f.engine.agents().write_file(&f.agent_id, "MEMORY.md", "- Sam prefers oat milk. SCOUT-MEMORY").unwrap();
+    f.engine.agents().write_file(&other, "MEMORY.md", "OTHER-MEMORY").unwrap();
+    let (reply, preamble) = f.turn(r#"call memory_get {"id":"MEMORY.md"}"#);
+    assert_eq!(reply, "MEMORY.md (36 characters):\n- Sam prefers oat milk. SCOUT-MEMORY");
+    // The run has the memory tools, so its context carries the pointer, never the file.
+    let input = f.runtime.inputs.lock().unwrap().last().cloned().unwrap();
+    assert!(input.setup.unwrap_or_default().contains(r#"`memory_get` (id "MEMORY.md")"#));
+    assert!(!preamble.unwrap_or_default().contains("SCOUT-MEMORY"));
+    f.engine.agents().write_file(&f.agent_id, "MEMORY.md", "").unwrap();
+    let (reply, _) = f.turn(r#"call memory_get {"id":"MEMORY.md"}"#);
+    assert_eq!(reply, "MEMORY.md is empty.");
+}

@@ -120,8 +120,16 @@ fn a_codex_agent_runs_a_card_with_its_tiers_in_order_and_cites_the_facts_it_was_
     let kinds: Vec<_> = seen.sections.iter().map(|s| s.kind).collect();
     assert_eq!(
         kinds,
-        [SectionKind::Persona, SectionKind::Task, SectionKind::ToolsNote, SectionKind::Memory, SectionKind::Message],
-        "persona, task; tools note; memory; the title"
+        [
+            SectionKind::Persona,
+            SectionKind::Instructions,
+            SectionKind::Task,
+            SectionKind::WorkspaceFiles,
+            SectionKind::ToolsNote,
+            SectionKind::Memory,
+            SectionKind::Message
+        ],
+        "persona, the MEMORY.md pointer, task; workspace files (BOOTSTRAP.md), tools note; memory; the title"
     );
     let system = seen.system_text.clone().expect("Codex takes the steady tier as developer instructions");
     assert!(system.contains(PERSONA), "{system}");
@@ -147,7 +155,8 @@ fn a_codex_agent_runs_a_card_with_its_tiers_in_order_and_cites_the_facts_it_was_
         .map(|s| raw.find(&escaped(&s.text)).unwrap())
         .max()
         .unwrap();
-    let tools_at = raw.find(&escaped(&seen.sections[2].text)).unwrap();
+    let tools_note = seen.sections.iter().find(|s| s.kind == SectionKind::ToolsNote).unwrap();
+    let tools_at = raw.find(&escaped(&tools_note.text)).unwrap();
     assert!(steady_end < tools_at, "the steady tier comes first");
     for fact in &facts {
         assert_eq!(raw.matches(&format!("[{}]", fact.id)).count(), 1, "{} once", fact.id);

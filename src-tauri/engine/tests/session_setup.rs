@@ -129,7 +129,8 @@ fn two_turns_then_an_edit(change: SetupChange) -> (Fixture, Vec<String>) {
     assert_eq!(f.input(2).resume_session.as_deref(), Some("session-1"));
     f.soul("You are Pip. NEW");
     let (_, warnings) = f.turn("three");
-    assert_eq!(f.input(3).persona.as_deref(), Some("You are Pip. NEW"));
+    // A Native agent: its persona is the setup Clawboo builds its system prompt from.
+    assert_eq!(f.input(3).setup.as_deref().map(|s| s.lines().next().unwrap_or_default()), Some("You are Pip. NEW"));
     (f, warnings)
 }
 

@@ -212,7 +212,12 @@ fn a_leader_hands_off_and_gets_the_results_in_one_batch() {
     assert_eq!(batch.agent.handle, "lead");
     assert!(batch.message.contains("found the market") && batch.message.contains("wrote the brief"));
     assert_eq!(batch.transcript.len(), 1, "the leader continues its conversation in General");
-    assert_eq!(batch.transcript[0].user, "plan", "the carried transcript holds the bare message");
+    // The carried transcript holds the message and the workspace files it went out with (the
+    // starter BOOTSTRAP.md, once), never the steady context.
+    let carried = &batch.transcript[0].user;
+    assert!(carried.starts_with("## Workspace files\n") && carried.ends_with("\n\nplan"), "{carried}");
+    assert!(!carried.contains("I am Ada"), "{carried}");
+    assert!(!batch.preamble.as_deref().unwrap_or_default().contains("# First run"), "not sent again");
 }
 
 #[test]

@@ -281,11 +281,10 @@ impl Chat {
             PersonaDelivery::SentByClawboo => files::join_nonempty(&[&file_plan.persona, &file_plan.instructions]),
             PersonaDelivery::OwnSetup => None,
         };
-        let own_session_instructions = (capabilities.persona == PersonaDelivery::OwnSetup
+        let own_session_new = capabilities.persona == PersonaDelivery::OwnSetup
             && capabilities.history == HistoryMode::RuntimeSession
-            && resume_session.is_none())
-        .then_some(file_plan.instructions.as_str())
-        .unwrap_or("");
+            && resume_session.is_none();
+        let own_session_instructions = if own_session_new { file_plan.instructions.as_str() } else { "" };
         let recalled = self.recall(&recall::RecallRequest {
             agent_id: &agent.id,
             conversation_id: &conversation.id,
@@ -368,7 +367,8 @@ impl Chat {
             if let Some(tools) = &chat.tools {
                 tools.revoke(&summary.id);
             }
-            let stored = chat.finish(&agent, &conversation, &fingerprint, &pending, &summary, result, recorder);
+            let session_setup = SessionEnd { fingerprint, pending };
+            let stored = chat.finish(&agent, &conversation, &session_setup, &summary, result, recorder);
             // The slot is free before anyone hears the run ended: a send on that news succeeds.
             chat.release(&agent.id, slot);
             let _ = done_tx.send(true);
@@ -544,8 +544,7 @@ impl Chat {
         &self,
         agent: &Agent,
         conversation: &Conversation,
-        fingerprint: &str,
-        pending: &files::PendingDeliveries,
+        setup: &SessionEnd,
         run: &RunSummary,
         result: RunResult,
         mut recorder: Recorder,
@@ -559,10 +558,10 @@ impl Chat {
         let stored = self.store.write(|tx| {
             store::finish_run(tx, &run.id, status, result.message.as_deref(), now)?;
             if let Some(session) = &session {
-                store::set_session(tx, &conversation.id, Some((session, agent.runtime, fingerprint)))?;
+                store::set_session(tx, &conversation.id, Some((session, agent.runtime, &setup.fingerprint)))?;
             }
             if status == RunStatus::Succeeded {
-                pending.record(tx, &conversation.id, session.as_deref(), &run.id, now)?;
+                setup.pending.record(tx, &conversation.id, session.as_deref(), &run.id, now)?;
             }
             let reply = if reply.trim().is_empty() {
                 None
@@ -653,6 +652,13 @@ impl Chat {
 struct Stored {
     reply: Option<ChatMessage>,
     run: Option<RunSummary>,
+}
+
+/// What a one-to-one run's session is left holding once it ends: the setup it started with, and
+/// the workspace-file references it delivered (kept if the run completes).
+struct SessionEnd {
+    fingerprint: String,
+    pending: files::PendingDeliveries,
 }
 
 /// A reserved run slot: released when dropped, unless the run started.

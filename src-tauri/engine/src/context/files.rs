@@ -26,7 +26,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::vocab::{AgentFileName, RuntimeKind};
+use crate::vocab::{thousands, AgentFileName, RuntimeKind};
 
 /// SOUL.md's budget (the seed's persona budget).
 pub const SOUL_BUDGET: usize = 4_000;
@@ -425,17 +425,4 @@ pub fn route_label(runtime: RuntimeKind, route: FileRoute) -> &'static str {
 pub fn hash(text: &str) -> String {
     let h = text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
     format!("{h:016x}")
-}
-
-/// `12345` → `12,345`.
-fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }

@@ -4,6 +4,7 @@
 
 use super::types::{MAX_TAGS, MAX_TAG_CHARS};
 use crate::error::{Error, Result};
+use crate::vocab::thousands;
 
 /// The trimmed text when it passes; `what` names it in messages ("The fact", "The note").
 pub(super) fn text(what: &str, text: &str, max_chars: usize) -> Result<String> {
@@ -56,19 +57,6 @@ fn refuse_secret(what: &str, text: &str) -> Result<()> {
         ))),
         None => Ok(()),
     }
-}
-
-/// `2345` → `2,345`.
-fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// What kind of secret `text` seems to hold, if any. Hand-written rather than regexes: each

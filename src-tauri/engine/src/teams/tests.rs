@@ -439,8 +439,8 @@ fn every_change_publishes_teams_changed_and_refusals_publish_nothing() {
 
 #[test]
 fn thousands_groups_digits() {
-    assert_eq!(validate::thousands(0), "0");
-    assert_eq!(validate::thousands(999), "999");
-    assert_eq!(validate::thousands(4_000), "4,000");
-    assert_eq!(validate::thousands(1_234_567), "1,234,567");
+    assert_eq!(crate::vocab::thousands(0), "0");
+    assert_eq!(crate::vocab::thousands(999), "999");
+    assert_eq!(crate::vocab::thousands(4_000), "4,000");
+    assert_eq!(crate::vocab::thousands(1_234_567), "1,234,567");
 }

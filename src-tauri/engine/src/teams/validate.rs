@@ -7,6 +7,7 @@ use rusqlite::Connection;
 use super::store;
 use super::types::{Team, GENERAL_ROOM_NAME, MAX_RULES_CHARS, MAX_TEAM_NAME_CHARS};
 use crate::error::{Error, Result};
+use crate::vocab::thousands;
 
 /// A team's or room's name: trimmed, non-empty, at most [`MAX_TEAM_NAME_CHARS`] characters.
 pub(super) fn name(raw: &str, what: &str) -> Result<String> {
@@ -96,17 +97,4 @@ pub(super) fn rule(raw: &str, team: &Team) -> Result<String> {
         )));
     }
     Ok(text.to_owned())
-}
-
-/// 4210 → "4,210".
-pub(super) fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }

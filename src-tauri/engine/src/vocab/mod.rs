@@ -15,3 +15,16 @@ pub use chat::{ChatMessage, ChatRole, RunStatus, RunSummary};
 pub use room::{PeerPost, RoomMessage, RoomMessageKind};
 pub use run::{RunEvent, RunEventRecord, RunOutcome};
 pub use runtime::{ApprovalPolicy, RuntimeKind};
+
+/// A count as the user reads it in messages: `4210` → `4,210`.
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}

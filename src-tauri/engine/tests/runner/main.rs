@@ -285,8 +285,11 @@ fn a_run_reports_its_reply_and_moves_the_card_to_in_review() {
     assert_eq!(seen.message, "write the summary");
     let steady: Vec<_> = seen.sections.iter().filter(|s| s.stability == Stability::Steady).collect();
     assert!(steady.iter().any(|s| s.kind == SectionKind::Task && s.text.contains("Please write the summary")));
-    assert_eq!(input.persona.as_deref(), seen.system_text.as_deref());
-    assert!(seen.system_text.as_deref().unwrap().contains("Please write the summary, carefully."));
+    // Native: what Clawboo put in its system prompt is its setup (the agent's files), then the
+    // steady tier.
+    let shown = seen.system_text.as_deref().unwrap();
+    assert_eq!(shown, format!("{}\n\n{}", input.setup.as_deref().unwrap(), input.persona.as_deref().unwrap()));
+    assert!(input.persona.as_deref().unwrap().contains("Please write the summary, carefully."));
     assert_eq!(input.preamble, seen.preamble);
     assert!(seen.preamble.as_deref().unwrap().contains("## Clawboo tools"), "{:?}", seen.preamble);
     assert_eq!(seen.sections.last().unwrap().kind, SectionKind::Message);
@@ -311,6 +314,31 @@ fn a_failed_run_blocks_the_card_with_the_runtimes_error() {
     assert_eq!(f.engine.chat().run(&run_id).unwrap().status, RunStatus::Failed);
     let detail = f.engine.board().detail(&card.id).unwrap();
     assert!(detail.comments.is_empty(), "no report from a failed run");
+}
+
+#[test]
+fn an_agent_file_over_its_budget_blocks_the_card_naming_it_and_nothing_runs() {
+    let f = fixture();
+    f.engine.agents().write_file(&f.agent_id, "IDENTITY.md", &"i".repeat(2_345)).unwrap();
+    let card = f.card("write the menu");
+    f.start(&card);
+    let done = f.settled(&card);
+    assert_eq!(done.status, CardStatus::Blocked);
+    let why = done.blocked_reason.unwrap_or_default();
+    assert!(
+        why.starts_with("The run could not start: IDENTITY.md has 2,345 characters, over its budget of 2,000"),
+        "{why}"
+    );
+    assert!(f.runtime.inputs_for("write the menu").is_empty(), "the runtime was never started");
+    // Shortened, the card runs, and what the run saw lists the file as sent.
+    f.engine.agents().write_file(&f.agent_id, "IDENTITY.md", "- Voice: calm").unwrap();
+    f.engine.board().move_card(Actor::User, &card.id, CardStatus::Todo, None, None).unwrap();
+    let run_id = f.start(&card);
+    assert_eq!(f.settled(&card).status, CardStatus::InReview);
+    let saw = f.engine.runner().run_context(&run_id).unwrap();
+    let identity = saw.files.iter().find(|d| d.file == clawboo_engine::agents::AgentFileName::Identity).unwrap();
+    assert_eq!(identity.status, clawboo_engine::context::files::FileStatus::Sent);
+    assert!(saw.system_text.unwrap_or_default().contains("- Voice: calm"), "Native's setup holds it");
 }
 
 #[test]
