@@ -1,5 +1,6 @@
 //! Agent files reach the real runtimes as `context::files` plans them, asserted on the model
-//! requests the fake server captured. On each runtime (Claude Code, Codex, Hermes, Native), in
+//! requests the fake server captured. On each runtime (Claude Code, Codex, Hermes, OpenClaw,
+//! Native), in
 //! a one-to-one chat:
 //! - turn 1 of a new session carries SOUL.md, IDENTITY.md, USER.md, AGENTS.md (in its slot, or
 //!   read by the runtime itself) and BOOTSTRAP.md once each, MEMORY.md as a pointer only (the
@@ -131,7 +132,7 @@ fn files_reach(kind: RuntimeKind) {
     assert_eq!(status(&saw1, AgentFileName::Heartbeat), FileStatus::NotThisRun);
     let agents_md = match kind {
         RuntimeKind::Native | RuntimeKind::ClaudeCode => FileStatus::Sent,
-        _ => FileStatus::ReadByRuntime,
+        RuntimeKind::Codex | RuntimeKind::Hermes | RuntimeKind::Openclaw => FileStatus::ReadByRuntime,
     };
     assert_eq!(status(&saw1, AgentFileName::Agents), agents_md);
 
@@ -200,4 +201,9 @@ fn hermes_gets_each_file_once_in_its_slot() {
 #[test]
 fn native_gets_each_file_once_in_its_slot() {
     files_reach(RuntimeKind::Native);
+}
+
+#[test]
+fn openclaw_gets_each_file_once_in_its_slot() {
+    files_reach(RuntimeKind::Openclaw);
 }

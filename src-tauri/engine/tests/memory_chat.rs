@@ -10,6 +10,7 @@ use std::time::Duration;
 use clawboo_engine::agents::{NewAgent, RuntimeKind};
 use clawboo_engine::chat::RunStatus;
 use clawboo_engine::memory::{Author, FactFilter, PromotionStatus, Scope, ScratchScope};
+use clawboo_engine::native::transcript::{trim_transcript, TRANSCRIPT_BUDGET_CHARS};
 use clawboo_engine::runtimes::{
     ApprovalPolicy, Capabilities, HistoryMode, PersonaDelivery, RunChannels, RunEvent, RunResult, Runtime, TurnInput,
 };
@@ -273,4 +274,26 @@ fn memory_get_reads_the_runs_own_memory_md_the_file_its_pointer_names() {
     f.engine.agents().write_file(&f.agent_id, "MEMORY.md", "").unwrap();
     let (reply, _) = f.turn(r#"call memory_get {"id":"MEMORY.md"}"#);
     assert_eq!(reply, "MEMORY.md is empty.");
+}
+
+#[test]
+fn a_carried_history_trimmed_past_the_turn_that_carried_the_files_gets_them_again() {
+    let f = fixture(HistoryMode::ClawbooTranscript);
+    f.engine.agents().write_file(&f.agent_id, "BOOTSTRAP.md", "Say hello first. BOOT-TRIM").unwrap();
+    let (_, first) = f.turn("one");
+    assert!(first.unwrap_or_default().contains("BOOT-TRIM"));
+    let (_, second) = f.turn("two");
+    assert!(!second.unwrap_or_default().contains("BOOT-TRIM"), "the carried first turn holds it");
+    // A message big enough that the next request's history (240,000 characters at most) no
+    // longer holds turn one: the file goes again, once, and then rides in that history.
+    let (_, _) = f.turn(&"x".repeat(239_990));
+    let (_, fourth) = f.turn("four");
+    assert!(fourth.unwrap_or_default().contains("BOOT-TRIM"), "turn one was trimmed away");
+    // What Native sends of the carried history no longer holds it (the adapter trims).
+    let input = f.runtime.inputs.lock().unwrap().last().cloned().unwrap();
+    let sent = trim_transcript(&input.transcript, TRANSCRIPT_BUDGET_CHARS);
+    assert_eq!((input.transcript.len(), sent.len()), (3, 2));
+    assert!(!sent.iter().any(|t| t.user.contains("BOOT-TRIM")));
+    let (_, fifth) = f.turn("five");
+    assert!(!fifth.unwrap_or_default().contains("BOOT-TRIM"), "turn four carried it, and is kept");
 }

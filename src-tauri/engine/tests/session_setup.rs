@@ -215,3 +215,50 @@ fn the_fingerprint_survives_a_restart_and_reset_clears_it() {
     assert!(f.input(2).transcript.is_empty());
     let _ = &f.dir;
 }
+
+/// The workspace files a turn carried (what "What this agent saw" says was sent).
+fn sent_files(f: &Fixture, turn: usize) -> Vec<&'static str> {
+    let run_id = f.input(turn).run_id;
+    let seen = f.engine.chat().chat_run_context(&run_id).unwrap();
+    seen.files
+        .iter()
+        .filter(|d| d.status == clawboo_engine::context::files::FileStatus::Sent)
+        .filter(|d| d.route == clawboo_engine::context::files::FileRoute::Reference)
+        .map(|d| d.file.as_str())
+        .collect()
+}
+
+#[test]
+fn a_session_keeps_what_it_was_given_across_a_restart_and_a_new_session_gets_it_all_again() {
+    let f = open(TempDataDir::new(), SetupChange::AppliedOnResume, None);
+    f.engine.agents().write_file(&f.agent_id, "BOOTSTRAP.md", "Say hello first. BOOT-1").unwrap();
+    f.turn("one");
+    assert!(f.input(1).preamble.unwrap_or_default().contains("BOOT-1"));
+    assert_eq!(sent_files(&f, 1), ["BOOTSTRAP.md"]);
+    let Fixture { dir, engine, agent_id, .. } = f;
+    drop(engine);
+
+    // Reopened: the session it resumes already holds BOOTSTRAP.md.
+    let f = open(dir, SetupChange::AppliedOnResume, Some(agent_id));
+    f.turn("two");
+    assert_eq!(f.input(1).resume_session.as_deref(), Some("session-1"));
+    assert!(!f.input(1).preamble.unwrap_or_default().contains("BOOT-1"), "not sent again");
+    assert!(sent_files(&f, 1).is_empty());
+
+    // A turn that fails records nothing: the edit it carried goes again next time.
+    f.engine.agents().write_file(&f.agent_id, "BOOTSTRAP.md", "Now ask about hours. BOOT-2").unwrap();
+    let (run, _) = f.turn("fail");
+    assert_eq!(run.status, RunStatus::Failed);
+    assert!(f.input(2).preamble.unwrap_or_default().contains("BOOT-2"));
+    f.turn("three");
+    assert!(f.input(3).preamble.unwrap_or_default().contains("BOOT-2"), "the failed turn's delivery did not count");
+    f.turn("four");
+    assert!(!f.input(4).preamble.unwrap_or_default().contains("BOOT-2"));
+
+    // /reset: a new session gets everything again.
+    f.engine.chat().send(&f.agent_id, "/reset").unwrap();
+    f.turn("five");
+    assert_eq!(f.input(5).resume_session, None);
+    assert!(f.input(5).preamble.unwrap_or_default().contains("BOOT-2"));
+    let _ = &f.dir;
+}

@@ -2,14 +2,18 @@
 //! session already holds (`file_deliveries`), and what a
 //! one-to-one run was given. Shared by one-to-one chat, team turns and the task runner.
 
+use std::collections::HashSet;
+
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use serde::Serialize;
 
 use crate::agents::{Agent, Agents, RuntimeKind};
+use crate::chat::store::CarriedTurn;
 use crate::context::files::{self, AgentFiles, Delivered, FilePlan, FileSession, FilesTurn};
 use crate::context::ToolName;
 use crate::error::{Error, Result};
-use crate::runtimes::HistoryMode;
+use crate::native::transcript::{trim_transcript, TRANSCRIPT_BUDGET_CHARS};
+use crate::runtimes::{HistoryMode, TranscriptTurn};
 use crate::vocab::AgentFileName;
 
 /// An agent's files read for one run, with what decides their routes.
@@ -81,25 +85,45 @@ pub(crate) fn epoch_key(epoch: i64) -> String {
     format!("epoch:{epoch}")
 }
 
-/// What the session behind `key` holds (nothing for a new session); `cold` when it may have
-/// lost it (its carried history was trimmed).
-pub(crate) fn session(conn: &Connection, conversation_id: &str, key: Option<&str>, cold: bool) -> Result<FileSession> {
+/// What the session behind `key` holds (nothing for a new session). `window`: for a history
+/// Clawboo carries (Native), the runs whose turns the trimmed history still holds; a delivery
+/// made by a run outside it is gone from what the model sees, so its file goes again (all gone:
+/// a cold resume).
+pub(crate) fn session(
+    conn: &Connection,
+    conversation_id: &str,
+    key: Option<&str>,
+    window: Option<&HashSet<String>>,
+) -> Result<FileSession> {
     let Some(key) = key else { return Ok(FileSession::New) };
-    if cold {
-        return Ok(FileSession::ColdResume);
-    }
-    let mut stmt =
-        conn.prepare_cached("SELECT file, hash FROM file_deliveries WHERE conversation_id = ?1 AND session_key = ?2")?;
-    let rows =
-        stmt.query_map(params![conversation_id, key], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
-    let mut delivered = Vec::new();
+    let mut stmt = conn.prepare_cached(
+        "SELECT file, hash, run_id FROM file_deliveries WHERE conversation_id = ?1 AND session_key = ?2",
+    )?;
+    let rows = stmt.query_map(params![conversation_id, key], |r| {
+        Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?))
+    })?;
+    let (mut delivered, mut dropped) = (Vec::new(), 0);
     for row in rows {
-        let (file, hash) = row?;
-        if let Ok(file) = AgentFileName::parse(&file) {
+        let (file, hash, run_id) = row?;
+        if window.is_some_and(|kept| !kept.contains(&run_id)) {
+            dropped += 1;
+        } else if let Ok(file) = AgentFileName::parse(&file) {
             delivered.push(Delivered { file, hash });
         }
     }
-    Ok(if delivered.is_empty() { FileSession::New } else { FileSession::Warm(delivered) })
+    Ok(match (delivered.is_empty(), dropped) {
+        (true, 0) => FileSession::New,
+        (true, _) => FileSession::ColdResume,
+        (false, _) => FileSession::Warm(delivered),
+    })
+}
+
+/// The runs whose turns Native's carried history still holds once trimmed to its budget.
+pub(crate) fn native_window(turns: &[CarriedTurn]) -> HashSet<String> {
+    let carried: Vec<TranscriptTurn> =
+        turns.iter().map(|t| TranscriptTurn { user: t.user.clone(), assistant: t.assistant.clone() }).collect();
+    let kept = trim_transcript(&carried, TRANSCRIPT_BUDGET_CHARS).len();
+    turns[turns.len() - kept..].iter().filter_map(|t| t.run_id.clone()).collect()
 }
 
 /// After a run completed in the session behind `key`: it holds `delivered` now. Rows of the

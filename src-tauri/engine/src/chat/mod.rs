@@ -240,15 +240,17 @@ impl Chat {
             let resumable = conversation.session_id.is_some() && conversation.session_runtime == Some(agent.runtime);
             let plan =
                 setup::plan(capabilities.setup_change, resumable, conversation.session_setup.as_deref(), &fingerprint);
-            let transcript = match (capabilities.history, &plan) {
+            let carried = match (capabilities.history, &plan) {
                 (HistoryMode::ClawbooTranscript, _) | (_, Plan::Fresh { .. }) => store::transcript(tx, &conversation)?,
                 (HistoryMode::RuntimeSession, _) => Vec::new(),
             };
             // The session this turn continues, and what it holds of the agent's files.
             let resumed = conversation.session_id.as_deref().filter(|_| plan == Plan::Resume);
             let key = files::session_key(capabilities.history, resumed, conversation.epoch);
-            let cold = capabilities.history == HistoryMode::ClawbooTranscript && native_trims(&transcript);
-            let file_session = files::session(tx, &conversation.id, key.as_deref(), cold)?;
+            let window =
+                (capabilities.history == HistoryMode::ClawbooTranscript).then(|| files::native_window(&carried));
+            let file_session = files::session(tx, &conversation.id, key.as_deref(), window.as_ref())?;
+            let transcript: Vec<(String, String)> = carried.into_iter().map(|t| (t.user, t.assistant)).collect();
             let file_plan = agent_files.plan(&file_session)?;
             crate::context::files::check_prepared(&[
                 &file_plan.setup,
@@ -690,13 +692,6 @@ impl Drop for Reservation<'_> {
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// Whether Native's carried transcript is trimmed before it is sent: the turns that carried
-/// the agent's workspace files may be gone, so they go again (a cold resume).
-pub(crate) fn native_trims(transcript: &[(String, String)]) -> bool {
-    let total: usize = transcript.iter().map(|(u, a)| u.chars().count() + a.chars().count()).sum();
-    total > crate::native::transcript::TRANSCRIPT_BUDGET_CHARS
 }
 
 /// Milliseconds since the Unix epoch: every stored time.

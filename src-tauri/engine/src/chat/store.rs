@@ -140,35 +140,45 @@ pub fn page(
 pub const PAGE_SQL: &str = "SELECT id, role, seq, content, run_id, created_at FROM messages
      WHERE conversation_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3";
 
+/// A carried pair and the run its user message started.
+pub struct CarriedTurn {
+    pub user: String,
+    pub assistant: String,
+    pub run_id: Option<String>,
+}
+
 /// User/assistant pairs of the current epoch, oldest first, for runtimes whose history Clawboo
-/// carries. A user message without a reply (a failed run) is left out. A user message keeps the
+/// carries, each with the run of its user message (to tell which turns a trimmed history still
+/// holds). A user message without a reply (a failed run) is left out. A user message keeps the
 /// workspace-file references it went out with in front of it, as a runtime's session would.
-pub fn transcript(conn: &Connection, conversation: &Conversation) -> Result<Vec<(String, String)>> {
+pub fn transcript(conn: &Connection, conversation: &Conversation) -> Result<Vec<CarriedTurn>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT role, content, carried FROM messages WHERE conversation_id = ?1 AND epoch = ?2 AND role != 'notice'
-         ORDER BY seq",
+        "SELECT role, content, carried, run_id FROM messages
+         WHERE conversation_id = ?1 AND epoch = ?2 AND role != 'notice' ORDER BY seq",
     )?;
-    let rows: Vec<(String, String, Option<String>)> = stmt
-        .query_map(params![conversation.id, conversation.epoch], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+    type Row = (String, String, Option<String>, Option<String>);
+    let rows: Vec<Row> = stmt
+        .query_map(params![conversation.id, conversation.epoch], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
         .collect::<rusqlite::Result<_>>()?;
-    let mut pairs = Vec::new();
-    let mut pending_user: Option<String> = None;
-    for (role, content, carried) in rows {
+    let mut turns = Vec::new();
+    let mut pending_user: Option<(String, Option<String>)> = None;
+    for (role, content, carried, run_id) in rows {
         match role.as_str() {
             "user" => {
-                pending_user = Some(match carried.filter(|c| !c.trim().is_empty()) {
+                let user = match carried.filter(|c| !c.trim().is_empty()) {
                     Some(carried) => format!("{}\n\n{content}", carried.trim_end()),
                     None => content,
-                })
+                };
+                pending_user = Some((user, run_id));
             }
             _ => {
-                if let Some(user) = pending_user.take() {
-                    pairs.push((user, content));
+                if let Some((user, run_id)) = pending_user.take() {
+                    turns.push(CarriedTurn { user, assistant: content, run_id });
                 }
             }
         }
     }
-    Ok(pairs)
+    Ok(turns)
 }
 
 /// Keeps the workspace-file references `message_id` went out with (see [`transcript`]).

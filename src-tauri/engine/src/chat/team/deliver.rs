@@ -206,7 +206,7 @@ impl Chat {
                     ),
                 };
                 let continues = history == TurnHistory::ContinueRoom;
-                let transcript = match (continues, capabilities.history, &plan) {
+                let carried = match (continues, capabilities.history, &plan) {
                     (true, HistoryMode::ClawbooTranscript, _) | (true, _, Plan::Fresh { .. }) => {
                         chat_store::transcript(tx, &conversation)?
                     }
@@ -222,10 +222,11 @@ impl Chat {
                     TurnHistory::Fresh => None,
                     _ => files::session_key(capabilities.history, resumed, conversation.epoch),
                 };
-                let cold = continues
-                    && capabilities.history == HistoryMode::ClawbooTranscript
-                    && crate::chat::native_trims(&transcript);
-                let file_plan = agent_files.plan(&files::session(tx, &conversation.id, key.as_deref(), cold)?)?;
+                let window = (continues && capabilities.history == HistoryMode::ClawbooTranscript)
+                    .then(|| files::native_window(&carried));
+                let file_plan =
+                    agent_files.plan(&files::session(tx, &conversation.id, key.as_deref(), window.as_ref())?)?;
+                let transcript: Vec<(String, String)> = carried.into_iter().map(|t| (t.user, t.assistant)).collect();
                 let assembled = assemble(&file_plan);
                 let mut placed = placement::place(placement, &assembled, session_has_steady);
                 let setup_text = files::join_nonempty(&[&file_plan.setup]);
