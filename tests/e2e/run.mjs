@@ -121,6 +121,26 @@ const choose = (testId, value) =>
      s.dispatchEvent(new Event('change', { bubbles: true }));`,
   );
 
+/** Settings > API keys: `provider`'s base URL set to the fake model server, and a key saved. */
+async function pointProviderAtFakeModel(provider, key) {
+  const base = `${await modelUrl}/v1`;
+  await click("settings-link");
+  const baseInput = await waitFor(`the ${provider} base URL input`, () => find(`base-url-input-${provider}`));
+  await driver.clear(baseInput);
+  await driver.type(baseInput, base);
+  await click(`save-base-url-${provider}`);
+  const field = (id) => `document.querySelector('[data-testid="${id}-${provider}"]')`;
+  await waitFor(`the ${provider} base URL to be saved`, async () =>
+    (await driver.execute(`return ${field("base-url-input")}.value`)) === base &&
+    !(await driver.execute(`return ${field("key-input")}.disabled`)),
+  );
+  await typeInto(`key-input-${provider}`, key);
+  await click(`save-key-${provider}`);
+  await waitFor(`the ${provider} key to show as set`, async () =>
+    (await textOf(`key-status-${provider}`)).trim() === "Key set",
+  );
+}
+
 /** Creates a Native agent on the custom provider (the fake model server) with model some-model. */
 async function createNativeAgent(name, handle) {
   await createAgent(name, handle, "native");
@@ -248,22 +268,7 @@ try {
   });
 
   await step("a Native agent pointed at a local model answers in its chat, with its tool call in Activity", async () => {
-    const base = `${await modelUrl}/v1`;
-    await click("settings-link");
-    const baseInput = await waitFor("the custom base URL input", () => find("base-url-input-custom"));
-    await driver.clear(baseInput);
-    await driver.type(baseInput, base);
-    await click("save-base-url-custom");
-    await waitFor("the base URL to be saved", async () =>
-      (await driver.execute(
-        `return document.querySelector('[data-testid="base-url-input-custom"]').value`,
-      )) === base && !(await driver.execute(
-        `return document.querySelector('[data-testid="key-input-custom"]').disabled`,
-      )),
-    );
-    await typeInto("key-input-custom", "sk-local-test");
-    await click("save-key-custom");
-    await waitFor("the custom key to show as set", async () => (await textOf("key-status-custom")).trim() === "Key set");
+    await pointProviderAtFakeModel("custom", "sk-local-test");
 
     await createNativeAgent("Local", "local");
     await click("agent-item-local");
@@ -293,19 +298,7 @@ try {
   });
 
   await step("AGENTS.md edited in the app reaches a Codex agent; what it saw lists the file and its route", async () => {
-    const base = `${await modelUrl}/v1`;
-    await click("settings-link");
-    const baseInput = await waitFor("the OpenAI base URL input", () => find("base-url-input-openai"));
-    await driver.clear(baseInput);
-    await driver.type(baseInput, base);
-    await click("save-base-url-openai");
-    await waitFor("the OpenAI base URL to be saved", async () =>
-      (await driver.execute(`return document.querySelector('[data-testid="base-url-input-openai"]').value`)) === base &&
-      !(await driver.execute(`return document.querySelector('[data-testid="key-input-openai"]').disabled`)),
-    );
-    await typeInto("key-input-openai", "sk-openai-e2e-local");
-    await click("save-key-openai");
-    await waitFor("the OpenAI key to show as set", async () => (await textOf("key-status-openai")).trim() === "Key set");
+    await pointProviderAtFakeModel("openai", "sk-openai-e2e-local");
 
     await createAgent("Coder", "coder", "codex");
     await click("agent-item-coder");
@@ -328,6 +321,22 @@ try {
       return id ? join(agentsRoot, id) : null;
     });
     await saveScreenshot("agent-files-route.png");
+
+    // USER.md over its budget (written by another editor): the meter warns, and a save asks first.
+    const userMd = join(coderDir, "USER.md");
+    const before = readFileSync(userMd, "utf8");
+    writeFileSync(userMd, `# About the user\n\n${"Sam likes long, detailed answers. ".repeat(70)}\n`);
+    await click("file-tab-USER.md");
+    await waitFor("the over-budget warning", () => find("file-over-budget"));
+    await driver.execute(`document.querySelector('[data-testid="file-editor"] .cm-content').focus()`);
+    await driver.type(await driver.find(`${byTestId("file-editor")} .cm-content`), "x");
+    await driver.chord(Keys.Control, "s");
+    await waitFor("the confirm before saving over budget", () => find("save-over-budget-confirm"));
+    await saveScreenshot("agent-files-over-budget.png");
+    await click("save-over-budget-cancel");
+    if (readFileSync(userMd, "utf8").includes("x# About")) throw new Error("Keep editing saved the file");
+    writeFileSync(userMd, before);
+    await waitFor("the warning to clear", async () => !(await present("file-over-budget")));
 
     await click("tab-chat");
     await typeInto("chat-input", "What are your working rules?");

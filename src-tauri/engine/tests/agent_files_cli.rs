@@ -20,11 +20,10 @@ mod common;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use clawboo_engine::agents::{AgentFileName, NewAgent, RuntimeKind};
+use clawboo_engine::agents::{AgentFileName, RuntimeKind};
 use clawboo_engine::chat::{ChatRunContext, RunStatus};
 use clawboo_engine::context::files::FileStatus;
-use clawboo_engine::runtimes::ApprovalPolicy;
-use clawboo_engine::{Engine, EngineConfig, ErrorCode};
+use clawboo_engine::{Engine, ErrorCode};
 use clawboo_testkit::{wait_for, Behavior, FakeModelServer, RecordedRequest};
 
 const SOUL: &str = "You are Scout, a careful researcher. SOUL-MARK-51c3";
@@ -52,24 +51,7 @@ struct Chat {
 impl Chat {
     fn open(kind: RuntimeKind) -> Option<Chat> {
         let server = FakeModelServer::start_blocking(Behavior::text("Noted."));
-        let (runtime, program, provider) = common::chat_adapter(kind, &server, "sk-fake-files")?;
-        // Outside /tmp: Codex refuses to set up its helpers under it.
-        let dir = common::scratch_dir();
-        let engine = Engine::open_with(EngineConfig::for_dir(dir.path().join("data")), vec![runtime]).unwrap();
-        if let Some(program) = program {
-            engine.block_on(engine.runtimes().set_custom_path(kind, Some(&program))).unwrap();
-        }
-        let agent = NewAgent {
-            name: "Scout".into(),
-            handle: "scout".into(),
-            description: String::new(),
-            tint: "#336699".into(),
-            runtime: kind,
-            model: "some-model".into(),
-            approval_policy: ApprovalPolicy::AllowAll,
-            provider,
-        };
-        let agent_id = engine.agents().create(agent).unwrap().id;
+        let common::ChatEngine { engine, agent_id, dir } = common::chat_engine(kind, &server, "sk-fake-files")?;
         let chat = Chat { engine, agent_id, server, _dir: dir };
         for (file, text) in [
             (AgentFileName::Soul, SOUL),

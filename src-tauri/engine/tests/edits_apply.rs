@@ -11,10 +11,10 @@ mod common;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use clawboo_engine::agents::{NewAgent, RuntimeKind};
+use clawboo_engine::agents::RuntimeKind;
 use clawboo_engine::chat::{RunStatus, RunSummary};
-use clawboo_engine::runtimes::{ApprovalPolicy, RunEvent};
-use clawboo_engine::{Engine, EngineConfig};
+use clawboo_engine::runtimes::RunEvent;
+use clawboo_engine::Engine;
 use clawboo_testkit::{wait_for, Behavior, FakeModelServer, RecordedRequest};
 
 const OLD: &str = "OLD-PERSONA-5e1f0a";
@@ -34,24 +34,7 @@ struct Chat {
 
 impl Chat {
     fn open(kind: RuntimeKind, server: &FakeModelServer) -> Option<Chat> {
-        let (runtime, program, provider) = common::chat_adapter(kind, server, "sk-fake-edits")?;
-        // Outside /tmp: Codex refuses to set up its helpers under it.
-        let dir = common::scratch_dir();
-        let engine = Engine::open_with(EngineConfig::for_dir(dir.path().join("data")), vec![runtime]).unwrap();
-        if let Some(program) = program {
-            engine.block_on(engine.runtimes().set_custom_path(kind, Some(&program))).unwrap();
-        }
-        let agent = NewAgent {
-            name: "Scout".into(),
-            handle: "scout".into(),
-            description: String::new(),
-            tint: "#336699".into(),
-            runtime: kind,
-            model: "some-model".into(),
-            approval_policy: ApprovalPolicy::AllowAll,
-            provider,
-        };
-        let agent_id = engine.agents().create(agent).unwrap().id;
+        let common::ChatEngine { engine, agent_id, dir } = common::chat_engine(kind, server, "sk-fake-edits")?;
         let chat = Chat { engine, agent_id, _dir: dir };
         chat.set_soul(&format!("You are Scout, a careful researcher. {OLD}"));
         Some(chat)

@@ -138,3 +138,39 @@ pub fn chat_adapter(
         }
     })
 }
+
+/// An engine on `kind` (pointed at `server`) in a scratch folder, with one agent @scout that
+/// allows everything: what the one-to-one real-CLI tests chat with. None: the CLI is not
+/// installed (the test skips).
+pub struct ChatEngine {
+    pub engine: clawboo_engine::Engine,
+    pub agent_id: String,
+    pub dir: tempfile::TempDir,
+}
+
+pub fn chat_engine(
+    kind: clawboo_engine::agents::RuntimeKind,
+    server: &clawboo_testkit::FakeModelServer,
+    key: &str,
+) -> Option<ChatEngine> {
+    let (runtime, program, provider) = chat_adapter(kind, server, key)?;
+    // Outside /tmp: Codex refuses to set up its helpers under it.
+    let dir = scratch_dir();
+    let config = clawboo_engine::EngineConfig::for_dir(dir.path().join("data"));
+    let engine = clawboo_engine::Engine::open_with(config, vec![runtime]).unwrap();
+    if let Some(program) = program {
+        engine.block_on(engine.runtimes().set_custom_path(kind, Some(&program))).unwrap();
+    }
+    let agent = clawboo_engine::agents::NewAgent {
+        name: "Scout".into(),
+        handle: "scout".into(),
+        description: String::new(),
+        tint: "#336699".into(),
+        runtime: kind,
+        model: "some-model".into(),
+        approval_policy: clawboo_engine::runtimes::ApprovalPolicy::AllowAll,
+        provider,
+    };
+    let agent_id = engine.agents().create(agent).unwrap().id;
+    Some(ChatEngine { engine, agent_id, dir })
+}
