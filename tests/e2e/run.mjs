@@ -332,9 +332,14 @@ try {
     await driver.type(await driver.find(`${byTestId("file-editor")} .cm-content`), "x");
     await driver.chord(Keys.Control, "s");
     await waitFor("the confirm before saving over budget", () => find("save-over-budget-confirm"));
+    await new Promise((r) => setTimeout(r, 400)); // the dialog's fade-in, for the screenshot
     await saveScreenshot("agent-files-over-budget.png");
     await click("save-over-budget-cancel");
     if (readFileSync(userMd, "utf8").includes("x# About")) throw new Error("Keep editing saved the file");
+    // Undo the typed letter, so the disk version below replaces an unchanged editor.
+    await driver.execute(`document.querySelector('[data-testid="file-editor"] .cm-content').focus()`);
+    await driver.chord(Keys.Control, "z");
+    await waitFor("the editor to match the disk again", async () => !(await present("dirty-marker")));
     writeFileSync(userMd, before);
     await waitFor("the warning to clear", async () => !(await present("file-over-budget")));
 
