@@ -289,7 +289,7 @@ export type AppError = {
 export type AppInfo = {
 	version: string,
 	dataDir: string,
-	/**  Characters of SOUL.md that runtimes without a persona of their own receive. */
+	/**  SOUL.md's budget in characters: over it, runs are refused (the file is never cut). */
 	personaBudget: number,
 };
 

@@ -1,4 +1,4 @@
-use clawboo_engine::agents::PERSONA_BUDGET_CHARS;
+use clawboo_engine::context::files::SOUL_BUDGET;
 use serde::Serialize;
 use tauri::State;
 
@@ -10,7 +10,7 @@ use crate::state::AppState;
 pub struct AppInfo {
     pub version: String,
     pub data_dir: String,
-    /// Characters of SOUL.md that runtimes without a persona of their own receive.
+    /// SOUL.md's budget in characters: over it, runs are refused (the file is never cut).
     pub persona_budget: u32,
 }
 
@@ -21,6 +21,6 @@ pub async fn app_info(state: State<'_, AppState>) -> Result<AppInfo, AppError> {
     Ok(AppInfo {
         version: env!("CARGO_PKG_VERSION").to_owned(),
         data_dir: engine.config().data_dir.display().to_string(),
-        persona_budget: PERSONA_BUDGET_CHARS,
+        persona_budget: SOUL_BUDGET as u32,
     })
 }

@@ -45,27 +45,42 @@ function ChatContextBody({ context }: { context: ChatRunContext }) {
         (when Clawboo fills it), the text in front of the message (workspace files and recalled notes, when any), and
         the agent&apos;s files.
       </p>
-      {context.systemText ? (
-        <details className="run-context__raw" data-testid="chat-run-context-system">
-          <summary>Instruction slot as sent ({formatCount(codePointLength(context.systemText))} characters)</summary>
-          <pre>{context.systemText}</pre>
-        </details>
-      ) : (
-        <p className="muted" data-testid="chat-run-context-no-system">
-          Clawboo filled no instruction slot for this run.
-        </p>
-      )}
-      {context.preamble ? (
-        <details className="run-context__raw" data-testid="chat-run-context-preamble">
-          <summary>Placed before the message ({formatCount(codePointLength(context.preamble))} characters)</summary>
-          <pre>{context.preamble}</pre>
-        </details>
-      ) : (
-        <p className="muted" data-testid="chat-run-context-no-preamble">
-          Nothing was placed before the message.
-        </p>
-      )}
+      <RawText
+        text={context.systemText}
+        summary="Instruction slot as sent"
+        testId="chat-run-context-system"
+        emptyTestId="chat-run-context-no-system"
+        empty="Clawboo filled no instruction slot for this run."
+      />
+      <RawText
+        text={context.preamble}
+        summary="Placed before the message"
+        testId="chat-run-context-preamble"
+        emptyTestId="chat-run-context-no-preamble"
+        empty="Nothing was placed before the message."
+      />
       <FileDeliveryList files={context.files} />
     </div>
+  );
+}
+
+type RawTextProps = { text: string | null; summary: string; testId: string; empty: string; emptyTestId: string };
+
+/** A block of exactly what was sent, folded under its size; a line saying so when there was none. */
+function RawText({ text, summary, testId, empty, emptyTestId }: RawTextProps) {
+  if (!text) {
+    return (
+      <p className="muted" data-testid={emptyTestId}>
+        {empty}
+      </p>
+    );
+  }
+  return (
+    <details className="run-context__raw" data-testid={testId}>
+      <summary>
+        {summary} ({formatCount(codePointLength(text))} characters)
+      </summary>
+      <pre>{text}</pre>
+    </details>
   );
 }

@@ -11,10 +11,6 @@ use std::time::UNIX_EPOCH;
 use crate::error::{Error, Result};
 pub use crate::vocab::AgentFileName;
 
-/// The persona budget: Claude Code, Codex and Hermes receive at most this many characters of
-/// SOUL.md as their persona. The file itself is never cut.
-pub const PERSONA_BUDGET_CHARS: u32 = 4_000;
-
 /// Largest agent file the app reads or writes. Agent files are prompts, not data sets; a file
 /// past this is refused with a clear error rather than loaded into an editor or a prompt.
 pub const MAX_AGENT_FILE_BYTES: u64 = 1024 * 1024;

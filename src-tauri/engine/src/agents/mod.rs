@@ -11,10 +11,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use rusqlite::{params, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 
-pub use files::{
-    atomic_write, AgentFileName, FileContent, FileMeta, StarterProfile, Workspaces, MAX_AGENT_FILE_BYTES,
-    PERSONA_BUDGET_CHARS,
-};
+pub use files::{atomic_write, AgentFileName, FileContent, FileMeta, StarterProfile, Workspaces, MAX_AGENT_FILE_BYTES};
 pub use gateway::{OpenclawGateway, OpenclawGatewayInput};
 pub use profile::validate_handle;
 pub use watcher::FileWatcher;

@@ -8,7 +8,7 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use serde::Serialize;
 
 use crate::agents::{Agent, Agents, RuntimeKind};
-use crate::chat::store::CarriedTurn;
+use crate::chat::store::{CarriedTurn, Conversation};
 use crate::context::files::{self, AgentFiles, Delivered, FilePlan, FileSession, FilesTurn};
 use crate::context::ToolName;
 use crate::error::{Error, Result};
@@ -16,7 +16,7 @@ use crate::native::transcript::{trim_transcript, TRANSCRIPT_BUDGET_CHARS};
 use crate::runtimes::{HistoryMode, TranscriptTurn};
 use crate::vocab::AgentFileName;
 
-/// An agent's files read for one run, with what decides their routes.
+/// An agent's files for one run, with what decides their routes.
 pub(crate) struct AgentFilesForRun {
     runtime: RuntimeKind,
     files: AgentFiles,
@@ -29,7 +29,16 @@ impl AgentFilesForRun {
     /// Reads `agent`'s files. `in_workspace`: the run works in the agent's own folder (where a
     /// runtime can discover AGENTS.md); `tools`: Clawboo's tools the run has.
     pub(crate) fn read(agents: &Agents, agent: &Agent, in_workspace: bool, tools: &[ToolName]) -> Result<Self> {
-        let files = agents.workspaces().read_all(&agent.id)?;
+        Ok(Self::with_files(agents.workspaces().read_all(&agent.id)?, agent, in_workspace, tools))
+    }
+
+    /// Each file's route and budget for `agent`'s runs (the editor's meter): what the files hold
+    /// does not change where they go, so none is read.
+    pub(crate) fn routes(agent: &Agent, in_workspace: bool, tools: &[ToolName]) -> Vec<files::FileRouteInfo> {
+        files::routes(&Self::with_files(AgentFiles::default(), agent, in_workspace, tools).turn(&FileSession::New))
+    }
+
+    fn with_files(files: AgentFiles, agent: &Agent, in_workspace: bool, tools: &[ToolName]) -> Self {
         // Who reads AGENTS.md itself: Codex, from its own home (the Codex adapter keeps it
         // there, wherever the run works); Hermes, from the folder it works in. Claude Code's
         // project files (CLAUDE.md with them) stay off: Clawboo runs it with `--setting-sources
@@ -40,23 +49,18 @@ impl AgentFilesForRun {
             RuntimeKind::Hermes => in_workspace,
             RuntimeKind::ClaudeCode | RuntimeKind::Native | RuntimeKind::Openclaw => false,
         };
-        Ok(Self {
+        Self {
             runtime: agent.runtime,
             files,
             memory_tools: tools.contains(&ToolName::MemorySearch) && tools.contains(&ToolName::MemoryGet),
             discovers_agents_md,
             unmanaged: agent.runtime == RuntimeKind::Openclaw && agent.openclaw_gateway_url.is_some(),
-        })
+        }
     }
 
     /// The plan for a turn in `session`; an error when a file is over its budget.
     pub(crate) fn plan(&self, session: &FileSession) -> Result<FilePlan> {
         files::plan(&self.turn(session))
-    }
-
-    /// Each file's route and budget (for the editor).
-    pub(crate) fn routes(&self) -> Vec<files::FileRouteInfo> {
-        files::routes(&self.turn(&FileSession::New))
     }
 
     fn turn<'a>(&'a self, session: &'a FileSession) -> FilesTurn<'a> {
@@ -72,9 +76,24 @@ impl AgentFilesForRun {
     }
 }
 
+/// What the session a turn continues already holds of the agent's files. `resumed`: the runtime
+/// session the turn resumes (None: a new one); `carried`: the history Clawboo carries for the
+/// runtime (Native), to tell what its trimmed form still holds.
+pub(crate) fn turn_session(
+    conn: &Connection,
+    conversation: &Conversation,
+    history: HistoryMode,
+    resumed: Option<&str>,
+    carried: &[CarriedTurn],
+) -> Result<FileSession> {
+    let key = session_key(history, resumed, conversation.epoch);
+    let window = (history == HistoryMode::ClawbooTranscript).then(|| native_window(carried));
+    session(conn, &conversation.id, key.as_deref(), window.as_ref())
+}
+
 /// The key of the session a turn runs in, for delivery tracking: the runtime session it
 /// resumes, or the conversation epoch when Clawboo carries the history (Native).
-pub(crate) fn session_key(history: HistoryMode, resumed: Option<&str>, epoch: i64) -> Option<String> {
+fn session_key(history: HistoryMode, resumed: Option<&str>, epoch: i64) -> Option<String> {
     match history {
         HistoryMode::ClawbooTranscript => Some(epoch_key(epoch)),
         HistoryMode::RuntimeSession => resumed.map(str::to_owned),
@@ -89,7 +108,7 @@ pub(crate) fn epoch_key(epoch: i64) -> String {
 /// Clawboo carries (Native), the runs whose turns the trimmed history still holds; a delivery
 /// made by a run outside it is gone from what the model sees, so its file goes again (all gone:
 /// a cold resume).
-pub(crate) fn session(
+fn session(
     conn: &Connection,
     conversation_id: &str,
     key: Option<&str>,
@@ -119,7 +138,7 @@ pub(crate) fn session(
 }
 
 /// The runs whose turns Native's carried history still holds once trimmed to its budget.
-pub(crate) fn native_window(turns: &[CarriedTurn]) -> HashSet<String> {
+fn native_window(turns: &[CarriedTurn]) -> HashSet<String> {
     let carried: Vec<TranscriptTurn> =
         turns.iter().map(|t| TranscriptTurn { user: t.user.clone(), assistant: t.assistant.clone() }).collect();
     let kept = trim_transcript(&carried, TRANSCRIPT_BUDGET_CHARS).len();
@@ -227,7 +246,22 @@ pub(crate) fn context(conn: &Connection, run_id: &str) -> Result<Option<ChatRunC
     Ok(Some(ChatRunContext { run_id: run_id.to_owned(), system_text, preamble, files, created_at }))
 }
 
-/// Instruction-slot text: the persona and the instructions sections, joined.
+/// Native's setup (None for other runtimes), and the instruction slot as "What this agent saw"
+/// shows it: the setup, then what Clawboo put in the runtime's own slot.
+pub(crate) struct Slots {
+    pub setup: Option<String>,
+    pub shown_system: Option<String>,
+}
+
+/// The run's [`Slots`], once its prepared context (setup, instruction slot, text in front of the
+/// message, the message) is within `context::files::MAX_PREPARED_BYTES`.
+pub(crate) fn slots(files: &FilePlan, system: Option<&str>, preamble: Option<&str>, message: &str) -> Result<Slots> {
+    let (system, preamble) = (system.unwrap_or(""), preamble.unwrap_or(""));
+    files::check_prepared(&[&files.setup, system, preamble, message])?;
+    Ok(Slots { setup: files.setup_slot(), shown_system: join_nonempty(&[&files.setup, system]) })
+}
+
+/// The non-empty parts, trimmed and joined by a blank line; None when all are empty.
 pub(crate) fn join_nonempty(parts: &[&str]) -> Option<String> {
     let kept: Vec<&str> = parts.iter().map(|p| p.trim()).filter(|p| !p.is_empty()).collect();
     (!kept.is_empty()).then(|| kept.join("\n\n"))

@@ -194,7 +194,7 @@ impl Chat {
     pub fn file_routes(&self, agent_id: &str) -> Result<Vec<crate::context::files::FileRouteInfo>> {
         let agent = self.agents.get(agent_id)?;
         let tools = self.direct_tools(&agent);
-        Ok(files::AgentFilesForRun::read(&self.agents, &agent, true, &tools)?.routes())
+        Ok(files::AgentFilesForRun::routes(&agent, true, &tools))
     }
 
     pub fn run_activity(&self, run_id: &str) -> Result<Vec<RunEventRecord>> {
@@ -235,39 +235,58 @@ impl Chat {
         let fingerprint = setup::files_fingerprint(&agent_files.plan(&FileSession::New)?);
 
         let now = now_ms();
-        let (conversation, message, run, transcript, plan, first_turn, file_plan) = self.store.write(|tx| {
-            let conversation = store::conversation(tx, &agent.id, now)?;
-            let resumable = conversation.session_id.is_some() && conversation.session_runtime == Some(agent.runtime);
-            let plan =
-                setup::plan(capabilities.setup_change, resumable, conversation.session_setup.as_deref(), &fingerprint);
-            let carried = match (capabilities.history, &plan) {
-                (HistoryMode::ClawbooTranscript, _) | (_, Plan::Fresh { .. }) => store::transcript(tx, &conversation)?,
-                (HistoryMode::RuntimeSession, _) => Vec::new(),
-            };
-            // The session this turn continues, and what it holds of the agent's files.
-            let resumed = conversation.session_id.as_deref().filter(|_| plan == Plan::Resume);
-            let key = files::session_key(capabilities.history, resumed, conversation.epoch);
-            let window =
-                (capabilities.history == HistoryMode::ClawbooTranscript).then(|| files::native_window(&carried));
-            let file_session = files::session(tx, &conversation.id, key.as_deref(), window.as_ref())?;
-            let transcript: Vec<(String, String)> = carried.into_iter().map(|t| (t.user, t.assistant)).collect();
-            let file_plan = agent_files.plan(&file_session)?;
-            crate::context::files::check_prepared(&[
-                &file_plan.setup,
-                &file_plan.persona,
-                &file_plan.instructions,
-                &file_plan.references,
-                text,
-            ])?;
-            let first_turn = !store::has_reply(tx, &conversation)?;
-            let run = store::insert_run(tx, &conversation, agent.runtime, now)?;
-            let message =
-                store::add_message(tx, &conversation, ChatRole::User, text, Some(&run.id), conversation.epoch, now)?;
-            if capabilities.history == HistoryMode::ClawbooTranscript && !file_plan.references.is_empty() {
-                store::set_carried(tx, &message.id, &file_plan.references)?;
-            }
-            Ok((conversation, message, run, transcript, plan, first_turn, file_plan))
-        })?;
+        let (conversation, message, run, transcript, plan, first_turn, file_plan, system, slots) =
+            self.store.write(|tx| {
+                let conversation = store::conversation(tx, &agent.id, now)?;
+                let resumable =
+                    conversation.session_id.is_some() && conversation.session_runtime == Some(agent.runtime);
+                let plan = setup::plan(
+                    capabilities.setup_change,
+                    resumable,
+                    conversation.session_setup.as_deref(),
+                    &fingerprint,
+                );
+                let carried = match (capabilities.history, &plan) {
+                    (HistoryMode::ClawbooTranscript, _) | (_, Plan::Fresh { .. }) => {
+                        store::transcript(tx, &conversation)?
+                    }
+                    (HistoryMode::RuntimeSession, _) => Vec::new(),
+                };
+                // The session this turn continues, and what it holds of the agent's files.
+                let resumed = conversation.session_id.as_deref().filter(|_| plan == Plan::Resume);
+                let file_session = files::turn_session(tx, &conversation, capabilities.history, resumed, &carried)?;
+                let transcript: Vec<(String, String)> = carried.into_iter().map(|t| (t.user, t.assistant)).collect();
+                let file_plan = agent_files.plan(&file_session)?;
+                // The instruction slot: the persona and instructions where Clawboo sends them; Native
+                // builds its system prompt from the setup; OpenClaw reads the persona files itself and
+                // gets the instructions once per session, in front of the message (counted there).
+                let system = match capabilities.persona {
+                    PersonaDelivery::SentByClawboo => {
+                        files::join_nonempty(&[&file_plan.persona, &file_plan.instructions])
+                    }
+                    PersonaDelivery::OwnSetup => None,
+                };
+                let in_front = files::join_nonempty(&[
+                    if system.is_none() { &file_plan.instructions } else { "" },
+                    &file_plan.references,
+                ]);
+                let slots = files::slots(&file_plan, system.as_deref(), in_front.as_deref(), text)?;
+                let first_turn = !store::has_reply(tx, &conversation)?;
+                let run = store::insert_run(tx, &conversation, agent.runtime, now)?;
+                let message = store::add_message(
+                    tx,
+                    &conversation,
+                    ChatRole::User,
+                    text,
+                    Some(&run.id),
+                    conversation.epoch,
+                    now,
+                )?;
+                if capabilities.history == HistoryMode::ClawbooTranscript && !file_plan.references.is_empty() {
+                    store::set_carried(tx, &message.id, &file_plan.references)?;
+                }
+                Ok((conversation, message, run, transcript, plan, first_turn, file_plan, system, slots))
+            })?;
         let (transcript, carried) = match plan {
             Plan::Fresh { .. } => setup::carry_forward(transcript, setup::CARRY_BUDGET_CHARS),
             _ => (transcript.into_iter().map(|(user, assistant)| TranscriptTurn { user, assistant }).collect(), (0, 0)),
@@ -276,13 +295,6 @@ impl Chat {
 
         let resume_session =
             conversation.session_id.clone().filter(|_| matches!(plan, Plan::Resume | Plan::Fork { .. }));
-        // The instruction slot: the persona and instructions where Clawboo sends them; Native
-        // builds its system prompt from `setup`; OpenClaw reads the persona files itself and gets
-        // the instructions once per session, in front of the message.
-        let system = match capabilities.persona {
-            PersonaDelivery::SentByClawboo => files::join_nonempty(&[&file_plan.persona, &file_plan.instructions]),
-            PersonaDelivery::OwnSetup => None,
-        };
         let own_session_new = capabilities.persona == PersonaDelivery::OwnSetup
             && capabilities.history == HistoryMode::RuntimeSession
             && resume_session.is_none();
@@ -305,9 +317,6 @@ impl Chat {
             &file_plan.references,
             recalled.as_ref().map_or("", |r| r.text.as_str()),
         ]);
-        let setup_text = files::join_nonempty(&[&file_plan.setup]);
-        let shown_system =
-            files::join_nonempty(&[setup_text.as_deref().unwrap_or(""), system.as_deref().unwrap_or("")]);
         self.store.write(|tx| {
             if let Some(recalled) = &recalled {
                 Self::record_recall(tx, &conversation.id, conversation.epoch, recalled, now)?;
@@ -316,7 +325,7 @@ impl Chat {
                 tx,
                 &files::ChatRunContext {
                     run_id: run.id.clone(),
-                    system_text: shown_system,
+                    system_text: slots.shown_system,
                     preamble: preamble.clone(),
                     files: file_plan.files.clone(),
                     created_at: now,
@@ -329,7 +338,7 @@ impl Chat {
             homes: RuntimeHomes::for_agent_dir(&workspace),
             workspace,
             message: text.to_owned(),
-            setup: setup_text,
+            setup: slots.setup,
             persona: system,
             resume_session,
             fork_session: matches!(plan, Plan::Fork { .. }),

@@ -207,6 +207,12 @@ pub struct FilePlan {
 }
 
 impl FilePlan {
+    /// Native's setup as its input carries it (None when there is none).
+    pub fn setup_slot(&self) -> Option<String> {
+        let setup = self.setup.trim();
+        (!setup.is_empty()).then(|| setup.to_owned())
+    }
+
     /// The references this turn delivers (to record once the session holds them).
     pub fn delivered_references(&self) -> Vec<Delivered> {
         self.files

@@ -190,13 +190,12 @@ impl Runner {
         let placement = placement::of(&task.capabilities);
         // Every run is a fresh session: it never holds the steady tier yet.
         let placed = placement::place(placement, &tiers.assembled, false);
-        let setup = crate::chat::files::join_nonempty(&[&task.files.setup]);
-        context::files::check_prepared(&[
-            setup.as_deref().unwrap_or(""),
-            placed.system.as_deref().unwrap_or(""),
-            placed.preamble.as_deref().unwrap_or(""),
+        let slots = crate::chat::files::slots(
+            &task.files,
+            placed.system.as_deref(),
+            placed.preamble.as_deref(),
             &tiers.assembled.message_text(),
-        ])?;
+        )?;
         let attempt = earlier.len() as u32 + 1;
         let run_id = if next.first { task.claim.clone() } else { uuid::Uuid::new_v4().to_string() };
         let now = now_ms();
@@ -206,10 +205,7 @@ impl Runner {
             attempt,
             kind: next.kind,
             placement,
-            system_text: crate::chat::files::join_nonempty(&[
-                setup.as_deref().unwrap_or(""),
-                placed.system.as_deref().unwrap_or(""),
-            ]),
+            system_text: slots.shown_system,
             preamble: placed.preamble.clone(),
             message: tiers.assembled.message_text(),
             sections: tiers.assembled.sections.clone(),
@@ -250,7 +246,7 @@ impl Runner {
             homes: RuntimeHomes::for_agent_dir(&task.workspace),
             workspace: task.check_folder.clone(),
             message: context.message.clone(),
-            setup,
+            setup: slots.setup,
             persona: placed.system,
             preamble: placed.preamble,
             tools,

@@ -61,16 +61,20 @@ pub fn write_private(path: &Path, text: &str) -> Result<()> {
 /// written only when it differs, removed when `source` is gone or empty.
 pub fn mirror_file(source: &Path, target: &Path) -> Result<()> {
     match std::fs::read(source) {
-        Ok(bytes) if !bytes.iter().all(u8::is_ascii_whitespace) => {
-            if std::fs::read(target).is_ok_and(|old| old == bytes) {
-                return Ok(());
-            }
-            crate::agents::atomic_write(target, &bytes)
-        }
+        Ok(bytes) if !bytes.iter().all(u8::is_ascii_whitespace) => write_if_changed(target, &bytes),
         Ok(_) => remove_if_present(target),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => remove_if_present(target),
         Err(e) => Err(Error::io(format!("Cannot read {}", source.display()), e)),
     }
+}
+
+/// Writes `bytes` to `path` (atomically) unless it already holds them, so a runtime watching the
+/// file is not woken for nothing.
+pub fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<()> {
+    if std::fs::read(path).is_ok_and(|old| old == bytes) {
+        return Ok(());
+    }
+    crate::agents::atomic_write(path, bytes)
 }
 
 fn remove_if_present(path: &Path) -> Result<()> {

@@ -218,24 +218,16 @@ impl Chat {
                     matches!(plan, Plan::Resume) && conversation.session_setup.as_deref() == Some(fingerprint.as_str());
                 // What the session this turn continues holds of the agent's files.
                 let resumed = conversation.session_id.as_deref().filter(|_| matches!(plan, Plan::Resume));
-                let key = match history {
-                    TurnHistory::Fresh => None,
-                    _ => files::session_key(capabilities.history, resumed, conversation.epoch),
+                let file_session = match history {
+                    TurnHistory::Fresh => FileSession::New,
+                    _ => files::turn_session(tx, &conversation, capabilities.history, resumed, &carried)?,
                 };
-                let window = (continues && capabilities.history == HistoryMode::ClawbooTranscript)
-                    .then(|| files::native_window(&carried));
-                let file_plan =
-                    agent_files.plan(&files::session(tx, &conversation.id, key.as_deref(), window.as_ref())?)?;
+                let file_plan = agent_files.plan(&file_session)?;
                 let transcript: Vec<(String, String)> = carried.into_iter().map(|t| (t.user, t.assistant)).collect();
                 let assembled = assemble(&file_plan);
                 let mut placed = placement::place(placement, &assembled, session_has_steady);
-                let setup_text = files::join_nonempty(&[&file_plan.setup]);
-                context::files::check_prepared(&[
-                    setup_text.as_deref().unwrap_or(""),
-                    placed.system.as_deref().unwrap_or(""),
-                    placed.preamble.as_deref().unwrap_or(""),
-                    &message_text,
-                ])?;
+                let slots =
+                    files::slots(&file_plan, placed.system.as_deref(), placed.preamble.as_deref(), &message_text)?;
                 // The scratch notes in scope go after Clawboo's sections, in front of the message.
                 let recalled = self.recall(&RecallRequest {
                     agent_id: &agent.id,
@@ -306,10 +298,7 @@ impl Chat {
                         room_id: room.id.clone(),
                         turn_kind,
                         placement,
-                        system_text: files::join_nonempty(&[
-                            setup_text.as_deref().unwrap_or(""),
-                            placed.system.as_deref().unwrap_or(""),
-                        ]),
+                        system_text: slots.shown_system.clone(),
                         preamble: placed.preamble.clone(),
                         sections: assembled.sections.clone(),
                         steady_in_session: placed.steady_in_session,
@@ -353,7 +342,7 @@ impl Chat {
             homes: RuntimeHomes::for_agent_dir(&workspace),
             workspace,
             message: message_text,
-            setup: files::join_nonempty(&[&file_plan.setup]),
+            setup: file_plan.setup_slot(),
             persona: system,
             preamble,
             resume_session: conversation

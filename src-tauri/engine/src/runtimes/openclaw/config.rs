@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use crate::agents::atomic_write;
 use crate::error::{Error, Result};
+use crate::runtimes::home::write_if_changed;
 use crate::runtimes::ApprovalPolicy;
 use crate::secrets::Provider;
 
@@ -170,11 +170,4 @@ fn pretty(value: &Value) -> Vec<u8> {
     let mut bytes = serde_json::to_vec_pretty(value).unwrap_or_default();
     bytes.push(b'\n');
     bytes
-}
-
-fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<()> {
-    if std::fs::read(path).is_ok_and(|old| old == bytes) {
-        return Ok(());
-    }
-    atomic_write(path, bytes)
 }
