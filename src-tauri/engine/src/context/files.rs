@@ -224,12 +224,18 @@ impl FilePlan {
 
     /// `(file, hash)` of what a runtime session starts with (instructions and what the runtime
     /// reads itself), for the session-setup fingerprint: a change there is a setup change.
+    ///
+    /// MEMORY.md behind its pointer counts by the pointer, not by its text: the session holds the
+    /// pointer, so editing MEMORY.md changes nothing it was given.
     pub fn setup_parts(&self) -> Vec<(&'static str, &str)> {
         self.files
             .iter()
             .filter(|f| matches!(f.status, FileStatus::Sent | FileStatus::ReadByRuntime))
-            .filter(|f| matches!(f.route, FileRoute::Instructions | FileRoute::Workspace | FileRoute::MemoryPointer))
-            .map(|f| (f.file.as_str(), f.hash.as_str()))
+            .filter_map(|f| match f.route {
+                FileRoute::Instructions | FileRoute::Workspace => Some((f.file.as_str(), f.hash.as_str())),
+                FileRoute::MemoryPointer => Some((f.file.as_str(), MEMORY_POINTER_PART)),
+                FileRoute::Reference | FileRoute::Heartbeat | FileRoute::NotSent => None,
+            })
             .collect()
     }
 }
@@ -315,6 +321,9 @@ pub fn check_prepared(parts: &[&str]) -> Result<()> {
 
 const REFERENCES_HEAD: &str = "## Workspace files\nFrom your workspace, sent once per session and again when \
      they change: keep them in mind for the rest of this conversation.";
+
+/// The setup part of MEMORY.md while only its pointer is sent.
+const MEMORY_POINTER_PART: &str = "pointer";
 
 const MEMORY_POINTER: &str = "## Memory\nYour MEMORY.md is not pasted here. When durable memory is relevant, \
      read it with `memory_get` (id \"MEMORY.md\") and search shared memory with `memory_search`.";

@@ -277,3 +277,14 @@ fn setup_parts_name_the_files_a_session_starts_with() {
     // The hash is of the text as on disk, stable across builds (it is stored).
     assert_eq!(files::hash(""), "cbf29ce484222325");
 }
+
+#[test]
+fn memory_md_behind_its_pointer_counts_by_the_pointer_not_its_text() {
+    let mut case = Case::new(RuntimeKind::Codex);
+    case.memory_tools = true;
+    let before = case.plan().unwrap();
+    case.files = agent_files().with(AgentFileName::Memory, "- A new durable note.");
+    let after = case.plan().unwrap();
+    assert_eq!(before.setup_parts(), after.setup_parts(), "editing MEMORY.md starts no fresh session");
+    assert!(after.setup_parts().iter().any(|(name, _)| *name == "MEMORY.md"), "the pointer itself is a part");
+}
