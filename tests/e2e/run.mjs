@@ -102,6 +102,9 @@ const typeInto = (id, text) =>
     return true;
   });
 
+/** Lets a dialog finish its fade-in, so its screenshot shows it as a user sees it. */
+const afterFadeIn = () => new Promise((r) => setTimeout(r, 400));
+
 async function saveScreenshot(name) {
   const shot = await driver.screenshot().catch(() => null);
   if (shot) writeFileSync(join(artifacts, name), Buffer.from(shot, "base64"));
@@ -332,7 +335,7 @@ try {
     await driver.type(await driver.find(`${byTestId("file-editor")} .cm-content`), "x");
     await driver.chord(Keys.Control, "s");
     await waitFor("the confirm before saving over budget", () => find("save-over-budget-confirm"));
-    await new Promise((r) => setTimeout(r, 400)); // the dialog's fade-in, for the screenshot
+    await afterFadeIn();
     await saveScreenshot("agent-files-over-budget.png");
     await click("save-over-budget-cancel");
     if (readFileSync(userMd, "utf8").includes("x# About")) throw new Error("Keep editing saved the file");
@@ -374,6 +377,7 @@ try {
       `return document.querySelector('[data-testid="file-delivery-BOOTSTRAP.md"]').getAttribute('data-status')`,
     );
     if (bootstrap !== "sent") throw new Error(`BOOTSTRAP.md status on a new session is ${bootstrap}`);
+    await afterFadeIn();
     await saveScreenshot("chat-what-it-saw.png");
     await driver.execute(`document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }))`);
   });
@@ -623,6 +627,7 @@ try {
       return text.includes("steady for the task") && text;
     }, 10000);
     if (!seen.includes("changes most") || !seen.includes("Brew a tasting note")) throw new Error(`tiers missing: ${seen.slice(0, 400)}`);
+    await afterFadeIn();
     await saveScreenshot("board-run-context.png");
     await driver.execute(`document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}))`);
     await driver.execute(`document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}))`);
