@@ -2,6 +2,7 @@
 //! turns its services into commands and its events into UI events.
 
 pub mod agents;
+pub mod api;
 pub mod attention;
 pub mod board;
 pub mod chat;
@@ -55,6 +56,7 @@ pub struct Engine {
     spawner: Arc<dyn runtimes::process::Spawner>,
     relay: Arc<Relay>,
     tools: Arc<tools::Tools>,
+    local_api: api::LocalApi,
     _watcher: FileWatcher,
     /// Runs, their processes and their streams live here, apart from the UI's runtime.
     runtime: Option<tokio::runtime::Runtime>,
@@ -153,6 +155,17 @@ impl Engine {
         runner.sweep_worktrees();
         runner.watch_board();
         expire_approvals(&attention, runtime.handle());
+        let local_api = api::LocalApi::new(api::LocalApiParts {
+            store: store.clone(),
+            agents: agents.clone(),
+            board: board.clone(),
+            runner: runner.clone(),
+            events: events.clone(),
+            secrets: secrets.clone(),
+            handle: runtime.handle().clone(),
+            data_dir: config.data_dir.clone(),
+        });
+        local_api.resume();
         Ok(Self {
             config,
             store,
@@ -169,6 +182,7 @@ impl Engine {
             spawner,
             relay,
             tools,
+            local_api,
             _watcher: watcher,
             runtime: Some(runtime),
             _lock: lock,
@@ -358,6 +372,11 @@ impl Engine {
         &self.tools
     }
 
+    /// The local API for the user's scripts: on or off, its port, its token.
+    pub fn local_api(&self) -> &api::LocalApi {
+        &self.local_api
+    }
+
     pub fn runtimes(&self) -> &RuntimeCatalog {
         &self.catalog
     }
@@ -378,6 +397,8 @@ impl Engine {
 
     /// Stops every run and waits for its processes to end. Called when the app quits.
     pub fn shutdown(&self) {
+        // No script starts a run while the runs are being stopped.
+        self.local_api.stop();
         // Task runs first: each marks itself cut off and puts its card back in To do.
         self.runner.shutdown(Duration::from_secs(8));
         self.chat.shutdown(Duration::from_secs(8));

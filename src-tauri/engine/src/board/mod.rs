@@ -89,6 +89,12 @@ impl Board {
         self.create_with(Actor::Clawboo, new, origin, Some(handoff.task))
     }
 
+    /// A card the local API makes to run `task`: the user's (their script holds their token),
+    /// holding the exact task text, marked as made through the API.
+    pub fn create_from_api(&self, new: NewCard, task: &str) -> Result<Card> {
+        self.create_with(Actor::User, new, CardOrigin::Api, Some(task))
+    }
+
     fn create_with(&self, actor: Actor, new: NewCard, origin: CardOrigin, task_text: Option<&str>) -> Result<Card> {
         let title = checks::title(&new.title)?;
         let description = checks::description(&new.description)?;
@@ -104,7 +110,7 @@ impl Board {
         }
         let handoff_id = match &origin {
             CardOrigin::Handoff { handoff_id, .. } => Some(handoff_id.clone()),
-            CardOrigin::User => None,
+            CardOrigin::User | CardOrigin::Api => None,
         };
         let id = records::new_id();
         let now = now_ms();

@@ -155,6 +155,8 @@ pub enum CardOrigin {
     User,
     /// A leader's hand-off in team chat (`handoff` tool or `@handle` in its reply).
     Handoff { handoff_id: String, room_id: String, from_agent_id: String },
+    /// Made and started by the user's script through the local API.
+    Api,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]

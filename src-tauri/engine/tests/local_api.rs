@@ -1,0 +1,426 @@
+//! The local API over real HTTP on loopback (reqwest), on a real engine and SQLite store, with a
+//! scripted runtime playing the agent. The token lives in the keychain: run under
+//! scripts/with-test-keyring on Linux.
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clawboo_engine::agents::{NewAgent, RuntimeKind};
+use clawboo_engine::api::PORT_FILE;
+use clawboo_engine::board::{CardOrigin, CardStatus};
+use clawboo_engine::memory::{Author, FactInput, Scope};
+use clawboo_engine::runner::RunnerSettings;
+use clawboo_engine::runtimes::{
+    ApprovalPolicy, Capabilities, HistoryMode, PersonaDelivery, RunChannels, RunEvent, RunOutcome, RunResult, Runtime,
+    SetupChange, TeamHistory, TurnHistory, TurnInput,
+};
+use clawboo_engine::{Engine, EngineConfig, ErrorCode};
+use clawboo_testkit::{wait_for, TempDataDir};
+use reqwest::header::{ACCEPT, AUTHORIZATION, HOST};
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+
+/// Plays the agent by the run's message (the card's title):
+/// - "wait…"   → says it started, then waits to be stopped;
+/// - "stream…" → says five things 40 ms apart, then answers;
+/// - anything else → answers "Done: <title>".
+struct Scripted;
+
+impl Runtime for Scripted {
+    fn kind(&self) -> RuntimeKind {
+        RuntimeKind::Native
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            streams_text: true,
+            context_window: Some(200_000),
+            history: HistoryMode::ClawbooTranscript,
+            persona: PersonaDelivery::OwnSetup,
+            setup_change: SetupChange::AppliedOnResume,
+            team_history: TeamHistory { leader: TurnHistory::ContinueRoom, teammate: TurnHistory::Fresh },
+        }
+    }
+
+    fn run(
+        &self,
+        input: TurnInput,
+        channels: RunChannels,
+    ) -> Pin<Box<dyn std::future::Future<Output = clawboo_engine::Result<RunResult>> + Send + '_>> {
+        Box::pin(async move {
+            let say = |text: &str| channels.emit(RunEvent::TextDelta { text: text.to_owned() });
+            let title = input.message.as_str();
+            if title.starts_with("wait") {
+                say("Started; waiting.");
+                let mut cancel = channels.cancel.clone();
+                let _ = cancel.wait_for(|c| *c).await;
+                return Ok(RunResult::with_outcome(RunOutcome::Cancelled, "Stopped."));
+            }
+            if title.starts_with("stream") {
+                for n in 1..=5 {
+                    say(&format!("part {n}. "));
+                    tokio::time::sleep(Duration::from_millis(40)).await;
+                }
+            }
+            say(&format!("Done: {title}"));
+            Ok(RunResult::succeeded())
+        })
+    }
+}
+
+struct Api {
+    _dir: TempDataDir,
+    engine: Engine,
+    agent_id: String,
+    base: String,
+    port: u16,
+    token: String,
+    client: reqwest::Client,
+    rt: tokio::runtime::Runtime,
+}
+
+fn open(dir: &TempDataDir) -> Engine {
+    Engine::open_with(EngineConfig::for_dir(dir.path().into()), vec![Arc::new(Scripted)]).unwrap()
+}
+
+fn api() -> Api {
+    let dir = TempDataDir::new();
+    let engine = open(&dir);
+    let agent_id = engine
+        .agents()
+        .create(NewAgent {
+            name: "Worker".into(),
+            handle: "worker".into(),
+            description: "does the work".into(),
+            tint: "#445566".into(),
+            runtime: RuntimeKind::Native,
+            model: "some-model".into(),
+            approval_policy: ApprovalPolicy::Ask,
+            provider: None,
+        })
+        .unwrap()
+        .id;
+    let status = engine.local_api().set_enabled(true).unwrap();
+    let port = status.port.expect("listening");
+    let token = engine.local_api().token().unwrap();
+    let client = reqwest::Client::builder().no_proxy().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    Api { _dir: dir, engine, agent_id, base: format!("http://127.0.0.1:{port}"), port, token, client, rt }
+}
+
+impl Api {
+    fn send(&self, request: reqwest::RequestBuilder) -> (StatusCode, Value) {
+        self.rt.block_on(async {
+            let response = request.send().await.unwrap();
+            let status = response.status();
+            let text = response.text().await.unwrap();
+            (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+        })
+    }
+
+    fn get(&self, path: &str) -> (StatusCode, Value) {
+        self.send(self.client.get(format!("{}{path}", self.base)).bearer_auth(&self.token))
+    }
+
+    fn post(&self, path: &str, body: Value) -> (StatusCode, Value) {
+        self.send(self.client.post(format!("{}{path}", self.base)).bearer_auth(&self.token).json(&body))
+    }
+
+    fn start(&self, body: Value) -> Value {
+        let (status, started) = self.post("/api/runtimes/worker/run", body);
+        assert_eq!(status, StatusCode::CREATED, "{started}");
+        started
+    }
+
+    /// Waits until `GET /api/runs/:id` says the run ended.
+    fn ended(&self, run_id: &str) -> Value {
+        wait_for("the run to end", Duration::from_secs(30), || {
+            let (status, run) = self.get(&format!("/api/runs/{run_id}"));
+            assert_eq!(status, StatusCode::OK, "{run}");
+            (run["status"] == "ended").then_some(run)
+        })
+    }
+}
+
+fn code(body: &Value) -> &str {
+    body["error"]["code"].as_str().unwrap_or_else(|| panic!("an error body: {body}"))
+}
+
+#[test]
+fn the_api_is_off_until_switched_on_then_listens_on_loopback_and_writes_its_port_file() {
+    let dir = TempDataDir::new();
+    let port_file = dir.path().join(PORT_FILE);
+    let port = {
+        let engine = open(&dir);
+        let status = engine.local_api().status().unwrap();
+        assert!(!status.enabled && !status.running, "off by default: {status:?}");
+        assert!(!port_file.exists());
+
+        let on = engine.local_api().set_enabled(true).unwrap();
+        let port = on.port.unwrap();
+        assert_eq!(on.url.as_deref(), Some(format!("http://127.0.0.1:{port}").as_str()));
+        let written: Value = serde_json::from_str(&std::fs::read_to_string(&port_file).unwrap()).unwrap();
+        assert_eq!(written["port"], port);
+        assert_eq!(written["pid"], std::process::id());
+        assert!(!written.to_string().contains(&engine.local_api().token().unwrap()), "no token in the file");
+
+        let off = engine.local_api().set_enabled(false).unwrap();
+        assert!(!off.running && off.port.is_none());
+        assert!(!port_file.exists(), "switched off: the port file goes");
+        assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err(), "nothing listens any more");
+
+        engine.local_api().set_enabled(true).unwrap().port.unwrap()
+    };
+    assert!(!port_file.exists(), "the engine's shutdown removes the port file");
+    // Left on, it listens again at the next start (on a new random port).
+    let engine = open(&dir);
+    let status = engine.local_api().status().unwrap();
+    assert!(status.enabled && status.running, "{status:?}");
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&port_file).unwrap()).unwrap();
+    assert_eq!(written["port"], status.port.unwrap());
+    let _ = port;
+}
+
+#[test]
+fn a_non_loopback_bind_is_refused() {
+    let dir = TempDataDir::new();
+    let engine = open(&dir);
+    for address in ["0.0.0.0", "192.168.1.20", "::"] {
+        let err = engine.local_api().start_on(address.parse().unwrap()).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidInput, "{address}: {err}");
+    }
+    assert!(!engine.local_api().status().unwrap().running);
+    assert!(!dir.path().join(PORT_FILE).exists());
+}
+
+#[test]
+fn every_request_needs_the_token_and_a_host_naming_this_machine() {
+    let a = api();
+    let url = format!("{}/api/runs", a.base);
+    let (status, body) = a.send(a.client.get(&url));
+    assert_eq!((status, code(&body)), (StatusCode::UNAUTHORIZED, "unauthorized"));
+    let (status, _) = a.send(a.client.get(&url).bearer_auth("0".repeat(64)));
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "a wrong token");
+    let (status, _) = a.send(a.client.get(&url).header(AUTHORIZATION, format!("Basic {}", a.token)));
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "not a bearer token");
+    let (status, _) = a.send(a.client.post(format!("{}/api/runtimes/worker/run", a.base)).json(&json!({"task": "x"})));
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "no run starts without the token");
+    assert!(a.engine.board().list(&Default::default()).unwrap().is_empty());
+
+    // DNS rebinding: a page on another name that resolves to 127.0.0.1 sends its own Host.
+    let (status, body) =
+        a.send(a.client.get(&url).bearer_auth(&a.token).header(HOST, format!("evil.example:{}", a.port)));
+    assert_eq!((status, code(&body)), (StatusCode::FORBIDDEN, "forbidden_host"));
+    let (status, _) = a.send(a.client.get(format!("http://localhost:{}/api/runs", a.port)).bearer_auth(&a.token));
+    assert_eq!(status, StatusCode::OK, "localhost is this machine");
+
+    let response =
+        a.rt.block_on(a.client.get(&url).bearer_auth(&a.token).header("Origin", "https://evil.example").send());
+    let response = response.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert!(
+        response.headers().keys().all(|k| !k.as_str().starts_with("access-control-")),
+        "no CORS headers: a browser's cross-origin call fails"
+    );
+
+    let (status, body) = a.get("/api/nothing");
+    assert_eq!((status, code(&body)), (StatusCode::NOT_FOUND, "not_found"));
+    let (status, body) = a.post("/api/runs", json!({}));
+    assert_eq!((status, code(&body)), (StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed"));
+    let (status, body) = a.post("/api/runtimes/worker/run", json!({"task": "x".repeat(70 * 1024)}));
+    assert_eq!((status, code(&body)), (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large"));
+    let (status, body) = a.post("/api/runtimes/worker/run", json!({"task": "x", "disableMemoryAutoinject": true}));
+    assert_eq!((status, code(&body)), (StatusCode::BAD_REQUEST, "invalid_input"), "a misspelled field is refused");
+    let (status, body) = a.post("/api/runtimes/worker/run", json!({"task": "  "}));
+    assert_eq!((status, code(&body)), (StatusCode::BAD_REQUEST, "invalid_input"));
+    let (status, body) = a.post("/api/runtimes/nobody/run", json!({"task": "x"}));
+    assert_eq!((status, code(&body)), (StatusCode::NOT_FOUND, "not_found"));
+    let (status, body) = a.get("/api/runs/no-such-run");
+    assert_eq!((status, code(&body)), (StatusCode::NOT_FOUND, "not_found"));
+    assert!(a.engine.board().list(&Default::default()).unwrap().is_empty(), "refused requests made no card");
+
+    // A new token: the old one stops working at once.
+    let new = a.engine.local_api().regenerate_token().unwrap();
+    assert_ne!(new, a.token);
+    assert_eq!(new.len(), 64);
+    let (status, _) = a.get("/api/runs");
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, _) = a.send(a.client.get(&url).bearer_auth(&new));
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(a.engine.local_api().token().unwrap(), new, "kept in the keychain");
+}
+
+#[test]
+fn a_script_starts_a_run_by_handle_or_id_and_reads_how_it_went() {
+    let a = api();
+    let started = a.start(json!({"task": "write the summary\nOf last week's notes, in five lines."}));
+    let run_id = started["runId"].as_str().unwrap().to_owned();
+    assert_eq!(started["queued"], false);
+    assert_eq!(started["status"], "running");
+    let card = a.engine.board().get(started["cardId"].as_str().unwrap()).unwrap();
+    assert_eq!(started["cardNumber"], card.number);
+    assert_eq!(card.title, "write the summary", "titled by the task's first line");
+    assert_eq!(card.description, "write the summary\nOf last week's notes, in five lines.");
+    assert_eq!(card.origin, CardOrigin::Api, "marked as started through the API");
+    assert_eq!(card.assignee_id.as_deref(), Some(a.agent_id.as_str()));
+
+    let run = a.ended(&run_id);
+    assert_eq!(run["outcome"], "succeeded", "{run}");
+    assert_eq!(run["endedIn"], "in_review");
+    assert_eq!(run["report"], "Done: write the summary");
+    assert_eq!(run["agentHandle"], "worker");
+    assert_eq!(run["card"]["status"], "in_review");
+    assert_eq!(run["attempts"].as_array().unwrap().len(), 1);
+
+    // By id, with a title of its own.
+    let (status, second) =
+        a.post(&format!("/api/runtimes/{}/run", a.agent_id), json!({"task": "Check the links.", "title": "links"}));
+    assert_eq!(status, StatusCode::CREATED, "{second}");
+    let second_id = second["runId"].as_str().unwrap().to_owned();
+    a.ended(&second_id);
+    assert_eq!(a.engine.board().get(second["cardId"].as_str().unwrap()).unwrap().title, "links");
+
+    let (status, list) = a.get("/api/runs");
+    assert_eq!(status, StatusCode::OK);
+    let ids: Vec<&str> = list["runs"].as_array().unwrap().iter().map(|r| r["runId"].as_str().unwrap()).collect();
+    assert_eq!(ids, [second_id.as_str(), run_id.as_str()], "newest first");
+    let (_, one) = a.get("/api/runs?limit=1");
+    assert_eq!(one["runs"].as_array().unwrap().len(), 1);
+    let (status, _) = a.get("/api/runs?limit=0");
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+
+    let (status, events) = a.get(&format!("/api/runs/{run_id}/events"));
+    assert_eq!(status, StatusCode::OK);
+    let events = events["events"].as_array().unwrap();
+    assert!(events
+        .iter()
+        .any(|e| e["event"]["type"] == "textDelta" && e["event"]["text"] == "Done: write the summary"));
+    assert_eq!(events.last().unwrap()["event"]["type"], "finished");
+    let (status, body) = a.post(&format!("/api/runs/{run_id}/cancel"), json!({}));
+    assert_eq!((status, code(&body)), (StatusCode::CONFLICT, "run_not_active"), "an ended run cannot be cancelled");
+}
+
+#[test]
+fn disable_memory_auto_inject_leaves_the_facts_out_of_the_runs_context() {
+    let a = api();
+    let fact = a
+        .engine
+        .memory()
+        .save(
+            FactInput { text: "The deploy script is scripts/ship.sh".into(), scope: Scope::Global, tags: vec![] },
+            Author::User,
+        )
+        .unwrap()
+        .fact;
+    let task = "Deploy the release\nRun the deploy script for version 2.";
+    let with = a.start(json!({"task": task}));
+    let with_id = with["runId"].as_str().unwrap();
+    a.ended(with_id);
+    let seen = a.engine.runner().run_context(with_id).unwrap();
+    assert_eq!(seen.cited, std::slice::from_ref(&fact.id), "a run given the matching fact");
+    assert!(seen.preamble.unwrap_or_default().contains("## Memory"));
+
+    let without = a.start(json!({"task": task, "disableMemoryAutoInject": true}));
+    let without_id = without["runId"].as_str().unwrap();
+    a.ended(without_id);
+    let seen = a.engine.runner().run_context(without_id).unwrap();
+    assert!(seen.cited.is_empty(), "{:?}", seen.cited);
+    assert!(!seen.preamble.unwrap_or_default().contains("## Memory"));
+}
+
+/// Server-sent events, as `curl -N` reads them: `event:` and `data:` lines, a blank line after each.
+fn parse_sse(text: &str) -> Vec<(String, Value)> {
+    text.split("\n\n")
+        .filter_map(|block| {
+            let mut name = None;
+            let mut data = None;
+            for line in block.lines() {
+                if let Some(v) = line.strip_prefix("event: ") {
+                    name = Some(v.to_owned());
+                } else if let Some(v) = line.strip_prefix("data: ") {
+                    data = Some(serde_json::from_str(v).unwrap());
+                }
+            }
+            Some((name?, data?))
+        })
+        .collect()
+}
+
+#[test]
+fn events_stream_live_until_the_run_ends_then_the_stream_closes() {
+    let a = api();
+    let started = a.start(json!({"task": "stream the parts"}));
+    let run_id = started["runId"].as_str().unwrap().to_owned();
+    let url = format!("{}/api/runs/{run_id}/events", a.base);
+    let (content_type, body, chunks) = a.rt.block_on(async {
+        let mut response =
+            a.client.get(&url).bearer_auth(&a.token).header(ACCEPT, "text/event-stream").send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        let content_type = response.headers()["content-type"].to_str().unwrap().to_owned();
+        let mut body = String::new();
+        let mut chunks = 0;
+        // Ends when the server closes the stream, after `end`.
+        while let Some(chunk) = tokio::time::timeout(Duration::from_secs(30), response.chunk()).await.unwrap().unwrap()
+        {
+            body.push_str(std::str::from_utf8(&chunk).unwrap());
+            chunks += 1;
+        }
+        (content_type, body, chunks)
+    });
+    assert_eq!(content_type, "text/event-stream");
+    let events = parse_sse(&body);
+    let (last_name, last) = events.last().unwrap();
+    assert_eq!(last_name, "end", "{body}");
+    assert_eq!(last["outcome"], "succeeded");
+    let run_events: Vec<&Value> = events.iter().filter(|(n, _)| n == "run_event").map(|(_, v)| v).collect();
+    let seqs: Vec<u64> = run_events.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
+    assert_eq!(seqs, (1..=seqs.len() as u64).collect::<Vec<_>>(), "every event once, in order");
+    let text: String = run_events.iter().filter_map(|e| e["event"]["text"].as_str()).collect();
+    assert!(text.contains("part 1. part 2. part 3. part 4. part 5. Done: stream the parts"), "{text}");
+    assert!(chunks > 2, "sent as they happened, not in one piece ({chunks} chunks)");
+
+    // The same through `?follow=1`, once the run is over: what happened, then `end`.
+    let (_, stored) = a.get(&format!("/api/runs/{run_id}/events"));
+    let replay = a.rt.block_on(async {
+        let response = a.client.get(format!("{url}?follow=1")).bearer_auth(&a.token).send().await.unwrap();
+        response.text().await.unwrap()
+    });
+    let replayed = parse_sse(&replay);
+    assert_eq!(replayed.len(), stored["events"].as_array().unwrap().len() + 1);
+    assert_eq!(replayed.last().unwrap().0, "end");
+}
+
+#[test]
+fn cancel_stops_a_running_run_and_its_card_goes_back_to_to_do() {
+    let a = api();
+    let started = a.start(json!({"task": "wait for the signal"}));
+    let run_id = started["runId"].as_str().unwrap().to_owned();
+    wait_for("the run to be going", Duration::from_secs(10), || {
+        let (_, run) = a.get(&format!("/api/runs/{run_id}"));
+        (run["status"] == "running" && !run["attempts"].as_array().unwrap().is_empty()).then_some(())
+    });
+    // One run at a time: the next one waits (202), and is cancelled before it starts.
+    let settings = a.engine.runner().settings().unwrap();
+    a.engine.runner().set_settings(RunnerSettings { max_concurrent: 1, ..settings }).unwrap();
+    let (status, waiting) = a.post("/api/runtimes/@worker/run", json!({"task": "wait in line"}));
+    assert_eq!(status, StatusCode::ACCEPTED, "{waiting}");
+    assert_eq!((&waiting["queued"], &waiting["status"]), (&json!(true), &json!("queued")));
+    let waiting_id = waiting["runId"].as_str().unwrap();
+    let (_, listed) = a.get("/api/runs");
+    assert_eq!(listed["runs"][0]["runId"], waiting_id, "the waiting run is listed first");
+    assert_eq!(listed["runs"][0]["status"], "queued");
+    let (status, body) = a.post(&format!("/api/runs/{waiting_id}/cancel"), json!({}));
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+    let run = a.ended(waiting_id);
+    assert_eq!(run["outcome"], "cancelled", "{run}");
+    assert!(run["attempts"].as_array().unwrap().is_empty(), "it never started");
+
+    let (status, body) = a.post(&format!("/api/runs/{run_id}/cancel"), json!({}));
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+    let run = a.ended(&run_id);
+    assert_eq!(run["outcome"], "cancelled", "{run}");
+    assert_eq!(run["attempts"][0]["status"], "cancelled");
+    let card = a.engine.board().get(started["cardId"].as_str().unwrap()).unwrap();
+    assert_eq!(card.status, CardStatus::Todo);
+}
