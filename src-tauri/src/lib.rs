@@ -109,6 +109,10 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
             commands::attention::attention_viewing,
             commands::attention::answer_permission,
             commands::attention::tray_state,
+            commands::api::local_api_status,
+            commands::api::local_api_set_enabled,
+            commands::api::local_api_token,
+            commands::api::local_api_regenerate_token,
         ])
         .events(collect_events![
             events::AgentsChanged,

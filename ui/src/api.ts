@@ -78,6 +78,7 @@ import type {
   TrayState,
   UserAnswer,
   Viewing,
+  LocalApiStatus,
 } from "./bindings";
 import { toClawbooError } from "./errors";
 
@@ -194,6 +195,7 @@ export type {
   TrayState,
   UserAnswer,
   Viewing,
+  LocalApiStatus,
 } from "./bindings";
 
 export type Unlisten = () => void;
@@ -581,3 +583,18 @@ export function onOpenAttention(cb: (open: OpenAttention) => void): Promise<Unli
 export function onKeptInTray(cb: (kept: KeptInTray) => void): Promise<Unlisten> {
   return events.keptInTray.listen((event) => cb(event.payload));
 }
+
+// ---- Local API: scripts start runs over loopback HTTP ----
+
+/** Whether the local API is on, its port and URL, and the port file scripts read. */
+export const localApiStatus = (): Promise<LocalApiStatus> => unwrap(() => commands.localApiStatus());
+
+/** On (listening at once) or off (stopped at once); kept across restarts. */
+export const localApiSetEnabled = (enabled: boolean): Promise<LocalApiStatus> =>
+  unwrap(() => commands.localApiSetEnabled(enabled));
+
+/** The bearer token (from the keychain), only when the user asks to see or copy it. */
+export const localApiToken = (): Promise<string> => unwrap(() => commands.localApiToken());
+
+/** A new token; the old one stops working at once. */
+export const localApiRegenerateToken = (): Promise<string> => unwrap(() => commands.localApiRegenerateToken());

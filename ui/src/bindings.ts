@@ -179,6 +179,16 @@ export const commands = {
 	 *  tray, so tests and the UI's badge read it here.
 	 */
 	trayState: () => typedError<TrayState, AppError>(__TAURI_INVOKE("tray_state")),
+	localApiStatus: () => typedError<LocalApiStatus, AppError>(__TAURI_INVOKE("local_api_status")),
+	/**
+	 *  Switches the API on (listening at once, a token made on first use) or off (it stops at once);
+	 *  kept across restarts. Codes: `keychain_unavailable` (no token can be kept), `io`.
+	 */
+	localApiSetEnabled: (enabled: boolean) => typedError<LocalApiStatus, AppError>(__TAURI_INVOKE("local_api_set_enabled", { enabled })),
+	/**  The bearer token, for the user to reveal or copy (made when there is none yet). */
+	localApiToken: () => typedError<string, AppError>(__TAURI_INVOKE("local_api_token")),
+	/**  A new token; the old one stops working at once. Returns the new one. */
+	localApiRegenerateToken: () => typedError<string, AppError>(__TAURI_INVOKE("local_api_regenerate_token")),
 };
 
 /** Events */
@@ -485,7 +495,9 @@ export type CardOrigin =
 /**  Made on the Board by the user. */
 { kind: "user" } | 
 /**  A leader's hand-off in team chat (`handoff` tool or `@handle` in its reply). */
-{ kind: "handoff"; handoff_id: string; room_id: string; from_agent_id: string };
+{ kind: "handoff"; handoff_id: string; room_id: string; from_agent_id: string } | 
+/**  Made and started by the user's script through the local API. */
+{ kind: "api" };
 
 /**  One run of a card (the task runner's attempts; a hand-off's teammate run). */
 export type CardRun = {
@@ -752,6 +764,21 @@ export type Grant = {
  */
 export type KeptInTray = {
 	first: boolean,
+};
+
+/**  The API as Settings shows it. The token is never part of it (see [`LocalApi::token`]). */
+export type LocalApiStatus = {
+	/**  Switched on by the user (kept across restarts). */
+	enabled: boolean,
+	/**  Listening now. */
+	running: boolean,
+	port: number | null,
+	/**  `http://127.0.0.1:<port>` while running. */
+	url: string | null,
+	/**  The file scripts read the port from. */
+	portFile: string,
+	/**  Why it is on but not listening (the keychain was unavailable at start, say). */
+	error: string | null,
 };
 
 /**  A fact, saved note, scratch note or promotion changed: refetch what the Memory view shows. */

@@ -1,6 +1,7 @@
 //! Typed commands, one file per domain. Each is a thin wrapper over an engine service.
 
 pub mod agents;
+pub mod api;
 pub mod app;
 pub mod attention;
 pub mod board;

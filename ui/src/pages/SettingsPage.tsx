@@ -6,6 +6,7 @@ import { ErrorMessage } from "../components/ErrorMessage";
 import { RunnerSettingsCard } from "../components/board/RunnerSettingsCard";
 import { ObservabilityCard } from "../components/board/ObservabilityCard";
 import { ApprovalSettingsCard } from "../components/attention/ApprovalSettingsCard";
+import { LocalApiSettings } from "../components/LocalApiSettings";
 
 export function SettingsPage() {
   const providers = useProviders();
@@ -51,6 +52,8 @@ export function SettingsPage() {
       <RunnerSettingsCard />
 
       <ObservabilityCard />
+
+      <LocalApiSettings />
 
       <section className="card card--quiet" aria-label="About Clawboo">
         <h2 className="card__title">About</h2>

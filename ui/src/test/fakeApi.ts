@@ -3,6 +3,7 @@ import { vi } from "vitest";
 import { ClawbooError } from "../errors";
 import { fakeMemoryApi, resetMemory } from "./fakeMemory";
 import { fakeBoardApi, resetBoard } from "./fakeBoard";
+import { fakeLocalApi, resetLocalApi } from "./fakeLocalApi";
 import { fakeAttentionApi, resetAttention } from "./fakeAttention";
 import { planTurn, routesOf } from "./fakeFileRoutes";
 import type {
@@ -699,6 +700,7 @@ export const fakeApi = {
   ...fakeMemoryApi,
   ...fakeBoardApi,
   ...fakeAttentionApi,
+  ...fakeLocalApi,
 };
 
 /** A message in a room, as the engine would have stored it. */
@@ -730,5 +732,6 @@ export function resetBackend() {
   resetMemory();
   resetBoard();
   resetAttention();
+  resetLocalApi();
   Object.values(fakeApi).forEach((fn) => fn.mockClear());
 }

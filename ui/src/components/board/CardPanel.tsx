@@ -100,6 +100,11 @@ export function CardPanel({ cardId, cards, agents, teams, columns, onMove, onClo
               Handed off by @{agents.find((a) => a.id === fromAgentId)?.handle ?? "a deleted agent"}
             </span>
           )}
+          {card.origin.kind === "api" && (
+            <span className="muted" data-testid="card-origin-api">
+              Started through the local API
+            </span>
+          )}
           <span className="card-panel__actions">
             {(column?.allowedMoves ?? []).map((to) => (
               <button
