@@ -102,12 +102,6 @@ struct Follower {
     attempts: Vec<String>,
 }
 
-/// Where a follower stands after looking at the store.
-enum Look {
-    Going,
-    Ended(ApiRun),
-}
-
 impl Follower {
     async fn follow(&mut self, mut bus: broadcast::Receiver<EngineEvent>) {
         let mut poll = tokio::time::interval(POLL);
@@ -115,8 +109,8 @@ impl Follower {
         keep_alive.reset();
         loop {
             match self.look().await {
-                Ok(Look::Going) => {}
-                Ok(Look::Ended(run)) => {
+                Ok(None) => {}
+                Ok(Some(run)) => {
                     let data = serde_json::to_string(&run).unwrap_or_else(|_| "{}".into());
                     self.send(format!("event: end\ndata: {data}\n\n")).await;
                     return;
@@ -161,8 +155,9 @@ impl Follower {
         }
     }
 
-    /// Reads the run and the events stored since those sent, and sends what is in order.
-    async fn look(&mut self) -> Result<Look> {
+    /// Reads the run and the events stored since those sent, and sends what is in order; the run
+    /// once it has ended.
+    async fn look(&mut self) -> Result<Option<ApiRun>> {
         let parts = self.parts.clone();
         let run_id = self.run_id.clone();
         let sent = self.sent.clone();
@@ -186,9 +181,9 @@ impl Follower {
         if !self.flush().await {
             // The client went away.
             self.tx = None;
-            return Ok(Look::Going);
+            return Ok(None);
         }
-        Ok(if run.status == ApiRunStatus::Ended { Look::Ended(run) } else { Look::Going })
+        Ok((run.status == ApiRunStatus::Ended).then_some(run))
     }
 
     fn take(&mut self, record: RunEventRecord) {
