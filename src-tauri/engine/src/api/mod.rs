@@ -91,6 +91,8 @@ struct Running {
     stop: watch::Sender<bool>,
     /// The token requests are checked against; replaced when it is regenerated.
     token: Arc<Mutex<String>>,
+    /// Disconnected once the server has closed its port.
+    ended: std::sync::mpsc::Receiver<()>,
 }
 
 impl LocalApi {
@@ -157,11 +159,12 @@ impl LocalApi {
         let addr = listener.local_addr().map_err(|e| Error::io("The local API has no address", e))?;
         write_port_file(&self.port_file(), addr)?;
         let (stop, stopped) = watch::channel(false);
+        let (ended_tx, ended) = std::sync::mpsc::channel();
         let token = Arc::new(Mutex::new(token));
         let shared = Arc::new(server::Shared { parts: self.parts.clone(), addr, token: token.clone() });
-        self.parts.handle.spawn(server::serve(listener, shared, stopped));
+        self.parts.handle.spawn(server::serve(listener, shared, stopped, ended_tx));
         let mut state = lock(&self.state);
-        state.running = Some(Running { addr, stop, token });
+        state.running = Some(Running { addr, stop, token, ended });
         state.error = None;
         drop(state);
         self.status()
@@ -172,6 +175,9 @@ impl LocalApi {
         let running = lock(&self.state).running.take();
         if let Some(running) = running {
             let _ = running.stop.send(true);
+            // Closed when this returns: switched off means nothing listens (bounded, in case the
+            // engine's runtime is itself stopping).
+            let _ = running.ended.recv_timeout(std::time::Duration::from_secs(2));
             if let Err(e) = std::fs::remove_file(self.port_file()) {
                 if e.kind() != std::io::ErrorKind::NotFound {
                     eprintln!("clawboo: could not remove the local API's port file: {e}");

@@ -29,7 +29,14 @@ pub(super) struct Shared {
     pub(super) token: Arc<Mutex<String>>,
 }
 
-pub(super) async fn serve(listener: std::net::TcpListener, shared: Arc<Shared>, mut stop: watch::Receiver<bool>) {
+/// Serves until `stop`; `_ended` is dropped after the listener, so whoever holds its receiver
+/// knows when the port is closed.
+pub(super) async fn serve(
+    listener: std::net::TcpListener,
+    shared: Arc<Shared>,
+    mut stop: watch::Receiver<bool>,
+    _ended: std::sync::mpsc::Sender<()>,
+) {
     let listener = match tokio::net::TcpListener::from_std(listener) {
         Ok(listener) => listener,
         Err(e) => {
