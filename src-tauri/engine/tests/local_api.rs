@@ -24,6 +24,7 @@ use serde_json::{json, Value};
 /// Plays the agent by the run's message (the card's title):
 /// - "wait…"   → says it started, then waits to be stopped;
 /// - "stream…" → says five things 40 ms apart, then answers;
+/// - "fail…"   → fails with "the model refused";
 /// - anything else → answers "Done: <title>".
 struct Scripted;
 
@@ -56,6 +57,9 @@ impl Runtime for Scripted {
                 let mut cancel = channels.cancel.clone();
                 let _ = cancel.wait_for(|c| *c).await;
                 return Ok(RunResult::with_outcome(RunOutcome::Cancelled, "Stopped."));
+            }
+            if title.starts_with("fail") {
+                return Ok(RunResult::failed("the model refused"));
             }
             if title.starts_with("stream") {
                 for n in 1..=5 {
@@ -299,6 +303,13 @@ fn a_script_starts_a_run_by_handle_or_id_and_reads_how_it_went() {
     assert_eq!(events.last().unwrap()["event"]["type"], "finished");
     let (status, body) = a.post(&format!("/api/runs/{run_id}/cancel"), json!({}));
     assert_eq!((status, code(&body)), (StatusCode::CONFLICT, "run_not_active"), "an ended run cannot be cancelled");
+
+    // A failing run ends blocked, saying why.
+    let failing = a.start(json!({"task": "fail at the task"}));
+    let run = a.ended(failing["runId"].as_str().unwrap());
+    assert_eq!((&run["outcome"], &run["endedIn"]), (&json!("blocked"), &json!("blocked")), "{run}");
+    assert!(run["reason"].as_str().unwrap().contains("the model refused"), "{run}");
+    assert!(run["report"].is_null());
 }
 
 #[test]
