@@ -14,7 +14,7 @@ export function curlExample(url: string, token: string) {
     `curl -X POST ${url}/api/runtimes/@worker/run \\`,
     `  -H "Authorization: Bearer ${token}" \\`,
     `  -H "Content-Type: application/json" \\`,
-    `  -d '{"task": "Summarise yesterday\\'s notes"}'`,
+    `  -d '{"task": "Summarise the open issues in issues.md"}'`,
   ].join("\n");
 }
 
