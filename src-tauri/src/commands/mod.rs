@@ -4,6 +4,7 @@ pub mod agents;
 pub mod app;
 pub mod attention;
 pub mod board;
+pub mod boo_zero;
 pub mod chat;
 pub mod memory;
 pub mod runner;
