@@ -4,6 +4,7 @@ import { ClawbooError } from "../errors";
 import { fakeMemoryApi, resetMemory } from "./fakeMemory";
 import { fakeBoardApi, resetBoard } from "./fakeBoard";
 import { fakeAttentionApi, resetAttention } from "./fakeAttention";
+import { fakeBooZeroApi, resetBooZero } from "./fakeBooZero";
 import { planTurn, routesOf } from "./fakeFileRoutes";
 import type {
   Access,
@@ -296,6 +297,7 @@ function recordChatRunContext(
     systemText: system.length ? system.join("\n\n") : null,
     preamble: references.length ? `## Workspace files\n\n${references.join("\n\n")}` : null,
     files,
+    sections: [],
     createdAt: clock++,
   });
   for (const f of sent("reference")) delivered.set(f.file, f.hash);
@@ -699,6 +701,7 @@ export const fakeApi = {
   ...fakeMemoryApi,
   ...fakeBoardApi,
   ...fakeAttentionApi,
+  ...fakeBooZeroApi,
 };
 
 /** A message in a room, as the engine would have stored it. */
@@ -730,5 +733,6 @@ export function resetBackend() {
   resetMemory();
   resetBoard();
   resetAttention();
+  resetBooZero();
   Object.values(fakeApi).forEach((fn) => fn.mockClear());
 }
