@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { screen, waitFor, within } from "@testing-library/react";
-import { backend, fakeApi, resetBackend, seedAgent, seedMessage, seedRun } from "../test/fakeApi";
+import { backend, fakeApi, resetBackend, seedAgent, seedMessage, seedRun, seedTeam } from "../test/fakeApi";
 import { booZeroState, DEFAULT_RULES, seedBooZero } from "../test/fakeBooZero";
 import { renderApp } from "../test/helpers";
 
@@ -141,5 +141,38 @@ describe("What Boo Zero saw", () => {
     );
     expect(shown[0].querySelector("summary")!.textContent).toBe("Boo Zero's rules (62 characters)");
     expect(shown[2].textContent).toContain("#3 [todo] Fix login (@dev)");
+  });
+});
+
+describe("@TeamName in Boo Zero's chat", () => {
+  it("suggests team names after @, completes with Tab or a click, and other chats get none", async () => {
+    seedTeam({ name: "Alpha", memberIds: [] });
+    seedTeam({ name: "Alpha Team", memberIds: [] });
+    seedTeam({ name: "Beta Squad", memberIds: [] });
+    const { user } = renderApp();
+    await user.click(await screen.findByTestId("boo-zero-link"));
+    const input = (await screen.findByTestId("chat-input")) as HTMLTextAreaElement;
+
+    await user.type(input, "How is @al");
+    const list = await screen.findByTestId("team-mention-suggestions");
+    expect(within(list).getAllByRole("button").map((b) => b.textContent)).toEqual(["@Alpha", "@Alpha Team"]);
+    await user.keyboard("{Tab}");
+    expect(input.value).toBe("How is @Alpha ");
+    // "Alpha" is complete; "Alpha Team" still continues it.
+    expect(within(screen.getByTestId("team-mention-suggestions")).getAllByRole("button")).toHaveLength(1);
+
+    await user.type(input, "and @be");
+    await user.click(await screen.findByTestId("team-mention-Beta Squad"));
+    expect(input.value).toBe("How is @Alpha and @Beta Squad ");
+    expect(screen.queryByTestId("team-mention-suggestions")).toBeNull();
+    await user.type(input, "{Enter}");
+    await waitFor(() =>
+      expect(fakeApi.sendChatMessage).toHaveBeenCalledWith(booId, "How is @Alpha and @Beta Squad"),
+    );
+
+    await user.click(screen.getByTestId("agent-item-alice"));
+    const other = (await screen.findByTestId("chat-input")) as HTMLTextAreaElement;
+    await user.type(other, "Hi @al");
+    expect(screen.queryByTestId("team-mention-suggestions")).toBeNull();
   });
 });
