@@ -72,7 +72,7 @@ impl BooZero {
     /// idempotent. Its runtime is the first that works here: Native when a provider key is
     /// stored, else a CLI runtime found on this machine, else Native (the user adds a key later).
     pub fn ensure(&self, secrets: &Secrets, catalog: &RuntimeCatalog) -> Result<Agent> {
-        if let Some(id) = self.store.read(|c| agent_id(c))? {
+        if let Some(id) = self.store.read(agent_id)? {
             match self.agents.get(&id) {
                 Ok(agent) => return Ok(agent),
                 Err(Error::NotFound(_)) => {}

@@ -50,8 +50,10 @@ fn open(dir: &TempDataDir, server: &FakeModelServer) -> Engine {
 /// exchange (the leader answering on the fake model). `tag` marks everything it owns.
 fn team(engine: &Engine, name: &str, tag: &str, brief: String) -> String {
     let lead = engine.agents().create(native(&format!("lead-{}", tag.to_lowercase()))).unwrap();
-    let team =
-        engine.teams().create(NewTeam { name: name.into(), member_ids: vec![lead.id.clone()], leader_id: None }).unwrap();
+    let team = engine
+        .teams()
+        .create(NewTeam { name: name.into(), member_ids: vec![lead.id.clone()], leader_id: None })
+        .unwrap();
     engine.teams().set_brief(&team.id, &brief).unwrap();
     engine.teams().set_about_you(&team.id, "I am the user.").unwrap();
     let card = |title: String| NewCard {
@@ -87,7 +89,13 @@ fn ask(engine: &Engine, server: &FakeModelServer, boo: &str, text: &str) -> (Str
     let before = server.model_requests().len();
     let run = engine.chat().send(boo, text).unwrap().run.unwrap();
     let done = wait_for("Boo Zero's run", LIMIT, || {
-        engine.chat().history_page(boo, None, 50).unwrap().runs.into_iter().find(|r| r.id == run.id && r.status != RunStatus::Running)
+        engine
+            .chat()
+            .history_page(boo, None, 50)
+            .unwrap()
+            .runs
+            .into_iter()
+            .find(|r| r.id == run.id && r.status != RunStatus::Running)
     });
     assert_eq!(done.status, RunStatus::Succeeded, "{:?}", engine.chat().run_activity(&run.id).unwrap());
     (run.id, server.model_requests()[before..].to_vec())
@@ -135,7 +143,8 @@ fn at_team_carries_that_teams_context_for_that_message_only_and_the_global_brief
     let (first, requests) = ask(&engine, &server, &boo, "What is @alpha doing?");
     assert_eq!(requests.len(), 1);
     let raw = &requests[0].raw_body;
-    for present in ["RULES-MARKER", "ALPHA-BRIEF-HEAD", "ALPHA-CARD-OPEN", "ALPHA-FACT", "ALPHA-CHAT-MARKER", "Noted."] {
+    for present in ["RULES-MARKER", "ALPHA-BRIEF-HEAD", "ALPHA-CARD-OPEN", "ALPHA-FACT", "ALPHA-CHAT-MARKER", "Noted."]
+    {
         assert!(raw.contains(present), "{present} is missing from the request");
     }
     for absent in ["ALPHA-BRIEF-TAIL", "ALPHA-CARD-CANCELLED", "BETA-", GLOBAL_BRIEF] {
@@ -152,7 +161,14 @@ fn at_team_carries_that_teams_context_for_that_message_only_and_the_global_brief
     let titles: Vec<&str> = context.sections.iter().map(|s| s.title.as_str()).collect();
     assert_eq!(
         titles,
-        ["Boo Zero's rules", "@Alpha", "@Alpha: brief", "@Alpha: open cards", "@Alpha: saved memory", "@Alpha: recent chat"]
+        [
+            "Boo Zero's rules",
+            "@Alpha",
+            "@Alpha: brief",
+            "@Alpha: open cards",
+            "@Alpha: saved memory",
+            "@Alpha: recent chat"
+        ]
     );
     for (title, budget) in [
         ("@Alpha: brief", TEAM_BRIEF_BUDGET),
@@ -177,7 +193,10 @@ fn at_team_carries_that_teams_context_for_that_message_only_and_the_global_brief
             _ => None,
         })
         .collect();
-    assert!(added.iter().any(|s| s.starts_with("Added Boo Zero's rules; @Alpha (brief, 1 card, 1 fact, ")), "{added:?}");
+    assert!(
+        added.iter().any(|s| s.starts_with("Added Boo Zero's rules; @Alpha (brief, 1 card, 1 fact, ")),
+        "{added:?}"
+    );
 
     // The next message names no team: the rules again, Alpha's context not at all, and the
     // carried history holds the user's own words only.

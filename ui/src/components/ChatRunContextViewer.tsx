@@ -63,7 +63,7 @@ function ChatContextBody({ context }: { context: ChatRunContext }) {
         <div className="run-context__sections" data-testid="chat-run-context-sections">
           <p className="muted">
             Of that, Boo Zero&apos;s part, one section at a time: its rules, and for each team the message named, what was
-            read for it (within its budget; what did not fit is said at the end of each).
+            read for it (each within its budget; each section says what did not fit).
           </p>
           {context.sections.map((section, index) => (
             <details className="run-context__raw" key={index} data-testid="chat-run-context-section">

@@ -26,8 +26,7 @@ const FACTS_READ: u32 = 200;
 impl Chat {
     /// What rides in front of `text` when `agent_id` is Boo Zero; None for every other agent.
     pub(in crate::chat) fn boo_zero_context(&self, agent_id: &str, text: &str) -> Result<Option<BooZeroContext>> {
-        let (boo_zero, rules) =
-            self.store.read(|c| Ok((crate::boo_zero::agent_id(c)?, crate::boo_zero::rules(c)?)))?;
+        let (boo_zero, rules) = self.store.read(|c| Ok((crate::boo_zero::agent_id(c)?, crate::boo_zero::rules(c)?)))?;
         if boo_zero.as_deref() != Some(agent_id) {
             return Ok(None);
         }

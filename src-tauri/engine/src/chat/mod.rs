@@ -316,7 +316,9 @@ impl Chat {
         // Boo Zero's rules and the teams this message names: request-only, never carried.
         let (boo_zero, boo_zero_failed) = match self.boo_zero_context(&agent.id, text) {
             Ok(context) => (context, None),
-            Err(e) => (None, Some(format!("Boo Zero's rules and team context could not be read, so none were sent: {e}"))),
+            Err(e) => {
+                (None, Some(format!("Boo Zero's rules and team context could not be read, so none were sent: {e}")))
+            }
         };
         let preamble = files::join_nonempty(&[
             own_session_instructions,
