@@ -150,7 +150,11 @@ impl Engine {
             attention: attention.clone(),
             worktrees: config.data_dir.join("worktrees"),
         }));
-        boo_zero::BooZero::new(store.clone(), agents.clone()).ensure(&secrets, &catalog)?;
+        // Boo Zero missing is no reason not to start: the app runs without its pin, and the next
+        // start tries again.
+        if let Err(e) = boo_zero::BooZero::new(store.clone(), agents.clone()).ensure(&secrets, &catalog) {
+            eprintln!("clawboo: Boo Zero could not be made: {e}");
+        }
         runner.recover_cut_off()?;
         runner.sweep_worktrees();
         runner.watch_board();
