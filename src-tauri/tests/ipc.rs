@@ -295,3 +295,24 @@ fn attention_through_ipc_counts_lists_refuses_the_wrong_answer_and_keeps_its_aud
     }
     assert_eq!(seen, vec![more[1].clone(), more[0].clone(), asked.id.clone()], "newest first, each once");
 }
+
+#[test]
+fn boo_zero_through_ipc_its_rules_and_the_global_brief() {
+    let dir = TempDataDir::new();
+    let (_app, window) = app_with(AppState::new(Engine::open(EngineConfig::for_dir(dir.path().into()))));
+    let info = invoke(&window, "boo_zero", json!({})).unwrap();
+    let id = info["agentId"].as_str().unwrap().to_owned();
+    assert_eq!(info["rulesAreDefault"], true);
+    let agents = invoke(&window, "list_agents", json!({})).unwrap();
+    assert!(agents.as_array().unwrap().iter().any(|a| a["id"] == id.as_str() && a["name"] == "Boo Zero"));
+
+    let info = invoke(&window, "set_boo_zero_rules", json!({"text": "Be brief."})).unwrap();
+    assert_eq!((info["rules"].as_str(), info["rulesAreDefault"].as_bool()), (Some("Be brief."), Some(false)));
+    let info = invoke(&window, "set_boo_zero_rules", json!({"text": null})).unwrap();
+    assert_eq!(info["rulesAreDefault"], true);
+    let info = invoke(&window, "set_global_brief", json!({"text": "My year."})).unwrap();
+    assert_eq!(info["globalBrief"], "My year.");
+
+    let refused = invoke(&window, "delete_agent", json!({"id": id})).unwrap_err();
+    assert_eq!(refused["code"], "conflict");
+}

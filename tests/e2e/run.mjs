@@ -187,6 +187,8 @@ try {
 
   await step("the app starts and offers to create an agent", async () => {
     await waitFor("the New agent button", () => find("new-agent-button"), 30000);
+    // Boo Zero, made on first start, is pinned at the top of the sidebar.
+    await waitFor("Boo Zero in the sidebar", () => find("boo-zero-link"));
   });
 
   await step("an invalid handle is refused with a clear message", async () => {
@@ -205,8 +207,14 @@ try {
     await click("create-agent-submit");
     await waitFor("the agent in the sidebar", () => find("agent-item-scout"));
     const agentsRoot = join(dataDir, "agents");
+    // Boo Zero's folder was made on first start: the new one is the folder beside it.
     agentDir = await waitFor("the agent folder", () => {
-      const dirs = readdirSync(agentsRoot).filter((d) => !d.startsWith("."));
+      const dirs = readdirSync(agentsRoot).filter(
+        (d) =>
+          !d.startsWith(".") &&
+          !(existsSync(join(agentsRoot, d, "SOUL.md")) &&
+            readFileSync(join(agentsRoot, d, "SOUL.md"), "utf8").startsWith("# Boo Zero")),
+      );
       return dirs.length === 1 ? join(agentsRoot, dirs[0]) : null;
     });
     if (!existsSync(join(agentDir, "SOUL.md"))) throw new Error("SOUL.md missing");

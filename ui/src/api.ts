@@ -3,6 +3,7 @@
 import { commands, events } from "./bindings";
 import type {
   Access,
+  BooZeroInfo,
   Agent,
   AgentFile,
   AgentFileChanged,
@@ -84,6 +85,8 @@ import { toClawbooError } from "./errors";
 
 export type {
   Access,
+  BooZeroInfo,
+  ContextSection,
   Agent,
   AgentFile,
   AgentFileChanged,
@@ -280,6 +283,12 @@ export const sendChatMessage = (agentId: string, text: string): Promise<SendOutc
  *  message, and where each agent file went. */
 export const chatRunContext = (runId: string): Promise<ChatRunContext> =>
   unwrap(() => commands.chatRunContext(runId));
+
+/** Boo Zero: its agent id, its rules and the global brief (sent to no agent). */
+export const booZero = (): Promise<BooZeroInfo> => unwrap(() => commands.booZero());
+export const setBooZeroRules = (text: string | null): Promise<BooZeroInfo> =>
+  unwrap(() => commands.setBooZeroRules(text));
+export const setGlobalBrief = (text: string): Promise<BooZeroInfo> => unwrap(() => commands.setGlobalBrief(text));
 
 /** How each of the agent's files reaches its runtime, with its budget (the editor's meter). */
 export const agentFileRoutes = (agentId: string): Promise<FileRouteInfo[]> =>

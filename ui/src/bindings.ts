@@ -36,6 +36,12 @@ export const commands = {
 	chatRunContext: (runId: string) => typedError<ChatRunContext, AppError>(__TAURI_INVOKE("chat_run_context", { runId })),
 	/**  How each of the agent's files reaches its runtime, with its budget (the editor's meter). */
 	agentFileRoutes: (agentId: string) => typedError<FileRouteInfo[], AppError>(__TAURI_INVOKE("agent_file_routes", { agentId })),
+	/**  Boo Zero's agent id, its rules (with the default and budget) and the global brief. */
+	booZero: () => typedError<BooZeroInfo, AppError>(__TAURI_INVOKE("boo_zero")),
+	/**  Sets Boo Zero's rules; `None` goes back to the default. */
+	setBooZeroRules: (text: string | null) => typedError<BooZeroInfo, AppError>(__TAURI_INVOKE("set_boo_zero_rules", { text })),
+	/**  Saves the global brief (Details > Brief on Boo Zero's page): sent to no agent. */
+	setGlobalBrief: (text: string) => typedError<BooZeroInfo, AppError>(__TAURI_INVOKE("set_global_brief", { text })),
 	/**  Each runtime: found (path, version) or not (with how to install it). */
 	listRuntimes: () => typedError<RuntimeInfo[], AppError>(__TAURI_INVOKE("list_runtimes")),
 	/**  Sets (or, with `null`, clears) the path of a runtime's program. */
@@ -402,6 +408,19 @@ export type BoardColumn = {
 	allowedMoves: CardStatus[],
 };
 
+/**  What the UI shows of Boo Zero. */
+export type BooZeroInfo = {
+	agentId: string,
+	/**  The rules sent with every message (the default until the user sets their own). */
+	rules: string,
+	rulesAreDefault: boolean,
+	defaultRules: string,
+	rulesBudget: number,
+	/**  Saved here, sent to no agent. */
+	globalBrief: string,
+	globalBriefBudget: number,
+};
+
 export type Card = {
 	id: string,
 	/**  Short number, unique in the store and never reused (`#12`), for people and agents. */
@@ -575,6 +594,11 @@ export type ChatRunContext = {
 	preamble: string | null,
 	/**  Where each agent file went and whether this run carried it. */
 	files: FileDelivery[],
+	/**
+	 *  Titled parts of the preamble worth checking one by one (Boo Zero's rules and each
+	 *  mentioned team's brief, cards, memory and chat); empty for other runs.
+	 */
+	sections: ContextSection[],
 	createdAt: number,
 };
 
@@ -600,6 +624,12 @@ export type Comment = {
 export type CommentKind = "comment" | 
 /**  A run's final reply, posted by the runner. */
 "report";
+
+/**  A titled part of what was sent, as the run's context viewer shows it. */
+export type ContextSection = {
+	title: string,
+	text: string,
+};
 
 /**  An approval's answer. */
 export type Decision = "allow_once" | 

@@ -5,6 +5,7 @@ pub mod agents;
 pub mod api;
 pub mod attention;
 pub mod board;
+pub mod boo_zero;
 pub mod chat;
 pub mod config;
 pub mod context;
@@ -151,6 +152,11 @@ impl Engine {
             attention: attention.clone(),
             worktrees: config.data_dir.join("worktrees"),
         }));
+        // Boo Zero missing is no reason not to start: the app runs without its pin, and the next
+        // start tries again.
+        if let Err(e) = boo_zero::BooZero::new(store.clone(), agents.clone()).ensure(&secrets, &catalog) {
+            eprintln!("clawboo: Boo Zero could not be made: {e}");
+        }
         runner.recover_cut_off()?;
         runner.sweep_worktrees();
         runner.watch_board();
@@ -349,6 +355,7 @@ impl Engine {
     /// is going away. Its teams and rooms lose it (the store cascades), so teams changed too,
     /// and so did the Board (its cards are left unassigned).
     pub fn delete_agent(&self, id: &str) -> Result<()> {
+        self.store.read(|c| boo_zero::check_deletable(c, id))?;
         // Its task runs end first: nothing may run in a folder that is going away.
         self.runner.stop_agent(id, Duration::from_secs(10))?;
         self.chat.delete_agent(id, Duration::from_secs(10))?;
@@ -360,6 +367,11 @@ impl Engine {
         // Its cards lost their assignee (the store sets it to none).
         self.events.publish(EngineEvent::BoardChanged { card_id: None });
         Ok(())
+    }
+
+    /// Boo Zero, the user's own coordinator: its agent, rules and the global brief.
+    pub fn boo_zero(&self) -> boo_zero::BooZero {
+        boo_zero::BooZero::new(self.store.clone(), self.agents.clone())
     }
 
     /// The model relay: what each run sent to a model ([`Relay::requests`]).

@@ -5,6 +5,7 @@ pub mod api;
 pub mod app;
 pub mod attention;
 pub mod board;
+pub mod boo_zero;
 pub mod chat;
 pub mod memory;
 pub mod runner;

@@ -1,4 +1,5 @@
 import { useId, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { completeMention, mentionQuery, suggestTeams } from "../lib/teamMentions";
 
 const CONVERSATION_COMMANDS = ["/reset", "/new"];
 
@@ -13,13 +14,28 @@ type Props = {
   /** Rejects when the message was not sent; the text is then put back. */
   onSend: (text: string) => Promise<unknown>;
   onStop: () => void;
+  /** Team names `@` may complete (Boo Zero's chat); none elsewhere. */
+  mentionables?: string[];
 };
 
 /** Where the user writes to the agent. Enter sends, Shift+Enter starts a new line. */
-export function ChatComposer({ initialText, onTextChange, running, sending, stopping, onSend, onStop }: Props) {
+export function ChatComposer({
+  initialText,
+  onTextChange,
+  running,
+  sending,
+  stopping,
+  onSend,
+  onStop,
+  mentionables,
+}: Props) {
   const id = useId();
   const [text, setText] = useState(initialText);
+  const [cursor, setCursor] = useState(initialText.length);
   const latest = useRef(text);
+  const input = useRef<HTMLTextAreaElement>(null);
+  const mention = mentionables?.length ? mentionQuery(text, cursor) : null;
+  const suggestions = mention && mentionables ? suggestTeams(mentionables, mention.query) : [];
   const trimmed = text.trim();
   // A run blocks new messages, but /reset and /new may end the conversation at any time.
   const canSend = !sending && trimmed.length > 0 && (!running || CONVERSATION_COMMANDS.includes(trimmed));
@@ -45,7 +61,23 @@ export function ChatComposer({ initialText, onTextChange, running, sending, stop
     send();
   };
 
+  const complete = (name: string) => {
+    if (!mention) return;
+    const next = completeMention(text, cursor, mention, name);
+    change(next.text);
+    setCursor(next.cursor);
+    requestAnimationFrame(() => {
+      input.current?.focus();
+      input.current?.setSelectionRange(next.cursor, next.cursor);
+    });
+  };
+
   const keyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (e.key === "Tab" && !e.shiftKey && suggestions.length > 0) {
+      e.preventDefault();
+      complete(suggestions[0]);
+      return;
+    }
     if (e.key !== "Enter" || e.shiftKey || e.nativeEvent.isComposing) return;
     e.preventDefault();
     send();
@@ -58,8 +90,13 @@ export function ChatComposer({ initialText, onTextChange, running, sending, stop
           id={`${id}-input`}
           className="composer__input"
           rows={2}
+          ref={input}
           value={text}
-          onChange={(e) => change(e.target.value)}
+          onChange={(e) => {
+            change(e.target.value);
+            setCursor(e.target.selectionStart ?? e.target.value.length);
+          }}
+          onSelect={(e) => setCursor(e.currentTarget.selectionStart ?? text.length)}
           onKeyDown={keyDown}
           placeholder="Write a message…"
           aria-label="Message"
@@ -83,8 +120,27 @@ export function ChatComposer({ initialText, onTextChange, running, sending, stop
           </button>
         </div>
       </div>
+      {suggestions.length > 0 && (
+        <ul className="composer__mentions" aria-label="Teams to mention" data-testid="team-mention-suggestions">
+          {suggestions.map((name) => (
+            <li key={name}>
+              <button
+                type="button"
+                className="button button--small"
+                // Keeps the focus (and the cursor) in the message.
+                onMouseDown={(e) => e.preventDefault()}
+                onClick={() => complete(name)}
+                data-testid={`team-mention-${name}`}
+              >
+                @{name}
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
       <p className="composer__hint" id={`${id}-hint`}>
         /reset starts a fresh conversation · Enter sends, Shift+Enter adds a line
+        {mentionables !== undefined && " · @TeamName brings a team's brief, cards, memory and recent chat (Tab completes)"}
       </p>
     </form>
   );

@@ -59,6 +59,23 @@ function ChatContextBody({ context }: { context: ChatRunContext }) {
         emptyTestId="chat-run-context-no-preamble"
         empty="Nothing was placed before the message."
       />
+      {context.sections.length > 0 && (
+        <div className="run-context__sections" data-testid="chat-run-context-sections">
+          <p className="muted">
+            Of that, Boo Zero&apos;s part, one section at a time: its rules, and for each team the message named, what was
+            read for it (each within its budget; each section says what did not fit).
+          </p>
+          {context.sections.map((section, index) => (
+            <details className="run-context__raw" key={index} data-testid="chat-run-context-section">
+              <summary>
+                <span className="run-context__section-title">{section.title}</span> (
+                {formatCount(codePointLength(section.text))} characters)
+              </summary>
+              <pre>{section.text}</pre>
+            </details>
+          ))}
+        </div>
+      )}
       <FileDeliveryList files={context.files} />
     </div>
   );

@@ -2,6 +2,8 @@ import { useState } from "react";
 import type { Agent, Team } from "../api";
 import { TintDot } from "./TintDot";
 import { ErrorMessage } from "./ErrorMessage";
+import { BooZeroLink, pinBooZero } from "./BooZeroLink";
+import { useBooZeroId } from "../booZeroQueries";
 
 type Props = {
   teams: Team[] | undefined;
@@ -52,6 +54,7 @@ export function Sidebar({
   const [showArchived, setShowArchived] = useState(false);
   const archivedCount = teams?.filter((t) => t.archived).length ?? 0;
   const shownTeams = teams?.filter((t) => showArchived || !t.archived || t.id === selectedTeamId);
+  const [booZero, otherAgents] = pinBooZero(agents, useBooZeroId());
 
   return (
     <nav className="sidebar" aria-label="Teams and agents">
@@ -61,6 +64,7 @@ export function Sidebar({
         </span>
         Clawboo
       </div>
+      {booZero && <BooZeroLink agent={booZero} active={booZero.id === selectedAgentId} onSelect={onSelectAgent} />}
 
       <div className="sidebar__section-header">
         <span>Teams</span>
@@ -128,8 +132,8 @@ export function Sidebar({
 
       <ul className="sidebar__list">
         {loading && <li className="sidebar__hint">Loading…</li>}
-        {!loading && agents?.length === 0 && <li className="sidebar__hint">No agents yet.</li>}
-        {agents?.map((agent) => (
+        {!loading && otherAgents?.length === 0 && <li className="sidebar__hint">No agents yet.</li>}
+        {otherAgents?.map((agent) => (
           <li key={agent.id}>
             <button
               type="button"

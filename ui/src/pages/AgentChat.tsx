@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useState } from "react";
 import type { Agent } from "../api";
-import { useCancelRun, useChatPages, useRefreshChat, useSendChatMessage } from "../queries";
+import { useCancelRun, useChatPages, useRefreshChat, useSendChatMessage, useTeams } from "../queries";
+import { useBooZeroId } from "../booZeroQueries";
 import { useRunActivity } from "../runActivity";
 import { errorMessage } from "../errors";
 import { buildTimeline, currentRun } from "../lib/chat";
@@ -26,6 +27,13 @@ export function AgentChat({ agent, drafts }: Props) {
   const send = useSendChatMessage(agent.id);
   const cancel = useCancelRun();
   const refresh = useRefreshChat(agent.id);
+  // Boo Zero's composer completes `@TeamName`.
+  const isBooZero = useBooZeroId() === agent.id;
+  const teams = useTeams();
+  const teamNames = useMemo(
+    () => (isBooZero ? (teams.data ?? []).filter((t) => !t.archived).map((t) => t.name) : undefined),
+    [isBooZero, teams.data],
+  );
   // The run whose "What this agent saw" is open.
   const [seeing, setSeeing] = useState<string | null>(null);
 
@@ -78,6 +86,7 @@ export function AgentChat({ agent, drafts }: Props) {
           initialText={drafts.get(agent.id) ?? ""}
           onTextChange={(text) => drafts.set(agent.id, text)}
           running={activeRun !== null}
+          mentionables={teamNames}
           sending={send.isPending}
           stopping={cancel.isPending || cancel.isSuccess}
           onSend={(text) => {

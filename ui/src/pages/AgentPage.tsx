@@ -5,9 +5,11 @@ import { TintDot } from "../components/TintDot";
 import { AgentChat } from "./AgentChat";
 import { AgentProfile } from "./AgentProfile";
 import { AgentFilesPanel } from "./AgentFilesPanel";
+import { BooZeroBrief, BooZeroRules } from "./BooZeroDetails";
+import { useBooZeroId } from "../booZeroQueries";
 
 export type AgentTab = "chat" | "details";
-type SubTab = "profile" | "files";
+type SubTab = "profile" | "files" | "brief" | "rules";
 
 type Props = { agent: Agent; tab: AgentTab; onTab: (tab: AgentTab) => void; onDeleted: (agent: Agent) => void };
 
@@ -16,6 +18,9 @@ type Props = { agent: Agent; tab: AgentTab; onTab: (tab: AgentTab) => void; onDe
 export function AgentPage({ agent, tab, onTab: setTab, onDeleted }: Props) {
   const [subTab, setSubTab] = useState<SubTab>("profile");
   const drafts = useRef(new Map<string, string>()).current;
+  const isBooZero = useBooZeroId() === agent.id;
+  // Brief and Rules are Boo Zero's alone: another agent's page shows its profile instead.
+  const shownSubTab = !isBooZero && (subTab === "brief" || subTab === "rules") ? "profile" : subTab;
 
   const tabButton = (value: AgentTab, label: string) => (
     <button
@@ -34,8 +39,8 @@ export function AgentPage({ agent, tab, onTab: setTab, onDeleted }: Props) {
     <button
       type="button"
       role="tab"
-      aria-selected={subTab === value}
-      className={`subtab ${subTab === value ? "is-active" : ""}`}
+      aria-selected={shownSubTab === value}
+      className={`subtab ${shownSubTab === value ? "is-active" : ""}`}
       onClick={() => setSubTab(value)}
       data-testid={`subtab-${value}`}
     >
@@ -48,7 +53,14 @@ export function AgentPage({ agent, tab, onTab: setTab, onDeleted }: Props) {
       <header className="agent-header">
         <TintDot tint={agent.tint} size="large" />
         <div className="agent-header__text">
-          <h1 className="agent-header__name">{agent.name}</h1>
+          <h1 className="agent-header__name">
+            {agent.name}
+            {isBooZero && (
+              <span className="pill boo-zero-badge" data-testid="boo-zero-badge">
+                ✦ Your coordinator
+              </span>
+            )}
+          </h1>
           <div className="agent-header__meta">
             <span className="agent-header__handle">@{agent.handle}</span>
             <span className="pill">{runtimeLabel(agent.runtime)}</span>
@@ -72,14 +84,17 @@ export function AgentPage({ agent, tab, onTab: setTab, onDeleted }: Props) {
           <div className="subtabs" role="tablist" aria-label="Details">
             {subTabButton("profile", "Profile")}
             {subTabButton("files", "Agent Files")}
+            {isBooZero && subTabButton("brief", "Brief")}
+            {isBooZero && subTabButton("rules", "Rules")}
           </div>
 
           <div className="agent-page__body">
-            {subTab === "profile" ? (
-              <AgentProfile key={agent.id} agent={agent} onDeleted={onDeleted} />
-            ) : (
-              <AgentFilesPanel key={agent.id} agentId={agent.id} runtime={agent.runtime} />
+            {shownSubTab === "profile" && (
+              <AgentProfile key={agent.id} agent={agent} onDeleted={onDeleted} isBooZero={isBooZero} />
             )}
+            {shownSubTab === "files" && <AgentFilesPanel key={agent.id} agentId={agent.id} runtime={agent.runtime} />}
+            {shownSubTab === "brief" && <BooZeroBrief />}
+            {shownSubTab === "rules" && <BooZeroRules />}
           </div>
         </>
       )}

@@ -44,9 +44,14 @@ function patchFor(before: AgentFormValues, after: AgentFormValues): AgentPatch {
   };
 }
 
-type Props = { agent: Agent; onDeleted: (agent: Agent) => void };
+type Props = {
+  agent: Agent;
+  onDeleted: (agent: Agent) => void;
+  /** Boo Zero cannot be deleted (the engine refuses): its page says so instead. */
+  isBooZero?: boolean;
+};
 
-export function AgentProfile({ agent, onDeleted }: Props) {
+export function AgentProfile({ agent, onDeleted, isBooZero = false }: Props) {
   const [base, setBase] = useState(() => valuesOf(agent));
   const [values, setValues] = useState(base);
   const [savedNotice, setSavedNotice] = useState(false);
@@ -126,20 +131,26 @@ export function AgentProfile({ agent, onDeleted }: Props) {
       {/* The saved runtime decides: the Gateway is saved apart from the fields above. */}
       {agent.runtime === "openclaw" && <OpenclawGatewayFields agentId={agent.id} />}
 
-      <section className="danger-zone">
-        <div>
-          <h3>Delete agent</h3>
-          <p className="muted">Removes the agent, its folder and all of its files.</p>
-        </div>
-        <button
-          type="button"
-          className="button button--danger"
-          onClick={() => setConfirmingDelete(true)}
-          data-testid="delete-agent-button"
-        >
-          Delete agent
-        </button>
-      </section>
+      {isBooZero ? (
+        <p className="muted" data-testid="boo-zero-not-deletable">
+          Boo Zero is your own coordinator and cannot be deleted. Rename it or change its runtime instead.
+        </p>
+      ) : (
+        <section className="danger-zone">
+          <div>
+            <h3>Delete agent</h3>
+            <p className="muted">Removes the agent, its folder and all of its files.</p>
+          </div>
+          <button
+            type="button"
+            className="button button--danger"
+            onClick={() => setConfirmingDelete(true)}
+            data-testid="delete-agent-button"
+          >
+            Delete agent
+          </button>
+        </section>
+      )}
 
       {confirmingDelete && (
         <ConfirmDialog

@@ -5,6 +5,7 @@ import { fakeMemoryApi, resetMemory } from "./fakeMemory";
 import { fakeBoardApi, resetBoard } from "./fakeBoard";
 import { fakeLocalApi, resetLocalApi } from "./fakeLocalApi";
 import { fakeAttentionApi, resetAttention } from "./fakeAttention";
+import { fakeBooZeroApi, resetBooZero } from "./fakeBooZero";
 import { planTurn, routesOf } from "./fakeFileRoutes";
 import type {
   Access,
@@ -297,6 +298,7 @@ function recordChatRunContext(
     systemText: system.length ? system.join("\n\n") : null,
     preamble: references.length ? `## Workspace files\n\n${references.join("\n\n")}` : null,
     files,
+    sections: [],
     createdAt: clock++,
   });
   for (const f of sent("reference")) delivered.set(f.file, f.hash);
@@ -701,6 +703,7 @@ export const fakeApi = {
   ...fakeBoardApi,
   ...fakeAttentionApi,
   ...fakeLocalApi,
+  ...fakeBooZeroApi,
 };
 
 /** A message in a room, as the engine would have stored it. */
@@ -733,5 +736,6 @@ export function resetBackend() {
   resetBoard();
   resetAttention();
   resetLocalApi();
+  resetBooZero();
   Object.values(fakeApi).forEach((fn) => fn.mockClear());
 }

@@ -269,6 +269,7 @@ impl Agents {
     /// goes first: if the keychain refuses while a Gateway is set, nothing is deleted.
     pub fn delete(&self, id: &str) -> Result<()> {
         let agent = self.get(id)?;
+        self.store.read(|c| crate::boo_zero::check_deletable(c, id))?;
         if let Some(secrets) = &self.secrets {
             match secrets.delete_gateway_token(id) {
                 Err(e) if agent.openclaw_gateway_url.is_some() => return Err(e),

@@ -215,17 +215,22 @@ pub struct ChatRunContext {
     pub preamble: Option<String>,
     /// Where each agent file went and whether this run carried it.
     pub files: Vec<files::FileDelivery>,
+    /// Titled parts of the preamble worth checking one by one (Boo Zero's rules and each
+    /// mentioned team's brief, cards, memory and chat); empty for other runs.
+    pub sections: Vec<crate::context::boo_zero::ContextSection>,
     pub created_at: i64,
 }
 
 pub(crate) fn insert_context(tx: &Transaction, context: &ChatRunContext) -> Result<()> {
     tx.execute(
-        "INSERT INTO chat_run_contexts (run_id, system_text, preamble, files, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+        "INSERT INTO chat_run_contexts (run_id, system_text, preamble, files, sections, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         params![
             context.run_id,
             context.system_text,
             context.preamble,
             serde_json::to_string(&context.files).map_err(|e| Error::Internal(e.to_string()))?,
+            serde_json::to_string(&context.sections).map_err(|e| Error::Internal(e.to_string()))?,
             context.created_at
         ],
     )?;
@@ -235,15 +240,25 @@ pub(crate) fn insert_context(tx: &Transaction, context: &ChatRunContext) -> Resu
 pub(crate) fn context(conn: &Connection, run_id: &str) -> Result<Option<ChatRunContext>> {
     let row = conn
         .query_row(
-            "SELECT system_text, preamble, files, created_at FROM chat_run_contexts WHERE run_id = ?1",
+            "SELECT system_text, preamble, files, sections, created_at FROM chat_run_contexts WHERE run_id = ?1",
             [run_id],
-            |r| Ok((r.get::<_, Option<String>>(0)?, r.get::<_, Option<String>>(1)?, r.get::<_, String>(2)?, r.get(3)?)),
+            |r| {
+                Ok((
+                    r.get::<_, Option<String>>(0)?,
+                    r.get::<_, Option<String>>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, String>(3)?,
+                    r.get(4)?,
+                ))
+            },
         )
         .optional()?;
-    let Some((system_text, preamble, files, created_at)) = row else { return Ok(None) };
+    let Some((system_text, preamble, files, sections, created_at)) = row else { return Ok(None) };
     let files = serde_json::from_str(&files)
         .map_err(|_| Error::Internal(format!("the stored context of run {run_id} has a bad file list")))?;
-    Ok(Some(ChatRunContext { run_id: run_id.to_owned(), system_text, preamble, files, created_at }))
+    let sections = serde_json::from_str(&sections)
+        .map_err(|_| Error::Internal(format!("the stored context of run {run_id} has bad sections")))?;
+    Ok(Some(ChatRunContext { run_id: run_id.to_owned(), system_text, preamble, files, sections, created_at }))
 }
 
 /// Native's setup (None for other runtimes), and the instruction slot as "What this agent saw"

@@ -2,6 +2,7 @@
 //! the previous turn saved. Every event of the run is stored (the Activity card replays them)
 //! and published live; the reply is stored when the run ends.
 
+mod boo_zero;
 pub(crate) mod files;
 mod recall;
 pub(crate) mod recorder;
@@ -312,10 +313,18 @@ impl Chat {
             Ok(recalled) => (recalled, None),
             Err(e) => (None, Some(format!("Saved and scratch notes could not be read, so none were sent: {e}"))),
         };
+        // Boo Zero's rules and the teams this message names: request-only, never carried.
+        let (boo_zero, boo_zero_failed) = match self.boo_zero_context(&agent.id, text) {
+            Ok(context) => (context, None),
+            Err(e) => {
+                (None, Some(format!("Boo Zero's rules and team context could not be read, so none were sent: {e}")))
+            }
+        };
         let preamble = files::join_nonempty(&[
             own_session_instructions,
             &file_plan.references,
             recalled.as_ref().map_or("", |r| r.text.as_str()),
+            boo_zero.as_ref().map_or("", |b| b.text.as_str()),
         ]);
         self.store.write(|tx| {
             if let Some(recalled) = &recalled {
@@ -328,6 +337,7 @@ impl Chat {
                     system_text: slots.shown_system,
                     preamble: preamble.clone(),
                     files: file_plan.files.clone(),
+                    sections: boo_zero.as_ref().map(|b| b.sections.clone()).unwrap_or_default(),
                     created_at: now,
                 },
             )
@@ -360,11 +370,14 @@ impl Chat {
         let summary = run.clone();
         self.handle.spawn(async move {
             let mut recorder = Recorder::new(chat.store.clone(), chat.events.clone(), &summary);
-            for message in setup_notice.into_iter().chain(recall_failed) {
+            for message in setup_notice.into_iter().chain(recall_failed).chain(boo_zero_failed) {
                 recorder.record(RunEvent::Warning { message });
             }
             if let Some(recalled) = recalled.filter(|r| !r.text.is_empty()) {
                 recorder.record(RunEvent::ContextAdded { summary: recalled.summary, text: recalled.text });
+            }
+            if let Some(boo_zero) = boo_zero {
+                recorder.record(RunEvent::ContextAdded { summary: boo_zero.summary, text: boo_zero.text });
             }
             let source = crate::attention::Source {
                 agent_id: agent.id.clone(),

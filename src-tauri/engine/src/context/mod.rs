@@ -6,6 +6,7 @@
 //! CONTRACT (types below are fixed): `team_turn(&TeamTurn) -> Assembled` (built in `team.rs`) and
 //! `task_tiers(&TaskRun) -> TaskContext` (built in `task.rs`).
 
+pub mod boo_zero;
 pub mod files;
 mod memory;
 mod task;

@@ -179,7 +179,8 @@ pub fn fixture_with(dir: TempDataDir, runtime: Scripted, new_agent: bool) -> Fix
     let agent_id = if new_agent {
         engine.agents().create(agent("worker")).unwrap().id
     } else {
-        engine.agents().list().unwrap()[0].id.clone()
+        // Boo Zero is made on first start too: the worker is the other agent.
+        engine.agents().list().unwrap().into_iter().find(|a| a.handle == "worker").unwrap().id
     };
     Fixture { dir, engine, runtime, agent_id }
 }
