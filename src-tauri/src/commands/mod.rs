@@ -6,6 +6,7 @@ pub mod attention;
 pub mod board;
 pub mod chat;
 pub mod memory;
+pub mod routines;
 pub mod runner;
 pub mod runtimes;
 pub mod secrets;

@@ -155,6 +155,8 @@ pub enum CardOrigin {
     User,
     /// A leader's hand-off in team chat (`handoff` tool or `@handle` in its reply).
     Handoff { handoff_id: String, room_id: String, from_agent_id: String },
+    /// A run of a routine (an agent routine's runs are cards).
+    Routine { routine_id: String, routine_run_id: String },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
