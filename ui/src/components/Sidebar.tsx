@@ -16,6 +16,7 @@ type Props = {
   settingsOpen: boolean;
   memoryOpen: boolean;
   boardOpen: boolean;
+  routinesOpen?: boolean;
   inboxOpen: boolean;
   /** Open requests (the tray's count); the badge hides at 0. */
   inboxCount: number;
@@ -24,6 +25,7 @@ type Props = {
   onOpenSettings: () => void;
   onOpenMemory: () => void;
   onOpenBoard: () => void;
+  onOpenRoutines?: () => void;
   onOpenInbox: () => void;
 };
 
@@ -40,6 +42,7 @@ export function Sidebar({
   settingsOpen,
   memoryOpen,
   boardOpen,
+  routinesOpen = false,
   inboxOpen,
   inboxCount,
   onSelectAgent,
@@ -47,6 +50,7 @@ export function Sidebar({
   onOpenSettings,
   onOpenMemory,
   onOpenBoard,
+  onOpenRoutines,
   onOpenInbox,
 }: Props) {
   const [showArchived, setShowArchived] = useState(false);
@@ -173,6 +177,17 @@ export function Sidebar({
       >
         <span aria-hidden="true">▦</span> Board
       </button>
+      {onOpenRoutines && (
+        <button
+          type="button"
+          className={`sidebar__settings sidebar__routines ${routinesOpen ? "is-active" : ""}`}
+          aria-current={routinesOpen ? "page" : undefined}
+          onClick={onOpenRoutines}
+          data-testid="nav-routines"
+        >
+          <span aria-hidden="true">↻</span> Routines
+        </button>
+      )}
       <button
         type="button"
         className={`sidebar__settings sidebar__memory ${memoryOpen ? "is-active" : ""}`}

@@ -4,6 +4,7 @@ import { ClawbooError } from "../errors";
 import { fakeMemoryApi, resetMemory } from "./fakeMemory";
 import { fakeBoardApi, resetBoard } from "./fakeBoard";
 import { fakeAttentionApi, resetAttention } from "./fakeAttention";
+import { fakeRoutinesApi, resetRoutines } from "./fakeRoutines";
 import { planTurn, routesOf } from "./fakeFileRoutes";
 import type {
   Access,
@@ -699,6 +700,7 @@ export const fakeApi = {
   ...fakeMemoryApi,
   ...fakeBoardApi,
   ...fakeAttentionApi,
+  ...fakeRoutinesApi,
 };
 
 /** A message in a room, as the engine would have stored it. */
@@ -730,5 +732,6 @@ export function resetBackend() {
   resetMemory();
   resetBoard();
   resetAttention();
+  resetRoutines();
   Object.values(fakeApi).forEach((fn) => fn.mockClear());
 }
