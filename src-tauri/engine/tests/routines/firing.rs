@@ -189,3 +189,68 @@ fn a_team_routine_that_cannot_start_fails_and_retries() {
     assert_eq!(runs[0].outcome, RoutineOutcome::Failed);
     assert!(runs[0].note.as_deref().unwrap_or_default().contains("Introduce yourself"), "{:?}", runs[0].note);
 }
+
+#[test]
+fn a_routine_run_that_needs_the_user_asks_from_its_card_and_says_so() {
+    let t0 = ms("2026-03-02T07:00:00Z");
+    let f = fixture(t0);
+    let routine = f.agent_routine("ask which supplier to use", Schedule::Every { minutes: 60 });
+    let run = f.engine.routines().run_now(&routine.id).unwrap();
+    let ended = f.ended(&routine.id);
+    assert_eq!((ended.id.as_str(), ended.outcome), (run.id.as_str(), RoutineOutcome::NeedsYou), "{:?}", ended.note);
+    assert!(ended.note.as_deref().unwrap_or_default().contains("Waiting for your answer"), "{:?}", ended.note);
+    let card_id = ended.card_id.clone().unwrap();
+    let open = f.engine.attention().open().unwrap();
+    let question =
+        open.iter().find(|r| r.kind == clawboo_engine::attention::RequestKind::Question).expect("a question");
+    assert_eq!(question.origin, clawboo_engine::attention::Origin::Card, "its answer goes to the routine's card");
+    assert_eq!(question.card_id.as_deref(), Some(card_id.as_str()));
+    assert_eq!(question.text, "which supplier to use");
+    // Not a failure: no retry, and the next slot runs as usual.
+    let after = f.routine(&routine.id);
+    assert_eq!((after.consecutive_failures, after.retry_at), (0, None));
+}
+
+#[test]
+fn editing_a_routine_recomputes_its_next_run_from_now() {
+    let t0 = ms("2026-03-02T07:00:00Z");
+    let f = fixture(t0);
+    let routine = f.agent_routine("sweep", Schedule::Every { minutes: 60 });
+    assert_eq!(routine.next_fire_at, Some(t0 + HOUR));
+    f.clock.set(t0 + 10 * MINUTE);
+    let edited = f
+        .engine
+        .routines()
+        .update(
+            &routine.id,
+            RoutineInput {
+                name: "  sweep   the floor ".into(),
+                agent_id: Some(f.agent_id.clone()),
+                team_id: None,
+                prompt: "Sweep it.".into(),
+                schedule: cron(" 0  9 * * * ", " Europe/Berlin "),
+                heartbeat: false,
+            },
+        )
+        .unwrap();
+    assert_eq!(edited.name, "sweep the floor");
+    assert_eq!(edited.schedule, cron("0 9 * * *", "Europe/Berlin"), "stored normalised");
+    assert_eq!(edited.next_fire_at, Some(ms("2026-03-02T08:00:00Z")));
+    let e = f
+        .engine
+        .routines()
+        .update(
+            &routine.id,
+            RoutineInput {
+                name: "sweep".into(),
+                agent_id: Some(f.agent_id.clone()),
+                team_id: None,
+                prompt: "Sweep it.".into(),
+                schedule: cron("0 9 * * *", "Nowhere/Land"),
+                heartbeat: false,
+            },
+        )
+        .unwrap_err();
+    assert_eq!(e.code(), clawboo_engine::ErrorCode::InvalidSchedule);
+    assert_eq!(f.routine(&routine.id).name, "sweep the floor", "nothing lost");
+}

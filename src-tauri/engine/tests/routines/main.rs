@@ -6,9 +6,12 @@
 //! - `firing`: an agent routine end to end through the real task runner (the card's report, the
 //!   routine note in the run's stored context, HEARTBEAT.md on heartbeat runs), a team routine
 //!   reaching the leader with the note.
+//! - `native`: a Native agent's routine on the fake model server: the model's request carries
+//!   the routine note (run under scripts/with-test-keyring on Linux).
 //! - `propose`: `routine_create` raises an approval; the routine exists only on Allow.
 
 mod firing;
+mod native;
 mod propose;
 mod scheduler;
 
@@ -38,7 +41,7 @@ pub const DAY: i64 = 24 * HOUR;
 /// - "fail…"    → fails with "the model refused";
 /// - "wait…"    → waits to be stopped;
 /// - "propose <json>" → calls `routine_create` with `<json>` (in process, as Native does) and
-///   says what it returned;
+///   says what it returned; "ask <question>" → calls `ask_user` the same way;
 /// - anything else → answers "Done: <message>".
 #[derive(Default)]
 pub struct Scripted {
@@ -85,11 +88,14 @@ impl Runtime for Scripted {
                 let _ = cancel.wait_for(|c| *c).await;
                 return Ok(RunResult::with_outcome(RunOutcome::Cancelled, "Stopped."));
             }
-            if let Some(json) = message.strip_prefix("propose ") {
-                let args: serde_json::Value = serde_json::from_str(json).unwrap();
+            let call = match message.strip_prefix("propose ") {
+                Some(json) => Some((ToolName::RoutineCreate, serde_json::from_str(json).unwrap())),
+                None => message.strip_prefix("ask ").map(|q| (ToolName::AskUser, serde_json::json!({"question": q}))),
+            };
+            if let Some((tool, args)) = call {
                 let out = match &input.tools {
                     Some(grant) => {
-                        let out = (grant.invoker)(ToolName::RoutineCreate, args).await;
+                        let out = (grant.invoker)(tool, args).await;
                         format!("{}{}", if out.is_error { "ERROR: " } else { "" }, out.text)
                     }
                     None => "ERROR: no tools".into(),
