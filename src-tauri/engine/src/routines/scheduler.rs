@@ -10,6 +10,9 @@ use super::schedule;
 use super::store;
 use super::types::*;
 use super::{propose, RoutineTag, Routines, COARSE_CHECK, UNSTARTED_AFTER_MS};
+
+/// The loop waits at least this long between ticks (ms).
+const MIN_WAIT_MS: i64 = 200;
 use crate::attention::{RequestKind, Source};
 use crate::board::{CardOrigin, CardRunStatus, CardStatus, NewCard};
 use crate::chat::RunStatus;
@@ -371,7 +374,8 @@ impl Routines {
                 .await
                 {
                     Ok(Ok(Some(at))) => {
-                        let ms = (at - this.now()).clamp(0, COARSE_CHECK.as_millis() as i64);
+                        // Never a busy loop: a slot just past waits a moment, and the tick takes it.
+                        let ms = (at - this.now()).clamp(MIN_WAIT_MS, COARSE_CHECK.as_millis() as i64);
                         Duration::from_millis(ms as u64)
                     }
                     _ => COARSE_CHECK,
