@@ -309,3 +309,30 @@ fn deleting_the_owner_deletes_its_routines_and_active_routines_keep_clawboo_in_t
     assert!(f.engine.routines().list().unwrap().is_empty(), "cascaded with the agent");
     assert!(!f.engine.has_work());
 }
+
+#[test]
+fn after_a_restart_the_slots_missed_while_closed_run_once_at_start() {
+    // Created 5.5 hours ago, hourly: five slots passed while Clawboo was closed.
+    let real_now = clawboo_engine::chat::now_ms();
+    let f = fixture(real_now - 5 * HOUR - 30 * MINUTE);
+    let routine = f.agent_routine("hourly sweep", Schedule::Every { minutes: 60 });
+    let Fixture { _dir: dir, engine, runtime, .. } = f;
+    drop(engine);
+    drop(runtime);
+
+    // Reopened on the same data dir with the real clock: the scheduler's first tick at start.
+    let runtime = Arc::new(Scripted::default());
+    let engine = Engine::open_with(EngineConfig::for_dir(dir.path().into()), vec![runtime.clone()]).unwrap();
+    let run = wait_for("the catch-up run to end", LIMIT, || {
+        let runs = engine.routines().detail(&routine.id, 10).unwrap().runs;
+        runs.first().filter(|r| r.outcome != RoutineOutcome::Running).cloned()
+    });
+    let runs = engine.routines().detail(&routine.id, 10).unwrap().runs;
+    assert_eq!(runs.len(), 1, "one run for all the missed slots: {runs:?}");
+    assert_eq!((run.trigger, run.missed), (RunTrigger::CatchUp, 5));
+    assert_eq!(run.note.as_deref(), Some("Missed 5 runs; ran once to catch up."));
+    assert_eq!(run.outcome, RoutineOutcome::Succeeded);
+    let next = engine.routines().get(&routine.id).unwrap().next_fire_at.unwrap();
+    assert!(next > real_now && next <= real_now + 30 * MINUTE, "the next slot after now, no flood");
+    assert_eq!(runtime.inputs_for("hourly sweep").len(), 1);
+}
