@@ -244,7 +244,8 @@ impl Routines {
             None if run.team_id.is_some() => {
                 let waiting = self.parts.chat.routine_waiting(&run.id);
                 (!waiting && now - run.started_at > UNSTARTED_AFTER_MS).then(|| {
-                    (RoutineOutcome::Failed, Some("Its message never started a run (the team was stopped).".into()))
+                    // Dropped from the queue: the user stopped the team (Stop), not a failure.
+                    (RoutineOutcome::Stopped, Some("Its message never started a run: the team was stopped.".into()))
                 })
             }
             None => None,
