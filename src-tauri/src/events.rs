@@ -87,6 +87,11 @@ pub struct BoardChanged {
     pub card_id: Option<String>,
 }
 
+/// A routine was created, changed, paused, resumed or deleted, or one of its runs started or
+/// ended: refetch the Routines page.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, Event)]
+pub struct RoutinesChanged;
+
 /// An attention request was raised, answered, cleared, expired or withdrawn, or a grant or the
 /// expiry changed: refetch the inbox and the badge. `raised`: a new open request's id.
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, Event)]
@@ -135,6 +140,7 @@ pub fn forward<R: Runtime>(app: AppHandle<R>, engine: Arc<Engine>) {
                 Ok(EngineEvent::MemoryChanged) => MemoryChanged.emit(&app),
                 Ok(EngineEvent::BoardChanged { card_id }) => BoardChanged { card_id }.emit(&app),
                 Ok(EngineEvent::AttentionChanged { raised }) => AttentionChanged { raised }.emit(&app),
+                Ok(EngineEvent::RoutinesChanged) => RoutinesChanged.emit(&app),
                 Err(RecvError::Closed) => break,
             };
             if let Err(e) = sent {

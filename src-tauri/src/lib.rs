@@ -116,6 +116,16 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
             commands::api::local_api_set_enabled,
             commands::api::local_api_token,
             commands::api::local_api_regenerate_token,
+            commands::routines::routines_list,
+            commands::routines::routine_get,
+            commands::routines::routine_create,
+            commands::routines::routine_update,
+            commands::routines::routine_delete,
+            commands::routines::routine_pause,
+            commands::routines::routine_resume,
+            commands::routines::routine_run_now,
+            commands::routines::routine_preview,
+            commands::routines::routine_presets,
         ])
         .events(collect_events![
             events::AgentsChanged,
@@ -131,7 +141,8 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
             events::BoardChanged,
             events::AttentionChanged,
             events::OpenAttention,
-            events::KeptInTray
+            events::KeptInTray,
+            events::RoutinesChanged
         ])
         // Timestamps (ms since the epoch) and file sizes cross IPC as i64/u64; both stay far
         // below 2^53, so a JavaScript number holds them exactly.

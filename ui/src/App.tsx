@@ -20,6 +20,7 @@ import { MemoryPage } from "./pages/MemoryPage";
 import { BoardPage } from "./pages/BoardPage";
 import { WelcomePage } from "./pages/WelcomePage";
 import { InboxPage } from "./pages/InboxPage";
+import { RoutinesPage } from "./pages/RoutinesPage";
 import type { InboxFocus } from "./components/attention/RequestList";
 import { TrayNotice } from "./components/attention/TrayNotice";
 
@@ -29,6 +30,7 @@ type Route =
   | { page: "team"; teamId: string; roomId: string | null }
   | { page: "settings" }
   | { page: "memory" }
+  | { page: "routines" }
   | { page: "board"; cardId: string | null }
   | { page: "inbox"; focus: InboxFocus | null };
 
@@ -120,6 +122,16 @@ function Shell() {
         onOpenCard={(cardId) => setRoute({ page: "board", cardId })}
       />
     );
+  } else if (route.page === "routines") {
+    main = (
+      <RoutinesPage
+        agents={agents.data ?? []}
+        teams={teams.data ?? []}
+        onOpenCard={(cardId) => setRoute({ page: "board", cardId })}
+        onOpenRoom={(teamId, roomId) => setRoute({ page: "team", teamId, roomId })}
+        onEventsFailed={liveUpdatesFailed}
+      />
+    );
   } else if (route.page === "memory") {
     main = <MemoryPage teams={teams.data ?? []} agents={agents.data ?? []} />;
   } else if (selectedTeam) {
@@ -159,6 +171,7 @@ function Shell() {
         settingsOpen={route.page === "settings"}
         memoryOpen={route.page === "memory"}
         boardOpen={route.page === "board"}
+        routinesOpen={route.page === "routines"}
         inboxOpen={route.page === "inbox"}
         inboxCount={tray.data?.open ?? 0}
         // The same agent again keeps its tab; another opens on Chat.
@@ -169,6 +182,7 @@ function Shell() {
         onOpenSettings={() => setRoute({ page: "settings" })}
         onOpenMemory={() => setRoute({ page: "memory" })}
         onOpenBoard={() => setRoute({ page: "board", cardId: null })}
+        onOpenRoutines={() => setRoute({ page: "routines" })}
         onOpenInbox={() => setRoute({ page: "inbox", focus: null })}
       />
       <main className="main">{main}</main>

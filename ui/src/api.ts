@@ -607,3 +607,52 @@ export const localApiToken = (): Promise<string> => unwrap(() => commands.localA
 
 /** A new token; the old one stops working at once. */
 export const localApiRegenerateToken = (): Promise<string> => unwrap(() => commands.localApiRegenerateToken());
+// ---- Routines ----
+
+export type {
+  Preset,
+  Routine,
+  RoutineDetail,
+  RoutineInput,
+  RoutineOutcome,
+  RoutineRun,
+  RoutineState,
+  RunTrigger,
+  Schedule,
+  SchedulePresets,
+  SchedulePreview,
+} from "./bindings";
+import type { Routine, RoutineDetail, RoutineInput, RoutineRun, Schedule, SchedulePresets, SchedulePreview } from "./bindings";
+
+/** Every routine, by name, each with its last run. */
+export const routinesList = (): Promise<Routine[]> => unwrap(() => commands.routinesList());
+
+/** A routine and its newest `limit` runs, newest first. */
+export const routineGet = (id: string, limit: number): Promise<RoutineDetail> => unwrap(() => commands.routineGet(id, limit));
+
+/** Refused with `invalid_schedule` (a bad cron, zone, interval, or a time passed) before saving. */
+export const routineCreate = (input: RoutineInput): Promise<Routine> => unwrap(() => commands.routineCreate(input));
+
+export const routineUpdate = (id: string, input: RoutineInput): Promise<Routine> =>
+  unwrap(() => commands.routineUpdate(id, input));
+
+export const routineDelete = (id: string): Promise<null> => unwrap(() => commands.routineDelete(id));
+
+export const routinePause = (id: string): Promise<Routine> => unwrap(() => commands.routinePause(id));
+
+/** From now: none of the runs missed while paused. */
+export const routineResume = (id: string): Promise<Routine> => unwrap(() => commands.routineResume(id));
+
+/** Refused (`conflict`) while its previous run is going. */
+export const routineRunNow = (id: string): Promise<RoutineRun> => unwrap(() => commands.routineRunNow(id));
+
+/** The schedule in words and its next 5 fire times, or why it is invalid. */
+export const routinePreview = (schedule: Schedule): Promise<SchedulePreview> =>
+  unwrap(() => commands.routinePreview(schedule));
+
+export const routinePresets = (): Promise<SchedulePresets> => unwrap(() => commands.routinePresets());
+
+/** A routine or one of its runs changed. */
+export function onRoutinesChanged(cb: () => void): Promise<Unlisten> {
+  return events.routinesChanged.listen(() => cb());
+}

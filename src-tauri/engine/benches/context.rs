@@ -123,6 +123,7 @@ fn task_tiers_bench() {
         handoff_note: Some(&note),
         waiting: &waiting,
         memory: Some(&memory),
+        routine: None,
     };
     let sample = task_tiers(&run);
     let mut samples = Vec::with_capacity(RUNS);

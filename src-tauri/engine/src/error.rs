@@ -39,6 +39,9 @@ pub enum ErrorCode {
     /// An agent file, or a run's whole prepared context, is over its budget: the run did not
     /// start (nothing is ever cut to fit).
     ContextTooLarge,
+    /// A routine's schedule is invalid (a cron expression, a time zone, an interval under one
+    /// minute, a one-time run in the past); the message says which.
+    InvalidSchedule,
     Internal,
 }
 
@@ -125,6 +128,9 @@ pub enum Error {
     #[error("{0}")]
     ContextTooLarge(String),
 
+    #[error("{0}")]
+    InvalidSchedule(String),
+
     #[error("Internal error: {0}")]
     Internal(String),
 }
@@ -152,6 +158,7 @@ impl Error {
             Error::SignInMissing(_) => ErrorCode::SignInMissing,
             Error::Git(_) => ErrorCode::Git,
             Error::ContextTooLarge(_) => ErrorCode::ContextTooLarge,
+            Error::InvalidSchedule(_) => ErrorCode::InvalidSchedule,
             Error::Internal(_) => ErrorCode::Internal,
         }
     }

@@ -34,6 +34,9 @@ pub enum EngineEvent {
     /// the expiry setting changed: refetch the inbox and the tray. `raised`: the id of a new
     /// open request (what a notification announces).
     AttentionChanged { raised: Option<String> },
+    /// A routine was created, changed, paused, resumed or deleted, or one of its runs started
+    /// or ended: refetch the routines.
+    RoutinesChanged,
 }
 
 /// Cheap to clone; every clone publishes to the same subscribers.

@@ -14,6 +14,7 @@ pub mod events;
 pub mod memory;
 pub mod native;
 pub mod relay;
+pub mod routines;
 pub mod runner;
 pub mod runtimes;
 pub mod secrets;
@@ -54,6 +55,7 @@ pub struct Engine {
     board: Arc<Board>,
     attention: Arc<Attention>,
     runner: Arc<Runner>,
+    routines: Arc<routines::Routines>,
     spawner: Arc<dyn runtimes::process::Spawner>,
     relay: Arc<Relay>,
     tools: Arc<tools::Tools>,
@@ -172,6 +174,19 @@ impl Engine {
             data_dir: config.data_dir.clone(),
         });
         local_api.resume();
+        let routines = Arc::new(routines::Routines::new(routines::RoutinesParts {
+            store: store.clone(),
+            events: events.clone(),
+            agents: agents.clone(),
+            teams: teams.clone(),
+            board: board.clone(),
+            runner: runner.clone(),
+            chat: chat.clone(),
+            attention: attention.clone(),
+        }));
+        // After the runner released the cards of runs cut off: the scheduler sees how they ended.
+        routines.recover()?;
+        routines.start(runtime.handle());
         Ok(Self {
             config,
             store,
@@ -185,6 +200,7 @@ impl Engine {
             board,
             attention,
             runner,
+            routines,
             spawner,
             relay,
             tools,
@@ -241,6 +257,11 @@ impl Engine {
         &self.runner
     }
 
+    /// Routines: work on a schedule, their runs and the scheduler.
+    pub fn routines(&self) -> &Arc<routines::Routines> {
+        &self.routines
+    }
+
     /// Answers a runtime's permission request of run `run_id` (the buttons in a chat's or a
     /// card's run), whichever service runs it: one path for every approval.
     pub fn answer_permission(&self, run_id: &str, request_id: &str, decision: Decision) -> Result<AttentionRequest> {
@@ -248,10 +269,10 @@ impl Engine {
     }
 
     /// Whether agents are working: a chat or team run going or waiting, a card's task running or
-    /// queued. (Closing the window then keeps Clawboo in the tray.)
+    /// queued, a routine active. (Closing the window then keeps Clawboo in the tray.)
     pub fn has_work(&self) -> bool {
         let (running, queued) = self.runner.active();
-        self.chat.has_work() || !running.is_empty() || !queued.is_empty()
+        self.chat.has_work() || !running.is_empty() || !queued.is_empty() || self.routines.has_work()
     }
 
     /// True the first time it is asked for `what` (kept in the settings), false ever after:
@@ -295,6 +316,14 @@ impl Engine {
                     self.memory.decide_promotion(promotion, decision.allows())?;
                 }
                 Ok(answered)
+            }
+            (RequestKind::RoutineProposal | RequestKind::RoutinePaused, UserAnswer::Decision { decision }) => {
+                // Allowed: the routine is created (or resumed) first, so an answer that cannot be
+                // carried out leaves the request open, to deny.
+                if decision.allows() {
+                    self.routines.approved(&request)?;
+                }
+                self.attention.answer(id, &answer)
             }
             _ => self.attention.answer(id, &answer),
         }

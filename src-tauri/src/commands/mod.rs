@@ -8,6 +8,7 @@ pub mod board;
 pub mod boo_zero;
 pub mod chat;
 pub mod memory;
+pub mod routines;
 pub mod runner;
 pub mod runtimes;
 pub mod secrets;

@@ -18,6 +18,7 @@ type Props = {
   settingsOpen: boolean;
   memoryOpen: boolean;
   boardOpen: boolean;
+  routinesOpen?: boolean;
   inboxOpen: boolean;
   /** Open requests (the tray's count); the badge hides at 0. */
   inboxCount: number;
@@ -26,6 +27,7 @@ type Props = {
   onOpenSettings: () => void;
   onOpenMemory: () => void;
   onOpenBoard: () => void;
+  onOpenRoutines?: () => void;
   onOpenInbox: () => void;
 };
 
@@ -42,6 +44,7 @@ export function Sidebar({
   settingsOpen,
   memoryOpen,
   boardOpen,
+  routinesOpen = false,
   inboxOpen,
   inboxCount,
   onSelectAgent,
@@ -49,6 +52,7 @@ export function Sidebar({
   onOpenSettings,
   onOpenMemory,
   onOpenBoard,
+  onOpenRoutines,
   onOpenInbox,
 }: Props) {
   const [showArchived, setShowArchived] = useState(false);
@@ -177,6 +181,17 @@ export function Sidebar({
       >
         <span aria-hidden="true">▦</span> Board
       </button>
+      {onOpenRoutines && (
+        <button
+          type="button"
+          className={`sidebar__settings sidebar__routines ${routinesOpen ? "is-active" : ""}`}
+          aria-current={routinesOpen ? "page" : undefined}
+          onClick={onOpenRoutines}
+          data-testid="nav-routines"
+        >
+          <span aria-hidden="true">↻</span> Routines
+        </button>
+      )}
       <button
         type="button"
         className={`sidebar__settings sidebar__memory ${memoryOpen ? "is-active" : ""}`}

@@ -6,6 +6,8 @@ export const KIND_LABELS: Record<RequestKind, string> = {
   question: "Question",
   permission: "Permission",
   promotion: "Promotion",
+  routine_proposal: "New routine",
+  routine_paused: "Routine paused",
 };
 
 export const STATUS_LABELS: Record<RequestStatus, string> = {

@@ -6,6 +6,7 @@ import { fakeBoardApi, resetBoard } from "./fakeBoard";
 import { fakeLocalApi, resetLocalApi } from "./fakeLocalApi";
 import { fakeAttentionApi, resetAttention } from "./fakeAttention";
 import { fakeBooZeroApi, resetBooZero } from "./fakeBooZero";
+import { fakeRoutinesApi, resetRoutines } from "./fakeRoutines";
 import { planTurn, routesOf } from "./fakeFileRoutes";
 import type {
   Access,
@@ -704,6 +705,7 @@ export const fakeApi = {
   ...fakeAttentionApi,
   ...fakeLocalApi,
   ...fakeBooZeroApi,
+  ...fakeRoutinesApi,
 };
 
 /** A message in a room, as the engine would have stored it. */
@@ -737,5 +739,6 @@ export function resetBackend() {
   resetAttention();
   resetLocalApi();
   resetBooZero();
+  resetRoutines();
   Object.values(fakeApi).forEach((fn) => fn.mockClear());
 }

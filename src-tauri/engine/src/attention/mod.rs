@@ -173,6 +173,22 @@ impl Attention {
         Ok(if granted { Raised::Granted(request) } else { Raised::Open(request) })
     }
 
+    /// A request about a routine (an agent's proposal, a routine that paused itself): an
+    /// approval, never granted by an earlier "Allow always" (no tool is named, so none is made).
+    /// `first` stores what the request is about under its id before anyone can see (and answer) it.
+    pub fn raise_routine(
+        &self,
+        source: &Source,
+        kind: RequestKind,
+        text: &str,
+        input: Option<&str>,
+        first: impl FnOnce(&str) -> Result<()>,
+    ) -> Result<AttentionRequest> {
+        let id = new_id();
+        first(&id)?;
+        self.raise_with(&id, source, kind, text, None, input, None, None, false)
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn raise(
         &self,
@@ -298,7 +314,10 @@ impl Attention {
                     }
                 }
             }
-            (RequestKind::Promotion, UserAnswer::Decision { decision }) => self.decide(&request, *decision, now),
+            (
+                RequestKind::Promotion | RequestKind::RoutineProposal | RequestKind::RoutinePaused,
+                UserAnswer::Decision { decision },
+            ) => self.decide(&request, *decision, now),
             _ => unreachable!("check_answer matched the answer to the kind"),
         }
     }
@@ -675,6 +694,8 @@ fn describe(kind: RequestKind, text: &str, tool: Option<&str>) -> String {
         (RequestKind::Question, _) => format!("Asked: {text}"),
         (RequestKind::Permission, Some(tool)) => format!("Asked to use {tool}: {text}"),
         (RequestKind::Promotion, _) => format!("Asked to promote a scratch note: {text}"),
+        (RequestKind::RoutineProposal, _) => format!("Proposed a routine: {text}"),
+        (RequestKind::RoutinePaused, _) => text.to_owned(),
         (_, None) => text.to_owned(),
     }
 }
@@ -687,6 +708,8 @@ fn tray_label(request: &AttentionRequest) -> String {
             format!("{} wants to use {}", request.agent_name, request.tool.as_deref().unwrap_or("a tool"))
         }
         RequestKind::Promotion => format!("{} wants to share a note", request.agent_name),
+        RequestKind::RoutineProposal => format!("{} proposes a routine", request.agent_name),
+        RequestKind::RoutinePaused => "A routine paused itself".to_owned(),
     };
     let one_line = label.split_whitespace().collect::<Vec<_>>().join(" ");
     if one_line.chars().count() <= 60 {

@@ -25,6 +25,10 @@ pub enum RequestKind {
     Permission,
     /// An agent asks to copy a scratch note to a wider scope.
     Promotion,
+    /// An agent proposes a routine (`routine_create`); Allow creates it.
+    RoutineProposal,
+    /// A routine paused itself after failing again and again; Allow resumes it.
+    RoutinePaused,
 }
 
 impl RequestKind {
@@ -33,6 +37,8 @@ impl RequestKind {
             RequestKind::Question => "question",
             RequestKind::Permission => "permission",
             RequestKind::Promotion => "promotion",
+            RequestKind::RoutineProposal => "routine_proposal",
+            RequestKind::RoutinePaused => "routine_paused",
         }
     }
 
@@ -40,6 +46,8 @@ impl RequestKind {
         match s {
             "permission" => RequestKind::Permission,
             "promotion" => RequestKind::Promotion,
+            "routine_proposal" => RequestKind::RoutineProposal,
+            "routine_paused" => RequestKind::RoutinePaused,
             _ => RequestKind::Question,
         }
     }

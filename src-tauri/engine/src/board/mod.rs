@@ -95,6 +95,12 @@ impl Board {
         self.create_with(Actor::User, new, CardOrigin::Api, Some(task))
     }
 
+    /// The card of a routine's run (`origin` says which): the task runner gives its runs the
+    /// routine note.
+    pub fn create_for_routine(&self, new: NewCard, origin: CardOrigin) -> Result<Card> {
+        self.create_with(Actor::Clawboo, new, origin, None)
+    }
+
     fn create_with(&self, actor: Actor, new: NewCard, origin: CardOrigin, task_text: Option<&str>) -> Result<Card> {
         let title = checks::title(&new.title)?;
         let description = checks::description(&new.description)?;
@@ -110,7 +116,7 @@ impl Board {
         }
         let handoff_id = match &origin {
             CardOrigin::Handoff { handoff_id, .. } => Some(handoff_id.clone()),
-            CardOrigin::User | CardOrigin::Api => None,
+            CardOrigin::User | CardOrigin::Api | CardOrigin::Routine { .. } => None,
         };
         let id = records::new_id();
         let now = now_ms();

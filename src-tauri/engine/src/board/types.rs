@@ -157,6 +157,8 @@ pub enum CardOrigin {
     Handoff { handoff_id: String, room_id: String, from_agent_id: String },
     /// Made and started by the user's script through the local API.
     Api,
+    /// A run of a routine (an agent routine's runs are cards).
+    Routine { routine_id: String, routine_run_id: String },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]

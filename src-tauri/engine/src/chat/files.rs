@@ -23,9 +23,17 @@ pub(crate) struct AgentFilesForRun {
     memory_tools: bool,
     discovers_agents_md: bool,
     unmanaged: bool,
+    /// A heartbeat routine's run: HEARTBEAT.md goes with it.
+    heartbeat: bool,
 }
 
 impl AgentFilesForRun {
+    /// A heartbeat routine's run (HEARTBEAT.md rides along) when `on`.
+    pub(crate) fn with_heartbeat(mut self, on: bool) -> Self {
+        self.heartbeat = on;
+        self
+    }
+
     /// Reads `agent`'s files. `in_workspace`: the run works in the agent's own folder (where a
     /// runtime can discover AGENTS.md); `tools`: Clawboo's tools the run has.
     pub(crate) fn read(agents: &Agents, agent: &Agent, in_workspace: bool, tools: &[ToolName]) -> Result<Self> {
@@ -55,6 +63,7 @@ impl AgentFilesForRun {
             memory_tools: tools.contains(&ToolName::MemorySearch) && tools.contains(&ToolName::MemoryGet),
             discovers_agents_md,
             unmanaged: agent.runtime == RuntimeKind::Openclaw && agent.openclaw_gateway_url.is_some(),
+            heartbeat: false,
         }
     }
 
@@ -71,7 +80,7 @@ impl AgentFilesForRun {
             discovers_agents_md: self.discovers_agents_md,
             unmanaged: self.unmanaged,
             session,
-            heartbeat: false,
+            heartbeat: self.heartbeat,
         }
     }
 }

@@ -74,6 +74,7 @@ pub enum ToolName {
     BoardUpdate,
     BoardComment,
     AskUser,
+    RoutineCreate,
 }
 
 impl ToolName {
@@ -92,6 +93,7 @@ impl ToolName {
             ToolName::BoardUpdate => "board_update",
             ToolName::BoardComment => "board_comment",
             ToolName::AskUser => "ask_user",
+            ToolName::RoutineCreate => "routine_create",
         }
     }
 }
@@ -128,7 +130,7 @@ pub struct PeerPost {
     pub text: String,
 }
 
-/// Section 6: a Routine sent the message (routines come later; the slot exists now).
+/// Section 6: a Routine sent the message (team turns), or started the task (task-runner runs).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RoutineNote {
     pub routine_name: String,

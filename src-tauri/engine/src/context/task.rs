@@ -18,8 +18,11 @@
 //!    its ids returned in `cited` so the runner records them. Left out when the run was started
 //!    with memory injection off (the caller passes `None`).
 //!
-//! The message is the task's title. No team rules, teammates, About you, routine note,
-//! connectors, brief or time of day (tested as absent).
+//!    The routine note goes first in this tier when a routine started the task (its card is
+//!    a routine's run): the user may be away.
+//!
+//! The message is the task's title. No team rules, teammates, About you, connectors, brief or
+//! time of day (tested as absent).
 //!
 //! CONTRACT: `task_tiers(&TaskRun) -> TaskContext`. Pure: inputs in, text out.
 //!
@@ -42,11 +45,12 @@
 use std::borrow::Cow;
 
 use super::team::{
-    cut, instructions_section, one_line, persona_section, push_quoted, section, tool_ref, waiting_sections,
-    workspace_files_section, NextTime,
+    cut, instructions_section, one_line, persona_section, push_quoted, routine as routine_section, section, tool_ref,
+    waiting_sections, workspace_files_section, NextTime,
 };
 use super::{
-    tool_namespace_on, Assembled, MemoryBlock, Section, SectionKind, ToolName, WaitingItem, MEMORY_BLOCK_CHARS,
+    tool_namespace_on, Assembled, MemoryBlock, RoutineNote, Section, SectionKind, ToolName, WaitingItem,
+    MEMORY_BLOCK_CHARS,
 };
 use crate::vocab::RuntimeKind;
 
@@ -90,6 +94,8 @@ pub struct TaskRun<'a> {
     pub waiting: &'a [WaitingItem],
     /// The memory injection block, `None` when injection is off for this run.
     pub memory: Option<&'a MemoryBlock>,
+    /// The routine whose run this task is (its card came from a routine).
+    pub routine: Option<&'a RoutineNote>,
 }
 
 /// The three tiers as sections (steady, context, changes most, then the message) and what the
@@ -110,6 +116,7 @@ pub fn task_tiers(run: &TaskRun) -> TaskContext {
     sections.extend(instructions_section(run.files));
     sections.push(task(run));
     // Tier 2: this run's context.
+    sections.extend(run.routine.map(routine_section));
     sections.extend(workspace_files_section(run.files));
     sections.extend(run.resume.and_then(resume));
     sections.extend(tools_note(run));
@@ -176,7 +183,11 @@ fn tool_group(tool: ToolName) -> ToolGroup {
         ToolName::BoardList | ToolName::BoardUpdate | ToolName::BoardComment => ToolGroup::Board,
         ToolName::MemorySearch | ToolName::MemoryGet | ToolName::MemorySave => ToolGroup::Memory,
         ToolName::PeerPost | ToolName::PeerRead => ToolGroup::PeerRoom,
-        ToolName::Handoff | ToolName::NoteSave | ToolName::ScratchWrite | ToolName::ScratchPromote => ToolGroup::Other,
+        ToolName::Handoff
+        | ToolName::NoteSave
+        | ToolName::ScratchWrite
+        | ToolName::ScratchPromote
+        | ToolName::RoutineCreate => ToolGroup::Other,
         ToolName::AskUser => ToolGroup::User,
     }
 }

@@ -327,7 +327,7 @@ fn handoff_tool_note(rt: RuntimeKind) -> String {
     )
 }
 
-fn routine(note: &RoutineNote) -> Section {
+pub(super) fn routine(note: &RoutineNote) -> Section {
     let text = format!(
         "## Routine\nThe routine \"{}\" sent this message. The user may be away: do not wait for answers; make \
          assumptions and state them.",

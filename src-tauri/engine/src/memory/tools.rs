@@ -64,7 +64,8 @@ pub fn run(memory: &Memory, caller: &Caller, tool: ToolName, args: &Value) -> Re
         | ToolName::BoardList
         | ToolName::BoardUpdate
         | ToolName::BoardComment
-        | ToolName::AskUser => Err(Error::InvalidInput(format!("{} is not a memory tool.", tool.as_str()))),
+        | ToolName::AskUser
+        | ToolName::RoutineCreate => Err(Error::InvalidInput(format!("{} is not a memory tool.", tool.as_str()))),
     }
 }
 

@@ -8,7 +8,7 @@ use super::check::CheckOutcome;
 use super::task::tail;
 use super::{store, Runner, RunnerSettings, StartOptions, TaskRunContext};
 use crate::agents::{Agent, RuntimeKind};
-use crate::board::{Actor, Card, CardRun, CardRunKind, CardRunStatus, Comment, CommentKind};
+use crate::board::{Actor, Card, CardOrigin, CardRun, CardRunKind, CardRunStatus, Comment, CommentKind};
 use crate::chat::files::AgentFilesForRun;
 use crate::chat::team::placement;
 use crate::chat::{now_ms, RunStatus, RunSummary};
@@ -44,6 +44,8 @@ pub(super) struct Task {
     pub(super) cut_off: bool,
     /// What the card's previous run wrote last.
     pub(super) resume: Option<String>,
+    /// The routine whose run this card is.
+    pub(super) routine: Option<context::RoutineNote>,
     pub(super) settings: RunnerSettings,
 }
 
@@ -98,8 +100,18 @@ impl Runner {
         check_project_folder(&card)?;
         let check_folder = self.work_folder(&card)?.unwrap_or_else(|| workspace.clone());
         let tools = self.tools_for(&agent, &card);
+        // A routine's card: its runs carry the routine note (and HEARTBEAT.md, for a heartbeat).
+        let routine = match &card.origin {
+            CardOrigin::Routine { routine_id, .. } => {
+                parts.store.read(|c| crate::routines::store::note_of(c, routine_id))?
+            }
+            _ => None,
+        };
+        let heartbeat = routine.as_ref().is_some_and(|(_, heartbeat)| *heartbeat);
+        let routine = routine.map(|(routine_name, _)| context::RoutineNote { routine_name });
         // A runtime discovers the agent's AGENTS.md only when it works in the agent's own folder.
         let files = AgentFilesForRun::read(&parts.agents, &agent, check_folder == workspace, &tools)?
+            .with_heartbeat(heartbeat)
             .plan(&FileSession::New)?;
         Ok(Some(Task {
             tools,
@@ -117,6 +129,7 @@ impl Runner {
             options,
             cut_off,
             resume,
+            routine,
         }))
     }
 
@@ -186,6 +199,7 @@ impl Runner {
             handoff_note: next.handoff_note.as_deref(),
             waiting: &waiting,
             memory: memory.as_ref(),
+            routine: task.routine.as_ref(),
         });
         let placement = placement::of(&task.capabilities);
         // Every run is a fresh session: it never holds the steady tier yet.

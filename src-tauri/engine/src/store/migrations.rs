@@ -46,6 +46,7 @@ pub const MIGRATIONS: &[Migration] = &[
         "agent-file deliveries per runtime session",
         include_str!("migrations/0014_file_deliveries.sql"),
     ),
+    Migration::new(15, "routines and their runs", include_str!("migrations/0015_routines.sql")),
     Migration::new(17, "Boo Zero's sections of a run's context", include_str!("migrations/0017_boo_zero.sql")),
 ];
 

@@ -22,7 +22,7 @@ pub const MAX_QUERY_CHARS: usize = 500;
 pub const MAX_ID_BYTES: usize = 64;
 
 /// Every tool, in a stable order.
-pub const ALL: [ToolName; 13] = [
+pub const ALL: [ToolName; 14] = [
     ToolName::Handoff,
     ToolName::PeerPost,
     ToolName::PeerRead,
@@ -36,6 +36,7 @@ pub const ALL: [ToolName; 13] = [
     ToolName::BoardUpdate,
     ToolName::BoardComment,
     ToolName::AskUser,
+    ToolName::RoutineCreate,
 ];
 
 /// The Board tools, to grant together.
@@ -86,6 +87,27 @@ pub fn spec(tool: ToolName) -> ToolSpec {
                 "type": "object",
                 "properties": {"question": {"type": "string", "description": "The question, self-contained (at most 4,000 characters)."}},
                 "required": ["question"],
+                "additionalProperties": false,
+            }),
+        },
+        ToolName::RoutineCreate => ToolSpec {
+            name: tool,
+            description: "Propose a routine: work that runs on a schedule (each run a task on the Board for its \
+                          agent, in a fresh session). It needs the user's approval: nothing is created until they \
+                          allow it, and you are not told here. Give exactly one of cron, every_minutes and at.",
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "description": "A short name; it titles each run's card (at most 120 characters)."},
+                    "prompt": {"type": "string", "description": "What each run should do, self-contained (at most 8,000 characters)."},
+                    "for": {"type": "string", "description": "Whose routine: your own handle (the default) or, for a team leader, a member's, e.g. \"@ada\"."},
+                    "cron": {"type": "string", "description": "A 5-field cron expression (minute hour day-of-month month day-of-week), e.g. \"0 9 * * 1-5\"."},
+                    "time_zone": {"type": "string", "description": "The cron's IANA time zone, e.g. \"Europe/Berlin\" (default: the user's)."},
+                    "every_minutes": {"type": "integer", "minimum": 1, "description": "Run every this many minutes (60 = hourly)."},
+                    "at": {"type": "string", "description": "Run once at this time, with its offset, e.g. \"2026-05-01T09:00:00+02:00\"."},
+                    "heartbeat": {"type": "boolean", "description": "Each run also gets the agent's HEARTBEAT.md checklist."},
+                },
+                "required": ["name", "prompt"],
                 "additionalProperties": false,
             }),
         },
@@ -272,6 +294,7 @@ pub fn check_args(tool: ToolName, args: Value) -> Result<Value, String> {
         ToolName::BoardUpdate => &["card", "status", "reason", "description"],
         ToolName::BoardComment => &["card", "text"],
         ToolName::AskUser => &["question"],
+        ToolName::RoutineCreate => &["name", "prompt", "for", "cron", "time_zone", "every_minutes", "at", "heartbeat"],
     };
     if let Some(unknown) = args.keys().find(|k| !allowed.contains(&k.as_str())) {
         return Err(format!("{name}: unknown argument \"{unknown}\" (it takes {}).", allowed.join(", ")));
@@ -346,10 +369,41 @@ pub fn check_args(tool: ToolName, args: Value) -> Result<Value, String> {
             "card": card_arg(&args, name)?,
             "text": chars_arg(&args, name, "text", MAX_COMMENT_CHARS)?,
         })),
+        ToolName::RoutineCreate => routine_args(&args, name),
     }
 }
 
 /// A card's number: a whole number from 1, or a string like "#12" or "12".
+/// `routine_create`'s arguments: a name and prompt within their sizes, exactly one schedule.
+fn routine_args(args: &Map<String, Value>, name: &str) -> Result<Value, String> {
+    use crate::routines::types::{MAX_NAME_CHARS, MAX_PROMPT_CHARS};
+    let mut checked = json!({
+        "name": chars_arg(args, name, "name", MAX_NAME_CHARS)?,
+        "prompt": long_text_arg(args, name, "prompt", MAX_PROMPT_CHARS)?,
+    });
+    for field in ["for", "cron", "time_zone", "at"] {
+        if args.get(field).is_some_and(|v| !v.is_null()) {
+            checked[field] = json!(text_arg(args, name, field, MAX_HANDLE_BYTES.max(200))?.trim());
+        }
+    }
+    if let Some(every) = args.get("every_minutes").filter(|v| !v.is_null()) {
+        let minutes = every
+            .as_u64()
+            .filter(|n| *n >= 1 && *n <= u64::from(crate::routines::schedule::MAX_INTERVAL_MINUTES))
+            .ok_or_else(|| format!("{name}: \"every_minutes\" is a whole number of minutes, at least 1."))?;
+        checked["every_minutes"] = json!(minutes);
+    }
+    if let Some(heartbeat) = args.get("heartbeat").filter(|v| !v.is_null()) {
+        let on = heartbeat.as_bool().ok_or_else(|| format!("{name}: \"heartbeat\" is true or false."))?;
+        checked["heartbeat"] = json!(on);
+    }
+    let schedules = ["cron", "every_minutes", "at"].iter().filter(|f| checked.get(**f).is_some()).count();
+    if schedules != 1 {
+        return Err(format!("{name} needs exactly one of \"cron\", \"every_minutes\" and \"at\"."));
+    }
+    Ok(checked)
+}
+
 fn card_arg(args: &Map<String, Value>, tool: &str) -> Result<u32, String> {
     let number = match args.get("card") {
         Some(Value::Number(n)) => n.as_u64(),

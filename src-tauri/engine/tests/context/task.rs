@@ -5,8 +5,8 @@
 
 use clawboo_engine::agents::RuntimeKind;
 use clawboo_engine::context::{
-    memory_block, task_tiers, tool_name_on, tool_namespace_on, BlockFact, FailedCheck, MemoryBlock, SectionKind,
-    Stability, TaskContext, TaskRun, ToolName, WaitingItem, WaitingKind, FAILURE_TAIL_CHARS, INBOX_BUDGET,
+    memory_block, task_tiers, tool_name_on, tool_namespace_on, BlockFact, FailedCheck, MemoryBlock, RoutineNote,
+    SectionKind, Stability, TaskContext, TaskRun, ToolName, WaitingItem, WaitingKind, FAILURE_TAIL_CHARS, INBOX_BUDGET,
     PERSONA_BUDGET, PROGRESS_NOTE_CHARS,
 };
 
@@ -34,6 +34,8 @@ struct Task {
     handoff_note: Option<String>,
     waiting: Vec<WaitingItem>,
     memory: Option<MemoryBlock>,
+    /// The routine whose run the task is.
+    routine: Option<RoutineNote>,
 }
 
 fn facts_block() -> MemoryBlock {
@@ -88,7 +90,15 @@ impl Task {
                 item("w2", WaitingKind::Notice, None, "Card #11 (photos) moved to Done."),
             ],
             memory: Some(facts_block()),
+            routine: None,
         }
+    }
+
+    /// The card of a routine's run.
+    fn from_routine(runtime: RuntimeKind) -> Self {
+        let mut t = Self::first_run(runtime);
+        t.routine = Some(RoutineNote { routine_name: "Morning menu check".into() });
+        t
     }
 
     fn resume(runtime: RuntimeKind) -> Self {
@@ -157,6 +167,7 @@ impl Task {
         t.streams_text = false;
         t.handoff_note = Self::rotation(runtime, 1).handoff_note;
         t.waiting = Self::first_run(runtime).waiting;
+        t.routine = Self::from_routine(runtime).routine;
         t
     }
 
@@ -178,6 +189,7 @@ impl Task {
             handoff_note: self.handoff_note.as_deref(),
             waiting: &self.waiting,
             memory: self.memory.as_ref(),
+            routine: self.routine.as_ref(),
         })
     }
 }
@@ -213,6 +225,7 @@ fn golden_each_situation_on_each_runtime() {
         snap(&format!("task_rotation_{rt}"), &Task::rotation(runtime, 1));
         snap(&format!("task_waiting_overflow_{rt}"), &Task::waiting_overflow(runtime));
         snap(&format!("task_memory_off_{rt}"), &Task::memory_off(runtime));
+        snap(&format!("task_routine_{rt}"), &Task::from_routine(runtime));
     }
 }
 
@@ -242,6 +255,7 @@ fn steady_tier_is_byte_identical_across_every_run_of_the_task() {
             Task::rotation(runtime, 3),
             Task::waiting_overflow(runtime),
             Task::memory_off(runtime),
+            Task::from_routine(runtime),
             Task::everything(runtime),
         ];
         for task in others {
@@ -259,6 +273,7 @@ fn sections_in_the_seeds_order_steadiest_first_message_last() {
             expected.remove(0);
         }
         expected.extend([
+            SectionKind::Routine,
             SectionKind::Resume,
             SectionKind::ToolsNote,
             SectionKind::RuntimeNote,
@@ -316,15 +331,32 @@ fn left_out_of_every_task_run() {
             SectionKind::AboutYou,
             SectionKind::Teammates,
             SectionKind::HowToWork,
-            SectionKind::Routine,
             SectionKind::Connectors,
         ] {
             assert!(!kinds(&context).contains(&kind), "{kind:?}");
         }
         let text = context.assembled.preamble().to_lowercase();
-        for absent in ["team rules", "teammates", "about the user", "routine", "connector", "brief", "today", "utc"] {
+        for absent in ["team rules", "teammates", "about the user", "connector", "brief", "today", "utc"] {
             assert!(!text.contains(absent), "{absent:?} on {runtime:?}");
         }
+        // The routine note only on a routine's card.
+        let plain = Task::first_run(runtime).assemble();
+        assert!(!kinds(&plain).contains(&SectionKind::Routine));
+        assert!(!plain.assembled.preamble().to_lowercase().contains("routine"), "{runtime:?}");
+    }
+}
+
+#[test]
+fn a_routines_card_carries_the_routine_note_first_in_the_context_tier() {
+    for runtime in RUNTIMES {
+        let context = Task::from_routine(runtime).assemble();
+        let note = text_of(&context, SectionKind::Routine).expect("the routine note");
+        assert!(note.contains("\"Morning menu check\""), "{note}");
+        assert!(note.contains("The user may be away"), "{note}");
+        let routine = context.assembled.sections.iter().find(|s| s.kind == SectionKind::Routine).unwrap();
+        assert_eq!(routine.stability, Stability::Turn);
+        let first_turn = context.assembled.sections.iter().find(|s| s.stability == Stability::Turn).unwrap();
+        assert_eq!(first_turn.kind, SectionKind::Routine, "{runtime:?}");
     }
 }
 

@@ -7,6 +7,8 @@ import { ErrorWithCode } from "../ErrorMessage";
 export function ApprovalActions({ request }: { request: AttentionRequest }) {
   const answer = useAnswerRequest();
   const decide = (decision: Decision) => answer.mutate({ id: request.id, answer: { type: "decision", decision } });
+  // A routine's request is decided each time: nothing to allow "always".
+  const routine = request.kind === "routine_proposal" || request.kind === "routine_paused";
 
   return (
     <div className="approval-actions">
@@ -18,18 +20,20 @@ export function ApprovalActions({ request }: { request: AttentionRequest }) {
           disabled={answer.isPending}
           data-testid={`allow-once-${request.id}`}
         >
-          Allow once
+          {routine ? "Allow" : "Allow once"}
         </button>
-        <button
-          type="button"
-          className="button button--small"
-          onClick={() => decide("allow_always")}
-          disabled={answer.isPending}
-          title="From now on without asking; revoke it in Settings › Approvals"
-          data-testid={`allow-always-${request.id}`}
-        >
-          {allowAlwaysLabel(request)}
-        </button>
+        {!routine && (
+          <button
+            type="button"
+            className="button button--small"
+            onClick={() => decide("allow_always")}
+            disabled={answer.isPending}
+            title="From now on without asking; revoke it in Settings › Approvals"
+            data-testid={`allow-always-${request.id}`}
+          >
+            {allowAlwaysLabel(request)}
+          </button>
+        )}
         <button
           type="button"
           className="button button--small button--danger-subtle"

@@ -66,8 +66,13 @@ impl Chat {
         let mut handoff_id = None;
         let mut from_agent_id = None;
         let mut result_ids = Vec::new();
+        let routine = match &delivery.what {
+            Deliver::User { routine: Some(tag), .. } => Some(tag.clone()),
+            _ => None,
+        };
+        let routine_note = routine.as_ref().map(|tag| context::RoutineNote { routine_name: tag.name.clone() });
         let (kind, message) = match &delivery.what {
-            Deliver::User { text, mentioned } => {
+            Deliver::User { text, mentioned, .. } => {
                 (if *mentioned { TurnKind::Mentioned } else { TurnKind::Leader }, TurnMessage::User(text.clone()))
             }
             Deliver::Task { handoff_id: id } => {
@@ -110,6 +115,8 @@ impl Chat {
             kind => Some(self.catalog.locate(kind)?),
         };
         let history = match kind {
+            // Each routine run is a fresh conversation; the room's own goes on untouched.
+            _ if routine.is_some() => TurnHistory::Fresh,
             TurnKind::Teammate { .. } => capabilities.team_history.teammate,
             _ => capabilities.team_history.leader,
         };
@@ -127,7 +134,11 @@ impl Chat {
             .iter()
             .map(|p| context::PeerPost { id: p.id.clone(), author: p.author_handle.clone(), text: p.text.clone() })
             .collect();
-        let tools = self.team_tools_for(&agent, depth);
+        let mut tools = self.team_tools_for(&agent, depth);
+        // A leader may propose routines (the user approves each); a routine's own run never.
+        if is_leader && routine.is_none() && self.attention.is_some() && !tools.is_empty() {
+            tools.push(ToolName::RoutineCreate);
+        }
         let agent_files = AgentFilesForRun::read(&self.agents, &agent, true, &tools)?;
         // What a session starts with does not depend on the session: its budgets are checked
         // here, and the steady sections are fingerprinted from it.
@@ -162,7 +173,7 @@ impl Chat {
                 members: &context_members,
                 kind: kind.clone(),
                 tools: &tools,
-                routine: None,
+                routine: routine_note.as_ref(),
                 connectors: None,
                 waiting: &waiting,
                 peer_posts: &peer_posts,
@@ -252,6 +263,9 @@ impl Chat {
                     }
                 }
                 let run = chat_store::insert_run(tx, &conversation, agent.runtime, now)?;
+                if let Some(tag) = &routine {
+                    crate::routines::store::link_team_run(tx, &tag.routine_run_id, &run.id)?;
+                }
                 team_store::mark_inbox_delivered(tx, &delivered_inbox, &run.id)?;
                 team_store::mark_posts_seen(tx, &team.id, &agent.id, &delivered_posts)?;
                 team_store::mark_results_delivered(tx, &result_ids, &run.id)?;

@@ -55,8 +55,9 @@ pub(crate) struct Delivery {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Deliver {
-    /// The user's message, to the leader or a member the user @mentioned.
-    User { text: String, mentioned: bool },
+    /// The user's message, to the leader or a member the user @mentioned; or a team
+    /// routine's message to the leader (`routine`: a fresh conversation with the routine note).
+    User { text: String, mentioned: bool, routine: Option<crate::routines::RoutineTag> },
     /// A task handed to this agent.
     Task { handoff_id: String },
     /// The results of work this agent handed out.
@@ -107,7 +108,25 @@ impl Chat {
     /// A message of the user clears the team's open questions (Mobius: a human reply in that
     /// chat answers them); approvals stay, they take a decision.
     pub fn send_team(self: &Arc<Self>, room_id: &str, text: &str) -> Result<TeamSendOutcome> {
-        self.send_team_message(room_id, text, true)
+        self.send_team_message(room_id, text, true, None)
+    }
+
+    /// A team routine's message to the room's leader: shown in the room as the routine's, run
+    /// in a fresh conversation with the routine note, never read as a command.
+    pub(crate) fn send_routine(
+        self: &Arc<Self>,
+        room_id: &str,
+        text: &str,
+        routine: crate::routines::RoutineTag,
+    ) -> Result<()> {
+        self.send_team_message(room_id, text, false, Some(routine)).map(|_| ())
+    }
+
+    /// Whether a team routine's message (its routine run `routine_run_id`) waits in a queue.
+    pub(crate) fn routine_waiting(&self, routine_run_id: &str) -> bool {
+        lock(&self.team).queues.values().flatten().any(
+            |d| matches!(&d.what, Deliver::User { routine: Some(tag), .. } if tag.routine_run_id == routine_run_id),
+        )
     }
 
     /// The user's answer to `agent_id`'s question, from the inbox: their message to that agent
@@ -130,7 +149,7 @@ impl Chat {
             Some(agent) => format!("@{} {text}", agent.handle),
             None => text.to_owned(),
         };
-        self.send_team_message(&room.id, &message, false).map(|_| ())
+        self.send_team_message(&room.id, &message, false, None).map(|_| ())
     }
 
     /// `clears_questions`: the message is one the user typed in the chat (not an answer given
@@ -140,6 +159,7 @@ impl Chat {
         room_id: &str,
         text: &str,
         clears_questions: bool,
+        routine: Option<crate::routines::RoutineTag>,
     ) -> Result<TeamSendOutcome> {
         let text = text.trim();
         if text.is_empty() {
@@ -149,8 +169,10 @@ impl Chat {
         if team.archived {
             return Err(Error::InvalidInput(format!("{} is archived. Restore it to chat with it.", team.name)));
         }
-        if let Some(outcome) = self.team_command(&team, &room, text)? {
-            return Ok(outcome);
+        if routine.is_none() {
+            if let Some(outcome) = self.team_command(&team, &room, text)? {
+                return Ok(outcome);
+            }
         }
         if team.about_you.trim().is_empty() {
             return Err(Error::InvalidInput(format!(
@@ -162,7 +184,21 @@ impl Chat {
         if members.is_empty() {
             return Err(Error::InvalidInput(format!("{} has no members to talk to.", room_label(&room))));
         }
-        let targets = addressed(text, &room, &members)?;
+        let targets = match &routine {
+            // A routine's message goes to the leader alone, whatever it mentions.
+            Some(_) => {
+                let leader =
+                    room.leader_id.as_deref().and_then(|id| members.iter().find(|m| m.id == id)).ok_or_else(|| {
+                        Error::InvalidInput(format!("{} has no leader to run the routine.", room_label(&room)))
+                    })?;
+                vec![(leader.clone(), false)]
+            }
+            None => addressed(text, &room, &members)?,
+        };
+        let shown = match &routine {
+            Some(tag) => format!("Routine \"{}\": {text}", tag.name),
+            None => text.to_owned(),
+        };
         let message = self.store.write(|tx| {
             store::add_message(
                 tx,
@@ -171,7 +207,7 @@ impl Chat {
                     kind: RoomMessageKind::User,
                     author_id: None,
                     target_id: None,
-                    content: text,
+                    content: &shown,
                     run_id: None,
                     handoff_id: None,
                 },
@@ -191,7 +227,7 @@ impl Chat {
                 room_id: room.id.clone(),
                 team_id: team.id.clone(),
                 agent_id: agent.id.clone(),
-                what: Deliver::User { text: text.to_owned(), mentioned: *mentioned },
+                what: Deliver::User { text: text.to_owned(), mentioned: *mentioned, routine: routine.clone() },
                 depth: 0,
                 generation,
             });
@@ -390,6 +426,10 @@ impl Chat {
         let who = self.agents.get(&delivery.agent_id).map(|a| format!("@{}", a.handle)).unwrap_or_default();
         let text = format!("{who} could not start: {error}");
         let _ = self.notice(&delivery.team_id, &delivery.room_id, &text);
+        if let Deliver::User { routine: Some(tag), .. } = &delivery.what {
+            let why = error.to_string();
+            let _ = self.store.write(|tx| crate::routines::store::team_run_not_started(tx, &tag.routine_run_id, &why));
+        }
         if let Deliver::Task { handoff_id } = &delivery.what {
             let finished = self.store.write(|tx| {
                 store::finish_handoff(tx, handoff_id, "failed", &text, now_ms())?;

@@ -147,6 +147,15 @@ impl Chat {
                 Some(memory) => crate::memory::tools::run(memory, caller, tool, args),
                 None => Err(Error::InvalidInput("Shared memory is not available in this Clawboo.".into())),
             },
+            ToolName::RoutineCreate => {
+                let attention = self.attention.as_ref().ok_or_else(|| {
+                    Error::InvalidInput("Routines need the user's approval, which this Clawboo cannot ask for.".into())
+                })?;
+                let now = now_ms();
+                let proposal =
+                    crate::routines::propose::proposal_of(&self.agents, self.teams.as_deref(), caller, args, now)?;
+                crate::routines::propose::raise(&self.store, &self.agents, attention, caller, &proposal, now)
+            }
             ToolName::BoardList | ToolName::BoardUpdate | ToolName::BoardComment => match &self.board {
                 Some(board) => crate::board::tools::run(board, caller, tool, args),
                 None => Err(Error::InvalidInput("The Board is not available in this Clawboo.".into())),
@@ -242,6 +251,8 @@ impl Chat {
         }
         if self.attention.is_some() {
             tools.push(ToolName::AskUser);
+            // It may propose a routine for itself; the user approves it.
+            tools.push(ToolName::RoutineCreate);
         }
         tools
     }

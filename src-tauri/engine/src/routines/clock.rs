@@ -1,0 +1,42 @@
+//! What time it is, for the scheduler: the system clock in the app, a manual one in tests.
+
+use std::sync::atomic::{AtomicI64, Ordering};
+
+/// What time it is, for the scheduler.
+pub trait Clock: Send + Sync {
+    /// Epoch milliseconds.
+    fn now(&self) -> i64;
+}
+
+/// The system clock.
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> i64 {
+        crate::chat::now_ms()
+    }
+}
+
+/// A clock tests set by hand.
+#[derive(Debug, Default)]
+pub struct ManualClock(AtomicI64);
+
+impl ManualClock {
+    pub fn new(now: i64) -> Self {
+        Self(AtomicI64::new(now))
+    }
+
+    pub fn set(&self, now: i64) {
+        self.0.store(now, Ordering::SeqCst);
+    }
+
+    pub fn advance(&self, ms: i64) -> i64 {
+        self.0.fetch_add(ms, Ordering::SeqCst) + ms
+    }
+}
+
+impl Clock for ManualClock {
+    fn now(&self) -> i64 {
+        self.0.load(Ordering::SeqCst)
+    }
+}
