@@ -34,6 +34,8 @@ pub enum EngineEvent {
     /// the expiry setting changed: refetch the inbox and the tray. `raised`: the id of a new
     /// open request (what a notification announces).
     AttentionChanged { raised: Option<String> },
+    /// A connector was added, changed, shared or deleted, or a secret of one set or cleared.
+    ConnectorsChanged,
 }
 
 /// Cheap to clone; every clone publishes to the same subscribers.

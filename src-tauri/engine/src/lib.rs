@@ -6,6 +6,7 @@ pub mod attention;
 pub mod board;
 pub mod chat;
 pub mod config;
+pub mod connectors;
 pub mod context;
 pub mod error;
 pub mod events;
@@ -55,6 +56,7 @@ pub struct Engine {
     spawner: Arc<dyn runtimes::process::Spawner>,
     relay: Arc<Relay>,
     tools: Arc<tools::Tools>,
+    connectors: Arc<connectors::Connectors>,
     _watcher: FileWatcher,
     /// Runs, their processes and their streams live here, apart from the UI's runtime.
     runtime: Option<tokio::runtime::Runtime>,
@@ -105,6 +107,7 @@ impl Engine {
         let adapters =
             runtimes::adapters(relay.clone(), catalog.clone(), secrets.clone(), spawner.clone(), tools.clone());
         let registry = replace.into_iter().fold(adapters, |r, a| r.with(a));
+        let connectors = Arc::new(connectors::Connectors::new(store.clone(), secrets.clone(), events.clone()));
         let teams = Arc::new(Teams::new(store.clone(), agents.clone(), events.clone()));
         let memory = Arc::new(Memory::new(store.clone(), events.clone()));
         let board = Arc::new(Board::new(store.clone(), events.clone()));
@@ -126,7 +129,8 @@ impl Engine {
             .with_memory(memory.clone())
             .with_board(board.clone())
             .with_attention(attention.clone())
-            .with_teams(teams.clone()),
+            .with_teams(teams.clone())
+            .with_connectors(connectors.clone()),
         );
         // The tools do what team chat says they do; the bridge holds the chat weakly.
         tools.set_host(Arc::new(chat::team::TeamTools(Arc::downgrade(&chat))));
@@ -145,6 +149,7 @@ impl Engine {
             spawner: spawner.clone(),
             relay: Some(relay.clone()),
             tools: Some(tools.clone()),
+            connectors: Some(connectors.clone()),
             teams: teams.clone(),
             attention: attention.clone(),
             worktrees: config.data_dir.join("worktrees"),
@@ -169,6 +174,7 @@ impl Engine {
             spawner,
             relay,
             tools,
+            connectors,
             _watcher: watcher,
             runtime: Some(runtime),
             _lock: lock,
@@ -356,6 +362,11 @@ impl Engine {
     /// Clawboo's tools bridge (its MCP server and the runs' tokens).
     pub fn tools(&self) -> &Arc<tools::Tools> {
         &self.tools
+    }
+
+    /// MCP servers the user plugs in and shares with chosen agents.
+    pub fn connectors(&self) -> &Arc<connectors::Connectors> {
+        &self.connectors
     }
 
     pub fn runtimes(&self) -> &RuntimeCatalog {

@@ -197,7 +197,7 @@ pub fn is_loopback_host(url: &reqwest::Url) -> bool {
     host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
-fn keychain_error(e: keyring::Error) -> Error {
+pub(crate) fn keychain_error(e: keyring::Error) -> Error {
     match e {
         keyring::Error::NoDefaultStore | keyring::Error::NoStorageAccess(_) | keyring::Error::PlatformFailure(_) => {
             Error::KeychainUnavailable(format!(

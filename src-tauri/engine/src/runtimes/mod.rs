@@ -118,6 +118,8 @@ pub struct TurnInput {
     pub preamble: Option<String>,
     /// Clawboo's own tools for this run (team chat), bound to this run's caller.
     pub tools: Option<crate::tools::ToolGrant>,
+    /// The user's connectors (MCP servers) shared with this agent, enabled, secrets resolved.
+    pub connectors: Vec<crate::connectors::RunConnector>,
     /// The runtime session to continue, if the conversation has one.
     pub resume_session: Option<String>,
     /// Branch `resume_session` into a new session built from the setup of now, because the

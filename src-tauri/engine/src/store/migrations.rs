@@ -46,6 +46,7 @@ pub const MIGRATIONS: &[Migration] = &[
         "agent-file deliveries per runtime session",
         include_str!("migrations/0014_file_deliveries.sql"),
     ),
+    Migration::new(16, "connectors and their shares", include_str!("migrations/0016_connectors.sql")),
 ];
 
 pub fn schema_version(conn: &Connection) -> Result<u32> {
