@@ -1,0 +1,160 @@
+//! Connectors in the store and the keychain (run with `scripts/with-test-keyring`): create,
+//! update, share, secrets kept out of SQLite, shares gone with their agent, what a run gets
+//! and what the context slot names.
+
+use clawboo_engine::agents::{NewAgent, RuntimeKind};
+use clawboo_engine::connectors::{ConnectorEntryInput, ConnectorInput, ConnectorKind, RunTransport};
+use clawboo_engine::runtimes::ApprovalPolicy;
+use clawboo_engine::{Engine, EngineConfig, ErrorCode};
+
+const SECRET: &str = "s3cret-value-for-the-keychain";
+
+fn open() -> (Engine, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = EngineConfig::for_dir(dir.path().join("data"));
+    config.keychain_service = clawboo_testkit::unique_keychain_service("connectors");
+    (Engine::open(config).unwrap(), dir)
+}
+
+fn agent(engine: &Engine, handle: &str) -> String {
+    engine
+        .agents()
+        .create(NewAgent {
+            name: handle.into(),
+            handle: handle.into(),
+            description: String::new(),
+            tint: "#336699".into(),
+            runtime: RuntimeKind::ClaudeCode,
+            model: String::new(),
+            approval_policy: ApprovalPolicy::Ask,
+            provider: None,
+        })
+        .unwrap()
+        .id
+}
+
+fn entry(key: &str, value: Option<&str>, secret: bool) -> ConnectorEntryInput {
+    ConnectorEntryInput { key: key.into(), value: value.map(str::to_owned), secret }
+}
+
+fn stdio(name: &str, entries: Vec<ConnectorEntryInput>) -> ConnectorInput {
+    ConnectorInput {
+        name: name.into(),
+        kind: ConnectorKind::Stdio,
+        command: "docs-server".into(),
+        args: vec!["--port".into(), "0".into()],
+        url: String::new(),
+        entries,
+        enabled: true,
+    }
+}
+
+/// Whether any file under `dir` holds `needle` (the database, its WAL, logs).
+fn found_in(dir: &std::path::Path, needle: &str) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(found_in(&path, needle));
+        } else if std::fs::read(&path).is_ok_and(|b| b.windows(needle.len()).any(|w| w == needle.as_bytes())) {
+            found.push(path);
+        }
+    }
+    found
+}
+
+#[test]
+fn a_connector_keeps_its_secrets_in_the_keychain_and_reaches_only_the_agents_it_is_shared_with() {
+    let (engine, dir) = open();
+    let scout = agent(&engine, "scout");
+    let other = agent(&engine, "other");
+    let mut events = engine.events().subscribe();
+    let connectors = engine.connectors();
+
+    let made = connectors
+        .create(stdio("docs", vec![entry("DOCS_TOKEN", Some(SECRET), true), entry("MODE", Some("fast"), false)]))
+        .unwrap();
+    let heard = std::iter::from_fn(|| events.try_recv().ok());
+    assert!(heard.into_iter().any(|e| e == clawboo_engine::EngineEvent::ConnectorsChanged));
+    assert_eq!(made.entries[0].value, None, "a secret's value never comes back");
+    assert!(made.entries[0].is_set && made.entries[0].secret);
+    assert_eq!(made.entries[1].value.as_deref(), Some("fast"));
+    assert!(found_in(dir.path(), SECRET).is_empty(), "the secret is in no file: {:?}", found_in(dir.path(), SECRET));
+
+    // Names are unique and never Clawboo's own server.
+    let taken = connectors.create(stdio("docs", vec![])).unwrap_err();
+    assert_eq!(taken.code(), ErrorCode::Conflict);
+    assert_eq!(connectors.create(stdio("clawboo", vec![])).unwrap_err().code(), ErrorCode::InvalidInput);
+    assert_eq!(connectors.list().unwrap().len(), 1, "refusals store nothing");
+
+    // Not shared yet: no run gets it. The context slot still names it.
+    assert!(connectors.for_run(&scout).connectors.is_empty());
+    let slot = connectors.context_for(&scout).unwrap();
+    assert_eq!(slot.connected, ["docs"]);
+    assert!(!slot.suggested.is_empty() && slot.suggested.len() <= 3);
+
+    connectors.set_shares(&made.id, std::slice::from_ref(&scout)).unwrap();
+    let run = connectors.for_run(&scout);
+    assert!(run.warnings.is_empty(), "{:?}", run.warnings);
+    assert_eq!(run.connectors.len(), 1);
+    let RunTransport::Stdio { command, args, env } = &run.connectors[0].transport else { panic!("stdio") };
+    assert_eq!((command.as_str(), args.len()), ("docs-server", 2));
+    assert!(env.contains(&("DOCS_TOKEN".into(), SECRET.into())), "the run's server gets the secret");
+    assert!(!format!("{run:?}").contains(SECRET), "Debug prints no secret");
+    assert!(connectors.for_run(&other).connectors.is_empty(), "not shared with the other agent");
+    assert_eq!(connectors.context_for(&scout).unwrap().connected, ["docs (shared with you)"]);
+    assert_eq!(connectors.context_for(&other).unwrap().connected, ["docs"]);
+
+    // Updating without the secret keeps it; clearing it keeps the connector out of runs, with
+    // a warning instead of a failed turn.
+    let input = stdio("docs", vec![entry("DOCS_TOKEN", None, true)]);
+    let updated = connectors.update(&made.id, input).unwrap();
+    assert!(updated.entries[0].is_set);
+    connectors.clear_secret(&made.id, "DOCS_TOKEN").unwrap();
+    let run = connectors.for_run(&scout);
+    assert!(run.connectors.is_empty());
+    assert!(run.warnings[0].contains("Connector 'docs' did not start") && run.warnings[0].contains("DOCS_TOKEN"));
+    connectors.set_secret(&made.id, "DOCS_TOKEN", "another").unwrap();
+    assert_eq!(connectors.for_run(&scout).connectors.len(), 1);
+    assert_eq!(connectors.set_secret(&made.id, "MODE", "x").unwrap_err().code(), ErrorCode::NotFound);
+
+    // Disabled: no run gets it, and the slot leaves it out.
+    let disabled = ConnectorInput { enabled: false, ..stdio("docs", vec![entry("DOCS_TOKEN", None, true)]) };
+    connectors.update(&made.id, disabled).unwrap();
+    assert!(connectors.for_run(&scout).connectors.is_empty());
+    assert!(connectors.context_for(&scout).unwrap().connected.is_empty());
+
+    // The agent's deletion takes its shares (foreign key cascade).
+    engine.delete_agent(&scout).unwrap();
+    assert!(connectors.get(&made.id).unwrap().shared_with.is_empty());
+    assert_eq!(connectors.set_shares(&made.id, &["nobody".into()]).unwrap_err().code(), ErrorCode::NotFound);
+
+    connectors.delete(&made.id).unwrap();
+    assert!(connectors.list().unwrap().is_empty());
+    assert_eq!(connectors.get(&made.id).unwrap_err().code(), ErrorCode::NotFound);
+}
+
+#[test]
+fn an_http_connector_carries_its_headers() {
+    let (engine, _dir) = open();
+    let scout = agent(&engine, "scout");
+    let input = ConnectorInput {
+        name: "web".into(),
+        kind: ConnectorKind::Http,
+        command: "ignored".into(),
+        args: vec!["ignored".into()],
+        url: "https://mcp.example.com/mcp".into(),
+        entries: vec![entry("Authorization", Some("Bearer abc"), true)],
+        enabled: true,
+    };
+    let made = engine.connectors().create(input).unwrap();
+    assert!(made.command.is_empty() && made.args.is_empty(), "the other kind's fields are cleared");
+    engine.connectors().share(&made.id, &scout, true).unwrap();
+    let run = engine.connectors().for_run(&scout);
+    let RunTransport::Http { url, headers } = &run.connectors[0].transport else { panic!("http") };
+    assert_eq!(url, "https://mcp.example.com/mcp");
+    assert_eq!(headers, &[("Authorization".to_owned(), "Bearer abc".to_owned())]);
+    engine.connectors().share(&made.id, &scout, false).unwrap();
+    assert!(engine.connectors().for_run(&scout).connectors.is_empty());
+    engine.connectors().delete(&made.id).unwrap();
+}
