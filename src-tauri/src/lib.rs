@@ -109,6 +109,15 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
             commands::attention::attention_viewing,
             commands::attention::answer_permission,
             commands::attention::tray_state,
+            commands::connectors::list_connectors,
+            commands::connectors::suggested_connectors,
+            commands::connectors::create_connector,
+            commands::connectors::update_connector,
+            commands::connectors::delete_connector,
+            commands::connectors::set_connector_shares,
+            commands::connectors::share_connector,
+            commands::connectors::set_connector_secret,
+            commands::connectors::clear_connector_secret,
         ])
         .events(collect_events![
             events::AgentsChanged,
@@ -123,6 +132,7 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
             events::MemoryChanged,
             events::BoardChanged,
             events::AttentionChanged,
+            events::ConnectorsChanged,
             events::OpenAttention,
             events::KeptInTray
         ])

@@ -179,6 +179,18 @@ export const commands = {
 	 *  tray, so tests and the UI's badge read it here.
 	 */
 	trayState: () => typedError<TrayState, AppError>(__TAURI_INVOKE("tray_state")),
+	listConnectors: () => typedError<Connector[], AppError>(__TAURI_INVOKE("list_connectors")),
+	/**  Well-known MCP servers the user could add (hints for the form). */
+	suggestedConnectors: () => __TAURI_INVOKE<SuggestedConnector[]>("suggested_connectors"),
+	createConnector: (input: ConnectorInput) => typedError<Connector, AppError>(__TAURI_INVOKE("create_connector", { input })),
+	updateConnector: (id: string, input: ConnectorInput) => typedError<Connector, AppError>(__TAURI_INVOKE("update_connector", { id, input })),
+	deleteConnector: (id: string) => typedError<null, AppError>(__TAURI_INVOKE("delete_connector", { id })),
+	/**  Shares a connector with exactly these agents. */
+	setConnectorShares: (id: string, agentIds: string[]) => typedError<Connector, AppError>(__TAURI_INVOKE("set_connector_shares", { id, agentIds })),
+	/**  Shares or unshares one connector with one agent (the agent page's toggles). */
+	shareConnector: (id: string, agentId: string, shared: boolean) => typedError<Connector, AppError>(__TAURI_INVOKE("share_connector", { id, agentId, shared })),
+	setConnectorSecret: (id: string, key: string, value: string) => typedError<Connector, AppError>(__TAURI_INVOKE("set_connector_secret", { id, key, value })),
+	clearConnectorSecret: (id: string, key: string) => typedError<Connector, AppError>(__TAURI_INVOKE("clear_connector_secret", { id, key })),
 };
 
 /** Events */
@@ -188,6 +200,7 @@ export const events = {
 	attentionChanged: makeEvent<AttentionChanged, AttentionChanged>("attention-changed"),
 	boardChanged: makeEvent<BoardChanged, BoardChanged>("board-changed"),
 	chatMessageAdded: makeEvent<ChatMessageAdded, ChatMessageAdded>("chat-message-added"),
+	connectorsChanged: makeEvent<ConnectorsChanged, ConnectorsChanged>("connectors-changed"),
 	keptInTray: makeEvent<KeptInTray, KeptInTray>("kept-in-tray"),
 	memoryChanged: makeEvent<MemoryChanged, MemoryChanged>("memory-changed"),
 	openAttention: makeEvent<OpenAttention, OpenAttention>("open-attention"),
@@ -588,6 +601,70 @@ export type Comment = {
 export type CommentKind = "comment" | 
 /**  A run's final reply, posted by the runner. */
 "report";
+
+export type Connector = {
+	id: string,
+	/**  Its MCP server name: tools appear as `mcp__<name>__<tool>` (Claude Code, Hermes). */
+	name: string,
+	kind: ConnectorKind,
+	/**  stdio: the program to start. */
+	command: string,
+	args: string[],
+	/**  HTTP: the endpoint. */
+	url: string,
+	/**  Env (stdio) or headers (HTTP), in the order given. */
+	entries: ConnectorEntry[],
+	enabled: boolean,
+	/**  The agents it is shared with. */
+	sharedWith: string[],
+	/**  Milliseconds since the Unix epoch. */
+	createdAt: number,
+	updatedAt: number,
+};
+
+/**
+ *  An env variable (stdio) or a header (HTTP). A secret's value never leaves the keychain:
+ *  the UI sees only whether it is set.
+ */
+export type ConnectorEntry = {
+	key: string,
+	/**  The plain value; always None for a secret. */
+	value: string | null,
+	secret: boolean,
+	/**  A plain entry is always set; a secret is set when the keychain holds its value. */
+	isSet: boolean,
+};
+
+/**
+ *  An entry as the user sends it. A secret's `value`: Some sets it in the keychain; None keeps
+ *  the stored one (or leaves it unset).
+ */
+export type ConnectorEntryInput = {
+	key: string,
+	value: string | null,
+	secret: boolean,
+};
+
+/**  A connector as the user sends it (create and update). */
+export type ConnectorInput = {
+	name: string,
+	kind: ConnectorKind,
+	command?: string,
+	args?: string[],
+	url?: string,
+	entries?: ConnectorEntryInput[],
+	enabled: boolean,
+};
+
+/**  How Clawboo reaches a connector's MCP server. */
+export type ConnectorKind = 
+/**  A command started for the run, speaking MCP over its stdin/stdout. */
+"stdio" | 
+/**  A streamable-HTTP MCP endpoint. */
+"http";
+
+/**  A connector was added, changed, shared or deleted, or one of its secrets set or cleared. */
+export type ConnectorsChanged = null;
 
 /**  An approval's answer. */
 export type Decision = "allow_once" | 
@@ -1227,6 +1304,12 @@ export type SendOutcome = {
  *  volatile ones (a task run's memory facts) change most, so they come last.
  */
 export type Stability = "steady" | "turn" | "volatile";
+
+/**  A well-known MCP server the user could add (the context's "suggested" list and the UI). */
+export type SuggestedConnector = {
+	name: string,
+	description: string,
+};
 
 /**
  *  Exactly what a task-runner run was given ("What this agent saw"), its tiers with their

@@ -5,6 +5,7 @@ pub mod app;
 pub mod attention;
 pub mod board;
 pub mod chat;
+pub mod connectors;
 pub mod memory;
 pub mod runner;
 pub mod runtimes;
