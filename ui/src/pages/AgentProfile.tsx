@@ -6,6 +6,7 @@ import { errorMessage } from "../errors";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { OpenclawGatewayFields } from "../components/OpenclawGatewayFields";
+import { AgentConnectors } from "../components/connectors/AgentConnectors";
 import {
   AgentFields,
   hasFieldErrors,
@@ -125,6 +126,8 @@ export function AgentProfile({ agent, onDeleted }: Props) {
 
       {/* The saved runtime decides: the Gateway is saved apart from the fields above. */}
       {agent.runtime === "openclaw" && <OpenclawGatewayFields agentId={agent.id} />}
+
+      <AgentConnectors agentId={agent.id} />
 
       <section className="danger-zone">
         <div>

@@ -6,6 +6,7 @@ import { ErrorMessage } from "../components/ErrorMessage";
 import { RunnerSettingsCard } from "../components/board/RunnerSettingsCard";
 import { ObservabilityCard } from "../components/board/ObservabilityCard";
 import { ApprovalSettingsCard } from "../components/attention/ApprovalSettingsCard";
+import { ConnectorsSection } from "../components/connectors/ConnectorsSection";
 
 export function SettingsPage() {
   const providers = useProviders();
@@ -45,6 +46,8 @@ export function SettingsPage() {
           </ul>
         )}
       </section>
+
+      <ConnectorsSection />
 
       <ApprovalSettingsCard />
 

@@ -4,6 +4,7 @@ import { ClawbooError } from "../errors";
 import { fakeMemoryApi, resetMemory } from "./fakeMemory";
 import { fakeBoardApi, resetBoard } from "./fakeBoard";
 import { fakeAttentionApi, resetAttention } from "./fakeAttention";
+import { fakeConnectorsApi } from "./fakeConnectors";
 import { planTurn, routesOf } from "./fakeFileRoutes";
 import type {
   Access,
@@ -699,6 +700,7 @@ export const fakeApi = {
   ...fakeMemoryApi,
   ...fakeBoardApi,
   ...fakeAttentionApi,
+  ...fakeConnectorsApi,
 };
 
 /** A message in a room, as the engine would have stored it. */
