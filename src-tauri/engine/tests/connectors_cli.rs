@@ -140,3 +140,59 @@ fn find(dir: &std::path::Path, name: &str) -> Option<std::path::PathBuf> {
     }
     None
 }
+
+/// Native: rmcp's client starts the connector for the run, lists its tools, offers them as
+/// `<connector>__<tool>`, calls it, and stops the server when the run ends.
+#[test]
+fn native_calls_a_shared_connector_in_process_and_stops_it_with_the_run() {
+    let behavior = Behavior::text("Nothing to look up.").when(
+        "look up clawboo",
+        vec![
+            Reply::ToolCall { name: "docs__lookup".into(), input: json!({"query": "clawboo"}) },
+            Reply::Text("The docs say 42.".into()),
+        ],
+    );
+    let server = FakeModelServer::start_blocking(behavior);
+    let Some(common::ChatEngine { engine, agent_id: scout, dir }) =
+        common::chat_engine(RuntimeKind::Native, &server, "sk-native-connectors")
+    else {
+        return;
+    };
+    let log = dir.path().join("fake-mcp.log");
+    let mut input = connector("docs", vec![]);
+    input.entries.push(ConnectorEntryInput {
+        key: "FAKE_MCP_LOG".into(),
+        value: Some(log.display().to_string()),
+        secret: false,
+    });
+    let docs = engine.connectors().create(input).unwrap();
+    engine.connectors().set_shares(&docs.id, std::slice::from_ref(&scout)).unwrap();
+    let broken = engine.connectors().create(connector("broken", vec!["--fail".into()])).unwrap();
+    engine.connectors().set_shares(&broken.id, std::slice::from_ref(&scout)).unwrap();
+
+    let (requests, events) = turn(&engine, &server, &scout, ASK);
+    let offered: Vec<String> = requests[0].body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["function"]["name"].as_str().or(t["name"].as_str()).map(str::to_owned))
+        .collect();
+    assert!(offered.iter().any(|n| n == "docs__lookup"), "offered: {offered:?}");
+    let after = requests.iter().find(|r| r.raw_body.contains("LOOKUP-RESULT for clawboo: 42"));
+    assert!(after.is_some_and(|r| r.raw_body.contains("secret present: yes")), "{events:#?}");
+    let warned = events.iter().any(|e| {
+        matches!(e, RunEvent::Warning { message } if message.contains("Connector 'broken' did not start"))
+    });
+    assert!(warned, "the broken connector is a warning, the turn succeeded: {events:#?}");
+    for request in server.requests() {
+        assert!(!request.raw_body.contains(SECRET), "the secret reached the model");
+    }
+
+    // The server started for the run is gone once the run ended.
+    let logged = std::fs::read_to_string(&log).unwrap();
+    let pid: u32 = logged.lines().find_map(|l| l.strip_prefix("started ")?.parse().ok()).expect("it started");
+    assert!(logged.contains("tools/call"), "it was called: {logged}");
+    wait_for("the connector's process to end with its run", Duration::from_secs(10), || {
+        (!std::path::Path::new(&format!("/proc/{pid}")).exists()).then_some(())
+    });
+}

@@ -8,7 +8,7 @@
 //! One tool, `lookup {query}`, answering `LOOKUP-RESULT for <query>: 42 (secret present: yes|no)`,
 //! where the secret is the env variable `FAKE_MCP_SECRET` (its presence, never its value).
 //! `--fail` exits at once with status 1 (a connector that does not start). `FAKE_MCP_LOG`, when
-//! set, gets one line per request method received.
+//! set, gets `started <pid>` and then one line per request method received.
 
 use std::io::{BufRead, Write};
 
@@ -20,6 +20,11 @@ fn main() {
         std::process::exit(1);
     }
     let log = std::env::var_os("FAKE_MCP_LOG").map(std::path::PathBuf::from);
+    if let Some(path) = &log {
+        if let Ok(mut file) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
+            let _ = writeln!(file, "started {}", std::process::id());
+        }
+    }
     let stdin = std::io::stdin();
     let mut stdout = std::io::stdout().lock();
     for line in stdin.lock().lines() {

@@ -263,11 +263,11 @@ pub fn adapters(
         .with(Arc::new(codex::CodexRuntime::new(spawner.clone(), endpoints.clone()).with_access(access)))
         .with(Arc::new(hermes::HermesRuntime::new(spawner.clone(), endpoints.clone())))
         .with(Arc::new(
-            openclaw::OpenclawRuntime::new(spawner, endpoints.clone())
+            openclaw::OpenclawRuntime::new(spawner.clone(), endpoints.clone())
                 .with_gateway_tokens(gateway_tokens)
                 .with_tools(tools),
         ))
-        .with(Arc::new(crate::native::NativeRuntime::new(endpoints)))
+        .with(Arc::new(crate::native::NativeRuntime::new(endpoints).with_spawner(spawner)))
 }
 
 /// The adapters available to the engine, by kind.
