@@ -36,7 +36,12 @@ fn connector(name: &str, args: Vec<String>) -> ConnectorInput {
 
 /// Sends `text` to `agent_id` and waits for its run to succeed: the requests of this turn and
 /// the run's events.
-fn turn(engine: &Engine, server: &FakeModelServer, agent_id: &str, text: &str) -> (Vec<RecordedRequest>, Vec<RunEvent>) {
+fn turn(
+    engine: &Engine,
+    server: &FakeModelServer,
+    agent_id: &str,
+    text: &str,
+) -> (Vec<RecordedRequest>, Vec<RunEvent>) {
     let before = server.model_requests().len();
     let run = engine.chat().send(agent_id, text).unwrap().run.expect("a run");
     let done = wait_for("the run to finish", TURN_LIMIT, || {
@@ -105,9 +110,9 @@ fn claude_code_calls_a_shared_connector_and_an_unshared_agent_lacks_it() {
     let (requests, events) = turn(&engine, &server, &other, HELLO);
     let offered = tool_names(&requests[0]);
     assert!(!offered.iter().any(|n| n.starts_with("mcp__docs")), "offered: {offered:?}");
-    let warned = events.iter().any(|e| {
-        matches!(e, RunEvent::Warning { message } if message.contains("Connector 'broken' did not start"))
-    });
+    let warned = events
+        .iter()
+        .any(|e| matches!(e, RunEvent::Warning { message } if message.contains("Connector 'broken' did not start")));
     assert!(warned, "a warning on the run: {events:#?}");
 
     // The secret reached the server alone: never a model request, argv, or the database.
@@ -180,9 +185,9 @@ fn native_calls_a_shared_connector_in_process_and_stops_it_with_the_run() {
     assert!(offered.iter().any(|n| n == "docs__lookup"), "offered: {offered:?}");
     let after = requests.iter().find(|r| r.raw_body.contains("LOOKUP-RESULT for clawboo: 42"));
     assert!(after.is_some_and(|r| r.raw_body.contains("secret present: yes")), "{events:#?}");
-    let warned = events.iter().any(|e| {
-        matches!(e, RunEvent::Warning { message } if message.contains("Connector 'broken' did not start"))
-    });
+    let warned = events
+        .iter()
+        .any(|e| matches!(e, RunEvent::Warning { message } if message.contains("Connector 'broken' did not start")));
     assert!(warned, "the broken connector is a warning, the turn succeeded: {events:#?}");
     for request in server.requests() {
         assert!(!request.raw_body.contains(SECRET), "the secret reached the model");

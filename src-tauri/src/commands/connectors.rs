@@ -77,6 +77,10 @@ pub async fn set_connector_secret(
 
 #[tauri::command]
 #[specta::specta]
-pub async fn clear_connector_secret(state: State<'_, AppState>, id: String, key: String) -> Result<Connector, AppError> {
+pub async fn clear_connector_secret(
+    state: State<'_, AppState>,
+    id: String,
+    key: String,
+) -> Result<Connector, AppError> {
     state.run(move |e| e.connectors().clear_secret(&id, &key)).await
 }

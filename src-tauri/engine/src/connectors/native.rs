@@ -161,12 +161,8 @@ async fn call_tool(peer: rmcp::service::Peer<RoleClient>, params: CallToolReques
         Ok(Err(e)) => return Err(format!("The connector failed: {e}")),
         Err(_) => return Err(format!("The connector did not answer within {} s.", CALL_LIMIT.as_secs())),
     };
-    let mut text: String = result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.as_str()))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let mut text: String =
+        result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.as_str())).collect::<Vec<_>>().join("\n");
     if text.is_empty() {
         if let Some(structured) = &result.structured_content {
             text = structured.to_string();
@@ -244,8 +240,8 @@ async fn connect(
             let mut custom = HashMap::new();
             for (key, value) in &headers {
                 let name = hyper::http::HeaderName::try_from(key.as_str()).map_err(|e| format!("header {key}: {e}"))?;
-                let value =
-                    hyper::http::HeaderValue::try_from(value.as_str()).map_err(|_| format!("header {key}: bad value"))?;
+                let value = hyper::http::HeaderValue::try_from(value.as_str())
+                    .map_err(|_| format!("header {key}: bad value"))?;
                 custom.insert(name, value);
             }
             let config = StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);

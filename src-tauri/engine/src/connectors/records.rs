@@ -166,8 +166,7 @@ fn exists(tx: &Transaction, id: &str) -> Result<()> {
 }
 
 fn agent_exists(tx: &Transaction, agent_id: &str) -> Result<()> {
-    let found: Option<i64> =
-        tx.query_row("SELECT 1 FROM agents WHERE id = ?1", [agent_id], |r| r.get(0)).optional()?;
+    let found: Option<i64> = tx.query_row("SELECT 1 FROM agents WHERE id = ?1", [agent_id], |r| r.get(0)).optional()?;
     found.map(drop).ok_or_else(|| Error::NotFound(format!("No agent with id {agent_id}.")))
 }
 

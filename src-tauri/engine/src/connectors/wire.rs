@@ -47,7 +47,9 @@ pub fn codex_servers(connectors: &[RunConnector], approve_all: bool) -> Map<Stri
         .iter()
         .map(|c| {
             let mut entry = match &c.transport {
-                RunTransport::Stdio { command, args, env } => json!({"command": command, "args": args, "env": object(env)}),
+                RunTransport::Stdio { command, args, env } => {
+                    json!({"command": command, "args": args, "env": object(env)})
+                }
                 RunTransport::Http { url, headers } => json!({"url": url, "http_headers": object(headers)}),
             };
             if approve_all {
@@ -79,7 +81,9 @@ pub fn openclaw_servers(connectors: &[RunConnector]) -> Map<String, Value> {
         .iter()
         .map(|c| {
             let entry = match &c.transport {
-                RunTransport::Stdio { command, args, env } => json!({"command": command, "args": args, "env": object(env)}),
+                RunTransport::Stdio { command, args, env } => {
+                    json!({"command": command, "args": args, "env": object(env)})
+                }
                 RunTransport::Http { url, headers } => {
                     json!({"url": url, "transport": "streamable-http", "headers": object(headers)})
                 }

@@ -17,6 +17,7 @@ use serde_json::Value;
 use tokio::sync::{oneshot, watch};
 
 use crate::agents::RuntimeKind;
+use crate::connectors::native::Session as ConnectorSession;
 use crate::error::{Error, Result};
 use crate::runtimes::{
     ApprovalPolicy, Capabilities, HistoryMode, PendingPermission, PermissionAnswer, PersonaDelivery, RunChannels,
@@ -24,7 +25,6 @@ use crate::runtimes::{
 };
 pub use crate::runtimes::{Endpoint, EndpointSource};
 use crate::secrets::Provider;
-use crate::connectors::native::Session as ConnectorSession;
 use conversation::{AssistantTurn, Item, StreamDecoder, ToolCall, ToolOutcome};
 use http::CallEnd;
 

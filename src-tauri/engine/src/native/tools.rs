@@ -35,7 +35,8 @@ pub fn definitions() -> Vec<ToolDef> {
         ToolDef {
             name: READ_FILE.into(),
             description: "Read a text file in your workspace. Paths are relative to the workspace folder. \
-                          Files over 64 KiB are cut to their first 64 KiB.".into(),
+                          Files over 64 KiB are cut to their first 64 KiB."
+                .into(),
             schema: json!({
                 "type": "object",
                 "properties": {"path": {"type": "string", "description": "File path relative to the workspace."}},
@@ -45,7 +46,8 @@ pub fn definitions() -> Vec<ToolDef> {
         ToolDef {
             name: WRITE_FILE.into(),
             description: "Create or overwrite a text file in your workspace with the given content. \
-                          Paths are relative to the workspace folder; missing folders are created.".into(),
+                          Paths are relative to the workspace folder; missing folders are created."
+                .into(),
             schema: json!({
                 "type": "object",
                 "properties": {
@@ -58,7 +60,8 @@ pub fn definitions() -> Vec<ToolDef> {
         ToolDef {
             name: LIST_FILES.into(),
             description: "List the files and folders in a folder of your workspace (not recursive). \
-                          Without a path, lists the workspace itself.".into(),
+                          Without a path, lists the workspace itself."
+                .into(),
             schema: json!({
                 "type": "object",
                 "properties": {"path": {"type": "string", "description": "Folder path relative to the workspace; default \".\"."}},
@@ -70,7 +73,10 @@ pub fn definitions() -> Vec<ToolDef> {
 /// What the model is offered in a run: the workspace tools, then Clawboo's own tools the run
 /// was granted (team tools such as `handoff`, memory tools such as `memory_search`), which go to
 /// the grant's invoker.
-pub fn offered(grant: Option<&crate::tools::ToolGrant>, connectors: &crate::connectors::native::Session) -> Vec<ToolDef> {
+pub fn offered(
+    grant: Option<&crate::tools::ToolGrant>,
+    connectors: &crate::connectors::native::Session,
+) -> Vec<ToolDef> {
     let mut tools = definitions();
     // The user's connectors shared with the agent, each tool named `<connector>__<tool>`.
     for tool in connectors.offered() {

@@ -117,10 +117,12 @@ impl ClaudeCodeRuntime {
         }
         // The user's connectors shared with this agent. Their tools are not pre-allowed: each
         // call goes through the agent's approval policy (`can_use_tool`).
-        servers.extend(crate::connectors::wire::claude_servers(&input.connectors).into_iter().map(|(name, mut entry)| {
-            entry["alwaysLoad"] = serde_json::Value::Bool(true);
-            (name, entry)
-        }));
+        servers.extend(crate::connectors::wire::claude_servers(&input.connectors).into_iter().map(
+            |(name, mut entry)| {
+                entry["alwaysLoad"] = serde_json::Value::Bool(true);
+                (name, entry)
+            },
+        ));
         if !servers.is_empty() {
             let config = serde_json::json!({"mcpServers": servers});
             if input.connectors.is_empty() {
