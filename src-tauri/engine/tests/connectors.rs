@@ -158,3 +158,137 @@ fn an_http_connector_carries_its_headers() {
     assert!(engine.connectors().for_run(&scout).connectors.is_empty());
     engine.connectors().delete(&made.id).unwrap();
 }
+
+/// Records each turn's input and answers "ok".
+#[derive(Default)]
+struct Recording {
+    inputs: std::sync::Mutex<Vec<clawboo_engine::runtimes::TurnInput>>,
+}
+
+impl clawboo_engine::runtimes::Runtime for Recording {
+    fn kind(&self) -> RuntimeKind {
+        RuntimeKind::Native
+    }
+
+    fn capabilities(&self) -> clawboo_engine::runtimes::Capabilities {
+        use clawboo_engine::runtimes::*;
+        Capabilities {
+            streams_text: true,
+            context_window: Some(200_000),
+            history: HistoryMode::ClawbooTranscript,
+            persona: PersonaDelivery::OwnSetup,
+            setup_change: SetupChange::AppliedOnResume,
+            team_history: TeamHistory { leader: TurnHistory::ContinueRoom, teammate: TurnHistory::Fresh },
+        }
+    }
+
+    fn run(
+        &self,
+        input: clawboo_engine::runtimes::TurnInput,
+        channels: clawboo_engine::runtimes::RunChannels,
+    ) -> std::pin::Pin<
+        Box<dyn std::future::Future<Output = clawboo_engine::Result<clawboo_engine::runtimes::RunResult>> + Send + '_>,
+    > {
+        self.inputs.lock().unwrap().push(input);
+        Box::pin(async move {
+            channels.emit(clawboo_engine::runtimes::RunEvent::TextDelta { text: "ok".into() });
+            Ok(clawboo_engine::runtimes::RunResult::succeeded())
+        })
+    }
+}
+
+#[test]
+fn every_kind_of_run_gets_the_agents_connectors_and_team_turns_name_them_all() {
+    use clawboo_engine::chat::RunStatus;
+    use clawboo_testkit::wait_for;
+    use std::time::Duration;
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = EngineConfig::for_dir(dir.path().join("data"));
+    config.keychain_service = clawboo_testkit::unique_keychain_service("connectors-runs");
+    let runtime = std::sync::Arc::new(Recording::default());
+    let engine = Engine::open_with(config, vec![runtime.clone()]).unwrap();
+    let new = |handle: &str| NewAgent {
+        name: handle.into(),
+        handle: handle.into(),
+        description: String::new(),
+        tint: "#336699".into(),
+        runtime: RuntimeKind::Native,
+        model: "m".into(),
+        approval_policy: ApprovalPolicy::Ask,
+        provider: None,
+    };
+    let lead = engine.agents().create(new("lead")).unwrap().id;
+    let scout = engine.agents().create(new("scout")).unwrap().id;
+    let docs = engine.connectors().create(stdio("docs", vec![])).unwrap();
+    engine.connectors().set_shares(&docs.id, std::slice::from_ref(&lead)).unwrap();
+    // Shared with the leader too, but its secret is not set: left out, with a warning.
+    let locked = engine.connectors().create(stdio("locked", vec![entry("TOKEN", None, true)])).unwrap();
+    engine.connectors().set_shares(&locked.id, std::slice::from_ref(&lead)).unwrap();
+    engine.connectors().create(stdio("web", vec![])).unwrap();
+    let inputs = || runtime.inputs.lock().unwrap().clone();
+
+    // One-to-one.
+    let run = engine.chat().send(&lead, "hello").unwrap().run.unwrap();
+    wait_for("the chat run", Duration::from_secs(20), || {
+        let page = engine.chat().history_page(&lead, None, 50).unwrap();
+        page.runs.into_iter().find(|r| r.id == run.id && r.status == RunStatus::Succeeded)
+    });
+    let names =
+        |i: &clawboo_engine::runtimes::TurnInput| i.connectors.iter().map(|c| c.name.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&inputs()[0]), ["docs"]);
+    let activity = engine.chat().run_activity(&run.id).unwrap();
+    let warned = activity.iter().any(|r| {
+        matches!(&r.event, clawboo_engine::runtimes::RunEvent::Warning { message }
+            if message.contains("Connector 'locked' did not start") && message.contains("TOKEN"))
+    });
+    assert!(warned, "{activity:#?}");
+
+    // A team turn the user reads: the slot names every enabled connector, marking the agent's
+    // own, and a few the user could add; the run gets only the agent's.
+    let team = engine
+        .teams()
+        .create(clawboo_engine::teams::NewTeam {
+            name: "Launch".into(),
+            member_ids: vec![lead.clone(), scout.clone()],
+            leader_id: Some(lead.clone()),
+        })
+        .unwrap();
+    engine.teams().set_about_you(&team.id, "I am Ada.").unwrap();
+    let general = team.rooms.iter().find(|r| r.is_general).unwrap().id.clone();
+    engine.chat().send_team(&general, "plan the launch").unwrap();
+    let turn = wait_for("the leader's team turn", Duration::from_secs(20), || {
+        inputs().into_iter().find(|i| i.message.contains("plan the launch"))
+    });
+    assert_eq!(names(&turn), ["docs"]);
+    let preamble = turn.preamble.unwrap_or_default();
+    assert!(preamble.contains("## Connectors"), "{preamble}");
+    assert!(preamble.contains("docs (shared with you), locked (shared with you), web."), "{preamble}");
+    assert!(preamble.contains("The user could add: github, filesystem, fetch."), "{preamble}");
+
+    // A task run on the Board: the agent's connectors too.
+    engine.connectors().set_shares(&docs.id, &[lead.clone(), scout.clone()]).unwrap();
+    let card = engine
+        .board()
+        .create(
+            clawboo_engine::board::Actor::User,
+            clawboo_engine::board::NewCard {
+                title: "Check the docs".into(),
+                description: String::new(),
+                assignee_id: Some(scout.clone()),
+                team_id: None,
+                status: None,
+                priority: None,
+                depends_on: Vec::new(),
+                check_command: None,
+                project_folder: None,
+            },
+        )
+        .unwrap();
+    // Started by the Board's watch or here, whichever comes first.
+    let _ = engine.runner().start(&card.id, clawboo_engine::runner::StartOptions::default());
+    let task = wait_for("the task run", Duration::from_secs(20), || {
+        inputs().into_iter().find(|i| i.agent.id == scout && i.message.contains("Check the docs"))
+    });
+    assert_eq!(names(&task), ["docs"]);
+}
