@@ -201,3 +201,39 @@ fn native_calls_a_shared_connector_in_process_and_stops_it_with_the_run() {
         (!std::path::Path::new(&format!("/proc/{pid}")).exists()).then_some(())
     });
 }
+
+/// Codex (`mcp_servers` in `thread/start`), Hermes (ACP `mcpServers`) and OpenClaw
+/// (`mcp.servers` in its Gateway's config): the shared connector is called and its result
+/// reaches the model.
+fn calls_a_shared_connector(kind: RuntimeKind) {
+    // Every turn looks it up (OpenClaw's last user item is not the bare message).
+    let behavior = Behavior::tool_then_answer("~lookup", json!({"query": "clawboo"}), "The docs say 42.");
+    let server = FakeModelServer::start_blocking(behavior);
+    let Some(common::ChatEngine { engine, agent_id, dir: _dir }) = common::chat_engine(kind, &server, "sk-connectors")
+    else {
+        return;
+    };
+    let docs = engine.connectors().create(connector("docs", vec![])).unwrap();
+    engine.connectors().set_shares(&docs.id, std::slice::from_ref(&agent_id)).unwrap();
+    let (requests, events) = turn(&engine, &server, &agent_id, ASK);
+    let after = requests.iter().find(|r| r.raw_body.contains("LOOKUP-RESULT for clawboo: 42"));
+    assert!(after.is_some_and(|r| r.raw_body.contains("secret present: yes")), "{kind:?}: {events:#?}");
+    for request in server.requests() {
+        assert!(!request.raw_body.contains(SECRET), "{kind:?}: the secret reached the model");
+    }
+}
+
+#[test]
+fn codex_calls_a_shared_connector() {
+    calls_a_shared_connector(RuntimeKind::Codex);
+}
+
+#[test]
+fn hermes_calls_a_shared_connector() {
+    calls_a_shared_connector(RuntimeKind::Hermes);
+}
+
+#[test]
+fn openclaw_calls_a_shared_connector() {
+    calls_a_shared_connector(RuntimeKind::Openclaw);
+}
