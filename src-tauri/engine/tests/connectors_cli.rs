@@ -237,3 +237,66 @@ fn hermes_calls_a_shared_connector() {
 fn openclaw_calls_a_shared_connector() {
     calls_a_shared_connector(RuntimeKind::Openclaw);
 }
+
+/// Codex under "Ask": a connector's tool call is a question for the user (Codex's MCP
+/// elicitation), and the call runs once the user allows it.
+#[test]
+fn codex_asks_before_a_connectors_tool_under_ask() {
+    let behavior = Behavior::tool_then_answer("~lookup", json!({"query": "clawboo"}), "The docs say 42.");
+    let server = FakeModelServer::start_blocking(behavior);
+    let Some(common::ChatEngine { engine, agent_id: _, dir: _dir }) =
+        common::chat_engine(RuntimeKind::Codex, &server, "sk-connectors-ask")
+    else {
+        return;
+    };
+    let asker = engine
+        .agents()
+        .create(NewAgent {
+            name: "Asker".into(),
+            handle: "asker".into(),
+            description: String::new(),
+            tint: "#663399".into(),
+            runtime: RuntimeKind::Codex,
+            model: "some-model".into(),
+            approval_policy: ApprovalPolicy::Ask,
+            provider: Some(clawboo_engine::secrets::Provider::OpenAi),
+        })
+        .unwrap()
+        .id;
+    // Not read-only: Codex runs a read-only MCP tool without asking.
+    let docs = engine.connectors().create(connector("docs", vec!["--writes".into()])).unwrap();
+    engine.connectors().set_shares(&docs.id, std::slice::from_ref(&asker)).unwrap();
+    let run = engine.chat().send(&asker, ASK).unwrap().run.expect("a run");
+    let asked = wait_for("the question", Duration::from_secs(60), || {
+        let activity = engine.chat().run_activity(&run.id).unwrap();
+        let ended = engine
+            .chat()
+            .history_page(&asker, None, 50)
+            .unwrap()
+            .runs
+            .iter()
+            .any(|r| r.id == run.id && r.status != RunStatus::Running);
+        let asked = activity.iter().find_map(|r| match &r.event {
+            RunEvent::PermissionRequest { request_id, tool, .. } => Some((request_id.clone(), tool.clone())),
+            _ => None,
+        });
+        match (asked, ended) {
+            (Some(asked), _) => Some(Ok(asked)),
+            (None, true) => Some(Err(activity)),
+            (None, false) => None,
+        }
+    });
+    let (request_id, tool) = asked.unwrap_or_else(|activity| panic!("ended without asking: {activity:#?}"));
+    assert_eq!(tool, "mcp__docs__lookup");
+    engine.answer_permission(&run.id, &request_id, clawboo_engine::attention::Decision::AllowOnce).unwrap();
+    let done = wait_for("the run to finish", TURN_LIMIT, || {
+        let history = engine.chat().history_page(&asker, None, 500).unwrap();
+        history.runs.into_iter().find(|r| r.id == run.id && r.status != RunStatus::Running)
+    });
+    let activity = engine.chat().run_activity(&run.id).unwrap();
+    assert_eq!(done.status, RunStatus::Succeeded, "{activity:#?}");
+    assert!(
+        server.model_requests().iter().any(|r| r.raw_body.contains("LOOKUP-RESULT for clawboo: 42")),
+        "{activity:#?}"
+    );
+}

@@ -7,7 +7,8 @@
 //!
 //! One tool, `lookup {query}`, answering `LOOKUP-RESULT for <query>: 42 (secret present: yes|no)`,
 //! where the secret is the env variable `FAKE_MCP_SECRET` (its presence, never its value).
-//! `--fail` exits at once with status 1 (a connector that does not start). `FAKE_MCP_LOG`, when
+//! `--fail` exits at once with status 1 (a connector that does not start); `--writes` drops the
+//! tool's read-only hint (runtimes then ask before calling it). `FAKE_MCP_LOG`, when
 //! set, gets `started <pid>` and then one line per request method received.
 
 use std::io::{BufRead, Write};
@@ -19,6 +20,7 @@ fn main() {
         eprintln!("fake_mcp_server: failing on purpose");
         std::process::exit(1);
     }
+    let read_only = !std::env::args().any(|a| a == "--writes");
     let log = std::env::var_os("FAKE_MCP_LOG").map(std::path::PathBuf::from);
     if let Some(path) = &log {
         if let Ok(mut file) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
@@ -38,7 +40,7 @@ fn main() {
         }
         // Notifications (no id) get no answer.
         let Some(id) = message.get("id").cloned() else { continue };
-        let reply = match answer(&method, &message["params"]) {
+        let reply = match answer(&method, &message["params"], read_only) {
             Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
             Err((code, text)) => json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": text}}),
         };
@@ -48,7 +50,7 @@ fn main() {
     }
 }
 
-fn answer(method: &str, params: &Value) -> Result<Value, (i64, String)> {
+fn answer(method: &str, params: &Value, read_only: bool) -> Result<Value, (i64, String)> {
     match method {
         "initialize" => Ok(json!({
             "protocolVersion": params["protocolVersion"].as_str().unwrap_or("2025-06-18"),
@@ -64,7 +66,7 @@ fn answer(method: &str, params: &Value) -> Result<Value, (i64, String)> {
                 "properties": {"query": {"type": "string", "description": "What to look up."}},
                 "required": ["query"],
             },
-            "annotations": {"readOnlyHint": true},
+            "annotations": {"readOnlyHint": read_only},
         }]})),
         "tools/call" if params["name"] == "lookup" => {
             let query = params["arguments"]["query"].as_str().unwrap_or("nothing");
