@@ -68,13 +68,14 @@ impl Session {
             // Its own task, owning what it uses: dropped on a timeout, it takes the server's
             // process with it (killed on drop).
             let task = tokio::spawn(connect(connector.clone(), spawner.clone(), cwd.to_owned(), client.clone()));
-            let abort = task.abort_handle();
+            // Aborted if this start is dropped (the run was cancelled) or times out.
+            let abort = AbortOnDrop(task.abort_handle());
             match tokio::time::timeout(START_LIMIT, task).await {
                 Ok(Ok(Ok((connected, tools)))) => session.add(&connector.name, connected, tools),
                 Ok(Ok(Err(why))) => warnings.push(format!("Connector '{}' did not start: {why}", connector.name)),
                 Ok(Err(e)) => warnings.push(format!("Connector '{}' did not start: {e}", connector.name)),
                 Err(_) => {
-                    abort.abort();
+                    drop(abort);
                     warnings.push(format!(
                         "Connector '{}' did not start: no answer within {} s.",
                         connector.name,
@@ -175,6 +176,15 @@ async fn call_tool(peer: rmcp::service::Peer<RoleClient>, params: CallToolReques
         Err(text)
     } else {
         Ok(text)
+    }
+}
+
+/// Aborts a task when dropped: its server process goes with it (killed on drop).
+struct AbortOnDrop(tokio::task::AbortHandle);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 

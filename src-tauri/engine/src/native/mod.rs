@@ -114,7 +114,12 @@ impl NativeRuntime {
         let (connectors, warnings) = if input.connectors.is_empty() {
             Default::default()
         } else {
-            ConnectorSession::start(&input.connectors, &self.spawner, &input.workspace, &self.client).await
+            let mut cancel = channels.cancel.clone();
+            tokio::select! {
+                started = ConnectorSession::start(&input.connectors, &self.spawner, &input.workspace, &self.client) => started,
+                // Stop while they start: whatever started is dropped, and with it its process.
+                () = http::cancelled(&mut cancel) => return Ok(cancelled()),
+            }
         };
         for message in warnings {
             channels.emit(RunEvent::Warning { message });
