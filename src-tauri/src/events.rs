@@ -115,6 +115,10 @@ pub struct KeptInTray {
     pub first: bool,
 }
 
+/// A connector was added, changed, shared or deleted, or one of its secrets set or cleared.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, Event)]
+pub struct ConnectorsChanged;
+
 /// Forwards until the engine goes away. If the UI side lags, it is told to refetch (through
 /// AgentsChanged: agents, files, and the newest page of each open chat).
 pub fn forward<R: Runtime>(app: AppHandle<R>, engine: Arc<Engine>) {
@@ -141,6 +145,7 @@ pub fn forward<R: Runtime>(app: AppHandle<R>, engine: Arc<Engine>) {
                 Ok(EngineEvent::BoardChanged { card_id }) => BoardChanged { card_id }.emit(&app),
                 Ok(EngineEvent::AttentionChanged { raised }) => AttentionChanged { raised }.emit(&app),
                 Ok(EngineEvent::RoutinesChanged) => RoutinesChanged.emit(&app),
+                Ok(EngineEvent::ConnectorsChanged) => ConnectorsChanged.emit(&app),
                 Err(RecvError::Closed) => break,
             };
             if let Err(e) = sent {

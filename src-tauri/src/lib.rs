@@ -126,6 +126,15 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
             commands::routines::routine_run_now,
             commands::routines::routine_preview,
             commands::routines::routine_presets,
+            commands::connectors::list_connectors,
+            commands::connectors::suggested_connectors,
+            commands::connectors::create_connector,
+            commands::connectors::update_connector,
+            commands::connectors::delete_connector,
+            commands::connectors::set_connector_shares,
+            commands::connectors::share_connector,
+            commands::connectors::set_connector_secret,
+            commands::connectors::clear_connector_secret,
         ])
         .events(collect_events![
             events::AgentsChanged,
@@ -140,6 +149,7 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
             events::MemoryChanged,
             events::BoardChanged,
             events::AttentionChanged,
+            events::ConnectorsChanged,
             events::OpenAttention,
             events::KeptInTray,
             events::RoutinesChanged

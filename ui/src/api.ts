@@ -655,4 +655,50 @@ export const routinePresets = (): Promise<SchedulePresets> => unwrap(() => comma
 /** A routine or one of its runs changed. */
 export function onRoutinesChanged(cb: () => void): Promise<Unlisten> {
   return events.routinesChanged.listen(() => cb());
+// ---- Connectors: MCP servers the user plugs in and shares with agents ----
+
+export type {
+  Connector,
+  ConnectorEntry,
+  ConnectorEntryInput,
+  ConnectorInput,
+  ConnectorKind,
+  ConnectorsChanged,
+  SuggestedConnector,
+} from "./bindings";
+import type { Connector, ConnectorInput, ConnectorsChanged, SuggestedConnector } from "./bindings";
+
+/** Every connector, by name; secrets show only whether they are set. */
+export const listConnectors = (): Promise<Connector[]> => unwrap(() => commands.listConnectors());
+
+/** Well-known MCP servers the user could add. */
+export const suggestedConnectors = (): Promise<SuggestedConnector[]> => commands.suggestedConnectors();
+
+/** Refused: invalid_input (name, command, URL, entries), conflict (name taken). */
+export const createConnector = (input: ConnectorInput): Promise<Connector> =>
+  unwrap(() => commands.createConnector(input));
+
+/** A secret sent without a value keeps the stored one. */
+export const updateConnector = (id: string, input: ConnectorInput): Promise<Connector> =>
+  unwrap(() => commands.updateConnector(id, input));
+
+export const deleteConnector = (id: string): Promise<null> => unwrap(() => commands.deleteConnector(id));
+
+/** Shares a connector with exactly these agents. */
+export const setConnectorShares = (id: string, agentIds: string[]): Promise<Connector> =>
+  unwrap(() => commands.setConnectorShares(id, agentIds));
+
+/** Shares or unshares one connector with one agent. */
+export const shareConnector = (id: string, agentId: string, shared: boolean): Promise<Connector> =>
+  unwrap(() => commands.shareConnector(id, agentId, shared));
+
+export const setConnectorSecret = (id: string, key: string, value: string): Promise<Connector> =>
+  unwrap(() => commands.setConnectorSecret(id, key, value));
+
+export const clearConnectorSecret = (id: string, key: string): Promise<Connector> =>
+  unwrap(() => commands.clearConnectorSecret(id, key));
+
+/** A connector was added, changed, shared or deleted. */
+export function onConnectorsChanged(cb: (changed: ConnectorsChanged) => void): Promise<Unlisten> {
+  return events.connectorsChanged.listen((event) => cb(event.payload));
 }

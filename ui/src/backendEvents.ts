@@ -6,6 +6,7 @@ import {
   onAttentionChanged,
   onBoardChanged,
   onChatMessageAdded,
+  onConnectorsChanged,
   onKeptInTray,
   onMemoryChanged,
   onOpenAttention,
@@ -19,6 +20,7 @@ import { refetchRooms } from "./roomQueries";
 import { refetchMemory } from "./memoryQueries";
 import { refetchBoard } from "./boardQueries";
 import { refetchAttention } from "./attentionQueries";
+import { refetchConnectors } from "./connectorQueries";
 import { useRunActivityStore } from "./runActivity";
 
 /** Subscribes to a backend event for the lifetime of the component. */
@@ -74,6 +76,8 @@ export function useBackendEvents(onFailure: (e: unknown) => void) {
         refetchBoard(client);
         // A deleted agent's requests are withdrawn; a lag may have dropped attentionChanged.
         refetchAttention(client);
+        // A deleted agent's shares go with it.
+        refetchConnectors(client);
         runs.resync();
       }),
     onFailure,
@@ -97,6 +101,7 @@ export function useBackendEvents(onFailure: (e: unknown) => void) {
 
   // Whatever the Inbox and its badge show is read again: open requests, history, audit, grants.
   useSubscription(() => onAttentionChanged(() => refetchAttention(client)), onFailure);
+  useSubscription(() => onConnectorsChanged(() => refetchConnectors(client)), onFailure);
 
   useSubscription(
     () =>

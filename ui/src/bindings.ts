@@ -179,24 +179,18 @@ export const commands = {
 	 *  tray, so tests and the UI's badge read it here.
 	 */
 	trayState: () => typedError<TrayState, AppError>(__TAURI_INVOKE("tray_state")),
-	/**  Every routine, by name, each with its last run. */
-	routinesList: () => typedError<Routine[], AppError>(__TAURI_INVOKE("routines_list")),
-	/**  A routine and its newest `limit` runs (newest first). */
-	routineGet: (id: string, limit: number) => typedError<RoutineDetail, AppError>(__TAURI_INVOKE("routine_get", { id, limit })),
-	/**  A new routine; an invalid schedule is refused (`invalid_schedule`) before anything is saved. */
-	routineCreate: (input: RoutineInput) => typedError<Routine, AppError>(__TAURI_INVOKE("routine_create", { input })),
-	/**  Edits a routine; its next run is computed again from now. */
-	routineUpdate: (id: string, input: RoutineInput) => typedError<Routine, AppError>(__TAURI_INVOKE("routine_update", { id, input })),
-	routineDelete: (id: string) => typedError<null, AppError>(__TAURI_INVOKE("routine_delete", { id })),
-	routinePause: (id: string) => typedError<Routine, AppError>(__TAURI_INVOKE("routine_pause", { id })),
-	/**  Resumes from now: the next slot after now, none of those missed while paused. */
-	routineResume: (id: string) => typedError<Routine, AppError>(__TAURI_INVOKE("routine_resume", { id })),
-	/**  Runs a routine now (refused while its previous run is going). */
-	routineRunNow: (id: string) => typedError<RoutineRun, AppError>(__TAURI_INVOKE("routine_run_now", { id })),
-	/**  Checks a schedule being edited and gives its next 5 fire times, or why it is invalid. */
-	routinePreview: (schedule: Schedule) => typedError<SchedulePreview, AppError>(__TAURI_INVOKE("routine_preview", { schedule })),
-	/**  The schedule presets and the user's time zone, for the editor. */
-	routinePresets: () => typedError<SchedulePresets, AppError>(__TAURI_INVOKE("routine_presets")),
+	listConnectors: () => typedError<Connector[], AppError>(__TAURI_INVOKE("list_connectors")),
+	/**  Well-known MCP servers the user could add (hints for the form). */
+	suggestedConnectors: () => __TAURI_INVOKE<SuggestedConnector[]>("suggested_connectors"),
+	createConnector: (input: ConnectorInput) => typedError<Connector, AppError>(__TAURI_INVOKE("create_connector", { input })),
+	updateConnector: (id: string, input: ConnectorInput) => typedError<Connector, AppError>(__TAURI_INVOKE("update_connector", { id, input })),
+	deleteConnector: (id: string) => typedError<null, AppError>(__TAURI_INVOKE("delete_connector", { id })),
+	/**  Shares a connector with exactly these agents. */
+	setConnectorShares: (id: string, agentIds: string[]) => typedError<Connector, AppError>(__TAURI_INVOKE("set_connector_shares", { id, agentIds })),
+	/**  Shares or unshares one connector with one agent (the agent page's toggles). */
+	shareConnector: (id: string, agentId: string, shared: boolean) => typedError<Connector, AppError>(__TAURI_INVOKE("share_connector", { id, agentId, shared })),
+	setConnectorSecret: (id: string, key: string, value: string) => typedError<Connector, AppError>(__TAURI_INVOKE("set_connector_secret", { id, key, value })),
+	clearConnectorSecret: (id: string, key: string) => typedError<Connector, AppError>(__TAURI_INVOKE("clear_connector_secret", { id, key })),
 };
 
 /** Events */
@@ -206,13 +200,13 @@ export const events = {
 	attentionChanged: makeEvent<AttentionChanged, AttentionChanged>("attention-changed"),
 	boardChanged: makeEvent<BoardChanged, BoardChanged>("board-changed"),
 	chatMessageAdded: makeEvent<ChatMessageAdded, ChatMessageAdded>("chat-message-added"),
+	connectorsChanged: makeEvent<ConnectorsChanged, ConnectorsChanged>("connectors-changed"),
 	keptInTray: makeEvent<KeptInTray, KeptInTray>("kept-in-tray"),
 	memoryChanged: makeEvent<MemoryChanged, MemoryChanged>("memory-changed"),
 	openAttention: makeEvent<OpenAttention, OpenAttention>("open-attention"),
 	peerPostAdded: makeEvent<PeerPostAdded, PeerPostAdded>("peer-post-added"),
 	roomMessageAdded: makeEvent<RoomMessageAdded, RoomMessageAdded>("room-message-added"),
 	roomRunChanged: makeEvent<RoomRunChanged, RoomRunChanged>("room-run-changed"),
-	routinesChanged: makeEvent<RoutinesChanged, RoutinesChanged>("routines-changed"),
 	runChanged: makeEvent<RunChanged, RunChanged>("run-changed"),
 	runEventEmitted: makeEvent<RunEventEmitted, RunEventEmitted>("run-event-emitted"),
 	teamsChanged: makeEvent<TeamsChanged, TeamsChanged>("teams-changed"),
@@ -504,9 +498,7 @@ export type CardOrigin =
 /**  Made on the Board by the user. */
 { kind: "user" } | 
 /**  A leader's hand-off in team chat (`handoff` tool or `@handle` in its reply). */
-{ kind: "handoff"; handoff_id: string; room_id: string; from_agent_id: string } | 
-/**  A run of a routine (an agent routine's runs are cards). */
-{ kind: "routine"; routine_id: string; routine_run_id: string };
+{ kind: "handoff"; handoff_id: string; room_id: string; from_agent_id: string };
 
 /**  One run of a card (the task runner's attempts; a hand-off's teammate run). */
 export type CardRun = {
@@ -610,9 +602,69 @@ export type CommentKind = "comment" |
 /**  A run's final reply, posted by the runner. */
 "report";
 
-export type CreatedBy = "user" | 
-/**  Proposed by an agent (`routine_create`) and approved by the user. */
-"agent";
+export type Connector = {
+	id: string,
+	/**  Its MCP server name: tools appear as `mcp__<name>__<tool>` (Claude Code, Hermes). */
+	name: string,
+	kind: ConnectorKind,
+	/**  stdio: the program to start. */
+	command: string,
+	args: string[],
+	/**  HTTP: the endpoint. */
+	url: string,
+	/**  Env (stdio) or headers (HTTP), in the order given. */
+	entries: ConnectorEntry[],
+	enabled: boolean,
+	/**  The agents it is shared with. */
+	sharedWith: string[],
+	/**  Milliseconds since the Unix epoch. */
+	createdAt: number,
+	updatedAt: number,
+};
+
+/**
+ *  An env variable (stdio) or a header (HTTP). A secret's value never leaves the keychain:
+ *  the UI sees only whether it is set.
+ */
+export type ConnectorEntry = {
+	key: string,
+	/**  The plain value; always None for a secret. */
+	value: string | null,
+	secret: boolean,
+	/**  A plain entry is always set; a secret is set when the keychain holds its value. */
+	isSet: boolean,
+};
+
+/**
+ *  An entry as the user sends it. A secret's `value`: Some sets it in the keychain; None keeps
+ *  the stored one (or leaves it unset).
+ */
+export type ConnectorEntryInput = {
+	key: string,
+	value: string | null,
+	secret: boolean,
+};
+
+/**  A connector as the user sends it (create and update). */
+export type ConnectorInput = {
+	name: string,
+	kind: ConnectorKind,
+	command?: string,
+	args?: string[],
+	url?: string,
+	entries?: ConnectorEntryInput[],
+	enabled: boolean,
+};
+
+/**  How Clawboo reaches a connector's MCP server. */
+export type ConnectorKind = 
+/**  A command started for the run, speaking MCP over its stdin/stdout. */
+"stdio" | 
+/**  A streamable-HTTP MCP endpoint. */
+"http";
+
+/**  A connector was added, changed, shared or deleted, or one of its secrets set or cleared. */
+export type ConnectorsChanged = null;
 
 /**  An approval's answer. */
 export type Decision = "allow_once" | 
@@ -641,12 +693,7 @@ export type ErrorCode =
  *  An agent file, or a run's whole prepared context, is over its budget: the run did not
  *  start (nothing is ever cut to fit).
  */
-"context_too_large" | 
-/**
- *  A routine's schedule is invalid (a cron expression, a time zone, an interval under one
- *  minute, a one-time run in the past); the message says which.
- */
-"invalid_schedule" | "internal";
+"context_too_large" | "internal";
 
 export type Fact = {
 	/**  Short, stable, never reused in this store: `m-7f3a` (longer when the short ones run out). */
@@ -889,14 +936,6 @@ export type Placement =
  */
 "once_per_session";
 
-/**  A schedule for a common case, offered by the editor. */
-export type Preset = {
-	id: string,
-	label: string,
-	/**  Its cron expression (in the user's time zone). */
-	expr: string,
-};
-
 export type Priority = "low" | "medium" | "high" | "urgent";
 
 /**  An agent asked to copy a scratch note, exactly, to a wider scope; the user decides. */
@@ -961,11 +1000,7 @@ export type RequestKind =
 /**  A runtime asks before using a tool. */
 "permission" | 
 /**  An agent asks to copy a scratch note to a wider scope. */
-"promotion" | 
-/**  An agent proposes a routine (`routine_create`); Allow creates it. */
-"routine_proposal" | 
-/**  A routine paused itself after failing again and again; Allow resumes it. */
-"routine_paused";
+"promotion";
 
 export type RequestStatus = "open" | 
 /**  The user answered it in the app. */
@@ -1062,103 +1097,6 @@ export type RoomRunChanged = {
 	run: RunSummary,
 };
 
-/**  A routine as the UI lists it. */
-export type Routine = {
-	/**  `rt-` and 10 hex digits. */
-	id: string,
-	name: string,
-	/**  The owner: an agent (each run a card for it) xor a team (each run a message to its leader). */
-	agentId: string | null,
-	teamId: string | null,
-	/**  The agent's or team's name now. */
-	ownerName: string,
-	prompt: string,
-	schedule: Schedule,
-	/**  The schedule in words. */
-	scheduleText: string,
-	/**  An agent routine whose runs carry HEARTBEAT.md. */
-	heartbeat: boolean,
-	state: RoutineState,
-	pausedReason: string | null,
-	createdBy: CreatedBy,
-	/**  The agent that proposed it, when an agent did. */
-	creatorAgentId: string | null,
-	/**  The approval the user allowed it with, when an agent proposed it. */
-	approvalId: string | null,
-	/**  When it runs next (None: paused, or a one-time routine that has run). */
-	nextFireAt: number | null,
-	/**  When a failed run is tried again. */
-	retryAt: number | null,
-	consecutiveFailures: number,
-	createdAt: number,
-	updatedAt: number,
-	lastRun: RoutineRun | null,
-};
-
-/**  A routine with its latest runs (newest first). */
-export type RoutineDetail = {
-	routine: Routine,
-	runs: RoutineRun[],
-};
-
-/**  A routine as the user (or an approved proposal) creates or edits it. */
-export type RoutineInput = {
-	name: string,
-	/**  Exactly one of the agent and the team. */
-	agentId: string | null,
-	teamId: string | null,
-	prompt: string,
-	schedule: Schedule,
-	/**  Only for an agent routine. */
-	heartbeat?: boolean,
-};
-
-export type RoutineOutcome = "running" | 
-/**  The card went to In review or Done; the team leader replied. */
-"succeeded" | "failed" | 
-/**  The run finished by asking the user (an open question on its card). */
-"needs_you" | 
-/**  Stopped by the user (the card taken back, the team stopped). */
-"stopped" | 
-/**  Its slot came while the previous run was still going: not run. */
-"skipped_overlap";
-
-/**  One run of a routine, or a slot it skipped. */
-export type RoutineRun = {
-	id: string,
-	routineId: string,
-	/**  The slot it ran for (a catch-up: the first missed one; run now: when asked). */
-	scheduledFor: number,
-	startedAt: number,
-	endedAt: number | null,
-	outcome: RoutineOutcome,
-	trigger: RunTrigger,
-	/**  A catch-up run: it stands for missed slots. */
-	catchUp: boolean,
-	/**  How many slots were missed (a catch-up run). */
-	missed: number,
-	/**  The card of an agent routine's run. */
-	cardId: string | null,
-	cardNumber: number | null,
-	/**  Where a team routine's message went. */
-	teamId: string | null,
-	roomId: string | null,
-	/**  The task run (the card's claim) or the leader's run. */
-	runId: string | null,
-	/**  What happened, in words ("Missed 3 runs; ran once to catch up.", why it failed). */
-	note: string | null,
-};
-
-export type RoutineState = "active" | 
-/**  Paused by the user, or by itself after failing [`MAX_CONSECUTIVE_FAILURES`] times. */
-"paused";
-
-/**
- *  A routine was created, changed, paused, resumed or deleted, or one of its runs started or
- *  ended: refetch the Routines page.
- */
-export type RoutinesChanged = null;
-
 /**  A run of an agent's chat started or ended: update it in place. */
 export type RunChanged = {
 	agentId: string,
@@ -1240,17 +1178,6 @@ export type RunSummary = {
 	finishedAt: number | null,
 };
 
-/**  Why a run happened. */
-export type RunTrigger = 
-/**  Its slot came. */
-"schedule" | 
-/**  Slots were missed (the app was closed): one run stands for them all. */
-"catch_up" | 
-/**  The previous run failed. */
-"retry" | 
-/**  Run now. */
-"manual";
-
 /**  The runner's settings, as stored. */
 export type RunnerSettings = {
 	maxConcurrent: number,
@@ -1306,27 +1233,6 @@ export type SavedNote = {
 	text: string,
 	author: Author,
 	createdAt: number,
-};
-
-export type Schedule = 
-/**  Once, at `at` (epoch milliseconds). */
-{ kind: "once"; at: number } | 
-/**  Every `minutes` (hours are minutes × 60), counted from the last time it was due. */
-{ kind: "every"; minutes: number } | 
-/**  A 5-field cron expression in the IANA time zone `tz`. */
-{ kind: "cron"; expr: string; tz: string };
-
-/**  The presets and the user's time zone, for the editor. */
-export type SchedulePresets = {
-	presets: Preset[],
-	defaultTimeZone: string,
-};
-
-/**  What the editor shows for a schedule being typed. */
-export type SchedulePreview = {
-	text: string,
-	/**  The next fire times (epoch ms), at most `schedule::PREVIEW_COUNT`. */
-	next: number[],
 };
 
 /**  Who may read a fact. */
@@ -1398,6 +1304,12 @@ export type SendOutcome = {
  *  volatile ones (a task run's memory facts) change most, so they come last.
  */
 export type Stability = "steady" | "turn" | "volatile";
+
+/**  A well-known MCP server the user could add (the context's "suggested" list and the UI). */
+export type SuggestedConnector = {
+	name: string,
+	description: string,
+};
 
 /**
  *  Exactly what a task-runner run was given ("What this agent saw"), its tiers with their

@@ -37,6 +37,8 @@ pub enum EngineEvent {
     /// A routine was created, changed, paused, resumed or deleted, or one of its runs started
     /// or ended: refetch the routines.
     RoutinesChanged,
+    /// A connector was added, changed, shared or deleted, or a secret of one set or cleared.
+    ConnectorsChanged,
 }
 
 /// Cheap to clone; every clone publishes to the same subscribers.

@@ -8,6 +8,7 @@ pub mod board;
 pub mod boo_zero;
 pub mod chat;
 pub mod config;
+pub mod connectors;
 pub mod context;
 pub mod error;
 pub mod events;
@@ -60,6 +61,7 @@ pub struct Engine {
     relay: Arc<Relay>,
     tools: Arc<tools::Tools>,
     local_api: api::LocalApi,
+    connectors: Arc<connectors::Connectors>,
     _watcher: FileWatcher,
     /// Runs, their processes and their streams live here, apart from the UI's runtime.
     runtime: Option<tokio::runtime::Runtime>,
@@ -110,6 +112,7 @@ impl Engine {
         let adapters =
             runtimes::adapters(relay.clone(), catalog.clone(), secrets.clone(), spawner.clone(), tools.clone());
         let registry = replace.into_iter().fold(adapters, |r, a| r.with(a));
+        let connectors = Arc::new(connectors::Connectors::new(store.clone(), secrets.clone(), events.clone()));
         let teams = Arc::new(Teams::new(store.clone(), agents.clone(), events.clone()));
         let memory = Arc::new(Memory::new(store.clone(), events.clone()));
         let board = Arc::new(Board::new(store.clone(), events.clone()));
@@ -131,7 +134,8 @@ impl Engine {
             .with_memory(memory.clone())
             .with_board(board.clone())
             .with_attention(attention.clone())
-            .with_teams(teams.clone()),
+            .with_teams(teams.clone())
+            .with_connectors(connectors.clone()),
         );
         // The tools do what team chat says they do; the bridge holds the chat weakly.
         tools.set_host(Arc::new(chat::team::TeamTools(Arc::downgrade(&chat))));
@@ -150,6 +154,7 @@ impl Engine {
             spawner: spawner.clone(),
             relay: Some(relay.clone()),
             tools: Some(tools.clone()),
+            connectors: Some(connectors.clone()),
             teams: teams.clone(),
             attention: attention.clone(),
             worktrees: config.data_dir.join("worktrees"),
@@ -205,6 +210,7 @@ impl Engine {
             relay,
             tools,
             local_api,
+            connectors,
             _watcher: watcher,
             runtime: Some(runtime),
             _lock: lock,
@@ -416,6 +422,9 @@ impl Engine {
     /// The local API for the user's scripts: on or off, its port, its token.
     pub fn local_api(&self) -> &api::LocalApi {
         &self.local_api
+    /// MCP servers the user plugs in and shares with chosen agents.
+    pub fn connectors(&self) -> &Arc<connectors::Connectors> {
+        &self.connectors
     }
 
     pub fn runtimes(&self) -> &RuntimeCatalog {

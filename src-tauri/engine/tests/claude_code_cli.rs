@@ -87,6 +87,7 @@ fn input(s: &Setup, message: &str, approval: ApprovalPolicy, resume: Option<Stri
         fork_session: false,
         preamble: None,
         tools: None,
+        connectors: Vec::new(),
         transcript: Vec::new(),
         approval,
         program: Some(s.program.clone()),

@@ -94,6 +94,7 @@ impl Setup {
             fork_session: false,
             preamble: None,
             tools: None,
+            connectors: Vec::new(),
             transcript: Vec::new(),
             approval,
             program: Some(self.program.clone()),

@@ -192,6 +192,7 @@ async fn the_agent_sees_no_key(cli: Cli) {
         fork_session: false,
         preamble: None,
         tools: None,
+        connectors: Vec::new(),
         transcript: Vec::new(),
         approval: ApprovalPolicy::AllowAll,
         program: Some(program),

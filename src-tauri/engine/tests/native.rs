@@ -87,6 +87,7 @@ fn input(agent: Agent, workspace: &Path, message: &str, transcript: Vec<Transcri
         fork_session: false,
         preamble: None,
         tools: None,
+        connectors: Vec::new(),
         transcript,
         program: None,
     }

@@ -217,6 +217,7 @@ fn resumed(agent: Agent, workspace: &Path, program: &Path, message: &str, sessio
         fork_session: false,
         preamble: None,
         tools: None,
+        connectors: Vec::new(),
         transcript: Vec::new(),
         program: Some(program.to_owned()),
     }

@@ -131,6 +131,7 @@ fn input(s: &Setup, kind: RuntimeKind, program: PathBuf) -> TurnInput {
         fork_session: false,
         preamble: None,
         tools: None,
+        connectors: Vec::new(),
         transcript: Vec::new(),
         approval: ApprovalPolicy::Ask,
         program: Some(program),

@@ -87,6 +87,7 @@ fn input(scene: &Scene, kind: RuntimeKind, program: PathBuf, message: &str, appr
         fork_session: false,
         preamble: None,
         tools: None,
+        connectors: Vec::new(),
         transcript: Vec::new(),
         approval,
         program: Some(program),

@@ -344,6 +344,7 @@ fn native_input(workspace: &Path, run_id: &str) -> TurnInput {
         fork_session: false,
         preamble: None,
         tools: None,
+        connectors: Vec::new(),
         transcript: Vec::new(),
         approval: ApprovalPolicy::Ask,
         program: None,

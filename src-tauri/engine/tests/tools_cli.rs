@@ -101,6 +101,7 @@ impl Bridge {
             setup: None,
             preamble: None,
             tools: Some(self.grant.clone()),
+            connectors: Vec::new(),
             resume_session: None,
             fork_session: false,
             transcript: Vec::new(),

@@ -7,6 +7,7 @@ pub mod attention;
 pub mod board;
 pub mod boo_zero;
 pub mod chat;
+pub mod connectors;
 pub mod memory;
 pub mod routines;
 pub mod runner;

@@ -77,3 +77,29 @@ pub fn seed_chat(db: &Path, agent_id: &str, exchanges: u32) {
     }
     tx.commit().expect("commit the seed");
 }
+
+/// The built `fake_mcp_server` example (a stdio MCP server with one tool, `lookup`): built on
+/// first use with the cargo that runs the tests, and its path returned.
+pub fn fake_mcp_server() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+            let output = std::process::Command::new(cargo)
+                .args(["build", "-p", "clawboo-testkit", "--example", "fake_mcp_server", "--message-format=json"])
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .stderr(std::process::Stdio::inherit())
+                .output()
+                .expect("cargo builds the fake MCP server");
+            assert!(output.status.success(), "building the fake MCP server failed");
+            String::from_utf8_lossy(&output.stdout)
+                .lines()
+                .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+                .find_map(|m| {
+                    let built = m["reason"] == "compiler-artifact" && m["target"]["name"] == "fake_mcp_server";
+                    m["executable"].as_str().filter(|_| built).map(PathBuf::from)
+                })
+                .expect("cargo names the built fake MCP server")
+        })
+        .clone()
+}

@@ -6,6 +6,7 @@ import { errorMessage } from "../errors";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { OpenclawGatewayFields } from "../components/OpenclawGatewayFields";
+import { AgentConnectors } from "../components/connectors/AgentConnectors";
 import {
   AgentFields,
   hasFieldErrors,
@@ -130,6 +131,8 @@ export function AgentProfile({ agent, onDeleted, isBooZero = false }: Props) {
 
       {/* The saved runtime decides: the Gateway is saved apart from the fields above. */}
       {agent.runtime === "openclaw" && <OpenclawGatewayFields agentId={agent.id} />}
+
+      <AgentConnectors agentId={agent.id} />
 
       {isBooZero ? (
         <p className="muted" data-testid="boo-zero-not-deletable">

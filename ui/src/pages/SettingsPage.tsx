@@ -7,6 +7,7 @@ import { RunnerSettingsCard } from "../components/board/RunnerSettingsCard";
 import { ObservabilityCard } from "../components/board/ObservabilityCard";
 import { ApprovalSettingsCard } from "../components/attention/ApprovalSettingsCard";
 import { LocalApiSettings } from "../components/LocalApiSettings";
+import { ConnectorsSection } from "../components/connectors/ConnectorsSection";
 
 export function SettingsPage() {
   const providers = useProviders();
@@ -46,6 +47,8 @@ export function SettingsPage() {
           </ul>
         )}
       </section>
+
+      <ConnectorsSection />
 
       <ApprovalSettingsCard />
 

@@ -7,6 +7,7 @@ import { fakeLocalApi, resetLocalApi } from "./fakeLocalApi";
 import { fakeAttentionApi, resetAttention } from "./fakeAttention";
 import { fakeBooZeroApi, resetBooZero } from "./fakeBooZero";
 import { fakeRoutinesApi, resetRoutines } from "./fakeRoutines";
+import { fakeConnectorsApi } from "./fakeConnectors";
 import { planTurn, routesOf } from "./fakeFileRoutes";
 import type {
   Access,
@@ -706,6 +707,7 @@ export const fakeApi = {
   ...fakeLocalApi,
   ...fakeBooZeroApi,
   ...fakeRoutinesApi,
+  ...fakeConnectorsApi,
 };
 
 /** A message in a room, as the engine would have stored it. */

@@ -74,6 +74,8 @@ pub struct Chat {
     /// Where runs' permission questions and agents' questions for the user go (without it a
     /// permission question is denied: nobody could answer it).
     attention: Option<Arc<crate::attention::Attention>>,
+    /// The user's connectors: each run gets those shared with its agent.
+    connectors: Option<Arc<crate::connectors::Connectors>>,
     /// Team chat's queues, pending batches and live team runs.
     team: Mutex<team::TeamState>,
     /// Set when the app quits: runs stopped from then on were cut off by the quit, not stopped
@@ -106,9 +108,26 @@ impl Chat {
             memory: None,
             board: None,
             attention: None,
+            connectors: None,
             team: Mutex::default(),
             quitting: Default::default(),
         }
+    }
+
+    /// The user's connectors, given to the runs of the agents they are shared with.
+    pub fn with_connectors(mut self, connectors: Arc<crate::connectors::Connectors>) -> Self {
+        self.connectors = Some(connectors);
+        self
+    }
+
+    /// The connectors a run of this agent gets, and warnings for those left out.
+    pub(crate) fn run_connectors(&self, agent_id: &str) -> crate::connectors::RunConnectors {
+        self.connectors.as_ref().map(|c| c.for_run(agent_id)).unwrap_or_default()
+    }
+
+    /// The context's connectors slot for this agent (turns the user reads).
+    pub(crate) fn connectors_slot(&self, agent_id: &str) -> Option<crate::context::Connectors> {
+        self.connectors.as_ref().and_then(|c| c.context_for(agent_id))
     }
 
     /// Permission questions and questions for the user become attention requests.
@@ -343,7 +362,9 @@ impl Chat {
             )
         })?;
         let pending = files::PendingDeliveries::new(capabilities.history, conversation.epoch, &file_plan);
+        let connectors = self.run_connectors(&agent.id);
         let input = TurnInput {
+            connectors: connectors.connectors,
             run_id: run.id.clone(),
             homes: RuntimeHomes::for_agent_dir(&workspace),
             workspace,
@@ -370,7 +391,7 @@ impl Chat {
         let summary = run.clone();
         self.handle.spawn(async move {
             let mut recorder = Recorder::new(chat.store.clone(), chat.events.clone(), &summary);
-            for message in setup_notice.into_iter().chain(recall_failed).chain(boo_zero_failed) {
+            for message in setup_notice.into_iter().chain(recall_failed).chain(boo_zero_failed).chain(connectors.warnings) {
                 recorder.record(RunEvent::Warning { message });
             }
             if let Some(recalled) = recalled.filter(|r| !r.text.is_empty()) {

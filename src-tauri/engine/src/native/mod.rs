@@ -17,6 +17,7 @@ use serde_json::Value;
 use tokio::sync::{oneshot, watch};
 
 use crate::agents::RuntimeKind;
+use crate::connectors::native::Session as ConnectorSession;
 use crate::error::{Error, Result};
 use crate::runtimes::{
     ApprovalPolicy, Capabilities, HistoryMode, PendingPermission, PermissionAnswer, PersonaDelivery, RunChannels,
@@ -35,6 +36,8 @@ pub const CONTEXT_WINDOW_TOKENS: u32 = 200_000;
 pub struct NativeRuntime {
     endpoints: Arc<dyn EndpointSource>,
     client: reqwest::Client,
+    /// Starts the run's stdio connectors (each its own process group).
+    spawner: Arc<dyn crate::runtimes::process::Spawner>,
 }
 
 #[derive(Clone, Copy)]
@@ -57,7 +60,14 @@ struct Call<'a> {
 
 impl NativeRuntime {
     pub fn new(endpoints: Arc<dyn EndpointSource>) -> Self {
-        Self { endpoints, client: http::client() }
+        let spawner = Arc::new(crate::runtimes::process::SystemSpawner);
+        Self { endpoints, client: http::client(), spawner }
+    }
+
+    /// How the run's stdio connectors are started (the engine's recorded spawner).
+    pub fn with_spawner(mut self, spawner: Arc<dyn crate::runtimes::process::Spawner>) -> Self {
+        self.spawner = spawner;
+        self
     }
 
     async fn run_turn(&self, input: TurnInput, channels: RunChannels) -> Result<RunResult> {
@@ -100,7 +110,22 @@ impl NativeRuntime {
             Api::Anthropic => anthropic::url(base),
             Api::Chat => openai::url(base),
         };
-        let call = Call { api, url, api_key, provider, model, system, tools: tools::offered(input.tools.as_ref()) };
+        // The user's connectors start with the run and stop with it, however it ends.
+        let (connectors, warnings) = if input.connectors.is_empty() {
+            Default::default()
+        } else {
+            let mut cancel = channels.cancel.clone();
+            tokio::select! {
+                started = ConnectorSession::start(&input.connectors, &self.spawner, &input.workspace, &self.client) => started,
+                // Stop while they start: whatever started is dropped, and with it its process.
+                () = http::cancelled(&mut cancel) => return Ok(cancelled()),
+            }
+        };
+        for message in warnings {
+            channels.emit(RunEvent::Warning { message });
+        }
+        let tools = tools::offered(input.tools.as_ref(), &connectors);
+        let call = Call { api, url, api_key, provider, model, system, tools };
 
         let mut items = Vec::new();
         for turn in transcript::trim_transcript(&input.transcript, transcript::TRANSCRIPT_BUDGET_CHARS) {
@@ -110,7 +135,9 @@ impl NativeRuntime {
         }
         // The preamble rides on this request only: the carried transcript holds the bare message.
         items.push(Item::User(input.text_to_send()));
-        self.drive(&call, items, &input, &channels).await
+        let result = self.drive(&call, items, &input, &connectors, &channels).await;
+        connectors.stop().await;
+        result
     }
 
     /// The loop: call the model, run the tools it asks for, repeat until it answers.
@@ -119,6 +146,7 @@ impl NativeRuntime {
         call: &Call<'_>,
         mut items: Vec<Item>,
         input: &TurnInput,
+        connectors: &ConnectorSession,
         channels: &RunChannels,
     ) -> Result<RunResult> {
         let mut cancel = channels.cancel.clone();
@@ -174,7 +202,7 @@ impl NativeRuntime {
             items.push(Item::Assistant(turn.assistant));
             let mut outcomes = Vec::with_capacity(calls.len());
             for tool_call in &calls {
-                match run_tool(tool_call, input, channels, &mut cancel).await {
+                match run_tool(tool_call, input, connectors, channels, &mut cancel).await {
                     Some(outcome) => outcomes.push(outcome),
                     None => return Ok(cancelled()),
                 }
@@ -258,6 +286,7 @@ fn non_empty(text: &str, instead: &str) -> String {
 async fn run_tool(
     call: &ToolCall,
     input: &TurnInput,
+    connectors: &ConnectorSession,
     channels: &RunChannels,
     cancel: &mut watch::Receiver<bool>,
 ) -> Option<ToolOutcome> {
@@ -279,6 +308,32 @@ async fn run_tool(
         match output {
             Some(crate::tools::ToolOutput { text, is_error: false }) => Ok(text),
             Some(crate::tools::ToolOutput { text, is_error: true }) => Err(text),
+            None => {
+                channels.emit(RunEvent::ToolResult {
+                    call_id: call.id.clone(),
+                    output: "Stopped by the user.".into(),
+                    is_error: true,
+                });
+                return None;
+            }
+        }
+    } else if let Some(tool) = connectors.tool(&call.name) {
+        // A connector's tool: the agent's policy decides (read-only agents keep the tools their
+        // server marks read-only).
+        let allowed = match input.approval {
+            ApprovalPolicy::ReadOnly if tool.read_only => Ok(()),
+            policy => ask(call, policy, channels, cancel).await,
+        };
+        let output = match allowed {
+            Ok(()) => tokio::select! {
+                output = connectors.call(&call.name, &call.input) => Some(output),
+                () = http::cancelled(cancel) => None,
+            },
+            Err(Some(denied)) => Some(Err(denied)),
+            Err(None) => None,
+        };
+        match output {
+            Some(output) => output,
             None => {
                 channels.emit(RunEvent::ToolResult {
                     call_id: call.id.clone(),

@@ -25,17 +25,18 @@ pub const LIST_FILES: &str = "list_files";
 
 /// A tool as offered to the model.
 pub struct ToolDef {
-    pub name: &'static str,
-    pub description: &'static str,
+    pub name: std::borrow::Cow<'static, str>,
+    pub description: std::borrow::Cow<'static, str>,
     pub schema: Value,
 }
 
 pub fn definitions() -> Vec<ToolDef> {
     vec![
         ToolDef {
-            name: READ_FILE,
+            name: READ_FILE.into(),
             description: "Read a text file in your workspace. Paths are relative to the workspace folder. \
-                          Files over 64 KiB are cut to their first 64 KiB.",
+                          Files over 64 KiB are cut to their first 64 KiB."
+                .into(),
             schema: json!({
                 "type": "object",
                 "properties": {"path": {"type": "string", "description": "File path relative to the workspace."}},
@@ -43,9 +44,10 @@ pub fn definitions() -> Vec<ToolDef> {
             }),
         },
         ToolDef {
-            name: WRITE_FILE,
+            name: WRITE_FILE.into(),
             description: "Create or overwrite a text file in your workspace with the given content. \
-                          Paths are relative to the workspace folder; missing folders are created.",
+                          Paths are relative to the workspace folder; missing folders are created."
+                .into(),
             schema: json!({
                 "type": "object",
                 "properties": {
@@ -56,9 +58,10 @@ pub fn definitions() -> Vec<ToolDef> {
             }),
         },
         ToolDef {
-            name: LIST_FILES,
+            name: LIST_FILES.into(),
             description: "List the files and folders in a folder of your workspace (not recursive). \
-                          Without a path, lists the workspace itself.",
+                          Without a path, lists the workspace itself."
+                .into(),
             schema: json!({
                 "type": "object",
                 "properties": {"path": {"type": "string", "description": "Folder path relative to the workspace; default \".\"."}},
@@ -70,12 +73,23 @@ pub fn definitions() -> Vec<ToolDef> {
 /// What the model is offered in a run: the workspace tools, then Clawboo's own tools the run
 /// was granted (team tools such as `handoff`, memory tools such as `memory_search`), which go to
 /// the grant's invoker.
-pub fn offered(grant: Option<&crate::tools::ToolGrant>) -> Vec<ToolDef> {
+pub fn offered(
+    grant: Option<&crate::tools::ToolGrant>,
+    connectors: &crate::connectors::native::Session,
+) -> Vec<ToolDef> {
     let mut tools = definitions();
+    // The user's connectors shared with the agent, each tool named `<connector>__<tool>`.
+    for tool in connectors.offered() {
+        tools.push(ToolDef {
+            name: tool.name.clone().into(),
+            description: tool.description.clone().into(),
+            schema: tool.schema.clone(),
+        });
+    }
     for spec in grant.map(|g| g.specs.as_slice()).unwrap_or_default() {
         tools.push(ToolDef {
-            name: spec.name.as_str(),
-            description: spec.description,
+            name: spec.name.as_str().into(),
+            description: spec.description.into(),
             schema: spec.input_schema.clone(),
         });
     }

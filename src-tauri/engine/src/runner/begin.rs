@@ -254,9 +254,12 @@ impl Runner {
                 tools: task.tools.clone(),
             })
         });
+        let connectors = parts.connectors.as_ref().map(|c| c.for_run(&agent.id)).unwrap_or_default();
+        notes.extend(connectors.warnings.into_iter().map(|message| RunEvent::Warning { message }));
         let input = TurnInput {
             run_id: run.id.clone(),
             agent: agent.clone(),
+            connectors: connectors.connectors,
             homes: RuntimeHomes::for_agent_dir(&task.workspace),
             workspace: task.check_folder.clone(),
             message: context.message.clone(),

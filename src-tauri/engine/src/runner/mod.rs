@@ -72,6 +72,8 @@ pub struct RunnerParts {
     pub spawner: Arc<dyn Spawner>,
     pub relay: Option<Arc<crate::relay::Relay>>,
     pub tools: Option<Arc<crate::tools::Tools>>,
+    /// The user's connectors: each run gets those shared with its agent.
+    pub connectors: Option<Arc<crate::connectors::Connectors>>,
     /// Where runs' permission questions go.
     pub attention: Arc<crate::attention::Attention>,
     /// For a team's project folder (a card on a team that names none of its own works there).

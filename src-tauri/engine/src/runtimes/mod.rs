@@ -118,6 +118,8 @@ pub struct TurnInput {
     pub preamble: Option<String>,
     /// Clawboo's own tools for this run (team chat), bound to this run's caller.
     pub tools: Option<crate::tools::ToolGrant>,
+    /// The user's connectors (MCP servers) shared with this agent, enabled, secrets resolved.
+    pub connectors: Vec<crate::connectors::RunConnector>,
     /// The runtime session to continue, if the conversation has one.
     pub resume_session: Option<String>,
     /// Branch `resume_session` into a new session built from the setup of now, because the
@@ -261,11 +263,11 @@ pub fn adapters(
         .with(Arc::new(codex::CodexRuntime::new(spawner.clone(), endpoints.clone()).with_access(access)))
         .with(Arc::new(hermes::HermesRuntime::new(spawner.clone(), endpoints.clone())))
         .with(Arc::new(
-            openclaw::OpenclawRuntime::new(spawner, endpoints.clone())
+            openclaw::OpenclawRuntime::new(spawner.clone(), endpoints.clone())
                 .with_gateway_tokens(gateway_tokens)
                 .with_tools(tools),
         ))
-        .with(Arc::new(crate::native::NativeRuntime::new(endpoints)))
+        .with(Arc::new(crate::native::NativeRuntime::new(endpoints).with_spawner(spawner)))
 }
 
 /// The adapters available to the engine, by kind.

@@ -47,6 +47,7 @@ pub const MIGRATIONS: &[Migration] = &[
         include_str!("migrations/0014_file_deliveries.sql"),
     ),
     Migration::new(15, "routines and their runs", include_str!("migrations/0015_routines.sql")),
+    Migration::new(16, "connectors and their shares", include_str!("migrations/0016_connectors.sql")),
     Migration::new(17, "Boo Zero's sections of a run's context", include_str!("migrations/0017_boo_zero.sql")),
 ];
 

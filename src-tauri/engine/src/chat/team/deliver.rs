@@ -160,6 +160,8 @@ impl Chat {
             })
             .collect();
         let rules: Vec<String> = team.rules.iter().map(|r| r.text.clone()).collect();
+        // Seed item 7: shown only on turns the user reads (the assembler decides which).
+        let connectors_slot = self.connectors_slot(&agent.id);
         let assemble = |files: &FilePlan| {
             context::team_turn(&context::TeamTurn {
                 runtime: agent.runtime,
@@ -174,7 +176,7 @@ impl Chat {
                 kind: kind.clone(),
                 tools: &tools,
                 routine: routine_note.as_ref(),
-                connectors: None,
+                connectors: connectors_slot.as_ref(),
                 waiting: &waiting,
                 peer_posts: &peer_posts,
                 message: &message,
@@ -351,7 +353,9 @@ impl Chat {
         let grant = self.grant_team_tools(&team.id, &room.id, &agent, &conversation.id, &run.id, &tools);
         let workspace = self.agents.workspaces().dir(&agent.id);
         let Placed { system, preamble, .. } = placed;
+        let connectors = self.run_connectors(&agent.id);
         let input = TurnInput {
+            connectors: connectors.connectors,
             run_id: run.id.clone(),
             homes: RuntimeHomes::for_agent_dir(&workspace),
             workspace,
@@ -396,7 +400,7 @@ impl Chat {
         let chat = Arc::clone(self);
         self.handle.spawn(async move {
             let mut recorder = Recorder::new(chat.store.clone(), chat.events.clone(), &started.run);
-            for message in setup_notice.into_iter().chain(recall_failed) {
+            for message in setup_notice.into_iter().chain(recall_failed).chain(connectors.warnings) {
                 recorder.record(RunEvent::Warning { message });
             }
             if let Some(recalled) = recalled.filter(|r| !r.text.is_empty()) {

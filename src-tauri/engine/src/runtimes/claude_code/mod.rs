@@ -110,12 +110,33 @@ impl ClaudeCodeRuntime {
         args.extend(settings::args(input.approval, &input.workspace, &clawboo_tools, |flag| {
             help_mentions(&program, &home, flag)
         }));
+        let mut servers = serde_json::Map::new();
         if let Some(grant) = &input.tools {
             // Clawboo's tools: the endpoint only; the token travels in the env, never in argv.
-            args.extend(["--mcp-config".into(), mcp_config(&grant.endpoint).to_string()]);
-            if !clawboo_tools.is_empty() {
-                args.extend(["--allowedTools".into(), clawboo_tools.join(",")]);
+            servers.insert(crate::tools::SERVER_NAME.into(), clawboo_server(&grant.endpoint));
+        }
+        // The user's connectors shared with this agent. Their tools are not pre-allowed: each
+        // call goes through the agent's approval policy (`can_use_tool`).
+        servers.extend(crate::connectors::wire::claude_servers(&input.connectors).into_iter().map(
+            |(name, mut entry)| {
+                entry["alwaysLoad"] = serde_json::Value::Bool(true);
+                (name, entry)
+            },
+        ));
+        if !servers.is_empty() {
+            let config = serde_json::json!({"mcpServers": servers});
+            if input.connectors.is_empty() {
+                args.extend(["--mcp-config".into(), config.to_string()]);
+            } else {
+                // Connectors' env and headers may hold secrets: a file only the run's user can
+                // read, in the private home, rewritten every turn; never argv.
+                let file = home.join(MCP_CONFIG_FILE);
+                crate::connectors::wire::write_private(&file, &config.to_string())?;
+                args.extend(["--mcp-config".into(), file.to_string_lossy().into_owned()]);
             }
+        }
+        if input.tools.is_some() && !clawboo_tools.is_empty() {
+            args.extend(["--allowedTools".into(), clawboo_tools.join(",")]);
         }
         // Flags newer releases added: passed only to a `claude` that lists them in --help.
         if help_mentions(&program, &home, "--include-partial-messages") {
@@ -177,16 +198,19 @@ fn mcp_tool_names(grant: Option<&crate::tools::ToolGrant>) -> Vec<String> {
     specs.iter().map(|s| format!("mcp__{}__{}", crate::tools::SERVER_NAME, s.name.as_str())).collect()
 }
 
-/// The inline `--mcp-config`: Clawboo's server over HTTP, the token read from the env by
-/// Claude (`${CLAWBOO_TOKEN}`), and its tools sent to the model directly (`alwaysLoad`), not
+/// Where a turn's `--mcp-config` goes when it names connectors (in the private home, 0600).
+const MCP_CONFIG_FILE: &str = "clawboo-mcp.json";
+
+/// Clawboo's server in `--mcp-config`: over HTTP, the token read from the env by Claude
+/// (`${CLAWBOO_TOKEN}`), and its tools sent to the model directly (`alwaysLoad`), not
 /// deferred behind ToolSearch.
-fn mcp_config(endpoint: &str) -> serde_json::Value {
-    serde_json::json!({"mcpServers": {crate::tools::SERVER_NAME: {
+fn clawboo_server(endpoint: &str) -> serde_json::Value {
+    serde_json::json!({
         "type": "http",
         "url": endpoint,
         "headers": {"Authorization": format!("Bearer ${{{}}}", crate::tools::TOKEN_ENV)},
         "alwaysLoad": true,
-    }}})
+    })
 }
 
 /// Claude Code appends `/v1/messages` itself: a base URL set with `/v1` would double it.

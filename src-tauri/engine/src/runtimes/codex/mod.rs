@@ -149,12 +149,27 @@ impl CodexRuntime {
             approval_policy,
             sandbox,
             developer_instructions: input.persona.clone().filter(|p| !p.trim().is_empty()),
-            config: input.tools.as_ref().map(|grant| mcp_config(&grant.endpoint)),
+            config: thread_config(input),
         };
         let protocol = AppServerProtocol::new(setup, input.resume_session.clone(), input.text_to_send())
             .carrying(input.transcript.clone());
         Ok((spec, protocol))
     }
+}
+
+/// The thread's `config`: Clawboo's tools and the user's connectors shared with the agent
+/// (their env and headers travel over stdin in `thread/start`, never argv or a file).
+fn thread_config(input: &TurnInput) -> Option<serde_json::Value> {
+    let mut config = input.tools.as_ref().map(|grant| mcp_config(&grant.endpoint));
+    if !input.connectors.is_empty() {
+        let approve = input.approval == ApprovalPolicy::AllowAll;
+        let servers = crate::connectors::wire::codex_servers(&input.connectors, approve);
+        let config = config.get_or_insert_with(|| serde_json::json!({"mcp_servers": {}}));
+        if let Some(table) = config["mcp_servers"].as_object_mut() {
+            table.extend(servers);
+        }
+    }
+    config
 }
 
 /// The thread's `config` override giving it Clawboo's tools: the endpoint, the token read by

@@ -93,6 +93,8 @@ pub struct AppServerProtocol {
     turn_id: Option<String>,
     /// Open approval questions: our request id → the JSON-RPC id to answer.
     approvals: HashMap<String, Value>,
+    /// Approvals asked as MCP elicitations (a connector's tool call): answered with an action.
+    elicitations: std::collections::HashSet<String>,
     /// Agent messages that streamed deltas (their completion repeats the text).
     streamed: HashSet<String>,
     /// The message item the last delta belonged to, to separate consecutive messages.
@@ -112,6 +114,7 @@ impl AppServerProtocol {
             thread_id: None,
             turn_id: None,
             approvals: HashMap::new(),
+            elicitations: Default::default(),
             streamed: HashSet::new(),
             last_message: None,
             last_error: None,
@@ -232,13 +235,24 @@ impl AppServerProtocol {
                 let read_only = items::command_only_reads(&params["commandActions"])
                     && reads_inside(&self.setup.cwd, params["cwd"].as_str(), &params["commandActions"]);
                 let input = json!({"command": params["command"], "cwd": params["cwd"], "reason": params["reason"]});
-                ("shell", input, format!("Run {command}"), read_only)
+                ("shell".to_owned(), input, format!("Run {command}"), read_only)
             }
             "item/fileChange/requestApproval" => {
                 let reason = params["reason"].as_str().unwrap_or("Change files in the workspace");
                 let input =
                     json!({"itemId": params["itemId"], "reason": params["reason"], "grantRoot": params["grantRoot"]});
-                ("apply_patch", input, reason.to_owned(), false)
+                ("apply_patch".to_owned(), input, reason.to_owned(), false)
+            }
+            // A user's connector's tool (Clawboo's own are approved up front): asked like any
+            // other tool under the agent's policy, answered with an elicitation action.
+            "mcpServer/elicitation/request" if params["_meta"]["codex_approval_kind"] == "mcp_tool_call" => {
+                let server = params["serverName"].as_str().unwrap_or("mcp");
+                let name = params["_meta"]["tool_name"].as_str().unwrap_or("tool");
+                let message = params["message"].as_str().unwrap_or_default();
+                let description =
+                    if message.is_empty() { format!("Use {server}'s tool {name}") } else { message.to_owned() };
+                self.elicitations.insert(request_id.clone());
+                (format!("mcp__{server}__{name}"), params["_meta"]["tool_params"].clone(), description, false)
             }
             _ => {
                 out.push(warn(format!("Codex asked {method}, which Clawboo does not answer: declined.")));
@@ -248,7 +262,7 @@ impl AppServerProtocol {
             }
         };
         self.approvals.insert(request_id.clone(), id);
-        out.push(Step::Ask { request_id, tool: tool.to_owned(), input, description, read_only });
+        out.push(Step::Ask { request_id, tool, input, description, read_only });
     }
 
     fn on_notification(&mut self, method: &str, params: &Value, out: &mut Vec<Step>) {
@@ -363,7 +377,16 @@ impl StreamProtocol for AppServerProtocol {
     fn on_permission(&mut self, request_id: &str, answer: PermissionAnswer, out: &mut Vec<Step>) {
         if let Some(id) = self.approvals.remove(request_id) {
             let decision = if answer.allow { "accept" } else { "decline" };
-            out.push(Step::Send(json!({"id": id, "result": {"decision": decision}}).to_string()));
+            let result = if self.elicitations.remove(request_id) {
+                if answer.allow {
+                    json!({"action": "accept", "content": {}})
+                } else {
+                    json!({"action": "decline"})
+                }
+            } else {
+                json!({"decision": decision})
+            };
+            out.push(Step::Send(json!({"id": id, "result": result}).to_string()));
         }
     }
 

@@ -174,7 +174,7 @@ impl Runtime for HermesRuntime {
             let protocol =
                 AcpProtocol::new(path_str(&input.workspace), input.text_to_send(), input.resume_session.clone())
                     .forking(input.fork_session)
-                    .with_mcp_servers(mcp_servers(input.tools.as_ref()));
+                    .with_mcp_servers(mcp_servers(input.tools.as_ref(), &input.connectors));
             supervise(self.spawner.as_ref(), &spec, Box::new(protocol), channels, input.approval, self.timeouts).await
         })
     }
@@ -189,16 +189,24 @@ fn mcp_tool_names(grant: Option<&crate::tools::ToolGrant>) -> Vec<String> {
 /// ACP `mcpServers` for the session: Clawboo's server, its token in a header sent over stdin
 /// (never argv, never a file). One `hermes acp` process per run, so the fixed name `clawboo`
 /// never meets another run's connection (Hermes keys MCP connections by name per process).
-fn mcp_servers(grant: Option<&crate::tools::ToolGrant>) -> serde_json::Value {
-    match grant {
-        Some(grant) => json!([{
-            "type": "http",
-            "name": crate::tools::SERVER_NAME,
-            "url": grant.endpoint,
-            "headers": [{"name": "Authorization", "value": format!("Bearer {}", grant.token)}],
-        }]),
-        None => json!([]),
-    }
+/// The user's connectors shared with the agent follow, their env and headers over stdin too.
+fn mcp_servers(
+    grant: Option<&crate::tools::ToolGrant>,
+    connectors: &[crate::connectors::RunConnector],
+) -> serde_json::Value {
+    let mut servers: Vec<serde_json::Value> = grant
+        .map(|grant| {
+            json!({
+                "type": "http",
+                "name": crate::tools::SERVER_NAME,
+                "url": grant.endpoint,
+                "headers": [{"name": "Authorization", "value": format!("Bearer {}", grant.token)}],
+            })
+        })
+        .into_iter()
+        .collect();
+    servers.extend(crate::connectors::wire::acp_servers(connectors));
+    serde_json::Value::Array(servers)
 }
 
 /// `config.yaml`, written as JSON (which YAML reads as flow style).

@@ -190,7 +190,21 @@ impl OpenclawRuntime {
             }
             _ => None,
         };
+        if !input.connectors.is_empty() {
+            // The user's connectors shared with the agent; a change restarts the Gateway (its
+            // config is in the fingerprint below).
+            let servers = crate::connectors::wire::openclaw_servers(&input.connectors);
+            if !config["mcp"]["servers"].is_object() {
+                config["mcp"] = serde_json::json!({"servers": {}});
+            }
+            if let Some(table) = config["mcp"]["servers"].as_object_mut() {
+                table.extend(servers);
+            }
+            config["tools"]["toolSearch"] = serde_json::json!(false);
+        }
         config::prepare(&layout, &config, input.homes.agent_dir())?;
+        // It may hold connectors' secrets: readable by the user alone.
+        crate::connectors::wire::restrict(&layout.config)?;
 
         let path = |p: &Path| p.to_string_lossy().into_owned();
         let mut env: Vec<(String, String)> = vec![

@@ -289,6 +289,7 @@ mod tests {
             fork_session: false,
             preamble: None,
             tools: None,
+            connectors: Vec::new(),
             transcript: Vec::new(),
             program: Some("/bin/true".into()),
         };
