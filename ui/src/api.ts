@@ -607,6 +607,7 @@ export const localApiToken = (): Promise<string> => unwrap(() => commands.localA
 
 /** A new token; the old one stops working at once. */
 export const localApiRegenerateToken = (): Promise<string> => unwrap(() => commands.localApiRegenerateToken());
+
 // ---- Routines ----
 
 export type {
@@ -655,6 +656,8 @@ export const routinePresets = (): Promise<SchedulePresets> => unwrap(() => comma
 /** A routine or one of its runs changed. */
 export function onRoutinesChanged(cb: () => void): Promise<Unlisten> {
   return events.routinesChanged.listen(() => cb());
+}
+
 // ---- Connectors: MCP servers the user plugs in and shares with agents ----
 
 export type {

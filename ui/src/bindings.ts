@@ -36,6 +36,12 @@ export const commands = {
 	chatRunContext: (runId: string) => typedError<ChatRunContext, AppError>(__TAURI_INVOKE("chat_run_context", { runId })),
 	/**  How each of the agent's files reaches its runtime, with its budget (the editor's meter). */
 	agentFileRoutes: (agentId: string) => typedError<FileRouteInfo[], AppError>(__TAURI_INVOKE("agent_file_routes", { agentId })),
+	/**  Boo Zero's agent id, its rules (with the default and budget) and the global brief. */
+	booZero: () => typedError<BooZeroInfo, AppError>(__TAURI_INVOKE("boo_zero")),
+	/**  Sets Boo Zero's rules; `None` goes back to the default. */
+	setBooZeroRules: (text: string | null) => typedError<BooZeroInfo, AppError>(__TAURI_INVOKE("set_boo_zero_rules", { text })),
+	/**  Saves the global brief (Details > Brief on Boo Zero's page): sent to no agent. */
+	setGlobalBrief: (text: string) => typedError<BooZeroInfo, AppError>(__TAURI_INVOKE("set_global_brief", { text })),
 	/**  Each runtime: found (path, version) or not (with how to install it). */
 	listRuntimes: () => typedError<RuntimeInfo[], AppError>(__TAURI_INVOKE("list_runtimes")),
 	/**  Sets (or, with `null`, clears) the path of a runtime's program. */
@@ -179,6 +185,34 @@ export const commands = {
 	 *  tray, so tests and the UI's badge read it here.
 	 */
 	trayState: () => typedError<TrayState, AppError>(__TAURI_INVOKE("tray_state")),
+	localApiStatus: () => typedError<LocalApiStatus, AppError>(__TAURI_INVOKE("local_api_status")),
+	/**
+	 *  Switches the API on (listening at once, a token made on first use) or off (it stops at once);
+	 *  kept across restarts. Codes: `keychain_unavailable` (no token can be kept), `io`.
+	 */
+	localApiSetEnabled: (enabled: boolean) => typedError<LocalApiStatus, AppError>(__TAURI_INVOKE("local_api_set_enabled", { enabled })),
+	/**  The bearer token, for the user to reveal or copy (made when there is none yet). */
+	localApiToken: () => typedError<string, AppError>(__TAURI_INVOKE("local_api_token")),
+	/**  A new token; the old one stops working at once. Returns the new one. */
+	localApiRegenerateToken: () => typedError<string, AppError>(__TAURI_INVOKE("local_api_regenerate_token")),
+	/**  Every routine, by name, each with its last run. */
+	routinesList: () => typedError<Routine[], AppError>(__TAURI_INVOKE("routines_list")),
+	/**  A routine and its newest `limit` runs (newest first). */
+	routineGet: (id: string, limit: number) => typedError<RoutineDetail, AppError>(__TAURI_INVOKE("routine_get", { id, limit })),
+	/**  A new routine; an invalid schedule is refused (`invalid_schedule`) before anything is saved. */
+	routineCreate: (input: RoutineInput) => typedError<Routine, AppError>(__TAURI_INVOKE("routine_create", { input })),
+	/**  Edits a routine; its next run is computed again from now. */
+	routineUpdate: (id: string, input: RoutineInput) => typedError<Routine, AppError>(__TAURI_INVOKE("routine_update", { id, input })),
+	routineDelete: (id: string) => typedError<null, AppError>(__TAURI_INVOKE("routine_delete", { id })),
+	routinePause: (id: string) => typedError<Routine, AppError>(__TAURI_INVOKE("routine_pause", { id })),
+	/**  Resumes from now: the next slot after now, none of those missed while paused. */
+	routineResume: (id: string) => typedError<Routine, AppError>(__TAURI_INVOKE("routine_resume", { id })),
+	/**  Runs a routine now (refused while its previous run is going). */
+	routineRunNow: (id: string) => typedError<RoutineRun, AppError>(__TAURI_INVOKE("routine_run_now", { id })),
+	/**  Checks a schedule being edited and gives its next 5 fire times, or why it is invalid. */
+	routinePreview: (schedule: Schedule) => typedError<SchedulePreview, AppError>(__TAURI_INVOKE("routine_preview", { schedule })),
+	/**  The schedule presets and the user's time zone, for the editor. */
+	routinePresets: () => typedError<SchedulePresets, AppError>(__TAURI_INVOKE("routine_presets")),
 	listConnectors: () => typedError<Connector[], AppError>(__TAURI_INVOKE("list_connectors")),
 	/**  Well-known MCP servers the user could add (hints for the form). */
 	suggestedConnectors: () => __TAURI_INVOKE<SuggestedConnector[]>("suggested_connectors"),
@@ -207,6 +241,7 @@ export const events = {
 	peerPostAdded: makeEvent<PeerPostAdded, PeerPostAdded>("peer-post-added"),
 	roomMessageAdded: makeEvent<RoomMessageAdded, RoomMessageAdded>("room-message-added"),
 	roomRunChanged: makeEvent<RoomRunChanged, RoomRunChanged>("room-run-changed"),
+	routinesChanged: makeEvent<RoutinesChanged, RoutinesChanged>("routines-changed"),
 	runChanged: makeEvent<RunChanged, RunChanged>("run-changed"),
 	runEventEmitted: makeEvent<RunEventEmitted, RunEventEmitted>("run-event-emitted"),
 	teamsChanged: makeEvent<TeamsChanged, TeamsChanged>("teams-changed"),
@@ -405,6 +440,19 @@ export type BoardColumn = {
 	allowedMoves: CardStatus[],
 };
 
+/**  What the UI shows of Boo Zero. */
+export type BooZeroInfo = {
+	agentId: string,
+	/**  The rules sent with every message (the default until the user sets their own). */
+	rules: string,
+	rulesAreDefault: boolean,
+	defaultRules: string,
+	rulesBudget: number,
+	/**  Saved here, sent to no agent. */
+	globalBrief: string,
+	globalBriefBudget: number,
+};
+
 export type Card = {
 	id: string,
 	/**  Short number, unique in the store and never reused (`#12`), for people and agents. */
@@ -498,7 +546,11 @@ export type CardOrigin =
 /**  Made on the Board by the user. */
 { kind: "user" } | 
 /**  A leader's hand-off in team chat (`handoff` tool or `@handle` in its reply). */
-{ kind: "handoff"; handoff_id: string; room_id: string; from_agent_id: string };
+{ kind: "handoff"; handoff_id: string; room_id: string; from_agent_id: string } | 
+/**  Made and started by the user's script through the local API. */
+{ kind: "api" } | 
+/**  A run of a routine (an agent routine's runs are cards). */
+{ kind: "routine"; routine_id: string; routine_run_id: string };
 
 /**  One run of a card (the task runner's attempts; a hand-off's teammate run). */
 export type CardRun = {
@@ -576,6 +628,11 @@ export type ChatRunContext = {
 	preamble: string | null,
 	/**  Where each agent file went and whether this run carried it. */
 	files: FileDelivery[],
+	/**
+	 *  Titled parts of the preamble worth checking one by one (Boo Zero's rules and each
+	 *  mentioned team's brief, cards, memory and chat); empty for other runs.
+	 */
+	sections: ContextSection[],
 	createdAt: number,
 };
 
@@ -666,6 +723,16 @@ export type ConnectorKind =
 /**  A connector was added, changed, shared or deleted, or one of its secrets set or cleared. */
 export type ConnectorsChanged = null;
 
+/**  A titled part of what was sent, as the run's context viewer shows it. */
+export type ContextSection = {
+	title: string,
+	text: string,
+};
+
+export type CreatedBy = "user" | 
+/**  Proposed by an agent (`routine_create`) and approved by the user. */
+"agent";
+
 /**  An approval's answer. */
 export type Decision = "allow_once" | 
 /**  Allow, and from now on allow this agent this tool without asking (until revoked). */
@@ -693,7 +760,12 @@ export type ErrorCode =
  *  An agent file, or a run's whole prepared context, is over its budget: the run did not
  *  start (nothing is ever cut to fit).
  */
-"context_too_large" | "internal";
+"context_too_large" | 
+/**
+ *  A routine's schedule is invalid (a cron expression, a time zone, an interval under one
+ *  minute, a one-time run in the past); the message says which.
+ */
+"invalid_schedule" | "internal";
 
 export type Fact = {
 	/**  Short, stable, never reused in this store: `m-7f3a` (longer when the short ones run out). */
@@ -831,6 +903,21 @@ export type KeptInTray = {
 	first: boolean,
 };
 
+/**  The API as Settings shows it. The token is never part of it (see [`LocalApi::token`]). */
+export type LocalApiStatus = {
+	/**  Switched on by the user (kept across restarts). */
+	enabled: boolean,
+	/**  Listening now. */
+	running: boolean,
+	port: number | null,
+	/**  `http://127.0.0.1:<port>` while running. */
+	url: string | null,
+	/**  The file scripts read the port from. */
+	portFile: string,
+	/**  Why it is on but not listening (the keychain was unavailable at start, say). */
+	error: string | null,
+};
+
 /**  A fact, saved note, scratch note or promotion changed: refetch what the Memory view shows. */
 export type MemoryChanged = null;
 
@@ -936,6 +1023,14 @@ export type Placement =
  */
 "once_per_session";
 
+/**  A schedule for a common case, offered by the editor. */
+export type Preset = {
+	id: string,
+	label: string,
+	/**  Its cron expression (in the user's time zone). */
+	expr: string,
+};
+
 export type Priority = "low" | "medium" | "high" | "urgent";
 
 /**  An agent asked to copy a scratch note, exactly, to a wider scope; the user decides. */
@@ -1000,7 +1095,11 @@ export type RequestKind =
 /**  A runtime asks before using a tool. */
 "permission" | 
 /**  An agent asks to copy a scratch note to a wider scope. */
-"promotion";
+"promotion" | 
+/**  An agent proposes a routine (`routine_create`); Allow creates it. */
+"routine_proposal" | 
+/**  A routine paused itself after failing again and again; Allow resumes it. */
+"routine_paused";
 
 export type RequestStatus = "open" | 
 /**  The user answered it in the app. */
@@ -1097,6 +1196,103 @@ export type RoomRunChanged = {
 	run: RunSummary,
 };
 
+/**  A routine as the UI lists it. */
+export type Routine = {
+	/**  `rt-` and 10 hex digits. */
+	id: string,
+	name: string,
+	/**  The owner: an agent (each run a card for it) xor a team (each run a message to its leader). */
+	agentId: string | null,
+	teamId: string | null,
+	/**  The agent's or team's name now. */
+	ownerName: string,
+	prompt: string,
+	schedule: Schedule,
+	/**  The schedule in words. */
+	scheduleText: string,
+	/**  An agent routine whose runs carry HEARTBEAT.md. */
+	heartbeat: boolean,
+	state: RoutineState,
+	pausedReason: string | null,
+	createdBy: CreatedBy,
+	/**  The agent that proposed it, when an agent did. */
+	creatorAgentId: string | null,
+	/**  The approval the user allowed it with, when an agent proposed it. */
+	approvalId: string | null,
+	/**  When it runs next (None: paused, or a one-time routine that has run). */
+	nextFireAt: number | null,
+	/**  When a failed run is tried again. */
+	retryAt: number | null,
+	consecutiveFailures: number,
+	createdAt: number,
+	updatedAt: number,
+	lastRun: RoutineRun | null,
+};
+
+/**  A routine with its latest runs (newest first). */
+export type RoutineDetail = {
+	routine: Routine,
+	runs: RoutineRun[],
+};
+
+/**  A routine as the user (or an approved proposal) creates or edits it. */
+export type RoutineInput = {
+	name: string,
+	/**  Exactly one of the agent and the team. */
+	agentId: string | null,
+	teamId: string | null,
+	prompt: string,
+	schedule: Schedule,
+	/**  Only for an agent routine. */
+	heartbeat?: boolean,
+};
+
+export type RoutineOutcome = "running" | 
+/**  The card went to In review or Done; the team leader replied. */
+"succeeded" | "failed" | 
+/**  The run finished by asking the user (an open question on its card). */
+"needs_you" | 
+/**  Stopped by the user (the card taken back, the team stopped). */
+"stopped" | 
+/**  Its slot came while the previous run was still going: not run. */
+"skipped_overlap";
+
+/**  One run of a routine, or a slot it skipped. */
+export type RoutineRun = {
+	id: string,
+	routineId: string,
+	/**  The slot it ran for (a catch-up: the first missed one; run now: when asked). */
+	scheduledFor: number,
+	startedAt: number,
+	endedAt: number | null,
+	outcome: RoutineOutcome,
+	trigger: RunTrigger,
+	/**  A catch-up run: it stands for missed slots. */
+	catchUp: boolean,
+	/**  How many slots were missed (a catch-up run). */
+	missed: number,
+	/**  The card of an agent routine's run. */
+	cardId: string | null,
+	cardNumber: number | null,
+	/**  Where a team routine's message went. */
+	teamId: string | null,
+	roomId: string | null,
+	/**  The task run (the card's claim) or the leader's run. */
+	runId: string | null,
+	/**  What happened, in words ("Missed 3 runs; ran once to catch up.", why it failed). */
+	note: string | null,
+};
+
+export type RoutineState = "active" | 
+/**  Paused by the user, or by itself after failing [`MAX_CONSECUTIVE_FAILURES`] times. */
+"paused";
+
+/**
+ *  A routine was created, changed, paused, resumed or deleted, or one of its runs started or
+ *  ended: refetch the Routines page.
+ */
+export type RoutinesChanged = null;
+
 /**  A run of an agent's chat started or ended: update it in place. */
 export type RunChanged = {
 	agentId: string,
@@ -1178,6 +1374,17 @@ export type RunSummary = {
 	finishedAt: number | null,
 };
 
+/**  Why a run happened. */
+export type RunTrigger = 
+/**  Its slot came. */
+"schedule" | 
+/**  Slots were missed (the app was closed): one run stands for them all. */
+"catch_up" | 
+/**  The previous run failed. */
+"retry" | 
+/**  Run now. */
+"manual";
+
 /**  The runner's settings, as stored. */
 export type RunnerSettings = {
 	maxConcurrent: number,
@@ -1233,6 +1440,27 @@ export type SavedNote = {
 	text: string,
 	author: Author,
 	createdAt: number,
+};
+
+export type Schedule = 
+/**  Once, at `at` (epoch milliseconds). */
+{ kind: "once"; at: number } | 
+/**  Every `minutes` (hours are minutes × 60), counted from the last time it was due. */
+{ kind: "every"; minutes: number } | 
+/**  A 5-field cron expression in the IANA time zone `tz`. */
+{ kind: "cron"; expr: string; tz: string };
+
+/**  The presets and the user's time zone, for the editor. */
+export type SchedulePresets = {
+	presets: Preset[],
+	defaultTimeZone: string,
+};
+
+/**  What the editor shows for a schedule being typed. */
+export type SchedulePreview = {
+	text: string,
+	/**  The next fire times (epoch ms), at most `schedule::PREVIEW_COUNT`. */
+	next: number[],
 };
 
 /**  Who may read a fact. */

@@ -422,6 +422,8 @@ impl Engine {
     /// The local API for the user's scripts: on or off, its port, its token.
     pub fn local_api(&self) -> &api::LocalApi {
         &self.local_api
+    }
+
     /// MCP servers the user plugs in and shares with chosen agents.
     pub fn connectors(&self) -> &Arc<connectors::Connectors> {
         &self.connectors

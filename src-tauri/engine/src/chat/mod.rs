@@ -391,7 +391,9 @@ impl Chat {
         let summary = run.clone();
         self.handle.spawn(async move {
             let mut recorder = Recorder::new(chat.store.clone(), chat.events.clone(), &summary);
-            for message in setup_notice.into_iter().chain(recall_failed).chain(boo_zero_failed).chain(connectors.warnings) {
+            for message in
+                setup_notice.into_iter().chain(recall_failed).chain(boo_zero_failed).chain(connectors.warnings)
+            {
                 recorder.record(RunEvent::Warning { message });
             }
             if let Some(recalled) = recalled.filter(|r| !r.text.is_empty()) {
