@@ -61,6 +61,10 @@ const TEAM_RULES = JSON.stringify([
       { text: "Tasting note: malty, bright, a hint of orange peel." },
     ],
   },
+  {
+    contains: "Tally the morning orders",
+    steps: [{ text: "Morning tally: 12 orders. I assumed the usual suppliers, as nobody was here to ask." }],
+  },
   { contains: "What are your working rules", steps: [{ text: "I follow the AGENTS.md you gave me." }] },
   { contains: "found-it", steps: [{ text: "Launch plan ready: market found, brief written." }] },
   { contains: "research the market", steps: [{ text: "found-it: three segments" }] },
@@ -647,6 +651,60 @@ try {
     await driver.execute(`document.querySelector('[aria-label="Observability"]').scrollIntoView({block: "start"})`);
     await new Promise((r) => setTimeout(r, 300));
     await saveScreenshot("observability.png");
+  });
+
+  await step("a routine fires on its schedule: its run carries the routine note and its report lands on its card", async () => {
+    await click("nav-routines");
+    await click("routines-new");
+    await typeInto("routine-name", "Morning tally");
+    const owner = await waitFor("the local agent among the owners", () =>
+      driver.execute(
+        `return [...document.querySelectorAll('[data-testid="routine-owner"] option')].find(o => o.textContent.includes('@local'))?.value ?? null`,
+      ));
+    await choose("routine-owner", owner);
+    await typeInto("routine-prompt", "Tally the morning orders.");
+    await click("routine-mode-every");
+    const every = await find("routine-every");
+    await driver.clear(every);
+    await driver.type(every, "1");
+    await waitFor("the next 5 fire times", async () =>
+      (await driver.findAll('[data-testid="routine-next-fires"] li')).length === 5, 10000);
+    await afterFadeIn();
+    await saveScreenshot("routine-editor.png");
+    await click("routine-save");
+    await waitFor("the editor to close", async () => !(await present("routine-editor")), 10000);
+    // Every minute, counted from when it was saved: the first slot comes within about 60 s.
+    const runId = await waitFor("the routine's first run, on its schedule", () =>
+      driver.execute(
+        `const a = document.querySelector('[data-testid^="routine-run-card-"]'); return a ? a.dataset.testid.slice("routine-run-card-".length) : null`,
+      ), 100000);
+    await waitFor("the run to succeed", async () =>
+      (await textOf(`routine-run-${runId}`)).includes("Succeeded"), 30000);
+    const run = await textOf(`routine-run-${runId}`);
+    if (!run.includes("On schedule")) throw new Error(`the run was not started by its schedule: ${run}`);
+    await saveScreenshot("routines.png");
+    await click("routine-pause");
+    await waitFor("the routine paused", async () =>
+      driver.execute(`return [...document.querySelectorAll('[data-testid^="routine-state-"]')].some(e => e.innerText.includes('Paused'))`), 10000);
+    await click(`routine-run-card-${runId}`);
+    await waitFor("the routine's report on its card", async () => {
+      const text = await driver.execute(
+        `const r = document.querySelector('[data-testid="card-comment-report"]'); return r ? r.innerText : ""`,
+      );
+      return text.includes("Morning tally: 12 orders");
+    }, 15000);
+    await click("card-run-context-1");
+    const seen = await waitFor("what the routine's run saw", async () => {
+      const text = await driver.execute(
+        `const v = document.querySelector('[data-testid="task-run-context"]'); return v ? v.innerText : ""`,
+      );
+      return text.includes("Morning tally") && text.includes("may be away") && text;
+    }, 10000);
+    if (!seen.includes("Tally the morning orders")) throw new Error(`the prompt is missing: ${seen.slice(0, 400)}`);
+    await afterFadeIn();
+    await saveScreenshot("routine-run-context.png");
+    await driver.execute(`document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}))`);
+    await driver.execute(`document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}))`);
   });
 
   await step("deleting an agent asks first, then removes its row and folder", async () => {

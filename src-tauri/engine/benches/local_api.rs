@@ -12,10 +12,7 @@ use std::time::{Duration, Instant};
 
 use clawboo_engine::agents::{NewAgent, RuntimeKind};
 use clawboo_engine::runner::RunnerSettings;
-use clawboo_engine::runtimes::{
-    ApprovalPolicy, Capabilities, HistoryMode, PersonaDelivery, RunChannels, RunEvent, RunResult, Runtime, SetupChange,
-    TeamHistory, TurnHistory, TurnInput,
-};
+use clawboo_engine::runtimes::{ApprovalPolicy, Capabilities, RunChannels, RunEvent, RunResult, Runtime, TurnInput};
 use clawboo_engine::{Engine, EngineConfig};
 use clawboo_testkit::TempDataDir;
 
@@ -29,14 +26,7 @@ impl Runtime for AnswersAtOnce {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            streams_text: true,
-            context_window: Some(200_000),
-            history: HistoryMode::ClawbooTranscript,
-            persona: PersonaDelivery::OwnSetup,
-            setup_change: SetupChange::AppliedOnResume,
-            team_history: TeamHistory { leader: TurnHistory::ContinueRoom, teammate: TurnHistory::Fresh },
-        }
+        clawboo_engine::native::CAPABILITIES
     }
 
     fn run(

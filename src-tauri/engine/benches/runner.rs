@@ -16,10 +16,7 @@ use clawboo_engine::agents::{NewAgent, RuntimeKind};
 use clawboo_engine::board::{Actor, CardStatus, NewCard};
 use clawboo_engine::memory::{Author, FactInput, Scope};
 use clawboo_engine::runner::StartOptions;
-use clawboo_engine::runtimes::{
-    ApprovalPolicy, Capabilities, HistoryMode, PersonaDelivery, RunChannels, RunEvent, RunResult, Runtime, SetupChange,
-    TeamHistory, TurnHistory, TurnInput,
-};
+use clawboo_engine::runtimes::{ApprovalPolicy, Capabilities, RunChannels, RunEvent, RunResult, Runtime, TurnInput};
 use clawboo_engine::{Engine, EngineConfig};
 use clawboo_testkit::TempDataDir;
 
@@ -34,14 +31,7 @@ impl Runtime for Stamping {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            streams_text: true,
-            context_window: Some(200_000),
-            history: HistoryMode::ClawbooTranscript,
-            persona: PersonaDelivery::OwnSetup,
-            setup_change: SetupChange::AppliedOnResume,
-            team_history: TeamHistory { leader: TurnHistory::ContinueRoom, teammate: TurnHistory::Fresh },
-        }
+        clawboo_engine::native::CAPABILITIES
     }
 
     fn run(

@@ -22,8 +22,7 @@ use clawboo_engine::chat::RunStatus;
 use clawboo_engine::runtimes::claude_code::ClaudeCodeRuntime;
 use clawboo_engine::runtimes::process::SystemSpawner;
 use clawboo_engine::runtimes::{
-    ApprovalPolicy, Capabilities, Endpoint, HistoryMode, PersonaDelivery, RunChannels, RunEvent, RunResult, Runtime,
-    SetupChange, TeamHistory, TurnHistory, TurnInput,
+    ApprovalPolicy, Capabilities, Endpoint, RunChannels, RunEvent, RunResult, Runtime, TurnInput,
 };
 use clawboo_engine::secrets::Provider;
 use clawboo_engine::teams::NewTeam;
@@ -44,14 +43,7 @@ impl Runtime for Leader {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            streams_text: true,
-            context_window: Some(200_000),
-            history: HistoryMode::ClawbooTranscript,
-            persona: PersonaDelivery::OwnSetup,
-            setup_change: SetupChange::AppliedOnResume,
-            team_history: TeamHistory { leader: TurnHistory::ContinueRoom, teammate: TurnHistory::Fresh },
-        }
+        clawboo_engine::native::CAPABILITIES
     }
 
     fn run(

@@ -29,9 +29,10 @@ const ORDER: [SectionKind; 12] = [
     SectionKind::AboutYou,
     SectionKind::Teammates,
     SectionKind::HowToWork,
+    // Steady, so with the steady sections (the seed's order otherwise).
+    SectionKind::Connectors,
     SectionKind::WorkspaceFiles,
     SectionKind::Routine,
-    SectionKind::Connectors,
     SectionKind::AddressedToYou,
     SectionKind::Ambient,
     SectionKind::Message,

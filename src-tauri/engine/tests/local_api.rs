@@ -12,8 +12,7 @@ use clawboo_engine::board::{CardOrigin, CardStatus};
 use clawboo_engine::memory::{Author, FactInput, Scope};
 use clawboo_engine::runner::RunnerSettings;
 use clawboo_engine::runtimes::{
-    ApprovalPolicy, Capabilities, HistoryMode, PersonaDelivery, RunChannels, RunEvent, RunOutcome, RunResult, Runtime,
-    SetupChange, TeamHistory, TurnHistory, TurnInput,
+    ApprovalPolicy, Capabilities, RunChannels, RunEvent, RunOutcome, RunResult, Runtime, TurnInput,
 };
 use clawboo_engine::{Engine, EngineConfig, ErrorCode};
 use clawboo_testkit::{wait_for, TempDataDir};
@@ -34,14 +33,7 @@ impl Runtime for Scripted {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            streams_text: true,
-            context_window: Some(200_000),
-            history: HistoryMode::ClawbooTranscript,
-            persona: PersonaDelivery::OwnSetup,
-            setup_change: SetupChange::AppliedOnResume,
-            team_history: TeamHistory { leader: TurnHistory::ContinueRoom, teammate: TurnHistory::Fresh },
-        }
+        clawboo_engine::native::CAPABILITIES
     }
 
     fn run(

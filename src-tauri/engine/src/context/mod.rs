@@ -243,10 +243,12 @@ impl SectionKind {
             | SectionKind::AboutYou
             | SectionKind::Teammates
             | SectionKind::HowToWork
+            // Changes only when the user adds or shares a connector: steady, so it stays in a
+            // carried conversation's cached prefix instead of riding in front of every message.
+            | SectionKind::Connectors
             | SectionKind::Task => Stability::Steady,
             SectionKind::WorkspaceFiles
             | SectionKind::Routine
-            | SectionKind::Connectors
             | SectionKind::AddressedToYou
             | SectionKind::Ambient
             | SectionKind::Message

@@ -1,7 +1,9 @@
 //! The context of a team-chat turn, in the order of the seed ("A turn in team chat"): steady
 //! sections first (persona, instructions, rules, About you, teammates, how to work), then what
-//! changes each turn (workspace files, routine, connectors, waiting items), then the message. Every word here is sent on every turn,
-//! so the wording stays short.
+//! changes each turn (workspace files, routine, waiting items), then the message. The connectors
+//! (the seed's section 7) are steady: they change only when the user adds or shares one, so they
+//! come last of the steady sections, where a carried conversation's cached prefix keeps them.
+//! Every word here is sent on every turn, so the wording stays short.
 //!
 //! Budgets (all counted in chars, i.e. Unicode scalar values, never bytes):
 //! - The inbox (results, alerts, notices) shares [`INBOX_BUDGET`]. An item costs the chars of its
@@ -80,9 +82,9 @@ pub fn team_turn(input: &TeamTurn) -> Assembled {
     sections.extend(about_you(input));
     sections.extend(teammates(input));
     sections.extend(how_to_work(input));
+    sections.extend(input.connectors.filter(|_| user_reads(&input.kind)).and_then(connectors));
     sections.extend(workspace_files_section(input.files));
     sections.extend(input.routine.map(routine));
-    sections.extend(input.connectors.filter(|_| user_reads(&input.kind)).and_then(connectors));
     let waiting = waiting(input);
     sections.extend(waiting.sections);
     sections.push(message(input.message));

@@ -33,6 +33,21 @@ pub const MAX_MODEL_CALLS: u32 = 16;
 /// The context window Native reports, in tokens.
 pub const CONTEXT_WINDOW_TOKENS: u32 = 200_000;
 
+/// What Native offers: live text, a 200,000-token window, Clawboo's own transcript, the persona
+/// in its own setup (re-read on resume); a leader continues per room, a teammate starts fresh.
+/// Tests' scripted runtimes that stand in for Native use it too.
+pub const CAPABILITIES: Capabilities = Capabilities {
+    streams_text: true,
+    context_window: Some(CONTEXT_WINDOW_TOKENS),
+    history: HistoryMode::ClawbooTranscript,
+    persona: PersonaDelivery::OwnSetup,
+    setup_change: crate::runtimes::SetupChange::AppliedOnResume,
+    team_history: crate::runtimes::TeamHistory {
+        leader: crate::runtimes::TurnHistory::ContinueRoom,
+        teammate: crate::runtimes::TurnHistory::Fresh,
+    },
+};
+
 pub struct NativeRuntime {
     endpoints: Arc<dyn EndpointSource>,
     client: reqwest::Client,
@@ -240,17 +255,7 @@ impl Runtime for NativeRuntime {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            streams_text: true,
-            context_window: Some(CONTEXT_WINDOW_TOKENS),
-            history: HistoryMode::ClawbooTranscript,
-            persona: PersonaDelivery::OwnSetup,
-            setup_change: crate::runtimes::SetupChange::AppliedOnResume,
-            team_history: crate::runtimes::TeamHistory {
-                leader: crate::runtimes::TurnHistory::ContinueRoom,
-                teammate: crate::runtimes::TurnHistory::Fresh,
-            },
-        }
+        CAPABILITIES
     }
 
     fn run(

@@ -35,8 +35,8 @@ use clawboo_engine::attention::{AttentionRequest, RequestKind, RequestStatus};
 use clawboo_engine::chat::team::{RoomMessage, RoomMessageKind};
 use clawboo_engine::chat::{ChatRole, RunStatus};
 use clawboo_engine::runtimes::{
-    ApprovalPolicy, Capabilities, HistoryMode, PendingPermission, PermissionAnswer, PersonaDelivery, RunChannels,
-    RunEvent, RunOutcome, RunResult, Runtime, SetupChange, TeamHistory, TurnHistory, TurnInput,
+    ApprovalPolicy, Capabilities, PendingPermission, PermissionAnswer, RunChannels, RunEvent, RunOutcome, RunResult,
+    Runtime, TurnInput,
 };
 use clawboo_engine::teams::NewTeam;
 use clawboo_engine::tools::ToolGrant;
@@ -80,14 +80,7 @@ impl Runtime for Scripted {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            streams_text: true,
-            context_window: Some(200_000),
-            history: HistoryMode::ClawbooTranscript,
-            persona: PersonaDelivery::OwnSetup,
-            setup_change: SetupChange::AppliedOnResume,
-            team_history: TeamHistory { leader: TurnHistory::ContinueRoom, teammate: TurnHistory::Fresh },
-        }
+        clawboo_engine::native::CAPABILITIES
     }
 
     fn run(

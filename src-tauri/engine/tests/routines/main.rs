@@ -24,8 +24,7 @@ use clawboo_engine::board::{Card, CardStatus};
 use clawboo_engine::context::ToolName;
 use clawboo_engine::routines::{ManualClock, Routine, RoutineInput, RoutineRun, Schedule};
 use clawboo_engine::runtimes::{
-    ApprovalPolicy, Capabilities, HistoryMode, PersonaDelivery, RunChannels, RunEvent, RunOutcome, RunResult, Runtime,
-    SetupChange, TeamHistory, TurnHistory, TurnInput,
+    ApprovalPolicy, Capabilities, RunChannels, RunEvent, RunOutcome, RunResult, Runtime, TurnInput,
 };
 use clawboo_engine::teams::NewTeam;
 use clawboo_engine::{Engine, EngineConfig};
@@ -60,14 +59,7 @@ impl Runtime for Scripted {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            streams_text: true,
-            context_window: Some(200_000),
-            history: HistoryMode::ClawbooTranscript,
-            persona: PersonaDelivery::OwnSetup,
-            setup_change: SetupChange::AppliedOnResume,
-            team_history: TeamHistory { leader: TurnHistory::ContinueRoom, teammate: TurnHistory::Fresh },
-        }
+        clawboo_engine::native::CAPABILITIES
     }
 
     fn run(

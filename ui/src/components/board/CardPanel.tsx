@@ -105,6 +105,11 @@ export function CardPanel({ cardId, cards, agents, teams, columns, onMove, onClo
               Started through the local API
             </span>
           )}
+          {card.origin.kind === "routine" && (
+            <span className="muted" data-testid="card-origin-routine">
+              A routine's run
+            </span>
+          )}
           <span className="card-panel__actions">
             {(column?.allowedMoves ?? []).map((to) => (
               <button
