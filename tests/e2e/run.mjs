@@ -62,7 +62,7 @@ const TEAM_RULES = JSON.stringify([
     ],
   },
   {
-    contains: "Tally the morning orders",
+    contains: "Morning tally",
     steps: [{ text: "Morning tally: 12 orders. I assumed the usual suppliers, as nobody was here to ask." }],
   },
   { contains: "What are your working rules", steps: [{ text: "I follow the AGENTS.md you gave me." }] },
@@ -681,7 +681,8 @@ try {
     await waitFor("the run to succeed", async () =>
       (await textOf(`routine-run-${runId}`)).includes("Succeeded"), 30000);
     const run = await textOf(`routine-run-${runId}`);
-    if (!run.includes("On schedule")) throw new Error(`the run was not started by its schedule: ${run}`);
+    // A slot's run reads just its outcome; "· Run now", "· Catch-up" or "· Retry" mark the others.
+    if (run.includes("·")) throw new Error(`the run was not started by its schedule: ${run}`);
     await saveScreenshot("routines.png");
     await click("routine-pause");
     await waitFor("the routine paused", async () =>
@@ -694,17 +695,53 @@ try {
       return text.includes("Morning tally: 12 orders");
     }, 15000);
     await click("card-run-context-1");
-    const seen = await waitFor("what the routine's run saw", async () => {
-      const text = await driver.execute(
-        `const v = document.querySelector('[data-testid="task-run-context"]'); return v ? v.innerText : ""`,
+    // Its sections open one by one, as a user would: the routine note and the task.
+    const sectionText = (kind) =>
+      driver.execute(
+        `const d = document.querySelector('[data-testid="run-context-section-${kind}"] details');
+         if (!d) return "";
+         d.open = true;
+         return d.innerText;`,
       );
-      return text.includes("Morning tally") && text.includes("may be away") && text;
+    const note = await waitFor("the routine note in what the run saw", async () => {
+      const text = await sectionText("routine");
+      return text.includes("may be away") && text;
     }, 10000);
-    if (!seen.includes("Tally the morning orders")) throw new Error(`the prompt is missing: ${seen.slice(0, 400)}`);
+    if (!note.includes("Morning tally")) throw new Error(`the note does not name its routine: ${note}`);
+    const task = await sectionText("task");
+    if (!task.includes("Tally the morning orders")) throw new Error(`the prompt is missing: ${task}`);
     await afterFadeIn();
     await saveScreenshot("routine-run-context.png");
     await driver.execute(`document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}))`);
     await driver.execute(`document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}))`);
+  });
+
+  await step("Boo Zero's brief, your connectors and the local API are where a user looks for them", async () => {
+    await click("boo-zero-link");
+    await click("tab-details");
+    await click("subtab-brief");
+    await waitFor("the brief's note", async () => (await textOf("boo-zero-brief-note")).includes("sent to no agent"), 10000);
+    await typeInto("boo-zero-brief-input", "Q1: open the second shop.");
+    await click("boo-zero-brief-save");
+    await saveScreenshot("boo-zero-brief.png");
+    await click("settings-link");
+    await waitFor("the Connectors section", () => find("connectors-section"), 10000);
+    await driver.execute(`document.querySelector('[data-testid="connectors-section"]').scrollIntoView({block: "start"})`);
+    await new Promise((r) => setTimeout(r, 300));
+    await saveScreenshot("settings-connectors.png");
+    await click("local-api-toggle");
+    const url = await waitFor("the local API's address", async () => {
+      const text = await textOf("local-api-url").catch(() => "");
+      return /http:\/\/127\.0\.0\.1:\d+/.test(text) && text;
+    }, 10000);
+    const file = JSON.parse(readFileSync(join(dataDir, "api.json"), "utf8"));
+    if (!url.includes(`:${file.port}`)) throw new Error(`Settings shows ${url}, api.json says port ${file.port}`);
+    const refused = await fetch(`http://127.0.0.1:${file.port}/api/runs`);
+    if (refused.status !== 401) throw new Error(`a request without the token got ${refused.status}`);
+    await driver.execute(`document.querySelector('[data-testid="local-api-section"]').scrollIntoView({block: "start"})`);
+    await new Promise((r) => setTimeout(r, 300));
+    await saveScreenshot("settings-local-api.png");
+    await click("local-api-toggle");
   });
 
   await step("deleting an agent asks first, then removes its row and folder", async () => {
