@@ -121,10 +121,23 @@ fn claude_code_calls_a_shared_connector_and_an_unshared_agent_lacks_it() {
     }
     let data = dir.path().join("data");
     assert!(!contains(&data.join("clawboo.db"), SECRET) && !contains(&data.join("clawboo.db-wal"), SECRET));
-    // Claude's per-run MCP config holds it, readable by the user alone.
-    let config = find(dir.path(), "clawboo-mcp.json").expect("the run's MCP config file");
-    use std::os::unix::fs::PermissionsExt;
-    assert_eq!(std::fs::metadata(&config).unwrap().permissions().mode() & 0o777, 0o600);
+    // Claude's per-run MCP config (0600, see `connectors::wire`) held it for the run only: no
+    // file under the data folder keeps it once the runs ended.
+    assert_eq!(find(dir.path(), "clawboo-mcp.json"), None, "the run's MCP config outlived its run");
+    assert_eq!(files_containing(&data, SECRET), Vec::<std::path::PathBuf>::new());
+}
+
+fn files_containing(dir: &std::path::Path, needle: &str) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() && !path.is_symlink() {
+            found.extend(files_containing(&path, needle));
+        } else if path.is_file() && contains(&path, needle) {
+            found.push(path);
+        }
+    }
+    found
 }
 
 fn contains(path: &std::path::Path, needle: &str) -> bool {

@@ -129,7 +129,7 @@ impl ClaudeCodeRuntime {
                 args.extend(["--mcp-config".into(), config.to_string()]);
             } else {
                 // Connectors' env and headers may hold secrets: a file only the run's user can
-                // read, in the private home, rewritten every turn; never argv.
+                // read, in the private home, written for the turn and removed when it ends; never argv.
                 let file = home.join(MCP_CONFIG_FILE);
                 crate::connectors::wire::write_private(&file, &config.to_string())?;
                 args.extend(["--mcp-config".into(), file.to_string_lossy().into_owned()]);
@@ -198,7 +198,8 @@ fn mcp_tool_names(grant: Option<&crate::tools::ToolGrant>) -> Vec<String> {
     specs.iter().map(|s| format!("mcp__{}__{}", crate::tools::SERVER_NAME, s.name.as_str())).collect()
 }
 
-/// Where a turn's `--mcp-config` goes when it names connectors (in the private home, 0600).
+/// Where a turn's `--mcp-config` goes when it names connectors (in the private home, 0600, for
+/// the run only).
 const MCP_CONFIG_FILE: &str = "clawboo-mcp.json";
 
 /// Clawboo's server in `--mcp-config`: over HTTP, the token read from the env by Claude
@@ -245,7 +246,17 @@ impl Runtime for ClaudeCodeRuntime {
             let spec = self.command(&input)?;
             let protocol = DuplexProtocol::new(input.text_to_send(), input.resume_session.is_some())
                 .confined_to(input.workspace.clone());
-            supervise(self.spawner.as_ref(), &spec, Box::new(protocol), channels, input.approval, self.timeouts).await
+            let ended =
+                supervise(self.spawner.as_ref(), &spec, Box::new(protocol), channels, input.approval, self.timeouts)
+                    .await;
+            // The connectors' config may hold their secrets: it lives no longer than the run
+            // (Claude reads it once, at start).
+            if !input.connectors.is_empty() {
+                if let Ok(home) = input.homes.home(RuntimeKind::ClaudeCode) {
+                    let _ = std::fs::remove_file(home.join(MCP_CONFIG_FILE));
+                }
+            }
+            ended
         })
     }
 }
