@@ -375,18 +375,28 @@ impl Chat {
             tools: grant,
         };
 
-        lock(&self.team).runs.insert(
-            run.id.clone(),
-            LiveTeamRun {
-                team_id: team.id.clone(),
-                room_id: room.id.clone(),
-                agent_id: agent.id.clone(),
-                depth,
-                handoffs: 0,
-                generation: delivery.generation,
-            },
-        );
+        // The slot knows the run's id first, so a Stop that finds the run below can cancel it.
         let slot = reservation.started(&run.id);
+        let stopped_meanwhile = {
+            let mut state = lock(&self.team);
+            state.runs.insert(
+                run.id.clone(),
+                LiveTeamRun {
+                    team_id: team.id.clone(),
+                    room_id: room.id.clone(),
+                    agent_id: agent.id.clone(),
+                    depth,
+                    handoffs: 0,
+                    generation: delivery.generation,
+                },
+            );
+            // A Stop since this delivery left its queue found no run to end (it was being set
+            // up): it ends now, before its runtime does anything.
+            state.generation(&team.id) > delivery.generation
+        };
+        if stopped_meanwhile {
+            let _ = self.cancel(&run.id);
+        }
         // Once Stop can find the run (above), before it can end (below).
         if let Some(id) = &handoff_id {
             self.card_claimed(id, &run.id);
