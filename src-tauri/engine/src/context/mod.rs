@@ -46,6 +46,13 @@ pub enum TurnKind {
     Teammate { from: String },
 }
 
+impl TurnKind {
+    /// The user reads this turn's reply: the leader's, or an agent the user @mentioned.
+    pub fn user_reads(&self) -> bool {
+        matches!(self, TurnKind::Leader | TurnKind::Mentioned)
+    }
+}
+
 /// A member of this chat (General: the team; a room: its own members).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Member {

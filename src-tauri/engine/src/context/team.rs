@@ -82,7 +82,7 @@ pub fn team_turn(input: &TeamTurn) -> Assembled {
     sections.extend(about_you(input));
     sections.extend(teammates(input));
     sections.extend(how_to_work(input));
-    sections.extend(input.connectors.filter(|_| user_reads(&input.kind)).and_then(connectors));
+    sections.extend(input.connectors.filter(|_| input.kind.user_reads()).and_then(connectors));
     sections.extend(workspace_files_section(input.files));
     sections.extend(input.routine.map(routine));
     let waiting = waiting(input);
@@ -101,10 +101,6 @@ pub(super) fn section(kind: SectionKind, title: &str, text: String, budget: Opti
         budget: budget.map(to_u32),
         cut_from: None,
     }
-}
-
-fn user_reads(kind: &TurnKind) -> bool {
-    matches!(kind, TurnKind::Leader | TurnKind::Mentioned)
 }
 
 /// The persona layer (SOUL.md, IDENTITY.md, USER.md) for the runtimes without a persona of
@@ -155,7 +151,7 @@ fn rules(input: &TeamTurn) -> Option<Section> {
 
 fn about_you(input: &TeamTurn) -> Option<Section> {
     let about = input.about_you.trim();
-    if !user_reads(&input.kind) || about.is_empty() {
+    if !input.kind.user_reads() || about.is_empty() {
         return None;
     }
     let text = format!("## About the user\nIn the user's own words:\n{about}");

@@ -161,7 +161,8 @@ impl Chat {
             .collect();
         let rules: Vec<String> = team.rules.iter().map(|r| r.text.clone()).collect();
         // Seed item 7: shown only on turns the user reads (the assembler decides which).
-        let connectors_slot = self.connectors_slot(&agent.id);
+        // Read only for those turns: a teammate's task turn would throw it away.
+        let connectors_slot = kind.user_reads().then(|| self.connectors_slot(&agent.id)).flatten();
         let assemble = |files: &FilePlan| {
             context::team_turn(&context::TeamTurn {
                 runtime: agent.runtime,
