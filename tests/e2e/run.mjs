@@ -724,11 +724,20 @@ try {
     await typeInto("boo-zero-brief-input", "Q1: open the second shop.");
     await click("boo-zero-brief-save");
     await saveScreenshot("boo-zero-brief.png");
+    await click("subtab-rules");
+    await waitFor("Boo Zero's rules and their meter", () => find("boo-zero-rules-meter"), 10000);
+    await saveScreenshot("boo-zero-rules.png");
     await click("settings-link");
     await waitFor("the Connectors section", () => find("connectors-section"), 10000);
     await driver.execute(`document.querySelector('[data-testid="connectors-section"]').scrollIntoView({block: "start"})`);
     await new Promise((r) => setTimeout(r, 300));
     await saveScreenshot("settings-connectors.png");
+    await click("connector-add");
+    await waitFor("the connector form", () => find("connector-form"), 10000);
+    await afterFadeIn();
+    await saveScreenshot("connector-form.png");
+    await click("connector-cancel");
+    await waitFor("the form to close", async () => !(await present("connector-form")), 10000);
     await click("local-api-toggle");
     const url = await waitFor("the local API's address", async () => {
       const text = await textOf("local-api-url").catch(() => "");
