@@ -155,7 +155,15 @@ fn a_message_runs_and_the_reply_is_stored_with_its_events() {
     assert_eq!(seqs, (1..=activity.len() as u32).collect::<Vec<_>>(), "events are numbered in order");
     assert!(matches!(activity.last().unwrap().event, RunEvent::Finished { outcome: RunOutcome::Succeeded, .. }));
 
-    let published: Vec<_> = std::iter::from_fn(|| events.try_recv().ok()).collect();
+    // The run's row is stored before its news is published: read on until the run's end is heard.
+    let mut published = Vec::new();
+    wait_for("the run's end to be published", Duration::from_secs(10), || {
+        published.extend(std::iter::from_fn(|| events.try_recv().ok()));
+        published
+            .iter()
+            .any(|e| matches!(e, EngineEvent::RunChanged { run, .. } if run.status != RunStatus::Running))
+            .then_some(())
+    });
     assert!(published.iter().any(
         |e| matches!(e, EngineEvent::RunEvent { record, .. } if matches!(record.event, RunEvent::TextDelta { .. }))
     ));
