@@ -9,6 +9,7 @@ use clawboo_engine::{Engine, EngineEvent};
 use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, Runtime};
 use tauri_specta::Event;
+use tokio::sync::broadcast;
 use tokio::sync::broadcast::error::RecvError;
 
 /// Agents were created, changed or deleted, or events were dropped: refetch agents and their files.
@@ -119,14 +120,23 @@ pub struct KeptInTray {
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, Event)]
 pub struct ConnectorsChanged;
 
-/// Forwards until the engine goes away. If the UI side lags, it is told to refetch (through
-/// AgentsChanged: agents, files, and the newest page of each open chat).
+/// Forwards until the engine goes away.
 pub fn forward<R: Runtime>(app: AppHandle<R>, engine: Arc<Engine>) {
-    let mut events = engine.events().subscribe();
+    forward_from(app, engine.events().subscribe());
+}
+
+/// Forwards `events` until their bus closes. The bus keeps 32,768 events for a slow reader;
+/// a reader further behind than that loses the oldest (a lag), and then the UI is told to
+/// refetch everything it shows (see [`resync`]), so nothing is lost for good.
+pub fn forward_from<R: Runtime>(app: AppHandle<R>, mut events: broadcast::Receiver<EngineEvent>) {
     tauri::async_runtime::spawn(async move {
         loop {
             let sent = match events.recv().await {
-                Ok(EngineEvent::AgentsChanged) | Err(RecvError::Lagged(_)) => AgentsChanged.emit(&app),
+                Err(RecvError::Lagged(missed)) => {
+                    eprintln!("clawboo: the UI fell {missed} events behind; it refetches what it shows");
+                    resync(&app)
+                }
+                Ok(EngineEvent::AgentsChanged) => AgentsChanged.emit(&app),
                 Ok(EngineEvent::TeamsChanged) => TeamsChanged.emit(&app),
                 Ok(EngineEvent::AgentFileChanged { agent_id, name }) => AgentFileChanged { agent_id, name }.emit(&app),
                 Ok(EngineEvent::RunEvent { agent_id, record }) => RunEventEmitted { agent_id, record }.emit(&app),
@@ -153,4 +163,12 @@ pub fn forward<R: Runtime>(app: AppHandle<R>, engine: Arc<Engine>) {
             }
         }
     });
+}
+
+/// After dropped events: AgentsChanged makes the UI refetch agents, files, each open chat's
+/// newest page, rooms, teams, memory, the Board, the Inbox and connectors, and backfill each
+/// open run's activity; RoutinesChanged covers the Routines page, which it does not.
+fn resync<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<()> {
+    AgentsChanged.emit(app)?;
+    RoutinesChanged.emit(app)
 }

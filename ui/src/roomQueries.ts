@@ -155,4 +155,6 @@ export function useRoomEvents() {
 export function refetchRooms(client: QueryClient) {
   void client.invalidateQueries({ queryKey: ["roomRuns"] });
   void client.resetQueries({ queryKey: ["roomPages"] });
+  // A lag may have dropped peerPostAdded too.
+  void client.resetQueries({ queryKey: ["peerPosts"] });
 }

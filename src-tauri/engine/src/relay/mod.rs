@@ -28,7 +28,7 @@ use crate::store::Store;
 
 pub use record::{RelayedRequest, MAX_STORED_BODY_BYTES, MAX_STORED_RUN_BYTES};
 pub use upstream::{check_upstream_url, upstream_client};
-pub use usage::RequestUsage;
+pub use usage::{RequestUsage, UsageScanner};
 
 /// Where the relay sends a provider's requests, and the key it adds. The engine's source is
 /// Settings and the keychain ([`crate::secrets::Secrets`]); tests give a fake server and key.
