@@ -35,7 +35,7 @@ function fail(reason) {
 }
 
 function parseArgs(argv) {
-  const opts = { exchanges: [1, 8, 16], rounds: 5, target: "default", modelLog: process.env.CLAWBOO_PUBLIC_MODEL_LOG };
+  const opts = { exchanges: [1, 8, 16], rounds: 5, target: "default", provider: "anthropic", modelLog: process.env.CLAWBOO_PUBLIC_MODEL_LOG };
   for (let i = 0; i < argv.length; i++) {
     const value = () => argv[++i] ?? fail(`${argv[i - 1]} needs a value`);
     switch (argv[i]) {
@@ -44,6 +44,7 @@ function parseArgs(argv) {
       case "--model-log": opts.modelLog = value(); break;
       case "--rounds": opts.rounds = Number(value()); break;
       case "--target": opts.target = value(); break;
+      case "--provider": opts.provider = value(); break;
       default: fail(`unknown argument ${argv[i]} (see the usage at the top of this file)`);
     }
   }
@@ -205,7 +206,7 @@ function median(values) {
 /** One round: a fresh team, `count` exchanges. Returns per exchange {ownMs, bytes, total, requests}. */
 async function round(opts, count) {
   const { url } = opts;
-  const seeded = await api(url, "POST", "/api/onboarding/seed-native-team", { provider: "ollama" });
+  const seeded = await api(url, "POST", "/api/onboarding/seed-native-team", { provider: opts.provider });
   if (!seeded.teamId || !seeded.leaderAgentId) fail(`seed-native-team answered ${JSON.stringify(seeded)}: expected teamId and leaderAgentId`);
   const { teamId, leaderAgentId } = seeded;
   await api(url, "PATCH", `/api/teams/${teamId}/onboarding`, { agentsIntroduced: true, userIntroduced: true, userIntroText: ABOUT_YOU });
@@ -249,7 +250,14 @@ async function round(opts, count) {
       if (!own) fail(`exchange ${i + 1}: the model log shows no model request for it`);
       const bare = await bareRoundTrip(own);
       const bytes = Buffer.byteLength(own.raw_body, "utf8");
-      results.push({ ownMs: total - bare, bytes: bytes - previousBytes, total: bytes, requests: requests.length, responder });
+      results.push({
+        ownMs: total - bare,
+        bytes: bytes - previousBytes,
+        total: bytes,
+        requests: requests.length,
+        responder,
+        api: `${own.path} (${own.body?.model ?? "?"})`,
+      });
       previousBytes = bytes;
     }
   } finally {
@@ -270,6 +278,7 @@ async function main() {
   const figure = (key, digits) =>
     Object.fromEntries(opts.exchanges.map((n) => [String(n), Number(pick(n, key).toFixed(digits))]));
   const responders = [...new Set(rounds.flatMap((r) => r.results.map((x) => (x.responder === r.leaderAgentId ? "the team lead" : x.responder.replace(/-[0-9a-f]+$/, "")))))];
+  const apis = [...new Set(rounds.flatMap((r) => r.results.map((x) => x.api)))];
   const requestsPerExchange = [...new Set(rounds.flatMap((r) => r.results.map((x) => x.requests)))].sort();
   const out = {
     own_overhead_ms: figure("ownMs", 2),
@@ -277,12 +286,12 @@ async function main() {
     request_total_bytes: figure("total", 0),
     version: String(version.current ?? "unknown"),
     notes:
-      `Medians over ${opts.rounds} rounds, each a freshly seeded Native team (provider ollama, on the fake model server) ` +
+      `Medians over ${opts.rounds} rounds, each a freshly seeded Native team (seeded with provider ${opts.provider}) ` +
       `with the same introduction, rules and messages as our team_chat bench. Own overhead: POST /api/teams/:id/chat → ` +
       `the answering agent's SSE status back to idle (its reply stored, checked in /api/chat-history), minus the same ` +
       `model request replayed bare (median of 5). Answered by: ${responders.join(", ")} ` +
       `(${opts.target === "leader" ? "messages addressed to the team lead" : "messages sent as a user types them, no @mention"}). ` +
-      `Model requests per exchange: ${requestsPerExchange.join(" or ")}. Bytes: growth of the answering agent's request body ` +
+      `Its model requests: ${apis.join(", ")}, ${requestsPerExchange.join(" or ")} per exchange. Bytes: growth of the answering agent's request body ` +
       `over the previous exchange (whole body at exchange 1); request_total_bytes is the whole body.`,
   };
   process.stdout.write(`${JSON.stringify(out)}\n`);
