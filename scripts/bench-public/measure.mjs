@@ -236,12 +236,18 @@ async function round(opts, count) {
         message: text,
         ...(opts.target === "leader" ? { targetAgentId: leaderAgentId } : {}),
       });
-      const finished = await done.catch((e) => fail(`exchange ${i + 1}: ${e.message}`));
+      const stored = async () => {
+        const key = encodeURIComponent(`agent:${responder}:team:${teamId}`);
+        return (await api(url, "GET", `/api/chat-history?sessionKey=${key}&limit=1000`)).entries?.at(-1);
+      };
+      const finished = await done.catch(async (e) => {
+        const said = responder ? ` It stored: ${JSON.stringify((await stored())?.text ?? null)?.slice(0, 300)}.` : "";
+        fail(`exchange ${i + 1}: ${e.message}.${said} Is its model provider pointed at the fake model server (README.md)?`);
+      });
       waiter = null;
       const total = finished - started;
 
-      const history = await api(url, "GET", `/api/chat-history?sessionKey=${encodeURIComponent(`agent:${responder}:team:${teamId}`)}&limit=1000`);
-      const last = history.entries?.at(-1);
+      const last = await stored();
       if (last?.role !== "assistant" || !last.text) {
         fail(`exchange ${i + 1}: ${responder} went idle but its stored transcript ends with ${JSON.stringify(last)?.slice(0, 200)}, not a reply`);
       }
