@@ -9,7 +9,9 @@ import { ApprovalSettingsCard } from "../components/attention/ApprovalSettingsCa
 import { LocalApiSettings } from "../components/LocalApiSettings";
 import { ConnectorsSection } from "../components/connectors/ConnectorsSection";
 
-export function SettingsPage() {
+type Props = { onSetUpStarterTeam?: () => void };
+
+export function SettingsPage({ onSetUpStarterTeam }: Props = {}) {
   const providers = useProviders();
   const runtimes = useRuntimes();
   const access = useRuntimeAccess();
@@ -34,7 +36,21 @@ export function SettingsPage() {
         )}
       </section>
 
-      <section className="card">
+      {onSetUpStarterTeam && (
+        <section className="card" aria-label="Starter team">
+          <h2 className="card__title">Starter team</h2>
+          <p className="muted">
+            Look for runtimes and keys again and make a team: Boo Zero leading a researcher and a builder.
+          </p>
+          <div>
+            <button type="button" className="button" onClick={onSetUpStarterTeam} data-testid="setup-starter-team">
+              Set up a starter team
+            </button>
+          </div>
+        </section>
+      )}
+
+      <section className="card" data-testid="settings-api-keys">
         <h2 className="card__title">API keys</h2>
         <p className="muted">Keys are stored in your system keychain and are never shown again after saving.</p>
         {providers.isPending && <p className="muted">Loading…</p>}
