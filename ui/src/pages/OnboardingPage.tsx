@@ -44,6 +44,8 @@ export function OnboardingPage({ onCreated, onSkip, onOpenSettings }: Props) {
 
   useEffect(() => {
     let live = true;
+    // A proposal from an earlier look (before a key was added) is not shown again.
+    client.removeQueries({ queryKey: proposalKey });
     setProbes(Object.fromEntries(LOOKED_FOR.map((k) => [k, { state: "looking" } as Probe])));
     for (const kind of LOOKED_FOR) {
       api.runtimeInfo(kind).then(
@@ -54,10 +56,9 @@ export function OnboardingPage({ onCreated, onSkip, onOpenSettings }: Props) {
     return () => {
       live = false;
     };
-  }, [round]);
+  }, [round, client]);
 
   const lookAgain = () => {
-    client.removeQueries({ queryKey: proposalKey });
     void client.invalidateQueries({ queryKey: queryKeys.providers });
     setRound((r) => r + 1);
   };
@@ -259,7 +260,7 @@ function ProposalForm({ proposal, onCreated }: { proposal: StarterProposal; onCr
         <button
           type="submit"
           className="button button--primary"
-          disabled={create.isPending || (proposal.needsModel && !model.trim())}
+          disabled={create.isPending}
           data-testid="onboarding-create"
         >
           {create.isPending ? "Creating…" : "Create the team"}
