@@ -35,6 +35,7 @@ export async function onboardingSteps(h, { driver }) {
     for (const needed of ["Settings > API keys", "codex login", "pipx install"]) {
       if (!nothing.includes(needed)) throw new Error(`"${needed}" missing from: ${nothing}`);
     }
+    await driver.execute(`document.querySelector('[data-testid="onboarding-nothing"]').scrollIntoView({ block: "center" })`);
     await saveScreenshot("onboarding-nothing-available.png");
   });
 
@@ -66,6 +67,7 @@ export async function onboardingSteps(h, { driver }) {
       if (!member.includes("Native · Custom")) throw new Error(`${role}: ${member}`);
     }
     if (!(await textOf("onboarding-member-leader")).includes("Boo Zero")) throw new Error("Boo Zero does not lead");
+    await driver.execute(`document.querySelector('[data-testid="onboarding-proposal"]').scrollIntoView({ block: "center" })`);
     await saveScreenshot("onboarding-with-runtimes.png");
     // No model named for the custom endpoint: the engine refuses, with its code.
     await click("onboarding-create");

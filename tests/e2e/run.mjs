@@ -44,7 +44,7 @@ const modelUrl = new Promise((resolveUrl, reject) => {
 
 const h = harness(driver, { artifacts, modelUrl });
 const { byTestId, find, click, textOf, editorText, present, typeInto, afterFadeIn, saveScreenshot } = h;
-const { filesContaining, choose, pointProviderAtFakeModel, createNativeAgent, results, step } = h;
+const { filesContaining, choose, pointProviderAtFakeModel, createNativeAgent, createAgent, results, step } = h;
 
 let agentDir;
 const API_KEY = "sk-ant-e2e-4c1f9b7a2d3e5f60";

@@ -34,7 +34,7 @@ type Route =
   | { page: "onboarding" }
   | { page: "agent"; agentId: string; tab: AgentTab }
   | { page: "team"; teamId: string; roomId: string | null }
-  | { page: "settings" }
+  | { page: "settings"; section?: "keys" }
   | { page: "memory" }
   | { page: "routines" }
   | { page: "board"; cardId: string | null }
@@ -141,11 +141,16 @@ function Shell() {
       <OnboardingPage
         onCreated={(team) => setRoute({ page: "team", teamId: team.id, roomId: null })}
         onSkip={() => setRoute({ page: "home" })}
-        onOpenSettings={() => setRoute({ page: "settings" })}
+        onOpenSettings={() => setRoute({ page: "settings", section: "keys" })}
       />
     );
   } else if (route.page === "settings") {
-    main = <SettingsPage onSetUpStarterTeam={() => setRoute({ page: "onboarding" })} />;
+    main = (
+      <SettingsPage
+        onSetUpStarterTeam={() => setRoute({ page: "onboarding" })}
+        showKeys={route.section === "keys"}
+      />
+    );
   } else if (route.page === "inbox") {
     main = (
       <InboxPage

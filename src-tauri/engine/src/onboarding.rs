@@ -224,11 +224,8 @@ impl Onboarding {
                 Some(a) if a.effective.is_none() => {
                     let login = if info.kind == RuntimeKind::Codex { "codex login" } else { "claude" };
                     missing.push(miss(
-                        "found, but it has no sign-in and no key".into(),
-                        format!(
-                            "Sign in once in a terminal (`{login}`), or add an {} API key.",
-                            a.key_provider.label()
-                        ),
+                        "it has no sign-in and no key".into(),
+                        format!("Sign in once in a terminal ({login}), or add an {} API key.", a.key_provider.label()),
                     ));
                 }
                 _ => usable.push(info.kind),
