@@ -3,8 +3,14 @@ import { useQueryClient } from "@tanstack/react-query";
 import * as api from "../api";
 import type { RuntimeInfo, RuntimeKind, StarterMember, StarterProposal, Team } from "../api";
 import { errorMessage } from "../errors";
-import { queryKeys, useProviders } from "../queries";
-import { proposalKey, useCreateStarterTeam, useFinishOnboarding, useStarterProposal } from "../onboardingQueries";
+import { queryKeys, useProviders, useTeams } from "../queries";
+import {
+  proposalKey,
+  useCreateStarterTeam,
+  useFinishOnboarding,
+  useOnboardingState,
+  useStarterProposal,
+} from "../onboardingQueries";
 import { runtimeLabel } from "../lib/runtimes";
 import { PROVIDERS } from "../lib/providers";
 import { ErrorMessage, ErrorWithCode } from "../components/ErrorMessage";
@@ -41,6 +47,10 @@ export function OnboardingPage({ onCreated, onSkip, onOpenSettings }: Props) {
   const providers = useProviders();
   const proposal = useStarterProposal(detectionDone);
   const finish = useFinishOnboarding();
+  const state = useOnboardingState();
+  const teams = useTeams();
+  // Opened again from Settings once the starter team exists: Create opens that team.
+  const existing = teams.data?.find((t) => t.id === state.data?.starterTeamId) ?? null;
 
   useEffect(() => {
     let live = true;
@@ -129,7 +139,7 @@ export function OnboardingPage({ onCreated, onSkip, onOpenSettings }: Props) {
         <ErrorWithCode error={proposal.error} />
         {proposal.data &&
           (proposal.data.ready ? (
-            <ProposalForm proposal={proposal.data} onCreated={onCreated} />
+            <ProposalForm proposal={proposal.data} onCreated={onCreated} existing={existing?.name ?? null} />
           ) : (
             <NothingYet proposal={proposal.data} onOpenSettings={onOpenSettings} onLookAgain={lookAgain} />
           ))}
@@ -198,7 +208,16 @@ function memberRuntime(m: StarterMember): string {
   return `Native · ${m.provider ? providerLabel(m.provider) : "no provider"}${model}`;
 }
 
-function ProposalForm({ proposal, onCreated }: { proposal: StarterProposal; onCreated: (team: Team) => void }) {
+function ProposalForm({
+  proposal,
+  onCreated,
+  existing,
+}: {
+  proposal: StarterProposal;
+  onCreated: (team: Team) => void;
+  /** The starter team made earlier, if it still exists. */
+  existing: string | null;
+}) {
   const create = useCreateStarterTeam();
   const [teamName, setTeamName] = useState(proposal.teamName);
   const [model, setModel] = useState("");
@@ -212,6 +231,11 @@ function ProposalForm({ proposal, onCreated }: { proposal: StarterProposal; onCr
   };
   return (
     <form className="onboarding__form" onSubmit={submit} data-testid="onboarding-proposal">
+      {existing && (
+        <p className="muted" data-testid="onboarding-existing">
+          You made your starter team already ({existing}); it is never made twice, so Create opens it.
+        </p>
+      )}
       <ul className="onboarding__list">
         {proposal.members.map((m) => (
           <li key={m.role} className="onboarding__line" data-testid={`onboarding-member-${m.role}`}>
