@@ -35,7 +35,9 @@ export async function onboardingSteps(h, { driver }) {
     for (const needed of ["Settings > API keys", "codex login", "pipx install"]) {
       if (!nothing.includes(needed)) throw new Error(`"${needed}" missing from: ${nothing}`);
     }
-    await driver.execute(`document.querySelector('[data-testid="onboarding-nothing"]').scrollIntoView({ block: "center" })`);
+    await waitFor("the how-to in view", () =>
+      driver.execute(`const e = document.querySelector('[data-testid="onboarding-nothing"]'); e?.scrollIntoView({ block: "center" }); return !!e`),
+    );
     await saveScreenshot("onboarding-nothing-available.png");
   });
 

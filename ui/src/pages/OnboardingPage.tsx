@@ -54,8 +54,6 @@ export function OnboardingPage({ onCreated, onSkip, onOpenSettings }: Props) {
 
   useEffect(() => {
     let live = true;
-    // A proposal from an earlier look (before a key was added) is not shown again.
-    client.removeQueries({ queryKey: proposalKey });
     setProbes(Object.fromEntries(LOOKED_FOR.map((k) => [k, { state: "looking" } as Probe])));
     for (const kind of LOOKED_FOR) {
       api.runtimeInfo(kind).then(
@@ -66,9 +64,10 @@ export function OnboardingPage({ onCreated, onSkip, onOpenSettings }: Props) {
     return () => {
       live = false;
     };
-  }, [round, client]);
+  }, [round]);
 
   const lookAgain = () => {
+    client.removeQueries({ queryKey: proposalKey });
     void client.invalidateQueries({ queryKey: queryKeys.providers });
     setRound((r) => r + 1);
   };
@@ -135,9 +134,12 @@ export function OnboardingPage({ onCreated, onSkip, onOpenSettings }: Props) {
           3. Your starter team
         </h2>
         {!detectionDone && <p className="muted">Waiting for the search above to finish…</p>}
-        {detectionDone && proposal.isPending && <p className="muted">Choosing runtimes…</p>}
+        {detectionDone && proposal.isFetching && <p className="muted">Choosing runtimes…</p>}
         <ErrorWithCode error={proposal.error} />
-        {proposal.data &&
+        {/* A proposal from an earlier look (before a key was added, say) is not shown while a new one comes. */}
+        {detectionDone &&
+          !proposal.isFetching &&
+          proposal.data &&
           (proposal.data.ready ? (
             <ProposalForm proposal={proposal.data} onCreated={onCreated} existing={existing?.name ?? null} />
           ) : (
