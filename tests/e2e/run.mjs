@@ -6,6 +6,10 @@ import { spawn, execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync, rmSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { WebDriver, Keys, waitFor } from "./webdriver.mjs";
+import { TEAM_RULES, harness } from "./harness.mjs";
+import { onboardingSteps } from "./onboarding.mjs";
+import { themeSteps } from "./theme.mjs";
+import { routineSteps } from "./routines.mjs";
 
 const application = resolve(process.argv[2] ?? "target/debug/clawboo");
 if (!existsSync(application)) throw new Error(`no app binary at ${application}: build it first`);
@@ -25,59 +29,6 @@ const driverProcess = spawn("tauri-driver", ["--port", String(PORT), "--native-p
 });
 const driver = new WebDriver(`http://127.0.0.1:${PORT}`);
 
-// The model a Native agent talks to: asks for one list_files call, then answers.
-// Rules play a team: a leader that hands off twice, two teammates, and the leader's answer to
-// their batch of results.
-const TEAM_RULES = JSON.stringify([
-  {
-    contains: "Write the tasting menu",
-    steps: [
-      { tool: "write_file", input: { path: "menu.md", content: "Assam\nDarjeeling\n" } },
-      { text: "Menu written." },
-    ],
-  },
-  {
-    contains: "Darjeeling, please",
-    steps: [{ text: "Featuring Darjeeling, as you chose." }],
-  },
-  {
-    contains: "Which tea should we feature",
-    steps: [
-      { tool: "ask_user", input: { question: "Which tea should we feature this winter: Assam or Darjeeling?" } },
-      { text: "I asked you which tea to feature; I will go on once you answer." },
-    ],
-  },
-  {
-    contains: "Remember our opening hours",
-    steps: [
-      { tool: "memory_save", input: { text: "The shop opens at 9am on weekdays.", tags: ["hours"], scope: "global" } },
-      { text: "Saved to memory." },
-    ],
-  },
-  {
-    contains: "Brew a tasting note",
-    steps: [
-      { tool: "memory_search", input: { query: "winter blend tasting" } },
-      { text: "Tasting note: malty, bright, a hint of orange peel." },
-    ],
-  },
-  {
-    contains: "Morning tally",
-    steps: [{ text: "Morning tally: 12 orders. I assumed the usual suppliers, as nobody was here to ask." }],
-  },
-  { contains: "What are your working rules", steps: [{ text: "I follow the AGENTS.md you gave me." }] },
-  { contains: "found-it", steps: [{ text: "Launch plan ready: market found, brief written." }] },
-  { contains: "research the market", steps: [{ text: "found-it: three segments" }] },
-  { contains: "write the brief", steps: [{ text: "wrote-it: one page" }] },
-  {
-    contains: "Plan the launch",
-    steps: [
-      { tool: "handoff", input: { to: "local", task: "research the market" } },
-      { tool: "handoff", input: { to: "writer", task: "write the brief" } },
-      { text: "I handed the work out." },
-    ],
-  },
-]);
 const modelProcess = spawn(fakeModelServer, ["tool", '{"path":"."}', "All done: I listed your files.", "list_files", "--rules", TEAM_RULES], {
   stdio: ["ignore", "pipe", "inherit"],
 });
@@ -91,95 +42,9 @@ const modelUrl = new Promise((resolveUrl, reject) => {
   modelProcess.on("exit", (code) => reject(new Error(`fake model server exited with ${code}`)));
 });
 
-const byTestId = (id) => `[data-testid="${id}"]`;
-const find = (id) => driver.find(byTestId(id));
-const click = async (id) => driver.click(await waitFor(id, () => find(id)));
-const textOf = async (id) => driver.text(await find(id));
-const editorText = () =>
-  driver.execute(`return document.querySelector('[data-testid="file-editor"] .cm-content')?.innerText ?? null`);
-const present = async (id) => (await driver.findAll(byTestId(id))).length > 0;
-// Types once the field takes input: a field can be briefly disabled or re-rendered while a
-// save is in flight. WebDriver refuses the whole entry up front then, so a retry cannot double it.
-const typeInto = (id, text) =>
-  waitFor(`${id} to take input`, async () => {
-    await driver.type(await find(id), text);
-    return true;
-  });
-
-/** Lets a dialog finish its fade-in, so its screenshot shows it as a user sees it. */
-const afterFadeIn = () => new Promise((r) => setTimeout(r, 400));
-
-async function saveScreenshot(name) {
-  const shot = await driver.screenshot().catch(() => null);
-  if (shot) writeFileSync(join(artifacts, name), Buffer.from(shot, "base64"));
-}
-
-function filesContaining(dir, needle) {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => join(e.parentPath, e.name))
-    .filter((path) => readFileSync(path).includes(needle));
-}
-
-const choose = (testId, value) =>
-  driver.execute(
-    `const s = document.querySelector('[data-testid="${testId}"]');
-     Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set.call(s, '${value}');
-     s.dispatchEvent(new Event('change', { bubbles: true }));`,
-  );
-
-/** Settings > API keys: `provider`'s base URL set to the fake model server, and a key saved. */
-async function pointProviderAtFakeModel(provider, key) {
-  const base = `${await modelUrl}/v1`;
-  await click("settings-link");
-  const baseInput = await waitFor(`the ${provider} base URL input`, () => find(`base-url-input-${provider}`));
-  await driver.clear(baseInput);
-  await driver.type(baseInput, base);
-  await click(`save-base-url-${provider}`);
-  const field = (id) => `document.querySelector('[data-testid="${id}-${provider}"]')`;
-  await waitFor(`the ${provider} base URL to be saved`, async () =>
-    (await driver.execute(`return ${field("base-url-input")}.value`)) === base &&
-    !(await driver.execute(`return ${field("key-input")}.disabled`)),
-  );
-  await typeInto(`key-input-${provider}`, key);
-  await click(`save-key-${provider}`);
-  await waitFor(`the ${provider} key to show as set`, async () =>
-    (await textOf(`key-status-${provider}`)).trim() === "Key set",
-  );
-}
-
-/** Creates a Native agent on the custom provider (the fake model server) with model some-model. */
-async function createNativeAgent(name, handle) {
-  await createAgent(name, handle, "native");
-}
-
-/** Creates an agent on `runtime` with model some-model (Native: on the custom provider). */
-async function createAgent(name, handle, runtime) {
-  await click("new-agent-button");
-  await typeInto("agent-name-input", name);
-  await typeInto("agent-handle-input", handle);
-  await choose("agent-runtime-select", runtime);
-  if (runtime === "native") await choose("agent-provider-select", "custom");
-  const model = await find("agent-model-input");
-  await driver.clear(model);
-  await driver.type(model, "some-model");
-  await click("create-agent-submit");
-}
-
-const results = [];
-async function step(name, body) {
-  const started = Date.now();
-  try {
-    await body();
-    results.push({ name, ok: true });
-    console.log(`  ✓ ${name} (${Date.now() - started} ms)`);
-  } catch (e) {
-    results.push({ name, ok: false });
-    console.log(`  ✗ ${name}\n      ${e.message}`);
-    await saveScreenshot(`failed-${results.length}.png`);
-    throw e;
-  }
-}
+const h = harness(driver, { artifacts, modelUrl });
+const { byTestId, find, click, textOf, editorText, present, typeInto, afterFadeIn, saveScreenshot } = h;
+const { filesContaining, choose, pointProviderAtFakeModel, createNativeAgent, createAgent, results, step } = h;
 
 let agentDir;
 const API_KEY = "sk-ant-e2e-4c1f9b7a2d3e5f60";
@@ -188,6 +53,9 @@ try {
   await waitFor("tauri-driver to listen", () => fetch(`http://127.0.0.1:${PORT}/status`).then((r) => r.ok), 20000);
   await driver.start(application);
   console.log("End to end: Clawboo under WebDriver");
+
+  // First, what a new user sees: the first-run page, ending with a starter team that answers.
+  await onboardingSteps(h, { driver, dataDir });
 
   await step("the app starts and offers to create an agent", async () => {
     await waitFor("the New agent button", () => find("new-agent-button"), 30000);
@@ -205,20 +73,16 @@ try {
   });
 
   await step("an agent is created and its workspace appears on disk", async () => {
+    const agentsRoot = join(dataDir, "agents");
+    // Boo Zero's and the starter team's folders exist already: the new one is the folder added.
+    const before = new Set(readdirSync(agentsRoot));
     const handle = await find("agent-handle-input");
     await driver.clear(handle);
     await driver.type(handle, "scout");
     await click("create-agent-submit");
     await waitFor("the agent in the sidebar", () => find("agent-item-scout"));
-    const agentsRoot = join(dataDir, "agents");
-    // Boo Zero's folder was made on first start: the new one is the folder beside it.
     agentDir = await waitFor("the agent folder", () => {
-      const dirs = readdirSync(agentsRoot).filter(
-        (d) =>
-          !d.startsWith(".") &&
-          !(existsSync(join(agentsRoot, d, "SOUL.md")) &&
-            readFileSync(join(agentsRoot, d, "SOUL.md"), "utf8").startsWith("# Boo Zero")),
-      );
+      const dirs = readdirSync(agentsRoot).filter((d) => !d.startsWith(".") && !before.has(d));
       return dirs.length === 1 ? join(agentsRoot, dirs[0]) : null;
     });
     if (!existsSync(join(agentDir, "SOUL.md"))) throw new Error("SOUL.md missing");
@@ -653,68 +517,7 @@ try {
     await saveScreenshot("observability.png");
   });
 
-  await step("a routine fires on its schedule: its run carries the routine note and its report lands on its card", async () => {
-    await click("nav-routines");
-    await click("routines-new");
-    await typeInto("routine-name", "Morning tally");
-    const owner = await waitFor("the local agent among the owners", () =>
-      driver.execute(
-        `return [...document.querySelectorAll('[data-testid="routine-owner"] option')].find(o => o.textContent.includes('@local'))?.value ?? null`,
-      ));
-    await choose("routine-owner", owner);
-    await typeInto("routine-prompt", "Tally the morning orders.");
-    await click("routine-mode-every");
-    const every = await find("routine-every");
-    await driver.clear(every);
-    await driver.type(every, "1");
-    await waitFor("the next 5 fire times", async () =>
-      (await driver.findAll('[data-testid="routine-next-fires"] li')).length === 5, 10000);
-    await afterFadeIn();
-    await saveScreenshot("routine-editor.png");
-    await click("routine-save");
-    await waitFor("the editor to close", async () => !(await present("routine-editor")), 10000);
-    // Every minute, counted from when it was saved: the first slot comes within about 60 s.
-    const runId = await waitFor("the routine's first run, on its schedule", () =>
-      driver.execute(
-        `const a = document.querySelector('[data-testid^="routine-run-card-"]'); return a ? a.dataset.testid.slice("routine-run-card-".length) : null`,
-      ), 100000);
-    await waitFor("the run to succeed", async () =>
-      (await textOf(`routine-run-${runId}`)).includes("Succeeded"), 30000);
-    const run = await textOf(`routine-run-${runId}`);
-    // A slot's run reads just its outcome; "· Run now", "· Catch-up" or "· Retry" mark the others.
-    if (run.includes("·")) throw new Error(`the run was not started by its schedule: ${run}`);
-    await saveScreenshot("routines.png");
-    await click("routine-pause");
-    await waitFor("the routine paused", async () =>
-      driver.execute(`return [...document.querySelectorAll('[data-testid^="routine-state-"]')].some(e => e.innerText.includes('Paused'))`), 10000);
-    await click(`routine-run-card-${runId}`);
-    await waitFor("the routine's report on its card", async () => {
-      const text = await driver.execute(
-        `const r = document.querySelector('[data-testid="card-comment-report"]'); return r ? r.innerText : ""`,
-      );
-      return text.includes("Morning tally: 12 orders");
-    }, 15000);
-    await click("card-run-context-1");
-    // Its sections open one by one, as a user would: the routine note and the task.
-    const sectionText = (kind) =>
-      driver.execute(
-        `const d = document.querySelector('[data-testid="run-context-section-${kind}"] details');
-         if (!d) return "";
-         d.open = true;
-         return d.innerText;`,
-      );
-    const note = await waitFor("the routine note in what the run saw", async () => {
-      const text = await sectionText("routine");
-      return text.includes("may be away") && text;
-    }, 10000);
-    if (!note.includes("Morning tally")) throw new Error(`the note does not name its routine: ${note}`);
-    const task = await sectionText("task");
-    if (!task.includes("Tally the morning orders")) throw new Error(`the prompt is missing: ${task}`);
-    await afterFadeIn();
-    await saveScreenshot("routine-run-context.png");
-    await driver.execute(`document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}))`);
-    await driver.execute(`document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}))`);
-  });
+  await routineSteps(h, { driver });
 
   await step("Boo Zero's brief, your connectors and the local API are where a user looks for them", async () => {
     await click("boo-zero-link");
@@ -764,6 +567,10 @@ try {
   });
 
   await saveScreenshot("last.png");
+  // The same data folder again, in light and in dark: one app per folder, so this one ends first.
+  await driver.quit();
+  await new Promise((r) => setTimeout(r, 3000));
+  await themeSteps({ application, dataDir, artifacts, step });
 } catch {
   // The failing step has already reported itself.
 } finally {

@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { QueryClientProvider } from "@tanstack/react-query";
 import type { Agent, AttentionRequest, Team, Viewing } from "./api";
 import { createQueryClient, useAgents, useTeams } from "./queries";
@@ -7,7 +7,7 @@ import { useBackendEvents, useShellEvents } from "./backendEvents";
 import { useRoomEvents } from "./roomQueries";
 import { FileSessionContext, FileSessionStore, useFileSessionStore } from "./fileSessions";
 import { RunActivityContext, RunActivityStore } from "./runActivity";
-import { errorMessage, type ClawbooError } from "./errors";
+import { errorCode, errorMessage, type ClawbooError } from "./errors";
 import { ToastProvider, useToasts } from "./components/Toasts";
 import { Sidebar } from "./components/Sidebar";
 import { NewAgentDialog } from "./components/NewAgentDialog";
@@ -23,12 +23,18 @@ import { InboxPage } from "./pages/InboxPage";
 import { RoutinesPage } from "./pages/RoutinesPage";
 import type { InboxFocus } from "./components/attention/RequestList";
 import { TrayNotice } from "./components/attention/TrayNotice";
+import { OnboardingPage } from "./pages/OnboardingPage";
+import { useOnboardingState } from "./onboardingQueries";
+import { ShortcutsSheet } from "./components/ShortcutsSheet";
+import { shortcutFor, type ShortcutAction } from "./lib/shortcuts";
+import { learnAppVersion } from "./lib/errorDetails";
 
 type Route =
   | { page: "home" }
+  | { page: "onboarding" }
   | { page: "agent"; agentId: string; tab: AgentTab }
   | { page: "team"; teamId: string; roomId: string | null }
-  | { page: "settings" }
+  | { page: "settings"; section?: "keys" }
   | { page: "memory" }
   | { page: "routines" }
   | { page: "board"; cardId: string | null }
@@ -51,8 +57,33 @@ function Shell() {
   const [creatingTeam, setCreatingTeam] = useState(false);
   const [trayNotice, setTrayNotice] = useState(false);
   const tray = useTrayState();
+  const onboarding = useOnboardingState();
+  const [shortcutsOpen, setShortcutsOpen] = useState(false);
 
-  const liveUpdatesFailed = (e: unknown) => toasts.error(`Live updates are unavailable: ${errorMessage(e)}`);
+  useEffect(() => {
+    const routes: Partial<Record<ShortcutAction, Route>> = {
+      settings: { page: "settings" },
+      inbox: { page: "inbox", focus: null },
+      board: { page: "board", cardId: null },
+      memory: { page: "memory" },
+      routines: { page: "routines" },
+    };
+    const onKey = (e: KeyboardEvent) => {
+      const action = shortcutFor(e);
+      if (!action) return;
+      // A dialog open keeps the keyboard (Esc closes it first).
+      if (document.querySelector('[aria-modal="true"]')) return;
+      e.preventDefault();
+      if (action === "shortcuts") setShortcutsOpen(true);
+      else if (action === "new-agent") setCreating(true);
+      else if (action === "new-team") setCreatingTeam(true);
+      else if (routes[action]) setRoute(routes[action]);
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, []);
+
+  const liveUpdatesFailed = (e: unknown) => toasts.error(`Live updates are unavailable: ${errorMessage(e)}`, errorCode(e));
   useBackendEvents(liveUpdatesFailed);
   useShellEvents(
     {
@@ -99,9 +130,27 @@ function Shell() {
     toasts.info(`${agent.name} was deleted.`);
   };
 
+  // First run: nothing made yet and onboarding neither done nor skipped (the lists tell at once
+  // when the user made something another way).
+  const firstRun =
+    !!onboarding.data?.firstRun && teams.data?.length === 0 && (agents.data?.length ?? 0) <= 1;
+
   let main;
-  if (route.page === "settings") {
-    main = <SettingsPage />;
+  if (route.page === "onboarding" || (route.page === "home" && firstRun)) {
+    main = (
+      <OnboardingPage
+        onCreated={(team) => setRoute({ page: "team", teamId: team.id, roomId: null })}
+        onSkip={() => setRoute({ page: "home" })}
+        onOpenSettings={() => setRoute({ page: "settings", section: "keys" })}
+      />
+    );
+  } else if (route.page === "settings") {
+    main = (
+      <SettingsPage
+        onSetUpStarterTeam={() => setRoute({ page: "onboarding" })}
+        showKeys={route.section === "keys"}
+      />
+    );
   } else if (route.page === "inbox") {
     main = (
       <InboxPage
@@ -184,8 +233,10 @@ function Shell() {
         onOpenBoard={() => setRoute({ page: "board", cardId: null })}
         onOpenRoutines={() => setRoute({ page: "routines" })}
         onOpenInbox={() => setRoute({ page: "inbox", focus: null })}
+        onOpenShortcuts={() => setShortcutsOpen(true)}
       />
       <main className="main">{main}</main>
+      {shortcutsOpen && <ShortcutsSheet onClose={() => setShortcutsOpen(false)} />}
       {trayNotice && <TrayNotice onDismiss={() => setTrayNotice(false)} />}
       {creating && <NewAgentDialog onClose={() => setCreating(false)} onCreated={onCreated} />}
       {creatingTeam && (
@@ -200,8 +251,9 @@ export function App() {
   const [queryClient] = useState(() => createQueryClient((e) => setFatal((prev) => prev ?? e)));
   const [sessions] = useState(() => new FileSessionStore());
   const [runs] = useState(() => new RunActivityStore());
+  useEffect(learnAppVersion, []);
 
-  if (fatal) return <FatalErrorPanel message={fatal.message} />;
+  if (fatal) return <FatalErrorPanel message={fatal.message} code={fatal.code} />;
 
   return (
     <QueryClientProvider client={queryClient}>

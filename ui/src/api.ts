@@ -80,10 +80,20 @@ import type {
   UserAnswer,
   Viewing,
   LocalApiStatus,
+  OnboardingState,
+  StarterProposal,
+  StarterTeamInput,
 } from "./bindings";
+import { getVersion } from "@tauri-apps/api/app";
 import { toClawbooError } from "./errors";
 
 export type {
+  MissingRuntime,
+  OnboardingState,
+  StarterMember,
+  StarterProposal,
+  StarterRole,
+  StarterTeamInput,
   Access,
   BooZeroInfo,
   ContextSection,
@@ -705,3 +715,15 @@ export const clearConnectorSecret = (id: string, key: string): Promise<Connector
 export function onConnectorsChanged(cb: (changed: ConnectorsChanged) => void): Promise<Unlisten> {
   return events.connectorsChanged.listen((event) => cb(event.payload));
 }
+
+// First run.
+export const onboardingState = (): Promise<OnboardingState> => unwrap(() => commands.onboardingState());
+export const starterTeamProposal = (): Promise<StarterProposal> => unwrap(() => commands.starterTeamProposal());
+export const createStarterTeam = (input: StarterTeamInput): Promise<Team> =>
+  unwrap(() => commands.createStarterTeam(input));
+export const finishOnboarding = (): Promise<OnboardingState> => unwrap(() => commands.finishOnboarding());
+/** One runtime looked for now (the first-run page shows each as its probe ends). */
+export const runtimeInfo = (kind: RuntimeKind): Promise<RuntimeInfo> => unwrap(() => commands.runtimeInfo(kind));
+
+/** The app's version from the shell itself: known even when the engine did not start. */
+export const appVersion = (): Promise<string> => getVersion();

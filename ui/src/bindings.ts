@@ -50,6 +50,15 @@ export const commands = {
 	listRuntimeAccess: () => typedError<RuntimeAccess[], AppError>(__TAURI_INVOKE("list_runtime_access")),
 	/**  Sets (or, with `null`, returns to automatic) what a runtime uses to reach its model. */
 	setRuntimeAccess: (kind: RuntimeKind, access: Access | null) => typedError<RuntimeAccess[], AppError>(__TAURI_INVOKE("set_runtime_access", { kind, access })),
+	/**  One runtime, looked for now: lets the first-run page show each as its probe ends. */
+	runtimeInfo: (kind: RuntimeKind) => typedError<RuntimeInfo, AppError>(__TAURI_INVOKE("runtime_info", { kind })),
+	onboardingState: () => typedError<OnboardingState, AppError>(__TAURI_INVOKE("onboarding_state")),
+	/**  The starter team for what this machine offers, with what is missing and how to add it. */
+	starterTeamProposal: () => typedError<StarterProposal, AppError>(__TAURI_INVOKE("starter_team_proposal")),
+	/**  Makes the starter team (once: a second call returns the same team). */
+	createStarterTeam: (input: StarterTeamInput) => typedError<Team, AppError>(__TAURI_INVOKE("create_starter_team", { input })),
+	/**  Onboarding skipped (or done): the app opens normally from now on. */
+	finishOnboarding: () => typedError<OnboardingState, AppError>(__TAURI_INVOKE("finish_onboarding")),
 	/**  Every team, archived ones included, by name. */
 	listTeams: () => typedError<Team[], AppError>(__TAURI_INVOKE("list_teams")),
 	getTeam: (id: string) => typedError<Team, AppError>(__TAURI_INVOKE("get_team", { id })),
@@ -921,6 +930,16 @@ export type LocalApiStatus = {
 /**  A fact, saved note, scratch note or promotion changed: refetch what the Memory view shows. */
 export type MemoryChanged = null;
 
+/**  What is missing to run agents, and how to add it. */
+export type MissingRuntime = {
+	kind: RuntimeKind,
+	label: string,
+	/**  Why it cannot be used now ("not installed", "needs a sign-in or a key"). */
+	reason: string,
+	/**  What to do: the install command, or where to sign in. */
+	fix: string,
+};
+
 export type NewAgent = {
 	name: string,
 	handle: string,
@@ -959,6 +978,15 @@ export type NewTeam = {
 	memberIds: string[],
 	/**  Default: the first member. */
 	leaderId: string | null,
+};
+
+/**  Whether the app should open on the first-run page. */
+export type OnboardingState = {
+	/**  No teams, no agents but Boo Zero, and onboarding neither finished nor skipped. */
+	firstRun: boolean,
+	/**  The starter team was made or the user skipped it. */
+	finished: boolean,
+	starterTeamId: string | null,
 };
 
 /**  The user picked a request in the tray menu or clicked its notification: show it. */
@@ -1532,6 +1560,44 @@ export type SendOutcome = {
  *  volatile ones (a task run's memory facts) change most, so they come last.
  */
 export type Stability = "steady" | "turn" | "volatile";
+
+/**  One member of the proposed team. */
+export type StarterMember = {
+	role: StarterRole,
+	name: string,
+	handle: string,
+	runtime: RuntimeKind,
+	provider: Provider | null,
+	/**  Empty for a CLI (it uses its own default) and for a custom endpoint until the user names one. */
+	model: string,
+	/**  Boo Zero's agent: it exists already and leads the team. */
+	existingAgentId: string | null,
+};
+
+export type StarterProposal = {
+	/**  False when nothing can run an agent yet: then `members` is empty and `missing` says how. */
+	ready: boolean,
+	teamName: string,
+	members: StarterMember[],
+	/**  Providers with a key stored (Custom: with its endpoint set). */
+	providers: Provider[],
+	/**  CLI runtimes found that can reach a model. */
+	runtimes: RuntimeKind[],
+	missing: MissingRuntime[],
+	/**  The members run on a custom endpoint, whose model Clawboo cannot guess: the user names it. */
+	needsModel: boolean,
+};
+
+export type StarterRole = "leader" | "researcher" | "builder";
+
+/**  The user's choices on the first-run page; everything optional. */
+export type StarterTeamInput = {
+	teamName: string | null,
+	/**  The model for members on a custom endpoint (required then). */
+	model: string | null,
+	/**  The team's About you, so its chat is ready to type in. */
+	aboutYou: string | null,
+};
 
 /**  A well-known MCP server the user could add (the context's "suggested" list and the UI). */
 export type SuggestedConnector = {

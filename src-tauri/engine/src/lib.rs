@@ -14,6 +14,7 @@ pub mod error;
 pub mod events;
 pub mod memory;
 pub mod native;
+pub mod onboarding;
 pub mod relay;
 pub mod routines;
 pub mod runner;
@@ -407,6 +408,17 @@ impl Engine {
     /// Boo Zero, the user's own coordinator: its agent, rules and the global brief.
     pub fn boo_zero(&self) -> boo_zero::BooZero {
         boo_zero::BooZero::new(self.store.clone(), self.agents.clone())
+    }
+
+    /// First run: whether it is one, what this machine offers, the starter team.
+    pub fn onboarding(&self) -> onboarding::Onboarding {
+        onboarding::Onboarding::new(
+            self.store.clone(),
+            self.agents.clone(),
+            self.teams.clone(),
+            self.secrets.clone(),
+            self.catalog.clone(),
+        )
     }
 
     /// The model relay: what each run sent to a model ([`Relay::requests`]).

@@ -9,6 +9,7 @@ pub mod boo_zero;
 pub mod chat;
 pub mod connectors;
 pub mod memory;
+pub mod onboarding;
 pub mod routines;
 pub mod runner;
 pub mod runtimes;

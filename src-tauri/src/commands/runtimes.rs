@@ -52,3 +52,10 @@ pub async fn set_runtime_access(
         })
         .await
 }
+
+/// One runtime, looked for now: lets the first-run page show each as its probe ends.
+#[tauri::command]
+#[specta::specta]
+pub async fn runtime_info(state: State<'_, AppState>, kind: RuntimeKind) -> Result<RuntimeInfo, AppError> {
+    state.run(move |e| e.block_on(e.runtimes().info(kind))).await
+}

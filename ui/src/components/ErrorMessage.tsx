@@ -1,11 +1,13 @@
 import { errorCode, errorMessage } from "../errors";
+import { CopyErrorDetails } from "./CopyErrorDetails";
 
 type Props = { message: string | null | undefined; className?: string; code?: string | null };
 
-/** An error from the backend or a form, shown inline; with the backend's code when given. */
+/** An error from the backend or a form, shown inline; with the backend's code when given, and
+ *  then "Copy details" for a report. */
 export function ErrorMessage({ message, className, code }: Props) {
   if (!message) return null;
-  return (
+  const shown = (
     <p className={`error-message ${className ?? ""}`} role="alert" data-testid="error-message">
       {code && (
         <code className="error-message__code" data-testid="error-code">
@@ -14,6 +16,13 @@ export function ErrorMessage({ message, className, code }: Props) {
       )}
       {message}
     </p>
+  );
+  if (!code) return shown;
+  return (
+    <div className="error-block">
+      {shown}
+      <CopyErrorDetails code={code} message={message} />
+    </div>
   );
 }
 

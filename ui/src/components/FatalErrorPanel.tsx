@@ -1,7 +1,9 @@
-type Props = { message: string };
+import { CopyErrorDetails } from "./CopyErrorDetails";
+
+type Props = { message: string; code?: string | null };
 
 /** Shown instead of the app when the backend cannot open its data directory. */
-export function FatalErrorPanel({ message }: Props) {
+export function FatalErrorPanel({ message, code = null }: Props) {
   return (
     <main className="fatal" role="alert" data-testid="fatal-error">
       <div className="fatal__card">
@@ -12,6 +14,7 @@ export function FatalErrorPanel({ message }: Props) {
           {message}
         </p>
         <p className="fatal__hint">Fix the problem above, then reload Clawboo.</p>
+        <CopyErrorDetails code={code} message={message} />
         <button type="button" className="button button--primary" onClick={() => window.location.reload()}>
           Reload
         </button>

@@ -4,6 +4,7 @@ import * as api from "../api";
 import { errorMessage } from "../errors";
 import { ErrorMessage } from "./ErrorMessage";
 import { ConfirmDialog } from "./ConfirmDialog";
+import { copyText } from "../lib/clipboard";
 
 const statusKey = ["localApi", "status"] as const;
 const MASK = "•".repeat(24);
@@ -20,7 +21,7 @@ export function curlExample(url: string, token: string) {
 
 async function copy(text: string): Promise<string | null> {
   try {
-    await navigator.clipboard.writeText(text);
+    await copyText(text);
     return null;
   } catch {
     return "Copying failed: select the text and copy it yourself.";

@@ -29,6 +29,8 @@ type Props = {
   onOpenBoard: () => void;
   onOpenRoutines?: () => void;
   onOpenInbox: () => void;
+  /** The keyboard shortcuts sheet (also `?`). */
+  onOpenShortcuts?: () => void;
 };
 
 export function Sidebar({
@@ -54,6 +56,7 @@ export function Sidebar({
   onOpenBoard,
   onOpenRoutines,
   onOpenInbox,
+  onOpenShortcuts,
 }: Props) {
   const [showArchived, setShowArchived] = useState(false);
   const archivedCount = teams?.filter((t) => t.archived).length ?? 0;
@@ -210,6 +213,17 @@ export function Sidebar({
       >
         <span aria-hidden="true">⚙</span> Settings
       </button>
+      {onOpenShortcuts && (
+        <button
+          type="button"
+          className="sidebar__settings sidebar__shortcuts"
+          onClick={onOpenShortcuts}
+          title="Keyboard shortcuts (?)"
+          data-testid="shortcuts-button"
+        >
+          <span aria-hidden="true">⌨</span> Shortcuts <kbd>?</kbd>
+        </button>
+      )}
     </nav>
   );
 }

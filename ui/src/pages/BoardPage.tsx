@@ -17,7 +17,7 @@ import { CardPanel } from "../components/board/CardPanel";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { Modal } from "../components/Modal";
 import { useToasts } from "../components/Toasts";
-import { errorMessage } from "../errors";
+import { errorCode, errorMessage } from "../errors";
 import { cardRef, inColumn, positionBetween } from "../lib/board";
 
 type Props = {
@@ -63,7 +63,7 @@ export function BoardPage({ teams, agents, openCardId: openId, onOpenCard: setOp
       setBlocking({ card, position });
       return;
     }
-    move.mutate({ id: card.id, to, position }, { onError: (e) => toasts.error(errorMessage(e)) });
+    move.mutate({ id: card.id, to, position }, { onError: (e) => toasts.error(errorMessage(e), errorCode(e)) });
   };
 
   const onDragEnd = ({ active, over }: DragEndEvent) => {
@@ -208,7 +208,7 @@ export function BoardPage({ teams, agents, openCardId: openId, onOpenCard: setOp
           onBlock={(reason) => {
             move.mutate(
               { id: blocking.card.id, to: "blocked", reason, position: blocking.position },
-              { onError: (e) => toasts.error(errorMessage(e)) },
+              { onError: (e) => toasts.error(errorMessage(e), errorCode(e)) },
             );
             setBlocking(null);
           }}

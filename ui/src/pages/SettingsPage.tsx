@@ -1,3 +1,4 @@
+import { useEffect, useRef } from "react";
 import { useAppInfo, useProviders, useRuntimeAccess, useRuntimes } from "../queries";
 import { errorMessage } from "../errors";
 import { ProviderRow } from "../components/ProviderRow";
@@ -9,11 +10,21 @@ import { ApprovalSettingsCard } from "../components/attention/ApprovalSettingsCa
 import { LocalApiSettings } from "../components/LocalApiSettings";
 import { ConnectorsSection } from "../components/connectors/ConnectorsSection";
 
-export function SettingsPage() {
+type Props = {
+  onSetUpStarterTeam?: () => void;
+  /** Opened to add a key (from the first-run page): the API keys are scrolled into view. */
+  showKeys?: boolean;
+};
+
+export function SettingsPage({ onSetUpStarterTeam, showKeys = false }: Props = {}) {
   const providers = useProviders();
   const runtimes = useRuntimes();
   const access = useRuntimeAccess();
   const appInfo = useAppInfo();
+  const keysRef = useRef<HTMLElement>(null);
+  useEffect(() => {
+    if (showKeys) keysRef.current?.scrollIntoView?.({ block: "start" });
+  }, [showKeys]);
 
   return (
     <div className="settings-page">
@@ -34,7 +45,21 @@ export function SettingsPage() {
         )}
       </section>
 
-      <section className="card">
+      {onSetUpStarterTeam && (
+        <section className="card" aria-label="Starter team">
+          <h2 className="card__title">Starter team</h2>
+          <p className="muted">
+            Look for runtimes and keys again and make a team: Boo Zero leading a researcher and a builder.
+          </p>
+          <div>
+            <button type="button" className="button" onClick={onSetUpStarterTeam} data-testid="setup-starter-team">
+              Set up a starter team
+            </button>
+          </div>
+        </section>
+      )}
+
+      <section className="card" data-testid="settings-api-keys" ref={keysRef}>
         <h2 className="card__title">API keys</h2>
         <p className="muted">Keys are stored in your system keychain and are never shown again after saving.</p>
         {providers.isPending && <p className="muted">Loading…</p>}

@@ -8,6 +8,7 @@ import { fakeAttentionApi, resetAttention } from "./fakeAttention";
 import { fakeBooZeroApi, resetBooZero } from "./fakeBooZero";
 import { fakeRoutinesApi, resetRoutines } from "./fakeRoutines";
 import { fakeConnectorsApi } from "./fakeConnectors";
+import { fakeOnboardingApi, resetOnboarding } from "./fakeOnboarding";
 import { planTurn, routesOf } from "./fakeFileRoutes";
 import type {
   Access,
@@ -708,6 +709,7 @@ export const fakeApi = {
   ...fakeBooZeroApi,
   ...fakeRoutinesApi,
   ...fakeConnectorsApi,
+  ...fakeOnboardingApi,
 };
 
 /** A message in a room, as the engine would have stored it. */
@@ -742,5 +744,6 @@ export function resetBackend() {
   resetLocalApi();
   resetBooZero();
   resetRoutines();
+  resetOnboarding();
   Object.values(fakeApi).forEach((fn) => fn.mockClear());
 }

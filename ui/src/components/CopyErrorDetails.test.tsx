@@ -1,0 +1,33 @@
+import { describe, expect, it, vi } from "vitest";
+import { render, screen } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { ErrorMessage } from "./ErrorMessage";
+import { learnAppVersion } from "../lib/errorDetails";
+
+vi.mock("../api", () => ({ appVersion: async () => "9.8.7" }));
+
+describe("Copy details on an error", () => {
+  it("copies the code, the message, the app version, the OS and the time as text", async () => {
+    const user = userEvent.setup();
+    learnAppVersion();
+    await new Promise((r) => setTimeout(r, 0));
+    render(<ErrorMessage code="missing_api_key" message="Add an Anthropic API key in Settings > API keys." />);
+    // The message itself stays as it was shown.
+    expect(screen.getByTestId("error-message").textContent).toBe(
+      "missing_api_keyAdd an Anthropic API key in Settings > API keys.",
+    );
+    await user.click(screen.getByTestId("copy-error-details"));
+    expect((await screen.findByTestId("copy-error-status")).textContent).toBe("Copied");
+    const copied = await navigator.clipboard.readText();
+    expect(copied).toContain("Code: missing_api_key");
+    expect(copied).toContain("Message: Add an Anthropic API key in Settings > API keys.");
+    expect(copied).toContain("App version: 9.8.7");
+    expect(copied).toMatch(/OS: .+/);
+    expect(copied).toMatch(/Time: \d{4}-\d\d-\d\dT/);
+  });
+
+  it("is not offered for a form's own message, which has no code", () => {
+    render(<ErrorMessage message="Enter a name." />);
+    expect(screen.queryByTestId("copy-error-details")).toBeNull();
+  });
+});

@@ -1,0 +1,36 @@
+// First run: whether it is one, the starter team proposed, making it or skipping.
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import * as api from "./api";
+import { queryKeys } from "./queries";
+
+const stateKey = ["onboarding", "state"] as const;
+export const proposalKey = ["onboarding", "proposal"] as const;
+
+export function useOnboardingState() {
+  return useQuery({ queryKey: stateKey, queryFn: api.onboardingState, staleTime: Infinity });
+}
+
+/** Asked once detection on the page has finished (`enabled`): the versions are cached by then. */
+export function useStarterProposal(enabled: boolean) {
+  return useQuery({ queryKey: proposalKey, queryFn: api.starterTeamProposal, enabled, staleTime: 0 });
+}
+
+export function useCreateStarterTeam() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: api.createStarterTeam,
+    onSuccess: () => {
+      void client.invalidateQueries({ queryKey: stateKey });
+      void client.invalidateQueries({ queryKey: queryKeys.teams });
+      void client.invalidateQueries({ queryKey: queryKeys.agents });
+    },
+  });
+}
+
+export function useFinishOnboarding() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: api.finishOnboarding,
+    onSuccess: (state) => client.setQueryData(stateKey, state),
+  });
+}
