@@ -10,8 +10,9 @@ die() { printf '\033[1;31merror:\033[0m %s\n' "$*" >&2; exit 1; }
 BUILD_PACKAGES=(libwebkit2gtk-4.1-dev build-essential curl wget file libxdo-dev libssl-dev
   libayatana-appindicator3-dev librsvg2-dev pkg-config)
 # What the tests add: a virtual display, the WebKit WebDriver, a private D-Bus and keyring.
-# Plus Python's venv for the pinned Hermes CLI.
-TEST_PACKAGES=(xvfb xauth webkit2gtk-driver dbus-x11 gnome-keyring libsecret-tools python3 python3-venv)
+# Plus Python's venv for the pinned Hermes CLI, and what checks the .deb and the release workflow.
+TEST_PACKAGES=(xvfb xauth webkit2gtk-driver dbus-x11 gnome-keyring libsecret-tools python3 python3-venv
+  desktop-file-utils yamllint python3-yaml)
 
 # Installs the missing ones among the given Debian/Ubuntu packages (no-op elsewhere).
 ensure_apt_packages() {
@@ -57,3 +58,13 @@ ensure_tauri_driver() {
 }
 
 tauri_cli() { (cd "$ROOT" && "$ROOT/ui/node_modules/.bin/tauri" "$@"); }
+
+# Where cargo puts builds (CARGO_TARGET_DIR when set, as in helper worktrees).
+cargo_target_dir() { echo "${CARGO_TARGET_DIR:-$ROOT/target}"; }
+
+# The app's version: the workspace's Cargo version, the one source the installers, the About page
+# and `clawboo --version` all use (tauri.conf.json has none, so Tauri takes Cargo's).
+app_version() {
+  cargo metadata --no-deps --format-version 1 --manifest-path "$ROOT/Cargo.toml" |
+    python3 -c 'import json, sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"] == "clawboo"))'
+}

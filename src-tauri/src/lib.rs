@@ -13,6 +13,10 @@ use tauri_specta::{collect_commands, collect_events};
 
 pub use state::AppState;
 
+/// The app's version: the workspace's Cargo version, which the installers also carry (tauri.conf.json
+/// names none, so Tauri takes Cargo's). Shown in Settings > About and by `clawboo --version`.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
 /// The one registry of commands and events, used by the app and by the bindings export.
 pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
     tauri_specta::Builder::<R>::new()

@@ -19,7 +19,7 @@ pub struct AppInfo {
 pub async fn app_info(state: State<'_, AppState>) -> Result<AppInfo, AppError> {
     let engine = state.engine()?;
     Ok(AppInfo {
-        version: env!("CARGO_PKG_VERSION").to_owned(),
+        version: crate::VERSION.to_owned(),
         data_dir: engine.config().data_dir.display().to_string(),
         persona_budget: SOUL_BUDGET as u32,
     })
