@@ -33,13 +33,15 @@ function rank(part) {
   return at < 0 ? ORDER.length : at;
 }
 
+// A row with no goal ("—") is context: no mark.
+const mark = (row) => (row.goal === "—" ? "" : row.ok ? "✅" : "❌");
 const cell = (text) => String(text).replaceAll("|", "\\|").replaceAll("\n", " ");
 const lines = ["| Check | Figure | Measured | Goal | |", "|---|---|---|---|---|"];
 for (const part of parts) {
   (part.rows ?? []).forEach((row, i) => {
     const check = i === 0 ? `**${cell(part.title)}** (${Math.round(part.seconds)} s)` : "";
     if (!row.ok) problems.push(`${part.part}: ${row.figure} is ${row.value}, goal ${row.goal}`);
-    lines.push(`| ${check} | ${cell(row.figure)} | ${cell(row.value)} | ${cell(row.goal)} | ${row.ok ? "✅" : "❌"} |`);
+    lines.push(`| ${check} | ${cell(row.figure)} | ${cell(row.value)} | ${cell(row.goal)} | ${mark(row)} |`);
   });
 }
 const table = lines.join("\n");
