@@ -392,6 +392,7 @@ pub fn carriers(_matches: impl Fn(&str) -> bool) -> Vec<u32> {
 /// it when the app ends, a `kill -9` included. When the engine is dropped the pipe closes too,
 /// and the shell kills whatever of this engine's tree is left.
 #[derive(Debug)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 struct Watchdog {
     stdin: Option<std::process::ChildStdin>,
     child: std::process::Child,
