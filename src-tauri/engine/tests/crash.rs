@@ -21,6 +21,7 @@ use clawboo_engine::{Engine, EngineConfig, ErrorCode};
 use clawboo_testkit::TempDataDir;
 
 const HELPER_DIR: &str = "CLAWBOO_CRASH_HELPER_DIR";
+const HELPER_MARKER: &str = "CLAWBOO_CRASH_HELPER_MARKER";
 
 /// A runtime whose every turn waits for cancel.
 struct Waiting;
@@ -84,9 +85,13 @@ fn helper_opens_the_engine_and_waits_to_be_killed() {
     let engine = open(std::path::Path::new(&dir)).unwrap();
     let agent = engine.agents().create(agent()).unwrap();
     let run = engine.chat().send(&agent.id, "wait").unwrap().run.unwrap();
+    // A tool in the group, and one in a session of its own (as Hermes starts its terminal
+    // tool), which neither a group kill nor the parent-death signal reaches.
+    let marker: u32 = std::env::var(HELPER_MARKER).unwrap().parse().unwrap();
+    let escape = if cfg!(target_os = "linux") { format!("setsid sleep {} & ", marker + 1) } else { String::new() };
     let spec = CommandSpec {
         program: "/bin/sh".into(),
-        args: vec!["-c".into(), "sleep 300 & sleep 300".into()],
+        args: vec!["-c".into(), format!("{escape}sleep {marker} & sleep 300")],
         inherit_env: vec!["PATH".into()],
         cwd: std::env::temp_dir(),
         ..Default::default()
@@ -95,7 +100,7 @@ fn helper_opens_the_engine_and_waits_to_be_killed() {
     let pgid = child.control.pid().unwrap();
     // Ready only once the shell has forked its background `sleep`: killed before that, the
     // shell dies with us (parent-death signal) and leaves no background process to sweep.
-    while live_members(pgid) < 2 {
+    while live_members(pgid) < 2 || (cfg!(target_os = "linux") && sleeping(marker + 1).is_empty()) {
         std::thread::sleep(Duration::from_millis(10));
     }
     println!("READY {pgid} {} {}", agent.id, run.id);
@@ -138,8 +143,32 @@ fn live_members(pgid: u32) -> usize {
     }
 }
 
+/// The live processes running `sleep <marker>`.
+fn sleeping(marker: u32) -> Vec<u32> {
+    processes(|cmdline| cmdline == format!("sleep\0{marker}\0"))
+}
+
+/// The live processes whose command line passes `wanted` (Linux: /proc).
+fn processes(wanted: impl Fn(&str) -> bool) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            running(*pid) && wanted(&String::from_utf8_lossy(&cmdline))
+        })
+        .collect()
+}
+
+fn parent(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat[stat.rfind(')')? + 1..].split_whitespace().nth(1)?.parse().ok()
+}
+
 struct Helper {
     child: Child,
+    marker: u32,
     pgid: u32,
     agent_id: String,
     run_id: String,
@@ -153,10 +182,11 @@ impl Drop for Helper {
     }
 }
 
-fn start_helper(dir: &std::path::Path) -> Helper {
+fn start_helper(dir: &std::path::Path, marker: u32) -> Helper {
     let mut child = Command::new(std::env::current_exe().unwrap())
         .args(["--exact", "helper_opens_the_engine_and_waits_to_be_killed", "--ignored", "--nocapture"])
         .env(HELPER_DIR, dir)
+        .env(HELPER_MARKER, marker.to_string())
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
@@ -167,6 +197,7 @@ fn start_helper(dir: &std::path::Path) -> Helper {
             let parts: Vec<&str> = ready.split(' ').collect();
             return Helper {
                 child,
+                marker,
                 pgid: parts[0].parse().unwrap(),
                 agent_id: parts[1].to_owned(),
                 run_id: parts[2].to_owned(),
@@ -181,21 +212,37 @@ fn start_helper(dir: &std::path::Path) -> Helper {
 #[test]
 fn after_a_kill_9_the_next_start_stops_what_the_first_started_and_marks_its_run() {
     let dir = TempDataDir::new();
-    let mut helper = start_helper(dir.path());
+    let mut helper = start_helper(dir.path(), 41_000 + std::process::id() % 1_000 * 2);
     assert!(group_has_live_member(helper.pgid));
+    // The watchdog would end the tree at once (next test); killed first, it leaves the sweep
+    // of the next start to do it, as when it is killed with the app's whole process group.
+    let watchdogs: Vec<u32> =
+        processes(|cmdline| cmdline.contains("while read -r _") && cmdline.contains("CLAWBOO_PROCESS_TREE"))
+            .into_iter()
+            .filter(|pid| parent(*pid) == Some(helper.child.id()))
+            .collect();
+    for pid in &watchdogs {
+        Command::new("kill").args(["-KILL", &pid.to_string()]).status().unwrap();
+    }
 
     helper.child.kill().unwrap(); // SIGKILL: no destructor runs
     helper.child.wait().unwrap();
-    // The leader may die with its parent (parent-death signal); its background tool does not.
+    // The leader may die with its parent (parent-death signal); its background tools do not.
     std::thread::sleep(Duration::from_millis(200));
     assert!(group_has_live_member(helper.pgid), "the background process outlives the app");
     let registry = Arc::new(ProcessRegistry::new(&dir.join("unused")));
     if RecordedSpawner::new(registry).sets_parent_death_signal() {
         assert!(!running(helper.pgid), "the leader died with its parent (parent-death signal)");
     }
+    if cfg!(target_os = "linux") {
+        assert_eq!(watchdogs.len(), 1, "one watchdog per engine");
+        assert_eq!(sleeping(helper.marker + 1).len(), 1, "the tool in a session of its own outlives the app");
+    }
 
     let engine = open(dir.path()).expect("the folder is free once its holder died");
     assert!(!group_has_live_member(helper.pgid), "a process of the killed app survived the next start");
+    assert_eq!(sleeping(helper.marker), Vec::<u32>::new(), "the tool in the group survived the next start");
+    assert_eq!(sleeping(helper.marker + 1), Vec::<u32>::new(), "the tool outside the group survived the next start");
     let history = engine.chat().history_page(&helper.agent_id, None, 500).unwrap();
     let cut = history.runs.iter().find(|r| r.id == helper.run_id).unwrap();
     assert_eq!(cut.status, RunStatus::Interrupted);
@@ -206,10 +253,32 @@ fn after_a_kill_9_the_next_start_stops_what_the_first_started_and_marks_its_run(
     );
 }
 
+/// The whole tree ends with the app, before any restart: the leader by its parent-death
+/// signal, the rest (in the group or not) by the watchdog that wakes when the app is gone.
+#[cfg(target_os = "linux")]
+#[test]
+fn after_a_kill_9_the_watchdog_ends_the_whole_tree_at_once() {
+    let dir = TempDataDir::new();
+    let mut helper = start_helper(dir.path(), 43_000 + std::process::id() % 1_000 * 2);
+    assert_eq!(sleeping(helper.marker).len(), 1);
+    assert_eq!(sleeping(helper.marker + 1).len(), 1);
+
+    helper.child.kill().unwrap();
+    helper.child.wait().unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while (group_has_live_member(helper.pgid) || !sleeping(helper.marker + 1).is_empty())
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!group_has_live_member(helper.pgid), "a process of the killed app's group outlived it");
+    assert_eq!(sleeping(helper.marker + 1), Vec::<u32>::new(), "the tool outside the group outlived the app");
+}
+
 #[test]
 fn a_second_engine_on_the_same_folder_is_refused_and_touches_nothing() {
     let dir = TempDataDir::new();
-    let mut helper = start_helper(dir.path());
+    let mut helper = start_helper(dir.path(), 45_000 + std::process::id() % 1_000 * 2);
 
     let err = open(dir.path()).err().expect("the folder is in use");
     assert_eq!(err.code(), ErrorCode::DataDirInUse, "{err}");

@@ -340,3 +340,53 @@ async fn a_run_that_closed_stdout_and_hangs_times_out() {
     assert!(!spawner.group_alive());
     assert!(drain(&mut h.events).contains(&RunEvent::Message { text: "bye".into() }));
 }
+
+/// A tool the runtime started in a session of its own (as Hermes starts its terminal tool) is
+/// out of reach of the group kill that ends a run; it carries the run's tree id, so it ends
+/// when the run's process control is dropped.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_tool_outside_the_runs_process_group_ends_with_the_run() {
+    use std::sync::Arc;
+
+    use clawboo_engine::runtimes::orphans::{ProcessRegistry, RecordedSpawner};
+    use clawboo_engine::runtimes::process::Spawner;
+
+    let sleeping = |marker: u32| -> usize {
+        let wanted = format!("sleep\0{marker}\0");
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+                let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+                let zombie = stat.rfind(')').is_some_and(|i| stat[i + 1..].split_whitespace().next() == Some("Z"));
+                cmdline == wanted.as_bytes() && !zombie
+            })
+            .count()
+    };
+    let dir = clawboo_testkit::TempDataDir::new();
+    let spawner = RecordedSpawner::new(Arc::new(ProcessRegistry::new(dir.path())));
+    let marker = 47_000 + std::process::id() % 1_000;
+    let spec = CommandSpec {
+        program: "/bin/sh".into(),
+        args: vec!["-c".into(), format!("setsid sleep {marker} & sleep 300")],
+        inherit_env: vec!["PATH".into()],
+        cwd: std::env::temp_dir(),
+        ..Default::default()
+    };
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let _inside = runtime.enter();
+    let mut child = spawner.spawn(&spec).unwrap();
+    while sleeping(marker) == 0 {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.control.kill().unwrap();
+    runtime.block_on(child.control.wait()).unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(!child.control.group_alive(), "the group is gone");
+    assert_eq!(sleeping(marker), 1, "a group kill does not reach a process in another session");
+
+    drop(child);
+    assert_eq!(sleeping(marker), 0, "the tool outside the group outlived its run");
+}

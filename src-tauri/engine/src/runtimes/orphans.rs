@@ -6,6 +6,16 @@
 //! forbidden here, which rules out `prctl` in `pre_exec`; the leader is started through
 //! util-linux's `setpriv --pdeathsig KILL`, which sets it and then executes the program (same
 //! pid, same group). Where `setpriv` is missing, the sweep alone does the job.
+//!
+//! A group is not the whole tree: a CLI may start its tools in groups or sessions of their own
+//! (Hermes's terminal tool does), which neither the signal nor a group kill reaches. So every
+//! process started also carries [`TREE_ENV`] = "<this engine's tree id>-<its own id>" in its
+//! environment, which its children inherit. On Linux, that finds the rest of the tree in /proc:
+//! when a started process's control is dropped (its run ended, cancelled or not), what still
+//! carries its id is killed; a small watchdog started with the first runtime (a shell reading a
+//! pipe only this process holds) wakes when the app ends, however it ends, and kills what still
+//! carries the engine's id; and the next start's sweep does the same for the ids recorded,
+//! should the watchdog itself have been killed.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -17,6 +27,8 @@ use serde::{Deserialize, Serialize};
 use super::process::{BoxFuture, ChildControl, CommandSpec, ExitInfo, SpawnedChild, Spawner, SystemSpawner};
 
 const FILE_NAME: &str = "processes.json";
+/// The variable naming the engine a runtime process (and everything it starts) belongs to.
+pub const TREE_ENV: &str = "CLAWBOO_PROCESS_TREE";
 
 /// One process group the engine started.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -28,6 +40,9 @@ pub struct GroupRecord {
     pub started: String,
     /// The program, for the log.
     pub program: String,
+    /// The engine's tree id the group's processes carry in [`TREE_ENV`] (none in older files).
+    #[serde(default)]
+    pub tree: Option<String>,
 }
 
 /// The durable list of live groups, shared by every spawner of one engine.
@@ -35,12 +50,22 @@ pub struct GroupRecord {
 pub struct ProcessRegistry {
     path: PathBuf,
     groups: Mutex<Vec<GroupRecord>>,
+    /// This engine's tree id: unique, so a sweep by it never touches another app's processes.
+    tree: String,
+    /// The watchdog, started with the first process (Linux).
+    watchdog: Mutex<Option<Watchdog>>,
 }
 
 impl ProcessRegistry {
     /// The registry of `data_dir`. Call [`ProcessRegistry::sweep`] before starting anything.
     pub fn new(data_dir: &Path) -> Self {
-        Self { path: data_dir.join(FILE_NAME), groups: Mutex::new(Vec::new()) }
+        let tree = format!("clawboo-{}", uuid::Uuid::new_v4().simple());
+        Self { path: data_dir.join(FILE_NAME), groups: Mutex::new(Vec::new()), tree, watchdog: Mutex::new(None) }
+    }
+
+    /// The id this engine's runtime processes carry in [`TREE_ENV`].
+    pub fn tree(&self) -> &str {
+        &self.tree
     }
 
     /// Stops the groups a previous engine on this folder left running (it crashed or was
@@ -49,7 +74,7 @@ impl ProcessRegistry {
     pub fn sweep(&self) -> Vec<GroupRecord> {
         let recorded: Vec<GroupRecord> =
             std::fs::read(&self.path).ok().and_then(|bytes| serde_json::from_slice(&bytes).ok()).unwrap_or_default();
-        let alive: Vec<GroupRecord> = recorded.into_iter().filter(still_ours).collect();
+        let alive: Vec<GroupRecord> = recorded.iter().filter(|g| still_ours(g)).cloned().collect();
         for group in &alive {
             signal_group(group.pgid, Signal::Terminate);
         }
@@ -64,10 +89,24 @@ impl ProcessRegistry {
         while alive.iter().any(|g| super::process::group_has_live_member(g.pgid)) && std::time::Instant::now() < by {
             std::thread::sleep(Duration::from_millis(10));
         }
+        // What left the groups: the same tree id, wherever it is now.
+        let trees: std::collections::BTreeSet<&str> = recorded_trees(&recorded);
+        for tree in trees {
+            kill_carriers(|value| value.strip_prefix(tree).is_some_and(|rest| rest.starts_with('-')));
+        }
         let mut groups = self.lock();
         groups.clear();
         self.save(&groups);
         alive
+    }
+
+    /// Starts the watchdog once (Linux; elsewhere, and should it fail, the next start's sweep
+    /// remains).
+    fn watch(&self) {
+        let mut watchdog = self.watchdog.lock().unwrap_or_else(|p| p.into_inner());
+        if watchdog.is_none() {
+            *watchdog = Watchdog::start(&self.tree);
+        }
     }
 
     /// The groups recorded now.
@@ -169,6 +208,11 @@ impl RecordedSpawner {
 
 impl Spawner for RecordedSpawner {
     fn spawn(&self, spec: &CommandSpec) -> io::Result<SpawnedChild> {
+        self.registry.watch();
+        let mut spec = spec.clone();
+        let id = format!("{}-{}", self.registry.tree, uuid::Uuid::new_v4().simple());
+        spec.env.push((TREE_ENV.to_owned(), id.clone()));
+        let spec = &spec;
         // Only a program that exists is wrapped, so a missing one still fails here, clearly.
         let mut child = match launcher() {
             Some(launcher) if spec.program.is_absolute() && spec.program.is_file() => {
@@ -182,8 +226,9 @@ impl Spawner for RecordedSpawner {
         };
         let Some(pgid) = child.control.pid() else { return Ok(child) };
         let Some(started) = start_identity(pgid) else { return Ok(child) };
-        self.registry.add(GroupRecord { pgid, started, program: spec.program.to_string_lossy().into_owned() });
-        child.control = Box::new(RecordedControl { inner: child.control, pgid, registry: self.registry.clone() });
+        let program = spec.program.to_string_lossy().into_owned();
+        self.registry.add(GroupRecord { pgid, started, program, tree: Some(self.registry.tree.clone()) });
+        child.control = Box::new(RecordedControl { inner: child.control, pgid, id, registry: self.registry.clone() });
         Ok(child)
     }
 }
@@ -191,11 +236,15 @@ impl Spawner for RecordedSpawner {
 struct RecordedControl {
     inner: Box<dyn ChildControl>,
     pgid: u32,
+    /// The value of [`TREE_ENV`] this process and its descendants carry.
+    id: String,
     registry: Arc<ProcessRegistry>,
 }
 
 impl Drop for RecordedControl {
+    /// By now the group has been stopped; what the runtime started outside it goes too.
     fn drop(&mut self) {
+        kill_carriers(|value| value == self.id);
         self.registry.remove(self.pgid);
     }
 }
@@ -278,6 +327,112 @@ fn start_identity(_pid: u32) -> Option<String> {
 #[cfg(not(unix))]
 fn same_boot(_started: &str) -> bool {
     false
+}
+
+fn recorded_trees(recorded: &[GroupRecord]) -> std::collections::BTreeSet<&str> {
+    recorded.iter().filter_map(|g| g.tree.as_deref()).filter(|t| valid_tree(t)).collect()
+}
+
+/// Only ids this module makes reach a shell command: "clawboo-" and 32 hex digits.
+fn valid_tree(tree: &str) -> bool {
+    tree.strip_prefix("clawboo-").is_some_and(|hex| hex.len() == 32 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// The shell that finds and kills, by /proc, every process whose environment holds
+/// `TREE_ENV=$1-…` (it runs with a clean environment, so it never matches itself).
+#[cfg(target_os = "linux")]
+const KILL_TREE: &str = r#"for proc in /proc/[0-9]*; do
+  grep -qz "^$0=$1-" "$proc/environ" 2>/dev/null && kill -KILL "${proc#/proc/}" 2>/dev/null
+done
+exit 0"#;
+
+/// Kills (SIGKILL) every process whose [`TREE_ENV`] value passes `matches` (Linux: read from
+/// /proc; elsewhere there is nothing to read).
+#[cfg(target_os = "linux")]
+pub fn kill_carriers(matches: impl Fn(&str) -> bool) {
+    let pids = carriers(matches);
+    if pids.is_empty() {
+        return;
+    }
+    let _ = std::process::Command::new("kill")
+        .arg("-KILL")
+        .args(pids.iter().map(u32::to_string))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status();
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn kill_carriers(_matches: impl Fn(&str) -> bool) {}
+
+/// The processes whose [`TREE_ENV`] value passes `matches` (zombies left out).
+#[cfg(target_os = "linux")]
+pub fn carriers(matches: impl Fn(&str) -> bool) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    let wanted = format!("{TREE_ENV}=");
+    entries
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let Ok(environ) = std::fs::read(format!("/proc/{pid}/environ")) else { return false };
+            environ.split(|b| *b == 0).any(|var| {
+                std::str::from_utf8(var).ok().and_then(|v| v.strip_prefix(wanted.as_str())).is_some_and(&matches)
+            }) && !super::process::is_zombie(*pid)
+        })
+        .collect()
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn carriers(_matches: impl Fn(&str) -> bool) -> Vec<u32> {
+    Vec::new()
+}
+
+/// A shell that waits for its stdin to close, then kills the tree. Only this process holds the
+/// pipe's other end (Rust opens it close-on-exec, so no runtime inherits it): the kernel closes
+/// it when the app ends, a `kill -9` included. When the engine is dropped the pipe closes too,
+/// and the shell kills whatever of this engine's tree is left.
+#[derive(Debug)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+struct Watchdog {
+    stdin: Option<std::process::ChildStdin>,
+    child: std::process::Child,
+}
+
+impl Watchdog {
+    #[cfg(target_os = "linux")]
+    fn start(tree: &str) -> Option<Watchdog> {
+        if !valid_tree(tree) {
+            return None;
+        }
+        let script = format!("while read -r _; do :; done\n{KILL_TREE}");
+        let mut command = std::process::Command::new("/bin/sh");
+        // A group of its own: a signal to the app's group (Ctrl-C in a terminal) spares it.
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut child = command
+            .args(["-c", &script, TREE_ENV, tree])
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .map_err(|e| eprintln!("clawboo: no process watchdog ({e}); leftovers are swept at the next start"))
+            .ok()?;
+        Some(Watchdog { stdin: child.stdin.take(), child })
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn start(_tree: &str) -> Option<Watchdog> {
+        None
+    }
+}
+
+impl Drop for Watchdog {
+    /// Closes the pipe and waits for the sweep (what is left of a stopped engine is little).
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        let _ = self.child.wait();
+    }
 }
 
 enum Signal {

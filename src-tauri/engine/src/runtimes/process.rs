@@ -190,6 +190,13 @@ pub fn group_has_live_member(pgid: u32) -> bool {
     })
 }
 
+/// Whether process `pid` has ended and waits to be reaped.
+#[cfg(target_os = "linux")]
+pub fn is_zombie(pid: u32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return false };
+    stat.rfind(')').is_some_and(|i| stat[i + 1..].split_whitespace().next() == Some("Z"))
+}
+
 #[cfg(all(unix, not(target_os = "linux")))]
 pub fn group_has_live_member(pgid: u32) -> bool {
     std::process::Command::new("kill")
