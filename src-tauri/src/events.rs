@@ -1,6 +1,7 @@
 //! Engine events, forwarded to the UI as typed tauri-specta events.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use clawboo_engine::agents::AgentFileName;
 use clawboo_engine::chat::team::{PeerPost, RoomMessage};
@@ -130,39 +131,89 @@ pub fn forward<R: Runtime>(app: AppHandle<R>, engine: Arc<Engine>) {
 /// refetch everything it shows (see [`resync`]), so nothing is lost for good.
 pub fn forward_from<R: Runtime>(app: AppHandle<R>, mut events: broadcast::Receiver<EngineEvent>) {
     tauri::async_runtime::spawn(async move {
+        let mut resyncs = Resyncs::default();
         loop {
-            let sent = match events.recv().await {
-                Err(RecvError::Lagged(missed)) => {
-                    eprintln!("clawboo: the UI fell {missed} events behind; it refetches what it shows");
+            // A refetch held back by the throttle is sent when its time comes, even if the bus
+            // goes quiet: the UI must never stay behind.
+            let received = match resyncs.owed_at() {
+                Some(due) => tokio::select! {
+                    received = events.recv() => Some(received),
+                    _ = tokio::time::sleep_until(due.into()) => None,
+                },
+                None => Some(events.recv().await),
+            };
+            let sent = match received {
+                None => {
+                    resyncs.sent(Instant::now());
                     resync(&app)
                 }
-                Ok(EngineEvent::AgentsChanged) => AgentsChanged.emit(&app),
-                Ok(EngineEvent::TeamsChanged) => TeamsChanged.emit(&app),
-                Ok(EngineEvent::AgentFileChanged { agent_id, name }) => AgentFileChanged { agent_id, name }.emit(&app),
-                Ok(EngineEvent::RunEvent { agent_id, record }) => RunEventEmitted { agent_id, record }.emit(&app),
-                Ok(EngineEvent::ChatMessageAdded { agent_id, message }) => {
-                    ChatMessageAdded { agent_id, message }.emit(&app)
+                Some(Err(RecvError::Lagged(missed))) => {
+                    eprintln!("clawboo: the UI fell {missed} events behind; it refetches what it shows");
+                    if !resyncs.lagged(Instant::now()) {
+                        continue;
+                    }
+                    resync(&app)
                 }
-                Ok(EngineEvent::RunChanged { agent_id, run }) => RunChanged { agent_id, run }.emit(&app),
-                Ok(EngineEvent::RoomMessageAdded { team_id, message }) => {
-                    RoomMessageAdded { team_id, message }.emit(&app)
-                }
-                Ok(EngineEvent::RoomRunChanged { team_id, room_id, run }) => {
-                    RoomRunChanged { team_id, room_id, run }.emit(&app)
-                }
-                Ok(EngineEvent::PeerPostAdded { post }) => PeerPostAdded { post }.emit(&app),
-                Ok(EngineEvent::MemoryChanged) => MemoryChanged.emit(&app),
-                Ok(EngineEvent::BoardChanged { card_id }) => BoardChanged { card_id }.emit(&app),
-                Ok(EngineEvent::AttentionChanged { raised }) => AttentionChanged { raised }.emit(&app),
-                Ok(EngineEvent::RoutinesChanged) => RoutinesChanged.emit(&app),
-                Ok(EngineEvent::ConnectorsChanged) => ConnectorsChanged.emit(&app),
-                Err(RecvError::Closed) => break,
+                Some(Ok(event)) => emit(&app, event),
+                Some(Err(RecvError::Closed)) => break,
             };
             if let Err(e) = sent {
                 eprintln!("clawboo: could not forward an event to the UI: {e}");
             }
         }
     });
+}
+
+fn emit<R: Runtime>(app: &AppHandle<R>, event: EngineEvent) -> tauri::Result<()> {
+    match event {
+        EngineEvent::AgentsChanged => AgentsChanged.emit(app),
+        EngineEvent::TeamsChanged => TeamsChanged.emit(app),
+        EngineEvent::AgentFileChanged { agent_id, name } => AgentFileChanged { agent_id, name }.emit(app),
+        EngineEvent::RunEvent { agent_id, record } => RunEventEmitted { agent_id, record }.emit(app),
+        EngineEvent::ChatMessageAdded { agent_id, message } => ChatMessageAdded { agent_id, message }.emit(app),
+        EngineEvent::RunChanged { agent_id, run } => RunChanged { agent_id, run }.emit(app),
+        EngineEvent::RoomMessageAdded { team_id, message } => RoomMessageAdded { team_id, message }.emit(app),
+        EngineEvent::RoomRunChanged { team_id, room_id, run } => RoomRunChanged { team_id, room_id, run }.emit(app),
+        EngineEvent::PeerPostAdded { post } => PeerPostAdded { post }.emit(app),
+        EngineEvent::MemoryChanged => MemoryChanged.emit(app),
+        EngineEvent::BoardChanged { card_id } => BoardChanged { card_id }.emit(app),
+        EngineEvent::AttentionChanged { raised } => AttentionChanged { raised }.emit(app),
+        EngineEvent::RoutinesChanged => RoutinesChanged.emit(app),
+        EngineEvent::ConnectorsChanged => ConnectorsChanged.emit(app),
+    }
+}
+
+/// At most one full refetch per `RESYNC_GAP`: under a flood the bus can report a lag hundreds of
+/// times a second, and each refetch reloads every open page. A lag inside the gap is owed, not
+/// dropped: one refetch follows when the gap ends.
+pub const RESYNC_GAP: Duration = Duration::from_millis(250);
+
+#[derive(Debug, Default)]
+pub struct Resyncs {
+    last: Option<Instant>,
+    owed: bool,
+}
+
+impl Resyncs {
+    /// A lag was reported at `now`: true when the refetch is to be sent now (then counted as sent).
+    pub fn lagged(&mut self, now: Instant) -> bool {
+        if self.last.is_some_and(|last| now.duration_since(last) < RESYNC_GAP) {
+            self.owed = true;
+            return false;
+        }
+        self.sent(now);
+        true
+    }
+
+    /// When a held-back refetch is due, if one is owed.
+    pub fn owed_at(&self) -> Option<Instant> {
+        self.owed.then(|| self.last.map_or_else(Instant::now, |last| last + RESYNC_GAP))
+    }
+
+    pub fn sent(&mut self, now: Instant) {
+        self.last = Some(now);
+        self.owed = false;
+    }
 }
 
 /// After dropped events: AgentsChanged makes the UI refetch agents, files, each open chat's

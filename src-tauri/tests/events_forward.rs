@@ -102,3 +102,22 @@ fn under_a_flood_every_event_arrives_or_a_refetch_is_asked_for() {
         assert_eq!(seen[..2], [0, 0], "no refetch without a lag");
     }
 }
+
+#[test]
+fn lags_close_together_give_one_refetch_now_and_one_owed() {
+    use clawboo_lib::events::{Resyncs, RESYNC_GAP};
+    use std::time::Instant;
+    let start = Instant::now();
+    let mut resyncs = Resyncs::default();
+    assert!(resyncs.lagged(start), "the first lag refetches at once");
+    assert_eq!(resyncs.owed_at(), None);
+    // A hundred more inside the gap: none sent now, one owed for when the gap ends.
+    for i in 1..=100 {
+        assert!(!resyncs.lagged(start + RESYNC_GAP * i / 200));
+    }
+    assert_eq!(resyncs.owed_at(), Some(start + RESYNC_GAP));
+    resyncs.sent(start + RESYNC_GAP);
+    assert_eq!(resyncs.owed_at(), None, "paid");
+    // A lag after the gap refetches at once again.
+    assert!(resyncs.lagged(start + RESYNC_GAP * 3));
+}
