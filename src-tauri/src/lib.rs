@@ -5,6 +5,7 @@ mod commands;
 pub mod error;
 pub mod events;
 pub mod state;
+mod startup;
 pub mod tray;
 
 use clawboo_engine::{Engine, EngineConfig};
@@ -18,6 +19,7 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
     tauri_specta::Builder::<R>::new()
         .commands(collect_commands![
             commands::app::app_info,
+            commands::app::report_interactive,
             commands::agents::list_agents,
             commands::agents::create_agent,
             commands::agents::update_agent,
@@ -199,6 +201,7 @@ fn keep_in_tray_while_working<R: Runtime>(window: &tauri::Window<R>, api: &tauri
 }
 
 pub fn run() {
+    startup::begin();
     let builder = specta_builder::<tauri::Wry>();
     tauri::Builder::default()
         // First, so a second launch exits before it opens anything; the running one comes to

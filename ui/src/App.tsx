@@ -23,6 +23,7 @@ import { InboxPage } from "./pages/InboxPage";
 import { RoutinesPage } from "./pages/RoutinesPage";
 import type { InboxFocus } from "./components/attention/RequestList";
 import { TrayNotice } from "./components/attention/TrayNotice";
+import { useReportInteractive } from "./startup";
 
 type Route =
   | { page: "home" }
@@ -65,6 +66,7 @@ function Shell() {
     liveUpdatesFailed,
   );
   useRoomEvents();
+  useReportInteractive(!agents.isPending && !teams.isPending);
 
   const selectedAgent =
     route.page === "agent" ? agents.data?.find((a) => a.id === route.agentId) ?? null : null;
