@@ -69,13 +69,16 @@ function cpuMs(pid) {
   const f = statFields(pid);
   return f ? (Number(f[11]) + Number(f[12])) * TICK_MS : 0; // utime + stime, all threads
 }
+/** Context switches per thread (tid → count): a thread's sleeps and wake-ups. */
 function switches(pid) {
-  let total = 0;
+  const byThread = new Map();
   for (const task of readdirSync(`/proc/${pid}/task`, { throwIfNoEntry: false }) ?? []) {
     const status = read(`/proc/${pid}/task/${task}/status`) ?? "";
-    for (const m of status.matchAll(/^(?:non)?voluntary_ctxt_switches:\s+(\d+)/gm)) total += Number(m[1]);
+    let count = 0;
+    for (const m of status.matchAll(/^(?:non)?voluntary_ctxt_switches:\s+(\d+)/gm)) count += Number(m[1]);
+    byThread.set(`${pid}/${task}`, count);
   }
-  return total;
+  return byThread;
 }
 /** Which part of the tree a process is: the app itself, or one of WebKit's helpers. */
 function role(pid) {
@@ -103,7 +106,10 @@ async function idleActivity(root) {
   let wakeups = 0;
   tree.forEach((p, i) => {
     cpu += cpuMs(p) - before[i][0];
-    wakeups += switches(p) - before[i][1];
+    // Threads alive at both ends: one that exited meanwhile takes its count with it.
+    for (const [tid, count] of switches(p)) {
+      if (before[i][1].has(tid)) wakeups += count - before[i][1].get(tid);
+    }
   });
   const secs = IDLE_MS / 1000;
   return { cpuMsPerMin: (cpu / secs) * 60, wakeupsPerSec: wakeups / secs };

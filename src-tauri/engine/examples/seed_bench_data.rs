@@ -41,7 +41,10 @@ fn main() {
     }
     engine
         .teams()
-        .create_room(&team.id, NewRoom { name: "Planning".into(), member_ids: members.clone(), leader_id: Some(members[0].clone()) })
+        .create_room(
+            &team.id,
+            NewRoom { name: "Planning".into(), member_ids: members.clone(), leader_id: Some(members[0].clone()) },
+        )
         .expect("room");
     let huge = engine.agents().create(agent("Huge", "huge")).expect("agent").id;
     engine.shutdown();
