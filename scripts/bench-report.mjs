@@ -1,7 +1,7 @@
 // Turns the figures the benches printed (`BENCH_JSON {...}` lines) into bench/results/:
 // <date>-<commit>.json (every figure with unit, median, n, and the machine), latest.md (the table),
 // latest.svg + latest.png (the chart), and the README's table between its bench markers.
-// Usage (through scripts/bench): node scripts/bench-report.mjs --log LOG [--public PUBLIC.json] [--quick]
+// Usage (through scripts/bench): node scripts/bench-report.mjs --log LOG [--public PUBLIC.json] [--quick] [--commit SHA]
 
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync, mkdirSync, existsSync } from "node:fs";
@@ -77,8 +77,9 @@ for (const f of figures) {
 }
 
 // ---- the machine ----
-const commit = sh("git", ["rev-parse", "--short", "HEAD"]) ?? "unknown";
-const dirty = !!sh("git", ["status", "--porcelain", "--untracked-files=no"]);
+// --commit: the build measured, when it is not the checkout's HEAD (figures from an earlier build).
+const commit = option("--commit") ?? sh("git", ["rev-parse", "--short", "HEAD"]) ?? "unknown";
+const dirty = !option("--commit") && !!sh("git", ["status", "--porcelain", "--untracked-files=no"]);
 const date = new Date().toISOString();
 const machine = {
   nproc: cpus().length,
