@@ -4,8 +4,8 @@
 mod commands;
 pub mod error;
 pub mod events;
-pub mod state;
 mod startup;
+pub mod state;
 pub mod tray;
 
 use clawboo_engine::{Engine, EngineConfig};
