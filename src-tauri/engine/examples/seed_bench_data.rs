@@ -25,7 +25,7 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let dir = args.next().expect("usage: seed_bench_data DATA_DIR [EXCHANGES]");
     let exchanges: u32 = args.next().map_or(5_000, |n| n.parse().expect("EXCHANGES is a number"));
-    let config = EngineConfig::for_dir(dir.into());
+    let config = EngineConfig::for_dir(dir.clone().into());
     let db = config.database_path();
     let engine = Engine::open(config).expect("open the engine");
     let members: Vec<String> = [("Lead", "lead"), ("Scout", "scout"), ("Writer", "writer")]
