@@ -4,6 +4,7 @@
 mod commands;
 pub mod error;
 pub mod events;
+mod startup;
 pub mod state;
 pub mod tray;
 
@@ -22,6 +23,7 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
     tauri_specta::Builder::<R>::new()
         .commands(collect_commands![
             commands::app::app_info,
+            commands::app::report_interactive,
             commands::agents::list_agents,
             commands::agents::create_agent,
             commands::agents::update_agent,
@@ -208,6 +210,7 @@ fn keep_in_tray_while_working<R: Runtime>(window: &tauri::Window<R>, api: &tauri
 }
 
 pub fn run() {
+    startup::begin();
     let builder = specta_builder::<tauri::Wry>();
     tauri::Builder::default()
         // First, so a second launch exits before it opens anything; the running one comes to

@@ -70,6 +70,9 @@ const typeInto = (id, text) =>
   });
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (ms) => `${ms.toFixed(0)} ms`;
+// For scripts/bench-report.mjs: one machine-readable line per figure.
+const figure = (id, label, unit, value, n) =>
+  console.log(`BENCH_JSON ${JSON.stringify({ id, label, unit, median: value, n })}`);
 
 async function screenshot(name) {
   const shot = await driver.screenshot().catch(() => null);
@@ -269,6 +272,8 @@ try {
     `per exchange (send → reply visible), ${EXCHANGES} each: at exchange 10 median ${fmt(median(small))}; ` +
       `at exchange 1,000 median ${fmt(median(large))}; ratio ${(median(large) / median(small)).toFixed(2)}x`,
   );
+  figure("ui.exchange_ms.x10", "UI: send → reply visible at exchange 10", "ms", median(small), small.length);
+  figure("ui.exchange_ms.x1000", "UI: send → reply visible at exchange 1,000", "ms", median(large), large.length);
   console.log(`  samples at 10: ${small.map((x) => x.toFixed(0)).join(" ")}`);
   console.log(`  samples at 1,000: ${large.map((x) => x.toFixed(0)).join(" ")}`);
   // A Native agent carries its whole conversation to the model, so at exchange 1,000 the model
@@ -283,6 +288,7 @@ try {
     `per exchange at exchange 1,000 after /reset (same chat length, short model request): median ${fmt(median(reset))}; ` +
       `ratio to exchange 10 ${(median(reset) / median(small)).toFixed(2)}x`,
   );
+  figure("ui.exchange_ms.x1000_reset", "UI: send → reply visible at exchange 1,000 after /reset", "ms", median(reset), reset.length);
   await screenshot("long-chat-markdown.png");
 
   // Older pages: with a row in view near the top, load the page before; that row stays put.
@@ -322,6 +328,8 @@ try {
     `reload + open of a ${sizes.chat10000}-message chat, ${RELOADS} times: median ${fmt(median(opens.map((o) => o.total)))} ` +
       `(of which opening the chat: ${fmt(median(opens.map((o) => o.open)))}; rows in the DOM: ${opens[0].rows})`,
   );
+  figure("ui.open_10k_ms", "UI: reload + open a 10,000-message chat", "ms", median(opens.map((o) => o.total)), opens.length);
+  figure("ui.open_10k_click_ms", "UI: open a 10,000-message chat (click → shown)", "ms", median(opens.map((o) => o.open)), opens.length);
   await screenshot("huge-chat.png");
 } catch (e) {
   failed = true;

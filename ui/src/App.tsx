@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { lazy, Suspense, useEffect, useState } from "react";
 import { QueryClientProvider } from "@tanstack/react-query";
 import type { Agent, AttentionRequest, Team, Viewing } from "./api";
 import { createQueryClient, useAgents, useTeams } from "./queries";
@@ -15,12 +15,7 @@ import { NewTeamDialog } from "./components/NewTeamDialog";
 import { TeamPage } from "./pages/TeamPage";
 import { FatalErrorPanel } from "./components/FatalErrorPanel";
 import { AgentPage, type AgentTab } from "./pages/AgentPage";
-import { SettingsPage } from "./pages/SettingsPage";
-import { MemoryPage } from "./pages/MemoryPage";
-import { BoardPage } from "./pages/BoardPage";
 import { WelcomePage } from "./pages/WelcomePage";
-import { InboxPage } from "./pages/InboxPage";
-import { RoutinesPage } from "./pages/RoutinesPage";
 import type { InboxFocus } from "./components/attention/RequestList";
 import { TrayNotice } from "./components/attention/TrayNotice";
 import { OnboardingPage } from "./pages/OnboardingPage";
@@ -28,6 +23,14 @@ import { useOnboardingState } from "./onboardingQueries";
 import { ShortcutsSheet } from "./components/ShortcutsSheet";
 import { shortcutFor, type ShortcutAction } from "./lib/shortcuts";
 import { learnAppVersion } from "./lib/errorDetails";
+import { useReportInteractive } from "./startup";
+
+// Pages away from the first screen and the chats load when first opened: a lighter start.
+const SettingsPage = lazy(() => import("./pages/SettingsPage").then((m) => ({ default: m.SettingsPage })));
+const MemoryPage = lazy(() => import("./pages/MemoryPage").then((m) => ({ default: m.MemoryPage })));
+const BoardPage = lazy(() => import("./pages/BoardPage").then((m) => ({ default: m.BoardPage })));
+const InboxPage = lazy(() => import("./pages/InboxPage").then((m) => ({ default: m.InboxPage })));
+const RoutinesPage = lazy(() => import("./pages/RoutinesPage").then((m) => ({ default: m.RoutinesPage })));
 
 type Route =
   | { page: "home" }
@@ -96,6 +99,7 @@ function Shell() {
     liveUpdatesFailed,
   );
   useRoomEvents();
+  useReportInteractive(!agents.isPending && !teams.isPending);
 
   const selectedAgent =
     route.page === "agent" ? agents.data?.find((a) => a.id === route.agentId) ?? null : null;
@@ -235,7 +239,9 @@ function Shell() {
         onOpenInbox={() => setRoute({ page: "inbox", focus: null })}
         onOpenShortcuts={() => setShortcutsOpen(true)}
       />
-      <main className="main">{main}</main>
+      <main className="main">
+        <Suspense fallback={null}>{main}</Suspense>
+      </main>
       {shortcutsOpen && <ShortcutsSheet onClose={() => setShortcutsOpen(false)} />}
       {trayNotice && <TrayNotice onDismiss={() => setTrayNotice(false)} />}
       {creating && <NewAgentDialog onClose={() => setCreating(false)} onCreated={onCreated} />}

@@ -229,6 +229,9 @@ async function unwrap<T>(call: () => Promise<CommandResult<T>>): Promise<T> {
 
 export const appInfo = (): Promise<AppInfo> => unwrap(() => commands.appInfo());
 
+/** Tells the shell the first interactive screen is up: a start-up measurement, nothing else. */
+export const reportInteractive = (): Promise<void> => commands.reportInteractive();
+
 export const listAgents = (): Promise<Agent[]> => unwrap(() => commands.listAgents());
 
 export const createAgent = (input: NewAgent): Promise<Agent> =>

@@ -8,6 +8,8 @@ import * as __TAURI_EVENT from "@tauri-apps/api/event";
 /** Commands */
 export const commands = {
 	appInfo: () => typedError<AppInfo, AppError>(__TAURI_INVOKE("app_info")),
+	/**  The UI's first interactive screen is up (see `startup::interactive`). */
+	reportInteractive: () => __TAURI_INVOKE<void>("report_interactive"),
 	listAgents: () => typedError<Agent[], AppError>(__TAURI_INVOKE("list_agents")),
 	createAgent: (input: NewAgent) => typedError<Agent, AppError>(__TAURI_INVOKE("create_agent", { input })),
 	updateAgent: (id: string, patch: AgentPatch) => typedError<Agent, AppError>(__TAURI_INVOKE("update_agent", { id, patch })),

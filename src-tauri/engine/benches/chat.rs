@@ -20,14 +20,16 @@ use clawboo_engine::runtimes::{
 };
 use clawboo_engine::secrets::Provider;
 use clawboo_engine::{Engine, EngineConfig, EngineEvent};
-use clawboo_testkit::{Behavior, FakeModelServer, TempDataDir};
+use clawboo_testkit::{bench, Behavior, FakeModelServer, TempDataDir};
 
 fn main() {
     page_reads();
     exchanges_as_the_chat_grows();
     events_into_store();
     native_overhead(Route::Relay);
-    native_overhead(Route::Direct);
+    if !bench::quick() {
+        native_overhead(Route::Direct);
+    }
 }
 
 /// How a Native agent reaches the model: through the engine's model relay (as in the app), or
@@ -170,10 +172,11 @@ fn exchanges_as_the_chat_grows() {
     let id = engine.agents().create(agent(RuntimeKind::Native, Some(Provider::Custom))).unwrap().id;
     let mut own = Vec::new();
     let mut done = 0;
+    let n = bench::samples(30, 10);
     for exchange in [10u32, 1_000] {
         clawboo_testkit::seed_chat(&db, &id, exchange - 1 - done);
-        let samples: Vec<_> = (0..30).map(|_| send_and_wait(&engine, &id, "How are you?")).collect();
-        done = exchange - 1 + 30;
+        let samples: Vec<_> = (0..n).map(|_| send_and_wait(&engine, &id, "How are you?")).collect();
+        done = exchange - 1 + n as u32;
         let total = median(samples);
         let last = server.model_requests().last().unwrap().raw_body.clone();
         let bare = bare_model_round_trip(&server.base_url(), &last);
@@ -186,11 +189,18 @@ fn exchanges_as_the_chat_grows() {
             ms(mine),
             last.len() / 1024
         );
+        bench::report(
+            &format!("chat.own_ms.x{exchange}"),
+            &format!("Own overhead per chat exchange at exchange {exchange} (engine)"),
+            "ms",
+            ms(mine),
+            n,
+        );
     }
     // A Native agent carries the conversation to the model: at exchange 1,000 the request holds
     // 1,000 exchanges. After /reset the chat is as long but carries nothing: the chat's length alone.
     engine.chat().send(&id, "/reset").unwrap();
-    let samples: Vec<_> = (0..30).map(|_| send_and_wait(&engine, &id, "How are you?")).collect();
+    let samples: Vec<_> = (0..n).map(|_| send_and_wait(&engine, &id, "How are you?")).collect();
     let total = median(samples);
     let last = server.model_requests().last().unwrap().raw_body.clone();
     let bare = bare_model_round_trip(&server.base_url(), &last);
@@ -217,7 +227,8 @@ fn median(mut samples: Vec<Duration>) -> Duration {
 fn events_into_store() {
     const N: u32 = 100_000;
     let mut rates = Vec::new();
-    for _ in 0..5 {
+    let runs = bench::samples(5, 2);
+    for _ in 0..runs {
         let dir = TempDataDir::new();
         let engine = Engine::open_with(EngineConfig::for_dir(dir.path().into()), vec![Arc::new(Flood(N))]).unwrap();
         let id = engine.agents().create(agent(RuntimeKind::Native, None)).unwrap().id;
@@ -233,6 +244,7 @@ fn events_into_store() {
         1.0 / per_event.as_secs_f64(),
         per_event.as_secs_f64() * 1e6
     );
+    bench::report("chat.events_per_s", "Events/s into the store", "events/s", 1.0 / per_event.as_secs_f64(), runs);
 }
 
 fn native_overhead(route: Route) {

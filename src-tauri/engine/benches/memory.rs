@@ -151,6 +151,12 @@ fn main() {
         println!(
             "memory: search top {DEFAULT_TOP} + related over {FACTS} facts as {who}, {QUERIES} queries of 4-11 words: median {median:.3} ms, p90 {p90:.3} ms"
         );
+        let (id, label) = if *visible == as_agent {
+            ("memory.search_ms.agent", "Memory search at 100,000 facts (as an agent)")
+        } else {
+            ("memory.search_ms.user", "Memory search at 100,000 facts (everything)")
+        };
+        clawboo_testkit::bench::report(id, label, "ms", median, QUERIES);
     }
     println!(
         "memory: on average {:.1} top hits and {:.1} related per search",

@@ -17,12 +17,14 @@ use clawboo_engine::runtimes::ApprovalPolicy;
 use clawboo_engine::secrets::Provider;
 use clawboo_engine::teams::NewTeam;
 use clawboo_engine::{Engine, EngineConfig, EngineEvent};
-use clawboo_testkit::{Behavior, FakeModelServer, TempDataDir};
+use clawboo_testkit::{bench, Behavior, FakeModelServer, TempDataDir};
 use serde_json::Value;
 
 const EXCHANGES: usize = 16;
-/// Rounds of 16 exchanges, each in a fresh room, for the medians.
-const ROUNDS: usize = 9;
+/// Rounds of 16 exchanges, each in a fresh room, for the medians (3 under `--quick`).
+fn rounds() -> usize {
+    clawboo_testkit::bench::samples(9, 3)
+}
 
 fn agent(handle: &str) -> NewAgent {
     NewAgent {
@@ -56,10 +58,12 @@ fn main() {
         engine.teams().add_rule(&team.id, rule).unwrap();
     }
 
+    let rounds = rounds();
     let mut own: Vec<Vec<Duration>> = vec![Vec::new(); EXCHANGES];
     let mut growth: Vec<Vec<usize>> = vec![Vec::new(); EXCHANGES];
+    let mut whole: Vec<Vec<usize>> = vec![Vec::new(); EXCHANGES];
     let mut cacheable: Vec<Vec<f64>> = vec![Vec::new(); EXCHANGES];
-    for round in 0..ROUNDS {
+    for round in 0..rounds {
         let room = engine
             .teams()
             .create_room(
@@ -83,13 +87,14 @@ fn main() {
             own[exchange].push(total.saturating_sub(bare));
             let bytes = request.raw_body.len();
             growth[exchange].push(bytes.saturating_sub(previous_bytes));
+            whole[exchange].push(bytes);
             previous_bytes = bytes;
             cacheable[exchange].push(cacheable_share(&request.body));
         }
     }
 
     println!(
-        "team chat, Native leader (Anthropic API) on the fake model server, {ROUNDS} rounds of {EXCHANGES} exchanges:"
+        "team chat, Native leader (Anthropic API) on the fake model server, {rounds} rounds of {EXCHANGES} exchanges:"
     );
     for exchange in 0..EXCHANGES {
         println!(
@@ -103,6 +108,39 @@ fn main() {
     let first = ms(median(&own[0]));
     let last = ms(median(&own[EXCHANGES - 1]));
     println!("  own time at exchange 16 vs 1: {:.2}x", last / first);
+    for exchange in [1, 8, 16] {
+        let at = exchange - 1;
+        bench::report(
+            &format!("team_chat.own_ms.x{exchange}"),
+            &format!("Own overhead per team message, exchange {exchange}"),
+            "ms",
+            ms(median(&own[at])),
+            rounds,
+        );
+        bench::report(
+            &format!("team_chat.request_bytes.x{exchange}"),
+            &format!("Request bytes added by exchange {exchange}"),
+            "B",
+            median_usize(&growth[at]) as f64,
+            rounds,
+        );
+        bench::report(
+            &format!("team_chat.request_total_bytes.x{exchange}"),
+            &format!("Whole request body at exchange {exchange}"),
+            "B",
+            median_usize(&whole[at]) as f64,
+            rounds,
+        );
+    }
+    for exchange in [8, 16] {
+        bench::report(
+            &format!("team_chat.cacheable.x{exchange}"),
+            &format!("Input marked cacheable, exchange {exchange}"),
+            "%",
+            median_f(&cacheable[exchange - 1]) * 100.0,
+            rounds,
+        );
+    }
 }
 
 /// Sends to the room and waits for the leader's reply to be stored; returns the elapsed time.

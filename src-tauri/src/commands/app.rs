@@ -24,3 +24,10 @@ pub async fn app_info(state: State<'_, AppState>) -> Result<AppInfo, AppError> {
         persona_budget: SOUL_BUDGET as u32,
     })
 }
+
+/// The UI's first interactive screen is up (see `startup::interactive`).
+#[tauri::command]
+#[specta::specta]
+pub fn report_interactive() {
+    crate::startup::interactive();
+}

@@ -1,5 +1,6 @@
 //! Helpers shared by Clawboo's tests. A dev-dependency only: nothing here ships in the app.
 
+pub mod bench;
 pub mod fake_model;
 
 pub use fake_model::{last_user_text, Behavior, FakeModelServer, RecordedRequest, Reply, Rule};

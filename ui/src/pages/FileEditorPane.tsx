@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from "react";
+import { lazy, Suspense, useCallback, useEffect, useRef, useState } from "react";
 import type { RuntimeKind } from "../api";
 import { useAgentFile, useAgentFileRoutes, useAppInfo, useWriteAgentFile } from "../queries";
 import { isDirty, sessionKey, useFileSession, useFileSessionStore } from "../fileSessions";
@@ -6,11 +6,13 @@ import { errorMessage } from "../errors";
 import { charsOverBudget, fileChars, PERSONA_FILE } from "../lib/agentFiles";
 import { formatCount } from "../lib/format";
 import { runtimeLabel } from "../lib/runtimes";
-import { MarkdownEditor } from "../components/MarkdownEditor";
 import { FileBudgetMeter } from "../components/FileBudgetMeter";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { ConflictBanner } from "../components/ConflictBanner";
 import { ErrorMessage } from "../components/ErrorMessage";
+
+// CodeMirror is most of the UI's weight: it loads when a file is first opened.
+const MarkdownEditor = lazy(() => import("../components/MarkdownEditor").then((m) => ({ default: m.MarkdownEditor })));
 
 type Props = { agentId: string; runtime: RuntimeKind; name: string };
 
@@ -107,13 +109,15 @@ export function FileEditorPane({ agentId, runtime, name }: Props) {
       )}
 
       <div className="file-pane__editor">
-        <MarkdownEditor
-          docKey={key}
-          value={session.draft}
-          onChange={onChange}
-          onSave={save}
-          label={`${name} editor`}
-        />
+        <Suspense fallback={null}>
+          <MarkdownEditor
+            docKey={key}
+            value={session.draft}
+            onChange={onChange}
+            onSave={save}
+            label={`${name} editor`}
+          />
+        </Suspense>
       </div>
 
       <div className="file-pane__footer">

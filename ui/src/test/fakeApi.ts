@@ -428,6 +428,7 @@ function checkName(name: string, what: string): string {
 
 export const fakeApi = {
   appInfo: vi.fn(async (): Promise<AppInfo> => backend.appInfo),
+  reportInteractive: vi.fn(async (): Promise<void> => {}),
   listAgents: vi.fn(async (): Promise<Agent[]> => backend.agents.map((a) => ({ ...a }))),
   createAgent: vi.fn(async (input: NewAgent): Promise<Agent> => {
     if (backend.agents.some((a) => a.handle === input.handle)) {

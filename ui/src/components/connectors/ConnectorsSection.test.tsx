@@ -24,7 +24,7 @@ describe("Settings > Connectors", () => {
     const scout = seedAgent({ handle: "scout", name: "Scout" });
     seedAgent({ handle: "ava", name: "Ava" });
     const { user, section } = await openConnectors();
-    expect(within(section).getByTestId("connectors-empty")).toBeTruthy();
+    expect(await within(section).findByTestId("connectors-empty")).toBeTruthy();
     await user.click(within(section).getByTestId("connector-add"));
     const form = screen.getByTestId("connector-form");
     await user.type(within(form).getByTestId("connector-name"), "docs");
