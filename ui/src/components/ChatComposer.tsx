@@ -1,4 +1,4 @@
-import { useId, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { useId, useLayoutEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { completeMention, mentionQuery, suggestTeams } from "../lib/teamMentions";
 
 const CONVERSATION_COMMANDS = ["/reset", "/new"];
@@ -34,6 +34,7 @@ export function ChatComposer({
   const [cursor, setCursor] = useState(initialText.length);
   const latest = useRef(text);
   const input = useRef<HTMLTextAreaElement>(null);
+  const placeCaret = useRef<number | null>(null);
   const mention = mentionables?.length ? mentionQuery(text, cursor) : null;
   const suggestions = mention && mentionables ? suggestTeams(mentionables, mention.query) : [];
   const trimmed = text.trim();
@@ -66,11 +67,17 @@ export function ChatComposer({
     const next = completeMention(text, cursor, mention, name);
     change(next.text);
     setCursor(next.cursor);
-    requestAnimationFrame(() => {
-      input.current?.focus();
-      input.current?.setSelectionRange(next.cursor, next.cursor);
-    });
+    placeCaret.current = next.cursor;
   };
+
+  // The caret goes after a completed mention as soon as the new text is in the field, before the
+  // next key can land (a later frame would race a fast typist).
+  useLayoutEffect(() => {
+    if (placeCaret.current === null) return;
+    input.current?.focus();
+    input.current?.setSelectionRange(placeCaret.current, placeCaret.current);
+    placeCaret.current = null;
+  });
 
   const keyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
     if (e.key === "Tab" && !e.shiftKey && suggestions.length > 0) {
