@@ -89,8 +89,10 @@ impl Routines {
     }
 
     /// Uses `clock` from now on (tests: a [`ManualClock`]).
+    /// Returns once no tick on the old clock is under way: none decides with its time after this.
     pub fn use_clock(&self, clock: Arc<dyn Clock>) {
         *self.clock.write().unwrap_or_else(|p| p.into_inner()) = clock;
+        drop(self.ticking.lock().unwrap_or_else(|p| p.into_inner()));
     }
 
     pub fn now(&self) -> i64 {

@@ -26,6 +26,17 @@ impl Routines {
     /// or run once for missed ones), retries made. Returns how many runs were recorded.
     pub fn tick(&self, now: i64) -> Result<usize> {
         let _tick = self.ticking.lock().unwrap_or_else(|p| p.into_inner());
+        self.tick_locked(now)
+    }
+
+    /// A tick at the clock's time, read once the tick may run: a time read earlier could come
+    /// from a clock replaced meanwhile (see `use_clock`).
+    fn tick_on_clock(&self) -> Result<usize> {
+        let _tick = self.ticking.lock().unwrap_or_else(|p| p.into_inner());
+        self.tick_locked(self.now())
+    }
+
+    fn tick_locked(&self, now: i64) -> Result<usize> {
         let mut recorded = self.check_running(now)?;
         for routine in self.parts.store.read(|c| store::due(c, now))? {
             recorded += self.due(&routine, now)?;
@@ -365,9 +376,8 @@ impl Routines {
             loop {
                 let Some(this) = routines.upgrade() else { return };
                 let worker = Arc::clone(&this);
-                let now = this.now();
                 let wait = match tokio::task::spawn_blocking(move || {
-                    if let Err(e) = worker.tick(now) {
+                    if let Err(e) = worker.tick_on_clock() {
                         eprintln!("clawboo: the routines' scheduler failed a tick: {e}");
                     }
                     worker.parts.store.read(store::earliest_due)
