@@ -74,8 +74,19 @@ export class WebDriver {
     return this.call("POST", this.s("/execute/async"), { script, args });
   }
 
-  screenshot() {
-    return this.call("GET", this.s("/screenshot"));
+  /**
+   * WebKitWebDriver takes its shot after the page's next paint. With compositing off (the app's
+   * default on Linux) an idle page never paints again, and the call waits out the HTTP timeout
+   * (300 s): a 1-pixel, near-transparent dot changing every frame keeps the page painting until
+   * the shot is taken.
+   */
+  async screenshot() {
+    await this.execute(KEEP_PAINTING).catch(() => {});
+    try {
+      return await this.call("GET", this.s("/screenshot"));
+    } finally {
+      await this.execute("window.__e2eStopPainting?.(); return true;").catch(() => {});
+    }
   }
 
   /** Presses a chord such as Control+s through the Actions API. */
@@ -97,6 +108,22 @@ export class WebDriver {
     await this.call("DELETE", this.s("/actions")).catch(() => {});
   }
 }
+
+const KEEP_PAINTING = `
+  if (!window.__e2eStopPainting) {
+    const dot = document.createElement("div");
+    dot.style.cssText = "position:fixed;right:0;bottom:0;width:1px;height:1px;pointer-events:none;z-index:2147483647";
+    document.documentElement.appendChild(dot);
+    let frame = 0, odd = false;
+    const tick = () => {
+      odd = !odd;
+      dot.style.background = odd ? "rgba(127,127,127,0.02)" : "rgba(127,127,127,0.01)";
+      frame = requestAnimationFrame(tick);
+    };
+    frame = requestAnimationFrame(tick);
+    window.__e2eStopPainting = () => { cancelAnimationFrame(frame); dot.remove(); delete window.__e2eStopPainting; };
+  }
+  return true;`;
 
 export const Keys = { Control: "\uE009" };
 
