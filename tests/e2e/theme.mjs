@@ -43,7 +43,7 @@ export async function themeSteps({ application, dataDir, artifacts, step, port =
         await waitFor("Settings", () => driver.find('[data-testid="settings-api-keys"]'));
         await shot(`theme-${theme.scheme}-settings.png`);
         await driver.click(await driver.find('[data-testid="setup-starter-team"]'));
-        await waitFor("the first-run page", () => driver.find('[data-testid="onboarding-proposal"]'), 30000);
+        await waitFor("the first-run page", () => driver.find('[data-testid="onboarding-existing"], [data-testid="onboarding-proposal"]'), 30000);
         await shot(`theme-${theme.scheme}-onboarding.png`);
       } finally {
         await driver.quit().catch(() => {});

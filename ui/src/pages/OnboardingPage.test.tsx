@@ -125,6 +125,27 @@ describe("the first-run page", () => {
     expect(screen.getByTestId("new-agent-button")).toBeTruthy();
   });
 
+  it("opened again from Settings once the starter team is made, shows that team and opens it", async () => {
+    const researcher = seedAgent({ name: "Researcher", handle: "researcher" });
+    const team = seedTeam({ name: "Tea shop", memberIds: [researcher.id] });
+    onboarding.state = { firstRun: false, finished: true, starterTeamId: team.id };
+    onboarding.proposal = WITH_CLI;
+    const { user } = renderApp();
+    await user.click(await screen.findByTestId("settings-link"));
+    await user.click(await screen.findByTestId("setup-starter-team"));
+    const existing = await screen.findByTestId("onboarding-existing");
+    expect(existing.textContent).toContain("Tea shop");
+    expect(existing.textContent).toContain("@researcher");
+    // No second proposal (with fresh handles like @researcher-2) to fill in for nothing.
+    expect(screen.queryByTestId("onboarding-create")).toBeNull();
+    expect(screen.queryByTestId("onboarding-proposal")).toBeNull();
+
+    await user.click(screen.getByTestId("onboarding-open-existing"));
+    await waitFor(() => expect(screen.queryByTestId("onboarding")).toBeNull());
+    expect((await screen.findByTestId("team-name")).textContent).toContain("Tea shop");
+    expect(fakeApi.createStarterTeam).not.toHaveBeenCalled();
+  });
+
   it("is not shown once the user has a team", async () => {
     seedTeam({ name: "Mine", memberIds: [] });
     renderApp();

@@ -3,7 +3,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import * as api from "../api";
 import type { RuntimeInfo, RuntimeKind, StarterMember, StarterProposal, Team } from "../api";
 import { errorMessage } from "../errors";
-import { queryKeys, useProviders, useTeams } from "../queries";
+import { queryKeys, useAgents, useProviders, useTeams } from "../queries";
 import {
   proposalKey,
   useCreateStarterTeam,
@@ -49,7 +49,7 @@ export function OnboardingPage({ onCreated, onSkip, onOpenSettings }: Props) {
   const finish = useFinishOnboarding();
   const state = useOnboardingState();
   const teams = useTeams();
-  // Opened again from Settings once the starter team exists: Create opens that team.
+  // Opened again from Settings once the starter team exists: that team is shown, not a new proposal.
   const existing = teams.data?.find((t) => t.id === state.data?.starterTeamId) ?? null;
 
   useEffect(() => {
@@ -133,18 +133,24 @@ export function OnboardingPage({ onCreated, onSkip, onOpenSettings }: Props) {
         <h2 className="card__title" id="onboarding-team">
           3. Your starter team
         </h2>
-        {!detectionDone && <p className="muted">Waiting for the search above to finish…</p>}
-        {detectionDone && proposal.isFetching && <p className="muted">Choosing runtimes…</p>}
-        <ErrorWithCode error={proposal.error} />
-        {/* A proposal from an earlier look (before a key was added, say) is not shown while a new one comes. */}
-        {detectionDone &&
-          !proposal.isFetching &&
-          proposal.data &&
-          (proposal.data.ready ? (
-            <ProposalForm proposal={proposal.data} onCreated={onCreated} existing={existing?.name ?? null} />
-          ) : (
-            <NothingYet proposal={proposal.data} onOpenSettings={onOpenSettings} onLookAgain={lookAgain} />
-          ))}
+        {existing ? (
+          <ExistingStarterTeam team={existing} onOpen={() => onCreated(existing)} />
+        ) : (
+          <>
+            {!detectionDone && <p className="muted">Waiting for the search above to finish…</p>}
+            {detectionDone && proposal.isFetching && <p className="muted">Choosing runtimes…</p>}
+            <ErrorWithCode error={proposal.error} />
+            {/* A proposal from an earlier look (before a key was added, say) is not shown while a new one comes. */}
+            {detectionDone &&
+              !proposal.isFetching &&
+              proposal.data &&
+              (proposal.data.ready ? (
+                <ProposalForm proposal={proposal.data} onCreated={onCreated} />
+              ) : (
+                <NothingYet proposal={proposal.data} onOpenSettings={onOpenSettings} onLookAgain={lookAgain} />
+              ))}
+          </>
+        )}
       </section>
 
       <footer className="onboarding__footer">
@@ -210,16 +216,29 @@ function memberRuntime(m: StarterMember): string {
   return `Native · ${m.provider ? providerLabel(m.provider) : "no provider"}${model}`;
 }
 
-function ProposalForm({
-  proposal,
-  onCreated,
-  existing,
-}: {
-  proposal: StarterProposal;
-  onCreated: (team: Team) => void;
-  /** The starter team made earlier, if it still exists. */
-  existing: string | null;
-}) {
+/** Opened again (from Settings) once the starter team is made: it is made only once, so open it. */
+function ExistingStarterTeam({ team, onOpen }: { team: Team; onOpen: () => void }) {
+  const agents = useAgents();
+  const handles = team.members
+    .map((m) => agents.data?.find((a) => a.id === m.agentId)?.handle)
+    .filter((h): h is string => !!h);
+  return (
+    <div data-testid="onboarding-existing">
+      <p>
+        Your starter team, <strong>{team.name}</strong>, is made
+        {handles.length > 0 && <> ({handles.map((h) => `@${h}`).join(", ")})</>}. It is made only once; for
+        another team, use <em>+ New team</em> in the sidebar.
+      </p>
+      <div className="onboarding__actions">
+        <button type="button" className="button button--primary" onClick={onOpen} data-testid="onboarding-open-existing">
+          Open {team.name}
+        </button>
+      </div>
+    </div>
+  );
+}
+
+function ProposalForm({ proposal, onCreated }: { proposal: StarterProposal; onCreated: (team: Team) => void }) {
   const create = useCreateStarterTeam();
   const [teamName, setTeamName] = useState(proposal.teamName);
   const [model, setModel] = useState("");
@@ -233,11 +252,6 @@ function ProposalForm({
   };
   return (
     <form className="onboarding__form" onSubmit={submit} data-testid="onboarding-proposal">
-      {existing && (
-        <p className="muted" data-testid="onboarding-existing">
-          You made your starter team already ({existing}); it is never made twice, so Create opens it.
-        </p>
-      )}
       <ul className="onboarding__list">
         {proposal.members.map((m) => (
           <li key={m.role} className="onboarding__line" data-testid={`onboarding-member-${m.role}`}>
