@@ -416,9 +416,11 @@ impl Chat {
                 tools.revoke(&summary.id);
             }
             let session_setup = SessionEnd { fingerprint, pending };
-            let stored = chat.finish(&agent, &conversation, &session_setup, &summary, result, recorder);
-            // The slot is free before anyone hears the run ended: a send on that news succeeds.
-            chat.release(&agent.id, slot);
+            // The end is stored and the slot freed together, before anyone hears the run ended:
+            // a send made on that news, or on the stored status, finds the agent free.
+            let stored = chat.commit_and_release(&agent.id, slot, || {
+                chat.finish(&agent, &conversation, &session_setup, &summary, result, recorder)
+            });
             let _ = done_tx.send(true);
             chat.publish_stored(&agent.id, stored);
             // Team work that waited for this agent starts now.

@@ -109,10 +109,19 @@ impl Chat {
 
     /// Frees the agent's slot if it still holds this run.
     pub(super) fn release(&self, agent_id: &str, slot: u64) {
+        self.commit_and_release(agent_id, slot, || ());
+    }
+
+    /// Runs `commit` (what stores the run's end) and frees the agent's slot in one hold of the
+    /// slot lock, so whoever sees that end (in the store, or in the news after it) and sends
+    /// again finds the slot free. `commit` must not take the slot lock itself.
+    pub(super) fn commit_and_release<T>(&self, agent_id: &str, slot: u64, commit: impl FnOnce() -> T) -> T {
         let mut active = self.lock_active();
+        let committed = commit();
         if active.get(agent_id).is_some_and(|run| run.slot == slot) {
             active.remove(agent_id);
         }
+        committed
     }
 }
 
