@@ -225,7 +225,16 @@ pub fn run() {
                 eprintln!("clawboo: no tray icon: {e}");
             }
             install_engine(app.handle());
+            startup::milestone("engine ready");
+            startup::show_main_window_later(app.handle());
             Ok(())
+        })
+        .on_page_load(|webview, payload| match payload.event() {
+            tauri::webview::PageLoadEvent::Started => startup::milestone("page load started"),
+            tauri::webview::PageLoadEvent::Finished => {
+                startup::milestone("page loaded");
+                startup::show_main_window_once(&webview.window());
+            }
         })
         .on_window_event(|window, event| {
             if let tauri::WindowEvent::CloseRequested { api, .. } = event {

@@ -3,10 +3,17 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+use tauri::{Manager, Runtime};
 
 static STARTED: OnceLock<Instant> = OnceLock::new();
 static REPORTED: AtomicBool = AtomicBool::new(false);
+static SHOWN: AtomicBool = AtomicBool::new(false);
+
+const MAIN: &str = "main";
+/// A page that never finishes loading still gets its window shown after this long.
+const SHOW_AT_THE_LATEST: Duration = Duration::from_secs(4);
 
 /// Called first thing in `run`, while the process is still single-threaded.
 pub fn begin() {
@@ -27,6 +34,17 @@ fn lean_webkit() {
     }
 }
 
+/// A step on the way to the first interactive screen (the engine open, the page's load started
+/// and finished), printed like `interactive` when `CLAWBOO_STARTUP_REPORT` is set, so a slow start
+/// can be placed: before the page, in its load, or in the UI's first render.
+pub fn milestone(what: &str) {
+    if std::env::var_os("CLAWBOO_STARTUP_REPORT").is_none() {
+        return;
+    }
+    let since = STARTED.get().map_or(0.0, |t| t.elapsed().as_secs_f64() * 1000.0);
+    eprintln!("clawboo: {what} {since:.1} ms after start");
+}
+
 /// The UI reports its first interactive screen (sidebar rendered with its data). The first
 /// report of the process is printed to stderr when `CLAWBOO_STARTUP_REPORT` is set, for
 /// `scripts/bench`; otherwise this does nothing.
@@ -36,4 +54,25 @@ pub fn interactive() {
     }
     let since = STARTED.get().map_or(0.0, |t| t.elapsed().as_secs_f64() * 1000.0);
     eprintln!("clawboo: interactive {since:.1} ms after start");
+}
+
+/// The main window starts hidden (tauri.conf.json) and is shown once its page has loaded. Shown
+/// earlier, WebKitGTK (compositing off) held the main thread up to 500 ms, waiting for a web
+/// process not yet up to draw it: 4 launches in 10 took ~1,050 ms to the first interactive
+/// screen instead of ~550 ms. Shown once: later loads (a reload) leave the window as it is.
+pub fn show_main_window_once<R: Runtime>(window: &tauri::Window<R>) {
+    if window.label() == MAIN && !SHOWN.swap(true, Ordering::SeqCst) {
+        let _ = window.show();
+    }
+}
+
+/// Shows the main window after [`SHOW_AT_THE_LATEST`] if its page has not loaded by then.
+pub fn show_main_window_later<R: Runtime>(app: &tauri::AppHandle<R>) {
+    let app = app.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(SHOW_AT_THE_LATEST);
+        if let Some(window) = app.get_webview_window(MAIN) {
+            show_main_window_once(&window.as_ref().window());
+        }
+    });
 }
