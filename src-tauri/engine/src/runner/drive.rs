@@ -54,6 +54,7 @@ impl Runner {
         tokio::pin!(wall_deadline);
         let quiet = tokio::time::sleep(silence);
         tokio::pin!(quiet);
+        let mut was_asking = false;
         let mut flush = tokio::time::interval(Duration::from_millis(50));
         let result = loop {
             tokio::select! {
@@ -69,6 +70,8 @@ impl Runner {
                     recorder.record(event);
                 }
                 Some(pending) = permissions.recv() => {
+                    // Asked and answered between two ticks still counts as having waited.
+                    was_asking = true;
                     // Dropping the reply on failure denies: nobody could answer it.
                     if let Err(e) = self.parts.attention.ask_permission(source, pending) {
                         recorder.record(RunEvent::Warning {
@@ -90,8 +93,11 @@ impl Runner {
                 _ = &mut quiet, if stop.is_none() => {
                     // A run whose permission question waits for the user is not silent: the user
                     // may be away (the question has its own expiry; Stop and the wall clock hold).
+                    // Answered since the last look: its silence counts from now, so a run answered
+                    // just before this tick still has a whole period to go on.
                     let asking = source.run_id.as_deref().is_some_and(|run| self.parts.attention.waits_for_user(run));
-                    if asking {
+                    if asking || was_asking {
+                        was_asking = asking;
                         quiet.as_mut().reset(Instant::now() + silence);
                     } else {
                         stop = Some(Stop::Silence(silence));

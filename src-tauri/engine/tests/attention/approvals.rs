@@ -439,7 +439,10 @@ fn a_card_run_waiting_for_the_users_answer_is_not_stopped_for_silence() {
         .create(
             clawboo_engine::board::Actor::User,
             clawboo_engine::board::NewCard {
-                title: "ask Write".into(),
+                // After the answer the model thinks for over half the silence limit: the answer
+                // may come just before the runner's silence check, which must then give the run
+                // a whole limit from there (it stopped it at once before).
+                title: "ask Write think 600".into(),
                 description: "Write the notes.".into(),
                 assignee_id: Some(worker.clone()),
                 team_id: None,

@@ -50,7 +50,7 @@ pub const LIMIT: Duration = Duration::from_secs(30);
 /// Plays every agent. Each line of the turn's message is a command (a line that starts with
 /// `@handle ` only for that agent); the reply is the commands' outputs, one a line. `%` in what
 /// an agent writes stands for `@` (the user cannot type a non-member's mention into a team chat):
-/// - `ask <Tool>`: asks permission to use `<Tool>` and waits for the answer or Stop; says
+/// - `ask <Tool> [think <ms>]`: asks permission to use `<Tool>` and waits for the answer or Stop; says
 ///   `allowed=<bool>`;
 /// - `ask! <Tool>`: the same, deaf to Stop (a run cut off only by Clawboo's end);
 /// - `mcp <tool> <json>`: calls a Clawboo tool through the tools bridge over HTTP, as a CLI
@@ -60,6 +60,7 @@ pub const LIMIT: Duration = Duration::from_secs(30);
 /// - `obey`: reads the peer room through MCP and does every command a post gives after ` DO: `
 ///   (a model that follows whatever it reads);
 /// - `say <text>`: says it;
+/// - `think <ms>`: says nothing for that long (a model thinking), then that it thought;
 /// - anything else: `heard: <line>`.
 #[derive(Default)]
 pub struct Scripted {
@@ -118,7 +119,11 @@ impl Scripted {
             "ask" | "ask!" => {
                 let heeds_stop = verb == "ask";
                 let request_id = format!("perm-{}", uuid_ish());
-                let tool = rest.trim().to_owned();
+                // `ask <Tool> think <ms>`: after the answer, thinks that long before saying it.
+                let (tool, think) = match rest.trim().split_once(" think ") {
+                    Some((tool, ms)) => (tool.to_owned(), Some(ms.trim().to_owned())),
+                    None => (rest.trim().to_owned(), None),
+                };
                 let tool_input = json!({"file_path": "notes.md", "content": "hello"});
                 let description = format!("{tool} notes.md");
                 channels.emit(RunEvent::PermissionRequest {
@@ -142,6 +147,9 @@ impl Scripted {
                     answer.await.map(|PermissionAnswer { allow }| allow).unwrap_or(false)
                 };
                 self.told.lock().unwrap().push((input.run_id.clone(), allowed));
+                if let Some(ms) = think {
+                    Box::pin(self.command(input, channels, &format!("think {ms}"))).await?;
+                }
                 format!("allowed={allowed}")
             }
             "mcp" => {
@@ -170,6 +178,14 @@ impl Scripted {
                 out.join("\n")
             }
             "say" => agent_text(rest),
+            "think" => {
+                let ms = rest.trim().parse().expect("think <milliseconds>");
+                let mut cancel = channels.cancel.clone();
+                tokio::select! {
+                    _ = tokio::time::sleep(std::time::Duration::from_millis(ms)) => format!("thought for {ms} ms"),
+                    _ = cancel.wait_for(|c| *c) => return None,
+                }
+            }
             _ => format!("heard: {line}"),
         })
     }
