@@ -62,6 +62,9 @@ export async function onboardingSteps(h, { driver }) {
   await step("with a key for the fake model, the starter team is proposed; a missing model is refused with a code", async () => {
     await click("onboarding-add-key");
     await pointProviderAtFakeModel("custom", "sk-local-test");
+    // The runtimes list above the button loads late and moves it down: click once it has.
+    await waitFor("Settings to finish loading", async () =>
+      !(await driver.execute("return document.querySelector('main').innerText.includes('Loading…')")), 30000);
     await click("setup-starter-team");
     await waitFor("the proposal", () => find("onboarding-proposal"), 30000);
     for (const role of ["leader", "researcher", "builder"]) {

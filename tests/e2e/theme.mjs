@@ -41,6 +41,10 @@ export async function themeSteps({ application, dataDir, artifacts, step, port =
         await shot(`theme-${theme.scheme}-team-chat.png`);
         await driver.click(await driver.find('[data-testid="settings-link"]'));
         await waitFor("Settings", () => driver.find('[data-testid="settings-api-keys"]'));
+        // Its runtimes and keys load after it opens and push the sections below them down: a
+        // click before that lands wherever the button was (in CI it once hit the runtimes list).
+        await waitFor("Settings to finish loading", async () =>
+          !(await driver.execute("return document.querySelector('main').innerText.includes('Loading…')")), 30000);
         await shot(`theme-${theme.scheme}-settings.png`);
         await driver.click(await driver.find('[data-testid="setup-starter-team"]'));
         await waitFor("the first-run page", () => driver.find('[data-testid="onboarding-existing"], [data-testid="onboarding-proposal"]'), 30000);
