@@ -41,7 +41,7 @@ pub fn milestone(what: &str) {
     if std::env::var_os("CLAWBOO_STARTUP_REPORT").is_none() {
         return;
     }
-    let since = STARTED.get().map_or(0.0, |t| t.elapsed().as_secs_f64() * 1000.0);
+    let since = ms_since_start();
     eprintln!("clawboo: {what} {since:.1} ms after start");
 }
 
@@ -52,7 +52,7 @@ pub fn interactive() {
     if REPORTED.swap(true, Ordering::Relaxed) || std::env::var_os("CLAWBOO_STARTUP_REPORT").is_none() {
         return;
     }
-    let since = STARTED.get().map_or(0.0, |t| t.elapsed().as_secs_f64() * 1000.0);
+    let since = ms_since_start();
     eprintln!("clawboo: interactive {since:.1} ms after start");
 }
 
@@ -75,4 +75,8 @@ pub fn show_main_window_later<R: Runtime>(app: &tauri::AppHandle<R>) {
             show_main_window_once(&window.as_ref().window());
         }
     });
+}
+
+fn ms_since_start() -> f64 {
+    STARTED.get().map_or(0.0, |t| t.elapsed().as_secs_f64() * 1000.0)
 }
