@@ -26,6 +26,9 @@ pub enum ErrorCode {
     Keychain,
     RuntimeNotFound,
     RuntimeFailed,
+    /// An agent's OS sandbox cannot start here (bubblewrap missing, user namespaces off, a
+    /// container); the run was refused rather than run unconfined. The message says the fix.
+    SandboxUnavailable,
     RunNotActive,
     /// The thing changed meanwhile or is held by someone else (a card another run claimed, a
     /// card still waiting on others): refetch, and try again later.
@@ -111,6 +114,9 @@ pub enum Error {
     RuntimeFailed(String),
 
     #[error("{0}")]
+    SandboxUnavailable(String),
+
+    #[error("{0}")]
     RunNotActive(String),
 
     #[error("{0}")]
@@ -152,6 +158,7 @@ impl Error {
             Error::Keychain(_) => ErrorCode::Keychain,
             Error::RuntimeNotFound(_) => ErrorCode::RuntimeNotFound,
             Error::RuntimeFailed(_) => ErrorCode::RuntimeFailed,
+            Error::SandboxUnavailable(_) => ErrorCode::SandboxUnavailable,
             Error::RunNotActive(_) => ErrorCode::RunNotActive,
             Error::Conflict(_) => ErrorCode::Conflict,
             Error::MissingApiKey(_) => ErrorCode::MissingApiKey,

@@ -81,6 +81,7 @@ impl Setup {
             created_at: 0,
             updated_at: 0,
             openclaw_gateway_url: None,
+            sandbox: Default::default(),
         };
         TurnInput {
             run_id: "run-1".into(),

@@ -117,6 +117,7 @@ fn agent(provider: Option<Provider>) -> Agent {
         created_at: 0,
         updated_at: 0,
         openclaw_gateway_url: None,
+        sandbox: Default::default(),
     }
 }
 

@@ -180,6 +180,7 @@ async fn the_agent_sees_no_key(cli: Cli) {
             approval_policy: ApprovalPolicy::AllowAll,
             provider: cli.provider(),
             openclaw_gateway_url: None,
+            sandbox: Default::default(),
             created_at: 0,
             updated_at: 0,
         },

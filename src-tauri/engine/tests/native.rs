@@ -68,6 +68,7 @@ fn agent(provider: Option<Provider>, approval: ApprovalPolicy) -> Agent {
         created_at: 0,
         updated_at: 0,
         openclaw_gateway_url: None,
+        sandbox: Default::default(),
     }
 }
 

@@ -137,6 +137,7 @@ fn input(s: &Setup, message: &str, approval: ApprovalPolicy, resume: Option<Stri
             created_at: 0,
             updated_at: 0,
             openclaw_gateway_url: None,
+            sandbox: Default::default(),
         },
         workspace: s.workspace.clone(),
         homes: RuntimeHomes::for_agent_dir(&s.workspace),

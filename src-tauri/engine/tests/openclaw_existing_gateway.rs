@@ -196,6 +196,7 @@ fn agent(id: &str, url: String) -> Agent {
         created_at: 0,
         updated_at: 0,
         openclaw_gateway_url: Some(url),
+        sandbox: Default::default(),
     }
 }
 

@@ -119,6 +119,7 @@ fn input(s: &Setup, kind: RuntimeKind, program: PathBuf) -> TurnInput {
             approval_policy: ApprovalPolicy::Ask,
             provider: None,
             openclaw_gateway_url: None,
+            sandbox: Default::default(),
             created_at: 0,
             updated_at: 0,
         },

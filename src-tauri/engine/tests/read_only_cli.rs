@@ -75,6 +75,7 @@ fn input(scene: &Scene, kind: RuntimeKind, program: PathBuf, message: &str, appr
             approval_policy: approval,
             provider: None,
             openclaw_gateway_url: None,
+            sandbox: Default::default(),
             created_at: 0,
             updated_at: 0,
         },

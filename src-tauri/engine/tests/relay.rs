@@ -332,6 +332,7 @@ fn native_input(workspace: &Path, run_id: &str) -> TurnInput {
             approval_policy: ApprovalPolicy::Ask,
             provider: Some(Provider::Anthropic),
             openclaw_gateway_url: None,
+            sandbox: Default::default(),
             created_at: 0,
             updated_at: 0,
         },

@@ -84,6 +84,7 @@ fn agent(runtime: RuntimeKind, model: &str, provider: Option<Provider>, approval
         created_at: 0,
         updated_at: 0,
         openclaw_gateway_url: None,
+        sandbox: Default::default(),
     }
 }
 

@@ -20,6 +20,7 @@ use crate::error::{Error, Result};
 use crate::events::{EngineEvent, EventBus};
 use crate::secrets::Provider;
 use crate::store::Store;
+use crate::vocab::sandbox::{NetworkAccess, SandboxSettings};
 use crate::vocab::ApprovalPolicy;
 pub use crate::vocab::RuntimeKind;
 
@@ -40,6 +41,8 @@ pub struct Agent {
     /// An OpenClaw agent's existing Gateway (`ws://` or `wss://`), which Clawboo neither starts
     /// nor stops; `None`: Clawboo runs one on this machine. Its token is in the keychain.
     pub openclaw_gateway_url: Option<String>,
+    /// Its OS sandbox and network access.
+    pub sandbox: SandboxSettings,
     /// Milliseconds since the Unix epoch.
     pub created_at: i64,
     pub updated_at: i64,
@@ -70,6 +73,7 @@ pub struct AgentPatch {
     pub model: Option<String>,
     pub approval_policy: Option<ApprovalPolicy>,
     pub provider: Option<Provider>,
+    pub sandbox: Option<SandboxSettings>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
@@ -109,7 +113,7 @@ pub struct Agents {
 }
 
 const COLUMNS: &str = "id, name, handle, description, tint, runtime, model, approval_policy, provider, created_at, \
-                       updated_at, openclaw_gateway_url";
+                       updated_at, openclaw_gateway_url, sandbox_confined, sandbox_network, sandbox_hosts";
 
 impl Agents {
     pub fn new(store: Arc<Store>, workspaces: Workspaces, events: EventBus) -> Self {
@@ -158,12 +162,15 @@ impl Agents {
             approval_policy: input.approval_policy,
             provider: input.provider,
             openclaw_gateway_url: None,
+            sandbox: SandboxSettings::default(),
             created_at: now,
             updated_at: now,
         };
         let created = self.store.write(|tx| {
             tx.execute(
-                &format!("INSERT INTO agents ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"),
+                &format!(
+                    "INSERT INTO agents ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"
+                ),
                 params![
                     agent.id,
                     agent.name,
@@ -176,7 +183,10 @@ impl Agents {
                     agent.provider.map(Provider::as_str),
                     agent.created_at,
                     agent.updated_at,
-                    agent.openclaw_gateway_url
+                    agent.openclaw_gateway_url,
+                    agent.sandbox.confined,
+                    agent.sandbox.network.as_str(),
+                    hosts_json(&agent.sandbox.allowed_hosts)
                 ],
             )
             .map_err(|e| duplicate_handle_or(e, &agent.handle))?;
@@ -216,12 +226,17 @@ impl Agents {
         if let Some(provider) = patch.provider {
             agent.provider = Some(provider);
         }
+        if let Some(sandbox) = patch.sandbox {
+            let allowed_hosts = crate::runtimes::sandbox::validate_hosts(&sandbox.allowed_hosts)?;
+            agent.sandbox = SandboxSettings { allowed_hosts, ..sandbox };
+        }
         agent.updated_at = now_ms();
         self.store.write(|tx| {
             let changed = tx
                 .execute(
                     "UPDATE agents SET name = ?2, handle = ?3, description = ?4, tint = ?5, runtime = ?6,
-                     model = ?7, approval_policy = ?8, provider = ?9, updated_at = ?10 WHERE id = ?1",
+                     model = ?7, approval_policy = ?8, provider = ?9, updated_at = ?10, sandbox_confined = ?11,
+                     sandbox_network = ?12, sandbox_hosts = ?13 WHERE id = ?1",
                     params![
                         agent.id,
                         agent.name,
@@ -232,7 +247,10 @@ impl Agents {
                         agent.model,
                         agent.approval_policy.as_str(),
                         agent.provider.map(Provider::as_str),
-                        agent.updated_at
+                        agent.updated_at,
+                        agent.sandbox.confined,
+                        agent.sandbox.network.as_str(),
+                        hosts_json(&agent.sandbox.allowed_hosts)
                     ],
                 )
                 .map_err(|e| duplicate_handle_or(e, &agent.handle))?;
@@ -328,6 +346,10 @@ fn starter(agent: &Agent) -> StarterProfile<'_> {
 }
 
 /// Rows are validated on load: a runtime this build does not know is reported, not guessed.
+fn hosts_json(hosts: &[String]) -> String {
+    serde_json::to_string(hosts).unwrap_or_else(|_| "[]".into())
+}
+
 fn agent_from_row(row: &Row<'_>) -> rusqlite::Result<Result<Agent>> {
     let runtime: String = row.get(5)?;
     let Some(runtime) = RuntimeKind::parse(&runtime) else {
@@ -343,6 +365,16 @@ fn agent_from_row(row: &Row<'_>) -> rusqlite::Result<Result<Agent>> {
         Some(Some(p)) => Some(p),
         Some(None) => return Ok(Err(Error::Internal("unknown provider in the store".into()))),
     };
+    let network: String = row.get(13)?;
+    let Some(network) = NetworkAccess::parse(&network) else {
+        return Ok(Err(Error::Internal(format!("unknown network setting “{network}” in the store"))));
+    };
+    let hosts: String = row.get(14)?;
+    let sandbox = SandboxSettings {
+        confined: row.get(12)?,
+        network,
+        allowed_hosts: serde_json::from_str(&hosts).unwrap_or_default(),
+    };
     Ok(Ok(Agent {
         id: row.get(0)?,
         name: row.get(1)?,
@@ -354,6 +386,7 @@ fn agent_from_row(row: &Row<'_>) -> rusqlite::Result<Result<Agent>> {
         approval_policy,
         provider,
         openclaw_gateway_url: row.get(11)?,
+        sandbox,
         created_at: row.get(9)?,
         updated_at: row.get(10)?,
     }))

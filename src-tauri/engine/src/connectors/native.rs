@@ -218,6 +218,8 @@ async fn connect(
                 args,
                 env,
                 inherit_env: crate::runtimes::home::INHERITED_ENV.iter().map(|s| (*s).to_owned()).collect(),
+                confine: crate::runtimes::sandbox::os_supported()
+                    .then(|| crate::runtimes::sandbox::folder_view(&cwd, crate::runtimes::sandbox::NetworkAccess::Any)),
                 cwd,
                 piped_stdin: true,
             };

@@ -2,6 +2,7 @@
 //! (its own process group, killed whole on time-out), with stdout and stderr combined in the
 //! order written and only the tail kept.
 
+use crate::runtimes::sandbox::{folder_view, NetworkAccess, FOLDER_VIEW_ENV};
 use std::path::Path;
 use std::time::Duration;
 
@@ -40,13 +41,25 @@ pub async fn run_check(
     mut cancel: tokio::sync::watch::Receiver<bool>,
 ) -> CheckOutcome {
     // `exec 2>&1` in the shell itself interleaves stderr with stdout as written.
+    // It runs what the agent wrote (`npm test` runs its code): in the sandbox, seeing the
+    // card's folder only, no network.
+    let sandbox = crate::runtimes::sandbox::os_supported();
     let spec = CommandSpec {
         program: "sh".into(),
         args: vec!["-c".into(), format!("exec 2>&1\n{command}")],
-        env: Vec::new(),
-        inherit_env: INHERITED.iter().map(|s| (*s).to_owned()).collect(),
+        env: if sandbox {
+            FOLDER_VIEW_ENV.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
+        } else {
+            Vec::new()
+        },
+        inherit_env: INHERITED
+            .iter()
+            .filter(|n| !sandbox || !matches!(**n, "HOME" | "TMPDIR"))
+            .map(|s| (*s).to_owned())
+            .collect(),
         cwd: folder.to_owned(),
         piped_stdin: false,
+        confine: sandbox.then(|| folder_view(folder, NetworkAccess::ClawbooOnly)),
     };
     let child = match spawner.spawn(&spec) {
         Ok(child) => child,

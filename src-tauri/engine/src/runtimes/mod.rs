@@ -15,6 +15,7 @@ pub mod lines;
 pub mod openclaw;
 pub mod orphans;
 pub mod process;
+pub mod sandbox;
 pub mod signin;
 pub mod supervise;
 

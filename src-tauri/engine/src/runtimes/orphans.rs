@@ -212,7 +212,14 @@ impl Spawner for RecordedSpawner {
         let mut spec = spec.clone();
         let id = format!("{}-{}", self.registry.tree, uuid::Uuid::new_v4().simple());
         spec.env.push((TREE_ENV.to_owned(), id.clone()));
-        let spec = &spec;
+        // The sandbox first, so the parent-death signal below lands on bubblewrap itself.
+        super::sandbox::confine_spawn(&spec, |spec| self.spawn_unconfined(spec))
+    }
+}
+
+impl RecordedSpawner {
+    fn spawn_unconfined(&self, spec: &CommandSpec) -> io::Result<SpawnedChild> {
+        let id = spec.env.iter().rev().find(|(k, _)| k == TREE_ENV).map(|(_, v)| v.clone()).unwrap_or_default();
         // Only a program that exists is wrapped, so a missing one still fails here, clearly.
         let mut child = match launcher() {
             Some(launcher) if spec.program.is_absolute() && spec.program.is_file() => {

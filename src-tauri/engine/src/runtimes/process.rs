@@ -22,6 +22,9 @@ pub struct CommandSpec {
     pub inherit_env: Vec<String>,
     pub cwd: PathBuf,
     pub piped_stdin: bool,
+    /// The OS sandbox it starts in (see [`super::sandbox`]); None for a process that is not an
+    /// agent's, or an agent the user turned the sandbox off for.
+    pub confine: Option<super::sandbox::Confinement>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,6 +83,13 @@ pub struct SystemSpawner;
 
 impl Spawner for SystemSpawner {
     fn spawn(&self, spec: &CommandSpec) -> io::Result<SpawnedChild> {
+        super::sandbox::confine_spawn(spec, spawn_plain)
+    }
+}
+
+/// Starts `spec` as it is (already wrapped in its sandbox, or not confined).
+fn spawn_plain(spec: &CommandSpec) -> io::Result<SpawnedChild> {
+    {
         use process_wrap::tokio::CommandWrap;
 
         let mut command = tokio::process::Command::new(&spec.program);

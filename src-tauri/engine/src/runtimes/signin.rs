@@ -151,6 +151,11 @@ impl SignInLocator {
     }
 }
 
+/// The hosts Claude Code reaches under the user's own sign-in (its API and sign-in refresh).
+pub const CLAUDE_HOSTS: &[&str] = &["api.anthropic.com", "console.anthropic.com", "claude.ai"];
+/// The hosts Codex reaches under the user's own ChatGPT sign-in.
+pub const CODEX_HOSTS: &[&str] = &["chatgpt.com", "auth.openai.com", "api.openai.com"];
+
 const CLAUDE_KEYCHAIN_ITEM: &str = "Claude Code-credentials";
 
 /// Whether the login Keychain has a generic password for `service`. Asks for the item's

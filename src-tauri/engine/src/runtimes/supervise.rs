@@ -87,9 +87,21 @@ pub async fn supervise(
     policy: ApprovalPolicy,
     timeouts: Timeouts,
 ) -> Result<RunResult> {
-    let mut child = spawner
-        .spawn(spec)
-        .map_err(|e| Error::RuntimeFailed(format!("Could not start {}: {e}", spec.program.display())))?;
+    // The proxy of the run's sandbox reports the hosts it refused on the run's Activity.
+    let mut spec = spec.clone();
+    if let Some(confinement) = spec.confine.as_mut() {
+        let events = channels.events.clone();
+        confinement.notify =
+            super::sandbox::Notify(Some(std::sync::Arc::new(move |blocked: super::sandbox::Blocked| {
+                let _ = events.send(RunEvent::Warning { message: blocked.message() });
+            })));
+    }
+    let spec = &spec;
+    let mut child = spawner.spawn(spec).map_err(|e| {
+        super::sandbox::spawn_error(e, |e| {
+            Error::RuntimeFailed(format!("Could not start {}: {e}", spec.program.display()))
+        })
+    })?;
     let mut stdin = child.stdin.take();
     let mut control = child.control;
     let (stderr_tail, stderr_done) = collect_tail(child.stderr);

@@ -9,6 +9,7 @@ mod chat;
 mod room;
 mod run;
 mod runtime;
+pub mod sandbox;
 
 pub use agent_file::AgentFileName;
 pub use chat::{ChatMessage, ChatRole, RunStatus, RunSummary};

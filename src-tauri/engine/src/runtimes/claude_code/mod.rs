@@ -33,6 +33,7 @@ use crate::secrets::Provider;
 use super::detect::help_mentions;
 use super::home::INHERITED_ENV;
 use super::process::{CommandSpec, Spawner};
+use super::sandbox;
 use super::signin::{self, AccessSource, KeyOnly, Resolved};
 use super::supervise::{supervise, Timeouts};
 use super::{Capabilities, EndpointSource, HistoryMode, PersonaDelivery, RunChannels, RunResult, Runtime, TurnInput};
@@ -159,6 +160,8 @@ impl ClaudeCodeRuntime {
         }
 
         let path = |p: &std::path::Path| p.to_string_lossy().into_owned();
+        let endpoint_url = endpoint.as_ref().map(|e| e.base_url.clone()).unwrap_or_default();
+        let mut confine = sandbox::turn_confinement(&input, RuntimeKind::ClaudeCode, &[&endpoint_url])?;
         let mut env: Vec<(String, String)> = vec![
             ("HOME".into(), path(&home)),
             ("CLAUDE_CONFIG_DIR".into(), path(&home)),
@@ -168,7 +171,10 @@ impl ClaudeCodeRuntime {
         // Own sign-in vs key. Own sign-in: Claude reads and refreshes the user's credentials
         // where they live and calls its own endpoint; no key, no base URL from Settings.
         match access {
-            Resolved::OwnSignIn(sign_in) => env.push(signin::claude_env(&sign_in)),
+            Resolved::OwnSignIn(sign_in) => {
+                sandbox::allow_own_sign_in(&mut confine, sign_in.file.as_deref(), signin::CLAUDE_HOSTS);
+                env.push(signin::claude_env(&sign_in))
+            }
             Resolved::ApiKey => {
                 let endpoint = endpoint.ok_or_else(|| Error::MissingApiKey(MISSING_KEY.into()))?;
                 env.push(("ANTHROPIC_BASE_URL".into(), base_url(&endpoint.base_url)));
@@ -188,6 +194,7 @@ impl ClaudeCodeRuntime {
             inherit_env: INHERITED_ENV.iter().map(|s| (*s).to_owned()).collect(),
             cwd: input.workspace.clone(),
             piped_stdin: true,
+            confine,
         })
     }
 }

@@ -112,8 +112,11 @@ impl CodexRuntime {
         // auth.json, linked (never copied) into the agent's home; no key in the environment.
         let permissions =
             config::Permissions { policy: input.approval, workspace: &input.workspace, program: &program };
+        let endpoint_url = endpoint.as_ref().map(|e| e.base_url.clone()).unwrap_or_default();
+        let mut confine = super::sandbox::turn_confinement(input, RuntimeKind::Codex, &[&endpoint_url])?;
         match access {
             Resolved::OwnSignIn(sign_in) => {
+                super::sandbox::allow_own_sign_in(&mut confine, sign_in.file.as_deref(), signin::CODEX_HOSTS);
                 signin::link_codex_auth(&home, &sign_in)?;
                 config::write_signed_in(&home, &model, self.sign_in_base_url.as_deref(), &permissions)?;
             }
@@ -141,6 +144,7 @@ impl CodexRuntime {
             inherit_env: INHERITED_ENV.iter().map(|s| (*s).to_owned()).collect(),
             cwd: input.workspace.clone(),
             piped_stdin: true,
+            confine,
         };
         let (approval_policy, sandbox) = modes(input.approval);
         let setup = ThreadSetup {

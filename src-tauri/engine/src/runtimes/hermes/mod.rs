@@ -137,6 +137,7 @@ impl HermesRuntime {
             }
         }
         env.extend(self.extra_env.iter().cloned());
+        let confine = super::sandbox::turn_confinement(input, RuntimeKind::Hermes, &[&endpoint.base_url])?;
         Ok(CommandSpec {
             program,
             args: vec!["acp".to_owned()],
@@ -144,6 +145,7 @@ impl HermesRuntime {
             inherit_env: INHERITED_ENV.iter().map(|s| (*s).to_owned()).collect(),
             cwd: input.workspace.clone(),
             piped_stdin: true,
+            confine,
         })
     }
 }

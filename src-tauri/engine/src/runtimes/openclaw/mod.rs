@@ -222,6 +222,7 @@ impl OpenclawRuntime {
         }
         env.extend(QUIET_ENV.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
         env.extend(self.env.iter().cloned());
+        let confine = super::sandbox::turn_confinement(input, RuntimeKind::Openclaw, &[&base_url])?;
         let spec = |args: &[&str]| CommandSpec {
             program: program.clone(),
             args: args.iter().map(|a| (*a).to_owned()).collect(),
@@ -229,8 +230,14 @@ impl OpenclawRuntime {
             inherit_env: INHERITED_ENV.iter().map(|s| (*s).to_owned()).collect(),
             cwd: input.workspace.clone(),
             piped_stdin: false,
+            confine: confine.clone(),
         };
-        let gateway = spec(&["gateway", "run", "--allow-unconfigured", "--bind", "loopback", "--auth", "token"]);
+        let mut gateway = spec(&["gateway", "run", "--allow-unconfigured", "--bind", "loopback", "--auth", "token"]);
+        // The Gateway outlives turns and listens on a port of the host the turns' bridges reach:
+        // it keeps the host's network; its files, processes and the bus stay confined.
+        if let Some(c) = gateway.confine.as_mut() {
+            c.share_host_network = true;
+        }
         let token_file = layout.state.join("gateway.token");
         let mut bridge = spec(&["acp", "--token-file", &path(&token_file), "--no-prefix-cwd"]);
         bridge.piped_stdin = true;
@@ -270,6 +277,9 @@ impl OpenclawRuntime {
         write_private(&prepared.token_file, &address.token)?;
         let mut bridge = prepared.bridge;
         bridge.args.extend(["--url".to_owned(), address.url()]);
+        if let Some(c) = bridge.confine.as_mut() {
+            c.allow_loopback_url(&address.url());
+        }
         let protocol = OpenclawAcp::new(
             input.workspace.to_string_lossy().into_owned(),
             input.text_to_send(),

@@ -95,6 +95,13 @@ impl OpenclawRuntime {
         // Last, so nothing inherited or configured can redirect the token.
         env.push(("OPENCLAW_GATEWAY_URL".into(), url.clone()));
         env.push(("OPENCLAW_GATEWAY_TOKEN".into(), token));
+        // The remote Gateway is reached through the sandbox's proxy (or its loopback port).
+        let mut confine = super::super::sandbox::turn_confinement(&input, RuntimeKind::Openclaw, &[&url])?;
+        // A Gateway on another machine runs the agent's tools there; the bridge only speaks to
+        // it (over a WebSocket, which no proxy variable steers), so it keeps the host's network.
+        if let (Some(c), None) = (confine.as_mut(), super::super::sandbox::loopback_port(&url)) {
+            c.share_host_network = true;
+        }
         let bridge = CommandSpec {
             program,
             args: vec!["acp".into(), "--no-prefix-cwd".into()],
@@ -102,6 +109,7 @@ impl OpenclawRuntime {
             cwd: input.workspace.clone(),
             piped_stdin: true,
             env,
+            confine,
         };
 
         let path_var = bridge.env.iter().rev().find(|(k, _)| k == "PATH").map(|(_, v)| v.into());
@@ -271,6 +279,7 @@ mod tests {
             approval_policy: crate::runtimes::ApprovalPolicy::Ask,
             provider: None,
             openclaw_gateway_url: None,
+            sandbox: Default::default(),
             created_at: 0,
             updated_at: 0,
         };

@@ -1,0 +1,270 @@
+//! The host side of a sandbox's network: one Unix socket per allowed loopback port, forwarded
+//! to that port on the host's 127.0.0.1, and one for the filtering proxy. The sockets live in a
+//! private folder that only this sandbox sees (bound read-only at [`SANDBOX_NET_DIR`]); inside,
+//! `socat` listens on 127.0.0.1 with the same port numbers, so URLs need no change.
+//!
+//! The proxy speaks HTTP `CONNECT host:port` (HTTPS) and absolute-form plain HTTP requests, and
+//! lets a connection through only to a host the agent's profile allows. A refused host gets a
+//! 403 the tool prints, and is reported once to the run's Activity.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpStream, UnixListener, UnixStream};
+use tokio::task::JoinHandle;
+
+use super::{Blocked, BlockedSink, Confinement};
+
+/// Where a sandbox sees its sockets.
+pub const SANDBOX_NET_DIR: &str = "/run/clawboo-net";
+/// The socket name of the proxy in that folder.
+pub const PROXY_SOCKET: &str = "proxy";
+/// The longest request head the proxy reads.
+const MAX_HEAD_BYTES: usize = 16 * 1024;
+
+/// The running host side of one sandbox's network. Dropping it stops the forwarders and
+/// removes the sockets.
+pub struct Bridge {
+    dir: PathBuf,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl Bridge {
+    /// Binds the sockets for `confinement` in a fresh private folder and starts forwarding.
+    /// Needs a Tokio runtime.
+    pub fn start(confinement: &Confinement, sink: Option<BlockedSink>) -> std::io::Result<Self> {
+        let dir = private_dir()?;
+        let mut bridge = Bridge { dir, tasks: Vec::new() };
+        for &port in &confinement.loopback_ports {
+            let listener = bind(&bridge.dir.join(port.to_string()))?;
+            bridge.tasks.push(tokio::spawn(forward_loop(listener, port)));
+        }
+        let listener = bind(&bridge.dir.join(PROXY_SOCKET))?;
+        let rules = Arc::new(ProxyRules { confinement: confinement.clone(), sink, reported: Mutex::default() });
+        bridge.tasks.push(tokio::spawn(proxy_loop(listener, rules)));
+        Ok(bridge)
+    }
+
+    /// The host folder holding the sockets, bound into the sandbox at [`SANDBOX_NET_DIR`].
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl Drop for Bridge {
+    fn drop(&mut self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// A folder only this user can enter, short enough for socket paths (108 bytes at most).
+fn private_dir() -> std::io::Result<PathBuf> {
+    let base = std::env::var_os("XDG_RUNTIME_DIR")
+        .map(PathBuf::from)
+        .filter(|p| p.is_dir() && p.as_os_str().len() < 60)
+        .unwrap_or_else(std::env::temp_dir);
+    let dir = base.join(format!("clawboo-net-{}", &uuid::Uuid::new_v4().simple().to_string()[..12]));
+    let mut builder = std::fs::DirBuilder::new();
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(&dir)?;
+    Ok(dir)
+}
+
+fn bind(path: &Path) -> std::io::Result<UnixListener> {
+    let listener = std::os::unix::net::UnixListener::bind(path)?;
+    listener.set_nonblocking(true)?;
+    UnixListener::from_std(listener)
+}
+
+async fn forward_loop(listener: UnixListener, port: u16) {
+    while let Ok((mut inside, _)) = listener.accept().await {
+        tokio::spawn(async move {
+            if let Ok(mut host) = TcpStream::connect(("127.0.0.1", port)).await {
+                let _ = tokio::io::copy_bidirectional(&mut inside, &mut host).await;
+            }
+        });
+    }
+}
+
+struct ProxyRules {
+    confinement: Confinement,
+    sink: Option<BlockedSink>,
+    reported: Mutex<HashSet<String>>,
+}
+
+impl ProxyRules {
+    fn refuse(&self, blocked: Blocked) {
+        let first = self.reported.lock().unwrap_or_else(|p| p.into_inner()).insert(blocked.host.clone());
+        if let (true, Some(sink)) = (first, &self.sink) {
+            sink(blocked);
+        }
+    }
+}
+
+async fn proxy_loop(listener: UnixListener, rules: Arc<ProxyRules>) {
+    while let Ok((stream, _)) = listener.accept().await {
+        let rules = rules.clone();
+        tokio::spawn(async move {
+            let _ = proxy_one(stream, &rules).await;
+        });
+    }
+}
+
+/// What a request head asks the proxy for.
+#[derive(Debug, PartialEq, Eq)]
+struct Target {
+    host: String,
+    port: u16,
+    /// `CONNECT`: answer 200 and tunnel; otherwise forward the head as it came.
+    tunnel: bool,
+}
+
+fn parse_head(head: &[u8]) -> Option<Target> {
+    let line_end = head.iter().position(|&b| b == b'\n')?;
+    let line = std::str::from_utf8(&head[..line_end]).ok()?.trim_end_matches('\r');
+    let mut parts = line.split(' ');
+    let method = parts.next()?;
+    let target = parts.next()?;
+    if method.eq_ignore_ascii_case("CONNECT") {
+        let (host, port) = target.rsplit_once(':')?;
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        return Some(Target { host: host.to_ascii_lowercase(), port: port.parse().ok()?, tunnel: true });
+    }
+    let rest = target.strip_prefix("http://")?;
+    let authority = rest.split(['/', '?']).next()?;
+    let (host, port) = match authority.rsplit_once(':') {
+        Some((h, p)) if !h.ends_with(']') || authority.starts_with('[') => (h, p.parse().ok()?),
+        _ => (authority, 80),
+    };
+    Some(Target { host: host.trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase(), port, tunnel: false })
+}
+
+async fn proxy_one(mut inside: UnixStream, rules: &ProxyRules) -> std::io::Result<()> {
+    let mut head = Vec::with_capacity(1024);
+    let mut buf = [0u8; 4096];
+    let end = loop {
+        let n = inside.read(&mut buf).await?;
+        if n == 0 {
+            return Ok(());
+        }
+        head.extend_from_slice(&buf[..n]);
+        if let Some(end) = head.windows(4).position(|w| w == b"\r\n\r\n") {
+            break end + 4;
+        }
+        if head.len() > MAX_HEAD_BYTES {
+            return respond(&mut inside, "431 Request Header Fields Too Large", "Request head too large.").await;
+        }
+    };
+    let Some(target) = parse_head(&head) else {
+        return respond(&mut inside, "400 Bad Request", "Clawboo's sandbox proxy takes CONNECT or http:// requests.")
+            .await;
+    };
+    if !rules.confinement.proxy_allows(&target.host) {
+        let blocked = Blocked { host: target.host.clone(), port: target.port };
+        let message = blocked.message();
+        rules.refuse(blocked);
+        return respond(&mut inside, "403 Forbidden", &message).await;
+    }
+    let mut upstream = match TcpStream::connect((target.host.as_str(), target.port)).await {
+        Ok(s) => s,
+        Err(e) => {
+            return respond(
+                &mut inside,
+                "502 Bad Gateway",
+                &format!("{}:{} could not be reached: {e}", target.host, target.port),
+            )
+            .await
+        }
+    };
+    if target.tunnel {
+        inside.write_all(b"HTTP/1.1 200 Connection Established\r\n\r\n").await?;
+        upstream.write_all(&head[end..]).await?;
+    } else {
+        upstream.write_all(&head).await?;
+    }
+    tokio::io::copy_bidirectional(&mut inside, &mut upstream).await?;
+    Ok(())
+}
+
+async fn respond(stream: &mut UnixStream, status: &str, body: &str) -> std::io::Result<()> {
+    let text = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}\n",
+        body.len() + 1
+    );
+    stream.write_all(text.as_bytes()).await?;
+    stream.shutdown().await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_heads_name_their_target() {
+        let t = |h: &str| parse_head(h.as_bytes());
+        assert_eq!(
+            t("CONNECT pypi.org:443 HTTP/1.1\r\nHost: pypi.org:443\r\n\r\n"),
+            Some(Target { host: "pypi.org".into(), port: 443, tunnel: true })
+        );
+        assert_eq!(
+            t("GET http://Example.com/a?b HTTP/1.1\r\n\r\n"),
+            Some(Target { host: "example.com".into(), port: 80, tunnel: false })
+        );
+        assert_eq!(
+            t("GET http://example.com:8080/ HTTP/1.1\r\n\r\n"),
+            Some(Target { host: "example.com".into(), port: 8080, tunnel: false })
+        );
+        assert_eq!(t("GET /relative HTTP/1.1\r\n\r\n"), None);
+        assert_eq!(t("CONNECT nonsense HTTP/1.1\r\n\r\n"), None);
+    }
+
+    #[tokio::test]
+    async fn the_proxy_refuses_a_host_the_profile_does_not_allow_and_reports_it_once() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sink: BlockedSink = {
+            let seen = seen.clone();
+            Arc::new(move |b: Blocked| seen.lock().unwrap().push(b))
+        };
+        let confinement = Confinement { allowed_hosts: vec!["127.0.0.1".into()], ..Default::default() };
+        let bridge = Bridge::start(&confinement, Some(sink)).unwrap();
+        let ask = |request: &'static str| {
+            let path = bridge.dir().join(PROXY_SOCKET);
+            async move {
+                let mut s = UnixStream::connect(path).await.unwrap();
+                s.write_all(request.as_bytes()).await.unwrap();
+                let mut answer = String::new();
+                s.read_to_string(&mut answer).await.unwrap();
+                answer
+            }
+        };
+        for _ in 0..2 {
+            let answer = ask("CONNECT evil.example:443 HTTP/1.1\r\n\r\n").await;
+            assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
+            assert!(answer.contains("Blocked by Clawboo's sandbox: evil.example:443"), "{answer}");
+        }
+        assert_eq!(*seen.lock().unwrap(), [Blocked { host: "evil.example".into(), port: 443 }]);
+
+        // An allowed host is tunnelled: a loopback server stands in for it.
+        let server = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = server.local_addr().unwrap().port();
+        tokio::spawn(async move {
+            let (mut s, _) = server.accept().await.unwrap();
+            s.write_all(b"hello from upstream").await.unwrap();
+        });
+        let mut s = UnixStream::connect(bridge.dir().join(PROXY_SOCKET)).await.unwrap();
+        s.write_all(format!("CONNECT 127.0.0.1:{port} HTTP/1.1\r\n\r\n").as_bytes()).await.unwrap();
+        let mut answer = String::new();
+        s.read_to_string(&mut answer).await.unwrap();
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        assert!(answer.ends_with("hello from upstream"), "{answer}");
+        let dir = bridge.dir().to_path_buf();
+        drop(bridge);
+        assert!(!dir.exists(), "the sockets go with the bridge");
+    }
+}

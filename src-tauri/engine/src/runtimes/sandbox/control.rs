@@ -1,0 +1,203 @@
+//! Starting a process inside its sandbox, and stopping it there.
+
+use std::io;
+
+use super::{Confinement, Unavailable};
+use crate::runtimes::process::{BoxFuture, ChildControl, CommandSpec, ExitInfo, SpawnedChild};
+
+/// Starts `spec` through `spawn`, inside the sandbox its `confine` describes (unchanged when it
+/// has none). Fails with an [`Unavailable`] error when the sandbox cannot start: a confined
+/// process never runs unconfined.
+pub fn confine_spawn(
+    spec: &CommandSpec,
+    spawn: impl FnOnce(&CommandSpec) -> io::Result<SpawnedChild>,
+) -> io::Result<SpawnedChild> {
+    let Some(confinement) = &spec.confine else { return spawn(spec) };
+    platform::confine_spawn(spec, confinement, spawn)
+}
+
+fn unavailable(message: String) -> io::Error {
+    io::Error::other(Unavailable(message))
+}
+
+/// The install folders of `spec.program` (and of its script interpreter) that the sandbox must
+/// show read-only, beyond the system.
+fn with_install(spec: &CommandSpec, confinement: &Confinement) -> Confinement {
+    let mut c = confinement.clone();
+    let path = spec
+        .env
+        .iter()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v.clone())
+        .or_else(|| spec.inherit_env.iter().any(|n| n == "PATH").then(|| std::env::var("PATH").ok()).flatten());
+    for root in super::view::install_roots(&spec.program, path.as_deref()) {
+        if !c.readable.contains(&root) && !c.writable.iter().any(|w| root.starts_with(w)) {
+            c.readable.push(root);
+        }
+    }
+    c
+}
+
+#[cfg(target_os = "linux")]
+mod platform {
+    use super::*;
+    use crate::runtimes::sandbox::bridge::Bridge;
+    use crate::runtimes::sandbox::linux::{self, PROXY_PORT_INSIDE};
+
+    pub fn confine_spawn(
+        spec: &CommandSpec,
+        confinement: &Confinement,
+        spawn: impl FnOnce(&CommandSpec) -> io::Result<SpawnedChild>,
+    ) -> io::Result<SpawnedChild> {
+        let tools = linux::tools().map_err(|m| unavailable(m.clone()))?;
+        let confinement = with_install(spec, confinement);
+        // A bridge when the process reaches anything at all: Clawboo's ports, or hosts.
+        let bridged = !confinement.share_host_network
+            && (!confinement.loopback_ports.is_empty()
+                || confinement.network != crate::runtimes::sandbox::NetworkAccess::ClawbooOnly
+                || !confinement.allowed_hosts.is_empty());
+        let bridge = if bridged {
+            if tokio::runtime::Handle::try_current().is_err() {
+                return Err(unavailable("Clawboo's sandbox network needs the engine's runtime.".into()));
+            }
+            Some(Bridge::start(&confinement, confinement.notify.0.clone())?)
+        } else {
+            None
+        };
+        let mut args =
+            linux::bwrap_args(&confinement, bridge.as_ref().map(Bridge::dir), &spec.cwd, &linux::system_entry);
+        args.push("--".into());
+        let mut env = spec.env.clone();
+        if bridge.is_some() {
+            let mut ports = confinement.loopback_ports.clone();
+            ports.push(PROXY_PORT_INSIDE);
+            args.extend(["/bin/sh".into(), "-c".into(), linux::bridge_script(&ports), "clawboo-sandbox".into()]);
+            env.extend(linux::proxy_env());
+            if !tools.socat.starts_with("/usr") {
+                return Err(unavailable(format!(
+                    "socat is at {}, outside the system folders a sandbox sees; install it from the system's packages.",
+                    tools.socat.display()
+                )));
+            }
+        }
+        args.push(spec.program.to_string_lossy().into_owned());
+        args.extend(spec.args.iter().cloned());
+        let wrapped = CommandSpec { program: tools.bwrap.clone(), args, env, confine: None, ..spec.clone() };
+        let mut child = spawn(&wrapped)?;
+        child.control = Box::new(ConfinedControl { inner: child.control, _bridge: bridge });
+        Ok(child)
+    }
+
+    /// Sends `signal` to what runs inside the sandbox, not to bubblewrap itself: bubblewrap
+    /// dies of SIGINT and SIGTERM and takes the sandbox with it at once, which would cut a
+    /// runtime's graceful stop (Claude Code's last `result` line) short.
+    pub fn signal_inside(pgid: u32, signal: &str) -> io::Result<()> {
+        let Ok(entries) = std::fs::read_dir("/proc") else { return Ok(()) };
+        let pids: Vec<String> = entries
+            .flatten()
+            .filter_map(|entry| {
+                let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+                let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+                let open = stat.find('(')?;
+                let close = stat.rfind(')')?;
+                let comm = &stat[open + 1..close];
+                let mut fields = stat[close + 1..].split_whitespace();
+                let state = fields.next()?;
+                let pgrp: u32 = fields.nth(1)?.parse().ok()?;
+                (pgrp == pgid && pid != pgid && comm != "bwrap" && state != "Z").then(|| pid.to_string())
+            })
+            .collect();
+        if pids.is_empty() {
+            return Ok(());
+        }
+        // `kill` the program: the engine forbids `unsafe`, so no libc::kill.
+        std::process::Command::new("kill")
+            .arg(format!("-{signal}"))
+            .args(&pids)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .map(|_| ())
+    }
+}
+
+#[cfg(target_os = "macos")]
+mod platform {
+    use super::*;
+
+    pub fn confine_spawn(
+        spec: &CommandSpec,
+        confinement: &Confinement,
+        spawn: impl FnOnce(&CommandSpec) -> io::Result<SpawnedChild>,
+    ) -> io::Result<SpawnedChild> {
+        let exec = std::path::Path::new("/usr/bin/sandbox-exec");
+        if !exec.is_file() {
+            return Err(unavailable("macOS's sandbox-exec is missing from /usr/bin.".into()));
+        }
+        let confinement = with_install(spec, confinement);
+        let mut args = vec!["-p".to_owned(), crate::runtimes::sandbox::macos::profile(&confinement), "--".to_owned()];
+        args.push(spec.program.to_string_lossy().into_owned());
+        args.extend(spec.args.iter().cloned());
+        let wrapped = CommandSpec { program: exec.to_path_buf(), args, confine: None, ..spec.clone() };
+        spawn(&wrapped) // sandbox-exec executes the program in place: signals reach it as before
+    }
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+mod platform {
+    use super::*;
+
+    /// Windows: no OS sandbox (job objects only); the profile and first run say so.
+    pub fn confine_spawn(
+        spec: &CommandSpec,
+        _confinement: &Confinement,
+        spawn: impl FnOnce(&CommandSpec) -> io::Result<SpawnedChild>,
+    ) -> io::Result<SpawnedChild> {
+        spawn(&CommandSpec { confine: None, ..spec.clone() })
+    }
+}
+
+/// A sandboxed process's control: signals go to what runs inside, and the network bridge
+/// lives as long as the process is controlled.
+pub struct ConfinedControl {
+    inner: Box<dyn ChildControl>,
+    #[cfg(target_os = "linux")]
+    _bridge: Option<crate::runtimes::sandbox::bridge::Bridge>,
+}
+
+impl ChildControl for ConfinedControl {
+    fn pid(&self) -> Option<u32> {
+        self.inner.pid()
+    }
+
+    fn interrupt(&mut self) -> io::Result<()> {
+        #[cfg(target_os = "linux")]
+        if let Some(pgid) = self.inner.pid() {
+            return platform::signal_inside(pgid, "INT");
+        }
+        self.inner.interrupt()
+    }
+
+    fn terminate(&mut self) -> io::Result<()> {
+        #[cfg(target_os = "linux")]
+        if let Some(pgid) = self.inner.pid() {
+            return platform::signal_inside(pgid, "TERM");
+        }
+        self.inner.terminate()
+    }
+
+    fn kill(&mut self) -> io::Result<()> {
+        self.inner.kill()
+    }
+
+    fn wait(&mut self) -> BoxFuture<'_, io::Result<ExitInfo>> {
+        self.inner.wait()
+    }
+
+    fn try_wait(&mut self) -> io::Result<Option<ExitInfo>> {
+        self.inner.try_wait()
+    }
+
+    fn group_alive(&self) -> bool {
+        self.inner.group_alive()
+    }
+}
