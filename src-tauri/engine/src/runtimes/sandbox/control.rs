@@ -64,8 +64,9 @@ mod platform {
         } else {
             None
         };
-        let mut args =
-            linux::bwrap_args(&confinement, bridge.as_ref().map(Bridge::dir), &spec.cwd, &linux::system_entry);
+        // The folders are bound at their real paths: so is the working folder entered.
+        let cwd = spec.cwd.canonicalize().unwrap_or_else(|_| spec.cwd.clone());
+        let mut args = linux::bwrap_args(&confinement, bridge.as_ref().map(Bridge::dir), &cwd, &linux::system_entry);
         args.push("--".into());
         let mut env = spec.env.clone();
         if bridge.is_some() {
@@ -80,7 +81,9 @@ mod platform {
                 )));
             }
         }
-        args.push(spec.program.to_string_lossy().into_owned());
+        // By its real path: the links and `..` it was found through may not exist inside.
+        let program = spec.program.canonicalize().unwrap_or_else(|_| spec.program.clone());
+        args.push(program.to_string_lossy().into_owned());
         args.extend(spec.args.iter().cloned());
         let wrapped = CommandSpec { program: tools.bwrap.clone(), args, env, confine: None, ..spec.clone() };
         let mut child = spawn(&wrapped)?;
