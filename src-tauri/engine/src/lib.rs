@@ -82,8 +82,13 @@ impl Engine {
 
     /// Like [`Engine::open`], with adapters that replace the built-in ones of the same kind
     /// (tests use this to script a runtime).
-    pub fn open_with(config: EngineConfig, replace: Vec<Arc<dyn runtimes::Runtime>>) -> Result<Self> {
+    pub fn open_with(mut config: EngineConfig, replace: Vec<Arc<dyn runtimes::Runtime>>) -> Result<Self> {
         config::prepare_data_dir(&config.data_dir)?;
+        // Its real path: agents' sandboxes bind their folders by real path, and every path an
+        // agent is given (its home, its temp) is derived from this one.
+        if let Ok(real) = config.data_dir.canonicalize() {
+            config.data_dir = real;
+        }
         let lock = config::lock_data_dir(&config.data_dir)?;
         let processes = Arc::new(runtimes::orphans::ProcessRegistry::new(&config.data_dir));
         for group in processes.sweep() {

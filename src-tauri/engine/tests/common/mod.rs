@@ -54,7 +54,8 @@ impl clawboo_engine::runtimes::EndpointSource for Fixed {
 pub fn scratch_dir() -> tempfile::TempDir {
     let base = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/cli-scratch");
     std::fs::create_dir_all(&base).unwrap();
-    tempfile::Builder::new().prefix("run-").tempdir_in(base).unwrap()
+    // Its real path, as the engine uses (sandboxes bind folders by real path).
+    tempfile::Builder::new().prefix("run-").tempdir_in(base.canonicalize().unwrap()).unwrap()
 }
 
 /// Starts real processes and remembers the process group of the last one, so a test can check
