@@ -161,7 +161,10 @@ impl ClaudeCodeRuntime {
 
         let path = |p: &std::path::Path| p.to_string_lossy().into_owned();
         let endpoint_url = endpoint.as_ref().map(|e| e.base_url.clone()).unwrap_or_default();
-        let mut confine = sandbox::turn_confinement(&input, RuntimeKind::ClaudeCode, &[&endpoint_url])?;
+        // Endpoints set in the adapter's own environment (an own sign-in's endpoint) too.
+        let mut urls: Vec<&str> = vec![&endpoint_url];
+        urls.extend(self.env.iter().map(|(_, v)| v.as_str()).filter(|v| v.contains("://")));
+        let mut confine = sandbox::turn_confinement(&input, RuntimeKind::ClaudeCode, &urls)?;
         let mut env: Vec<(String, String)> = vec![
             ("HOME".into(), path(&home)),
             ("CLAUDE_CONFIG_DIR".into(), path(&home)),

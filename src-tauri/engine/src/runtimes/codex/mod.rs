@@ -113,7 +113,8 @@ impl CodexRuntime {
         let permissions =
             config::Permissions { policy: input.approval, workspace: &input.workspace, program: &program };
         let endpoint_url = endpoint.as_ref().map(|e| e.base_url.clone()).unwrap_or_default();
-        let mut confine = super::sandbox::turn_confinement(input, RuntimeKind::Codex, &[&endpoint_url])?;
+        let sign_in_url = self.sign_in_base_url.clone().unwrap_or_default();
+        let mut confine = super::sandbox::turn_confinement(input, RuntimeKind::Codex, &[&endpoint_url, &sign_in_url])?;
         match access {
             Resolved::OwnSignIn(sign_in) => {
                 super::sandbox::allow_own_sign_in(&mut confine, sign_in.file.as_deref(), signin::CODEX_HOSTS);
