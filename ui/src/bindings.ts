@@ -300,6 +300,8 @@ export type Agent = {
 	 *  nor stops; `None`: Clawboo runs one on this machine. Its token is in the keychain.
 	 */
 	openclawGatewayUrl: string | null,
+	/**  Its OS sandbox and network access. */
+	sandbox: SandboxSettings,
 	/**  Milliseconds since the Unix epoch. */
 	createdAt: number,
 	updatedAt: number,
@@ -335,6 +337,7 @@ export type AgentPatch = {
 	model: string | null,
 	approvalPolicy: ApprovalPolicy | null,
 	provider: Provider | null,
+	sandbox: SandboxSettings | null,
 };
 
 /**  Agents were created, changed or deleted, or events were dropped: refetch agents and their files. */
@@ -754,7 +757,12 @@ export type ErrorCode =
 /**  The engine could not start (for example the data directory is unusable). */
 "engine_unavailable" | "invalid_input" | "invalid_handle" | "duplicate_handle" | "not_found" | "forbidden_file_name" | "file_too_large" | "data_dir_unusable" | 
 /**  Another Clawboo (or another engine) has the data directory open. */
-"data_dir_in_use" | "store" | "io" | "keychain_unavailable" | "keychain" | "runtime_not_found" | "runtime_failed" | "run_not_active" | 
+"data_dir_in_use" | "store" | "io" | "keychain_unavailable" | "keychain" | "runtime_not_found" | "runtime_failed" | 
+/**
+ *  An agent's OS sandbox cannot start here (bubblewrap missing, user namespaces off, a
+ *  container); the run was refused rather than run unconfined. The message says the fix.
+ */
+"sandbox_unavailable" | "run_not_active" | 
 /**
  *  The thing changed meanwhile or is held by someone else (a card another run claimed, a
  *  card still waiting on others): refetch, and try again later.
@@ -941,6 +949,15 @@ export type MissingRuntime = {
 	/**  What to do: the install command, or where to sign in. */
 	fix: string,
 };
+
+/**  Where an agent may connect, besides Clawboo's own model relay and tools bridge. */
+export type NetworkAccess = 
+/**  Only Clawboo: the model relay and the tools bridge. */
+"clawboo_only" | 
+/**  Also the listed hosts, over HTTP(S) through Clawboo's proxy. */
+"hosts" | 
+/**  Any host, over HTTP(S) through Clawboo's proxy (raw TCP still has no route out). */
+"any";
 
 export type NewAgent = {
 	name: string,
@@ -1453,6 +1470,21 @@ export type RuntimeInfo = {
 
 /**  Which runtime drives the agent. Only stored for now; the runtime layer reads it. */
 export type RuntimeKind = "claude-code" | "codex" | "hermes" | "openclaw" | "native";
+
+/**  What the agent's profile says about its sandbox. */
+export type SandboxSettings = {
+	/**
+	 *  False only when the user turned the sandbox off for this agent (it then shows an
+	 *  "unconfined" badge everywhere).
+	 */
+	confined: boolean,
+	network: NetworkAccess,
+	/**
+	 *  Host names reachable through the proxy under [`NetworkAccess::Hosts`] (`*.example.com`
+	 *  matches the subdomains).
+	 */
+	allowedHosts: string[],
+};
 
 /**  What a save did: a new fact, or the existing one with exactly this text in this scope. */
 export type Saved = {
