@@ -11,8 +11,11 @@ BUILD_PACKAGES=(libwebkit2gtk-4.1-dev build-essential curl wget file libxdo-dev 
   libayatana-appindicator3-dev librsvg2-dev pkg-config)
 # What the tests add: a virtual display, the WebKit WebDriver, a private D-Bus and keyring.
 # Plus Python's venv for the pinned Hermes CLI, and what checks the .deb and the release workflow.
+# What running agents needs: every agent process starts in Clawboo's sandbox (bubblewrap, with
+# socat carrying Clawboo's loopback ports into it); the .deb depends on both.
+SANDBOX_PACKAGES=(bubblewrap socat)
 TEST_PACKAGES=(xvfb xauth webkit2gtk-driver dbus-x11 gnome-keyring libsecret-tools python3 python3-venv
-  desktop-file-utils yamllint python3-yaml)
+  desktop-file-utils yamllint python3-yaml "${SANDBOX_PACKAGES[@]}")
 
 # Installs the missing ones among the given Debian/Ubuntu packages (no-op elsewhere).
 ensure_apt_packages() {
