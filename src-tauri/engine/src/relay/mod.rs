@@ -22,6 +22,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::error::{Error, Result};
+use crate::loopback::ServerLimits;
 use crate::runtimes::{Endpoint, EndpointSource};
 use crate::secrets::Provider;
 use crate::store::Store;
@@ -78,12 +79,23 @@ struct Grants {
 pub struct Relay {
     addr: SocketAddr,
     shared: Arc<server::Shared>,
-    accept: tokio::task::JoinHandle<()>,
+    /// Dropped with the relay: the server stops, its connections end.
+    _stop: tokio::sync::watch::Sender<bool>,
 }
 
 impl Relay {
-    /// Binds 127.0.0.1 on a free port and serves on `handle`'s runtime.
+    /// Binds 127.0.0.1 on a free port and serves on `handle`'s runtime, with the default bounds.
     pub fn start(store: Arc<Store>, upstream: Arc<dyn Upstream>, handle: &tokio::runtime::Handle) -> Result<Arc<Self>> {
+        Self::start_with(store, upstream, handle, ServerLimits::default())
+    }
+
+    /// [`Relay::start`] with the server's bounds (the header timeout, connections at once).
+    pub fn start_with(
+        store: Arc<Store>,
+        upstream: Arc<dyn Upstream>,
+        handle: &tokio::runtime::Handle,
+        limits: ServerLimits,
+    ) -> Result<Arc<Self>> {
         let listener = std::net::TcpListener::bind(("127.0.0.1", 0))
             .map_err(|e| Error::io("Cannot open the model relay on 127.0.0.1", e))?;
         listener.set_nonblocking(true).map_err(|e| Error::io("Cannot set up the model relay", e))?;
@@ -95,8 +107,9 @@ impl Relay {
             grants: Mutex::new(Grants::default()),
             handle: handle.clone(),
         });
-        let accept = handle.spawn(server::serve(listener, shared.clone()));
-        Ok(Arc::new(Self { addr, shared, accept }))
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        handle.spawn(server::serve(listener, shared.clone(), limits, stopped));
+        Ok(Arc::new(Self { addr, shared, _stop: stop }))
     }
 
     /// `http://127.0.0.1:PORT`.
@@ -174,12 +187,6 @@ impl Relay {
 
     fn grants(&self) -> MutexGuard<'_, Grants> {
         self.shared.grants()
-    }
-}
-
-impl Drop for Relay {
-    fn drop(&mut self) {
-        self.accept.abort();
     }
 }
 

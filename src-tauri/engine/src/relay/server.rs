@@ -1,7 +1,6 @@
 //! The relay's HTTP/1.1 server on 127.0.0.1: check the token, forward with the key, stream the
 //! answer back as it arrives, record the body and the usage once the answer has ended.
 
-use std::convert::Infallible;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -13,11 +12,13 @@ use hyper::body::{Frame, Incoming};
 use hyper::header::{self, HeaderMap, HeaderName, HeaderValue};
 use hyper::{Request, Response, StatusCode};
 use serde_json::json;
+use tokio::sync::watch;
 
 use super::record::{self, Entry};
 use super::upstream::{allowed_path, check_upstream_url, upstream_url};
 use super::usage::UsageScanner;
 use super::{Grant, Grants, RunLog, Upstream};
+use crate::loopback::{self, ServerLimits};
 use crate::secrets::Provider;
 use crate::store::Store;
 
@@ -42,34 +43,17 @@ impl Shared {
     }
 }
 
-pub(crate) async fn serve(listener: std::net::TcpListener, shared: Arc<Shared>) {
-    let listener = match tokio::net::TcpListener::from_std(listener) {
-        Ok(listener) => listener,
-        Err(e) => {
-            eprintln!("clawboo: the model relay cannot listen: {e}");
-            return;
-        }
-    };
-    loop {
-        let stream = match listener.accept().await {
-            Ok((stream, _)) => stream,
-            Err(_) => {
-                // Out of file descriptors and the like: wait rather than spin.
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                continue;
-            }
-        };
-        let _ = stream.set_nodelay(true);
+pub(crate) async fn serve(
+    listener: std::net::TcpListener,
+    shared: Arc<Shared>,
+    limits: ServerLimits,
+    stop: watch::Receiver<bool>,
+) {
+    loopback::serve("the model relay", listener, limits, stop, move |request| {
         let shared = shared.clone();
-        tokio::spawn(async move {
-            let service = hyper::service::service_fn(move |request| {
-                let shared = shared.clone();
-                async move { Ok::<_, Infallible>(respond(&shared, request).await) }
-            });
-            let io = hyper_util::rt::TokioIo::new(stream);
-            let _ = hyper::server::conn::http1::Builder::new().serve_connection(io, service).await;
-        });
-    }
+        async move { respond(&shared, request).await }
+    })
+    .await;
 }
 
 /// A refusal, as a JSON error both Anthropic and OpenAI clients read (`error.message`).

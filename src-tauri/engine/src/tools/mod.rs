@@ -19,6 +19,7 @@ use serde_json::Value;
 
 pub use crate::context::ToolName;
 use crate::error::{Error, Result};
+use crate::loopback::ServerLimits;
 
 /// Who is calling: bound to the run's token when it was granted.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -226,19 +227,26 @@ impl Shared {
 pub struct Tools {
     addr: SocketAddr,
     shared: Arc<Shared>,
-    accept: tokio::task::JoinHandle<()>,
+    /// Dropped with the bridge: the server stops, its connections end.
+    _stop: tokio::sync::watch::Sender<bool>,
 }
 
 impl Tools {
-    /// Binds 127.0.0.1 on a free port and serves on `handle`'s runtime.
+    /// Binds 127.0.0.1 on a free port and serves on `handle`'s runtime, with the default bounds.
     pub fn start(handle: &tokio::runtime::Handle) -> Result<Arc<Self>> {
+        Self::start_with(handle, ServerLimits::default())
+    }
+
+    /// [`Tools::start`] with the server's bounds (the header timeout, connections at once).
+    pub fn start_with(handle: &tokio::runtime::Handle, limits: ServerLimits) -> Result<Arc<Self>> {
         let listener = std::net::TcpListener::bind(("127.0.0.1", 0))
             .map_err(|e| Error::io("Cannot open Clawboo's tools server on 127.0.0.1", e))?;
         listener.set_nonblocking(true).map_err(|e| Error::io("Cannot set up Clawboo's tools server", e))?;
         let addr = listener.local_addr().map_err(|e| Error::io("Cannot set up Clawboo's tools server", e))?;
         let shared = Arc::new(Shared { host: OnceLock::new(), grants: Mutex::default(), recent: Mutex::default() });
-        let accept = handle.spawn(server::serve(listener, shared.clone()));
-        Ok(Arc::new(Self { addr, shared, accept }))
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        handle.spawn(server::serve(listener, shared.clone(), limits, stopped));
+        Ok(Arc::new(Self { addr, shared, _stop: stop }))
     }
 
     /// Who does what the tools ask; set once, when the chat service exists. Calls before that
@@ -331,12 +339,6 @@ impl Tools {
     /// Whether run `run_id` still holds a token (ended runs hold none).
     pub fn has_grant(&self, run_id: &str) -> bool {
         self.shared.grants().by_token.values().any(|b| matches!(b, Binding::Run(c) if c.run_id == run_id))
-    }
-}
-
-impl Drop for Tools {
-    fn drop(&mut self) {
-        self.accept.abort();
     }
 }
 
