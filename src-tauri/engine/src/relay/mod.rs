@@ -8,6 +8,10 @@
 //!
 //! Rules on the way out: no redirect is ever followed (an answer 3xx becomes an error), and
 //! plain `http://` goes to loopback hosts only.
+//!
+//! Bounds on the way in (a runtime is untrusted): a request body is at most
+//! [`MAX_REQUEST_BYTES`] (413), and a run has at most [`MAX_REQUESTS_AT_ONCE`] requests in flight,
+//! whichever of its tokens they use (429). A refused request is neither forwarded nor recorded.
 
 mod record;
 mod server;
@@ -28,6 +32,7 @@ use crate::secrets::Provider;
 use crate::store::Store;
 
 pub use record::{RelayedRequest, MAX_STORED_BODY_BYTES, MAX_STORED_RUN_BYTES};
+pub use server::{MAX_REQUESTS_AT_ONCE, MAX_REQUEST_BYTES};
 pub use upstream::{check_upstream_url, upstream_client};
 pub use usage::{RequestUsage, UsageScanner};
 
@@ -53,6 +58,8 @@ pub(crate) struct RunLog {
     pub(crate) next_seq: AtomicU32,
     /// Compressed body bytes stored for the run so far (bounded by [`MAX_STORED_RUN_BYTES`]).
     pub(crate) stored_bytes: AtomicU64,
+    /// Requests in flight: from their arrival until their answer has ended (or broke off).
+    pub(crate) in_flight: AtomicU32,
 }
 
 /// What a token allows.
@@ -195,7 +202,12 @@ fn run_log(grants: &mut Grants, run_id: &str) -> Arc<RunLog> {
         .runs
         .entry(run_id.to_owned())
         .or_insert_with(|| {
-            Arc::new(RunLog { run_id: run_id.to_owned(), next_seq: AtomicU32::new(1), stored_bytes: AtomicU64::new(0) })
+            Arc::new(RunLog {
+                run_id: run_id.to_owned(),
+                next_seq: AtomicU32::new(1),
+                stored_bytes: AtomicU64::new(0),
+                in_flight: AtomicU32::new(0),
+            })
         })
         .clone()
 }
