@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::loopback::ServerLimits;
 
 pub const DATA_DIR_ENV: &str = "CLAWBOO_DATA_DIR";
 const KEYCHAIN_SERVICE: &str = "Clawboo";
@@ -13,6 +14,9 @@ pub struct EngineConfig {
     pub data_dir: PathBuf,
     /// The keychain service name API keys are filed under.
     pub keychain_service: String,
+    /// The bounds of every loopback server the engine runs (the model relay, the tools bridge,
+    /// the local API); tests shorten the header timeout.
+    pub server_limits: ServerLimits,
 }
 
 impl EngineConfig {
@@ -24,7 +28,11 @@ impl EngineConfig {
                 let data_dir = platform_default.ok_or_else(|| {
                     Error::Internal(format!("No app data folder is known for this OS; set {DATA_DIR_ENV}."))
                 })?;
-                Ok(Self { data_dir, keychain_service: KEYCHAIN_SERVICE.to_owned() })
+                Ok(Self {
+                    data_dir,
+                    keychain_service: KEYCHAIN_SERVICE.to_owned(),
+                    server_limits: ServerLimits::default(),
+                })
             }
         }
     }
@@ -32,7 +40,7 @@ impl EngineConfig {
     /// A data directory other than the default: its keys are kept apart from the default's.
     pub fn for_dir(data_dir: PathBuf) -> Self {
         let keychain_service = format!("{KEYCHAIN_SERVICE} ({})", data_dir.display());
-        Self { data_dir, keychain_service }
+        Self { data_dir, keychain_service, server_limits: ServerLimits::default() }
     }
 
     pub fn database_path(&self) -> PathBuf {

@@ -12,6 +12,7 @@ pub mod connectors;
 pub mod context;
 pub mod error;
 pub mod events;
+pub mod loopback;
 pub mod memory;
 pub mod native;
 pub mod onboarding;
@@ -112,9 +113,9 @@ impl Engine {
         let watcher = FileWatcher::start(workspaces, events.clone())?;
         let catalog = Arc::new(RuntimeCatalog::new(store.clone()));
         // Runtimes reach models through the relay: they get a token per run, never the key.
-        let relay = Relay::start(store.clone(), secrets.clone(), runtime.handle())?;
+        let relay = Relay::start_with(store.clone(), secrets.clone(), runtime.handle(), config.server_limits)?;
         // Clawboo's own tools, served to the CLIs over loopback MCP; the chat service sets the host.
-        let tools = tools::Tools::start(runtime.handle())?;
+        let tools = tools::Tools::start_with(runtime.handle(), config.server_limits)?;
         let adapters =
             runtimes::adapters(relay.clone(), catalog.clone(), secrets.clone(), spawner.clone(), tools.clone());
         let registry = replace.into_iter().fold(adapters, |r, a| r.with(a));
@@ -183,6 +184,7 @@ impl Engine {
             secrets: secrets.clone(),
             handle: runtime.handle().clone(),
             data_dir: config.data_dir.clone(),
+            server_limits: config.server_limits,
         });
         local_api.resume();
         let routines = Arc::new(routines::Routines::new(routines::RoutinesParts {

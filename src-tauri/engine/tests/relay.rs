@@ -3,12 +3,15 @@
 //! and plain-http upstreams refused, lasting tokens, and Native routed through it.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use clawboo_engine::agents::{Agent, RuntimeKind};
 use clawboo_engine::native::NativeRuntime;
-use clawboo_engine::relay::{Relay, RelayedRequest, RequestUsage, Upstream, MAX_STORED_BODY_BYTES};
+use clawboo_engine::relay::{
+    Relay, RelayedRequest, RequestUsage, Upstream, MAX_REQUESTS_AT_ONCE, MAX_REQUEST_BYTES, MAX_STORED_BODY_BYTES,
+};
 use clawboo_engine::runtimes::home::RuntimeHomes;
 use clawboo_engine::runtimes::{ApprovalPolicy, Endpoint, EndpointSource, RunChannels, RunOutcome, Runtime, TurnInput};
 use clawboo_engine::secrets::Provider;
@@ -316,6 +319,134 @@ async fn a_body_over_the_cap_is_stored_up_to_the_cap_and_forwarded_whole() {
     assert_eq!(record.body_bytes, body.len() as u64);
     assert_eq!(record.body.as_deref().map(str::len), Some(MAX_STORED_BODY_BYTES));
     assert!(body.starts_with(record.body.as_deref().unwrap()));
+}
+
+/// An upstream that holds every answer until `open` is set, so requests stay in flight; counts
+/// the requests that reached it.
+struct Held {
+    base_url: String,
+    arrived: Arc<AtomicUsize>,
+    open: watch::Sender<bool>,
+}
+
+async fn held_upstream() -> Held {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base_url = format!("http://{}", listener.local_addr().unwrap());
+    let arrived = Arc::new(AtomicUsize::new(0));
+    let (open, gate) = watch::channel(false);
+    let count = arrived.clone();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let (count, gate) = (count.clone(), gate.clone());
+            let service = hyper::service::service_fn(move |_request| {
+                let (count, mut gate) = (count.clone(), gate.clone());
+                async move {
+                    count.fetch_add(1, Ordering::SeqCst);
+                    let _ = gate.wait_for(|open| *open).await;
+                    let body = json!({"type": "message", "usage": {"input_tokens": 3, "output_tokens": 1}});
+                    let mut response =
+                        hyper::Response::new(http_body_util::Full::new(bytes::Bytes::from(body.to_string())));
+                    response.headers_mut().insert("content-type", "application/json".parse().unwrap());
+                    Ok::<_, std::convert::Infallible>(response)
+                }
+            });
+            let io = hyper_util::rt::TokioIo::new(stream);
+            tokio::spawn(hyper::server::conn::http1::Builder::new().serve_connection(io, service));
+        }
+    });
+    Held { base_url, arrived, open }
+}
+
+/// Waits (without blocking the runtime) until `done`; the limit only guards against a hang.
+async fn until(what: &str, done: impl Fn() -> bool) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !done() {
+        assert!(std::time::Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_has_at_most_8_requests_in_flight_and_one_more_is_refused_with_429() {
+    assert_eq!(MAX_REQUESTS_AT_ONCE, 8);
+    let upstream = held_upstream().await;
+    let s = relay_to(upstream.base_url.clone(), Some(REAL_KEY));
+    // Two tokens of one run share its bound; another run has its own.
+    let (one, two) =
+        (s.relay.grant("run-1", Provider::Anthropic).unwrap(), s.relay.grant("run-1", Provider::Anthropic).unwrap());
+    let other = s.relay.grant("run-2", Provider::Anthropic).unwrap();
+    let send_this = |endpoint: &Endpoint, body: &Value| {
+        let request = s
+            .client
+            .post(format!("{}/v1/messages", endpoint.base_url))
+            .header("x-api-key", endpoint.api_key.clone().unwrap())
+            .json(body);
+        async move {
+            let response = request.send().await.unwrap();
+            let status = response.status().as_u16();
+            (status, response.text().await.unwrap())
+        }
+    };
+    let send = |endpoint: &Endpoint| send_this(endpoint, &messages_body(false));
+    let held: Vec<_> = (0..8).map(|i| tokio::spawn(send(if i % 2 == 0 { &one } else { &two }))).collect();
+    until("8 requests of run-1 to reach the model", || upstream.arrived.load(Ordering::SeqCst) == 8).await;
+
+    // A long conversation is refused as clearly as a short one (its client, still sending,
+    // reads the 429 rather than a broken pipe).
+    let long = json!({"model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": "x".repeat(8 << 20)}]});
+    for (endpoint, body) in [(&one, messages_body(false)), (&two, long)] {
+        let (status, body) = send_this(endpoint, &body).await;
+        assert_eq!(status, 429, "{body}");
+        let body: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(body["error"]["type"], "rate_limit_error");
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(message.contains("at most 8 model requests in flight"), "{message}");
+    }
+    let elsewhere = tokio::spawn(send(&other));
+    until("run-2's request to reach the model", || upstream.arrived.load(Ordering::SeqCst) == 9).await;
+
+    upstream.open.send(true).unwrap();
+    for request in held.into_iter().chain([elsewhere]) {
+        let (status, body) = request.await.unwrap();
+        assert_eq!(status, 200, "{body}");
+    }
+    // Their slots came back with their answers.
+    assert_eq!(send(&one).await.0, 200);
+    assert_eq!(upstream.arrived.load(Ordering::SeqCst), 10, "the refused requests never reached the model");
+    let records = recorded(&s.relay, "run-1", 9);
+    let seqs: Vec<u32> = records.iter().map(|r| r.seq).collect();
+    assert_eq!(seqs, (1..=9).collect::<Vec<_>>(), "the refused ones are not recorded and took no number");
+    assert_eq!(recorded(&s.relay, "run-2", 1).len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_over_32_mib_is_refused_with_413_and_neither_forwarded_nor_recorded() {
+    assert_eq!(MAX_REQUEST_BYTES, 32 * 1024 * 1024);
+    let server = FakeModelServer::start(Behavior::text("ok")).await;
+    let s = relay_to(server.base_url(), Some(REAL_KEY));
+    let endpoint = s.relay.grant("run-big", Provider::Anthropic).unwrap();
+    let token = endpoint.api_key.clone().unwrap();
+    let url = format!("{}/v1/messages", endpoint.base_url);
+    let big = bytes::Bytes::from(vec![b' '; MAX_REQUEST_BYTES + 1]);
+    // With its length declared, and streamed without one (chunked).
+    let declared = s.client.post(&url).body(big.clone());
+    let pieces: Vec<Result<bytes::Bytes, std::io::Error>> =
+        (0..big.len()).step_by(1 << 20).map(|at| Ok(big.slice(at..(at + (1 << 20)).min(big.len())))).collect();
+    let chunked = s.client.post(&url).body(reqwest::Body::wrap_stream(futures_util::stream::iter(pieces)));
+    for (how, request) in [("declared", declared), ("chunked", chunked)] {
+        let response =
+            request.header("x-api-key", &token).header("content-type", "application/json").send().await.unwrap();
+        assert_eq!(response.status(), 413, "{how}");
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(body["error"]["type"], "request_too_large", "{how}");
+        assert!(body["error"]["message"].as_str().unwrap().contains("over 32 MiB"), "{how}: {body}");
+    }
+    assert!(server.requests().is_empty(), "nothing reached the provider");
+    // The next request is the run's first.
+    let response = s.client.post(&url).header("x-api-key", &token).json(&messages_body(false)).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    let records = recorded(&s.relay, "run-big", 1);
+    assert_eq!((records.len(), records[0].seq), (1, 1));
 }
 
 fn native_input(workspace: &Path, run_id: &str) -> TurnInput {

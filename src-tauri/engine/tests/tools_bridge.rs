@@ -5,7 +5,8 @@ mod common;
 
 use std::sync::Arc;
 
-use clawboo_engine::tools::{Caller, ToolName, Tools};
+use clawboo_engine::routines::ManualClock;
+use clawboo_engine::tools::{Caller, ToolGrant, ToolName, Tools, RAISED_PER_MINUTE, RATE_LIMITED_TOOLS};
 use common::tools::{caller, RecordingHost};
 use serde_json::{json, Value};
 
@@ -230,4 +231,68 @@ fn calls_before_the_host_is_set_get_a_clear_tool_error() {
     let grant = tools.grant(Caller { tools: vec![ToolName::PeerPost], ..caller("r", "a", "ada", &[]) });
     let output = runtime.block_on((grant.invoker)(ToolName::PeerPost, json!({"text": "early"})));
     assert!(output.is_error && output.text.contains("not ready"), "{output:?}");
+}
+
+/// Arguments each raising tool accepts.
+fn raising_args(tool: ToolName) -> Value {
+    match tool {
+        ToolName::AskUser => json!({"question": "Which budget?"}),
+        ToolName::PeerPost => json!({"text": "Status: on it."}),
+        ToolName::RoutineCreate => json!({"name": "Digest", "prompt": "Sum up the day.", "every_minutes": 60}),
+        _ => json!({}),
+    }
+}
+
+#[test]
+fn each_raising_tool_is_bounded_per_run_and_the_11th_call_in_a_minute_reaches_nothing() {
+    let (runtime, tools, host) = start();
+    let clock = Arc::new(ManualClock::new(1_000_000));
+    tools.use_clock(clock.clone());
+    let granted = [ToolName::AskUser, ToolName::PeerPost, ToolName::RoutineCreate, ToolName::PeerRead];
+    let one = tools.grant(caller("run-1", "agent-a", "ada", &granted));
+    let two = tools.grant(caller("run-2", "agent-b", "bob", &granted));
+    assert_eq!((RATE_LIMITED_TOOLS.len(), RAISED_PER_MINUTE), (3, 10));
+    let call = |grant: &ToolGrant, tool: ToolName| runtime.block_on((grant.invoker)(tool, raising_args(tool)));
+    for tool in RATE_LIMITED_TOOLS {
+        let start = clock.advance(0);
+        for i in 1..=10 {
+            clock.set(start + i * 1_000);
+            let output = call(&one, tool);
+            assert!(!output.is_error, "{tool:?}, call {i}: {output:?}");
+        }
+        let reached = host.calls().len();
+        // 20 s after the first, which leaves the window in 40 s. As a CLI calls it, over HTTP:
+        clock.set(start + 21_000);
+        runtime.block_on(async {
+            let mut client = Client::new(one.endpoint.clone(), Some(one.token.clone()));
+            let (status, body) = client.call(tool.as_str(), raising_args(tool)).await;
+            assert_eq!((status, &body["result"]["isError"]), (200, &json!(true)), "{body}");
+            let text = body["result"]["content"][0]["text"].as_str().unwrap();
+            let expected = format!("Rate limit: at most 10 {} calls a minute per run; wait 40 s.", tool.as_str());
+            assert_eq!(text, expected);
+        });
+        let refused = call(&one, tool);
+        assert!(refused.is_error && refused.text.starts_with("Rate limit"), "in-process too: {refused:?}");
+        assert_eq!(host.calls().len(), reached, "the refused calls never reached the host");
+        assert!(!call(&two, tool).is_error, "another run is not affected");
+        assert!(!call(&one, ToolName::PeerRead).is_error, "nor are the run's other tools");
+    }
+    let calls = host.calls();
+    for tool in RATE_LIMITED_TOOLS {
+        let of = |run: &str| calls.iter().filter(|c| c.tool == tool && c.caller.run_id == run).count();
+        assert_eq!((of("run-1"), of("run-2")), (10, 1), "{tool:?}");
+    }
+
+    // `@user` in a reply counts as an `ask_user`, also once the run's tokens are gone.
+    let three = tools.grant(caller("run-3", "agent-c", "cy", &granted));
+    for _ in 0..10 {
+        assert!(!call(&three, ToolName::AskUser).is_error);
+    }
+    tools.revoke("run-3");
+    let refused = tools.admit("run-3", ToolName::AskUser).unwrap_err();
+    assert_eq!(refused, "Rate limit: at most 10 ask_user calls a minute per run; wait 60 s.");
+    assert_eq!(tools.admit("run-3", ToolName::Handoff), Ok(()), "other tools are not counted");
+    // The window slides: a minute after those calls, there is room again.
+    clock.advance(60_000);
+    assert_eq!(tools.admit("run-3", ToolName::AskUser), Ok(()));
 }

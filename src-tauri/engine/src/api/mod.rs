@@ -48,6 +48,8 @@ pub struct LocalApiParts {
     pub secrets: Arc<Secrets>,
     pub handle: tokio::runtime::Handle,
     pub data_dir: PathBuf,
+    /// The server's bounds (the header timeout, connections at once).
+    pub server_limits: crate::loopback::ServerLimits,
 }
 
 /// The API as Settings shows it. The token is never part of it (see [`LocalApi::token`]).

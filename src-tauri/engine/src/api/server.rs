@@ -17,6 +17,7 @@ use tokio::sync::watch;
 use super::runs::{self, StartRequest};
 use super::{follow, token, LocalApiParts};
 use crate::error::{Error, ErrorCode};
+use crate::loopback;
 
 /// A bigger request body is refused (413): a task is at most 20,000 characters.
 pub const MAX_REQUEST_BYTES: usize = 64 * 1024;
@@ -34,44 +35,12 @@ pub(super) struct Shared {
 pub(super) async fn serve(
     listener: std::net::TcpListener,
     shared: Arc<Shared>,
-    mut stop: watch::Receiver<bool>,
+    stop: watch::Receiver<bool>,
     _ended: std::sync::mpsc::Sender<()>,
 ) {
-    let listener = match tokio::net::TcpListener::from_std(listener) {
-        Ok(listener) => listener,
-        Err(e) => {
-            eprintln!("clawboo: the local API cannot listen: {e}");
-            return;
-        }
-    };
-    loop {
-        let stream = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
-                Err(_) => {
-                    // Out of file descriptors and the like: wait rather than spin.
-                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                    continue;
-                }
-            },
-            _ = stop.changed() => return,
-        };
-        let _ = stream.set_nodelay(true);
-        let (shared, mut stop) = (shared.clone(), stop.clone());
-        tokio::spawn(async move {
-            let service = hyper::service::service_fn(move |request| {
-                let shared = shared.clone();
-                async move { Ok::<_, Infallible>(respond(shared, request).await) }
-            });
-            let io = hyper_util::rt::TokioIo::new(stream);
-            let connection = hyper::server::conn::http1::Builder::new().serve_connection(io, service);
-            // Switching the API off ends its connections too (event streams included).
-            tokio::select! {
-                _ = connection => {}
-                _ = stop.changed() => {}
-            }
-        });
-    }
+    let limits = shared.parts.server_limits;
+    // Switching the API off ends its connections too (event streams included).
+    loopback::serve("the local API", listener, limits, stop, move |request| respond(shared.clone(), request)).await;
 }
 
 /// A refusal or a failure, as JSON.

@@ -8,6 +8,10 @@
 //!
 //! Rules on the way out: no redirect is ever followed (an answer 3xx becomes an error), and
 //! plain `http://` goes to loopback hosts only.
+//!
+//! Bounds on the way in (a runtime is untrusted): a request body is at most
+//! [`MAX_REQUEST_BYTES`] (413), and a run has at most [`MAX_REQUESTS_AT_ONCE`] requests in flight,
+//! whichever of its tokens they use (429). A refused request is neither forwarded nor recorded.
 
 mod record;
 mod server;
@@ -22,11 +26,13 @@ use std::sync::atomic::{AtomicU32, AtomicU64};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::error::{Error, Result};
+use crate::loopback::ServerLimits;
 use crate::runtimes::{Endpoint, EndpointSource};
 use crate::secrets::Provider;
 use crate::store::Store;
 
 pub use record::{RelayedRequest, MAX_STORED_BODY_BYTES, MAX_STORED_RUN_BYTES};
+pub use server::{MAX_REQUESTS_AT_ONCE, MAX_REQUEST_BYTES};
 pub use upstream::{check_upstream_url, upstream_client};
 pub use usage::{RequestUsage, UsageScanner};
 
@@ -52,6 +58,8 @@ pub(crate) struct RunLog {
     pub(crate) next_seq: AtomicU32,
     /// Compressed body bytes stored for the run so far (bounded by [`MAX_STORED_RUN_BYTES`]).
     pub(crate) stored_bytes: AtomicU64,
+    /// Requests in flight: from their arrival until their answer has ended (or broke off).
+    pub(crate) in_flight: AtomicU32,
 }
 
 /// What a token allows.
@@ -78,12 +86,23 @@ struct Grants {
 pub struct Relay {
     addr: SocketAddr,
     shared: Arc<server::Shared>,
-    accept: tokio::task::JoinHandle<()>,
+    /// Dropped with the relay: the server stops, its connections end.
+    _stop: tokio::sync::watch::Sender<bool>,
 }
 
 impl Relay {
-    /// Binds 127.0.0.1 on a free port and serves on `handle`'s runtime.
+    /// Binds 127.0.0.1 on a free port and serves on `handle`'s runtime, with the default bounds.
     pub fn start(store: Arc<Store>, upstream: Arc<dyn Upstream>, handle: &tokio::runtime::Handle) -> Result<Arc<Self>> {
+        Self::start_with(store, upstream, handle, ServerLimits::default())
+    }
+
+    /// [`Relay::start`] with the server's bounds (the header timeout, connections at once).
+    pub fn start_with(
+        store: Arc<Store>,
+        upstream: Arc<dyn Upstream>,
+        handle: &tokio::runtime::Handle,
+        limits: ServerLimits,
+    ) -> Result<Arc<Self>> {
         let listener = std::net::TcpListener::bind(("127.0.0.1", 0))
             .map_err(|e| Error::io("Cannot open the model relay on 127.0.0.1", e))?;
         listener.set_nonblocking(true).map_err(|e| Error::io("Cannot set up the model relay", e))?;
@@ -95,8 +114,9 @@ impl Relay {
             grants: Mutex::new(Grants::default()),
             handle: handle.clone(),
         });
-        let accept = handle.spawn(server::serve(listener, shared.clone()));
-        Ok(Arc::new(Self { addr, shared, accept }))
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        handle.spawn(server::serve(listener, shared.clone(), limits, stopped));
+        Ok(Arc::new(Self { addr, shared, _stop: stop }))
     }
 
     /// `http://127.0.0.1:PORT`.
@@ -177,18 +197,17 @@ impl Relay {
     }
 }
 
-impl Drop for Relay {
-    fn drop(&mut self) {
-        self.accept.abort();
-    }
-}
-
 fn run_log(grants: &mut Grants, run_id: &str) -> Arc<RunLog> {
     grants
         .runs
         .entry(run_id.to_owned())
         .or_insert_with(|| {
-            Arc::new(RunLog { run_id: run_id.to_owned(), next_seq: AtomicU32::new(1), stored_bytes: AtomicU64::new(0) })
+            Arc::new(RunLog {
+                run_id: run_id.to_owned(),
+                next_seq: AtomicU32::new(1),
+                stored_bytes: AtomicU64::new(0),
+                in_flight: AtomicU32::new(0),
+            })
         })
         .clone()
 }

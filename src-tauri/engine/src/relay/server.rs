@@ -1,28 +1,32 @@
 //! The relay's HTTP/1.1 server on 127.0.0.1: check the token, forward with the key, stream the
 //! answer back as it arrives, record the body and the usage once the answer has ended.
 
-use std::convert::Infallible;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use bytes::Bytes;
 use futures_util::StreamExt;
 use http_body_util::combinators::UnsyncBoxBody;
-use http_body_util::{BodyExt, Full, Limited, StreamBody};
-use hyper::body::{Frame, Incoming};
+use http_body_util::{BodyExt, Full, StreamBody};
+use hyper::body::{Body as _, Frame, Incoming};
 use hyper::header::{self, HeaderMap, HeaderName, HeaderValue};
 use hyper::{Request, Response, StatusCode};
 use serde_json::json;
+use tokio::sync::watch;
 
 use super::record::{self, Entry};
 use super::upstream::{allowed_path, check_upstream_url, upstream_url};
 use super::usage::UsageScanner;
 use super::{Grant, Grants, RunLog, Upstream};
+use crate::loopback::{self, ServerLimits};
 use crate::secrets::Provider;
 use crate::store::Store;
 
-/// A bigger request body is refused (413): far above any model request.
-pub const MAX_REQUEST_BYTES: usize = 64 * 1024 * 1024;
+/// A bigger request body is refused (413): far above any model request (a long conversation with
+/// a few images is a few MiB).
+pub const MAX_REQUEST_BYTES: usize = 32 * 1024 * 1024;
+/// A run's requests in flight at once (its tokens together); one more is refused (429).
+pub const MAX_REQUESTS_AT_ONCE: u32 = 8;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 type Body = UnsyncBoxBody<Bytes, BoxError>;
@@ -42,34 +46,17 @@ impl Shared {
     }
 }
 
-pub(crate) async fn serve(listener: std::net::TcpListener, shared: Arc<Shared>) {
-    let listener = match tokio::net::TcpListener::from_std(listener) {
-        Ok(listener) => listener,
-        Err(e) => {
-            eprintln!("clawboo: the model relay cannot listen: {e}");
-            return;
-        }
-    };
-    loop {
-        let stream = match listener.accept().await {
-            Ok((stream, _)) => stream,
-            Err(_) => {
-                // Out of file descriptors and the like: wait rather than spin.
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                continue;
-            }
-        };
-        let _ = stream.set_nodelay(true);
+pub(crate) async fn serve(
+    listener: std::net::TcpListener,
+    shared: Arc<Shared>,
+    limits: ServerLimits,
+    stop: watch::Receiver<bool>,
+) {
+    loopback::serve("the model relay", listener, limits, stop, move |request| {
         let shared = shared.clone();
-        tokio::spawn(async move {
-            let service = hyper::service::service_fn(move |request| {
-                let shared = shared.clone();
-                async move { Ok::<_, Infallible>(respond(&shared, request).await) }
-            });
-            let io = hyper_util::rt::TokioIo::new(stream);
-            let _ = hyper::server::conn::http1::Builder::new().serve_connection(io, service).await;
-        });
-    }
+        async move { respond(&shared, request).await }
+    })
+    .await;
 }
 
 /// A refusal, as a JSON error both Anthropic and OpenAI clients read (`error.message`).
@@ -94,10 +81,67 @@ impl Refusal {
 }
 
 async fn respond(shared: &Arc<Shared>, request: Request<Incoming>) -> Response<Body> {
-    match forward(shared, request).await {
+    let (parts, mut body) = request.into_parts();
+    match forward(shared, parts, &mut body).await {
         Ok(response) => response,
-        Err(refusal) => refusal.into_response(),
+        Err(refusal) => {
+            // A client still sending its body would otherwise meet a closed connection (a
+            // broken pipe) instead of the refusal.
+            drain(&mut body).await;
+            refusal.into_response()
+        }
     }
+}
+
+/// The most of a refused request's body read (and dropped) so its client gets the refusal; a
+/// longer one is cut off by closing the connection.
+const MAX_DRAINED_BYTES: u64 = 2 * MAX_REQUEST_BYTES as u64;
+
+/// Reads what is left of `body` and drops it, up to [`MAX_DRAINED_BYTES`].
+async fn drain(body: &mut Incoming) {
+    if body.size_hint().lower() > MAX_DRAINED_BYTES {
+        return;
+    }
+    let mut read = 0u64;
+    while let Some(Ok(frame)) = body.frame().await {
+        read += frame.data_ref().map_or(0, |data| data.len() as u64);
+        if read > MAX_DRAINED_BYTES {
+            return;
+        }
+    }
+}
+
+/// The whole body, or why not: over [`MAX_REQUEST_BYTES`] (known from its declared length before
+/// a byte is read), or broken off.
+async fn read_body(body: &mut Incoming) -> Result<Bytes, Refusal> {
+    let too_large = || {
+        Refusal::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "request_too_large",
+            format!(
+                "Clawboo's model relay: the request body is over {} MiB, the most it forwards.",
+                MAX_REQUEST_BYTES / (1024 * 1024)
+            ),
+        )
+    };
+    let declared = body.size_hint().lower();
+    if declared > MAX_REQUEST_BYTES as u64 {
+        return Err(too_large());
+    }
+    // What it declares, up to 1 MiB ahead: a declared length alone reserves little.
+    let mut read = Vec::with_capacity(declared.min(1 << 20) as usize);
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| {
+            Refusal::new(StatusCode::BAD_REQUEST, "invalid_request_error", format!("The request body broke off: {e}"))
+        })?;
+        if let Some(data) = frame.data_ref() {
+            if read.len() + data.len() > MAX_REQUEST_BYTES {
+                return Err(too_large());
+            }
+            read.extend_from_slice(data);
+        }
+    }
+    Ok(Bytes::from(read))
 }
 
 /// `/<provider>/v1/<rest>` → (provider, rest).
@@ -139,8 +183,11 @@ fn grant_for(shared: &Shared, token: &str) -> Option<Grant> {
     shared.grants().by_token.get(token).cloned()
 }
 
-async fn forward(shared: &Arc<Shared>, request: Request<Incoming>) -> Result<Response<Body>, Refusal> {
-    let (parts, body) = request.into_parts();
+async fn forward(
+    shared: &Arc<Shared>,
+    parts: hyper::http::request::Parts,
+    body: &mut Incoming,
+) -> Result<Response<Body>, Refusal> {
     let unauthorized = |why: &str| {
         Refusal::new(StatusCode::UNAUTHORIZED, "authentication_error", format!("Clawboo's model relay: {why}"))
     };
@@ -161,14 +208,17 @@ async fn forward(shared: &Arc<Shared>, request: Request<Incoming>) -> Result<Res
             format!("Clawboo's model relay forwards only the model APIs, not {} /v1/{rest}.", parts.method),
         ));
     }
-    let body = Limited::new(body, MAX_REQUEST_BYTES).collect().await.map_err(|e| {
-        if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() {
-            Refusal::new(StatusCode::PAYLOAD_TOO_LARGE, "request_too_large", "The request body is over 64 MiB.")
-        } else {
-            Refusal::new(StatusCode::BAD_REQUEST, "invalid_request_error", format!("The request body broke off: {e}"))
-        }
+    let slot = Slot::take(&grant.run).ok_or_else(|| {
+        Refusal::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "rate_limit_error",
+            format!(
+                "Clawboo's model relay: a run has at most {MAX_REQUESTS_AT_ONCE} model requests in flight at once; \
+                 send this one when one of them has finished."
+            ),
+        )
     })?;
-    let body = body.to_bytes();
+    let body = read_body(body).await?;
     let seq = grant.run.next_seq.fetch_add(1, Ordering::Relaxed);
     let at = crate::chat::now_ms();
 
@@ -220,7 +270,7 @@ async fn forward(shared: &Arc<Shared>, request: Request<Incoming>) -> Result<Res
     let counts_usage = !matches!(rest, "messages/count_tokens") && !rest.starts_with("models");
     if status.is_redirection() {
         let to = answer.headers().get(header::LOCATION).and_then(|v| v.to_str().ok()).unwrap_or("?").to_owned();
-        drop(Tap::new(shared.clone(), grant.run, entry, None));
+        drop(Tap::new(shared.clone(), grant.run, entry, None, slot));
         return Err(Refusal::new(
             StatusCode::BAD_GATEWAY,
             "api_error",
@@ -238,31 +288,77 @@ async fn forward(shared: &Arc<Shared>, request: Request<Incoming>) -> Result<Res
     }
     let content_type = response_headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok());
     let scanner = counts_usage.then(|| UsageScanner::new(content_type));
-    let mut tap = Tap::new(shared.clone(), grant.run, entry, scanner);
-    let stream = answer.bytes_stream().map(move |chunk| {
-        if let Ok(bytes) = &chunk {
-            tap.push(bytes);
-        }
-        chunk.map(Frame::data).map_err(BoxError::from)
-    });
+    let tap = Tap::new(shared.clone(), grant.run, entry, scanner, slot);
+    let stream = Tapped { answer: Box::pin(answer.bytes_stream()), tap: Some(tap) };
     let mut response = Response::new(StreamBody::new(stream).boxed_unsync());
     *response.status_mut() = status;
     *response.headers_mut() = response_headers;
     Ok(response)
 }
 
+/// One of a run's [`MAX_REQUESTS_AT_ONCE`] places in flight, given back when dropped.
+struct Slot(Arc<RunLog>);
+
+impl Slot {
+    fn take(run: &Arc<RunLog>) -> Option<Self> {
+        let taken = run
+            .in_flight
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < MAX_REQUESTS_AT_ONCE).then_some(n + 1));
+        taken.ok().map(|_| Self(run.clone()))
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// The answer's body on its way to the client, through the [`Tap`]. The tap is dropped (the
+/// request recorded, its slot given back) as soon as the answer ends, before the client can see
+/// the end, so a client that sends its next request then finds the slot free.
+struct Tapped<S> {
+    answer: S,
+    tap: Option<Tap>,
+}
+
+impl<S> futures_util::Stream for Tapped<S>
+where
+    S: futures_util::Stream<Item = reqwest::Result<Bytes>> + Unpin,
+{
+    type Item = Result<Frame<Bytes>, BoxError>;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        let polled = self.answer.poll_next_unpin(cx);
+        match &polled {
+            std::task::Poll::Ready(Some(Ok(bytes))) => {
+                if let Some(tap) = &mut self.tap {
+                    tap.push(bytes);
+                }
+            }
+            std::task::Poll::Ready(None | Some(Err(_))) => self.tap = None,
+            std::task::Poll::Pending => {}
+        }
+        polled.map(|chunk| chunk.map(|chunk| chunk.map(Frame::data).map_err(BoxError::from)))
+    }
+}
+
 /// Watches the answer pass and stores the request when the answer ends, breaks off, or the
-/// client goes away (whichever drops it).
+/// client goes away (whichever drops it); dropped, it gives the run's slot back.
 struct Tap {
     shared: Arc<Shared>,
     run: Arc<RunLog>,
     entry: Option<Entry>,
     scanner: Option<UsageScanner>,
+    _slot: Slot,
 }
 
 impl Tap {
-    fn new(shared: Arc<Shared>, run: Arc<RunLog>, entry: Entry, scanner: Option<UsageScanner>) -> Self {
-        Self { shared, run, entry: Some(entry), scanner }
+    fn new(shared: Arc<Shared>, run: Arc<RunLog>, entry: Entry, scanner: Option<UsageScanner>, slot: Slot) -> Self {
+        Self { shared, run, entry: Some(entry), scanner, _slot: slot }
     }
 
     fn push(&mut self, bytes: &[u8]) {

@@ -18,7 +18,6 @@
 //! routines or the runs they watch change, and at least every [`COARSE_CHECK`] (a suspended
 //! machine's clock jump is caught).
 
-mod clock;
 pub mod propose;
 pub mod schedule;
 mod scheduler;
@@ -30,7 +29,7 @@ use std::time::Duration;
 
 use tokio::sync::Notify;
 
-pub use clock::{Clock, ManualClock, SystemClock};
+pub use crate::vocab::clock::{Clock, ManualClock, SystemClock};
 pub use schedule::Schedule;
 pub use types::*;
 

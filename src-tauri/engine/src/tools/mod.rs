@@ -5,6 +5,11 @@
 //!
 //! CONTRACT (types fixed; server in `server.rs`): the tools module knows nothing of chat or
 //! teams. What a tool does is the [`ToolHost`]'s business (the chat service implements it).
+//!
+//! The tools that raise something for the user or the team ([`RATE_LIMITED_TOOLS`]: a question,
+//! a peer post, a routine proposal) are bounded per run: at most [`RAISED_PER_MINUTE`] calls of
+//! each in any minute. A call past that gets a tool error saying how long to wait, and never
+//! reaches the host (nothing is stored).
 
 mod server;
 pub mod specs;
@@ -13,12 +18,14 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 
 use serde_json::Value;
 
 pub use crate::context::ToolName;
 use crate::error::{Error, Result};
+use crate::loopback::ServerLimits;
+use crate::vocab::{Clock, RateLimiter, SystemClock};
 
 /// Who is calling: bound to the run's token when it was granted.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,6 +101,12 @@ pub const TOKEN_ENV: &str = "CLAWBOO_TOKEN";
 /// The MCP server's name in every CLI's configuration (tools appear as `mcp__clawboo__…`).
 pub const SERVER_NAME: &str = "clawboo";
 
+/// The tools whose calls are bounded per run (see [`RAISED_PER_MINUTE`]).
+pub const RATE_LIMITED_TOOLS: [ToolName; 3] = [ToolName::AskUser, ToolName::PeerPost, ToolName::RoutineCreate];
+/// Calls of each of [`RATE_LIMITED_TOOLS`] one run may make in any minute.
+pub const RAISED_PER_MINUTE: usize = 10;
+const MINUTE_MS: i64 = 60_000;
+
 /// What a token is bound to.
 #[derive(Clone)]
 enum Binding {
@@ -131,6 +144,10 @@ pub(crate) struct Shared {
     grants: Mutex<Grants>,
     /// The latest requests' shapes, for diagnostics (see [`Tools::recent_requests`]).
     recent: Mutex<std::collections::VecDeque<String>>,
+    /// Calls of [`RATE_LIMITED_TOOLS`] by (run, tool). Kept past the run's end (dropped lazily):
+    /// `@user` in a run's last reply counts after its tokens are gone.
+    raised: RateLimiter<(String, ToolName)>,
+    clock: RwLock<Arc<dyn Clock>>,
 }
 
 /// How many request shapes [`Tools::recent_requests`] keeps.
@@ -217,7 +234,26 @@ impl Shared {
         let Some(host) = self.host.get() else {
             return ToolOutput::error("Clawboo's tools are not ready yet; try again in a moment.");
         };
+        if let Err(message) = self.admit(&caller.run_id, tool) {
+            return ToolOutput::error(message);
+        }
         host.call(caller, tool, args).await
+    }
+
+    /// Counts a call of `tool` by run `run_id` when it is one of [`RATE_LIMITED_TOOLS`]; past the
+    /// bound, the message the agent sees.
+    fn admit(&self, run_id: &str, tool: ToolName) -> std::result::Result<(), String> {
+        if !RATE_LIMITED_TOOLS.contains(&tool) {
+            return Ok(());
+        }
+        let now = self.clock.read().unwrap_or_else(|poisoned| poisoned.into_inner()).now();
+        self.raised.take((run_id.to_owned(), tool), now).map_err(|wait_ms| {
+            format!(
+                "Rate limit: at most {RAISED_PER_MINUTE} {} calls a minute per run; wait {} s.",
+                tool.as_str(),
+                (wait_ms + 999) / 1000
+            )
+        })
     }
 }
 
@@ -226,25 +262,50 @@ impl Shared {
 pub struct Tools {
     addr: SocketAddr,
     shared: Arc<Shared>,
-    accept: tokio::task::JoinHandle<()>,
+    /// Dropped with the bridge: the server stops, its connections end.
+    _stop: tokio::sync::watch::Sender<bool>,
 }
 
 impl Tools {
-    /// Binds 127.0.0.1 on a free port and serves on `handle`'s runtime.
+    /// Binds 127.0.0.1 on a free port and serves on `handle`'s runtime, with the default bounds.
     pub fn start(handle: &tokio::runtime::Handle) -> Result<Arc<Self>> {
+        Self::start_with(handle, ServerLimits::default())
+    }
+
+    /// [`Tools::start`] with the server's bounds (the header timeout, connections at once).
+    pub fn start_with(handle: &tokio::runtime::Handle, limits: ServerLimits) -> Result<Arc<Self>> {
         let listener = std::net::TcpListener::bind(("127.0.0.1", 0))
             .map_err(|e| Error::io("Cannot open Clawboo's tools server on 127.0.0.1", e))?;
         listener.set_nonblocking(true).map_err(|e| Error::io("Cannot set up Clawboo's tools server", e))?;
         let addr = listener.local_addr().map_err(|e| Error::io("Cannot set up Clawboo's tools server", e))?;
-        let shared = Arc::new(Shared { host: OnceLock::new(), grants: Mutex::default(), recent: Mutex::default() });
-        let accept = handle.spawn(server::serve(listener, shared.clone()));
-        Ok(Arc::new(Self { addr, shared, accept }))
+        let shared = Arc::new(Shared {
+            host: OnceLock::new(),
+            grants: Mutex::default(),
+            recent: Mutex::default(),
+            raised: RateLimiter::new(RAISED_PER_MINUTE, MINUTE_MS),
+            clock: RwLock::new(Arc::new(SystemClock)),
+        });
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        handle.spawn(server::serve(listener, shared.clone(), limits, stopped));
+        Ok(Arc::new(Self { addr, shared, _stop: stop }))
     }
 
     /// Who does what the tools ask; set once, when the chat service exists. Calls before that
     /// get a tool error; a second host is ignored.
     pub fn set_host(&self, host: Arc<dyn ToolHost>) {
         let _ = self.shared.host.set(host);
+    }
+
+    /// Reads the time of the rate limits from `clock` from now on (tests: a manual clock).
+    pub fn use_clock(&self, clock: Arc<dyn Clock>) {
+        *self.shared.clock.write().unwrap_or_else(|poisoned| poisoned.into_inner()) = clock;
+    }
+
+    /// Counts one `tool` action of run `run_id` against the run's bound, for an action raised
+    /// other than by calling the tool (`@user` in a reply is an `ask_user`). `Err`: over the
+    /// bound, with the message saying so; the action must not happen.
+    pub fn admit(&self, run_id: &str, tool: ToolName) -> std::result::Result<(), String> {
+        self.shared.admit(run_id, tool)
     }
 
     /// `http://127.0.0.1:P/mcp`.
@@ -331,12 +392,6 @@ impl Tools {
     /// Whether run `run_id` still holds a token (ended runs hold none).
     pub fn has_grant(&self, run_id: &str) -> bool {
         self.shared.grants().by_token.values().any(|b| matches!(b, Binding::Run(c) if c.run_id == run_id))
-    }
-}
-
-impl Drop for Tools {
-    fn drop(&mut self) {
-        self.accept.abort();
     }
 }
 

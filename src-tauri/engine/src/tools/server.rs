@@ -23,8 +23,10 @@ use rmcp::transport::streamable_http_server::session::never::NeverSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
+use tokio::sync::watch;
 
 use super::{specs, Access, Shared, ToolName};
+use crate::loopback::{self, ServerLimits};
 
 /// Far above any tool call (texts are capped at 16 KiB); a bigger body is refused by rmcp.
 const MAX_REQUEST_BYTES: usize = 256 * 1024;
@@ -32,14 +34,12 @@ const MAX_REQUEST_BYTES: usize = 256 * 1024;
 type Body = BoxBody<Bytes, Infallible>;
 type Service = StreamableHttpService<Handler, NeverSessionManager>;
 
-pub(super) async fn serve(listener: std::net::TcpListener, shared: Arc<Shared>) {
-    let listener = match tokio::net::TcpListener::from_std(listener) {
-        Ok(listener) => listener,
-        Err(e) => {
-            eprintln!("clawboo: the tools server cannot listen: {e}");
-            return;
-        }
-    };
+pub(super) async fn serve(
+    listener: std::net::TcpListener,
+    shared: Arc<Shared>,
+    limits: ServerLimits,
+    stop: watch::Receiver<bool>,
+) {
     let handler = Handler { shared: shared.clone() };
     let mut config = StreamableHttpServerConfig::default();
     config.legacy_session_mode = false;
@@ -48,26 +48,11 @@ pub(super) async fn serve(listener: std::net::TcpListener, shared: Arc<Shared>) 
     config.max_request_body_bytes = MAX_REQUEST_BYTES;
     let service: Service =
         StreamableHttpService::new(move || Ok(handler.clone()), Arc::new(NeverSessionManager::default()), config);
-    loop {
-        let stream = match listener.accept().await {
-            Ok((stream, _)) => stream,
-            Err(_) => {
-                // Out of file descriptors and the like: wait rather than spin.
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                continue;
-            }
-        };
-        let _ = stream.set_nodelay(true);
+    loopback::serve("the tools server", listener, limits, stop, move |request| {
         let (shared, service) = (shared.clone(), service.clone());
-        tokio::spawn(async move {
-            let service = hyper::service::service_fn(move |request| {
-                let (shared, service) = (shared.clone(), service.clone());
-                async move { Ok::<_, Infallible>(respond(&shared, &service, request).await) }
-            });
-            let io = hyper_util::rt::TokioIo::new(stream);
-            let _ = hyper::server::conn::http1::Builder::new().serve_connection(io, service).await;
-        });
-    }
+        async move { respond(&shared, &service, request).await }
+    })
+    .await;
 }
 
 async fn respond(shared: &Shared, service: &Service, mut request: Request<Incoming>) -> Response<Body> {

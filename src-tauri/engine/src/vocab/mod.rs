@@ -1,11 +1,14 @@
 //! The engine's shared vocabulary: the words every service speaks (runtimes, run events, agent
-//! file names, chat and room messages, runs). It sits below the services and imports none of
-//! them, so imports only point down: `events`, `agents`, `runtimes`, `chat` and `context` all use
-//! it; it uses only `error`. The old
-//! paths (`agents::RuntimeKind`, `runtimes::RunEvent`, `chat::RunEventRecord`, ...) re-export it.
+//! file names, chat and room messages, runs, the time and its test clock, a rate limiter). It
+//! sits below the services and imports none of them, so imports only point down: `events`,
+//! `agents`, `runtimes`, `chat` and `context` all use it; it uses only `error`. The old paths
+//! (`agents::RuntimeKind`, `runtimes::RunEvent`, `chat::RunEventRecord`, `chat::now_ms`,
+//! `routines::Clock`, ...) re-export it.
 
 mod agent_file;
 mod chat;
+pub mod clock;
+pub mod rate;
 mod room;
 mod run;
 mod runtime;
@@ -13,6 +16,8 @@ pub mod sandbox;
 
 pub use agent_file::AgentFileName;
 pub use chat::{ChatMessage, ChatRole, RunStatus, RunSummary};
+pub use clock::{now_ms, Clock, ManualClock, SystemClock};
+pub use rate::RateLimiter;
 pub use room::{PeerPost, RoomMessage, RoomMessageKind};
 pub use run::{RunEvent, RunEventRecord, RunOutcome};
 pub use runtime::{ApprovalPolicy, RuntimeKind};

@@ -2,9 +2,12 @@
 //! message the user types in the team's chat clears the questions asked there (not approvals,
 //! nor questions of the team's cards); an answer from the inbox closes only its own request.
 
+use std::sync::Arc;
+
 use clawboo_engine::attention::{AuditAction, Decision, Origin, RequestKind, RequestStatus, UserAnswer};
 use clawboo_engine::board::{Actor, CardStatus, NewCard};
 use clawboo_engine::chat::team::RoomMessageKind;
+use clawboo_engine::routines::ManualClock;
 use clawboo_engine::runner::StartOptions;
 use clawboo_testkit::wait_for;
 
@@ -152,4 +155,42 @@ fn an_answer_from_the_inbox_closes_only_its_own_request_and_reaches_its_agent() 
     assert_eq!(next.content, "heard: 10k, no more", "scout's next run got the answer");
     assert_eq!(f.status(&by_lead.id), RequestStatus::Open, "the answer's message cleared nothing else");
     assert_eq!(f.engine.attention().tray_state().unwrap().open, 1);
+}
+
+#[test]
+fn a_run_asks_at_most_10_questions_a_minute_and_past_that_at_user_in_its_reply_asks_nothing() {
+    let f = fixture(&["lead", "scout"]);
+    // The rate limit's clock stands still: every call falls in the same minute, however slow the machine.
+    f.engine.tools().use_clock(Arc::new(ManualClock::new(super::now_ms())));
+    let (_, general) = team(&f.engine, "Shop", &f.ids);
+    let scout = &f.ids[1];
+    let asks: Vec<String> = (1..=11).map(|i| format!("@scout askuser Question {i}?")).collect();
+    let message = format!("{}\n@scout say %user one more: which colour?", asks.join("\n"));
+    f.engine.chat().send_team(&general, &message).unwrap();
+    let reply = f.room_reply(&general, scout, "which colour?");
+    let lines: Vec<&str> = reply.content.lines().collect();
+    assert_eq!(lines.len(), 12, "{}", reply.content);
+    assert!(lines[..10].iter().all(|l| l.starts_with("Your question is in the user's inbox")), "{}", reply.content);
+    assert_eq!(lines[10], "ERROR: (200) Rate limit: at most 10 ask_user calls a minute per run; wait 60 s.");
+
+    // The scout's next run has a bound of its own; it starts once the first has ended (its
+    // `@user` handled).
+    let seq = f.last_seq(&general);
+    f.engine.chat().send_team(&general, "@scout askuser Still there?").unwrap();
+    let next = f.room_reply_after(&general, scout, "inbox", seq);
+    assert_ne!(next.run_id, reply.run_id);
+    let questions: Vec<String> = f
+        .engine
+        .attention()
+        .history(None, 100)
+        .unwrap()
+        .into_iter()
+        .filter(|r| r.agent_id == *scout && r.kind == RequestKind::Question)
+        .map(|r| r.text)
+        .collect();
+    let mut expected: Vec<String> = (1..=10).map(|i| format!("Question {i}?")).collect();
+    expected.push("Still there?".into());
+    let mut asked = questions.clone();
+    asked.sort_by_key(|q| expected.iter().position(|e| e == q));
+    assert_eq!(asked, expected, "no 11th question, no @user question: {questions:?}");
 }

@@ -196,6 +196,11 @@ impl Chat {
         let Some(question) = super::mentions::user_question(reply, crate::attention::MAX_QUESTION_CHARS) else {
             return;
         };
+        // It asks as `ask_user` does, under the same bound (the run's calls count).
+        if let Some(Err(message)) = self.tools.as_ref().map(|tools| tools.admit(run_id, ToolName::AskUser)) {
+            eprintln!("clawboo: @user in team run {run_id} raised no request: {message}");
+            return;
+        }
         let source = crate::attention::Source {
             agent_id: agent_id.to_owned(),
             team_id: Some(team_id.to_owned()),

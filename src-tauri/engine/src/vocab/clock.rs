@@ -1,8 +1,15 @@
-//! What time it is, for the scheduler: the system clock in the app, a manual one in tests.
+//! What time it is: the system clock in the app, a manual one in tests (the routines' scheduler,
+//! the tools bridge's rate limits).
 
 use std::sync::atomic::{AtomicI64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
 
-/// What time it is, for the scheduler.
+/// Milliseconds since the Unix epoch: every stored time.
+pub fn now_ms() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
+}
+
+/// What time it is.
 pub trait Clock: Send + Sync {
     /// Epoch milliseconds.
     fn now(&self) -> i64;
@@ -13,7 +20,7 @@ pub struct SystemClock;
 
 impl Clock for SystemClock {
     fn now(&self) -> i64 {
-        crate::chat::now_ms()
+        now_ms()
     }
 }
 
