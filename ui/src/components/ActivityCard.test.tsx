@@ -124,6 +124,22 @@ describe("Activity card", () => {
     expect(fakeApi.answerPermission).toHaveBeenCalledTimes(1);
   });
 
+  it("offers Allow always for a shell command's prefix as the engine says, and not for a chained command", async () => {
+    seedRequest(agent, { kind: "permission", runId, runtimeRequestId: "p5", tool: "Bash", commandPrefix: "git status", allowAlways: true });
+    seedRequest(agent, { kind: "permission", runId, runtimeRequestId: "p6", tool: "Bash", commandPrefix: null, allowAlways: false });
+    const { user } = await openActivity();
+    await backendDoes(() => {
+      emitRunEvent(agentId, runId, { type: "permissionRequest", requestId: "p5", tool: "Bash", input: { command: "git status -s" }, description: "" });
+      emitRunEvent(agentId, runId, { type: "permissionRequest", requestId: "p6", tool: "Bash", input: { command: "git status; rm -rf ~" }, description: "" });
+    });
+    const always = await card().findByTestId("allow-always-p5");
+    expect(always.textContent).toBe("Allow always: git status …");
+    expect(within(card().getByTestId("permission-p6")).queryByTestId("allow-always-p6")).toBeNull();
+    expect(card().getByTestId("allow-p6")).toBeTruthy();
+    await user.click(always);
+    expect(fakeApi.answerPermission).toHaveBeenCalledWith(runId, "p5", "allow_always");
+  });
+
   it("Deny answers deny and shows Denied", async () => {
     seedRequest(agent, { kind: "permission", runId: runId, runtimeRequestId: "p2" });
     const { user } = await openActivity();

@@ -2,6 +2,8 @@ import { memo, useState } from "react";
 import type { Decision } from "../api";
 import type { PermissionItem } from "../runActivity";
 import { useAnswerPermission } from "../queries";
+import { useOpenRequests } from "../attentionQueries";
+import { allowAlwaysLabel } from "../lib/attention";
 import { prettyJson } from "../lib/chat";
 import { ErrorWithCode } from "./ErrorMessage";
 
@@ -12,6 +14,9 @@ type Props = { runId: string; request: PermissionItem; runActive: boolean };
 export const PermissionRow = memo(function PermissionRow({ runId, request, runActive }: Props) {
   const { requestId, tool, input, description } = request;
   const answer = useAnswerPermission();
+  // The Inbox's request for this question says whether "Allow always" is offered, and what it
+  // grants (for a shell tool, a command prefix); until it is known, it is not offered.
+  const stored = useOpenRequests().data?.find((r) => r.runId === runId && r.runtimeRequestId === requestId);
   const [sent, setSent] = useState<Decision | null>(null);
   // The backend's word wins over what we sent (it may have been answered in the Inbox).
   const allowed = request.allowed ?? (sent === null ? null : sent !== "deny");
@@ -46,16 +51,18 @@ export const PermissionRow = memo(function PermissionRow({ runId, request, runAc
           >
             Allow once
           </button>
-          <button
-            type="button"
-            className="button button--small"
-            onClick={() => reply("allow_always")}
-            disabled={answer.isPending}
-            title={`Allow, and let this agent use ${tool} from now on without asking (revoke it in Settings › Approvals)`}
-            data-testid={`allow-always-${requestId}`}
-          >
-            Allow always
-          </button>
+          {stored?.allowAlways && (
+            <button
+              type="button"
+              className="button button--small"
+              onClick={() => reply("allow_always")}
+              disabled={answer.isPending}
+              title={`${allowAlwaysLabel(stored)}: from now on without asking (revoke it in Settings › Approvals)`}
+              data-testid={`allow-always-${requestId}`}
+            >
+              {stored.commandPrefix ? `Allow always: ${stored.commandPrefix} …` : "Allow always"}
+            </button>
+          )}
           <button
             type="button"
             className="button button--small"

@@ -153,6 +153,36 @@ describe("Inbox: open requests", () => {
     expect(attention.grants.map((g) => g.tool)).toEqual(decision === "allow_always" ? ["Write"] : []);
   });
 
+  it("offers Allow always for a shell command's prefix only, never the whole shell", async () => {
+    const status = seedRequest(ada, {
+      kind: "permission",
+      tool: "Bash",
+      text: "Run git status -s",
+      input: '{\n  "command": "git status -s"\n}',
+      commandPrefix: "git status",
+      allowAlways: true,
+    });
+    const chained = seedRequest(ada, {
+      kind: "permission",
+      tool: "Bash",
+      text: "Run git status; rm -rf ~",
+      input: '{\n  "command": "git status; rm -rf ~"\n}',
+      commandPrefix: null,
+      allowAlways: false,
+    });
+    const { user } = await openInbox();
+    const always = await screen.findByTestId(`allow-always-${status.id}`);
+    expect(always.textContent).toBe("Allow always for @ada and Bash: git status …");
+    const card = within(screen.getByTestId(`request-${chained.id}`));
+    expect(card.queryByTestId(`allow-always-${chained.id}`)).toBeNull();
+    expect(card.getByTestId(`allow-once-${chained.id}`)).toBeTruthy();
+    expect(card.getByTestId(`deny-${chained.id}`)).toBeTruthy();
+
+    await user.click(always);
+    await waitFor(() => expect(attention.grants).toHaveLength(1));
+    expect(attention.grants[0]).toMatchObject({ tool: "Bash", commandPrefix: "git status" });
+  });
+
   it("shows a refusal with its code and keeps the answer typed", async () => {
     const { question } = seedThree();
     const { user } = await openInbox();

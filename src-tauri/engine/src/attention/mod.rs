@@ -9,6 +9,7 @@
 //! an agent writes (chat, peer room, tool result, card comment) is never read as an answer.
 
 mod burst;
+pub mod shell;
 mod store;
 pub mod types;
 
@@ -104,15 +105,18 @@ impl Attention {
     }
 
     /// A run's runtime asks before using a tool. Allowed at once when the user chose "Allow
-    /// always" for this agent and tool; otherwise open until answered, expired, or its run ends.
+    /// always" for this agent and tool (for a shell tool: and a prefix this command starts with,
+    /// see [`shell`]); otherwise open until answered, expired, or its run ends.
     pub fn ask_permission(&self, source: &Source, pending: PendingPermission) -> Result<Raised> {
         let input = pretty_input(&pending.input);
+        let prefix = shell::grant_prefix(&pending.tool, &pending.input);
         let text = if pending.description.trim().is_empty() {
             format!("Use {}", pending.tool)
         } else {
             pending.description.trim().to_owned()
         };
-        let granted = self.store.read(|c| store::is_granted(c, &source.agent_id, &pending.tool))?;
+        let granted =
+            self.store.read(|c| store::is_granted(c, &source.agent_id, &pending.tool, Some(&pending.input)))?;
         let id = new_id();
         // The reply waits under the request's id before the request exists anywhere: an answer
         // given the moment it shows (the event is published as it is stored) must find it, or
@@ -132,6 +136,7 @@ impl Attention {
             Some(&input),
             Some(&pending.request_id),
             None,
+            prefix.as_deref(),
             granted,
         );
         let request = match raised {
@@ -158,7 +163,7 @@ impl Attention {
         if let Some(open) = self.store.read(|c| store::find_by_promotion(c, promotion_id))? {
             return Ok(Raised::Open(self.get(&open)?));
         }
-        let granted = self.store.read(|c| store::is_granted(c, &source.agent_id, tool))?;
+        let granted = self.store.read(|c| store::is_granted(c, &source.agent_id, tool, None))?;
         let request = self.raise_with(
             &new_id(),
             source,
@@ -168,6 +173,7 @@ impl Attention {
             None,
             None,
             Some(promotion_id),
+            None,
             granted,
         )?;
         Ok(if granted { Raised::Granted(request) } else { Raised::Open(request) })
@@ -186,7 +192,7 @@ impl Attention {
     ) -> Result<AttentionRequest> {
         let id = new_id();
         first(&id)?;
-        self.raise_with(&id, source, kind, text, None, input, None, None, false)
+        self.raise_with(&id, source, kind, text, None, input, None, None, None, false)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -200,7 +206,7 @@ impl Attention {
         runtime_request_id: Option<&str>,
         promotion_id: Option<&str>,
     ) -> Result<AttentionRequest> {
-        self.raise_with(&new_id(), source, kind, text, tool, input, runtime_request_id, promotion_id, false)
+        self.raise_with(&new_id(), source, kind, text, tool, input, runtime_request_id, promotion_id, None, false)
     }
 
     /// Stores the request (closed at once as allowed when `granted`), audits it, tells the UI.
@@ -215,6 +221,7 @@ impl Attention {
         input: Option<&str>,
         runtime_request_id: Option<&str>,
         promotion_id: Option<&str>,
+        command_prefix: Option<&str>,
         granted: bool,
     ) -> Result<AttentionRequest> {
         let agent = self.agents.get(&source.agent_id)?;
@@ -241,6 +248,7 @@ impl Attention {
                     input,
                     runtime_request_id,
                     promotion_id,
+                    command_prefix,
                     created_at: now,
                     expires_at,
                 },
@@ -257,7 +265,7 @@ impl Attention {
                     &format!(
                         "Allowed without asking: you chose \"Allow always\" for @{} and {}.",
                         agent.handle,
-                        tool.unwrap_or("this")
+                        tool.map_or_else(|| "this".to_owned(), |tool| shell::label(tool, command_prefix))
                     ),
                 )?;
             }
@@ -354,6 +362,15 @@ impl Attention {
             (RequestKind::Question, UserAnswer::Decision { .. }) => {
                 return Err(Error::InvalidInput("A question is answered with text, not Allow or Deny.".into()))
             }
+            (RequestKind::Permission, UserAnswer::Decision { decision: Decision::AllowAlways })
+                if !request.allow_always =>
+            {
+                return Err(Error::InvalidInput(
+                    "This command cannot be allowed always: it chains commands, or its program runs other commands. \
+                     Allow it once or deny it."
+                        .into(),
+                ))
+            }
             (_, UserAnswer::Text { .. }) => {
                 return Err(Error::InvalidInput(
                     "An approval is answered with Allow once, Allow always or Deny.".into(),
@@ -395,12 +412,15 @@ impl Attention {
                 format!(
                     "Allowed, and from now on @{} may use {} without asking.",
                     request.agent_handle,
-                    request.tool.as_deref().unwrap_or("this")
+                    request.tool.as_deref().map_or_else(
+                        || "this".to_owned(),
+                        |tool| shell::label(tool, request.command_prefix.as_deref())
+                    )
                 ),
             ),
             Decision::Deny => (AuditAction::Denied, format!("Denied: {}", request.text)),
         };
-        let grant = (decision == Decision::AllowAlways).then(|| request.tool.clone()).flatten();
+        let grant = (decision == Decision::AllowAlways && request.allow_always).then(|| request.tool.clone()).flatten();
         let request = self.close_with(
             request,
             RequestStatus::Answered,
@@ -414,7 +434,8 @@ impl Attention {
                 if let Some(tool) = &grant {
                     // A deleted agent cannot be granted anything; its answer still stands.
                     if tx.query_row("SELECT 1 FROM agents WHERE id = ?1", [&request.agent_id], |_| Ok(())).is_ok() {
-                        store::add_grant(tx, &new_id(), &request.agent_id, tool, &request.id, now)?;
+                        let prefix = request.command_prefix.as_deref();
+                        store::add_grant(tx, &new_id(), &request.agent_id, tool, prefix, &request.id, now)?;
                     }
                 }
                 Ok(())
@@ -629,7 +650,7 @@ impl Attention {
     pub fn revoke_grant(&self, id: &str) -> Result<()> {
         let now = now_ms();
         self.store.write(|tx| {
-            let (agent_id, tool) = store::remove_grant(tx, id)?;
+            let (agent_id, tool, prefix) = store::remove_grant(tx, id)?;
             let handle: String = tx
                 .query_row("SELECT handle FROM agents WHERE id = ?1", [&agent_id], |r| r.get(0))
                 .unwrap_or_else(|_| agent_id.clone());
@@ -639,7 +660,7 @@ impl Attention {
                 None,
                 USER,
                 AuditAction::GrantRevoked,
-                &format!("@{handle} must ask again before using {tool}."),
+                &format!("@{handle} must ask again before using {}.", shell::label(&tool, prefix.as_deref())),
             )
         })?;
         self.publish(None);
@@ -675,18 +696,10 @@ fn new_id() -> String {
     format!("r-{}", &uuid::Uuid::new_v4().simple().to_string()[..10])
 }
 
-/// A tool's input as stored: pretty JSON, at most [`MAX_INPUT_BYTES`] (cut on a char boundary,
-/// and said so: the run's activity keeps it whole).
+/// A tool's input as stored: pretty JSON, whole. The user allows what they see, so none of it
+/// is cut (a hostile agent could hide the part that matters past any cut).
 fn pretty_input(input: &serde_json::Value) -> String {
-    let text = serde_json::to_string_pretty(input).unwrap_or_else(|_| input.to_string());
-    if text.len() <= MAX_INPUT_BYTES {
-        return text;
-    }
-    let mut end = MAX_INPUT_BYTES;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}\n… (shortened here; the run's activity has all {} bytes)", &text[..end], text.len())
+    serde_json::to_string_pretty(input).unwrap_or_else(|_| input.to_string())
 }
 
 fn describe(kind: RequestKind, text: &str, tool: Option<&str>) -> String {

@@ -3,11 +3,12 @@ import { useAnswerRequest } from "../../attentionQueries";
 import { allowAlwaysLabel } from "../../lib/attention";
 import { ErrorWithCode } from "../ErrorMessage";
 
-/** Allow once, Allow always (for this agent and tool, until revoked in Settings), or Deny. */
+/** Allow once, Allow always (for this agent and tool, or a shell tool's command prefix, until
+ *  revoked in Settings) when the engine offers it, or Deny. */
 export function ApprovalActions({ request }: { request: AttentionRequest }) {
   const answer = useAnswerRequest();
   const decide = (decision: Decision) => answer.mutate({ id: request.id, answer: { type: "decision", decision } });
-  // A routine's request is decided each time: nothing to allow "always".
+  // A routine's request is decided each time: it says "Allow", not "Allow once".
   const routine = request.kind === "routine_proposal" || request.kind === "routine_paused";
 
   return (
@@ -22,7 +23,7 @@ export function ApprovalActions({ request }: { request: AttentionRequest }) {
         >
           {routine ? "Allow" : "Allow once"}
         </button>
-        {!routine && (
+        {request.allowAlways && (
           <button
             type="button"
             className="button button--small"
