@@ -6,6 +6,7 @@ import { useOpenRequests } from "../attentionQueries";
 import { allowAlwaysLabel } from "../lib/attention";
 import { prettyJson } from "../lib/chat";
 import { ErrorWithCode } from "./ErrorMessage";
+import { ApprovalInput, RevealedText } from "./attention/ApprovalInput";
 
 type Props = { runId: string; request: PermissionItem; runActive: boolean };
 
@@ -32,14 +33,22 @@ export const PermissionRow = memo(function PermissionRow({ runId, request, runAc
     <li className={`permission ${allowed === null && runActive ? "is-pending" : ""}`} data-testid={`permission-${requestId}`}>
       <div className="permission__head">
         <span className="permission__title">
-          Allow <code>{tool}</code>?
+          Allow{" "}
+          <code>
+            <RevealedText text={tool} />
+          </code>
+          ?
         </span>
         <span className={`permission__state permission__state--${allowed === null ? "open" : allowed ? "allowed" : "denied"}`}>
           {state}
         </span>
       </div>
-      {description && <p className="permission__description">{description}</p>}
-      <pre className="tool__json">{prettyJson(input)}</pre>
+      {description && (
+        <p className="permission__description">
+          <RevealedText text={description} />
+        </p>
+      )}
+      <ApprovalInput text={prettyJson(input)} testId={`permission-input-${requestId}`} />
       {allowed === null && runActive && (
         <div className="permission__actions">
           <button

