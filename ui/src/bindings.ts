@@ -393,7 +393,10 @@ export type AttentionRequest = {
 	text: string,
 	/**  For a permission: the tool the runtime wants to use. */
 	tool: string | null,
-	/**  For a permission: the tool's input (JSON, pretty), whole: what is allowed is what shows. */
+	/**
+	 *  For a permission: the tool's input (JSON, pretty), whole: what is allowed is what shows.
+	 *  For a memory save: the fact, exactly as it is saved if allowed.
+	 */
 	input: string | null,
 	/**  For a permission: the runtime's own id of its question (the run's timeline answers by it). */
 	runtimeRequestId: string | null,
@@ -404,7 +407,7 @@ export type AttentionRequest = {
 	commandPrefix: string | null,
 	/**
 	 *  Whether "Allow always" is offered: for a permission (a shell command only when it has a
-	 *  plain prefix) and a promotion; never for a question or a routine.
+	 *  plain prefix) and a promotion; never for a question, a routine or a memory save.
 	 */
 	allowAlways: boolean,
 	promotionId: string | null,
@@ -1149,7 +1152,12 @@ export type RequestKind =
 /**  An agent proposes a routine (`routine_create`); Allow creates it. */
 "routine_proposal" | 
 /**  A routine paused itself after failing again and again; Allow resumes it. */
-"routine_paused";
+"routine_paused" | 
+/**
+ *  An agent's `memory_save` to a wider scope than its own (global, or a team its run is not
+ *  in); Allow saves the fact exactly as shown. Decided each time.
+ */
+"memory_save";
 
 export type RequestStatus = "open" | 
 /**  The user answered it in the app. */

@@ -8,6 +8,7 @@ export const KIND_LABELS: Record<RequestKind, string> = {
   promotion: "Promotion",
   routine_proposal: "New routine",
   routine_paused: "Routine paused",
+  memory_save: "Memory save",
 };
 
 export const STATUS_LABELS: Record<RequestStatus, string> = {

@@ -179,6 +179,29 @@ describe("Inbox: open requests", () => {
     expect(whole.style.overflow).toBe("auto");
   });
 
+  it("shows a memory save with where it goes and the fact whole; Allow sends allow_once, no Allow always", async () => {
+    const fact = "Suppliers are paid on the 5th.\nThe \u202Ebank is Acme.";
+    const save = seedRequest(ada, {
+      kind: "memory_save",
+      tool: "memory_save",
+      text: "Save a fact to global memory, which every agent can read.",
+      input: fact,
+      allowAlways: false,
+    });
+    const { user } = await openInbox();
+    const card = within(await screen.findByTestId(`request-${save.id}`));
+    expect(card.getByTestId(`request-kind-${save.id}`).textContent).toBe("Memory save");
+    expect(card.getByText("Save a fact to global memory, which every agent can read.")).toBeTruthy();
+    expect(card.getByTestId(`request-input-${save.id}`).textContent).toBe(
+      "Suppliers are paid on the 5th.\nThe ⟨U+202E⟩bank is Acme.",
+    );
+    expect(card.queryByTestId(`allow-always-${save.id}`)).toBeNull();
+    const allow = card.getByTestId(`allow-once-${save.id}`);
+    expect(allow.textContent).toBe("Allow");
+    await user.click(allow);
+    expect(fakeApi.attentionAnswer).toHaveBeenCalledWith(save.id, { type: "decision", decision: "allow_once" });
+  });
+
   it("offers Allow always for a shell command's prefix only, never the whole shell", async () => {
     const status = seedRequest(ada, {
       kind: "permission",

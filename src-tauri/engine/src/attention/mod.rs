@@ -195,6 +195,42 @@ impl Attention {
         self.raise_with(&id, source, kind, text, None, input, None, None, None, false)
     }
 
+    /// An agent's `memory_save` to a wider scope (`tool` is the tool it used): `text` says where
+    /// to, `fact` is the fact exactly as it is saved if the user allows it. Decided each time (no
+    /// "Allow always"). `first` holds the fact under the request's id before anyone can see (and
+    /// answer) it. The same fact from the same agent still waiting raises nothing new: the open
+    /// request stands for it (returned with `false`: not raised now).
+    pub fn raise_memory_save(
+        &self,
+        source: &Source,
+        tool: &str,
+        text: &str,
+        fact: &str,
+        first: impl FnOnce(&str) -> Result<()>,
+    ) -> Result<(AttentionRequest, bool)> {
+        let waiting = self
+            .store
+            .read(|c| store::open_where(c, "r.kind = 'memory_save' AND r.agent_id = ?1", &source.agent_id))?;
+        if let Some(open) = waiting.into_iter().find(|r| r.text == text && r.input.as_deref() == Some(fact)) {
+            return Ok((open, false));
+        }
+        let id = new_id();
+        first(&id)?;
+        let request = self.raise_with(
+            &id,
+            source,
+            RequestKind::MemorySave,
+            text,
+            Some(tool),
+            Some(fact),
+            None,
+            None,
+            None,
+            false,
+        )?;
+        Ok((request, true))
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn raise(
         &self,
@@ -253,7 +289,7 @@ impl Attention {
                     expires_at,
                 },
             )?;
-            store::audit(tx, now, Some(&id), &actor, AuditAction::Raised, &describe(kind, text, tool))?;
+            store::audit(tx, now, Some(&id), &actor, AuditAction::Raised, &describe(kind, text, tool, input))?;
             if granted {
                 store::close(tx, &id, RequestStatus::Answered, Some(Decision::AllowAlways), None, now)?;
                 store::audit(
@@ -284,6 +320,18 @@ impl Attention {
     /// engine's business (see `Engine::answer_attention`); call [`Attention::check_answer`]
     /// first so nothing is delivered for a request that cannot be answered.
     pub fn answer(&self, id: &str, answer: &UserAnswer) -> Result<AttentionRequest> {
+        self.answer_with(id, answer, |_| Ok(()))
+    }
+
+    /// [`Attention::answer`], doing `also` in the transaction that stores an approval's decision:
+    /// what the decision brings about happens if and only if the answer is stored (a memory save
+    /// allowed saves its fact there). For a question, `also` is not called.
+    pub fn answer_with(
+        &self,
+        id: &str,
+        answer: &UserAnswer,
+        also: impl FnOnce(&rusqlite::Transaction) -> Result<()>,
+    ) -> Result<AttentionRequest> {
         let request = self.check_answer(id, answer)?;
         let now = now_ms();
         match (request.kind, answer) {
@@ -309,7 +357,7 @@ impl Attention {
                 };
                 // Stored first, told second: a run told first may end at once, and its end would
                 // withdraw the request before the answer is stored.
-                match self.decide(&request, *decision, now) {
+                match self.decide(&request, *decision, now, also) {
                     Ok(answered) => {
                         let _ = reply.send(PermissionAnswer { allow: decision.allows() });
                         Ok(answered)
@@ -323,9 +371,12 @@ impl Attention {
                 }
             }
             (
-                RequestKind::Promotion | RequestKind::RoutineProposal | RequestKind::RoutinePaused,
+                RequestKind::Promotion
+                | RequestKind::RoutineProposal
+                | RequestKind::RoutinePaused
+                | RequestKind::MemorySave,
                 UserAnswer::Decision { decision },
-            ) => self.decide(&request, *decision, now),
+            ) => self.decide(&request, *decision, now, also),
             _ => unreachable!("check_answer matched the answer to the kind"),
         }
     }
@@ -361,6 +412,11 @@ impl Attention {
             }
             (RequestKind::Question, UserAnswer::Decision { .. }) => {
                 return Err(Error::InvalidInput("A question is answered with text, not Allow or Deny.".into()))
+            }
+            (RequestKind::MemorySave, UserAnswer::Decision { decision: Decision::AllowAlways }) => {
+                return Err(Error::InvalidInput(
+                    "A save to shared memory is allowed one fact at a time: allow it or deny it.".into(),
+                ))
             }
             (RequestKind::Permission, UserAnswer::Decision { decision: Decision::AllowAlways })
                 if !request.allow_always =>
@@ -401,10 +457,16 @@ impl Attention {
         let Some(id) = self.store.read(|c| store::find_by_promotion(c, promotion_id))? else { return Ok(()) };
         let request = self.get(&id)?;
         let decision = if approve { Decision::AllowOnce } else { Decision::Deny };
-        self.decide(&request, decision, now_ms()).map(|_| ())
+        self.decide(&request, decision, now_ms(), |_| Ok(())).map(|_| ())
     }
 
-    fn decide(&self, request: &AttentionRequest, decision: Decision, now: i64) -> Result<AttentionRequest> {
+    fn decide(
+        &self,
+        request: &AttentionRequest,
+        decision: Decision,
+        now: i64,
+        also: impl FnOnce(&rusqlite::Transaction) -> Result<()>,
+    ) -> Result<AttentionRequest> {
         let (action, detail) = match decision {
             Decision::AllowOnce => (AuditAction::Allowed, format!("Allowed once: {}", request.text)),
             Decision::AllowAlways => (
@@ -438,7 +500,7 @@ impl Attention {
                         store::add_grant(tx, &new_id(), &request.agent_id, tool, prefix, &request.id, now)?;
                     }
                 }
-                Ok(())
+                also(tx)
             },
         )?;
         Ok(request)
@@ -702,13 +764,14 @@ fn pretty_input(input: &serde_json::Value) -> String {
     serde_json::to_string_pretty(input).unwrap_or_else(|_| input.to_string())
 }
 
-fn describe(kind: RequestKind, text: &str, tool: Option<&str>) -> String {
+fn describe(kind: RequestKind, text: &str, tool: Option<&str>, input: Option<&str>) -> String {
     match (kind, tool) {
         (RequestKind::Question, _) => format!("Asked: {text}"),
         (RequestKind::Permission, Some(tool)) => format!("Asked to use {tool}: {text}"),
         (RequestKind::Promotion, _) => format!("Asked to promote a scratch note: {text}"),
         (RequestKind::RoutineProposal, _) => format!("Proposed a routine: {text}"),
         (RequestKind::RoutinePaused, _) => text.to_owned(),
+        (RequestKind::MemorySave, _) => format!("Asked: {text} The fact: {}", input.unwrap_or_default()),
         (_, None) => text.to_owned(),
     }
 }
@@ -723,6 +786,7 @@ fn tray_label(request: &AttentionRequest) -> String {
         RequestKind::Promotion => format!("{} wants to share a note", request.agent_name),
         RequestKind::RoutineProposal => format!("{} proposes a routine", request.agent_name),
         RequestKind::RoutinePaused => "A routine paused itself".to_owned(),
+        RequestKind::MemorySave => format!("{} wants to save a fact to memory", request.agent_name),
     };
     let one_line = label.split_whitespace().collect::<Vec<_>>().join(" ");
     if one_line.chars().count() <= 60 {

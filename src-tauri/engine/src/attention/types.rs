@@ -26,6 +26,9 @@ pub enum RequestKind {
     RoutineProposal,
     /// A routine paused itself after failing again and again; Allow resumes it.
     RoutinePaused,
+    /// An agent's `memory_save` to a wider scope than its own (global, or a team its run is not
+    /// in); Allow saves the fact exactly as shown. Decided each time.
+    MemorySave,
 }
 
 impl RequestKind {
@@ -36,6 +39,7 @@ impl RequestKind {
             RequestKind::Promotion => "promotion",
             RequestKind::RoutineProposal => "routine_proposal",
             RequestKind::RoutinePaused => "routine_paused",
+            RequestKind::MemorySave => "memory_save",
         }
     }
 
@@ -45,6 +49,7 @@ impl RequestKind {
             "promotion" => RequestKind::Promotion,
             "routine_proposal" => RequestKind::RoutineProposal,
             "routine_paused" => RequestKind::RoutinePaused,
+            "memory_save" => RequestKind::MemorySave,
             _ => RequestKind::Question,
         }
     }
@@ -207,6 +212,7 @@ pub struct AttentionRequest {
     /// For a permission: the tool the runtime wants to use.
     pub tool: Option<String>,
     /// For a permission: the tool's input (JSON, pretty), whole: what is allowed is what shows.
+    /// For a memory save: the fact, exactly as it is saved if allowed.
     pub input: Option<String>,
     /// For a permission: the runtime's own id of its question (the run's timeline answers by it).
     pub runtime_request_id: Option<String>,
@@ -214,7 +220,7 @@ pub struct AttentionRequest {
     /// always" lets through from then on; never the whole shell.
     pub command_prefix: Option<String>,
     /// Whether "Allow always" is offered: for a permission (a shell command only when it has a
-    /// plain prefix) and a promotion; never for a question or a routine.
+    /// plain prefix) and a promotion; never for a question, a routine or a memory save.
     pub allow_always: bool,
     pub promotion_id: Option<String>,
     pub created_at: i64,

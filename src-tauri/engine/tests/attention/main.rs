@@ -13,6 +13,7 @@
 //!   through the peer room included.
 //! - `promotion`: scratch-note promotions approved from the inbox or the Memory page.
 //! - `shell`: "Allow always" for a shell tool lets through one command prefix, never the shell.
+//! - `memory_save`: an agent's save to global memory waits for the user's approval.
 //!
 //! Most tests use [`Scripted`], a runtime that plays every agent by the lines of its message
 //! and calls Clawboo's tools through the real tools bridge (MCP over loopback HTTP, with the
@@ -23,6 +24,7 @@
 
 mod approvals;
 mod lifecycle;
+mod memory_save;
 mod promotion;
 mod self_approval;
 mod shell;

@@ -8,8 +8,8 @@ import { ErrorWithCode } from "../ErrorMessage";
 export function ApprovalActions({ request }: { request: AttentionRequest }) {
   const answer = useAnswerRequest();
   const decide = (decision: Decision) => answer.mutate({ id: request.id, answer: { type: "decision", decision } });
-  // A routine's request is decided each time: it says "Allow", not "Allow once".
-  const routine = request.kind === "routine_proposal" || request.kind === "routine_paused";
+  // A routine's request and a memory save are decided each time: "Allow", not "Allow once".
+  const eachTime = ["routine_proposal", "routine_paused", "memory_save"].includes(request.kind);
 
   return (
     <div className="approval-actions">
@@ -21,7 +21,7 @@ export function ApprovalActions({ request }: { request: AttentionRequest }) {
           disabled={answer.isPending}
           data-testid={`allow-once-${request.id}`}
         >
-          {routine ? "Allow" : "Allow once"}
+          {eachTime ? "Allow" : "Allow once"}
         </button>
         {request.allowAlways && (
           <button

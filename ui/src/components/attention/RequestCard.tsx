@@ -89,9 +89,20 @@ export function RequestCard({ request, now, focusedAt, canOpenSource, onOpenSour
   );
 }
 
-/** The question, the approval's description with the tool and its whole input, or the note to
- *  share; whatever an agent wrote, with its hidden characters shown. */
+/** The question, the approval's description with the tool and its whole input, the fact to save,
+ *  or the note to share; whatever an agent wrote, with its hidden characters shown. */
 function RequestWhat({ request }: { request: AttentionRequest }) {
+  if (request.kind === "memory_save") {
+    // Where to, then the fact exactly as it is saved if allowed.
+    return (
+      <div className="request__what">
+        <p className="request__text">
+          <RevealedText text={request.text} />
+        </p>
+        {request.input !== null && <ApprovalInput text={request.input} testId={`request-input-${request.id}`} />}
+      </div>
+    );
+  }
   if (request.kind === "permission") {
     return (
       <div className="request__what">
