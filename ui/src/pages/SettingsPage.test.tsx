@@ -301,7 +301,7 @@ describe("Settings: approvals", () => {
     await openSettings();
 
     const row = await screen.findByTestId(`grant-${grant.id}`);
-    expect(within(row).getByTestId(`grant-what-${grant.id}`).textContent).toBe("Bash: git status …");
+    expect(within(row).getByTestId(`granted-what-${grant.id}`).textContent).toBe("Bash: git status …");
     expect(row.textContent).toContain("Ada @ada may use Bash: git status … without asking");
   });
 });

@@ -124,7 +124,7 @@ function GrantList() {
                   <span>
                     <strong>{g.agentName}</strong>
                     {handle && <span className="muted"> @{handle}</span>} may use{" "}
-                    <code data-testid={`grant-what-${g.id}`}>{grantLabel(g.tool, g.commandPrefix)}</code> without asking
+                    <code data-testid={`granted-what-${g.id}`}>{grantLabel(g.tool, g.commandPrefix)}</code> without asking
                   </span>
                   <span className="grant__since">since {new Date(g.createdAt).toLocaleString()}</span>
                 </span>
