@@ -109,14 +109,17 @@ impl Attention {
     /// see [`shell`]); otherwise open until answered, expired, or its run ends.
     pub fn ask_permission(&self, source: &Source, pending: PendingPermission) -> Result<Raised> {
         let input = pretty_input(&pending.input);
-        let prefix = shell::grant_prefix(&pending.tool, &pending.input);
         let text = if pending.description.trim().is_empty() {
             format!("Use {}", pending.tool)
         } else {
             pending.description.trim().to_owned()
         };
-        let granted =
-            self.store.read(|c| store::is_granted(c, &source.agent_id, &pending.tool, Some(&pending.input)))?;
+        let granting =
+            self.store.read(|c| store::granting(c, &source.agent_id, &pending.tool, Some(&pending.input)))?;
+        // Let through by a grant: the request keeps the prefix that let it through; else the
+        // prefix its "Allow always" would grant.
+        let granted = granting.is_some();
+        let prefix = granting.unwrap_or_else(|| shell::grant_prefix(&pending.tool, &pending.input));
         let id = new_id();
         // The reply waits under the request's id before the request exists anywhere: an answer
         // given the moment it shows (the event is published as it is stored) must find it, or

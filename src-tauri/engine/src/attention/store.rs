@@ -261,23 +261,36 @@ pub fn grants(conn: &Connection) -> Result<Vec<Grant>> {
 /// Whether agent `agent_id` may use `tool` without asking: a whole-tool grant for a tool that
 /// is no shell; for a shell tool, a grant of a prefix that lets `input`'s command through.
 pub fn is_granted(conn: &Connection, agent_id: &str, tool: &str, input: Option<&serde_json::Value>) -> Result<bool> {
+    Ok(granting(conn, agent_id, tool, input)?.is_some())
+}
+
+/// The grant that lets agent `agent_id` use `tool` with `input` without asking: `Some(None)`
+/// for a whole-tool grant (never of a shell tool), `Some(Some(prefix))` for a shell grant whose
+/// prefix lets the command through, `None` when none does.
+pub fn granting(
+    conn: &Connection,
+    agent_id: &str,
+    tool: &str,
+    input: Option<&serde_json::Value>,
+) -> Result<Option<Option<String>>> {
     if !shell::is_shell_tool(tool) {
-        return Ok(conn
+        let whole = conn
             .query_row(
                 "SELECT 1 FROM attention_grants WHERE agent_id = ?1 AND tool = ?2 AND command_prefix = ''",
                 [agent_id, tool],
                 |_| Ok(()),
             )
-            .optional()?
-            .is_some());
+            .optional()?;
+        return Ok(whole.map(|()| None));
     }
-    let Some(command) = input.and_then(shell::command_of) else { return Ok(false) };
+    let Some(command) = input.and_then(shell::command_of) else { return Ok(None) };
     let mut stmt = conn.prepare(
-        "SELECT command_prefix FROM attention_grants WHERE agent_id = ?1 AND tool = ?2 AND command_prefix <> ''",
+        "SELECT command_prefix FROM attention_grants WHERE agent_id = ?1 AND tool = ?2 AND command_prefix <> ''
+         ORDER BY created_at",
     )?;
     let prefixes =
         stmt.query_map([agent_id, tool], |r| r.get::<_, String>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(prefixes.iter().any(|prefix| shell::allows(prefix, command)))
+    Ok(prefixes.into_iter().find(|prefix| shell::allows(prefix, command)).map(Some))
 }
 
 /// Grants `tool` to `agent_id` from now on: whole (`command_prefix` None, never for a shell

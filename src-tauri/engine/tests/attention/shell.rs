@@ -131,3 +131,18 @@ fn other_tools_keep_the_agent_and_tool_grant() {
     // A grant of Write lets no shell command through.
     assert!(!through_without_asking(&f, &ada, "shell Bash ls"));
 }
+
+#[test]
+fn a_command_let_through_names_the_grant_that_let_it_through() {
+    let f = fixture(&["ada"]);
+    let ada = f.ids[0].clone();
+    let (asked, _) = asked_and_answered(&f, &ada, "shell Bash ls -la", Decision::AllowAlways);
+    assert_eq!(asked.command_prefix.as_deref(), Some("ls"));
+    // `ls notes` would grant `ls notes` itself; the `ls` grant lets it through, and says so.
+    assert!(through_without_asking(&f, &ada, "shell Bash ls notes"));
+    let granted = f.engine.attention().history(None, 1).unwrap().remove(0);
+    assert_eq!(granted.command_prefix.as_deref(), Some("ls"));
+    let audit = f.engine.attention().audit(Some(&granted.id), None, 1).unwrap().remove(0);
+    assert_eq!(audit.action, AuditAction::AllowedByGrant);
+    assert!(audit.detail.ends_with("for @ada and Bash: ls …."), "{}", audit.detail);
+}
