@@ -396,8 +396,23 @@ export type AttentionRequest = {
 	text: string,
 	/**  For a permission: the tool the runtime wants to use. */
 	tool: string | null,
-	/**  For a permission: the tool's input (JSON, pretty, at most [`MAX_INPUT_BYTES`]). */
+	/**
+	 *  For a permission: the tool's input (JSON, pretty), whole: what is allowed is what shows.
+	 *  For a memory save: the fact, exactly as it is saved if allowed.
+	 */
 	input: string | null,
+	/**  For a permission: the runtime's own id of its question (the run's timeline answers by it). */
+	runtimeRequestId: string | null,
+	/**
+	 *  For a shell tool's permission: the command's leading words ("git status") that "Allow
+	 *  always" lets through from then on; never the whole shell.
+	 */
+	commandPrefix: string | null,
+	/**
+	 *  Whether "Allow always" is offered: for a permission (a shell command only when it has a
+	 *  plain prefix) and a promotion; never for a question, a routine or a memory save.
+	 */
+	allowAlways: boolean,
 	promotionId: string | null,
 	createdAt: number,
 	/**  For an approval: when it is denied if nobody answers. */
@@ -749,7 +764,10 @@ export type CreatedBy = "user" |
 
 /**  An approval's answer. */
 export type Decision = "allow_once" | 
-/**  Allow, and from now on allow this agent this tool without asking (until revoked). */
+/**
+ *  Allow, and from now on allow this agent this tool without asking (until revoked); for a
+ *  shell tool, only the commands that start with this one's prefix.
+ */
 "allow_always" | "deny";
 
 /**  Stable codes the UI may branch on. Renaming one is a breaking change for the UI. */
@@ -903,12 +921,17 @@ export type FileStatus =
 /**  Nothing reaches this runtime. */
 "not_sent";
 
-/**  "Allow always for this agent and tool". */
+/**  "Allow always for this agent and tool" (for a shell tool: and this command prefix). */
 export type Grant = {
 	id: string,
 	agentId: string,
 	agentName: string,
 	tool: string,
+	/**
+	 *  For a shell tool: the commands it lets through start with these words (`git status`);
+	 *  None for any other tool, allowed whole.
+	 */
+	commandPrefix: string | null,
 	/**  The approval whose answer made it. */
 	requestId: string | null,
 	createdAt: number,
@@ -1146,7 +1169,12 @@ export type RequestKind =
 /**  An agent proposes a routine (`routine_create`); Allow creates it. */
 "routine_proposal" | 
 /**  A routine paused itself after failing again and again; Allow resumes it. */
-"routine_paused";
+"routine_paused" | 
+/**
+ *  An agent's `memory_save` to a wider scope than its own (global, or a team its run is not
+ *  in); Allow saves the fact exactly as shown. Decided each time.
+ */
+"memory_save";
 
 export type RequestStatus = "open" | 
 /**  The user answered it in the app. */

@@ -305,7 +305,7 @@ impl Engine {
     /// answered. A question's answer goes back where it came from first (the team chat as the
     /// user's message to the agent, its one-to-one chat, or its card as a comment, with the card
     /// run again); only then is the request closed, so a failed delivery loses nothing. A
-    /// promotion's decision is applied to the note.
+    /// promotion's decision is applied to the note; an allowed memory save saves its fact.
     pub fn answer_attention(&self, id: &str, answer: UserAnswer) -> Result<AttentionRequest> {
         let request = self.attention.check_answer(id, &answer)?;
         match (&request.kind, &answer) {
@@ -328,6 +328,21 @@ impl Engine {
                 let answered = self.attention.answer(id, &answer)?;
                 if let Some(promotion) = &request.promotion_id {
                     self.memory.decide_promotion(promotion, decision.allows())?;
+                }
+                Ok(answered)
+            }
+            (RequestKind::MemorySave, UserAnswer::Decision { decision }) => {
+                // Allowed: the fact is saved, exactly as held, in the transaction that stores the
+                // answer (both or neither: a fact that cannot be saved leaves the request open).
+                let allowed = decision.allows();
+                let answered = self.attention.answer_with(id, &answer, |tx| {
+                    if allowed {
+                        memory::save_held(tx, id)?;
+                    }
+                    Ok(())
+                })?;
+                if allowed {
+                    self.memory.changed();
                 }
                 Ok(answered)
             }

@@ -192,7 +192,13 @@ fn one_to_one_runs_hold_the_memory_tools_and_what_they_save_is_bound_to_the_run_
     let f = fixture(HistoryMode::RuntimeSession);
     let (reply, _) =
         f.turn(r#"call memory_save {"text":"Deploys happen on Thursdays.","tags":["Deploy"],"scope":"global"}"#);
-    assert!(reply.starts_with("Saved as m-"), "{reply}");
+    // Global memory waits for the user's approval; the fact is saved once they allow it.
+    assert!(reply.starts_with("Not saved yet: saving to global memory waits for the user's approval"), "{reply}");
+    assert!(f.engine.memory().list(&FactFilter::default()).unwrap().is_empty());
+    let asked = f.engine.attention().open().unwrap().remove(0);
+    let allow =
+        clawboo_engine::attention::UserAnswer::Decision { decision: clawboo_engine::attention::Decision::AllowOnce };
+    f.engine.answer_attention(&asked.id, allow).unwrap();
     let facts = f.engine.memory().list(&FactFilter::default()).unwrap();
     assert_eq!(facts.len(), 1);
     let run_id = f.runtime.inputs.lock().unwrap()[0].run_id.clone();

@@ -1,6 +1,6 @@
 //! Shared memory across real runtimes against the fake model server: a Claude Code agent saves
-//! a fact with `memory_save` over MCP in its one-to-one chat; a Codex agent, in its own chat,
-//! finds it with `memory_search`. The fact is bound to the run that saved it (author, run), and
+//! a fact with `memory_save` over MCP in its one-to-one chat (global: the user allows it); a
+//! Codex agent, in its own chat, finds it with `memory_search`. The fact is bound to the run that saved it (author, run), and
 //! the search result the Codex run got carries the fact's id and text.
 #![cfg(unix)]
 
@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clawboo_engine::agents::{NewAgent, RuntimeKind};
+use clawboo_engine::attention::{Decision, UserAnswer};
 use clawboo_engine::chat::RunStatus;
 use clawboo_engine::memory::{Author, FactFilter, Scope};
 use clawboo_engine::runtimes::claude_code::ClaudeCodeRuntime;
@@ -101,6 +102,12 @@ fn a_fact_saved_by_claude_code_is_found_by_codex() {
     let finder = engine.agents().create(agent("finder", RuntimeKind::Codex, "gpt-5.5", Provider::OpenAi)).unwrap();
 
     let saving_run = run_and_wait(&engine, &keeper.id, "Remember when the fridge gets serviced.");
+    // A global fact waits for the user's approval; allowed, it is saved as the run asked.
+    assert!(engine.memory().list(&FactFilter::default()).unwrap().is_empty());
+    let asked = engine.attention().open().unwrap();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    let allow = UserAnswer::Decision { decision: Decision::AllowOnce };
+    engine.answer_attention(&asked[0].id, allow).unwrap();
     let facts = engine.memory().list(&FactFilter::default()).unwrap();
     assert_eq!(facts.len(), 1, "{facts:?}");
     let fact = &facts[0];

@@ -124,6 +124,44 @@ describe("Activity card", () => {
     expect(fakeApi.answerPermission).toHaveBeenCalledTimes(1);
   });
 
+  it("offers Allow always for a shell command's prefix as the engine says, and not for a chained command", async () => {
+    seedRequest(agent, { kind: "permission", runId, runtimeRequestId: "p5", tool: "Bash", commandPrefix: "git status", allowAlways: true });
+    seedRequest(agent, { kind: "permission", runId, runtimeRequestId: "p6", tool: "Bash", commandPrefix: null, allowAlways: false });
+    const { user } = await openActivity();
+    await backendDoes(() => {
+      emitRunEvent(agentId, runId, { type: "permissionRequest", requestId: "p5", tool: "Bash", input: { command: "git status -s" }, description: "" });
+      emitRunEvent(agentId, runId, { type: "permissionRequest", requestId: "p6", tool: "Bash", input: { command: "git status; rm -rf ~" }, description: "" });
+    });
+    const always = await card().findByTestId("allow-always-p5");
+    expect(always.textContent).toBe("Allow always: git status …");
+    expect(within(card().getByTestId("permission-p6")).queryByTestId("allow-always-p6")).toBeNull();
+    expect(card().getByTestId("allow-p6")).toBeTruthy();
+    await user.click(always);
+    expect(fakeApi.answerPermission).toHaveBeenCalledWith(runId, "p5", "allow_always");
+  });
+
+  it("shows a permission's whole input with its hidden characters marked, as the Inbox does", async () => {
+    await openActivity();
+    const content = "y".repeat(20_000);
+    await backendDoes(() => {
+      emitRunEvent(agentId, runId, {
+        type: "permissionRequest",
+        requestId: "p7",
+        tool: "Bash",
+        input: { command: "echo \u202Eok\u200B && rm -rf ~" },
+        description: "Say \u202Eok",
+      });
+      emitRunEvent(agentId, runId, { type: "permissionRequest", requestId: "p8", tool: "Write", input: { content }, description: "" });
+    });
+    const input = card().getByTestId("permission-input-p7");
+    expect(input.textContent).toBe(JSON.stringify({ command: "echo ⟨U+202E⟩ok⟨U+200B⟩ && rm -rf ~" }, null, 2));
+    expect(within(input).getAllByTestId("hidden-char").map((m) => m.textContent)).toEqual(["⟨U+202E⟩", "⟨U+200B⟩"]);
+    expect(card().getByTestId("permission-p7").textContent).toContain("Say ⟨U+202E⟩ok");
+    const whole = card().getByTestId("permission-input-p8");
+    expect(whole.textContent).toBe(JSON.stringify({ content }, null, 2));
+    expect(whole.style.overflow).toBe("auto");
+  });
+
   it("Deny answers deny and shows Denied", async () => {
     seedRequest(agent, { kind: "permission", runId: runId, runtimeRequestId: "p2" });
     const { user } = await openActivity();

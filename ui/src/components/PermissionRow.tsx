@@ -2,8 +2,11 @@ import { memo, useState } from "react";
 import type { Decision } from "../api";
 import type { PermissionItem } from "../runActivity";
 import { useAnswerPermission } from "../queries";
+import { useOpenRequests } from "../attentionQueries";
+import { allowAlwaysLabel } from "../lib/attention";
 import { prettyJson } from "../lib/chat";
 import { ErrorWithCode } from "./ErrorMessage";
+import { ApprovalInput, RevealedText } from "./attention/ApprovalInput";
 
 type Props = { runId: string; request: PermissionItem; runActive: boolean };
 
@@ -12,6 +15,9 @@ type Props = { runId: string; request: PermissionItem; runActive: boolean };
 export const PermissionRow = memo(function PermissionRow({ runId, request, runActive }: Props) {
   const { requestId, tool, input, description } = request;
   const answer = useAnswerPermission();
+  // The Inbox's request for this question says whether "Allow always" is offered, and what it
+  // grants (for a shell tool, a command prefix); until it is known, it is not offered.
+  const stored = useOpenRequests().data?.find((r) => r.runId === runId && r.runtimeRequestId === requestId);
   const [sent, setSent] = useState<Decision | null>(null);
   // The backend's word wins over what we sent (it may have been answered in the Inbox).
   const allowed = request.allowed ?? (sent === null ? null : sent !== "deny");
@@ -27,14 +33,22 @@ export const PermissionRow = memo(function PermissionRow({ runId, request, runAc
     <li className={`permission ${allowed === null && runActive ? "is-pending" : ""}`} data-testid={`permission-${requestId}`}>
       <div className="permission__head">
         <span className="permission__title">
-          Allow <code>{tool}</code>?
+          Allow{" "}
+          <code>
+            <RevealedText text={tool} />
+          </code>
+          ?
         </span>
         <span className={`permission__state permission__state--${allowed === null ? "open" : allowed ? "allowed" : "denied"}`}>
           {state}
         </span>
       </div>
-      {description && <p className="permission__description">{description}</p>}
-      <pre className="tool__json">{prettyJson(input)}</pre>
+      {description && (
+        <p className="permission__description">
+          <RevealedText text={description} />
+        </p>
+      )}
+      <ApprovalInput text={prettyJson(input)} testId={`permission-input-${requestId}`} />
       {allowed === null && runActive && (
         <div className="permission__actions">
           <button
@@ -46,16 +60,18 @@ export const PermissionRow = memo(function PermissionRow({ runId, request, runAc
           >
             Allow once
           </button>
-          <button
-            type="button"
-            className="button button--small"
-            onClick={() => reply("allow_always")}
-            disabled={answer.isPending}
-            title={`Allow, and let this agent use ${tool} from now on without asking (revoke it in Settings › Approvals)`}
-            data-testid={`allow-always-${requestId}`}
-          >
-            Allow always
-          </button>
+          {stored?.allowAlways && (
+            <button
+              type="button"
+              className="button button--small"
+              onClick={() => reply("allow_always")}
+              disabled={answer.isPending}
+              title={`${allowAlwaysLabel(stored)}: from now on without asking (revoke it in Settings › Approvals)`}
+              data-testid={`allow-always-${requestId}`}
+            >
+              {stored.commandPrefix ? `Allow always: ${stored.commandPrefix} …` : "Allow always"}
+            </button>
+          )}
           <button
             type="button"
             className="button button--small"

@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { AttentionRequest } from "../api";
-import { answerDestination, expiryText, relativeTime, spanText, whereLabel } from "./attention";
+import {
+  allowAlwaysLabel,
+  answerDestination,
+  expiryText,
+  grantLabel,
+  relativeTime,
+  spanText,
+  whereLabel,
+} from "./attention";
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -25,6 +33,9 @@ const request = (partial: Partial<AttentionRequest>): AttentionRequest => ({
   text: "Which region?",
   tool: null,
   input: null,
+  runtimeRequestId: null,
+  commandPrefix: null,
+  allowAlways: false,
   promotionId: null,
   createdAt: 0,
   expiresAt: null,
@@ -35,6 +46,14 @@ const request = (partial: Partial<AttentionRequest>): AttentionRequest => ({
 });
 
 describe("attention labels", () => {
+  it("names what Allow always grants: the tool, or a shell tool's command prefix", () => {
+    expect(grantLabel("Write", null)).toBe("Write");
+    expect(grantLabel("Bash", "git status")).toBe("Bash: git status …");
+    const permission = request({ kind: "permission", tool: "Bash", commandPrefix: "git status", allowAlways: true });
+    expect(allowAlwaysLabel(permission)).toBe("Allow always for @ada and Bash: git status …");
+    expect(allowAlwaysLabel({ ...permission, tool: "Write", commandPrefix: null })).toBe("Allow always for @ada and Write");
+  });
+
   it("says spans and times the way a person would", () => {
     expect(spanText(30_000)).toBe("less than a minute");
     expect(spanText(12 * MIN + 59_000)).toBe("12 min");

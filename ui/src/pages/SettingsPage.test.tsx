@@ -292,4 +292,16 @@ describe("Settings: approvals", () => {
     expect((await screen.findByTestId("grants-empty")).textContent).toContain("Nothing is allowed always.");
     expect(screen.queryByTestId(`grant-${grant.id}`)).toBeNull();
   });
+
+  it("shows a shell grant with its command prefix", async () => {
+    const ada = seedAgent({ name: "Ada", handle: "ada" });
+    const request = seedRequest(ada, { kind: "permission", tool: "Bash", commandPrefix: "git status", allowAlways: true });
+    await fakeApi.attentionAnswer(request.id, { type: "decision", decision: "allow_always" });
+    const grant = attention.grants[0];
+    await openSettings();
+
+    const row = await screen.findByTestId(`grant-${grant.id}`);
+    expect(within(row).getByTestId(`granted-what-${grant.id}`).textContent).toBe("Bash: git status …");
+    expect(row.textContent).toContain("Ada @ada may use Bash: git status … without asking");
+  });
 });

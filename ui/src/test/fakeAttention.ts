@@ -19,8 +19,8 @@ import type {
   Viewing,
 } from "../api";
 
-/** A stored request; `runtimeRequestId` is the run's own id for a permission question. */
-type StoredRequest = AttentionRequest & { runtimeRequestId: string | null };
+/** A stored request (`runtimeRequestId` is the run's own id for a permission question). */
+type StoredRequest = AttentionRequest;
 
 const HOUR = 3_600_000;
 
@@ -48,7 +48,7 @@ export function resetAttention() {
 }
 
 const isApproval = (r: AttentionRequest) => r.kind !== "question";
-const copy = ({ runtimeRequestId: _, ...request }: StoredRequest): AttentionRequest => ({ ...request });
+const copy = (request: StoredRequest): AttentionRequest => ({ ...request });
 const newestFirst = (a: AttentionRequest, b: AttentionRequest) => b.createdAt - a.createdAt;
 
 function addAudit(requestId: string | null, actor: string, action: AuditAction, detail: string) {
@@ -58,7 +58,7 @@ function addAudit(requestId: string | null, actor: string, action: AuditAction, 
 /** A request as an agent raised it (open unless `status` says otherwise), audited like the engine. */
 export function seedRequest(
   agent: Agent,
-  partial: Partial<AttentionRequest> & { runtimeRequestId?: string } = {},
+  partial: Partial<AttentionRequest> = {},
 ): AttentionRequest {
   attention.clock += 60_000;
   const kind = partial.kind ?? "question";
@@ -90,6 +90,9 @@ export function seedRequest(
     answer: null,
     answeredAt: null,
     runtimeRequestId: null,
+    commandPrefix: null,
+    // Offered for a permission and a promotion (the engine: a shell command's only with a prefix; set it then).
+    allowAlways: kind === "permission" || kind === "promotion",
     ...partial,
   };
   attention.requests.push(stored);
@@ -133,15 +136,19 @@ function answer(id: string, given: UserAnswer): AttentionRequest {
   } else {
     if (!isApproval(request)) invalid("A question is answered with text, not Allow or Deny.");
     const decision: Decision = given.decision;
+    if (decision === "allow_always" && !request.allowAlways && request.kind === "permission") {
+      invalid("This command cannot be allowed always: it chains commands, or its program runs other commands.");
+    }
     Object.assign(request, { status: "answered", decision, answeredAt: now });
     const action: AuditAction = decision === "allow_once" ? "allowed" : decision === "allow_always" ? "allowed_always" : "denied";
     addAudit(id, "you", action, `${action}: ${request.text}`);
-    if (decision === "allow_always" && request.tool) {
+    if (decision === "allow_always" && request.allowAlways && request.tool) {
       attention.grants.unshift({
         id: `g-${attention.nextId++}`,
         agentId: request.agentId,
         agentName: request.agentName,
         tool: request.tool,
+        commandPrefix: request.commandPrefix,
         requestId: request.id,
         createdAt: now,
       });

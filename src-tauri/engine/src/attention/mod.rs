@@ -9,6 +9,7 @@
 //! an agent writes (chat, peer room, tool result, card comment) is never read as an answer.
 
 mod burst;
+pub mod shell;
 mod store;
 pub mod types;
 
@@ -104,7 +105,8 @@ impl Attention {
     }
 
     /// A run's runtime asks before using a tool. Allowed at once when the user chose "Allow
-    /// always" for this agent and tool; otherwise open until answered, expired, or its run ends.
+    /// always" for this agent and tool (for a shell tool: and a prefix this command starts with,
+    /// see [`shell`]); otherwise open until answered, expired, or its run ends.
     pub fn ask_permission(&self, source: &Source, pending: PendingPermission) -> Result<Raised> {
         let input = pretty_input(&pending.input);
         let text = if pending.description.trim().is_empty() {
@@ -112,7 +114,12 @@ impl Attention {
         } else {
             pending.description.trim().to_owned()
         };
-        let granted = self.store.read(|c| store::is_granted(c, &source.agent_id, &pending.tool))?;
+        let granting =
+            self.store.read(|c| store::granting(c, &source.agent_id, &pending.tool, Some(&pending.input)))?;
+        // Let through by a grant: the request keeps the prefix that let it through; else the
+        // prefix its "Allow always" would grant.
+        let granted = granting.is_some();
+        let prefix = granting.unwrap_or_else(|| shell::grant_prefix(&pending.tool, &pending.input));
         let id = new_id();
         // The reply waits under the request's id before the request exists anywhere: an answer
         // given the moment it shows (the event is published as it is stored) must find it, or
@@ -132,6 +139,7 @@ impl Attention {
             Some(&input),
             Some(&pending.request_id),
             None,
+            prefix.as_deref(),
             granted,
         );
         let request = match raised {
@@ -158,7 +166,7 @@ impl Attention {
         if let Some(open) = self.store.read(|c| store::find_by_promotion(c, promotion_id))? {
             return Ok(Raised::Open(self.get(&open)?));
         }
-        let granted = self.store.read(|c| store::is_granted(c, &source.agent_id, tool))?;
+        let granted = self.store.read(|c| store::is_granted(c, &source.agent_id, tool, None))?;
         let request = self.raise_with(
             &new_id(),
             source,
@@ -168,6 +176,7 @@ impl Attention {
             None,
             None,
             Some(promotion_id),
+            None,
             granted,
         )?;
         Ok(if granted { Raised::Granted(request) } else { Raised::Open(request) })
@@ -186,7 +195,43 @@ impl Attention {
     ) -> Result<AttentionRequest> {
         let id = new_id();
         first(&id)?;
-        self.raise_with(&id, source, kind, text, None, input, None, None, false)
+        self.raise_with(&id, source, kind, text, None, input, None, None, None, false)
+    }
+
+    /// An agent's `memory_save` to a wider scope (`tool` is the tool it used): `text` says where
+    /// to, `fact` is the fact exactly as it is saved if the user allows it. Decided each time (no
+    /// "Allow always"). `first` holds the fact under the request's id before anyone can see (and
+    /// answer) it. The same fact from the same agent still waiting raises nothing new: the open
+    /// request stands for it (returned with `false`: not raised now).
+    pub fn raise_memory_save(
+        &self,
+        source: &Source,
+        tool: &str,
+        text: &str,
+        fact: &str,
+        first: impl FnOnce(&str) -> Result<()>,
+    ) -> Result<(AttentionRequest, bool)> {
+        let waiting = self
+            .store
+            .read(|c| store::open_where(c, "r.kind = 'memory_save' AND r.agent_id = ?1", &source.agent_id))?;
+        if let Some(open) = waiting.into_iter().find(|r| r.text == text && r.input.as_deref() == Some(fact)) {
+            return Ok((open, false));
+        }
+        let id = new_id();
+        first(&id)?;
+        let request = self.raise_with(
+            &id,
+            source,
+            RequestKind::MemorySave,
+            text,
+            Some(tool),
+            Some(fact),
+            None,
+            None,
+            None,
+            false,
+        )?;
+        Ok((request, true))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -200,7 +245,7 @@ impl Attention {
         runtime_request_id: Option<&str>,
         promotion_id: Option<&str>,
     ) -> Result<AttentionRequest> {
-        self.raise_with(&new_id(), source, kind, text, tool, input, runtime_request_id, promotion_id, false)
+        self.raise_with(&new_id(), source, kind, text, tool, input, runtime_request_id, promotion_id, None, false)
     }
 
     /// Stores the request (closed at once as allowed when `granted`), audits it, tells the UI.
@@ -215,6 +260,7 @@ impl Attention {
         input: Option<&str>,
         runtime_request_id: Option<&str>,
         promotion_id: Option<&str>,
+        command_prefix: Option<&str>,
         granted: bool,
     ) -> Result<AttentionRequest> {
         let agent = self.agents.get(&source.agent_id)?;
@@ -241,11 +287,12 @@ impl Attention {
                     input,
                     runtime_request_id,
                     promotion_id,
+                    command_prefix,
                     created_at: now,
                     expires_at,
                 },
             )?;
-            store::audit(tx, now, Some(&id), &actor, AuditAction::Raised, &describe(kind, text, tool))?;
+            store::audit(tx, now, Some(&id), &actor, AuditAction::Raised, &describe(kind, text, tool, input))?;
             if granted {
                 store::close(tx, &id, RequestStatus::Answered, Some(Decision::AllowAlways), None, now)?;
                 store::audit(
@@ -257,7 +304,7 @@ impl Attention {
                     &format!(
                         "Allowed without asking: you chose \"Allow always\" for @{} and {}.",
                         agent.handle,
-                        tool.unwrap_or("this")
+                        tool.map_or_else(|| "this".to_owned(), |tool| shell::label(tool, command_prefix))
                     ),
                 )?;
             }
@@ -276,6 +323,18 @@ impl Attention {
     /// engine's business (see `Engine::answer_attention`); call [`Attention::check_answer`]
     /// first so nothing is delivered for a request that cannot be answered.
     pub fn answer(&self, id: &str, answer: &UserAnswer) -> Result<AttentionRequest> {
+        self.answer_with(id, answer, |_| Ok(()))
+    }
+
+    /// [`Attention::answer`], doing `also` in the transaction that stores an approval's decision:
+    /// what the decision brings about happens if and only if the answer is stored (a memory save
+    /// allowed saves its fact there). For a question, `also` is not called.
+    pub fn answer_with(
+        &self,
+        id: &str,
+        answer: &UserAnswer,
+        also: impl FnOnce(&rusqlite::Transaction) -> Result<()>,
+    ) -> Result<AttentionRequest> {
         let request = self.check_answer(id, answer)?;
         let now = now_ms();
         match (request.kind, answer) {
@@ -301,7 +360,7 @@ impl Attention {
                 };
                 // Stored first, told second: a run told first may end at once, and its end would
                 // withdraw the request before the answer is stored.
-                match self.decide(&request, *decision, now) {
+                match self.decide(&request, *decision, now, also) {
                     Ok(answered) => {
                         let _ = reply.send(PermissionAnswer { allow: decision.allows() });
                         Ok(answered)
@@ -315,9 +374,12 @@ impl Attention {
                 }
             }
             (
-                RequestKind::Promotion | RequestKind::RoutineProposal | RequestKind::RoutinePaused,
+                RequestKind::Promotion
+                | RequestKind::RoutineProposal
+                | RequestKind::RoutinePaused
+                | RequestKind::MemorySave,
                 UserAnswer::Decision { decision },
-            ) => self.decide(&request, *decision, now),
+            ) => self.decide(&request, *decision, now, also),
             _ => unreachable!("check_answer matched the answer to the kind"),
         }
     }
@@ -354,6 +416,20 @@ impl Attention {
             (RequestKind::Question, UserAnswer::Decision { .. }) => {
                 return Err(Error::InvalidInput("A question is answered with text, not Allow or Deny.".into()))
             }
+            (RequestKind::MemorySave, UserAnswer::Decision { decision: Decision::AllowAlways }) => {
+                return Err(Error::InvalidInput(
+                    "A save to shared memory is allowed one fact at a time: allow it or deny it.".into(),
+                ))
+            }
+            (RequestKind::Permission, UserAnswer::Decision { decision: Decision::AllowAlways })
+                if !request.allow_always =>
+            {
+                return Err(Error::InvalidInput(
+                    "This command cannot be allowed always: it chains commands, or its program runs other commands. \
+                     Allow it once or deny it."
+                        .into(),
+                ))
+            }
             (_, UserAnswer::Text { .. }) => {
                 return Err(Error::InvalidInput(
                     "An approval is answered with Allow once, Allow always or Deny.".into(),
@@ -384,10 +460,16 @@ impl Attention {
         let Some(id) = self.store.read(|c| store::find_by_promotion(c, promotion_id))? else { return Ok(()) };
         let request = self.get(&id)?;
         let decision = if approve { Decision::AllowOnce } else { Decision::Deny };
-        self.decide(&request, decision, now_ms()).map(|_| ())
+        self.decide(&request, decision, now_ms(), |_| Ok(())).map(|_| ())
     }
 
-    fn decide(&self, request: &AttentionRequest, decision: Decision, now: i64) -> Result<AttentionRequest> {
+    fn decide(
+        &self,
+        request: &AttentionRequest,
+        decision: Decision,
+        now: i64,
+        also: impl FnOnce(&rusqlite::Transaction) -> Result<()>,
+    ) -> Result<AttentionRequest> {
         let (action, detail) = match decision {
             Decision::AllowOnce => (AuditAction::Allowed, format!("Allowed once: {}", request.text)),
             Decision::AllowAlways => (
@@ -395,12 +477,15 @@ impl Attention {
                 format!(
                     "Allowed, and from now on @{} may use {} without asking.",
                     request.agent_handle,
-                    request.tool.as_deref().unwrap_or("this")
+                    request.tool.as_deref().map_or_else(
+                        || "this".to_owned(),
+                        |tool| shell::label(tool, request.command_prefix.as_deref())
+                    )
                 ),
             ),
             Decision::Deny => (AuditAction::Denied, format!("Denied: {}", request.text)),
         };
-        let grant = (decision == Decision::AllowAlways).then(|| request.tool.clone()).flatten();
+        let grant = (decision == Decision::AllowAlways && request.allow_always).then(|| request.tool.clone()).flatten();
         let request = self.close_with(
             request,
             RequestStatus::Answered,
@@ -414,10 +499,11 @@ impl Attention {
                 if let Some(tool) = &grant {
                     // A deleted agent cannot be granted anything; its answer still stands.
                     if tx.query_row("SELECT 1 FROM agents WHERE id = ?1", [&request.agent_id], |_| Ok(())).is_ok() {
-                        store::add_grant(tx, &new_id(), &request.agent_id, tool, &request.id, now)?;
+                        let prefix = request.command_prefix.as_deref();
+                        store::add_grant(tx, &new_id(), &request.agent_id, tool, prefix, &request.id, now)?;
                     }
                 }
-                Ok(())
+                also(tx)
             },
         )?;
         Ok(request)
@@ -629,7 +715,7 @@ impl Attention {
     pub fn revoke_grant(&self, id: &str) -> Result<()> {
         let now = now_ms();
         self.store.write(|tx| {
-            let (agent_id, tool) = store::remove_grant(tx, id)?;
+            let (agent_id, tool, prefix) = store::remove_grant(tx, id)?;
             let handle: String = tx
                 .query_row("SELECT handle FROM agents WHERE id = ?1", [&agent_id], |r| r.get(0))
                 .unwrap_or_else(|_| agent_id.clone());
@@ -639,7 +725,7 @@ impl Attention {
                 None,
                 USER,
                 AuditAction::GrantRevoked,
-                &format!("@{handle} must ask again before using {tool}."),
+                &format!("@{handle} must ask again before using {}.", shell::label(&tool, prefix.as_deref())),
             )
         })?;
         self.publish(None);
@@ -675,27 +761,20 @@ fn new_id() -> String {
     format!("r-{}", &uuid::Uuid::new_v4().simple().to_string()[..10])
 }
 
-/// A tool's input as stored: pretty JSON, at most [`MAX_INPUT_BYTES`] (cut on a char boundary,
-/// and said so: the run's activity keeps it whole).
+/// A tool's input as stored: pretty JSON, whole. The user allows what they see, so none of it
+/// is cut (a hostile agent could hide the part that matters past any cut).
 fn pretty_input(input: &serde_json::Value) -> String {
-    let text = serde_json::to_string_pretty(input).unwrap_or_else(|_| input.to_string());
-    if text.len() <= MAX_INPUT_BYTES {
-        return text;
-    }
-    let mut end = MAX_INPUT_BYTES;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}\n… (shortened here; the run's activity has all {} bytes)", &text[..end], text.len())
+    serde_json::to_string_pretty(input).unwrap_or_else(|_| input.to_string())
 }
 
-fn describe(kind: RequestKind, text: &str, tool: Option<&str>) -> String {
+fn describe(kind: RequestKind, text: &str, tool: Option<&str>, input: Option<&str>) -> String {
     match (kind, tool) {
         (RequestKind::Question, _) => format!("Asked: {text}"),
         (RequestKind::Permission, Some(tool)) => format!("Asked to use {tool}: {text}"),
         (RequestKind::Promotion, _) => format!("Asked to promote a scratch note: {text}"),
         (RequestKind::RoutineProposal, _) => format!("Proposed a routine: {text}"),
         (RequestKind::RoutinePaused, _) => text.to_owned(),
+        (RequestKind::MemorySave, _) => format!("Asked: {text} The fact: {}", input.unwrap_or_default()),
         (_, None) => text.to_owned(),
     }
 }
@@ -710,6 +789,7 @@ fn tray_label(request: &AttentionRequest) -> String {
         RequestKind::Promotion => format!("{} wants to share a note", request.agent_name),
         RequestKind::RoutineProposal => format!("{} proposes a routine", request.agent_name),
         RequestKind::RoutinePaused => "A routine paused itself".to_owned(),
+        RequestKind::MemorySave => format!("{} wants to save a fact to memory", request.agent_name),
     };
     let one_line = label.split_whitespace().collect::<Vec<_>>().join(" ");
     if one_line.chars().count() <= 60 {

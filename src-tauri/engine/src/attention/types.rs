@@ -8,9 +8,6 @@ use serde::{Deserialize, Serialize};
 pub const MAX_QUESTION_CHARS: usize = 4_000;
 /// The user's answer to a question, in characters (it becomes a chat message).
 pub const MAX_ANSWER_CHARS: usize = 16_000;
-/// An approval's tool input as stored and shown, in bytes (longer input is kept whole in the
-/// run's activity; the request says it was shortened).
-pub const MAX_INPUT_BYTES: usize = 16 * 1024;
 /// An unanswered approval expires after this many hours unless the user set another limit.
 pub const DEFAULT_EXPIRY_HOURS: u32 = 24;
 /// The longest expiry the user may set (30 days).
@@ -29,6 +26,9 @@ pub enum RequestKind {
     RoutineProposal,
     /// A routine paused itself after failing again and again; Allow resumes it.
     RoutinePaused,
+    /// An agent's `memory_save` to a wider scope than its own (global, or a team its run is not
+    /// in); Allow saves the fact exactly as shown. Decided each time.
+    MemorySave,
 }
 
 impl RequestKind {
@@ -39,6 +39,7 @@ impl RequestKind {
             RequestKind::Promotion => "promotion",
             RequestKind::RoutineProposal => "routine_proposal",
             RequestKind::RoutinePaused => "routine_paused",
+            RequestKind::MemorySave => "memory_save",
         }
     }
 
@@ -48,6 +49,7 @@ impl RequestKind {
             "promotion" => RequestKind::Promotion,
             "routine_proposal" => RequestKind::RoutineProposal,
             "routine_paused" => RequestKind::RoutinePaused,
+            "memory_save" => RequestKind::MemorySave,
             _ => RequestKind::Question,
         }
     }
@@ -129,7 +131,8 @@ impl Origin {
 #[serde(rename_all = "snake_case")]
 pub enum Decision {
     AllowOnce,
-    /// Allow, and from now on allow this agent this tool without asking (until revoked).
+    /// Allow, and from now on allow this agent this tool without asking (until revoked); for a
+    /// shell tool, only the commands that start with this one's prefix.
     AllowAlways,
     Deny,
 }
@@ -208,8 +211,17 @@ pub struct AttentionRequest {
     pub text: String,
     /// For a permission: the tool the runtime wants to use.
     pub tool: Option<String>,
-    /// For a permission: the tool's input (JSON, pretty, at most [`MAX_INPUT_BYTES`]).
+    /// For a permission: the tool's input (JSON, pretty), whole: what is allowed is what shows.
+    /// For a memory save: the fact, exactly as it is saved if allowed.
     pub input: Option<String>,
+    /// For a permission: the runtime's own id of its question (the run's timeline answers by it).
+    pub runtime_request_id: Option<String>,
+    /// For a shell tool's permission: the command's leading words ("git status") that "Allow
+    /// always" lets through from then on; never the whole shell.
+    pub command_prefix: Option<String>,
+    /// Whether "Allow always" is offered: for a permission (a shell command only when it has a
+    /// plain prefix) and a promotion; never for a question, a routine or a memory save.
+    pub allow_always: bool,
     pub promotion_id: Option<String>,
     pub created_at: i64,
     /// For an approval: when it is denied if nobody answers.
@@ -220,7 +232,7 @@ pub struct AttentionRequest {
     pub answered_at: Option<i64>,
 }
 
-/// "Allow always for this agent and tool".
+/// "Allow always for this agent and tool" (for a shell tool: and this command prefix).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct Grant {
@@ -228,6 +240,9 @@ pub struct Grant {
     pub agent_id: String,
     pub agent_name: String,
     pub tool: String,
+    /// For a shell tool: the commands it lets through start with these words (`git status`);
+    /// None for any other tool, allowed whole.
+    pub command_prefix: Option<String>,
     /// The approval whose answer made it.
     pub request_id: Option<String>,
     pub created_at: i64,

@@ -27,6 +27,7 @@
 //! **Saved notes** have no history: deleting one removes it (its id stays issued).
 
 mod checks;
+mod held;
 mod ids;
 mod notes;
 mod scratch;
@@ -71,33 +72,36 @@ impl Memory {
     /// tags, a scope whose team or agent does not exist: `InvalidInput` with a clear message).
     /// Exactly the same text in the same scope returns the existing fact (`existing: true`).
     pub fn save(&self, input: FactInput, by: Author) -> Result<Saved> {
-        let text = checks::text("The fact", &input.text, MAX_FACT_CHARS)?;
-        let tags = checks::tags(&input.tags)?;
-        let now = now_ms();
-        let saved = self.store.write(|tx| {
-            store::check_scope(tx, &input.scope)?;
-            if let Some(fact) = store::live_duplicate(tx, &input.scope, &text)? {
-                return Ok(Saved { fact, existing: true });
-            }
-            let fact = Fact {
-                id: ids::issue(tx, ids::FACT)?,
-                text,
-                scope: input.scope,
-                tags,
-                author: by.clone(),
-                created_at: now,
-                updated_at: now,
-                deleted: false,
-                version: 1,
-            };
-            store::insert(tx, &fact)?;
-            store::add_version(tx, &fact, FactChange::Created, &by)?;
-            Ok(Saved { fact, existing: false })
-        })?;
+        let saved = self.store.write(|tx| save_in(tx, input, &by, now_ms()))?;
         if !saved.existing {
             self.events.publish(EngineEvent::MemoryChanged);
         }
         Ok(saved)
+    }
+
+    /// Holds a fact `by` an agent asked to save to a wider scope, under the approval request
+    /// `request_id`, after the checks `save` makes (so the user is never asked to allow what
+    /// would be refused). Returns what is held: trimmed, tags normalised. Nothing is saved
+    /// until [`save_held`] runs, when the user allows it.
+    pub fn hold(&self, request_id: &str, input: FactInput, by: &Author) -> Result<FactInput> {
+        let checked = checked(input)?;
+        self.store.write(|tx| {
+            store::check_scope(tx, &checked.scope)?;
+            held::insert(tx, request_id, &checked, by, now_ms())
+        })?;
+        Ok(checked)
+    }
+
+    /// The checks `save` makes, without saving: the fact as it would be held and saved.
+    pub fn check(&self, input: FactInput) -> Result<FactInput> {
+        let checked = checked(input)?;
+        self.store.read(|conn| store::check_scope(conn, &checked.scope))?;
+        Ok(checked)
+    }
+
+    /// Tells subscribers memory changed (after [`save_held`] committed in another's transaction).
+    pub fn changed(&self) {
+        self.events.publish(EngineEvent::MemoryChanged);
     }
 
     /// Edits text and/or tags (same checks as `save`); the earlier version stays in history.
@@ -332,6 +336,52 @@ fn viewer(visible: &Visibility) -> Option<&str> {
         Visibility::Everything => None,
         Visibility::Agent { agent_id } => Some(agent_id),
     }
+}
+
+/// Saves the fact held under approval request `request_id`, exactly as held, in `tx` (the one
+/// that records the user's "Allow", so the fact is saved if and only if the answer is stored).
+/// Call [`Memory::changed`] once `tx` has committed.
+pub fn save_held(tx: &rusqlite::Transaction, request_id: &str) -> Result<Saved> {
+    let (input, by, already) = held::get(tx, request_id)?;
+    if let Some(fact_id) = already {
+        return Err(Error::Conflict(format!("This fact was already saved as {fact_id}.")));
+    }
+    let saved = save_in(tx, input, &by, now_ms())?;
+    held::mark_saved(tx, request_id, &saved)?;
+    Ok(saved)
+}
+
+/// The fact trimmed and its tags normalised, if it passes the checks (see `checks`).
+fn checked(input: FactInput) -> Result<FactInput> {
+    Ok(FactInput {
+        text: checks::text("The fact", &input.text, MAX_FACT_CHARS)?,
+        tags: checks::tags(&input.tags)?,
+        scope: input.scope,
+    })
+}
+
+/// Saves a fact in `tx` after the checks; exactly the same text in the same scope is the
+/// existing fact.
+fn save_in(tx: &rusqlite::Transaction, input: FactInput, by: &Author, now: i64) -> Result<Saved> {
+    let input = checked(input)?;
+    store::check_scope(tx, &input.scope)?;
+    if let Some(fact) = store::live_duplicate(tx, &input.scope, &input.text)? {
+        return Ok(Saved { fact, existing: true });
+    }
+    let fact = Fact {
+        id: ids::issue(tx, ids::FACT)?,
+        text: input.text,
+        scope: input.scope,
+        tags: input.tags,
+        author: by.clone(),
+        created_at: now,
+        updated_at: now,
+        deleted: false,
+        version: 1,
+    };
+    store::insert(tx, &fact)?;
+    store::add_version(tx, &fact, FactChange::Created, by)?;
+    Ok(Saved { fact, existing: false })
 }
 
 fn now_ms() -> i64 {

@@ -40,7 +40,7 @@ pub(super) fn scope_parts(scope: &Scope) -> (&'static str, &str) {
     }
 }
 
-fn scope_from(kind: &str, id: String, index: usize) -> rusqlite::Result<Scope> {
+pub(super) fn scope_from(kind: &str, id: String, index: usize) -> rusqlite::Result<Scope> {
     match kind {
         "global" => Ok(Scope::Global),
         "team" => Ok(Scope::Team { team_id: id }),

@@ -5,7 +5,9 @@
 
 use serde_json::Value;
 
-use super::{Author, Fact, Memory, Promotion, Saved, Scope, ScratchScope, SearchResult, Visibility, DEFAULT_TOP};
+use super::{
+    Author, Fact, FactInput, Memory, Promotion, Saved, Scope, ScratchScope, SearchResult, Visibility, DEFAULT_TOP,
+};
 use crate::context::ToolName;
 use crate::error::{Error, Result};
 use crate::tools::specs::MAX_SEARCH_LIMIT as MAX_SEARCH;
@@ -17,18 +19,16 @@ pub fn run(memory: &Memory, caller: &Caller, tool: ToolName, args: &Value) -> Re
     let by = author(caller);
     match tool {
         ToolName::MemorySave => {
-            let text = string_arg(args, "text")?;
-            let tags = match args.get("tags") {
-                None | Some(Value::Null) => Vec::new(),
-                Some(Value::Array(list)) => list
-                    .iter()
-                    .map(|t| t.as_str().map(str::to_owned))
-                    .collect::<Option<Vec<_>>>()
-                    .ok_or_else(|| Error::InvalidInput("`tags` must be a list of strings.".into()))?,
-                Some(_) => return Err(Error::InvalidInput("`tags` must be a list of strings.".into())),
-            };
-            let scope = save_scope(caller, optional_string_arg(args, "scope")?.as_deref())?;
-            let saved = memory.save(super::FactInput { text, scope, tags }, by)?;
+            let input = fact_input(caller, args)?;
+            if needs_approval(caller, &input.scope) {
+                // Raising the approval is the tools host's (it knows the run's source).
+                return Err(Error::InvalidInput(
+                    "Saving to a wider scope than your own or your team's needs the user's approval, which this \
+                     Clawboo cannot ask for: save it with scope \"team\" or \"agent\"."
+                        .into(),
+                ));
+            }
+            let saved = memory.save(input, by)?;
             Ok(saved_text(&saved))
         }
         ToolName::MemorySearch => {
@@ -67,6 +67,63 @@ pub fn run(memory: &Memory, caller: &Caller, tool: ToolName, args: &Value) -> Re
         | ToolName::AskUser
         | ToolName::RoutineCreate => Err(Error::InvalidInput(format!("{} is not a memory tool.", tool.as_str()))),
     }
+}
+
+/// `memory_save`'s fact as asked: its text, tags and scope (see [`save_scope`]).
+pub fn fact_input(caller: &Caller, args: &Value) -> Result<FactInput> {
+    let text = string_arg(args, "text")?;
+    let tags = match args.get("tags") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(list)) => list
+            .iter()
+            .map(|t| t.as_str().map(str::to_owned))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| Error::InvalidInput("`tags` must be a list of strings.".into()))?,
+        Some(_) => return Err(Error::InvalidInput("`tags` must be a list of strings.".into())),
+    };
+    let scope = save_scope(caller, optional_string_arg(args, "scope")?.as_deref())?;
+    Ok(FactInput { text, scope, tags })
+}
+
+/// Whether a save to `scope` waits for the user's approval: one to global memory, or to a team
+/// the caller's run is not in (or an agent other than the caller). Its own scope and its run's
+/// team go through at once.
+pub fn needs_approval(caller: &Caller, scope: &Scope) -> bool {
+    match scope {
+        Scope::Global => true,
+        Scope::Team { team_id } => caller.team_id.is_empty() || *team_id != caller.team_id,
+        Scope::Agent { agent_id } => *agent_id != caller.agent_id,
+    }
+}
+
+/// What a held save asks the user (the fact itself is shown whole apart from this).
+pub fn save_request_text(input: &FactInput) -> String {
+    let whom = match &input.scope {
+        Scope::Global => "global memory, which every agent can read".to_owned(),
+        Scope::Team { team_id } => format!("the memory of team {team_id}, which this run is not in"),
+        Scope::Agent { agent_id } => format!("the memory of agent {agent_id}"),
+    };
+    let tags = if input.tags.is_empty() { String::new() } else { format!(", tagged {}", input.tags.join(", ")) };
+    format!("Save a fact to {whom}{tags}.")
+}
+
+/// `memory_save`'s answer when the fact waits for the user (`request_id`); `again` when the
+/// same fact was already waiting.
+pub fn held_text(scope: &Scope, request_id: &str, again: bool) -> String {
+    let whom = match scope {
+        Scope::Global => "global memory",
+        Scope::Team { .. } => "that team's memory",
+        Scope::Agent { .. } => "that agent's memory",
+    };
+    let first = if again {
+        format!("This fact already waits for the user's approval to be saved to {whom} ({request_id}).")
+    } else {
+        format!("Not saved yet: saving to {whom} waits for the user's approval ({request_id}).")
+    };
+    format!(
+        "{first} It is saved only if they allow it; you will not be told here. Do not save it again. To keep it \
+         meanwhile, save it with scope \"team\" or \"agent\"."
+    )
 }
 
 /// `scratch_promote`: asks to copy the caller's session note to a wider scope.
@@ -250,6 +307,7 @@ fn optional_string_arg(args: &Value, name: &str) -> Result<Option<String>> {
 mod tests {
     use super::*;
     use crate::memory::SearchHit;
+    use serde_json::json;
 
     fn caller(team_id: &str) -> Caller {
         Caller {
@@ -298,6 +356,42 @@ mod tests {
         let err = save_scope(&caller(""), Some("team")).unwrap_err().to_string();
         assert!(err.contains("not in a team"), "{err}");
         assert!(save_scope(&caller("t1"), Some("everyone")).is_err());
+    }
+
+    #[test]
+    fn saves_to_global_or_to_a_team_the_run_is_not_in_need_approval() {
+        let in_team = caller("t1");
+        assert!(!needs_approval(&in_team, &Scope::Team { team_id: "t1".into() }), "the run's own team");
+        assert!(!needs_approval(&in_team, &Scope::Agent { agent_id: "a1".into() }), "the agent itself");
+        assert!(needs_approval(&in_team, &Scope::Global));
+        assert!(needs_approval(&in_team, &Scope::Team { team_id: "t2".into() }), "another team");
+        assert!(needs_approval(&in_team, &Scope::Agent { agent_id: "a2".into() }), "another agent");
+        let alone = caller("");
+        assert!(!needs_approval(&alone, &Scope::Agent { agent_id: "a1".into() }));
+        assert!(needs_approval(&alone, &Scope::Global));
+        assert!(needs_approval(&alone, &Scope::Team { team_id: String::new() }), "no team is the run's");
+        // As the arguments ask: the default and "team" never wait; "global" does.
+        let scope = |s: Option<&str>| fact_input(&in_team, &json!({"text": "x", "scope": s})).unwrap().scope;
+        assert!(!needs_approval(&in_team, &scope(None)));
+        assert!(!needs_approval(&in_team, &scope(Some("team"))));
+        assert!(!needs_approval(&in_team, &scope(Some("agent"))));
+        assert!(needs_approval(&in_team, &scope(Some("global"))));
+    }
+
+    #[test]
+    fn a_held_save_says_where_and_that_it_waits() {
+        let input = FactInput { text: "x".into(), scope: Scope::Global, tags: vec!["pricing".into(), "docs".into()] };
+        assert_eq!(
+            save_request_text(&input),
+            "Save a fact to global memory, which every agent can read, tagged pricing, docs."
+        );
+        let said = held_text(&Scope::Global, "r-1", false);
+        assert!(
+            said.starts_with("Not saved yet: saving to global memory waits for the user's approval (r-1)."),
+            "{said}"
+        );
+        assert!(said.contains("Do not save it again"), "{said}");
+        assert!(held_text(&Scope::Global, "r-1", true).starts_with("This fact already waits"));
     }
 
     #[test]

@@ -49,7 +49,13 @@ pub const MIGRATIONS: &[Migration] = &[
     Migration::new(15, "routines and their runs", include_str!("migrations/0015_routines.sql")),
     Migration::new(16, "connectors and their shares", include_str!("migrations/0016_connectors.sql")),
     Migration::new(17, "Boo Zero's sections of a run's context", include_str!("migrations/0017_boo_zero.sql")),
-    Migration::new(18, "each agent's sandbox and network", include_str!("migrations/0018_agent_sandbox.sql")),
+    Migration::new(18, "shell grants per command prefix", include_str!("migrations/0018_shell_grants.sql")),
+    Migration::new(
+        19,
+        "memory saves waiting for the user's approval",
+        include_str!("migrations/0019_memory_save_requests.sql"),
+    ),
+    Migration::new(20, "each agent's sandbox and network", include_str!("migrations/0020_agent_sandbox.sql")),
 ];
 
 pub fn schema_version(conn: &Connection) -> Result<u32> {

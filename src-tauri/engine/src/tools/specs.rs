@@ -147,7 +147,7 @@ pub fn spec(tool: ToolName) -> ToolSpec {
                     "tags": {"type": "array", "items": {"type": "string"}, "maxItems": MAX_TAGS,
                              "description": "Short topic words that help find it, e.g. [\"pricing\"] (at most 8, each at most 40 characters)."},
                     "scope": {"type": "string", "enum": ["agent", "team", "global"],
-                              "description": "Who may read it: \"team\" (your team; the default in a team), \"agent\" (only you; the default outside a team) or \"global\" (every agent)."},
+                              "description": "Who may read it: \"team\" (your team; the default in a team), \"agent\" (only you; the default outside a team) or \"global\" (every agent; saved only once the user approves it)."},
                 },
                 "required": ["text"],
                 "additionalProperties": false,

@@ -12,6 +12,8 @@
 //! - `self_approval`: nothing an agent writes or calls answers an approval, prompt injection
 //!   through the peer room included.
 //! - `promotion`: scratch-note promotions approved from the inbox or the Memory page.
+//! - `shell`: "Allow always" for a shell tool lets through one command prefix, never the shell.
+//! - `memory_save`: an agent's save to global memory waits for the user's approval.
 //!
 //! Most tests use [`Scripted`], a runtime that plays every agent by the lines of its message
 //! and calls Clawboo's tools through the real tools bridge (MCP over loopback HTTP, with the
@@ -22,8 +24,10 @@
 
 mod approvals;
 mod lifecycle;
+mod memory_save;
 mod promotion;
 mod self_approval;
+mod shell;
 mod team;
 
 use std::pin::Pin;
@@ -53,6 +57,8 @@ pub const LIMIT: Duration = Duration::from_secs(30);
 /// - `ask <Tool> [think <ms>]`: asks permission to use `<Tool>` and waits for the answer or Stop; says
 ///   `allowed=<bool>`;
 /// - `ask! <Tool>`: the same, deaf to Stop (a run cut off only by Clawboo's end);
+/// - `shell <Tool> <command line>`: asks permission to run the command with shell tool `<Tool>`
+///   (its input `{"command": …}`) and waits for the answer or Stop; says `allowed=<bool>`;
 /// - `mcp <tool> <json>`: calls a Clawboo tool through the tools bridge over HTTP, as a CLI
 ///   does; says its text, or `ERROR: …`;
 /// - `askuser <question>`, `post <text>`: `ask_user` / `peer_post` through MCP with the rest of
@@ -116,16 +122,23 @@ impl Scripted {
         let (verb, rest) = line.split_once(' ').unwrap_or((line, ""));
         let grant = || input.tools.as_ref().expect("this run holds Clawboo's tools");
         Some(match verb {
-            "ask" | "ask!" => {
-                let heeds_stop = verb == "ask";
+            "ask" | "ask!" | "shell" => {
+                let heeds_stop = verb != "ask!";
                 let request_id = format!("perm-{}", uuid_ish());
                 // `ask <Tool> think <ms>`: after the answer, thinks that long before saying it.
                 let (tool, think) = match rest.trim().split_once(" think ") {
-                    Some((tool, ms)) => (tool.to_owned(), Some(ms.trim().to_owned())),
-                    None => (rest.trim().to_owned(), None),
+                    Some((tool, ms)) if verb != "shell" => (tool.to_owned(), Some(ms.trim().to_owned())),
+                    _ => (rest.trim().to_owned(), None),
                 };
-                let tool_input = json!({"file_path": "notes.md", "content": "hello"});
-                let description = format!("{tool} notes.md");
+                let (tool, tool_input, description) = match tool.split_once(' ') {
+                    Some((tool, command)) if verb == "shell" => {
+                        (tool.to_owned(), json!({"command": command}), format!("Run {command}"))
+                    }
+                    _ => {
+                        let description = format!("{tool} notes.md");
+                        (tool, json!({"file_path": "notes.md", "content": "hello"}), description)
+                    }
+                };
                 channels.emit(RunEvent::PermissionRequest {
                     request_id: request_id.clone(),
                     tool: tool.clone(),

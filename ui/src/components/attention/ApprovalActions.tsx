@@ -3,12 +3,13 @@ import { useAnswerRequest } from "../../attentionQueries";
 import { allowAlwaysLabel } from "../../lib/attention";
 import { ErrorWithCode } from "../ErrorMessage";
 
-/** Allow once, Allow always (for this agent and tool, until revoked in Settings), or Deny. */
+/** Allow once, Allow always (for this agent and tool, or a shell tool's command prefix, until
+ *  revoked in Settings) when the engine offers it, or Deny. */
 export function ApprovalActions({ request }: { request: AttentionRequest }) {
   const answer = useAnswerRequest();
   const decide = (decision: Decision) => answer.mutate({ id: request.id, answer: { type: "decision", decision } });
-  // A routine's request is decided each time: nothing to allow "always".
-  const routine = request.kind === "routine_proposal" || request.kind === "routine_paused";
+  // A routine's request and a memory save are decided each time: "Allow", not "Allow once".
+  const eachTime = ["routine_proposal", "routine_paused", "memory_save"].includes(request.kind);
 
   return (
     <div className="approval-actions">
@@ -20,9 +21,9 @@ export function ApprovalActions({ request }: { request: AttentionRequest }) {
           disabled={answer.isPending}
           data-testid={`allow-once-${request.id}`}
         >
-          {routine ? "Allow" : "Allow once"}
+          {eachTime ? "Allow" : "Allow once"}
         </button>
-        {!routine && (
+        {request.allowAlways && (
           <button
             type="button"
             className="button button--small"

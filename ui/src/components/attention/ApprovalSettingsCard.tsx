@@ -1,5 +1,6 @@
 import { useEffect, useState, type FormEvent } from "react";
 import { useAttentionSettings, useGrants, useRevokeGrant, useSetAttentionSettings } from "../../attentionQueries";
+import { grantLabel } from "../../lib/attention";
 import { useAgents } from "../../queries";
 import { ErrorWithCode } from "../ErrorMessage";
 
@@ -109,8 +110,8 @@ function GrantList() {
       <ErrorWithCode error={revoke.error} />
       {grants.data?.length === 0 && (
         <p className="muted" data-testid="grants-empty">
-          Nothing is allowed always. When you choose “Allow always” for an agent and a tool, it shows here and you can
-          revoke it.
+          Nothing is allowed always. When you choose “Allow always” for an agent and a tool (for a shell, the commands
+          that start like the one you allowed), it shows here and you can revoke it.
         </p>
       )}
       {grants.data && grants.data.length > 0 && (
@@ -122,7 +123,8 @@ function GrantList() {
                 <span className="grant__text">
                   <span>
                     <strong>{g.agentName}</strong>
-                    {handle && <span className="muted"> @{handle}</span>} may use <code>{g.tool}</code> without asking
+                    {handle && <span className="muted"> @{handle}</span>} may use{" "}
+                    <code data-testid={`granted-what-${g.id}`}>{grantLabel(g.tool, g.commandPrefix)}</code> without asking
                   </span>
                   <span className="grant__since">since {new Date(g.createdAt).toLocaleString()}</span>
                 </span>

@@ -11,6 +11,7 @@ import {
 } from "../../lib/attention";
 import { AnswerForm } from "./AnswerForm";
 import { ApprovalActions } from "./ApprovalActions";
+import { ApprovalInput, RevealedText } from "./ApprovalInput";
 
 type Props = {
   request: AttentionRequest;
@@ -88,29 +89,44 @@ export function RequestCard({ request, now, focusedAt, canOpenSource, onOpenSour
   );
 }
 
-/** The question, the approval's description with the tool and its input, or the note to share. */
+/** The question, the approval's description with the tool and its whole input, the fact to save,
+ *  or the note to share; whatever an agent wrote, with its hidden characters shown. */
 function RequestWhat({ request }: { request: AttentionRequest }) {
+  if (request.kind === "memory_save") {
+    // Where to, then the fact exactly as it is saved if allowed.
+    return (
+      <div className="request__what">
+        <p className="request__text">
+          <RevealedText text={request.text} />
+        </p>
+        {request.input !== null && <ApprovalInput text={request.input} testId={`request-input-${request.id}`} />}
+      </div>
+    );
+  }
   if (request.kind === "permission") {
     return (
       <div className="request__what">
-        <p className="request__text">{request.text}</p>
+        <p className="request__text">
+          <RevealedText text={request.text} />
+        </p>
         {request.tool && (
           <p className="request__tool">
-            Tool <code>{request.tool}</code>
+            Tool{" "}
+            <code>
+              <RevealedText text={request.tool} />
+            </code>
           </p>
         )}
-        {request.input && (
-          <pre className="request__input" data-testid={`request-input-${request.id}`}>
-            {request.input}
-          </pre>
-        )}
+        {request.input && <ApprovalInput text={request.input} testId={`request-input-${request.id}`} />}
       </div>
     );
   }
   return (
     <div className="request__what">
       {request.kind === "promotion" && <p className="request__tool">Asks to share this scratch note more widely:</p>}
-      <blockquote className="request__quote">{request.text}</blockquote>
+      <blockquote className="request__quote">
+        <RevealedText text={request.text} />
+      </blockquote>
     </div>
   );
 }

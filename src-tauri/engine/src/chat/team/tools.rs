@@ -136,17 +136,38 @@ impl Chat {
                 }
                 Ok(crate::memory::tools::promotion_text(&promotion))
             }
+            ToolName::MemorySave => {
+                let memory = self
+                    .memory
+                    .as_ref()
+                    .ok_or_else(|| Error::InvalidInput("Shared memory is not available in this Clawboo.".into()))?;
+                let input = crate::memory::tools::fact_input(caller, args)?;
+                let (Some(attention), true) =
+                    (&self.attention, crate::memory::tools::needs_approval(caller, &input.scope))
+                else {
+                    // Its own scope or its run's team: at once (a wider one without approvals is refused there).
+                    return crate::memory::tools::run(memory, caller, tool, args);
+                };
+                // Checked first, so the user is never asked to allow what would be refused.
+                let checked = memory.check(input)?;
+                let source = self.source_of(caller)?;
+                let what = crate::memory::tools::save_request_text(&checked);
+                let by = crate::memory::tools::author(caller);
+                let (request, raised) =
+                    attention.raise_memory_save(&source, tool.as_str(), &what, &checked.text, |id| {
+                        memory.hold(id, checked.clone(), &by).map(|_| ())
+                    })?;
+                Ok(crate::memory::tools::held_text(&checked.scope, &request.id, !raised))
+            }
             ToolName::MemoryGet if args.get("id").and_then(|v| v.as_str()).map(str::trim) == Some(MEMORY_FILE_ID) => {
                 self.memory_file(&caller.agent_id)
             }
-            ToolName::MemorySave
-            | ToolName::MemorySearch
-            | ToolName::MemoryGet
-            | ToolName::NoteSave
-            | ToolName::ScratchWrite => match &self.memory {
-                Some(memory) => crate::memory::tools::run(memory, caller, tool, args),
-                None => Err(Error::InvalidInput("Shared memory is not available in this Clawboo.".into())),
-            },
+            ToolName::MemorySearch | ToolName::MemoryGet | ToolName::NoteSave | ToolName::ScratchWrite => {
+                match &self.memory {
+                    Some(memory) => crate::memory::tools::run(memory, caller, tool, args),
+                    None => Err(Error::InvalidInput("Shared memory is not available in this Clawboo.".into())),
+                }
+            }
             ToolName::RoutineCreate => {
                 let attention = self.attention.as_ref().ok_or_else(|| {
                     Error::InvalidInput("Routines need the user's approval, which this Clawboo cannot ask for.".into())
