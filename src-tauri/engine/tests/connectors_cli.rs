@@ -176,7 +176,8 @@ fn native_calls_a_shared_connector_in_process_and_stops_it_with_the_run() {
     else {
         return;
     };
-    let log = dir.path().join("fake-mcp.log");
+    // In the agent's folder: the connector's server runs in a sandbox that sees only that folder.
+    let log = dir.path().join("data/agents").join(&scout).join("fake-mcp.log");
     let mut input = connector("docs", vec![]);
     input.entries.push(ConnectorEntryInput {
         key: "FAKE_MCP_LOG".into(),

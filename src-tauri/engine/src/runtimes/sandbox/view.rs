@@ -36,6 +36,18 @@ pub fn runtime_view(input: &TurnInput, kind: crate::agents::RuntimeKind) -> crat
     c.hidden.push(homes_dir);
     c.writable.push(real(&input.homes.home(kind)?));
     c.writable.push(real(&input.homes.tmp()?));
+    // The user's connectors the CLI itself starts: their programs' installs.
+    for connector in &input.connectors {
+        if let crate::connectors::RunTransport::Stdio { command, .. } = &connector.transport {
+            let path = std::env::var("PATH").ok();
+            let program = which(command, path.as_deref());
+            for root in install_roots(&program, path.as_deref()) {
+                if !c.readable.contains(&root) {
+                    c.readable.push(root);
+                }
+            }
+        }
+    }
     let (git_read, git_write) = git_worktree_dirs(&workspace);
     c.readable.extend(git_read);
     c.writable.extend(git_write);
@@ -68,6 +80,15 @@ pub fn allow_own_sign_in(c: &mut Option<Confinement>, file: Option<&Path>, hosts
     for host in hosts {
         c.allow_host(host);
     }
+}
+
+/// `command` as a path: itself when it names one, else found on `path`.
+fn which(command: &str, path: Option<&str>) -> PathBuf {
+    if command.contains('/') {
+        return PathBuf::from(command);
+    }
+    let dirs = path.map(std::env::split_paths).into_iter().flatten();
+    dirs.map(|d| d.join(command)).find(|p| p.is_file()).unwrap_or_else(|| PathBuf::from(command))
 }
 
 fn real(path: &Path) -> PathBuf {
