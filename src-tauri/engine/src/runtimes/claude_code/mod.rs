@@ -164,7 +164,7 @@ impl ClaudeCodeRuntime {
         // Endpoints set in the adapter's own environment (an own sign-in's endpoint) too.
         let mut urls: Vec<&str> = vec![&endpoint_url];
         urls.extend(self.env.iter().map(|(_, v)| v.as_str()).filter(|v| v.contains("://")));
-        let mut confine = sandbox::turn_confinement(&input, RuntimeKind::ClaudeCode, &urls)?;
+        let mut confine = sandbox::turn_confinement(input, RuntimeKind::ClaudeCode, &urls)?;
         let mut env: Vec<(String, String)> = vec![
             ("HOME".into(), path(&home)),
             ("CLAUDE_CONFIG_DIR".into(), path(&home)),

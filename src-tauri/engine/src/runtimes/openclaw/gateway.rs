@@ -128,6 +128,11 @@ async fn start(spawner: &dyn Spawner, entry: &Entry, launch: Launch) -> Result<A
     let port = free_port()?;
     let token = uuid::Uuid::new_v4().simple().to_string();
     spec.args.extend(["--port".to_owned(), port.to_string()]);
+    // Confined, it listens in its own network namespace: the port is published on the host's
+    // loopback, where the turns' bridges reach it.
+    if let Some(c) = spec.confine.as_mut() {
+        c.published_ports.push(port);
+    }
     spec.env.push(("OPENCLAW_GATEWAY_TOKEN".to_owned(), token.clone()));
     spec.piped_stdin = false;
     let child =

@@ -232,12 +232,7 @@ impl OpenclawRuntime {
             piped_stdin: false,
             confine: confine.clone(),
         };
-        let mut gateway = spec(&["gateway", "run", "--allow-unconfigured", "--bind", "loopback", "--auth", "token"]);
-        // The Gateway outlives turns and listens on a port of the host the turns' bridges reach:
-        // it keeps the host's network; its files, processes and the bus stay confined.
-        if let Some(c) = gateway.confine.as_mut() {
-            c.share_host_network = true;
-        }
+        let gateway = spec(&["gateway", "run", "--allow-unconfigured", "--bind", "loopback", "--auth", "token"]);
         let token_file = layout.state.join("gateway.token");
         let mut bridge = spec(&["acp", "--token-file", &path(&token_file), "--no-prefix-cwd"]);
         bridge.piped_stdin = true;

@@ -19,6 +19,8 @@ use super::{Blocked, BlockedSink, Confinement};
 
 /// Where a sandbox sees its sockets.
 pub const SANDBOX_NET_DIR: &str = "/run/clawboo-net";
+/// Where a sandbox puts the sockets of the ports it publishes (read-write for it).
+pub const SANDBOX_PUBLISH_DIR: &str = "/run/clawboo-publish";
 /// The socket name of the proxy in that folder.
 pub const PROXY_SOCKET: &str = "proxy";
 /// The longest request head the proxy reads.
@@ -28,6 +30,8 @@ const MAX_HEAD_BYTES: usize = 16 * 1024;
 /// removes the sockets.
 pub struct Bridge {
     dir: PathBuf,
+    /// Where the sandbox's published ports' sockets appear.
+    publish_dir: Option<PathBuf>,
     tasks: Vec<JoinHandle<()>>,
 }
 
@@ -36,7 +40,18 @@ impl Bridge {
     /// Needs a Tokio runtime.
     pub fn start(confinement: &Confinement, sink: Option<BlockedSink>) -> std::io::Result<Self> {
         let dir = private_dir()?;
-        let mut bridge = Bridge { dir, tasks: Vec::new() };
+        let publish_dir = if confinement.published_ports.is_empty() { None } else { Some(private_dir()?) };
+        let mut bridge = Bridge { dir, publish_dir, tasks: Vec::new() };
+        if let Some(publish) = &bridge.publish_dir {
+            for &port in &confinement.published_ports {
+                // The port is free on the host (the caller picked it so): the host side listens
+                // there and hands each connection to the socket the sandbox's socat serves.
+                let listener = std::net::TcpListener::bind(("127.0.0.1", port))?;
+                listener.set_nonblocking(true)?;
+                let listener = tokio::net::TcpListener::from_std(listener)?;
+                bridge.tasks.push(tokio::spawn(publish_loop(listener, publish.join(port.to_string()))));
+            }
+        }
         for &port in &confinement.loopback_ports {
             let listener = bind(&bridge.dir.join(port.to_string()))?;
             bridge.tasks.push(tokio::spawn(forward_loop(listener, port)));
@@ -51,6 +66,11 @@ impl Bridge {
     pub fn dir(&self) -> &Path {
         &self.dir
     }
+
+    /// The host folder bound read-write at [`SANDBOX_PUBLISH_DIR`], when ports are published.
+    pub fn publish_dir(&self) -> Option<&Path> {
+        self.publish_dir.as_deref()
+    }
 }
 
 impl Drop for Bridge {
@@ -59,6 +79,9 @@ impl Drop for Bridge {
             task.abort();
         }
         let _ = std::fs::remove_dir_all(&self.dir);
+        if let Some(dir) = &self.publish_dir {
+            let _ = std::fs::remove_dir_all(dir);
+        }
     }
 }
 
@@ -87,6 +110,17 @@ async fn forward_loop(listener: UnixListener, port: u16) {
         tokio::spawn(async move {
             if let Ok(mut host) = TcpStream::connect(("127.0.0.1", port)).await {
                 let _ = tokio::io::copy_bidirectional(&mut inside, &mut host).await;
+            }
+        });
+    }
+}
+
+async fn publish_loop(listener: tokio::net::TcpListener, socket: PathBuf) {
+    while let Ok((mut host, _)) = listener.accept().await {
+        let socket = socket.clone();
+        tokio::spawn(async move {
+            if let Ok(mut inside) = UnixStream::connect(&socket).await {
+                let _ = tokio::io::copy_bidirectional(&mut host, &mut inside).await;
             }
         });
     }

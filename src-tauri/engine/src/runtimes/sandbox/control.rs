@@ -54,6 +54,7 @@ mod platform {
         // A bridge when the process reaches anything at all: Clawboo's ports, or hosts.
         let bridged = !confinement.share_host_network
             && (!confinement.loopback_ports.is_empty()
+                || !confinement.published_ports.is_empty()
                 || confinement.network != crate::runtimes::sandbox::NetworkAccess::ClawbooOnly
                 || !confinement.allowed_hosts.is_empty());
         let bridge = if bridged {
@@ -66,13 +67,24 @@ mod platform {
         };
         // The folders are bound at their real paths: so is the working folder entered.
         let cwd = spec.cwd.canonicalize().unwrap_or_else(|_| spec.cwd.clone());
-        let mut args = linux::bwrap_args(&confinement, bridge.as_ref().map(Bridge::dir), &cwd, &linux::system_entry);
+        let mut args = linux::bwrap_args(
+            &confinement,
+            bridge.as_ref().map(Bridge::dir),
+            bridge.as_ref().and_then(Bridge::publish_dir),
+            &cwd,
+            &linux::system_entry,
+        );
         args.push("--".into());
         let mut env = spec.env.clone();
         if bridge.is_some() {
             let mut ports = confinement.loopback_ports.clone();
             ports.push(PROXY_PORT_INSIDE);
-            args.extend(["/bin/sh".into(), "-c".into(), linux::bridge_script(&ports), "clawboo-sandbox".into()]);
+            args.extend([
+                "/bin/sh".into(),
+                "-c".into(),
+                linux::bridge_script(&ports, &confinement.published_ports),
+                "clawboo-sandbox".into(),
+            ]);
             env.extend(linux::proxy_env());
             if !tools.socat.starts_with("/usr") {
                 return Err(unavailable(format!(

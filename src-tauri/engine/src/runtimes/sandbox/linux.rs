@@ -4,7 +4,7 @@
 use std::path::{Component, Path, PathBuf};
 use std::sync::OnceLock;
 
-use super::bridge::{PROXY_SOCKET, SANDBOX_NET_DIR};
+use super::bridge::{PROXY_SOCKET, SANDBOX_NET_DIR, SANDBOX_PUBLISH_DIR};
 use super::Confinement;
 
 /// The system folders every sandbox sees read-only (links among them, as on merged-/usr
@@ -31,6 +31,7 @@ enum Mount {
 pub fn bwrap_args(
     confinement: &Confinement,
     net_dir: Option<&Path>,
+    publish_dir: Option<&Path>,
     cwd: &Path,
     system: &dyn Fn(&str) -> SystemEntry,
 ) -> Vec<String> {
@@ -67,6 +68,9 @@ pub fn bwrap_args(
     if let Some(dir) = net_dir {
         push(&["--ro-bind", &dir.to_string_lossy(), SANDBOX_NET_DIR]);
     }
+    if let Some(dir) = publish_dir {
+        push(&["--bind", &dir.to_string_lossy(), SANDBOX_PUBLISH_DIR]);
+    }
     push(&["--chdir", &cwd.to_string_lossy()]);
     args
 }
@@ -97,9 +101,15 @@ pub fn system_entry(dir: &str) -> SystemEntry {
 /// The shell line run first inside the sandbox when it has a network bridge: one `socat` per
 /// port listening on the sandbox's own 127.0.0.1, a wait until all listen (so the runtime's
 /// first connection never races them), then the program itself (`exec "$@"`).
-pub fn bridge_script(ports: &[u16]) -> String {
+pub fn bridge_script(ports: &[u16], published: &[u16]) -> String {
     let mut script = String::new();
     let mut listening = Vec::new();
+    for &port in published {
+        // A port the program will listen on, served to the host through a socket.
+        script.push_str(&format!(
+            "socat UNIX-LISTEN:{SANDBOX_PUBLISH_DIR}/{port},fork TCP:127.0.0.1:{port} 2>/dev/null & "
+        ));
+    }
     for &port in ports {
         let socket = if port == PROXY_PORT_INSIDE { PROXY_SOCKET.to_owned() } else { port.to_string() };
         script.push_str(&format!(
@@ -201,11 +211,17 @@ mod tests {
             loopback_ports: vec![4000],
             network: NetworkAccess::ClawbooOnly,
             allowed_hosts: vec![],
+            published_ports: vec![],
             share_host_network: false,
             notify: Default::default(),
         };
-        let args =
-            bwrap_args(&c, Some(Path::new("/run/user/1/clawboo-net-x")), Path::new("/data/agents/a"), &merged_usr);
+        let args = bwrap_args(
+            &c,
+            Some(Path::new("/run/user/1/clawboo-net-x")),
+            None,
+            Path::new("/data/agents/a"),
+            &merged_usr,
+        );
         let line = args.join(" ");
         assert!(line.starts_with("--die-with-parent --unshare-all "), "{line}");
         assert!(line.contains("--ro-bind /usr /usr --symlink usr/bin /bin"), "{line}");
@@ -223,11 +239,13 @@ mod tests {
 
     #[test]
     fn the_bridge_script_waits_for_every_port_then_runs_the_program() {
-        let script = bridge_script(&[4000, PROXY_PORT_INSIDE]);
+        let script = bridge_script(&[4000, PROXY_PORT_INSIDE], &[]);
         assert!(script.contains("TCP-LISTEN:4000,bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:/run/clawboo-net/4000"));
         assert!(script.contains("UNIX-CONNECT:/run/clawboo-net/proxy"));
         assert!(script.contains("':0FA0 00000000:0000 0A'") && script.contains("':0C38 00000000:0000 0A'"), "{script}");
         assert!(script.ends_with("exec \"$@\""));
-        assert_eq!(bridge_script(&[]), "exec \"$@\"");
+        assert_eq!(bridge_script(&[], &[]), "exec \"$@\"");
+        assert!(bridge_script(&[], &[18789])
+            .starts_with("socat UNIX-LISTEN:/run/clawboo-publish/18789,fork TCP:127.0.0.1:18789"));
     }
 }

@@ -82,8 +82,12 @@ pub struct Confinement {
     pub loopback_ports: Vec<u16>,
     pub network: NetworkAccess,
     pub allowed_hosts: Vec<String>,
-    /// Keeps the host's network (a long-lived OpenClaw Gateway, whose port the turns' bridges
-    /// reach); the files, processes and bus stay confined.
+    /// Ports the process listens on inside (on its own 127.0.0.1) that are published on the
+    /// host's 127.0.0.1 under the same number: an OpenClaw Gateway Clawboo starts, which the
+    /// turns' bridges reach.
+    pub published_ports: Vec<u16>,
+    /// Keeps the host's network: only a bridge to a Gateway on another machine, which runs no
+    /// agent tool here; the files, processes and bus stay confined.
     pub share_host_network: bool,
     pub notify: Notify,
 }
