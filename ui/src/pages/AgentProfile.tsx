@@ -42,6 +42,7 @@ function patchFor(before: AgentFormValues, after: AgentFormValues): AgentPatch {
     model: changed("model"),
     approvalPolicy: changed("approvalPolicy"),
     provider: changed("provider"),
+    sandbox: null,
   };
 }
 

@@ -201,6 +201,7 @@ export function seedAgent(
     approvalPolicy: "ask",
     provider: null,
     openclawGatewayUrl: null,
+    sandbox: { confined: true, network: "clawboo_only", allowedHosts: [] },
     createdAt: 1,
     updatedAt: 1,
     ...partial,
