@@ -476,9 +476,9 @@ export const fakeApi = {
   }),
   updateAgent: vi.fn(async (id: string, patch: AgentPatch): Promise<Agent> => {
     const agent = backend.agents.find((a) => a.id === id) ?? notFound("Agent");
-    const sandbox = patch.sandbox && validSandbox(patch.sandbox);
-    for (const [key, value] of Object.entries({ ...patch, sandbox })) {
-      if (value !== null) (agent as Record<string, unknown>)[key] = value;
+    const checked = patch.sandbox ? { ...patch, sandbox: validSandbox(patch.sandbox) } : patch;
+    for (const [key, value] of Object.entries(checked)) {
+      if (value !== null && value !== undefined) (agent as Record<string, unknown>)[key] = value;
     }
     return { ...agent };
   }),
