@@ -7,6 +7,7 @@ import { AgentProfile } from "./AgentProfile";
 import { AgentFilesPanel } from "./AgentFilesPanel";
 import { BooZeroBrief, BooZeroRules } from "./BooZeroDetails";
 import { useBooZeroId } from "../booZeroQueries";
+import { UnconfinedBadge } from "../components/sandbox/UnconfinedBadge";
 
 export type AgentTab = "chat" | "details";
 type SubTab = "profile" | "files" | "brief" | "rules";
@@ -60,6 +61,7 @@ export function AgentPage({ agent, tab, onTab: setTab, onDeleted }: Props) {
                 ✦ Your coordinator
               </span>
             )}
+            <UnconfinedBadge agent={agent} />
           </h1>
           <div className="agent-header__meta">
             <span className="agent-header__handle">@{agent.handle}</span>
