@@ -60,7 +60,7 @@ export function SandboxFields({ agent, focusKey }: Props) {
 
   useEffect(() => {
     if (!focusKey || !section.current) return;
-    section.current.scrollIntoView?.({ block: "start", behavior: "smooth" });
+    scrollToTop(section.current);
     section.current.focus({ preventScroll: true });
   }, [focusKey]);
 
@@ -323,6 +323,17 @@ export function SandboxFields({ agent, focusKey }: Props) {
       )}
     </fieldset>
   );
+}
+
+/** Scrolls the page's own scroller to `el` (scrollIntoView would also move the app's fixed frame). */
+function scrollToTop(el: HTMLElement) {
+  for (let box = el.parentElement; box; box = box.parentElement) {
+    const overflow = getComputedStyle(box).overflowY;
+    if (overflow !== "auto" && overflow !== "scroll") continue;
+    const top = el.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop - 12;
+    box.scrollTo?.({ top, behavior: "smooth" });
+    return;
+  }
 }
 
 function osLabel(os: string): string {
