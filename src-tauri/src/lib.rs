@@ -51,6 +51,7 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
             commands::runtimes::list_runtime_access,
             commands::runtimes::set_runtime_access,
             commands::runtimes::runtime_info,
+            commands::sandbox::sandbox_info,
             commands::onboarding::onboarding_state,
             commands::onboarding::starter_team_proposal,
             commands::onboarding::create_starter_team,

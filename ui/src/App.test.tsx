@@ -56,6 +56,7 @@ describe("App shell", () => {
       model: null,
       approvalPolicy: null,
       provider: null,
+      sandbox: null,
     });
   });
 

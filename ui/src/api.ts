@@ -26,6 +26,7 @@ import type {
   RuntimeAccess,
   RuntimeInfo,
   RuntimeKind,
+  SandboxInfo,
   SendOutcome,
   TeamSendOutcome,
   RoomPage,
@@ -131,6 +132,9 @@ export type {
   RuntimeAccess,
   RuntimeInfo,
   RuntimeKind,
+  SandboxInfo,
+  SandboxSettings,
+  NetworkAccess,
   SendOutcome,
   TeamSendOutcome,
   RoomMessage,
@@ -727,6 +731,15 @@ export const createStarterTeam = (input: StarterTeamInput): Promise<Team> =>
 export const finishOnboarding = (): Promise<OnboardingState> => unwrap(() => commands.finishOnboarding());
 /** One runtime looked for now (the first-run page shows each as its probe ends). */
 export const runtimeInfo = (kind: RuntimeKind): Promise<RuntimeInfo> => unwrap(() => commands.runtimeInfo(kind));
+
+/** Whether agents are sandboxed on this OS, and the hosts the profile suggests. */
+export const sandboxInfo = async (): Promise<SandboxInfo> => {
+  try {
+    return await commands.sandboxInfo();
+  } catch (e) {
+    throw toClawbooError(e);
+  }
+};
 
 /** The app's version from the shell itself: known even when the engine did not start. */
 export const appVersion = (): Promise<string> => getVersion();

@@ -54,6 +54,7 @@ export const commands = {
 	setRuntimeAccess: (kind: RuntimeKind, access: Access | null) => typedError<RuntimeAccess[], AppError>(__TAURI_INVOKE("set_runtime_access", { kind, access })),
 	/**  One runtime, looked for now: lets the first-run page show each as its probe ends. */
 	runtimeInfo: (kind: RuntimeKind) => typedError<RuntimeInfo, AppError>(__TAURI_INVOKE("runtime_info", { kind })),
+	sandboxInfo: () => __TAURI_INVOKE<SandboxInfo>("sandbox_info"),
 	onboardingState: () => typedError<OnboardingState, AppError>(__TAURI_INVOKE("onboarding_state")),
 	/**  The starter team for what this machine offers, with what is missing and how to add it. */
 	starterTeamProposal: () => typedError<StarterProposal, AppError>(__TAURI_INVOKE("starter_team_proposal")),
@@ -1498,6 +1499,16 @@ export type RuntimeInfo = {
 
 /**  Which runtime drives the agent. Only stored for now; the runtime layer reads it. */
 export type RuntimeKind = "claude-code" | "codex" | "hermes" | "openclaw" | "native";
+
+/**  Whether agents run in Clawboo's OS sandbox here, and the hosts the profile offers one click away. */
+export type SandboxInfo = {
+	/**  False where agents are not sandboxed (Windows). */
+	supported: boolean,
+	/**  `linux`, `macos`, `windows`, … */
+	os: string,
+	/**  Package registries and documentation. */
+	suggestedHosts: string[],
+};
 
 /**  What the agent's profile says about its sandbox. */
 export type SandboxSettings = {

@@ -54,6 +54,7 @@ export const queryKeys = {
   providers: ["providers"] as const,
   runtimes: ["runtimes"] as const,
   runtimeAccess: ["runtimeAccess"] as const,
+  sandboxInfo: ["sandboxInfo"] as const,
   chatPages: (agentId: string) => ["chatPages", agentId] as const,
   teams: ["teams"] as const,
 };
@@ -244,6 +245,11 @@ export function useSetRuntimePath() {
     },
     onSettled: () => client.invalidateQueries({ queryKey: queryKeys.runtimes }),
   });
+}
+
+/** Whether agents are sandboxed on this OS; fixed for the app's life. */
+export function useSandboxInfo() {
+  return useQuery({ queryKey: queryKeys.sandboxInfo, queryFn: api.sandboxInfo, staleTime: Infinity });
 }
 
 export function useRuntimeAccess() {

@@ -13,6 +13,7 @@ pub mod onboarding;
 pub mod routines;
 pub mod runner;
 pub mod runtimes;
+pub mod sandbox;
 pub mod secrets;
 pub mod team_chat;
 pub mod teams;

@@ -7,15 +7,49 @@ import { formatCost, RUN_STATUS_LABELS } from "../lib/chat";
 import { ErrorMessage } from "./ErrorMessage";
 import { ToolCallRow } from "./ToolCallRow";
 import { PermissionRow } from "./PermissionRow";
+import { ShieldIcon } from "./sandbox/ShieldIcon";
+import { mentionsSandbox, parseBlockedHost } from "../lib/sandbox";
 
 /** Below this window width the card starts collapsed. */
 const NARROW_QUERY = "(max-width: 960px)";
 const startsCollapsed = () => typeof window.matchMedia === "function" && window.matchMedia(NARROW_QUERY).matches;
 
-type ItemsProps = { runId: string; items: readonly ActivityItem[]; runActive: boolean };
+type ItemsProps = {
+  runId: string;
+  items: readonly ActivityItem[];
+  runActive: boolean;
+  onOpenSandbox?: () => void;
+};
+
+/** A connection the sandbox's proxy refused: its own line, the host in bold. */
+function BlockedHostRow({ message, onOpenSandbox }: { message: string; onOpenSandbox?: () => void }) {
+  const blocked = parseBlockedHost(message);
+  if (!blocked) return null;
+  return (
+    <li className="blocked-host" data-testid="activity-blocked">
+      <ShieldIcon />
+      <span className="blocked-host__text">
+        Blocked by Clawboo's sandbox:{" "}
+        <strong className="blocked-host__host" data-testid="blocked-host">
+          {blocked.host}
+        </strong>
+        {blocked.port && <span className="blocked-host__port">:{blocked.port}</span>}
+        {blocked.rest && <span className="blocked-host__rest"> {blocked.rest}</span>}
+        {onOpenSandbox && (
+          <>
+            {" "}
+            <button type="button" className="link-button" onClick={onOpenSandbox} data-testid="blocked-open-sandbox">
+              Open the Network setting
+            </button>
+          </>
+        )}
+      </span>
+    </li>
+  );
+}
 
 /** Re-renders only when the items change, not on every streamed word. */
-const ActivityItems = memo(function ActivityItems({ runId, items, runActive }: ItemsProps) {
+const ActivityItems = memo(function ActivityItems({ runId, items, runActive, onOpenSandbox }: ItemsProps) {
   return (
     <ul className="activity__items">
       {items.map((item) => {
@@ -44,9 +78,15 @@ const ActivityItems = memo(function ActivityItems({ runId, items, runActive }: I
             );
           case "warning":
           case "error":
+            if (item.kind === "warning" && parseBlockedHost(item.message)) {
+              return <BlockedHostRow key={item.key} message={item.message} onOpenSandbox={onOpenSandbox} />;
+            }
             return (
               <li key={item.key} className={`banner banner--${item.kind}`} data-testid={`activity-${item.kind}`}>
                 {item.message}
+                {item.kind === "error" && onOpenSandbox && mentionsSandbox(item.message) && (
+                  <SandboxLink onOpenSandbox={onOpenSandbox} />
+                )}
               </li>
             );
         }
@@ -54,6 +94,18 @@ const ActivityItems = memo(function ActivityItems({ runId, items, runActive }: I
     </ul>
   );
 });
+
+/** To the agent's Sandbox settings, under a run error that names the sandbox. */
+export function SandboxLink({ onOpenSandbox }: { onOpenSandbox: () => void }) {
+  return (
+    <>
+      {" "}
+      <button type="button" className="link-button sandbox-link" onClick={onOpenSandbox} data-testid="open-sandbox-settings">
+        Open the agent's Sandbox settings
+      </button>
+    </>
+  );
+}
 
 function UsageLine({ usage }: { usage: Usage }) {
   const cache = usage.cacheReadTokens > 0 || usage.cacheWriteTokens > 0;
@@ -72,10 +124,14 @@ function UsageLine({ usage }: { usage: Usage }) {
   );
 }
 
-type Props = { run: RunSummary | null };
+type Props = {
+  run: RunSummary | null;
+  /** Opens the run's agent's Sandbox settings, where the page can (the agent's own chat). */
+  onOpenSandbox?: () => void;
+};
 
 /** What the agent is doing in the current (or last) run: tools, thinking, permission requests, usage. */
-export function ActivityCard({ run }: Props) {
+export function ActivityCard({ run, onOpenSandbox }: Props) {
   const { activity, backfillError } = useRunActivity(run?.id ?? null, !!run && run.status !== "running");
   const [collapsed, setCollapsed] = useState(startsCollapsed);
 
@@ -113,7 +169,7 @@ export function ActivityCard({ run }: Props) {
           <div className="activity__body">
             <ErrorMessage message={backfillError ? errorMessage(backfillError) : null} />
             {run && activity.items.length > 0 ? (
-              <ActivityItems runId={run.id} items={activity.items} runActive={runActive} />
+              <ActivityItems runId={run.id} items={activity.items} runActive={runActive} onOpenSandbox={onOpenSandbox} />
             ) : (
               <p className="activity__empty muted">
                 {runActive ? "Working…" : "Tool calls, thinking and permission requests show up here as the agent works."}

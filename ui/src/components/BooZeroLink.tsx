@@ -1,4 +1,5 @@
 import type { Agent } from "../api";
+import { UnconfinedBadge } from "./sandbox/UnconfinedBadge";
 
 type Props = { agent: Agent; active: boolean; onSelect: (id: string) => void };
 
@@ -21,6 +22,7 @@ export function BooZeroLink({ agent, active, onSelect }: Props) {
           <span className="agent-item__name">{agent.name}</span>
           <span className="agent-item__handle">@{agent.handle} · your coordinator</span>
         </span>
+        <UnconfinedBadge agent={agent} className="agent-item__badge" />
       </button>
     </div>
   );

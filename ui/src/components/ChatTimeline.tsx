@@ -3,6 +3,8 @@ import type { ChatMessage, RunSummary } from "../api";
 import { isRunFailure, runNoticeTitle, type TimelineEntry } from "../lib/chat";
 import { Markdown, StreamingMarkdown } from "./Markdown";
 import { Timeline } from "./Timeline";
+import { SandboxLink } from "./ActivityCard";
+import { mentionsSandbox } from "../lib/sandbox";
 
 type Props = {
   agentName: string;
@@ -18,6 +20,8 @@ type Props = {
   /** Opens "What this agent saw" for a run; its link reads `seeLabel`. */
   onSeeContext: (runId: string) => void;
   seeLabel: string;
+  /** Opens the agent's Sandbox settings, offered under a run that failed for its sandbox. */
+  onOpenSandbox?: () => void;
 };
 
 type See = { label: string; open: (runId: string) => void };
@@ -67,7 +71,9 @@ const MessageRow = memo(function MessageRow({ message, see }: { message: ChatMes
   );
 });
 
-const RunNotice = memo(function RunNotice({ run, see }: { run: RunSummary; see: See }) {
+type NoticeProps = { run: RunSummary; see: See; onOpenSandbox?: () => void };
+
+const RunNotice = memo(function RunNotice({ run, see, onOpenSandbox }: NoticeProps) {
   const failure = isRunFailure(run.status);
   return (
     <div
@@ -77,6 +83,7 @@ const RunNotice = memo(function RunNotice({ run, see }: { run: RunSummary; see: 
     >
       <strong>{runNoticeTitle(run.status)}</strong>
       {run.error && <span> {run.error}</span>}
+      {failure && onOpenSandbox && mentionsSandbox(run.error) && <SandboxLink onOpenSandbox={onOpenSandbox} />}
       <SeeContext runId={run.id} see={see} />
     </div>
   );
@@ -96,6 +103,7 @@ export function ChatTimeline({
   streaming,
   onSeeContext,
   seeLabel,
+  onOpenSandbox,
 }: Props) {
   const see = useMemo(() => ({ label: seeLabel, open: onSeeContext }), [seeLabel, onSeeContext]);
   // A run noted in the conversation (failed, stopped) carries its link on the notice, which
@@ -112,9 +120,9 @@ export function ChatTimeline({
           see={entry.message.runId && !noticed.has(entry.message.runId) ? see : null}
         />
       ) : (
-        <RunNotice run={entry.run} see={see} />
+        <RunNotice run={entry.run} see={see} onOpenSandbox={onOpenSandbox} />
       ),
-    [noticed, see],
+    [noticed, see, onOpenSandbox],
   );
   const footer =
     pendingText !== null || streaming ? (

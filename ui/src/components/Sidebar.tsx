@@ -1,6 +1,7 @@
 import { useState } from "react";
 import type { Agent, Team } from "../api";
 import { TintDot } from "./TintDot";
+import { UnconfinedBadge } from "./sandbox/UnconfinedBadge";
 import { ErrorMessage } from "./ErrorMessage";
 import { BooZeroLink, pinBooZero } from "./BooZeroLink";
 import { useBooZeroId } from "../booZeroQueries";
@@ -154,6 +155,7 @@ export function Sidebar({
                 <span className="agent-item__name">{agent.name}</span>
                 <span className="agent-item__handle">@{agent.handle}</span>
               </span>
+              <UnconfinedBadge agent={agent} className="agent-item__badge" />
             </button>
           </li>
         ))}

@@ -3,7 +3,7 @@ import type { Agent } from "../api";
 import { useCancelRun, useChatPages, useRefreshChat, useSendChatMessage, useTeams } from "../queries";
 import { useBooZeroId } from "../booZeroQueries";
 import { useRunActivity } from "../runActivity";
-import { errorMessage } from "../errors";
+import { errorCode, errorMessage, hasErrorCode } from "../errors";
 import { buildTimeline, currentRun } from "../lib/chat";
 import { flattenPages } from "../lib/chatPages";
 import { ErrorMessage } from "../components/ErrorMessage";
@@ -11,6 +11,7 @@ import { ChatTimeline } from "../components/ChatTimeline";
 import { ChatComposer } from "../components/ChatComposer";
 import { ActivityCard } from "../components/ActivityCard";
 import { ChatRunContextViewer } from "../components/ChatRunContextViewer";
+import { SandboxLink } from "../components/ActivityCard";
 
 /** How long a finished run may still be called active before the newest page is read again. */
 const FINISH_GRACE_MS = 3_000;
@@ -19,10 +20,12 @@ type Props = {
   agent: Agent;
   /** Unsent text by agent id, kept while the user looks elsewhere. */
   drafts: Map<string, string>;
+  /** Opens the agent's Sandbox settings (its profile). */
+  onOpenSandbox?: () => void;
 };
 
 /** One-to-one chat with an agent, with what it is doing alongside. */
-export function AgentChat({ agent, drafts }: Props) {
+export function AgentChat({ agent, drafts, onOpenSandbox }: Props) {
   const history = useChatPages(agent.id);
   const send = useSendChatMessage(agent.id);
   const cancel = useCancelRun();
@@ -79,9 +82,18 @@ export function AgentChat({ agent, drafts }: Props) {
             streaming={activeRun ? { text: activity.text } : null}
             onSeeContext={setSeeing}
             seeLabel={`What @${agent.handle} saw`}
+            onOpenSandbox={onOpenSandbox}
           />
         )}
-        <ErrorMessage message={error ? errorMessage(error) : null} />
+        {hasErrorCode(error, "sandbox_unavailable") ? (
+          // Its message says the fix; the agent's profile is where the sandbox can be turned off.
+          <div className="sandbox-unavailable" data-testid="sandbox-unavailable">
+            <ErrorMessage message={errorMessage(error)} code={errorCode(error)} />
+            {onOpenSandbox && <SandboxLink onOpenSandbox={onOpenSandbox} />}
+          </div>
+        ) : (
+          <ErrorMessage message={error ? errorMessage(error) : null} />
+        )}
         <ChatComposer
           initialText={drafts.get(agent.id) ?? ""}
           onTextChange={(text) => drafts.set(agent.id, text)}
@@ -96,7 +108,7 @@ export function AgentChat({ agent, drafts }: Props) {
           onStop={() => activeRun && cancel.mutate(activeRun.id)}
         />
       </section>
-      <ActivityCard run={shownRun} />
+      <ActivityCard run={shownRun} onOpenSandbox={onOpenSandbox} />
       {seeing && <ChatRunContextViewer runId={seeing} who={`@${agent.handle}`} onClose={() => setSeeing(null)} />}
     </div>
   );

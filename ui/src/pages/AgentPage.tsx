@@ -7,6 +7,7 @@ import { AgentProfile } from "./AgentProfile";
 import { AgentFilesPanel } from "./AgentFilesPanel";
 import { BooZeroBrief, BooZeroRules } from "./BooZeroDetails";
 import { useBooZeroId } from "../booZeroQueries";
+import { UnconfinedBadge } from "../components/sandbox/UnconfinedBadge";
 
 export type AgentTab = "chat" | "details";
 type SubTab = "profile" | "files" | "brief" | "rules";
@@ -15,8 +16,19 @@ type Props = { agent: Agent; tab: AgentTab; onTab: (tab: AgentTab) => void; onDe
 
 /** An agent: its chat, or its details. The tab is the app's route (opening an agent starts on
  *  Chat), so the app knows when the window shows the chat. */
-export function AgentPage({ agent, tab, onTab: setTab, onDeleted }: Props) {
+export function AgentPage({ agent, tab, onTab, onDeleted }: Props) {
   const [subTab, setSubTab] = useState<SubTab>("profile");
+  // Set when a link opens the profile's Sandbox section; any other tab choice clears it.
+  const [sandboxFocus, setSandboxFocus] = useState(0);
+  const setTab = (value: AgentTab) => {
+    setSandboxFocus(0);
+    onTab(value);
+  };
+  const openSandbox = () => {
+    setSubTab("profile");
+    setSandboxFocus(Date.now());
+    onTab("details");
+  };
   const drafts = useRef(new Map<string, string>()).current;
   const isBooZero = useBooZeroId() === agent.id;
   // Brief and Rules are Boo Zero's alone: another agent's page shows its profile instead.
@@ -41,7 +53,10 @@ export function AgentPage({ agent, tab, onTab: setTab, onDeleted }: Props) {
       role="tab"
       aria-selected={shownSubTab === value}
       className={`subtab ${shownSubTab === value ? "is-active" : ""}`}
-      onClick={() => setSubTab(value)}
+      onClick={() => {
+        setSandboxFocus(0);
+        setSubTab(value);
+      }}
       data-testid={`subtab-${value}`}
     >
       {label}
@@ -60,6 +75,7 @@ export function AgentPage({ agent, tab, onTab: setTab, onDeleted }: Props) {
                 ✦ Your coordinator
               </span>
             )}
+            <UnconfinedBadge agent={agent} />
           </h1>
           <div className="agent-header__meta">
             <span className="agent-header__handle">@{agent.handle}</span>
@@ -77,7 +93,7 @@ export function AgentPage({ agent, tab, onTab: setTab, onDeleted }: Props) {
 
       {tab === "chat" ? (
         <div className="agent-page__body agent-page__body--chat">
-          <AgentChat key={agent.id} agent={agent} drafts={drafts} />
+          <AgentChat key={agent.id} agent={agent} drafts={drafts} onOpenSandbox={openSandbox} />
         </div>
       ) : (
         <>
@@ -90,7 +106,13 @@ export function AgentPage({ agent, tab, onTab: setTab, onDeleted }: Props) {
 
           <div className="agent-page__body">
             {shownSubTab === "profile" && (
-              <AgentProfile key={agent.id} agent={agent} onDeleted={onDeleted} isBooZero={isBooZero} />
+              <AgentProfile
+                key={agent.id}
+                agent={agent}
+                onDeleted={onDeleted}
+                isBooZero={isBooZero}
+                sandboxFocus={sandboxFocus}
+              />
             )}
             {shownSubTab === "files" && <AgentFilesPanel key={agent.id} agentId={agent.id} runtime={agent.runtime} />}
             {shownSubTab === "brief" && <BooZeroBrief />}

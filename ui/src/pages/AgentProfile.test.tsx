@@ -16,6 +16,7 @@ const unchanged = {
   model: null,
   approvalPolicy: null,
   provider: null,
+  sandbox: null,
 };
 
 describe("Agent profile", () => {

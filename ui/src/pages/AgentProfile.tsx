@@ -7,6 +7,7 @@ import { ConfirmDialog } from "../components/ConfirmDialog";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { OpenclawGatewayFields } from "../components/OpenclawGatewayFields";
 import { AgentConnectors } from "../components/connectors/AgentConnectors";
+import { SandboxFields } from "../components/sandbox/SandboxFields";
 import {
   AgentFields,
   hasFieldErrors,
@@ -42,6 +43,7 @@ function patchFor(before: AgentFormValues, after: AgentFormValues): AgentPatch {
     model: changed("model"),
     approvalPolicy: changed("approvalPolicy"),
     provider: changed("provider"),
+    sandbox: null,
   };
 }
 
@@ -50,9 +52,11 @@ type Props = {
   onDeleted: (agent: Agent) => void;
   /** Boo Zero cannot be deleted (the engine refuses): its page says so instead. */
   isBooZero?: boolean;
+  /** Changes when a link asks for the Sandbox section (it scrolls into view). */
+  sandboxFocus?: number;
 };
 
-export function AgentProfile({ agent, onDeleted, isBooZero = false }: Props) {
+export function AgentProfile({ agent, onDeleted, isBooZero = false, sandboxFocus }: Props) {
   const [base, setBase] = useState(() => valuesOf(agent));
   const [values, setValues] = useState(base);
   const [savedNotice, setSavedNotice] = useState(false);
@@ -131,6 +135,8 @@ export function AgentProfile({ agent, onDeleted, isBooZero = false }: Props) {
 
       {/* The saved runtime decides: the Gateway is saved apart from the fields above. */}
       {agent.runtime === "openclaw" && <OpenclawGatewayFields agentId={agent.id} />}
+
+      <SandboxFields agent={agent} focusKey={sandboxFocus} />
 
       <AgentConnectors agentId={agent.id} />
 

@@ -18,6 +18,7 @@ import { ActivityCard } from "../components/ActivityCard";
 import { Markdown } from "../components/Markdown";
 import { Timeline } from "../components/Timeline";
 import { TintDot } from "../components/TintDot";
+import { UnconfinedBadge } from "../components/sandbox/UnconfinedBadge";
 import { RunContextViewer } from "../components/RunContextViewer";
 import { PeerRoomViewer } from "../components/PeerRoomViewer";
 
@@ -194,6 +195,7 @@ function MessageRow({ message, run, agentOf, handle, askedYou, onSee, onSelectRu
               {author && <TintDot tint={author.tint} />}
               <strong>{author?.name ?? "A former member"}</strong>
               <span className="muted">{handle(message.authorId)}</span>
+              <UnconfinedBadge agent={author} />
               {askedYou && (
                 <span
                   className="asked-you"
@@ -265,6 +267,7 @@ function LiveReply({ run, agent }: { run: RunSummary; agent: Agent | undefined }
         <header className="room-author">
           {agent && <TintDot tint={agent.tint} />}
           <strong>{agent?.name ?? "Agent"}</strong>
+          <UnconfinedBadge agent={agent} />
           <span className="muted">is working…</span>
         </header>
         {activity.text ? <Markdown text={activity.text} /> : <span className="typing" aria-label="working" />}

@@ -3,6 +3,7 @@ import type { Agent, Room, Team } from "../api";
 import { useDeleteRoom, useDeleteTeam, useRenameTeam, useSetTeamArchived } from "../queries";
 import { errorMessage } from "../errors";
 import { TintDot } from "../components/TintDot";
+import { UnconfinedBadge } from "../components/sandbox/UnconfinedBadge";
 import { Menu } from "../components/Menu";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { ErrorMessage } from "../components/ErrorMessage";
@@ -137,6 +138,7 @@ export function TeamPage({ team, agents, initialRoomId = null, onDeleted }: Prop
               <li key={m.agentId} className="team-member" title={m.role || undefined}>
                 <TintDot tint={agent?.tint ?? "#888888"} />
                 <span className="team-member__handle">@{agent?.handle ?? "unknown"}</span>
+                <UnconfinedBadge agent={agent} />
                 {m.agentId === team.leaderId && (
                   <span className="pill team-member__leader" data-testid="leader-badge">
                     leader

@@ -37,6 +37,8 @@ import type {
   RuntimeAccess,
   RuntimeInfo,
   RuntimeKind,
+  SandboxInfo,
+  SandboxSettings,
   SendOutcome,
   NewRoom,
   NewTeam,
@@ -130,9 +132,44 @@ const providerRow = (id: Provider, label: string, keySet: boolean, defaultBaseUr
   defaultBaseUrl,
 });
 
+/** As the engine's SUGGESTED_HOSTS. */
+export const SUGGESTED_HOSTS = [
+  "registry.npmjs.org",
+  "pypi.org",
+  "files.pythonhosted.org",
+  "crates.io",
+  "static.crates.io",
+  "index.crates.io",
+  "github.com",
+  "codeload.github.com",
+  "objects.githubusercontent.com",
+  "docs.rs",
+  "developer.mozilla.org",
+];
+
+/** As the engine's validate_hosts: lower-case names, optionally `*.` in front; no scheme, path or port. */
+function validSandbox(sandbox: SandboxSettings): SandboxSettings {
+  const hosts: string[] = [];
+  for (const raw of sandbox.allowedHosts) {
+    const host = raw.trim().replace(/\.$/, "").toLowerCase();
+    if (!host) continue;
+    const bare = host.startsWith("*.") ? host.slice(2) : host;
+    const valid = bare !== "" && bare.split(".").every((l) => /^[a-z0-9][a-z0-9-]{0,62}$/.test(l));
+    if (!valid) {
+      throw new ClawbooError(
+        "invalid_input",
+        `“${raw.trim()}” is not a host name; write it like registry.npmjs.org or *.example.com (no https://, path or port).`,
+      );
+    }
+    if (!hosts.includes(host)) hosts.push(host);
+  }
+  return { ...sandbox, allowedHosts: hosts };
+}
+
 function initialState() {
   return {
     appInfo: { version: "0.1.0", dataDir: "/home/test/.clawboo", personaBudget: 4000 } as AppInfo,
+    sandboxInfo: { supported: true, os: "linux", suggestedHosts: [...SUGGESTED_HOSTS] } as SandboxInfo,
     agents: [] as Agent[],
     /** agentId -> file name -> content */
     files: new Map<string, Map<FileName, string>>(),
@@ -201,6 +238,7 @@ export function seedAgent(
     approvalPolicy: "ask",
     provider: null,
     openclawGatewayUrl: null,
+    sandbox: { confined: true, network: "clawboo_only", allowedHosts: [] },
     createdAt: 1,
     updatedAt: 1,
     ...partial,
@@ -438,8 +476,9 @@ export const fakeApi = {
   }),
   updateAgent: vi.fn(async (id: string, patch: AgentPatch): Promise<Agent> => {
     const agent = backend.agents.find((a) => a.id === id) ?? notFound("Agent");
-    for (const [key, value] of Object.entries(patch)) {
-      if (value !== null) (agent as Record<string, unknown>)[key] = value;
+    const checked = patch.sandbox ? { ...patch, sandbox: validSandbox(patch.sandbox) } : patch;
+    for (const [key, value] of Object.entries(checked)) {
+      if (value !== null && value !== undefined) (agent as Record<string, unknown>)[key] = value;
     }
     return { ...agent };
   }),
@@ -509,6 +548,7 @@ export const fakeApi = {
     return { ...after };
   }),
   listRuntimeAccess: vi.fn(async (): Promise<RuntimeAccess[]> => accessStatuses()),
+  sandboxInfo: vi.fn(async (): Promise<SandboxInfo> => ({ ...backend.sandboxInfo })),
   setRuntimeAccess: vi.fn(async (kind: RuntimeKind, access: Access | null): Promise<RuntimeAccess[]> => {
     backend.access = backend.access.map((a) => (a.kind === kind ? { ...a, choice: access } : a));
     return accessStatuses();

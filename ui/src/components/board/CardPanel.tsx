@@ -13,6 +13,7 @@ import { errorMessage } from "../../errors";
 import { cardRef, priorityLabel } from "../../lib/board";
 import { formatTime } from "../../lib/memoryLabels";
 import { ActivityCard } from "../ActivityCard";
+import { UnconfinedBadge } from "../sandbox/UnconfinedBadge";
 import { ConfirmDialog } from "../ConfirmDialog";
 import { RunContextViewer } from "../RunContextViewer";
 import { CardDiffView } from "./CardDiffView";
@@ -94,6 +95,7 @@ export function CardPanel({ cardId, cards, agents, teams, columns, onMove, onClo
           </span>
           <span className="pill pill--muted">{priorityLabel(card.priority)}</span>
           <span>{assignee ? `@${assignee.handle}` : "Unassigned"}</span>
+          <UnconfinedBadge agent={assignee} />
           {team && <span className="muted">{team.name}</span>}
           {card.origin.kind === "handoff" && (
             <span className="muted">

@@ -4,6 +4,7 @@ import { cardRef, priorityLabel } from "../../lib/board";
 import { runtimeLabel } from "../../lib/runtimes";
 import { Menu } from "../Menu";
 import { TintDot } from "../TintDot";
+import { UnconfinedBadge } from "../sandbox/UnconfinedBadge";
 
 /** 12345 -> "12k" */
 function formatTokens(n: number): string {
@@ -65,6 +66,7 @@ export function CardTile({ card, agents, numbers, spend, column, columns, onOpen
         {assignee ? (
           <span className="card-tile__assignee">
             <TintDot tint={assignee.tint} /> @{assignee.handle}
+            <UnconfinedBadge agent={assignee} />
           </span>
         ) : (
           <span className="muted">Unassigned</span>

@@ -1,5 +1,6 @@
 import type { Agent } from "../../api";
 import { TintDot } from "../TintDot";
+import { UnconfinedBadge } from "../sandbox/UnconfinedBadge";
 
 type Props = {
   /** Who may be picked (all agents for a team, the team's members for a room). */
@@ -58,6 +59,7 @@ export function MemberPicker({
               <TintDot tint={agent.tint} />
               <span className="member-picker__name">{agent.name}</span>
               <span className="member-picker__handle">@{agent.handle}</span>
+              <UnconfinedBadge agent={agent} />
             </label>
             {picked && roles && onRole && (
               <input
