@@ -84,19 +84,6 @@ impl Cli {
         }
     }
 
-    /// The variable the CLI's token sits in, where its tools can see it (Hermes strips it from
-    /// the tool's environment; the command still reads it from its parent's, on Linux).
-    fn token_var(self) -> Option<&'static str> {
-        match self {
-            Cli::Claude => Some("ANTHROPIC_API_KEY"),
-            Cli::Codex => Some("CLAWBOO_OPENAI_API_KEY"),
-            Cli::Hermes => Some("CLAWBOO_HERMES_API_KEY"),
-            // OpenClaw's exec tool runs with an environment of its own making, under a spawn
-            // broker: neither shows the Gateway's variable (openclaw 2026.9.6).
-            Cli::Openclaw => None,
-        }
-    }
-
     /// The shell tool's argument name.
     fn command_field(self) -> &'static str {
         match self {
