@@ -282,7 +282,9 @@ async fn a_hostile_agent_reaches_nothing(cli: Cli) {
     assert!(!planted.root.join("outside-written.txt").exists(), "{cli:?}: wrote outside its folder");
     let blocked = events.iter().any(|e| matches!(e, RunEvent::Warning { message } if message.contains("Blocked by Clawboo's sandbox: example.com:443")));
     assert!(codex || blocked, "{cli:?}: the Activity says which host was blocked: {events:#?}");
-    eprintln!("{cli:?}: {} attacks, 0 succeeded; legitimate work done", SECRETS.len() + 1);
+    // The secrets, plus a write outside its folder, a host through the proxy, the display and
+    // the bus sockets.
+    eprintln!("{cli:?}: {} attacks, 0 succeeded; legitimate work done", SECRETS.len() + 3);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
