@@ -4,7 +4,7 @@
 //! tools (see `wire` and the adapters). Values the user marks secret live in the OS keychain
 //! only: SQLite keeps an entry's key and that it is secret, never its value.
 
-pub mod native;
+pub mod client;
 mod records;
 mod types;
 pub mod validate;

@@ -10,6 +10,7 @@ pub mod detect;
 mod event;
 pub mod hermes;
 pub mod home;
+pub mod hosted;
 mod identify;
 pub mod lines;
 pub mod openclaw;
