@@ -110,8 +110,7 @@ impl Engine {
         let relay = Relay::start(store.clone(), secrets.clone(), runtime.handle())?;
         // Clawboo's own tools, served to the CLIs over loopback MCP; the chat service sets the host.
         let tools = tools::Tools::start(runtime.handle())?;
-        let adapters =
-            runtimes::adapters(relay.clone(), catalog.clone(), secrets.clone(), spawner.clone(), tools.clone());
+        let adapters = runtimes::adapters(relay.clone(), catalog.clone(), secrets.clone(), spawner.clone());
         let registry = replace.into_iter().fold(adapters, |r, a| r.with(a));
         let connectors = Arc::new(connectors::Connectors::new(store.clone(), secrets.clone(), events.clone()));
         let teams = Arc::new(Teams::new(store.clone(), agents.clone(), events.clone()));

@@ -47,6 +47,24 @@ pub struct HostedConnectors {
     events: mpsc::UnboundedSender<RunEvent>,
     permissions: mpsc::UnboundedSender<PendingPermission>,
     cancel: watch::Receiver<bool>,
+    /// How many of its questions wait for the user (a CLI awaits the call in silence meanwhile).
+    asking: watch::Sender<usize>,
+}
+
+/// Counts one question waiting for the user while it lives.
+struct Asking<'a>(&'a watch::Sender<usize>);
+
+impl<'a> Asking<'a> {
+    fn new(count: &'a watch::Sender<usize>) -> Self {
+        count.send_modify(|n| *n += 1);
+        Self(count)
+    }
+}
+
+impl Drop for Asking<'_> {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n = n.saturating_sub(1));
+    }
 }
 
 /// The run's hosting: ends with the run. [`Hosting::stop`] closes each connector's session and
@@ -98,6 +116,7 @@ pub async fn start(
         events: channels.events.clone(),
         permissions: channels.permissions.clone(),
         cancel: channels.cancel.clone(),
+        asking: watch::channel(0).0,
     });
     let grant = grant.filter(|_| reach == Reach::Bridge && !host.offered.is_empty());
     if let Some(grant) = &grant {
@@ -110,6 +129,12 @@ impl Hosting {
     /// The connectors' tools (none when nothing is hosted).
     pub fn offered(&self) -> &[OfferedTool] {
         self.host.as_deref().map(|h| h.offered.as_slice()).unwrap_or_default()
+    }
+
+    /// How many questions about its connectors' calls wait for the user (for the supervisor's
+    /// silence rule); None when nothing is hosted.
+    pub fn asking(&self) -> Option<watch::Receiver<usize>> {
+        self.host.as_ref().map(|h| h.asking.subscribe())
     }
 
     /// The hosted connectors, for Native's calls.
@@ -174,6 +199,7 @@ impl HostedConnectors {
                     permissions: self.permissions.clone(),
                     cancel: self.cancel.clone(),
                 };
+                let _asking = Asking::new(&self.asking);
                 ask_user(&channels, name, input, description).await?
             }
         };
@@ -217,6 +243,11 @@ impl HostedTools for HostedConnectors {
             }
         })
     }
+}
+
+/// How a run ends when the user stopped it while its connectors started.
+pub fn cancelled() -> super::RunResult {
+    super::RunResult::with_outcome(super::RunOutcome::Cancelled, "Stopped by the user.")
 }
 
 /// What the model is told when the user did not allow a call.

@@ -127,6 +127,12 @@ impl ToolGrant {
         self.bridge.grants().hosted.remove(&self.run_id);
     }
 
+    /// The agent's lasting token on this bridge (see [`Tools::grant_lasting`]): for a process
+    /// that outlives the run (an OpenClaw Gateway).
+    pub fn lasting_token(&self) -> String {
+        lasting_token(&self.bridge, &self.agent_id)
+    }
+
     /// The tools this run hosts, as the bridge lists them.
     pub fn hosted(&self) -> Vec<HostedSpec> {
         self.bridge.hosted(&self.run_id).map(|h| h.specs()).unwrap_or_default()
@@ -344,6 +350,7 @@ impl Tools {
             grants.by_token.insert(token.clone(), Binding::Run(caller.clone()));
             let runs = grants.agents.entry(caller.agent_id.clone()).or_default();
             runs.last_tools = caller.tools.clone();
+            runs.last_hosted = Vec::new();
             runs.live = Some(caller.clone());
         }
         let (shared, bound) = (self.shared.clone(), token.clone());
@@ -385,14 +392,7 @@ impl Tools {
     /// The same token for `agent_id` every time, for a process that outlives runs (an OpenClaw
     /// Gateway): a call acts for the agent's run in progress, and fails between runs.
     pub fn grant_lasting(&self, agent_id: &str) -> String {
-        let mut grants = self.shared.grants();
-        if let Some(token) = grants.lasting.get(agent_id) {
-            return token.clone();
-        }
-        let token = new_token();
-        grants.lasting.insert(agent_id.to_owned(), token.clone());
-        grants.by_token.insert(token.clone(), Binding::Lasting { agent_id: agent_id.to_owned() });
-        token
+        lasting_token(&self.shared, agent_id)
     }
 
     /// Ends `agent_id`'s lasting token (its process is gone for good, or the agent is).
@@ -422,6 +422,18 @@ impl Drop for Tools {
     fn drop(&mut self) {
         self.accept.abort();
     }
+}
+
+/// `agent_id`'s lasting token, made on first use.
+fn lasting_token(shared: &Shared, agent_id: &str) -> String {
+    let mut grants = shared.grants();
+    if let Some(token) = grants.lasting.get(agent_id) {
+        return token.clone();
+    }
+    let token = new_token();
+    grants.lasting.insert(agent_id.to_owned(), token.clone());
+    grants.by_token.insert(token.clone(), Binding::Lasting { agent_id: agent_id.to_owned() });
+    token
 }
 
 /// 256 random bits (two v4 UUIDs come from the OS's random source).
