@@ -691,7 +691,10 @@ export type CommentKind = "comment" |
 
 export type Connector = {
 	id: string,
-	/**  Its MCP server name: tools appear as `mcp__<name>__<tool>` (Claude Code, Hermes). */
+	/**
+	 *  Its name: its tools are offered as `<name>__<tool>` (behind Clawboo's server on the CLIs:
+	 *  `mcp__clawboo__<name>__<tool>` on Claude Code and Hermes).
+	 */
 	name: string,
 	kind: ConnectorKind,
 	/**  stdio: the program to start. */

@@ -116,8 +116,7 @@ impl Engine {
         let relay = Relay::start_with(store.clone(), secrets.clone(), runtime.handle(), config.server_limits)?;
         // Clawboo's own tools, served to the CLIs over loopback MCP; the chat service sets the host.
         let tools = tools::Tools::start_with(runtime.handle(), config.server_limits)?;
-        let adapters =
-            runtimes::adapters(relay.clone(), catalog.clone(), secrets.clone(), spawner.clone(), tools.clone());
+        let adapters = runtimes::adapters(relay.clone(), catalog.clone(), secrets.clone(), spawner.clone());
         let registry = replace.into_iter().fold(adapters, |r, a| r.with(a));
         let connectors = Arc::new(connectors::Connectors::new(store.clone(), secrets.clone(), events.clone()));
         let teams = Arc::new(Teams::new(store.clone(), agents.clone(), events.clone()));

@@ -1,8 +1,9 @@
-//! A user's connector on the real Claude Code CLI (run with `scripts/with-test-keyring`): the
-//! testkit's stdio MCP server, shared with one agent, is called by it on the fake model server
-//! and its result reaches the model; another agent it is not shared with is not offered its
-//! tools; a connector that cannot start is a warning on the run, never a failed turn. The
-//! secret reaches the server (it says so) and never the model, argv or the database.
+//! A user's connector on the real CLIs (run with `scripts/with-test-keyring`): the testkit's
+//! stdio MCP server, shared with one agent, is hosted by Clawboo for its run and called through
+//! the run's tools bridge on the fake model server, and its result reaches the model; another
+//! agent it is not shared with is not offered its tools; a connector that cannot start is a
+//! warning on the run, never a failed turn; under "ask" a call waits for the user's approval.
+//! The secret reaches the server (it says so) and never the model, argv or the database.
 #![cfg(unix)]
 
 mod common;
@@ -63,7 +64,7 @@ fn claude_code_calls_a_shared_connector_and_an_unshared_agent_lacks_it() {
     let behavior = Behavior::text("Nothing to look up.").when(
         "look up clawboo",
         vec![
-            Reply::ToolCall { name: "mcp__docs__lookup".into(), input: json!({"query": "clawboo"}) },
+            Reply::ToolCall { name: "mcp__clawboo__docs__lookup".into(), input: json!({"query": "clawboo"}) },
             Reply::Text("The docs say 42.".into()),
         ],
     );
@@ -93,10 +94,11 @@ fn claude_code_calls_a_shared_connector_and_an_unshared_agent_lacks_it() {
     let broken = engine.connectors().create(connector("broken", vec!["--fail".into()])).unwrap();
     engine.connectors().set_shares(&broken.id, std::slice::from_ref(&other)).unwrap();
 
-    // Shared: offered directly, called, and its answer is in the next request.
+    // Shared: offered directly behind Clawboo's server, called, and its answer is in the next
+    // request.
     let (requests, events) = turn(&engine, &server, &scout, ASK);
     let offered = tool_names(&requests[0]);
-    assert!(offered.iter().any(|n| n == "mcp__docs__lookup"), "offered: {offered:?}");
+    assert!(offered.iter().any(|n| n == "mcp__clawboo__docs__lookup"), "offered: {offered:?}");
     assert!(!offered.iter().any(|n| n.contains("broken")), "not shared with scout: {offered:?}");
     let after = requests.iter().find(|r| r.raw_body.contains("LOOKUP-RESULT for clawboo: 42")).unwrap_or_else(|| {
         panic!("the tool's result reaches the model: {events:#?}");
@@ -109,7 +111,7 @@ fn claude_code_calls_a_shared_connector_and_an_unshared_agent_lacks_it() {
     // a warning on the run, and the turn still succeeds.
     let (requests, events) = turn(&engine, &server, &other, HELLO);
     let offered = tool_names(&requests[0]);
-    assert!(!offered.iter().any(|n| n.starts_with("mcp__docs")), "offered: {offered:?}");
+    assert!(!offered.iter().any(|n| n.contains("docs__")), "offered: {offered:?}");
     let warned = events
         .iter()
         .any(|e| matches!(e, RunEvent::Warning { message } if message.contains("Connector 'broken' did not start")));
@@ -121,9 +123,9 @@ fn claude_code_calls_a_shared_connector_and_an_unshared_agent_lacks_it() {
     }
     let data = dir.path().join("data");
     assert!(!contains(&data.join("clawboo.db"), SECRET) && !contains(&data.join("clawboo.db-wal"), SECRET));
-    // Claude's per-run MCP config (0600, see `connectors::wire`) held it for the run only: no
-    // file under the data folder keeps it once the runs ended.
-    assert_eq!(find(dir.path(), "clawboo-mcp.json"), None, "the run's MCP config outlived its run");
+    // Claude is given no connector config at all (Clawboo hosts the server): no MCP config file
+    // is written, and no file under the data folder (the agents' folders in it) holds the secret.
+    assert_eq!(find(dir.path(), "clawboo-mcp.json"), None, "an MCP config file was written");
     assert_eq!(files_containing(&data, SECRET), Vec::<std::path::PathBuf>::new());
 }
 
@@ -252,14 +254,14 @@ fn openclaw_calls_a_shared_connector() {
     calls_a_shared_connector(RuntimeKind::Openclaw);
 }
 
-/// Codex under "Ask": a connector's tool call is a question for the user (Codex's MCP
-/// elicitation), and the call runs once the user allows it.
-#[test]
-fn codex_asks_before_a_connectors_tool_under_ask() {
+/// Under "ask": a connector's tool call is a question for the user, raised by Clawboo's bridge
+/// (whatever the hints: "ask" asks for every connector call), and the call runs once the user
+/// allows it.
+fn asks_before_a_connectors_tool_under_ask(kind: RuntimeKind, provider: clawboo_engine::secrets::Provider) {
     let behavior = Behavior::tool_then_answer("~lookup", json!({"query": "clawboo"}), "The docs say 42.");
     let server = FakeModelServer::start_blocking(behavior);
     let Some(common::ChatEngine { engine, agent_id: _, dir: _dir }) =
-        common::chat_engine(RuntimeKind::Codex, &server, "sk-connectors-ask")
+        common::chat_engine(kind, &server, "sk-connectors-ask")
     else {
         return;
     };
@@ -270,18 +272,17 @@ fn codex_asks_before_a_connectors_tool_under_ask() {
             handle: "asker".into(),
             description: String::new(),
             tint: "#663399".into(),
-            runtime: RuntimeKind::Codex,
+            runtime: kind,
             model: "some-model".into(),
             approval_policy: ApprovalPolicy::Ask,
-            provider: Some(clawboo_engine::secrets::Provider::OpenAi),
+            provider: Some(provider),
         })
         .unwrap()
         .id;
-    // Not read-only: Codex runs a read-only MCP tool without asking.
-    let docs = engine.connectors().create(connector("docs", vec!["--writes".into()])).unwrap();
+    let docs = engine.connectors().create(connector("docs", vec![])).unwrap();
     engine.connectors().set_shares(&docs.id, std::slice::from_ref(&asker)).unwrap();
     let run = engine.chat().send(&asker, ASK).unwrap().run.expect("a run");
-    let asked = wait_for("the question", Duration::from_secs(60), || {
+    let asked = wait_for("the question", Duration::from_secs(120), || {
         let activity = engine.chat().run_activity(&run.id).unwrap();
         let ended = engine
             .chat()
@@ -300,17 +301,33 @@ fn codex_asks_before_a_connectors_tool_under_ask() {
             (None, false) => None,
         }
     });
-    let (request_id, tool) = asked.unwrap_or_else(|activity| panic!("ended without asking: {activity:#?}"));
-    assert_eq!(tool, "mcp__docs__lookup");
+    let (request_id, tool) = asked.unwrap_or_else(|activity| panic!("{kind:?} ended without asking: {activity:#?}"));
+    assert_eq!(tool, "docs__lookup", "{kind:?}: the bridge's name, the same on every runtime");
+    // An approval in the Inbox, as for any question.
+    let open = engine.attention().open().unwrap();
+    let approval = open.iter().find(|r| r.run_id.as_deref() == Some(run.id.as_str()));
+    assert_eq!(approval.and_then(|r| r.tool.as_deref()), Some("docs__lookup"), "{kind:?}: {open:#?}");
     engine.answer_permission(&run.id, &request_id, clawboo_engine::attention::Decision::AllowOnce).unwrap();
     let done = wait_for("the run to finish", TURN_LIMIT, || {
         let history = engine.chat().history_page(&asker, None, 500).unwrap();
         history.runs.into_iter().find(|r| r.id == run.id && r.status != RunStatus::Running)
     });
     let activity = engine.chat().run_activity(&run.id).unwrap();
-    assert_eq!(done.status, RunStatus::Succeeded, "{activity:#?}");
+    assert_eq!(done.status, RunStatus::Succeeded, "{kind:?}: {activity:#?}");
+    let asked = activity.iter().filter(|r| matches!(r.event, RunEvent::PermissionRequest { .. })).count();
+    assert_eq!(asked, 1, "{kind:?}: asked once, by Clawboo, not again by the CLI: {activity:#?}");
     assert!(
         server.model_requests().iter().any(|r| r.raw_body.contains("LOOKUP-RESULT for clawboo: 42")),
-        "{activity:#?}"
+        "{kind:?}: {activity:#?}"
     );
+}
+
+#[test]
+fn claude_code_asks_before_a_connectors_tool_under_ask() {
+    asks_before_a_connectors_tool_under_ask(RuntimeKind::ClaudeCode, clawboo_engine::secrets::Provider::Anthropic);
+}
+
+#[test]
+fn codex_asks_before_a_connectors_tool_under_ask() {
+    asks_before_a_connectors_tool_under_ask(RuntimeKind::Codex, clawboo_engine::secrets::Provider::OpenAi);
 }

@@ -7,7 +7,7 @@ mod common;
 
 use std::sync::Arc;
 
-use clawboo_engine::connectors::native::Session;
+use clawboo_engine::connectors::client::Session;
 use clawboo_engine::connectors::{RunConnector, RunTransport};
 use clawboo_engine::runtimes::process::{Spawner, SystemSpawner};
 use clawboo_engine::tools::{ToolName, Tools};

@@ -7,7 +7,7 @@ mod common;
 use std::time::Duration;
 
 use clawboo_engine::runtimes::process::{CommandSpec, ExitInfo, SystemSpawner};
-use clawboo_engine::runtimes::supervise::{supervise, Step, StreamProtocol, Timeouts};
+use clawboo_engine::runtimes::supervise::{supervise, supervise_with, Step, StreamProtocol, Timeouts};
 use clawboo_engine::runtimes::{
     ApprovalPolicy, PendingPermission, PermissionAnswer, RunChannels, RunEvent, RunOutcome, RunResult,
 };
@@ -218,6 +218,28 @@ async fn a_silent_run_times_out() {
     assert!(drain(&mut h.events)
         .iter()
         .any(|e| matches!(e, RunEvent::Warning { message } if message.contains("No output"))));
+}
+
+/// A question about a hosted connector's call waits outside the CLI's stream (the CLI awaits the
+/// call in silence): no silence either while it waits, and silence again once it is answered.
+#[tokio::test]
+async fn a_question_waiting_elsewhere_is_no_silence_either() {
+    let spawner = RecordingSpawner::default();
+    let (ch, _h) = channels();
+    let timeouts = Timeouts { silence: Duration::from_millis(300), grace: Duration::from_millis(200) };
+    let (asking, count) = watch::channel(0usize);
+    let run = tokio::spawn(async move {
+        let script = sh("echo 'SAY calling'; sleep 60");
+        supervise_with(&spawner, &script, Box::new(LineProtocol), ch, ApprovalPolicy::Ask, timeouts, Some(count)).await
+    });
+    asking.send(1).unwrap();
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    assert!(!run.is_finished(), "stopped for silence while the user was being asked");
+    let answered = std::time::Instant::now();
+    asking.send(0).unwrap();
+    let result = run.await.unwrap().unwrap();
+    assert_eq!(result.outcome, RunOutcome::TimedOut, "silent again after the answer");
+    assert!(answered.elapsed() >= Duration::from_millis(300), "a whole silence limit after the answer");
 }
 
 #[tokio::test]

@@ -6,7 +6,10 @@ mod common;
 use std::sync::Arc;
 
 use clawboo_engine::routines::ManualClock;
-use clawboo_engine::tools::{Caller, ToolGrant, ToolName, Tools, RAISED_PER_MINUTE, RATE_LIMITED_TOOLS};
+use clawboo_engine::tools::{
+    Caller, HostedSpec, HostedTools, ToolFuture, ToolGrant, ToolName, ToolOutput, Tools, RAISED_PER_MINUTE,
+    RATE_LIMITED_TOOLS,
+};
 use common::tools::{caller, RecordingHost};
 use serde_json::{json, Value};
 
@@ -243,6 +246,26 @@ fn raising_args(tool: ToolName) -> Value {
     }
 }
 
+/// A run's hosted tools that answer with who called what.
+struct FakeHosted;
+
+impl HostedTools for FakeHosted {
+    fn specs(&self) -> Vec<HostedSpec> {
+        let mut hints = rmcp::model::ToolAnnotations::default();
+        hints.read_only_hint = Some(true);
+        vec![HostedSpec {
+            name: "docs__lookup".into(),
+            description: "Looks a term up.".into(),
+            input_schema: json!({"type": "object", "properties": {"query": {"type": "string"}}}),
+            annotations: Some(hints),
+        }]
+    }
+
+    fn call<'a>(&'a self, name: &'a str, args: Value) -> ToolFuture<'a> {
+        Box::pin(async move { ToolOutput::ok(format!("{name} got {args}")) })
+    }
+}
+
 #[test]
 fn each_raising_tool_is_bounded_per_run_and_the_11th_call_in_a_minute_reaches_nothing() {
     let (runtime, tools, host) = start();
@@ -295,4 +318,52 @@ fn each_raising_tool_is_bounded_per_run_and_the_11th_call_in_a_minute_reaches_no
     // The window slides: a minute after those calls, there is room again.
     clock.advance(60_000);
     assert_eq!(tools.admit("run-3", ToolName::AskUser), Ok(()));
+}
+
+#[test]
+fn a_runs_hosted_tools_are_listed_and_called_beside_its_own_for_its_tokens_alone() {
+    let (runtime, tools, host) = start();
+    let grant = tools.grant(caller("run-h", "agent-h", "ada", &[ToolName::PeerPost]));
+    let other = tools.grant(caller("run-o", "agent-o", "bob", &[ToolName::PeerPost]));
+    let lasting = tools.grant_lasting("agent-h");
+    grant.host(Arc::new(FakeHosted));
+    assert_eq!(grant.hosted().iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["docs__lookup"]);
+    assert!(other.hosted().is_empty());
+    runtime.block_on(async {
+        let mut client = Client::new(tools.endpoint(), Some(grant.token.clone()));
+        let (_, listed) = client.rpc("tools/list", json!({})).await;
+        let listed = listed["result"]["tools"].as_array().unwrap().clone();
+        assert_eq!(
+            listed.iter().map(|t| t["name"].as_str().unwrap()).collect::<Vec<_>>(),
+            ["peer_post", "docs__lookup"]
+        );
+        assert_eq!(listed[1]["annotations"]["readOnlyHint"], true, "the server's hints pass on");
+        let (status, body) = client.call("docs__lookup", json!({"query": "x"})).await;
+        assert_eq!(status, 200);
+        assert_eq!(body["result"]["content"][0]["text"], r#"docs__lookup got {"query":"x"}"#, "{body}");
+        assert_eq!(body["result"]["isError"], false);
+
+        // The agent's lasting token (an OpenClaw Gateway) sees its live run's.
+        let mut gateway = Client::new(tools.endpoint(), Some(lasting.clone()));
+        assert_eq!(gateway.tool_names().await, ["peer_post", "docs__lookup"]);
+        assert_eq!(gateway.call("docs__lookup", json!({})).await.1["result"]["isError"], false);
+
+        // Another run's token neither lists nor calls them.
+        let mut stranger = Client::new(tools.endpoint(), Some(other.token.clone()));
+        assert_eq!(stranger.tool_names().await, ["peer_post"]);
+        let (_, body) = stranger.call("docs__lookup", json!({})).await;
+        assert!(body["error"]["message"].as_str().unwrap().contains("no tool named docs__lookup"), "{body}");
+
+        // Unhosted (the run stopped its connectors): gone.
+        grant.unhost();
+        assert_eq!(client.tool_names().await, ["peer_post"]);
+        let (_, body) = client.call("docs__lookup", json!({})).await;
+        assert!(body["error"].is_object(), "{body}");
+    });
+    // Revoked: hosting again serves nothing.
+    grant.host(Arc::new(FakeHosted));
+    tools.revoke("run-h");
+    grant.host(Arc::new(FakeHosted));
+    assert!(grant.hosted().is_empty());
+    assert!(host.calls().is_empty(), "none of this reached Clawboo's own tools");
 }

@@ -328,8 +328,7 @@ async fn openclaw_calls_peer_post_over_mcp_through_its_gateways_lasting_token() 
     let runtime = Arc::new(
         clawboo_engine::runtimes::openclaw::OpenclawRuntime::new(Arc::new(spawner.clone()), Arc::new(Fixed(endpoint)))
             .with_env(env)
-            .with_timeouts(TIMEOUTS)
-            .with_tools(b.tools.clone()),
+            .with_timeouts(TIMEOUTS),
     );
     let input =
         b.input(agent(RuntimeKind::Openclaw, "some-model", Some(Provider::Custom), ApprovalPolicy::Ask), Some(program));

@@ -7,9 +7,11 @@
 //!
 //! One tool, `lookup {query}`, answering `LOOKUP-RESULT for <query>: 42 (secret present: yes|no)`,
 //! where the secret is the env variable `FAKE_MCP_SECRET` (its presence, never its value).
-//! `--fail` exits at once with status 1 (a connector that does not start); `--writes` drops the
-//! tool's read-only hint (runtimes then ask before calling it). `FAKE_MCP_LOG`, when
-//! set, gets `started <pid>` and then one line per request method received.
+//! The tool says it only reads, in a closed world (`readOnlyHint: true`, `openWorldHint: false`):
+//! a read-only agent may call it. `--fail` exits at once with status 1 (a connector that does not
+//! start); `--writes` makes its read-only hint false; `--no-hints` sends no hints at all (neither
+//! may run under read-only). `FAKE_MCP_LOG`, when set, gets `started <pid>` and then one line per
+//! request method received.
 
 use std::io::{BufRead, Write};
 
@@ -20,7 +22,12 @@ fn main() {
         eprintln!("fake_mcp_server: failing on purpose");
         std::process::exit(1);
     }
-    let read_only = !std::env::args().any(|a| a == "--writes");
+    let hints = if std::env::args().any(|a| a == "--no-hints") {
+        None
+    } else {
+        let read_only = !std::env::args().any(|a| a == "--writes");
+        Some(json!({"readOnlyHint": read_only, "openWorldHint": false}))
+    };
     let log = std::env::var_os("FAKE_MCP_LOG").map(std::path::PathBuf::from);
     if let Some(path) = &log {
         if let Ok(mut file) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
@@ -40,7 +47,7 @@ fn main() {
         }
         // Notifications (no id) get no answer.
         let Some(id) = message.get("id").cloned() else { continue };
-        let reply = match answer(&method, &message["params"], read_only) {
+        let reply = match answer(&method, &message["params"], hints.as_ref()) {
             Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
             Err((code, text)) => json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": text}}),
         };
@@ -50,7 +57,7 @@ fn main() {
     }
 }
 
-fn answer(method: &str, params: &Value, read_only: bool) -> Result<Value, (i64, String)> {
+fn answer(method: &str, params: &Value, hints: Option<&Value>) -> Result<Value, (i64, String)> {
     match method {
         "initialize" => Ok(json!({
             "protocolVersion": params["protocolVersion"].as_str().unwrap_or("2025-06-18"),
@@ -58,16 +65,21 @@ fn answer(method: &str, params: &Value, read_only: bool) -> Result<Value, (i64, 
             "serverInfo": {"name": "fake-mcp", "version": "1.0.0"},
         })),
         "ping" => Ok(json!({})),
-        "tools/list" => Ok(json!({"tools": [{
-            "name": "lookup",
-            "description": "Looks a term up in the fake directory.",
-            "inputSchema": {
-                "type": "object",
-                "properties": {"query": {"type": "string", "description": "What to look up."}},
-                "required": ["query"],
-            },
-            "annotations": {"readOnlyHint": read_only},
-        }]})),
+        "tools/list" => {
+            let mut tool = json!({
+                "name": "lookup",
+                "description": "Looks a term up in the fake directory.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {"query": {"type": "string", "description": "What to look up."}},
+                    "required": ["query"],
+                },
+            });
+            if let Some(hints) = hints {
+                tool["annotations"] = hints.clone();
+            }
+            Ok(json!({"tools": [tool]}))
+        }
         "tools/call" if params["name"] == "lookup" => {
             let query = params["arguments"]["query"].as_str().unwrap_or("nothing");
             let secret = std::env::var("FAKE_MCP_SECRET").is_ok_and(|v| !v.is_empty());

@@ -364,6 +364,8 @@ impl Chat {
         })?;
         let pending = files::PendingDeliveries::new(capabilities.history, conversation.epoch, &file_plan);
         let connectors = self.run_connectors(&agent.id);
+        let grant =
+            self.grant_direct_tools(&agent, tools, !connectors.connectors.is_empty(), &conversation.id, &run.id);
         let input = TurnInput {
             connectors: connectors.connectors,
             run_id: run.id.clone(),
@@ -375,7 +377,7 @@ impl Chat {
             resume_session,
             fork_session: matches!(plan, Plan::Fork { .. }),
             preamble,
-            tools: self.grant_direct_tools(&agent, tools, &conversation.id, &run.id),
+            tools: grant,
             transcript,
             approval: agent.approval_policy,
             program,

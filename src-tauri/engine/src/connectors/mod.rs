@@ -1,14 +1,15 @@
 //! Connectors: MCP servers the user plugs in (a stdio command or an HTTP URL) and shares with
 //! chosen agents. Each run of an agent gets the enabled connectors shared with it
-//! ([`Connectors::for_run`]), and each runtime receives them the way it receives Clawboo's own
-//! tools (see `wire` and the adapters). Values the user marks secret live in the OS keychain
-//! only: SQLite keeps an entry's key and that it is secret, never its value.
+//! ([`Connectors::for_run`]); Clawboo hosts them itself for the run ([`client`],
+//! `runtimes::hosted`): Native calls their tools in-process, a CLI through its run's tools
+//! bridge, so no runtime is ever given a connector's config, secret or process. Values the user
+//! marks secret live in the OS keychain only: SQLite keeps an entry's key and that it is
+//! secret, never its value.
 
-pub mod native;
+pub mod client;
 mod records;
 mod types;
 pub mod validate;
-pub mod wire;
 
 use std::sync::Arc;
 

@@ -42,7 +42,8 @@ pub struct ConnectorEntry {
 #[serde(rename_all = "camelCase")]
 pub struct Connector {
     pub id: String,
-    /// Its MCP server name: tools appear as `mcp__<name>__<tool>` (Claude Code, Hermes).
+    /// Its name: its tools are offered as `<name>__<tool>` (behind Clawboo's server on the CLIs:
+    /// `mcp__clawboo__<name>__<tool>` on Claude Code and Hermes).
     pub name: String,
     pub kind: ConnectorKind,
     /// stdio: the program to start.
@@ -96,8 +97,8 @@ pub struct SuggestedConnector {
 }
 
 /// A connector as a run receives it: secrets resolved from the keychain. Its values reach
-/// the MCP server only (a CLI's private config file, ACP over stdin, or Native's child
-/// process), never argv, logs or events; `Debug` prints none of them.
+/// the MCP server only (the env of the process Clawboo starts, or the headers Clawboo sends),
+/// never a runtime, argv, a file, logs or events; `Debug` prints none of them.
 #[derive(Clone, PartialEq, Eq)]
 pub struct RunConnector {
     pub name: String,

@@ -14,14 +14,14 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use serde_json::Value;
-use tokio::sync::{oneshot, watch};
+use tokio::sync::watch;
 
 use crate::agents::RuntimeKind;
-use crate::connectors::native::Session as ConnectorSession;
 use crate::error::{Error, Result};
+use crate::runtimes::hosted::{self, HostedConnectors, Reach};
 use crate::runtimes::{
-    ApprovalPolicy, Capabilities, HistoryMode, PendingPermission, PermissionAnswer, PersonaDelivery, RunChannels,
-    RunEvent, RunOutcome, RunResult, Runtime, TurnInput,
+    ApprovalPolicy, Capabilities, HistoryMode, PersonaDelivery, RunChannels, RunEvent, RunOutcome, RunResult, Runtime,
+    TurnInput,
 };
 pub use crate::runtimes::{Endpoint, EndpointSource};
 use crate::secrets::Provider;
@@ -125,21 +125,12 @@ impl NativeRuntime {
             Api::Anthropic => anthropic::url(base),
             Api::Chat => openai::url(base),
         };
-        // The user's connectors start with the run and stop with it, however it ends.
-        let (connectors, warnings) = if input.connectors.is_empty() {
-            Default::default()
-        } else {
-            let mut cancel = channels.cancel.clone();
-            tokio::select! {
-                started = ConnectorSession::start(&input.connectors, &self.spawner, &input.workspace, &self.client) => started,
-                // Stop while they start: whatever started is dropped, and with it its process.
-                () = http::cancelled(&mut cancel) => return Ok(cancelled()),
-            }
+        // The user's connectors start with the run and stop with it, however it ends (the same
+        // hosting as the CLIs', called in-process).
+        let Some(connectors) = hosted::start(&input, &channels, &self.spawner, Reach::InProcess).await else {
+            return Ok(cancelled());
         };
-        for message in warnings {
-            channels.emit(RunEvent::Warning { message });
-        }
-        let tools = tools::offered(input.tools.as_ref(), &connectors);
+        let tools = tools::offered(input.tools.as_ref(), connectors.offered());
         let call = Call { api, url, api_key, provider, model, system, tools };
 
         let mut items = Vec::new();
@@ -150,7 +141,7 @@ impl NativeRuntime {
         }
         // The preamble rides on this request only: the carried transcript holds the bare message.
         items.push(Item::User(input.text_to_send()));
-        let result = self.drive(&call, items, &input, &connectors, &channels).await;
+        let result = self.drive(&call, items, &input, connectors.host(), &channels).await;
         connectors.stop().await;
         result
     }
@@ -161,7 +152,7 @@ impl NativeRuntime {
         call: &Call<'_>,
         mut items: Vec<Item>,
         input: &TurnInput,
-        connectors: &ConnectorSession,
+        connectors: Option<&HostedConnectors>,
         channels: &RunChannels,
     ) -> Result<RunResult> {
         let mut cancel = channels.cancel.clone();
@@ -291,7 +282,7 @@ fn non_empty(text: &str, instead: &str) -> String {
 async fn run_tool(
     call: &ToolCall,
     input: &TurnInput,
-    connectors: &ConnectorSession,
+    connectors: Option<&HostedConnectors>,
     channels: &RunChannels,
     cancel: &mut watch::Receiver<bool>,
 ) -> Option<ToolOutcome> {
@@ -322,22 +313,9 @@ async fn run_tool(
                 return None;
             }
         }
-    } else if let Some(tool) = connectors.tool(&call.name) {
-        // A connector's tool: the agent's policy decides (read-only agents keep the tools their
-        // server marks read-only).
-        let allowed = match input.approval {
-            ApprovalPolicy::ReadOnly if tool.read_only => Ok(()),
-            policy => ask(call, policy, channels, cancel).await,
-        };
-        let output = match allowed {
-            Ok(()) => tokio::select! {
-                output = connectors.call(&call.name, &call.input) => Some(output),
-                () = http::cancelled(cancel) => None,
-            },
-            Err(Some(denied)) => Some(Err(denied)),
-            Err(None) => None,
-        };
-        match output {
+    } else if let Some(host) = connectors.filter(|h| h.tool(&call.name).is_some()) {
+        // A connector's tool: the hosting applies the agent's policy, as it does for the CLIs.
+        match host.run_tool(&call.name, &call.input).await {
             Some(output) => output,
             None => {
                 channels.emit(RunEvent::ToolResult {
@@ -349,8 +327,7 @@ async fn run_tool(
             }
         }
     } else {
-        let allowed =
-            if tools::changes_files(&call.name) { ask(call, input.approval, channels, cancel).await } else { Ok(()) };
+        let allowed = if tools::changes_files(&call.name) { ask(call, input.approval, channels).await } else { Ok(()) };
         match allowed {
             Ok(()) => {
                 let (workspace, name, args) = (input.workspace.clone(), call.name.clone(), call.input.clone());
@@ -378,48 +355,15 @@ async fn run_tool(
 }
 
 /// `Ok` to go ahead; `Err(Some(why))` denied; `Err(None)` cancelled while waiting.
-async fn ask(
-    call: &ToolCall,
-    policy: ApprovalPolicy,
-    channels: &RunChannels,
-    cancel: &mut watch::Receiver<bool>,
-) -> Result<(), Option<String>> {
+async fn ask(call: &ToolCall, policy: ApprovalPolicy, channels: &RunChannels) -> Result<(), Option<String>> {
     match policy {
         ApprovalPolicy::AllowAll => return Ok(()),
         ApprovalPolicy::ReadOnly => return Err(Some("denied: this agent is read-only".into())),
         ApprovalPolicy::Ask => {}
     }
-    let request_id = uuid::Uuid::new_v4().to_string();
-    let description = tools::describe(&call.name, &call.input);
-    channels.emit(RunEvent::PermissionRequest {
-        request_id: request_id.clone(),
-        tool: call.name.clone(),
-        input: call.input.clone(),
-        description: description.clone(),
-    });
-    let (reply, answer) = oneshot::channel();
-    let pending = PendingPermission {
-        request_id: request_id.clone(),
-        tool: call.name.clone(),
-        input: call.input.clone(),
-        description,
-        reply,
-    };
-    let allowed = if channels.permissions.send(pending).is_err() {
-        false // nobody can answer: deny rather than hang
-    } else {
-        tokio::select! {
-            answer = answer => answer.unwrap_or(PermissionAnswer { allow: false }).allow,
-            () = http::cancelled(cancel) => {
-                channels.emit(RunEvent::PermissionResolved { request_id, allowed: false });
-                return Err(None);
-            }
-        }
-    };
-    channels.emit(RunEvent::PermissionResolved { request_id, allowed });
-    if allowed {
-        Ok(())
-    } else {
-        Err(Some("denied: the user did not allow this".into()))
+    match hosted::ask_user(channels, &call.name, &call.input, tools::describe(&call.name, &call.input)).await {
+        Some(true) => Ok(()),
+        Some(false) => Err(Some(hosted::DENIED.into())),
+        None => Err(None),
     }
 }

@@ -75,11 +75,11 @@ pub fn definitions() -> Vec<ToolDef> {
 /// the grant's invoker.
 pub fn offered(
     grant: Option<&crate::tools::ToolGrant>,
-    connectors: &crate::connectors::native::Session,
+    connectors: &[crate::connectors::client::OfferedTool],
 ) -> Vec<ToolDef> {
     let mut tools = definitions();
     // The user's connectors shared with the agent, each tool named `<connector>__<tool>`.
-    for tool in connectors.offered() {
+    for tool in connectors {
         tools.push(ToolDef {
             name: tool.name.clone().into(),
             description: tool.description.clone().into(),

@@ -10,6 +10,7 @@ pub mod detect;
 mod event;
 pub mod hermes;
 pub mod home;
+pub mod hosted;
 mod identify;
 pub mod lines;
 pub mod openclaw;
@@ -120,6 +121,7 @@ pub struct TurnInput {
     /// Clawboo's own tools for this run (team chat), bound to this run's caller.
     pub tools: Option<crate::tools::ToolGrant>,
     /// The user's connectors (MCP servers) shared with this agent, enabled, secrets resolved.
+    /// Every adapter hosts them through [`hosted::start`]: never handed to a CLI.
     pub connectors: Vec<crate::connectors::RunConnector>,
     /// The runtime session to continue, if the conversation has one.
     pub resume_session: Option<String>,
@@ -247,7 +249,7 @@ pub fn keyed_endpoint(
 }
 
 /// Every adapter this build has, each reaching models through `endpoints` (the relay).
-/// OpenClaw's Gateways get lasting tokens of Clawboo's tools from `tools`. `access`
+/// OpenClaw's Gateways get lasting tokens of Clawboo's tools from each run's grant. `access`
 /// decides per turn whether Claude Code and Codex use the user's own sign-in or a key (the
 /// runtime catalog, which holds the choice).
 pub fn adapters(
@@ -255,7 +257,6 @@ pub fn adapters(
     access: Arc<dyn signin::AccessSource>,
     gateway_tokens: Arc<crate::secrets::Secrets>,
     spawner: Arc<dyn process::Spawner>,
-    tools: Arc<crate::tools::Tools>,
 ) -> RuntimeRegistry {
     RuntimeRegistry::default()
         .with(Arc::new(
@@ -264,9 +265,7 @@ pub fn adapters(
         .with(Arc::new(codex::CodexRuntime::new(spawner.clone(), endpoints.clone()).with_access(access)))
         .with(Arc::new(hermes::HermesRuntime::new(spawner.clone(), endpoints.clone())))
         .with(Arc::new(
-            openclaw::OpenclawRuntime::new(spawner.clone(), endpoints.clone())
-                .with_gateway_tokens(gateway_tokens)
-                .with_tools(tools),
+            openclaw::OpenclawRuntime::new(spawner.clone(), endpoints.clone()).with_gateway_tokens(gateway_tokens),
         ))
         .with(Arc::new(crate::native::NativeRuntime::new(endpoints).with_spawner(spawner)))
 }

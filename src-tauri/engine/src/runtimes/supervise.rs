@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, watch};
 use tokio::time::{sleep_until, Instant};
 
 use super::lines::{CappedLines, ReadLine};
@@ -82,11 +82,29 @@ enum Stopping {
 pub async fn supervise(
     spawner: &dyn Spawner,
     spec: &CommandSpec,
-    mut protocol: Box<dyn StreamProtocol>,
+    protocol: Box<dyn StreamProtocol>,
     channels: RunChannels,
     policy: ApprovalPolicy,
     timeouts: Timeouts,
 ) -> Result<RunResult> {
+    supervise_with(spawner, spec, protocol, channels, policy, timeouts, None).await
+}
+
+/// [`supervise`], also told how many questions wait for the user outside the CLI's own stream
+/// (`asking`: the run's hosted connectors, whose calls the CLI awaits in silence): while any
+/// waits the run is not silent, and its silence counts again from the answer.
+pub async fn supervise_with(
+    spawner: &dyn Spawner,
+    spec: &CommandSpec,
+    mut protocol: Box<dyn StreamProtocol>,
+    channels: RunChannels,
+    policy: ApprovalPolicy,
+    timeouts: Timeouts,
+    asking: Option<watch::Receiver<usize>>,
+) -> Result<RunResult> {
+    // No hosting (or once it ends): a count that is always zero and never changes.
+    let (idle, idle_count) = watch::channel(0usize);
+    let mut asking = asking.unwrap_or(idle_count);
     // The proxy of the run's sandbox reports the hosts it refused on the run's Activity.
     let mut spec = spec.clone();
     if let Some(confinement) = spec.confine.as_mut() {
@@ -153,6 +171,14 @@ pub async fn supervise(
                     stdout_open = false;
                 }
             },
+            changed = asking.changed() => {
+                // Asked or answered elsewhere: the silence counts from now (a closed channel
+                // means the hosting ended; nothing waits there any more).
+                if changed.is_err() {
+                    asking = idle.subscribe();
+                }
+                silence_deadline = Instant::now() + timeouts.silence;
+            }
             Some((request_id, answer)) = waiting.next(), if !waiting.is_empty() => {
                 let answer: PermissionAnswer = answer;
                 // The run was waiting for the user, not silent: its silence counts from now.
@@ -183,7 +209,7 @@ pub async fn supervise(
             }
             // No silence timeout while a permission question waits for the user: the user may be
             // away for hours (the question has its own expiry, and Stop still works).
-            _ = sleep_until(ladder_at), if waiting.is_empty() || !matches!(stopping, Stopping::No) => {
+            _ = sleep_until(ladder_at), if (waiting.is_empty() && !busy(&asking)) || !matches!(stopping, Stopping::No) => {
                 match &mut stopping {
                     Stopping::No => {
                         channels.emit(RunEvent::Warning {
@@ -313,6 +339,12 @@ async fn apply(
             }
         }
     }
+}
+
+/// Whether a question waits elsewhere, or the count changed unseen (its answer resets the
+/// silence first).
+fn busy(asking: &watch::Receiver<usize>) -> bool {
+    *asking.borrow() > 0 || asking.has_changed().unwrap_or(false)
 }
 
 type PermissionWait = std::pin::Pin<Box<dyn std::future::Future<Output = (String, PermissionAnswer)> + Send>>;

@@ -1,7 +1,9 @@
 //! Clawboo's own tools, for every runtime: served over a loopback MCP server (streamable HTTP)
 //! to the CLIs and in-process to Native. Each run gets its own token, which binds the caller
 //! (agent, team, room, run): the server knows who calls from the token alone, and the token dies
-//! with its run.
+//! with its run. Beside them the server lists and calls the tools a run *hosts* ([`HostedTools`]:
+//! the user's connectors, which Clawboo runs itself), so a CLI reaches a connector only through
+//! its run's token, never its config, secrets or process.
 //!
 //! CONTRACT (types fixed; server in `server.rs`): the tools module knows nothing of chat or
 //! teams. What a tool does is the [`ToolHost`]'s business (the chat service implements it).
@@ -66,6 +68,25 @@ pub trait ToolHost: Send + Sync {
     fn call<'a>(&'a self, caller: &'a Caller, tool: ToolName, args: Value) -> ToolFuture<'a>;
 }
 
+/// A tool the bridge serves for one run beside Clawboo's own: a connector's, named
+/// `<connector>__<tool>`, hosted by Clawboo for the run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostedSpec {
+    pub name: String,
+    pub description: String,
+    pub input_schema: Value,
+    /// The server's hints, passed on as given.
+    pub annotations: Option<rmcp::model::ToolAnnotations>,
+}
+
+/// The tools a run hosts, served by the bridge under the run's token. The host applies the
+/// agent's approval policy to every call (the CLI's own permission step does not see them).
+pub trait HostedTools: Send + Sync {
+    fn specs(&self) -> Vec<HostedSpec>;
+    /// Runs one call of a tool from [`HostedTools::specs`]; an error is a tool error.
+    fn call<'a>(&'a self, name: &'a str, args: Value) -> ToolFuture<'a>;
+}
+
 /// A tool as offered to a model (name, description, JSON schema of its arguments).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolSpec {
@@ -87,6 +108,42 @@ pub struct ToolGrant {
     pub specs: Vec<ToolSpec>,
     /// In-process calls for Native, bound to the same caller as the token.
     pub invoker: Arc<dyn Fn(ToolName, Value) -> ToolFuture<'static> + Send + Sync>,
+    /// The bridge and the run, for the tools the run hosts ([`ToolGrant::host`]).
+    bridge: Arc<Shared>,
+    run_id: String,
+    agent_id: String,
+}
+
+impl ToolGrant {
+    /// Serves `tools` beside Clawboo's own to this run's token (and the agent's lasting token
+    /// while this run is its live one), until [`ToolGrant::unhost`] or the run's revoke. A
+    /// name of Clawboo's own tools stays Clawboo's.
+    pub fn host(&self, tools: Arc<dyn HostedTools>) {
+        let specs = tools.specs();
+        let mut grants = self.bridge.grants();
+        let live = grants.by_token.values().any(|b| matches!(b, Binding::Run(c) if c.run_id == self.run_id));
+        if !live {
+            return; // the run was revoked already: nothing to serve
+        }
+        grants.hosted.insert(self.run_id.clone(), tools);
+        grants.agents.entry(self.agent_id.clone()).or_default().last_hosted = specs;
+    }
+
+    /// Stops serving this run's hosted tools (they were stopped).
+    pub fn unhost(&self) {
+        self.bridge.grants().hosted.remove(&self.run_id);
+    }
+
+    /// The agent's lasting token on this bridge (see [`Tools::grant_lasting`]): for a process
+    /// that outlives the run (an OpenClaw Gateway).
+    pub fn lasting_token(&self) -> String {
+        lasting_token(&self.bridge, &self.agent_id)
+    }
+
+    /// The tools this run hosts, as the bridge lists them.
+    pub fn hosted(&self) -> Vec<HostedSpec> {
+        self.bridge.hosted(&self.run_id).map(|h| h.specs()).unwrap_or_default()
+    }
 }
 
 impl std::fmt::Debug for ToolGrant {
@@ -129,6 +186,8 @@ struct AgentRuns {
     live: Option<Caller>,
     /// The tools of its latest run: what a lasting token lists between runs.
     last_tools: Vec<ToolName>,
+    /// The hosted tools of its latest run that hosted any, listed the same way.
+    last_hosted: Vec<HostedSpec>,
 }
 
 #[derive(Default)]
@@ -137,6 +196,8 @@ struct Grants {
     /// An agent's lasting token.
     lasting: HashMap<String, String>,
     agents: HashMap<String, AgentRuns>,
+    /// The tools each run hosts, by run id.
+    hosted: HashMap<String, Arc<dyn HostedTools>>,
 }
 
 pub(crate) struct Shared {
@@ -209,18 +270,42 @@ impl Shared {
         }
     }
 
-    /// Runs tool `name` for `caller`: only a tool it was granted, with checked arguments.
-    /// `Err` when it has no such tool (the protocol's "unknown tool").
+    fn hosted(&self, run_id: &str) -> Option<Arc<dyn HostedTools>> {
+        self.grants().hosted.get(run_id).cloned()
+    }
+
+    /// The hosted tools a request's caller sees listed: its run's, or for a lasting token its
+    /// agent's live run's (between runs, the latest run's).
+    pub(crate) fn visible_hosted(&self, access: &Access) -> Vec<HostedSpec> {
+        let run_id = match access {
+            Access::Run(caller) => caller.run_id.clone(),
+            Access::Lasting { agent_id } => {
+                let grants = self.grants();
+                let Some(runs) = grants.agents.get(agent_id) else { return Vec::new() };
+                match &runs.live {
+                    Some(caller) => caller.run_id.clone(),
+                    None => return runs.last_hosted.clone(),
+                }
+            }
+        };
+        self.hosted(&run_id).map(|h| h.specs()).unwrap_or_default()
+    }
+
+    /// Runs tool `name` for `caller`: only a tool it was granted, with checked arguments, or
+    /// one its run hosts. `Err` when it has no such tool (the protocol's "unknown tool").
     pub(crate) async fn call(
         &self,
         caller: &Caller,
         name: &str,
         args: Value,
     ) -> std::result::Result<ToolOutput, String> {
-        let Some(tool) = specs::parse(name).filter(|t| caller.tools.contains(t)) else {
-            return Err(format!("There is no tool named {name}."));
-        };
-        Ok(self.call_tool(caller, tool, args).await)
+        if let Some(tool) = specs::parse(name).filter(|t| caller.tools.contains(t)) {
+            return Ok(self.call_tool(caller, tool, args).await);
+        }
+        match self.hosted(&caller.run_id).filter(|h| h.specs().iter().any(|s| s.name == name)) {
+            Some(hosted) => Ok(hosted.call(name, args).await),
+            None => Err(format!("There is no tool named {name}.")),
+        }
     }
 
     async fn call_tool(&self, caller: &Caller, tool: ToolName, args: Value) -> ToolOutput {
@@ -326,6 +411,7 @@ impl Tools {
             grants.by_token.insert(token.clone(), Binding::Run(caller.clone()));
             let runs = grants.agents.entry(caller.agent_id.clone()).or_default();
             runs.last_tools = caller.tools.clone();
+            runs.last_hosted = Vec::new();
             runs.live = Some(caller.clone());
         }
         let (shared, bound) = (self.shared.clone(), token.clone());
@@ -345,13 +431,18 @@ impl Tools {
             token,
             specs: specs::specs(&caller.tools),
             invoker,
+            bridge: self.shared.clone(),
+            run_id: caller.run_id.clone(),
+            agent_id: caller.agent_id,
         }
     }
 
-    /// Ends every token of run `run_id` (later calls: HTTP 401, or a tool error in-process).
+    /// Ends every token of run `run_id` (later calls: HTTP 401, or a tool error in-process) and
+    /// the tools it hosted.
     pub fn revoke(&self, run_id: &str) {
         let mut grants = self.shared.grants();
         grants.by_token.retain(|_, binding| !matches!(binding, Binding::Run(c) if c.run_id == run_id));
+        grants.hosted.remove(run_id);
         for runs in grants.agents.values_mut() {
             if runs.live.as_ref().is_some_and(|c| c.run_id == run_id) {
                 runs.live = None;
@@ -362,14 +453,7 @@ impl Tools {
     /// The same token for `agent_id` every time, for a process that outlives runs (an OpenClaw
     /// Gateway): a call acts for the agent's run in progress, and fails between runs.
     pub fn grant_lasting(&self, agent_id: &str) -> String {
-        let mut grants = self.shared.grants();
-        if let Some(token) = grants.lasting.get(agent_id) {
-            return token.clone();
-        }
-        let token = new_token();
-        grants.lasting.insert(agent_id.to_owned(), token.clone());
-        grants.by_token.insert(token.clone(), Binding::Lasting { agent_id: agent_id.to_owned() });
-        token
+        lasting_token(&self.shared, agent_id)
     }
 
     /// Ends `agent_id`'s lasting token (its process is gone for good, or the agent is).
@@ -393,6 +477,18 @@ impl Tools {
     pub fn has_grant(&self, run_id: &str) -> bool {
         self.shared.grants().by_token.values().any(|b| matches!(b, Binding::Run(c) if c.run_id == run_id))
     }
+}
+
+/// `agent_id`'s lasting token, made on first use.
+fn lasting_token(shared: &Shared, agent_id: &str) -> String {
+    let mut grants = shared.grants();
+    if let Some(token) = grants.lasting.get(agent_id) {
+        return token.clone();
+    }
+    let token = new_token();
+    grants.lasting.insert(agent_id.to_owned(), token.clone());
+    grants.by_token.insert(token.clone(), Binding::Lasting { agent_id: agent_id.to_owned() });
+    token
 }
 
 /// 256 random bits (two v4 UUIDs come from the OS's random source).

@@ -1,6 +1,7 @@
 //! The MCP server on 127.0.0.1: a thin layer resolves the token to its caller before rmcp's
 //! streamable HTTP service sees the request (401 for an unknown or ended token), and the
-//! handler lists and runs only that caller's tools.
+//! handler lists and runs only that caller's tools: Clawboo's own it was granted, then the ones
+//! its run hosts (its connectors', each call under the agent's approval policy).
 //!
 //! Stateless (no `Mcp-Session-Id`) with plain JSON answers: every POST carries its token, so
 //! nothing about a caller lives between requests. GET (an SSE stream) is answered 405.
@@ -25,7 +26,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 use tokio::sync::watch;
 
-use super::{specs, Access, Shared, ToolName};
+use super::{specs, Access, HostedSpec, Shared, ToolName};
 use crate::loopback::{self, ServerLimits};
 
 /// Far above any tool call (texts are capped at 16 KiB); a bigger body is refused by rmcp.
@@ -131,6 +132,16 @@ fn mcp_tool(tool: ToolName) -> Tool {
     Tool::new(tool.as_str(), spec.description, schema)
 }
 
+fn hosted_tool(spec: HostedSpec) -> Tool {
+    let schema = match spec.input_schema {
+        Value::Object(map) => map,
+        _ => Default::default(),
+    };
+    let mut tool = Tool::new(spec.name, spec.description, schema);
+    tool.annotations = spec.annotations;
+    tool
+}
+
 impl ServerHandler for Handler {
     fn get_info(&self) -> ServerConfig {
         InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
@@ -143,7 +154,8 @@ impl ServerHandler for Handler {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let access = access(&context)?;
-        let tools = self.shared.visible_tools(&access).into_iter().map(mcp_tool).collect();
+        let mut tools: Vec<Tool> = self.shared.visible_tools(&access).into_iter().map(mcp_tool).collect();
+        tools.extend(self.shared.visible_hosted(&access).into_iter().map(hosted_tool));
         Ok(ListToolsResult::with_all_items(tools))
     }
 

@@ -283,14 +283,18 @@ impl Chat {
         tools
     }
 
+    /// A one-to-one run's grant: for its Clawboo tools, or for the connectors the bridge will
+    /// serve it (`with_connectors`) even when it has none of Clawboo's.
     pub(in crate::chat) fn grant_direct_tools(
         &self,
         agent: &Agent,
         tools: Vec<ToolName>,
+        with_connectors: bool,
         conversation_id: &str,
         run_id: &str,
     ) -> Option<ToolGrant> {
-        let bridge = self.tools.as_ref().filter(|_| !tools.is_empty())?;
+        let wanted = !tools.is_empty() || with_connectors;
+        let bridge = self.tools.as_ref().filter(|_| wanted && self.can_serve_tools(agent))?;
         Some(bridge.grant(Caller {
             run_id: run_id.to_owned(),
             agent_id: agent.id.clone(),

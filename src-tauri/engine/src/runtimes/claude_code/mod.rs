@@ -32,10 +32,11 @@ use crate::secrets::Provider;
 
 use super::detect::help_mentions;
 use super::home::INHERITED_ENV;
+use super::hosted::{self, Reach};
 use super::process::{CommandSpec, Spawner};
 use super::sandbox;
 use super::signin::{self, AccessSource, KeyOnly, Resolved};
-use super::supervise::{supervise, Timeouts};
+use super::supervise::{supervise_with, Timeouts};
 use super::{Capabilities, EndpointSource, HistoryMode, PersonaDelivery, RunChannels, RunResult, Runtime, TurnInput};
 
 pub use protocol::{is_read_only, DuplexProtocol};
@@ -107,37 +108,30 @@ impl ClaudeCodeRuntime {
         .into();
         // What Claude may load and do: Clawboo's settings only, rewritten every turn.
         settings::write_user_settings(&home, input.approval, &input.workspace)?;
-        let clawboo_tools = mcp_tool_names(input.tools.as_ref());
-        args.extend(settings::args(input.approval, &input.workspace, &clawboo_tools, |flag| {
+        // Earlier versions gave Claude the connectors in this file (secrets included) for the
+        // length of a run: one a crash left behind goes now.
+        let _ = std::fs::remove_file(home.join(LEGACY_MCP_CONFIG));
+        // Clawboo's own tools, then the connectors' tools its bridge serves for this run.
+        let mut bridge_tools = mcp_tool_names(input.tools.as_ref());
+        bridge_tools.extend(hosted_tool_names(input.tools.as_ref()));
+        args.extend(settings::args(input.approval, &input.workspace, &bridge_tools, |flag| {
             help_mentions(&program, &home, flag)
         }));
-        let mut servers = serde_json::Map::new();
         if let Some(grant) = &input.tools {
-            // Clawboo's tools: the endpoint only; the token travels in the env, never in argv.
-            servers.insert(crate::tools::SERVER_NAME.into(), clawboo_server(&grant.endpoint));
+            // One MCP server, Clawboo's: the endpoint only; the token travels in the env, never
+            // in argv. The user's connectors are behind it, hosted by Clawboo (no connector
+            // config, secret or process reaches Claude).
+            let config =
+                serde_json::json!({"mcpServers": {crate::tools::SERVER_NAME: clawboo_server(&grant.endpoint)}});
+            args.extend(["--mcp-config".into(), config.to_string()]);
         }
-        // The user's connectors shared with this agent. Their tools are not pre-allowed: each
-        // call goes through the agent's approval policy (`can_use_tool`).
-        servers.extend(crate::connectors::wire::claude_servers(&input.connectors).into_iter().map(
-            |(name, mut entry)| {
-                entry["alwaysLoad"] = serde_json::Value::Bool(true);
-                (name, entry)
-            },
-        ));
-        if !servers.is_empty() {
-            let config = serde_json::json!({"mcpServers": servers});
-            if input.connectors.is_empty() {
-                args.extend(["--mcp-config".into(), config.to_string()]);
-            } else {
-                // Connectors' env and headers may hold secrets: a file only the run's user can
-                // read, in the private home, written for the turn and removed when it ends; never argv.
-                let file = home.join(MCP_CONFIG_FILE);
-                crate::connectors::wire::write_private(&file, &config.to_string())?;
-                args.extend(["--mcp-config".into(), file.to_string_lossy().into_owned()]);
-            }
-        }
-        if input.tools.is_some() && !clawboo_tools.is_empty() {
-            args.extend(["--allowedTools".into(), clawboo_tools.join(",")]);
+        // Pre-allowed: Clawboo's own tools (as ever), and the connectors' tools by their exact
+        // names, because the bridge applies the agent's policy to every call of theirs (ask:
+        // a question in the Inbox; read-only: only read-only, closed-world tools). Claude's own
+        // `can_use_tool` would be a second question about the same call, and under read-only
+        // it would refuse every one of them (it cannot read the server's hints).
+        if !bridge_tools.is_empty() {
+            args.extend(["--allowedTools".into(), bridge_tools.join(",")]);
         }
         // Flags newer releases added: passed only to a `claude` that lists them in --help.
         if help_mentions(&program, &home, "--include-partial-messages") {
@@ -208,9 +202,14 @@ fn mcp_tool_names(grant: Option<&crate::tools::ToolGrant>) -> Vec<String> {
     specs.iter().map(|s| format!("mcp__{}__{}", crate::tools::SERVER_NAME, s.name.as_str())).collect()
 }
 
-/// Where a turn's `--mcp-config` goes when it names connectors (in the private home, 0600, for
-/// the run only).
-const MCP_CONFIG_FILE: &str = "clawboo-mcp.json";
+/// The per-run MCP config earlier versions wrote in Claude's home (see `command`).
+const LEGACY_MCP_CONFIG: &str = "clawboo-mcp.json";
+
+/// How Claude names the connectors' tools the run's bridge serves: `mcp__clawboo__<connector>__<tool>`.
+fn hosted_tool_names(grant: Option<&crate::tools::ToolGrant>) -> Vec<String> {
+    let hosted = grant.map(|g| g.hosted()).unwrap_or_default();
+    hosted.iter().map(|s| format!("mcp__{}__{}", crate::tools::SERVER_NAME, s.name)).collect()
+}
 
 /// Clawboo's server in `--mcp-config`: over HTTP, the token read from the env by Claude
 /// (`${CLAWBOO_TOKEN}`), and its tools sent to the model directly (`alwaysLoad`), not
@@ -253,19 +252,17 @@ impl Runtime for ClaudeCodeRuntime {
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<RunResult>> + Send + '_>> {
         Box::pin(async move {
             super::detect::probe_help(input.program.as_deref(), input.homes.home(RuntimeKind::ClaudeCode).ok()).await;
+            // The connectors run before Claude starts, so its first listing has their tools.
+            let Some(connectors) = hosted::start(&input, &channels, &self.spawner, Reach::Bridge).await else {
+                return Ok(hosted::cancelled());
+            };
             let spec = self.command(&input)?;
             let protocol = DuplexProtocol::new(input.text_to_send(), input.resume_session.is_some())
                 .confined_to(input.workspace.clone());
+            let (spawner, policy, asking) = (self.spawner.as_ref(), input.approval, connectors.asking());
             let ended =
-                supervise(self.spawner.as_ref(), &spec, Box::new(protocol), channels, input.approval, self.timeouts)
-                    .await;
-            // The connectors' config may hold their secrets: it lives no longer than the run
-            // (Claude reads it once, at start).
-            if !input.connectors.is_empty() {
-                if let Ok(home) = input.homes.home(RuntimeKind::ClaudeCode) {
-                    let _ = std::fs::remove_file(home.join(MCP_CONFIG_FILE));
-                }
-            }
+                supervise_with(spawner, &spec, Box::new(protocol), channels, policy, self.timeouts, asking).await;
+            connectors.stop().await;
             ended
         })
     }

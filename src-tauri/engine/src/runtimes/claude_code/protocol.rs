@@ -134,13 +134,7 @@ impl DuplexProtocol {
 
     fn system(&mut self, line: &Value, out: &mut Vec<Step>) {
         match line["subtype"].as_str() {
-            Some("init") => {
-                self.session(line, out);
-                // A connector that did not start is a warning on the run, never a failed turn.
-                for message in crate::connectors::wire::failed_servers(line) {
-                    Self::warn(out, message);
-                }
-            }
+            Some("init") => self.session(line, out),
             Some("api_retry") => Self::warn(
                 out,
                 format!(

@@ -87,7 +87,9 @@ fn workspace_roots(workspace: &Path) -> Vec<String> {
 
 /// The flags that apply [`settings`] and the policy. `offers` says whether the installed
 /// `claude` lists a flag in its `--help` (older releases lack some). `clawboo_tools` are the
-/// wire names of Clawboo's own (MCP) tools the run was granted: a read-only agent keeps them.
+/// wire names of the tools Clawboo's bridge serves the run (its own it was granted, and the
+/// connectors' it hosts, whose calls the bridge itself holds to the policy): a read-only agent
+/// keeps them.
 pub fn args(
     policy: ApprovalPolicy,
     workspace: &Path,

@@ -24,9 +24,10 @@ use std::sync::Arc;
 pub use protocol::{AppServerProtocol, ThreadSetup};
 
 use super::home::INHERITED_ENV;
+use super::hosted::{self, Reach};
 use super::process::{CommandSpec, Spawner};
 use super::signin::{self, AccessSource, KeyOnly, Resolved};
-use super::supervise::{supervise, Timeouts};
+use super::supervise::{supervise_with, Timeouts};
 use super::{
     ApprovalPolicy, Capabilities, EndpointSource, HistoryMode, PersonaDelivery, RunChannels, RunResult, Runtime,
     TurnInput,
@@ -162,31 +163,34 @@ impl CodexRuntime {
     }
 }
 
-/// The thread's `config`: Clawboo's tools and the user's connectors shared with the agent
-/// (their env and headers travel over stdin in `thread/start`, never argv or a file).
+/// The thread's `config`: Clawboo's tools server, the only MCP server Codex is given. The
+/// user's connectors are behind it, hosted by Clawboo: no connector config, secret or process
+/// reaches Codex.
 fn thread_config(input: &TurnInput) -> Option<serde_json::Value> {
-    let mut config = input.tools.as_ref().map(|grant| mcp_config(&grant.endpoint));
-    if !input.connectors.is_empty() {
-        let approve = input.approval == ApprovalPolicy::AllowAll;
-        let servers = crate::connectors::wire::codex_servers(&input.connectors, approve);
-        let config = config.get_or_insert_with(|| serde_json::json!({"mcp_servers": {}}));
-        if let Some(table) = config["mcp_servers"].as_object_mut() {
-            table.extend(servers);
-        }
-    }
-    config
+    let grant = input.tools.as_ref()?;
+    Some(mcp_config(&grant.endpoint, !grant.hosted().is_empty()))
 }
 
 /// The thread's `config` override giving it Clawboo's tools: the endpoint, the token read by
 /// Codex from `CLAWBOO_TOKEN` and sent as `Authorization: Bearer`, and the tools approved
-/// up front (they are Clawboo's own; otherwise `approval_policy=never` fails them unasked).
-fn mcp_config(endpoint: &str) -> serde_json::Value {
-    serde_json::json!({"mcp_servers": {crate::tools::SERVER_NAME: {
+/// up front: Clawboo's own, and the connectors' it hosts, whose every call the bridge holds to
+/// the agent's policy itself (asking the user under "ask"), so Codex need not ask again.
+/// While connectors are hosted a call may wait for the user's answer: Codex's 60 s limit on a
+/// tool call is lifted (the run's own limits and the approval's expiry still hold).
+fn mcp_config(endpoint: &str, hosts_connectors: bool) -> serde_json::Value {
+    let mut server = serde_json::json!({
         "url": endpoint,
         "bearer_token_env_var": crate::tools::TOKEN_ENV,
         "default_tools_approval_mode": "approve",
-    }}})
+    });
+    if hosts_connectors {
+        server["tool_timeout_sec"] = serde_json::json!(HOSTED_CALL_LIMIT_SECS);
+    }
+    serde_json::json!({"mcp_servers": {crate::tools::SERVER_NAME: server}})
 }
+
+/// How long Codex waits for one call of Clawboo's server while it hosts connectors: a day.
+const HOSTED_CALL_LIMIT_SECS: f64 = 86_400.0;
 
 /// Codex's approval policy and sandbox for an agent's policy. "untrusted" makes Codex ask
 /// before any command it does not know to be safe, so the supervisor can apply the policy.
@@ -225,8 +229,16 @@ impl Runtime for CodexRuntime {
         channels: RunChannels,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<RunResult>> + Send + '_>> {
         Box::pin(async move {
+            // The connectors run before Codex starts, so its first listing has their tools.
+            let Some(connectors) = hosted::start(&input, &channels, &self.spawner, Reach::Bridge).await else {
+                return Ok(hosted::cancelled());
+            };
             let (spec, protocol) = self.prepare(&input)?;
-            supervise(self.spawner.as_ref(), &spec, Box::new(protocol), channels, input.approval, self.timeouts).await
+            let (spawner, policy, asking) = (self.spawner.as_ref(), input.approval, connectors.asking());
+            let ended =
+                supervise_with(spawner, &spec, Box::new(protocol), channels, policy, self.timeouts, asking).await;
+            connectors.stop().await;
+            ended
         })
     }
 }

@@ -38,8 +38,9 @@ use serde_json::json;
 pub use protocol::AcpProtocol;
 
 use super::home::{write_private, INHERITED_ENV};
+use super::hosted::{self, Reach};
 use super::process::{CommandSpec, Spawner};
-use super::supervise::{supervise, Timeouts};
+use super::supervise::{supervise_with, Timeouts};
 use super::{
     ApprovalPolicy, Capabilities, EndpointSource, HistoryMode, PersonaDelivery, RunChannels, RunResult, Runtime,
     TurnInput,
@@ -111,7 +112,8 @@ impl HermesRuntime {
         let model = if input.agent.model.trim().is_empty() { DEFAULT_MODEL } else { input.agent.model.trim() };
         let mut config = config_yaml(model, &endpoint.base_url, endpoint.api_key.is_some());
         if input.approval == ApprovalPolicy::ReadOnly {
-            // Hermes has no read-only mode: Clawboo's guard and deny rule make one.
+            // Hermes has no read-only mode: Clawboo's guard and deny rule make one. The tools
+            // its bridge serves pass (the connectors' ones are held to the policy by the bridge).
             let clawboo_tools = mcp_tool_names(input.tools.as_ref());
             config = read_only::merge(
                 &config,
@@ -172,31 +174,39 @@ impl Runtime for HermesRuntime {
         channels: RunChannels,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<RunResult>> + Send + '_>> {
         Box::pin(async move {
+            // The connectors run before Hermes starts, so its session lists their tools.
+            let Some(connectors) = hosted::start(&input, &channels, &self.spawner, Reach::Bridge).await else {
+                return Ok(hosted::cancelled());
+            };
             let spec = self.prepare(&input)?;
             let protocol =
                 AcpProtocol::new(path_str(&input.workspace), input.text_to_send(), input.resume_session.clone())
                     .forking(input.fork_session)
-                    .with_mcp_servers(mcp_servers(input.tools.as_ref(), &input.connectors));
-            supervise(self.spawner.as_ref(), &spec, Box::new(protocol), channels, input.approval, self.timeouts).await
+                    .with_mcp_servers(mcp_servers(input.tools.as_ref()));
+            let (spawner, policy, asking) = (self.spawner.as_ref(), input.approval, connectors.asking());
+            let ended =
+                supervise_with(spawner, &spec, Box::new(protocol), channels, policy, self.timeouts, asking).await;
+            connectors.stop().await;
+            ended
         })
     }
 }
 
-/// How Hermes names Clawboo's granted tools: `mcp__clawboo__<tool>`.
+/// How Hermes names the tools the run's bridge serves: `mcp__clawboo__<tool>` for Clawboo's
+/// granted tools, then `mcp__clawboo__<connector>__<tool>` for the connectors' it hosts.
 fn mcp_tool_names(grant: Option<&crate::tools::ToolGrant>) -> Vec<String> {
-    let specs = grant.map(|g| g.specs.as_slice()).unwrap_or_default();
-    specs.iter().map(|s| format!("mcp__{}__{}", crate::tools::SERVER_NAME, s.name.as_str())).collect()
+    let Some(grant) = grant else { return Vec::new() };
+    let own = grant.specs.iter().map(|s| s.name.as_str().to_owned());
+    let hosted = grant.hosted().into_iter().map(|s| s.name);
+    own.chain(hosted).map(|name| format!("mcp__{}__{name}", crate::tools::SERVER_NAME)).collect()
 }
 
-/// ACP `mcpServers` for the session: Clawboo's server, its token in a header sent over stdin
-/// (never argv, never a file). One `hermes acp` process per run, so the fixed name `clawboo`
-/// never meets another run's connection (Hermes keys MCP connections by name per process).
-/// The user's connectors shared with the agent follow, their env and headers over stdin too.
-fn mcp_servers(
-    grant: Option<&crate::tools::ToolGrant>,
-    connectors: &[crate::connectors::RunConnector],
-) -> serde_json::Value {
-    let mut servers: Vec<serde_json::Value> = grant
+/// ACP `mcpServers` for the session: Clawboo's server alone, its token in a header sent over
+/// stdin (never argv, never a file). One `hermes acp` process per run, so the fixed name
+/// `clawboo` never meets another run's connection (Hermes keys MCP connections by name per
+/// process). The user's connectors are behind it, hosted by Clawboo.
+fn mcp_servers(grant: Option<&crate::tools::ToolGrant>) -> serde_json::Value {
+    let servers: Vec<serde_json::Value> = grant
         .map(|grant| {
             json!({
                 "type": "http",
@@ -207,7 +217,6 @@ fn mcp_servers(
         })
         .into_iter()
         .collect();
-    servers.extend(crate::connectors::wire::acp_servers(connectors));
     serde_json::Value::Array(servers)
 }
 

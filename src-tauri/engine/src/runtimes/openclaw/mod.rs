@@ -66,8 +66,9 @@ use crate::error::{Error, Result};
 use crate::secrets::Provider;
 
 use super::home::{write_private, INHERITED_ENV};
+use super::hosted::{self, Reach};
 use super::process::{CommandSpec, Spawner};
-use super::supervise::{supervise, Timeouts};
+use super::supervise::{supervise_with, Timeouts};
 use super::{Capabilities, EndpointSource, HistoryMode, PersonaDelivery, RunChannels, RunResult, Runtime, TurnInput};
 
 pub use acp::OpenclawAcp;
@@ -97,8 +98,6 @@ pub struct OpenclawRuntime {
     gateways: gateway::Gateways,
     /// Tokens of the Gateways users run themselves (see [`remote`]).
     gateway_tokens: Option<Arc<dyn GatewayTokens>>,
-    /// Clawboo's tools bridge: a Gateway outlives runs, so it gets its agent's lasting token.
-    tools: Option<Arc<crate::tools::Tools>>,
 }
 
 /// One prepared turn: the Gateway to have running and the bridge to start.
@@ -122,15 +121,7 @@ impl OpenclawRuntime {
             timeouts: Timeouts::default(),
             gateways: Default::default(),
             gateway_tokens: None,
-            tools: None,
         }
-    }
-
-    /// The bridge that hands the Gateways their lasting tools tokens (runs granted tools get
-    /// them through the Gateway; without it they get none).
-    pub fn with_tools(mut self, tools: Arc<crate::tools::Tools>) -> Self {
-        self.tools = Some(tools);
-        self
     }
 
     /// Where the tokens of agents' existing Gateways come from (the keychain, in the app).
@@ -181,30 +172,19 @@ impl OpenclawRuntime {
             _ => endpoint.base_url.trim().to_owned(),
         };
         let mut config = config::openclaw_json(&layout, provider, &base_url, model, &input.workspace, input.approval);
-        // A Gateway has one env for all its sessions: its agent's lasting token, which acts for
-        // the agent's run in progress (never the run's own token, which dies with the run).
-        let tools_token = match (&input.tools, &self.tools) {
-            (Some(grant), Some(tools)) => {
-                config::add_clawboo_tools(&mut config, &grant.endpoint);
-                Some(tools.grant_lasting(&input.agent.id))
-            }
-            _ => None,
-        };
-        if !input.connectors.is_empty() {
-            // The user's connectors shared with the agent; a change restarts the Gateway (its
-            // config is in the fingerprint below).
-            let servers = crate::connectors::wire::openclaw_servers(&input.connectors);
-            if !config["mcp"]["servers"].is_object() {
-                config["mcp"] = serde_json::json!({"servers": {}});
-            }
-            if let Some(table) = config["mcp"]["servers"].as_object_mut() {
-                table.extend(servers);
-            }
-            config["tools"]["toolSearch"] = serde_json::json!(false);
-        }
+        // A Gateway has one env for all its sessions: its agent's lasting token on the run's
+        // bridge, which acts for the agent's run in progress (never the run's own token, which
+        // dies with the run).
+        let tools_token = input.tools.as_ref().map(|grant| {
+            config::add_clawboo_tools(&mut config, &grant.endpoint);
+            grant.lasting_token()
+        });
+        // The user's connectors are behind Clawboo's server, hosted by Clawboo: no connector
+        // config, secret or process reaches OpenClaw. Their tools' names go in the fingerprint
+        // below: a Gateway lists a server's tools when it connects, so a new set restarts it.
+        let hosted: Vec<String> =
+            input.tools.as_ref().map(|g| g.hosted().into_iter().map(|s| s.name).collect()).unwrap_or_default();
         config::prepare(&layout, &config, input.homes.agent_dir())?;
-        // It may hold connectors' secrets: readable by the user alone.
-        crate::connectors::wire::restrict(&layout.config)?;
 
         let path = |p: &Path| p.to_string_lossy().into_owned();
         let mut env: Vec<(String, String)> = vec![
@@ -238,16 +218,32 @@ impl OpenclawRuntime {
         bridge.piped_stdin = true;
 
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        (&gateway.program, &gateway.args, &gateway.env, &gateway.cwd, config.to_string()).hash(&mut hasher);
+        (&gateway.program, &gateway.args, &gateway.env, &gateway.cwd, config.to_string(), hosted).hash(&mut hasher);
         Ok(Prepared { gateway, fingerprint: hasher.finish(), bridge, layout, token_file })
     }
 
     async fn run_turn(&self, input: TurnInput, channels: RunChannels) -> Result<RunResult> {
+        // Before the Gateway is (re)started, so it lists their tools (a run on a Gateway the
+        // user runs has no bridge: each connector is a warning).
+        let Some(connectors) = hosted::start(&input, &channels, &self.spawner, Reach::Bridge).await else {
+            return Ok(hosted::cancelled());
+        };
         if let Some(url) = input.agent.openclaw_gateway_url.clone() {
             // A Gateway the user runs cannot be configured by Clawboo: its runs get no tools.
             return self.run_on_existing_gateway(input, channels, &url).await;
         }
-        let prepared = self.prepare(&input)?;
+        let ended = self.run_on_own_gateway(&input, channels, connectors.asking()).await;
+        connectors.stop().await;
+        ended
+    }
+
+    async fn run_on_own_gateway(
+        &self,
+        input: &TurnInput,
+        channels: RunChannels,
+        asking: Option<tokio::sync::watch::Receiver<usize>>,
+    ) -> Result<RunResult> {
+        let prepared = self.prepare(input)?;
         let path_var = prepared.gateway.env.iter().rev().find(|(k, _)| k == "PATH").map(|(_, v)| v.into());
         let path_var = path_var.or_else(|| std::env::var_os("PATH"));
         if let Some(problem) = node::node_problem(path_var.as_deref()).await {
@@ -282,7 +278,8 @@ impl OpenclawRuntime {
             Some(database),
             since,
         );
-        supervise(self.spawner.as_ref(), &bridge, Box::new(protocol), channels, input.approval, self.timeouts).await
+        let (spawner, policy) = (self.spawner.as_ref(), input.approval);
+        supervise_with(spawner, &bridge, Box::new(protocol), channels, policy, self.timeouts, asking).await
     }
 }
 

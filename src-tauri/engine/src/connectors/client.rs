@@ -1,14 +1,16 @@
-//! A Native run's connectors, through rmcp's client: each one started (stdio, through the
-//! engine's [`Spawner`], so the server is its own process group, recorded for the sweep) or
-//! reached (streamable HTTP) when the run starts, its tools listed and offered to the model as
-//! `<connector>__<tool>`, called in-process, and stopped when the run ends or is cancelled.
+//! Clawboo's MCP client for a run's connectors, whatever the runtime: each one started (stdio,
+//! through the engine's [`Spawner`] with the command of [`server_command`], so the server is its
+//! own process group, recorded for the sweep) or reached (streamable HTTP) when the run starts,
+//! its tools listed and offered as `<connector>__<tool>` (to Native in-process, to the CLIs through
+//! the run's tools bridge), called by Clawboo, and stopped when the run ends or is cancelled.
 //! A connector that does not start is a warning on the run, never a failed turn.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rmcp::model::{CallToolRequestParams, Tool};
+use rmcp::model::{CallToolRequestParams, Tool, ToolAnnotations};
 use rmcp::service::{RoleClient, RunningService};
 use serde_json::Value;
 use tokio::io::AsyncReadExt;
@@ -34,8 +36,16 @@ pub struct OfferedTool {
     pub name: String,
     pub description: String,
     pub schema: Value,
-    /// The server says it only reads (may run under a read-only policy).
+    /// The server's hints, passed on as given (informational: Clawboo decides by `read_only`).
+    pub annotations: Option<ToolAnnotations>,
+    /// May run under the read-only policy: its server says it only reads (`readOnlyHint: true`)
+    /// and reaches no open world (`openWorldHint: false`; a missing hint counts as open).
     pub read_only: bool,
+}
+
+/// Whether a tool's hints let it run under the read-only policy (see [`OfferedTool::read_only`]).
+pub fn reads_only(annotations: Option<&ToolAnnotations>) -> bool {
+    annotations.is_some_and(|a| a.read_only_hint == Some(true) && a.open_world_hint == Some(false))
 }
 
 struct Connected {
@@ -100,7 +110,8 @@ impl Session {
                 name,
                 description: tool.description.as_deref().unwrap_or("").chars().take(2_000).collect(),
                 schema: Value::Object((*tool.input_schema).clone()),
-                read_only: tool.annotations.as_ref().and_then(|a| a.read_only_hint).unwrap_or(false),
+                read_only: reads_only(tool.annotations.as_ref()),
+                annotations: tool.annotations,
             });
         }
     }
@@ -199,6 +210,45 @@ impl Drop for Session {
     }
 }
 
+/// The one command a stdio connector's server is started with, for every runtime: the program
+/// and arguments the user gave, an environment built from scratch (the user's entries, secrets
+/// included, plus the few variables every process inherits: never the agent's, never argv), in
+/// the agent's folder. Its process is Clawboo's child, outside any agent's process tree.
+///
+/// It runs in Clawboo's sandbox: the agent's folder, an empty home and temp, and the network
+/// through Clawboo's proxy (a connector reaches its own service), never the user's files.
+pub fn server_command(command: &str, args: Vec<String>, mut env: Vec<(String, String)>, cwd: PathBuf) -> CommandSpec {
+    use crate::runtimes::sandbox;
+    let confine = sandbox::os_supported().then(|| sandbox::folder_view(&cwd, sandbox::NetworkAccess::Any));
+    if confine.is_some() {
+        env.extend(sandbox::FOLDER_VIEW_ENV.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
+    }
+    CommandSpec {
+        program: command.into(),
+        args,
+        env,
+        inherit_env: crate::runtimes::home::INHERITED_ENV.iter().map(|s| (*s).to_owned()).collect(),
+        cwd,
+        piped_stdin: true,
+        confine,
+    }
+}
+
+/// The HTTP client that reaches HTTP connectors: one for the process, no redirects.
+pub fn http_client() -> reqwest::Client {
+    static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
+    CLIENT
+        .get_or_init(|| {
+            reqwest::Client::builder()
+                .connect_timeout(Duration::from_secs(10))
+                .redirect(reqwest::redirect::Policy::none())
+                .user_agent(concat!("Clawboo/", env!("CARGO_PKG_VERSION")))
+                .build()
+                .expect("the HTTP client can be built (TLS backend available)")
+        })
+        .clone()
+}
+
 /// `<connector>__<tool>`, with characters model APIs refuse replaced by `_`, at most 64.
 pub fn offered_name(connector: &str, tool: &str) -> String {
     let safe = |c: char| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' };
@@ -208,21 +258,12 @@ pub fn offered_name(connector: &str, tool: &str) -> String {
 async fn connect(
     connector: RunConnector,
     spawner: Arc<dyn Spawner>,
-    cwd: std::path::PathBuf,
+    cwd: PathBuf,
     client: reqwest::Client,
 ) -> Result<(Connected, Vec<Tool>), String> {
     match connector.transport {
         RunTransport::Stdio { command, args, env } => {
-            let spec = CommandSpec {
-                program: command.clone().into(),
-                args,
-                env,
-                inherit_env: crate::runtimes::home::INHERITED_ENV.iter().map(|s| (*s).to_owned()).collect(),
-                confine: crate::runtimes::sandbox::os_supported()
-                    .then(|| crate::runtimes::sandbox::folder_view(&cwd, crate::runtimes::sandbox::NetworkAccess::Any)),
-                cwd,
-                piped_stdin: true,
-            };
+            let spec = server_command(&command, args, env, cwd);
             let mut child = spawner.spawn(&spec).map_err(|e| format!("{command} could not be started ({e})."))?;
             let stdin = child.stdin.take().ok_or("no stdin pipe")?;
             let stderr = drain_stderr(child.stderr);
@@ -325,5 +366,36 @@ mod tests {
         assert_eq!(offered_name("docs", "lookup"), "docs__lookup");
         assert_eq!(offered_name("web", "search.v2 now"), "web__search_v2_now");
         assert_eq!(offered_name("x", &"a".repeat(100)).len(), MAX_TOOL_NAME);
+    }
+
+    #[test]
+    fn read_only_takes_a_read_only_hint_and_a_closed_world() {
+        let hints = |read_only: Option<bool>, open_world: Option<bool>| {
+            let mut a = ToolAnnotations::default();
+            a.read_only_hint = read_only;
+            a.open_world_hint = open_world;
+            a
+        };
+        assert!(reads_only(Some(&hints(Some(true), Some(false)))));
+        assert!(!reads_only(Some(&hints(Some(true), None))), "a missing openWorldHint counts as open");
+        assert!(!reads_only(Some(&hints(Some(true), Some(true)))));
+        assert!(!reads_only(Some(&hints(None, Some(false)))));
+        assert!(!reads_only(Some(&hints(Some(false), Some(false)))));
+        assert!(!reads_only(None));
+    }
+
+    #[test]
+    fn a_servers_values_go_to_its_env_alone() {
+        let spec = server_command(
+            "fs-server",
+            vec!["--root".into(), "/data".into()],
+            vec![("TOKEN".into(), "s3cret".into())],
+            "/work/agent".into(),
+        );
+        assert_eq!(spec.program, PathBuf::from("fs-server"));
+        assert_eq!(spec.args, ["--root", "/data"]);
+        assert_eq!(spec.env, [("TOKEN".to_owned(), "s3cret".to_owned())]);
+        assert!(spec.inherit_env.iter().all(|name| name != "TOKEN" && name != "HOME"), "{:?}", spec.inherit_env);
+        assert!(spec.piped_stdin);
     }
 }
