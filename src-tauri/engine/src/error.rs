@@ -39,6 +39,9 @@ pub enum ErrorCode {
     /// Git is missing, or a git command on a card's project folder failed (its worktree, its
     /// branch, its diff); the message says which and why.
     Git,
+    /// A card's worktree is not as Clawboo made it (its `.git` was replaced, removed or
+    /// pointed elsewhere): git was not run there, and nothing was committed or deleted.
+    WorktreeTampered,
     /// An agent file, or a run's whole prepared context, is over its budget: the run did not
     /// start (nothing is ever cut to fit).
     ContextTooLarge,
@@ -132,6 +135,9 @@ pub enum Error {
     Git(String),
 
     #[error("{0}")]
+    WorktreeTampered(String),
+
+    #[error("{0}")]
     ContextTooLarge(String),
 
     #[error("{0}")]
@@ -164,6 +170,7 @@ impl Error {
             Error::MissingApiKey(_) => ErrorCode::MissingApiKey,
             Error::SignInMissing(_) => ErrorCode::SignInMissing,
             Error::Git(_) => ErrorCode::Git,
+            Error::WorktreeTampered(_) => ErrorCode::WorktreeTampered,
             Error::ContextTooLarge(_) => ErrorCode::ContextTooLarge,
             Error::InvalidSchedule(_) => ErrorCode::InvalidSchedule,
             Error::Internal(_) => ErrorCode::Internal,

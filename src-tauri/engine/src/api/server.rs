@@ -86,6 +86,7 @@ impl From<Error> for ApiError {
             | ErrorCode::MissingApiKey
             | ErrorCode::SignInMissing
             | ErrorCode::Git
+            | ErrorCode::WorktreeTampered
             | ErrorCode::ContextTooLarge => StatusCode::UNPROCESSABLE_ENTITY,
             ErrorCode::KeychainUnavailable | ErrorCode::Keychain | ErrorCode::EngineUnavailable => {
                 StatusCode::SERVICE_UNAVAILABLE

@@ -49,7 +49,14 @@ impl Runner {
         if !self.parts.worktrees.join(worktree::dir_name(card)).exists() {
             return;
         }
-        if let Err(e) = worktree::remove(&self.parts.worktrees, card, delete_branch) {
+        // The card's repository now: it vouches for a worktree made before Clawboo kept a copy
+        // of its `.git`.
+        let folder = self.with_folder(card.clone()).project_folder;
+        let repo = match folder.as_deref().map(|f| worktree::detect(f.as_ref())) {
+            Some(Ok(Folder::Repo(repo))) => Some(repo),
+            _ => None,
+        };
+        if let Err(e) = worktree::remove(&self.parts.worktrees, card, delete_branch, repo.as_deref()) {
             eprintln!("clawboo: could not remove the worktree of #{}: {e}", card.number);
         }
     }

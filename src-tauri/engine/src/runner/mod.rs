@@ -25,6 +25,7 @@ mod begin;
 mod check;
 mod drive;
 mod folders;
+mod git;
 mod store;
 mod task;
 mod traces;

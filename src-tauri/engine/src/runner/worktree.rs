@@ -13,21 +13,29 @@
 //! `git diff --cached <base>` compares. The base is where the card's branch left the user's
 //! current HEAD (`git merge-base`).
 //!
-//! Git runs through `std::process::Command` with a time limit (the runner's blocking threads call
-//! it), never through a shell.
+//! Git runs only through [`super::git`], hardened against what an agent may have put in the
+//! worktree (hooks, a file-system monitor, filters, text converters). Before git runs in a
+//! worktree, its `.git` is checked against the file `git worktree add` wrote when Clawboo made
+//! it (a copy is kept outside the worktree, in `<data dir>/worktrees/.links/`): the same
+//! regular file, linking to the same git folder in the repository. A `.git` replaced by a
+//! folder, a link or another file (or removed) is refused as `worktree_tampered`, and nothing
+//! is committed, removed or deleted: the user finds the worktree, its files and its branch as
+//! they were. Git is then told the checked git folder and work tree, and never reads `.git`.
 
-use std::io::Read;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use super::git::{run as git_run, run_with, Place};
 use crate::board::Card;
 use crate::error::{Error, Result};
 
-/// A git command is stopped after this long.
-const GIT_TIMEOUT: Duration = Duration::from_secs(120);
+/// Where the copies of the worktrees' `.git` files are kept, in the worktrees folder.
+const LINKS_DIR: &str = ".links";
+/// A `.git` file longer than this is not one git wrote.
+const MAX_LINK_BYTES: u64 = 4096;
+
 /// A diff's patch is cut after this many bytes, with a note saying so.
 pub const DIFF_PATCH_BYTES: usize = 1024 * 1024;
 
@@ -80,7 +88,7 @@ pub fn branch_name(card: &Card) -> String {
 /// cannot say (it is missing, or refuses the repository, e.g. `safe.directory`) but the folder
 /// looks like it is in one, Err: working in place could write into the user's checkout.
 pub fn detect(folder: &Path) -> Result<Folder> {
-    match git(folder, &["rev-parse", "--show-toplevel"], None) {
+    match git_run(Place::Folder(folder), &["rev-parse", "--show-toplevel"]) {
         Ok(top) => Ok(Folder::Repo(PathBuf::from(top.trim()))),
         // Git looked in the folder and every parent and found no repository.
         Err(e) if e.to_string().contains(NOT_A_REPOSITORY) => Ok(Folder::Plain(plain(folder))),
@@ -100,22 +108,25 @@ fn plain(folder: &Path) -> PathBuf {
 }
 
 /// The card's worktree, made when missing: on its branch when an earlier start left one, else
-/// on a new branch from the repository's HEAD commit.
+/// on a new branch from the repository's HEAD commit. Err WorktreeTampered when the worktree
+/// Clawboo made is no longer as it made it.
 pub fn ensure(repo: &Path, worktrees: &Path, card: &Card) -> Result<Worktree> {
     let path = worktrees.join(dir_name(card));
     let branch = branch_name(card);
-    if path.exists() {
-        if is_worktree(&path) {
-            return Ok(Worktree { path, branch });
+    match found(worktrees, card, Some(repo))? {
+        Found::Worktree(_) => return Ok(Worktree { path, branch }),
+        Found::Other => {
+            return Err(Error::Git(format!(
+                "{} exists but is not a git worktree: remove that folder, then run #{} again.",
+                path.display(),
+                card.number
+            )))
         }
-        return Err(Error::Git(format!(
-            "{} exists but is not a git worktree: remove that folder, then run #{} again.",
-            path.display(),
-            card.number
-        )));
+        Found::Nothing => {}
     }
     std::fs::create_dir_all(worktrees).map_err(|e| Error::io(format!("Cannot create {}", worktrees.display()), e))?;
-    if git(repo, &["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], None).is_err() {
+    let at = Place::Folder(repo);
+    if git_run(at, &["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]).is_err() {
         return Err(Error::Git(format!(
             "The repository {} has no commit yet: make a first commit, then run #{} again.",
             repo.display(),
@@ -123,15 +134,16 @@ pub fn ensure(repo: &Path, worktrees: &Path, card: &Card) -> Result<Worktree> {
         )));
     }
     // A worktree folder removed by hand is still registered: forget it, or `add` refuses.
-    let _ = git(repo, &["worktree", "prune"], None);
+    let _ = git_run(at, &["worktree", "prune"]);
     let target = path.to_string_lossy().into_owned();
-    let exists = git(repo, &["rev-parse", "--verify", "--quiet", &format!("refs/heads/{branch}")], None).is_ok();
+    let exists = git_run(at, &["rev-parse", "--verify", "--quiet", &format!("refs/heads/{branch}")]).is_ok();
     let added = if exists {
-        git(repo, &["worktree", "add", &target, &branch], None)
+        git_run(at, &["worktree", "add", &target, &branch])
     } else {
-        git(repo, &["worktree", "add", "-b", &branch, &target, "HEAD"], None)
+        git_run(at, &["worktree", "add", "-b", &branch, &target, "HEAD"])
     };
     added.map_err(|e| Error::Git(format!("#{}'s worktree could not be made: {e}", card.number)))?;
+    keep_link(worktrees, card, &path)?;
     Ok(Worktree { path, branch })
 }
 
@@ -139,39 +151,42 @@ pub fn ensure(repo: &Path, worktrees: &Path, card: &Card) -> Result<Worktree> {
 /// card is Done), work left uncommitted is first committed on the branch, so nothing the agent
 /// did is lost with the worktree (the worktree stays when that commit fails). When
 /// `delete_branch` (Cancelled), the worktree goes with its uncommitted work, then its branch.
-/// Whether there was a worktree to remove.
-pub fn remove(worktrees: &Path, card: &Card, delete_branch: bool) -> Result<bool> {
-    let path = worktrees.join(dir_name(card));
-    if !path.exists() || !is_worktree(&path) {
-        return Ok(false);
-    }
-    let common = common_dir(&path)?;
-    let branch = git(&path, &["rev-parse", "--abbrev-ref", "HEAD"], None)
+/// `repo` is the card's repository now (it vouches for a worktree made before Clawboo kept a
+/// copy of its `.git`). Whether there was a worktree to remove. Err WorktreeTampered (nothing
+/// committed or removed) when the worktree is no longer as Clawboo made it.
+pub fn remove(worktrees: &Path, card: &Card, delete_branch: bool, repo: Option<&Path>) -> Result<bool> {
+    let Found::Worktree(tree) = found(worktrees, card, repo)? else { return Ok(false) };
+    let at = tree.place();
+    let common = git_run(at, &["rev-parse", "--path-format=absolute", "--git-common-dir"])?;
+    let common = PathBuf::from(common.trim());
+    let branch = git_run(at, &["rev-parse", "--abbrev-ref", "HEAD"])
         .map(|b| b.trim().to_owned())
         .ok()
         .filter(|b| b.starts_with("clawboo/"))
         .unwrap_or_else(|| branch_name(card));
     if !delete_branch {
-        commit_left_over(&path, card)?;
+        commit_left_over(at, card)?;
     }
-    let target = path.to_string_lossy().into_owned();
-    git_in(&common, &["worktree", "remove", "--force", &target])?;
+    let target = tree.path.to_string_lossy().into_owned();
+    git_run(Place::GitDir(&common), &["worktree", "remove", "--force", &target])?;
+    let _ = std::fs::remove_file(link_copy(worktrees, card));
     if delete_branch {
         // Gone already (the user deleted it) is fine.
-        let _ = git_in(&common, &["branch", "-D", &branch]);
+        let _ = git_run(Place::GitDir(&common), &["branch", "-D", &branch]);
     }
     Ok(true)
 }
 
 /// The card's diff: its worktree as it is now; or, when the worktree was removed, its branch's
-/// commits. Err NotFound when the card has neither.
+/// commits. Err NotFound when the card has neither; WorktreeTampered when its worktree is no
+/// longer as Clawboo made it.
 pub fn diff(repo: &Path, worktrees: &Path, card: &Card) -> Result<CardDiff> {
-    let path = worktrees.join(dir_name(card));
     let branch = branch_name(card);
-    let user_head = git(repo, &["rev-parse", "HEAD"], None)?.trim().to_owned();
-    if path.exists() && is_worktree(&path) {
-        let base = git(&path, &["merge-base", "HEAD", &user_head], None)?.trim().to_owned();
-        let index = git(&path, &["rev-parse", "--path-format=absolute", "--git-path", "index"], None)?;
+    let user_head = git_run(Place::Folder(repo), &["rev-parse", "HEAD"])?.trim().to_owned();
+    if let Found::Worktree(tree) = found(worktrees, card, Some(repo))? {
+        let at = tree.place();
+        let base = git_run(at, &["merge-base", "HEAD", &user_head])?.trim().to_owned();
+        let index = git_run(at, &["rev-parse", "--path-format=absolute", "--git-path", "index"])?;
         let temp = worktrees.join(format!(".diff-index-{}", uuid::Uuid::new_v4()));
         let result = (|| {
             match std::fs::copy(index.trim(), &temp) {
@@ -179,27 +194,28 @@ pub fn diff(repo: &Path, worktrees: &Path, card: &Card) -> Result<CardDiff> {
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(e) => return Err(Error::io("Cannot copy the worktree's index", e)),
             }
-            let temp = Some(temp.as_path());
-            git(&path, &["add", "-A"], temp)?;
-            let names = git(&path, &["diff", "--cached", "--name-only", "-z", &base], temp)?;
-            let patch = git(&path, &["diff", "--cached", "--no-color", "--no-ext-diff", &base], temp)?;
+            let temp = [("GIT_INDEX_FILE", temp.as_os_str())];
+            run_with(at, &["add", "-A"], &temp)?;
+            let names = run_with(at, &["diff", "--cached", "--name-only", "-z", &base], &temp)?;
+            let patch = run_with(at, &["diff", "--cached", "--no-color", &base], &temp)?;
             Ok((names, patch))
         })();
         let _ = std::fs::remove_file(&temp);
         let (names, patch) = result?;
         return Ok(card_diff(branch, base, &names, patch, true));
     }
+    let at = Place::Folder(repo);
     let reference = format!("refs/heads/{branch}");
-    if git(repo, &["rev-parse", "--verify", "--quiet", &reference], None).is_err() {
+    if git_run(at, &["rev-parse", "--verify", "--quiet", &reference]).is_err() {
         return Err(Error::NotFound(format!(
             "A worktree or branch of #{} (it has not run in {})",
             card.number,
             repo.display()
         )));
     }
-    let base = git(repo, &["merge-base", &reference, &user_head], None)?.trim().to_owned();
-    let names = git(repo, &["diff", "--name-only", "-z", &base, &reference], None)?;
-    let patch = git(repo, &["diff", "--no-color", "--no-ext-diff", &base, &reference], None)?;
+    let base = git_run(at, &["merge-base", &reference, &user_head])?.trim().to_owned();
+    let names = git_run(at, &["diff", "--name-only", "-z", &base, &reference])?;
+    let patch = git_run(at, &["diff", "--no-color", &base, &reference])?;
     Ok(card_diff(branch, base, &names, patch, false))
 }
 
@@ -223,114 +239,158 @@ fn card_diff(branch: String, base: String, names: &str, mut patch: String, live:
 
 /// Commits whatever the worktree holds uncommitted (untracked files included, ignored ones not),
 /// as Clawboo, without the repository's hooks (they are the user's, for the user's commits).
-fn commit_left_over(path: &Path, card: &Card) -> Result<()> {
-    git(path, &["add", "-A"], None)?;
-    if git(path, &["diff", "--cached", "--quiet"], None).is_ok() {
+fn commit_left_over(at: Place, card: &Card) -> Result<()> {
+    git_run(at, &["add", "-A"])?;
+    if git_run(at, &["diff", "--cached", "--quiet"]).is_ok() {
         return Ok(());
     }
     let message = format!("Clawboo: work left uncommitted on #{} when it was done", card.number);
-    git(
-        path,
-        &[
-            "-c",
-            "user.name=Clawboo",
-            "-c",
-            "user.email=clawboo@localhost",
-            "commit",
-            "-q",
-            "--no-verify",
-            "-m",
-            &message,
-        ],
-        None,
-    )
-    .map(|_| ())
-    .map_err(|e| {
+    let (name, email) = (OsStr::new("Clawboo"), OsStr::new("clawboo@localhost"));
+    let identity = [
+        ("GIT_AUTHOR_NAME", name),
+        ("GIT_AUTHOR_EMAIL", email),
+        ("GIT_COMMITTER_NAME", name),
+        ("GIT_COMMITTER_EMAIL", email),
+    ];
+    run_with(at, &["commit", "-q", "--no-verify", "-m", &message], &identity).map(|_| ()).map_err(|e| {
         Error::Git(format!("#{}'s uncommitted work could not be committed, so its worktree stays: {e}", card.number))
     })
 }
 
-fn is_worktree(path: &Path) -> bool {
-    let Ok(top) = git(path, &["rev-parse", "--show-toplevel"], None) else { return false };
-    let (Ok(top), Ok(path)) = (Path::new(top.trim()).canonicalize(), path.canonicalize()) else { return false };
-    top == path
+/// What is at a card's worktree path.
+enum Found {
+    Nothing,
+    /// A folder Clawboo has no record of as a worktree of the card's repository.
+    Other,
+    /// The worktree Clawboo made, its `.git` as Clawboo made it.
+    Worktree(Checked),
 }
 
-/// The repository's own git folder (shared by all its worktrees).
-fn common_dir(worktree: &Path) -> Result<PathBuf> {
-    let dir = git(worktree, &["rev-parse", "--path-format=absolute", "--git-common-dir"], None)?;
-    Ok(PathBuf::from(dir.trim()))
+/// A worktree whose `.git` was checked, and the git folder it links to.
+struct Checked {
+    path: PathBuf,
+    git_dir: PathBuf,
 }
 
-/// Runs git on the repository's own git folder (not from inside a worktree being removed).
-fn git_in(common: &Path, args: &[&str]) -> Result<String> {
-    let mut all = vec!["--git-dir", common.to_str().unwrap_or_default()];
-    all.extend_from_slice(args);
-    run_git(None, &all, None)
-}
-
-/// `git -C dir <args>`: its stdout, or Err Git with its stderr.
-fn git(dir: &Path, args: &[&str], index: Option<&Path>) -> Result<String> {
-    run_git(Some(dir), args, index)
-}
-
-fn run_git(dir: Option<&Path>, args: &[&str], index: Option<&Path>) -> Result<String> {
-    let mut command = Command::new("git");
-    if let Some(dir) = dir {
-        command.arg("-C").arg(dir);
+impl Checked {
+    fn place(&self) -> Place<'_> {
+        Place::Worktree { path: &self.path, git_dir: &self.git_dir }
     }
-    command
-        .args(args)
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .env("LC_ALL", "C")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    if let Some(index) = index {
-        command.env("GIT_INDEX_FILE", index);
-    }
-    let shown = format!("git {}", args.join(" "));
-    let mut child = command.spawn().map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => Error::Git(
-            "Git was not found on this machine's PATH: install git to run cards whose project folder is a git \
-             repository."
-                .into(),
-        ),
-        _ => Error::Git(format!("`{shown}` could not start: {e}")),
+}
+
+/// Where the copy of a card's worktree's `.git` is kept.
+fn link_copy(worktrees: &Path, card: &Card) -> PathBuf {
+    worktrees.join(LINKS_DIR).join(dir_name(card))
+}
+
+/// Keeps a copy of the `.git` file `git worktree add` just wrote in the card's new worktree.
+fn keep_link(worktrees: &Path, card: &Card, path: &Path) -> Result<()> {
+    let written = read_link_file(&path.join(".git")).map_err(|what| {
+        Error::Git(format!("#{}'s new worktree {} has no .git file git made: it {what}.", card.number, path.display()))
     })?;
-    // Read both pipes while waiting, so a large output never blocks the child.
-    let reader = |pipe: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            if let Some(mut pipe) = pipe {
-                let _ = pipe.read_to_end(&mut bytes);
-            }
-            bytes
-        })
+    let copy = link_copy(worktrees, card);
+    let dir = worktrees.join(LINKS_DIR);
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(format!("Cannot create {}", dir.display()), e))?;
+    std::fs::write(&copy, written).map_err(|e| Error::io(format!("Cannot write {}", copy.display()), e))
+}
+
+/// The card's worktree, its `.git` checked against the copy Clawboo kept when it made the
+/// worktree. A worktree made before Clawboo kept copies is vouched for by `repo`: one of its
+/// registered worktrees is this folder, and `.git` links to that one (a copy is kept from then
+/// on). Without a copy or such a registration, the folder is [`Found::Other`] and git never runs
+/// in it.
+fn found(worktrees: &Path, card: &Card, repo: Option<&Path>) -> Result<Found> {
+    let path = worktrees.join(dir_name(card));
+    let tampered = |what: String, git_dir: &Path| {
+        Err(Error::WorktreeTampered(format!(
+            "#{}'s worktree {} is not as Clawboo made it: {what} (Clawboo made it a file linking to {}). An agent \
+             may have changed it, so Clawboo ran no git there: nothing was committed or deleted, and the worktree, \
+             its files and its branch {} are as they were. Look at it, then remove it yourself (`git worktree remove \
+             --force` from the repository).",
+            card.number,
+            path.display(),
+            git_dir.display(),
+            branch_name(card),
+        )))
     };
-    let stdout = reader(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let stderr = reader(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let deadline = Instant::now() + GIT_TIMEOUT;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
-            Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(Error::Git(format!("`{shown}` was stopped after {} s.", GIT_TIMEOUT.as_secs())));
-            }
-            Err(e) => return Err(Error::Git(format!("`{shown}` could not be waited for: {e}"))),
-        }
-    };
-    let stdout = String::from_utf8_lossy(&stdout.join().unwrap_or_default()).into_owned();
-    let stderr = String::from_utf8_lossy(&stderr.join().unwrap_or_default()).trim().to_owned();
-    if status.success() {
-        Ok(stdout)
-    } else {
-        let why = if stderr.is_empty() { format!("exit {status}") } else { stderr };
-        Err(Error::Git(format!("`{shown}` failed: {why}")))
+    match std::fs::symlink_metadata(&path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Found::Nothing),
+        Err(e) => return Err(Error::io(format!("Cannot look at {}", path.display()), e)),
+        Ok(meta) if !meta.is_dir() => return Ok(Found::Other),
+        Ok(_) => {}
     }
+    let copy = link_copy(worktrees, card);
+    let found = read_link_file(&path.join(".git"));
+    match std::fs::read(&copy) {
+        Ok(kept) => {
+            let Some(git_dir) = links_to(&kept, &path) else {
+                return Err(Error::Git(format!("{} is not a copy of a .git file: remove it.", copy.display())));
+            };
+            match found {
+                Ok(bytes) if bytes == kept => Ok(Found::Worktree(Checked { path, git_dir })),
+                Ok(bytes) => tampered(format!("its .git now reads {:?}", String::from_utf8_lossy(&bytes)), &git_dir),
+                Err(what) => tampered(format!("its .git {what}"), &git_dir),
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let Some(git_dir) = repo.and_then(|repo| registered(repo, &path)) else { return Ok(Found::Other) };
+            let same = |bytes: &[u8]| {
+                let linked = links_to(bytes, &path).and_then(|p| p.canonicalize().ok());
+                linked.is_some() && linked == git_dir.canonicalize().ok()
+            };
+            match found {
+                Ok(bytes) if same(&bytes) => {
+                    keep_link(worktrees, card, &path)?;
+                    Ok(Found::Worktree(Checked { path, git_dir }))
+                }
+                Ok(bytes) => tampered(format!("its .git now reads {:?}", String::from_utf8_lossy(&bytes)), &git_dir),
+                Err(what) => tampered(format!("its .git {what}"), &git_dir),
+            }
+        }
+        Err(e) => Err(Error::io(format!("Cannot read {}", copy.display()), e)),
+    }
+}
+
+/// The git folder in `repo` of its worktree at `path`: the one whose `gitdir` names
+/// `<path>/.git`.
+fn registered(repo: &Path, path: &Path) -> Option<PathBuf> {
+    let common = git_run(Place::Folder(repo), &["rev-parse", "--path-format=absolute", "--git-common-dir"]).ok()?;
+    let wanted = path.canonicalize().ok()?.join(".git");
+    let entries = std::fs::read_dir(Path::new(common.trim()).join("worktrees")).ok()?;
+    entries.flatten().map(|e| e.path()).find(|admin| {
+        std::fs::read_to_string(admin.join("gitdir")).is_ok_and(|named| Path::new(named.trim()) == wanted)
+    })
+}
+
+/// A worktree's `.git`: a regular file's bytes, else what it is instead (in words).
+fn read_link_file(dot_git: &Path) -> std::result::Result<Vec<u8>, String> {
+    let meta = match std::fs::symlink_metadata(dot_git) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err("is gone".into()),
+        Err(e) => return Err(format!("cannot be looked at ({e})")),
+    };
+    if meta.file_type().is_symlink() {
+        let target = std::fs::read_link(dot_git).map(|t| t.display().to_string()).unwrap_or_default();
+        return Err(format!("is now a symbolic link to {target}"));
+    }
+    if meta.is_dir() {
+        return Err("is now a folder".into());
+    }
+    if !meta.is_file() {
+        return Err("is not a regular file".into());
+    }
+    if meta.len() > MAX_LINK_BYTES {
+        return Err(format!("is now a file of {} bytes", meta.len()));
+    }
+    std::fs::read(dot_git).map_err(|e| format!("cannot be read ({e})"))
+}
+
+/// The git folder a `.git` file's `gitdir: <path>` line names (relative to the worktree when
+/// relative).
+fn links_to(bytes: &[u8], worktree: &Path) -> Option<PathBuf> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let named = text.strip_prefix("gitdir: ")?.trim_end_matches(['\n', '\r']);
+    (!named.is_empty() && !named.contains('\n')).then(|| worktree.join(named))
 }
 
 #[cfg(test)]

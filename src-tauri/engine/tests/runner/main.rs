@@ -3,12 +3,15 @@
 //! quit (`restarts`); the concurrency limit and the queue's order (`queue`); fresh sessions when
 //! a run runs out of room and fix rounds when the check fails (`rounds`); a Native agent on the
 //! fake model server given the tiers and the memory facts (`native`); project folders, git
-//! worktrees and a card's diff (`worktrees`).
+//! worktrees and a card's diff (`worktrees`); git run by Clawboo in an agent's worktree runs none of
+//! the programs the worktree could name, and a worktree whose `.git` was changed is left alone
+//! (`worktree_escapes`).
 
 mod native;
 mod queue;
 mod restarts;
 mod rounds;
+mod worktree_escapes;
 mod worktrees;
 
 use std::pin::Pin;

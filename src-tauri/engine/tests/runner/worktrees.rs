@@ -16,7 +16,7 @@ use clawboo_testkit::wait_for;
 use super::{fixture, Fixture};
 
 /// `git -C dir args…` with the machine's own git configuration left out; its stdout.
-fn git(dir: &Path, args: &[&str]) -> String {
+pub(super) fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .arg("-C")
         .arg(dir)
@@ -30,7 +30,7 @@ fn git(dir: &Path, args: &[&str]) -> String {
 }
 
 /// A repository on branch `main` with one commit (README.md).
-fn repo() -> (tempfile::TempDir, PathBuf) {
+pub(super) fn repo() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().canonicalize().unwrap();
     git(&path, &["init", "-q", "-b", "main"]);
@@ -42,14 +42,14 @@ fn repo() -> (tempfile::TempDir, PathBuf) {
     (dir, path)
 }
 
-fn in_folder(f: &Fixture, title: &str, folder: &Path, check: Option<&str>) -> Card {
+pub(super) fn in_folder(f: &Fixture, title: &str, folder: &Path, check: Option<&str>) -> Card {
     f.card_with(title, |new| {
         new.project_folder = Some(folder.display().to_string());
         new.check_command = check.map(str::to_owned);
     })
 }
 
-fn worktree_of(f: &Fixture, card: &Card) -> PathBuf {
+pub(super) fn worktree_of(f: &Fixture, card: &Card) -> PathBuf {
     f.runtime.inputs_for(&card.title)[0].workspace.clone()
 }
 
