@@ -798,6 +798,11 @@ export type ErrorCode =
  */
 "git" | 
 /**
+ *  A card's worktree is not as Clawboo made it (its `.git` was replaced, removed or
+ *  pointed elsewhere): git was not run there, and nothing was committed or deleted.
+ */
+"worktree_tampered" | 
+/**
  *  An agent file, or a run's whole prepared context, is over its budget: the run did not
  *  start (nothing is ever cut to fit).
  */
