@@ -115,12 +115,16 @@ pub fn bridge_script(ports: &[u16], published: &[u16]) -> String {
         script.push_str(&format!(
             "socat TCP-LISTEN:{port},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:{SANDBOX_NET_DIR}/{socket} 2>/dev/null & "
         ));
-        listening.push(format!("grep -q ':{port:04X} 00000000:0000 0A' /proc/net/tcp"));
+        listening.push(format!("0100007F:{port:04X}0A"));
     }
     if !listening.is_empty() {
+        // Shell built-ins only (no process per check): count our ports among the listening
+        // sockets of /proc/net/tcp ("sl local rem st …"; 0A is LISTEN).
         script.push_str(&format!(
-            "i=0; until {}; do i=$((i+1)); if [ $i -gt 200000 ]; then echo 'Clawboo sandbox: the network bridge did not start' >&2; exit 126; fi; done; ",
-            listening.join(" && ")
+            "ready() {{ n=0; while read -r _ a _ s _; do case \"$a$s\" in {}) n=$((n+1));; esac; done </proc/net/tcp; [ $n -ge {} ]; }}; \
+             i=0; until ready; do i=$((i+1)); if [ $i -gt 100000 ]; then echo 'Clawboo sandbox: the network bridge did not start' >&2; exit 126; fi; done; ",
+            listening.join("|"),
+            listening.len()
         ));
     }
     script.push_str("exec \"$@\"");
@@ -242,7 +246,7 @@ mod tests {
         let script = bridge_script(&[4000, PROXY_PORT_INSIDE], &[]);
         assert!(script.contains("TCP-LISTEN:4000,bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:/run/clawboo-net/4000"));
         assert!(script.contains("UNIX-CONNECT:/run/clawboo-net/proxy"));
-        assert!(script.contains("':0FA0 00000000:0000 0A'") && script.contains("':0C38 00000000:0000 0A'"), "{script}");
+        assert!(script.contains("in 0100007F:0FA00A|0100007F:0C380A)") && script.contains("[ $n -ge 2 ]"), "{script}");
         assert!(script.ends_with("exec \"$@\""));
         assert_eq!(bridge_script(&[], &[]), "exec \"$@\"");
         assert!(bridge_script(&[], &[18789])
