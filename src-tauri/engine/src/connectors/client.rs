@@ -394,7 +394,14 @@ mod tests {
         );
         assert_eq!(spec.program, PathBuf::from("fs-server"));
         assert_eq!(spec.args, ["--root", "/data"]);
-        assert_eq!(spec.env, [("TOKEN".to_owned(), "s3cret".to_owned())]);
+        // The user's values, then (confined) the sandbox's empty home and temp.
+        assert_eq!(spec.env[0], ("TOKEN".to_owned(), "s3cret".to_owned()));
+        let rest: Vec<_> = spec.env[1..].iter().map(|(k, v)| format!("{k}={v}")).collect();
+        if spec.confine.is_some() {
+            assert_eq!(rest, ["HOME=/tmp", "TMPDIR=/tmp"]);
+        } else {
+            assert!(rest.is_empty(), "{rest:?}");
+        }
         assert!(spec.inherit_env.iter().all(|name| name != "TOKEN" && name != "HOME"), "{:?}", spec.inherit_env);
         assert!(spec.piped_stdin);
     }
