@@ -29,6 +29,9 @@ pub enum ErrorCode {
     /// An agent's OS sandbox cannot start here (bubblewrap missing, user namespaces off, a
     /// container); the run was refused rather than run unconfined. The message says the fix.
     SandboxUnavailable,
+    /// A runtime CLI could not be asked which options it has (its `--help` failed, hung or was
+    /// not its help), so the flags that confine it cannot be chosen: the run did not start.
+    RuntimeProbeFailed,
     RunNotActive,
     /// The thing changed meanwhile or is held by someone else (a card another run claimed, a
     /// card still waiting on others): refetch, and try again later.
@@ -118,6 +121,7 @@ pub enum Error {
 
     #[error("{0}")]
     SandboxUnavailable(String),
+    RuntimeProbeFailed(String),
 
     #[error("{0}")]
     RunNotActive(String),
@@ -165,6 +169,7 @@ impl Error {
             Error::RuntimeNotFound(_) => ErrorCode::RuntimeNotFound,
             Error::RuntimeFailed(_) => ErrorCode::RuntimeFailed,
             Error::SandboxUnavailable(_) => ErrorCode::SandboxUnavailable,
+            Error::RuntimeProbeFailed(_) => ErrorCode::RuntimeProbeFailed,
             Error::RunNotActive(_) => ErrorCode::RunNotActive,
             Error::Conflict(_) => ErrorCode::Conflict,
             Error::MissingApiKey(_) => ErrorCode::MissingApiKey,

@@ -315,7 +315,11 @@ async fn a_stored_key_wins_unless_own_sign_in_is_chosen_and_the_choice_is_kept()
     let claude =
         ClaudeCodeRuntime::new(Arc::new(SystemSpawner), Arc::new(Fixed(endpoint.clone()))).with_access(catalog.clone());
     let codex = CodexRuntime::new(Arc::new(SystemSpawner), Arc::new(Fixed(endpoint))).with_access(catalog.clone());
-    let claude_input = input(&s, RuntimeKind::ClaudeCode, PathBuf::from("/nowhere/claude"));
+    // A `claude` that only answers `--help` (the command is built, never run).
+    let claude_program = s.agent_dir.join("claude");
+    std::fs::write(&claude_program, "#!/bin/sh\necho '  --output-format <format>  Output format'\n").unwrap();
+    std::fs::set_permissions(&claude_program, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let claude_input = input(&s, RuntimeKind::ClaudeCode, claude_program);
     let codex_input = input(&s, RuntimeKind::Codex, PathBuf::from("/nowhere/codex"));
     let codex_link = s.agent_dir.join(".clawboo").join(RuntimeKind::Codex.as_str()).join("auth.json");
     let var = |env: &[(String, String)], name: &str| env.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());

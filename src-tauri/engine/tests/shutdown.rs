@@ -31,7 +31,7 @@ fn quitting_stops_every_run_and_its_processes() {
     let program = dir.join("hanging-cli");
     std::fs::write(
         &program,
-        "#!/bin/sh\n[ \"$1\" = --help ] && exit 0\n[ \"$1\" = --version ] && echo '2.1.332 (Claude Code)' && exit 0\nsleep 300 &\nsleep 300\n",
+        "#!/bin/sh\n[ \"$1\" = --help ] && echo '  --output-format <format>' && exit 0\n[ \"$1\" = --version ] && echo '2.1.332 (Claude Code)' && exit 0\nsleep 300 &\nsleep 300\n",
     )
     .unwrap();
     std::fs::set_permissions(&program, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();

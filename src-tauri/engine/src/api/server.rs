@@ -83,6 +83,7 @@ impl From<Error> for ApiError {
             ErrorCode::NotFound => StatusCode::NOT_FOUND,
             ErrorCode::Conflict | ErrorCode::RunNotActive | ErrorCode::DuplicateHandle => StatusCode::CONFLICT,
             ErrorCode::RuntimeNotFound
+            | ErrorCode::RuntimeProbeFailed
             | ErrorCode::MissingApiKey
             | ErrorCode::SignInMissing
             | ErrorCode::Git

@@ -126,51 +126,77 @@ pub async fn probe_version(binary: &Path) -> Result<String, String> {
         .ok_or_else(|| format!("printed no version: {}", text.trim().chars().take(200).collect::<String>()))
 }
 
-/// Whether `binary --help` lists `flag`, so an adapter passes a flag only to versions that know
-/// it (flags come and go between CLI releases; an unknown one makes the CLI refuse to start).
-/// Asked once per binary file (path and modification time); a probe that fails or hangs counts
-/// as "no". `home` keeps the probe out of the user's own configuration.
-pub fn help_mentions(binary: &Path, home: &Path, flag: &str) -> bool {
-    lists_flag(&help_text(binary, home), flag)
+/// How long a CLI may take to print its `--help`.
+pub const HELP_DEADLINE: Duration = Duration::from_secs(10);
+
+/// What a CLI's `--help` printed: which flags the installed version offers (flags come and go
+/// between CLI releases; an unknown one makes the CLI refuse to start).
+#[derive(Debug, Clone)]
+pub struct Help(std::sync::Arc<str>);
+
+impl Help {
+    /// Whether the help lists `flag` as one of its options (not merely in another's prose).
+    pub fn lists(&self, flag: &str) -> bool {
+        lists_flag(&self.0, flag)
+    }
 }
 
-/// Runs the `--help` probe on a blocking thread, so that a later [`help_mentions`] (called
-/// from an adapter's synchronous `command()`) answers from the cache without stalling one of
-/// the engine's async workers for up to 10 s.
-pub async fn probe_help(binary: Option<&Path>, home: Option<PathBuf>) {
-    let (Some(binary), Some(home)) = (binary.map(Path::to_owned), home) else { return };
-    let _ = tokio::task::spawn_blocking(move || help_text(&binary, &home)).await;
-}
-
-/// `binary --help`, asked once per binary file (path and modification time).
-fn help_text(binary: &Path, home: &Path) -> String {
+/// `binary --help`, asked once per binary file (path and modification time). Err says, in
+/// words, why it could not be read: the program does not start, does not answer within
+/// [`HELP_DEADLINE`], or exits with an error. Only an answer is remembered: a failed probe is
+/// made again the next time. `home` keeps the probe out of the user's own configuration.
+/// Blocking (see [`probe_help`]).
+pub fn help(binary: &Path, home: &Path) -> Result<Help, String> {
     type Key = (PathBuf, Option<std::time::SystemTime>);
-    static HELP: std::sync::OnceLock<std::sync::Mutex<HashMap<Key, String>>> = std::sync::OnceLock::new();
+    static HELP: std::sync::OnceLock<std::sync::Mutex<HashMap<Key, Help>>> = std::sync::OnceLock::new();
     let key = (binary.to_owned(), std::fs::metadata(binary).and_then(|m| m.modified()).ok());
     let cache = HELP.get_or_init(Default::default);
     if let Some(help) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
-        return help;
+        return Ok(help);
     }
-    let help = run_help(binary, home).unwrap_or_default();
+    let help = Help(run_help(binary, home)?.into());
     if let Ok(mut cache) = cache.lock() {
         cache.insert(key, help.clone());
     }
-    help
+    Ok(help)
+}
+
+/// [`help`] on a blocking thread, so that an adapter's run never stalls one of the engine's
+/// async workers for up to [`HELP_DEADLINE`].
+pub async fn probe_help(binary: PathBuf, home: PathBuf) -> Result<Help, String> {
+    tokio::task::spawn_blocking(move || help(&binary, &home))
+        .await
+        .unwrap_or_else(|e| Err(format!("the probe failed ({e})")))
 }
 
 fn lists_flag(help: &str, flag: &str) -> bool {
     help.lines().any(|line| line.trim_start().split([' ', ',', '=']).next() == Some(flag))
 }
 
-fn run_help(binary: &Path, home: &Path) -> Option<String> {
+fn run_help(binary: &Path, home: &Path) -> Result<String, String> {
     let mut command = std::process::Command::new(binary);
     command.arg("--help").env_clear().env("PATH", std::env::var_os("PATH").unwrap_or_default()).env("HOME", home);
-    run_within(command, Duration::from_secs(10)).ok().map(|(stdout, _)| stdout)
+    let (status, stdout, stderr) = run_within(command, HELP_DEADLINE)
+        .map_err(|why| why.replace("did not answer within", "did not answer `--help` within"))?;
+    if !status.success() {
+        let said: String = stderr.trim().chars().take(300).collect();
+        let code = status.code().map_or_else(|| "a signal".to_owned(), |c| format!("status {c}"));
+        return Err(if said.is_empty() {
+            format!("`--help` exited with {code}")
+        } else {
+            format!("`--help` exited with {code}: {said}")
+        });
+    }
+    Ok(stdout)
 }
 
-/// Runs `command` (stdin closed) to its end or `deadline`, killing it then; its stdout and
-/// stderr, each read up to 64 KiB. `Err` says, in words, why there is no output. Blocking.
-pub(crate) fn run_within(mut command: std::process::Command, deadline: Duration) -> Result<(String, String), String> {
+/// Runs `command` (stdin closed) to its end or `deadline`, killing it then; how it ended, its
+/// stdout and stderr, each read up to 64 KiB. `Err` says, in words, why there is no output.
+/// Blocking.
+pub(crate) fn run_within(
+    mut command: std::process::Command,
+    deadline: Duration,
+) -> Result<(std::process::ExitStatus, String, String), String> {
     use std::io::Read;
     use std::process::Stdio;
     const MAX_OUTPUT: u64 = 64 * 1024;
@@ -190,7 +216,10 @@ pub(crate) fn run_within(mut command: std::process::Command, deadline: Duration)
     let until = std::time::Instant::now() + deadline;
     loop {
         match child.try_wait() {
-            Ok(Some(_)) => return readers.join().map_err(|_| "its output could not be read".to_owned()),
+            Ok(Some(status)) => {
+                let (stdout, stderr) = readers.join().map_err(|_| "its output could not be read".to_owned())?;
+                return Ok((status, stdout, stderr));
+            }
             Ok(None) if std::time::Instant::now() < until => std::thread::sleep(Duration::from_millis(10)),
             _ => {
                 let _ = child.kill();
@@ -245,22 +274,44 @@ mod tests {
     }
 
     #[test]
-    fn a_program_without_the_flag_or_without_help_does_not_get_it() {
+    fn a_help_that_cannot_be_read_says_why_and_is_asked_again_next_time() {
         let dir = tempfile::tempdir().unwrap();
-        let old = dir.path().join("old-cli");
-        std::fs::write(&old, "#!/bin/sh\necho '  --verbose   Say more'\n").unwrap();
-        let hangs = dir.path().join("hanging-cli");
-        std::fs::write(&hangs, "#!/bin/sh\nexec sleep 60\n").unwrap();
+        let script = |name: &str, text: &str| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+            }
+            path
+        };
+        let old = script("old-cli", "#!/bin/sh\necho '  --verbose   Say more'\n");
+        let answered = help(&old, dir.path()).unwrap();
+        assert!(answered.lists("--verbose"));
+        assert!(!answered.lists("--system-prompt-snapshot"));
+
+        let missing = help(&dir.path().join("missing"), dir.path()).unwrap_err();
+        assert!(missing.starts_with("it does not start"), "{missing}");
         #[cfg(unix)]
-        for p in [&old, &hangs] {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        {
+            // Fails once, then answers: the failure is not remembered.
+            let count = dir.path().join("count");
+            let flaky = script(
+                "flaky-cli",
+                &format!(
+                    "#!/bin/sh\nif [ ! -f '{0}' ]; then touch '{0}'; echo 'broken install' >&2; exit 3; fi\necho '  --verbose'\n",
+                    count.display()
+                ),
+            );
+            assert_eq!(help(&flaky, dir.path()).unwrap_err(), "`--help` exited with status 3: broken install");
+            assert!(help(&flaky, dir.path()).unwrap().lists("--verbose"));
+
+            let hangs = script("hanging-cli", "#!/bin/sh\nexec sleep 60\n");
+            let started = std::time::Instant::now();
+            assert_eq!(help(&hangs, dir.path()).unwrap_err(), "it did not answer `--help` within 10 s");
+            assert!(started.elapsed() < Duration::from_secs(30), "a hanging --help is given up on");
         }
-        assert!(help_mentions(&old, dir.path(), "--verbose"));
-        assert!(!help_mentions(&old, dir.path(), "--system-prompt-snapshot"));
-        assert!(!help_mentions(&dir.path().join("missing"), dir.path(), "--verbose"));
-        #[cfg(unix)]
-        assert!(!help_mentions(&hangs, dir.path(), "--verbose"), "a hanging --help is given up on");
     }
 
     #[test]

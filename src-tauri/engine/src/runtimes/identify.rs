@@ -74,7 +74,7 @@ fn expected(kind: RuntimeKind) -> &'static str {
 fn version_output(program: &Path) -> Result<String, String> {
     let mut command = std::process::Command::new(program);
     command.arg("--version");
-    detect::run_within(command, DEADLINE).map(|(out, err)| format!("{out}\n{err}"))
+    detect::run_within(command, DEADLINE).map(|(_, out, err)| format!("{out}\n{err}"))
 }
 
 #[cfg(test)]

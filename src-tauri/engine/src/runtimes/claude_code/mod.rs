@@ -30,7 +30,7 @@ use crate::agents::RuntimeKind;
 use crate::error::{Error, Result};
 use crate::secrets::Provider;
 
-use super::detect::help_mentions;
+use super::detect::{self, Help};
 use super::home::INHERITED_ENV;
 use super::hosted::{self, Reach};
 use super::process::{CommandSpec, Spawner};
@@ -84,8 +84,20 @@ impl ClaudeCodeRuntime {
         self
     }
 
-    /// The command for one turn. Fails before anything starts when the CLI or the key is missing.
+    /// The command for one turn. Fails before anything starts when the CLI or the key is missing,
+    /// or when the CLI's `--help` cannot be read (RuntimeProbeFailed: without it, the flags that
+    /// confine Claude cannot be chosen). Blocking: asks `claude --help` unless it answered before.
     pub fn command(&self, input: &TurnInput) -> Result<CommandSpec> {
+        self.command_with(input, detect::help)
+    }
+
+    /// [`Self::command`], with `help` asked for the CLI's `--help` (once the key or sign-in is
+    /// settled).
+    fn command_with(
+        &self,
+        input: &TurnInput,
+        help: impl FnOnce(&std::path::Path, &std::path::Path) -> std::result::Result<Help, String>,
+    ) -> Result<CommandSpec> {
         let program = input.program.clone().ok_or_else(|| {
             Error::RuntimeNotFound("Claude Code (`claude`) is not installed or was not found.".into())
         })?;
@@ -93,66 +105,6 @@ impl ClaudeCodeRuntime {
         let access = self.access.resolve(RuntimeKind::ClaudeCode, endpoint.is_some())?;
         let home = input.homes.home(RuntimeKind::ClaudeCode)?;
         let tmp = input.homes.tmp()?;
-
-        let mut args: Vec<String> = [
-            "-p",
-            "--input-format",
-            "stream-json",
-            "--output-format",
-            "stream-json",
-            "--verbose",
-            "--permission-prompt-tool",
-            "stdio",
-        ]
-        .map(str::to_owned)
-        .into();
-        // What Claude may load and do: Clawboo's settings only, rewritten every turn.
-        settings::write_user_settings(&home, input.approval, &input.workspace)?;
-        // Earlier versions gave Claude the connectors in this file (secrets included) for the
-        // length of a run: one a crash left behind goes now.
-        let _ = std::fs::remove_file(home.join(LEGACY_MCP_CONFIG));
-        // Clawboo's own tools, then the connectors' tools its bridge serves for this run.
-        let mut bridge_tools = mcp_tool_names(input.tools.as_ref());
-        bridge_tools.extend(hosted_tool_names(input.tools.as_ref()));
-        args.extend(settings::args(input.approval, &input.workspace, &bridge_tools, |flag| {
-            help_mentions(&program, &home, flag)
-        }));
-        if let Some(grant) = &input.tools {
-            // One MCP server, Clawboo's: the endpoint only; the token travels in the env, never
-            // in argv. The user's connectors are behind it, hosted by Clawboo (no connector
-            // config, secret or process reaches Claude).
-            let config =
-                serde_json::json!({"mcpServers": {crate::tools::SERVER_NAME: clawboo_server(&grant.endpoint)}});
-            args.extend(["--mcp-config".into(), config.to_string()]);
-        }
-        // Pre-allowed: Clawboo's own tools (as ever), and the connectors' tools by their exact
-        // names, because the bridge applies the agent's policy to every call of theirs (ask:
-        // a question in the Inbox; read-only: only read-only, closed-world tools). Claude's own
-        // `can_use_tool` would be a second question about the same call, and under read-only
-        // it would refuse every one of them (it cannot read the server's hints).
-        if !bridge_tools.is_empty() {
-            args.extend(["--allowedTools".into(), bridge_tools.join(",")]);
-        }
-        // Flags newer releases added: passed only to a `claude` that lists them in --help.
-        if help_mentions(&program, &home, "--include-partial-messages") {
-            args.push("--include-partial-messages".into()); // token streaming
-        }
-        if help_mentions(&program, &home, "--system-prompt-snapshot") {
-            // Else the first turn's system prompt is recorded and replayed on every resume,
-            // and an edited SOUL.md would never reach the model.
-            args.extend(["--system-prompt-snapshot".into(), "off".into()]);
-        }
-        if let Some(session) = &input.resume_session {
-            args.extend(["--resume".into(), session.clone()]);
-        }
-        let model = input.agent.model.trim();
-        if !model.is_empty() {
-            args.extend(["--model".into(), model.to_owned()]);
-        }
-        if let Some(persona) = input.persona.as_deref().filter(|p| !p.trim().is_empty()) {
-            args.extend(["--append-system-prompt".into(), persona.to_owned()]);
-        }
-
         let path = |p: &std::path::Path| p.to_string_lossy().into_owned();
         let endpoint_url = endpoint.as_ref().map(|e| e.base_url.clone()).unwrap_or_default();
         // Endpoints set in the adapter's own environment (an own sign-in's endpoint) too.
@@ -184,6 +136,74 @@ impl ClaudeCodeRuntime {
         env.extend(QUIET_ENV.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
         env.extend(self.env.iter().cloned());
 
+        // Fails closed: the flags that confine Claude are chosen from its help.
+        let help = help(&program, &home).map_err(|why| probe_failed(&program, &why))?;
+        if !help.lists("--output-format") {
+            return Err(probe_failed(
+                &program,
+                "its `--help` does not list --output-format, so it is not the help of a Claude Code Clawboo can drive",
+            ));
+        }
+
+        let mut args: Vec<String> = [
+            "-p",
+            "--input-format",
+            "stream-json",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--permission-prompt-tool",
+            "stdio",
+        ]
+        .map(str::to_owned)
+        .into();
+        // What Claude may load and do: Clawboo's settings only, rewritten every turn.
+        settings::write_user_settings(&home, input.approval, &input.workspace)?;
+        // Earlier versions gave Claude the connectors in this file (secrets included) for the
+        // length of a run: one a crash left behind goes now.
+        let _ = std::fs::remove_file(home.join(LEGACY_MCP_CONFIG));
+        // Clawboo's own tools, then the connectors' tools its bridge serves for this run.
+        let mut bridge_tools = mcp_tool_names(input.tools.as_ref());
+        bridge_tools.extend(hosted_tool_names(input.tools.as_ref()));
+        args.extend(settings::args(input.approval, &input.workspace, &bridge_tools, |flag| {
+            help.lists(flag)
+        }));
+        if let Some(grant) = &input.tools {
+            // One MCP server, Clawboo's: the endpoint only; the token travels in the env, never
+            // in argv. The user's connectors are behind it, hosted by Clawboo (no connector
+            // config, secret or process reaches Claude).
+            let config =
+                serde_json::json!({"mcpServers": {crate::tools::SERVER_NAME: clawboo_server(&grant.endpoint)}});
+            args.extend(["--mcp-config".into(), config.to_string()]);
+        }
+        // Pre-allowed: Clawboo's own tools (as ever), and the connectors' tools by their exact
+        // names, because the bridge applies the agent's policy to every call of theirs (ask:
+        // a question in the Inbox; read-only: only read-only, closed-world tools). Claude's own
+        // `can_use_tool` would be a second question about the same call, and under read-only
+        // it would refuse every one of them (it cannot read the server's hints).
+        if !bridge_tools.is_empty() {
+            args.extend(["--allowedTools".into(), bridge_tools.join(",")]);
+        }
+        // Flags newer releases added: passed only to a `claude` that lists them in --help.
+        if help.lists("--include-partial-messages") {
+            args.push("--include-partial-messages".into()); // token streaming
+        }
+        if help.lists("--system-prompt-snapshot") {
+            // Else the first turn's system prompt is recorded and replayed on every resume,
+            // and an edited SOUL.md would never reach the model.
+            args.extend(["--system-prompt-snapshot".into(), "off".into()]);
+        }
+        if let Some(session) = &input.resume_session {
+            args.extend(["--resume".into(), session.clone()]);
+        }
+        let model = input.agent.model.trim();
+        if !model.is_empty() {
+            args.extend(["--model".into(), model.to_owned()]);
+        }
+        if let Some(persona) = input.persona.as_deref().filter(|p| !p.trim().is_empty()) {
+            args.extend(["--append-system-prompt".into(), persona.to_owned()]);
+        }
+
         Ok(CommandSpec {
             program,
             args,
@@ -194,6 +214,18 @@ impl ClaudeCodeRuntime {
             confine,
         })
     }
+}
+
+/// The run refused because `claude --help` could not be read: what happened and how to fix it.
+fn probe_failed(program: &std::path::Path, why: &str) -> Error {
+    let program = program.display();
+    Error::RuntimeProbeFailed(format!(
+        "Claude Code ({program}) was not started: {why}. Clawboo reads `claude --help` to pass the flags that \
+         confine it (--setting-sources \"\", --strict-mcp-config, and under read-only --restricted and --tools), and \
+         does not run it without them. Check the install: run `{program} --help` in a terminal; if it fails or \
+         hangs, reinstall it ({}) or set another path in Settings.",
+        detect::install_hint(RuntimeKind::ClaudeCode)
+    ))
 }
 
 /// How Claude names Clawboo's granted tools: `mcp__clawboo__<tool>`.
@@ -251,12 +283,17 @@ impl Runtime for ClaudeCodeRuntime {
         channels: RunChannels,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<RunResult>> + Send + '_>> {
         Box::pin(async move {
-            super::detect::probe_help(input.program.as_deref(), input.homes.home(RuntimeKind::ClaudeCode).ok()).await;
+            // `--help` on a blocking thread; its answer (or why there is none) goes to the command.
+            let probed = match (&input.program, input.homes.home(RuntimeKind::ClaudeCode)) {
+                (Some(program), Ok(home)) => Some(detect::probe_help(program.clone(), home).await),
+                _ => None,
+            };
             // The connectors run before Claude starts, so its first listing has their tools.
             let Some(connectors) = hosted::start(&input, &channels, &self.spawner, Reach::Bridge).await else {
                 return Ok(hosted::cancelled());
             };
-            let spec = self.command(&input)?;
+            let spec =
+                self.command_with(&input, |program, home| probed.unwrap_or_else(|| detect::help(program, home)))?;
             let protocol = DuplexProtocol::new(input.text_to_send(), input.resume_session.is_some())
                 .confined_to(input.workspace.clone());
             let (spawner, policy, asking) = (self.spawner.as_ref(), input.approval, connectors.asking());
