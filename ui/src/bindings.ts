@@ -784,7 +784,12 @@ export type ErrorCode =
  *  An agent's OS sandbox cannot start here (bubblewrap missing, user namespaces off, a
  *  container); the run was refused rather than run unconfined. The message says the fix.
  */
-"sandbox_unavailable" | "run_not_active" | 
+"sandbox_unavailable" | 
+/**
+ *  A runtime CLI could not be asked which options it has (its `--help` failed, hung or was
+ *  not its help), so the flags that confine it cannot be chosen: the run did not start.
+ */
+"runtime_probe_failed" | "run_not_active" | 
 /**
  *  The thing changed meanwhile or is held by someone else (a card another run claimed, a
  *  card still waiting on others): refetch, and try again later.

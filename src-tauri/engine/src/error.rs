@@ -121,6 +121,8 @@ pub enum Error {
 
     #[error("{0}")]
     SandboxUnavailable(String),
+
+    #[error("{0}")]
     RuntimeProbeFailed(String),
 
     #[error("{0}")]

@@ -68,6 +68,7 @@ impl Fake {
                 created_at: 0,
                 updated_at: 0,
                 openclaw_gateway_url: None,
+                sandbox: Default::default(),
             },
             workspace,
             homes: RuntimeHomes::for_agent_dir(&self.dir.path().join("agent")),

@@ -165,9 +165,7 @@ impl ClaudeCodeRuntime {
         // Clawboo's own tools, then the connectors' tools its bridge serves for this run.
         let mut bridge_tools = mcp_tool_names(input.tools.as_ref());
         bridge_tools.extend(hosted_tool_names(input.tools.as_ref()));
-        args.extend(settings::args(input.approval, &input.workspace, &bridge_tools, |flag| {
-            help.lists(flag)
-        }));
+        args.extend(settings::args(input.approval, &input.workspace, &bridge_tools, |flag| help.lists(flag)));
         if let Some(grant) = &input.tools {
             // One MCP server, Clawboo's: the endpoint only; the token travels in the env, never
             // in argv. The user's connectors are behind it, hosted by Clawboo (no connector
