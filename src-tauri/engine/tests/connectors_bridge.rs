@@ -62,7 +62,6 @@ struct Scene {
     dir: tempfile::TempDir,
     agent_dir: PathBuf,
     workspace: PathBuf,
-    logs: tempfile::TempDir,
     spawner: SpecSpawner,
     started: Instant,
 }
@@ -77,7 +76,6 @@ fn scene(run_id: &str) -> Scene {
     let agent_dir = dir.path().join("agent");
     let workspace = agent_dir.clone();
     std::fs::create_dir_all(&workspace).unwrap();
-    let logs = tempfile::tempdir().unwrap();
     Scene {
         tools,
         host,
@@ -86,7 +84,6 @@ fn scene(run_id: &str) -> Scene {
         dir,
         agent_dir,
         workspace,
-        logs,
         spawner: SpecSpawner::default(),
         started: Instant::now(),
     }
@@ -110,13 +107,26 @@ fn agent(id: &str, runtime: RuntimeKind, provider: Option<Provider>, approval: A
     }
 }
 
+/// Whether a live process carries `entry` (`NAME=value`) in its environment.
+fn process_with_env(entry: &str) -> bool {
+    let Ok(procs) = std::fs::read_dir("/proc") else { return false };
+    procs.flatten().any(|p| {
+        let stat = std::fs::read_to_string(p.path().join("stat")).unwrap_or_default();
+        let zombie = stat.rfind(')').is_some_and(|i| stat[i + 1..].split_whitespace().next() == Some("Z"));
+        !zombie
+            && std::fs::read(p.path().join("environ"))
+                .is_ok_and(|env| env.split(|&b| b == 0).any(|e| e == entry.as_bytes()))
+    })
+}
+
 fn fake_server() -> String {
     clawboo_testkit::fake_mcp_server().display().to_string()
 }
 
 impl Scene {
     fn log(&self, name: &str) -> PathBuf {
-        self.logs.path().join(format!("{name}.log"))
+        // In the agent's folder: a connector's server runs in a sandbox that sees only that folder.
+        self.workspace.join(format!("{name}.connector.log"))
     }
 
     /// The testkit's stdio server as connector `name`, with the secret in its env.
@@ -205,9 +215,12 @@ impl Scene {
         // The server was called and is gone with its run.
         let log = std::fs::read_to_string(self.log("docs")).unwrap();
         assert!(log.contains("tools/call"), "{log}");
-        let pid: u32 = log.lines().find_map(|l| l.strip_prefix("started ")?.parse().ok()).unwrap();
+        assert!(log.lines().any(|l| l.starts_with("started ")), "{log}");
+        // In its sandbox it has a pid of its own namespace: it is found by the log path in its
+        // environment instead.
+        let marker = format!("FAKE_MCP_LOG={}", self.log("docs").display());
         clawboo_testkit::wait_for("the connector's process to end with its run", Duration::from_secs(10), || {
-            (!Path::new(&format!("/proc/{pid}")).exists()).then_some(())
+            (!process_with_env(&marker)).then_some(())
         });
     }
 }
