@@ -311,6 +311,17 @@ try {
     await click("chat-send");
     await waitFor("the agent's answer", async () =>
       (await driver.execute("return document.body.innerText")).includes("Saved to memory."), 30000);
+    // A save to global memory waits for the user's Allow in the Inbox.
+    await click("nav-inbox");
+    const allow = await waitFor("the memory save waiting in the inbox", async () => {
+      const ids = await driver.execute(
+        `return [...document.querySelectorAll('[data-testid^="allow-once-"]')]
+           .filter(b => (b.closest('[data-testid^="request-"]')?.innerText ?? "").includes("The shop opens at 9am"))
+           .map(b => b.dataset.testid)`,
+      );
+      return ids[0];
+    }, 15000);
+    await click(allow);
     await click("nav-memory");
     const row = await waitFor("the fact in the Memory view", async () => {
       const rows = await driver.execute(
