@@ -1,6 +1,7 @@
 //! Shared by the real-CLI tests: where `scripts/install-runtimes` put the pinned CLIs.
 #![allow(dead_code)]
 
+pub mod relayed_cli;
 pub mod tools;
 
 use std::path::PathBuf;
