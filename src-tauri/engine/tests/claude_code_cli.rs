@@ -7,7 +7,7 @@ mod common;
 
 use common::Fixed;
 
-use common::RecordingSpawner;
+use common::{RecordingSpawner, SpecSpawner};
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -185,9 +185,14 @@ async fn a_tool_turn_then_a_resumed_turn_carrying_it_with_the_current_persona_on
         "All done.",
     ))
     .await;
-    let rt = runtime(&server, Arc::new(SystemSpawner), Some("sk-fake-test"));
+    let spawner = SpecSpawner::default();
+    let rt = runtime(&server, Arc::new(spawner.clone()), Some("sk-fake-test"));
 
     let (result, events) = run(&rt, input(&s, "Run echo hello-from-tool", ApprovalPolicy::Ask, None)).await;
+    // The persona is read from a file: `ps` (any process's command line) never shows it.
+    let spec = spawner.specs().pop().expect("claude started");
+    assert!(!spec.args.iter().any(|a| a.contains("SOUL-MARKER")), "{:?}", spec.args);
+    assert!(spec.args.iter().any(|a| a == "--append-system-prompt-file"), "{:?}", spec.args);
     assert_eq!(result.outcome, RunOutcome::Succeeded, "{result:?} {events:#?}");
     let session = session_of(&events);
     assert_eq!(tool_result_of(&events), ("hello-from-tool".into(), false));

@@ -9,7 +9,7 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clawboo_engine::agents::{Agent, RuntimeKind};
@@ -17,7 +17,7 @@ use clawboo_engine::connectors::client::Session;
 use clawboo_engine::connectors::{RunConnector, RunTransport};
 use clawboo_engine::runtimes::home::RuntimeHomes;
 use clawboo_engine::runtimes::hosted::{self, Reach};
-use clawboo_engine::runtimes::process::{CommandSpec, SpawnedChild, Spawner, SystemSpawner};
+use clawboo_engine::runtimes::process::{CommandSpec, Spawner, SystemSpawner};
 use clawboo_engine::runtimes::supervise::Timeouts;
 use clawboo_engine::runtimes::{
     ApprovalPolicy, Endpoint, PermissionAnswer, RunChannels, RunEvent, RunOutcome, RunResult, Runtime, TurnInput,
@@ -26,7 +26,7 @@ use clawboo_engine::secrets::Provider;
 use clawboo_engine::tools::{Caller, ToolGrant, ToolName, Tools};
 use clawboo_testkit::{Behavior, FakeModelServer};
 use common::tools::{caller, RecordingHost};
-use common::Fixed;
+use common::{Fixed, SpecSpawner};
 use serde_json::json;
 use tokio::sync::{mpsc, watch};
 
@@ -34,23 +34,6 @@ const LIMIT: Duration = Duration::from_secs(240);
 const TIMEOUTS: Timeouts = Timeouts { silence: Duration::from_secs(120), grace: Duration::from_secs(3) };
 const SECRET: &str = "connector-secret-via-bridge-7d31";
 const RESULT: &str = "LOOKUP-RESULT for clawboo: 42 (secret present: yes)";
-
-/// Starts real processes and keeps each command it was asked to start.
-#[derive(Clone, Default)]
-struct SpecSpawner(Arc<Mutex<Vec<CommandSpec>>>);
-
-impl Spawner for SpecSpawner {
-    fn spawn(&self, spec: &CommandSpec) -> std::io::Result<SpawnedChild> {
-        self.0.lock().unwrap().push(spec.clone());
-        SystemSpawner.spawn(spec)
-    }
-}
-
-impl SpecSpawner {
-    fn specs(&self) -> Vec<CommandSpec> {
-        self.0.lock().unwrap().clone()
-    }
-}
 
 /// One run's bridge and folders, and a log folder outside the agent's reach.
 struct Scene {

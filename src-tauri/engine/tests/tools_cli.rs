@@ -6,12 +6,12 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clawboo_engine::agents::{Agent, RuntimeKind};
 use clawboo_engine::runtimes::home::RuntimeHomes;
-use clawboo_engine::runtimes::process::{CommandSpec, SpawnedChild, Spawner, SystemSpawner};
+use clawboo_engine::runtimes::process::CommandSpec;
 use clawboo_engine::runtimes::supervise::Timeouts;
 use clawboo_engine::runtimes::{
     ApprovalPolicy, Endpoint, RunChannels, RunEvent, RunOutcome, RunResult, Runtime, TurnInput,
@@ -20,30 +20,13 @@ use clawboo_engine::secrets::Provider;
 use clawboo_engine::tools::{Caller, ToolGrant, ToolName, Tools};
 use clawboo_testkit::{Behavior, FakeModelServer, RecordedRequest};
 use common::tools::{caller, RecordingHost};
-use common::Fixed;
+use common::{Fixed, SpecSpawner};
 use serde_json::json;
 use tokio::sync::{mpsc, watch};
 
 const LIMIT: Duration = Duration::from_secs(180);
 const TIMEOUTS: Timeouts = Timeouts { silence: Duration::from_secs(120), grace: Duration::from_secs(3) };
 const POST: &str = "hello from the bridge";
-
-/// Starts real processes and keeps each command it was asked to start.
-#[derive(Clone, Default)]
-struct SpecSpawner(Arc<Mutex<Vec<CommandSpec>>>);
-
-impl Spawner for SpecSpawner {
-    fn spawn(&self, spec: &CommandSpec) -> std::io::Result<SpawnedChild> {
-        self.0.lock().unwrap().push(spec.clone());
-        SystemSpawner.spawn(spec)
-    }
-}
-
-impl SpecSpawner {
-    fn specs(&self) -> Vec<CommandSpec> {
-        self.0.lock().unwrap().clone()
-    }
-}
 
 /// A bridge with a recording host, a grant for one run, a scratch folder.
 struct Bridge {

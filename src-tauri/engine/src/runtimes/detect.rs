@@ -139,6 +139,13 @@ impl Help {
     pub fn lists(&self, flag: &str) -> bool {
         lists_flag(&self.0, flag)
     }
+
+    /// Whether the help names `text` anywhere, prose included: for flags a CLI offers but
+    /// only mentions in another option's description (Claude Code's
+    /// `--append-system-prompt[-file]`).
+    pub fn mentions(&self, text: &str) -> bool {
+        self.0.contains(text)
+    }
 }
 
 /// `binary --help`, asked once per binary file (path and modification time). Err says, in

@@ -75,6 +75,26 @@ impl clawboo_engine::runtimes::process::Spawner for RecordingSpawner {
     }
 }
 
+/// Starts real processes and keeps each command it was asked to start.
+#[derive(Clone, Default)]
+pub struct SpecSpawner(std::sync::Arc<std::sync::Mutex<Vec<clawboo_engine::runtimes::process::CommandSpec>>>);
+
+impl clawboo_engine::runtimes::process::Spawner for SpecSpawner {
+    fn spawn(
+        &self,
+        spec: &clawboo_engine::runtimes::process::CommandSpec,
+    ) -> std::io::Result<clawboo_engine::runtimes::process::SpawnedChild> {
+        self.0.lock().unwrap().push(spec.clone());
+        clawboo_engine::runtimes::process::SystemSpawner.spawn(spec)
+    }
+}
+
+impl SpecSpawner {
+    pub fn specs(&self) -> Vec<clawboo_engine::runtimes::process::CommandSpec> {
+        self.0.lock().unwrap().clone()
+    }
+}
+
 impl RecordingSpawner {
     /// Whether any process of the last spawned group is still running.
     pub fn group_alive(&self) -> bool {

@@ -1,7 +1,7 @@
 //! Adapter: Claude Code (`claude`), driven in its long-lived duplex mode, one process per turn:
 //! `claude -p --input-format stream-json --output-format stream-json --verbose
 //! --permission-prompt-tool stdio --include-partial-messages --system-prompt-snapshot off
-//! [--resume ID] [--model M] --append-system-prompt PERSONA`.
+//! [--resume ID] [--model M] --append-system-prompt-file PERSONA_FILE`.
 //!
 //! Why this interface rather than the one-shot `claude -p "<prompt>"`:
 //! - streaming: `--include-partial-messages` gives the model's tokens as `stream_event` lines
@@ -14,7 +14,7 @@
 //!   transcript Claude can resume; signals remain the supervisor's fallback.
 //!
 //! After the `result` line stdin is closed and Claude exits. The persona goes in
-//! `--append-system-prompt`: appended to Claude's own system prompt, once per request, never
+//! `--append-system-prompt-file` (off the command line, where `ps` would show it): appended to Claude's own system prompt, once per request, never
 //! as a message of the resumable transcript. `--system-prompt-snapshot off` keeps Claude from
 //! recording the first turn's system prompt and replaying it on resume (the default in
 //! 2.1.332), so each turn carries the SOUL.md of now.
@@ -198,8 +198,19 @@ impl ClaudeCodeRuntime {
         if !model.is_empty() {
             args.extend(["--model".into(), model.to_owned()]);
         }
+        // The persona travels in a file in Claude's private home, rewritten every turn: on the
+        // command line any process that can list processes would read it (`ps`).
+        let persona_file = home.join(PERSONA_FILE);
+        let _ = std::fs::remove_file(&persona_file);
         if let Some(persona) = input.persona.as_deref().filter(|p| !p.trim().is_empty()) {
-            args.extend(["--append-system-prompt".into(), persona.to_owned()]);
+            if help.lists("--append-system-prompt-file") || help.mentions("--append-system-prompt[-file]") {
+                std::fs::write(&persona_file, persona)
+                    .map_err(|e| Error::io(format!("Cannot write {}", persona_file.display()), e))?;
+                args.extend(["--append-system-prompt-file".into(), path(&persona_file)]);
+            } else {
+                // Releases before the file flag: the only way in.
+                args.extend(["--append-system-prompt".into(), persona.to_owned()]);
+            }
         }
 
         Ok(CommandSpec {
@@ -231,6 +242,9 @@ fn mcp_tool_names(grant: Option<&crate::tools::ToolGrant>) -> Vec<String> {
     let specs = grant.map(|g| g.specs.as_slice()).unwrap_or_default();
     specs.iter().map(|s| format!("mcp__{}__{}", crate::tools::SERVER_NAME, s.name.as_str())).collect()
 }
+
+/// The persona of this turn, in Claude's home (see `command`).
+const PERSONA_FILE: &str = "clawboo-persona.md";
 
 /// The per-run MCP config earlier versions wrote in Claude's home (see `command`).
 const LEGACY_MCP_CONFIG: &str = "clawboo-mcp.json";
