@@ -270,7 +270,7 @@ async fn plain_http_to_a_remote_host_is_refused_before_anything_is_sent() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_lasting_token_stays_the_same_and_follows_the_holders_latest_run() {
+async fn a_lasting_token_stays_the_same_follows_the_holders_latest_run_and_ends_with_it() {
     let server = FakeModelServer::start(Behavior::text("ok")).await;
     let s = relay_to(server.base_url(), Some(REAL_KEY));
     let first = s.relay.lasting_endpoint(Provider::Anthropic, "agent-1", "run-1").unwrap();
@@ -291,7 +291,10 @@ async fn a_lasting_token_stays_the_same_and_follows_the_holders_latest_run() {
     assert_eq!((records[0].path.as_str(), records[0].usage.clone()), ("/v1/messages/count_tokens", None));
     assert!(s.relay.requests("run-1").unwrap().is_empty());
     s.relay.revoke("run-2");
-    assert_eq!(send().await.unwrap().status(), 200, "revoking a run leaves the Gateway's token");
+    assert_eq!(send().await.unwrap().status(), 401, "between runs the Gateway's token calls nothing");
+    let third = s.relay.lasting_endpoint(Provider::Anthropic, "agent-1", "run-3").unwrap();
+    assert_eq!(third, second, "the next run brings the same token back");
+    assert_eq!(send().await.unwrap().status(), 200);
     s.relay.release("agent-1");
     assert_eq!(send().await.unwrap().status(), 401);
 }

@@ -21,6 +21,7 @@ use std::time::Duration;
 use clawboo_engine::agents::Agent;
 use clawboo_engine::relay::Relay;
 use clawboo_engine::runtimes::home::RuntimeHomes;
+use clawboo_engine::runtimes::sandbox::{NetworkAccess, SandboxSettings};
 use clawboo_engine::runtimes::{ApprovalPolicy, RunChannels, RunEvent, RunOutcome, TurnInput};
 use clawboo_engine::store::Store;
 use clawboo_testkit::{Behavior, FakeModelServer};
@@ -117,25 +118,30 @@ fn attack_script(p: &Planted, bus: Option<&str>) -> String {
     )
 }
 
-async fn a_hostile_agent_reaches_nothing(cli: Cli) {
-    let Some(program) = cli.program() else { return };
+/// What one scripted turn did: its result, its events, and all the model and the Activity saw.
+struct Turn {
+    result: clawboo_engine::runtimes::RunResult,
+    events: Vec<RunEvent>,
+    tool_output: String,
+    seen: String,
+}
+
+/// One turn of an allow-all agent on `cli` whose model has it run `script` (written to its
+/// folder as `escape.sh`: the runtime's own checks see `sh ./escape.sh`, so it is the OS
+/// sandbox that must stop each attack), under the sandbox settings given.
+async fn run_script(cli: Cli, program: PathBuf, planted: &Planted, script: &str, sandbox: SandboxSettings) -> Turn {
     let mut env = Vec::new();
     if matches!(cli, Cli::Openclaw) {
         let node_dir = common::cli("node24").expect("node 24").parent().unwrap().to_owned();
         let path = format!("{}:{}", node_dir.display(), std::env::var("PATH").unwrap_or_default());
         env.push(("PATH".to_owned(), path));
     }
-    let dir = common::scratch_dir();
-    let mut planted = plant(dir.path());
-    let bus = keychain_secret();
-    // The agent's own script in its folder (it could write one with its tools): the runtime's
-    // own checks see `sh ./escape.sh`, so it is the OS sandbox that must stop each attack.
-    std::fs::write(planted.agent_dir.join("escape.sh"), attack_script(&planted, bus.as_deref())).unwrap();
+    std::fs::write(planted.agent_dir.join("escape.sh"), script).unwrap();
     let command = "sh ./escape.sh";
     let server =
         FakeModelServer::start(Behavior::tool_then_answer("*", json!({ cli.command_field(): command }), "All done."))
             .await;
-    let store = Arc::new(Store::open(&dir.path().join("relay.db")).unwrap());
+    let store = Arc::new(Store::open(&planted.root.join("relay.db")).unwrap());
     let relay = Relay::start(store, Arc::new(Provided(server.base_url())), &tokio::runtime::Handle::current()).unwrap();
     let runtime = cli.runtime(relay.clone(), env);
     let input = TurnInput {
@@ -151,7 +157,7 @@ async fn a_hostile_agent_reaches_nothing(cli: Cli) {
             approval_policy: ApprovalPolicy::AllowAll,
             provider: cli.provider(),
             openclaw_gateway_url: None,
-            sandbox: Default::default(),
+            sandbox,
             created_at: 0,
             updated_at: 0,
         },
@@ -176,12 +182,7 @@ async fn a_hostile_agent_reaches_nothing(cli: Cli) {
     let result = tokio::time::timeout(LIMIT, runtime.run(input, channels)).await.expect("the turn ends in time");
     let events: Vec<RunEvent> = std::iter::from_fn(|| events_rx.try_recv().ok()).collect();
     runtime.shutdown();
-    let _ = planted.decoy.kill();
-    let _ = planted.decoy.wait();
     let result = result.unwrap();
-    assert_eq!(result.outcome, RunOutcome::Succeeded, "{cli:?}: {result:?} {events:#?}");
-
-    // The command ran to its end and its output reached the model: the legitimate work.
     let model_saw: String = server.model_requests().iter().map(|r| r.raw_body.as_str()).collect();
     let tool_output: String = events
         .iter()
@@ -191,6 +192,22 @@ async fn a_hostile_agent_reaches_nothing(cli: Cli) {
         })
         .collect();
     let seen = format!("{model_saw}\n{tool_output}");
+    Turn { result, events, tool_output, seen }
+}
+
+async fn a_hostile_agent_reaches_nothing(cli: Cli) {
+    let Some(program) = cli.program() else { return };
+    let dir = common::scratch_dir();
+    let mut planted = plant(dir.path());
+    let bus = keychain_secret();
+    let script = attack_script(&planted, bus.as_deref());
+    let Turn { result, events, tool_output, seen } =
+        run_script(cli, program, &planted, &script, SandboxSettings::default()).await;
+    let _ = planted.decoy.kill();
+    let _ = planted.decoy.wait();
+    assert_eq!(result.outcome, RunOutcome::Succeeded, "{cli:?}: {result:?} {events:#?}");
+
+    // The command ran to its end and its output reached the model: the legitimate work.
     assert!(seen.contains("INSIDE-OK"), "{cli:?}: the agent wrote and read its own folder: {tool_output}");
     assert!(seen.contains("SCRIPT-END"), "{cli:?}: the whole command ran: {tool_output}");
     // Codex's own sandbox (workspace-write) gives commands no network at all: its curl never
@@ -207,10 +224,8 @@ async fn a_hostile_agent_reaches_nothing(cli: Cli) {
     }
     assert!(!planted.root.join("outside-written.txt").exists(), "{cli:?}: wrote outside its folder");
     let blocked = events.iter().any(|e| matches!(e, RunEvent::Warning { message } if message.contains("Blocked by Clawboo's sandbox: example.com:443")));
-    // OpenClaw's tools run in its Gateway, which outlives the turn: its proxy refuses the host
-    // (PROXY-403 above) but reports to no turn's Activity yet.
-    let gateway = matches!(cli, Cli::Openclaw);
-    assert!(codex || gateway || blocked, "{cli:?}: the Activity says which host was blocked: {events:#?}");
+    // (OpenClaw's tools run in its Gateway, whose proxy tells the turns on it.)
+    assert!(codex || blocked, "{cli:?}: the Activity says which host was blocked: {events:#?}");
     // The secrets, plus a write outside its folder, a host through the proxy, the display and
     // the bus sockets.
     eprintln!("{cli:?}: {} attacks, 0 succeeded; legitimate work done", SECRETS.len() + 3);
@@ -234,4 +249,43 @@ async fn hermes_in_the_sandbox_reaches_nothing_of_yours() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn openclaw_in_the_sandbox_reaches_nothing_of_yours() {
     a_hostile_agent_reaches_nothing(Cli::Openclaw).await;
+}
+
+/// The legitimate side of the Network setting: under *these hosts* a command reaches a listed
+/// host through Clawboo's proxy (a loopback server stands in for a package registry, listed
+/// by name), and still not one the list leaves out.
+async fn an_allowed_host_is_reached(cli: Cli) {
+    let Some(program) = cli.program() else { return };
+    let dir = common::scratch_dir();
+    let mut planted = plant(dir.path());
+    let port = planted.internet;
+    let script = format!(
+        "curl -s --max-time 5 --noproxy '' -x http://127.0.0.1:3128 http://localhost:{port}/ -w ' ALLOWED-%{{http_code}}'; echo; \
+         curl -s --max-time 5 --noproxy '' -x http://127.0.0.1:3128 http://127.0.0.1:{port}/ -o /dev/null -w 'UNLISTED-%{{http_code}}'; echo; \
+         echo SCRIPT-END"
+    );
+    let sandbox =
+        SandboxSettings { confined: true, network: NetworkAccess::Hosts, allowed_hosts: vec!["localhost".into()] };
+    let Turn { result, events, tool_output, seen } = run_script(cli, program, &planted, &script, sandbox).await;
+    let _ = planted.decoy.kill();
+    let _ = planted.decoy.wait();
+    assert_eq!(result.outcome, RunOutcome::Succeeded, "{cli:?}: {result:?} {events:#?}");
+    assert!(seen.contains("SCRIPT-END"), "{cli:?}: the whole command ran: {tool_output}");
+    assert!(seen.contains(&format!("{INTERNET} ALLOWED-200")), "{cli:?}: the listed host answered: {tool_output}");
+    assert!(seen.contains("UNLISTED-403"), "{cli:?}: a host not on the list is refused: {tool_output}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_code_reaches_a_host_its_profile_allows() {
+    an_allowed_host_is_reached(Cli::Claude).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn codex_reaches_a_host_its_profile_allows() {
+    an_allowed_host_is_reached(Cli::Codex).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hermes_reaches_a_host_its_profile_allows() {
+    an_allowed_host_is_reached(Cli::Hermes).await;
 }

@@ -162,10 +162,12 @@ impl Relay {
         Ok(Endpoint { base_url: self.base_url(provider), api_key: Some(token) })
     }
 
-    /// Ends every per-run token of `run_id`. Lasting tokens stay (their process still runs).
+    /// Ends every token of `run_id`. A lasting token granted for it stops working too, until its
+    /// holder's next run grants it again: a Gateway (or anything its tools left running in it)
+    /// cannot call the model between runs with the token in its configuration.
     pub fn revoke(&self, run_id: &str) {
         let mut grants = self.grants();
-        grants.by_token.retain(|_, g| g.holder.is_some() || g.run.run_id != run_id);
+        grants.by_token.retain(|_, g| g.run.run_id != run_id);
         grants.runs.remove(run_id);
     }
 

@@ -70,6 +70,10 @@ pub struct Permissions<'a> {
     pub policy: ApprovalPolicy,
     pub workspace: &'a Path,
     pub program: &'a Path,
+    /// Commands may open connections: the agent's Network setting lets hosts through
+    /// Clawboo's proxy, which then decides which. Without it Codex's own sandbox gives
+    /// commands no network at all (so the proxy would never be reached).
+    pub network: bool,
 }
 
 pub fn write(home: &Path, base_url: &str, model: &str, permissions: &Permissions<'_>) -> Result<()> {
@@ -83,7 +87,10 @@ pub fn write_signed_in(home: &Path, model: &str, base_url: Option<&str>, permiss
 fn save(home: &Path, provider: &str, permissions: &Permissions<'_>) -> Result<()> {
     let path = home.join("config.toml");
     let top = permissions_top(permissions.policy);
-    let tables = permissions_tables(permissions.policy, permissions.workspace, permissions.program, home);
+    let mut tables = permissions_tables(permissions.policy, permissions.workspace, permissions.program, home);
+    if permissions.network && permissions.policy != ApprovalPolicy::ReadOnly {
+        tables.push_str("\n[sandbox_workspace_write]\nnetwork_access = true\n");
+    }
     // Above Codex's 32 KiB default, so AGENTS.md within its budget is never cut by Codex.
     let text = format!("{top}project_doc_max_bytes = {PROJECT_DOC_MAX_BYTES}\n{provider}\n{tables}");
     std::fs::write(&path, text).map_err(|e| Error::io(format!("Cannot write {}", path.display()), e))
@@ -224,7 +231,8 @@ mod tests {
         std::fs::create_dir_all(ws.join(".clawboo/codex/tmp")).unwrap();
         std::fs::create_dir_all(ws.join(".clawboo/claude-code")).unwrap();
         let program = dir.path().join("node_modules/.bin/codex");
-        let read_only = Permissions { policy: ApprovalPolicy::ReadOnly, workspace: &ws, program: &program };
+        let read_only =
+            Permissions { policy: ApprovalPolicy::ReadOnly, workspace: &ws, program: &program, network: true };
         write(&ws.join(".clawboo/codex"), "http://127.0.0.1:9/v1", "gpt-5.5", &read_only).unwrap();
         let text = std::fs::read_to_string(ws.join(".clawboo/codex/config.toml")).unwrap();
         let config: toml::Table = toml::from_str(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
@@ -255,12 +263,16 @@ mod tests {
         assert_eq!(config["permissions"][READ_ONLY_PROFILE]["network"]["enabled"].as_bool(), Some(false));
 
         for policy in [ApprovalPolicy::Ask, ApprovalPolicy::AllowAll] {
-            let permissions = Permissions { policy, workspace: &ws, program: &program };
-            write(&ws.join(".clawboo/codex"), "http://127.0.0.1:9/v1", "gpt-5.5", &permissions).unwrap();
-            let text = std::fs::read_to_string(ws.join(".clawboo/codex/config.toml")).unwrap();
-            let config: toml::Table = toml::from_str(&text).unwrap();
-            assert_eq!(config["web_search"].as_str(), Some("disabled"));
-            assert!(config.get("default_permissions").is_none() && config.get("permissions").is_none());
+            for network in [false, true] {
+                let permissions = Permissions { policy, workspace: &ws, program: &program, network };
+                write(&ws.join(".clawboo/codex"), "http://127.0.0.1:9/v1", "gpt-5.5", &permissions).unwrap();
+                let text = std::fs::read_to_string(ws.join(".clawboo/codex/config.toml")).unwrap();
+                let config: toml::Table = toml::from_str(&text).unwrap();
+                assert_eq!(config["web_search"].as_str(), Some("disabled"));
+                assert!(config.get("default_permissions").is_none() && config.get("permissions").is_none());
+                let access = config.get("sandbox_workspace_write").and_then(|t| t["network_access"].as_bool());
+                assert_eq!(access, network.then_some(true), "commands reach the proxy only when hosts are allowed");
+            }
         }
     }
 

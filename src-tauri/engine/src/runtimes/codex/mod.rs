@@ -111,8 +111,12 @@ impl CodexRuntime {
         ];
         // Own sign-in vs key. Own sign-in: the built-in `openai` provider with the user's
         // auth.json, linked (never copied) into the agent's home; no key in the environment.
-        let permissions =
-            config::Permissions { policy: input.approval, workspace: &input.workspace, program: &program };
+        let permissions = config::Permissions {
+            policy: input.approval,
+            workspace: &input.workspace,
+            program: &program,
+            network: input.agent.sandbox.network != super::sandbox::NetworkAccess::ClawbooOnly,
+        };
         let endpoint_url = endpoint.as_ref().map(|e| e.base_url.clone()).unwrap_or_default();
         let sign_in_url = self.sign_in_base_url.clone().unwrap_or_default();
         let mut confine = super::sandbox::turn_confinement(input, RuntimeKind::Codex, &[&endpoint_url, &sign_in_url])?;

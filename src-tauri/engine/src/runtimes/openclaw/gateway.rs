@@ -14,6 +14,9 @@ use tokio::time::Instant;
 use crate::error::{Error, Result};
 use crate::runtimes::lines::{CappedLines, ReadLine};
 use crate::runtimes::process::{ChildControl, CommandSpec, Spawner};
+use crate::runtimes::sandbox::{Blocked, Notify};
+use crate::runtimes::RunEvent;
+use tokio::sync::mpsc::UnboundedSender;
 
 /// The line the Gateway prints once it accepts clients.
 const READY_LINE: &str = "[gateway] ready";
@@ -53,6 +56,21 @@ struct Entry {
     starting: tokio::sync::Mutex<()>,
     /// Never held across an await: `stop_all` (from Drop) takes it too.
     running: Mutex<Option<Running>>,
+    /// The turns on this Gateway now: its tools run in the Gateway, so what its sandbox's
+    /// proxy refuses is told to them.
+    watchers: Arc<Mutex<Vec<(u64, UnboundedSender<RunEvent>)>>>,
+}
+
+/// A turn told what the Gateway's sandbox refuses, for as long as this lives.
+pub struct Watching {
+    watchers: Arc<Mutex<Vec<(u64, UnboundedSender<RunEvent>)>>>,
+    id: u64,
+}
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        lock(&self.watchers).retain(|(id, _)| *id != self.id);
+    }
 }
 
 /// The Gateways of one runtime, by OpenClaw home.
@@ -115,6 +133,15 @@ impl Gateways {
         }
     }
 
+    /// Tells `events` (a turn's) the hosts the Gateway's sandbox refuses until the guard goes.
+    pub fn watch(&self, home: &Path, events: UnboundedSender<RunEvent>) -> Watching {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let entry = lock(&self.entries).entry(home.to_owned()).or_default().clone();
+        lock(&entry.watchers).push((id, events));
+        Watching { watchers: entry.watchers.clone(), id }
+    }
+
     /// The process id of the Gateway running for `home`, if any.
     pub fn pid(&self, home: &Path) -> Option<u32> {
         let entry = lock(&self.entries).get(home).cloned()?;
@@ -132,6 +159,12 @@ async fn start(spawner: &dyn Spawner, entry: &Entry, launch: Launch) -> Result<A
     // loopback, where the turns' bridges reach it.
     if let Some(c) = spec.confine.as_mut() {
         c.published_ports.push(port);
+        let watchers = entry.watchers.clone();
+        c.notify = Notify(Some(Arc::new(move |blocked: Blocked| {
+            for (_, events) in lock(&watchers).iter() {
+                let _ = events.send(RunEvent::Warning { message: blocked.message() });
+            }
+        })));
     }
     spec.env.push(("OPENCLAW_GATEWAY_TOKEN".to_owned(), token.clone()));
     spec.piped_stdin = false;

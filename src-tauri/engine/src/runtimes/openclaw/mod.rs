@@ -279,6 +279,7 @@ impl OpenclawRuntime {
             since,
         );
         let (spawner, policy) = (self.spawner.as_ref(), input.approval);
+        let _watching = self.gateways.watch(&prepared.layout.home, channels.events.clone());
         supervise_with(spawner, &bridge, Box::new(protocol), channels, policy, self.timeouts, asking).await
     }
 }

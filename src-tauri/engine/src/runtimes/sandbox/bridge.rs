@@ -205,7 +205,27 @@ async fn proxy_one(mut inside: UnixStream, rules: &ProxyRules) -> std::io::Resul
         rules.refuse(blocked);
         return respond(&mut inside, "403 Forbidden", &message).await;
     }
-    let mut upstream = match TcpStream::connect((target.host.as_str(), target.port)).await {
+    // Resolved here and connected to the very addresses checked, so a name cannot be made to
+    // point elsewhere between the check and the connection.
+    let addresses: Vec<std::net::SocketAddr> = match tokio::net::lookup_host((target.host.as_str(), target.port)).await
+    {
+        Ok(found) => found.collect(),
+        Err(e) => {
+            return respond(
+                &mut inside,
+                "502 Bad Gateway",
+                &format!("{}:{} could not be reached: {e}", target.host, target.port),
+            )
+            .await
+        }
+    };
+    if addresses.iter().any(|a| !rules.confinement.proxy_allows_address(&target.host, a.ip())) {
+        let blocked = Blocked { host: target.host.clone(), port: target.port };
+        let message = format!("{} It is on this machine or its local network, which *any* does not include; list it under these hosts to allow it.", blocked.message());
+        rules.refuse(blocked);
+        return respond(&mut inside, "403 Forbidden", &message).await;
+    }
+    let mut upstream = match TcpStream::connect(&addresses[..]).await {
         Ok(s) => s,
         Err(e) => {
             return respond(
@@ -238,6 +258,7 @@ async fn respond(stream: &mut UnixStream, status: &str, body: &str) -> std::io::
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::vocab::sandbox::NetworkAccess;
 
     #[test]
     fn request_heads_name_their_target() {
@@ -300,5 +321,36 @@ mod tests {
         let dir = bridge.dir().to_path_buf();
         drop(bridge);
         assert!(!dir.exists(), "the sockets go with the bridge");
+    }
+
+    #[tokio::test]
+    async fn any_host_means_the_internet_never_this_machine_or_its_network() {
+        let confinement = Confinement { network: NetworkAccess::Any, ..Default::default() };
+        let bridge = Bridge::start(&confinement, None).unwrap();
+        let server = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = server.local_addr().unwrap().port();
+        for host in ["127.0.0.1", "localhost", "[::1]", "169.254.169.254", "10.0.0.1", "192.168.1.1"] {
+            let mut s = UnixStream::connect(bridge.dir().join(PROXY_SOCKET)).await.unwrap();
+            s.write_all(format!("CONNECT {host}:{port} HTTP/1.1\r\n\r\n").as_bytes()).await.unwrap();
+            let mut answer = String::new();
+            s.read_to_string(&mut answer).await.unwrap();
+            assert!(answer.starts_with("HTTP/1.1 403"), "{host}: {answer}");
+            assert!(answer.contains("local network"), "{host}: {answer}");
+        }
+        for (address, public) in [
+            ("8.8.8.8", true),
+            ("2606:4700::1111", true),
+            ("100.64.0.1", false),
+            ("::ffff:127.0.0.1", false),
+            ("fd00::1", false),
+            ("fe80::1", false),
+            ("0.0.0.0", false),
+        ] {
+            assert_eq!(confinement.proxy_allows_address("x", address.parse().unwrap()), public, "{address}");
+        }
+        // Listed by name, a host on this machine is the user's choice.
+        let listed =
+            Confinement { network: NetworkAccess::Any, allowed_hosts: vec!["localhost".into()], ..Default::default() };
+        assert!(listed.proxy_allows_address("localhost", "127.0.0.1".parse().unwrap()));
     }
 }

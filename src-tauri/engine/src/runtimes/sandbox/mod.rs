@@ -120,9 +120,51 @@ impl Confinement {
         }
     }
 
-    /// Whether the proxy lets a connection to `host` through.
+    /// Whether the proxy lets a connection to `host` through (by name; see
+    /// [`Confinement::proxy_allows_address`] for where it resolves).
     pub fn proxy_allows(&self, host: &str) -> bool {
         self.network == NetworkAccess::Any || host_allowed(&self.allowed_hosts, host)
+    }
+
+    /// Whether the proxy may connect to `address`, which `host` resolved to. A host the profile
+    /// lists by name is the user's choice, wherever it resolves. Under *any*, only the
+    /// internet: never this machine (its loopback holds Clawboo's API, other runs' relays and
+    /// the user's own services), the local network or link-local addresses (a cloud's
+    /// metadata service), even by a name that resolves there.
+    pub fn proxy_allows_address(&self, host: &str, address: std::net::IpAddr) -> bool {
+        host_allowed(&self.allowed_hosts, host) || is_public(address)
+    }
+}
+
+/// Whether an address is on the internet rather than this machine or its networks.
+fn is_public(address: std::net::IpAddr) -> bool {
+    use std::net::IpAddr;
+    match address {
+        IpAddr::V4(v4) => {
+            let [a, b, ..] = v4.octets();
+            !(v4.is_loopback()
+                || v4.is_private()
+                || v4.is_link_local()
+                || v4.is_unspecified()
+                || v4.is_broadcast()
+                || v4.is_multicast()
+                || v4.is_documentation()
+                || a == 0
+                || (a == 100 && (64..128).contains(&b)) // shared address space (carrier NAT)
+                || (a == 198 && (b == 18 || b == 19)) // benchmarking
+                || a >= 240)
+        }
+        IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return is_public(IpAddr::V4(v4));
+            }
+            let first = v6.segments()[0];
+            !(v6.is_loopback()
+                || v6.is_unspecified()
+                || v6.is_multicast()
+                || (first & 0xfe00) == 0xfc00 // unique local
+                || (first & 0xffc0) == 0xfe80) // link-local
+        }
     }
 }
 
