@@ -58,12 +58,15 @@ struct Entry {
     running: Mutex<Option<Running>>,
     /// The turns on this Gateway now: its tools run in the Gateway, so what its sandbox's
     /// proxy refuses is told to them.
-    watchers: Arc<Mutex<Vec<(u64, UnboundedSender<RunEvent>)>>>,
+    watchers: Watchers,
 }
+
+/// The turns watching one Gateway, by an id of their own.
+type Watchers = Arc<Mutex<Vec<(u64, UnboundedSender<RunEvent>)>>>;
 
 /// A turn told what the Gateway's sandbox refuses, for as long as this lives.
 pub struct Watching {
-    watchers: Arc<Mutex<Vec<(u64, UnboundedSender<RunEvent>)>>>,
+    watchers: Watchers,
     id: u64,
 }
 
