@@ -2,8 +2,10 @@
 #![allow(dead_code)]
 use super::specs::*;
 use super::{ToolName, ToolSpec};
+use crate::board::{MAX_COMMENT_CHARS, MAX_DESCRIPTION_CHARS, MAX_REASON_CHARS};
 use crate::memory::MAX_TAGS;
-use serde_json::json;
+use crate::memory::{DEFAULT_TOP, MAX_FACT_CHARS, MAX_NOTE_CHARS, MAX_TAG_CHARS};
+use serde_json::{json, Map, Value};
 /// Board columns by their wire names, as `board_list` filters by them…
 const BOARD_COLUMNS: [&str; 7] = ["backlog", "todo", "in_progress", "in_review", "blocked", "done", "cancelled"];
 /// …and those `board_update` may move a card to.
@@ -205,5 +207,230 @@ pub fn spec(tool: ToolName) -> ToolSpec {
                 "additionalProperties": false,
             }),
         },
+    }
+}
+
+/// The arguments of a call of `tool`, checked: an object with exactly the declared fields, of
+/// the declared types and sizes. `Err` is a message for the model.
+pub fn check_args_old(tool: ToolName, args: Value) -> Result<Value, String> {
+    let name = tool.as_str();
+    let args = match args {
+        Value::Object(map) => map,
+        Value::Null => Map::new(),
+        _ => return Err(format!("{name}: the arguments must be a JSON object.")),
+    };
+    let allowed: &[&str] = match tool {
+        ToolName::Handoff => &["to", "task"],
+        ToolName::PeerPost => &["text"],
+        ToolName::PeerRead => &["limit"],
+        ToolName::MemorySave => &["text", "tags", "scope"],
+        ToolName::MemorySearch => &["query", "limit"],
+        ToolName::MemoryGet => &["id"],
+        ToolName::NoteSave | ToolName::ScratchWrite => &["text"],
+        ToolName::ScratchPromote => &["note_id", "to"],
+        ToolName::BoardList => &["status"],
+        ToolName::BoardUpdate => &["card", "status", "reason", "description"],
+        ToolName::BoardComment => &["card", "text"],
+        ToolName::AskUser => &["question"],
+        ToolName::RoutineCreate => &["name", "prompt", "for", "cron", "time_zone", "every_minutes", "at", "heartbeat"],
+    };
+    if let Some(unknown) = args.keys().find(|k| !allowed.contains(&k.as_str())) {
+        return Err(format!("{name}: unknown argument \"{unknown}\" (it takes {}).", allowed.join(", ")));
+    }
+    match tool {
+        ToolName::Handoff => {
+            let to = text_arg(&args, name, "to", MAX_HANDLE_BYTES)?;
+            let task = text_arg(&args, name, "task", MAX_TEXT_BYTES)?;
+            Ok(json!({"to": to, "task": task}))
+        }
+        ToolName::PeerPost => Ok(json!({"text": text_arg(&args, name, "text", MAX_TEXT_BYTES)?})),
+        ToolName::AskUser => Ok(json!({"question": text_arg(&args, name, "question", MAX_TEXT_BYTES)?})),
+        ToolName::PeerRead => match args.get("limit") {
+            None | Some(Value::Null) => Ok(json!({})),
+            Some(limit) => match limit.as_u64().filter(|n| (1..=MAX_READ_LIMIT).contains(n)) {
+                Some(n) => Ok(json!({"limit": n})),
+                None => Err(format!("{name}: \"limit\" must be a whole number from 1 to {MAX_READ_LIMIT}.")),
+            },
+        },
+        ToolName::MemorySave => {
+            let text = chars_arg(&args, name, "text", MAX_FACT_CHARS)?;
+            let tags = tags_arg(&args, name)?;
+            let mut checked = json!({"text": text, "tags": tags});
+            if let Some(scope) = choice_arg(&args, name, "scope", &["agent", "team", "global"])? {
+                checked["scope"] = json!(scope);
+            }
+            Ok(checked)
+        }
+        ToolName::MemorySearch => {
+            let query = chars_arg(&args, name, "query", MAX_QUERY_CHARS)?;
+            let limit = match args.get("limit") {
+                None | Some(Value::Null) => DEFAULT_TOP as u64,
+                Some(limit) => limit
+                    .as_u64()
+                    .filter(|n| (1..=MAX_SEARCH_LIMIT).contains(n))
+                    .ok_or_else(|| format!("{name}: \"limit\" must be a whole number from 1 to {MAX_SEARCH_LIMIT}."))?,
+            };
+            Ok(json!({"query": query, "limit": limit}))
+        }
+        ToolName::MemoryGet => Ok(json!({"id": text_arg(&args, name, "id", MAX_ID_BYTES)?.trim()})),
+        ToolName::NoteSave | ToolName::ScratchWrite => {
+            Ok(json!({"text": chars_arg(&args, name, "text", MAX_NOTE_CHARS)?}))
+        }
+        ToolName::ScratchPromote => {
+            let note_id = text_arg(&args, name, "note_id", MAX_ID_BYTES)?;
+            let Some(to) = choice_arg(&args, name, "to", &["team", "global"])? else {
+                return Err(format!("{name} needs \"to\" (\"team\" or \"global\")."));
+            };
+            Ok(json!({"note_id": note_id.trim(), "to": to}))
+        }
+        ToolName::BoardList => match choice_arg(&args, name, "status", &BOARD_COLUMNS)? {
+            Some(status) => Ok(json!({"status": status})),
+            None => Ok(json!({})),
+        },
+        ToolName::BoardUpdate => {
+            let mut checked = json!({"card": card_arg(&args, name)?});
+            if let Some(status) = choice_arg(&args, name, "status", &AGENT_COLUMNS)? {
+                checked["status"] = json!(status);
+            }
+            if args.get("reason").is_some_and(|r| !r.is_null()) {
+                checked["reason"] = json!(chars_arg(&args, name, "reason", MAX_REASON_CHARS)?);
+            }
+            if args.get("description").is_some_and(|d| !d.is_null()) {
+                checked["description"] = json!(long_text_arg(&args, name, "description", MAX_DESCRIPTION_CHARS)?);
+            }
+            if checked.get("status").is_none() && checked.get("description").is_none() {
+                return Err(format!("{name} needs \"status\", \"description\", or both."));
+            }
+            Ok(checked)
+        }
+        ToolName::BoardComment => Ok(json!({
+            "card": card_arg(&args, name)?,
+            "text": chars_arg(&args, name, "text", MAX_COMMENT_CHARS)?,
+        })),
+        ToolName::RoutineCreate => routine_args(&args, name),
+    }
+}
+
+/// A card's number: a whole number from 1, or a string like "#12" or "12".
+/// `routine_create`'s arguments: a name and prompt within their sizes, exactly one schedule.
+fn routine_args(args: &Map<String, Value>, name: &str) -> Result<Value, String> {
+    use crate::routines::types::{MAX_NAME_CHARS, MAX_PROMPT_CHARS};
+    let mut checked = json!({
+        "name": chars_arg(args, name, "name", MAX_NAME_CHARS)?,
+        "prompt": long_text_arg(args, name, "prompt", MAX_PROMPT_CHARS)?,
+    });
+    for field in ["for", "cron", "time_zone", "at"] {
+        if args.get(field).is_some_and(|v| !v.is_null()) {
+            checked[field] = json!(text_arg(args, name, field, MAX_HANDLE_BYTES.max(200))?.trim());
+        }
+    }
+    if let Some(every) = args.get("every_minutes").filter(|v| !v.is_null()) {
+        let minutes = every
+            .as_u64()
+            .filter(|n| *n >= 1 && *n <= u64::from(crate::routines::schedule::MAX_INTERVAL_MINUTES))
+            .ok_or_else(|| format!("{name}: \"every_minutes\" is a whole number of minutes, at least 1."))?;
+        checked["every_minutes"] = json!(minutes);
+    }
+    if let Some(heartbeat) = args.get("heartbeat").filter(|v| !v.is_null()) {
+        let on = heartbeat.as_bool().ok_or_else(|| format!("{name}: \"heartbeat\" is true or false."))?;
+        checked["heartbeat"] = json!(on);
+    }
+    let schedules = ["cron", "every_minutes", "at"].iter().filter(|f| checked.get(**f).is_some()).count();
+    if schedules != 1 {
+        return Err(format!("{name} needs exactly one of \"cron\", \"every_minutes\" and \"at\"."));
+    }
+    Ok(checked)
+}
+
+fn card_arg(args: &Map<String, Value>, tool: &str) -> Result<u32, String> {
+    let number = match args.get("card") {
+        Some(Value::Number(n)) => n.as_u64(),
+        Some(Value::String(s)) => s.trim().trim_start_matches('#').parse::<u64>().ok(),
+        None | Some(Value::Null) => return Err(format!("{tool} needs \"card\" (the card's number, e.g. 12).")),
+        Some(_) => None,
+    };
+    number
+        .and_then(|n| u32::try_from(n).ok())
+        .filter(|n| *n > 0)
+        .ok_or_else(|| format!("{tool}: \"card\" must be a card's number, e.g. 12 for #12."))
+}
+
+/// A text that may be blank (a description can be cleared), counted in chars, refused over
+/// `max_chars`.
+fn long_text_arg(args: &Map<String, Value>, tool: &str, field: &str, max_chars: usize) -> Result<String, String> {
+    match args.get(field) {
+        Some(Value::String(s)) if s.chars().count() > max_chars => Err(format!(
+            "{tool}: \"{field}\" is {} characters; at most {max_chars} are taken (nothing was saved or cut).",
+            s.chars().count()
+        )),
+        Some(Value::String(s)) => Ok(s.clone()),
+        _ => Err(format!("{tool}: \"{field}\" must be a string.")),
+    }
+}
+
+/// A text counted in chars, refused (never cut) over `max_chars`.
+fn chars_arg(args: &Map<String, Value>, tool: &str, field: &str, max_chars: usize) -> Result<String, String> {
+    let text = text_arg(args, tool, field, usize::MAX)?;
+    let chars = text.chars().count();
+    if chars > max_chars {
+        return Err(format!(
+            "{tool}: \"{field}\" is {chars} characters; at most {max_chars} are taken (nothing was saved or cut)."
+        ));
+    }
+    Ok(text)
+}
+
+/// An optional string that must be one of `choices`.
+fn choice_arg<'a>(
+    args: &Map<String, Value>,
+    tool: &str,
+    field: &str,
+    choices: &[&'a str],
+) -> Result<Option<&'a str>, String> {
+    let quoted = || choices.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(", ");
+    match args.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => choices
+            .iter()
+            .find(|c| **c == s.trim())
+            .map(|c| Some(*c))
+            .ok_or_else(|| format!("{tool}: \"{field}\" must be one of {}.", quoted())),
+        Some(_) => Err(format!("{tool}: \"{field}\" must be a string, one of {}.", quoted())),
+    }
+}
+
+/// `memory_save`'s optional tags: at most [`MAX_TAGS`] non-empty strings of at most
+/// [`MAX_TAG_CHARS`] chars, trimmed.
+fn tags_arg(args: &Map<String, Value>, tool: &str) -> Result<Vec<String>, String> {
+    let list = match args.get("tags") {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(list)) => list,
+        Some(_) => return Err(format!("{tool}: \"tags\" must be a list of strings.")),
+    };
+    if list.len() > MAX_TAGS {
+        return Err(format!("{tool}: {} tags; at most {MAX_TAGS} are taken.", list.len()));
+    }
+    list.iter()
+        .enumerate()
+        .map(|(i, tag)| match tag.as_str().map(str::trim) {
+            Some("") => Err(format!("{tool}: tag {} is empty.", i + 1)),
+            Some(t) if t.chars().count() > MAX_TAG_CHARS => {
+                Err(format!("{tool}: tag {} is longer than {MAX_TAG_CHARS} characters.", i + 1))
+            }
+            Some(t) => Ok(t.to_owned()),
+            None => Err(format!("{tool}: \"tags\" must be a list of strings.")),
+        })
+        .collect()
+}
+
+fn text_arg(args: &Map<String, Value>, tool: &str, field: &str, max_bytes: usize) -> Result<String, String> {
+    match args.get(field) {
+        Some(Value::String(s)) if s.trim().is_empty() => Err(format!("{tool}: \"{field}\" is empty.")),
+        Some(Value::String(s)) if s.len() > max_bytes => {
+            Err(format!("{tool}: \"{field}\" is {} bytes; at most {max_bytes} are taken.", s.len()))
+        }
+        Some(Value::String(s)) => Ok(s.clone()),
+        None | Some(Value::Null) => Err(format!("{tool} needs \"{field}\" (a string).")),
+        Some(_) => Err(format!("{tool}: \"{field}\" must be a string.")),
     }
 }

@@ -131,7 +131,7 @@ mod tests {
     use super::*;
     use crate::board::{MAX_COMMENT_CHARS, MAX_DESCRIPTION_CHARS, MAX_REASON_CHARS};
     use crate::memory::{DEFAULT_TOP, MAX_FACT_CHARS, MAX_NOTE_CHARS, MAX_TAGS, MAX_TAG_CHARS};
-    use serde_json::json;
+    use serde_json::{json, Map};
 
     /// TEMPORARY: the schemas derived are the ones written by hand before.
     #[test]
@@ -149,6 +149,91 @@ mod tests {
                 old.input_schema
             );
         }
+    }
+
+    /// TEMPORARY: every call's arguments are taken, normalised or refused, with the same
+    /// message, as by the checks written by hand before.
+    #[test]
+    fn parsed_arguments_equal_the_handwritten_checks() {
+        let long = |n: usize| "x".repeat(n);
+        let values = || {
+            vec![
+                Value::Null,
+                json!(true),
+                json!(0),
+                json!(-1),
+                json!(3),
+                json!(12),
+                json!(50),
+                json!(51),
+                json!(100),
+                json!(101),
+                json!(1.5),
+                json!(""),
+                json!("  "),
+                json!(" done "),
+                json!("#12"),
+                json!("12"),
+                json!("#x"),
+                json!("team"),
+                json!("global"),
+                json!("agent"),
+                json!("in_progress"),
+                json!("blocked"),
+                json!("0 9 * * 1-5"),
+                json!("2026-05-01T09:00:00+02:00"),
+                json!(" m-7f3a "),
+                json!("MEMORY.md"),
+                json!(long(129)),
+                json!(long(201)),
+                json!(long(MAX_TEXT_BYTES + 1)),
+                json!("é".repeat(2001)),
+                json!(long(20_001)),
+                json!([]),
+                json!(["pricing", " docs "]),
+                json!([""]),
+                json!([1]),
+                json!([long(41)]),
+                json!(vec!["a"; 9]),
+                json!({}),
+            ]
+        };
+        let mut compared = 0;
+        for tool in ALL {
+            let fields: Vec<String> =
+                spec(tool).input_schema["properties"].as_object().unwrap().keys().cloned().collect();
+            let mut cases = vec![Value::Null, json!([]), json!("x"), json!({}), json!({"unknown": 1})];
+            // Each field alone with every value, and with every other field given a fitting value.
+            let fitting = |field: &str| match field {
+                "card" | "limit" | "every_minutes" => json!(3),
+                "heartbeat" => json!(true),
+                "scope" | "to" if tool == ToolName::ScratchPromote || field == "scope" => json!("team"),
+                "status" => json!("done"),
+                "tags" => json!(["a"]),
+                "at" => json!("2026-05-01T09:00:00+02:00"),
+                _ => json!("ok"),
+            };
+            for field in &fields {
+                for value in values() {
+                    cases.push(json!({field.as_str(): value.clone()}));
+                    let mut all: Map<String, Value> = fields.iter().map(|f| (f.clone(), fitting(f))).collect();
+                    all.insert(field.clone(), value.clone());
+                    cases.push(Value::Object(all.clone()));
+                    for schedule in ["cron", "every_minutes", "at"] {
+                        all.remove(schedule);
+                    }
+                    all.insert(field.clone(), value);
+                    cases.push(Value::Object(all));
+                }
+            }
+            for case in cases {
+                let old = crate::tools::handwritten::check_args_old(tool, case.clone());
+                let new = check_args(tool, case.clone());
+                assert_eq!(new, old, "{} {case}", tool.as_str());
+                compared += 1;
+            }
+        }
+        assert!(compared > 2_000, "{compared}");
     }
 
     #[test]
