@@ -20,8 +20,6 @@ mod args;
 pub mod board;
 mod dispatch;
 mod fields;
-#[cfg(test)]
-mod handwritten;
 pub mod memory;
 pub mod routine;
 mod server;
