@@ -310,6 +310,13 @@ mod tests {
             assert_eq!(parse(tool.as_str()), Some(tool));
             assert_eq!(spec.input_schema["type"], "object");
             assert_eq!(spec.input_schema["additionalProperties"], false);
+            // What Anthropic's, OpenAI's and the CLIs' tool lists take: short names, plain
+            // inline schemas (no meta-schema, title, definitions or references).
+            assert!(tool.as_str().len() <= 64 && !spec.description.is_empty(), "{}", tool.as_str());
+            let text = spec.input_schema.to_string();
+            for word in ["\"$schema\"", "\"$ref\"", "\"$defs\"", "\"definitions\"", "\"title\"", "\"null\"", "\\n"] {
+                assert!(!text.contains(word), "{}: {word} in {text}", tool.as_str());
+            }
             let properties = spec.input_schema["properties"].as_object().unwrap();
             let required: Vec<&str> = spec.input_schema["required"]
                 .as_array()
