@@ -143,8 +143,18 @@ impl Engine {
             .with_teams(teams.clone())
             .with_connectors(connectors.clone()),
         );
-        // The tools do what team chat says they do; the bridge holds the chat weakly.
-        tools.set_host(Arc::new(chat::team::TeamTools(Arc::downgrade(&chat))));
+        // The tools' one dispatcher, with every service it acts on; it holds the chat weakly.
+        let team_chat = Arc::new(chat::team::TeamChat(Arc::downgrade(&chat)));
+        tools.set_host(Arc::new(tools::Dispatcher::new(tools::Services {
+            store: store.clone(),
+            agents: agents.clone(),
+            teams: teams.clone(),
+            memory: memory.clone(),
+            board: board.clone(),
+            attention: attention.clone(),
+            handoffs: team_chat.clone(),
+            peer_rooms: team_chat,
+        })));
         chat.recover_interrupted()?;
         // After the chat service marked every run left running as cut off: the task runner
         // releases the cards those runs held.

@@ -12,7 +12,6 @@ pub(crate) mod checks;
 mod deps;
 pub(crate) mod records;
 mod store;
-pub mod tools;
 mod types;
 
 use std::sync::Arc;

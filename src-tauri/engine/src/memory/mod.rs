@@ -33,7 +33,6 @@ mod notes;
 mod scratch;
 mod search;
 mod store;
-pub mod tools;
 mod types;
 
 use std::sync::Arc;

@@ -5,16 +5,26 @@
 //! the user's connectors, which Clawboo runs itself), so a CLI reaches a connector only through
 //! its run's token, never its config, secrets or process.
 //!
-//! CONTRACT (types fixed; server in `server.rs`): the tools module knows nothing of chat or
-//! teams. What a tool does is the [`ToolHost`]'s business (the chat service implements it).
+//! Each tool's arguments are a struct (`specs.rs` is the table): the schema a model is sent is
+//! derived from it, and a call's arguments are parsed into it before anything runs (`args.rs`).
+//! What a tool does is the [`ToolHost`]'s business: the one [`Dispatcher`], with its
+//! [`Services`]. The tools know nothing of chat: team chat is reached through [`Handoffs`] and
+//! [`PeerRooms`], which it implements.
 //!
 //! The tools that raise something for the user or the team ([`RATE_LIMITED_TOOLS`]: a question,
 //! a peer post, a routine proposal) are bounded per run: at most [`RAISED_PER_MINUTE`] calls of
 //! each in any minute. A call past that gets a tool error saying how long to wait, and never
 //! reaches the host (nothing is stored).
 
+mod args;
+pub mod board;
+mod dispatch;
+mod fields;
+pub mod memory;
+pub mod routine;
 mod server;
 pub mod specs;
+pub mod team;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -24,6 +34,9 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 
 use serde_json::Value;
 
+pub use self::dispatch::{Dispatcher, Services};
+pub use self::specs::ToolCall;
+pub use self::team::{Handoffs, PeerNote, PeerRooms};
 pub use crate::context::ToolName;
 use crate::error::{Error, Result};
 use crate::loopback::ServerLimits;
@@ -63,9 +76,10 @@ impl ToolOutput {
 
 pub type ToolFuture<'a> = Pin<Box<dyn Future<Output = ToolOutput> + Send + 'a>>;
 
-/// Does what the tools ask, for a bound caller. Arguments are untrusted model output: validate.
+/// Does what the tools ask, for a bound caller: a call whose arguments were parsed and checked
+/// ([`ToolCall`]). The engine's is the [`Dispatcher`].
 pub trait ToolHost: Send + Sync {
-    fn call<'a>(&'a self, caller: &'a Caller, tool: ToolName, args: Value) -> ToolFuture<'a>;
+    fn call<'a>(&'a self, caller: &'a Caller, call: ToolCall) -> ToolFuture<'a>;
 }
 
 /// A tool the bridge serves for one run beside Clawboo's own: a connector's, named
@@ -312,8 +326,8 @@ impl Shared {
         if !caller.tools.contains(&tool) {
             return ToolOutput::error(format!("There is no tool named {}.", tool.as_str()));
         }
-        let args = match specs::check_args(tool, args) {
-            Ok(args) => args,
+        let call = match ToolCall::parse(tool, args) {
+            Ok(call) => call,
             Err(message) => return ToolOutput::error(message),
         };
         let Some(host) = self.host.get() else {
@@ -322,7 +336,7 @@ impl Shared {
         if let Err(message) = self.admit(&caller.run_id, tool) {
             return ToolOutput::error(message);
         }
-        host.call(caller, tool, args).await
+        host.call(caller, call).await
     }
 
     /// Counts a call of `tool` by run `run_id` when it is one of [`RATE_LIMITED_TOOLS`]; past the
@@ -375,8 +389,8 @@ impl Tools {
         Ok(Arc::new(Self { addr, shared, _stop: stop }))
     }
 
-    /// Who does what the tools ask; set once, when the chat service exists. Calls before that
-    /// get a tool error; a second host is ignored.
+    /// Who does what the tools ask (the engine's [`Dispatcher`]); set once, when the chat
+    /// service exists. Calls before that get a tool error; a second host is ignored.
     pub fn set_host(&self, host: Arc<dyn ToolHost>) {
         let _ = self.shared.host.set(host);
     }

@@ -2,9 +2,9 @@
 //! caller is the token's agent, `board_list` is scoped to its team (or to its own cards outside
 //! a team), and only its own cards can be updated.
 
-use clawboo_engine::board::{tools, ActivityKind, Actor, Card, CardStatus, CommentKind};
-use clawboo_engine::tools::specs::{check_args, BOARD_TOOLS};
-use clawboo_engine::tools::{Caller, ToolName};
+use clawboo_engine::board::{ActivityKind, Actor, Card, CardStatus, CommentKind};
+use clawboo_engine::tools::specs::BOARD_TOOLS;
+use clawboo_engine::tools::{board as tools, Caller, ToolCall, ToolName};
 use clawboo_engine::Engine;
 use clawboo_testkit::TempDataDir;
 use serde_json::{json, Value};
@@ -42,8 +42,14 @@ impl World {
 
     /// A call as the bridge makes it: arguments checked, then run.
     fn call(&self, caller: &Caller, tool: ToolName, args: Value) -> Result<String, String> {
-        let args = check_args(tool, args)?;
-        tools::run(self.engine.board(), caller, tool, &args).map_err(|e| e.to_string())
+        let board = self.engine.board();
+        let done = match ToolCall::parse(tool, args)? {
+            ToolCall::BoardList(args) => tools::list(board, caller, args),
+            ToolCall::BoardUpdate(args) => tools::update(board, caller, args),
+            ToolCall::BoardComment(args) => tools::comment(board, caller, args),
+            other => panic!("{} is not a Board tool", other.tool().as_str()),
+        };
+        done.map_err(|e| e.to_string())
     }
 
     fn card(&self, title: &str, assignee: Option<&str>, team: Option<&str>) -> Card {

@@ -1,8 +1,9 @@
-//! A `ToolHost` for tests: records every call it gets and answers "<tool> done".
+//! A `ToolHost` for tests: records every call it gets (its arguments as checked) and answers
+//! "<tool> done".
 
 use std::sync::Mutex;
 
-use clawboo_engine::tools::{Caller, ToolFuture, ToolHost, ToolName, ToolOutput};
+use clawboo_engine::tools::{Caller, ToolCall, ToolFuture, ToolHost, ToolName, ToolOutput};
 use serde_json::Value;
 
 #[derive(Debug, Clone)]
@@ -24,8 +25,9 @@ impl RecordingHost {
 }
 
 impl ToolHost for RecordingHost {
-    fn call<'a>(&'a self, caller: &'a Caller, tool: ToolName, args: Value) -> ToolFuture<'a> {
-        self.calls.lock().unwrap().push(RecordedCall { caller: caller.clone(), tool, args });
+    fn call<'a>(&'a self, caller: &'a Caller, call: ToolCall) -> ToolFuture<'a> {
+        let tool = call.tool();
+        self.calls.lock().unwrap().push(RecordedCall { caller: caller.clone(), tool, args: call.arguments() });
         Box::pin(async move { ToolOutput::ok(format!("{} done", tool.as_str())) })
     }
 }

@@ -20,7 +20,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use self::tools::TeamTools;
+pub use self::tools::TeamChat;
 pub use self::types::{
     PeerPost, Placement, RoomMessage, RoomMessageKind, RoomPage, RunContext, TeamSendOutcome, TeamTurnKind,
 };
