@@ -71,6 +71,8 @@ fn router(shared: Api) -> Router {
 #[derive(Clone)]
 struct SentPath(String);
 
+/// One request through the router, its path without trailing slashes (`/api/runs/` is
+/// `/api/runs`, as it always was).
 async fn respond(router: Router, mut request: axum::http::Request<hyper::body::Incoming>) -> Response {
     let sent = request.uri().path().to_owned();
     if let Some(uri) = without_trailing_slashes(request.uri()) {
@@ -86,11 +88,13 @@ async fn respond(router: Router, mut request: axum::http::Request<hyper::body::I
 /// `/api/runs/` routes as `/api/runs` (the query kept); None when there is nothing to trim.
 fn without_trailing_slashes(uri: &Uri) -> Option<Uri> {
     let path = uri.path();
-    let trimmed = path.trim_end_matches('/');
-    if trimmed.len() == path.len() {
+    let trimmed = match path.trim_end_matches('/') {
+        "" => "/",
+        trimmed => trimmed,
+    };
+    if trimmed == path {
         return None;
     }
-    let trimmed = if trimmed.is_empty() { "/" } else { trimmed };
     let path_and_query = match uri.query() {
         Some(query) => format!("{trimmed}?{query}"),
         None => trimmed.to_owned(),
