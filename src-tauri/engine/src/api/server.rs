@@ -37,13 +37,14 @@ pub(super) struct Shared {
     pub(super) token: Arc<Mutex<String>>,
 }
 
-type Api = Arc<Shared>;
+/// What the guard and the handlers are given.
+type ApiState = Arc<Shared>;
 
 /// Serves until `stop`; `_ended` is dropped after the listener, so whoever holds its receiver
 /// knows when the port is closed.
 pub(super) async fn serve(
     listener: std::net::TcpListener,
-    shared: Api,
+    shared: ApiState,
     stop: watch::Receiver<bool>,
     _ended: std::sync::mpsc::Sender<()>,
 ) {
@@ -54,7 +55,7 @@ pub(super) async fn serve(
 }
 
 /// The routes. A wrong method on a route is a 405 naming the right one; anything else a 404.
-fn router(shared: Api) -> Router {
+fn router(shared: ApiState) -> Router {
     Router::new()
         .route("/api/runtimes/{agent}/run", post_only(start_run))
         .route("/api/runs", get_only(list_runs))
@@ -105,7 +106,7 @@ fn without_trailing_slashes(uri: &Uri) -> Option<Uri> {
 }
 
 /// Before any route: the Host must name this machine, then the token must be the current one.
-async fn guard(State(shared): State<Api>, request: Request, next: Next) -> Response {
+async fn guard(State(shared): State<ApiState>, request: Request, next: Next) -> Response {
     if !host_allowed(request.headers(), shared.addr) {
         return ApiError::new(
             StatusCode::FORBIDDEN,
@@ -148,19 +149,21 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
 
 /// `handler` for GET; any other method is a 405, HEAD too (axum would otherwise answer it with the
 /// GET handler).
-fn get_only<H: Handler<T, Api>, T: 'static>(handler: H) -> MethodRouter<Api> {
+fn get_only<H: Handler<T, ApiState>, T: 'static>(handler: H) -> MethodRouter<ApiState> {
     routing::get(handler).head(wrong_method("GET")).fallback(wrong_method("GET"))
 }
 
 /// `handler` for POST; any other method is a 405.
-fn post_only<H: Handler<T, Api>, T: 'static>(handler: H) -> MethodRouter<Api> {
+fn post_only<H: Handler<T, ApiState>, T: 'static>(handler: H) -> MethodRouter<ApiState> {
     routing::post(handler).fallback(wrong_method("POST"))
 }
 
+/// The 405 for a route's other methods, naming the one it takes (in `Allow` too).
 fn wrong_method(allow: &'static str) -> impl FnOnce() -> std::future::Ready<ApiError> + Clone + Send + Sync + 'static {
     move || std::future::ready(ApiError::method_not_allowed(allow))
 }
 
+/// The 404 for anything no route takes, naming the request as sent.
 async fn no_route(method: Method, request: Request) -> ApiError {
     let path = match request.extensions().get::<SentPath>() {
         Some(SentPath(sent)) => sent.clone(),
@@ -171,7 +174,7 @@ async fn no_route(method: Method, request: Request) -> ApiError {
 
 /// `POST /api/runtimes/:agent/run`: 201 when it runs, 202 when it waits for a free slot.
 async fn start_run(
-    State(shared): State<Api>,
+    State(shared): State<ApiState>,
     PathParam(agent): PathParam,
     StartBody(start): StartBody,
 ) -> Result<Response, ApiError> {
@@ -186,14 +189,14 @@ async fn start_run(
 }
 
 /// `GET /api/runs?limit=`: newest first.
-async fn list_runs(State(shared): State<Api>, ListLimit(limit): ListLimit) -> Result<Response, ApiError> {
+async fn list_runs(State(shared): State<ApiState>, ListLimit(limit): ListLimit) -> Result<Response, ApiError> {
     let parts = shared.parts.clone();
     let list = blocking(move || runs::list(&parts, limit)).await?;
     Ok(json_response(StatusCode::OK, &serde_json::json!({ "runs": list })))
 }
 
 /// `GET /api/runs/:id`: the run with its report.
-async fn get_run(State(shared): State<Api>, PathParam(run_id): PathParam) -> Result<Response, ApiError> {
+async fn get_run(State(shared): State<ApiState>, PathParam(run_id): PathParam) -> Result<Response, ApiError> {
     let parts = shared.parts.clone();
     let run = blocking(move || runs::get(&parts, &run_id, true)).await?;
     Ok(json_response(StatusCode::OK, &run))
@@ -201,7 +204,7 @@ async fn get_run(State(shared): State<Api>, PathParam(run_id): PathParam) -> Res
 
 /// `GET /api/runs/:id/events`: stored as JSON, or followed as server-sent events.
 async fn run_events(
-    State(shared): State<Api>,
+    State(shared): State<ApiState>,
     PathParam(run_id): PathParam,
     Follow(follow): Follow,
 ) -> Result<Response, ApiError> {
@@ -218,7 +221,7 @@ async fn run_events(
 }
 
 /// `POST /api/runs/:id/cancel`: 202; a waiting run leaves the queue.
-async fn cancel_run(State(shared): State<Api>, PathParam(run_id): PathParam) -> Result<Response, ApiError> {
+async fn cancel_run(State(shared): State<ApiState>, PathParam(run_id): PathParam) -> Result<Response, ApiError> {
     let parts = shared.parts.clone();
     let runner = parts.runner.clone();
     let run = blocking(move || runs::cancel(&parts, &runner, &run_id)).await?;
