@@ -16,7 +16,7 @@ use clawboo_engine::runtimes::{
 };
 use clawboo_engine::{Engine, EngineConfig, ErrorCode};
 use clawboo_testkit::{wait_for, TempDataDir};
-use reqwest::header::{ACCEPT, AUTHORIZATION, HOST};
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONNECTION, HOST};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
@@ -245,6 +245,141 @@ fn every_request_needs_the_token_and_a_host_naming_this_machine() {
     let (status, _) = a.send(a.client.get(&url).bearer_auth(&new));
     assert_eq!(status, StatusCode::OK);
     assert_eq!(a.engine.local_api().token().unwrap(), new, "kept in the keychain");
+}
+
+/// Sends `head` (request line and headers, without the blank line) and `body` as they are over a
+/// fresh connection, and returns the status and the answer's JSON body: for what reqwest will not
+/// send (a chunked body of a chosen size).
+fn raw(a: &Api, head: &str, body: &[u8]) -> (u16, Value) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", a.port)).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    stream.write_all(format!("{head}\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n", a.port).as_bytes()).unwrap();
+    // The server may answer (and close) before it has read everything.
+    let _ = stream.write_all(body);
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    let answer = String::from_utf8_lossy(&answer);
+    let status = answer.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("{answer}"));
+    let json = answer.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or_default();
+    // A chunked answer: the JSON is the line between the chunk sizes.
+    let json = json.lines().find(|l| l.starts_with('{')).unwrap_or(json);
+    (status, serde_json::from_str(json).unwrap_or(Value::String(json.to_owned())))
+}
+
+/// A chunked body of `len` bytes, in 8 KiB chunks.
+fn chunked(len: usize) -> Vec<u8> {
+    let mut body = Vec::new();
+    let mut left = len;
+    while left > 0 {
+        let n = left.min(8 * 1024);
+        body.extend_from_slice(format!("{n:x}\r\n").as_bytes());
+        body.extend(std::iter::repeat_n(b'x', n));
+        body.extend_from_slice(b"\r\n");
+        left -= n;
+    }
+    body.extend_from_slice(b"0\r\n\r\n");
+    body
+}
+
+#[test]
+fn wrong_methods_unknown_routes_and_big_bodies_get_the_same_json_answers_as_ever() {
+    let a = api();
+    let url = |path: &str| format!("{}{path}", a.base);
+
+    // The Host and the token are checked before the route: nothing about the routes shows without them.
+    let (status, body) = a.send(a.client.get(url("/api/nothing")));
+    assert_eq!((status, code(&body)), (StatusCode::UNAUTHORIZED, "unauthorized"));
+    let response = a.rt.block_on(a.client.delete(url("/api/runs")).send()).unwrap();
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED, "a wrong method without the token");
+    assert_eq!(response.headers()["www-authenticate"], "Bearer");
+    let (status, body) = a.send(a.client.get(url("/api/nothing")).header(HOST, "evil.example"));
+    assert_eq!((status, code(&body)), (StatusCode::FORBIDDEN, "forbidden_host"), "the Host first");
+    // (A body the server leaves unread ends the connection: not one for the client to reuse.)
+    let big = a.client.post(url("/api/runtimes/worker/run")).header(CONNECTION, "close").body(vec![b'x'; 70 * 1024]);
+    let (status, _) = a.send(big);
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "a big body without the token");
+
+    // Unknown routes: 404 naming the request as sent.
+    for path in ["/", "/api", "/api/runs/x/y/z", "/api//runs", "/API/runs", "/api/nothing/"] {
+        let (status, body) = a.get(path);
+        assert_eq!((status, code(&body)), (StatusCode::NOT_FOUND, "not_found"), "{path}");
+        assert_eq!(body["error"]["message"], format!("No route GET {path}."), "{path}");
+    }
+    let response = a.rt.block_on(a.client.get(url("/api/nothing")).bearer_auth(&a.token).send()).unwrap();
+    assert_eq!(response.headers()["content-type"], "application/json");
+    assert_eq!(response.headers()["cache-control"], "no-store");
+
+    // Trailing slashes are ignored; path segments are percent-decoded.
+    let (status, body) = a.get("/api/runs/");
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(body["runs"].is_array());
+    let (status, body) = a.get("/api/runs/no-such-run//");
+    assert_eq!((status, code(&body)), (StatusCode::NOT_FOUND, "not_found"));
+    assert!(!body["error"]["message"].as_str().unwrap().starts_with("No route"), "a run was looked up: {body}");
+    let (status, body) = a.get("/api/runs/%ff");
+    assert_eq!((status, code(&body)), (StatusCode::NOT_FOUND, "not_found"), "bad UTF-8 is no run either");
+    assert!(!body["error"]["message"].as_str().unwrap().starts_with("No route"), "{body}");
+
+    // Wrong methods: 405 with Allow, checked before the run or the body (not JSON here) is looked at.
+    let wrong = [
+        (reqwest::Method::GET, "/api/runtimes/worker/run", "POST"),
+        (reqwest::Method::PUT, "/api/runtimes/nobody/run", "POST"),
+        (reqwest::Method::DELETE, "/api/runs", "GET"),
+        (reqwest::Method::POST, "/api/runs/no-such-run", "GET"),
+        (reqwest::Method::PATCH, "/api/runs/no-such-run/events", "GET"),
+        (reqwest::Method::GET, "/api/runs/no-such-run/cancel", "POST"),
+        (reqwest::Method::OPTIONS, "/api/runs/", "GET"),
+    ];
+    for (method, path, allow) in wrong {
+        let request = a.client.request(method.clone(), url(path)).bearer_auth(&a.token).body("not JSON");
+        let response = a.rt.block_on(request.send()).unwrap();
+        assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED, "{method} {path}");
+        assert_eq!(response.headers()["allow"], allow, "{method} {path}");
+        let body: Value = a.rt.block_on(response.json()).unwrap();
+        assert_eq!(code(&body), "method_not_allowed");
+        assert_eq!(body["error"]["message"], format!("Use {allow} here."));
+    }
+    // HEAD is not GET here: 405, no body.
+    let response = a.rt.block_on(a.client.head(url("/api/runs")).bearer_auth(&a.token).send()).unwrap();
+    assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(response.headers()["allow"], "GET");
+    assert!(a.rt.block_on(response.bytes()).unwrap().is_empty());
+
+    // Bodies: up to 64 KiB is read (and judged as JSON), one byte more is refused, chunked or not.
+    let (status, body) = a.post("/api/runtimes/worker/run", json!({"task": "x".repeat(64 * 1024 - 11)}));
+    assert_eq!(serde_json::to_vec(&json!({"task": "x".repeat(64 * 1024 - 11)})).unwrap().len(), 64 * 1024);
+    assert_eq!((status, code(&body)), (StatusCode::BAD_REQUEST, "invalid_input"), "read, a task too long: {body}");
+    let post = |body: Vec<u8>| {
+        a.send(
+            a.client.post(url("/api/runtimes/worker/run")).bearer_auth(&a.token).header(CONNECTION, "close").body(body),
+        )
+    };
+    let (status, body) = post(vec![b'x'; 64 * 1024]);
+    assert_eq!((status, code(&body)), (StatusCode::BAD_REQUEST, "invalid_input"), "read, not JSON");
+    let (status, body) = post(vec![b'x'; 64 * 1024 + 1]);
+    assert_eq!((status, code(&body)), (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large"));
+    assert_eq!(body["error"]["message"], "The request body is over 64 KiB.");
+    let (status, body) = post(Vec::new());
+    assert_eq!((status, code(&body)), (StatusCode::BAD_REQUEST, "invalid_input"), "no body");
+    let head = format!(
+        "POST /api/runtimes/worker/run HTTP/1.1\r\nAuthorization: Bearer {}\r\nTransfer-Encoding: chunked",
+        a.token
+    );
+    let (status, body) = raw(&a, &head, &chunked(64 * 1024 + 1));
+    assert_eq!((status, code(&body)), (413, "payload_too_large"), "chunked, no length given");
+    let (status, body) = raw(&a, &head, &chunked(64 * 1024));
+    assert_eq!((status, code(&body)), (400, "invalid_input"), "chunked, read");
+
+    // Query values: the first one counts; a bad limit is a 400 with the bounds.
+    let (status, body) = a.get("/api/runs?limit=abc");
+    assert_eq!((status, code(&body)), (StatusCode::BAD_REQUEST, "invalid_input"));
+    assert_eq!(body["error"]["message"], "limit is a number from 1 to 500.");
+    let (status, _) = a.get("/api/runs?limit=2&limit=abc&other=1");
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = a.get("/api/runs?limit=%32");
+    assert_eq!(status, StatusCode::BAD_REQUEST, "query values are taken as sent");
+    assert!(a.engine.board().list(&Default::default()).unwrap().is_empty(), "refused requests made no card");
 }
 
 #[test]

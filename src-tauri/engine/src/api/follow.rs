@@ -12,16 +12,15 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::body::Body;
+use axum::http::header::{self, HeaderValue};
+use axum::http::StatusCode;
+use axum::response::Response;
 use bytes::Bytes;
-use http_body_util::{BodyExt, StreamBody};
-use hyper::body::Frame;
-use hyper::header::{self, HeaderValue};
-use hyper::{Response, StatusCode};
 use rusqlite::{params, Connection};
 use tokio::sync::{broadcast, mpsc};
 
 use super::runs::{self, ApiRun, ApiRunStatus};
-use super::server::Body;
 use super::LocalApiParts;
 use crate::error::{Error, Result};
 use crate::events::EngineEvent;
@@ -63,7 +62,7 @@ fn events_after(conn: &Connection, run_id: &str, after: u32) -> Result<Vec<RunEv
 
 /// The event-stream response; a task on the engine's runtime feeds it until the run ends or the
 /// client goes away.
-pub(super) fn stream(parts: Arc<LocalApiParts>, run: ApiRun) -> Response<Body> {
+pub(super) fn stream(parts: Arc<LocalApiParts>, run: ApiRun) -> Response {
     let (tx, rx) = mpsc::channel::<Bytes>(256);
     let bus = parts.events.subscribe();
     parts.handle.clone().spawn(async move {
@@ -78,10 +77,10 @@ pub(super) fn stream(parts: Arc<LocalApiParts>, run: ApiRun) -> Response<Body> {
         };
         follower.follow(bus).await;
     });
-    let frames = futures_util::stream::unfold(rx, |mut rx| async move {
-        rx.recv().await.map(|bytes| (Ok::<_, Infallible>(Frame::data(bytes)), rx))
+    let chunks = futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|bytes| (Ok::<_, Infallible>(bytes), rx))
     });
-    let mut response = Response::new(StreamBody::new(frames).boxed());
+    let mut response = Response::new(Body::from_stream(chunks));
     *response.status_mut() = StatusCode::OK;
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));

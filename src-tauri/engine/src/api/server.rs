@@ -1,18 +1,27 @@
-//! The local API's HTTP/1.1 server: every request is checked (Host, then the bearer token) before
-//! it is routed; answers and errors are JSON, errors as `{"error": {"code", "message"}}`.
+//! The local API's HTTP/1.1 server: an axum router served on the engine's shared loopback loop
+//! ([`loopback::serve`]: the header-read timeout and the connection bound the model relay and the
+//! tools bridge have too). Every request is checked (Host, then the bearer token) before it is
+//! routed; answers and errors are JSON, errors as `{"error": {"code", "message"}}`.
 
-use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
+use axum::body::Body;
+use axum::extract::{FromRequest, FromRequestParts, MatchedPath, Request, State};
+use axum::handler::Handler;
+use axum::http::header::{self, HeaderMap, HeaderValue};
+use axum::http::request::Parts;
+use axum::http::uri::{PathAndQuery, Uri};
+use axum::http::{Method, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{self, MethodRouter};
+use axum::Router;
 use bytes::Bytes;
-use http_body_util::combinators::BoxBody;
-use http_body_util::{BodyExt, Full, Limited};
-use hyper::body::Incoming;
-use hyper::header::{self, HeaderMap, HeaderValue};
-use hyper::{Method, Request, Response, StatusCode};
+use http_body_util::{BodyExt, Limited};
 use serde::Serialize;
 use tokio::sync::watch;
+use tower::ServiceExt;
 
 use super::runs::{self, StartRequest};
 use super::{follow, token, LocalApiParts};
@@ -22,25 +31,292 @@ use crate::loopback;
 /// A bigger request body is refused (413): a task is at most 20,000 characters.
 pub const MAX_REQUEST_BYTES: usize = 64 * 1024;
 
-pub(super) type Body = BoxBody<Bytes, Infallible>;
-
 pub(super) struct Shared {
     pub(super) parts: Arc<LocalApiParts>,
     pub(super) addr: SocketAddr,
     pub(super) token: Arc<Mutex<String>>,
 }
 
+/// What the guard and the handlers are given.
+type ApiState = Arc<Shared>;
+
 /// Serves until `stop`; `_ended` is dropped after the listener, so whoever holds its receiver
 /// knows when the port is closed.
 pub(super) async fn serve(
     listener: std::net::TcpListener,
-    shared: Arc<Shared>,
+    shared: ApiState,
     stop: watch::Receiver<bool>,
     _ended: std::sync::mpsc::Sender<()>,
 ) {
     let limits = shared.parts.server_limits;
+    let router = router(shared);
     // Switching the API off ends its connections too (event streams included).
-    loopback::serve("the local API", listener, limits, stop, move |request| respond(shared.clone(), request)).await;
+    loopback::serve("the local API", listener, limits, stop, move |request| respond(router.clone(), request)).await;
+}
+
+/// The routes. A wrong method on a route is a 405 naming the right one; anything else a 404.
+fn router(shared: ApiState) -> Router {
+    Router::new()
+        .route("/api/runtimes/{agent}/run", post_only(start_run))
+        .route("/api/runs", get_only(list_runs))
+        .route("/api/runs/{run_id}", get_only(get_run))
+        .route("/api/runs/{run_id}/events", get_only(run_events))
+        .route("/api/runs/{run_id}/cancel", post_only(cancel_run))
+        .fallback(no_route)
+        // After the routes and the fallback, so it guards them all.
+        .layer(middleware::from_fn_with_state(shared.clone(), guard))
+        .with_state(shared)
+}
+
+/// The path as sent, for the 404's message (the router sees it without trailing slashes).
+#[derive(Clone)]
+struct SentPath(String);
+
+/// One request through the router, its path without trailing slashes (`/api/runs/` is
+/// `/api/runs`, as it always was).
+async fn respond(router: Router, mut request: axum::http::Request<hyper::body::Incoming>) -> Response {
+    let sent = request.uri().path().to_owned();
+    if let Some(uri) = without_trailing_slashes(request.uri()) {
+        *request.uri_mut() = uri;
+    }
+    request.extensions_mut().insert(SentPath(sent));
+    match router.oneshot(request).await {
+        Ok(response) => response,
+        Err(never) => match never {},
+    }
+}
+
+/// `/api/runs/` routes as `/api/runs` (the query kept); None when there is nothing to trim.
+fn without_trailing_slashes(uri: &Uri) -> Option<Uri> {
+    let path = uri.path();
+    let trimmed = match path.trim_end_matches('/') {
+        "" => "/",
+        trimmed => trimmed,
+    };
+    if trimmed == path {
+        return None;
+    }
+    let path_and_query = match uri.query() {
+        Some(query) => format!("{trimmed}?{query}"),
+        None => trimmed.to_owned(),
+    };
+    let mut parts = uri.clone().into_parts();
+    parts.path_and_query = Some(PathAndQuery::try_from(path_and_query).ok()?);
+    Uri::from_parts(parts).ok()
+}
+
+/// Before any route: the Host must name this machine, then the token must be the current one.
+async fn guard(State(shared): State<ApiState>, request: Request, next: Next) -> Response {
+    if !host_allowed(request.headers(), shared.addr) {
+        return ApiError::new(
+            StatusCode::FORBIDDEN,
+            "forbidden_host",
+            format!("The Host header must be 127.0.0.1:{0} or localhost:{0}.", shared.addr.port()),
+        )
+        .into_response();
+    }
+    let authorized = bearer(request.headers()).is_some_and(|given| {
+        let expected = shared.token.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        token::same(given, &expected)
+    });
+    if !authorized {
+        return ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "Send Authorization: Bearer <token>, with the token from Clawboo's Settings > Local API.",
+        )
+        .into_response();
+    }
+    next.run(request).await
+}
+
+/// The Host must name this machine and the port: a page on another site that resolves its own
+/// name to 127.0.0.1 (DNS rebinding) still sends its own name.
+fn host_allowed(headers: &HeaderMap, addr: SocketAddr) -> bool {
+    let Some(host) = headers.get(header::HOST).and_then(|v| v.to_str().ok()) else { return false };
+    let host = host.trim();
+    let port = addr.port();
+    host.eq_ignore_ascii_case(&format!("127.0.0.1:{port}"))
+        || host.eq_ignore_ascii_case(&format!("localhost:{port}"))
+        || host == addr.to_string()
+}
+
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let auth = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, value) = auth.trim().split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then_some(value.trim()).filter(|v| !v.is_empty())
+}
+
+/// `handler` for GET; any other method is a 405, HEAD too (axum would otherwise answer it with the
+/// GET handler).
+fn get_only<H: Handler<T, ApiState>, T: 'static>(handler: H) -> MethodRouter<ApiState> {
+    routing::get(handler).head(wrong_method("GET")).fallback(wrong_method("GET"))
+}
+
+/// `handler` for POST; any other method is a 405.
+fn post_only<H: Handler<T, ApiState>, T: 'static>(handler: H) -> MethodRouter<ApiState> {
+    routing::post(handler).fallback(wrong_method("POST"))
+}
+
+/// The 405 for a route's other methods, naming the one it takes (in `Allow` too).
+fn wrong_method(allow: &'static str) -> impl FnOnce() -> std::future::Ready<ApiError> + Clone + Send + Sync + 'static {
+    move || std::future::ready(ApiError::method_not_allowed(allow))
+}
+
+/// The 404 for anything no route takes, naming the request as sent.
+async fn no_route(method: Method, request: Request) -> ApiError {
+    let path = match request.extensions().get::<SentPath>() {
+        Some(SentPath(sent)) => sent.clone(),
+        None => request.uri().path().to_owned(),
+    };
+    ApiError::new(StatusCode::NOT_FOUND, "not_found", format!("No route {method} {path}."))
+}
+
+/// `POST /api/runtimes/:agent/run`: 201 when it runs, 202 when it waits for a free slot.
+async fn start_run(
+    State(shared): State<ApiState>,
+    PathParam(agent): PathParam,
+    StartBody(start): StartBody,
+) -> Result<Response, ApiError> {
+    let parts = shared.parts.clone();
+    let started = blocking(move || runs::start(&parts, &agent, start)).await?;
+    let status = if started.queued { StatusCode::ACCEPTED } else { StatusCode::CREATED };
+    let mut response = json_response(status, &started);
+    if let Ok(location) = HeaderValue::from_str(&format!("/api/runs/{}", started.run_id)) {
+        response.headers_mut().insert(header::LOCATION, location);
+    }
+    Ok(response)
+}
+
+/// `GET /api/runs?limit=`: newest first.
+async fn list_runs(State(shared): State<ApiState>, ListLimit(limit): ListLimit) -> Result<Response, ApiError> {
+    let parts = shared.parts.clone();
+    let list = blocking(move || runs::list(&parts, limit)).await?;
+    Ok(json_response(StatusCode::OK, &serde_json::json!({ "runs": list })))
+}
+
+/// `GET /api/runs/:id`: the run with its report.
+async fn get_run(State(shared): State<ApiState>, PathParam(run_id): PathParam) -> Result<Response, ApiError> {
+    let parts = shared.parts.clone();
+    let run = blocking(move || runs::get(&parts, &run_id, true)).await?;
+    Ok(json_response(StatusCode::OK, &run))
+}
+
+/// `GET /api/runs/:id/events`: stored as JSON, or followed as server-sent events.
+async fn run_events(
+    State(shared): State<ApiState>,
+    PathParam(run_id): PathParam,
+    Follow(follow): Follow,
+) -> Result<Response, ApiError> {
+    let parts = shared.parts.clone();
+    if follow {
+        let run = {
+            let (parts, run_id) = (parts.clone(), run_id.clone());
+            blocking(move || runs::get(&parts, &run_id, false)).await?
+        };
+        return Ok(follow::stream(parts, run));
+    }
+    let (run, events) = blocking(move || follow::stored(&parts, &run_id)).await?;
+    Ok(json_response(StatusCode::OK, &serde_json::json!({ "run": run, "events": events })))
+}
+
+/// `POST /api/runs/:id/cancel`: 202; a waiting run leaves the queue.
+async fn cancel_run(State(shared): State<ApiState>, PathParam(run_id): PathParam) -> Result<Response, ApiError> {
+    let parts = shared.parts.clone();
+    let runner = parts.runner.clone();
+    let run = blocking(move || runs::cancel(&parts, &runner, &run_id)).await?;
+    Ok(json_response(StatusCode::ACCEPTED, &run))
+}
+
+/// The route's one `{…}` segment (an agent's handle or id, a run's id) with `%XX` escapes
+/// decoded. Never refused: bad escapes and bad UTF-8 are kept (lossily) and so name no agent or
+/// run, where axum's `Path` would refuse them before the method or the body is looked at.
+struct PathParam(String);
+
+impl<S: Send + Sync> FromRequestParts<S> for PathParam {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
+        let pattern = parts.extensions.get::<MatchedPath>().map(MatchedPath::as_str).unwrap_or_default();
+        let segment = pattern.split('/').zip(parts.uri.path().split('/')).find(|(p, _)| p.starts_with('{'));
+        match segment {
+            Some((_, raw)) => Ok(Self(decode(raw))),
+            None => Err(Error::Internal(format!("the route {pattern} has no parameter")).into()),
+        }
+    }
+}
+
+/// The body of a run to start: at most [`MAX_REQUEST_BYTES`], JSON, no unknown fields.
+struct StartBody(StartRequest);
+
+impl<S: Send + Sync> FromRequest<S> for StartBody {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, _: &S) -> Result<Self, ApiError> {
+        let body = read_body(request.into_body()).await?;
+        let start = serde_json::from_slice(&body).map_err(|e| {
+            ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "invalid_input",
+                format!(
+                    "The body must be JSON like {{\"task\": \"…\", \"title\"?: \"…\", \"disableMemoryAutoInject\"?: true, \
+                     \"teamId\"?: \"…\"}}: {e}"
+                ),
+            )
+        })?;
+        Ok(Self(start))
+    }
+}
+
+async fn read_body(body: Body) -> Result<Bytes, ApiError> {
+    let body = Limited::new(body, MAX_REQUEST_BYTES).collect().await.map_err(|e| {
+        if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() {
+            ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large", "The request body is over 64 KiB.")
+        } else {
+            ApiError::new(StatusCode::BAD_REQUEST, "invalid_input", format!("The request body broke off: {e}"))
+        }
+    })?;
+    Ok(body.to_bytes())
+}
+
+/// `?limit=`: 1 or more (the list caps it at [`runs::MAX_LIST`]); [`runs::DEFAULT_LIST`] without.
+struct ListLimit(u32);
+
+impl<S: Send + Sync> FromRequestParts<S> for ListLimit {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
+        let Some(raw) = query_value(parts.uri.query().unwrap_or_default(), "limit") else {
+            return Ok(Self(runs::DEFAULT_LIST));
+        };
+        match raw.parse::<u32>() {
+            Ok(limit) if limit >= 1 => Ok(Self(limit)),
+            _ => Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "invalid_input",
+                format!("limit is a number from 1 to {}.", runs::MAX_LIST),
+            )),
+        }
+    }
+}
+
+/// Whether the events are to be followed live: `Accept: text/event-stream`, or `?follow=1`
+/// (`true`, `yes`).
+struct Follow(bool);
+
+impl<S: Send + Sync> FromRequestParts<S> for Follow {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        let accepts_stream = parts
+            .headers
+            .get(header::ACCEPT)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|a| a.contains("text/event-stream"));
+        let asked = query_value(parts.uri.query().unwrap_or_default(), "follow")
+            .is_some_and(|v| matches!(v, "1" | "true" | "yes"));
+        Ok(Self(accepts_stream || asked))
+    }
 }
 
 /// A refusal or a failure, as JSON.
@@ -61,8 +337,10 @@ impl ApiError {
         e.allow = Some(allow);
         e
     }
+}
 
-    fn into_response(self) -> Response<Body> {
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
         let body = serde_json::json!({"error": {"code": self.code, "message": self.message}});
         let mut response = json_response(self.status, &body);
         if let Some(allow) = self.allow {
@@ -99,157 +377,14 @@ impl From<Error> for ApiError {
     }
 }
 
-pub(super) fn json_response<T: Serialize>(status: StatusCode, value: &T) -> Response<Body> {
+pub(super) fn json_response<T: Serialize>(status: StatusCode, value: &T) -> Response {
     let body = serde_json::to_vec(value).unwrap_or_else(|_| b"{}".to_vec());
-    let mut response = Response::new(Full::new(Bytes::from(body)).boxed());
+    let mut response = Response::new(Body::from(body));
     *response.status_mut() = status;
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     response
-}
-
-async fn respond(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Body> {
-    match handle(shared, request).await {
-        Ok(response) => response,
-        Err(e) => e.into_response(),
-    }
-}
-
-/// The Host must name this machine and the port: a page on another site that resolves its own
-/// name to 127.0.0.1 (DNS rebinding) still sends its own name.
-fn host_allowed(headers: &HeaderMap, addr: SocketAddr) -> bool {
-    let Some(host) = headers.get(header::HOST).and_then(|v| v.to_str().ok()) else { return false };
-    let host = host.trim();
-    let port = addr.port();
-    host.eq_ignore_ascii_case(&format!("127.0.0.1:{port}"))
-        || host.eq_ignore_ascii_case(&format!("localhost:{port}"))
-        || host == addr.to_string()
-}
-
-fn bearer(headers: &HeaderMap) -> Option<&str> {
-    let auth = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
-    let (scheme, value) = auth.trim().split_once(' ')?;
-    scheme.eq_ignore_ascii_case("bearer").then_some(value.trim()).filter(|v| !v.is_empty())
-}
-
-async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Response<Body>, ApiError> {
-    if !host_allowed(request.headers(), shared.addr) {
-        return Err(ApiError::new(
-            StatusCode::FORBIDDEN,
-            "forbidden_host",
-            format!("The Host header must be 127.0.0.1:{0} or localhost:{0}.", shared.addr.port()),
-        ));
-    }
-    let authorized = bearer(request.headers()).is_some_and(|given| {
-        let expected = shared.token.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        token::same(given, &expected)
-    });
-    if !authorized {
-        return Err(ApiError::new(
-            StatusCode::UNAUTHORIZED,
-            "unauthorized",
-            "Send Authorization: Bearer <token>, with the token from Clawboo's Settings > Local API.",
-        ));
-    }
-    let path = request.uri().path().to_owned();
-    let query = request.uri().query().unwrap_or_default().to_owned();
-    let segments: Vec<&str> = path.trim_end_matches('/').split('/').skip(1).collect();
-    let method = request.method().clone();
-    let parts = shared.parts.clone();
-    match segments.as_slice() {
-        ["api", "runtimes", agent, "run"] => {
-            if method != Method::POST {
-                return Err(ApiError::method_not_allowed("POST"));
-            }
-            let agent = decode(agent);
-            let body = read_body(request).await?;
-            let start: StartRequest = serde_json::from_slice(&body).map_err(|e| {
-                ApiError::new(
-                    StatusCode::BAD_REQUEST,
-                    "invalid_input",
-                    format!(
-                        "The body must be JSON like {{\"task\": \"…\", \"title\"?: \"…\", \"disableMemoryAutoInject\"?: true, \
-                         \"teamId\"?: \"…\"}}: {e}"
-                    ),
-                )
-            })?;
-            let started = blocking(move || runs::start(&parts, &agent, start)).await?;
-            let status = if started.queued { StatusCode::ACCEPTED } else { StatusCode::CREATED };
-            let mut response = json_response(status, &started);
-            if let Ok(location) = HeaderValue::from_str(&format!("/api/runs/{}", started.run_id)) {
-                response.headers_mut().insert(header::LOCATION, location);
-            }
-            Ok(response)
-        }
-        ["api", "runs"] => {
-            if method != Method::GET {
-                return Err(ApiError::method_not_allowed("GET"));
-            }
-            let limit = match query_value(&query, "limit") {
-                Some(raw) => raw.parse::<u32>().ok().filter(|n| *n >= 1).ok_or_else(|| {
-                    ApiError::new(
-                        StatusCode::BAD_REQUEST,
-                        "invalid_input",
-                        format!("limit is a number from 1 to {}.", runs::MAX_LIST),
-                    )
-                })?,
-                None => runs::DEFAULT_LIST,
-            };
-            let list = blocking(move || runs::list(&parts, limit)).await?;
-            Ok(json_response(StatusCode::OK, &serde_json::json!({ "runs": list })))
-        }
-        ["api", "runs", run_id] => {
-            if method != Method::GET {
-                return Err(ApiError::method_not_allowed("GET"));
-            }
-            let run_id = decode(run_id);
-            let run = blocking(move || runs::get(&parts, &run_id, true)).await?;
-            Ok(json_response(StatusCode::OK, &run))
-        }
-        ["api", "runs", run_id, "events"] => {
-            if method != Method::GET {
-                return Err(ApiError::method_not_allowed("GET"));
-            }
-            let run_id = decode(run_id);
-            let wants_stream = request
-                .headers()
-                .get(header::ACCEPT)
-                .and_then(|v| v.to_str().ok())
-                .is_some_and(|a| a.contains("text/event-stream"))
-                || query_value(&query, "follow").is_some_and(|v| matches!(v, "1" | "true" | "yes"));
-            if wants_stream {
-                let run = {
-                    let (parts, run_id) = (parts.clone(), run_id.clone());
-                    blocking(move || runs::get(&parts, &run_id, false)).await?
-                };
-                return Ok(follow::stream(parts, run));
-            }
-            let (run, events) = blocking(move || follow::stored(&parts, &run_id)).await?;
-            Ok(json_response(StatusCode::OK, &serde_json::json!({ "run": run, "events": events })))
-        }
-        ["api", "runs", run_id, "cancel"] => {
-            if method != Method::POST {
-                return Err(ApiError::method_not_allowed("POST"));
-            }
-            let run_id = decode(run_id);
-            let runner = parts.runner.clone();
-            let run = blocking(move || runs::cancel(&parts, &runner, &run_id)).await?;
-            Ok(json_response(StatusCode::ACCEPTED, &run))
-        }
-        _ => Err(ApiError::new(StatusCode::NOT_FOUND, "not_found", format!("No route {method} {path}."))),
-    }
-}
-
-async fn read_body(request: Request<Incoming>) -> Result<Bytes, ApiError> {
-    let body = Limited::new(request.into_body(), MAX_REQUEST_BYTES).collect().await.map_err(|e| {
-        if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() {
-            ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large", "The request body is over 64 KiB.")
-        } else {
-            ApiError::new(StatusCode::BAD_REQUEST, "invalid_input", format!("The request body broke off: {e}"))
-        }
-    })?;
-    Ok(body.to_bytes())
 }
 
 /// Runs blocking engine work (SQLite, the keychain) off the async workers.
@@ -262,7 +397,7 @@ async fn blocking<T: Send + 'static>(
     }
 }
 
-/// `key`'s value in a query string (`a=1&b=2`), the first one.
+/// `key`'s value in a query string (`a=1&b=2`), the first one, as sent (not decoded).
 fn query_value<'a>(query: &'a str, key: &str) -> Option<&'a str> {
     query
         .split('&')
@@ -308,6 +443,16 @@ mod tests {
         assert_eq!(query_value("limit=5&follow=1", "follow"), Some("1"));
         assert_eq!(query_value("follow", "follow"), Some(""));
         assert_eq!(query_value("limit=5", "follow"), None);
+    }
+
+    #[test]
+    fn trailing_slashes_are_trimmed_before_routing() {
+        let trimmed = |uri: &str| without_trailing_slashes(&uri.parse().unwrap()).map(|u| u.to_string());
+        assert_eq!(trimmed("/api/runs/"), Some("/api/runs".into()));
+        assert_eq!(trimmed("/api/runs///?limit=2"), Some("/api/runs?limit=2".into()));
+        assert_eq!(trimmed("//"), Some("/".into()));
+        assert_eq!(trimmed("/api/runs"), None);
+        assert_eq!(trimmed("/"), None);
     }
 
     #[test]
