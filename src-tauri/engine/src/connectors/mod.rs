@@ -246,7 +246,7 @@ impl Connectors {
     fn forget_secrets<'a>(&self, id: &str, keys: impl Iterator<Item = &'a str>) {
         for key in keys {
             if let Err(e) = self.delete_secret(id, key) {
-                eprintln!("clawboo: a connector's secret {key} stays in the keychain: {e}");
+                tracing::warn!(connector_id = %id, secret_name = key, error = %e, "a connector's secret stays in the keychain");
             }
         }
     }
