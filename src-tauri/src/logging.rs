@@ -11,10 +11,14 @@ use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{fmt, reload, Registry};
 
-/// Clawboo's own crates log at the chosen level. Libraries (hyper, reqwest, rmcp, Tauri) log
-/// warnings and errors only, whatever it is: their debug output may quote request headers, and
-/// Clawboo's requests carry keys and tokens.
+/// Clawboo's own crates log at the chosen level. Libraries (hyper, reqwest, Tauri) log warnings
+/// and errors only, whatever it is: their debug output may quote request headers, and Clawboo's
+/// requests carry keys and tokens.
 const OWN_TARGETS: [&str; 3] = ["clawboo", "clawboo_lib", "clawboo_engine"];
+/// Never logged: the MCP SDK prints whole transport errors, URLs included, and a tools-bridge
+/// URL carries its run's token (`/mcp/<token>`). A connector that fails is reported by Clawboo
+/// (the run's warnings) instead.
+const SILENT_TARGETS: [&str; 1] = ["rmcp"];
 
 pub struct Logging {
     filter: reload::Handle<Targets, Registry>,
@@ -63,9 +67,10 @@ impl Logging {
 fn targets(level: LogLevel) -> Targets {
     let own = LevelFilter::from_level(level.tracing_level());
     let libraries = own.min(LevelFilter::WARN);
-    OWN_TARGETS
+    let silent = SILENT_TARGETS
         .into_iter()
-        .fold(Targets::new().with_default(libraries), |targets, target| targets.with_target(target, own))
+        .fold(Targets::new().with_default(libraries), |targets, target| targets.with_target(target, LevelFilter::OFF));
+    OWN_TARGETS.into_iter().fold(silent, |targets, target| targets.with_target(target, own))
 }
 
 #[cfg(test)]
@@ -78,8 +83,8 @@ mod tests {
         assert!(debug.would_enable("clawboo_engine::relay::server", &tracing::Level::DEBUG));
         assert!(debug.would_enable("clawboo_lib::tray", &tracing::Level::DEBUG));
         assert!(!debug.would_enable("hyper::proto", &tracing::Level::INFO));
-        assert!(!debug.would_enable("rmcp::transport", &tracing::Level::DEBUG));
-        assert!(debug.would_enable("rmcp::transport", &tracing::Level::WARN));
+        assert!(!debug.would_enable("rmcp::transport::worker", &tracing::Level::ERROR), "the MCP SDK never");
+        assert!(debug.would_enable("tauri::app", &tracing::Level::WARN));
         let errors = targets(LogLevel::Error);
         assert!(!errors.would_enable("clawboo_engine", &tracing::Level::WARN));
         assert!(!errors.would_enable("reqwest", &tracing::Level::WARN));

@@ -312,6 +312,8 @@ impl Attention {
             }
             store::get(tx, &id)
         })?;
+        // Its kind and source only: the text is the agent's, and a tool's input may hold anything.
+        tracing::info!(request_id = %request.id, kind = request.kind.as_str(), agent_id = %request.agent_id, granted, "a request for the user");
         self.publish(if granted { None } else { Some(request.id.clone()) });
         Ok(request)
     }
