@@ -46,8 +46,19 @@ pub fn install(log_dir: &Path, level: LogLevel, to_stderr: bool) -> &'static Log
     }
     if installed {
         tracing::info!(log_dir = %log_dir.display(), level = level.as_str(), "logging");
+        log_panics();
     }
     INSTALLED.get_or_init(|| Logging { filter: handle })
+}
+
+/// A panic is logged too (then reported as before), so the log of a crash says where it was.
+fn log_panics() {
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let thread = std::thread::current().name().unwrap_or("unnamed").to_owned();
+        tracing::error!(%thread, panic = %info, "a thread panicked");
+        report(info);
+    }));
 }
 
 /// The subscriber installed by [`install`], if any (tests of commands run without one).
