@@ -148,7 +148,7 @@ pub fn forward_from<R: Runtime>(app: AppHandle<R>, mut events: broadcast::Receiv
                     resync(&app)
                 }
                 Some(Err(RecvError::Lagged(missed))) => {
-                    eprintln!("clawboo: the UI fell {missed} events behind; it refetches what it shows");
+                    tracing::warn!(missed, "the UI fell behind on events; it refetches what it shows");
                     if !resyncs.lagged(Instant::now()) {
                         continue;
                     }
@@ -158,7 +158,7 @@ pub fn forward_from<R: Runtime>(app: AppHandle<R>, mut events: broadcast::Receiv
                 Some(Err(RecvError::Closed)) => break,
             };
             if let Err(e) = sent {
-                eprintln!("clawboo: could not forward an event to the UI: {e}");
+                tracing::warn!(error = %e, "could not forward an event to the UI");
             }
         }
     });

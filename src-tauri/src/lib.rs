@@ -4,6 +4,7 @@
 mod commands;
 pub mod error;
 pub mod events;
+pub mod logging;
 mod startup;
 pub mod state;
 pub mod tray;
@@ -24,6 +25,9 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
         .commands(collect_commands![
             commands::app::app_info,
             commands::app::report_interactive,
+            commands::logs::log_level,
+            commands::logs::set_log_level,
+            commands::logs::recent_log_lines,
             commands::agents::list_agents,
             commands::agents::create_agent,
             commands::agents::update_agent,
@@ -177,8 +181,14 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
 /// and makes it available to commands. A failure is kept and reported by every command.
 pub fn install_engine<R: Runtime>(app: &tauri::AppHandle<R>) {
     let engine = EngineConfig::resolve(app.path().app_data_dir().ok()).and_then(Engine::open);
-    if let Err(e) = &engine {
-        eprintln!("clawboo: the engine did not start: {e}");
+    match &engine {
+        Err(e) => tracing::error!(error = %e, "the engine did not start"),
+        // The level the user chose, from now on (the start logged at the default).
+        Ok(engine) => {
+            if let Some(logging) = logging::installed() {
+                logging.apply(engine.log_level().unwrap_or_default());
+            }
+        }
     }
     let state = AppState::new(engine);
     app.manage(tray::TrayWatch::default());
@@ -204,7 +214,7 @@ fn keep_in_tray_while_working<R: Runtime>(window: &tauri::Window<R>, api: &tauri
         use tauri_plugin_notification::NotificationExt;
         let body = "Your agents are still working, so Clawboo keeps running in the tray. Quit it from the tray menu.";
         if let Err(e) = app.notification().builder().title("Clawboo is still running").body(body).show() {
-            eprintln!("clawboo: no notification shown: {e}");
+            tracing::info!(error = %e, "no notification shown");
         }
     }
     let _ = tauri_specta::Event::emit(&events::KeptInTray { first }, app);
@@ -221,9 +231,13 @@ pub fn run() {
         .invoke_handler(builder.invoke_handler())
         .setup(move |app| {
             builder.mount_events(app);
+            // First, so everything after it is logged; in the data folder the engine will use.
+            if let Ok(config) = EngineConfig::resolve(app.path().app_data_dir().ok()) {
+                logging::install(&config.log_dir(), Default::default(), cfg!(debug_assertions));
+            }
             // No tray host (a bare X server, some desktops) is not a reason to stop the app.
             if let Err(e) = tray::create(app.handle()) {
-                eprintln!("clawboo: no tray icon: {e}");
+                tracing::warn!(error = %e, "no tray icon");
             }
             install_engine(app.handle());
             startup::milestone("engine ready");

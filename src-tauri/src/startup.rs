@@ -42,6 +42,8 @@ pub fn milestone(what: &str) {
         return;
     }
     let since = ms_since_start();
+    tracing::info!(what, ms = since, "start-up milestone");
+    // Printed as well: scripts/bench reads it from stderr, in release builds too.
     eprintln!("clawboo: {what} {since:.1} ms after start");
 }
 
@@ -53,6 +55,8 @@ pub fn interactive() {
         return;
     }
     let since = ms_since_start();
+    tracing::info!(ms = since, "interactive");
+    // Printed as well: tests/e2e/bench-app.mjs reads it from stderr, in release builds too.
     eprintln!("clawboo: interactive {since:.1} ms after start");
 }
 

@@ -1,12 +1,12 @@
 //! The tray: how many requests need the user (icon with a badge, tooltip, the newest few in its
-//! menu, each opening the app at it), a native notification when one arrives (one per burst,
-//! none for the chat the user is looking at), and the way back to the window.
+//! menu, each opening the app at it), a native notification when one arrives, and the way back
+//! to the window. What it says and when (one notification per burst, none for the chat the user
+//! is looking at) is the engine's (`clawboo_engine::attention::tray`); this only draws it.
 
 use std::sync::{Arc, Mutex};
 
-use clawboo_engine::attention::{AttentionRequest, BurstGate, Notice, Origin, TrayState, BURST_WINDOW_MS};
+use clawboo_engine::attention::{tray as rules, Arrival, AttentionRequest, Notice, Notifier, TrayState, Viewing};
 use clawboo_engine::{Engine, EngineEvent};
-use serde::{Deserialize, Serialize};
 use tauri::image::Image;
 use tauri::menu::{IsMenuItem, Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::{TrayIcon, TrayIconBuilder};
@@ -23,54 +23,26 @@ const QUIT: &str = "quit";
 /// Menu ids of requests: this prefix and the request id.
 const REQUEST_PREFIX: &str = "request:";
 
-/// What the window shows, as the UI reports it: no notification for it while focused.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
-#[serde(tag = "kind", rename_all = "snake_case", rename_all_fields = "camelCase")]
-pub enum Viewing {
-    Team { team_id: String },
-    Chat { agent_id: String },
-    Card { card_id: String },
-}
-
-impl Viewing {
-    fn shows(&self, request: &AttentionRequest) -> bool {
-        match (self, request.origin) {
-            (Viewing::Team { team_id }, Origin::Team) => request.team_id.as_deref() == Some(team_id),
-            (Viewing::Chat { agent_id }, Origin::Chat) => request.agent_id == *agent_id,
-            (Viewing::Card { card_id }, Origin::Card) => request.card_id.as_deref() == Some(card_id),
-            _ => false,
-        }
-    }
-}
-
-/// The tray's state in the app: what the window shows, and the notifications' burst gate.
+/// The tray's state in the app: the engine's notifier (what the window shows, the burst).
 #[derive(Default)]
 pub struct TrayWatch {
-    inner: Mutex<Watched>,
-}
-
-#[derive(Default)]
-struct Watched {
-    viewing: Option<Viewing>,
-    gate: Option<BurstGate>,
-    /// A summary notification is scheduled.
-    flush_scheduled: bool,
+    inner: Mutex<Notifier>,
 }
 
 impl TrayWatch {
     pub fn set_viewing(&self, viewing: Option<Viewing>) {
-        self.lock().viewing = viewing;
+        self.lock().set_viewing(viewing);
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Watched> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Notifier> {
         self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
 pub fn create<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<TrayIcon<R>> {
-    let empty = TrayState { open: 0, questions: 0, approvals: 0, tooltip: "Clawboo".into(), newest: Vec::new() };
+    let empty = TrayState::empty();
     let mut tray = TrayIconBuilder::with_id(TRAY_ID)
-        .tooltip("Clawboo")
+        .tooltip(&empty.tooltip)
         .menu(&menu(app, &empty)?)
         .on_menu_event(|app, event| on_menu(app, event.id.as_ref()));
     if let Some(icon) = app.default_window_icon() {
@@ -117,13 +89,8 @@ fn refresh<R: Runtime>(app: &AppHandle<R>, engine: &Engine) -> tauri::Result<()>
 }
 
 fn menu<R: Runtime>(app: &AppHandle<R>, state: &TrayState) -> tauri::Result<Menu<R>> {
-    let heading = match state.open {
-        0 => "Nothing needs you".to_owned(),
-        1 => "1 request needs you".to_owned(),
-        n => format!("{n} requests need you"),
-    };
     let mut items: Vec<Box<dyn IsMenuItem<R>>> =
-        vec![Box::new(MenuItem::with_id(app, "heading", heading, false, None::<&str>)?)];
+        vec![Box::new(MenuItem::with_id(app, "heading", state.heading(), false, None::<&str>)?)];
     for item in &state.newest {
         let id = format!("{REQUEST_PREFIX}{}", item.request_id);
         items.push(Box::new(MenuItem::with_id(app, id, &item.label, true, None::<&str>)?));
@@ -158,65 +125,42 @@ fn open_at<R: Runtime>(app: &AppHandle<R>, request_id: Option<String>) {
     let _ = OpenAttention { request_id }.emit(app);
 }
 
-/// A new open request: a notification, unless the user is looking at where it came from or a
-/// notification went out moments ago (then one summary when the burst is over).
+/// A new open request: what the engine's rules say (a notification now, one summary when the
+/// burst is over, or nothing when the user is looking at where it came from).
 fn arrived<R: Runtime>(app: &AppHandle<R>, engine: &Arc<Engine>, id: &str) {
     let Ok(request) = engine.attention().get(id) else { return };
     let Some(watch) = app.try_state::<TrayWatch>() else { return };
     let focused = app.get_webview_window("main").and_then(|w| w.is_focused().ok()).unwrap_or(false);
-    let notice = {
-        let mut watched = watch.lock();
-        if focused && watched.viewing.as_ref().is_some_and(|v| v.shows(&request)) {
-            return;
-        }
-        let now = clawboo_engine::chat::now_ms();
-        let notice = watched.gate.get_or_insert_with(|| BurstGate::new(BURST_WINDOW_MS)).arrive(id, now);
-        if notice.is_none() && !watched.flush_scheduled {
-            watched.flush_scheduled = true;
-            let due = watched.gate.as_ref().and_then(BurstGate::due_at).unwrap_or(now + BURST_WINDOW_MS);
+    let now = clawboo_engine::chat::now_ms();
+    let arrival = watch.lock().arrived(&request, focused, now);
+    match arrival {
+        Arrival::Seen | Arrival::Held { flush_at: None } => {}
+        Arrival::Notify(notice) => notify(app, engine, &notice, Some(&request)),
+        Arrival::Held { flush_at: Some(due) } => {
             let (app, engine) = (app.clone(), engine.clone());
             tauri::async_runtime::spawn(async move {
                 tokio::time::sleep(std::time::Duration::from_millis((due - now).max(0) as u64)).await;
                 flush(&app, &engine);
             });
         }
-        notice
-    };
-    if let Some(notice) = notice {
-        notify(app, engine, &notice, Some(&request));
     }
 }
 
 fn flush<R: Runtime>(app: &AppHandle<R>, engine: &Arc<Engine>) {
     let Some(watch) = app.try_state::<TrayWatch>() else { return };
-    let notice = {
-        let mut watched = watch.lock();
-        watched.flush_scheduled = false;
-        watched.gate.as_mut().and_then(|g| g.flush(clawboo_engine::chat::now_ms()))
-    };
+    let notice = watch.lock().flush(clawboo_engine::chat::now_ms());
     if let Some(notice) = notice {
         notify(app, engine, &notice, None);
     }
 }
 
 fn notify<R: Runtime>(app: &AppHandle<R>, engine: &Engine, notice: &Notice, request: Option<&AttentionRequest>) {
-    let (title, body) = match (notice, request) {
-        (Notice::One { .. }, Some(request)) => (
-            match request.kind {
-                clawboo_engine::attention::RequestKind::Question => format!("{} asks you", request.agent_name),
-                _ => format!("{} needs your approval", request.agent_name),
-            },
-            request.text.chars().take(200).collect::<String>(),
-        ),
-        _ => {
-            let open = engine.attention().tray_state().map(|s| s.open).unwrap_or(0);
-            ("Clawboo".to_owned(), format!("{open} requests need you. Open the inbox from the tray."))
-        }
-    };
+    let open = engine.attention().tray_state().map(|s| s.open).unwrap_or(0);
+    let shown = rules::notification(notice, request, open);
     // No notification service (a bare X server, some desktops) is not an error worth more
     // than a line: the tray and the inbox still show the request.
-    if let Err(e) = app.notification().builder().title(title).body(body).show() {
-        eprintln!("clawboo: no notification shown: {e}");
+    if let Err(e) = app.notification().builder().title(shown.title).body(shown.body).show() {
+        tracing::info!(error = %e, "no notification shown");
     }
 }
 

@@ -213,6 +213,7 @@ export type {
   UserAnswer,
   Viewing,
   LocalApiStatus,
+  LogLevel,
 } from "./bindings";
 
 export type Unlisten = () => void;
@@ -743,3 +744,16 @@ export const sandboxInfo = async (): Promise<SandboxInfo> => {
 
 /** The app's version from the shell itself: known even when the engine did not start. */
 export const appVersion = (): Promise<string> => getVersion();
+
+// --- The app's log -------------------------------------------------------------------------
+
+import type { LogLevel } from "./bindings";
+
+/** How much Clawboo logs (Settings > Log). */
+export const logLevel = (): Promise<LogLevel> => unwrap(() => commands.logLevel());
+
+/** Stores the level; the app logs at it from the next event on. */
+export const setLogLevel = (level: LogLevel): Promise<LogLevel> => unwrap(() => commands.setLogLevel(level));
+
+/** The log's last `lines` lines, oldest first (the engine keeps it to 50 lines and 16 KiB). */
+export const recentLogLines = (lines: number): Promise<string[]> => unwrap(() => commands.recentLogLines(lines));

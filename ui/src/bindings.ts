@@ -10,6 +10,11 @@ export const commands = {
 	appInfo: () => typedError<AppInfo, AppError>(__TAURI_INVOKE("app_info")),
 	/**  The UI's first interactive screen is up (see `startup::interactive`). */
 	reportInteractive: () => __TAURI_INVOKE<void>("report_interactive"),
+	logLevel: () => typedError<LogLevel, AppError>(__TAURI_INVOKE("log_level")),
+	/**  Stores the level and logs at it from the next event on. */
+	setLogLevel: (level: LogLevel) => typedError<LogLevel, AppError>(__TAURI_INVOKE("set_log_level", { level })),
+	/**  The log's last `lines` lines, oldest first (at most 50, and 16 KiB in all). */
+	recentLogLines: (lines: number) => typedError<string[], AppError>(__TAURI_INVOKE("recent_log_lines", { lines })),
 	listAgents: () => typedError<Agent[], AppError>(__TAURI_INVOKE("list_agents")),
 	createAgent: (input: NewAgent) => typedError<Agent, AppError>(__TAURI_INVOKE("create_agent", { input })),
 	updateAgent: (id: string, patch: AgentPatch) => typedError<Agent, AppError>(__TAURI_INVOKE("update_agent", { id, patch })),
@@ -974,6 +979,12 @@ export type LocalApiStatus = {
 	error: string | null,
 };
 
+/**
+ *  How much is logged: errors only, warnings too, what Clawboo does (the default), or the
+ *  details of each step (for a bug report).
+ */
+export type LogLevel = "error" | "warn" | "info" | "debug";
+
 /**  A fact, saved note, scratch note or promotion changed: refetch what the Memory view shows. */
 export type MemoryChanged = null;
 
@@ -1832,7 +1843,7 @@ export type UserAnswer =
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
 
-/**  What the window shows, as the UI reports it: no notification for it while focused. */
+/**  What the window shows, as the UI reports it. */
 export type Viewing = { kind: "team"; teamId: string } | { kind: "chat"; agentId: string } | { kind: "card"; cardId: string };
 
 /* Tauri Specta runtime */

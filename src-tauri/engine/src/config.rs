@@ -50,6 +50,11 @@ impl EngineConfig {
     pub fn agents_dir(&self) -> PathBuf {
         self.data_dir.join("agents")
     }
+
+    /// Where the app's log is written (see [`crate::logs`]).
+    pub fn log_dir(&self) -> PathBuf {
+        self.data_dir.join("logs")
+    }
 }
 
 /// Creates the folder if needed and proves it is writable, so a bad folder fails at start with

@@ -12,6 +12,7 @@ pub mod connectors;
 pub mod context;
 pub mod error;
 pub mod events;
+pub mod logs;
 pub mod loopback;
 pub mod memory;
 pub mod native;
@@ -91,9 +92,10 @@ impl Engine {
             config.data_dir = real;
         }
         let lock = config::lock_data_dir(&config.data_dir)?;
+        tracing::info!(data_dir = %config.data_dir.display(), version = env!("CARGO_PKG_VERSION"), "opening the engine");
         let processes = Arc::new(runtimes::orphans::ProcessRegistry::new(&config.data_dir));
         for group in processes.sweep() {
-            eprintln!("clawboo: stopped process group {} ({}) left by an earlier run", group.pgid, group.program);
+            tracing::info!(pgid = group.pgid, program = %group.program, "stopped a process group left by an earlier run");
         }
         let spawner: Arc<dyn runtimes::process::Spawner> =
             Arc::new(runtimes::orphans::RecordedSpawner::new(processes.clone()));
@@ -178,7 +180,7 @@ impl Engine {
         // Boo Zero missing is no reason not to start: the app runs without its pin, and the next
         // start tries again.
         if let Err(e) = boo_zero::BooZero::new(store.clone(), agents.clone()).ensure(&secrets, &catalog) {
-            eprintln!("clawboo: Boo Zero could not be made: {e}");
+            tracing::warn!(error = %e, "Boo Zero could not be made");
         }
         runner.recover_cut_off()?;
         runner.sweep_worktrees();
@@ -305,6 +307,21 @@ impl Engine {
         self.store.write(|tx| store::settings::set_once(tx, &key))
     }
 
+    /// How much the app logs (a setting; the shell applies it to its subscriber).
+    pub fn log_level(&self) -> Result<logs::LogLevel> {
+        logs::level(&self.store)
+    }
+
+    pub fn set_log_level(&self, level: logs::LogLevel) -> Result<logs::LogLevel> {
+        logs::set_level(&self.store, level)
+    }
+
+    /// The log's last `lines` lines (bounded: see [`logs::recent_lines`]), for an error's
+    /// "Copy details".
+    pub fn recent_log_lines(&self, lines: u32) -> Result<Vec<String>> {
+        logs::recent_lines(&self.config.log_dir(), lines as usize)
+    }
+
     /// Requests for the user and approvals: the inbox, the tray, grants, the audit.
     pub fn attention(&self) -> &Arc<Attention> {
         &self.attention
@@ -428,7 +445,7 @@ impl Engine {
         self.chat.delete_agent(id, Duration::from_secs(10))?;
         // Its one-to-one questions went with its chat.
         if let Err(e) = self.attention.agent_deleted(id) {
-            eprintln!("clawboo: the deleted agent's questions stay open: {e}");
+            tracing::warn!(agent_id = %id, error = %e, "a deleted agent's questions stay open");
         }
         self.events.publish(EngineEvent::TeamsChanged);
         // Its cards lost their assignee (the store sets it to none).
@@ -492,6 +509,7 @@ impl Engine {
 
     /// Stops every run and waits for its processes to end. Called when the app quits.
     pub fn shutdown(&self) {
+        tracing::info!("stopping every run");
         // No script starts a run while the runs are being stopped.
         self.local_api.stop();
         // Task runs first: each marks itself cut off and puts its card back in To do.
@@ -520,7 +538,7 @@ fn expire_approvals(attention: &Arc<Attention>, handle: &tokio::runtime::Handle)
             tick.tick().await;
             let Some(attention) = attention.upgrade() else { return };
             if let Err(e) = attention.expire_due(chat::now_ms()) {
-                eprintln!("clawboo: expiring approvals failed: {e}");
+                tracing::error!(error = %e, "expiring approvals failed");
             }
         }
     });

@@ -59,7 +59,7 @@ pub(crate) async fn serve<H, F, B>(
     let listener = match tokio::net::TcpListener::from_std(listener) {
         Ok(listener) => listener,
         Err(e) => {
-            eprintln!("clawboo: {name} cannot listen: {e}");
+            tracing::error!(server = name, error = %e, "a loopback server cannot listen");
             return;
         }
     };

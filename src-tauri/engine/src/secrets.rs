@@ -116,13 +116,18 @@ impl Secrets {
                 provider.label()
             )));
         }
-        self.entry(provider)?.set_password(key).map_err(keychain_error)
+        self.entry(provider)?.set_password(key).map_err(keychain_error)?;
+        tracing::info!(provider = provider.as_str(), "an API key was stored in the keychain");
+        Ok(())
     }
 
     /// Removing a key that is not set is not an error.
     pub fn delete_api_key(&self, provider: Provider) -> Result<()> {
         match self.entry(provider)?.delete_credential() {
-            Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
+            Ok(()) | Err(keyring::Error::NoEntry) => {
+                tracing::info!(provider = provider.as_str(), "an API key was removed from the keychain");
+                Ok(())
+            }
             Err(e) => Err(keychain_error(e)),
         }
     }

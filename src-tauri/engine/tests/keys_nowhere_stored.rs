@@ -19,6 +19,7 @@ use clawboo_engine::runtimes::ApprovalPolicy;
 use clawboo_engine::secrets::Provider;
 use clawboo_engine::teams::NewTeam;
 use clawboo_engine::{Engine, EngineConfig};
+use clawboo_testkit::secret_scan::{self, base64, STANDARD, URL_SAFE};
 use clawboo_testkit::{unique_keychain_service, wait_for, Behavior, FakeModelServer, Reply, TempDataDir};
 use serde_json::json;
 
@@ -26,76 +27,9 @@ const ANTHROPIC_KEY: &str = "sk-ant-SOAK-k3yQ7-only-in-the-keychain-4f1c2a9e";
 const OPENAI_KEY: &str = "sk-proj-SOAK-Zb2x-only-in-the-keychain-9e0d71c3";
 const LIMIT: Duration = Duration::from_secs(60);
 
-/// The ways a key could be written down: raw, and base64 (standard and URL-safe, at each of the
-/// three alignments it can have inside longer data: the part that does not depend on its
-/// neighbours).
-fn needles(key: &str) -> Vec<(String, Vec<u8>)> {
-    let mut out = vec![("raw".to_owned(), key.as_bytes().to_vec())];
-    for (name, alphabet) in [("base64", STANDARD), ("base64url", URL_SAFE)] {
-        for shift in 0..3 {
-            let mut data = vec![0u8; shift];
-            data.extend_from_slice(key.as_bytes());
-            let encoded = base64(&data, alphabet);
-            // Skip the characters touched by the padding bytes in front and the tail's padding.
-            let skip = if shift == 0 { 0 } else { (shift * 8).div_ceil(6) };
-            let stable = &encoded[skip..encoded.len() - 4];
-            out.push((format!("{name} (offset {shift})"), stable.as_bytes().to_vec()));
-        }
-    }
-    out
-}
-
-const STANDARD: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-const URL_SAFE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-fn base64(data: &[u8], alphabet: &[u8; 64]) -> String {
-    let mut out = String::new();
-    for chunk in data.chunks(3) {
-        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(alphabet[((n >> (18 - 6 * i)) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
-/// Where a key shows in `haystack`: as is, and with line breaks (also escaped ones) and
-/// whitespace removed, so a key wrapped over lines is found too.
+/// Where either key shows in `haystack`: raw, base64 at each alignment, split across lines.
 fn findings(what: &str, haystack: &[u8]) -> Vec<String> {
-    let mut joined = Vec::with_capacity(haystack.len());
-    let mut i = 0;
-    while i < haystack.len() {
-        if haystack[i] == b'\\' && matches!(haystack.get(i + 1), Some(b'n' | b'r')) {
-            i += 2;
-            continue;
-        }
-        if !haystack[i].is_ascii_whitespace() {
-            joined.push(haystack[i]);
-        }
-        i += 1;
-    }
-    let mut found = Vec::new();
-    for key in [ANTHROPIC_KEY, OPENAI_KEY] {
-        for (form, needle) in needles(key) {
-            if contains(haystack, &needle) {
-                found.push(format!("{what}: {form} of {}", &key[..8]));
-            } else if contains(&joined, &needle) {
-                found.push(format!("{what}: {form} of {}, split across lines", &key[..8]));
-            }
-        }
-    }
-    found
-}
-
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    let Some((&first, _)) = needle.split_first() else { return true };
-    let last_start = haystack.len().saturating_sub(needle.len() - 1);
-    (0..last_start).any(|i| haystack[i] == first && haystack[i..].starts_with(needle))
+    secret_scan::findings(what, haystack, &[ANTHROPIC_KEY, OPENAI_KEY])
 }
 
 /// Every gzip stream inside `bytes` (the relay stores request bodies gzipped), inflated.

@@ -3,13 +3,13 @@
 //! acting in the app: the only way any request is answered.
 
 use clawboo_engine::attention::{
-    AttentionRequest, AttentionSettings, AuditEntry, Decision, Grant, TrayState, UserAnswer,
+    AttentionRequest, AttentionSettings, AuditEntry, Decision, Grant, TrayState, UserAnswer, Viewing,
 };
 use tauri::State;
 
 use crate::error::AppError;
 use crate::state::AppState;
-use crate::tray::{TrayWatch, Viewing};
+use crate::tray::TrayWatch;
 
 /// Open requests, newest first.
 #[tauri::command]

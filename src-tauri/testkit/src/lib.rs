@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod fake_model;
+pub mod secret_scan;
 
 pub use fake_model::{last_user_text, Behavior, FakeModelServer, RecordedRequest, Reply, Rule};
 

@@ -4,14 +4,19 @@ import userEvent from "@testing-library/user-event";
 import { ErrorMessage } from "./ErrorMessage";
 import { learnAppVersion } from "../lib/errorDetails";
 
-vi.mock("../api", () => ({ appVersion: async () => "9.8.7" }));
+const { LOG } = vi.hoisted(() => ({
+  LOG: ["2026-01-01T10:00:00Z  INFO clawboo_engine: opening the engine", "2026-01-01T10:00:01Z  WARN clawboo_lib: no tray icon"],
+}));
+vi.mock("../api", () => ({ appVersion: async () => "9.8.7", recentLogLines: async (n: number) => LOG.slice(-n) }));
 
 describe("Copy details on an error", () => {
-  it("copies the code, the message, the app version, the OS and the time as text", async () => {
+  it("copies the code, the message, the app version, the OS, the time and the log's last lines as text", async () => {
     const user = userEvent.setup();
     learnAppVersion();
     await new Promise((r) => setTimeout(r, 0));
     render(<ErrorMessage code="missing_api_key" message="Add an Anthropic API key in Settings > API keys." />);
+    // The log's last lines are read as the error shows.
+    await new Promise((r) => setTimeout(r, 0));
     // The message itself stays as it was shown.
     expect(screen.getByTestId("error-message").textContent).toBe(
       "missing_api_keyAdd an Anthropic API key in Settings > API keys.",
@@ -24,6 +29,7 @@ describe("Copy details on an error", () => {
     expect(copied).toContain("App version: 9.8.7");
     expect(copied).toMatch(/OS: .+/);
     expect(copied).toMatch(/Time: \d{4}-\d\d-\d\dT/);
+    expect(copied).toContain(`Last 2 lines of the log:\n${LOG[0]}\n${LOG[1]}`);
   });
 
   it("is not offered for a form's own message, which has no code", () => {

@@ -1,14 +1,24 @@
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { copyText } from "../lib/clipboard";
-import { errorDetails } from "../lib/errorDetails";
+import { errorDetails, fetchRecentLog } from "../lib/errorDetails";
 
 type Props = { code?: string | null; message: string };
 
-/** "Copy details": the error's code, message, app version, OS and time, as text for a report. */
+/** "Copy details": the error's code, message, app version, OS and time, and the log's last
+ *  lines, as text for a report. */
 export function CopyErrorDetails({ code, message }: Props) {
   const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
+  // Read as the error shows: the copy must happen within the click, with no await before it.
+  const [recentLog, setRecentLog] = useState<string[]>([]);
+  useEffect(() => {
+    let current = true;
+    void fetchRecentLog().then((lines) => current && setRecentLog(lines));
+    return () => {
+      current = false;
+    };
+  }, [code, message]);
   const copy = () => {
-    copyText(errorDetails({ code, message })).then(
+    copyText(errorDetails({ code, message, recentLog })).then(
       () => setState("copied"),
       () => setState("failed"),
     );

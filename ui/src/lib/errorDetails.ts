@@ -22,13 +22,30 @@ function operatingSystem(): string {
   return `${platform} (${navigator.userAgent})`;
 }
 
-export function errorDetails(error: { code?: string | null; message: string }, now = new Date()): string {
-  return [
+/** How many of the log's last lines a report carries (the engine caps them at 50 and 16 KiB). */
+export const RECENT_LOG_LINES = 50;
+
+/** The log's last lines, read when an error shows so that the copy, made later within a click,
+ *  needs no await. None when they cannot be read (the engine did not start, say). */
+export function fetchRecentLog(): Promise<string[]> {
+  return Promise.resolve()
+    .then(() => api.recentLogLines(RECENT_LOG_LINES))
+    .catch(() => []);
+}
+
+export function errorDetails(
+  error: { code?: string | null; message: string; recentLog?: string[] },
+  now = new Date(),
+): string {
+  const lines = [
     "Clawboo error",
     `Code: ${error.code ?? "none"}`,
     `Message: ${error.message}`,
     `App version: ${version ?? "unknown"}`,
     `OS: ${operatingSystem()}`,
     `Time: ${now.toISOString()}`,
-  ].join("\n");
+  ];
+  // The log holds no key or token (the engine never logs one), so it can go into a report.
+  if (error.recentLog?.length) lines.push("", `Last ${error.recentLog.length} lines of the log:`, ...error.recentLog);
+  return lines.join("\n");
 }

@@ -5,6 +5,7 @@ import { backend, fakeApi, resetBackend, seedAgent } from "../test/fakeApi";
 import { attention, seedRequest } from "../test/fakeAttention";
 import { renderApp } from "../test/helpers";
 import { board } from "../test/fakeBoard";
+import { fakeLogsApi, logs } from "../test/fakeLogs";
 
 vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApi);
 
@@ -50,6 +51,18 @@ describe("Settings", () => {
     await user.type(input, "2");
     await user.click(screen.getByTestId("runner-save"));
     await waitFor(() => expect(board.settings.maxConcurrent).toBe(2));
+  });
+
+  it("sets how much Clawboo logs, from errors only to every step", async () => {
+    const { user } = await openSettings();
+    const select = (await screen.findByTestId("log-level")) as HTMLSelectElement;
+    expect(select.value).toBe("info");
+    expect(within(screen.getByTestId("log-settings")).getByText("logs/clawboo.log")).toBeTruthy();
+    await user.selectOptions(select, "debug");
+    await waitFor(() => expect(logs.level).toBe("debug"));
+    expect(fakeLogsApi.setLogLevel).toHaveBeenCalledWith("debug");
+    expect((await screen.findByTestId("log-level-saved")).textContent).toContain("applies now");
+    expect(select.value).toBe("debug");
   });
 
   it("shows each provider's key status and the app info", async () => {

@@ -8,6 +8,7 @@ import { RunnerSettingsCard } from "../components/board/RunnerSettingsCard";
 import { ObservabilityCard } from "../components/board/ObservabilityCard";
 import { ApprovalSettingsCard } from "../components/attention/ApprovalSettingsCard";
 import { LocalApiSettings } from "../components/LocalApiSettings";
+import { LogSettingsCard } from "../components/LogSettingsCard";
 import { ConnectorsSection } from "../components/connectors/ConnectorsSection";
 
 type Props = {
@@ -82,6 +83,8 @@ export function SettingsPage({ onSetUpStarterTeam, showKeys = false }: Props = {
       <ObservabilityCard />
 
       <LocalApiSettings />
+
+      <LogSettingsCard />
 
       <section className="card card--quiet" aria-label="About Clawboo">
         <h2 className="card__title">About</h2>

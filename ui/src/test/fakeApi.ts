@@ -4,6 +4,7 @@ import { ClawbooError } from "../errors";
 import { fakeMemoryApi, resetMemory } from "./fakeMemory";
 import { fakeBoardApi, resetBoard } from "./fakeBoard";
 import { fakeLocalApi, resetLocalApi } from "./fakeLocalApi";
+import { fakeLogsApi, resetLogs } from "./fakeLogs";
 import { fakeAttentionApi, resetAttention } from "./fakeAttention";
 import { fakeBooZeroApi, resetBooZero } from "./fakeBooZero";
 import { fakeRoutinesApi, resetRoutines } from "./fakeRoutines";
@@ -747,6 +748,7 @@ export const fakeApi = {
   ...fakeBoardApi,
   ...fakeAttentionApi,
   ...fakeLocalApi,
+  ...fakeLogsApi,
   ...fakeBooZeroApi,
   ...fakeRoutinesApi,
   ...fakeConnectorsApi,
@@ -783,6 +785,7 @@ export function resetBackend() {
   resetBoard();
   resetAttention();
   resetLocalApi();
+  resetLogs();
   resetBooZero();
   resetRoutines();
   resetOnboarding();

@@ -91,6 +91,8 @@ pub fn set(agents: &Agents, secrets: &Secrets, agent_id: &str, input: OpenclawGa
         };
         return Err(e);
     }
+    // Whether a new token was stored, never the token.
+    tracing::info!(%agent_id, gateway = %url, new_token = new_token.is_some(), "an OpenClaw agent uses the user's Gateway");
     Ok(OpenclawGateway { url: Some(url), token_set: true })
 }
 

@@ -108,12 +108,12 @@ impl LocalApi {
         match self.enabled() {
             Ok(true) => {
                 if let Err(e) = self.start_on(DEFAULT_BIND) {
-                    eprintln!("clawboo: the local API did not start: {e}");
+                    tracing::error!(error = %e, "the local API did not start");
                     lock(&self.state).error = Some(e.to_string());
                 }
             }
             Ok(false) => {}
-            Err(e) => eprintln!("clawboo: could not read whether the local API is on: {e}"),
+            Err(e) => tracing::error!(error = %e, "could not read whether the local API is on"),
         }
     }
 
@@ -182,7 +182,7 @@ impl LocalApi {
             let _ = running.ended.recv_timeout(std::time::Duration::from_secs(2));
             if let Err(e) = std::fs::remove_file(self.port_file()) {
                 if e.kind() != std::io::ErrorKind::NotFound {
-                    eprintln!("clawboo: could not remove the local API's port file: {e}");
+                    tracing::warn!(error = %e, "could not remove the local API's port file");
                 }
             }
         }

@@ -171,7 +171,7 @@ pub fn start(parts: &LocalApiParts, agent_key: &str, request: StartRequest) -> R
         }),
         Err(e) => {
             if let Err(undo) = parts.board.delete(&card.id) {
-                eprintln!("clawboo: card #{} stays after its run was refused: {undo}", card.number);
+                tracing::warn!(card = card.number, error = %undo, "a card stays after its run was refused");
             }
             Err(e)
         }

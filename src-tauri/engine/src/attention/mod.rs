@@ -11,6 +11,7 @@
 mod burst;
 pub mod shell;
 mod store;
+pub mod tray;
 pub mod types;
 
 use std::collections::HashMap;
@@ -19,6 +20,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::oneshot;
 
 pub use burst::{BurstGate, Notice, BURST_WINDOW_MS};
+pub use tray::{Arrival, Notification, Notifier, Viewing};
 pub use types::*;
 
 use crate::agents::Agents;
@@ -310,6 +312,8 @@ impl Attention {
             }
             store::get(tx, &id)
         })?;
+        // Its kind and source only: the text is the agent's, and a tool's input may hold anything.
+        tracing::info!(request_id = %request.id, kind = request.kind.as_str(), agent_id = %request.agent_id, granted, "a request for the user");
         self.publish(if granted { None } else { Some(request.id.clone()) });
         Ok(request)
     }
@@ -654,7 +658,7 @@ impl Attention {
                     // Denied, as the request now says: the note is not copied later either.
                     if let (Some(memory), Some(promotion)) = (&self.memory, &request.promotion_id) {
                         if let Err(e) = memory.decide_promotion(promotion, false) {
-                            eprintln!("clawboo: the expired promotion {promotion} stays pending: {e}");
+                            tracing::warn!(%promotion, error = %e, "an expired promotion stays pending");
                         }
                     }
                 }
@@ -695,14 +699,12 @@ impl Attention {
         let open = self.open()?;
         let approvals = open.iter().filter(|r| r.kind.is_approval()).count() as u32;
         let count = open.len() as u32;
-        let tooltip = match count {
-            0 => "Clawboo".to_owned(),
-            1 => "Clawboo: 1 request needs you".to_owned(),
-            n => format!("Clawboo: {n} requests need you"),
-        };
-        let newest =
-            open.iter().take(TRAY_ITEMS).map(|r| TrayItem { request_id: r.id.clone(), label: tray_label(r) }).collect();
-        Ok(TrayState { open: count, questions: count - approvals, approvals, tooltip, newest })
+        let newest = open
+            .iter()
+            .take(TRAY_ITEMS)
+            .map(|r| TrayItem { request_id: r.id.clone(), label: tray::menu_label(r) })
+            .collect();
+        Ok(TrayState { open: count, questions: count - approvals, approvals, tooltip: tray::tooltip(count), newest })
     }
 
     // --- Grants and settings -------------------------------------------------------------
@@ -776,25 +778,5 @@ fn describe(kind: RequestKind, text: &str, tool: Option<&str>, input: Option<&st
         (RequestKind::RoutinePaused, _) => text.to_owned(),
         (RequestKind::MemorySave, _) => format!("Asked: {text} The fact: {}", input.unwrap_or_default()),
         (_, None) => text.to_owned(),
-    }
-}
-
-/// "Ada asks: Which region?" / "Ada wants to use Write", at most 60 characters.
-fn tray_label(request: &AttentionRequest) -> String {
-    let label = match request.kind {
-        RequestKind::Question => format!("{} asks: {}", request.agent_name, request.text),
-        RequestKind::Permission => {
-            format!("{} wants to use {}", request.agent_name, request.tool.as_deref().unwrap_or("a tool"))
-        }
-        RequestKind::Promotion => format!("{} wants to share a note", request.agent_name),
-        RequestKind::RoutineProposal => format!("{} proposes a routine", request.agent_name),
-        RequestKind::RoutinePaused => "A routine paused itself".to_owned(),
-        RequestKind::MemorySave => format!("{} wants to save a fact to memory", request.agent_name),
-    };
-    let one_line = label.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one_line.chars().count() <= 60 {
-        one_line
-    } else {
-        format!("{}…", one_line.chars().take(59).collect::<String>())
     }
 }

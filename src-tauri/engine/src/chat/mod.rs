@@ -560,7 +560,7 @@ impl Chat {
             Ok(Stored { reply, run: store::run(tx, &run.id)? })
         });
         stored.unwrap_or_else(|e| {
-            eprintln!("clawboo: could not store the end of run {}: {e}", run.id);
+            tracing::error!(run_id = %run.id, error = %e, "could not store the end of a run");
             Stored { reply: None, run: None }
         })
     }

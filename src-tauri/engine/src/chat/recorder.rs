@@ -59,7 +59,7 @@ impl Recorder {
         let batch = std::mem::take(&mut self.pending);
         if let Err(e) = self.store.write(|tx| store::insert_events(tx, &batch)) {
             // Keep them for the next flush rather than lose them.
-            eprintln!("clawboo: could not store {} events of run {}: {e}", batch.len(), self.run_id);
+            tracing::warn!(run_id = %self.run_id, events = batch.len(), error = %e, "could not store a run's events (kept for the next flush)");
             self.pending = batch;
         }
     }

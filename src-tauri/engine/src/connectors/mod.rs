@@ -70,6 +70,7 @@ impl Connectors {
             self.forget_secrets(&id, input.entries.iter().map(|e| e.key.as_str()));
             return Err(e);
         }
+        tracing::info!(connector_id = %id, kind = input.kind.as_str(), "a connector was added");
         self.changed();
         self.get(&id)
     }
@@ -95,6 +96,7 @@ impl Connectors {
         let row = self.store.read(|c| records::one(c, id))?;
         self.store.write(|tx| records::delete(tx, id))?;
         self.forget_secrets(id, row.entries.iter().filter(|e| e.secret).map(|e| e.key.as_str()));
+        tracing::info!(connector_id = %id, "a connector was deleted");
         self.changed();
         Ok(())
     }
@@ -119,6 +121,8 @@ impl Connectors {
         Self::secret_entry(&row, key)?;
         let value = validate::secret_value(key, value)?;
         self.entry(id, key)?.set_password(&value).map_err(crate::secrets::keychain_error)?;
+        // The secret's name, never its value.
+        tracing::info!(connector_id = %id, secret_name = key, "a connector's secret was stored in the keychain");
         self.changed();
         self.get(id)
     }
@@ -246,7 +250,7 @@ impl Connectors {
     fn forget_secrets<'a>(&self, id: &str, keys: impl Iterator<Item = &'a str>) {
         for key in keys {
             if let Err(e) = self.delete_secret(id, key) {
-                eprintln!("clawboo: a connector's secret {key} stays in the keychain: {e}");
+                tracing::warn!(connector_id = %id, secret_name = key, error = %e, "a connector's secret stays in the keychain");
             }
         }
     }

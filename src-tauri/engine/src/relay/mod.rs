@@ -141,6 +141,8 @@ impl Relay {
         let mut grants = self.grants();
         let run = run_log(&mut grants, run_id);
         grants.by_token.insert(token.clone(), Grant { provider, run, holder: None, upstream });
+        // The run and provider, never the token.
+        tracing::debug!(%run_id, provider = provider.as_str(), "a relay token was granted");
         Ok(Endpoint { base_url: self.base_url(provider), api_key: Some(token) })
     }
 

@@ -85,6 +85,9 @@ async fn respond(shared: &Arc<Shared>, request: Request<Incoming>) -> Response<B
     match forward(shared, parts, &mut body).await {
         Ok(response) => response,
         Err(refusal) => {
+            // Its status and kind only: the message may quote the path, which a client could
+            // have given anything (a key in a query string).
+            tracing::info!(status = refusal.status.as_u16(), kind = refusal.kind, "the model relay refused a request");
             // A client still sending its body would otherwise meet a closed connection (a
             // broken pipe) instead of the refusal.
             drain(&mut body).await;
@@ -253,6 +256,8 @@ async fn forward(
     })?;
 
     let status = answer.status();
+    // The path without its query (never the headers: they carry the key).
+    tracing::debug!(run_id = %grant.run.run_id, provider = provider.label(), path = rest, status = status.as_u16(), "relayed a model request");
     let path_and_query = match query {
         Some(query) => format!("/v1/{rest}?{query}"),
         None => format!("/v1/{rest}"),
@@ -376,7 +381,7 @@ impl Drop for Tap {
         // Compressing and writing block: off the async workers.
         self.shared.handle.spawn_blocking(move || {
             if let Err(e) = record::store(&store, &run, entry) {
-                eprintln!("clawboo: could not record a model request of run {}: {e}", run.run_id);
+                tracing::warn!(run_id = %run.run_id, error = %e, "could not record a model request");
             }
         });
     }

@@ -296,7 +296,7 @@ impl Routines {
         })?;
         if let Some(reason) = reason {
             if let Err(e) = self.tell_paused(&routine, &reason) {
-                eprintln!("clawboo: routine {} paused itself, and the inbox could not be told: {e}", routine.id);
+                tracing::warn!(routine_id = %routine.id, error = %e, "a routine paused itself, and the inbox could not be told");
             }
         }
         self.parts.events.publish(EngineEvent::RoutinesChanged);
@@ -378,7 +378,7 @@ impl Routines {
                 let worker = Arc::clone(&this);
                 let wait = match tokio::task::spawn_blocking(move || {
                     if let Err(e) = worker.tick_on_clock() {
-                        eprintln!("clawboo: the routines' scheduler failed a tick: {e}");
+                        tracing::error!(error = %e, "the routines' scheduler failed a tick");
                     }
                     worker.parts.store.read(store::earliest_due)
                 })

@@ -57,7 +57,7 @@ impl Runner {
             _ => None,
         };
         if let Err(e) = worktree::remove(&self.parts.worktrees, card, delete_branch, repo.as_deref()) {
-            eprintln!("clawboo: could not remove the worktree of #{}: {e}", card.number);
+            tracing::warn!(card = card.number, error = %e, "could not remove a card's worktree");
         }
     }
 

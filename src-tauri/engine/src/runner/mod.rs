@@ -371,7 +371,7 @@ impl Runner {
             }
             match board.release(&card_id, &claim, CardStatus::Todo, Some(reason.into())) {
                 Ok(_) => released += 1,
-                Err(e) => eprintln!("clawboo: could not release card {card_id} after a restart: {e}"),
+                Err(e) => tracing::warn!(%card_id, error = %e, "could not release a card after a restart"),
             }
         }
         Ok(released)

@@ -272,7 +272,7 @@ impl Runner {
         recorder.record(driven.result.to_event());
         recorder.flush();
         if let Err(e) = parts.store.write(|tx| store::finish_run(tx, &run.id, status, error.as_deref(), now_ms())) {
-            eprintln!("clawboo: could not store the end of task run {}: {e}", run.id);
+            tracing::error!(run_id = %run.id, error = %e, "could not store the end of a task run");
         }
         if matches!(ending, Ending::Succeeded { .. }) && !reply.trim().is_empty() {
             let author = Actor::Agent {
@@ -283,12 +283,12 @@ impl Runner {
             let posted =
                 parts.board.comment(author, &task.card.id, CommentKind::Report, &report(&reply), Some(run.id.clone()));
             if let Err(e) = posted {
-                eprintln!("clawboo: could not post the report of run {} on #{}: {e}", run.id, task.card.number);
+                tracing::warn!(run_id = %run.id, card = task.card.number, error = %e, "could not post a run's report");
             }
         }
         let reason = error.map(|e| board::cut(&e, board::MAX_REASON_CHARS));
         if let Err(e) = parts.board.finish_run(&run.id, card_status, reason) {
-            eprintln!("clawboo: could not record the end of run {} on #{}: {e}", run.id, task.card.number);
+            tracing::error!(run_id = %run.id, card = task.card.number, error = %e, "could not record the end of a run on its card");
         }
     }
 
@@ -301,7 +301,7 @@ impl Runner {
         let released = blocking(move || board.release(&card_id, &claim, to, reason).map(|_| ())).await;
         match released {
             Ok(()) | Err(Error::Conflict(_)) => {}
-            Err(e) => eprintln!("clawboo: a task run could not move its card to {}: {e}", to.label()),
+            Err(e) => tracing::warn!(to = to.label(), error = %e, "a task run could not move its card"),
         }
     }
 }

@@ -142,7 +142,7 @@ impl ProcessRegistry {
             .and_then(|bytes| std::fs::write(&tmp, bytes))
             .and_then(|()| std::fs::rename(&tmp, &self.path));
         if let Err(e) = written {
-            eprintln!("clawboo: could not record running processes in {}: {e}", self.path.display());
+            tracing::warn!(path = %self.path.display(), error = %e, "could not record running processes");
         }
     }
 }
@@ -423,7 +423,7 @@ impl Watchdog {
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()
-            .map_err(|e| eprintln!("clawboo: no process watchdog ({e}); leftovers are swept at the next start"))
+            .map_err(|e| tracing::warn!(error = %e, "no process watchdog; leftovers are swept at the next start"))
             .ok()?;
         Some(Watchdog { stdin: child.stdin.take(), child })
     }

@@ -143,5 +143,5 @@ fn reason_from(text: &str) -> String {
 }
 
 fn board_failed(what: &str, e: &crate::Error) {
-    eprintln!("clawboo: the Board could not {what} (the chat goes on): {e}");
+    tracing::warn!(what, error = %e, "the Board could not do what team chat asked (the chat goes on)");
 }

@@ -549,7 +549,7 @@ impl Chat {
         let (added, handoff) = match stored {
             Ok(stored) => stored,
             Err(e) => {
-                eprintln!("clawboo: could not store the end of team run {}: {e}", run.id);
+                tracing::error!(run_id = %run.id, error = %e, "could not store the end of a team run");
                 (Vec::new(), None)
             }
         };

@@ -218,7 +218,7 @@ impl Chat {
         // Cleared before any agent hears the message: a question raised in reply to it is new.
         if let Some(attention) = self.attention.as_ref().filter(|_| clears_questions) {
             if let Err(e) = attention.clear_team_questions(&team.id) {
-                eprintln!("clawboo: the user's message in {} cleared no question: {e}", team.name);
+                tracing::warn!(team_id = %team.id, error = %e, "the user's message cleared no question");
             }
         }
         let generation = lock(&self.team).generation(&team.id);

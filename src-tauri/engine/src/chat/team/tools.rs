@@ -70,7 +70,7 @@ impl Chat {
         };
         // It asks as `ask_user` does, under the same bound (the run's calls count).
         if let Some(Err(message)) = self.tools.as_ref().map(|tools| tools.admit(run_id, ToolName::AskUser)) {
-            eprintln!("clawboo: @user in team run {run_id} raised no request: {message}");
+            tracing::warn!(%run_id, reason = %message, "@user in a team run raised no request");
             return;
         }
         let source = crate::attention::Source {
@@ -82,7 +82,7 @@ impl Chat {
             message_id: message.map(|m| m.id.clone()),
         };
         if let Err(e) = attention.raise_question(&source, &question) {
-            eprintln!("clawboo: @user in team run {run_id} raised no request: {e}");
+            tracing::warn!(%run_id, error = %e, "@user in a team run raised no request");
         }
     }
 
