@@ -1,6 +1,6 @@
 import { lazy, Suspense, useEffect, useState } from "react";
 import { QueryClientProvider } from "@tanstack/react-query";
-import type { Agent, AttentionRequest, Team, Viewing } from "./api";
+import type { Agent, AttentionRequest, Team, Viewing } from "./bindings";
 import { createQueryClient, useAgents, useTeams } from "./queries";
 import { useReportViewing, useTrayState } from "./attentionQueries";
 import { useBackendEvents, useShellEvents } from "./backendEvents";

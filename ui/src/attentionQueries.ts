@@ -3,8 +3,8 @@
 // `attentionChanged` event refetches whatever is on screen.
 import { useEffect, useRef } from "react";
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
-import * as api from "./api";
-import type { AttentionSettings, AuditEntry, AttentionRequest, UserAnswer, Viewing } from "./api";
+import { call } from "./api";
+import type { AttentionSettings, AuditEntry, AttentionRequest, UserAnswer, Viewing } from "./bindings";
 
 export const attentionKeys = {
   all: ["attention"] as const,
@@ -21,14 +21,14 @@ export const attentionKeys = {
 export const ATTENTION_PAGE = 50;
 
 export function useOpenRequests() {
-  return useQuery({ queryKey: attentionKeys.open, queryFn: api.attentionOpen });
+  return useQuery({ queryKey: attentionKeys.open, queryFn: () => call("attentionOpen") });
 }
 
 /** Every request, newest first, a page at a time (each page after the last request of the one before). */
 export function useRequestHistory() {
   return useInfiniteQuery({
     queryKey: attentionKeys.history,
-    queryFn: ({ pageParam }) => api.attentionHistory(pageParam, ATTENTION_PAGE),
+    queryFn: ({ pageParam }) => call("attentionHistory", pageParam, ATTENTION_PAGE),
     initialPageParam: null as string | null,
     getNextPageParam: (last: AttentionRequest[]) =>
       last.length < ATTENTION_PAGE ? undefined : last[last.length - 1].id,
@@ -39,7 +39,7 @@ export function useRequestHistory() {
 export function useAuditLog() {
   return useInfiniteQuery({
     queryKey: attentionKeys.audit,
-    queryFn: ({ pageParam }) => api.attentionAudit(null, pageParam, ATTENTION_PAGE),
+    queryFn: ({ pageParam }) => call("attentionAudit", null, pageParam, ATTENTION_PAGE),
     initialPageParam: null as number | null,
     getNextPageParam: (last: AuditEntry[]) => (last.length < ATTENTION_PAGE ? undefined : last[last.length - 1].seq),
   });
@@ -49,22 +49,22 @@ export function useAuditLog() {
 export function useAttentionRequest(id: string | null) {
   return useQuery({
     queryKey: attentionKeys.request(id ?? ""),
-    queryFn: () => api.attentionGet(id ?? ""),
+    queryFn: () => call("attentionGet", id ?? ""),
     enabled: id !== null,
   });
 }
 
 export function useGrants() {
-  return useQuery({ queryKey: attentionKeys.grants, queryFn: api.attentionGrants });
+  return useQuery({ queryKey: attentionKeys.grants, queryFn: () => call("attentionGrants") });
 }
 
 export function useAttentionSettings() {
-  return useQuery({ queryKey: attentionKeys.settings, queryFn: api.attentionSettings });
+  return useQuery({ queryKey: attentionKeys.settings, queryFn: () => call("attentionSettings") });
 }
 
 /** The count the sidebar's Inbox badge shows (the same as the tray's). */
 export function useTrayState() {
-  return useQuery({ queryKey: attentionKeys.tray, queryFn: api.trayState });
+  return useQuery({ queryKey: attentionKeys.tray, queryFn: () => call("trayState") });
 }
 
 /** A change: afterwards everything the Inbox shows is read again (the event says so too; this
@@ -75,10 +75,10 @@ function useAttentionChange<TVars, TResult>(fn: (vars: TVars) => Promise<TResult
 }
 
 export const useAnswerRequest = () =>
-  useAttentionChange(({ id, answer }: { id: string; answer: UserAnswer }) => api.attentionAnswer(id, answer));
-export const useRevokeGrant = () => useAttentionChange((id: string) => api.attentionRevokeGrant(id));
+  useAttentionChange(({ id, answer }: { id: string; answer: UserAnswer }) => call("attentionAnswer", id, answer));
+export const useRevokeGrant = () => useAttentionChange((id: string) => call("attentionRevokeGrant", id));
 export const useSetAttentionSettings = () =>
-  useAttentionChange((settings: AttentionSettings) => api.attentionSetSettings(settings));
+  useAttentionChange((settings: AttentionSettings) => call("attentionSetSettings", settings));
 
 export function refetchAttention(client: QueryClient) {
   void client.invalidateQueries({ queryKey: attentionKeys.all });
@@ -92,6 +92,6 @@ export function useReportViewing(viewing: Viewing | null) {
   latest.current = viewing;
   useEffect(() => {
     // Only a hint for notifications: a failure changes nothing the user sees.
-    api.attentionViewing(latest.current).catch(() => {});
+    call("attentionViewing", latest.current).catch(() => {});
   }, [key]);
 }

@@ -1,20 +1,5 @@
-import { useEffect, useRef } from "react";
+import { useRef } from "react";
 import { useQueryClient } from "@tanstack/react-query";
-import {
-  onAgentFileChanged,
-  onAgentsChanged,
-  onAttentionChanged,
-  onBoardChanged,
-  onChatMessageAdded,
-  onConnectorsChanged,
-  onKeptInTray,
-  onMemoryChanged,
-  onOpenAttention,
-  onRunChanged,
-  onRunEvent,
-  onTeamsChanged,
-  type Unlisten,
-} from "./api";
 import { addChatMessage, changeChatRun, queryKeys, refetchNewestChatPages } from "./queries";
 import { refetchRooms } from "./roomQueries";
 import { refetchMemory } from "./memoryQueries";
@@ -22,28 +7,7 @@ import { refetchBoard } from "./boardQueries";
 import { refetchAttention } from "./attentionQueries";
 import { refetchConnectors } from "./connectorQueries";
 import { useRunActivityStore } from "./runActivity";
-
-/** Subscribes to a backend event for the lifetime of the component. */
-function useSubscription(subscribe: () => Promise<Unlisten>, onFailure: (e: unknown) => void) {
-  useEffect(() => {
-    let disposed = false;
-    let unlisten: Unlisten | undefined;
-    subscribe().then(
-      (fn) => {
-        if (disposed) fn();
-        else unlisten = fn;
-      },
-      (e: unknown) => {
-        if (!disposed) onFailure(e);
-      },
-    );
-    return () => {
-      disposed = true;
-      unlisten?.();
-    };
-    // The subscription is set up once; callbacks read fresh state through the query client.
-  }, []);
-}
+import { useSubscription } from "./lib/useSubscription";
 
 /**
  * Keeps server state in step with the backend's change events. A changed file
@@ -60,64 +24,64 @@ export function useBackendEvents(onFailure: (e: unknown) => void) {
     // Also sent when the event stream lagged and events may have been dropped, so every agent
     // query is refreshed (open editors reconcile what comes back with their drafts), and each
     // chat's newest page: older pages do not change.
-    () =>
-      onAgentsChanged(() => {
-        void client.invalidateQueries({ queryKey: queryKeys.agents });
-        void client.invalidateQueries({ queryKey: ["agentFiles"] });
-        void client.invalidateQueries({ queryKey: ["agentFile"] });
-        // Routes follow the runtime and its tools.
-        void client.invalidateQueries({ queryKey: ["agentFileRoutes"] });
-        refetchNewestChatPages(client);
-        refetchRooms(client);
-        // A deleted agent leaves its teams; a lag may have dropped teamsChanged.
-        void client.invalidateQueries({ queryKey: queryKeys.teams });
-        refetchMemory(client);
-        // A deleted agent leaves its cards unassigned.
-        refetchBoard(client);
-        // A deleted agent's requests are withdrawn; a lag may have dropped attentionChanged.
-        refetchAttention(client);
-        // A deleted agent's shares go with it.
-        refetchConnectors(client);
-        runs.resync();
-      }),
+    "agentsChanged",
+    () => {
+      void client.invalidateQueries({ queryKey: queryKeys.agents });
+      void client.invalidateQueries({ queryKey: ["agentFiles"] });
+      void client.invalidateQueries({ queryKey: ["agentFile"] });
+      // Routes follow the runtime and its tools.
+      void client.invalidateQueries({ queryKey: ["agentFileRoutes"] });
+      refetchNewestChatPages(client);
+      refetchRooms(client);
+      // A deleted agent leaves its teams; a lag may have dropped teamsChanged.
+      void client.invalidateQueries({ queryKey: queryKeys.teams });
+      refetchMemory(client);
+      // A deleted agent leaves its cards unassigned.
+      refetchBoard(client);
+      // A deleted agent's requests are withdrawn; a lag may have dropped attentionChanged.
+      refetchAttention(client);
+      // A deleted agent's shares go with it.
+      refetchConnectors(client);
+      runs.resync();
+    },
     onFailure,
   );
 
   useSubscription(
-    () =>
-      onTeamsChanged(() => {
-        void client.invalidateQueries({ queryKey: queryKeys.teams });
-        // A deleted team leaves its cards without a team.
-        refetchBoard(client);
-      }),
+    "teamsChanged",
+    () => {
+      void client.invalidateQueries({ queryKey: queryKeys.teams });
+      // A deleted team leaves its cards without a team.
+      refetchBoard(client);
+    },
     onFailure,
   );
 
   // Whatever the Memory view shows is read again: facts, notes, scratch notes, promotions.
-  useSubscription(() => onMemoryChanged(() => refetchMemory(client)), onFailure);
+  useSubscription("memoryChanged", () => refetchMemory(client), onFailure);
 
   // Whatever the Board shows is read again: columns of cards, an open card, its runs.
-  useSubscription(() => onBoardChanged(() => refetchBoard(client)), onFailure);
+  useSubscription("boardChanged", () => refetchBoard(client), onFailure);
 
   // Whatever the Inbox and its badge show is read again: open requests, history, audit, grants.
-  useSubscription(() => onAttentionChanged(() => refetchAttention(client)), onFailure);
-  useSubscription(() => onConnectorsChanged(() => refetchConnectors(client)), onFailure);
+  useSubscription("attentionChanged", () => refetchAttention(client), onFailure);
+  useSubscription("connectorsChanged", () => refetchConnectors(client), onFailure);
 
   useSubscription(
-    () =>
-      onAgentFileChanged(({ agentId, name }) => {
-        void client.invalidateQueries({ queryKey: queryKeys.agentFiles(agentId) });
-        void client.invalidateQueries({ queryKey: queryKeys.agentFile(agentId, name), exact: true });
-      }),
+    "agentFileChanged",
+    ({ agentId, name }) => {
+      void client.invalidateQueries({ queryKey: queryKeys.agentFiles(agentId) });
+      void client.invalidateQueries({ queryKey: queryKeys.agentFile(agentId, name), exact: true });
+    },
     onFailure,
   );
 
-  useSubscription(() => onChatMessageAdded(({ agentId, message }) => addChatMessage(client, agentId, message)), onFailure);
+  useSubscription("chatMessageAdded", ({ agentId, message }) => addChatMessage(client, agentId, message), onFailure);
 
-  useSubscription(() => onRunChanged(({ agentId, run }) => changeChatRun(client, agentId, run)), onFailure);
+  useSubscription("runChanged", ({ agentId, run }) => changeChatRun(client, agentId, run), onFailure);
 
   // A run's start reaches its chat through runChanged, published before its first event.
-  useSubscription(() => onRunEvent(({ record }) => void runs.add(record)), onFailure);
+  useSubscription("runEventEmitted", ({ record }) => void runs.add(record), onFailure);
 }
 
 export type ShellHandlers = {
@@ -132,6 +96,6 @@ export type ShellHandlers = {
 export function useShellEvents(handlers: ShellHandlers, onFailure: (e: unknown) => void) {
   const current = useRef(handlers);
   current.current = handlers;
-  useSubscription(() => onOpenAttention(({ requestId }) => current.current.onOpenAttention(requestId)), onFailure);
-  useSubscription(() => onKeptInTray(({ first }) => current.current.onKeptInTray(first)), onFailure);
+  useSubscription("openAttention", ({ requestId }) => current.current.onOpenAttention(requestId), onFailure);
+  useSubscription("keptInTray", ({ first }) => current.current.onKeptInTray(first), onFailure);
 }

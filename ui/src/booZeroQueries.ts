@@ -1,13 +1,13 @@
 // Boo Zero's server state: which agent it is, its rules and the global brief.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import * as api from "./api";
-import type { BooZeroInfo } from "./api";
+import { call } from "./api";
+import type { BooZeroInfo } from "./bindings";
 
 export const booZeroKey = ["booZero"] as const;
 
 /** Boo Zero never changes agent (it is kept by id), so this is read once and updated by saves. */
 export function useBooZero() {
-  return useQuery({ queryKey: booZeroKey, queryFn: api.booZero, staleTime: Infinity });
+  return useQuery({ queryKey: booZeroKey, queryFn: () => call("booZero"), staleTime: Infinity });
 }
 
 /** The id of Boo Zero's agent, once known. */
@@ -24,6 +24,6 @@ function useBooZeroChange<T>(save: (input: T) => Promise<BooZeroInfo>) {
 }
 
 /** `null` goes back to the default rules. */
-export const useSetBooZeroRules = () => useBooZeroChange((text: string | null) => api.setBooZeroRules(text));
+export const useSetBooZeroRules = () => useBooZeroChange((text: string | null) => call("setBooZeroRules", text));
 
-export const useSetGlobalBrief = () => useBooZeroChange((text: string) => api.setGlobalBrief(text));
+export const useSetGlobalBrief = () => useBooZeroChange((text: string) => call("setGlobalBrief", text));

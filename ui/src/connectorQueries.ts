@@ -1,8 +1,8 @@
 // Connectors' server state. Every key starts with "connectors", so one `connectorsChanged`
 // event refetches whatever is on screen.
 import { useMutation, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
-import * as api from "./api";
-import type { ConnectorInput } from "./api";
+import { call } from "./api";
+import type { ConnectorInput } from "./bindings";
 
 export const connectorKeys = {
   all: ["connectors"] as const,
@@ -15,11 +15,11 @@ export function refetchConnectors(client: QueryClient) {
 }
 
 export function useConnectors() {
-  return useQuery({ queryKey: connectorKeys.list, queryFn: api.listConnectors });
+  return useQuery({ queryKey: connectorKeys.list, queryFn: () => call("listConnectors") });
 }
 
 export function useSuggestedConnectors() {
-  return useQuery({ queryKey: connectorKeys.suggested, queryFn: api.suggestedConnectors, staleTime: Infinity });
+  return useQuery({ queryKey: connectorKeys.suggested, queryFn: () => call("suggestedConnectors"), staleTime: Infinity });
 }
 
 function useConnectorMutation<A, R>(fn: (args: A) => Promise<R>) {
@@ -27,20 +27,20 @@ function useConnectorMutation<A, R>(fn: (args: A) => Promise<R>) {
   return useMutation({ mutationFn: fn, onSettled: () => refetchConnectors(client) });
 }
 
-export const useCreateConnector = () => useConnectorMutation((input: ConnectorInput) => api.createConnector(input));
+export const useCreateConnector = () => useConnectorMutation((input: ConnectorInput) => call("createConnector", input));
 
 export const useUpdateConnector = () =>
-  useConnectorMutation(({ id, input }: { id: string; input: ConnectorInput }) => api.updateConnector(id, input));
+  useConnectorMutation(({ id, input }: { id: string; input: ConnectorInput }) => call("updateConnector", id, input));
 
-export const useDeleteConnector = () => useConnectorMutation((id: string) => api.deleteConnector(id));
+export const useDeleteConnector = () => useConnectorMutation((id: string) => call("deleteConnector", id));
 
 export const useSetConnectorShares = () =>
-  useConnectorMutation(({ id, agentIds }: { id: string; agentIds: string[] }) => api.setConnectorShares(id, agentIds));
+  useConnectorMutation(({ id, agentIds }: { id: string; agentIds: string[] }) => call("setConnectorShares", id, agentIds));
 
 export const useShareConnector = () =>
   useConnectorMutation(({ id, agentId, shared }: { id: string; agentId: string; shared: boolean }) =>
-    api.shareConnector(id, agentId, shared),
+    call("shareConnector", id, agentId, shared),
   );
 
 export const useClearConnectorSecret = () =>
-  useConnectorMutation(({ id, key }: { id: string; key: string }) => api.clearConnectorSecret(id, key));
+  useConnectorMutation(({ id, key }: { id: string; key: string }) => call("clearConnectorSecret", id, key));

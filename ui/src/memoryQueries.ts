@@ -3,8 +3,8 @@
 // event refetches whatever is on screen.
 import { useEffect, useState } from "react";
 import { useMutation, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
-import * as api from "./api";
-import type { FactEdit, FactFilter, FactInput, ScratchScope } from "./api";
+import { call } from "./api";
+import type { FactEdit, FactFilter, FactInput, ScratchScope } from "./bindings";
 
 export const memoryKeys = {
   all: ["memory"] as const,
@@ -32,7 +32,7 @@ export function useDebounced<T>(value: T, delay: number): T {
 export function useFacts(filter: FactFilter) {
   return useQuery({
     queryKey: memoryKeys.facts(filter),
-    queryFn: () => api.memoryList(filter),
+    queryFn: () => call("memoryList", filter),
     // Keep the rows on screen while the next query's rows load.
     placeholderData: (previous) => previous,
   });
@@ -42,30 +42,30 @@ export function useFacts(filter: FactFilter) {
 export function useRelatedFacts(query: string) {
   return useQuery({
     queryKey: memoryKeys.search(query),
-    queryFn: () => api.memorySearch(query),
+    queryFn: () => call("memorySearch", query),
     enabled: query.trim() !== "",
     select: (result) => result.related,
   });
 }
 
 export function useFactDetail(id: string) {
-  return useQuery({ queryKey: memoryKeys.detail(id), queryFn: () => api.memoryDetail(id) });
+  return useQuery({ queryKey: memoryKeys.detail(id), queryFn: () => call("memoryDetail", id) });
 }
 
 export function useSavedNotes(agentId: string | null) {
   return useQuery({
     queryKey: memoryKeys.notes(agentId ?? ""),
-    queryFn: () => api.memoryNotes(agentId ?? ""),
+    queryFn: () => call("memoryNotes", agentId ?? ""),
     enabled: agentId !== null,
   });
 }
 
 export function useScratchNotes() {
-  return useQuery({ queryKey: memoryKeys.scratch, queryFn: api.scratchAll });
+  return useQuery({ queryKey: memoryKeys.scratch, queryFn: () => call("scratchAll") });
 }
 
 export function usePromotions() {
-  return useQuery({ queryKey: memoryKeys.promotions, queryFn: api.promotions });
+  return useQuery({ queryKey: memoryKeys.promotions, queryFn: () => call("promotions") });
 }
 
 /** A change: afterwards everything memory shows is read again (the event says so too; this
@@ -75,18 +75,18 @@ function useMemoryChange<TVars, TResult>(fn: (vars: TVars) => Promise<TResult>) 
   return useMutation({ mutationFn: fn, onSuccess: () => refetchMemory(client) });
 }
 
-export const useSaveFact = () => useMemoryChange((input: FactInput) => api.memorySave(input));
-export const useEditFact = () => useMemoryChange(({ id, edit }: { id: string; edit: FactEdit }) => api.memoryEdit(id, edit));
-export const useDeleteFact = () => useMemoryChange((id: string) => api.memoryDelete(id));
-export const useRestoreFact = () => useMemoryChange((id: string) => api.memoryRestore(id));
-export const useDeleteNote = () => useMemoryChange((id: string) => api.memoryDeleteNote(id));
+export const useSaveFact = () => useMemoryChange((input: FactInput) => call("memorySave", input));
+export const useEditFact = () => useMemoryChange(({ id, edit }: { id: string; edit: FactEdit }) => call("memoryEdit", id, edit));
+export const useDeleteFact = () => useMemoryChange((id: string) => call("memoryDelete", id));
+export const useRestoreFact = () => useMemoryChange((id: string) => call("memoryRestore", id));
+export const useDeleteNote = () => useMemoryChange((id: string) => call("memoryDeleteNote", id));
 export const useAddScratch = () =>
-  useMemoryChange(({ scope, text }: { scope: ScratchScope; text: string }) => api.scratchAdd(scope, text));
+  useMemoryChange(({ scope, text }: { scope: ScratchScope; text: string }) => call("scratchAdd", scope, text));
 export const useEditScratch = () =>
-  useMemoryChange(({ id, text }: { id: string; text: string }) => api.scratchEdit(id, text));
-export const useDeleteScratch = () => useMemoryChange((id: string) => api.scratchDelete(id));
+  useMemoryChange(({ id, text }: { id: string; text: string }) => call("scratchEdit", id, text));
+export const useDeleteScratch = () => useMemoryChange((id: string) => call("scratchDelete", id));
 export const useDecidePromotion = () =>
-  useMemoryChange(({ id, approve }: { id: string; approve: boolean }) => api.decidePromotion(id, approve));
+  useMemoryChange(({ id, approve }: { id: string; approve: boolean }) => call("decidePromotion", id, approve));
 
 export function refetchMemory(client: QueryClient) {
   void client.invalidateQueries({ queryKey: memoryKeys.all });

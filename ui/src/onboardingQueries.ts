@@ -1,24 +1,25 @@
 // First run: whether it is one, the starter team proposed, making it or skipping.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import * as api from "./api";
+import { call } from "./api";
+import type { StarterTeamInput } from "./bindings";
 import { queryKeys } from "./queries";
 
 const stateKey = ["onboarding", "state"] as const;
 export const proposalKey = ["onboarding", "proposal"] as const;
 
 export function useOnboardingState() {
-  return useQuery({ queryKey: stateKey, queryFn: api.onboardingState, staleTime: Infinity });
+  return useQuery({ queryKey: stateKey, queryFn: () => call("onboardingState"), staleTime: Infinity });
 }
 
 /** Asked once detection on the page has finished (`enabled`): the versions are cached by then. */
 export function useStarterProposal(enabled: boolean) {
-  return useQuery({ queryKey: proposalKey, queryFn: api.starterTeamProposal, enabled, staleTime: 0 });
+  return useQuery({ queryKey: proposalKey, queryFn: () => call("starterTeamProposal"), enabled, staleTime: 0 });
 }
 
 export function useCreateStarterTeam() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: api.createStarterTeam,
+    mutationFn: (input: StarterTeamInput) => call("createStarterTeam", input),
     onSuccess: () => {
       void client.invalidateQueries({ queryKey: stateKey });
       void client.invalidateQueries({ queryKey: queryKeys.teams });
@@ -30,7 +31,7 @@ export function useCreateStarterTeam() {
 export function useFinishOnboarding() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: api.finishOnboarding,
+    mutationFn: () => call("finishOnboarding"),
     onSuccess: (state) => client.setQueryData(stateKey, state),
   });
 }

@@ -9,7 +9,7 @@ import {
   useQueryClient,
 } from "@tanstack/react-query";
 import { useCallback } from "react";
-import * as api from "./api";
+import { call } from "./api";
 import type {
   Access,
   Agent,
@@ -30,7 +30,7 @@ import type {
   RoomPatch,
   Team,
   Decision,
-} from "./api";
+} from "./bindings";
 import { refetchAttention } from "./attentionQueries";
 import { ClawbooError, hasErrorCode } from "./errors";
 import {
@@ -79,24 +79,24 @@ export function createQueryClient(onEngineUnavailable: (error: ClawbooError) => 
 }
 
 export function useAppInfo() {
-  return useQuery({ queryKey: queryKeys.appInfo, queryFn: api.appInfo, staleTime: Infinity });
+  return useQuery({ queryKey: queryKeys.appInfo, queryFn: () => call("appInfo"), staleTime: Infinity });
 }
 
 export function useAgents() {
-  return useQuery({ queryKey: queryKeys.agents, queryFn: api.listAgents });
+  return useQuery({ queryKey: queryKeys.agents, queryFn: () => call("listAgents") });
 }
 
 export function useAgentFiles(agentId: string) {
   return useQuery({
     queryKey: queryKeys.agentFiles(agentId),
-    queryFn: () => api.listAgentFiles(agentId),
+    queryFn: () => call("listAgentFiles", agentId),
   });
 }
 
 export function useAgentFile(agentId: string, name: string | null) {
   return useQuery({
     queryKey: queryKeys.agentFile(agentId, name ?? ""),
-    queryFn: () => api.readAgentFile(agentId, name ?? ""),
+    queryFn: () => call("readAgentFile", agentId, name ?? ""),
     enabled: name !== null,
   });
 }
@@ -106,7 +106,7 @@ export function useAgentFile(agentId: string, name: string | null) {
 export function useAgentFileRoutes(agentId: string) {
   return useQuery({
     queryKey: queryKeys.agentFileRoutes(agentId),
-    queryFn: () => api.agentFileRoutes(agentId),
+    queryFn: () => call("agentFileRoutes", agentId),
   });
 }
 
@@ -114,13 +114,13 @@ export function useAgentFileRoutes(agentId: string) {
 export function useChatRunContext(runId: string) {
   return useQuery({
     queryKey: queryKeys.chatRunContext(runId),
-    queryFn: () => api.chatRunContext(runId),
+    queryFn: () => call("chatRunContext", runId),
     staleTime: Infinity,
   });
 }
 
 export function useProviders() {
-  return useQuery({ queryKey: queryKeys.providers, queryFn: api.listProviders });
+  return useQuery({ queryKey: queryKeys.providers, queryFn: () => call("listProviders") });
 }
 
 function upsertAgent(list: Agent[] | undefined, agent: Agent): Agent[] | undefined {
@@ -135,7 +135,7 @@ function upsertAgent(list: Agent[] | undefined, agent: Agent): Agent[] | undefin
 export function useCreateAgent() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: NewAgent) => api.createAgent(input),
+    mutationFn: (input: NewAgent) => call("createAgent", input),
     onSuccess: (agent) => {
       client.setQueryData<Agent[]>(queryKeys.agents, (list) => upsertAgent(list, agent));
       void client.invalidateQueries({ queryKey: queryKeys.agents });
@@ -146,7 +146,7 @@ export function useCreateAgent() {
 export function useUpdateAgent() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: ({ id, patch }: { id: string; patch: AgentPatch }) => api.updateAgent(id, patch),
+    mutationFn: ({ id, patch }: { id: string; patch: AgentPatch }) => call("updateAgent", id, patch),
     onSuccess: (agent) => {
       client.setQueryData<Agent[]>(queryKeys.agents, (list) => upsertAgent(list, agent));
       void client.invalidateQueries({ queryKey: queryKeys.agents });
@@ -159,7 +159,7 @@ export function useUpdateAgent() {
 export function useDeleteAgent() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => api.deleteAgent(id),
+    mutationFn: (id: string) => call("deleteAgent", id),
     onSuccess: (_data, id) => {
       client.setQueryData<Agent[]>(queryKeys.agents, (list) => list?.filter((a) => a.id !== id));
       client.removeQueries({ queryKey: queryKeys.agentFiles(id) });
@@ -175,7 +175,7 @@ export function useWriteAgentFile(agentId: string) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: ({ name, content }: { name: string; content: string }) =>
-      api.writeAgentFile(agentId, name, content),
+      call("writeAgentFile", agentId, name, content),
     onSuccess: (file: AgentFile) => {
       client.setQueryData(queryKeys.agentFile(agentId, file.name), file);
       void client.invalidateQueries({ queryKey: queryKeys.agentFiles(agentId) });
@@ -186,14 +186,14 @@ export function useWriteAgentFile(agentId: string) {
 export function useOpenclawGateway(agentId: string) {
   return useQuery({
     queryKey: queryKeys.openclawGateway(agentId),
-    queryFn: () => api.getOpenclawGateway(agentId),
+    queryFn: () => call("getOpenclawGateway", agentId),
   });
 }
 
 export function useSetOpenclawGateway(agentId: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: OpenclawGatewayInput) => api.setOpenclawGateway(agentId, input),
+    mutationFn: (input: OpenclawGatewayInput) => call("setOpenclawGateway", agentId, input),
     onSuccess: (gateway: OpenclawGateway) => {
       client.setQueryData(queryKeys.openclawGateway(agentId), gateway);
       // The URL is part of the agent too, and a Gateway of the user's own gets no files.
@@ -216,28 +216,28 @@ function useProviderMutation<TVars>(fn: (vars: TVars) => Promise<unknown>) {
 
 export function useSetApiKey() {
   return useProviderMutation(({ provider, key }: { provider: Provider; key: string }) =>
-    api.setApiKey(provider, key),
+    call("setApiKey", provider, key),
   );
 }
 
 export function useDeleteApiKey() {
-  return useProviderMutation((provider: Provider) => api.deleteApiKey(provider));
+  return useProviderMutation((provider: Provider) => call("deleteApiKey", provider));
 }
 
 export function useSetBaseUrl() {
   return useProviderMutation(({ provider, url }: { provider: Provider; url: string | null }) =>
-    api.setBaseUrl(provider, url),
+    call("setBaseUrl", provider, url),
   );
 }
 
 export function useRuntimes() {
-  return useQuery({ queryKey: queryKeys.runtimes, queryFn: api.listRuntimes });
+  return useQuery({ queryKey: queryKeys.runtimes, queryFn: () => call("listRuntimes") });
 }
 
 export function useSetRuntimePath() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: ({ kind, path }: { kind: RuntimeKind; path: string | null }) => api.setRuntimePath(kind, path),
+    mutationFn: ({ kind, path }: { kind: RuntimeKind; path: string | null }) => call("setRuntimePath", kind, path),
     onSuccess: (info) => {
       client.setQueryData<RuntimeInfo[]>(queryKeys.runtimes, (list) =>
         list?.map((r) => (r.kind === info.kind ? info : r)),
@@ -249,17 +249,17 @@ export function useSetRuntimePath() {
 
 /** Whether agents are sandboxed on this OS; fixed for the app's life. */
 export function useSandboxInfo() {
-  return useQuery({ queryKey: queryKeys.sandboxInfo, queryFn: api.sandboxInfo, staleTime: Infinity });
+  return useQuery({ queryKey: queryKeys.sandboxInfo, queryFn: () => call("sandboxInfo"), staleTime: Infinity });
 }
 
 export function useRuntimeAccess() {
-  return useQuery({ queryKey: queryKeys.runtimeAccess, queryFn: api.listRuntimeAccess });
+  return useQuery({ queryKey: queryKeys.runtimeAccess, queryFn: () => call("listRuntimeAccess") });
 }
 
 export function useSetRuntimeAccess() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: ({ kind, access }: { kind: RuntimeKind; access: Access | null }) => api.setRuntimeAccess(kind, access),
+    mutationFn: ({ kind, access }: { kind: RuntimeKind; access: Access | null }) => call("setRuntimeAccess", kind, access),
     onSuccess: (list) => client.setQueryData(queryKeys.runtimeAccess, list),
     onSettled: () => client.invalidateQueries({ queryKey: queryKeys.runtimeAccess }),
   });
@@ -269,7 +269,7 @@ export function useSetRuntimeAccess() {
 export function useChatPages(agentId: string) {
   return useInfiniteQuery<ChatPage, Error, ChatPages, ReturnType<typeof queryKeys.chatPages>, PageParam>({
     queryKey: queryKeys.chatPages(agentId),
-    queryFn: ({ pageParam }): Promise<ChatPage> => api.chatHistoryPage(agentId, pageParam, PAGE_SIZE),
+    queryFn: ({ pageParam }): Promise<ChatPage> => call("chatHistoryPage", agentId, pageParam, PAGE_SIZE),
     initialPageParam: null as PageParam,
     getNextPageParam: olderPageParam,
     // Events keep it current; a refetch only follows lost events.
@@ -315,7 +315,7 @@ export function useRefreshChat(agentId: string) {
 export function useSendChatMessage(agentId: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (text: string) => api.sendChatMessage(agentId, text),
+    mutationFn: (text: string) => call("sendChatMessage", agentId, text),
     // The same news comes as events too; whichever lands first is kept once.
     onSuccess: ({ message, run }: SendOutcome) => {
       addChatMessage(client, agentId, message);
@@ -326,7 +326,7 @@ export function useSendChatMessage(agentId: string) {
 
 /** The backend reports the stopped run through runChanged. */
 export function useCancelRun() {
-  return useMutation({ mutationFn: (runId: string) => api.cancelRun(runId) });
+  return useMutation({ mutationFn: (runId: string) => call("cancelRun", runId) });
 }
 
 /** The run learns the answer at once; the Inbox and its badge are read again. */
@@ -334,13 +334,13 @@ export function useAnswerPermission() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: ({ runId, requestId, decision }: { runId: string; requestId: string; decision: Decision }) =>
-      api.answerPermission(runId, requestId, decision),
+      call("answerPermission", runId, requestId, decision),
     onSuccess: () => refetchAttention(client),
   });
 }
 
 export function useTeams() {
-  return useQuery({ queryKey: queryKeys.teams, queryFn: api.listTeams });
+  return useQuery({ queryKey: queryKeys.teams, queryFn: () => call("listTeams") });
 }
 
 function upsertTeam(list: Team[] | undefined, team: Team): Team[] | undefined {
@@ -371,18 +371,18 @@ function useTeamsRefetchingChange<TVars, TResult>(fn: (vars: TVars) => Promise<T
   });
 }
 
-export const useCreateTeam = () => useTeamChange((input: NewTeam) => api.createTeam(input));
+export const useCreateTeam = () => useTeamChange((input: NewTeam) => call("createTeam", input));
 
 export const useRenameTeam = () =>
-  useTeamChange(({ id, name }: { id: string; name: string }) => api.renameTeam(id, name));
+  useTeamChange(({ id, name }: { id: string; name: string }) => call("renameTeam", id, name));
 
 export const useSetTeamArchived = () =>
-  useTeamChange(({ id, archived }: { id: string; archived: boolean }) => api.setTeamArchived(id, archived));
+  useTeamChange(({ id, archived }: { id: string; archived: boolean }) => call("setTeamArchived", id, archived));
 
 export function useDeleteTeam() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => api.deleteTeam(id),
+    mutationFn: (id: string) => call("deleteTeam", id),
     onSuccess: (_data, id) => client.setQueryData<Team[]>(queryKeys.teams, (list) => list?.filter((t) => t.id !== id)),
     onSettled: () => client.invalidateQueries({ queryKey: queryKeys.teams }),
   });
@@ -402,38 +402,38 @@ export const useSaveTeamMembers = () =>
       leaderId: string | null;
       roles: Record<string, string>;
     }) => {
-      let team = await api.setTeamMembers(id, memberIds);
-      if (leaderId && team.leaderId !== leaderId) team = await api.setTeamLeader(id, leaderId);
+      let team = await call("setTeamMembers", id, memberIds);
+      if (leaderId && team.leaderId !== leaderId) team = await call("setTeamLeader", id, leaderId);
       for (const member of team.members) {
         const role = roles[member.agentId];
-        if (role !== undefined && role.trim() !== member.role) team = await api.setMemberRole(id, member.agentId, role);
+        if (role !== undefined && role.trim() !== member.role) team = await call("setMemberRole", id, member.agentId, role);
       }
       return team;
     },
   );
 
 export const useAddTeamRule = () =>
-  useTeamsRefetchingChange(({ id, text }: { id: string; text: string }) => api.addTeamRule(id, text));
+  useTeamsRefetchingChange(({ id, text }: { id: string; text: string }) => call("addTeamRule", id, text));
 
 export const useRemoveTeamRule = () =>
-  useTeamChange(({ id, ruleId }: { id: string; ruleId: string }) => api.removeTeamRule(id, ruleId));
+  useTeamChange(({ id, ruleId }: { id: string; ruleId: string }) => call("removeTeamRule", id, ruleId));
 
 export const useSetTeamBrief = () =>
-  useTeamChange(({ id, text }: { id: string; text: string }) => api.setTeamBrief(id, text));
+  useTeamChange(({ id, text }: { id: string; text: string }) => call("setTeamBrief", id, text));
 
 /** `null` clears it (cards of the team then work in their own folder, or the agent's). */
 export const useSetTeamProjectFolder = () =>
-  useTeamChange(({ id, folder }: { id: string; folder: string | null }) => api.setTeamProjectFolder(id, folder));
+  useTeamChange(({ id, folder }: { id: string; folder: string | null }) => call("setTeamProjectFolder", id, folder));
 
 export const useSetAboutYou = () =>
-  useTeamChange(({ id, text }: { id: string; text: string }) => api.setAboutYou(id, text));
+  useTeamChange(({ id, text }: { id: string; text: string }) => call("setAboutYou", id, text));
 
 export const useCreateRoom = () =>
-  useTeamsRefetchingChange(({ teamId, input }: { teamId: string; input: NewRoom }) => api.createRoom(teamId, input));
+  useTeamsRefetchingChange(({ teamId, input }: { teamId: string; input: NewRoom }) => call("createRoom", teamId, input));
 
 export const useUpdateRoom = () =>
   useTeamsRefetchingChange(({ roomId, patch }: { roomId: string; patch: RoomPatch }) =>
-    api.updateRoom(roomId, patch),
+    call("updateRoom", roomId, patch),
   );
 
-export const useDeleteRoom = () => useTeamsRefetchingChange((roomId: string) => api.deleteRoom(roomId));
+export const useDeleteRoom = () => useTeamsRefetchingChange((roomId: string) => call("deleteRoom", roomId));

@@ -1,7 +1,6 @@
 // Team chat's server state: a room's messages a page at a time (newest first), its runs, the
 // team's peer room, and what a run was given. Backend events update the cached pages in place;
 // nothing reloads a whole room per event.
-import { useEffect } from "react";
 import {
   useInfiniteQuery,
   useMutation,
@@ -10,8 +9,9 @@ import {
   type InfiniteData,
   type QueryClient,
 } from "@tanstack/react-query";
-import * as api from "./api";
-import type { PeerPage, PeerPost, RoomMessage, RoomPage, RunSummary, Unlisten } from "./api";
+import { call } from "./api";
+import type { PeerPage, PeerPost, RoomMessage, RoomPage, RunSummary } from "./bindings";
+import { useSubscription } from "./lib/useSubscription";
 
 export const PAGE_SIZE = 50;
 /** The newest runs of a room the Activity card lists. */
@@ -32,7 +32,7 @@ type PeerPages = InfiniteData<PeerPage, unknown>;
 export function useRoomMessages(roomId: string) {
   return useInfiniteQuery({
     queryKey: roomKeys.pages(roomId),
-    queryFn: ({ pageParam }) => api.roomPage(roomId, pageParam, PAGE_SIZE),
+    queryFn: ({ pageParam }) => call("roomPage", roomId, pageParam, PAGE_SIZE),
     initialPageParam: null as number | null,
     getNextPageParam: (page: RoomPage) => (page.hasOlder && page.messages.length ? page.messages[0].seq : undefined),
     staleTime: Infinity,
@@ -51,7 +51,7 @@ export function flattenPages(data: Pages | undefined): RoomMessage[] {
 export function useRoomRuns(roomId: string) {
   return useQuery({
     queryKey: roomKeys.runs(roomId),
-    queryFn: () => api.roomRuns(roomId, RUNS_SHOWN),
+    queryFn: () => call("roomRuns", roomId, RUNS_SHOWN),
     staleTime: Infinity,
   });
 }
@@ -59,31 +59,31 @@ export function useRoomRuns(roomId: string) {
 export function usePeerPosts(teamId: string) {
   return useInfiniteQuery({
     queryKey: roomKeys.peer(teamId),
-    queryFn: ({ pageParam }) => api.peerPosts(teamId, pageParam, PAGE_SIZE),
+    queryFn: ({ pageParam }) => call("peerPosts", teamId, pageParam, PAGE_SIZE),
     initialPageParam: null as number | null,
     getNextPageParam: (page: PeerPage) => (page.hasOlder && page.posts.length ? page.posts[0].seq : undefined),
   });
 }
 
 export function useRunContext(runId: string) {
-  return useQuery({ queryKey: roomKeys.context(runId), queryFn: () => api.runContext(runId), staleTime: Infinity });
+  return useQuery({ queryKey: roomKeys.context(runId), queryFn: () => call("runContext", runId), staleTime: Infinity });
 }
 
 /** Fetched each time the viewer opens: a run still going adds requests. */
 export function useRunRequests(runId: string) {
-  return useQuery({ queryKey: roomKeys.requests(runId), queryFn: () => api.runRequests(runId), staleTime: 0 });
+  return useQuery({ queryKey: roomKeys.requests(runId), queryFn: () => call("runRequests", runId), staleTime: 0 });
 }
 
 export function useSendTeamMessage(roomId: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (text: string) => api.sendTeamMessage(roomId, text),
+    mutationFn: (text: string) => call("sendTeamMessage", roomId, text),
     onSuccess: (outcome) => upsertMessage(client, outcome.message),
   });
 }
 
 export function useStopTeam(teamId: string) {
-  return useMutation({ mutationFn: () => api.stopTeam(teamId) });
+  return useMutation({ mutationFn: () => call("stopTeam", teamId) });
 }
 
 /** Puts a message in its room's cached pages: replaced where it is, else appended to the newest. */
@@ -126,28 +126,12 @@ function addPost(client: QueryClient, post: PeerPost) {
   });
 }
 
-function useSubscription(subscribe: () => Promise<Unlisten>) {
-  useEffect(() => {
-    let disposed = false;
-    let unlisten: Unlisten | undefined;
-    void subscribe().then((fn) => {
-      if (disposed) fn();
-      else unlisten = fn;
-    });
-    return () => {
-      disposed = true;
-      unlisten?.();
-    };
-    // Set up once; callbacks reach fresh state through the query client.
-  }, []);
-}
-
 /** Keeps cached rooms, their runs and peer rooms in step with the backend's events. */
 export function useRoomEvents() {
   const client = useQueryClient();
-  useSubscription(() => api.onRoomMessageAdded(({ message }) => upsertMessage(client, message)));
-  useSubscription(() => api.onRoomRunChanged(({ roomId, run }) => upsertRun(client, roomId, run)));
-  useSubscription(() => api.onPeerPostAdded(({ post }) => addPost(client, post)));
+  useSubscription("roomMessageAdded", ({ message }) => upsertMessage(client, message));
+  useSubscription("roomRunChanged", ({ roomId, run }) => upsertRun(client, roomId, run));
+  useSubscription("peerPostAdded", ({ post }) => addPost(client, post));
 }
 
 /** After a lag (events may have been dropped): each room's runs and only its newest page are

@@ -1,10 +1,10 @@
 // The Routines page's server state. Every key starts with "routines", so one `routinesChanged`
 // event (subscribed while the page is open) refetches whatever it shows.
-import { useEffect } from "react";
 import { useMutation, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
-import * as api from "./api";
-import type { RoutineInput, Schedule } from "./api";
+import { call } from "./api";
+import type { RoutineInput, Schedule } from "./bindings";
 import { useDebounced } from "./memoryQueries";
+import { useSubscription } from "./lib/useSubscription";
 
 /** The runs a routine's history shows. */
 export const RUNS_SHOWN = 20;
@@ -26,39 +26,23 @@ export function refetchRoutines(client: QueryClient) {
 /** Refetches the routines whenever the engine says they changed (while mounted). */
 export function useRoutineEvents(onFailure: (e: unknown) => void) {
   const client = useQueryClient();
-  useEffect(() => {
-    let disposed = false;
-    let unlisten: (() => void) | undefined;
-    api.onRoutinesChanged(() => refetchRoutines(client)).then(
-      (fn) => {
-        if (disposed) fn();
-        else unlisten = fn;
-      },
-      (e: unknown) => {
-        if (!disposed) onFailure(e);
-      },
-    );
-    return () => {
-      disposed = true;
-      unlisten?.();
-    };
-  }, [client]);
+  useSubscription("routinesChanged", () => refetchRoutines(client), onFailure);
 }
 
 export function useRoutines() {
-  return useQuery({ queryKey: routineKeys.list, queryFn: api.routinesList });
+  return useQuery({ queryKey: routineKeys.list, queryFn: () => call("routinesList") });
 }
 
 export function useRoutineDetail(id: string | null) {
   return useQuery({
     queryKey: routineKeys.detail(id ?? ""),
-    queryFn: () => api.routineGet(id ?? "", RUNS_SHOWN),
+    queryFn: () => call("routineGet", id ?? "", RUNS_SHOWN),
     enabled: id !== null,
   });
 }
 
 export function usePresets() {
-  return useQuery({ queryKey: routineKeys.presets, queryFn: api.routinePresets, staleTime: Infinity });
+  return useQuery({ queryKey: routineKeys.presets, queryFn: () => call("routinePresets"), staleTime: Infinity });
 }
 
 /** The schedule being typed, checked by the engine once typing pauses: its words and next 5
@@ -67,7 +51,7 @@ export function useSchedulePreview(schedule: Schedule | null) {
   const settled = useDebounced(schedule, PREVIEW_DEBOUNCE_MS);
   return useQuery({
     queryKey: routineKeys.preview(settled ?? { kind: "every", minutes: 0 }),
-    queryFn: () => api.routinePreview(settled as Schedule),
+    queryFn: () => call("routinePreview", settled as Schedule),
     enabled: settled !== null,
     retry: false,
     placeholderData: (previous) => previous,
@@ -79,10 +63,10 @@ function useRoutineChange<TVars, TResult>(fn: (vars: TVars) => Promise<TResult>)
   return useMutation({ mutationFn: fn, onSuccess: () => refetchRoutines(client) });
 }
 
-export const useCreateRoutine = () => useRoutineChange((input: RoutineInput) => api.routineCreate(input));
+export const useCreateRoutine = () => useRoutineChange((input: RoutineInput) => call("routineCreate", input));
 export const useUpdateRoutine = () =>
-  useRoutineChange(({ id, input }: { id: string; input: RoutineInput }) => api.routineUpdate(id, input));
-export const useDeleteRoutine = () => useRoutineChange((id: string) => api.routineDelete(id));
-export const usePauseRoutine = () => useRoutineChange((id: string) => api.routinePause(id));
-export const useResumeRoutine = () => useRoutineChange((id: string) => api.routineResume(id));
-export const useRunRoutineNow = () => useRoutineChange((id: string) => api.routineRunNow(id));
+  useRoutineChange(({ id, input }: { id: string; input: RoutineInput }) => call("routineUpdate", id, input));
+export const useDeleteRoutine = () => useRoutineChange((id: string) => call("routineDelete", id));
+export const usePauseRoutine = () => useRoutineChange((id: string) => call("routinePause", id));
+export const useResumeRoutine = () => useRoutineChange((id: string) => call("routineResume", id));
+export const useRunRoutineNow = () => useRoutineChange((id: string) => call("routineRunNow", id));

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import type { RunEvent, RunEventRecord } from "./api";
+import type { RunEvent, RunEventRecord } from "./bindings";
 import { RunActivityStore, summarize } from "./runActivity";
 
 const rec = (seq: number, event: RunEvent, at = seq * 100, runId = "run-1"): RunEventRecord => ({ runId, seq, at, event });

@@ -3,8 +3,8 @@
 // appended to a per-run record list here, folded into a small view model, and
 // subscribers are told about changes at most once per animation frame.
 import { createContext, useCallback, useContext, useEffect, useState, useSyncExternalStore } from "react";
-import * as api from "./api";
-import type { RunEventRecord } from "./api";
+import { call } from "./api";
+import type { RunEventRecord } from "./bindings";
 import { EMPTY_ACTIVITY, RunFold, type RunActivity } from "./runFold";
 
 export { EMPTY_ACTIVITY, summarize } from "./runFold";
@@ -103,7 +103,7 @@ export class RunActivityStore {
   }
 
   /** Fetches what the run emitted before we were listening; concurrent calls share one fetch. */
-  backfill(runId: string, fetch: (runId: string) => Promise<RunEventRecord[]> = api.runActivity): Promise<void> {
+  backfill(runId: string, fetch: (runId: string) => Promise<RunEventRecord[]> = (id) => call("runActivity", id)): Promise<void> {
     const pending = this.inflight.get(runId);
     if (pending) return pending;
     const promise = fetch(runId)
@@ -119,7 +119,7 @@ export class RunActivityStore {
    */
   async completeFinished(
     runId: string,
-    fetch: (runId: string) => Promise<RunEventRecord[]> = api.runActivity,
+    fetch: (runId: string) => Promise<RunEventRecord[]> = (id) => call("runActivity", id),
   ): Promise<void> {
     await this.inflight.get(runId)?.catch(() => {});
     if (this.isIncomplete(runId)) await this.backfill(runId, fetch);

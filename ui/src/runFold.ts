@@ -1,6 +1,6 @@
 // The view model of one run: its records, in `seq` order, folded into the
 // streamed reply, an activity list, usage and the outcome. Pure; no React.
-import type { JsonValue, RunEventRecord, RunOutcome } from "./api";
+import type { Value as JsonValue, RunEventRecord, RunOutcome } from "./bindings";
 
 export type ToolCallItem = {
   kind: "tool";

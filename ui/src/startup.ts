@@ -1,5 +1,5 @@
 import { useEffect } from "react";
-import * as api from "./api";
+import { call } from "./api";
 
 let reported = false;
 
@@ -16,7 +16,7 @@ export function useReportInteractive(ready: boolean) {
     requestAnimationFrame(() =>
       setTimeout(() => {
         performance.mark("clawboo:interactive");
-        api.reportInteractive().catch(() => {});
+        call("reportInteractive").catch(() => {});
       }, 0),
     );
   }, [ready]);

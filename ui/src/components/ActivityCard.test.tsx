@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { screen, waitFor, within } from "@testing-library/react";
-import type { Agent, RunEventRecord } from "../api";
+import type { Agent, RunEventRecord } from "../bindings";
 import { ClawbooError } from "../errors";
 import {
   deliverRunEvent,
@@ -16,7 +16,7 @@ import {
 import { seedRequest } from "../test/fakeAttention";
 import { backendDoes, openChat, renderApp } from "../test/helpers";
 
-vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApi);
+vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApiModule);
 
 let agent: Agent;
 let agentId: string;

@@ -1,5 +1,5 @@
 import { memo, useState } from "react";
-import type { RunStatus, RunSummary } from "../api";
+import type { RunStatus, RunSummary } from "../bindings";
 import { useRunActivity, type ActivityItem, type Usage } from "../runActivity";
 import { errorMessage } from "../errors";
 import { formatCount } from "../lib/format";

@@ -1,5 +1,5 @@
 import { useId } from "react";
-import type { ApprovalPolicy, NewAgent, Provider, RuntimeKind } from "../api";
+import type { ApprovalPolicy, NewAgent, Provider, RuntimeKind } from "../bindings";
 import { handleProblem, HANDLE_MAX_LENGTH, stripAt } from "../lib/handle";
 import { RUNTIMES } from "../lib/runtimes";
 import { APPROVAL_POLICIES } from "../lib/approval";

@@ -1,4 +1,4 @@
-import type { Agent } from "../api";
+import type { Agent } from "../bindings";
 import { UnconfinedBadge } from "./sandbox/UnconfinedBadge";
 
 type Props = { agent: Agent; active: boolean; onSelect: (id: string) => void };

@@ -1,4 +1,4 @@
-import type { ChatRunContext } from "../api";
+import type { ChatRunContext } from "../bindings";
 import { useChatRunContext } from "../queries";
 import { hasErrorCode } from "../errors";
 import { codePointLength, formatCount } from "../lib/format";

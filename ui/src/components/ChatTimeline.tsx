@@ -1,5 +1,5 @@
 import { memo, useCallback, useMemo, type CSSProperties } from "react";
-import type { ChatMessage, RunSummary } from "../api";
+import type { ChatMessage, RunSummary } from "../bindings";
 import { isRunFailure, runNoticeTitle, type TimelineEntry } from "../lib/chat";
 import { Markdown, StreamingMarkdown } from "./Markdown";
 import { Timeline } from "./Timeline";

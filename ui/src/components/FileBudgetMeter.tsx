@@ -1,4 +1,4 @@
-import type { FileRouteInfo } from "../api";
+import type { FileRouteInfo } from "../bindings";
 import { fileChars } from "../lib/agentFiles";
 import { formatCount } from "../lib/format";
 

@@ -1,4 +1,4 @@
-import type { FileDelivery } from "../api";
+import type { FileDelivery } from "../bindings";
 import { FILE_STATUS_LABELS, inFileOrder } from "../lib/agentFiles";
 import { formatCount } from "../lib/format";
 

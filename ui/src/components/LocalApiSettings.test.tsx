@@ -5,7 +5,7 @@ import { seedCard } from "../test/fakeBoard";
 import { localApi } from "../test/fakeLocalApi";
 import { renderApp } from "../test/helpers";
 
-vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApi);
+vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApiModule);
 
 beforeEach(() => resetBackend());
 

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import * as api from "../api";
+import { call } from "../api";
 import { errorMessage } from "../errors";
 import { ErrorMessage } from "./ErrorMessage";
 import { ConfirmDialog } from "./ConfirmDialog";
@@ -33,17 +33,17 @@ async function copy(text: string): Promise<string | null> {
  *  is never kept in the query cache. */
 export function LocalApiSettings() {
   const client = useQueryClient();
-  const status = useQuery({ queryKey: statusKey, queryFn: api.localApiStatus });
+  const status = useQuery({ queryKey: statusKey, queryFn: () => call("localApiStatus") });
   const toggle = useMutation({
-    mutationFn: (enabled: boolean) => api.localApiSetEnabled(enabled),
+    mutationFn: (enabled: boolean) => call("localApiSetEnabled", enabled),
     onSuccess: (next) => client.setQueryData(statusKey, next),
   });
   const [token, setToken] = useState<string | null>(null);
   const [revealed, setRevealed] = useState(false);
   const [note, setNote] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
-  const fetchToken = useMutation({ mutationFn: () => api.localApiToken() });
-  const regenerate = useMutation({ mutationFn: () => api.localApiRegenerateToken() });
+  const fetchToken = useMutation({ mutationFn: () => call("localApiToken") });
+  const regenerate = useMutation({ mutationFn: () => call("localApiRegenerateToken") });
   const info = status.data;
   const url = info?.running ? info.url : null;
   const failure = toggle.error ?? fetchToken.error ?? status.error;

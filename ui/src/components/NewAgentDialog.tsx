@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from "react";
-import type { Agent } from "../api";
+import type { Agent } from "../bindings";
 import { useCreateAgent } from "../queries";
 import { TINT_PALETTE } from "../lib/tint";
 import { Modal } from "./Modal";

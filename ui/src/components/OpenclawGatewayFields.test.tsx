@@ -3,7 +3,7 @@ import { screen, waitFor } from "@testing-library/react";
 import { backend, fakeApi, resetBackend, seedAgent } from "../test/fakeApi";
 import { openAgentProfile, renderApp } from "../test/helpers";
 
-vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApi);
+vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApiModule);
 
 beforeEach(() => resetBackend());
 

@@ -1,5 +1,5 @@
 import { useEffect, useId, useState, type KeyboardEvent } from "react";
-import type { OpenclawGateway } from "../api";
+import type { OpenclawGateway } from "../bindings";
 import { errorMessage } from "../errors";
 import { useOpenclawGateway, useSetOpenclawGateway } from "../queries";
 import { ErrorMessage } from "./ErrorMessage";

@@ -1,4 +1,4 @@
-import type { Agent, PeerPost } from "../api";
+import type { Agent, PeerPost } from "../bindings";
 import { usePeerPosts } from "../roomQueries";
 import { errorMessage } from "../errors";
 import { Modal } from "./Modal";

@@ -1,5 +1,5 @@
 import { memo, useState } from "react";
-import type { Decision } from "../api";
+import type { Decision } from "../bindings";
 import type { PermissionItem } from "../runActivity";
 import { useAnswerPermission } from "../queries";
 import { useOpenRequests } from "../attentionQueries";

@@ -1,5 +1,5 @@
 import { useEffect, useId, useState, type FormEvent } from "react";
-import type { ProviderStatus } from "../api";
+import type { ProviderStatus } from "../bindings";
 import { useDeleteApiKey, useSetApiKey, useSetBaseUrl } from "../queries";
 import { errorMessage } from "../errors";
 import { exampleBaseUrl } from "../lib/providers";

@@ -1,5 +1,5 @@
 import { useState, type ReactNode } from "react";
-import type { RelayedRequest, RunContext, Section } from "../api";
+import type { RelayedRequest, RunContext, Section } from "../bindings";
 import { useRunContext, useRunRequests } from "../roomQueries";
 import { errorMessage } from "../errors";
 import { formatCount } from "../lib/format";

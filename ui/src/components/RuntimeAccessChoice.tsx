@@ -1,5 +1,5 @@
 import { useId } from "react";
-import type { Access, RuntimeAccess } from "../api";
+import type { Access, RuntimeAccess } from "../bindings";
 import { useSetRuntimeAccess } from "../queries";
 import { errorMessage } from "../errors";
 import { ErrorMessage } from "./ErrorMessage";

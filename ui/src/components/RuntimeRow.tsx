@@ -1,5 +1,5 @@
 import { useEffect, useId, useState, type FormEvent } from "react";
-import type { RuntimeAccess, RuntimeInfo } from "../api";
+import type { RuntimeAccess, RuntimeInfo } from "../bindings";
 import { useSetRuntimePath } from "../queries";
 import { errorMessage } from "../errors";
 import { ErrorMessage } from "./ErrorMessage";

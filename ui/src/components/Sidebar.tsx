@@ -1,5 +1,5 @@
 import { useState } from "react";
-import type { Agent, Team } from "../api";
+import type { Agent, Team } from "../bindings";
 import { TintDot } from "./TintDot";
 import { UnconfinedBadge } from "./sandbox/UnconfinedBadge";
 import { ErrorMessage } from "./ErrorMessage";

@@ -1,4 +1,4 @@
-import type { FileStatus } from "../api";
+import type { FileStatus } from "../bindings";
 import { codePointLength } from "./format";
 
 /** The order agent files are shown in; unknown names follow, as listed. */

@@ -1,4 +1,4 @@
-import type { ApprovalPolicy } from "../api";
+import type { ApprovalPolicy } from "../bindings";
 
 /** Each policy, with what it means in one line (the same on every runtime). */
 export const APPROVAL_POLICIES: ReadonlyArray<{ value: ApprovalPolicy; label: string; hint: string }> = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AttentionRequest } from "../api";
+import type { AttentionRequest } from "../bindings";
 import {
   allowAlwaysLabel,
   answerDestination,

@@ -1,6 +1,6 @@
 // How attention requests read in the Inbox: who asks, where from, when, what happens to an
 // answer, and what became of a closed one. Pure functions, so the words are tested once.
-import type { Agent, AttentionRequest, AuditAction, Decision, RequestKind, RequestStatus, Team } from "../api";
+import type { Agent, AttentionRequest, AuditAction, Decision, RequestKind, RequestStatus, Team } from "../bindings";
 
 export const KIND_LABELS: Record<RequestKind, string> = {
   question: "Question",

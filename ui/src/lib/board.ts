@@ -1,6 +1,6 @@
 // The Board's words as the user reads them. The allowed moves come from the engine
 // (`boardColumns`), never from a copy of its table here.
-import type { Card, CardStatus, Priority } from "../api";
+import type { Card, CardStatus, Priority } from "../bindings";
 
 export const PRIORITIES: ReadonlyArray<{ value: Priority; label: string }> = [
   { value: "urgent", label: "Urgent" },

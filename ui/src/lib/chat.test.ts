@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ChatMessage, RunSummary } from "../api";
+import type { ChatMessage, RunSummary } from "../bindings";
 import type { ChatView } from "./chat";
 import { buildTimeline, currentRun, firstLines, formatDuration, summarizeInput } from "./chat";
 

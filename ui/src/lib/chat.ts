@@ -1,4 +1,4 @@
-import type { ChatMessage, JsonValue, RunStatus, RunSummary } from "../api";
+import type { ChatMessage, Value as JsonValue, RunStatus, RunSummary } from "../bindings";
 
 export type TimelineEntry =
   | { kind: "message"; key: string; message: ChatMessage }

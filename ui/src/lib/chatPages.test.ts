@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ChatMessage, ChatPage, RunSummary } from "../api";
+import type { ChatMessage, ChatPage, RunSummary } from "../bindings";
 import { flattenPages, newestPageOnly, olderPageParam, withMessage, withRun, type ChatPages } from "./chatPages";
 
 const msg = (seq: number, runId: string | null = null): ChatMessage => ({

@@ -3,7 +3,7 @@
 // Pure functions over the cached data, generic over the page and message types, so team rooms
 // can reuse them with their own pages (any page with `messages` ordered by `seq`, and `runs`).
 import type { InfiniteData } from "@tanstack/react-query";
-import type { ChatMessage, ChatPage, RunSummary } from "../api";
+import type { ChatMessage, ChatPage, RunSummary } from "../bindings";
 
 /** Messages per page. */
 export const PAGE_SIZE = 50;

@@ -1,5 +1,5 @@
 // How memory's scopes and authors read in the Memory view, and the keys its selects use.
-import type { Agent, Author, Scope, ScratchScope, Team } from "../api";
+import type { Agent, Author, Scope, ScratchScope, Team } from "../bindings";
 
 /** The engine's bounds (src-tauri/engine/src/memory/types.rs), in characters (code points). */
 export const MAX_FACT_CHARS = 2_000;

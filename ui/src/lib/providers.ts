@@ -1,4 +1,4 @@
-import type { Provider } from "../api";
+import type { Provider } from "../bindings";
 
 export const PROVIDERS: ReadonlyArray<{ value: Provider; label: string; exampleBaseUrl: string }> = [
   { value: "anthropic", label: "Anthropic", exampleBaseUrl: "https://api.anthropic.com" },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Preset, Routine } from "../api";
+import type { Preset, Routine } from "../bindings";
 import { draftSchedule, emptyDraft, nextRunText, scheduleDraft, toLocalInput } from "./routines";
 
 const presets: Preset[] = [

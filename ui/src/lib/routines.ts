@@ -1,6 +1,6 @@
 // How routines read on the Routines page, and the editor's schedule model. Pure functions, so
 // the words and the conversions are tested once.
-import type { Agent, Preset, Routine, RoutineOutcome, RoutineRun, RunTrigger, Schedule, Team } from "../api";
+import type { Agent, Preset, Routine, RoutineOutcome, RoutineRun, RunTrigger, Schedule, Team } from "../bindings";
 
 export const OUTCOME_LABELS: Record<RoutineOutcome, string> = {
   running: "Running",

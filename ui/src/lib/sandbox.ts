@@ -1,5 +1,5 @@
 // What the UI says about an agent's OS sandbox. Pure; no React.
-import type { Agent, NetworkAccess, SandboxSettings } from "../api";
+import type { Agent, NetworkAccess, SandboxSettings } from "../bindings";
 
 export const UNCONFINED_TOOLTIP = "Runs without Clawboo's sandbox: it can reach your files, keys and network";
 

@@ -15,9 +15,10 @@ import {
   seedMessage,
   seedRun,
 } from "../test/fakeApi";
+import { emit } from "../test/fakeEvents";
 import { backendDoes, openChat, renderApp } from "../test/helpers";
 
-vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApi);
+vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApiModule);
 
 let agentId: string;
 
@@ -260,7 +261,7 @@ describe("Chat", () => {
     fakeApi.chatHistoryPage.mockClear();
 
     seedMessage(agentId, "assistant", "Said while events were lost");
-    await backendDoes(() => backend.agentListeners.forEach((cb) => cb()));
+    await backendDoes(() => emit("agentsChanged", null));
     await screen.findByText("Said while events were lost");
     expect(fakeApi.chatHistoryPage.mock.calls).toEqual([[agentId, null, 50]]);
   });

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useState } from "react";
-import type { Agent } from "../api";
+import type { Agent } from "../bindings";
 import { useCancelRun, useChatPages, useRefreshChat, useSendChatMessage, useTeams } from "../queries";
 import { useBooZeroId } from "../booZeroQueries";
 import { useRunActivity } from "../runActivity";

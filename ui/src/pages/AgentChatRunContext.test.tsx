@@ -3,7 +3,7 @@ import { screen, waitFor, within } from "@testing-library/react";
 import { backend, fakeApi, finishRun, resetBackend, seedAgent, seedMessage, seedRun } from "../test/fakeApi";
 import { backendDoes, openChat, renderApp } from "../test/helpers";
 
-vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApi);
+vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApiModule);
 
 const SOUL = "You are careful and kind.";
 const BOOTSTRAP = "On your first run, say hello.";

@@ -1,8 +1,9 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { act, screen, waitFor, within } from "@testing-library/react";
 import { ClawbooError } from "../errors";
-import type { AgentPatch } from "../api";
+import type { AgentPatch } from "../bindings";
 import { backend, editOnDisk, fakeApi, resetBackend, seedAgent } from "../test/fakeApi";
+import { emit } from "../test/fakeEvents";
 import {
   editorText,
   openAgentFiles,
@@ -12,7 +13,7 @@ import {
   typeInEditor,
 } from "../test/helpers";
 
-vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApi);
+vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApiModule);
 
 const SOUL = "# Soul\nYou are careful and kind.\n";
 let agentId: string;
@@ -161,7 +162,7 @@ describe("Agent Files editor", () => {
 
     await act(async () => {
       await fakeApi.updateAgent(agentId, { runtime: "native" } as AgentPatch);
-      backend.agentListeners.forEach((cb) => cb());
+      emit("agentsChanged", null);
     });
     await waitFor(() =>
       expect(screen.getByTestId("file-route").textContent).toBe(

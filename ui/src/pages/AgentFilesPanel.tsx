@@ -1,5 +1,5 @@
 import { useState } from "react";
-import type { RuntimeKind } from "../api";
+import type { RuntimeKind } from "../bindings";
 import { useAgentFiles } from "../queries";
 import { isDirty, sessionKey, useFileSession } from "../fileSessions";
 import { errorMessage } from "../errors";

@@ -1,5 +1,5 @@
 import { useRef, useState } from "react";
-import type { Agent } from "../api";
+import type { Agent } from "../bindings";
 import { runtimeLabel } from "../lib/runtimes";
 import { TintDot } from "../components/TintDot";
 import { AgentChat } from "./AgentChat";

@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from "react";
-import type { Agent, AgentPatch, RuntimeKind } from "../api";
+import type { Agent, AgentPatch, RuntimeKind } from "../bindings";
 import { useDeleteAgent, useRuntimeAccess, useUpdateAgent } from "../queries";
 import { describeAccess } from "../components/RuntimeAccessChoice";
 import { errorMessage } from "../errors";

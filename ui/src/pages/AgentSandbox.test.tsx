@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { screen, waitFor, within } from "@testing-library/react";
-import type { Agent, SandboxSettings } from "../api";
+import type { Agent, SandboxSettings } from "../bindings";
 import { ClawbooError } from "../errors";
 import {
   backend,
@@ -17,7 +17,7 @@ import {
 import { backendDoes, openAgentProfile, openChat, renderApp } from "../test/helpers";
 import { UNCONFINED_TOOLTIP } from "../lib/sandbox";
 
-vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApi);
+vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApiModule);
 
 const untouched = {
   name: null,

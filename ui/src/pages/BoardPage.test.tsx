@@ -5,9 +5,9 @@ import { board, seedCard, seedCardRun, seedComment } from "../test/fakeBoard";
 import { sampleDeliveries } from "../test/fakeFileRoutes";
 import { fakeApi } from "../test/fakeApi";
 import { renderApp } from "../test/helpers";
-import type { Agent, Team } from "../api";
+import type { Agent, Team } from "../bindings";
 
-vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApi);
+vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApiModule);
 
 let ava: Agent;
 let bo: Agent;

@@ -8,7 +8,7 @@ import {
   type DragEndEvent,
   type DragStartEvent,
 } from "@dnd-kit/core";
-import type { Agent, Card, CardFilter, CardStatus, TaskTrace, Team } from "../api";
+import type { Agent, Card, CardFilter, CardStatus, TaskTrace, Team } from "../bindings";
 import type { CardSpend } from "../components/board/CardTile";
 import { useBoardColumns, useCards, useCreateCard, useMoveCard, useTraces } from "../boardQueries";
 import { BoardColumnView } from "../components/board/BoardColumnView";

@@ -4,7 +4,7 @@ import { backend, fakeApi, resetBackend, seedAgent, seedMessage, seedRun, seedTe
 import { booZeroState, DEFAULT_RULES, seedBooZero } from "../test/fakeBooZero";
 import { renderApp } from "../test/helpers";
 
-vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApi);
+vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApiModule);
 
 let booId: string;
 

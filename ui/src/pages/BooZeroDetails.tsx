@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from "react";
-import type { BooZeroInfo } from "../api";
+import type { BooZeroInfo } from "../bindings";
 import { useBooZero, useSetBooZeroRules, useSetGlobalBrief } from "../booZeroQueries";
 import { errorMessage } from "../errors";
 import { CharCounter, charCount } from "../components/teams/CharCounter";

@@ -1,5 +1,5 @@
 import { lazy, Suspense, useCallback, useEffect, useRef, useState } from "react";
-import type { RuntimeKind } from "../api";
+import type { RuntimeKind } from "../bindings";
 import { useAgentFile, useAgentFileRoutes, useAppInfo, useWriteAgentFile } from "../queries";
 import { isDirty, sessionKey, useFileSession, useFileSessionStore } from "../fileSessions";
 import { errorMessage } from "../errors";

@@ -2,12 +2,13 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import { act, screen, waitFor, within } from "@testing-library/react";
 import { ClawbooError } from "../errors";
 import { fakeApi, resetBackend, seedAgent, seedRoomMessage, seedTeam } from "../test/fakeApi";
+import { listenerCount } from "../test/fakeEvents";
 import { seedCard } from "../test/fakeBoard";
 import { attention, emitAttentionChanged, emitKeptInTray, emitOpenAttention, seedRequest } from "../test/fakeAttention";
 import { renderApp } from "../test/helpers";
-import type { Agent, Card, Decision, Room, Team } from "../api";
+import type { Agent, Card, Decision, Room, Team } from "../bindings";
 
-vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApi);
+vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApiModule);
 
 const scrolled = vi.fn();
 Element.prototype.scrollIntoView = scrolled;
@@ -390,7 +391,7 @@ describe("Inbox: the tray", () => {
     const { question, permission } = seedThree();
     const { user } = renderApp();
     await user.click(await screen.findByTestId("settings-link"));
-    await waitFor(() => expect(attention.openListeners.size).toBe(1));
+    await waitFor(() => expect(listenerCount("openAttention")).toBe(1));
 
     await act(async () => emitOpenAttention(permission.id));
     const card = await screen.findByTestId(`request-${permission.id}`);
@@ -410,7 +411,7 @@ describe("Inbox: the tray", () => {
     const { question } = seedThree();
     const { user } = renderApp();
     await user.click(await screen.findByTestId("settings-link"));
-    await waitFor(() => expect(attention.openListeners.size).toBe(1));
+    await waitFor(() => expect(listenerCount("openAttention")).toBe(1));
     await fakeApi.attentionAnswer(question.id, { type: "text", text: "Assam" });
 
     await act(async () => emitOpenAttention(question.id));
@@ -423,7 +424,7 @@ describe("Inbox: the tray", () => {
   it("explains the tray once, the first time the window hides to it", async () => {
     const { user } = renderApp();
     await screen.findByTestId("nav-inbox");
-    await waitFor(() => expect(attention.keptListeners.size).toBe(1));
+    await waitFor(() => expect(listenerCount("keptInTray")).toBe(1));
 
     await act(async () => emitKeptInTray(false));
     expect(screen.queryByTestId("kept-in-tray-notice")).toBeNull();

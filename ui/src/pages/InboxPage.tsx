@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from "react";
-import type { Agent, AttentionRequest, Team } from "../api";
+import type { Agent, AttentionRequest, Team } from "../bindings";
 import { useOpenRequests, useRequestHistory } from "../attentionQueries";
 import { isApproval } from "../lib/attention";
 import { ErrorWithCode } from "../components/ErrorMessage";

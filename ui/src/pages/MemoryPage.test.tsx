@@ -12,9 +12,9 @@ import {
   seedScratch,
 } from "../test/fakeMemory";
 import { renderApp } from "../test/helpers";
-import type { Agent, Author, Team } from "../api";
+import type { Agent, Author, Team } from "../bindings";
 
-vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApi);
+vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApiModule);
 
 let ava: Agent;
 let bo: Agent;

@@ -1,5 +1,5 @@
 import { useState } from "react";
-import type { Agent, Team } from "../api";
+import type { Agent, Team } from "../bindings";
 import { FactsTab } from "../components/memory/FactsTab";
 import { NotesTab } from "../components/memory/NotesTab";
 import { ScratchTab } from "../components/memory/ScratchTab";

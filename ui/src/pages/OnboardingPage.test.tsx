@@ -4,9 +4,9 @@ import { backend, fakeApi, resetBackend, seedAgent, seedTeam } from "../test/fak
 import { onboarding } from "../test/fakeOnboarding";
 import { seedBooZero } from "../test/fakeBooZero";
 import { renderApp } from "../test/helpers";
-import type { RuntimeInfo, RuntimeKind, StarterProposal } from "../api";
+import type { RuntimeInfo, RuntimeKind, StarterProposal } from "../bindings";
 
-vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApi);
+vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApiModule);
 
 const info = (kind: RuntimeKind, label: string, version: string | null, installHint = ""): RuntimeInfo => ({
   kind,

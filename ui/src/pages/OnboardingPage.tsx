@@ -1,7 +1,7 @@
 import { useEffect, useState, type FormEvent } from "react";
 import { useQueryClient } from "@tanstack/react-query";
-import * as api from "../api";
-import type { RuntimeInfo, RuntimeKind, StarterMember, StarterProposal, Team } from "../api";
+import { call } from "../api";
+import type { RuntimeInfo, RuntimeKind, StarterMember, StarterProposal, Team } from "../bindings";
 import { errorMessage } from "../errors";
 import { queryKeys, useAgents, useProviders, useTeams } from "../queries";
 import {
@@ -56,7 +56,7 @@ export function OnboardingPage({ onCreated, onSkip, onOpenSettings }: Props) {
     let live = true;
     setProbes(Object.fromEntries(LOOKED_FOR.map((k) => [k, { state: "looking" } as Probe])));
     for (const kind of LOOKED_FOR) {
-      api.runtimeInfo(kind).then(
+      call("runtimeInfo", kind).then(
         (info) => live && setProbes((p) => ({ ...p, [kind]: { state: "done", info } })),
         (e) => live && setProbes((p) => ({ ...p, [kind]: { state: "failed", message: errorMessage(e) } })),
       );

@@ -1,5 +1,5 @@
 import { useMemo, useState, type CSSProperties } from "react";
-import type { Agent, RoomMessage, RunSummary, Team, Room } from "../api";
+import type { Agent, RoomMessage, RunSummary, Team, Room } from "../bindings";
 import { useAgents } from "../queries";
 import {
   flattenPages,

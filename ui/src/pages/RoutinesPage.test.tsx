@@ -4,9 +4,9 @@ import { fakeApi, resetBackend, seedAgent, seedTeam } from "../test/fakeApi";
 import { seedCard } from "../test/fakeBoard";
 import { emitRoutinesChanged, routines, seedRoutine, seedRoutineRun } from "../test/fakeRoutines";
 import { backendDoes, renderApp } from "../test/helpers";
-import type { Agent, Team } from "../api";
+import type { Agent, Team } from "../bindings";
 
-vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApi);
+vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApiModule);
 
 let ava: Agent;
 let shop: Team;

@@ -1,5 +1,5 @@
 import { useState } from "react";
-import type { Agent, Routine, RoutineRun, Team } from "../api";
+import type { Agent, Routine, RoutineRun, Team } from "../bindings";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { ErrorWithCode } from "../components/ErrorMessage";
 import { RoutineEditor } from "../components/routines/RoutineEditor";

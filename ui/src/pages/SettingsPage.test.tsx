@@ -6,7 +6,7 @@ import { attention, seedRequest } from "../test/fakeAttention";
 import { renderApp } from "../test/helpers";
 import { board } from "../test/fakeBoard";
 
-vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApi);
+vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApiModule);
 
 beforeEach(() => resetBackend());
 

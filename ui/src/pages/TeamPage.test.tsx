@@ -3,9 +3,9 @@ import { screen, waitFor, within } from "@testing-library/react";
 import { backend, fakeApi, resetBackend, seedAgent, seedTeam } from "../test/fakeApi";
 import { renderApp } from "../test/helpers";
 import { ClawbooError } from "../errors";
-import type { Agent } from "../api";
+import type { Agent } from "../bindings";
 
-vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApi);
+vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApiModule);
 
 let ava: Agent;
 let bo: Agent;

@@ -1,5 +1,5 @@
 import { useState } from "react";
-import type { Agent, Room, Team } from "../api";
+import type { Agent, Room, Team } from "../bindings";
 import { useDeleteRoom, useDeleteTeam, useRenameTeam, useSetTeamArchived } from "../queries";
 import { errorMessage } from "../errors";
 import { TintDot } from "../components/TintDot";

@@ -1,5 +1,10 @@
-// An in-memory stand-in for ./api, used with `vi.mock("../api", ...)`.
+// An in-memory stand-in for the backend: `fakeApi` holds a fake for every command (typed by
+// commandFakes.ts, so none can be missing), `fakeApiModule` replaces ../api in a test:
+//   vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApiModule);
 import { vi } from "vitest";
+import type { CommandArgs, CommandName } from "../api";
+import type { CommandFakes } from "./commandFakes";
+import { emit, fakeListen, resetEvents } from "./fakeEvents";
 import { ClawbooError } from "../errors";
 import { fakeMemoryApi, resetMemory } from "./fakeMemory";
 import { fakeBoardApi, resetBoard } from "./fakeBoard";
@@ -14,12 +19,10 @@ import type {
   Access,
   Agent,
   AgentFile,
-  AgentFileChanged,
   AgentFileInfo,
   AgentPatch,
   AppInfo,
   ChatMessage,
-  ChatMessageAdded,
   ChatPage,
   ChatRunContext,
   FileRouteInfo,
@@ -28,9 +31,7 @@ import type {
   OpenclawGatewayInput,
   Provider,
   ProviderStatus,
-  RunChanged,
   RunEvent,
-  RunEventEmitted,
   RunEventRecord,
   RunStatus,
   RunSummary,
@@ -50,12 +51,10 @@ import type {
   PeerPost,
   RelayedRequest,
   RoomMessage,
-  RoomMessageAdded,
   RoomPage,
-  RoomRunChanged,
   RunContext,
   TeamSendOutcome,
-} from "../api";
+} from "../bindings";
 
 type FileName = AgentFile["name"];
 
@@ -69,11 +68,7 @@ export const FILE_NAMES: FileName[] = [
   "HEARTBEAT.md",
 ];
 
-type FileListener = (change: AgentFileChanged) => void;
-type MessageListener = (added: ChatMessageAdded) => void;
-type RunChangedListener = (changed: RunChanged) => void;
 type FakeChat = { messages: ChatMessage[]; runs: RunSummary[]; activeRun: RunSummary | null };
-type RunListener = (emitted: RunEventEmitted) => void;
 
 export const RESET_NOTICE = "Conversation reset. The agent starts fresh.";
 
@@ -192,22 +187,13 @@ function initialState() {
     deliveredFiles: new Map<string, Map<FileName, string>>(),
     /** runId -> everything the run emitted, for runActivity() */
     runRecords: new Map<string, RunEventRecord[]>(),
-    fileListeners: new Set<FileListener>(),
-    agentListeners: new Set<() => void>(),
-    messageListeners: new Set<MessageListener>(),
-    runChangedListeners: new Set<RunChangedListener>(),
-    runListeners: new Set<RunListener>(),
     teams: [] as Team[],
-    teamListeners: new Set<() => void>(),
     /** roomId -> its messages, oldest first */
     roomMessages: new Map<string, RoomMessage[]>(),
     roomRuns: new Map<string, RunSummary[]>(),
     peerPosts: new Map<string, PeerPost[]>(),
     runContexts: new Map<string, RunContext>(),
     runRequests: new Map<string, RelayedRequest[]>(),
-    roomMessageListeners: new Set<(added: RoomMessageAdded) => void>(),
-    roomRunListeners: new Set<(changed: RoomRunChanged) => void>(),
-    peerPostListeners: new Set<(added: { post: PeerPost }) => void>(),
     nextId: 1,
   };
 }
@@ -255,7 +241,7 @@ export function editOnDisk(agentId: string, name: FileName, content: string) {
 }
 
 export function emitFileChanged(agentId: string, name: FileName) {
-  backend.fileListeners.forEach((cb) => cb({ agentId, name }));
+  emit("agentFileChanged", { agentId, name });
 }
 
 const isFileName = (name: string): name is FileName => (FILE_NAMES as string[]).includes(name);
@@ -348,12 +334,12 @@ function recordChatRunContext(
 
 /** Tells the app a message was stored, as the engine does after its commit. */
 export function emitMessageAdded(agentId: string, message: ChatMessage) {
-  backend.messageListeners.forEach((cb) => cb({ agentId, message: { ...message } }));
+  emit("chatMessageAdded", { agentId, message: { ...message } });
 }
 
 /** Tells the app a run started or ended. */
 export function emitRunChanged(agentId: string, run: RunSummary) {
-  backend.runChangedListeners.forEach((cb) => cb({ agentId, run: { ...run } }));
+  emit("runChanged", { agentId, run: { ...run } });
 }
 
 /** The next record of a run, numbered after what the run emitted so far. Stored for runActivity(). */
@@ -366,7 +352,7 @@ export function recordRunEvent(runId: string, event: RunEvent, at = clock++): Ru
 
 /** Delivers a record to the app's live listeners. */
 export function deliverRunEvent(agentId: string, record: RunEventRecord) {
-  backend.runListeners.forEach((cb) => cb({ agentId, record }));
+  emit("runEventEmitted", { agentId, record });
 }
 
 /** Records and delivers a run event, as the backend does while a run goes. */
@@ -423,7 +409,7 @@ const cloneTeam = (t: Team): Team => ({
 });
 
 function emitTeamsChanged() {
-  backend.teamListeners.forEach((cb) => cb());
+  emit("teamsChanged", null);
 }
 
 /** Adds a team (with its General room) straight to the backend (no event). */
@@ -707,42 +693,6 @@ export const fakeApi = {
   })),
   runContext: vi.fn(async (runId: string): Promise<RunContext> => backend.runContexts.get(runId) ?? notFound("Run context")),
   runRequests: vi.fn(async (runId: string): Promise<RelayedRequest[]> => backend.runRequests.get(runId) ?? []),
-  onRoomMessageAdded: vi.fn(async (cb: (added: RoomMessageAdded) => void) => {
-    backend.roomMessageListeners.add(cb);
-    return () => void backend.roomMessageListeners.delete(cb);
-  }),
-  onRoomRunChanged: vi.fn(async (cb: (changed: RoomRunChanged) => void) => {
-    backend.roomRunListeners.add(cb);
-    return () => void backend.roomRunListeners.delete(cb);
-  }),
-  onPeerPostAdded: vi.fn(async (cb: (added: { post: PeerPost }) => void) => {
-    backend.peerPostListeners.add(cb);
-    return () => void backend.peerPostListeners.delete(cb);
-  }),
-  onTeamsChanged: vi.fn(async (cb: () => void) => {
-    backend.teamListeners.add(cb);
-    return () => void backend.teamListeners.delete(cb);
-  }),
-  onAgentsChanged: vi.fn(async (cb: () => void) => {
-    backend.agentListeners.add(cb);
-    return () => void backend.agentListeners.delete(cb);
-  }),
-  onAgentFileChanged: vi.fn(async (cb: FileListener) => {
-    backend.fileListeners.add(cb);
-    return () => void backend.fileListeners.delete(cb);
-  }),
-  onChatMessageAdded: vi.fn(async (cb: MessageListener) => {
-    backend.messageListeners.add(cb);
-    return () => void backend.messageListeners.delete(cb);
-  }),
-  onRunChanged: vi.fn(async (cb: RunChangedListener) => {
-    backend.runChangedListeners.add(cb);
-    return () => void backend.runChangedListeners.delete(cb);
-  }),
-  onRunEvent: vi.fn(async (cb: RunListener) => {
-    backend.runListeners.add(cb);
-    return () => void backend.runListeners.delete(cb);
-  }),
   ...fakeMemoryApi,
   ...fakeBoardApi,
   ...fakeAttentionApi,
@@ -751,6 +701,15 @@ export const fakeApi = {
   ...fakeRoutinesApi,
   ...fakeConnectorsApi,
   ...fakeOnboardingApi,
+} satisfies CommandFakes;
+
+/** What replaces ../api in a test: `call` runs the command's fake, `listen` the fake events. */
+const commandFakes: CommandFakes = fakeApi;
+
+export const fakeApiModule = {
+  call: <K extends CommandName>(name: K, ...args: CommandArgs<K>) => commandFakes[name](...args),
+  listen: fakeListen,
+  appVersion: vi.fn(async () => "0.1.0"),
 };
 
 /** A message in a room, as the engine would have stored it. */
@@ -773,7 +732,7 @@ export function seedRoomMessage(roomId: string, message: Partial<RoomMessage> & 
 }
 
 export function emitRoomMessage(teamId: string, message: RoomMessage) {
-  for (const cb of backend.roomMessageListeners) cb({ teamId, message });
+  emit("roomMessageAdded", { teamId, message });
 }
 
 /** Fresh state and cleared call records; call in beforeEach. */
@@ -786,5 +745,6 @@ export function resetBackend() {
   resetBooZero();
   resetRoutines();
   resetOnboarding();
+  resetEvents();
   Object.values(fakeApi).forEach((fn) => fn.mockClear());
 }

@@ -1,5 +1,5 @@
 import { useState, type FormEvent, type KeyboardEvent } from "react";
-import type { AttentionRequest } from "../../api";
+import type { AttentionRequest } from "../../bindings";
 import { useAnswerRequest } from "../../attentionQueries";
 import { answerDestination, MAX_ANSWER_CHARS } from "../../lib/attention";
 import { codePointLength } from "../../lib/format";

@@ -1,4 +1,4 @@
-import type { AttentionRequest, Decision } from "../../api";
+import type { AttentionRequest, Decision } from "../../bindings";
 import { useAnswerRequest } from "../../attentionQueries";
 import { allowAlwaysLabel } from "../../lib/attention";
 import { ErrorWithCode } from "../ErrorMessage";

@@ -1,5 +1,5 @@
 import { useEffect, useRef } from "react";
-import type { AttentionRequest } from "../../api";
+import type { AttentionRequest } from "../../bindings";
 import {
   expiryText,
   isApproval,

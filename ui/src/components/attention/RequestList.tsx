@@ -1,4 +1,4 @@
-import type { Agent, AttentionRequest, Team } from "../../api";
+import type { Agent, AttentionRequest, Team } from "../../bindings";
 import { useAttentionRequest } from "../../attentionQueries";
 import { sourceAvailable } from "../../lib/attention";
 import { ErrorWithCode } from "../ErrorMessage";

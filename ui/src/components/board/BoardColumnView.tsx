@@ -1,5 +1,5 @@
 import { useDroppable } from "@dnd-kit/core";
-import type { Agent, BoardColumn, Card, CardStatus } from "../../api";
+import type { Agent, BoardColumn, Card, CardStatus } from "../../bindings";
 import { CardTile, type CardSpend } from "./CardTile";
 
 type Props = {

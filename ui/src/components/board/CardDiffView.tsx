@@ -1,5 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
-import * as api from "../../api";
+import { call } from "../../api";
 import { boardKeys } from "../../boardQueries";
 import { errorMessage } from "../../errors";
 import { ErrorMessage } from "../ErrorMessage";
@@ -7,7 +7,7 @@ import { ErrorMessage } from "../ErrorMessage";
 /** What the card's runs changed in its git repository: the files and the unified diff, from
  *  the card's own branch (its worktree while the card is open). */
 export function CardDiffView({ cardId }: { cardId: string }) {
-  const diff = useQuery({ queryKey: boardKeys.diff(cardId), queryFn: () => api.boardRunDiff(cardId) });
+  const diff = useQuery({ queryKey: boardKeys.diff(cardId), queryFn: () => call("boardRunDiff", cardId) });
   if (diff.error) return <ErrorMessage message={errorMessage(diff.error)} />;
   if (!diff.data) return <p className="muted">Loading the changes…</p>;
   const { branch, base, filesChanged, patch, truncated, live } = diff.data;

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from "react";
-import type { Agent, Card, Priority, Team } from "../../api";
+import type { Agent, Card, Priority, Team } from "../../bindings";
 import { cardRef, PRIORITIES } from "../../lib/board";
 import { ErrorMessage } from "../ErrorMessage";
 

@@ -1,5 +1,5 @@
 import { useState } from "react";
-import type { Activity, Actor, Agent, BoardColumn, Card, CardRun, CardStatus, RunSummary, Team } from "../../api";
+import type { Activity, Actor, Agent, BoardColumn, Card, CardRun, CardStatus, RunSummary, Team } from "../../bindings";
 import {
   useCardDetail,
   useCardRuns,

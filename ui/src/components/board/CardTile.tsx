@@ -1,5 +1,5 @@
 import { useDraggable } from "@dnd-kit/core";
-import type { Agent, BoardColumn, Card, CardStatus } from "../../api";
+import type { Agent, BoardColumn, Card, CardStatus } from "../../bindings";
 import { cardRef, priorityLabel } from "../../lib/board";
 import { runtimeLabel } from "../../lib/runtimes";
 import { Menu } from "../Menu";

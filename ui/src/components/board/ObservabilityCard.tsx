@@ -1,5 +1,5 @@
 import { useState } from "react";
-import type { TaskTrace } from "../../api";
+import type { TaskTrace } from "../../bindings";
 import { useTraces } from "../../boardQueries";
 import { errorMessage } from "../../errors";
 import { formatCount } from "../../lib/format";

@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from "react";
-import type { RunnerSettings } from "../../api";
+import type { RunnerSettings } from "../../bindings";
 import { useRunnerSettings, useSetRunnerSettings } from "../../boardQueries";
 import { errorMessage } from "../../errors";
 import { ErrorMessage } from "../ErrorMessage";

@@ -1,4 +1,4 @@
-import type { Section, TaskRunContext } from "../../api";
+import type { Section, TaskRunContext } from "../../bindings";
 import { useTaskRunContext } from "../../boardQueries";
 import { formatCount } from "../../lib/format";
 import { ContextViewerFrame, SectionRow } from "../RunContextViewer";

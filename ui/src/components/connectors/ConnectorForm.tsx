@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from "react";
-import type { Agent, Connector, ConnectorEntryInput, ConnectorInput, ConnectorKind } from "../../api";
+import type { Agent, Connector, ConnectorEntryInput, ConnectorInput, ConnectorKind } from "../../bindings";
 import { ErrorWithCode } from "../ErrorMessage";
 
 /** One env variable (stdio) or header (HTTP) as edited. A secret's `value` is what the user typed

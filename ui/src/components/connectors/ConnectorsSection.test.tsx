@@ -5,7 +5,7 @@ import { connectors, resetConnectors, seedConnector } from "../../test/fakeConne
 import { openAgentProfile, renderApp } from "../../test/helpers";
 import { draftProblem, draftOf, inputOf } from "./ConnectorForm";
 
-vi.mock("../../api", async () => (await import("../../test/fakeApi")).fakeApi);
+vi.mock("../../api", async () => (await import("../../test/fakeApi")).fakeApiModule);
 
 beforeEach(() => {
   resetBackend();

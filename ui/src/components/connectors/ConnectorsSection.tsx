@@ -1,5 +1,5 @@
 import { useState } from "react";
-import type { Connector } from "../../api";
+import type { Connector } from "../../bindings";
 import { errorMessage } from "../../errors";
 import { useAgents } from "../../queries";
 import {

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from "react";
-import type { Agent, Citation, Fact, Team } from "../../api";
+import type { Agent, Citation, Fact, Team } from "../../bindings";
 import { errorMessage } from "../../errors";
 import { useDeleteFact, useEditFact, useFactDetail, useRestoreFact } from "../../memoryQueries";
 import { authorLabel, formatTime, MAX_FACT_CHARS, parseTags, scopeLabel } from "../../lib/memoryLabels";

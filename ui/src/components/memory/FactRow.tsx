@@ -1,4 +1,4 @@
-import type { Agent, Fact, Team } from "../../api";
+import type { Agent, Fact, Team } from "../../bindings";
 import { authorLabel, formatTime, scopeLabel } from "../../lib/memoryLabels";
 
 type Props = {

@@ -1,5 +1,5 @@
 import { useState } from "react";
-import type { Agent, Fact, FactFilter, Team } from "../../api";
+import type { Agent, Fact, FactFilter, Team } from "../../bindings";
 import { errorMessage } from "../../errors";
 import { SEARCH_DEBOUNCE_MS, useDebounced, useFacts, useRelatedFacts, useRestoreFact } from "../../memoryQueries";
 import { scopeFromKey } from "../../lib/memoryLabels";

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from "react";
-import type { Agent, Fact, Team } from "../../api";
+import type { Agent, Fact, Team } from "../../bindings";
 import { errorMessage } from "../../errors";
 import { useSaveFact } from "../../memoryQueries";
 import { MAX_FACT_CHARS, parseTags, scopeFromKey } from "../../lib/memoryLabels";

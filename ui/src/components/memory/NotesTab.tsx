@@ -1,5 +1,5 @@
 import { useState } from "react";
-import type { Agent, SavedNote } from "../../api";
+import type { Agent, SavedNote } from "../../bindings";
 import { errorMessage } from "../../errors";
 import { useDeleteNote, useSavedNotes } from "../../memoryQueries";
 import { formatTime } from "../../lib/memoryLabels";

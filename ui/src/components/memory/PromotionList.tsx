@@ -1,4 +1,4 @@
-import type { Agent, Promotion, Team } from "../../api";
+import type { Agent, Promotion, Team } from "../../bindings";
 import { errorMessage } from "../../errors";
 import { useDecidePromotion, usePromotions } from "../../memoryQueries";
 import { authorLabel, formatTime, scopeLabel } from "../../lib/memoryLabels";

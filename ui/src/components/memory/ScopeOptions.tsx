@@ -1,4 +1,4 @@
-import type { Agent, Team } from "../../api";
+import type { Agent, Team } from "../../bindings";
 
 type Props = { teams: Team[]; agents: Agent[] };
 

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from "react";
-import type { ScratchNote, ScratchScope } from "../../api";
+import type { ScratchNote, ScratchScope } from "../../bindings";
 import { errorMessage } from "../../errors";
 import { useAddScratch, useDeleteScratch, useEditScratch } from "../../memoryQueries";
 import { authorLabel, formatTime } from "../../lib/memoryLabels";

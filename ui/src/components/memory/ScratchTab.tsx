@@ -1,4 +1,4 @@
-import type { Agent, ScratchNote, Team } from "../../api";
+import type { Agent, ScratchNote, Team } from "../../bindings";
 import { errorMessage } from "../../errors";
 import { useScratchNotes } from "../../memoryQueries";
 import { ErrorMessage } from "../ErrorMessage";

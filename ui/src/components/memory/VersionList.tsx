@@ -1,4 +1,4 @@
-import type { FactChange, FactVersion } from "../../api";
+import type { FactChange, FactVersion } from "../../bindings";
 import { diffWords } from "../../lib/textDiff";
 import { authorLabel, formatTime } from "../../lib/memoryLabels";
 

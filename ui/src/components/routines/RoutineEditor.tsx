@@ -1,5 +1,5 @@
 import { useState } from "react";
-import type { Agent, Routine, RoutineInput, Team } from "../../api";
+import type { Agent, Routine, RoutineInput, Team } from "../../bindings";
 import {
   draftSchedule,
   emptyDraft,

@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from "react";
-import type { Agent, AgentPatch, NetworkAccess, SandboxSettings } from "../../api";
+import type { Agent, AgentPatch, NetworkAccess, SandboxSettings } from "../../bindings";
 import { errorCode, errorMessage } from "../../errors";
 import { useSandboxInfo, useUpdateAgent } from "../../queries";
 import {

@@ -1,4 +1,4 @@
-import type { Agent } from "../../api";
+import type { Agent } from "../../bindings";
 import { isUnconfined, UNCONFINED_TOOLTIP } from "../../lib/sandbox";
 
 type Props = { agent: Pick<Agent, "sandbox"> | null | undefined; className?: string };

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from "react";
-import type { Team } from "../../api";
+import type { Team } from "../../bindings";
 import { useSetAboutYou } from "../../queries";
 import { errorMessage } from "../../errors";
 import { ErrorMessage } from "../ErrorMessage";

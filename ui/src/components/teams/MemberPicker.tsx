@@ -1,4 +1,4 @@
-import type { Agent } from "../../api";
+import type { Agent } from "../../bindings";
 import { TintDot } from "../TintDot";
 import { UnconfinedBadge } from "../sandbox/UnconfinedBadge";
 

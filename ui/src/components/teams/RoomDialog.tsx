@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from "react";
-import type { Agent, Room, Team } from "../../api";
+import type { Agent, Room, Team } from "../../bindings";
 import { useCreateRoom, useUpdateRoom } from "../../queries";
 import { errorMessage } from "../../errors";
 import { Modal } from "../Modal";

@@ -1,6 +1,12 @@
 import { useState, type FormEvent } from "react";
-import type { Team } from "../../api";
-import { useAddTeamRule, useRemoveTeamRule, useSetAboutYou, useSetTeamBrief, useSetTeamProjectFolder } from "../../queries";
+import type { Team } from "../../bindings";
+import {
+  useAddTeamRule,
+  useRemoveTeamRule,
+  useSetAboutYou,
+  useSetTeamBrief,
+  useSetTeamProjectFolder,
+} from "../../queries";
 import { errorMessage } from "../../errors";
 import { Modal } from "../Modal";
 import { ErrorMessage } from "../ErrorMessage";

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from "react";
-import type { Agent, Team } from "../../api";
+import type { Agent, Team } from "../../bindings";
 import { useSaveTeamMembers } from "../../queries";
 import { errorMessage } from "../../errors";
 import { Modal } from "../Modal";
