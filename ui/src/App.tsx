@@ -1,36 +1,38 @@
 import { lazy, Suspense, useEffect, useState } from "react";
 import { QueryClientProvider } from "@tanstack/react-query";
 import type { Agent, AttentionRequest, Team, Viewing } from "./bindings";
-import { createQueryClient, useAgents, useTeams } from "./queries";
-import { useReportViewing, useTrayState } from "./attentionQueries";
-import { useBackendEvents, useShellEvents } from "./backendEvents";
-import { useRoomEvents } from "./roomQueries";
-import { FileSessionContext, FileSessionStore, useFileSessionStore } from "./fileSessions";
-import { RunActivityContext, RunActivityStore } from "./runActivity";
+import { createQueryClient } from "./lib/queryClient";
+import { useAgents } from "./features/agents/agentQueries";
+import { useTeams } from "./features/team-chat/teamQueries";
+import { useReportViewing, useTrayState } from "./features/attention/attentionQueries";
+import { useBackendEvents, useShellEvents } from "./shell/backendEvents";
+import { useRoomEvents } from "./features/team-chat/roomQueries";
+import { FileSessionContext, FileSessionStore, useFileSessionStore } from "./features/agent-files/fileSessions";
+import { RunActivityContext, RunActivityStore } from "./features/activity/runActivity";
 import { errorCode, errorMessage, type ClawbooError } from "./errors";
 import { ToastProvider, useToasts } from "./components/Toasts";
-import { Sidebar } from "./components/Sidebar";
-import { NewAgentDialog } from "./components/NewAgentDialog";
-import { NewTeamDialog } from "./components/NewTeamDialog";
-import { TeamPage } from "./pages/TeamPage";
-import { FatalErrorPanel } from "./components/FatalErrorPanel";
-import { AgentPage, type AgentTab } from "./pages/AgentPage";
-import { WelcomePage } from "./pages/WelcomePage";
-import type { InboxFocus } from "./components/attention/RequestList";
-import { TrayNotice } from "./components/attention/TrayNotice";
-import { OnboardingPage } from "./pages/OnboardingPage";
-import { useOnboardingState } from "./onboardingQueries";
-import { ShortcutsSheet } from "./components/ShortcutsSheet";
-import { shortcutFor, type ShortcutAction } from "./lib/shortcuts";
+import { Sidebar } from "./shell/Sidebar";
+import { NewAgentDialog } from "./features/agents/NewAgentDialog";
+import { NewTeamDialog } from "./features/team-chat/NewTeamDialog";
+import { TeamPage } from "./features/team-chat/TeamPage";
+import { FatalErrorPanel } from "./shell/FatalErrorPanel";
+import { AgentPage, type AgentTab } from "./features/agents/AgentPage";
+import { WelcomePage } from "./shell/WelcomePage";
+import type { InboxFocus } from "./features/inbox/RequestList";
+import { TrayNotice } from "./features/attention/TrayNotice";
+import { OnboardingPage } from "./features/onboarding/OnboardingPage";
+import { useOnboardingState } from "./features/onboarding/onboardingQueries";
+import { ShortcutsSheet } from "./shell/ShortcutsSheet";
+import { shortcutFor, type ShortcutAction } from "./shell/shortcuts";
 import { learnAppVersion } from "./lib/errorDetails";
-import { useReportInteractive } from "./startup";
+import { useReportInteractive } from "./shell/startup";
 
 // Pages away from the first screen and the chats load when first opened: a lighter start.
-const SettingsPage = lazy(() => import("./pages/SettingsPage").then((m) => ({ default: m.SettingsPage })));
-const MemoryPage = lazy(() => import("./pages/MemoryPage").then((m) => ({ default: m.MemoryPage })));
-const BoardPage = lazy(() => import("./pages/BoardPage").then((m) => ({ default: m.BoardPage })));
-const InboxPage = lazy(() => import("./pages/InboxPage").then((m) => ({ default: m.InboxPage })));
-const RoutinesPage = lazy(() => import("./pages/RoutinesPage").then((m) => ({ default: m.RoutinesPage })));
+const SettingsPage = lazy(() => import("./features/settings/SettingsPage").then((m) => ({ default: m.SettingsPage })));
+const MemoryPage = lazy(() => import("./features/memory/MemoryPage").then((m) => ({ default: m.MemoryPage })));
+const BoardPage = lazy(() => import("./features/board/BoardPage").then((m) => ({ default: m.BoardPage })));
+const InboxPage = lazy(() => import("./features/inbox/InboxPage").then((m) => ({ default: m.InboxPage })));
+const RoutinesPage = lazy(() => import("./features/routines/RoutinesPage").then((m) => ({ default: m.RoutinesPage })));
 
 type Route =
   | { page: "home" }

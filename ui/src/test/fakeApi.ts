@@ -1,6 +1,6 @@
 // An in-memory stand-in for the backend: `fakeApi` holds a fake for every command (typed by
 // commandFakes.ts, so none can be missing), `fakeApiModule` replaces ../api in a test:
-//   vi.mock("../api", async () => (await import("../test/fakeApi")).fakeApiModule);
+//   vi.mock("../api", async () => (await import("./fakeApi")).fakeApiModule);
 import { vi } from "vitest";
 import type { CommandArgs, CommandName } from "../api";
 import type { CommandFakes } from "./commandFakes";
