@@ -7,6 +7,9 @@ export const PROVIDERS: ReadonlyArray<{ value: Provider; label: string; exampleB
   { value: "custom", label: "Custom (OpenAI-compatible)", exampleBaseUrl: "https://api.example.com/v1" },
 ];
 
+/** "OpenAI", "Custom (OpenAI-compatible)"; the id itself for one not listed. */
+export const providerLabel = (provider: string) => PROVIDERS.find((p) => p.value === provider)?.label ?? provider;
+
 /** A placeholder for the base URL field when the backend reports no default. */
 export function exampleBaseUrl(provider: Provider): string {
   return PROVIDERS.find((p) => p.value === provider)?.exampleBaseUrl ?? "";

@@ -1,41 +1,26 @@
-import { useEffect, useState, type FormEvent } from "react";
+import { useEffect, useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
 import { call } from "../../api";
-import type { RuntimeInfo, RuntimeKind, StarterMember, StarterProposal, Team } from "../../bindings";
+import type { RuntimeKind, Team } from "../../bindings";
 import { errorMessage } from "../../errors";
-import { useAgents } from "../agents/agentQueries";
-import { useProviders } from "../settings/settingsQueries";
+import { settingsKeys, useProviders } from "../settings/settingsQueries";
 import { useTeams } from "../team-chat/teamQueries";
-import {
-  proposalKey,
-  useCreateStarterTeam,
-  useFinishOnboarding,
-  useOnboardingState,
-  useStarterProposal,
-} from "./onboardingQueries";
-import { runtimeLabel } from "../../lib/runtimes";
-import { PROVIDERS } from "../../lib/providers";
+import { proposalKey, useFinishOnboarding, useOnboardingState, useStarterProposal } from "./onboardingQueries";
+import { providerLabel } from "../../lib/providers";
 import { ErrorMessage, ErrorWithCode } from "../../components/ErrorMessage";
-import { settingsKeys } from "../settings/settingsQueries";
+import { RuntimeLine, type Probe } from "./RuntimeLine";
+import { ExistingStarterTeam } from "./ExistingStarterTeam";
+import { ProposalForm } from "./ProposalForm";
+import { NothingYet } from "./NothingYet";
 
 /** The CLIs looked for, in the order shown. */
 export const LOOKED_FOR: RuntimeKind[] = ["claude-code", "codex", "hermes", "openclaw"];
-
-type Probe = { state: "looking" } | { state: "done"; info: RuntimeInfo } | { state: "failed"; message: string };
 
 type Props = {
   onCreated: (team: Team) => void;
   onSkip: () => void;
   onOpenSettings: () => void;
 };
-
-const ROLE_LABEL: Record<StarterMember["role"], string> = {
-  leader: "Leader",
-  researcher: "Researcher",
-  builder: "Builder",
-};
-
-const providerLabel = (p: string) => PROVIDERS.find((x) => x.value === p)?.label ?? p;
 
 /**
  * The first-run page: each runtime looked for (with its own progress), the keys stored, and a
@@ -169,182 +154,6 @@ export function OnboardingPage({ onCreated, onSkip, onOpenSettings }: Props) {
         <span className="muted">You can set up a starter team later from Settings.</span>
         <ErrorWithCode error={finish.error} />
       </footer>
-    </div>
-  );
-}
-
-function RuntimeLine({ kind, probe, proposal }: { kind: RuntimeKind; probe?: Probe; proposal?: StarterProposal }) {
-  const label = runtimeLabel(kind);
-  const missing = proposal?.missing.find((m) => m.kind === kind);
-  let status;
-  if (!probe || probe.state === "looking") {
-    status = (
-      <span className="onboarding__status is-looking">
-        <span className="onboarding__spinner" aria-hidden="true" /> Looking…
-      </span>
-    );
-  } else if (probe.state === "failed") {
-    status = <span className="onboarding__status is-missing">Could not check: {probe.message}</span>;
-  } else if (probe.info.found) {
-    status = (
-      <span className="onboarding__status is-found">
-        ✓ {probe.info.version} found
-        {missing && (
-          <span className="muted">
-            {" "}
-            — {missing.reason}. {missing.fix}
-          </span>
-        )}
-        {!missing && kind === "openclaw" && <span className="muted"> — set up per agent (it needs a Gateway)</span>}
-      </span>
-    );
-  } else {
-    status = (
-      <span className="onboarding__status is-missing">
-        {probe.info.problem ?? "Not found"}. Install: <code>{probe.info.installHint}</code>
-      </span>
-    );
-  }
-  return (
-    <li className="onboarding__line" data-testid={`onboarding-runtime-${kind}`}>
-      <span className="onboarding__name">{label}</span>
-      {status}
-    </li>
-  );
-}
-
-function memberRuntime(m: StarterMember): string {
-  if (m.runtime !== "native") return `${runtimeLabel(m.runtime)} (its default model)`;
-  const model = m.model ? ` · ${m.model}` : "";
-  return `Native · ${m.provider ? providerLabel(m.provider) : "no provider"}${model}`;
-}
-
-/** Opened again (from Settings) once the starter team is made: it is made only once, so open it. */
-function ExistingStarterTeam({ team, onOpen }: { team: Team; onOpen: () => void }) {
-  const agents = useAgents();
-  const handles = team.members
-    .map((m) => agents.data?.find((a) => a.id === m.agentId)?.handle)
-    .filter((h): h is string => !!h);
-  return (
-    <div data-testid="onboarding-existing">
-      <p>
-        Your starter team, <strong>{team.name}</strong>, is made
-        {handles.length > 0 && <> ({handles.map((h) => `@${h}`).join(", ")})</>}. It is made only once; for
-        another team, use <em>+ New team</em> in the sidebar.
-      </p>
-      <div className="onboarding__actions">
-        <button type="button" className="button button--primary" onClick={onOpen} data-testid="onboarding-open-existing">
-          Open {team.name}
-        </button>
-      </div>
-    </div>
-  );
-}
-
-function ProposalForm({ proposal, onCreated }: { proposal: StarterProposal; onCreated: (team: Team) => void }) {
-  const create = useCreateStarterTeam();
-  const [teamName, setTeamName] = useState(proposal.teamName);
-  const [model, setModel] = useState("");
-  const [aboutYou, setAboutYou] = useState("");
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    create.mutate(
-      { teamName: teamName.trim() || null, model: model.trim() || null, aboutYou: aboutYou.trim() || null },
-      { onSuccess: onCreated },
-    );
-  };
-  return (
-    <form className="onboarding__form" onSubmit={submit} data-testid="onboarding-proposal">
-      <ul className="onboarding__list">
-        {proposal.members.map((m) => (
-          <li key={m.role} className="onboarding__line" data-testid={`onboarding-member-${m.role}`}>
-            <span className="onboarding__name">
-              {m.name} <span className="muted">@{m.handle}</span>
-            </span>
-            <span className="pill">{ROLE_LABEL[m.role]}</span>
-            <span className="muted">{memberRuntime(m)}</span>
-          </li>
-        ))}
-      </ul>
-      <div className="field">
-        <label htmlFor="onboarding-team-name">Team name</label>
-        <input
-          id="onboarding-team-name"
-          value={teamName}
-          onChange={(e) => setTeamName(e.target.value)}
-          data-testid="onboarding-team-name"
-        />
-      </div>
-      {proposal.needsModel && (
-        <div className="field">
-          <label htmlFor="onboarding-model">Model your endpoint serves</label>
-          <input
-            id="onboarding-model"
-            value={model}
-            placeholder="llama3.1"
-            onChange={(e) => setModel(e.target.value)}
-            data-testid="onboarding-model"
-          />
-        </div>
-      )}
-      <div className="field">
-        <label htmlFor="onboarding-about-you">About you (optional: the team reads it with your messages)</label>
-        <textarea
-          id="onboarding-about-you"
-          rows={2}
-          value={aboutYou}
-          placeholder="I am Ada; I run a tea shop in Leeds."
-          onChange={(e) => setAboutYou(e.target.value)}
-          data-testid="onboarding-about-you"
-        />
-      </div>
-      <ErrorWithCode error={create.error} />
-      <div className="onboarding__actions">
-        <button
-          type="submit"
-          className="button button--primary"
-          disabled={create.isPending}
-          data-testid="onboarding-create"
-        >
-          {create.isPending ? "Creating…" : "Create the team"}
-        </button>
-      </div>
-    </form>
-  );
-}
-
-function NothingYet({
-  proposal,
-  onOpenSettings,
-  onLookAgain,
-}: {
-  proposal: StarterProposal;
-  onOpenSettings: () => void;
-  onLookAgain: () => void;
-}) {
-  return (
-    <div className="onboarding__nothing" data-testid="onboarding-nothing">
-      <p>
-        Nothing here can run an agent yet. Add one of these, then look again; the app works meanwhile (you can write
-        agents' files, plan on the Board, keep memory).
-      </p>
-      <ul className="onboarding__list">
-        {proposal.missing.map((m) => (
-          <li key={m.kind} className="onboarding__line" data-testid={`onboarding-missing-${m.kind}`}>
-            <span className="onboarding__name">{m.label}</span>
-            <span className="muted">{m.reason}:</span>
-            {m.fix.startsWith("npm ") || m.fix.startsWith("pipx ") ? <code>{m.fix}</code> : <span>{m.fix}</span>}
-          </li>
-        ))}
-      </ul>
-      <div className="onboarding__actions">
-        <button type="button" className="button button--primary" onClick={onOpenSettings} data-testid="onboarding-add-key">
-          Add an API key
-        </button>
-        <button type="button" className="button" onClick={onLookAgain} data-testid="onboarding-look-again">
-          Look again
-        </button>
-      </div>
     </div>
   );
 }
