@@ -3,17 +3,13 @@ import type { Agent, AgentPatch, NetworkAccess, SandboxSettings } from "../../bi
 import { errorCode, errorMessage } from "../../errors";
 import { useSandboxInfo } from "./sandboxQueries";
 import { useUpdateAgent } from "../agents/agentQueries";
-import {
-  addHosts,
-  groupSuggestedHosts,
-  hostsFromText,
-  hostsToText,
-  NETWORK_CHOICES,
-  sameSandbox,
-} from "./sandbox";
-import { ConfirmDialog } from "../../components/ConfirmDialog";
+import { hostsFromText, hostsToText, sameSandbox } from "./sandbox";
 import { ErrorMessage } from "../../components/ErrorMessage";
 import { ShieldIcon } from "./ShieldIcon";
+import { AllowedHostsField } from "./AllowedHostsField";
+import { UnconfinedConfirm } from "./UnconfinedConfirm";
+import { UnconfinedSwitch } from "./UnconfinedSwitch";
+import { NetworkChoices } from "./NetworkChoices";
 
 /** The element the "Sandbox settings" links scroll to. */
 export const SANDBOX_SECTION_ID = "agent-sandbox";
@@ -120,8 +116,6 @@ export function SandboxFields({ agent, focusKey }: Props) {
     );
   }
 
-  const groups = groupSuggestedHosts(info.data?.suggestedHosts ?? []);
-  const listed = new Set(wanted.allowedHosts.map((h) => h.toLowerCase()));
   const code = update.error ? errorCode(update.error) : null;
   // A refused host list is the user's to fix: said plainly, by the list.
   const hostsError = code === "invalid_input" ? errorMessage(update.error) : null;
@@ -144,78 +138,26 @@ export function SandboxFields({ agent, focusKey }: Props) {
         rest of your files, and reach only what the Network setting allows.
       </p>
 
-      <div className="sandbox-fields__network" role="radiogroup" aria-label="Network" data-testid="sandbox-network">
-        <span className="sandbox-fields__label">Network</span>
-        {!saved.confined && (
-          <p className="field__hint" data-testid="sandbox-network-off">
-            Applies when the sandbox is on. Without it the agent reaches any host directly.
-          </p>
-        )}
-        {NETWORK_CHOICES.map((choice) => (
-          <label key={choice.value} className={`sandbox-choice ${network === choice.value ? "is-checked" : ""}`}>
-            <input
-              type="radio"
-              name={`${id}-network`}
-              value={choice.value}
-              checked={network === choice.value}
-              disabled={update.isPending || !saved.confined}
-              onChange={() => edit(() => setNetwork(choice.value))}
-              data-testid={`sandbox-network-${choice.value}`}
-            />
-            <span className="sandbox-choice__text">
-              <span className="sandbox-choice__label">{choice.label}</span>
-              <span className="sandbox-choice__hint">{choice.hint}</span>
-            </span>
-          </label>
-        ))}
-      </div>
+      <NetworkChoices
+        name={`${id}-network`}
+        network={network}
+        confined={saved.confined}
+        disabled={update.isPending}
+        onChange={(choice) => edit(() => setNetwork(choice))}
+      />
 
       {network === "hosts" && saved.confined && (
-        <div className="field sandbox-hosts">
-          <label htmlFor={`${id}-hosts`}>Allowed hosts</label>
-          <textarea
-            id={`${id}-hosts`}
-            rows={Math.min(8, Math.max(3, wanted.allowedHosts.length + 1))}
-            value={hostsText}
-            onChange={(e) => edit(() => setHostsText(e.target.value))}
-            placeholder={"registry.npmjs.org\n*.example.com"}
-            spellCheck={false}
-            autoComplete="off"
-            aria-invalid={hostsError ? true : undefined}
-            aria-describedby={`${id}-hosts-hint`}
-            disabled={update.isPending}
-            data-testid="sandbox-hosts-input"
-          />
-          <p className="field__hint" id={`${id}-hosts-hint`}>
-            One host a line, like registry.npmjs.org; *.example.com allows its subdomains. No https://, path or port.
-          </p>
-          {groups.length > 0 && (
-            <div className="sandbox-hosts__suggested" data-testid="sandbox-suggested">
-              {groups.map((g) => {
-                const added = g.hosts.every((h) => listed.has(h));
-                return (
-                  <button
-                    key={g.label}
-                    type="button"
-                    className="button button--small"
-                    disabled={added || update.isPending}
-                    title={g.hosts.join(", ")}
-                    onClick={() => edit(() => setHostsText((text) => addHosts(text, g.hosts)))}
-                    data-testid={`sandbox-add-${g.label}`}
-                  >
-                    {added ? `${g.label} added` : `Add ${g.label}`}
-                  </button>
-                );
-              })}
-            </div>
-          )}
-          {touched && noHosts && <p className="field__error">List at least one host, or choose Clawboo only.</p>}
-          {hostsError && (
-            <p className="field__error" role="alert" data-testid="sandbox-hosts-error">
-              {hostsError}
-            </p>
-          )}
-        </div>
+        <AllowedHostsField
+          id={id}
+          hostsText={hostsText}
+          allowedHosts={wanted.allowedHosts}
+          suggestedHosts={info.data?.suggestedHosts ?? []}
+          disabled={update.isPending}
+          touched={touched}
+          noHosts={noHosts}
+          hostsError={hostsError}
+          onChange={(text) => edit(() => setHostsText(text))}
+        />
       )}
       {hostsError && network !== "hosts" && (
         <p className="field__error" role="alert" data-testid="sandbox-hosts-error">
@@ -254,47 +196,23 @@ export function SandboxFields({ agent, focusKey }: Props) {
         )}
       </div>
 
-      <div className={`sandbox-off ${saved.confined ? "" : "is-on"}`}>
-        <label className="switch">
-          <input
-            type="checkbox"
-            role="switch"
-            checked={!saved.confined}
-            aria-checked={!saved.confined}
-            disabled={update.isPending}
-            onChange={(e) => {
-              if (update.error) update.reset();
-              setSavedNotice(null);
-              // Off asks first; back on needs no confirmation.
-              if (e.target.checked) setConfirmingOff(true);
-              else save({ ...saved, confined: true }, "confined");
-            }}
-            data-testid="sandbox-unconfined-switch"
-          />
-          <span className="switch__track" aria-hidden="true" />
-          <span className="switch__label">Run without the sandbox</span>
-        </label>
-        <p className="field__hint">
-          {saved.confined
-            ? "Only for an agent you trust with your whole account."
-            : "This agent runs with your whole account: it can read and change your files, use your keys and " +
-              "sign-ins, and reach any host. Turn this off to sandbox it again."}
-        </p>
-        {savedNotice === "confined" && (
-          <span className="saved-notice" role="status" data-testid="sandbox-confined-saved">
-            {saved.confined ? "The sandbox is on again" : "Saved"}
-          </span>
-        )}
-      </div>
+      <UnconfinedSwitch
+        confined={saved.confined}
+        disabled={update.isPending}
+        saved={savedNotice === "confined"}
+        onChange={(unconfined) => {
+          if (update.error) update.reset();
+          setSavedNotice(null);
+          // Off asks first; back on needs no confirmation.
+          if (unconfined) setConfirmingOff(true);
+          else save({ ...saved, confined: true }, "confined");
+        }}
+      />
       <ErrorMessage message={otherError && !confirmingOff ? otherError : null} code={code} />
 
       {confirmingOff && (
-        <ConfirmDialog
-          title={`Run @${agent.handle} without the sandbox?`}
-          confirmLabel="Run without the sandbox"
-          confirmTestId="confirm-unconfined"
-          cancelLabel="Keep the sandbox"
-          cancelTestId="cancel-unconfined"
+        <UnconfinedConfirm
+          agent={agent}
           busy={update.isPending}
           error={update.error ? errorMessage(update.error) : null}
           onCancel={() => {
@@ -302,25 +220,7 @@ export function SandboxFields({ agent, focusKey }: Props) {
             update.reset();
           }}
           onConfirm={() => save({ ...saved, confined: false }, "confined", () => setConfirmingOff(false))}
-        >
-          <p>
-            Without Clawboo's sandbox, <strong>{agent.name}</strong> runs with your whole account, as if you ran its
-            programs yourself:
-          </p>
-          <ul className="sandbox-risks">
-            <li>
-              <strong>Files</strong>: it can read, change and delete any file you can, not only its own folder.
-            </li>
-            <li>
-              <strong>Keys</strong>: it can use the keys and sign-ins on this machine (SSH keys, cloud and API
-              credentials, browser data).
-            </li>
-            <li>
-              <strong>Network</strong>: it can reach any host; the Network setting no longer applies.
-            </li>
-          </ul>
-          <p>It shows a red “unconfined” badge wherever it appears. You can turn the sandbox back on here at any time.</p>
-        </ConfirmDialog>
+        />
       )}
     </fieldset>
   );
