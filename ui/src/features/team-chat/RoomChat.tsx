@@ -1,5 +1,5 @@
-import { useMemo, useState, type CSSProperties } from "react";
-import type { Agent, RoomMessage, RunSummary, Team, Room } from "../../bindings";
+import { useMemo, useState } from "react";
+import type { RunSummary, Team, Room } from "../../bindings";
 import { useAgents } from "../agents/agentQueries";
 import {
   flattenPages,
@@ -8,22 +8,19 @@ import {
   useSendTeamMessage,
   useStopTeam,
 } from "./roomQueries";
-import { useRunActivity } from "../activity/runActivity";
 import { useOpenRequests } from "../attention/attentionQueries";
 import { errorMessage } from "../../errors";
-import { RUN_STATUS_LABELS } from "../chat/chat";
 import { ErrorMessage } from "../../components/ErrorMessage";
 import { ChatComposer } from "../chat/ChatComposer";
 import { ActivityCard } from "../activity/ActivityCard";
-import { Markdown } from "../../components/Markdown";
 import { Timeline } from "../../components/Timeline";
-import { TintDot } from "../../components/TintDot";
-import { UnconfinedBadge } from "../sandbox/UnconfinedBadge";
 import { RunContextViewer } from "../run-context/RunContextViewer";
 import { PeerRoomViewer } from "./PeerRoomViewer";
+import { RoomMessageRow } from "./RoomMessageRow";
+import { RoomLiveReply } from "./RoomLiveReply";
+import { RoomRunPicker } from "./RoomRunPicker";
 
 type Props = { team: Team; room: Room };
-
 
 /** Drafts by room, kept while the user looks elsewhere. */
 const drafts = new Map<string, string>();
@@ -110,13 +107,13 @@ export function RoomChat({ team, room }: Props) {
               running.length > 0 ? (
                 <>
                   {running.map((run) => (
-                    <LiveReply key={run.id} run={run} agent={agentOf(run.agentId)} />
+                    <RoomLiveReply key={run.id} run={run} agent={agentOf(run.agentId)} />
                   ))}
                 </>
               ) : undefined
             }
             renderItem={(message) => (
-              <MessageRow
+              <RoomMessageRow
                 message={message}
                 run={message.runId ? runById.get(message.runId) : undefined}
                 agentOf={agentOf}
@@ -140,7 +137,7 @@ export function RoomChat({ team, room }: Props) {
         />
       </section>
       <aside className="room-activity" aria-label="Runs in this room">
-        <RunPicker runs={runs.data ?? []} shown={shownRun} handle={handle} onPick={setSelectedRun} />
+        <RoomRunPicker runs={runs.data ?? []} shown={shownRun} handle={handle} onPick={setSelectedRun} />
         <ActivityCard run={shownRun} />
       </aside>
       {seeing && <RunContextViewer runId={seeing.runId} who={seeing.who} onClose={() => setSeeing(null)} />}
@@ -148,162 +145,5 @@ export function RoomChat({ team, room }: Props) {
         <PeerRoomViewer teamId={team.id} teamName={team.name} agents={agents} onClose={() => setPeerOpen(false)} />
       )}
     </div>
-  );
-}
-
-type RowProps = {
-  message: RoomMessage;
-  run: RunSummary | undefined;
-  agentOf: (id: string | null | undefined) => Agent | undefined;
-  handle: (id: string | null | undefined) => string;
-  /** The reply asks the user something still open in the Inbox. */
-  askedYou: boolean;
-  onSee: (runId: string, agentId: string | null | undefined) => void;
-  onSelectRun: (runId: string) => void;
-};
-
-function MessageRow({ message, run, agentOf, handle, askedYou, onSee, onSelectRun }: RowProps) {
-  const author = agentOf(message.authorId);
-  const see = (runId: string | null, agentId: string | null | undefined, label: string) =>
-    runId && (
-      <button type="button" className="link-button" onClick={() => onSee(runId, agentId)} data-testid="see-context">
-        {label}
-      </button>
-    );
-  switch (message.kind) {
-    case "user":
-      return (
-        <div className="chat-row chat-row--user" data-testid="room-message-user">
-          <div className="chat-bubble">{message.content}</div>
-        </div>
-      );
-    case "notice":
-      return (
-        <p className="room-notice" data-testid="room-notice">
-          {message.content}
-        </p>
-      );
-    case "reply":
-      return (
-        <div
-          className="chat-row chat-row--assistant"
-          style={{ "--agent-tint": author?.tint } as CSSProperties}
-          data-testid="room-message-reply"
-        >
-          <div className="chat-bubble chat-bubble--markdown">
-            <header className="room-author">
-              {author && <TintDot tint={author.tint} />}
-              <strong>{author?.name ?? "A former member"}</strong>
-              <span className="muted">{handle(message.authorId)}</span>
-              <UnconfinedBadge agent={author} />
-              {askedYou && (
-                <span
-                  className="asked-you"
-                  title="Waiting for your answer: reply here, or answer in the Inbox."
-                  data-testid={`asked-you-${message.id}`}
-                >
-                  asked you
-                </span>
-              )}
-            </header>
-            <Markdown text={message.content} />
-            <footer className="room-meta">
-              {see(message.runId, message.authorId, `What ${handle(message.authorId)} saw`)}
-            </footer>
-          </div>
-        </div>
-      );
-    case "handoff":
-      return (
-        <div className="room-card room-card--handoff" data-testid="handoff-card">
-          <header>
-            <span>
-              {handle(message.authorId)} → <strong>{handle(message.targetId)}</strong>
-            </span>
-            <button
-              type="button"
-              className={`run-status run-status--${run?.status ?? "queued"}`}
-              onClick={() => run && onSelectRun(run.id)}
-              disabled={!run}
-            >
-              {run ? RUN_STATUS_LABELS[run.status] : "Waiting to start"}
-            </button>
-          </header>
-          <p className="room-card__label">Task, exactly as {handle(message.targetId)} received it</p>
-          <pre className="room-card__text" data-testid="handoff-task">
-            {message.content}
-          </pre>
-          <footer className="room-meta">{see(message.runId, message.targetId, `What ${handle(message.targetId)} saw`)}</footer>
-        </div>
-      );
-    case "batch":
-      return (
-        <div className="room-card room-card--batch" data-testid="batch-card">
-          <header>
-            <span>
-              Results for <strong>{handle(message.authorId)}</strong>, in one batch
-            </span>
-          </header>
-          <details>
-            <summary>The message {handle(message.authorId)} received</summary>
-            <pre className="room-card__text">{message.content}</pre>
-          </details>
-          <footer className="room-meta">{see(message.runId, message.authorId, `What ${handle(message.authorId)} saw`)}</footer>
-        </div>
-      );
-  }
-}
-
-/** A run's reply as it streams. */
-function LiveReply({ run, agent }: { run: RunSummary; agent: Agent | undefined }) {
-  const { activity } = useRunActivity(run.id);
-  return (
-    <div
-      className="chat-row chat-row--assistant is-streaming"
-      style={{ "--agent-tint": agent?.tint } as CSSProperties}
-      data-testid="room-live-reply"
-    >
-      <div className="chat-bubble chat-bubble--markdown">
-        <header className="room-author">
-          {agent && <TintDot tint={agent.tint} />}
-          <strong>{agent?.name ?? "Agent"}</strong>
-          <UnconfinedBadge agent={agent} />
-          <span className="muted">is working…</span>
-        </header>
-        {activity.text ? <Markdown text={activity.text} /> : <span className="typing" aria-label="working" />}
-      </div>
-    </div>
-  );
-}
-
-type PickerProps = {
-  runs: readonly RunSummary[];
-  shown: RunSummary | null;
-  handle: (id: string) => string;
-  onPick: (runId: string) => void;
-};
-
-/** Every run of the room, newest first; the chosen one's activity shows below. */
-function RunPicker({ runs, shown, handle, onPick }: PickerProps) {
-  if (runs.length === 0) return null;
-  return (
-    <ol className="run-picker" data-testid="room-runs">
-      {runs
-        .slice()
-        .reverse()
-        .slice(0, 12)
-        .map((run) => (
-          <li key={run.id}>
-            <button
-              type="button"
-              className={`run-picker__item${shown?.id === run.id ? " is-selected" : ""}`}
-              onClick={() => onPick(run.id)}
-            >
-              <span>{handle(run.agentId)}</span>
-              <span className={`run-status run-status--${run.status}`}>{RUN_STATUS_LABELS[run.status]}</span>
-            </button>
-          </li>
-        ))}
-    </ol>
   );
 }
