@@ -19,6 +19,8 @@ import { Modal } from "../../components/Modal";
 import { useToasts } from "../../components/Toasts";
 import { errorCode, errorMessage } from "../../errors";
 import { cardRef, inColumn, positionBetween } from "./board";
+import { BoardFilters } from "./BoardFilters";
+import { BlockReasonDialog } from "./BlockReasonDialog";
 
 type Props = {
   teams: Team[];
@@ -88,9 +90,6 @@ export function BoardPage({ teams, agents, openCardId: openId, onOpenCard: setOp
     moveCard(card, to, position);
   };
 
-  const setFilterField = (field: keyof CardFilter, value: string) =>
-    setFilter((f) => ({ ...f, [field]: value === "" ? null : value }));
-
   return (
     <div className="board-page" data-testid="board-page">
       <header className="board-page__header">
@@ -98,55 +97,14 @@ export function BoardPage({ teams, agents, openCardId: openId, onOpenCard: setOp
           <h1 className="page-title">Board</h1>
           <p className="muted">Work your agents take on, from your hands or a leader&apos;s hand-off.</p>
         </div>
-        <div className="board-page__filters">
-          <select
-            aria-label="Team"
-            value={filter.teamId ?? ""}
-            onChange={(e) => setFilterField("teamId", e.target.value)}
-            data-testid="board-filter-team"
-          >
-            <option value="">All teams</option>
-            {teams.map((t) => (
-              <option key={t.id} value={t.id}>
-                {t.name}
-              </option>
-            ))}
-          </select>
-          <select
-            aria-label="Agent"
-            value={filter.assigneeId ?? ""}
-            onChange={(e) => setFilterField("assigneeId", e.target.value)}
-            data-testid="board-filter-agent"
-          >
-            <option value="">All agents</option>
-            {agents.map((a) => (
-              <option key={a.id} value={a.id}>
-                @{a.handle}
-              </option>
-            ))}
-          </select>
-          <select
-            aria-label="Status"
-            value={filter.status ?? ""}
-            onChange={(e) => setFilterField("status", e.target.value)}
-            data-testid="board-filter-status"
-          >
-            <option value="">All columns</option>
-            {(columns.data ?? []).map((c) => (
-              <option key={c.status} value={c.status}>
-                {c.label}
-              </option>
-            ))}
-          </select>
-          <button
-            type="button"
-            className="button button--primary"
-            onClick={() => setCreating(true)}
-            data-testid="board-new-card"
-          >
-            New card
-          </button>
-        </div>
+        <BoardFilters
+          filter={filter}
+          teams={teams}
+          agents={agents}
+          columns={columns.data ?? []}
+          onChange={setFilter}
+          onNew={() => setCreating(true)}
+        />
       </header>
       <ErrorMessage message={cards.error ? errorMessage(cards.error) : null} />
       <DndContext
@@ -240,47 +198,4 @@ function spendByCard(traces: TaskTrace[]): Map<string, CardSpend> {
     spend.set(t.cardId, s);
   }
   return spend;
-}
-
-function BlockReasonDialog({
-  card,
-  onBlock,
-  onCancel,
-}: {
-  card: Card;
-  onBlock: (reason: string) => void;
-  onCancel: () => void;
-}) {
-  const [reason, setReason] = useState("");
-  return (
-    <Modal title={`Why is ${cardRef(card)} blocked?`} onClose={onCancel} testId="block-reason-dialog">
-      <form
-        className="form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          if (reason.trim()) onBlock(reason.trim());
-        }}
-      >
-        <div className="field">
-          <label htmlFor="block-reason">Reason</label>
-          <input
-            id="block-reason"
-            value={reason}
-            onChange={(e) => setReason(e.target.value)}
-            placeholder="Waiting for the supplier's price list"
-            data-testid="block-reason-input"
-          />
-          <p className="field__hint">The assignee and anyone opening the card sees it.</p>
-        </div>
-        <div className="modal__actions">
-          <button type="button" className="button" onClick={onCancel}>
-            Cancel
-          </button>
-          <button type="submit" className="button button--primary" disabled={!reason.trim()} data-testid="block-confirm">
-            Block
-          </button>
-        </div>
-      </form>
-    </Modal>
-  );
 }
