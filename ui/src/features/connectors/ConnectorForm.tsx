@@ -1,81 +1,8 @@
 import { useState, type FormEvent } from "react";
-import type { Agent, Connector, ConnectorEntryInput, ConnectorInput, ConnectorKind } from "../../bindings";
+import type { Agent, Connector } from "../../bindings";
 import { ErrorWithCode } from "../../components/ErrorMessage";
-
-/** One env variable (stdio) or header (HTTP) as edited. A secret's `value` is what the user typed
- * now: empty keeps the stored secret (`wasSet`). */
-export type EntryDraft = { key: string; value: string; secret: boolean; wasSet: boolean };
-
-export type ConnectorDraft = {
-  name: string;
-  kind: ConnectorKind;
-  command: string;
-  /** One argument per line. */
-  args: string;
-  url: string;
-  entries: EntryDraft[];
-  enabled: boolean;
-  sharedWith: string[];
-};
-
-/** The engine's name rule (src-tauri/engine/src/connectors/validate.rs). */
-const NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
-
-export function draftOf(connector: Connector | null): ConnectorDraft {
-  if (!connector) {
-    return { name: "", kind: "stdio", command: "", args: "", url: "", entries: [], enabled: true, sharedWith: [] };
-  }
-  return {
-    name: connector.name,
-    kind: connector.kind,
-    command: connector.command,
-    args: connector.args.join("\n"),
-    url: connector.url,
-    entries: connector.entries.map((e) => ({ key: e.key, value: e.value ?? "", secret: e.secret, wasSet: e.isSet })),
-    enabled: connector.enabled,
-    sharedWith: connector.sharedWith,
-  };
-}
-
-/** What the form finds wrong before sending (the engine checks again). */
-export function draftProblem(draft: ConnectorDraft): string | null {
-  const name = draft.name.trim();
-  if (!name) return "Give the connector a name.";
-  if (!NAME_PATTERN.test(name)) return "Use lowercase letters a-z, digits, _ and -, starting with a letter or digit.";
-  if (name.startsWith("clawboo")) return "Names starting with \"clawboo\" are Clawboo's own.";
-  if (draft.kind === "stdio" && !draft.command.trim()) return "Enter the command that starts the MCP server.";
-  if (draft.kind === "http" && !/^https?:\/\/[^\s/]+/.test(draft.url.trim())) {
-    return "Enter a URL starting with http:// or https://.";
-  }
-  const keys = draft.entries.map((e) => e.key.trim().toLowerCase());
-  if (keys.some((k) => !k)) return "Every row needs a name.";
-  if (new Set(keys).size !== keys.length) return "A name is given twice.";
-  return null;
-}
-
-/** The input the engine takes: a secret left empty is sent without a value (kept as stored). */
-export function inputOf(draft: ConnectorDraft): ConnectorInput {
-  const entries: ConnectorEntryInput[] = draft.entries.map((e) => ({
-    key: e.key.trim(),
-    value: e.secret && e.value === "" ? null : e.value,
-    secret: e.secret,
-  }));
-  return {
-    name: draft.name.trim(),
-    kind: draft.kind,
-    command: draft.kind === "stdio" ? draft.command.trim() : "",
-    args:
-      draft.kind === "stdio"
-        ? draft.args
-            .split("\n")
-            .map((a) => a.trim())
-            .filter((a) => a !== "")
-        : [],
-    url: draft.kind === "http" ? draft.url.trim() : "",
-    entries,
-    enabled: draft.enabled,
-  };
-}
+import { draftOf, draftProblem, type ConnectorDraft } from "./connectorDraft";
+import { ConnectorEntriesField } from "./ConnectorEntriesField";
 
 type Props = {
   initial: Connector | null;
@@ -93,9 +20,6 @@ export function ConnectorForm({ initial, agents, busy, error, onSave, onCancel }
   const [touched, setTouched] = useState(false);
   const problem = draftProblem(draft);
   const set = (patch: Partial<ConnectorDraft>) => setDraft((d) => ({ ...d, ...patch }));
-  const setEntry = (i: number, patch: Partial<EntryDraft>) =>
-    set({ entries: draft.entries.map((e, j) => (j === i ? { ...e, ...patch } : e)) });
-  const rowLabel = draft.kind === "stdio" ? "Environment variables" : "Headers";
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -166,56 +90,7 @@ export function ConnectorForm({ initial, agents, busy, error, onSave, onCancel }
           />
         </div>
       )}
-      <fieldset className="connector-form__entries">
-        <legend>{rowLabel}</legend>
-        {draft.entries.map((entry, i) => (
-          <div className="connector-form__entry" key={i} data-testid={`connector-entry-${i}`}>
-            <input
-              aria-label={`${rowLabel} ${i + 1} name`}
-              value={entry.key}
-              onChange={(e) => setEntry(i, { key: e.target.value })}
-              placeholder={draft.kind === "stdio" ? "API_TOKEN" : "Authorization"}
-              data-testid={`connector-entry-key-${i}`}
-            />
-            <input
-              aria-label={`${rowLabel} ${i + 1} value`}
-              type={entry.secret ? "password" : "text"}
-              value={entry.value}
-              onChange={(e) => setEntry(i, { value: e.target.value })}
-              placeholder={entry.secret ? (entry.wasSet ? "Set (type to replace)" : "Not set") : ""}
-              autoComplete="off"
-              data-testid={`connector-entry-value-${i}`}
-            />
-            <label className="connector-form__secret">
-              <input
-                type="checkbox"
-                checked={entry.secret}
-                onChange={(e) => setEntry(i, { secret: e.target.checked, value: "", wasSet: false })}
-                data-testid={`connector-entry-secret-${i}`}
-              />{" "}
-              Secret
-            </label>
-            <button
-              type="button"
-              className="button button--small"
-              onClick={() => set({ entries: draft.entries.filter((_, j) => j !== i) })}
-              aria-label={`Remove ${entry.key || "row"}`}
-              data-testid={`connector-entry-remove-${i}`}
-            >
-              Remove
-            </button>
-          </div>
-        ))}
-        <button
-          type="button"
-          className="button button--small"
-          onClick={() => set({ entries: [...draft.entries, { key: "", value: "", secret: false, wasSet: false }] })}
-          data-testid="connector-entry-add"
-        >
-          Add {draft.kind === "stdio" ? "variable" : "header"}
-        </button>
-        <p className="muted">Secrets go to your system keychain and are never shown again.</p>
-      </fieldset>
+      <ConnectorEntriesField kind={draft.kind} entries={draft.entries} onChange={(entries) => set({ entries })} />
       <fieldset className="connector-form__shares">
         <legend>Shared with</legend>
         {agents.length === 0 && <p className="muted">No agents yet.</p>}

@@ -3,7 +3,7 @@ import { screen, waitFor, within } from "@testing-library/react";
 import { fakeApi, resetBackend, seedAgent } from "../../test/fakeApi";
 import { connectors, resetConnectors, seedConnector } from "../../test/fakeConnectors";
 import { openAgentProfile, renderApp } from "../../test/helpers";
-import { draftProblem, draftOf, inputOf } from "./ConnectorForm";
+import { draftProblem, draftOf, inputOf } from "./connectorDraft";
 
 vi.mock("../../api", async () => (await import("../../test/fakeApi")).fakeApiModule);
 

@@ -12,7 +12,8 @@ import {
 } from "./connectorQueries";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { ErrorWithCode } from "../../components/ErrorMessage";
-import { ConnectorForm, inputOf, type ConnectorDraft } from "./ConnectorForm";
+import { ConnectorForm } from "./ConnectorForm";
+import { inputOf, type ConnectorDraft } from "./connectorDraft";
 
 /** What keeps a connector from starting, as far as Settings can tell: its unset secrets. */
 export function connectorWarning(connector: Connector): string | null {
