@@ -3,7 +3,7 @@
 //
 // - start → first interactive screen: the app launched directly (no WebDriver) on a seeded data
 //   dir with CLAWBOO_STARTUP_REPORT=1; the UI reports once the sidebar has rendered with its data
-//   and a frame is painted (ui/src/startup.ts), the shell prints it to stderr. Timed here from
+//   and a frame is painted (ui/src/shell/startup.ts), the shell prints it to stderr. Timed here from
 //   spawn to that line; the first launch of the run is quoted apart (cold-ish; with BENCH_COLD=1
 //   and root, the page cache is dropped before it: cold), the rest warm.
 // - idle memory: PSS summed over the app's process tree (the app, WebKit's network and web

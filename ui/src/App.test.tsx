@@ -1,10 +1,11 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { act, screen, waitFor, within } from "@testing-library/react";
 import { ClawbooError } from "./errors";
-import { backend, fakeApi, resetBackend, seedAgent } from "./test/fakeApi";
+import { fakeApi, resetBackend, seedAgent } from "./test/fakeApi";
+import { emit, listenerCount } from "./test/fakeEvents";
 import { openAgentProfile, renderApp } from "./test/helpers";
 
-vi.mock("./api", async () => (await import("./test/fakeApi")).fakeApi);
+vi.mock("./api", async () => (await import("./test/fakeApi")).fakeApiModule);
 
 beforeEach(() => resetBackend());
 
@@ -32,9 +33,9 @@ describe("App shell", () => {
   it("refetches the agent list on agentsChanged", async () => {
     renderApp();
     await screen.findByText("No agents yet.");
-    await waitFor(() => expect(backend.agentListeners.size).toBe(1));
+    await waitFor(() => expect(listenerCount("agentsChanged")).toBe(1));
     seedAgent({ name: "Late", handle: "late" });
-    act(() => backend.agentListeners.forEach((cb) => cb()));
+    act(() => emit("agentsChanged", null));
     expect(await screen.findByTestId("agent-item-late")).toBeTruthy();
   });
 

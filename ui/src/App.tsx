@@ -1,54 +1,28 @@
-import { lazy, Suspense, useEffect, useState } from "react";
+import { Suspense, useEffect, useState } from "react";
 import { QueryClientProvider } from "@tanstack/react-query";
-import type { Agent, AttentionRequest, Team, Viewing } from "./api";
-import { createQueryClient, useAgents, useTeams } from "./queries";
-import { useReportViewing, useTrayState } from "./attentionQueries";
-import { useBackendEvents, useShellEvents } from "./backendEvents";
-import { useRoomEvents } from "./roomQueries";
-import { FileSessionContext, FileSessionStore, useFileSessionStore } from "./fileSessions";
-import { RunActivityContext, RunActivityStore } from "./runActivity";
+import type { Agent, Team, Viewing } from "./bindings";
+import { createQueryClient } from "./lib/queryClient";
+import { useAgents } from "./features/agents/agentQueries";
+import { useTeams } from "./features/team-chat/teamQueries";
+import { useReportViewing, useTrayState } from "./features/attention/attentionQueries";
+import { useBackendEvents, useShellEvents } from "./shell/backendEvents";
+import { useRoomEvents } from "./features/team-chat/roomQueries";
+import { FileSessionContext, FileSessionStore, useFileSessionStore } from "./features/agent-files/fileSessions";
+import { RunActivityContext, RunActivityStore } from "./features/activity/runActivity";
 import { errorCode, errorMessage, type ClawbooError } from "./errors";
 import { ToastProvider, useToasts } from "./components/Toasts";
-import { Sidebar } from "./components/Sidebar";
-import { NewAgentDialog } from "./components/NewAgentDialog";
-import { NewTeamDialog } from "./components/NewTeamDialog";
-import { TeamPage } from "./pages/TeamPage";
-import { FatalErrorPanel } from "./components/FatalErrorPanel";
-import { AgentPage, type AgentTab } from "./pages/AgentPage";
-import { WelcomePage } from "./pages/WelcomePage";
-import type { InboxFocus } from "./components/attention/RequestList";
-import { TrayNotice } from "./components/attention/TrayNotice";
-import { OnboardingPage } from "./pages/OnboardingPage";
-import { useOnboardingState } from "./onboardingQueries";
-import { ShortcutsSheet } from "./components/ShortcutsSheet";
-import { shortcutFor, type ShortcutAction } from "./lib/shortcuts";
+import { Sidebar } from "./shell/Sidebar";
+import { NewAgentDialog } from "./features/agents/NewAgentDialog";
+import { NewTeamDialog } from "./features/team-chat/NewTeamDialog";
+import { FatalErrorPanel } from "./shell/FatalErrorPanel";
+import { TrayNotice } from "./features/attention/TrayNotice";
+import { useOnboardingState } from "./features/onboarding/onboardingQueries";
+import { ShortcutsSheet } from "./shell/ShortcutsSheet";
+import { useShortcuts } from "./shell/useShortcuts";
+import { MainView } from "./shell/MainView";
+import type { Route } from "./shell/route";
 import { learnAppVersion } from "./lib/errorDetails";
-import { useReportInteractive } from "./startup";
-
-// Pages away from the first screen and the chats load when first opened: a lighter start.
-const SettingsPage = lazy(() => import("./pages/SettingsPage").then((m) => ({ default: m.SettingsPage })));
-const MemoryPage = lazy(() => import("./pages/MemoryPage").then((m) => ({ default: m.MemoryPage })));
-const BoardPage = lazy(() => import("./pages/BoardPage").then((m) => ({ default: m.BoardPage })));
-const InboxPage = lazy(() => import("./pages/InboxPage").then((m) => ({ default: m.InboxPage })));
-const RoutinesPage = lazy(() => import("./pages/RoutinesPage").then((m) => ({ default: m.RoutinesPage })));
-
-type Route =
-  | { page: "home" }
-  | { page: "onboarding" }
-  | { page: "agent"; agentId: string; tab: AgentTab }
-  | { page: "team"; teamId: string; roomId: string | null }
-  | { page: "settings"; section?: "keys" }
-  | { page: "memory" }
-  | { page: "routines" }
-  | { page: "board"; cardId: string | null }
-  | { page: "inbox"; focus: InboxFocus | null };
-
-/** Where a request came from: its team's room, its agent's chat, or its card on the Board. */
-function sourceRoute(request: AttentionRequest): Route {
-  if (request.origin === "team" && request.teamId) return { page: "team", teamId: request.teamId, roomId: request.roomId };
-  if (request.origin === "card" && request.cardId) return { page: "board", cardId: request.cardId };
-  return { page: "agent", agentId: request.agentId, tab: "chat" };
-}
+import { useReportInteractive } from "./shell/startup";
 
 function Shell() {
   const agents = useAgents();
@@ -63,28 +37,12 @@ function Shell() {
   const onboarding = useOnboardingState();
   const [shortcutsOpen, setShortcutsOpen] = useState(false);
 
-  useEffect(() => {
-    const routes: Partial<Record<ShortcutAction, Route>> = {
-      settings: { page: "settings" },
-      inbox: { page: "inbox", focus: null },
-      board: { page: "board", cardId: null },
-      memory: { page: "memory" },
-      routines: { page: "routines" },
-    };
-    const onKey = (e: KeyboardEvent) => {
-      const action = shortcutFor(e);
-      if (!action) return;
-      // A dialog open keeps the keyboard (Esc closes it first).
-      if (document.querySelector('[aria-modal="true"]')) return;
-      e.preventDefault();
-      if (action === "shortcuts") setShortcutsOpen(true);
-      else if (action === "new-agent") setCreating(true);
-      else if (action === "new-team") setCreatingTeam(true);
-      else if (routes[action]) setRoute(routes[action]);
-    };
-    document.addEventListener("keydown", onKey);
-    return () => document.removeEventListener("keydown", onKey);
-  }, []);
+  useShortcuts({
+    onShortcuts: () => setShortcutsOpen(true),
+    onNewAgent: () => setCreating(true),
+    onNewTeam: () => setCreatingTeam(true),
+    onRoute: setRoute,
+  });
 
   const liveUpdatesFailed = (e: unknown) => toasts.error(`Live updates are unavailable: ${errorMessage(e)}`, errorCode(e));
   useBackendEvents(liveUpdatesFailed);
@@ -139,76 +97,6 @@ function Shell() {
   const firstRun =
     !!onboarding.data?.firstRun && teams.data?.length === 0 && (agents.data?.length ?? 0) <= 1;
 
-  let main;
-  if (route.page === "onboarding" || (route.page === "home" && firstRun)) {
-    main = (
-      <OnboardingPage
-        onCreated={(team) => setRoute({ page: "team", teamId: team.id, roomId: null })}
-        onSkip={() => setRoute({ page: "home" })}
-        onOpenSettings={() => setRoute({ page: "settings", section: "keys" })}
-      />
-    );
-  } else if (route.page === "settings") {
-    main = (
-      <SettingsPage
-        onSetUpStarterTeam={() => setRoute({ page: "onboarding" })}
-        showKeys={route.section === "keys"}
-      />
-    );
-  } else if (route.page === "inbox") {
-    main = (
-      <InboxPage
-        // A new request to show starts the page afresh on it.
-        key={route.focus?.at ?? "inbox"}
-        agents={agents.data ?? []}
-        teams={teams.data ?? []}
-        focus={route.focus}
-        onOpenSource={(request) => setRoute(sourceRoute(request))}
-      />
-    );
-  } else if (route.page === "board") {
-    main = (
-      <BoardPage
-        teams={teams.data ?? []}
-        agents={agents.data ?? []}
-        openCardId={route.cardId}
-        onOpenCard={(cardId) => setRoute({ page: "board", cardId })}
-      />
-    );
-  } else if (route.page === "routines") {
-    main = (
-      <RoutinesPage
-        agents={agents.data ?? []}
-        teams={teams.data ?? []}
-        onOpenCard={(cardId) => setRoute({ page: "board", cardId })}
-        onOpenRoom={(teamId, roomId) => setRoute({ page: "team", teamId, roomId })}
-        onEventsFailed={liveUpdatesFailed}
-      />
-    );
-  } else if (route.page === "memory") {
-    main = <MemoryPage teams={teams.data ?? []} agents={agents.data ?? []} />;
-  } else if (selectedTeam) {
-    main = (
-      <TeamPage
-        team={selectedTeam}
-        agents={agents.data ?? []}
-        initialRoomId={route.page === "team" ? route.roomId : null}
-        onDeleted={onTeamDeleted}
-      />
-    );
-  } else if (selectedAgent && route.page === "agent") {
-    main = (
-      <AgentPage
-        agent={selectedAgent}
-        tab={route.tab}
-        onTab={(tab) => setRoute({ page: "agent", agentId: selectedAgent.id, tab })}
-        onDeleted={onDeleted}
-      />
-    );
-  } else {
-    main = <WelcomePage hasAgents={!!agents.data?.length} onNewAgent={() => setCreating(true)} />;
-  }
-
   return (
     <div className="app">
       <Sidebar
@@ -240,7 +128,21 @@ function Shell() {
         onOpenShortcuts={() => setShortcutsOpen(true)}
       />
       <main className="main">
-        <Suspense fallback={null}>{main}</Suspense>
+        <Suspense fallback={null}>
+          <MainView
+            route={route}
+            setRoute={setRoute}
+            agents={agents.data}
+            teams={teams.data}
+            firstRun={firstRun}
+            selectedAgent={selectedAgent}
+            selectedTeam={selectedTeam}
+            onNewAgent={() => setCreating(true)}
+            onAgentDeleted={onDeleted}
+            onTeamDeleted={onTeamDeleted}
+            onEventsFailed={liveUpdatesFailed}
+          />
+        </Suspense>
       </main>
       {shortcutsOpen && <ShortcutsSheet onClose={() => setShortcutsOpen(false)} />}
       {trayNotice && <TrayNotice onDismiss={() => setTrayNotice(false)} />}

@@ -7,7 +7,10 @@ import { learnAppVersion } from "../lib/errorDetails";
 const { LOG } = vi.hoisted(() => ({
   LOG: ["2026-01-01T10:00:00Z  INFO clawboo_engine: opening the engine", "2026-01-01T10:00:01Z  WARN clawboo_lib: no tray icon"],
 }));
-vi.mock("../api", () => ({ appVersion: async () => "9.8.7", recentLogLines: async (n: number) => LOG.slice(-n) }));
+vi.mock("../api", () => ({
+  appVersion: async () => "9.8.7",
+  call: async (name: string, n: number) => (name === "recentLogLines" ? LOG.slice(-n) : undefined),
+}));
 
 describe("Copy details on an error", () => {
   it("copies the code, the message, the app version, the OS, the time and the log's last lines as text", async () => {

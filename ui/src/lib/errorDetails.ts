@@ -1,6 +1,6 @@
 // What "Copy details" puts on the clipboard for an error: enough for a bug report, nothing secret
 // (the message is what the app showed; keys never reach the UI).
-import * as api from "../api";
+import { appVersion, call } from "../api";
 
 let version: string | null = null;
 
@@ -8,8 +8,7 @@ let version: string | null = null;
  *  happen within the click that asked for it). */
 export function learnAppVersion(): void {
   if (version) return;
-  api
-    .appVersion()
+  appVersion()
     .then((v) => {
       version = v;
     })
@@ -29,7 +28,7 @@ export const RECENT_LOG_LINES = 50;
  *  needs no await. None when they cannot be read (the engine did not start, say). */
 export function fetchRecentLog(): Promise<string[]> {
   return Promise.resolve()
-    .then(() => api.recentLogLines(RECENT_LOG_LINES))
+    .then(() => call("recentLogLines", RECENT_LOG_LINES))
     .catch(() => []);
 }
 

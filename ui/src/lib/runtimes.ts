@@ -1,4 +1,4 @@
-import type { RuntimeKind } from "../api";
+import type { RuntimeKind } from "../bindings";
 
 export const RUNTIMES: ReadonlyArray<{ value: RuntimeKind; label: string }> = [
   { value: "claude-code", label: "Claude Code" },

@@ -2,22 +2,21 @@
 // grants and the expiry setting, with the engine's rules and messages where the view's tests
 // look at them (src-tauri/engine/src/attention).
 import { vi } from "vitest";
+import type { SomeCommandFakes } from "./commandFakes";
+import { emit } from "./fakeEvents";
 import { ClawbooError } from "../errors";
 import type {
   Agent,
-  AttentionChanged,
   AttentionRequest,
   AttentionSettings,
   AuditAction,
   AuditEntry,
   Decision,
   Grant,
-  KeptInTray,
-  OpenAttention,
   TrayState,
   UserAnswer,
   Viewing,
-} from "../api";
+} from "../bindings";
 
 /** A stored request (`runtimeRequestId` is the run's own id for a permission question). */
 type StoredRequest = AttentionRequest;
@@ -31,9 +30,6 @@ function initialAttention() {
     audit: [] as AuditEntry[],
     grants: [] as Grant[],
     settings: { approvalExpiryHours: 24 } as AttentionSettings,
-    changedListeners: new Set<(changed: AttentionChanged) => void>(),
-    openListeners: new Set<(open: OpenAttention) => void>(),
-    keptListeners: new Set<(kept: KeptInTray) => void>(),
     nextId: 0xa0,
     nextSeq: 1,
     /** Seeded requests are an hour old and a minute apart, oldest first. */
@@ -101,16 +97,16 @@ export function seedRequest(
 }
 
 export function emitAttentionChanged(raised: string | null = null) {
-  attention.changedListeners.forEach((cb) => cb({ raised }));
+  emit("attentionChanged", { raised });
 }
 
 /** The user picked a request in the tray menu (or its notification). */
 export function emitOpenAttention(requestId: string | null) {
-  attention.openListeners.forEach((cb) => cb({ requestId }));
+  emit("openAttention", { requestId });
 }
 
 export function emitKeptInTray(first: boolean) {
-  attention.keptListeners.forEach((cb) => cb({ first }));
+  emit("keptInTray", { first });
 }
 
 function requestOf(id: string): StoredRequest {
@@ -197,7 +193,7 @@ export const fakeAttentionApi = {
     attention.settings = { ...settings };
     return { ...settings };
   }),
-  attentionViewing: vi.fn(async (_viewing: Viewing | null): Promise<null> => null),
+  attentionViewing: vi.fn(async (_viewing: Viewing | null): Promise<void> => {}),
   trayState: vi.fn(async (): Promise<TrayState> => {
     const open = attention.requests.filter((r) => r.status === "open").sort(newestFirst);
     const approvals = open.filter(isApproval).length;
@@ -209,16 +205,4 @@ export const fakeAttentionApi = {
       newest: open.slice(0, 5).map((r) => ({ requestId: r.id, label: `${r.agentName} asks: ${r.text}` })),
     };
   }),
-  onAttentionChanged: vi.fn(async (cb: (changed: AttentionChanged) => void) => {
-    attention.changedListeners.add(cb);
-    return () => void attention.changedListeners.delete(cb);
-  }),
-  onOpenAttention: vi.fn(async (cb: (open: OpenAttention) => void) => {
-    attention.openListeners.add(cb);
-    return () => void attention.openListeners.delete(cb);
-  }),
-  onKeptInTray: vi.fn(async (cb: (kept: KeptInTray) => void) => {
-    attention.keptListeners.add(cb);
-    return () => void attention.keptListeners.delete(cb);
-  }),
-};
+} satisfies SomeCommandFakes;

@@ -1,6 +1,8 @@
 // The Board part of the fake API: cards, comments, activity and runs, with the engine's move
 // table (src-tauri/engine/src/board/types.rs) where the view's tests look at it.
 import { vi } from "vitest";
+import type { SomeCommandFakes } from "./commandFakes";
+import { emit } from "./fakeEvents";
 import { ClawbooError } from "../errors";
 import type {
   Activity,
@@ -20,7 +22,7 @@ import type {
   TaskStart,
   TaskTrace,
   CardDiff,
-} from "../api";
+} from "../bindings";
 
 export const COLUMNS: BoardColumn[] = [
   { status: "backlog", label: "Backlog", allowedMoves: ["todo", "cancelled"] },
@@ -38,7 +40,6 @@ function initialBoard() {
     comments: [] as Comment[],
     activity: [] as Activity[],
     runs: [] as CardRun[],
-    listeners: new Set<() => void>(),
     settings: { maxConcurrent: 4, wallClockSecs: 1800, silenceSecs: 600 } as RunnerSettings,
     contexts: new Map<string, TaskRunContext>(),
     traces: [] as TaskTrace[],
@@ -63,7 +64,7 @@ const newId = (prefix: string) => `${prefix}-${board.nextId++}`;
 const label = (s: CardStatus) => COLUMNS.find((c) => c.status === s)?.label ?? s;
 
 export function emitBoardChanged() {
-  board.listeners.forEach((cb) => cb());
+  emit("boardChanged", { cardId: null });
 }
 const changed = () => void setTimeout(emitBoardChanged, 0);
 
@@ -242,8 +243,4 @@ export const fakeBoardApi = {
     board.settings = { ...settings };
     return { ...board.settings };
   }),
-  onBoardChanged: vi.fn(async (cb: () => void) => {
-    board.listeners.add(cb);
-    return () => void board.listeners.delete(cb);
-  }),
-};
+} satisfies SomeCommandFakes;

@@ -1,8 +1,9 @@
 // The Boo Zero part of the fake API: which agent it is, its rules and the global brief, with the
 // engine's checks (src-tauri/engine/src/boo_zero.rs). No Boo Zero until a test seeds one.
 import { vi } from "vitest";
+import type { SomeCommandFakes } from "./commandFakes";
 import { ClawbooError } from "../errors";
-import type { BooZeroInfo } from "../api";
+import type { BooZeroInfo } from "../bindings";
 
 export const DEFAULT_RULES = "- You coordinate; you do not do the teams' work yourself.";
 
@@ -58,4 +59,4 @@ export const fakeBooZeroApi = {
     booZeroState.globalBrief = text.trim();
     return info();
   }),
-};
+} satisfies SomeCommandFakes;

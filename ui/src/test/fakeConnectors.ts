@@ -2,15 +2,16 @@
 // tests look at them (src-tauri/engine/src/connectors). Secrets are kept apart from the rows, as
 // the keychain keeps them: a connector as listed shows only whether each is set.
 import { vi } from "vitest";
+import type { SomeCommandFakes } from "./commandFakes";
+import { emit } from "./fakeEvents";
 import { ClawbooError } from "../errors";
-import type { Connector, ConnectorInput, ConnectorsChanged, SuggestedConnector } from "../api";
+import type { Connector, ConnectorInput, SuggestedConnector } from "../bindings";
 
 function initialConnectors() {
   return {
     rows: [] as Connector[],
     /** `<connector id>:<key>` → value: the fake keychain. */
     secrets: new Map<string, string>(),
-    listeners: new Set<(changed: ConnectorsChanged) => void>(),
     nextId: 1,
   };
 }
@@ -73,7 +74,7 @@ function apply(row: Connector, input: ConnectorInput) {
 }
 
 function changed() {
-  setTimeout(() => connectors.listeners.forEach((cb) => cb(null)), 0);
+  setTimeout(() => emit("connectorsChanged", null), 0);
 }
 
 /** A connector as if the user had added it. */
@@ -144,8 +145,4 @@ export const fakeConnectorsApi = {
     changed();
     return copy(rowOf(id));
   }),
-  onConnectorsChanged: vi.fn(async (cb: (changed: ConnectorsChanged) => void) => {
-    connectors.listeners.add(cb);
-    return () => void connectors.listeners.delete(cb);
-  }),
-};
+} satisfies SomeCommandFakes;

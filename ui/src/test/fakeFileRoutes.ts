@@ -1,6 +1,6 @@
 // The engine's file routes and budgets (src-tauri/engine/src/context/files.rs), for the fake
 // backend: where each agent file goes for a runtime, and what a one-to-one run carried. Pure.
-import type { Agent, AgentFile, FileDelivery, FileRoute, FileRouteInfo, FileStatus, RuntimeKind } from "../api";
+import type { Agent, AgentFile, FileDelivery, FileRoute, FileRouteInfo, FileStatus, RuntimeKind } from "../bindings";
 
 type FileName = AgentFile["name"];
 

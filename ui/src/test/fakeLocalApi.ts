@@ -1,7 +1,8 @@
 // The local API part of the fake API: its on/off switch, address and keychain token.
 import { vi } from "vitest";
+import type { SomeCommandFakes } from "./commandFakes";
 import { ClawbooError } from "../errors";
-import type { LocalApiStatus } from "../api";
+import type { LocalApiStatus } from "../bindings";
 
 function initialLocalApi() {
   return {
@@ -47,4 +48,4 @@ export const fakeLocalApi = {
     localApi.token = String(localApi.generated % 10).repeat(64);
     return localApi.token;
   }),
-};
+} satisfies SomeCommandFakes;

@@ -1,6 +1,7 @@
 // The log part of the fake API: its level and its last lines.
 import { vi } from "vitest";
-import type { LogLevel } from "../api";
+import type { LogLevel } from "../bindings";
+import type { SomeCommandFakes } from "./commandFakes";
 
 function initialLogs() {
   return {
@@ -25,4 +26,4 @@ export const fakeLogsApi = {
     return level;
   }),
   recentLogLines: vi.fn(async (lines: number): Promise<string[]> => logs.lines.slice(-lines)),
-};
+} satisfies SomeCommandFakes;

@@ -1,6 +1,8 @@
 // The memory part of the fake API: facts with history and citations, saved notes, scratch notes
 // and promotions, with the engine's rules where tests look at them (src-tauri/engine/src/memory).
 import { vi } from "vitest";
+import type { SomeCommandFakes } from "./commandFakes";
+import { emit } from "./fakeEvents";
 import { ClawbooError } from "../errors";
 import type {
   Author,
@@ -19,7 +21,7 @@ import type {
   ScratchNote,
   ScratchScope,
   SearchResult,
-} from "../api";
+} from "../bindings";
 
 const MAX_FACT_CHARS = 2_000;
 /** The engine's secret check is broader; this is enough for the view's tests. */
@@ -33,7 +35,6 @@ function initialMemory() {
     notes: [] as SavedNote[],
     scratch: [] as ScratchNote[],
     promotions: [] as Promotion[],
-    listeners: new Set<() => void>(),
     nextId: 0x7f3a,
     clock: 10_000,
   };
@@ -57,7 +58,7 @@ const copyFact = (f: Fact): Fact => ({ ...f, scope: { ...f.scope }, tags: [...f.
 
 /** Tells the app memory changed, after the command returns (as the engine publishes on commit). */
 export function emitMemoryChanged() {
-  memory.listeners.forEach((cb) => cb());
+  emit("memoryChanged", null);
 }
 const changed = () => void setTimeout(emitMemoryChanged, 0);
 
@@ -287,8 +288,4 @@ export const fakeMemoryApi = {
     changed();
     return { ...promotion };
   }),
-  onMemoryChanged: vi.fn(async (cb: () => void) => {
-    memory.listeners.add(cb);
-    return () => void memory.listeners.delete(cb);
-  }),
-};
+} satisfies SomeCommandFakes;

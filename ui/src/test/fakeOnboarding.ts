@@ -1,8 +1,9 @@
 // The first-run part of the fake API (src-tauri/engine/src/onboarding.rs): not a first run unless
 // a test says so; the proposal and the team made are what the test sets.
 import { vi } from "vitest";
+import type { SomeCommandFakes } from "./commandFakes";
 import { ClawbooError } from "../errors";
-import type { OnboardingState, RuntimeInfo, RuntimeKind, StarterProposal, StarterTeamInput, Team } from "../api";
+import type { OnboardingState, RuntimeInfo, RuntimeKind, StarterProposal, StarterTeamInput, Team } from "../bindings";
 
 function initialOnboarding() {
   return {
@@ -22,7 +23,6 @@ export function resetOnboarding() {
 }
 
 export const fakeOnboardingApi = {
-  appVersion: vi.fn(async () => "0.1.0"),
   onboardingState: vi.fn(async (): Promise<OnboardingState> => ({ ...onboarding.state })),
   finishOnboarding: vi.fn(async (): Promise<OnboardingState> => {
     onboarding.state = { ...onboarding.state, firstRun: false, finished: true };
@@ -46,4 +46,4 @@ export const fakeOnboardingApi = {
         else onboarding.pending.set(kind, resolve);
       }),
   ),
-};
+} satisfies SomeCommandFakes;

@@ -1,6 +1,8 @@
 // The routines part of the fake API: routines with their runs, and a schedule check close
 // enough to the engine's for the page's tests (src-tauri/engine/src/routines).
 import { vi } from "vitest";
+import type { SomeCommandFakes } from "./commandFakes";
+import { emit } from "./fakeEvents";
 import { ClawbooError } from "../errors";
 import type {
   Preset,
@@ -11,7 +13,7 @@ import type {
   Schedule,
   SchedulePresets,
   SchedulePreview,
-} from "../api";
+} from "../bindings";
 
 const MINUTE = 60_000;
 const ZONES = ["UTC", "Europe/Berlin", "America/New_York"];
@@ -25,7 +27,6 @@ function initialRoutines() {
   return {
     routines: [] as Routine[],
     runs: new Map<string, RoutineRun[]>(),
-    listeners: new Set<() => void>(),
     nextId: 1,
     now: Date.UTC(2026, 2, 2, 7, 0),
   };
@@ -143,7 +144,7 @@ export function seedRoutineRun(routineId: string, partial: Partial<RoutineRun> =
 }
 
 export function emitRoutinesChanged() {
-  routines.listeners.forEach((cb) => cb());
+  emit("routinesChanged", null);
 }
 
 const sorted = () => [...routines.routines].sort((a, b) => a.name.localeCompare(b.name));
@@ -188,8 +189,4 @@ export const fakeRoutinesApi = {
   }),
   routinePreview: vi.fn(async (s: Schedule): Promise<SchedulePreview> => preview(s)),
   routinePresets: vi.fn(async (): Promise<SchedulePresets> => ({ presets: PRESETS, defaultTimeZone: "Europe/Berlin" })),
-  onRoutinesChanged: vi.fn(async (cb: () => void) => {
-    routines.listeners.add(cb);
-    return () => void routines.listeners.delete(cb);
-  }),
-};
+} satisfies SomeCommandFakes;

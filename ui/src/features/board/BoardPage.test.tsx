@@ -1,0 +1,231 @@
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { screen, waitFor, within } from "@testing-library/react";
+import { resetBackend, seedAgent, seedTeam } from "../../test/fakeApi";
+import { board, seedCard, seedCardRun, seedComment } from "../../test/fakeBoard";
+import { sampleDeliveries } from "../../test/fakeFileRoutes";
+import { fakeApi } from "../../test/fakeApi";
+import { renderApp } from "../../test/helpers";
+import type { Agent, Team } from "../../bindings";
+
+vi.mock("../../api", async () => (await import("../../test/fakeApi")).fakeApiModule);
+
+let ava: Agent;
+let bo: Agent;
+let research: Team;
+
+beforeEach(() => {
+  resetBackend();
+  ava = seedAgent({ name: "Ava", handle: "ava" });
+  bo = seedAgent({ name: "Bo", handle: "bo", runtime: "claude-code" });
+  research = seedTeam({ name: "Research", memberIds: [ava.id, bo.id] });
+});
+
+async function openBoard() {
+  const { user } = renderApp();
+  await user.click(await screen.findByTestId("nav-board"));
+  await screen.findByTestId("board-page");
+  return { user };
+}
+
+const titlesIn = (status: string) =>
+  [...screen.getByTestId(`column-${status}`).querySelectorAll(".card-tile__title")].map((b) => b.textContent);
+
+describe("Board", () => {
+  it("shows every column with its cards, their assignee, runtime and what they wait for", async () => {
+    const prices = seedCard({ title: "Collect prices", assigneeId: ava.id, teamId: research.id, status: "done" });
+    seedCard({ title: "Build the menu page", assigneeId: bo.id, dependsOn: [prices.id] });
+    const copy = seedCard({ title: "Write the copy", assigneeId: ava.id });
+    seedCard({ title: "Print flyers", dependsOn: [copy.id], priority: "urgent" });
+    seedCard({ title: "Call the printer", status: "blocked", blockedReason: "Closed until Monday" });
+    await openBoard();
+
+    await waitFor(() => expect(titlesIn("todo")).toEqual(["Build the menu page", "Write the copy", "Print flyers"]));
+    expect(screen.getByTestId("nav-board").getAttribute("aria-current")).toBe("page");
+    for (const status of ["backlog", "todo", "in_progress", "in_review", "blocked", "done", "cancelled"]) {
+      expect(screen.getByTestId(`column-${status}`)).toBeTruthy();
+    }
+    expect(titlesIn("done")).toEqual(["Collect prices"]);
+    const menu = screen.getByTestId("card-2");
+    expect(menu.textContent).toContain("@bo");
+    expect(menu.textContent).toContain("Claude Code");
+    // Its dependency is done: it waits for nothing.
+    expect(menu.textContent).not.toContain("waits on");
+    expect(screen.getByTestId("card-4").textContent).toContain("waits on #3");
+    expect(screen.getByTestId("card-4").textContent).toContain("Urgent");
+    expect(screen.getByTestId("card-5").textContent).toContain("Closed until Monday");
+  });
+
+  it("shows what a card's runs used: dollars when priced, else tokens", async () => {
+    const priced = seedCard({ title: "Write the copy", assigneeId: ava.id, status: "in_review" });
+    const unpriced = seedCard({ title: "Find suppliers", assigneeId: bo.id, status: "in_review" });
+    const trace = (cardId: string, runId: string, inputTokens: number, costUsd: number | null) => ({
+      runId, cardId, cardNumber: 1, cardTitle: "", agentHandle: "ava", runtime: "native", attempt: 1,
+      kind: "run" as const, status: "succeeded" as const, reason: null, startedAt: 1, finishedAt: 2,
+      steadyChars: 0, contextChars: 0, changingChars: 0, cited: 0,
+      inputTokens, outputTokens: 500, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd,
+    });
+    board.traces = [trace(priced.id, "r1", 10_000, 0.02), trace(priced.id, "r2", 5_000, 0.015), trace(unpriced.id, "r3", 12_000, null)];
+    await openBoard();
+    expect((await screen.findByTestId("card-spend-1")).textContent).toBe("$0.04");
+    expect(screen.getByTestId("card-spend-2").textContent).toBe("13k tokens");
+  });
+
+  it("filters by team, agent and status", async () => {
+    seedCard({ title: "Collect prices", assigneeId: ava.id, teamId: research.id });
+    seedCard({ title: "Build the menu page", assigneeId: bo.id });
+    seedCard({ title: "Archive old menus", status: "backlog" });
+    const { user } = await openBoard();
+    await waitFor(() => expect(titlesIn("todo")).toHaveLength(2));
+
+    await user.selectOptions(screen.getByTestId("board-filter-team"), research.id);
+    await waitFor(() => expect(titlesIn("todo")).toEqual(["Collect prices"]));
+    await user.selectOptions(screen.getByTestId("board-filter-team"), "");
+    await user.selectOptions(screen.getByTestId("board-filter-agent"), bo.id);
+    await waitFor(() => expect(titlesIn("todo")).toEqual(["Build the menu page"]));
+    await user.selectOptions(screen.getByTestId("board-filter-agent"), "");
+    await user.selectOptions(screen.getByTestId("board-filter-status"), "backlog");
+    await waitFor(() => expect(screen.queryByTestId("column-todo")).toBeNull());
+    expect(titlesIn("backlog")).toEqual(["Archive old menus"]);
+  });
+
+  it("creates a card for an agent of a team", async () => {
+    const { user } = await openBoard();
+    await user.click(screen.getByTestId("board-new-card"));
+    await user.type(screen.getByTestId("card-title-input"), "Draft the newsletter");
+    await user.type(screen.getByTestId("card-description-input"), "Two paragraphs, friendly.");
+    await user.selectOptions(screen.getByTestId("card-team-select"), research.id);
+    await user.selectOptions(screen.getByTestId("card-assignee-select"), bo.id);
+    await user.click(screen.getByTestId("card-submit"));
+
+    await waitFor(() => expect(titlesIn("todo")).toEqual(["Draft the newsletter"]));
+    expect(board.cards[0]).toMatchObject({
+      title: "Draft the newsletter",
+      description: "Two paragraphs, friendly.",
+      teamId: research.id,
+      assigneeId: bo.id,
+    });
+  });
+
+  it("moves a card only where the engine allows, asking why when it is blocked", async () => {
+    seedCard({ title: "Write the copy", assigneeId: ava.id });
+    const { user } = await openBoard();
+    await user.click(await screen.findByTestId("card-menu-1"));
+    // In progress comes only by a run starting: never offered as a move.
+    expect(screen.queryByTestId("card-move-1-in_progress")).toBeNull();
+    await user.click(screen.getByTestId("card-move-1-blocked"));
+
+    const dialog = await screen.findByTestId("block-reason-dialog");
+    expect((within(dialog).getByTestId("block-confirm") as HTMLButtonElement).disabled).toBe(true);
+    await user.type(within(dialog).getByTestId("block-reason-input"), "Waiting for the price list");
+    await user.click(within(dialog).getByTestId("block-confirm"));
+
+    await waitFor(() => expect(titlesIn("blocked")).toEqual(["Write the copy"]));
+    expect(board.cards[0].blockedReason).toBe("Waiting for the price list");
+  });
+
+  it("opens a card to the exact task text, the report, the activity and the runs", async () => {
+    const card = seedCard({
+      title: "Find three suppliers",
+      assigneeId: bo.id,
+      teamId: research.id,
+      status: "done",
+      taskText: "Find three flour suppliers near Lyon; list price per 25 kg.",
+      origin: { kind: "handoff", handoff_id: "h1", room_id: "r1", from_agent_id: ava.id },
+    });
+    seedComment(card.id, { kind: "agent", agent_id: bo.id, handle: "bo", run_id: "run-9" }, "Found **three**: A, B, C.", "report");
+    seedCardRun({ cardId: card.id, kind: "handoff", status: "succeeded" });
+    const { user } = await openBoard();
+    await user.click(await screen.findByText("Find three suppliers"));
+
+    const panel = await screen.findByTestId("card-panel");
+    expect(within(panel).getByTestId("card-task-text").textContent).toBe(
+      "Find three flour suppliers near Lyon; list price per 25 kg.",
+    );
+    expect(panel.textContent).toContain("Handed off by @ava");
+    const report = await within(panel).findByTestId("card-comment-report");
+    expect(report.textContent).toContain("@bo");
+    // The report is Markdown.
+    expect(report.innerHTML).toContain("<strong>three</strong>");
+    expect(within(panel).getByTestId("card-runs").textContent).toContain("handoff");
+    expect(within(panel).getByTestId("card-activity").textContent).toContain("created the card");
+    // Done can only be reopened.
+    expect(within(panel).getByTestId("card-panel-move-todo")).toBeTruthy();
+    expect(within(panel).queryByTestId("card-panel-move-cancelled")).toBeNull();
+  });
+
+  it("runs a card for its assignee, with or without memory facts, and stops it", async () => {
+    seedCard({ title: "Write the copy", assigneeId: ava.id });
+    seedCard({ title: "Nobody's card" });
+    const { user } = await openBoard();
+    await user.click(await screen.findByText("Nobody's card"));
+    expect((await screen.findByTestId("card-panel")).textContent).toContain("Assign an agent to run this card.");
+    await user.keyboard("{Escape}");
+
+    await user.click(await screen.findByText("Write the copy"));
+    await user.click(await screen.findByTestId("card-run-memory"));
+    await user.click(screen.getByTestId("card-run-start"));
+    await waitFor(() => expect(fakeApi.boardRunStart).toHaveBeenCalledWith(board.cards[0].id, true));
+    expect(await screen.findByTestId("card-run-stop")).toBeTruthy();
+    expect(within(screen.getByTestId("card-runs")).getByTestId("card-run-status-1").textContent).toBe("running");
+    await waitFor(() => expect(titlesIn("in_progress")).toEqual(["Write the copy"]));
+
+    await user.click(screen.getByTestId("card-run-stop"));
+    await waitFor(() => expect(titlesIn("todo")).toContain("Write the copy"));
+    expect(await screen.findByTestId("card-run-start")).toBeTruthy();
+  });
+
+  it("shows what a run saw, tier by tier, with the facts it was given", async () => {
+    const card = seedCard({ title: "Write the copy", assigneeId: ava.id, status: "in_review" });
+    const run = seedCardRun({ cardId: card.id });
+    const section = (kind: "task" | "memory" | "message", stability: "steady" | "volatile" | "turn", text: string) => ({
+      kind, stability, title: kind, text, chars: text.length, budget: null, cutFrom: null,
+    });
+    board.contexts.set(run.runId, {
+      runId: run.runId, cardId: card.id, attempt: 1, kind: "run", placement: "system_slot",
+      systemText: "## Task #1: Write the copy", preamble: "## Memory\n- [m-7f3a] Prices are in euros.",
+      message: "Write the copy",
+      sections: [
+        section("task", "steady", "## Task #1: Write the copy"),
+        section("memory", "volatile", "## Memory\n- [m-7f3a] Prices are in euros."),
+        section("message", "turn", "Write the copy"),
+      ],
+      files: sampleDeliveries({ "AGENTS.md": "read_by_runtime", "HEARTBEAT.md": "not_this_run" }),
+      cited: ["m-7f3a"], createdAt: 1,
+    });
+    const { user } = await openBoard();
+    await user.click(await screen.findByText("Write the copy"));
+    await user.click(await screen.findByTestId("card-run-context-1"));
+
+    const viewer = await screen.findByTestId("task-run-context");
+    expect(viewer.textContent).toContain("facts given: m-7f3a");
+    expect(within(viewer).getByTestId("run-context-section-task").textContent).toContain("steady for the task");
+    expect(within(viewer).getByTestId("run-context-section-memory").textContent).toContain("changes most");
+    // Every agent file, with what this run did with it.
+    const files = within(viewer).getByTestId("file-deliveries");
+    expect(within(files).getAllByRole("listitem")).toHaveLength(7);
+    const agents = within(files).getByTestId("file-delivery-AGENTS.md");
+    expect(agents.getAttribute("data-status")).toBe("read_by_runtime");
+    expect(agents.textContent).toContain("Read by the runtime");
+    expect(agents.textContent).toContain("read by Codex from the workspace (its own AGENTS.md discovery)");
+    expect(within(files).getByTestId("file-delivery-HEARTBEAT.md").textContent).toContain("Not this run");
+  });
+
+  it("shows what a card's runs changed in its repository, working in its team's folder", async () => {
+    await fakeApi.setTeamProjectFolder(research.id, "/home/me/shop");
+    const card = seedCard({ title: "Fix the footer", assigneeId: ava.id, teamId: research.id, status: "in_review" });
+    seedCardRun({ cardId: card.id });
+    board.diffs.set(card.id, {
+      branch: "clawboo/card-1", base: "0123456789abcdef", filesChanged: ["footer.html"],
+      patch: "--- a/footer.html\n+++ b/footer.html\n@@ -1 +1 @@\n-old\n+new", truncated: false, live: true,
+    });
+    const { user } = await openBoard();
+    await user.click(await screen.findByText("Fix the footer"));
+    const panel = await screen.findByTestId("card-panel");
+    expect(panel.textContent).toContain("/home/me/shop (the team's)");
+    const diff = await within(panel).findByTestId("card-diff");
+    expect(diff.textContent).toContain("clawboo/card-1");
+    expect(within(diff).getByTestId("card-diff-files").textContent).toBe("footer.html");
+    expect(diff.querySelector(".diff-add")?.textContent).toBe("+new\n");
+    expect(diff.querySelector(".diff-del")?.textContent).toBe("-old\n");
+  });
+});

@@ -1,0 +1,88 @@
+import { useDraggable } from "@dnd-kit/core";
+import type { Agent, BoardColumn, Card, CardStatus } from "../../bindings";
+import { cardRef, priorityLabel } from "./board";
+import { runtimeLabel } from "../../lib/runtimes";
+import { Menu } from "../../components/Menu";
+import { TintDot } from "../../components/TintDot";
+import { UnconfinedBadge } from "../sandbox/UnconfinedBadge";
+
+/** 12345 -> "12k" */
+function formatTokens(n: number): string {
+  return n >= 1000 ? `${Math.round(n / 1000)}k` : String(n);
+}
+
+/** What a card's task runs used. */
+export type CardSpend = { tokens: number; costUsd: number | null };
+
+type Props = {
+  card: Card;
+  agents: Agent[];
+  /** Numbers of cards by id, to say which ones this card waits for. */
+  numbers: Map<string, number>;
+  spend: CardSpend | undefined;
+  column: BoardColumn | undefined;
+  columns: BoardColumn[];
+  onOpen: (id: string) => void;
+  onMove: (card: Card, to: CardStatus) => void;
+};
+
+/** A card on the Board: drag it to another column, or use its ⋯ menu to move it. */
+export function CardTile({ card, agents, numbers, spend, column, columns, onOpen, onMove }: Props) {
+  const { attributes, listeners, setNodeRef, transform, isDragging } = useDraggable({ id: card.id, data: { card } });
+  const assignee = agents.find((a) => a.id === card.assigneeId);
+  const style = transform ? { transform: `translate(${transform.x}px, ${transform.y}px)` } : undefined;
+  const moves = (column?.allowedMoves ?? []).map((to) => ({
+    label: `Move to ${columns.find((c) => c.status === to)?.label ?? to}`,
+    onSelect: () => onMove(card, to),
+    testId: `card-move-${card.number}-${to}`,
+  }));
+  return (
+    <li
+      ref={setNodeRef}
+      style={style}
+      className={`card-tile priority-${card.priority} ${isDragging ? "is-dragging" : ""}`}
+      data-testid={`card-${card.number}`}
+      {...attributes}
+      {...listeners}
+    >
+      <div className="card-tile__head">
+        <span className="card-tile__ref">{cardRef(card)}</span>
+        {card.priority !== "medium" && (
+          <span className={`pill pill--priority-${card.priority}`}>{priorityLabel(card.priority)}</span>
+        )}
+        {moves.length > 0 && (
+          <Menu label={`Move ${cardRef(card)}`} items={moves} testId={`card-menu-${card.number}`} className="card-tile__menu" />
+        )}
+      </div>
+      <button type="button" className="card-tile__title" onClick={() => onOpen(card.id)}>
+        {card.title}
+      </button>
+      {card.blockedReason && card.status === "blocked" && (
+        <p className="card-tile__blocked" title={card.blockedReason}>
+          {card.blockedReason}
+        </p>
+      )}
+      <div className="card-tile__badges">
+        {assignee ? (
+          <span className="card-tile__assignee">
+            <TintDot tint={assignee.tint} /> @{assignee.handle}
+            <UnconfinedBadge agent={assignee} />
+          </span>
+        ) : (
+          <span className="muted">Unassigned</span>
+        )}
+        {assignee && <span className="pill pill--muted">{runtimeLabel(assignee.runtime)}</span>}
+        {spend && spend.tokens > 0 && (
+          <span className="pill pill--muted" title="What its task runs used" data-testid={`card-spend-${card.number}`}>
+            {spend.costUsd !== null ? `$${spend.costUsd.toFixed(2)}` : `${formatTokens(spend.tokens)} tokens`}
+          </span>
+        )}
+        {card.waitingOn.length > 0 && (
+          <span className="pill pill--warning" title="Waits for these cards to be done">
+            waits on {card.waitingOn.map((id) => `#${numbers.get(id) ?? "?"}`).join(", ")}
+          </span>
+        )}
+      </div>
+    </li>
+  );
+}

@@ -1,0 +1,116 @@
+import { useCallback, useEffect, useMemo, useState } from "react";
+import type { Agent } from "../../bindings";
+import { useCancelRun, useChatPages, useRefreshChat, useSendChatMessage } from "./chatQueries";
+import { useTeams } from "../team-chat/teamQueries";
+import { useBooZeroId } from "../boo-zero/booZeroQueries";
+import { useRunActivity } from "../activity/runActivity";
+import { errorCode, errorMessage, hasErrorCode } from "../../errors";
+import { buildTimeline, currentRun } from "./chat";
+import { flattenPages } from "./chatPages";
+import { ErrorMessage } from "../../components/ErrorMessage";
+import { ChatTimeline } from "./ChatTimeline";
+import { ChatComposer } from "./ChatComposer";
+import { ActivityCard } from "../activity/ActivityCard";
+import { ChatRunContextViewer } from "./ChatRunContextViewer";
+import { SandboxLink } from "../activity/ActivityCard";
+
+/** How long a finished run may still be called active before the newest page is read again. */
+const FINISH_GRACE_MS = 3_000;
+
+type Props = {
+  agent: Agent;
+  /** Unsent text by agent id, kept while the user looks elsewhere. */
+  drafts: Map<string, string>;
+  /** Opens the agent's Sandbox settings (its profile). */
+  onOpenSandbox?: () => void;
+};
+
+/** One-to-one chat with an agent, with what it is doing alongside. */
+export function AgentChat({ agent, drafts, onOpenSandbox }: Props) {
+  const history = useChatPages(agent.id);
+  const send = useSendChatMessage(agent.id);
+  const cancel = useCancelRun();
+  const refresh = useRefreshChat(agent.id);
+  // Boo Zero's composer completes `@TeamName`.
+  const isBooZero = useBooZeroId() === agent.id;
+  const teams = useTeams();
+  const teamNames = useMemo(
+    () => (isBooZero ? (teams.data ?? []).filter((t) => !t.archived).map((t) => t.name) : undefined),
+    [isBooZero, teams.data],
+  );
+  // The run whose "What this agent saw" is open.
+  const [seeing, setSeeing] = useState<string | null>(null);
+
+  const view = useMemo(() => (history.data ? flattenPages(history.data) : undefined), [history.data]);
+  const activeRun = view?.activeRun ?? null;
+  const { activity } = useRunActivity(activeRun?.id ?? null);
+  const timeline = useMemo(() => (view ? buildTimeline(view) : []), [view]);
+  const shownRun = currentRun(view);
+  const { fetchNextPage, hasNextPage, isFetchingNextPage } = history;
+  const loadOlder = useCallback(() => void fetchNextPage(), [fetchNextPage]);
+
+  // Safety net: the run said it finished, yet no runChanged came to say so. Its end is stored
+  // (and announced) a moment after its last event, so only a long silence reads the page again.
+  const finished = activeRun !== null && activity.finished !== null;
+  useEffect(() => {
+    if (!finished) return;
+    const timer = setTimeout(refresh, FINISH_GRACE_MS);
+    return () => clearTimeout(timer);
+  }, [finished, refresh]);
+
+  // A stop request belongs to the run it stopped.
+  const { reset: resetCancel } = cancel;
+  useEffect(() => resetCancel(), [activeRun?.id, resetCancel]);
+
+  const error = send.error ?? cancel.error;
+
+  return (
+    <div className="chat-layout">
+      <section className="chat" aria-label={`Chat with ${agent.name}`}>
+        {history.error ? (
+          <ErrorMessage message={errorMessage(history.error)} />
+        ) : !history.data ? (
+          <p className="muted chat-loading">Loading conversation…</p>
+        ) : (
+          <ChatTimeline
+            agentName={agent.name}
+            tint={agent.tint}
+            entries={timeline}
+            hasOlder={hasNextPage}
+            loadingOlder={isFetchingNextPage}
+            onLoadOlder={loadOlder}
+            pendingText={send.isPending ? send.variables : null}
+            streaming={activeRun ? { text: activity.text } : null}
+            onSeeContext={setSeeing}
+            seeLabel={`What @${agent.handle} saw`}
+            onOpenSandbox={onOpenSandbox}
+          />
+        )}
+        {hasErrorCode(error, "sandbox_unavailable") ? (
+          // Its message says the fix; the agent's profile is where the sandbox can be turned off.
+          <div className="sandbox-unavailable" data-testid="sandbox-unavailable">
+            <ErrorMessage message={errorMessage(error)} code={errorCode(error)} />
+            {onOpenSandbox && <SandboxLink onOpenSandbox={onOpenSandbox} />}
+          </div>
+        ) : (
+          <ErrorMessage message={error ? errorMessage(error) : null} />
+        )}
+        <ChatComposer
+          initialText={drafts.get(agent.id) ?? ""}
+          onTextChange={(text) => drafts.set(agent.id, text)}
+          running={activeRun !== null}
+          mentionables={teamNames}
+          sending={send.isPending}
+          stopping={cancel.isPending || cancel.isSuccess}
+          onSend={(text) => {
+            cancel.reset();
+            return send.mutateAsync(text);
+          }}
+          onStop={() => activeRun && cancel.mutate(activeRun.id)}
+        />
+      </section>
+      <ActivityCard run={shownRun} onOpenSandbox={onOpenSandbox} />
+      {seeing && <ChatRunContextViewer runId={seeing} who={`@${agent.handle}`} onClose={() => setSeeing(null)} />}
+    </div>
+  );
+}

@@ -1,0 +1,133 @@
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { screen, waitFor, within } from "@testing-library/react";
+import { backend, fakeApi, finishRun, resetBackend, seedAgent, seedMessage, seedRun } from "../../test/fakeApi";
+import { backendDoes, openChat, renderApp } from "../../test/helpers";
+
+vi.mock("../../api", async () => (await import("../../test/fakeApi")).fakeApiModule);
+
+const SOUL = "You are careful and kind.";
+const BOOTSTRAP = "On your first run, say hello.";
+let agentId: string;
+
+beforeEach(() => {
+  resetBackend();
+  agentId = seedAgent(
+    { name: "Researcher", handle: "researcher" },
+    { "SOUL.md": SOUL, "IDENTITY.md": "", "USER.md": "", "BOOTSTRAP.md": BOOTSTRAP },
+  ).id;
+});
+
+const input = () => screen.getByTestId("chat-input") as HTMLTextAreaElement;
+
+/** Sends, lets the run reply, and returns its id. */
+async function sendAndFinish(user: ReturnType<typeof renderApp>["user"], text: string, reply: string) {
+  await user.type(input(), `${text}{Enter}`);
+  await screen.findByTestId("chat-streaming");
+  const runId = backend.chats.get(agentId)!.activeRun!.id;
+  await backendDoes(() => finishRun(agentId, "succeeded", reply));
+  await waitFor(() => expect(screen.queryByTestId("chat-streaming")).toBeNull());
+  return runId;
+}
+
+const statusOf = (viewer: HTMLElement, file: string) =>
+  within(viewer).getByTestId(`file-delivery-${file}`).getAttribute("data-status");
+
+describe("What this agent saw, one to one", () => {
+  it("opens from a reply: the instruction slot, the text before the message, and every file", async () => {
+    const { user } = renderApp();
+    await openChat(user, "researcher");
+    const runId = await sendAndFinish(user, "Hello", "Hi.");
+
+    const link = screen.getByTestId(`chat-run-context-${runId}`);
+    expect(link.textContent).toBe("What @researcher saw");
+    await user.click(link);
+
+    const viewer = await screen.findByTestId("chat-run-context");
+    expect(viewer.textContent).toContain("What @researcher saw");
+    expect(fakeApi.chatRunContext).toHaveBeenCalledWith(runId);
+    expect((await within(viewer).findByTestId("chat-run-context-system")).textContent).toContain(SOUL);
+    expect(within(viewer).getByTestId("chat-run-context-preamble").textContent).toContain(BOOTSTRAP);
+
+    const files = within(viewer).getByTestId("file-deliveries");
+    expect(files.textContent).toContain("Agent files");
+    expect(files.textContent).toContain("Files already delivered to this session are left out until they change");
+    expect(within(files).getAllByRole("listitem")).toHaveLength(7);
+    expect(statusOf(viewer, "SOUL.md")).toBe("sent");
+    expect(statusOf(viewer, "IDENTITY.md")).toBe("empty");
+    expect(statusOf(viewer, "AGENTS.md")).toBe("read_by_runtime");
+    expect(statusOf(viewer, "BOOTSTRAP.md")).toBe("sent");
+    expect(statusOf(viewer, "HEARTBEAT.md")).toBe("not_this_run");
+    const agents = within(viewer).getByTestId("file-delivery-AGENTS.md");
+    expect(agents.textContent).toContain("Read by the runtime");
+    expect(agents.textContent).toContain("read by Claude Code from the workspace (its CLAUDE.md imports @AGENTS.md)");
+    expect(agents.textContent).toContain("11 / 16,000 characters");
+
+    await user.click(within(viewer).getByRole("button", { name: "Close" }));
+    expect(screen.queryByTestId("chat-run-context")).toBeNull();
+  });
+
+  it("shows a reference the session already holds as omitted on the next run", async () => {
+    const { user } = renderApp();
+    await openChat(user, "researcher");
+    await sendAndFinish(user, "First", "One.");
+    const second = await sendAndFinish(user, "Second", "Two.");
+
+    await user.click(screen.getByTestId(`chat-run-context-${second}`));
+    const viewer = await screen.findByTestId("chat-run-context");
+    await within(viewer).findByTestId("file-deliveries");
+    expect(statusOf(viewer, "BOOTSTRAP.md")).toBe("already_delivered");
+    expect(within(viewer).getByTestId("file-delivery-BOOTSTRAP.md").textContent).toContain(
+      "Omitted: already delivered",
+    );
+    expect(within(viewer).getByTestId("chat-run-context-no-preamble")).toBeTruthy();
+  });
+
+  it("a failed run's notice carries the link, once", async () => {
+    const { user } = renderApp();
+    await openChat(user, "researcher");
+    await user.type(input(), "Do it{Enter}");
+    await screen.findByTestId("chat-streaming");
+    const runId = backend.chats.get(agentId)!.activeRun!.id;
+    await backendDoes(() => finishRun(agentId, "failed", "partial", "Claude Code exited with status 1"));
+
+    const notice = await screen.findByTestId("run-error");
+    expect(within(notice).getByTestId(`chat-run-context-${runId}`)).toBeTruthy();
+    expect(screen.getAllByTestId(`chat-run-context-${runId}`)).toHaveLength(1);
+    await user.click(within(notice).getByTestId(`chat-run-context-${runId}`));
+    expect(await screen.findByTestId("chat-run-context")).toBeTruthy();
+  });
+
+  it("says so for a run from before what it was given was kept", async () => {
+    seedMessage(agentId, "user", "Long ago");
+    const run = seedRun(agentId, "succeeded");
+    seedMessage(agentId, "assistant", "Back then.", run.id);
+    const { user } = renderApp();
+    await openChat(user, "researcher");
+
+    await user.click(screen.getByTestId(`chat-run-context-${run.id}`));
+    const viewer = await screen.findByTestId("chat-run-context");
+    expect((await within(viewer).findByTestId("chat-run-context-not-kept")).textContent).toContain("Not recorded");
+    expect(within(viewer).queryByTestId("error-message")).toBeNull();
+  });
+});
+
+describe("A send refused for a file over its budget", () => {
+  it("keeps the typed text and shows the engine's message", async () => {
+    backend.files.get(agentId)!.set("SOUL.md", "s".repeat(4_100));
+    const { user } = renderApp();
+    await openChat(user, "researcher");
+    await user.type(input(), "Are you there?{Enter}");
+
+    const error = await screen.findByTestId("error-message");
+    expect(error.textContent).toContain("SOUL.md has 4,100 characters, over its budget of 4,000");
+    expect(error.textContent).toContain("nothing was sent");
+    expect(input().value).toBe("Are you there?");
+    expect(screen.queryAllByTestId("chat-message")).toHaveLength(0);
+    expect(screen.queryByTestId("chat-pending")).toBeNull();
+
+    // Kept across a look at Details too, where the file can be shortened.
+    await user.click(screen.getByTestId("tab-details"));
+    await user.click(screen.getByTestId("tab-chat"));
+    expect(input().value).toBe("Are you there?");
+  });
+});

@@ -1,0 +1,111 @@
+import type { ChatMessage, Value as JsonValue, RunStatus, RunSummary } from "../../bindings";
+
+export type TimelineEntry =
+  | { kind: "message"; key: string; message: ChatMessage }
+  /** A run that ended without a reply of its own: failed, timed out, cancelled or interrupted. */
+  | { kind: "run"; key: string; run: RunSummary };
+
+const QUIET_STATUSES: RunStatus[] = ["running", "succeeded"];
+
+/** What a chat has loaded: messages oldest first, the runs they refer to, the active run. */
+export type ChatView = { messages: ChatMessage[]; runs: RunSummary[]; activeRun: RunSummary | null };
+
+/**
+ * Messages in their order, each run that ended without success noted after the last message
+ * that refers to it (its user message, or the partial reply of a stopped run). One pass.
+ */
+export function buildTimeline({ messages, runs }: Pick<ChatView, "messages" | "runs">): TimelineEntry[] {
+  const noted = new Map<string, RunSummary>();
+  for (const run of runs) if (!QUIET_STATUSES.includes(run.status)) noted.set(run.id, run);
+  const lastMention = new Map<string, number>();
+  messages.forEach((message, i) => {
+    if (message.runId && noted.has(message.runId)) lastMention.set(message.runId, i);
+  });
+  const entries: TimelineEntry[] = [];
+  messages.forEach((message, i) => {
+    entries.push({ kind: "message", key: `m:${message.id}`, message });
+    const run = message.runId ? noted.get(message.runId) : undefined;
+    if (run && lastMention.get(run.id) === i) entries.push({ kind: "run", key: `r:${run.id}`, run });
+  });
+  return entries;
+}
+
+/** The run the activity card shows: the active one, else the one started last. */
+export function currentRun(view: ChatView | undefined): RunSummary | null {
+  if (!view) return null;
+  if (view.activeRun) return view.activeRun;
+  let latest: RunSummary | null = null;
+  for (const run of view.runs) if (!latest || run.startedAt >= latest.startedAt) latest = run;
+  return latest;
+}
+
+export const RUN_STATUS_LABELS: Record<RunStatus, string> = {
+  running: "Running",
+  succeeded: "Done",
+  failed: "Failed",
+  cancelled: "Stopped",
+  timed_out: "Timed out",
+  interrupted: "Interrupted",
+};
+
+export const isRunFailure = (status: RunStatus) =>
+  status === "failed" || status === "timed_out" || status === "interrupted";
+
+/** The headline of a run notice in the chat. */
+export function runNoticeTitle(status: RunStatus): string {
+  switch (status) {
+    case "failed":
+      return "The run failed.";
+    case "timed_out":
+      return "The run timed out.";
+    case "interrupted":
+      return "The run was interrupted.";
+    case "cancelled":
+      return "Stopped.";
+    default:
+      return RUN_STATUS_LABELS[status];
+  }
+}
+
+/** 420 -> "420 ms", 3200 -> "3.2 s", 65000 -> "1m 5s" */
+export function formatDuration(ms: number): string {
+  const value = Math.max(0, Math.round(ms));
+  if (value < 1000) return `${value} ms`;
+  if (value < 60_000) return `${(value / 1000).toFixed(1)} s`;
+  const minutes = Math.floor(value / 60_000);
+  return `${minutes}m ${Math.round((value % 60_000) / 1000)}s`;
+}
+
+/** Keys whose value says best, on its own, what a tool call is about. */
+const TELLING_KEYS = ["command", "cmd", "file_path", "filePath", "path", "pattern", "query", "url", "prompt", "description"];
+const SUMMARY_LENGTH = 160;
+
+/** A tool's input on one short line. */
+export function summarizeInput(input: JsonValue): string {
+  let text: string;
+  if (typeof input === "string") {
+    text = input;
+  } else if (input && typeof input === "object" && !Array.isArray(input)) {
+    const key = TELLING_KEYS.find((k) => typeof input[k] === "string");
+    text = key ? (input[key] as string) : JSON.stringify(input);
+  } else {
+    text = JSON.stringify(input) ?? "";
+  }
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > SUMMARY_LENGTH ? `${line.slice(0, SUMMARY_LENGTH - 1)}…` : line;
+}
+
+export function prettyJson(value: JsonValue): string {
+  return typeof value === "string" ? value : JSON.stringify(value, null, 2);
+}
+
+/** The first `max` lines of `text`, and how many lines are left out. */
+export function firstLines(text: string, max: number): { shown: string; hidden: number; total: number } {
+  const lines = text.split("\n");
+  if (lines.length <= max) return { shown: text, hidden: 0, total: lines.length };
+  return { shown: lines.slice(0, max).join("\n"), hidden: lines.length - max, total: lines.length };
+}
+
+export function formatCost(usd: number): string {
+  return `$${usd < 1 ? usd.toFixed(4) : usd.toFixed(2)}`;
+}

@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import type { ChatMessage, ChatPage, RunSummary } from "../../bindings";
+import { flattenPages, newestPageOnly, olderPageParam, withMessage, withRun, type ChatPages } from "./chatPages";
+
+const msg = (seq: number, runId: string | null = null): ChatMessage => ({
+  id: `m${seq}`,
+  agentId: "a",
+  seq,
+  role: "user",
+  content: `m${seq}`,
+  runId,
+  createdAt: seq,
+});
+const run = (id: string, status: RunSummary["status"]): RunSummary => ({
+  id,
+  agentId: "a",
+  runtime: "native",
+  status,
+  error: null,
+  startedAt: 1,
+  finishedAt: status === "running" ? null : 2,
+});
+const page = (seqs: number[], hasOlder: boolean, runs: RunSummary[] = [], activeRun: RunSummary | null = null): ChatPage => ({
+  messages: seqs.map((s) => msg(s)),
+  hasOlder,
+  runs,
+  activeRun,
+});
+const pages = (...list: ChatPage[]): ChatPages => ({ pages: list, pageParams: list.map((_, i) => (i === 0 ? null : i)) });
+
+describe("chat pages", () => {
+  it("flatten oldest first and ask for the page before the oldest message", () => {
+    const data = pages(page([3, 4], true), page([1, 2], false));
+    expect(flattenPages(data).messages.map((m) => m.seq)).toEqual([1, 2, 3, 4]);
+    expect(olderPageParam(data.pages[0])).toBe(3);
+    expect(olderPageParam(data.pages[1])).toBeUndefined();
+  });
+
+  it("append a message once, in seq order", () => {
+    let data = pages(page([1, 2], false));
+    data = withMessage(data, msg(4));
+    data = withMessage(data, msg(3));
+    data = withMessage(data, msg(4));
+    expect(data.pages[0].messages.map((m) => m.seq)).toEqual([1, 2, 3, 4]);
+  });
+
+  it("track the active run and ignore a start heard after the end", () => {
+    let data = pages(page([1], false));
+    data = withRun(data, run("r", "running"));
+    expect(data.pages[0].activeRun?.id).toBe("r");
+    data = withRun(data, run("r", "succeeded"));
+    expect(data.pages[0].activeRun).toBeNull();
+    expect(withRun(data, run("r", "running"))).toBe(data);
+    expect(flattenPages(data).runs.map((r) => r.status)).toEqual(["succeeded"]);
+  });
+
+  it("keep only the newest page for a refetch after lost events", () => {
+    const data = newestPageOnly(pages(page([3], true), page([2], true), page([1], false)));
+    expect(data.pages).toHaveLength(1);
+    expect(data.pageParams).toEqual([null]);
+  });
+});

@@ -1,0 +1,44 @@
+import type { FileDelivery } from "../../bindings";
+import { FILE_STATUS_LABELS, inFileOrder } from "../agent-files/agentFiles";
+import { formatCount } from "../../lib/format";
+
+type Props = { files: readonly FileDelivery[] };
+
+/** Where each of the agent's seven files went in a run and whether the run carried it. Every
+ *  file is listed, even those not sent, so nothing about the run is hidden. */
+export function FileDeliveryList({ files }: Props) {
+  return (
+    <section className="file-deliveries" data-testid="file-deliveries">
+      <h3>Agent files</h3>
+      <p className="muted">
+        Files already delivered to this session are left out until they change; files the runtime reads itself are
+        checked against their budgets all the same.
+      </p>
+      {files.length === 0 ? (
+        <p className="muted" data-testid="file-deliveries-none">
+          Not recorded: this run is from before Clawboo kept which agent files each run carried.
+        </p>
+      ) : (
+        <ul className="file-deliveries__list">
+          {inFileOrder(files).map((f) => (
+            <FileDeliveryRow key={f.file} delivery={f} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function FileDeliveryRow({ delivery }: { delivery: FileDelivery }) {
+  const over = delivery.chars > delivery.budget;
+  return (
+    <li className="file-delivery" data-testid={`file-delivery-${delivery.file}`} data-status={delivery.status}>
+      <span className="file-delivery__name">{delivery.file}</span>
+      <span className={`file-status file-status--${delivery.status}`}>{FILE_STATUS_LABELS[delivery.status]}</span>
+      <span className="file-delivery__route">{delivery.routeLabel}</span>
+      <span className={`file-delivery__size${over ? " is-over" : ""}`}>
+        {formatCount(delivery.chars)} / {formatCount(delivery.budget)} characters
+      </span>
+    </li>
+  );
+}

@@ -1,0 +1,110 @@
+import type { CSSProperties } from "react";
+import type { Agent, RoomMessage, RunSummary } from "../../bindings";
+import { RUN_STATUS_LABELS } from "../chat/chat";
+import { Markdown } from "../../components/Markdown";
+import { TintDot } from "../../components/TintDot";
+import { UnconfinedBadge } from "../sandbox/UnconfinedBadge";
+
+type RowProps = {
+  message: RoomMessage;
+  run: RunSummary | undefined;
+  agentOf: (id: string | null | undefined) => Agent | undefined;
+  handle: (id: string | null | undefined) => string;
+  /** The reply asks the user something still open in the Inbox. */
+  askedYou: boolean;
+  onSee: (runId: string, agentId: string | null | undefined) => void;
+  onSelectRun: (runId: string) => void;
+};
+
+/** One entry of a room: the user's message, a notice, a reply, a hand-off card or a batch card. */
+export function RoomMessageRow({ message, run, agentOf, handle, askedYou, onSee, onSelectRun }: RowProps) {
+  const author = agentOf(message.authorId);
+  const see = (runId: string | null, agentId: string | null | undefined, label: string) =>
+    runId && (
+      <button type="button" className="link-button" onClick={() => onSee(runId, agentId)} data-testid="see-context">
+        {label}
+      </button>
+    );
+  switch (message.kind) {
+    case "user":
+      return (
+        <div className="chat-row chat-row--user" data-testid="room-message-user">
+          <div className="chat-bubble">{message.content}</div>
+        </div>
+      );
+    case "notice":
+      return (
+        <p className="room-notice" data-testid="room-notice">
+          {message.content}
+        </p>
+      );
+    case "reply":
+      return (
+        <div
+          className="chat-row chat-row--assistant"
+          style={{ "--agent-tint": author?.tint } as CSSProperties}
+          data-testid="room-message-reply"
+        >
+          <div className="chat-bubble chat-bubble--markdown">
+            <header className="room-author">
+              {author && <TintDot tint={author.tint} />}
+              <strong>{author?.name ?? "A former member"}</strong>
+              <span className="muted">{handle(message.authorId)}</span>
+              <UnconfinedBadge agent={author} />
+              {askedYou && (
+                <span
+                  className="asked-you"
+                  title="Waiting for your answer: reply here, or answer in the Inbox."
+                  data-testid={`asked-you-${message.id}`}
+                >
+                  asked you
+                </span>
+              )}
+            </header>
+            <Markdown text={message.content} />
+            <footer className="room-meta">
+              {see(message.runId, message.authorId, `What ${handle(message.authorId)} saw`)}
+            </footer>
+          </div>
+        </div>
+      );
+    case "handoff":
+      return (
+        <div className="room-card room-card--handoff" data-testid="handoff-card">
+          <header>
+            <span>
+              {handle(message.authorId)} → <strong>{handle(message.targetId)}</strong>
+            </span>
+            <button
+              type="button"
+              className={`run-status run-status--${run?.status ?? "queued"}`}
+              onClick={() => run && onSelectRun(run.id)}
+              disabled={!run}
+            >
+              {run ? RUN_STATUS_LABELS[run.status] : "Waiting to start"}
+            </button>
+          </header>
+          <p className="room-card__label">Task, exactly as {handle(message.targetId)} received it</p>
+          <pre className="room-card__text" data-testid="handoff-task">
+            {message.content}
+          </pre>
+          <footer className="room-meta">{see(message.runId, message.targetId, `What ${handle(message.targetId)} saw`)}</footer>
+        </div>
+      );
+    case "batch":
+      return (
+        <div className="room-card room-card--batch" data-testid="batch-card">
+          <header>
+            <span>
+              Results for <strong>{handle(message.authorId)}</strong>, in one batch
+            </span>
+          </header>
+          <details>
+            <summary>The message {handle(message.authorId)} received</summary>
+            <pre className="room-card__text">{message.content}</pre>
+          </details>
+          <footer className="room-meta">{see(message.runId, message.authorId, `What ${handle(message.authorId)} saw`)}</footer>
+        </div>
+      );
+  }
+}

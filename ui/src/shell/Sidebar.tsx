@@ -1,0 +1,231 @@
+import { useState } from "react";
+import type { Agent, Team } from "../bindings";
+import { TintDot } from "../components/TintDot";
+import { UnconfinedBadge } from "../features/sandbox/UnconfinedBadge";
+import { ErrorMessage } from "../components/ErrorMessage";
+import { BooZeroLink, pinBooZero } from "../features/boo-zero/BooZeroLink";
+import { useBooZeroId } from "../features/boo-zero/booZeroQueries";
+
+type Props = {
+  teams: Team[] | undefined;
+  teamsError: string | null;
+  selectedTeamId: string | null;
+  onSelectTeam: (id: string) => void;
+  onNewTeam: () => void;
+  agents: Agent[] | undefined;
+  loading: boolean;
+  error: string | null;
+  selectedAgentId: string | null;
+  settingsOpen: boolean;
+  memoryOpen: boolean;
+  boardOpen: boolean;
+  routinesOpen?: boolean;
+  inboxOpen: boolean;
+  /** Open requests (the tray's count); the badge hides at 0. */
+  inboxCount: number;
+  onSelectAgent: (id: string) => void;
+  onNewAgent: () => void;
+  onOpenSettings: () => void;
+  onOpenMemory: () => void;
+  onOpenBoard: () => void;
+  onOpenRoutines?: () => void;
+  onOpenInbox: () => void;
+  /** The keyboard shortcuts sheet (also `?`). */
+  onOpenShortcuts?: () => void;
+};
+
+export function Sidebar({
+  teams,
+  teamsError,
+  selectedTeamId,
+  onSelectTeam,
+  onNewTeam,
+  agents,
+  loading,
+  error,
+  selectedAgentId,
+  settingsOpen,
+  memoryOpen,
+  boardOpen,
+  routinesOpen = false,
+  inboxOpen,
+  inboxCount,
+  onSelectAgent,
+  onNewAgent,
+  onOpenSettings,
+  onOpenMemory,
+  onOpenBoard,
+  onOpenRoutines,
+  onOpenInbox,
+  onOpenShortcuts,
+}: Props) {
+  const [showArchived, setShowArchived] = useState(false);
+  const archivedCount = teams?.filter((t) => t.archived).length ?? 0;
+  const shownTeams = teams?.filter((t) => showArchived || !t.archived || t.id === selectedTeamId);
+  const [booZero, otherAgents] = pinBooZero(agents, useBooZeroId());
+
+  return (
+    <nav className="sidebar" aria-label="Teams and agents">
+      <div className="sidebar__brand">
+        <span className="sidebar__logo" aria-hidden="true">
+          ◆
+        </span>
+        Clawboo
+      </div>
+      {booZero && <BooZeroLink agent={booZero} active={booZero.id === selectedAgentId} onSelect={onSelectAgent} />}
+
+      <div className="sidebar__section-header">
+        <span>Teams</span>
+        <button
+          type="button"
+          className="button button--primary button--small"
+          onClick={onNewTeam}
+          data-testid="new-team-button"
+        >
+          + New team
+        </button>
+      </div>
+
+      <ul className="sidebar__list sidebar__list--teams" data-testid="team-list">
+        {teams?.length === 0 && <li className="sidebar__hint">No teams yet.</li>}
+        {shownTeams?.map((team) => (
+          <li key={team.id}>
+            <button
+              type="button"
+              className={`agent-item ${team.id === selectedTeamId ? "is-active" : ""} ${team.archived ? "is-archived" : ""}`}
+              aria-current={team.id === selectedTeamId ? "page" : undefined}
+              onClick={() => onSelectTeam(team.id)}
+              data-testid={`team-item-${team.name}`}
+            >
+              <span className="team-item__icon" aria-hidden="true">
+                #
+              </span>
+              <span className="agent-item__text">
+                <span className="agent-item__name">{team.name}</span>
+                <span className="agent-item__handle">
+                  {team.members.length} {team.members.length === 1 ? "member" : "members"}
+                  {team.archived ? " · archived" : ""}
+                </span>
+              </span>
+            </button>
+          </li>
+        ))}
+        {archivedCount > 0 && (
+          <li>
+            <label className="sidebar__toggle">
+              <input
+                type="checkbox"
+                checked={showArchived}
+                onChange={(e) => setShowArchived(e.target.checked)}
+                data-testid="show-archived-teams"
+              />
+              Show archived ({archivedCount})
+            </label>
+          </li>
+        )}
+      </ul>
+      <ErrorMessage message={teamsError} className="sidebar__error" />
+
+      <div className="sidebar__section-header">
+        <span>Agents</span>
+        <button
+          type="button"
+          className="button button--primary button--small"
+          onClick={onNewAgent}
+          data-testid="new-agent-button"
+        >
+          + New agent
+        </button>
+      </div>
+
+      <ul className="sidebar__list">
+        {loading && <li className="sidebar__hint">Loading…</li>}
+        {!loading && otherAgents?.length === 0 && <li className="sidebar__hint">No agents yet.</li>}
+        {otherAgents?.map((agent) => (
+          <li key={agent.id}>
+            <button
+              type="button"
+              className={`agent-item ${agent.id === selectedAgentId ? "is-active" : ""}`}
+              aria-current={agent.id === selectedAgentId ? "page" : undefined}
+              onClick={() => onSelectAgent(agent.id)}
+              data-testid={`agent-item-${agent.handle}`}
+            >
+              <TintDot tint={agent.tint} />
+              <span className="agent-item__text">
+                <span className="agent-item__name">{agent.name}</span>
+                <span className="agent-item__handle">@{agent.handle}</span>
+              </span>
+              <UnconfinedBadge agent={agent} className="agent-item__badge" />
+            </button>
+          </li>
+        ))}
+      </ul>
+      <ErrorMessage message={error} className="sidebar__error" />
+
+      <button
+        type="button"
+        className={`sidebar__settings sidebar__inbox ${inboxOpen ? "is-active" : ""}`}
+        aria-current={inboxOpen ? "page" : undefined}
+        onClick={onOpenInbox}
+        title={inboxCount > 0 ? `${inboxCount} waiting for you` : undefined}
+        data-testid="nav-inbox"
+      >
+        <span aria-hidden="true">✉</span> Inbox
+        {inboxCount > 0 && (
+          <span className="sidebar__count" data-testid="inbox-count">
+            {inboxCount}
+          </span>
+        )}
+      </button>
+      <button
+        type="button"
+        className={`sidebar__settings sidebar__board ${boardOpen ? "is-active" : ""}`}
+        aria-current={boardOpen ? "page" : undefined}
+        onClick={onOpenBoard}
+        data-testid="nav-board"
+      >
+        <span aria-hidden="true">▦</span> Board
+      </button>
+      {onOpenRoutines && (
+        <button
+          type="button"
+          className={`sidebar__settings sidebar__routines ${routinesOpen ? "is-active" : ""}`}
+          aria-current={routinesOpen ? "page" : undefined}
+          onClick={onOpenRoutines}
+          data-testid="nav-routines"
+        >
+          <span aria-hidden="true">↻</span> Routines
+        </button>
+      )}
+      <button
+        type="button"
+        className={`sidebar__settings sidebar__memory ${memoryOpen ? "is-active" : ""}`}
+        aria-current={memoryOpen ? "page" : undefined}
+        onClick={onOpenMemory}
+        data-testid="nav-memory"
+      >
+        <span aria-hidden="true">◎</span> Memory
+      </button>
+      <button
+        type="button"
+        className={`sidebar__settings ${settingsOpen ? "is-active" : ""}`}
+        aria-current={settingsOpen ? "page" : undefined}
+        onClick={onOpenSettings}
+        data-testid="settings-link"
+      >
+        <span aria-hidden="true">⚙</span> Settings
+      </button>
+      {onOpenShortcuts && (
+        <button
+          type="button"
+          className="sidebar__settings sidebar__shortcuts"
+          onClick={onOpenShortcuts}
+          title="Keyboard shortcuts (?)"
+          data-testid="shortcuts-button"
+        >
+          <span aria-hidden="true">⌨</span> Shortcuts <kbd>?</kbd>
+        </button>
+      )}
+    </nav>
+  );
+}

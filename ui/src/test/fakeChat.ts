@@ -1,0 +1,173 @@
+// The one-to-one chat part of the fake API: pages, sends (with /reset and the files' budgets), runs
+// and their events, and what a run was given.
+import { vi } from "vitest";
+import { ClawbooError } from "../errors";
+import type { SomeCommandFakes } from "./commandFakes";
+import { emit } from "./fakeEvents";
+import { backend, notFound, tick, type FileName, type FakeChat } from "./fakeState";
+import { agentFiles } from "./fakeAgents";
+import { planTurn, routesOf } from "./fakeFileRoutes";
+import type {
+  ChatMessage,
+  ChatPage,
+  ChatRunContext,
+  FileRouteInfo,
+  RunEvent,
+  RunEventRecord,
+  RunStatus,
+  RunSummary,
+  SendOutcome,
+} from "../bindings";
+
+export const RESET_NOTICE = "Conversation reset. The agent starts fresh.";
+
+function chatOf(agentId: string): FakeChat {
+  let chat = backend.chats.get(agentId);
+  if (!chat) backend.chats.set(agentId, (chat = { messages: [], runs: [], activeRun: null }));
+  return chat;
+}
+
+/** As the engine pages: up to `limit` messages before `beforeSeq`, the runs they refer to. */
+function pageOf(agentId: string, beforeSeq: number | null, limit: number): ChatPage {
+  const chat = chatOf(agentId);
+  const before = chat.messages.filter((m) => beforeSeq === null || m.seq < beforeSeq);
+  const messages = before.slice(Math.max(0, before.length - limit)).map((m) => ({ ...m }));
+  const runIds = [...new Set(messages.flatMap((m) => (m.runId ? [m.runId] : [])))];
+  return {
+    messages,
+    hasOlder: before.length > limit,
+    runs: runIds.flatMap((id) => chat.runs.filter((r) => r.id === id).map((r) => ({ ...r }))),
+    activeRun: chat.activeRun && { ...chat.activeRun },
+  };
+}
+
+/** Adds a stored message to an agent's chat (no event). */
+export function seedMessage(agentId: string, role: ChatMessage["role"], content: string, runId: string | null = null) {
+  const chat = chatOf(agentId);
+  const seq = chat.messages.length + 1;
+  const message: ChatMessage = { id: `msg-${backend.nextId++}`, agentId, seq, role, content, runId, createdAt: tick() };
+  chat.messages.push(message);
+  return message;
+}
+
+/** Starts a run for the agent, as a send would (no event); the last user message without a run is its. */
+export function seedRun(agentId: string, status: RunStatus = "running", error: string | null = null): RunSummary {
+  const running = status === "running";
+  const run: RunSummary = {
+    id: `run-${backend.nextId++}`,
+    agentId,
+    runtime: "claude-code",
+    status,
+    error,
+    startedAt: tick(),
+    finishedAt: running ? null : tick(),
+  };
+  const chat = chatOf(agentId);
+  chat.runs.push(run);
+  const asked = chat.messages[chat.messages.length - 1];
+  if (asked && asked.role === "user" && asked.runId === null) asked.runId = run.id;
+  if (running) chat.activeRun = run;
+  return run;
+}
+
+/** Stores what a one-to-one run was given, roughly as the engine words it, and notes the
+ *  references it delivered into the session. */
+function recordChatRunContext(
+  agentId: string,
+  runId: string,
+  files: ChatRunContext["files"],
+  delivered: Map<FileName, string>,
+) {
+  const texts = agentFiles(agentId);
+  const sent = (route: string) => files.filter((f) => f.route === route && f.status === "sent");
+  const system = sent("instructions").map((f) => texts.get(f.file)!.trim());
+  const references = sent("reference").map((f) => `### ${f.file}\n${texts.get(f.file)!.trim()}`);
+  backend.chatRunContexts.set(runId, {
+    runId,
+    systemText: system.length ? system.join("\n\n") : null,
+    preamble: references.length ? `## Workspace files\n\n${references.join("\n\n")}` : null,
+    files,
+    sections: [],
+    createdAt: tick(),
+  });
+  for (const f of sent("reference")) delivered.set(f.file, f.hash);
+  backend.deliveredFiles.set(agentId, delivered);
+}
+
+/** Tells the app a message was stored, as the engine does after its commit. */
+export function emitMessageAdded(agentId: string, message: ChatMessage) {
+  emit("chatMessageAdded", { agentId, message: { ...message } });
+}
+
+/** Tells the app a run started or ended. */
+export function emitRunChanged(agentId: string, run: RunSummary) {
+  emit("runChanged", { agentId, run: { ...run } });
+}
+
+/** The next record of a run, numbered after what the run emitted so far. Stored for runActivity(). */
+export function recordRunEvent(runId: string, event: RunEvent, at = tick()): RunEventRecord {
+  const records = backend.runRecords.get(runId) ?? [];
+  const record = { runId, seq: records.length + 1, at, event };
+  backend.runRecords.set(runId, [...records, record]);
+  return record;
+}
+
+/** Delivers a record to the app's live listeners. */
+export function deliverRunEvent(agentId: string, record: RunEventRecord) {
+  emit("runEventEmitted", { agentId, record });
+}
+
+/** Records and delivers a run event, as the backend does while a run goes. */
+export function emitRunEvent(agentId: string, runId: string, event: RunEvent, at?: number): RunEventRecord {
+  const record = recordRunEvent(runId, event, at);
+  deliverRunEvent(agentId, record);
+  return record;
+}
+
+/** Ends the active run: stores the reply (if any), sets the status, and reports both. */
+export function finishRun(agentId: string, status: RunStatus, reply: string | null, error: string | null = null) {
+  const chat = chatOf(agentId);
+  const run = chat.activeRun ?? notFound("Active run");
+  const message = reply !== null ? seedMessage(agentId, "assistant", reply, run.id) : null;
+  const done = { ...run, status, error, finishedAt: tick() };
+  chat.runs = chat.runs.map((r) => (r.id === run.id ? done : r));
+  chat.activeRun = null;
+  if (message) emitMessageAdded(agentId, message);
+  emitRunChanged(agentId, done);
+}
+
+export const fakeChatApi = {
+  chatHistoryPage: vi.fn(
+    async (agentId: string, beforeSeq: number | null, limit: number): Promise<ChatPage> =>
+      pageOf(agentId, beforeSeq, limit),
+  ),
+  /** Like the engine: stores, publishes the news, and returns it. */
+  sendChatMessage: vi.fn(async (agentId: string, text: string): Promise<SendOutcome> => {
+    if (text === "/reset" || text === "/new") {
+      backend.deliveredFiles.delete(agentId);
+      const notice = seedMessage(agentId, "notice", RESET_NOTICE);
+      emitMessageAdded(agentId, notice);
+      return { message: { ...notice }, run: null };
+    }
+    // Like the engine: a file over a budget that applies refuses the run before anything is stored.
+    const agent = backend.agents.find((a) => a.id === agentId) ?? notFound("Agent");
+    const delivered = backend.deliveredFiles.get(agentId) ?? new Map<FileName, string>();
+    const plan = planTurn(agent, agentFiles(agentId), delivered);
+    if (plan.refusal) throw new ClawbooError("context_too_large", plan.refusal);
+    const message = seedMessage(agentId, "user", text);
+    const run = seedRun(agentId);
+    recordChatRunContext(agentId, run.id, plan.files, delivered);
+    emitMessageAdded(agentId, message);
+    emitRunChanged(agentId, run);
+    return { message: { ...message }, run: { ...run } };
+  }),
+  chatRunContext: vi.fn(
+    async (runId: string): Promise<ChatRunContext> =>
+      backend.chatRunContexts.get(runId) ?? notFound(`What run ${runId} was given`),
+  ),
+  agentFileRoutes: vi.fn(async (agentId: string): Promise<FileRouteInfo[]> =>
+    routesOf(backend.agents.find((a) => a.id === agentId) ?? notFound("Agent")),
+  ),
+  cancelRun: vi.fn(async (_runId: string): Promise<null> => null),
+  runActivity: vi.fn(async (runId: string): Promise<RunEventRecord[]> => [...(backend.runRecords.get(runId) ?? [])]),
+} satisfies SomeCommandFakes;
