@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use clawboo_engine::agents::{NewAgent, RuntimeKind};
 use clawboo_engine::chat::RunStatus;
-use clawboo_engine::native::NativeRuntime;
+use clawboo_engine::runtimes::native::NativeRuntime;
 use clawboo_engine::runtimes::{
     ApprovalPolicy, Capabilities, Endpoint, EndpointSource, HistoryMode, PersonaDelivery, RunChannels, RunEvent,
     RunResult, Runtime, TurnInput,

@@ -26,7 +26,7 @@ impl Runtime for AnswersAtOnce {
     }
 
     fn capabilities(&self) -> Capabilities {
-        clawboo_engine::native::CAPABILITIES
+        clawboo_engine::runtimes::native::CAPABILITIES
     }
 
     fn run(

@@ -31,7 +31,7 @@ impl Runtime for Stamping {
     }
 
     fn capabilities(&self) -> Capabilities {
-        clawboo_engine::native::CAPABILITIES
+        clawboo_engine::runtimes::native::CAPABILITIES
     }
 
     fn run(

@@ -19,7 +19,7 @@ use crate::store::{settings, Store};
 use crate::vocab::AgentFileName;
 
 /// The setting that names Boo Zero's agent.
-const AGENT_SETTING: &str = "boo_zero.agent_id";
+use crate::agents::BOO_ZERO_SETTING as AGENT_SETTING;
 const RULES_SETTING: &str = "boo_zero.rules";
 const GLOBAL_BRIEF_SETTING: &str = "boo_zero.global_brief";
 /// The global brief, in characters: kept for the user, sent to no agent.
@@ -155,16 +155,6 @@ pub fn agent_id(conn: &Connection) -> Result<Option<String>> {
 /// The rules to send with Boo Zero's messages (the default until the user sets their own).
 pub fn rules(conn: &Connection) -> Result<String> {
     Ok(settings::get(conn, RULES_SETTING)?.unwrap_or_else(|| DEFAULT_RULES.to_owned()))
-}
-
-/// Refuses to delete Boo Zero.
-pub fn check_deletable(conn: &Connection, agent_id_to_delete: &str) -> Result<()> {
-    if agent_id(conn)?.as_deref() == Some(agent_id_to_delete) {
-        return Err(Error::Conflict(
-            "Boo Zero is your own coordinator and cannot be deleted. Rename it or change its runtime instead.".into(),
-        ));
-    }
-    Ok(())
 }
 
 /// The runtime, provider and model Boo Zero starts on: Native with the first provider whose key

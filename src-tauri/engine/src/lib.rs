@@ -15,7 +15,6 @@ pub mod events;
 pub mod logs;
 pub mod loopback;
 pub mod memory;
-pub mod native;
 pub mod onboarding;
 pub mod relay;
 pub mod routines;
@@ -204,9 +203,8 @@ impl Engine {
             agents: agents.clone(),
             teams: teams.clone(),
             board: board.clone(),
-            runner: runner.clone(),
-            chat: chat.clone(),
             attention: attention.clone(),
+            work: Arc::new(RoutineRuns { runner: runner.clone(), chat: chat.clone() }),
         }));
         // After the runner released the cards of runs cut off: the scheduler sees how they ended.
         routines.recover()?;
@@ -439,7 +437,7 @@ impl Engine {
     /// is going away. Its teams and rooms lose it (the store cascades), so teams changed too,
     /// and so did the Board (its cards are left unassigned).
     pub fn delete_agent(&self, id: &str) -> Result<()> {
-        self.store.read(|c| boo_zero::check_deletable(c, id))?;
+        self.store.read(|c| agents::check_deletable(c, id))?;
         // Its task runs end first: nothing may run in a folder that is going away.
         self.runner.stop_agent(id, Duration::from_secs(10))?;
         self.chat.delete_agent(id, Duration::from_secs(10))?;
@@ -542,4 +540,29 @@ fn expire_approvals(attention: &Arc<Attention>, handle: &tokio::runtime::Handle)
             }
         }
     });
+}
+
+/// Routines' work, run by the task runner (an agent's routine: its card) and team chat (a
+/// team's routine: a message to its room).
+struct RoutineRuns {
+    runner: Arc<runner::Runner>,
+    chat: Arc<chat::Chat>,
+}
+
+impl routines::RoutineWork for RoutineRuns {
+    fn start_card(&self, card_id: &str) -> Result<String> {
+        Ok(self.runner.start(card_id, runner::StartOptions::default())?.run_id)
+    }
+
+    fn send_to_team(&self, room_id: &str, prompt: &str, tag: vocab::routine::RoutineTag) -> Result<()> {
+        self.chat.send_routine(room_id, prompt, tag)
+    }
+
+    fn run_status(&self, run_id: &str) -> Option<(vocab::RunStatus, Option<String>)> {
+        self.chat.run(run_id).ok().map(|run| (run.status, run.error))
+    }
+
+    fn team_message_waiting(&self, routine_run_id: &str) -> bool {
+        self.chat.routine_waiting(routine_run_id)
+    }
 }

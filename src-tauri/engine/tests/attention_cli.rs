@@ -43,7 +43,7 @@ impl Runtime for Leader {
     }
 
     fn capabilities(&self) -> Capabilities {
-        clawboo_engine::native::CAPABILITIES
+        clawboo_engine::runtimes::native::CAPABILITIES
     }
 
     fn run(

@@ -13,7 +13,7 @@ use clawboo_engine::board::{Actor, CardStatus, NewCard};
 use clawboo_engine::chat::RunStatus;
 use clawboo_engine::context::boo_zero::{TEAM_BRIEF_BUDGET, TEAM_CARDS_BUDGET, TEAM_CHAT_BUDGET, TEAM_MEMORY_BUDGET};
 use clawboo_engine::memory::{Author, FactInput, Scope};
-use clawboo_engine::native::NativeRuntime;
+use clawboo_engine::runtimes::native::NativeRuntime;
 use clawboo_engine::runtimes::{ApprovalPolicy, Endpoint, RunEvent};
 use clawboo_engine::secrets::Provider;
 use clawboo_engine::teams::NewTeam;

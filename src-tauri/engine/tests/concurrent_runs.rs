@@ -35,7 +35,7 @@ impl Runtime for Flood {
     }
 
     fn capabilities(&self) -> Capabilities {
-        clawboo_engine::native::CAPABILITIES
+        clawboo_engine::runtimes::native::CAPABILITIES
     }
 
     fn run(

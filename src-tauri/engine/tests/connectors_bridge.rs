@@ -13,10 +13,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clawboo_engine::agents::{Agent, RuntimeKind};
-use clawboo_engine::connectors::client::Session;
 use clawboo_engine::connectors::{RunConnector, RunTransport};
 use clawboo_engine::runtimes::home::RuntimeHomes;
 use clawboo_engine::runtimes::hosted::{self, Reach};
+use clawboo_engine::runtimes::mcp_client::Session;
 use clawboo_engine::runtimes::process::{CommandSpec, Spawner, SystemSpawner};
 use clawboo_engine::runtimes::supervise::Timeouts;
 use clawboo_engine::runtimes::{
@@ -356,7 +356,7 @@ async fn as_a_cli(grant: &ToolGrant) -> Session {
     let spawner: Arc<dyn Spawner> = Arc::new(SystemSpawner);
     let dir = tempfile::tempdir().unwrap();
     let (session, warnings) =
-        Session::start(&[bridge], &spawner, dir.path(), &clawboo_engine::connectors::client::http_client()).await;
+        Session::start(&[bridge], &spawner, dir.path(), &clawboo_engine::runtimes::mcp_client::http_client()).await;
     assert!(warnings.is_empty(), "{warnings:?}");
     session
 }

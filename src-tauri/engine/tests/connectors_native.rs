@@ -7,8 +7,8 @@ mod common;
 
 use std::sync::Arc;
 
-use clawboo_engine::connectors::client::Session;
 use clawboo_engine::connectors::{RunConnector, RunTransport};
+use clawboo_engine::runtimes::mcp_client::Session;
 use clawboo_engine::runtimes::process::{Spawner, SystemSpawner};
 use clawboo_engine::tools::{ToolName, Tools};
 use common::tools::{caller, RecordingHost};

@@ -10,7 +10,7 @@ use std::time::Duration;
 use clawboo_engine::agents::{NewAgent, RuntimeKind};
 use clawboo_engine::chat::RunStatus;
 use clawboo_engine::memory::{Author, FactFilter, PromotionStatus, Scope, ScratchScope};
-use clawboo_engine::native::transcript::{trim_transcript, TRANSCRIPT_BUDGET_CHARS};
+use clawboo_engine::runtimes::native::transcript::{trim_transcript, TRANSCRIPT_BUDGET_CHARS};
 use clawboo_engine::runtimes::{
     ApprovalPolicy, Capabilities, HistoryMode, PersonaDelivery, RunChannels, RunEvent, RunResult, Runtime, TurnInput,
 };

@@ -9,9 +9,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use clawboo_engine::agents::{Agent, RuntimeKind};
-use clawboo_engine::native::transcript::utc_date;
-use clawboo_engine::native::{Endpoint, NativeRuntime};
 use clawboo_engine::runtimes::home::RuntimeHomes;
+use clawboo_engine::runtimes::native::transcript::utc_date;
+use clawboo_engine::runtimes::native::{Endpoint, NativeRuntime};
 use clawboo_engine::runtimes::{
     ApprovalPolicy, PendingPermission, PermissionAnswer, RunChannels, RunEvent, RunOutcome, RunResult, Runtime,
     TranscriptTurn, TurnInput,

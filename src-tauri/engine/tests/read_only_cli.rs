@@ -511,7 +511,7 @@ mod openclaw {
 
 mod native {
     use super::*;
-    use clawboo_engine::native::NativeRuntime;
+    use clawboo_engine::runtimes::native::NativeRuntime;
 
     async fn call(scene: &Scene, tool: &str, args: serde_json::Value, approval: ApprovalPolicy) -> FakeModelServer {
         let server = FakeModelServer::start(Behavior::tool_then_answer(tool, args, "Ok.")).await;

@@ -8,11 +8,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clawboo_engine::agents::{Agent, RuntimeKind};
-use clawboo_engine::native::NativeRuntime;
 use clawboo_engine::relay::{
     Relay, RelayedRequest, RequestUsage, Upstream, MAX_REQUESTS_AT_ONCE, MAX_REQUEST_BYTES, MAX_STORED_BODY_BYTES,
 };
 use clawboo_engine::runtimes::home::RuntimeHomes;
+use clawboo_engine::runtimes::native::NativeRuntime;
 use clawboo_engine::runtimes::{ApprovalPolicy, Endpoint, EndpointSource, RunChannels, RunOutcome, Runtime, TurnInput};
 use clawboo_engine::secrets::Provider;
 use clawboo_engine::store::Store;

@@ -198,7 +198,7 @@ async fn native_calls_peer_post_in_process() {
     let server = FakeModelServer::start(behavior()).await;
     let b = bridge("run-native", "agent-native");
     let endpoint = Endpoint { base_url: server.base_url(), api_key: Some("k".into()) };
-    let runtime = Arc::new(clawboo_engine::native::NativeRuntime::new(Arc::new(Fixed(endpoint))));
+    let runtime = Arc::new(clawboo_engine::runtimes::native::NativeRuntime::new(Arc::new(Fixed(endpoint))));
     let input = b.input(agent(RuntimeKind::Native, "some-model", Some(Provider::Anthropic), ApprovalPolicy::Ask), None);
     let (result, events) = run(runtime, input).await;
     b.assert_posted(&result, &events);

@@ -227,7 +227,7 @@ impl Agents {
             agent.provider = Some(provider);
         }
         if let Some(sandbox) = patch.sandbox {
-            let allowed_hosts = crate::runtimes::sandbox::validate_hosts(&sandbox.allowed_hosts)?;
+            let allowed_hosts = crate::vocab::sandbox::validate_hosts(&sandbox.allowed_hosts)?;
             agent.sandbox = SandboxSettings { allowed_hosts, ..sandbox };
         }
         agent.updated_at = now_ms();
@@ -287,7 +287,7 @@ impl Agents {
     /// goes first: if the keychain refuses while a Gateway is set, nothing is deleted.
     pub fn delete(&self, id: &str) -> Result<()> {
         let agent = self.get(id)?;
-        self.store.read(|c| crate::boo_zero::check_deletable(c, id))?;
+        self.store.read(|c| check_deletable(c, id))?;
         if let Some(secrets) = &self.secrets {
             match secrets.delete_gateway_token(id) {
                 Err(e) if agent.openclaw_gateway_url.is_some() => return Err(e),
@@ -403,6 +403,19 @@ fn duplicate_handle_or(e: rusqlite::Error, handle: &str) -> Error {
 
 fn now_ms() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
+}
+
+/// The setting naming the agent that is Boo Zero (set by `boo_zero`; agents refuse to delete it).
+pub const BOO_ZERO_SETTING: &str = "boo_zero.agent_id";
+
+/// Refuses to delete Boo Zero.
+pub fn check_deletable(conn: &rusqlite::Connection, agent_id_to_delete: &str) -> Result<()> {
+    if crate::store::settings::get(conn, BOO_ZERO_SETTING)?.as_deref() == Some(agent_id_to_delete) {
+        return Err(Error::Conflict(
+            "Boo Zero is your own coordinator and cannot be deleted. Rename it or change its runtime instead.".into(),
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -24,11 +24,11 @@ pub use tray::{Arrival, Notification, Notifier, Viewing};
 pub use types::*;
 
 use crate::agents::Agents;
-use crate::chat::now_ms;
 use crate::error::{Error, Result};
 use crate::events::{EngineEvent, EventBus};
-use crate::runtimes::{PendingPermission, PermissionAnswer};
 use crate::store::Store;
+use crate::vocab::clock::now_ms;
+use crate::vocab::permission::{PendingPermission, PermissionAnswer};
 
 /// Who an audit line names when Clawboo itself acted (expiry, a grant, a run that ended).
 const CLAWBOO: &str = "clawboo";

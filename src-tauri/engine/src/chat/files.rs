@@ -12,7 +12,7 @@ use crate::chat::store::{CarriedTurn, Conversation};
 use crate::context::files::{self, AgentFiles, Delivered, FilePlan, FileSession, FilesTurn};
 use crate::context::ToolName;
 use crate::error::{Error, Result};
-use crate::native::transcript::{trim_transcript, TRANSCRIPT_BUDGET_CHARS};
+use crate::runtimes::native::transcript::{trim_transcript, TRANSCRIPT_BUDGET_CHARS};
 use crate::runtimes::{HistoryMode, TranscriptTurn};
 use crate::vocab::AgentFileName;
 

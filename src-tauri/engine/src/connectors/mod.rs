@@ -6,7 +6,6 @@
 //! marks secret live in the OS keychain only: SQLite keeps an entry's key and that it is
 //! secret, never its value.
 
-pub mod client;
 mod records;
 mod types;
 pub mod validate;
@@ -62,7 +61,7 @@ impl Connectors {
     pub fn create(&self, raw: ConnectorInput) -> Result<Connector> {
         let input = validate::input(&raw)?;
         let id = uuid::Uuid::new_v4().to_string();
-        let now = crate::chat::now_ms();
+        let now = crate::vocab::clock::now_ms();
         self.store.write(|tx| records::insert(tx, &id, &input, now))?;
         if let Err(e) = self.store_secrets(&id, &input) {
             // Nothing half-made stays behind: the row and any secret already written go.
@@ -81,7 +80,7 @@ impl Connectors {
         let input = validate::input(&raw)?;
         let before = self.store.read(|c| records::one(c, id))?;
         self.store_secrets(id, &input)?;
-        let now = crate::chat::now_ms();
+        let now = crate::vocab::clock::now_ms();
         self.store.write(|tx| records::update(tx, id, &input, now))?;
         let kept_secret = |key: &str| input.entries.iter().any(|e| e.secret && e.key == key);
         let gone: Vec<&str> =

@@ -223,7 +223,7 @@ async fn forward(
     })?;
     let body = read_body(body).await?;
     let seq = grant.run.next_seq.fetch_add(1, Ordering::Relaxed);
-    let at = crate::chat::now_ms();
+    let at = crate::vocab::clock::now_ms();
 
     let endpoint = &grant.upstream;
     let query = parts.uri.query();
@@ -251,7 +251,7 @@ async fn forward(
         Refusal::new(
             StatusCode::BAD_GATEWAY,
             "api_error",
-            format!("Clawboo's model relay could not reach {host}: {}", crate::native::http::chain(&e)),
+            format!("Clawboo's model relay could not reach {host}: {}", crate::runtimes::native::http::chain(&e)),
         )
     })?;
 

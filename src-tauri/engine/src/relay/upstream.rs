@@ -6,7 +6,7 @@ use crate::secrets::{allowed_scheme, Provider};
 /// The relay's client: the Native runtime's, which never follows a redirect (the key would go
 /// along to wherever it points) and respects system proxies.
 pub fn upstream_client() -> reqwest::Client {
-    crate::native::http::client()
+    crate::runtimes::native::http::client()
 }
 
 /// Refuses a URL the key must not travel to: anything but https, except plain http to a

@@ -36,12 +36,11 @@ pub use types::*;
 use crate::agents::Agents;
 use crate::attention::Attention;
 use crate::board::Board;
-use crate::chat::Chat;
 use crate::error::{Error, Result};
 use crate::events::{EngineEvent, EventBus};
-use crate::runner::Runner;
 use crate::store::Store;
 use crate::teams::Teams;
+use crate::vocab::RunStatus;
 
 /// The scheduler looks at least this often, whatever the next slot.
 pub const COARSE_CHECK: Duration = Duration::from_secs(60);
@@ -49,12 +48,7 @@ pub const COARSE_CHECK: Duration = Duration::from_secs(60);
 /// queue, was dropped (the team stopped): its run failed.
 const UNSTARTED_AFTER_MS: i64 = 60_000;
 
-/// Tells the team chat which routine run a message belongs to.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RoutineTag {
-    pub name: String,
-    pub routine_run_id: String,
-}
+pub use crate::vocab::routine::RoutineTag;
 
 /// What the routines are built on (the engine's services).
 pub struct RoutinesParts {
@@ -63,9 +57,22 @@ pub struct RoutinesParts {
     pub agents: Arc<Agents>,
     pub teams: Arc<Teams>,
     pub board: Arc<Board>,
-    pub runner: Arc<Runner>,
-    pub chat: Arc<Chat>,
     pub attention: Arc<Attention>,
+    /// How a routine's work is run: the task runner and team chat, above this module.
+    pub work: Arc<dyn RoutineWork>,
+}
+
+/// What the scheduler needs from the parts that run work (the task runner for an agent's
+/// routine, team chat for a team's), given by the engine: routines sit below both.
+pub trait RoutineWork: Send + Sync {
+    /// Starts the task run of a routine's card; its run id.
+    fn start_card(&self, card_id: &str) -> Result<String>;
+    /// Sends a team routine's prompt to the team's room as the user's message.
+    fn send_to_team(&self, room_id: &str, prompt: &str, tag: RoutineTag) -> Result<()>;
+    /// A run's status and error, if the run is known.
+    fn run_status(&self, run_id: &str) -> Option<(RunStatus, Option<String>)>;
+    /// Whether a team routine's message (its routine run) still waits in a queue.
+    fn team_message_waiting(&self, routine_run_id: &str) -> bool;
 }
 
 pub struct Routines {

@@ -15,11 +15,10 @@ use super::{propose, RoutineTag, Routines, COARSE_CHECK, UNSTARTED_AFTER_MS};
 const MIN_WAIT_MS: i64 = 200;
 use crate::attention::{RequestKind, Source};
 use crate::board::{CardOrigin, CardRunStatus, CardStatus, NewCard};
-use crate::chat::RunStatus;
 use crate::error::{Error, Result};
 use crate::events::EngineEvent;
-use crate::runner::StartOptions;
 use crate::teams::Teams;
+use crate::vocab::RunStatus;
 
 impl Routines {
     /// Every decision, at `now`: runs going checked, due slots fired (or skipped for overlap,
@@ -171,15 +170,15 @@ impl Routines {
             )?,
         };
         self.parts.store.write(|tx| store::set_run_card(tx, run_id, &card.id, None))?;
-        let start = self.parts.runner.start(&card.id, StartOptions::default())?;
-        self.parts.store.write(|tx| store::set_run_card(tx, run_id, &card.id, Some(&start.run_id)))
+        let started = self.parts.work.start_card(&card.id)?;
+        self.parts.store.write(|tx| store::set_run_card(tx, run_id, &card.id, Some(&started)))
     }
 
     fn fire_team(&self, routine: &Routine, team_id: &str, run_id: &str) -> Result<()> {
         let tag = RoutineTag { name: routine.name.clone(), routine_run_id: run_id.to_owned() };
         let room_id = general_room(&self.parts.teams, team_id)?;
         self.parts.store.write(|tx| store::set_run_room(tx, run_id, team_id, &room_id))?;
-        self.parts.chat.send_routine(&room_id, &routine.prompt, tag)
+        self.parts.work.send_to_team(&room_id, &routine.prompt, tag)
     }
 
     /// Runs going: how did each end, if it has?
@@ -239,8 +238,7 @@ impl Routines {
         }
         match &run.run_id {
             Some(run_id) => {
-                let run = self.parts.chat.run(run_id).ok()?;
-                let status = (run.status, run.error);
+                let status = self.parts.work.run_status(run_id)?;
                 match status.0 {
                     RunStatus::Running => None,
                     RunStatus::Succeeded => Some((RoutineOutcome::Succeeded, None)),
@@ -253,7 +251,7 @@ impl Routines {
             }
             // A team message not started yet: waiting its turn, unless it was dropped.
             None if run.team_id.is_some() => {
-                let waiting = self.parts.chat.routine_waiting(&run.id);
+                let waiting = self.parts.work.team_message_waiting(&run.id);
                 (!waiting && now - run.started_at > UNSTARTED_AFTER_MS).then(|| {
                     // Dropped from the queue: the user stopped the team (Stop), not a failure.
                     (RoutineOutcome::Stopped, Some("Its message never started a run: the team was stopped.".into()))

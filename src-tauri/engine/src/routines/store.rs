@@ -259,21 +259,6 @@ pub(crate) fn set_run_room(conn: &Connection, id: &str, team_id: &str, room_id: 
     Ok(())
 }
 
-/// The leader's run of a team routine's message started (called by team chat).
-pub(crate) fn link_team_run(conn: &Connection, routine_run_id: &str, run_id: &str) -> Result<()> {
-    conn.execute("UPDATE routine_runs SET run_id = ?2 WHERE id = ?1", params![routine_run_id, run_id])?;
-    Ok(())
-}
-
-/// A team routine's message could not start a run (called by team chat).
-pub(crate) fn team_run_not_started(conn: &Connection, routine_run_id: &str, why: &str) -> Result<()> {
-    conn.execute(
-        "UPDATE routine_runs SET start_error = ?2 WHERE id = ?1 AND run_id IS NULL",
-        params![routine_run_id, why],
-    )?;
-    Ok(())
-}
-
 pub(crate) fn finish_run(
     conn: &Connection,
     id: &str,
@@ -335,13 +320,6 @@ pub(crate) fn last_card(conn: &Connection, routine_id: &str) -> Result<Option<St
         .optional()?)
 }
 
-/// The name and heartbeat flag of a routine, for its card's task run.
-pub(crate) fn note_of(conn: &Connection, routine_id: &str) -> Result<Option<(String, bool)>> {
-    Ok(conn
-        .query_row("SELECT name, heartbeat FROM routines WHERE id = ?1", [routine_id], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?)
-}
-
 // --- Attention requests about routines ------------------------------------------------------
 
 pub(crate) fn insert_request(
@@ -373,5 +351,29 @@ pub(crate) fn request(conn: &Connection, request_id: &str) -> Result<Option<Requ
         .query_row("SELECT kind, routine_id, proposal FROM routine_requests WHERE request_id = ?1", [request_id], |r| {
             Ok(RequestAbout { kind: r.get(0)?, routine_id: r.get(1)?, proposal: r.get(2)? })
         })
+        .optional()?)
+}
+
+// --- A team routine's message (recorded by team chat)
+
+/// The leader's run of a team routine's message started (called by team chat).
+pub(crate) fn link_team_run(conn: &Connection, routine_run_id: &str, run_id: &str) -> Result<()> {
+    conn.execute("UPDATE routine_runs SET run_id = ?2 WHERE id = ?1", params![routine_run_id, run_id])?;
+    Ok(())
+}
+
+/// A team routine's message could not start a run (called by team chat).
+pub(crate) fn team_run_not_started(conn: &Connection, routine_run_id: &str, why: &str) -> Result<()> {
+    conn.execute(
+        "UPDATE routine_runs SET start_error = ?2 WHERE id = ?1 AND run_id IS NULL",
+        params![routine_run_id, why],
+    )?;
+    Ok(())
+}
+
+/// The name and heartbeat flag of a routine, for its card's task run.
+pub(crate) fn note_of(conn: &Connection, routine_id: &str) -> Result<Option<(String, bool)>> {
+    Ok(conn
+        .query_row("SELECT name, heartbeat FROM routines WHERE id = ?1", [routine_id], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?)
 }

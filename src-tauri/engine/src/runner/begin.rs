@@ -11,7 +11,7 @@ use crate::agents::{Agent, RuntimeKind};
 use crate::board::{Actor, Card, CardOrigin, CardRun, CardRunKind, CardRunStatus, Comment, CommentKind};
 use crate::chat::files::AgentFilesForRun;
 use crate::chat::team::placement;
-use crate::chat::{now_ms, RunStatus, RunSummary};
+use crate::chat::{RunStatus, RunSummary};
 use crate::context::files::{FilePlan, FileSession};
 use crate::context::{
     self, BlockFact, FailedCheck, MemoryBlock, TaskRun, ToolName, WaitingItem, WaitingKind, PROGRESS_NOTE_CHARS,
@@ -20,6 +20,7 @@ use crate::error::{Error, Result};
 use crate::memory::Visibility;
 use crate::runtimes::home::RuntimeHomes;
 use crate::runtimes::{Capabilities, RunEvent, Runtime, TurnInput};
+use crate::vocab::clock::now_ms;
 
 /// Fixed for the whole task. The steady tier is built from these alone, so it is byte-identical
 /// across the task's runs even if the card is edited meanwhile.

@@ -16,10 +16,11 @@ use super::{
 };
 use crate::board::{self, Actor, CardRunKind, CardRunStatus, CardStatus, CommentKind};
 use crate::chat::recorder::Recorder;
-use crate::chat::{now_ms, RunStatus, RunSummary};
+use crate::chat::{RunStatus, RunSummary};
 use crate::context::{self, PROGRESS_NOTE_CHARS};
 use crate::error::{Error, Result};
 use crate::runtimes::{RunEvent, RunOutcome};
+use crate::vocab::clock::now_ms;
 
 /// Why a card goes back to To do when Clawboo stopped (quit or crash) during its run.
 pub(super) const CUT_OFF: &str = "Cut off when Clawboo stopped; the next run is told to check what it did";

@@ -1,5 +1,5 @@
 //! A run's connectors, hosted by Clawboo whatever the runtime: started when the run starts with
-//! Clawboo's own MCP client ([`crate::connectors::client`]; a stdio server through the engine's
+//! Clawboo's own MCP client ([`crate::runtimes::mcp_client`]; a stdio server through the engine's
 //! [`Spawner`]), their tools named `<connector>__<tool>`, every call under the agent's approval
 //! policy, and stopped when the run ends.
 //!
@@ -22,7 +22,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 
 use super::process::Spawner;
 use super::{ApprovalPolicy, PendingPermission, PermissionAnswer, RunChannels, RunEvent, TurnInput};
-use crate::connectors::client::{http_client, OfferedTool, Session};
+use crate::runtimes::mcp_client::{http_client, OfferedTool, Session};
 use crate::tools::{HostedSpec, HostedTools, ToolFuture, ToolGrant, ToolOutput};
 
 /// How a runtime reaches its run's connectors.
@@ -104,7 +104,7 @@ pub async fn start(
     let (session, warnings) = tokio::select! {
         started = Session::start(&input.connectors, spawner, &input.workspace, &client) => started,
         // Stopped while they start: whatever started is dropped, and with it its process.
-        () = crate::native::http::cancelled(&mut cancel) => return None,
+        () = crate::runtimes::native::http::cancelled(&mut cancel) => return None,
     };
     for message in warnings {
         channels.emit(RunEvent::Warning { message });
@@ -216,7 +216,7 @@ impl HostedConnectors {
         let mut cancel = self.cancel.clone();
         tokio::select! {
             output = call => Some(output),
-            () = crate::native::http::cancelled(&mut cancel) => None,
+            () = crate::runtimes::native::http::cancelled(&mut cancel) => None,
         }
     }
 }
@@ -278,7 +278,7 @@ pub async fn ask_user(channels: &RunChannels, tool: &str, input: &Value, descrip
         let mut cancel = channels.cancel.clone();
         tokio::select! {
             answer = answer => answer.unwrap_or(PermissionAnswer { allow: false }).allow,
-            () = crate::native::http::cancelled(&mut cancel) => {
+            () = crate::runtimes::native::http::cancelled(&mut cancel) => {
                 channels.emit(RunEvent::PermissionResolved { request_id, allowed: false });
                 return None;
             }

@@ -13,6 +13,8 @@ pub mod home;
 pub mod hosted;
 mod identify;
 pub mod lines;
+pub mod mcp_client;
+pub mod native;
 pub mod openclaw;
 pub mod orphans;
 pub mod process;
@@ -23,7 +25,7 @@ pub mod supervise;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{mpsc, watch};
 
 pub use crate::vocab::ApprovalPolicy;
 pub use event::{RunEvent, RunOutcome, RunResult};
@@ -153,20 +155,7 @@ pub struct TranscriptTurn {
     pub assistant: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PermissionAnswer {
-    pub allow: bool,
-}
-
-/// A permission question waiting for the user.
-pub struct PendingPermission {
-    pub request_id: String,
-    /// What is asked, as in the run's `PermissionRequest` event: for the approval.
-    pub tool: String,
-    pub input: serde_json::Value,
-    pub description: String,
-    pub reply: oneshot::Sender<PermissionAnswer>,
-}
+pub use crate::vocab::permission::{PendingPermission, PermissionAnswer};
 
 /// Where a running turn reports, and how its owner steers it.
 pub struct RunChannels {
@@ -267,7 +256,7 @@ pub fn adapters(
         .with(Arc::new(
             openclaw::OpenclawRuntime::new(spawner.clone(), endpoints.clone()).with_gateway_tokens(gateway_tokens),
         ))
-        .with(Arc::new(crate::native::NativeRuntime::new(endpoints).with_spawner(spawner)))
+        .with(Arc::new(crate::runtimes::native::NativeRuntime::new(endpoints).with_spawner(spawner)))
 }
 
 /// The adapters available to the engine, by kind.

@@ -8,8 +8,10 @@
 mod agent_file;
 mod chat;
 pub mod clock;
+pub mod permission;
 pub mod rate;
 mod room;
+pub mod routine;
 mod run;
 mod runtime;
 pub mod sandbox;

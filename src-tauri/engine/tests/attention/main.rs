@@ -87,7 +87,7 @@ impl Runtime for Scripted {
     }
 
     fn capabilities(&self) -> Capabilities {
-        clawboo_engine::native::CAPABILITIES
+        clawboo_engine::runtimes::native::CAPABILITIES
     }
 
     fn run(

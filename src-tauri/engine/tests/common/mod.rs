@@ -156,7 +156,7 @@ pub fn chat_adapter(
             (Arc::new(runtime), program("openclaw")?, Some(Provider::Custom))
         }
         RuntimeKind::Native => {
-            (Arc::new(clawboo_engine::native::NativeRuntime::new(endpoint(v1))), None, Some(Provider::OpenAi))
+            (Arc::new(clawboo_engine::runtimes::native::NativeRuntime::new(endpoint(v1))), None, Some(Provider::OpenAi))
         }
     })
 }

@@ -8,14 +8,14 @@ mod mutate;
 
 use std::path::PathBuf;
 
-use clawboo_engine::native::conversation::StreamDecoder;
-use clawboo_engine::native::sse::SseParser;
-use clawboo_engine::native::{anthropic, openai};
 use clawboo_engine::relay::UsageScanner;
 use clawboo_engine::runtimes::claude_code::DuplexProtocol;
 use clawboo_engine::runtimes::codex::{AppServerProtocol, ThreadSetup};
 use clawboo_engine::runtimes::hermes::AcpProtocol;
 use clawboo_engine::runtimes::lines::{CappedLines, ReadLine};
+use clawboo_engine::runtimes::native::conversation::StreamDecoder;
+use clawboo_engine::runtimes::native::sse::SseParser;
+use clawboo_engine::runtimes::native::{anthropic, openai};
 use clawboo_engine::runtimes::openclaw::{summarize, OpenclawAcp};
 use clawboo_engine::runtimes::process::ExitInfo;
 use clawboo_engine::runtimes::supervise::{Step, StreamProtocol};

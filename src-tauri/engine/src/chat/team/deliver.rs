@@ -16,13 +16,14 @@ use crate::chat::recall::RecallRequest;
 use crate::chat::recorder::Recorder;
 use crate::chat::setup::{self, Plan};
 use crate::chat::store::{self as chat_store, Conversation};
-use crate::chat::{lock, now_ms, ActiveRun, Chat, ChatRole, RunStatus, RunSummary};
+use crate::chat::{lock, ActiveRun, Chat, ChatRole, RunStatus, RunSummary};
 use crate::context::files::{FilePlan, FileSession};
 use crate::context::{self, Member, TaskResult, ToolName, TurnKind, TurnMessage, WaitingItem};
 use crate::error::{Error, Result};
 use crate::events::EngineEvent;
 use crate::runtimes::home::RuntimeHomes;
 use crate::runtimes::{HistoryMode, RunEvent, RunResult, TranscriptTurn, TurnHistory, TurnInput};
+use crate::vocab::clock::now_ms;
 
 /// A task text or hand-off longer than this is refused (the model sees why).
 pub const MAX_TASK_CHARS: usize = 16_000;

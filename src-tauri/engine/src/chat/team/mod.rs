@@ -57,7 +57,7 @@ pub(crate) struct Delivery {
 pub(crate) enum Deliver {
     /// The user's message, to the leader or a member the user @mentioned; or a team
     /// routine's message to the leader (`routine`: a fresh conversation with the routine note).
-    User { text: String, mentioned: bool, routine: Option<crate::routines::RoutineTag> },
+    User { text: String, mentioned: bool, routine: Option<crate::vocab::routine::RoutineTag> },
     /// A task handed to this agent.
     Task { handoff_id: String },
     /// The results of work this agent handed out.
@@ -117,7 +117,7 @@ impl Chat {
         self: &Arc<Self>,
         room_id: &str,
         text: &str,
-        routine: crate::routines::RoutineTag,
+        routine: crate::vocab::routine::RoutineTag,
     ) -> Result<()> {
         self.send_team_message(room_id, text, false, Some(routine)).map(|_| ())
     }
@@ -159,7 +159,7 @@ impl Chat {
         room_id: &str,
         text: &str,
         clears_questions: bool,
-        routine: Option<crate::routines::RoutineTag>,
+        routine: Option<crate::vocab::routine::RoutineTag>,
     ) -> Result<TeamSendOutcome> {
         let text = text.trim();
         if text.is_empty() {

@@ -6,11 +6,12 @@ use std::sync::{Arc, Weak};
 
 use super::store as team_store;
 use crate::agents::{Agent, RuntimeKind};
-use crate::chat::{now_ms, Chat};
+use crate::chat::Chat;
 use crate::context::ToolName;
 use crate::error::{Error, Result};
 use crate::events::EngineEvent;
 use crate::tools::{Caller, Handoffs, PeerNote, PeerRooms, ToolGrant};
+use crate::vocab::clock::now_ms;
 
 /// The chat service for the tools' dispatcher: hand-offs and peer rooms. Weak: the tools bridge
 /// must not keep the chat alive.

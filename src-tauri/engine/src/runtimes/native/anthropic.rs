@@ -233,7 +233,7 @@ mod tests {
     use super::*;
 
     fn decode(stream: &str) -> (Result<ModelTurn, String>, Vec<RunEvent>) {
-        crate::native::conversation::decode_all(&mut Decoder::new(), stream)
+        crate::runtimes::native::conversation::decode_all(&mut Decoder::new(), stream)
     }
 
     #[test]

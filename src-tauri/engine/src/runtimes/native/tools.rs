@@ -75,7 +75,7 @@ pub fn definitions() -> Vec<ToolDef> {
 /// the grant's invoker.
 pub fn offered(
     grant: Option<&crate::tools::ToolGrant>,
-    connectors: &[crate::connectors::client::OfferedTool],
+    connectors: &[crate::runtimes::mcp_client::OfferedTool],
 ) -> Vec<ToolDef> {
     let mut tools = definitions();
     // The user's connectors shared with the agent, each tool named `<connector>__<tool>`.

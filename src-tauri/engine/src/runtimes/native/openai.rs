@@ -152,10 +152,10 @@ impl StreamDecoder for Decoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::native::conversation::ToolOutcome;
+    use crate::runtimes::native::conversation::ToolOutcome;
 
     fn decode(stream: &str) -> (Result<ModelTurn, String>, Vec<RunEvent>) {
-        crate::native::conversation::decode_all(&mut Decoder::new(), stream)
+        crate::runtimes::native::conversation::decode_all(&mut Decoder::new(), stream)
     }
 
     #[test]

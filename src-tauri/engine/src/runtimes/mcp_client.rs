@@ -15,7 +15,7 @@ use rmcp::service::{RoleClient, RunningService};
 use serde_json::Value;
 use tokio::io::AsyncReadExt;
 
-use super::types::{RunConnector, RunTransport};
+use crate::connectors::{RunConnector, RunTransport};
 use crate::runtimes::process::{ChildControl, CommandSpec, Spawner};
 
 /// How long a connector may take to start and list its tools.
