@@ -1,5 +1,11 @@
 //! Clawboo's engine: everything that runs agents. It never depends on Tauri; the desktop shell
 //! turns its services into commands and its events into UI events.
+//!
+//! Its modules sit in layers whose imports point only down (vocab and the store at the bottom;
+//! the domain — board, memory, context, agents, teams, attention, routines; then tools,
+//! connectors, runtimes and the relay; then chat, the task runner and the local API), checked
+//! by `tests/layers.rs`. `Engine` here wires them, giving lower layers the traits they need from
+//! higher ones. See `src-tauri/ARCHITECTURE.md`.
 
 pub mod agents;
 pub mod api;
