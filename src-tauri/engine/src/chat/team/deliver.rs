@@ -28,6 +28,49 @@ use crate::vocab::clock::now_ms;
 /// A task text or hand-off longer than this is refused (the model sees why).
 pub const MAX_TASK_CHARS: usize = 16_000;
 
+/// What a delivery gives its agent to do (see [`Chat::delivery_message`]).
+struct DeliveryMessage {
+    kind: TurnKind,
+    message: TurnMessage,
+    /// How deep in a hand-off chain the turn is.
+    depth: u32,
+    /// The hand-off this turn carries out, and who made it.
+    handoff_id: Option<String>,
+    from_agent_id: Option<String>,
+    /// The hand-offs whose results this turn delivers.
+    result_ids: Vec<String>,
+    routine: Option<crate::vocab::routine::RoutineTag>,
+}
+
+/// What starting a team run wrote, in one transaction (see [`Chat::start_delivery`]).
+struct RecordedTurn {
+    conversation: Conversation,
+    run: RunSummary,
+    transcript: Vec<(String, String)>,
+    plan: Plan,
+    placed: Placed,
+    /// The hand-off card now showing this run, and the room's batch card of results.
+    changed_card: Option<crate::vocab::RoomMessage>,
+    batch_card: Option<crate::vocab::RoomMessage>,
+    recalled: Option<crate::chat::recall::Recall>,
+    recall_failed: Option<String>,
+    file_plan: FilePlan,
+}
+
+/// What a prepared team run needs to be driven (see [`Chat::drive_team_run`]).
+struct Launch {
+    input: TurnInput,
+    runtime: Arc<dyn crate::runtimes::Runtime>,
+    cancel: watch::Receiver<bool>,
+    /// The agent's run slot, released at the end.
+    slot: u64,
+    /// Set once the run has ended and its slot is free.
+    done: watch::Sender<bool>,
+    /// Warnings the run's Activity opens with (a new session, scratch notes, connectors).
+    notices: Vec<String>,
+    recalled: Option<crate::chat::recall::Recall>,
+}
+
 /// Everything fixed when a team run starts, kept for its end.
 struct Started {
     delivery: Delivery,
@@ -63,49 +106,9 @@ impl Chat {
                 .unwrap_or_else(|| "former-member".to_owned())
         };
 
-        let mut depth = delivery.depth;
-        let mut handoff_id = None;
-        let mut from_agent_id = None;
-        let mut result_ids = Vec::new();
-        let routine = match &delivery.what {
-            Deliver::User { routine: Some(tag), .. } => Some(tag.clone()),
-            _ => None,
-        };
+        let DeliveryMessage { kind, message, depth, handoff_id, from_agent_id, result_ids, routine } =
+            self.delivery_message(&delivery, &room.id, is_leader, &handle_of)?;
         let routine_note = routine.as_ref().map(|tag| context::RoutineNote { routine_name: tag.name.clone() });
-        let (kind, message) = match &delivery.what {
-            Deliver::User { text, mentioned, .. } => {
-                (if *mentioned { TurnKind::Mentioned } else { TurnKind::Leader }, TurnMessage::User(text.clone()))
-            }
-            Deliver::Task { handoff_id: id } => {
-                let handoff = self
-                    .store
-                    .read(|c| team_store::handoff(c, id))?
-                    .filter(|h| h.status == "queued")
-                    .ok_or_else(|| Error::RunNotActive("That task is no longer waiting.".into()))?;
-                depth = handoff.depth;
-                handoff_id = Some(handoff.id.clone());
-                from_agent_id = Some(handoff.from_agent_id.clone());
-                (TurnKind::Teammate { from: handle_of(&handoff.from_agent_id) }, TurnMessage::Task(handoff.task))
-            }
-            Deliver::Batch => {
-                let results = self.store.read(|c| team_store::waiting_results(c, &room.id, &agent.id))?;
-                if results.is_empty() {
-                    return Err(Error::RunNotActive("No results are waiting.".into()));
-                }
-                depth = results.iter().map(|h| h.depth).max().unwrap_or(0);
-                result_ids = results.iter().map(|h| h.id.clone()).collect();
-                let results = results
-                    .into_iter()
-                    .map(|h| TaskResult {
-                        from: handle_of(&h.to_agent_id),
-                        failed: h.status != "done",
-                        task: h.task,
-                        reply: h.result.unwrap_or_default(),
-                    })
-                    .collect();
-                (if is_leader { TurnKind::Leader } else { TurnKind::Mentioned }, TurnMessage::Results(results))
-            }
-        };
 
         let runtime = self.runtimes.get(agent.runtime).ok_or_else(|| {
             Error::RuntimeNotFound(format!("No adapter for {} in this build.", agent.runtime.as_str()))
@@ -206,138 +209,146 @@ impl Chat {
 
         let now = now_ms();
         let turn_kind = TeamTurnKind::of(&kind);
-        let (conversation, run, transcript, plan, placed, changed_card, batch_card, recalled, recall_failed, file_plan) =
-            self.store.write(|tx| {
-                let conversation = team_store::room_conversation(tx, &room.id, &agent.id, now)?;
-                let resumable =
-                    conversation.session_id.is_some() && conversation.session_runtime == Some(agent.runtime);
-                let plan = match history {
-                    TurnHistory::Fresh => Plan::New,
-                    TurnHistory::ContinueRoom | TurnHistory::OwnSession => setup::plan(
-                        capabilities.setup_change,
-                        resumable,
-                        conversation.session_setup.as_deref(),
-                        &fingerprint,
-                    ),
-                };
-                let continues = history == TurnHistory::ContinueRoom;
-                let carried = match (continues, capabilities.history, &plan) {
-                    (true, HistoryMode::ClawbooTranscript, _) | (true, _, Plan::Fresh { .. }) => {
-                        chat_store::transcript(tx, &conversation)?
-                    }
-                    _ => Vec::new(),
-                };
-                // A session that already holds the steady sections (same fingerprint) is not sent
-                // them again.
-                let session_has_steady =
-                    matches!(plan, Plan::Resume) && conversation.session_setup.as_deref() == Some(fingerprint.as_str());
-                // What the session this turn continues holds of the agent's files.
-                let resumed = conversation.session_id.as_deref().filter(|_| matches!(plan, Plan::Resume));
-                let file_session = match history {
-                    TurnHistory::Fresh => FileSession::New,
-                    _ => files::turn_session(tx, &conversation, capabilities.history, resumed, &carried)?,
-                };
-                let file_plan = agent_files.plan(&file_session)?;
-                let transcript: Vec<(String, String)> = carried.into_iter().map(|t| (t.user, t.assistant)).collect();
-                let assembled = assemble(&file_plan);
-                let mut placed = placement::place(placement, &assembled, session_has_steady);
-                let slots =
-                    files::slots(&file_plan, placed.system.as_deref(), placed.preamble.as_deref(), &message_text)?;
-                // The scratch notes in scope go after Clawboo's sections, in front of the message.
-                let recalled = self.recall(&RecallRequest {
-                    agent_id: &agent.id,
-                    conversation_id: &conversation.id,
-                    epoch: conversation.epoch,
-                    team_id: Some(&team.id),
-                    with_notes: false,
-                    request_only: continues && capabilities.history == HistoryMode::ClawbooTranscript,
-                    new_session: !matches!(plan, Plan::Resume | Plan::Fork { .. }),
-                });
-                let (recalled, recall_failed) = match recalled {
-                    Ok(recalled) => (recalled, None),
-                    Err(e) => (None, Some(format!("Scratch notes could not be read, so none were sent: {e}"))),
-                };
-                if let Some(recalled) = &recalled {
-                    Chat::record_recall(tx, &conversation.id, conversation.epoch, recalled, now)?;
-                    if !recalled.text.is_empty() {
-                        placed.preamble = Some(match placed.preamble.take() {
-                            Some(preamble) => format!("{}\n\n{}", preamble.trim_end(), recalled.text),
-                            None => recalled.text.clone(),
-                        });
-                    }
+        let RecordedTurn {
+            conversation,
+            run,
+            transcript,
+            plan,
+            placed,
+            changed_card,
+            batch_card,
+            recalled,
+            recall_failed,
+            file_plan,
+        } = self.store.write(|tx| {
+            let conversation = team_store::room_conversation(tx, &room.id, &agent.id, now)?;
+            let resumable = conversation.session_id.is_some() && conversation.session_runtime == Some(agent.runtime);
+            let plan = match history {
+                TurnHistory::Fresh => Plan::New,
+                TurnHistory::ContinueRoom | TurnHistory::OwnSession => setup::plan(
+                    capabilities.setup_change,
+                    resumable,
+                    conversation.session_setup.as_deref(),
+                    &fingerprint,
+                ),
+            };
+            let continues = history == TurnHistory::ContinueRoom;
+            let carried = match (continues, capabilities.history, &plan) {
+                (true, HistoryMode::ClawbooTranscript, _) | (true, _, Plan::Fresh { .. }) => {
+                    chat_store::transcript(tx, &conversation)?
                 }
-                let run = chat_store::insert_run(tx, &conversation, agent.runtime, now)?;
-                if let Some(tag) = &routine {
-                    crate::routines::store::link_team_run(tx, &tag.routine_run_id, &run.id)?;
+                _ => Vec::new(),
+            };
+            // A session that already holds the steady sections (same fingerprint) is not sent
+            // them again.
+            let session_has_steady =
+                matches!(plan, Plan::Resume) && conversation.session_setup.as_deref() == Some(fingerprint.as_str());
+            // What the session this turn continues holds of the agent's files.
+            let resumed = conversation.session_id.as_deref().filter(|_| matches!(plan, Plan::Resume));
+            let file_session = match history {
+                TurnHistory::Fresh => FileSession::New,
+                _ => files::turn_session(tx, &conversation, capabilities.history, resumed, &carried)?,
+            };
+            let file_plan = agent_files.plan(&file_session)?;
+            let transcript: Vec<(String, String)> = carried.into_iter().map(|t| (t.user, t.assistant)).collect();
+            let assembled = assemble(&file_plan);
+            let mut placed = placement::place(placement, &assembled, session_has_steady);
+            let slots = files::slots(&file_plan, placed.system.as_deref(), placed.preamble.as_deref(), &message_text)?;
+            // The scratch notes in scope go after Clawboo's sections, in front of the message.
+            let recalled = self.recall(&RecallRequest {
+                agent_id: &agent.id,
+                conversation_id: &conversation.id,
+                epoch: conversation.epoch,
+                team_id: Some(&team.id),
+                with_notes: false,
+                request_only: continues && capabilities.history == HistoryMode::ClawbooTranscript,
+                new_session: !matches!(plan, Plan::Resume | Plan::Fork { .. }),
+            });
+            let (recalled, recall_failed) = match recalled {
+                Ok(recalled) => (recalled, None),
+                Err(e) => (None, Some(format!("Scratch notes could not be read, so none were sent: {e}"))),
+            };
+            if let Some(recalled) = &recalled {
+                Chat::record_recall(tx, &conversation.id, conversation.epoch, recalled, now)?;
+                if !recalled.text.is_empty() {
+                    placed.preamble = Some(match placed.preamble.take() {
+                        Some(preamble) => format!("{}\n\n{}", preamble.trim_end(), recalled.text),
+                        None => recalled.text.clone(),
+                    });
                 }
-                team_store::mark_inbox_delivered(tx, &delivered_inbox, &run.id)?;
-                team_store::mark_posts_seen(tx, &team.id, &agent.id, &delivered_posts)?;
-                team_store::mark_results_delivered(tx, &result_ids, &run.id)?;
-                let mut changed_card = None;
-                if let Some(id) = &handoff_id {
-                    team_store::start_handoff(tx, id, &run.id)?;
-                    changed_card = team_store::set_handoff_card_run(tx, id, &run.id)?;
-                }
-                let batch_card = if result_ids.is_empty() {
-                    None
-                } else {
-                    Some(team_store::add_message(
-                        tx,
-                        &room.id,
-                        NewRoomMessage {
-                            kind: RoomMessageKind::Batch,
-                            author_id: Some(&agent.id),
-                            target_id: None,
-                            content: &message_text,
-                            run_id: Some(&run.id),
-                            handoff_id: None,
-                        },
-                        now,
-                    )?)
-                };
-                if continues {
-                    let user = chat_store::add_message(
-                        tx,
-                        &conversation,
-                        ChatRole::User,
-                        &message_text,
-                        Some(&run.id),
-                        conversation.epoch,
-                        now,
-                    )?;
-                    if capabilities.history == HistoryMode::ClawbooTranscript && !file_plan.references.is_empty() {
-                        chat_store::set_carried(tx, &user.id, &file_plan.references)?;
-                    }
-                }
-                team_store::insert_run_context(
+            }
+            let run = chat_store::insert_run(tx, &conversation, agent.runtime, now)?;
+            if let Some(tag) = &routine {
+                crate::routines::store::link_team_run(tx, &tag.routine_run_id, &run.id)?;
+            }
+            team_store::mark_inbox_delivered(tx, &delivered_inbox, &run.id)?;
+            team_store::mark_posts_seen(tx, &team.id, &agent.id, &delivered_posts)?;
+            team_store::mark_results_delivered(tx, &result_ids, &run.id)?;
+            let mut changed_card = None;
+            if let Some(id) = &handoff_id {
+                team_store::start_handoff(tx, id, &run.id)?;
+                changed_card = team_store::set_handoff_card_run(tx, id, &run.id)?;
+            }
+            let batch_card = if result_ids.is_empty() {
+                None
+            } else {
+                Some(team_store::add_message(
                     tx,
-                    &RunContext {
-                        run_id: run.id.clone(),
-                        room_id: room.id.clone(),
-                        turn_kind,
-                        placement,
-                        system_text: slots.shown_system.clone(),
-                        preamble: placed.preamble.clone(),
-                        sections: assembled.sections.clone(),
-                        steady_in_session: placed.steady_in_session,
-                        deferred: assembled.deferred.clone(),
-                        files: file_plan.files.clone(),
-                        created_at: now,
+                    &room.id,
+                    NewRoomMessage {
+                        kind: RoomMessageKind::Batch,
+                        author_id: Some(&agent.id),
+                        target_id: None,
+                        content: &message_text,
+                        run_id: Some(&run.id),
+                        handoff_id: None,
                     },
+                    now,
+                )?)
+            };
+            if continues {
+                let user = chat_store::add_message(
+                    tx,
+                    &conversation,
+                    ChatRole::User,
+                    &message_text,
+                    Some(&run.id),
+                    conversation.epoch,
+                    now,
                 )?;
-                Ok((
-                    conversation,
-                    run,
-                    transcript,
-                    plan,
-                    placed,
-                    changed_card,
-                    batch_card,
-                    recalled,
-                    recall_failed,
-                    file_plan,
-                ))
-            })?;
+                if capabilities.history == HistoryMode::ClawbooTranscript && !file_plan.references.is_empty() {
+                    chat_store::set_carried(tx, &user.id, &file_plan.references)?;
+                }
+            }
+            team_store::insert_run_context(
+                tx,
+                &RunContext {
+                    run_id: run.id.clone(),
+                    room_id: room.id.clone(),
+                    turn_kind,
+                    placement,
+                    system_text: slots.shown_system.clone(),
+                    preamble: placed.preamble.clone(),
+                    sections: assembled.sections.clone(),
+                    steady_in_session: placed.steady_in_session,
+                    deferred: assembled.deferred.clone(),
+                    files: file_plan.files.clone(),
+                    created_at: now,
+                },
+            )?;
+            Ok(RecordedTurn {
+                conversation,
+                run,
+                transcript,
+                plan,
+                placed,
+                changed_card,
+                batch_card,
+                recalled,
+                recall_failed,
+                file_plan,
+            })
+        })?;
         for card in changed_card.iter().chain(batch_card.iter()) {
             self.publish_room_message(&team.id, card);
         }
@@ -409,39 +420,99 @@ impl Chat {
         };
         let started =
             Started { delivery, agent, conversation, history, fingerprint, pending, run, handoff_id, from_agent_id };
-        let chat = Arc::clone(self);
-        self.handle.spawn(async move {
-            let mut recorder = Recorder::new(chat.store.clone(), chat.events.clone(), &started.run);
-            for message in setup_notice.into_iter().chain(recall_failed).chain(connectors.warnings) {
-                recorder.record(RunEvent::Warning { message });
-            }
-            if let Some(recalled) = recalled.filter(|r| !r.text.is_empty()) {
-                recorder.record(RunEvent::ContextAdded { summary: recalled.summary, text: recalled.text });
-            }
-            let source = crate::attention::Source {
-                agent_id: started.agent.id.clone(),
-                team_id: Some(started.delivery.team_id.clone()),
-                room_id: Some(started.delivery.room_id.clone()),
-                run_id: Some(started.run.id.clone()),
-                ..Default::default()
-            };
-            let result = chat.drive(&started.conversation, input, runtime, cancel_rx, &source, &mut recorder).await;
-            if let Some(relay) = &chat.relay {
-                relay.revoke(&started.run.id);
-            }
-            chat.revoke_team_tools(&started.run.id);
-            let agent_id = started.agent.id.clone();
-            let worker = Arc::clone(&chat);
-            // Store writes and the next delivery's start block; keep them off the async workers.
-            let _ = tokio::task::spawn_blocking(move || {
-                worker.finish_team_run(started, result, recorder);
-                worker.release(&agent_id, slot);
-                let _ = done_tx.send(true);
-                worker.pump(&agent_id);
-            })
-            .await;
-        });
+        let notices: Vec<String> = setup_notice.into_iter().chain(recall_failed).chain(connectors.warnings).collect();
+        let launch = Launch { input, runtime, cancel: cancel_rx, slot, done: done_tx, notices, recalled };
+        self.handle.spawn(Arc::clone(self).drive_team_run(started, launch));
         Ok(())
+    }
+
+    /// A team run from its start to its end: the notices first, then the runtime driven to its
+    /// result, its tokens revoked, the end recorded and the agent's next delivery started.
+    async fn drive_team_run(self: Arc<Self>, started: Started, launch: Launch) {
+        let Launch { input, runtime, cancel, slot, done, notices, recalled } = launch;
+        let mut recorder = Recorder::new(self.store.clone(), self.events.clone(), &started.run);
+        for message in notices {
+            recorder.record(RunEvent::Warning { message });
+        }
+        if let Some(recalled) = recalled.filter(|r| !r.text.is_empty()) {
+            recorder.record(RunEvent::ContextAdded { summary: recalled.summary, text: recalled.text });
+        }
+        let source = crate::attention::Source {
+            agent_id: started.agent.id.clone(),
+            team_id: Some(started.delivery.team_id.clone()),
+            room_id: Some(started.delivery.room_id.clone()),
+            run_id: Some(started.run.id.clone()),
+            ..Default::default()
+        };
+        let result = self.drive(&started.conversation, input, runtime, cancel, &source, &mut recorder).await;
+        if let Some(relay) = &self.relay {
+            relay.revoke(&started.run.id);
+        }
+        self.revoke_team_tools(&started.run.id);
+        let agent_id = started.agent.id.clone();
+        // Store writes and the next delivery's start block; keep them off the async workers.
+        let _ = tokio::task::spawn_blocking(move || {
+            self.finish_team_run(started, result, recorder);
+            self.release(&agent_id, slot);
+            let _ = done.send(true);
+            self.pump(&agent_id);
+        })
+        .await;
+    }
+
+    /// What a delivery gives its agent to do, read when its run starts: the user's message, a
+    /// teammate's task (still waiting), or the results that came back. `Err(RunNotActive)`:
+    /// nothing is left to deliver.
+    fn delivery_message(
+        &self,
+        delivery: &Delivery,
+        room_id: &str,
+        is_leader: bool,
+        handle_of: &dyn Fn(&str) -> String,
+    ) -> Result<DeliveryMessage> {
+        let mut depth = delivery.depth;
+        let mut handoff_id = None;
+        let mut from_agent_id = None;
+        let mut result_ids = Vec::new();
+        let routine = match &delivery.what {
+            Deliver::User { routine: Some(tag), .. } => Some(tag.clone()),
+            _ => None,
+        };
+        let (kind, message) = match &delivery.what {
+            Deliver::User { text, mentioned, .. } => {
+                (if *mentioned { TurnKind::Mentioned } else { TurnKind::Leader }, TurnMessage::User(text.clone()))
+            }
+            Deliver::Task { handoff_id: id } => {
+                let handoff = self
+                    .store
+                    .read(|c| team_store::handoff(c, id))?
+                    .filter(|h| h.status == "queued")
+                    .ok_or_else(|| Error::RunNotActive("That task is no longer waiting.".into()))?;
+                depth = handoff.depth;
+                handoff_id = Some(handoff.id.clone());
+                from_agent_id = Some(handoff.from_agent_id.clone());
+                (TurnKind::Teammate { from: handle_of(&handoff.from_agent_id) }, TurnMessage::Task(handoff.task))
+            }
+            Deliver::Batch => {
+                let results = self.store.read(|c| team_store::waiting_results(c, room_id, &delivery.agent_id))?;
+                if results.is_empty() {
+                    return Err(Error::RunNotActive("No results are waiting.".into()));
+                }
+                depth = results.iter().map(|h| h.depth).max().unwrap_or(0);
+                result_ids = results.iter().map(|h| h.id.clone()).collect();
+                let results = results
+                    .into_iter()
+                    .map(|h| TaskResult {
+                        from: handle_of(&h.to_agent_id),
+                        failed: h.status != "done",
+                        task: h.task,
+                        reply: h.result.unwrap_or_default(),
+                    })
+                    .collect();
+                (if is_leader { TurnKind::Leader } else { TurnKind::Mentioned }, TurnMessage::Results(results))
+            }
+        };
+        Ok(DeliveryMessage { kind, message, depth, handoff_id, from_agent_id, result_ids, routine })
     }
 
     /// The Clawboo tools a team run gets: hand-off while the reply chain has room, the peer
