@@ -16,7 +16,7 @@ pub mod chat;
 pub mod config;
 pub mod connectors;
 pub mod context;
-pub mod error;
+pub use clawboo_vocab::error;
 pub mod events;
 pub mod logs;
 pub mod loopback;
@@ -30,7 +30,7 @@ pub mod secrets;
 pub mod store;
 pub mod teams;
 pub mod tools;
-pub mod vocab;
+pub use clawboo_vocab as vocab;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,9 +1,12 @@
-//! The engine's shared vocabulary: the words every service speaks (runtimes, run events, agent
-//! file names, chat and room messages, runs, the time and its test clock, a rate limiter). It
-//! sits below the services and imports none of them, so imports only point down: `events`,
-//! `agents`, `runtimes`, `chat` and `context` all use it; it uses only `error`. The old paths
-//! (`agents::RuntimeKind`, `runtimes::RunEvent`, `chat::RunEventRecord`, `chat::now_ms`,
-//! `routines::Clock`, ...) re-export it.
+//! `clawboo-vocab`: the words every layer of Clawboo's engine speaks — its errors (each with a
+//! code the UI shows), runtime kinds and approval policies, run events and statuses, chat and
+//! room messages, permission questions, routine tags, sandbox settings, the time and its test
+//! clock, a rate limiter. The bottom crate: it depends on no other Clawboo crate, so nothing
+//! here can import upward (the compiler refuses it). The engine re-exports it as
+//! `clawboo_engine::vocab` and `clawboo_engine::error`, and the old paths (`agents::RuntimeKind`,
+//! `runtimes::RunEvent`, `chat::now_ms`, ...) still lead here.
+
+pub mod error;
 
 mod agent_file;
 mod chat;
@@ -19,6 +22,7 @@ pub mod sandbox;
 pub use agent_file::AgentFileName;
 pub use chat::{ChatMessage, ChatRole, RunStatus, RunSummary};
 pub use clock::{now_ms, Clock, ManualClock, SystemClock};
+pub use error::{Error, ErrorCode, Result};
 pub use rate::RateLimiter;
 pub use room::{PeerPost, RoomMessage, RoomMessageKind};
 pub use run::{RunEvent, RunEventRecord, RunOutcome};
