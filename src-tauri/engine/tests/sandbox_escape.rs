@@ -289,3 +289,28 @@ async fn codex_reaches_a_host_its_profile_allows() {
 async fn hermes_reaches_a_host_its_profile_allows() {
     an_allowed_host_is_reached(Cli::Hermes).await;
 }
+
+/// A card's check command runs what the agent wrote (`npm test` runs its code): the same attacks
+/// from it find nothing, and it still reads and writes the card's folder.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_check_command_reaches_nothing_of_yours() {
+    use clawboo_engine::runner::check::run_check;
+    use clawboo_engine::runtimes::process::SystemSpawner;
+    let dir = common::scratch_dir();
+    let mut planted = plant(dir.path());
+    let bus = keychain_secret();
+    std::fs::write(planted.agent_dir.join("escape.sh"), attack_script(&planted, bus.as_deref())).unwrap();
+    let (_cancel, cancel) = watch::channel(false);
+    let outcome =
+        run_check(&SystemSpawner, "sh ./escape.sh", &planted.agent_dir, Duration::from_secs(60), 64 * 1024, cancel)
+            .await;
+    let _ = planted.decoy.kill();
+    let _ = planted.decoy.wait();
+    assert!(outcome.output.contains("INSIDE-OK"), "it wrote and read its folder: {outcome:?}");
+    assert!(outcome.output.contains("SCRIPT-END"), "the whole check ran: {outcome:?}");
+    for secret in SECRETS {
+        assert!(!outcome.output.contains(secret), "{secret} reached the check: {}", outcome.output);
+    }
+    assert!(!planted.root.join("outside-written.txt").exists(), "the check wrote outside its folder");
+    eprintln!("check command: {} attacks, 0 succeeded; legitimate work done", SECRETS.len() + 3);
+}

@@ -22,7 +22,7 @@
 //! worktree and branch, never the user's checkout; a plain folder in place, one run at a time.
 
 mod begin;
-mod check;
+pub mod check;
 mod drive;
 mod folders;
 mod git;
