@@ -199,42 +199,10 @@ async fn proxy_one(mut inside: UnixStream, rules: &ProxyRules) -> std::io::Resul
         return respond(&mut inside, "400 Bad Request", "Clawboo's sandbox proxy takes CONNECT or http:// requests.")
             .await;
     };
-    if !rules.confinement.proxy_allows(&target.host) {
-        let blocked = Blocked { host: target.host.clone(), port: target.port };
-        let message = blocked.message();
-        rules.refuse(blocked);
-        return respond(&mut inside, "403 Forbidden", &message).await;
-    }
-    // Resolved here and connected to the very addresses checked, so a name cannot be made to
-    // point elsewhere between the check and the connection.
-    let addresses: Vec<std::net::SocketAddr> = match tokio::net::lookup_host((target.host.as_str(), target.port)).await
-    {
-        Ok(found) => found.collect(),
-        Err(e) => {
-            return respond(
-                &mut inside,
-                "502 Bad Gateway",
-                &format!("{}:{} could not be reached: {e}", target.host, target.port),
-            )
-            .await
-        }
-    };
-    if addresses.iter().any(|a| !rules.confinement.proxy_allows_address(&target.host, a.ip())) {
-        let blocked = Blocked { host: target.host.clone(), port: target.port };
-        let message = format!("{} It is on this machine or its local network, which *any* does not include; list it under these hosts to allow it.", blocked.message());
-        rules.refuse(blocked);
-        return respond(&mut inside, "403 Forbidden", &message).await;
-    }
-    let mut upstream = match TcpStream::connect(&addresses[..]).await {
-        Ok(s) => s,
-        Err(e) => {
-            return respond(
-                &mut inside,
-                "502 Bad Gateway",
-                &format!("{}:{} could not be reached: {e}", target.host, target.port),
-            )
-            .await
-        }
+    let mut upstream = match connect_allowed(&target, rules).await {
+        Ok(upstream) => upstream,
+        Err(Refused::Blocked(message)) => return respond(&mut inside, "403 Forbidden", &message).await,
+        Err(Refused::Unreachable(message)) => return respond(&mut inside, "502 Bad Gateway", &message).await,
     };
     if target.tunnel {
         inside.write_all(b"HTTP/1.1 200 Connection Established\r\n\r\n").await?;
@@ -244,6 +212,38 @@ async fn proxy_one(mut inside: UnixStream, rules: &ProxyRules) -> std::io::Resul
     }
     tokio::io::copy_bidirectional(&mut inside, &mut upstream).await?;
     Ok(())
+}
+
+/// Why the proxy did not connect a request.
+enum Refused {
+    /// The profile does not allow it (reported on the run's Activity).
+    Blocked(String),
+    Unreachable(String),
+}
+
+/// A connection to `target` if the profile allows both its name and every address it
+/// resolves to. Resolved here and connected to the very addresses checked, so a name cannot
+/// be made to point elsewhere between the check and the connection.
+async fn connect_allowed(target: &Target, rules: &ProxyRules) -> std::result::Result<TcpStream, Refused> {
+    let blocked = |why: &str| {
+        let blocked = Blocked { host: target.host.clone(), port: target.port };
+        let message = format!("{}{why}", blocked.message());
+        rules.refuse(blocked);
+        Refused::Blocked(message)
+    };
+    let unreachable =
+        |e: std::io::Error| Refused::Unreachable(format!("{}:{} could not be reached: {e}", target.host, target.port));
+    if !rules.confinement.proxy_allows(&target.host) {
+        return Err(blocked(""));
+    }
+    let addresses: Vec<std::net::SocketAddr> =
+        tokio::net::lookup_host((target.host.as_str(), target.port)).await.map_err(unreachable)?.collect();
+    if addresses.iter().any(|a| !rules.confinement.proxy_allows_address(&target.host, a.ip())) {
+        return Err(blocked(
+            " It is on this machine or its local network, which *any* does not include; list it under these hosts to allow it.",
+        ));
+    }
+    TcpStream::connect(&addresses[..]).await.map_err(unreachable)
 }
 
 async fn respond(stream: &mut UnixStream, status: &str, body: &str) -> std::io::Result<()> {
