@@ -468,6 +468,37 @@ try {
     await click(`card-move-${number}-backlog`);
     await waitFor("the card in Backlog", async () =>
       driver.execute(`return !!document.querySelector('[data-testid="column-backlog"] [data-testid="${tile}"]')`), 10000);
+
+    // Dragged by a real pointer, held by its right edge: it lands in the column under the
+    // pointer (To do), not under most of the card (Backlog, to the left), and no column moves.
+    const inColumn = (status) =>
+      driver.execute(`return !!document.querySelector('[data-testid="column-${status}"] [data-testid="${tile}"]')`);
+    const columnsAt = () =>
+      driver.execute(`return [...document.querySelectorAll('.board-column')].map(c => Math.round(c.getBoundingClientRect().left) + ":" + Math.round(c.getBoundingClientRect().width)).join(" ")`);
+    const before = await columnsAt();
+    const card = await find(`[data-testid="${tile}"]`);
+    const cardRect = await driver.rect(card);
+    const todo = await find('[data-testid="column-todo"]');
+    const todoRect = await driver.rect(todo);
+    await driver.drag(card, todo, { grab: { x: cardRect.width / 2 - 8, y: 0 }, hold: true });
+    const during = await columnsAt();
+    const picture = await driver.execute(
+      `const p = document.querySelector('[data-testid="card-drag-picture"]'); if (!p) return null; const r = p.getBoundingClientRect(); return { left: r.left, right: r.right };`,
+    );
+    await saveScreenshot("board-drag.png");
+    await driver.drop();
+    if (during !== before) throw new Error(`the columns moved during the drag: ${before} -> ${during}`);
+    // The pointer ends on To do's centre, 8 px inside the card's right edge.
+    const pointerX = todoRect.x + todoRect.width / 2;
+    if (!picture || Math.abs(picture.right - 8 - pointerX) > 24) {
+      throw new Error(`the dragged card is not under the pointer (x ${pointerX}): ${JSON.stringify(picture)}`);
+    }
+    await waitFor("the card dropped in To do", () => inColumn("todo"), 10000);
+
+    // By keyboard: Space picks the focused card up, an arrow moves it a column, Space drops it.
+    await driver.execute(`document.querySelector('[data-testid="${tile}"]').focus()`);
+    await driver.keys(Keys.Space, Keys.ArrowLeft, Keys.Space);
+    await waitFor("the card moved back to Backlog by keyboard", () => inColumn("backlog"), 10000);
   });
 
   await step("a card run by a Native agent: activity live, the report, and the card in Done", async () => {

@@ -89,6 +89,71 @@ export class WebDriver {
     }
   }
 
+  /**
+   * Drags with a real pointer: presses on element `from` (offset `grab` from its centre), moves in
+   * steps to the centre of element `to`, and releases there (or, with `hold`, keeps the button
+   * down until `drop()`, e.g. to take a screenshot mid-drag). Input goes through the Actions API,
+   * as a user's mouse would, never through the page's own handlers.
+   */
+  async drag(from, to, { grab = { x: 0, y: 0 }, steps = 8, stepMs = 40, hold = false } = {}) {
+    const [a, b] = await Promise.all([this.rect(from), this.rect(to)]);
+    const start = { x: a.x + a.width / 2 + grab.x, y: a.y + a.height / 2 + grab.y };
+    const end = { x: b.x + b.width / 2, y: b.y + Math.min(b.height / 2, 120) };
+    // Through the page in even steps, ending on the target (below its head, for a tall one).
+    const path = Array.from({ length: steps }, (_, i) => {
+      const t = (i + 1) / steps;
+      return {
+        type: "pointerMove",
+        duration: stepMs,
+        origin: "viewport",
+        x: Math.round(start.x + (end.x - start.x) * t),
+        y: Math.round(start.y + (end.y - start.y) * t),
+      };
+    });
+    await this.call("POST", this.s("/actions"), {
+      actions: [
+        {
+          type: "pointer",
+          id: "mouse",
+          parameters: { pointerType: "mouse" },
+          actions: [
+            { type: "pointerMove", duration: 0, origin: "viewport", x: Math.round(start.x), y: Math.round(start.y) },
+            { type: "pointerDown", button: 0 },
+            { type: "pause", duration: 60 },
+            ...path,
+            { type: "pause", duration: 120 },
+            ...(hold ? [] : [{ type: "pointerUp", button: 0 }]),
+          ],
+        },
+      ],
+    });
+    if (!hold) await this.call("DELETE", this.s("/actions")).catch(() => {});
+  }
+
+  /** Ends a drag started with `hold`: the button goes up where the pointer is. */
+  async drop() {
+    await this.call("POST", this.s("/actions"), {
+      actions: [{ type: "pointer", id: "mouse", parameters: { pointerType: "mouse" }, actions: [{ type: "pointerUp", button: 0 }] }],
+    });
+    await this.call("DELETE", this.s("/actions")).catch(() => {});
+  }
+
+  /** An element's place in the viewport (CSS pixels). */
+  rect(id) {
+    return this.call("GET", this.s(`/element/${id}/rect`));
+  }
+
+  /** Presses keys one after another (WebDriver key values, e.g. Keys.ArrowLeft). */
+  async keys(...values) {
+    const actions = values.flatMap((value) => [
+      { type: "keyDown", value },
+      { type: "keyUp", value },
+      { type: "pause", duration: 80 },
+    ]);
+    await this.call("POST", this.s("/actions"), { actions: [{ type: "key", id: "keyboard", actions }] });
+    await this.call("DELETE", this.s("/actions")).catch(() => {});
+  }
+
   /** Presses a chord such as Control+s through the Actions API. */
   async chord(modifier, key) {
     await this.call("POST", this.s("/actions"), {
@@ -125,7 +190,7 @@ const KEEP_PAINTING = `
   }
   return true;`;
 
-export const Keys = { Control: "\uE009" };
+export const Keys = { Control: "\uE009", Space: "\uE00D", ArrowLeft: "\uE012", ArrowRight: "\uE014", Escape: "\uE00C" };
 
 /** Polls `probe` until it returns a truthy value; throws naming `what` after `ms`. */
 export async function waitFor(what, probe, ms = 15000) {

@@ -11,7 +11,8 @@ type Props = {
   spend: Map<string, CardSpend>;
   /** A drag is on and this column is not a legal place for its card. */
   refusesDrop: boolean;
-  /** A drag is on: empty columns open up to take a drop. */
+  /** A drag is on: every column shows it takes drops (an empty one stays narrow: the layout
+   *  never moves under the pointer). */
   dragActive: boolean;
   onOpen: (id: string) => void;
   onMove: (card: Card, to: CardStatus) => void;
@@ -19,12 +20,12 @@ type Props = {
 
 export function BoardColumnView({ column, columns, cards, agents, numbers, spend, refusesDrop, dragActive, onOpen, onMove }: Props) {
   const { setNodeRef, isOver } = useDroppable({ id: column.status });
-  // An empty column stays a narrow strip, so every column fits on screen; it opens for a drop.
-  const collapsed = cards.length === 0 && !dragActive;
+  // An empty column stays a narrow strip, so every column fits on screen, also during a drag.
+  const collapsed = cards.length === 0;
   return (
     <section
       ref={setNodeRef}
-      className={`board-column ${collapsed ? "is-collapsed" : ""} ${isOver ? (refusesDrop ? "is-refusing" : "is-over") : ""}`}
+      className={`board-column ${collapsed ? "is-collapsed" : ""} ${dragActive && !refusesDrop ? "is-drop-target" : ""} ${isOver ? (refusesDrop ? "is-refusing" : "is-over") : ""}`}
       aria-label={column.label}
       data-testid={`column-${column.status}`}
     >

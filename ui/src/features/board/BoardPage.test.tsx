@@ -123,6 +123,42 @@ describe("Board", () => {
     expect(board.cards[0].blockedReason).toBe("Waiting for the price list");
   });
 
+  it("moves a card by keyboard, a column per arrow, where the engine allows", async () => {
+    seedCard({ title: "Write the copy", assigneeId: ava.id });
+    // jsdom has no layout: each column gets a place in a row, each card one inside its column.
+    const order = ["backlog", "todo", "in_progress", "in_review", "blocked", "done", "cancelled"];
+    const rects = vi.spyOn(Element.prototype, "getBoundingClientRect").mockImplementation(function (this: Element) {
+      const column = this.closest("[data-testid^='column-']") as HTMLElement | null;
+      const index = column ? order.indexOf(column.dataset.testid!.slice("column-".length)) : -1;
+      const left = 10 + Math.max(index, 0) * 240;
+      const isColumn = this === column;
+      const width = isColumn ? 220 : 200;
+      const top = isColumn ? 100 : 140;
+      const height = isColumn ? 500 : 60;
+      return { left: isColumn ? left : left + 10, top, width, height, right: left + width, bottom: top + height, x: left, y: top, toJSON: () => ({}) } as DOMRect;
+    });
+    try {
+      const { user } = await openBoard();
+      const tile = await screen.findByTestId("card-1");
+      tile.focus();
+      await user.keyboard("[Space]");
+      await user.keyboard("[ArrowLeft]");
+      await user.keyboard("[Space]");
+      await waitFor(() => expect(titlesIn("backlog")).toEqual(["Write the copy"]));
+
+      // From Backlog two columns right is In progress, which only a run reaches: refused, and said why.
+      screen.getByTestId("card-1").focus();
+      await user.keyboard("[Space]");
+      await user.keyboard("[ArrowRight]");
+      await user.keyboard("[ArrowRight]");
+      await user.keyboard("[Space]");
+      expect(await screen.findByText(/goes to In progress when a run starts on it/)).toBeTruthy();
+      expect(titlesIn("backlog")).toEqual(["Write the copy"]);
+    } finally {
+      rects.mockRestore();
+    }
+  });
+
   it("opens a card to the exact task text, the report, the activity and the runs", async () => {
     const card = seedCard({
       title: "Find three suppliers",

@@ -1,6 +1,7 @@
 import { useMemo, useState } from "react";
 import {
   DndContext,
+  DragOverlay,
   KeyboardSensor,
   PointerSensor,
   useSensor,
@@ -9,7 +10,8 @@ import {
   type DragStartEvent,
 } from "@dnd-kit/core";
 import type { Agent, Card, CardFilter, CardStatus, TaskTrace, Team } from "../../bindings";
-import type { CardSpend } from "./CardTile";
+import { CardTilePicture, type CardSpend } from "./CardTile";
+import { boardAnnouncements, columnKeyboardCoordinates, columnUnderPointer } from "./boardDrag";
 import { useBoardColumns, useCards, useCreateCard, useMoveCard, useTraces } from "./boardQueries";
 import { BoardColumnView } from "./BoardColumnView";
 import { CardForm, fieldsOf } from "./CardForm";
@@ -49,7 +51,8 @@ export function BoardPage({ teams, agents, openCardId: openId, onOpenCard: setOp
   const sensors = useSensors(
     // A press that does not move is a click (opens the card, or its menu).
     useSensor(PointerSensor, { activationConstraint: { distance: 6 } }),
-    useSensor(KeyboardSensor),
+    // Space picks a focused card up, arrows move it a column at a time, Space drops it.
+    useSensor(KeyboardSensor, { coordinateGetter: columnKeyboardCoordinates }),
   );
 
   const traces = useTraces();
@@ -57,6 +60,17 @@ export function BoardPage({ teams, agents, openCardId: openId, onOpenCard: setOp
   const spend = useMemo(() => spendByCard(traces.data ?? []), [traces.data]);
   const numbers = useMemo(() => new Map((all.data ?? []).map((c) => [c.id, c.number])), [all.data]);
   const shown = (columns.data ?? []).filter((c) => filter.status === null || c.status === filter.status);
+  const announcements = useMemo(
+    () =>
+      boardAnnouncements(
+        (id) => {
+          const card = list.find((c) => c.id === id);
+          return card ? `${cardRef(card)} ${card.title}` : "the card";
+        },
+        (id) => columns.data?.find((c) => c.status === id)?.label ?? String(id),
+      ),
+    [list, columns.data],
+  );
   const allowed = (from: CardStatus, to: CardStatus) =>
     columns.data?.find((c) => c.status === from)?.allowedMoves.includes(to) ?? false;
 
@@ -109,6 +123,8 @@ export function BoardPage({ teams, agents, openCardId: openId, onOpenCard: setOp
       <ErrorMessage message={cards.error ? errorMessage(cards.error) : null} />
       <DndContext
         sensors={sensors}
+        collisionDetection={columnUnderPointer}
+        accessibility={{ announcements }}
         onDragStart={({ active }: DragStartEvent) =>
           setDragging((active.data.current as { card: Card } | undefined)?.card ?? null)
         }
@@ -132,6 +148,10 @@ export function BoardPage({ teams, agents, openCardId: openId, onOpenCard: setOp
             />
           ))}
         </div>
+        {/* The card follows the pointer above everything; nothing in the columns moves. */}
+        <DragOverlay dropAnimation={null}>
+          {dragging && <CardTilePicture card={dragging} agents={agents} numbers={numbers} spend={spend.get(dragging.id)} />}
+        </DragOverlay>
       </DndContext>
       {list.length === 0 && cards.isSuccess && (
         <p className="board-page__empty muted">

@@ -26,25 +26,44 @@ type Props = {
   onMove: (card: Card, to: CardStatus) => void;
 };
 
-/** A card on the Board: drag it to another column, or use its ⋯ menu to move it. */
-export function CardTile({ card, agents, numbers, spend, column, columns, onOpen, onMove }: Props) {
-  const { attributes, listeners, setNodeRef, transform, isDragging } = useDraggable({ id: card.id, data: { card } });
+/** A card on the Board: drag it to another column (pointer or keyboard), or use its ⋯ menu to
+ *  move it. While it is dragged, it stays in place as a faint placeholder and its picture
+ *  ([`CardTilePicture`]) follows the pointer. */
+export function CardTile(props: Props) {
+  const { card } = props;
+  const { attributes, listeners, setNodeRef, isDragging } = useDraggable({ id: card.id, data: { card } });
+  return (
+    <li
+      ref={setNodeRef}
+      className={`card-tile priority-${card.priority} ${isDragging ? "is-placeholder" : ""}`}
+      data-testid={`card-${card.number}`}
+      aria-label={`${cardRef(card)} ${card.title}`}
+      {...attributes}
+      {...listeners}
+    >
+      <CardTileFace {...props} />
+    </li>
+  );
+}
+
+/** What follows the pointer during a drag: the card's face, not a live tile. */
+export function CardTilePicture(props: Omit<Props, "onOpen" | "onMove" | "column" | "columns">) {
+  return (
+    <div className={`card-tile priority-${props.card.priority} is-dragging`} data-testid="card-drag-picture">
+      <CardTileFace {...props} column={undefined} columns={[]} onOpen={() => {}} onMove={() => {}} />
+    </div>
+  );
+}
+
+function CardTileFace({ card, agents, numbers, spend, column, columns, onOpen, onMove }: Props) {
   const assignee = agents.find((a) => a.id === card.assigneeId);
-  const style = transform ? { transform: `translate(${transform.x}px, ${transform.y}px)` } : undefined;
   const moves = (column?.allowedMoves ?? []).map((to) => ({
     label: `Move to ${columns.find((c) => c.status === to)?.label ?? to}`,
     onSelect: () => onMove(card, to),
     testId: `card-move-${card.number}-${to}`,
   }));
   return (
-    <li
-      ref={setNodeRef}
-      style={style}
-      className={`card-tile priority-${card.priority} ${isDragging ? "is-dragging" : ""}`}
-      data-testid={`card-${card.number}`}
-      {...attributes}
-      {...listeners}
-    >
+    <>
       <div className="card-tile__head">
         <span className="card-tile__ref">{cardRef(card)}</span>
         {card.priority !== "medium" && (
@@ -83,6 +102,6 @@ export function CardTile({ card, agents, numbers, spend, column, columns, onOpen
           </span>
         )}
       </div>
-    </li>
+    </>
   );
 }
