@@ -4,6 +4,7 @@ import { ClawbooError } from "./errors";
 import { fakeApi, resetBackend, seedAgent } from "./test/fakeApi";
 import { emit, listenerCount } from "./test/fakeEvents";
 import { openAgentProfile, renderApp } from "./test/helpers";
+import { preferences } from "./test/fakePreferences";
 
 vi.mock("./api", async () => (await import("./test/fakeApi")).fakeApiModule);
 
@@ -59,6 +60,42 @@ describe("App shell", () => {
       provider: null,
       sandbox: null,
     });
+  });
+
+  it("opens where it was left, and remembers each new place", async () => {
+    const agent = seedAgent({ name: "Researcher", handle: "researcher" });
+    seedAgent({ name: "Writer", handle: "writer" });
+    preferences.lastPlace = JSON.stringify({ page: "agent", agentId: agent.id, tab: "chat" });
+    const { user } = renderApp();
+    expect(await screen.findByRole("heading", { level: 1, name: "Researcher" })).toBeTruthy();
+    await user.click(screen.getByTestId("nav-board"));
+    await waitFor(() => expect(preferences.lastPlace).toBe(JSON.stringify({ page: "board", cardId: null })));
+  });
+
+  it("opens Home when the place it was left is gone", async () => {
+    seedAgent({ name: "Writer", handle: "writer" });
+    preferences.lastPlace = JSON.stringify({ page: "agent", agentId: "deleted", tab: "chat" });
+    renderApp();
+    await screen.findByTestId("agent-item-writer");
+    await waitFor(() => expect(preferences.lastPlace).toBeNull());
+    expect(screen.queryByRole("heading", { level: 1, name: "Writer" })).toBeNull();
+  });
+
+  it("narrows the sidebar to icons with Ctrl+B or its button, names kept as hover titles", async () => {
+    localStorage.removeItem("clawboo.sidebarCollapsed");
+    seedAgent({ name: "Researcher", handle: "researcher" });
+    const { user } = renderApp();
+    const item = await screen.findByTestId("agent-item-researcher");
+    expect(screen.getByTestId("sidebar").classList.contains("is-collapsed")).toBe(false);
+    await user.keyboard("{Control>}b{/Control}");
+    expect(screen.getByTestId("sidebar").classList.contains("is-collapsed")).toBe(true);
+    expect(item.getAttribute("title")).toBe("Researcher @researcher");
+    expect(item.textContent).toContain("R");
+    expect(localStorage.getItem("clawboo.sidebarCollapsed")).toBe("true");
+    await user.click(screen.getByTestId("sidebar-toggle"));
+    expect(screen.getByTestId("sidebar").classList.contains("is-collapsed")).toBe(false);
+    expect(localStorage.getItem("clawboo.sidebarCollapsed")).toBe("false");
+    localStorage.removeItem("clawboo.sidebarCollapsed");
   });
 
   it("opens an agent on its Chat tab", async () => {

@@ -23,6 +23,9 @@ import { MainView } from "./shell/MainView";
 import type { Route } from "./shell/route";
 import { learnAppVersion } from "./lib/errorDetails";
 import { useReportInteractive } from "./shell/startup";
+import { useLastPlace } from "./shell/useLastPlace";
+import { useSidebarCollapsed } from "./shell/useSidebarCollapsed";
+import { useKeptTheme } from "./features/settings/preferencesQueries";
 
 function Shell() {
   const agents = useAgents();
@@ -36,12 +39,14 @@ function Shell() {
   const tray = useTrayState();
   const onboarding = useOnboardingState();
   const [shortcutsOpen, setShortcutsOpen] = useState(false);
+  const [sidebarCollapsed, toggleSidebar] = useSidebarCollapsed();
 
   useShortcuts({
     onShortcuts: () => setShortcutsOpen(true),
     onNewAgent: () => setCreating(true),
     onNewTeam: () => setCreatingTeam(true),
     onRoute: setRoute,
+    onToggleSidebar: toggleSidebar,
   });
 
   const liveUpdatesFailed = (e: unknown) => toasts.error(`Live updates are unavailable: ${errorMessage(e)}`, errorCode(e));
@@ -57,6 +62,8 @@ function Shell() {
     liveUpdatesFailed,
   );
   useRoomEvents();
+  useKeptTheme();
+  useLastPlace(route, setRoute, agents.data, teams.data);
   useReportInteractive(!agents.isPending && !teams.isPending);
 
   const selectedAgent =
@@ -98,7 +105,7 @@ function Shell() {
     !!onboarding.data?.firstRun && teams.data?.length === 0 && (agents.data?.length ?? 0) <= 1;
 
   return (
-    <div className="app">
+    <div className={`app ${sidebarCollapsed ? "is-sidebar-collapsed" : ""}`}>
       <Sidebar
         teams={teams.data}
         teamsError={teams.error ? errorMessage(teams.error) : null}
@@ -126,6 +133,8 @@ function Shell() {
         onOpenRoutines={() => setRoute({ page: "routines" })}
         onOpenInbox={() => setRoute({ page: "inbox", focus: null })}
         onOpenShortcuts={() => setShortcutsOpen(true)}
+        collapsed={sidebarCollapsed}
+        onToggleCollapsed={toggleSidebar}
       />
       <main className="main">
         <Suspense fallback={null}>

@@ -15,6 +15,10 @@ export const commands = {
 	setLogLevel: (level: LogLevel) => typedError<LogLevel, AppError>(__TAURI_INVOKE("set_log_level", { level })),
 	/**  The log's last `lines` lines, oldest first (at most 50, and 16 KiB in all). */
 	recentLogLines: (lines: number) => typedError<string[], AppError>(__TAURI_INVOKE("recent_log_lines", { lines })),
+	windowPreferences: () => typedError<WindowPreferences, AppError>(__TAURI_INVOKE("window_preferences")),
+	setTheme: (theme: Theme) => typedError<Theme, AppError>(__TAURI_INVOKE("set_theme", { theme })),
+	/**  `place` is the UI's route as JSON (at most 1 KiB); `null` forgets it. */
+	setLastPlace: (place: string | null) => typedError<null, AppError>(__TAURI_INVOKE("set_last_place", { place })),
 	listAgents: () => typedError<Agent[], AppError>(__TAURI_INVOKE("list_agents")),
 	createAgent: (input: NewAgent) => typedError<Agent, AppError>(__TAURI_INVOKE("create_agent", { input })),
 	updateAgent: (id: string, patch: AgentPatch) => typedError<Agent, AppError>(__TAURI_INVOKE("update_agent", { id, patch })),
@@ -1817,6 +1821,9 @@ export type TeamTurnKind = "leader" | "mentioned" | "teammate";
 /**  Teams were created, changed or deleted: refetch teams. */
 export type TeamsChanged = null;
 
+/**  Light, dark, or whatever the system uses (the default). */
+export type Theme = "system" | "light" | "dark";
+
 export type TrayItem = {
 	requestId: string,
 	/**  "Ada asks: Which region?" shortened to a menu line. */
@@ -1845,6 +1852,12 @@ export type Value = null | boolean | number | string | Value[] | { [key in strin
 
 /**  What the window shows, as the UI reports it. */
 export type Viewing = { kind: "team"; teamId: string } | { kind: "chat"; agentId: string } | { kind: "card"; cardId: string };
+
+export type WindowPreferences = {
+	theme: Theme,
+	/**  The place shown last, as the UI wrote it (a JSON object), if any. */
+	lastPlace: string | null,
+};
 
 /* Tauri Specta runtime */
 async function typedError<T, E>(result: Promise<T>): Promise<{ status: "ok"; data: T } | { status: "error"; error: E }> {

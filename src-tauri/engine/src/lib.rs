@@ -22,6 +22,7 @@ pub mod logs;
 pub mod loopback;
 pub mod memory;
 pub mod onboarding;
+pub mod preferences;
 pub mod relay;
 pub mod routines;
 pub mod runner;
@@ -318,6 +319,19 @@ impl Engine {
 
     pub fn set_log_level(&self, level: logs::LogLevel) -> Result<logs::LogLevel> {
         logs::set_level(&self.store, level)
+    }
+
+    /// The theme and the place the window showed last (see [`preferences`]).
+    pub fn window_preferences(&self) -> Result<preferences::WindowPreferences> {
+        preferences::get(&self.store)
+    }
+
+    pub fn set_theme(&self, theme: preferences::Theme) -> Result<preferences::Theme> {
+        preferences::set_theme(&self.store, theme)
+    }
+
+    pub fn set_last_place(&self, place: Option<&str>) -> Result<()> {
+        preferences::set_last_place(&self.store, place)
     }
 
     /// The log's last `lines` lines (bounded: see [`logs::recent_lines`]), for an error's

@@ -16,6 +16,7 @@ const LAYERS: &[&str] = &[
     "events",
     "secrets",
     "logs",
+    "preferences",
     // The domain: what the user keeps (cards, facts, agents, teams, requests, routines).
     "board",
     "memory",

@@ -11,6 +11,7 @@ pub mod connectors;
 pub mod logs;
 pub mod memory;
 pub mod onboarding;
+pub mod preferences;
 pub mod routines;
 pub mod runner;
 pub mod runtimes;

@@ -5,6 +5,7 @@ import { UnconfinedBadge } from "../features/sandbox/UnconfinedBadge";
 import { ErrorMessage } from "../components/ErrorMessage";
 import { BooZeroLink, pinBooZero } from "../features/boo-zero/BooZeroLink";
 import { useBooZeroId } from "../features/boo-zero/booZeroQueries";
+import { MOD } from "./shortcuts";
 
 type Props = {
   teams: Team[] | undefined;
@@ -32,7 +33,13 @@ type Props = {
   onOpenInbox: () => void;
   /** The keyboard shortcuts sheet (also `?`). */
   onOpenShortcuts?: () => void;
+  /** A narrow rail of icons instead of names (⌘/Ctrl+B toggles it). */
+  collapsed?: boolean;
+  onToggleCollapsed?: () => void;
 };
+
+/** The first letter of a name, for the narrow rail. */
+const initial = (name: string) => [...name.trim()][0]?.toUpperCase() ?? "?";
 
 export function Sidebar({
   teams,
@@ -58,6 +65,8 @@ export function Sidebar({
   onOpenRoutines,
   onOpenInbox,
   onOpenShortcuts,
+  collapsed = false,
+  onToggleCollapsed,
 }: Props) {
   const [showArchived, setShowArchived] = useState(false);
   const archivedCount = teams?.filter((t) => t.archived).length ?? 0;
@@ -65,24 +74,39 @@ export function Sidebar({
   const [booZero, otherAgents] = pinBooZero(agents, useBooZeroId());
 
   return (
-    <nav className="sidebar" aria-label="Teams and agents">
+    <nav className={`sidebar ${collapsed ? "is-collapsed" : ""}`} aria-label="Teams and agents" data-testid="sidebar">
       <div className="sidebar__brand">
         <span className="sidebar__logo" aria-hidden="true">
           ◆
         </span>
-        Clawboo
+        <span className="sidebar__label">Clawboo</span>
+        {onToggleCollapsed && (
+          <button
+            type="button"
+            className="sidebar__collapse"
+            onClick={onToggleCollapsed}
+            aria-expanded={!collapsed}
+            aria-label={collapsed ? "Show the sidebar's names" : "Narrow the sidebar to icons"}
+            title={`${collapsed ? "Widen" : "Narrow"} the sidebar (${MOD}+B)`}
+            data-testid="sidebar-toggle"
+          >
+            <span aria-hidden="true">{collapsed ? "»" : "«"}</span>
+          </button>
+        )}
       </div>
       {booZero && <BooZeroLink agent={booZero} active={booZero.id === selectedAgentId} onSelect={onSelectAgent} />}
 
       <div className="sidebar__section-header">
-        <span>Teams</span>
+        <span className="sidebar__label">Teams</span>
         <button
           type="button"
           className="button button--primary button--small"
           onClick={onNewTeam}
+          aria-label="New team"
+          title={collapsed ? "New team" : undefined}
           data-testid="new-team-button"
         >
-          + New team
+          +<span className="sidebar__label"> New team</span>
         </button>
       </div>
 
@@ -95,10 +119,11 @@ export function Sidebar({
               className={`agent-item ${team.id === selectedTeamId ? "is-active" : ""} ${team.archived ? "is-archived" : ""}`}
               aria-current={team.id === selectedTeamId ? "page" : undefined}
               onClick={() => onSelectTeam(team.id)}
+              title={collapsed ? team.name : undefined}
               data-testid={`team-item-${team.name}`}
             >
               <span className="team-item__icon" aria-hidden="true">
-                #
+                {collapsed ? initial(team.name) : "#"}
               </span>
               <span className="agent-item__text">
                 <span className="agent-item__name">{team.name}</span>
@@ -127,14 +152,16 @@ export function Sidebar({
       <ErrorMessage message={teamsError} className="sidebar__error" />
 
       <div className="sidebar__section-header">
-        <span>Agents</span>
+        <span className="sidebar__label">Agents</span>
         <button
           type="button"
           className="button button--primary button--small"
           onClick={onNewAgent}
+          aria-label="New agent"
+          title={collapsed ? "New agent" : undefined}
           data-testid="new-agent-button"
         >
-          + New agent
+          +<span className="sidebar__label"> New agent</span>
         </button>
       </div>
 
@@ -148,9 +175,16 @@ export function Sidebar({
               className={`agent-item ${agent.id === selectedAgentId ? "is-active" : ""}`}
               aria-current={agent.id === selectedAgentId ? "page" : undefined}
               onClick={() => onSelectAgent(agent.id)}
+              title={collapsed ? `${agent.name} @${agent.handle}` : undefined}
               data-testid={`agent-item-${agent.handle}`}
             >
-              <TintDot tint={agent.tint} />
+              {collapsed ? (
+                <span className="agent-item__initial" style={{ borderColor: agent.tint }} aria-hidden="true">
+                  {initial(agent.name)}
+                </span>
+              ) : (
+                <TintDot tint={agent.tint} />
+              )}
               <span className="agent-item__text">
                 <span className="agent-item__name">{agent.name}</span>
                 <span className="agent-item__handle">@{agent.handle}</span>
@@ -167,10 +201,10 @@ export function Sidebar({
         className={`sidebar__settings sidebar__inbox ${inboxOpen ? "is-active" : ""}`}
         aria-current={inboxOpen ? "page" : undefined}
         onClick={onOpenInbox}
-        title={inboxCount > 0 ? `${inboxCount} waiting for you` : undefined}
+        title={inboxCount > 0 ? `Inbox: ${inboxCount} waiting for you` : collapsed ? "Inbox" : undefined}
         data-testid="nav-inbox"
       >
-        <span aria-hidden="true">✉</span> Inbox
+        <span aria-hidden="true">✉</span> <span className="sidebar__label">Inbox</span>
         {inboxCount > 0 && (
           <span className="sidebar__count" data-testid="inbox-count">
             {inboxCount}
@@ -182,9 +216,10 @@ export function Sidebar({
         className={`sidebar__settings sidebar__board ${boardOpen ? "is-active" : ""}`}
         aria-current={boardOpen ? "page" : undefined}
         onClick={onOpenBoard}
+        title={collapsed ? "Board" : undefined}
         data-testid="nav-board"
       >
-        <span aria-hidden="true">▦</span> Board
+        <span aria-hidden="true">▦</span> <span className="sidebar__label">Board</span>
       </button>
       {onOpenRoutines && (
         <button
@@ -192,9 +227,10 @@ export function Sidebar({
           className={`sidebar__settings sidebar__routines ${routinesOpen ? "is-active" : ""}`}
           aria-current={routinesOpen ? "page" : undefined}
           onClick={onOpenRoutines}
+          title={collapsed ? "Routines" : undefined}
           data-testid="nav-routines"
         >
-          <span aria-hidden="true">↻</span> Routines
+          <span aria-hidden="true">↻</span> <span className="sidebar__label">Routines</span>
         </button>
       )}
       <button
@@ -202,18 +238,20 @@ export function Sidebar({
         className={`sidebar__settings sidebar__memory ${memoryOpen ? "is-active" : ""}`}
         aria-current={memoryOpen ? "page" : undefined}
         onClick={onOpenMemory}
+        title={collapsed ? "Memory" : undefined}
         data-testid="nav-memory"
       >
-        <span aria-hidden="true">◎</span> Memory
+        <span aria-hidden="true">◎</span> <span className="sidebar__label">Memory</span>
       </button>
       <button
         type="button"
         className={`sidebar__settings ${settingsOpen ? "is-active" : ""}`}
         aria-current={settingsOpen ? "page" : undefined}
         onClick={onOpenSettings}
+        title={collapsed ? "Settings" : undefined}
         data-testid="settings-link"
       >
-        <span aria-hidden="true">⚙</span> Settings
+        <span aria-hidden="true">⚙</span> <span className="sidebar__label">Settings</span>
       </button>
       {onOpenShortcuts && (
         <button
@@ -223,7 +261,10 @@ export function Sidebar({
           title="Keyboard shortcuts (?)"
           data-testid="shortcuts-button"
         >
-          <span aria-hidden="true">⌨</span> Shortcuts <kbd>?</kbd>
+          <span aria-hidden="true">⌨</span>{" "}
+          <span className="sidebar__label">
+            Shortcuts <kbd>?</kbd>
+          </span>
         </button>
       )}
     </nav>

@@ -9,7 +9,8 @@ export type ShortcutAction =
   | "inbox"
   | "board"
   | "memory"
-  | "routines";
+  | "routines"
+  | "toggle-sidebar";
 
 export const isMac = typeof navigator !== "undefined" && /Mac|iPhone|iPad/.test(navigator.platform);
 export const MOD = isMac ? "⌘" : "Ctrl";
@@ -25,6 +26,7 @@ export const GLOBAL_SHORTCUTS: Global[] = [
   { action: "memory", keys: [MOD, "3"], label: "Memory", mod: true, key: "3" },
   { action: "routines", keys: [MOD, "4"], label: "Routines", mod: true, key: "4" },
   { action: "settings", keys: [MOD, ","], label: "Settings", mod: true, key: "," },
+  { action: "toggle-sidebar", keys: [MOD, "B"], label: "Narrow or widen the sidebar", mod: true, key: "b" },
 ];
 
 /** Shortcuts that work in one place; handled there, listed here. */

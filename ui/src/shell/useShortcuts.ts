@@ -7,6 +7,7 @@ type ShortcutHandlers = {
   onNewAgent: () => void;
   onNewTeam: () => void;
   onRoute: (route: Route) => void;
+  onToggleSidebar: () => void;
 };
 
 /** The app's keyboard shortcuts (see shortcuts.ts), while no dialog is open. The handlers are read
@@ -31,6 +32,7 @@ export function useShortcuts(handlers: ShortcutHandlers) {
       if (action === "shortcuts") current.current.onShortcuts();
       else if (action === "new-agent") current.current.onNewAgent();
       else if (action === "new-team") current.current.onNewTeam();
+      else if (action === "toggle-sidebar") current.current.onToggleSidebar();
       else if (routes[action]) current.current.onRoute(routes[action]);
     };
     document.addEventListener("keydown", onKey);

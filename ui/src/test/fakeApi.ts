@@ -15,6 +15,7 @@ import { fakeMemoryApi, resetMemory } from "./fakeMemory";
 import { fakeBoardApi, resetBoard } from "./fakeBoard";
 import { fakeLocalApi, resetLocalApi } from "./fakeLocalApi";
 import { fakeLogsApi, resetLogs } from "./fakeLogs";
+import { fakePreferencesApi, resetPreferences } from "./fakePreferences";
 import { fakeAttentionApi, resetAttention } from "./fakeAttention";
 import { fakeBooZeroApi, resetBooZero } from "./fakeBooZero";
 import { fakeRoutinesApi, resetRoutines } from "./fakeRoutines";
@@ -45,6 +46,7 @@ export const fakeApi = {
   ...fakeAttentionApi,
   ...fakeLocalApi,
   ...fakeLogsApi,
+  ...fakePreferencesApi,
   ...fakeBooZeroApi,
   ...fakeRoutinesApi,
   ...fakeConnectorsApi,
@@ -68,6 +70,7 @@ export function resetBackend() {
   resetAttention();
   resetLocalApi();
   resetLogs();
+  resetPreferences();
   resetBooZero();
   resetRoutines();
   resetOnboarding();

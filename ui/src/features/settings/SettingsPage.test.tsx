@@ -6,6 +6,7 @@ import { attention, seedRequest } from "../../test/fakeAttention";
 import { renderApp } from "../../test/helpers";
 import { board } from "../../test/fakeBoard";
 import { fakeLogsApi, logs } from "../../test/fakeLogs";
+import { preferences } from "../../test/fakePreferences";
 
 vi.mock("../../api", async () => (await import("../../test/fakeApi")).fakeApiModule);
 
@@ -63,6 +64,22 @@ describe("Settings", () => {
     expect(fakeLogsApi.setLogLevel).toHaveBeenCalledWith("debug");
     expect((await screen.findByTestId("log-level-saved")).textContent).toContain("applies now");
     expect(select.value).toBe("debug");
+  });
+
+  it("switches the theme at once and keeps it; System follows the system again", async () => {
+    const { user } = await openSettings();
+    const system = (await screen.findByTestId("theme-system")) as HTMLInputElement;
+    expect(system.checked).toBe(true);
+    await user.click(screen.getByTestId("theme-light"));
+    expect(document.documentElement.dataset.theme).toBe("light");
+    await waitFor(() => expect(preferences.theme).toBe("light"));
+    await user.click(screen.getByTestId("theme-dark"));
+    expect(document.documentElement.dataset.theme).toBe("dark");
+    await waitFor(() => expect(preferences.theme).toBe("dark"));
+    // jsdom has no media queries: the system counts as dark there.
+    await user.click(system);
+    await waitFor(() => expect(preferences.theme).toBe("system"));
+    expect((screen.getByTestId("theme-system") as HTMLInputElement).checked).toBe(true);
   });
 
   it("shows each provider's key status and the app info", async () => {

@@ -9,6 +9,7 @@ import { ObservabilityCard } from "../board/ObservabilityCard";
 import { ApprovalSettingsCard } from "../attention/ApprovalSettingsCard";
 import { LocalApiSettings } from "./LocalApiSettings";
 import { LogSettingsCard } from "./LogSettingsCard";
+import { AppearanceCard } from "./AppearanceCard";
 import { ConnectorsSection } from "../connectors/ConnectorsSection";
 
 type Props = {
@@ -83,6 +84,8 @@ export function SettingsPage({ onSetUpStarterTeam, showKeys = false }: Props = {
       <ObservabilityCard />
 
       <LocalApiSettings />
+
+      <AppearanceCard />
 
       <LogSettingsCard />
 
