@@ -476,9 +476,9 @@ try {
     const columnsAt = () =>
       driver.execute(`return [...document.querySelectorAll('.board-column')].map(c => Math.round(c.getBoundingClientRect().left) + ":" + Math.round(c.getBoundingClientRect().width)).join(" ")`);
     const before = await columnsAt();
-    const card = await find(`[data-testid="${tile}"]`);
+    const card = await driver.find(`[data-testid="${tile}"]`);
     const cardRect = await driver.rect(card);
-    const todo = await find('[data-testid="column-todo"]');
+    const todo = await driver.find('[data-testid="column-todo"]');
     const todoRect = await driver.rect(todo);
     await driver.drag(card, todo, { grab: { x: cardRect.width / 2 - 8, y: 0 }, hold: true });
     const during = await columnsAt();
