@@ -1,8 +1,28 @@
-import { describe, expect, it } from "vitest";
-import { render } from "@testing-library/react";
-import { Markdown, StreamingMarkdown, markdownBlocks } from "./Markdown";
+import { describe, expect, it, vi } from "vitest";
+import { fireEvent, render } from "@testing-library/react";
+import { Markdown, MentionsProvider, StreamingMarkdown, markdownBlocks } from "./Markdown";
 
 describe("Markdown", () => {
+  it("keeps a reply's line breaks: a leader's hand-off lines stay lines", () => {
+    const { container } = render(<Markdown text={"@researcher find the prices\n@writer draft the copy"} />);
+    expect(container.querySelectorAll("p")).toHaveLength(1);
+    expect(container.querySelectorAll("br")).toHaveLength(1);
+  });
+
+  it("highlights the @handles of known agents and opens them on a click; other @words stay text", () => {
+    const onOpen = vi.fn();
+    const { container } = render(
+      <MentionsProvider value={{ handles: ["ada", "bo-2"], onOpen }}>
+        <Markdown text={"@Ada and @bo-2, ask @adam or mail ada@example.com. `@ada` in code stays code."} />
+      </MentionsProvider>,
+    );
+    const mentions = [...container.querySelectorAll(".mention")];
+    expect(mentions.map((m) => m.textContent)).toEqual(["@Ada", "@bo-2"]);
+    fireEvent.click(mentions[0]);
+    expect(onOpen).toHaveBeenCalledWith("ada");
+    expect(container.querySelector("code")?.textContent).toBe("@ada");
+  });
+
   it("shows raw HTML in a reply as text, never as elements", () => {
     const text = 'Look: <script>window.pwned = 1</script> and <img src="x" onerror="window.pwned = 2"> **bold**';
     const { container } = render(<Markdown text={text} />);

@@ -1,6 +1,8 @@
-import { memo, useDeferredValue, useMemo } from "react";
-import ReactMarkdown, { type Components } from "react-markdown";
+import { createContext, memo, useContext, useDeferredValue, useMemo, type ReactNode } from "react";
+import ReactMarkdown, { type Components, type Options } from "react-markdown";
+import remarkBreaks from "remark-breaks";
 import remarkGfm from "remark-gfm";
+import { remarkMentions } from "./markdownMentions";
 
 // Replies are untrusted text. react-markdown never renders raw HTML without rehype-raw (which is
 // not used): a <script> or <img onerror> in a reply shows as text. Links and images are inert:
@@ -18,13 +20,52 @@ const components: Components = {
   ),
 };
 
-const plugins = [remarkGfm];
+/** Where rendered text knows agents by handle: their `@handle`s are highlighted, and a click
+ *  opens the agent (a team room provides its members). */
+export type Mentions = { handles: readonly string[]; onOpen?: (handle: string) => void };
+
+const MentionsContext = createContext<Mentions | null>(null);
+
+export function MentionsProvider({ value, children }: { value: Mentions; children: ReactNode }) {
+  return <MentionsContext.Provider value={value}>{children}</MentionsContext.Provider>;
+}
+
+// A line break in a reply is a line break (an agent's "@a do this" lines stay lines).
+const plugins: NonNullable<Options["remarkPlugins"]> = [remarkGfm, remarkBreaks];
+
+/** The plugins and components for the mentions in reach (memoised per handle list). */
+function useMarkdownSetup(): { remarkPlugins: typeof plugins; components: Components } {
+  const mentions = useContext(MentionsContext);
+  const handles = mentions?.handles;
+  const onOpen = mentions?.onOpen;
+  const key = handles?.join("\u0000") ?? "";
+  return useMemo(() => {
+    if (!handles?.length) return { remarkPlugins: plugins, components };
+    const withMentions: Components = {
+      ...components,
+      span: ({ className, children, ...props }) => {
+        const handle = (props as Record<string, unknown>)["data-handle"];
+        if (className !== "mention" || typeof handle !== "string") return <span className={className}>{children}</span>;
+        return onOpen ? (
+          <button type="button" className="mention" onClick={() => onOpen(handle)} title={`Open @${handle}`}>
+            {children}
+          </button>
+        ) : (
+          <span className="mention">{children}</span>
+        );
+      },
+    };
+    return { remarkPlugins: [...plugins, remarkMentions(handles)], components: withMentions };
+    // Keyed by the handles' content: the same handles in a new array keep the plugins.
+  }, [key, onOpen]);
+}
 
 /** Markdown (with GitHub tables, task lists, strikethrough) rendered as safe React elements. */
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
+  const setup = useMarkdownSetup();
   return (
     <div className="markdown">
-      <ReactMarkdown remarkPlugins={plugins} components={components}>
+      <ReactMarkdown remarkPlugins={setup.remarkPlugins} components={setup.components}>
         {text}
       </ReactMarkdown>
     </div>
@@ -68,8 +109,9 @@ export function StreamingMarkdown({ text }: { text: string }) {
 }
 
 const MarkdownBlock = memo(function MarkdownBlock({ text }: { text: string }) {
+  const setup = useMarkdownSetup();
   return (
-    <ReactMarkdown remarkPlugins={plugins} components={components}>
+    <ReactMarkdown remarkPlugins={setup.remarkPlugins} components={setup.components}>
       {text}
     </ReactMarkdown>
   );

@@ -97,6 +97,7 @@ export function MainView({
         agents={agents ?? []}
         initialRoomId={route.page === "team" ? route.roomId : null}
         onDeleted={onTeamDeleted}
+        onOpenAgent={(agentId) => setRoute({ page: "agent", agentId, tab: "chat" })}
       />
     );
   } else if (selectedAgent && route.page === "agent") {

@@ -11,7 +11,7 @@ import { ShieldIcon } from "../sandbox/ShieldIcon";
 import { mentionsSandbox, parseBlockedHost } from "../sandbox/sandbox";
 
 /** Below this window width the card starts collapsed. */
-const NARROW_QUERY = "(max-width: 960px)";
+const NARROW_QUERY = "(max-width: 1100px)";
 const startsCollapsed = () => typeof window.matchMedia === "function" && window.matchMedia(NARROW_QUERY).matches;
 
 type ItemsProps = {

@@ -14,8 +14,9 @@ type Props = {
   /** Rejects when the message was not sent; the text is then put back. */
   onSend: (text: string) => Promise<unknown>;
   onStop: () => void;
-  /** Team names `@` may complete (Boo Zero's chat); none elsewhere. */
+  /** Names `@` may complete: team names (Boo Zero's chat) or teammates' handles (a team room). */
   mentionables?: string[];
+  mentionKind?: "team" | "teammate";
 };
 
 /** Where the user writes to the agent. Enter sends, Shift+Enter starts a new line. */
@@ -28,6 +29,7 @@ export function ChatComposer({
   onSend,
   onStop,
   mentionables,
+  mentionKind = "team",
 }: Props) {
   const id = useId();
   const [text, setText] = useState(initialText);
@@ -128,7 +130,11 @@ export function ChatComposer({
         </div>
       </div>
       {suggestions.length > 0 && (
-        <ul className="composer__mentions" aria-label="Teams to mention" data-testid="team-mention-suggestions">
+        <ul
+          className="composer__mentions"
+          aria-label={mentionKind === "team" ? "Teams to mention" : "Teammates to mention"}
+          data-testid={`${mentionKind}-mention-suggestions`}
+        >
           {suggestions.map((name) => (
             <li key={name}>
               <button
@@ -137,7 +143,7 @@ export function ChatComposer({
                 // Keeps the focus (and the cursor) in the message.
                 onMouseDown={(e) => e.preventDefault()}
                 onClick={() => complete(name)}
-                data-testid={`team-mention-${name}`}
+                data-testid={`${mentionKind}-mention-${name}`}
               >
                 @{name}
               </button>
@@ -147,7 +153,10 @@ export function ChatComposer({
       )}
       <p className="composer__hint" id={`${id}-hint`}>
         /reset starts a fresh conversation · Enter sends, Shift+Enter adds a line
-        {mentionables !== undefined && " · @TeamName brings a team's brief, cards, memory and recent chat (Tab completes)"}
+        {mentionables !== undefined &&
+          (mentionKind === "team"
+            ? " · @TeamName brings a team's brief, cards, memory and recent chat (Tab completes)"
+            : " · @handle addresses a teammate (Tab completes)")}
       </p>
     </form>
   );

@@ -36,10 +36,13 @@ export function RoutinesTable({
                 {r.name}
               </button>
             </td>
-            <td>{ownerLabel(r)}</td>
-            <td>{r.scheduleText}</td>
-            <td data-testid={`routine-next-${r.id}`}>{nextRunText(r)}</td>
-            <td>{r.lastRun ? <Outcome run={r.lastRun} /> : <span className="muted">—</span>}</td>
+            {/* data-label: the column's name, shown before the value when rows stack (narrow). */}
+            <td data-label="Belongs to">{ownerLabel(r)}</td>
+            <td data-label="Schedule">{r.scheduleText}</td>
+            <td data-label="Next run" data-testid={`routine-next-${r.id}`}>
+              {nextRunText(r)}
+            </td>
+            <td data-label="Last run">{r.lastRun ? <Outcome run={r.lastRun} /> : <span className="muted">—</span>}</td>
             <td>
               <span className={`routine-state routine-state--${r.state}`} data-testid={`routine-state-${r.id}`}>
                 {r.state === "active" ? "Active" : "Paused"}

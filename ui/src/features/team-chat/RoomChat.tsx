@@ -19,14 +19,20 @@ import { PeerRoomViewer } from "./PeerRoomViewer";
 import { RoomMessageRow } from "./RoomMessageRow";
 import { RoomLiveReply } from "./RoomLiveReply";
 import { RoomRunPicker } from "./RoomRunPicker";
+import { MentionsProvider } from "../../components/Markdown";
 
-type Props = { team: Team; room: Room };
+type Props = {
+  team: Team;
+  room: Room;
+  /** Opens an agent's own page (a click on its @handle). */
+  onOpenAgent?: (agentId: string) => void;
+};
 
 /** Drafts by room, kept while the user looks elsewhere. */
 const drafts = new Map<string, string>();
 
 /** A room of a team: the conversation with its hand-off and batch cards, and the room's runs beside it. */
-export function RoomChat({ team, room }: Props) {
+export function RoomChat({ team, room, onOpenAgent }: Props) {
   const messages = useRoomMessages(room.id);
   const runs = useRoomRuns(room.id);
   const agents = useAgents().data ?? [];
@@ -62,6 +68,22 @@ export function RoomChat({ team, room }: Props) {
   const shownRun =
     (selectedRun && runById.get(selectedRun)) || running[running.length - 1] || allRuns[allRuns.length - 1] || null;
   const leaderName = room.leaderId ? handle(room.leaderId) : "the leader";
+  const memberHandles = useMemo(
+    () => agents.filter((a) => room.memberIds.includes(a.id)).map((a) => a.handle),
+    [agents, room.memberIds],
+  );
+  const mentions = useMemo(
+    () => ({
+      handles: memberHandles,
+      onOpen: onOpenAgent
+        ? (h: string) => {
+            const agent = agents.find((a) => a.handle === h);
+            if (agent) onOpenAgent(agent.id);
+          }
+        : undefined,
+    }),
+    [memberHandles, agents, onOpenAgent],
+  );
   const error = send.error ?? stop.error ?? messages.error ?? runs.error;
 
   return (
@@ -88,45 +110,49 @@ export function RoomChat({ team, room }: Props) {
         {!messages.data ? (
           <p className="muted chat-loading">{messages.error ? "" : "Loading conversation…"}</p>
         ) : (
-          <Timeline
-            items={entries}
-            getKey={(m) => m.id}
-            ariaLabel={`Messages in ${room.isGeneral ? "General" : room.name}`}
-            testId="room-timeline"
-            followKey={send.submittedAt}
-            hasOlder={messages.hasNextPage}
-            loadingOlder={messages.isFetchingNextPage}
-            onLoadOlder={() => void messages.fetchNextPage()}
-            empty={
-              <p className="muted chat-empty">
-                Write to the team. A message goes to the leader; @handle addresses a member. /rule adds a team rule,
-                /reset starts the agents fresh.
-              </p>
-            }
-            footer={
-              running.length > 0 ? (
-                <>
-                  {running.map((run) => (
-                    <RoomLiveReply key={run.id} run={run} agent={agentOf(run.agentId)} />
-                  ))}
-                </>
-              ) : undefined
-            }
-            renderItem={(message) => (
-              <RoomMessageRow
-                message={message}
-                run={message.runId ? runById.get(message.runId) : undefined}
-                agentOf={agentOf}
-                handle={handle}
-                askedYou={askedYou.has(message.id)}
-                onSee={openContext}
-                onSelectRun={setSelectedRun}
-              />
-            )}
-          />
+          <MentionsProvider value={mentions}>
+            <Timeline
+              items={entries}
+              getKey={(m) => m.id}
+              ariaLabel={`Messages in ${room.isGeneral ? "General" : room.name}`}
+              testId="room-timeline"
+              followKey={send.submittedAt}
+              hasOlder={messages.hasNextPage}
+              loadingOlder={messages.isFetchingNextPage}
+              onLoadOlder={() => void messages.fetchNextPage()}
+              empty={
+                <p className="muted chat-empty">
+                  Write to the team. A message goes to the leader; @handle addresses a member. /rule adds a team rule,
+                  /reset starts the agents fresh.
+                </p>
+              }
+              footer={
+                running.length > 0 ? (
+                  <>
+                    {running.map((run) => (
+                      <RoomLiveReply key={run.id} run={run} agent={agentOf(run.agentId)} />
+                    ))}
+                  </>
+                ) : undefined
+              }
+              renderItem={(message) => (
+                <RoomMessageRow
+                  message={message}
+                  run={message.runId ? runById.get(message.runId) : undefined}
+                  agentOf={agentOf}
+                  handle={handle}
+                  askedYou={askedYou.has(message.id)}
+                  onSee={openContext}
+                  onSelectRun={setSelectedRun}
+                />
+              )}
+            />
+          </MentionsProvider>
         )}
         <ErrorMessage message={error ? errorMessage(error) : null} />
         <ChatComposer
+          mentionables={memberHandles}
+          mentionKind="teammate"
           initialText={drafts.get(room.id) ?? ""}
           onTextChange={(text) => drafts.set(room.id, text)}
           running={false}

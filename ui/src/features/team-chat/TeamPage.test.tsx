@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { screen, waitFor, within } from "@testing-library/react";
 import { backend, fakeApi, resetBackend, seedAgent, seedTeam } from "../../test/fakeApi";
+import { seedRoomMessage } from "../../test/fakeTeams";
 import { renderApp } from "../../test/helpers";
 import { ClawbooError } from "../../errors";
 import type { Agent } from "../../bindings";
@@ -156,6 +157,36 @@ describe("About you gate", () => {
     expect((await screen.findByTestId("room-chat")).getAttribute("aria-label")).toContain("General");
     expect(screen.queryByTestId("about-you-gate")).toBeNull();
     expect(fakeApi.setAboutYou).toHaveBeenCalledWith(team.id, "I'm Sam; I run a bakery.");
+  });
+});
+
+describe("Room chat", () => {
+  it("suggests teammates' handles as @ is typed, and Tab completes one", async () => {
+    seedTeam({ name: "Research", memberIds: [ava.id, bo.id], aboutYou: "Hi." });
+    const { user } = await openTeam("Research");
+    const input = (await screen.findByTestId("chat-input")) as HTMLTextAreaElement;
+    await user.type(input, "ask @a");
+    const suggestions = screen.getByTestId("teammate-mention-suggestions");
+    expect(within(suggestions).getByTestId("teammate-mention-ava").textContent).toBe("@ava");
+    expect(within(suggestions).queryByTestId("teammate-mention-bo")).toBeNull();
+    await user.keyboard("{Tab}");
+    expect(input.value).toBe("ask @ava ");
+  });
+
+  it("keeps a reply's lines apart and highlights members' @handles, which open the agent", async () => {
+    const team = seedTeam({ name: "Research", memberIds: [ava.id, bo.id], aboutYou: "Hi." });
+    seedRoomMessage(team.rooms[0].id, {
+      kind: "reply",
+      authorId: ava.id,
+      content: "@bo collect the prices\n@ava write the copy",
+    });
+    const { user } = await openTeam("Research");
+    const reply = await screen.findByTestId("room-message-reply");
+    expect(reply.querySelectorAll(".markdown br")).toHaveLength(1);
+    const mentions = [...reply.querySelectorAll(".mention")];
+    expect(mentions.map((m) => m.textContent)).toEqual(["@bo", "@ava"]);
+    await user.click(mentions[0]);
+    expect(await screen.findByRole("heading", { level: 1, name: "Bo" })).toBeTruthy();
   });
 });
 

@@ -18,6 +18,8 @@ type Props = {
   /** The room to open first (General when null), as when the Inbox opens where a request came from. */
   initialRoomId?: string | null;
   onDeleted: (team: Team) => void;
+  /** Opens an agent's own page (a click on an @handle in the room). */
+  onOpenAgent?: (agentId: string) => void;
 };
 
 type Dialog =
@@ -29,7 +31,7 @@ type Dialog =
   | { kind: "delete-room"; roomId: string }
   | null;
 
-export function TeamPage({ team, agents, initialRoomId = null, onDeleted }: Props) {
+export function TeamPage({ team, agents, initialRoomId = null, onDeleted, onOpenAgent }: Props) {
   const [opened, setOpened] = useState<{ teamId: string; roomId: string | null }>({
     teamId: team.id,
     roomId: initialRoomId,
@@ -69,7 +71,7 @@ export function TeamPage({ team, agents, initialRoomId = null, onDeleted }: Prop
         {!team.aboutYou.trim() ? (
           <AboutYouGate key={team.id} team={team} />
         ) : (
-          room && <RoomChat key={room.id} team={team} room={room} />
+          room && <RoomChat key={room.id} team={team} room={room} onOpenAgent={onOpenAgent} />
         )}
       </div>
 
