@@ -172,7 +172,11 @@ export function ActivityCard({ run, onOpenSandbox }: Props) {
               <ActivityItems runId={run.id} items={activity.items} runActive={runActive} onOpenSandbox={onOpenSandbox} />
             ) : (
               <p className="activity__empty muted">
-                {runActive ? "Working…" : "Tool calls, thinking and permission requests show up here as the agent works."}
+                {runActive
+                  ? "Working…"
+                  : run
+                    ? "This run made no tool calls and asked for nothing."
+                    : "Tool calls, thinking and permission requests show up here as the agent works."}
               </p>
             )}
           </div>

@@ -190,6 +190,25 @@ describe("Room chat", () => {
   });
 });
 
+describe("Room runs", () => {
+  it("labels each run with its agent, when it started and its turn, and says when a run did nothing to show", async () => {
+    const team = seedTeam({ name: "Research", memberIds: [ava.id, bo.id], aboutYou: "Hi." });
+    const at = new Date(2026, 11, 5, 9, 30).getTime();
+    const run = (id: string, agentId: string, minutes: number) => ({
+      id, agentId, runtime: "native" as const, status: "succeeded" as const, error: null,
+      startedAt: at + minutes * 60_000, finishedAt: at + minutes * 60_000 + 5_000,
+    });
+    backend.roomRuns.set(team.rooms[0].id, [run("r1", ava.id, 0), run("r2", bo.id, 1), run("r3", ava.id, 2)]);
+    await openTeam("Research");
+    const picker = await screen.findByTestId("room-runs");
+    const labels = [...picker.querySelectorAll("button")].map((b) => b.textContent);
+    expect(labels[0]).toMatch(/^@ava.*turn 2Done$/);
+    expect(labels[1]).toMatch(/^@bo.*turn 1Done$/);
+    expect(labels[2]).toMatch(/^@ava.*turn 1Done$/);
+    expect(screen.getByTestId("activity-card").textContent).toContain("This run made no tool calls");
+  });
+});
+
 describe("Team page", () => {
   it("opens a new room as a tab after General", async () => {
     seedTeam({ name: "Research", memberIds: [ava.id, bo.id], aboutYou: "Hi." });
