@@ -25,6 +25,7 @@ import { learnAppVersion } from "./lib/errorDetails";
 import { useReportInteractive } from "./shell/startup";
 import { useLastPlace } from "./shell/useLastPlace";
 import { useSidebarCollapsed } from "./shell/useSidebarCollapsed";
+import { NavigateContext } from "./shell/navigation";
 import { useKeptTheme } from "./features/settings/preferencesQueries";
 
 function Shell() {
@@ -105,61 +106,63 @@ function Shell() {
     !!onboarding.data?.firstRun && teams.data?.length === 0 && (agents.data?.length ?? 0) <= 1;
 
   return (
-    <div className={`app ${sidebarCollapsed ? "is-sidebar-collapsed" : ""}`}>
-      <Sidebar
-        teams={teams.data}
-        teamsError={teams.error ? errorMessage(teams.error) : null}
-        selectedTeamId={selectedTeam?.id ?? null}
-        onSelectTeam={(teamId) => setRoute({ page: "team", teamId, roomId: null })}
-        onNewTeam={() => setCreatingTeam(true)}
-        agents={agents.data}
-        loading={agents.isPending}
-        error={agents.error ? errorMessage(agents.error) : null}
-        selectedAgentId={selectedAgent?.id ?? null}
-        settingsOpen={route.page === "settings"}
-        memoryOpen={route.page === "memory"}
-        boardOpen={route.page === "board"}
-        routinesOpen={route.page === "routines"}
-        inboxOpen={route.page === "inbox"}
-        inboxCount={tray.data?.open ?? 0}
-        // The same agent again keeps its tab; another opens on Chat.
-        onSelectAgent={(agentId) =>
-          setRoute((r) => (r.page === "agent" && r.agentId === agentId ? r : { page: "agent", agentId, tab: "chat" }))
-        }
-        onNewAgent={() => setCreating(true)}
-        onOpenSettings={() => setRoute({ page: "settings" })}
-        onOpenMemory={() => setRoute({ page: "memory" })}
-        onOpenBoard={() => setRoute({ page: "board", cardId: null })}
-        onOpenRoutines={() => setRoute({ page: "routines" })}
-        onOpenInbox={() => setRoute({ page: "inbox", focus: null })}
-        onOpenShortcuts={() => setShortcutsOpen(true)}
-        collapsed={sidebarCollapsed}
-        onToggleCollapsed={toggleSidebar}
-      />
-      <main className="main">
-        <Suspense fallback={null}>
-          <MainView
-            route={route}
-            setRoute={setRoute}
-            agents={agents.data}
-            teams={teams.data}
-            firstRun={firstRun}
-            selectedAgent={selectedAgent}
-            selectedTeam={selectedTeam}
-            onNewAgent={() => setCreating(true)}
-            onAgentDeleted={onDeleted}
-            onTeamDeleted={onTeamDeleted}
-            onEventsFailed={liveUpdatesFailed}
-          />
-        </Suspense>
-      </main>
-      {shortcutsOpen && <ShortcutsSheet onClose={() => setShortcutsOpen(false)} />}
-      {trayNotice && <TrayNotice onDismiss={() => setTrayNotice(false)} />}
-      {creating && <NewAgentDialog onClose={() => setCreating(false)} onCreated={onCreated} />}
-      {creatingTeam && (
-        <NewTeamDialog agents={agents.data ?? []} onClose={() => setCreatingTeam(false)} onCreated={onTeamCreated} />
-      )}
-    </div>
+    <NavigateContext.Provider value={setRoute}>
+      <div className={`app ${sidebarCollapsed ? "is-sidebar-collapsed" : ""}`}>
+        <Sidebar
+          teams={teams.data}
+          teamsError={teams.error ? errorMessage(teams.error) : null}
+          selectedTeamId={selectedTeam?.id ?? null}
+          onSelectTeam={(teamId) => setRoute({ page: "team", teamId, roomId: null })}
+          onNewTeam={() => setCreatingTeam(true)}
+          agents={agents.data}
+          loading={agents.isPending}
+          error={agents.error ? errorMessage(agents.error) : null}
+          selectedAgentId={selectedAgent?.id ?? null}
+          settingsOpen={route.page === "settings"}
+          memoryOpen={route.page === "memory"}
+          boardOpen={route.page === "board"}
+          routinesOpen={route.page === "routines"}
+          inboxOpen={route.page === "inbox"}
+          inboxCount={tray.data?.open ?? 0}
+          // The same agent again keeps its tab; another opens on Chat.
+          onSelectAgent={(agentId) =>
+            setRoute((r) => (r.page === "agent" && r.agentId === agentId ? r : { page: "agent", agentId, tab: "chat" }))
+          }
+          onNewAgent={() => setCreating(true)}
+          onOpenSettings={() => setRoute({ page: "settings" })}
+          onOpenMemory={() => setRoute({ page: "memory" })}
+          onOpenBoard={() => setRoute({ page: "board", cardId: null })}
+          onOpenRoutines={() => setRoute({ page: "routines" })}
+          onOpenInbox={() => setRoute({ page: "inbox", focus: null })}
+          onOpenShortcuts={() => setShortcutsOpen(true)}
+          collapsed={sidebarCollapsed}
+          onToggleCollapsed={toggleSidebar}
+        />
+        <main className="main">
+          <Suspense fallback={null}>
+            <MainView
+              route={route}
+              setRoute={setRoute}
+              agents={agents.data}
+              teams={teams.data}
+              firstRun={firstRun}
+              selectedAgent={selectedAgent}
+              selectedTeam={selectedTeam}
+              onNewAgent={() => setCreating(true)}
+              onAgentDeleted={onDeleted}
+              onTeamDeleted={onTeamDeleted}
+              onEventsFailed={liveUpdatesFailed}
+            />
+          </Suspense>
+        </main>
+        {shortcutsOpen && <ShortcutsSheet onClose={() => setShortcutsOpen(false)} />}
+        {trayNotice && <TrayNotice onDismiss={() => setTrayNotice(false)} />}
+        {creating && <NewAgentDialog onClose={() => setCreating(false)} onCreated={onCreated} />}
+        {creatingTeam && (
+          <NewTeamDialog agents={agents.data ?? []} onClose={() => setCreatingTeam(false)} onCreated={onTeamCreated} />
+        )}
+      </div>
+    </NavigateContext.Provider>
   );
 }
 

@@ -6,6 +6,7 @@ import { ErrorMessage } from "../components/ErrorMessage";
 import { BooZeroLink, pinBooZero } from "../features/boo-zero/BooZeroLink";
 import { useBooZeroId } from "../features/boo-zero/booZeroQueries";
 import { MOD } from "./shortcuts";
+import { CantRunBadge } from "../features/agents/CantRun";
 
 type Props = {
   teams: Team[] | undefined;
@@ -190,6 +191,7 @@ export function Sidebar({
                 <span className="agent-item__handle">@{agent.handle}</span>
               </span>
               <UnconfinedBadge agent={agent} className="agent-item__badge" />
+              <CantRunBadge agent={agent} className="agent-item__badge" />
             </button>
           </li>
         ))}

@@ -7,12 +7,14 @@ import { DEFAULT_PROVIDER, PROVIDERS } from "../../lib/providers";
 import { colorInputValue } from "./tint";
 import { ErrorMessage } from "../../components/ErrorMessage";
 import { errorMessage, hasErrorCode } from "../../errors";
+import { runtimeProblem, type MachineSetup } from "./readiness";
 
 export type AgentFormValues = NewAgent;
 
 export type AgentFieldErrors = {
   name?: string | null;
   handle?: string | null;
+  model?: string | null;
 };
 
 /** Client-side problems with the form, by field. Empty when it can be submitted. */
@@ -21,10 +23,12 @@ export function validateAgentForm(values: AgentFormValues): AgentFieldErrors {
   if (!values.name.trim()) errors.name = "Enter a name.";
   const handle = handleProblem(values.handle);
   if (handle) errors.handle = handle;
+  // Native calls the model API itself: without a model it cannot send anything.
+  if (values.runtime === "native" && !values.model.trim()) errors.model = "Native needs a model, e.g. claude-sonnet-4-5.";
   return errors;
 }
 
-export const hasFieldErrors = (errors: AgentFieldErrors) => !!(errors.name || errors.handle);
+export const hasFieldErrors = (errors: AgentFieldErrors) => !!(errors.name || errors.handle || errors.model);
 
 type Props = {
   values: AgentFormValues;
@@ -36,11 +40,14 @@ type Props = {
   /** "agent" in the create form, "profile" on the profile page. */
   testIdPrefix: string;
   disabled?: boolean;
+  /** What runs here: runtimes that cannot are marked in the picker, with why. */
+  setup?: MachineSetup;
 };
 
 /** The editable fields of an agent, shared by the create form and the profile page. */
-export function AgentFields({ values, onChange, errors, handleServerError, testIdPrefix, disabled }: Props) {
+export function AgentFields({ values, onChange, errors, handleServerError, testIdPrefix, disabled, setup }: Props) {
   const id = useId();
+  const runtimeIssue = setup ? runtimeProblem(values.runtime, setup) : null;
   const handleHintId = `${id}-handle-hint`;
   const handleError = errors.handle ?? null;
 
@@ -133,12 +140,20 @@ export function AgentFields({ values, onChange, errors, handleServerError, testI
             disabled={disabled}
             data-testid={`${testIdPrefix}-runtime-select`}
           >
-            {RUNTIMES.map((r) => (
-              <option key={r.value} value={r.value}>
-                {r.label}
-              </option>
-            ))}
+            {RUNTIMES.map((r) => {
+              const problem = setup ? runtimeProblem(r.value, setup) : null;
+              return (
+                <option key={r.value} value={r.value}>
+                  {problem ? `${r.label} (can't run here)` : r.label}
+                </option>
+              );
+            })}
           </select>
+          {runtimeIssue && (
+            <p className="field__error" data-testid={`${testIdPrefix}-runtime-problem`}>
+              {runtimeIssue} Install or sign in from Settings &gt; Runtimes, or pick another runtime.
+            </p>
+          )}
         </div>
 
         <div className="field field--grow">
@@ -148,12 +163,18 @@ export function AgentFields({ values, onChange, errors, handleServerError, testI
             type="text"
             value={values.model}
             onChange={(e) => onChange({ model: e.target.value })}
-            placeholder="e.g. claude-sonnet-4-5"
+            placeholder={values.runtime === "native" ? "Required, e.g. claude-sonnet-4-5" : "Optional: the runtime's default"}
             autoComplete="off"
             spellCheck={false}
             disabled={disabled}
+            aria-invalid={!!errors.model}
             data-testid={`${testIdPrefix}-model-input`}
           />
+          {errors.model && (
+            <p className="field__error" data-testid={`${testIdPrefix}-model-error`}>
+              {errors.model}
+            </p>
+          )}
         </div>
       </div>
 

@@ -8,6 +8,7 @@ import { AgentFilesPanel } from "../agent-files/AgentFilesPanel";
 import { BooZeroBrief, BooZeroRules } from "../boo-zero/BooZeroDetails";
 import { useBooZeroId } from "../boo-zero/booZeroQueries";
 import { UnconfinedBadge } from "../sandbox/UnconfinedBadge";
+import { CantRunBadge } from "./CantRun";
 
 export type AgentTab = "chat" | "details";
 type SubTab = "profile" | "files" | "brief" | "rules";
@@ -76,6 +77,7 @@ export function AgentPage({ agent, tab, onTab, onDeleted }: Props) {
               </span>
             )}
             <UnconfinedBadge agent={agent} />
+            <CantRunBadge agent={agent} />
           </h1>
           <div className="agent-header__meta">
             <span className="agent-header__handle">@{agent.handle}</span>

@@ -1,3 +1,4 @@
+import { useMachineSetup } from "./readiness";
 import { useEffect, useState, type FormEvent } from "react";
 import type { Agent, AgentPatch, RuntimeKind } from "../../bindings";
 import { useDeleteAgent, useUpdateAgent } from "./agentQueries";
@@ -64,6 +65,7 @@ export function AgentProfile({ agent, onDeleted, isBooZero = false, sandboxFocus
   const [confirmingDelete, setConfirmingDelete] = useState(false);
   const update = useUpdateAgent();
   const remove = useDeleteAgent();
+  const setup = useMachineSetup();
 
   // Follow changes made elsewhere, unless the user is editing.
   useEffect(() => {
@@ -109,6 +111,7 @@ export function AgentProfile({ agent, onDeleted, isBooZero = false, sandboxFocus
         handleServerError={serverError.handle}
         testIdPrefix="profile"
         disabled={update.isPending}
+        setup={setup}
       />
       <ErrorMessage message={serverError.form} />
       <RuntimeAccessNote kind={agent.runtime} />

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { screen, waitFor } from "@testing-library/react";
+import { screen, waitFor, within } from "@testing-library/react";
 import { backend, fakeApi, resetBackend, seedAgent } from "../../test/fakeApi";
 import { renderApp } from "../../test/helpers";
 
@@ -78,23 +78,49 @@ describe("New agent form", () => {
     );
     const item = await screen.findByTestId("agent-item-writer");
     expect(item.getAttribute("aria-current")).toBe("page");
-    expect(screen.getByRole("heading", { level: 1 }).textContent).toBe("Writer");
+    const heading = screen.getByRole("heading", { level: 1 });
+    expect(heading.textContent).toMatch(/^Writer/);
+    // Codex is not installed here: the agent is made, and says it cannot run, and why.
+    expect(within(heading).getByTestId("cant-run-badge").getAttribute("title")).toBe("Codex is not installed on this computer.");
+    expect(within(item).getByTestId("cant-run-badge")).toBeTruthy();
+    expect(screen.getByTestId("cant-run-notice").textContent).toContain("Writer can't run yet.");
     const header = document.querySelector(".agent-header")!;
     expect(header.textContent).toContain("@writer");
     expect(header.textContent).toContain("Codex");
     expect(header.textContent).toContain("gpt-5");
   });
 
-  it("offers the five runtimes", async () => {
-    await openDialog();
+  it("offers the five runtimes, marks those that cannot run here and starts on one that can", async () => {
+    const { user } = await openDialog();
     const select = screen.getByTestId("agent-runtime-select") as HTMLSelectElement;
+    // Here: Claude Code found and signed in; Codex not installed.
+    await waitFor(() => expect(select.value).toBe("claude-code"));
     expect([...select.options].map((o) => [o.value, o.text])).toEqual([
       ["claude-code", "Claude Code"],
-      ["codex", "Codex"],
+      ["codex", "Codex (can't run here)"],
       ["hermes", "Hermes"],
       ["openclaw", "OpenClaw"],
       ["native", "Native"],
     ]);
+    expect(screen.queryByTestId("agent-runtime-problem")).toBeNull();
+    await user.selectOptions(select, "codex");
+    expect(screen.getByTestId("agent-runtime-problem").textContent).toContain("Codex is not installed on this computer.");
+  });
+
+  it("starts on Native when no runtime can run here, and Native needs a model", async () => {
+    backend.runtimes = backend.runtimes.map((r) => ({ ...r, found: false, path: null, version: null }));
+    const { user } = await openDialog();
+    const select = screen.getByTestId("agent-runtime-select") as HTMLSelectElement;
+    await waitFor(() => expect(select.value).toBe("native"));
+    expect((screen.getByTestId("agent-model-input") as HTMLInputElement).placeholder).toMatch(/^Required/);
+    await user.type(screen.getByTestId("agent-name-input"), "Ada");
+    await user.type(screen.getByTestId("agent-handle-input"), "ada");
+    await user.click(screen.getByTestId("create-agent-submit"));
+    expect(screen.getByTestId("agent-model-error").textContent).toContain("Native needs a model");
+    expect(fakeApi.createAgent).not.toHaveBeenCalled();
+    await user.type(screen.getByTestId("agent-model-input"), "claude-sonnet-4-5");
+    await user.click(screen.getByTestId("create-agent-submit"));
+    await waitFor(() => expect(fakeApi.createAgent).toHaveBeenCalled());
   });
 
   it("shows the server's duplicate_handle error by the handle field", async () => {
@@ -136,6 +162,7 @@ describe("New agent form", () => {
     expect(hint()).toMatch(/its own folder only: no commands that could read elsewhere, no web, no writes/);
     await user.type(screen.getByTestId("agent-name-input"), "Native one");
     await user.type(screen.getByTestId("agent-handle-input"), "native1");
+    await user.type(screen.getByTestId("agent-model-input"), "some-model");
     await user.click(screen.getByTestId("create-agent-submit"));
 
     await waitFor(() => expect(fakeApi.createAgent).toHaveBeenCalled());

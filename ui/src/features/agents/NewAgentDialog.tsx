@@ -1,4 +1,6 @@
-import { useState, type FormEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
+import { defaultRuntime, useMachineSetup } from "./readiness";
+import { DEFAULT_PROVIDER } from "../../lib/providers";
 import type { Agent } from "../../bindings";
 import { useCreateAgent } from "./agentQueries";
 import { TINT_PALETTE } from "./tint";
@@ -23,10 +25,11 @@ function initialValues(): AgentFormValues {
     handle: "",
     description: "",
     tint: TINT_PALETTE[Math.floor(Math.random() * TINT_PALETTE.length)],
-    runtime: "claude-code",
+    // Until what runs here is known; then the first runtime that can (see below).
+    runtime: "native",
     model: "",
     approvalPolicy: "ask",
-    provider: null,
+    provider: DEFAULT_PROVIDER,
   };
 }
 
@@ -34,6 +37,13 @@ export function NewAgentDialog({ onClose, onCreated }: Props) {
   const [values, setValues] = useState(initialValues);
   const [submitted, setSubmitted] = useState(false);
   const create = useCreateAgent();
+  const setup = useMachineSetup();
+  const runtimeChosen = useRef(false);
+  const preferred = setup.runtimes ? defaultRuntime(setup) : null;
+  // A new agent starts on a runtime that works on this machine, unless the user picked one.
+  useEffect(() => {
+    if (preferred && !runtimeChosen.current) setValues((v) => ({ ...v, runtime: preferred }));
+  }, [preferred]);
 
   const problems = validateAgentForm(values);
   // The handle is checked as you type; everything else once you try to submit.
@@ -41,6 +51,7 @@ export function NewAgentDialog({ onClose, onCreated }: Props) {
   const serverError = placeServerError(create.error);
 
   const change = (patch: Partial<AgentFormValues>) => {
+    if (patch.runtime) runtimeChosen.current = true;
     setValues((v) => ({ ...v, ...patch }));
     if (create.error) create.reset();
   };
@@ -71,6 +82,7 @@ export function NewAgentDialog({ onClose, onCreated }: Props) {
           handleServerError={serverError.handle}
           testIdPrefix="agent"
           disabled={create.isPending}
+          setup={setup}
         />
         <ErrorMessage message={serverError.form} />
         <div className="modal__actions">

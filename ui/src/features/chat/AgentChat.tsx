@@ -10,6 +10,7 @@ import { flattenPages } from "./chatPages";
 import { ErrorMessage } from "../../components/ErrorMessage";
 import { ChatTimeline } from "./ChatTimeline";
 import { ChatComposer } from "./ChatComposer";
+import { CantRunNotice } from "../agents/CantRun";
 import { ActivityCard } from "../activity/ActivityCard";
 import { ChatRunContextViewer } from "./ChatRunContextViewer";
 import { SandboxLink } from "../activity/ActivityCard";
@@ -95,6 +96,7 @@ export function AgentChat({ agent, drafts, onOpenSandbox }: Props) {
         ) : (
           <ErrorMessage message={error ? errorMessage(error) : null} />
         )}
+        <CantRunNotice agent={agent} />
         <ChatComposer
           initialText={drafts.get(agent.id) ?? ""}
           onTextChange={(text) => drafts.set(agent.id, text)}
