@@ -1,6 +1,6 @@
 use super::migrations::{schema_version, Migration, MIGRATIONS};
 use super::*;
-use crate::error::ErrorCode;
+use clawboo_vocab::error::ErrorCode;
 
 fn temp_db() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
 use crate::store::Store;
+use clawboo_vocab::error::{Error, Result};
 
 const MAX_KEY_CHARS: usize = 4_096;
 
@@ -168,7 +168,7 @@ fn base_url_setting(provider: Provider) -> String {
 /// predictably. Credentials in the URL are refused: they would end up in SQLite.
 pub fn normalise_base_url(raw: &str) -> Result<String> {
     let raw = raw.trim();
-    let url = reqwest::Url::parse(raw).map_err(|e| {
+    let url = url::Url::parse(raw).map_err(|e| {
         Error::InvalidInput(format!("“{raw}” is not a URL ({e}); use the form http://127.0.0.1:11434/v1."))
     })?;
     if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
@@ -187,7 +187,7 @@ pub fn normalise_base_url(raw: &str) -> Result<String> {
 }
 
 /// https anywhere; plain http only to a loopback host.
-pub fn allowed_scheme(url: &reqwest::Url) -> bool {
+pub fn allowed_scheme(url: &url::Url) -> bool {
     match url.scheme() {
         "https" => true,
         "http" => is_loopback_host(url),
@@ -196,13 +196,13 @@ pub fn allowed_scheme(url: &reqwest::Url) -> bool {
 }
 
 /// 127.0.0.0/8, ::1 or `localhost` (names are not resolved: any other name may be remote).
-pub fn is_loopback_host(url: &reqwest::Url) -> bool {
+pub fn is_loopback_host(url: &url::Url) -> bool {
     let Some(host) = url.host_str() else { return false };
     let host = host.trim_start_matches('[').trim_end_matches(']');
     host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
-pub(crate) fn keychain_error(e: keyring::Error) -> Error {
+pub fn keychain_error(e: keyring::Error) -> Error {
     match e {
         keyring::Error::NoDefaultStore | keyring::Error::NoStorageAccess(_) | keyring::Error::PlatformFailure(_) => {
             Error::KeychainUnavailable(format!(
@@ -262,7 +262,7 @@ pub fn validate_gateway_token(raw: &str) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::ErrorCode;
+    use clawboo_vocab::error::ErrorCode;
 
     #[test]
     fn base_urls_are_checked_and_normalised() {

@@ -4,7 +4,7 @@
 
 use rusqlite::Connection;
 
-use crate::error::{Error, Result};
+use clawboo_vocab::error::{Error, Result};
 
 #[derive(Debug, Clone, Copy)]
 pub struct Migration {

@@ -2,7 +2,7 @@
 
 use tokio::sync::broadcast;
 
-use crate::vocab::{AgentFileName, ChatMessage, PeerPost, RoomMessage, RunEventRecord, RunSummary};
+use clawboo_vocab::{AgentFileName, ChatMessage, PeerPost, RoomMessage, RunEventRecord, RunSummary};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum EngineEvent {

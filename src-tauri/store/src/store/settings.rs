@@ -3,7 +3,7 @@
 
 use rusqlite::{Connection, OptionalExtension};
 
-use crate::error::Result;
+use clawboo_vocab::error::Result;
 
 /// The value stored under `key`, if any.
 pub fn get(conn: &Connection, key: &str) -> Result<Option<String>> {

@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
 use crate::store::{settings, Store};
+use clawboo_vocab::error::{Error, Result};
 
 /// The log file in the log folder; older ones are `clawboo.log.1` (newest) and `clawboo.log.2`.
 pub const LOG_FILE: &str = "clawboo.log";

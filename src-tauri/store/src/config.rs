@@ -2,12 +2,34 @@
 //! `CLAWBOO_DATA_DIR` overrides it so tests and side-by-side instances never share state.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-use crate::error::{Error, Result};
-use crate::loopback::ServerLimits;
+use clawboo_vocab::error::{Error, Result};
 
 pub const DATA_DIR_ENV: &str = "CLAWBOO_DATA_DIR";
 const KEYCHAIN_SERVICE: &str = "Clawboo";
+
+/// How long a client has to send a request's head (its request line and headers).
+pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// Connections one server serves at once.
+pub const MAX_CONNECTIONS: usize = 128;
+
+/// The bounds of one loopback server (the model relay, the tools bridge, the local API: see the
+/// engine's `loopback`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ServerLimits {
+    /// A connection that has not sent a whole request head this long after it opened (or after
+    /// its previous answer) is closed.
+    pub header_read_timeout: Duration,
+    /// Connections served at once (at least one).
+    pub max_connections: usize,
+}
+
+impl Default for ServerLimits {
+    fn default() -> Self {
+        Self { header_read_timeout: HEADER_READ_TIMEOUT, max_connections: MAX_CONNECTIONS }
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct EngineConfig {
@@ -72,7 +94,7 @@ pub fn prepare_data_dir(dir: &Path) -> Result<()> {
 
 /// Creates `dir` (and its parents) readable by its owner only, and makes an existing one so.
 #[cfg(unix)]
-pub(crate) fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
     std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
     // A folder made by an earlier version (or by hand) is made private too.
@@ -84,7 +106,7 @@ pub(crate) fn create_private_dir(dir: &Path) -> std::io::Result<()> {
 }
 
 #[cfg(not(unix))]
-pub(crate) fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)
 }
 

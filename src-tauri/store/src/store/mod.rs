@@ -8,7 +8,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 
-use crate::error::{Error, Result};
+use clawboo_vocab::error::{Error, Result};
 
 const READERS: usize = 2;
 
