@@ -14,7 +14,7 @@ pub mod board;
 pub mod boo_zero;
 pub mod chat;
 pub mod connectors;
-pub mod context;
+pub use clawboo_context as context;
 pub use clawboo_store::{config, events, logs, secrets, store};
 pub use clawboo_vocab::error;
 pub mod loopback;

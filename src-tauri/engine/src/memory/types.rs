@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::context::{BlockFact, ScratchItem, ScratchLabel};
+
 /// A fact has at most this many characters; longer text is refused, never cut.
 pub const MAX_FACT_CHARS: usize = 2_000;
 /// A fact has at most this many tags, each at most `MAX_TAG_CHARS`.
@@ -229,4 +231,28 @@ pub struct Promotion {
     pub decided_at: Option<i64>,
     /// The copy an approval made.
     pub copy_id: Option<String>,
+}
+
+// How context assembly shows facts and notes: its own views, so `clawboo-context` needs no memory.
+
+impl<'a> From<&'a Fact> for BlockFact<'a> {
+    fn from(fact: &'a Fact) -> Self {
+        Self { id: &fact.id, text: &fact.text }
+    }
+}
+
+impl From<&ScratchScope> for ScratchLabel {
+    fn from(scope: &ScratchScope) -> Self {
+        match scope {
+            ScratchScope::Session { .. } => ScratchLabel::Session,
+            ScratchScope::Team { .. } => ScratchLabel::Team,
+            ScratchScope::Global => ScratchLabel::Global,
+        }
+    }
+}
+
+impl<'a> From<&'a ScratchNote> for ScratchItem<'a> {
+    fn from(note: &'a ScratchNote) -> Self {
+        Self { scope: ScratchLabel::from(&note.scope), id: &note.id, text: &note.text }
+    }
 }

@@ -7,8 +7,9 @@
 //! fit. Nothing is ever cut in the middle. Saved and scratch notes say how many were left out
 //! (inside the budget); facts left out of the injection block are not mentioned, since the agent
 //! can search memory itself.
-
-use crate::memory::{Fact, ScratchNote, ScratchScope};
+//!
+//! The blocks take this module's own views (`BlockFact`, `ScratchItem`); memory's facts and
+//! notes convert into them in `clawboo-memory`, so assembly never needs the memory service.
 
 /// The injection block holds at most this many chars, its header included.
 pub const MEMORY_BLOCK_CHARS: usize = 1_500;
@@ -37,12 +38,6 @@ const SCRATCH_HEADER: &str = "## Scratch notes\nShort notes in scope here, newes
 pub struct BlockFact<'a> {
     pub id: &'a str,
     pub text: &'a str,
-}
-
-impl<'a> From<&'a Fact> for BlockFact<'a> {
-    fn from(fact: &'a Fact) -> Self {
-        Self { id: &fact.id, text: &fact.text }
-    }
 }
 
 /// The injection block and the ids of the facts in it (to record as cited).
@@ -109,28 +104,12 @@ impl ScratchLabel {
     }
 }
 
-impl From<&ScratchScope> for ScratchLabel {
-    fn from(scope: &ScratchScope) -> Self {
-        match scope {
-            ScratchScope::Session { .. } => ScratchLabel::Session,
-            ScratchScope::Team { .. } => ScratchLabel::Team,
-            ScratchScope::Global => ScratchLabel::Global,
-        }
-    }
-}
-
 /// A scratch note as the block shows it (the id lets the agent promote a session note).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ScratchItem<'a> {
     pub scope: ScratchLabel,
     pub id: &'a str,
     pub text: &'a str,
-}
-
-impl<'a> From<&'a ScratchNote> for ScratchItem<'a> {
-    fn from(note: &'a ScratchNote) -> Self {
-        Self { scope: ScratchLabel::from(&note.scope), id: &note.id, text: &note.text }
-    }
 }
 
 /// The scratch notes in scope (e.g. `Memory::scratch_projection`), grouped session, team,

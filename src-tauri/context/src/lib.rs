@@ -1,7 +1,12 @@
-//! What an agent sees: pure functions that assemble the context of a turn from its inputs (no
-//! I/O, no clock). The order, budgets and left-outs follow `shared/seeds/clawboo-what-an-agent-sees.md`
-//! ("A turn in team chat", "A task-runner run"); the golden snapshots in `tests/context/snapshots`
-//! are that contract made executable.
+//! `clawboo-context`: what an agent sees — pure functions that assemble the context of a turn
+//! from its inputs (no I/O, no clock, no store). It may use only `clawboo-vocab`: the services
+//! that gather the inputs (memory, agents, teams, chat, the task runner) sit above it and hand it
+//! plain values (memory's facts and notes become this crate's `BlockFact` and `ScratchItem` in
+//! `clawboo-memory`). The engine re-exports it as `clawboo_engine::context`.
+//!
+//! The order, budgets and left-outs follow `shared/seeds/clawboo-what-an-agent-sees.md`
+//! ("A turn in team chat", "A task-runner run"); the golden snapshots in the engine's
+//! `tests/context/snapshots` are that contract made executable.
 //!
 //! CONTRACT (types below are fixed): `team_turn(&TeamTurn) -> Assembled` (built in `team.rs`) and
 //! `task_tiers(&TaskRun) -> TaskContext` (built in `task.rs`).
@@ -24,7 +29,7 @@ pub use team::{
     TASK_LINE_BUDGET,
 };
 
-use crate::vocab::RuntimeKind;
+use clawboo_vocab::RuntimeKind;
 
 /// Characters of SOUL.md sent as the persona.
 pub const PERSONA_BUDGET: usize = files::SOUL_BUDGET;

@@ -52,7 +52,7 @@ use super::{
     tool_namespace_on, Assembled, MemoryBlock, RoutineNote, Section, SectionKind, ToolName, WaitingItem,
     MEMORY_BLOCK_CHARS,
 };
-use crate::vocab::RuntimeKind;
+use clawboo_vocab::RuntimeKind;
 
 /// The failure note's output tail keeps at most this many chars (the end of the output, where
 /// errors are).

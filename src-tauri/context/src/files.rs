@@ -25,8 +25,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
-use crate::vocab::{thousands, AgentFileName, RuntimeKind};
+use clawboo_vocab::error::{Error, Result};
+use clawboo_vocab::{thousands, AgentFileName, RuntimeKind};
 
 /// SOUL.md's budget (the seed's persona budget).
 pub const SOUL_BUDGET: usize = 4_000;

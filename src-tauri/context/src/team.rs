@@ -32,7 +32,7 @@ use super::{
     Assembled, Connectors, Member, PeerPost, RoutineNote, Section, SectionKind, TaskResult, TeamTurn, ToolName,
     TurnKind, TurnMessage, WaitingItem, WaitingKind, INBOX_BUDGET, PEER_BUDGET, PEER_POST_BUDGET,
 };
-use crate::vocab::{AgentFileName, RuntimeKind};
+use clawboo_vocab::{AgentFileName, RuntimeKind};
 
 /// The budget the rules and About you are held to (the teams service refuses more; nothing is
 /// cut here, so the user's authoritative words are never shortened quietly).
