@@ -10,15 +10,15 @@
 pub mod agents;
 pub mod api;
 pub mod attention;
-pub mod board;
 pub mod boo_zero;
 pub mod chat;
 pub mod connectors;
+pub mod memory;
+pub use clawboo_board as board;
 pub use clawboo_context as context;
 pub use clawboo_store::{config, events, logs, secrets, store};
 pub use clawboo_vocab::error;
 pub mod loopback;
-pub mod memory;
 pub mod onboarding;
 pub mod relay;
 pub mod routines;

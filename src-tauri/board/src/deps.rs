@@ -7,7 +7,7 @@ use std::collections::{HashMap, VecDeque};
 use rusqlite::Connection;
 
 use super::store;
-use crate::error::{Error, Result};
+use clawboo_vocab::error::{Error, Result};
 
 /// Refuses `card_id` depending on `new` when that closes a cycle, naming it: "#3 → #5 → #3".
 pub fn check_no_cycle(conn: &Connection, card_id: &str, new: &[String]) -> Result<()> {

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use super::types::*;
-use crate::error::{Error, Result};
+use clawboo_vocab::error::{Error, Result};
 
 /// A title: one line, not empty, at most [`MAX_TITLE_CHARS`]; trimmed.
 pub fn title(text: &str) -> Result<String> {

@@ -4,7 +4,7 @@ use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
 
 use super::store::{from_json, to_json};
 use super::types::*;
-use crate::error::{Error, Result};
+use clawboo_vocab::error::{Error, Result};
 
 pub fn new_id() -> String {
     uuid::Uuid::new_v4().to_string()
@@ -101,7 +101,7 @@ fn run_status_str(status: CardRunStatus) -> &'static str {
 }
 
 /// A `card_runs` row, its columns in [`RUN_COLUMNS`] order from the first.
-pub(crate) fn run_from_row(r: &Row<'_>) -> rusqlite::Result<CardRun> {
+pub fn run_from_row(r: &Row<'_>) -> rusqlite::Result<CardRun> {
     let (kind, status): (String, String) = (r.get(3)?, r.get(4)?);
     let kinds = [CardRunKind::Run, CardRunKind::Fix, CardRunKind::Rotation, CardRunKind::Handoff];
     let statuses = [
@@ -133,7 +133,7 @@ pub(crate) fn run_from_row(r: &Row<'_>) -> rusqlite::Result<CardRun> {
     })
 }
 
-pub(crate) const RUN_COLUMNS: &str = "run_id, card_id, attempt, kind, status, started_at, finished_at, reason";
+pub const RUN_COLUMNS: &str = "run_id, card_id, attempt, kind, status, started_at, finished_at, reason";
 
 pub fn record_run(
     tx: &Transaction,

@@ -1,4 +1,8 @@
-//! The Board: task cards in columns. Every move (the user's, an agent's, the runner's) goes
+//! `clawboo-board`: the Board — task cards in columns, their moves, claims, dependencies,
+//! comments, activity and runs. It may use `clawboo-vocab` and `clawboo-store` only; the
+//! engine re-exports it as `clawboo_engine::board`.
+//!
+//! Task cards in columns. Every move (the user's, an agent's, the runner's) goes
 //! through [`CardStatus::allowed_moves`]; In progress is entered only by a claim, one atomic
 //! statement that succeeds for exactly one run however many race for the card; a card waits on
 //! its dependencies (never in a cycle) until each is Done. Comments (an agent's report is one)
@@ -8,9 +12,9 @@
 //! file, serialise instead of failing) and publishes [`EngineEvent::BoardChanged`] after it
 //! commits. Card numbers (`#12`) are issued from a counter and never reused.
 
-pub(crate) mod checks;
+pub mod checks;
 mod deps;
-pub(crate) mod records;
+pub mod records;
 mod store;
 mod types;
 
@@ -19,9 +23,9 @@ use std::sync::Arc;
 pub use checks::{cut, title_from_task};
 pub use types::*;
 
-use crate::error::{Error, Result};
-use crate::events::{EngineEvent, EventBus};
-use crate::store::Store;
+use clawboo_store::events::{EngineEvent, EventBus};
+use clawboo_store::store::Store;
+use clawboo_vocab::error::{Error, Result};
 
 pub struct Board {
     store: Arc<Store>,

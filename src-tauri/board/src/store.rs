@@ -6,7 +6,7 @@ use rusqlite::types::ToSql;
 use rusqlite::{params, params_from_iter, Connection, OptionalExtension, Row, Transaction};
 
 use super::types::*;
-use crate::error::{Error, Result};
+use clawboo_vocab::error::{Error, Result};
 
 /// Room between positions appended at the end of a column (the UI puts a dragged card halfway).
 pub const POSITION_STEP: f64 = 1024.0;
