@@ -7,7 +7,7 @@ use rusqlite::{named_params, params, Connection, OptionalExtension, Row, Transac
 use super::store::{exists, json_column, scratch_scope_from, scratch_scope_parts, to_json};
 use super::types::{Author, Promotion, PromotionStatus, ScratchNote, ScratchScope, MAX_NOTE_CHARS};
 use super::{checks, ids};
-use crate::error::{Error, Result};
+use clawboo_vocab::error::{Error, Result};
 
 const NOTE_COLUMNS: &str = "id, scope_kind, scope_id, text, author, promoted_from, created_at, updated_at";
 const PROMOTION_COLUMNS: &str =

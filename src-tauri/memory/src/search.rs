@@ -7,7 +7,7 @@ use rusqlite::{named_params, Connection, OptionalExtension};
 
 use super::store::{self, FACT_COLUMNS, VISIBLE};
 use super::types::{Fact, FactFilter, SearchHit, SearchResult, MAX_RELATED};
-use crate::error::Result;
+use clawboo_vocab::error::Result;
 
 /// A query uses at most this many distinct words (a 10 KB paste stays a bounded query).
 pub(super) const MAX_QUERY_WORDS: usize = 32;

@@ -6,7 +6,7 @@ use serde::{de::DeserializeOwned, Serialize};
 
 use super::search;
 use super::types::{Author, Citation, Fact, FactChange, FactVersion, Scope, ScratchScope};
-use crate::error::{Error, Result};
+use clawboo_vocab::error::{Error, Result};
 
 /// The columns `fact_from_row` reads, from `memory_facts f`.
 pub(super) const FACT_COLUMNS: &str =

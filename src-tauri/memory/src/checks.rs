@@ -3,8 +3,8 @@
 //! kind, never echoing it), and tags normalised.
 
 use super::types::{MAX_TAGS, MAX_TAG_CHARS};
-use crate::error::{Error, Result};
-use crate::vocab::thousands;
+use clawboo_vocab::error::{Error, Result};
+use clawboo_vocab::thousands;
 
 /// The trimmed text when it passes; `what` names it in messages ("The fact", "The note").
 pub(super) fn text(what: &str, text: &str, max_chars: usize) -> Result<String> {

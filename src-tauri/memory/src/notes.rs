@@ -6,7 +6,7 @@ use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
 use super::store::{exists, json_column, to_json};
 use super::types::{Author, SavedNote, MAX_NOTE_CHARS};
 use super::{checks, ids};
-use crate::error::{Error, Result};
+use clawboo_vocab::error::{Error, Result};
 
 const COLUMNS: &str = "id, agent_id, text, author, created_at";
 

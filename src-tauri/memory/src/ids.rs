@@ -3,7 +3,7 @@
 
 use rusqlite::Transaction;
 
-use crate::error::{Error, Result};
+use clawboo_vocab::error::{Error, Result};
 
 /// Ids start with this many hex digits and grow by one after `TRIES_PER_LENGTH` collisions.
 const START_HEX: usize = 4;

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::context::{BlockFact, ScratchItem, ScratchLabel};
+use clawboo_context::{BlockFact, ScratchItem, ScratchLabel};
 
 /// A fact has at most this many characters; longer text is refused, never cut.
 pub const MAX_FACT_CHARS: usize = 2_000;

@@ -1,4 +1,8 @@
-//! Shared memory: facts with scope, tags, history (every edit kept) and a short citable id,
+//! `clawboo-memory`: shared memory. It may use `clawboo-vocab`, `clawboo-store` and
+//! `clawboo-context` (its facts and notes convert into context's views there); the engine
+//! re-exports it as `clawboo_engine::memory`.
+//!
+//! Facts with scope, tags, history (every edit kept) and a short citable id,
 //! searched with FTS5 `bm25()`; "cited" records of which runs were given which facts; each
 //! agent's saved notes; scratch notes in three scopes, where copying a note to a wider scope
 //! waits for the user's approval. Every change publishes [`EngineEvent::MemoryChanged`] after
@@ -40,9 +44,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 pub use types::*;
 
-use crate::error::{Error, Result};
-use crate::events::{EngineEvent, EventBus};
-use crate::store::Store;
+use clawboo_store::events::{EngineEvent, EventBus};
+use clawboo_store::store::Store;
+use clawboo_vocab::error::{Error, Result};
 
 /// The Memory view's list shows at most this many facts (default `DEFAULT_LIST`).
 pub const MAX_LIST: usize = 200;

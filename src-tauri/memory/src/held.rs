@@ -6,7 +6,7 @@ use rusqlite::{params, OptionalExtension, Transaction};
 
 use super::store::{json_column, scope_from, scope_parts, to_json};
 use super::{Author, FactInput, Saved};
-use crate::error::{Error, Result};
+use clawboo_vocab::error::{Error, Result};
 
 pub(super) fn insert(tx: &Transaction, request_id: &str, input: &FactInput, by: &Author, at: i64) -> Result<()> {
     let (kind, scope_id) = scope_parts(&input.scope);
