@@ -7,12 +7,12 @@
 //! by `tests/layers.rs`. `Engine` here wires them, giving lower layers the traits they need from
 //! higher ones. See `src-tauri/ARCHITECTURE.md`.
 
-pub mod agents;
 pub mod api;
 pub mod attention;
 pub mod boo_zero;
 pub mod chat;
 pub mod connectors;
+pub use clawboo_agents as agents;
 pub use clawboo_board as board;
 pub use clawboo_context as context;
 pub use clawboo_memory as memory;

@@ -1,4 +1,7 @@
-//! Agents: profile rows in the store, plus a workspace folder of files per agent.
+//! `clawboo-agents`: agents — profile rows in the store, plus a workspace folder of files per
+//! agent (read, written atomically, watched), an OpenClaw agent's Gateway, Boo Zero's delete
+//! guard. It may use `clawboo-vocab`, `clawboo-store` and `clawboo-context` (an agent's files
+//! as context reads them); the engine re-exports it as `clawboo_engine::agents`.
 
 mod files;
 pub mod gateway;
@@ -16,13 +19,13 @@ pub use gateway::{OpenclawGateway, OpenclawGatewayInput};
 pub use profile::validate_handle;
 pub use watcher::FileWatcher;
 
-use crate::error::{Error, Result};
-use crate::events::{EngineEvent, EventBus};
-use crate::secrets::Provider;
-use crate::store::Store;
-use crate::vocab::sandbox::{NetworkAccess, SandboxSettings};
-use crate::vocab::ApprovalPolicy;
-pub use crate::vocab::RuntimeKind;
+use clawboo_store::events::{EngineEvent, EventBus};
+use clawboo_store::secrets::Provider;
+use clawboo_store::store::Store;
+use clawboo_vocab::error::{Error, Result};
+use clawboo_vocab::sandbox::{NetworkAccess, SandboxSettings};
+use clawboo_vocab::ApprovalPolicy;
+pub use clawboo_vocab::RuntimeKind;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
@@ -109,7 +112,7 @@ pub struct Agents {
     workspaces: Workspaces,
     events: EventBus,
     /// Where Gateway tokens live, so deleting an agent deletes its token.
-    secrets: Option<Arc<crate::secrets::Secrets>>,
+    secrets: Option<Arc<clawboo_store::secrets::Secrets>>,
 }
 
 const COLUMNS: &str = "id, name, handle, description, tint, runtime, model, approval_policy, provider, created_at, \
@@ -121,7 +124,7 @@ impl Agents {
     }
 
     /// Deleting an agent then also deletes its Gateway token from the keychain.
-    pub fn with_secrets(mut self, secrets: Arc<crate::secrets::Secrets>) -> Self {
+    pub fn with_secrets(mut self, secrets: Arc<clawboo_store::secrets::Secrets>) -> Self {
         self.secrets = Some(secrets);
         self
     }
@@ -227,7 +230,7 @@ impl Agents {
             agent.provider = Some(provider);
         }
         if let Some(sandbox) = patch.sandbox {
-            let allowed_hosts = crate::vocab::sandbox::validate_hosts(&sandbox.allowed_hosts)?;
+            let allowed_hosts = clawboo_vocab::sandbox::validate_hosts(&sandbox.allowed_hosts)?;
             agent.sandbox = SandboxSettings { allowed_hosts, ..sandbox };
         }
         agent.updated_at = now_ms();
@@ -410,7 +413,7 @@ pub const BOO_ZERO_SETTING: &str = "boo_zero.agent_id";
 
 /// Refuses to delete Boo Zero.
 pub fn check_deletable(conn: &rusqlite::Connection, agent_id_to_delete: &str) -> Result<()> {
-    if crate::store::settings::get(conn, BOO_ZERO_SETTING)?.as_deref() == Some(agent_id_to_delete) {
+    if clawboo_store::store::settings::get(conn, BOO_ZERO_SETTING)?.as_deref() == Some(agent_id_to_delete) {
         return Err(Error::Conflict(
             "Boo Zero is your own coordinator and cannot be deleted. Rename it or change its runtime instead.".into(),
         ));

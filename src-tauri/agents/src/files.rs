@@ -8,8 +8,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-use crate::error::{Error, Result};
-pub use crate::vocab::AgentFileName;
+use clawboo_vocab::error::{Error, Result};
+pub use clawboo_vocab::AgentFileName;
 
 /// Largest agent file the app reads or writes. Agent files are prompts, not data sets; a file
 /// past this is refused with a clear error rather than loaded into an editor or a prompt.
@@ -161,8 +161,8 @@ impl Workspaces {
     }
 
     /// Every file of the agent as a run reads it (a missing one is empty).
-    pub fn read_all(&self, agent_id: &str) -> Result<crate::context::files::AgentFiles> {
-        AgentFileName::ALL.into_iter().try_fold(crate::context::files::AgentFiles::default(), |files, name| {
+    pub fn read_all(&self, agent_id: &str) -> Result<clawboo_context::files::AgentFiles> {
+        AgentFileName::ALL.into_iter().try_fold(clawboo_context::files::AgentFiles::default(), |files, name| {
             Ok(files.with(name, self.read(agent_id, name)?.content))
         })
     }

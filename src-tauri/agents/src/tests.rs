@@ -1,8 +1,8 @@
 use std::fs;
 
 use super::*;
-use crate::error::ErrorCode;
-use crate::vocab::ApprovalPolicy;
+use clawboo_vocab::error::ErrorCode;
+use clawboo_vocab::ApprovalPolicy;
 
 struct Fixture {
     _dir: tempfile::TempDir,

@@ -11,12 +11,12 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-use reqwest::Url;
 use serde::{Deserialize, Serialize};
+use url::Url;
 
 use super::{Agents, RuntimeKind};
-use crate::error::{Error, Result};
-use crate::secrets::Secrets;
+use clawboo_store::secrets::Secrets;
+use clawboo_vocab::error::{Error, Result};
 
 const MAX_URL_CHARS: usize = 2_048;
 
@@ -72,7 +72,7 @@ pub fn set(agents: &Agents, secrets: &Secrets, agent_id: &str, input: OpenclawGa
     }
     let url = normalise_gateway_url(raw_url)?;
     let new_token = input.token.as_deref().filter(|t| !t.trim().is_empty());
-    let new_token = new_token.map(crate::secrets::validate_gateway_token).transpose()?;
+    let new_token = new_token.map(clawboo_store::secrets::validate_gateway_token).transpose()?;
     let previous = secrets.gateway_token(agent_id)?;
     if new_token.is_none() && previous.is_none() {
         return Err(Error::InvalidInput(
@@ -161,7 +161,7 @@ fn private_v6(ip: Ipv6Addr) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::ErrorCode;
+    use clawboo_vocab::error::ErrorCode;
 
     #[test]
     fn gateway_urls_are_websocket_addresses_with_a_host() {

@@ -1,6 +1,6 @@
 //! Validation of what the user types into an agent's profile.
 
-use crate::error::{Error, Result};
+use clawboo_vocab::error::{Error, Result};
 
 pub const MAX_HANDLE_CHARS: usize = 32;
 pub const MAX_NAME_CHARS: usize = 80;
@@ -73,7 +73,7 @@ fn check_length(what: &str, value: &str, max: usize) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::ErrorCode;
+    use clawboo_vocab::error::ErrorCode;
 
     #[test]
     fn handles_accept_letters_digits_dash_underscore() {

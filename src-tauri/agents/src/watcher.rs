@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 
 use super::files::Workspaces;
-use crate::error::{Error, Result};
-use crate::events::{EngineEvent, EventBus};
+use clawboo_store::events::{EngineEvent, EventBus};
+use clawboo_vocab::error::{Error, Result};
 
 /// Quiet time that ends a burst.
 const SETTLE: Duration = Duration::from_millis(40);
