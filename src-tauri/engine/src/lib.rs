@@ -17,6 +17,7 @@ pub use clawboo_board as board;
 pub use clawboo_context as context;
 pub use clawboo_memory as memory;
 pub use clawboo_store::{config, events, logs, secrets, store};
+pub use clawboo_teams as teams;
 pub use clawboo_vocab::error;
 pub mod loopback;
 pub mod onboarding;
@@ -24,7 +25,6 @@ pub mod relay;
 pub mod routines;
 pub mod runner;
 pub mod runtimes;
-pub mod teams;
 pub mod tools;
 pub use clawboo_vocab as vocab;
 

@@ -1,3 +1,7 @@
+//! `clawboo-teams`: teams, their members, leaders and rooms. It may use `clawboo-vocab`,
+//! `clawboo-store`, `clawboo-agents` and `clawboo-board` (a team's project folder is checked as a
+//! card's is); the engine re-exports it as `clawboo_engine::teams`.
+//!
 //! Teams: agents working together under a leader, with the user's rules, brief and
 //! introduction ("About you"), a General room of the whole team and named rooms of a few.
 //! Every change is one transaction, checked against the state inside it, and publishes
@@ -17,10 +21,10 @@ pub use types::{
     MAX_BRIEF_CHARS, MAX_ROLE_CHARS, MAX_RULES_CHARS, MAX_TEAM_NAME_CHARS,
 };
 
-use crate::agents::Agents;
-use crate::error::{Error, Result};
-use crate::events::{EngineEvent, EventBus};
-use crate::store::Store;
+use clawboo_agents::Agents;
+use clawboo_store::events::{EngineEvent, EventBus};
+use clawboo_store::store::Store;
+use clawboo_vocab::error::{Error, Result};
 
 pub struct Teams {
     store: Arc<Store>,
@@ -192,7 +196,7 @@ impl Teams {
     /// Where runs of the team's cards work when a card names no folder of its own: a full path;
     /// blank clears it. Whether it exists is checked when a card runs.
     pub fn set_project_folder(&self, id: &str, folder: Option<&str>) -> Result<Team> {
-        let folder = crate::board::checks::project_folder(folder)?;
+        let folder = clawboo_board::checks::project_folder(folder)?;
         self.change(id, |tx, team| {
             tx.execute("UPDATE teams SET project_folder = ?2 WHERE id = ?1", params![team.id, folder])?;
             Ok(())

@@ -1,7 +1,7 @@
 use super::*;
-use crate::agents::{NewAgent, RuntimeKind, Workspaces};
-use crate::error::ErrorCode;
-use crate::runtimes::ApprovalPolicy;
+use clawboo_agents::{NewAgent, RuntimeKind, Workspaces};
+use clawboo_vocab::error::ErrorCode;
+use clawboo_vocab::ApprovalPolicy;
 
 struct Fixture {
     _dir: tempfile::TempDir,
@@ -439,8 +439,8 @@ fn every_change_publishes_teams_changed_and_refusals_publish_nothing() {
 
 #[test]
 fn thousands_groups_digits() {
-    assert_eq!(crate::vocab::thousands(0), "0");
-    assert_eq!(crate::vocab::thousands(999), "999");
-    assert_eq!(crate::vocab::thousands(4_000), "4,000");
-    assert_eq!(crate::vocab::thousands(1_234_567), "1,234,567");
+    assert_eq!(clawboo_vocab::thousands(0), "0");
+    assert_eq!(clawboo_vocab::thousands(999), "999");
+    assert_eq!(clawboo_vocab::thousands(4_000), "4,000");
+    assert_eq!(clawboo_vocab::thousands(1_234_567), "1,234,567");
 }

@@ -6,8 +6,8 @@ use rusqlite::Connection;
 
 use super::store;
 use super::types::{Team, GENERAL_ROOM_NAME, MAX_RULES_CHARS, MAX_TEAM_NAME_CHARS};
-use crate::error::{Error, Result};
-use crate::vocab::thousands;
+use clawboo_vocab::error::{Error, Result};
+use clawboo_vocab::thousands;
 
 /// A team's or room's name: trimmed, non-empty, at most [`MAX_TEAM_NAME_CHARS`] characters.
 pub(super) fn name(raw: &str, what: &str) -> Result<String> {

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::types::{Room, Team, TeamMember, TeamRule};
-use crate::error::{Error, Result};
+use clawboo_vocab::error::{Error, Result};
 
 struct TeamRow {
     id: String,
