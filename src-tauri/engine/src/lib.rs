@@ -8,11 +8,11 @@
 //! higher ones. See `src-tauri/ARCHITECTURE.md`.
 
 pub mod api;
-pub mod attention;
 pub mod boo_zero;
 pub mod chat;
 pub mod connectors;
 pub use clawboo_agents as agents;
+pub use clawboo_attention as attention;
 pub use clawboo_board as board;
 pub use clawboo_context as context;
 pub use clawboo_memory as memory;

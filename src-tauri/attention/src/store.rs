@@ -8,7 +8,7 @@ use super::types::{
     AttentionRequest, AttentionSettings, AuditAction, AuditEntry, Decision, Grant, Origin, RequestKind, RequestStatus,
     Source, MAX_EXPIRY_HOURS,
 };
-use crate::error::{Error, Result};
+use clawboo_vocab::error::{Error, Result};
 
 const SELECT: &str = "SELECT r.id, r.kind, r.status, r.origin, r.agent_id, r.agent_name, r.agent_handle,
         r.team_id, t.name, r.room_id, rm.name, r.run_id, r.card_id, c.number, c.title, r.message_id,
@@ -331,7 +331,7 @@ pub fn remove_grant(tx: &Transaction, id: &str) -> Result<(String, String, Optio
 const EXPIRY_KEY: &str = "attention.approval_expiry_hours";
 
 pub fn settings(conn: &Connection) -> Result<AttentionSettings> {
-    let hours = crate::store::settings::get(conn, EXPIRY_KEY)?
+    let hours = clawboo_store::store::settings::get(conn, EXPIRY_KEY)?
         .and_then(|v| v.parse::<u32>().ok())
         .filter(|h| (1..=MAX_EXPIRY_HOURS).contains(h))
         .unwrap_or(AttentionSettings::default().approval_expiry_hours);
@@ -339,14 +339,14 @@ pub fn settings(conn: &Connection) -> Result<AttentionSettings> {
 }
 
 pub fn put_settings(tx: &Transaction, settings: &AttentionSettings) -> Result<()> {
-    crate::store::settings::put(tx, EXPIRY_KEY, Some(&settings.approval_expiry_hours.to_string()))
+    clawboo_store::store::settings::put(tx, EXPIRY_KEY, Some(&settings.approval_expiry_hours.to_string()))
 }
 
 #[cfg(test)]
 mod tests {
     use rusqlite::Connection;
 
-    use crate::store::migrations::{migrate, MIGRATIONS};
+    use clawboo_store::store::migrations::{migrate, MIGRATIONS};
 
     #[test]
     fn the_migration_drops_whole_shell_grants_and_keeps_the_others_whole() {

@@ -1,4 +1,9 @@
-//! Attention: what needs the user. Agents raise **questions** (`ask_user`, `@user` in team
+//! `clawboo-attention`: requests for the user — questions, approvals, their audit and grants,
+//! and the rules the tray and notifications follow. It may use `clawboo-vocab`, `clawboo-store`,
+//! `clawboo-agents` and `clawboo-memory` (a memory save waits here for the user's approval); the
+//! engine re-exports it as `clawboo_engine::attention`.
+//!
+//! What needs the user. Agents raise **questions** (`ask_user`, `@user` in team
 //! chat); runs raise typed **approvals** (a runtime's permission request, a scratch-note
 //! promotion). Every request is stored durably with its source and stays open until the user
 //! answers it in the app; approvals expire (denied) after a configurable time. Every request,
@@ -23,12 +28,12 @@ pub use burst::{BurstGate, Notice, BURST_WINDOW_MS};
 pub use tray::{Arrival, Notification, Notifier, Viewing};
 pub use types::*;
 
-use crate::agents::Agents;
-use crate::error::{Error, Result};
-use crate::events::{EngineEvent, EventBus};
-use crate::store::Store;
-use crate::vocab::clock::now_ms;
-use crate::vocab::permission::{PendingPermission, PermissionAnswer};
+use clawboo_agents::Agents;
+use clawboo_store::events::{EngineEvent, EventBus};
+use clawboo_store::store::Store;
+use clawboo_vocab::clock::now_ms;
+use clawboo_vocab::error::{Error, Result};
+use clawboo_vocab::permission::{PendingPermission, PermissionAnswer};
 
 /// Who an audit line names when Clawboo itself acted (expiry, a grant, a run that ended).
 const CLAWBOO: &str = "clawboo";
@@ -51,7 +56,7 @@ pub struct Attention {
     /// The runs' permission questions waiting for an answer, by request id.
     waiting: Mutex<HashMap<String, oneshot::Sender<PermissionAnswer>>>,
     /// Where an expired promotion is rejected.
-    memory: Option<Arc<crate::memory::Memory>>,
+    memory: Option<Arc<clawboo_memory::Memory>>,
 }
 
 impl Attention {
@@ -60,7 +65,7 @@ impl Attention {
     }
 
     /// A promotion nobody approved in time is rejected in this memory.
-    pub fn with_memory(mut self, memory: Arc<crate::memory::Memory>) -> Self {
+    pub fn with_memory(mut self, memory: Arc<clawboo_memory::Memory>) -> Self {
         self.memory = Some(memory);
         self
     }

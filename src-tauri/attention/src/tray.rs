@@ -178,7 +178,7 @@ pub const MENU_LABEL_CHARS: usize = 60;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::attention::RequestStatus;
+    use crate::RequestStatus;
 
     fn request(id: &str, kind: RequestKind, origin: Origin) -> AttentionRequest {
         AttentionRequest {
