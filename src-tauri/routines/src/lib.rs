@@ -1,4 +1,10 @@
-//! Routines: work on a schedule. A routine belongs to an agent (each run a Board card for it,
+//! `clawboo-routines`: routines — work on a schedule, their runs, proposals and the scheduler.
+//! It may use `clawboo-vocab`, `clawboo-store` and the domain crates below it (agents, board,
+//! teams, attention); the work itself (a card's run, a team's message) is started through the
+//! [`RoutineWork`] trait the engine implements. The engine re-exports it as
+//! `clawboo_engine::routines`.
+//!
+//! Work on a schedule. A routine belongs to an agent (each run a Board card for it,
 //! run by the task runner) or to a team (each run a message to its leader in General). Every
 //! run is a fresh conversation carrying the routine note (context section 6: the user may be
 //! away; make assumptions and state them).
@@ -21,7 +27,7 @@
 pub mod propose;
 pub mod schedule;
 mod scheduler;
-pub(crate) mod store;
+pub mod store;
 pub mod types;
 
 use std::sync::{Arc, Mutex, RwLock};
@@ -29,18 +35,18 @@ use std::time::Duration;
 
 use tokio::sync::Notify;
 
-pub use crate::vocab::clock::{Clock, ManualClock, SystemClock};
+pub use clawboo_vocab::clock::{Clock, ManualClock, SystemClock};
 pub use schedule::Schedule;
 pub use types::*;
 
-use crate::agents::Agents;
-use crate::attention::Attention;
-use crate::board::Board;
-use crate::error::{Error, Result};
-use crate::events::{EngineEvent, EventBus};
-use crate::store::Store;
-use crate::teams::Teams;
-use crate::vocab::RunStatus;
+use clawboo_agents::Agents;
+use clawboo_attention::Attention;
+use clawboo_board::Board;
+use clawboo_store::events::{EngineEvent, EventBus};
+use clawboo_store::store::Store;
+use clawboo_teams::Teams;
+use clawboo_vocab::error::{Error, Result};
+use clawboo_vocab::RunStatus;
 
 /// The scheduler looks at least this often, whatever the next slot.
 pub const COARSE_CHECK: Duration = Duration::from_secs(60);
@@ -48,7 +54,7 @@ pub const COARSE_CHECK: Duration = Duration::from_secs(60);
 /// queue, was dropped (the team stopped): its run failed.
 const UNSTARTED_AFTER_MS: i64 = 60_000;
 
-pub use crate::vocab::routine::RoutineTag;
+pub use clawboo_vocab::routine::RoutineTag;
 
 /// What the routines are built on (the engine's services).
 pub struct RoutinesParts {

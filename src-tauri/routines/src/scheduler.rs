@@ -13,12 +13,12 @@ use super::{propose, RoutineTag, Routines, COARSE_CHECK, UNSTARTED_AFTER_MS};
 
 /// The loop waits at least this long between ticks (ms).
 const MIN_WAIT_MS: i64 = 200;
-use crate::attention::{RequestKind, Source};
-use crate::board::{CardOrigin, CardRunStatus, CardStatus, NewCard};
-use crate::error::{Error, Result};
-use crate::events::EngineEvent;
-use crate::teams::Teams;
-use crate::vocab::RunStatus;
+use clawboo_attention::{RequestKind, Source};
+use clawboo_board::{CardOrigin, CardRunStatus, CardStatus, NewCard};
+use clawboo_store::events::EngineEvent;
+use clawboo_teams::Teams;
+use clawboo_vocab::error::{Error, Result};
+use clawboo_vocab::RunStatus;
 
 impl Routines {
     /// Every decision, at `now`: runs going checked, due slots fired (or skipped for overlap,
@@ -150,7 +150,7 @@ impl Routines {
         let card = match reuse {
             Some(card) => {
                 if matches!(card.status, CardStatus::Blocked | CardStatus::InReview | CardStatus::Done) {
-                    board.move_card(crate::board::Actor::Clawboo, &card.id, CardStatus::Todo, None, None)?;
+                    board.move_card(clawboo_board::Actor::Clawboo, &card.id, CardStatus::Todo, None, None)?;
                 }
                 card
             }
@@ -334,7 +334,7 @@ impl Routines {
 
     /// The user allowed a request about a routine: a proposal becomes a routine (created by its
     /// agent), a routine that paused itself resumes.
-    pub(crate) fn approved(&self, request: &crate::attention::AttentionRequest) -> Result<()> {
+    pub fn approved(&self, request: &clawboo_attention::AttentionRequest) -> Result<()> {
         let Some(about) = self.parts.store.read(|c| store::request(c, &request.id))? else {
             return Err(Error::NotFound(format!("The routine of request {}", request.id)));
         };

@@ -1,4 +1,4 @@
-//! A routine an agent proposes (the tool `routine_create`, in `crate::tools::routine`): the
+//! A routine an agent proposes (the tool `routine_create`, in the engine's `tools::routine`): the
 //! approval that carries it. `Engine::answer_attention` creates the routine on Allow (created
 //! by the agent), nothing on Deny or expiry.
 
@@ -6,10 +6,10 @@ use serde::{Deserialize, Serialize};
 
 use super::schedule::{self, Schedule};
 use super::types::RoutineInput;
-use crate::agents::Agents;
-use crate::attention::{Attention, RequestKind, Source};
-use crate::error::{Error, Result};
-use crate::store::Store;
+use clawboo_agents::Agents;
+use clawboo_attention::{Attention, RequestKind, Source};
+use clawboo_store::store::Store;
+use clawboo_vocab::error::{Error, Result};
 
 /// What an approved proposal creates, as stored with its request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -16,7 +16,7 @@ use jiff::tz::TimeZone;
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+use clawboo_vocab::error::{Error, Result};
 
 /// The shortest interval, in minutes.
 pub const MIN_INTERVAL_MINUTES: u32 = 1;
@@ -410,7 +410,7 @@ mod tests {
             ("* * * foo *", "\"foo\" is not a number"),
         ] {
             let e = Cron::parse(expr).unwrap_err();
-            assert_eq!(e.code(), crate::ErrorCode::InvalidSchedule);
+            assert_eq!(e.code(), clawboo_vocab::ErrorCode::InvalidSchedule);
             assert!(e.to_string().contains(says), "{expr}: {e}");
         }
     }

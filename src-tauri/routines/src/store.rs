@@ -4,7 +4,7 @@ use rusqlite::{params, Connection, OptionalExtension, Row};
 
 use super::schedule::{self, Schedule};
 use super::types::*;
-use crate::error::{Error, Result};
+use clawboo_vocab::error::{Error, Result};
 
 const ROUTINE_COLUMNS: &str = "r.id, r.name, r.agent_id, r.team_id, r.prompt, r.schedule, r.heartbeat, r.state, \
      r.paused_reason, r.created_by, r.creator_agent_id, r.approval_id, r.next_fire_at, r.retry_at, \
@@ -357,13 +357,13 @@ pub(crate) fn request(conn: &Connection, request_id: &str) -> Result<Option<Requ
 // --- A team routine's message (recorded by team chat)
 
 /// The leader's run of a team routine's message started (called by team chat).
-pub(crate) fn link_team_run(conn: &Connection, routine_run_id: &str, run_id: &str) -> Result<()> {
+pub fn link_team_run(conn: &Connection, routine_run_id: &str, run_id: &str) -> Result<()> {
     conn.execute("UPDATE routine_runs SET run_id = ?2 WHERE id = ?1", params![routine_run_id, run_id])?;
     Ok(())
 }
 
 /// A team routine's message could not start a run (called by team chat).
-pub(crate) fn team_run_not_started(conn: &Connection, routine_run_id: &str, why: &str) -> Result<()> {
+pub fn team_run_not_started(conn: &Connection, routine_run_id: &str, why: &str) -> Result<()> {
     conn.execute(
         "UPDATE routine_runs SET start_error = ?2 WHERE id = ?1 AND run_id IS NULL",
         params![routine_run_id, why],
@@ -372,7 +372,7 @@ pub(crate) fn team_run_not_started(conn: &Connection, routine_run_id: &str, why:
 }
 
 /// The name and heartbeat flag of a routine, for its card's task run.
-pub(crate) fn note_of(conn: &Connection, routine_id: &str) -> Result<Option<(String, bool)>> {
+pub fn note_of(conn: &Connection, routine_id: &str) -> Result<Option<(String, bool)>> {
     Ok(conn
         .query_row("SELECT name, heartbeat FROM routines WHERE id = ?1", [routine_id], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?)
