@@ -1,7 +1,7 @@
 //! `clawboo-attention`: requests for the user — questions, approvals, their audit and grants,
 //! and the rules the tray and notifications follow. It may use `clawboo-vocab`, `clawboo-store`,
-//! `clawboo-agents` and `clawboo-memory` (a memory save waits here for the user's approval); the
-//! engine re-exports it as `clawboo_engine::attention`.
+//! `clawboo-agents` and `clawboo-memory` (a scratch-note promotion nobody approved in time is
+//! rejected there); the engine re-exports it as `clawboo_engine::attention`.
 //!
 //! What needs the user. Agents raise **questions** (`ask_user`, `@user` in team
 //! chat); runs raise typed **approvals** (a runtime's permission request, a scratch-note
