@@ -1,37 +1,40 @@
 //! Clawboo's engine: everything that runs agents. It never depends on Tauri; the desktop shell
 //! turns its services into commands and its events into UI events.
 //!
-//! Its modules sit in layers whose imports point only down (vocab and the store at the bottom;
-//! the domain — board, memory, context, agents, teams, attention, routines; then tools,
-//! connectors, runtimes and the relay; then chat, the task runner and the local API), checked
+//! Its parts sit in layers whose imports point only down. The lower layers are crates below this
+//! one, so the compiler refuses an upward import: `clawboo-vocab`, `clawboo-store` (the store,
+//! events, secrets, config, logs), `clawboo-context`, and the domain — `clawboo-board`,
+//! `clawboo-memory`, `clawboo-agents`, `clawboo-teams`, `clawboo-attention`,
+//! `clawboo-routines`. Above them, this crate's modules — loopback; tools, connectors, runtimes
+//! and the relay; Boo Zero, chat, onboarding, the task runner and the local API — are checked
 //! by `tests/layers.rs`. `Engine` here wires them, giving lower layers the traits they need from
 //! higher ones. See `src-tauri/ARCHITECTURE.md`.
 
-pub mod agents;
+// The lower layers are crates of their own, so none of them can import upward (the compiler
+// refuses it); each is re-exported at its old path, so `crate::board::...` and
+// `clawboo_engine::board::...` keep working.
+pub use clawboo_agents as agents;
+pub use clawboo_attention as attention;
+pub use clawboo_board as board;
+pub use clawboo_context as context;
+pub use clawboo_memory as memory;
+pub use clawboo_routines as routines;
+pub use clawboo_store::{config, events, logs, preferences, secrets, store};
+pub use clawboo_teams as teams;
+pub use clawboo_vocab as vocab;
+pub use clawboo_vocab::error;
+
+// The upper layers, still modules of the engine (their order is checked by tests/layers.rs).
 pub mod api;
-pub mod attention;
-pub mod board;
 pub mod boo_zero;
 pub mod chat;
-pub mod config;
 pub mod connectors;
-pub mod context;
-pub use clawboo_vocab::error;
-pub mod events;
-pub mod logs;
 pub mod loopback;
-pub mod memory;
 pub mod onboarding;
-pub mod preferences;
 pub mod relay;
-pub mod routines;
 pub mod runner;
 pub mod runtimes;
-pub mod secrets;
-pub mod store;
-pub mod teams;
 pub mod tools;
-pub use clawboo_vocab as vocab;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -20,26 +20,8 @@ use hyper::{Request, Response};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::sync::{watch, Semaphore};
 
-/// How long a client has to send a request's head (its request line and headers).
-pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
-/// Connections one server serves at once.
-pub const MAX_CONNECTIONS: usize = 128;
-
-/// The bounds of one loopback server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ServerLimits {
-    /// A connection that has not sent a whole request head this long after it opened (or after
-    /// its previous answer) is closed.
-    pub header_read_timeout: Duration,
-    /// Connections served at once (at least one).
-    pub max_connections: usize,
-}
-
-impl Default for ServerLimits {
-    fn default() -> Self {
-        Self { header_read_timeout: HEADER_READ_TIMEOUT, max_connections: MAX_CONNECTIONS }
-    }
-}
+// The bounds are configuration (each server's are in `EngineConfig`); they live with it.
+pub use crate::config::{ServerLimits, HEADER_READ_TIMEOUT, MAX_CONNECTIONS};
 
 /// Serves HTTP/1.1 on `listener` until `stop` changes or its sender is dropped, answering each
 /// request with `handler`. `name` says which server in the log ("the model relay").

@@ -1,30 +1,17 @@
 //! The engine's imports point only down: each top-level module may use only the modules below it
 //! in [`LAYERS`] (the order `src-tauri/ARCHITECTURE.md` draws). A new import running back up —
-//! the start of an import loop — fails here with the file and the line, until the layers are
-//! crates and the compiler refuses it. Read from the sources, so it needs no build of its own.
+//! the start of an import loop — fails here with the file and the line. The layers under these
+//! (vocab, store, context and the domain) are crates of their own, where the compiler refuses
+//! an upward import; the engine's re-exports of them (`crate::board`, ...) are below every
+//! module here. Read from the sources, so it needs no build of its own.
 
 use std::path::{Path, PathBuf};
 
-/// The top-level modules, bottom first. A module may import the ones before it.
+/// The engine's own top-level modules, bottom first. A module may import the ones before it,
+/// and every crate below the engine (whose re-exports are not listed).
 const LAYERS: &[&str] = &[
-    // Words and plumbing every layer uses.
-    "error",
+    // The loop every loopback server (relay, tools bridge, local API) accepts connections with.
     "loopback",
-    "vocab",
-    "store",
-    "config",
-    "events",
-    "secrets",
-    "logs",
-    "preferences",
-    // The domain: what the user keeps (cards, facts, agents, teams, requests, routines).
-    "board",
-    "memory",
-    "context",
-    "agents",
-    "teams",
-    "attention",
-    "routines",
     // Clawboo's tools for agents, the connectors behind them, and the processes that run agents.
     "tools",
     "connectors",

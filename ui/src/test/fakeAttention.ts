@@ -1,6 +1,6 @@
 // The attention part of the fake API: questions and approvals with their audit, "Allow always"
 // grants and the expiry setting, with the engine's rules and messages where the view's tests
-// look at them (src-tauri/engine/src/attention).
+// look at them (src-tauri/attention/src).
 import { vi } from "vitest";
 import type { SomeCommandFakes } from "./commandFakes";
 import { emit } from "./fakeEvents";

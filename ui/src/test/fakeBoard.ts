@@ -1,5 +1,5 @@
 // The Board part of the fake API: cards, comments, activity and runs, with the engine's move
-// table (src-tauri/engine/src/board/types.rs) where the view's tests look at it.
+// table (src-tauri/board/src/types.rs) where the view's tests look at it.
 import { vi } from "vitest";
 import type { SomeCommandFakes } from "./commandFakes";
 import { emit } from "./fakeEvents";

@@ -1,4 +1,4 @@
-// The engine's file routes and budgets (src-tauri/engine/src/context/files.rs), for the fake
+// The engine's file routes and budgets (src-tauri/context/src/files.rs), for the fake
 // backend: where each agent file goes for a runtime, and what a one-to-one run carried. Pure.
 import type { Agent, AgentFile, FileDelivery, FileRoute, FileRouteInfo, FileStatus, RuntimeKind } from "../bindings";
 

@@ -1,5 +1,5 @@
 // The memory part of the fake API: facts with history and citations, saved notes, scratch notes
-// and promotions, with the engine's rules where tests look at them (src-tauri/engine/src/memory).
+// and promotions, with the engine's rules where tests look at them (src-tauri/memory/src).
 import { vi } from "vitest";
 import type { SomeCommandFakes } from "./commandFakes";
 import { emit } from "./fakeEvents";

@@ -1,5 +1,5 @@
 // The routines part of the fake API: routines with their runs, and a schedule check close
-// enough to the engine's for the page's tests (src-tauri/engine/src/routines).
+// enough to the engine's for the page's tests (src-tauri/routines/src).
 import { vi } from "vitest";
 import type { SomeCommandFakes } from "./commandFakes";
 import { emit } from "./fakeEvents";

@@ -1,4 +1,4 @@
-// The teams part of the fake API, with the engine's rules (src-tauri/engine/src/teams): teams, rooms,
+// The teams part of the fake API, with the engine's rules (src-tauri/teams/src): teams, rooms,
 // team chat and peer posts.
 import { vi } from "vitest";
 import { ClawbooError } from "../errors";
@@ -21,7 +21,7 @@ import type {
   TeamSendOutcome,
 } from "../bindings";
 
-// Teams, with the engine's rules (src-tauri/engine/src/teams): the messages tests look for match.
+// Teams, with the engine's rules (src-tauri/teams/src): the messages tests look for match.
 const RULES_BUDGET = 4_000;
 const chars = (text: string) => [...text].length;
 const invalid = (message: string): never => {

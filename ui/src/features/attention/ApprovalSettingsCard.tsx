@@ -4,7 +4,7 @@ import { grantLabel } from "./attention";
 import { useAgents } from "../agents/agentQueries";
 import { ErrorWithCode } from "../../components/ErrorMessage";
 
-/** The engine's bounds on the expiry (src-tauri/engine/src/attention/types.rs). */
+/** The engine's bounds on the expiry (src-tauri/attention/src/types.rs). */
 const MIN_HOURS = 1;
 const MAX_HOURS = 720;
 

@@ -32,7 +32,7 @@ export const ACTION_LABELS: Record<AuditAction, string> = {
   grant_revoked: "Grant revoked",
 };
 
-/** The engine's bound on an answer (src-tauri/engine/src/attention/types.rs), in characters. */
+/** The engine's bound on an answer (src-tauri/attention/src/types.rs), in characters. */
 export const MAX_ANSWER_CHARS = 16_000;
 
 /** Approvals (a permission, a promotion) are answered with a decision; questions with text. */

@@ -1,7 +1,7 @@
 // How memory's scopes and authors read in the Memory view, and the keys its selects use.
 import type { Agent, Author, Scope, ScratchScope, Team } from "../../bindings";
 
-/** The engine's bounds (src-tauri/engine/src/memory/types.rs), in characters (code points). */
+/** The engine's bounds (src-tauri/memory/src/types.rs), in characters (code points). */
 export const MAX_FACT_CHARS = 2_000;
 export const MAX_NOTE_CHARS = 2_000;
 

@@ -18,7 +18,7 @@ export const TRIGGER_LABELS: Record<RunTrigger, string> = {
   manual: "Run now",
 };
 
-/** The engine's bounds (src-tauri/engine/src/routines/types.rs), in characters. */
+/** The engine's bounds (src-tauri/routines/src/types.rs), in characters. */
 export const MAX_NAME_CHARS = 120;
 export const MAX_PROMPT_CHARS = 8_000;
 

@@ -1,4 +1,4 @@
-// The engine's bounds (src-tauri/engine/src/teams/types.rs), in characters (code points).
+// The engine's bounds (src-tauri/teams/src/types.rs), in characters (code points).
 export const MAX_RULES_CHARS = 4_000;
 export const MAX_ABOUT_YOU_CHARS = 4_000;
 export const MAX_BRIEF_CHARS = 8_000;
