@@ -4,6 +4,8 @@
 //! body, not in any file under the agent's folder. The CLI holds only its run's token, and the
 //! fake provider receives the real key, added by the relay. Skipped when a CLI is not installed
 //! (see `common::cli`).
+//! Each CLI's adapter runs alone behind a relay on a store of its own, not in a
+//! `common::Fixture` engine: the agent's view of one turn is what is under test.
 #![cfg(unix)]
 
 mod common;

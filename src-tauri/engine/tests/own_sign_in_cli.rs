@@ -2,6 +2,8 @@
 //! a throwaway credentials file in a temporary user home; the request must carry that file's
 //! token, the file must still be the same file afterwards (same inode, same bytes), and the
 //! agent's homes must hold no copy of it. Skipped when the CLIs are not installed.
+//! The adapters and their catalog run on a store of their own, not in a `common::Fixture`
+//! engine: the sign-in choice is made on the catalog directly.
 #![cfg(unix)]
 
 mod common;

@@ -1,6 +1,8 @@
 //! The model relay over real loopback HTTP, in front of the fake model server: tokens, the real
 //! key added on the way out, streaming, recorded bodies and usage for the three APIs, redirects
 //! and plain-http upstreams refused, lasting tokens, and Native routed through it.
+//! The relay runs alone on a store of its own, not in a `common::Fixture` engine: it is the part
+//! under test.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
