@@ -8,6 +8,8 @@
 //! proxy that its profile does not allow, find a display. Every attack must fail, and the
 //! legitimate work must still be done: the command writes and reads its own folder, and its
 //! output reaches the model through the relay. Skipped when a CLI is not installed.
+//! Each CLI's adapter runs alone behind a relay on a store of its own, not in a
+//! `common::Fixture` engine: the sandbox of one turn is what is under test.
 #![cfg(target_os = "linux")]
 
 mod common;
