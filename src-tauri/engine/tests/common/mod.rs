@@ -1,15 +1,19 @@
-//! Shared by the engine's test binaries: the engine fixture (`fixture`), where
-//! `scripts/install-runtimes` put the pinned CLIs, adapters pointed at the fake model server.
+//! Shared by the engine's test binaries: the engine fixture (`fixture`), one adapter turn
+//! without an engine (`turn`), where `scripts/install-runtimes` put the pinned CLIs, adapters
+//! pointed at the fake model server.
 // Each binary uses only part of this module.
 #![allow(dead_code)]
 
 pub mod fixture;
 pub mod relayed_cli;
 pub mod tools;
+pub mod turn;
 
 // Each binary uses some of these.
 #[allow(unused_imports)]
 pub use fixture::{add_agent, add_team, chat_team, native_runtime, new_agent, ChatTeam, Fixture};
+#[allow(unused_imports)]
+pub use turn::{agent_record, turn_input};
 
 use std::path::PathBuf;
 
