@@ -45,14 +45,14 @@ struct Chat {
     engine: Engine,
     agent_id: String,
     server: FakeModelServer,
-    _dir: tempfile::TempDir,
+    _fixture: common::Fixture,
 }
 
 impl Chat {
     fn open(kind: RuntimeKind) -> Option<Chat> {
         let server = FakeModelServer::start_blocking(Behavior::text("Noted."));
-        let common::ChatEngine { engine, agent_id, dir } = common::chat_engine(kind, &server, "sk-fake-files")?;
-        let chat = Chat { engine, agent_id, server, _dir: dir };
+        let common::ChatEngine { engine, agent_id, fixture } = common::chat_engine(kind, &server, "sk-fake-files")?;
+        let chat = Chat { engine, agent_id, server, _fixture: fixture };
         for (file, text) in [
             (AgentFileName::Soul, SOUL),
             (AgentFileName::Identity, IDENTITY),

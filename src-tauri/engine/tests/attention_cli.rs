@@ -19,16 +19,11 @@ use clawboo_engine::attention::{
 };
 use clawboo_engine::chat::team::{RoomMessage, RoomMessageKind};
 use clawboo_engine::chat::RunStatus;
-use clawboo_engine::runtimes::claude_code::ClaudeCodeRuntime;
-use clawboo_engine::runtimes::process::SystemSpawner;
-use clawboo_engine::runtimes::{
-    ApprovalPolicy, Capabilities, Endpoint, RunChannels, RunEvent, RunResult, Runtime, TurnInput,
-};
+use clawboo_engine::runtimes::{Capabilities, RunChannels, RunEvent, RunResult, Runtime, TurnInput};
 use clawboo_engine::secrets::Provider;
-use clawboo_engine::teams::NewTeam;
-use clawboo_engine::{Engine, EngineConfig};
+use clawboo_engine::Engine;
 use clawboo_testkit::{wait_for, Behavior, FakeModelServer, Reply};
-use common::Fixed;
+use common::Fixture;
 use serde_json::json;
 
 const LIMIT: Duration = Duration::from_secs(240);
@@ -68,20 +63,14 @@ struct Setup {
     team_id: String,
     writer: String,
     workspace: PathBuf,
-    _dir: tempfile::TempDir,
+    _fixture: Fixture,
 }
 
-/// An engine on `dir` whose Claude Code runs reach `server`.
-fn open_engine(dir: &Path, server: &FakeModelServer, claude: &Path) -> Engine {
-    let endpoint = Arc::new(Fixed(Endpoint { base_url: server.base_url(), api_key: Some("sk-fake-attention".into()) }));
-    let adapters: Vec<Arc<dyn Runtime>> = vec![
-        Arc::new(ClaudeCodeRuntime::new(Arc::new(SystemSpawner), endpoint).with_env(common::quiet_env(server))),
-        Arc::new(Leader),
-    ];
-    let engine = Engine::open_with(EngineConfig::for_dir(dir.join("data")), adapters).unwrap();
-    let program = claude.display().to_string();
-    engine.block_on(engine.runtimes().set_custom_path(RuntimeKind::ClaudeCode, Some(&program))).unwrap();
-    engine
+/// An engine on `fixture` whose Claude Code runs reach `server`, with the scripted leader.
+fn open_engine(fixture: &Fixture, server: &FakeModelServer) -> Engine {
+    let (claude, _, _) =
+        common::chat_adapter(RuntimeKind::ClaudeCode, server, "sk-fake-attention").expect("claude is installed");
+    fixture.open_with(vec![claude, Arc::new(Leader)])
 }
 
 /// The team (a scripted leader, a Claude Code writer) and the fake model, which writes into the
@@ -89,28 +78,22 @@ fn open_engine(dir: &Path, server: &FakeModelServer, claude: &Path) -> Engine {
 /// model's script can name the workspace's real path.
 fn setup() -> Option<(Setup, FakeModelServer)> {
     let claude = common::cli("claude")?;
-    let dir = common::scratch_dir();
+    let fixture = Fixture::for_clis().program(RuntimeKind::ClaudeCode, &claude);
     let (team_id, general, writer, workspace) = {
         let placeholder = FakeModelServer::start_blocking(Behavior::text("(unused)"));
-        let engine = open_engine(dir.path(), &placeholder, &claude);
+        let engine = open_engine(&fixture, &placeholder);
         let agent = |handle: &str, runtime: RuntimeKind, provider: Option<Provider>| NewAgent {
             name: handle.to_uppercase(),
-            handle: handle.into(),
             description: format!("{handle}, who does the {handle} work"),
-            tint: "#336699".into(),
-            runtime,
             model: "claude-sonnet-4-5".into(),
-            approval_policy: ApprovalPolicy::Ask,
             provider,
+            ..common::new_agent(handle, runtime)
         };
-        let lead = engine.agents().create(agent("lead", RuntimeKind::Native, None)).unwrap().id;
-        let writer =
-            engine.agents().create(agent("writer", RuntimeKind::ClaudeCode, Some(Provider::Anthropic))).unwrap().id;
-        let members = vec![lead.clone(), writer.clone()];
-        let team = engine.teams().create(NewTeam { name: "Shop".into(), member_ids: members, leader_id: Some(lead) });
-        let team = team.unwrap();
-        engine.teams().set_about_you(&team.id, "I am Ada, I run a tea shop.").unwrap();
-        let general = team.rooms.iter().find(|r| r.is_general).unwrap().id.clone();
+        let lead = common::add_agent(&engine, agent("lead", RuntimeKind::Native, None));
+        let writer = common::add_agent(&engine, agent("writer", RuntimeKind::ClaudeCode, Some(Provider::Anthropic)));
+        let members = [lead, writer.clone()];
+        let common::ChatTeam { team, general } =
+            common::chat_team(&engine, "Shop", &members, "I am Ada, I run a tea shop.");
         let workspace = engine.agents().workspaces().dir(&writer);
         (team.id, general, writer, workspace)
     };
@@ -120,8 +103,8 @@ fn setup() -> Option<(Setup, FakeModelServer)> {
             .when("TASK-2", task(&workspace, 2))
             .when("TASK-1", task(&workspace, 1)),
     );
-    let engine = open_engine(dir.path(), &server, &claude);
-    Some((Setup { engine, general, team_id, writer, workspace, _dir: dir }, server))
+    let engine = open_engine(&fixture, &server);
+    Some((Setup { engine, general, team_id, writer, workspace, _fixture: fixture }, server))
 }
 
 /// What the fake model does for task `n`: write `notes-n.md` in the writer's workspace, then

@@ -5,7 +5,6 @@
 
 mod common;
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use clawboo_engine::agents::{AgentPatch, NewAgent, RuntimeKind};
@@ -13,14 +12,13 @@ use clawboo_engine::board::{Actor, CardStatus, NewCard};
 use clawboo_engine::chat::RunStatus;
 use clawboo_engine::context::boo_zero::{TEAM_BRIEF_BUDGET, TEAM_CARDS_BUDGET, TEAM_CHAT_BUDGET, TEAM_MEMORY_BUDGET};
 use clawboo_engine::memory::{Author, FactInput, Scope};
-use clawboo_engine::runtimes::native::NativeRuntime;
-use clawboo_engine::runtimes::{ApprovalPolicy, Endpoint, RunEvent};
+use clawboo_engine::runtimes::{ApprovalPolicy, RunEvent};
 use clawboo_engine::secrets::Provider;
 use clawboo_engine::teams::NewTeam;
 use clawboo_engine::vocab::RoomMessageKind;
-use clawboo_engine::{Engine, EngineConfig, ErrorCode};
-use clawboo_testkit::{wait_for, Behavior, FakeModelServer, RecordedRequest, TempDataDir};
-use common::Fixed;
+use clawboo_engine::{Engine, ErrorCode};
+use clawboo_testkit::{wait_for, Behavior, FakeModelServer, RecordedRequest};
+use common::Fixture;
 use serde_json::Value;
 
 const LIMIT: Duration = Duration::from_secs(30);
@@ -30,20 +28,16 @@ const RULES: &str = "RULES-MARKER: answer in one line.";
 fn native(handle: &str) -> NewAgent {
     NewAgent {
         name: handle.to_uppercase(),
-        handle: handle.into(),
-        description: String::new(),
-        tint: "#336699".into(),
-        runtime: RuntimeKind::Native,
         model: "claude-sonnet-4-5".into(),
         approval_policy: ApprovalPolicy::AllowAll,
         provider: Some(Provider::Anthropic),
+        ..common::new_agent(handle, RuntimeKind::Native)
     }
 }
 
-fn open(dir: &TempDataDir, server: &FakeModelServer) -> Engine {
-    let endpoint = Endpoint { base_url: server.base_url(), api_key: Some("sk-fake-boo".into()) };
-    let native = Arc::new(NativeRuntime::new(Arc::new(Fixed(endpoint))));
-    Engine::open_with(EngineConfig::for_dir(dir.path().into()), vec![native]).unwrap()
+/// Native (Boo Zero's runtime here) on the fake model server.
+fn open(fixture: &Fixture, server: &FakeModelServer) -> Engine {
+    fixture.open_with(vec![common::native_runtime(server.base_url(), "sk-fake-boo")])
 }
 
 /// A team with a leader, a brief, cards (one open, one cancelled), team facts and a General
@@ -118,9 +112,9 @@ fn messages(request: &RecordedRequest) -> Vec<(String, String)> {
 
 #[test]
 fn at_team_carries_that_teams_context_for_that_message_only_and_the_global_brief_goes_nowhere() {
-    let dir = TempDataDir::new();
+    let fixture = Fixture::new();
     let server = FakeModelServer::start_blocking(Behavior::text("Noted."));
-    let engine = open(&dir, &server);
+    let engine = open(&fixture, &server);
     let boo = engine.boo_zero().info().unwrap().agent_id;
     // Boo Zero on Native, as a user with a key would have it.
     let patch = AgentPatch {
@@ -236,10 +230,10 @@ fn at_team_carries_that_teams_context_for_that_message_only_and_the_global_brief
 
 #[test]
 fn boo_zero_is_made_once_kept_by_id_across_renames_and_cannot_be_deleted() {
-    let dir = TempDataDir::new();
+    let fixture = Fixture::new();
     let server = FakeModelServer::start_blocking(Behavior::text("Hi."));
     let id = {
-        let engine = open(&dir, &server);
+        let engine = open(&fixture, &server);
         let info = engine.boo_zero().info().unwrap();
         let agent = engine.agents().get(&info.agent_id).unwrap();
         assert_eq!(agent.name, "Boo Zero");
@@ -258,7 +252,7 @@ fn boo_zero_is_made_once_kept_by_id_across_renames_and_cannot_be_deleted() {
         engine.agents().update(&agent.id, patch).unwrap();
         agent.id
     };
-    let engine = open(&dir, &server);
+    let engine = open(&fixture, &server);
     assert_eq!(engine.boo_zero().info().unwrap().agent_id, id, "the same agent after a restart");
     let agents = engine.agents().list().unwrap();
     assert_eq!(agents.len(), 1, "no second Boo Zero: {agents:?}");
@@ -277,9 +271,9 @@ fn boo_zero_is_made_once_kept_by_id_across_renames_and_cannot_be_deleted() {
 
 #[test]
 fn rules_and_the_global_brief_are_checked_and_a_refused_edit_loses_nothing() {
-    let dir = TempDataDir::new();
+    let fixture = Fixture::new();
     let server = FakeModelServer::start_blocking(Behavior::text("Hi."));
-    let engine = open(&dir, &server);
+    let engine = open(&fixture, &server);
     let boo = engine.boo_zero();
     boo.set_rules(Some("Be kind.")).unwrap();
     let too_long = "r".repeat(clawboo_engine::context::boo_zero::BOO_ZERO_RULES_BUDGET + 1);

@@ -1,6 +1,8 @@
 //! The chat service end to end over real SQLite, with a scripted runtime standing in for a
 //! model: storing, streaming, resuming, resetting, cancelling, permissions and restarts.
 
+mod common;
+
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -9,11 +11,11 @@ use clawboo_engine::agents::{NewAgent, RuntimeKind};
 use clawboo_engine::attention::Decision;
 use clawboo_engine::chat::{ChatRole, RunStatus};
 use clawboo_engine::runtimes::{
-    ApprovalPolicy, Capabilities, HistoryMode, PendingPermission, PermissionAnswer, PersonaDelivery, RunChannels,
-    RunEvent, RunOutcome, RunResult, Runtime, TurnInput,
+    Capabilities, HistoryMode, PendingPermission, PermissionAnswer, PersonaDelivery, RunChannels, RunEvent, RunOutcome,
+    RunResult, Runtime, TurnInput,
 };
-use clawboo_engine::{Engine, EngineConfig, EngineEvent, ErrorCode};
-use clawboo_testkit::{wait_for, TempDataDir};
+use clawboo_engine::{Engine, EngineEvent, ErrorCode};
+use clawboo_testkit::wait_for;
 use tokio::sync::oneshot;
 
 /// Answers by the message it gets: "flood N", "ask", "wait", "fail", else a greeting.
@@ -95,32 +97,24 @@ impl Runtime for ScriptedRuntime {
     }
 }
 
+/// The shared fixture's engine on the scripted runtime, with one agent (@scout).
 struct Fixture {
-    dir: TempDataDir,
+    data: common::Fixture,
     engine: Engine,
     runtime: Arc<ScriptedRuntime>,
     agent_id: String,
 }
 
 fn fixture() -> Fixture {
-    let dir = TempDataDir::new();
+    let data = common::Fixture::new();
     let runtime = Arc::new(ScriptedRuntime::default());
-    let engine = Engine::open_with(EngineConfig::for_dir(dir.path().into()), vec![runtime.clone()]).unwrap();
-    let agent_id = engine.agents().create(native_agent("scout")).unwrap().id;
-    Fixture { dir, engine, runtime, agent_id }
+    let engine = data.open_with(vec![runtime.clone()]);
+    let agent_id = common::add_agent(&engine, native_agent("scout"));
+    Fixture { data, engine, runtime, agent_id }
 }
 
 fn native_agent(handle: &str) -> NewAgent {
-    NewAgent {
-        name: "Scout".into(),
-        handle: handle.into(),
-        description: String::new(),
-        tint: "#445566".into(),
-        runtime: RuntimeKind::Native,
-        model: "some-model".into(),
-        approval_policy: ApprovalPolicy::Ask,
-        provider: None,
-    }
+    NewAgent { name: "Scout".into(), model: "some-model".into(), ..common::new_agent(handle, RuntimeKind::Native) }
 }
 
 impl Fixture {
@@ -406,7 +400,7 @@ fn deleting_an_agent_stops_its_run_first() {
     // Delete returned only once the run had ended.
     assert_eq!(f.engine.chat().cancel(&run.id).unwrap_err().code(), ErrorCode::RunNotActive);
     assert_eq!(f.engine.agents().get(&f.agent_id).unwrap_err().code(), ErrorCode::NotFound);
-    assert!(!f.dir.join(format!("agents/{}", f.agent_id)).exists());
+    assert!(!f.data.data_dir().join(format!("agents/{}", f.agent_id)).exists());
     assert_eq!(f.engine.chat().send(&f.agent_id, "hello").unwrap_err().code(), ErrorCode::NotFound);
 }
 
@@ -420,7 +414,7 @@ fn a_cli_agent_whose_program_is_missing_gets_a_clear_error() {
         .create(NewAgent { runtime: RuntimeKind::ClaudeCode, ..native_agent("claude-agent") })
         .unwrap();
     // Set while it was there (the path is checked then), removed since.
-    let program = f.dir.join("claude");
+    let program = f.data.path().join("claude");
     std::fs::write(&program, "#!/bin/sh\necho '2.1.332 (Claude Code)'\n").unwrap();
     std::fs::set_permissions(&program, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let runtimes = f.engine.runtimes();
@@ -430,7 +424,6 @@ fn a_cli_agent_whose_program_is_missing_gets_a_clear_error() {
     assert!(matches!(err.code(), ErrorCode::RuntimeNotFound), "{err}");
     assert!(err.to_string().contains(program.to_str().unwrap()));
     assert!(f.engine.chat().history_page(&agent.id, None, 500).unwrap().messages.is_empty(), "nothing half-stored");
-    let _ = &f.dir;
 }
 
 #[test]

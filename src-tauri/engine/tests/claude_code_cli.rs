@@ -13,9 +13,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use clawboo_engine::agents::{Agent, RuntimeKind};
+use clawboo_engine::agents::RuntimeKind;
 use clawboo_engine::runtimes::claude_code::ClaudeCodeRuntime;
-use clawboo_engine::runtimes::home::RuntimeHomes;
 use clawboo_engine::runtimes::process::{Spawner, SystemSpawner};
 use clawboo_engine::runtimes::supervise::Timeouts;
 use clawboo_engine::runtimes::{
@@ -62,36 +61,12 @@ fn runtime(server: &FakeModelServer, spawner: Arc<dyn Spawner>, key: Option<&str
 }
 
 fn input(s: &Setup, message: &str, approval: ApprovalPolicy, resume: Option<String>) -> TurnInput {
+    let agent = common::agent_record(RuntimeKind::ClaudeCode, approval);
     TurnInput {
-        run_id: "run-1".into(),
-        agent: Agent {
-            id: "agent-1".into(),
-            name: "Scout".into(),
-            handle: "scout".into(),
-            description: String::new(),
-            tint: "#336699".into(),
-            runtime: RuntimeKind::ClaudeCode,
-            model: String::new(),
-            approval_policy: approval,
-            provider: None,
-            created_at: 0,
-            updated_at: 0,
-            openclaw_gateway_url: None,
-            sandbox: Default::default(),
-        },
-        workspace: s.workspace.clone(),
-        homes: RuntimeHomes::for_agent_dir(&s.agent_dir),
-        message: message.into(),
         persona: Some(SOUL.into()),
-        setup: None,
         resume_session: resume,
-        fork_session: false,
-        preamble: None,
-        tools: None,
-        connectors: Vec::new(),
-        transcript: Vec::new(),
-        approval,
         program: Some(s.program.clone()),
+        ..common::turn_input(agent, &s.workspace, &s.agent_dir, message)
     }
 }
 

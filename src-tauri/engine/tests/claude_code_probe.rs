@@ -12,9 +12,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use clawboo_engine::agents::{Agent, RuntimeKind};
+use clawboo_engine::agents::RuntimeKind;
 use clawboo_engine::runtimes::claude_code::ClaudeCodeRuntime;
-use clawboo_engine::runtimes::home::RuntimeHomes;
 use clawboo_engine::runtimes::process::SystemSpawner;
 use clawboo_engine::runtimes::{ApprovalPolicy, Endpoint, RunChannels, Runtime, TurnInput};
 use clawboo_engine::ErrorCode;
@@ -53,37 +52,9 @@ impl Fake {
     fn input(&self, approval: ApprovalPolicy) -> TurnInput {
         let workspace = self.dir.path().join("work");
         std::fs::create_dir_all(&workspace).unwrap();
-        TurnInput {
-            run_id: "run-1".into(),
-            agent: Agent {
-                id: "agent-1".into(),
-                name: "Scout".into(),
-                handle: "scout".into(),
-                description: String::new(),
-                tint: "#336699".into(),
-                runtime: RuntimeKind::ClaudeCode,
-                model: String::new(),
-                approval_policy: approval,
-                provider: None,
-                created_at: 0,
-                updated_at: 0,
-                openclaw_gateway_url: None,
-                sandbox: Default::default(),
-            },
-            workspace,
-            homes: RuntimeHomes::for_agent_dir(&self.dir.path().join("agent")),
-            message: "Hello".into(),
-            persona: None,
-            setup: None,
-            resume_session: None,
-            fork_session: false,
-            preamble: None,
-            tools: None,
-            connectors: Vec::new(),
-            transcript: Vec::new(),
-            approval,
-            program: Some(self.program.clone()),
-        }
+        let agent = common::agent_record(RuntimeKind::ClaudeCode, approval);
+        let agent_dir = self.dir.path().join("agent");
+        TurnInput { program: Some(self.program.clone()), ..common::turn_input(agent, &workspace, &agent_dir, "Hello") }
     }
 }
 

@@ -13,7 +13,6 @@ use std::time::Duration;
 
 use clawboo_engine::agents::{Agent, RuntimeKind};
 use clawboo_engine::runtimes::codex::CodexRuntime;
-use clawboo_engine::runtimes::home::RuntimeHomes;
 use clawboo_engine::runtimes::supervise::Timeouts;
 use clawboo_engine::runtimes::{
     ApprovalPolicy, Endpoint, EndpointSource, PendingPermission, PermissionAnswer, RunChannels, RunEvent, RunOutcome,
@@ -68,37 +67,13 @@ fn setup(server: &FakeModelServer, key: Option<&str>) -> Option<Setup> {
 
 impl Setup {
     fn input(&self, message: &str, approval: ApprovalPolicy, resume: Option<String>) -> TurnInput {
-        let agent = Agent {
-            id: "agent-1".into(),
-            name: "Pip".into(),
-            handle: "pip".into(),
-            description: String::new(),
-            tint: "#336699".into(),
-            runtime: RuntimeKind::Codex,
-            model: String::new(),
-            approval_policy: approval,
-            provider: None,
-            created_at: 0,
-            updated_at: 0,
-            openclaw_gateway_url: None,
-            sandbox: Default::default(),
-        };
+        let agent =
+            Agent { name: "Pip".into(), handle: "pip".into(), ..common::agent_record(RuntimeKind::Codex, approval) };
         TurnInput {
-            run_id: "run-1".into(),
-            agent,
-            workspace: self.workspace.clone(),
-            homes: RuntimeHomes::for_agent_dir(&self.agent_dir),
-            message: message.into(),
             persona: Some(SOUL.into()),
-            setup: None,
             resume_session: resume,
-            fork_session: false,
-            preamble: None,
-            tools: None,
-            connectors: Vec::new(),
-            transcript: Vec::new(),
-            approval,
             program: Some(self.program.clone()),
+            ..common::turn_input(agent, &self.workspace, &self.agent_dir, message)
         }
     }
 

@@ -5,6 +5,8 @@
 //! `CLAWBOO_CONCURRENT_EVENTS` sets the events per run (default 200); `scripts/soak.d/concurrent`
 //! runs more and writes the figures from `CLAWBOO_SOAK_REPORT`.
 
+mod common;
+
 use std::collections::{HashMap, HashSet};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -14,8 +16,9 @@ use std::time::{Duration, Instant};
 use clawboo_engine::agents::{NewAgent, RuntimeKind};
 use clawboo_engine::chat::RunStatus;
 use clawboo_engine::runtimes::{ApprovalPolicy, Capabilities, RunChannels, RunEvent, RunResult, Runtime, TurnInput};
-use clawboo_engine::{Engine, EngineConfig, EngineEvent};
-use clawboo_testkit::{wait_for, TempDataDir};
+use clawboo_engine::EngineEvent;
+use clawboo_testkit::wait_for;
+use common::Fixture;
 use tokio::sync::broadcast::error::RecvError;
 
 const RUNS: usize = 20;
@@ -80,21 +83,17 @@ struct Heard {
 #[test]
 fn twenty_concurrent_runs_complete_and_the_event_stream_drops_nothing() {
     let per_run = events_per_run();
-    let dir = TempDataDir::new();
-    let engine = Engine::open_with(EngineConfig::for_dir(dir.path().into()), vec![Arc::new(Flood(per_run))]).unwrap();
+    let fixture = Fixture::new();
+    let engine = fixture.open_with(vec![Arc::new(Flood(per_run))]);
     let agents: Vec<String> = (0..RUNS)
         .map(|i| {
             let agent = NewAgent {
                 name: format!("Worker {i}"),
-                handle: format!("worker{i}"),
-                description: String::new(),
-                tint: "#335577".into(),
-                runtime: RuntimeKind::Native,
                 model: "some-model".into(),
                 approval_policy: ApprovalPolicy::AllowAll,
-                provider: None,
+                ..common::new_agent(&format!("worker{i}"), RuntimeKind::Native)
             };
-            engine.agents().create(agent).unwrap().id
+            common::add_agent(&engine, agent)
         })
         .collect();
 

@@ -2,35 +2,22 @@
 //! update, share, secrets kept out of SQLite, shares gone with their agent, what a run gets
 //! and what the context slot names.
 
+mod common;
+
 use clawboo_engine::agents::{NewAgent, RuntimeKind};
 use clawboo_engine::connectors::{ConnectorEntryInput, ConnectorInput, ConnectorKind, RunTransport};
-use clawboo_engine::runtimes::ApprovalPolicy;
-use clawboo_engine::{Engine, EngineConfig, ErrorCode};
+use clawboo_engine::{Engine, ErrorCode};
+use common::Fixture;
 
 const SECRET: &str = "s3cret-value-for-the-keychain";
 
-fn open() -> (Engine, tempfile::TempDir) {
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = EngineConfig::for_dir(dir.path().join("data"));
-    config.keychain_service = clawboo_testkit::unique_keychain_service("connectors");
-    (Engine::open(config).unwrap(), dir)
+fn open() -> (Engine, Fixture) {
+    let fixture = Fixture::new().keychain("connectors");
+    (fixture.open(), fixture)
 }
 
 fn agent(engine: &Engine, handle: &str) -> String {
-    engine
-        .agents()
-        .create(NewAgent {
-            name: handle.into(),
-            handle: handle.into(),
-            description: String::new(),
-            tint: "#336699".into(),
-            runtime: RuntimeKind::ClaudeCode,
-            model: String::new(),
-            approval_policy: ApprovalPolicy::Ask,
-            provider: None,
-        })
-        .unwrap()
-        .id
+    common::add_agent(engine, common::new_agent(handle, RuntimeKind::ClaudeCode))
 }
 
 fn entry(key: &str, value: Option<&str>, secret: bool) -> ConnectorEntryInput {
@@ -65,7 +52,7 @@ fn found_in(dir: &std::path::Path, needle: &str) -> Vec<std::path::PathBuf> {
 
 #[test]
 fn a_connector_keeps_its_secrets_in_the_keychain_and_reaches_only_the_agents_it_is_shared_with() {
-    let (engine, dir) = open();
+    let (engine, fixture) = open();
     let scout = agent(&engine, "scout");
     let other = agent(&engine, "other");
     let mut events = engine.events().subscribe();
@@ -79,7 +66,11 @@ fn a_connector_keeps_its_secrets_in_the_keychain_and_reaches_only_the_agents_it_
     assert_eq!(made.entries[0].value, None, "a secret's value never comes back");
     assert!(made.entries[0].is_set && made.entries[0].secret);
     assert_eq!(made.entries[1].value.as_deref(), Some("fast"));
-    assert!(found_in(dir.path(), SECRET).is_empty(), "the secret is in no file: {:?}", found_in(dir.path(), SECRET));
+    assert!(
+        found_in(fixture.path(), SECRET).is_empty(),
+        "the secret is in no file: {:?}",
+        found_in(fixture.path(), SECRET)
+    );
 
     // Names are unique and never Clawboo's own server.
     let taken = connectors.create(stdio("docs", vec![])).unwrap_err();
@@ -136,7 +127,7 @@ fn a_connector_keeps_its_secrets_in_the_keychain_and_reaches_only_the_agents_it_
 
 #[test]
 fn an_http_connector_carries_its_headers() {
-    let (engine, _dir) = open();
+    let (engine, _fixture) = open();
     let scout = agent(&engine, "scout");
     let input = ConnectorInput {
         name: "web".into(),
@@ -203,23 +194,12 @@ fn every_kind_of_run_gets_the_agents_connectors_and_team_turns_name_them_all() {
     use clawboo_testkit::wait_for;
     use std::time::Duration;
 
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = EngineConfig::for_dir(dir.path().join("data"));
-    config.keychain_service = clawboo_testkit::unique_keychain_service("connectors-runs");
+    let fixture = Fixture::new().keychain("connectors-runs");
     let runtime = std::sync::Arc::new(Recording::default());
-    let engine = Engine::open_with(config, vec![runtime.clone()]).unwrap();
-    let new = |handle: &str| NewAgent {
-        name: handle.into(),
-        handle: handle.into(),
-        description: String::new(),
-        tint: "#336699".into(),
-        runtime: RuntimeKind::Native,
-        model: "m".into(),
-        approval_policy: ApprovalPolicy::Ask,
-        provider: None,
-    };
-    let lead = engine.agents().create(new("lead")).unwrap().id;
-    let scout = engine.agents().create(new("scout")).unwrap().id;
+    let engine = fixture.open_with(vec![runtime.clone()]);
+    let new = |handle: &str| NewAgent { model: "m".into(), ..common::new_agent(handle, RuntimeKind::Native) };
+    let lead = common::add_agent(&engine, new("lead"));
+    let scout = common::add_agent(&engine, new("scout"));
     let docs = engine.connectors().create(stdio("docs", vec![])).unwrap();
     engine.connectors().set_shares(&docs.id, std::slice::from_ref(&lead)).unwrap();
     // Shared with the leader too, but its secret is not set: left out, with a warning.

@@ -14,7 +14,6 @@ use std::time::{Duration, Instant};
 
 use clawboo_engine::agents::{Agent, RuntimeKind};
 use clawboo_engine::connectors::{RunConnector, RunTransport};
-use clawboo_engine::runtimes::home::RuntimeHomes;
 use clawboo_engine::runtimes::hosted::{self, Reach};
 use clawboo_engine::runtimes::mcp_client::Session;
 use clawboo_engine::runtimes::process::{CommandSpec, Spawner, SystemSpawner};
@@ -73,21 +72,7 @@ fn scene(run_id: &str) -> Scene {
 }
 
 fn agent(id: &str, runtime: RuntimeKind, provider: Option<Provider>, approval: ApprovalPolicy) -> Agent {
-    Agent {
-        id: id.into(),
-        name: "Scout".into(),
-        handle: "scout".into(),
-        description: String::new(),
-        tint: "#336699".into(),
-        runtime,
-        model: "some-model".into(),
-        approval_policy: approval,
-        provider,
-        created_at: 0,
-        updated_at: 0,
-        openclaw_gateway_url: None,
-        sandbox: Default::default(),
-    }
+    Agent { id: id.into(), model: "some-model".into(), provider, ..common::agent_record(runtime, approval) }
 }
 
 /// Whether a live process carries `entry` (`NAME=value`) in its environment.
@@ -128,22 +113,13 @@ impl Scene {
     }
 
     fn input(&self, kind: RuntimeKind, provider: Option<Provider>, approval: ApprovalPolicy) -> TurnInput {
+        let agent = agent(&self.caller.agent_id, kind, provider, approval);
         TurnInput {
             run_id: self.caller.run_id.clone(),
-            approval,
-            agent: agent(&self.caller.agent_id, kind, provider, approval),
-            workspace: self.workspace.clone(),
-            homes: RuntimeHomes::for_agent_dir(&self.agent_dir),
-            message: "Please look up clawboo in the docs.".into(),
             persona: Some("You are Scout.".into()),
-            setup: None,
-            preamble: None,
             tools: Some(self.grant.clone()),
             connectors: vec![self.connector("docs", &[])],
-            resume_session: None,
-            fork_session: false,
-            transcript: Vec::new(),
-            program: None,
+            ..common::turn_input(agent, &self.workspace, &self.agent_dir, "Please look up clawboo in the docs.")
         }
     }
 

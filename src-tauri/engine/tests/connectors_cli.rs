@@ -69,7 +69,7 @@ fn claude_code_calls_a_shared_connector_and_an_unshared_agent_lacks_it() {
         ],
     );
     let server = FakeModelServer::start_blocking(behavior);
-    let Some(common::ChatEngine { engine, agent_id: scout, dir }) =
+    let Some(common::ChatEngine { engine, agent_id: scout, fixture }) =
         common::chat_engine(RuntimeKind::ClaudeCode, &server, "sk-ant-connectors")
     else {
         return;
@@ -121,11 +121,11 @@ fn claude_code_calls_a_shared_connector_and_an_unshared_agent_lacks_it() {
     for request in server.requests() {
         assert!(!request.raw_body.contains(SECRET), "the secret reached the model");
     }
-    let data = dir.path().join("data");
+    let data = fixture.data_dir();
     assert!(!contains(&data.join("clawboo.db"), SECRET) && !contains(&data.join("clawboo.db-wal"), SECRET));
     // Claude is given no connector config at all (Clawboo hosts the server): no MCP config file
     // is written, and no file under the data folder (the agents' folders in it) holds the secret.
-    assert_eq!(find(dir.path(), "clawboo-mcp.json"), None, "an MCP config file was written");
+    assert_eq!(find(fixture.path(), "clawboo-mcp.json"), None, "an MCP config file was written");
     assert_eq!(files_containing(&data, SECRET), Vec::<std::path::PathBuf>::new());
 }
 
@@ -173,13 +173,13 @@ fn native_calls_a_shared_connector_in_process_and_stops_it_with_the_run() {
         ],
     );
     let server = FakeModelServer::start_blocking(behavior);
-    let Some(common::ChatEngine { engine, agent_id: scout, dir }) =
+    let Some(common::ChatEngine { engine, agent_id: scout, fixture }) =
         common::chat_engine(RuntimeKind::Native, &server, "sk-native-connectors")
     else {
         return;
     };
     // In the agent's folder: the connector's server runs in a sandbox that sees only that folder.
-    let log = dir.path().join("data/agents").join(&scout).join("fake-mcp.log");
+    let log = fixture.data_dir().join("agents").join(&scout).join("fake-mcp.log");
     let mut input = connector("docs", vec![]);
     input.entries.push(ConnectorEntryInput {
         key: "FAKE_MCP_LOG".into(),
@@ -234,7 +234,8 @@ fn calls_a_shared_connector(kind: RuntimeKind) {
     // Every turn looks it up (OpenClaw's last user item is not the bare message).
     let behavior = Behavior::tool_then_answer("~lookup", json!({"query": "clawboo"}), "The docs say 42.");
     let server = FakeModelServer::start_blocking(behavior);
-    let Some(common::ChatEngine { engine, agent_id, dir: _dir }) = common::chat_engine(kind, &server, "sk-connectors")
+    let Some(common::ChatEngine { engine, agent_id, fixture: _fixture }) =
+        common::chat_engine(kind, &server, "sk-connectors")
     else {
         return;
     };
@@ -269,7 +270,7 @@ fn openclaw_calls_a_shared_connector() {
 fn asks_before_a_connectors_tool_under_ask(kind: RuntimeKind, provider: clawboo_engine::secrets::Provider) {
     let behavior = Behavior::tool_then_answer("~lookup", json!({"query": "clawboo"}), "The docs say 42.");
     let server = FakeModelServer::start_blocking(behavior);
-    let Some(common::ChatEngine { engine, agent_id: _, dir: _dir }) =
+    let Some(common::ChatEngine { engine, agent_id: _, fixture: _fixture }) =
         common::chat_engine(kind, &server, "sk-connectors-ask")
     else {
         return;

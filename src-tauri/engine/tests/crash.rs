@@ -2,6 +2,8 @@
 //! not touch. A real process opens the engine (this test binary, run again as a helper), starts
 //! a run and a process group through the engine, and is killed; the test then reopens the same
 //! data folder.
+//! Opens the engine on folders it is handed (by the parent test, or made beforehand) rather than
+//! through `common::Fixture`: opening a folder is what is under test.
 #![cfg(unix)]
 
 use std::io::{BufRead, BufReader};

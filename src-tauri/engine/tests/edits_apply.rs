@@ -29,13 +29,13 @@ static SERIAL: Mutex<()> = Mutex::new(());
 struct Chat {
     engine: Engine,
     agent_id: String,
-    _dir: tempfile::TempDir,
+    _fixture: common::Fixture,
 }
 
 impl Chat {
     fn open(kind: RuntimeKind, server: &FakeModelServer) -> Option<Chat> {
-        let common::ChatEngine { engine, agent_id, dir } = common::chat_engine(kind, server, "sk-fake-edits")?;
-        let chat = Chat { engine, agent_id, _dir: dir };
+        let common::ChatEngine { engine, agent_id, fixture } = common::chat_engine(kind, server, "sk-fake-edits")?;
+        let chat = Chat { engine, agent_id, _fixture: fixture };
         chat.set_soul(&format!("You are Scout, a careful researcher. {OLD}"));
         Some(chat)
     }

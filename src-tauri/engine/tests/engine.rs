@@ -3,47 +3,36 @@
 use std::fs;
 use std::time::Duration;
 
-use clawboo_engine::agents::{AgentFileName, NewAgent, RuntimeKind};
-use clawboo_engine::runtimes::ApprovalPolicy;
-use clawboo_engine::{Engine, EngineConfig, EngineEvent, ErrorCode};
-use clawboo_testkit::{wait_for, TempDataDir};
+mod common;
 
-fn open(dir: &TempDataDir) -> Engine {
-    Engine::open(EngineConfig::for_dir(dir.path().to_owned())).expect("engine opens")
-}
+use clawboo_engine::agents::{AgentFileName, NewAgent, RuntimeKind};
+use clawboo_engine::{Engine, EngineConfig, EngineEvent, ErrorCode};
+use clawboo_testkit::wait_for;
+use common::Fixture;
 
 fn new_agent(handle: &str) -> NewAgent {
-    NewAgent {
-        name: "Scout".into(),
-        handle: handle.into(),
-        description: String::new(),
-        tint: "#336699".into(),
-        runtime: RuntimeKind::Codex,
-        model: "gpt-5.5".into(),
-        approval_policy: ApprovalPolicy::Ask,
-        provider: None,
-    }
+    NewAgent { name: "Scout".into(), model: "gpt-5.5".into(), ..common::new_agent(handle, RuntimeKind::Codex) }
 }
 
 #[test]
 fn agents_and_their_files_survive_a_restart() {
-    let dir = TempDataDir::new();
+    let fixture = Fixture::new();
     let id = {
-        let engine = open(&dir);
+        let engine = fixture.open();
         let agent = engine.agents().create(new_agent("scout")).unwrap();
         engine.agents().write_file(&agent.id, "SOUL.md", "persisted soul").unwrap();
         agent.id
     };
-    let engine = open(&dir);
+    let engine = fixture.open();
     assert_eq!(engine.agents().get(&id).unwrap().handle, "scout");
     assert_eq!(engine.agents().read_file(&id, "SOUL.md").unwrap().content, "persisted soul");
 }
 
 #[test]
 fn an_unusable_data_dir_fails_to_open_with_a_clear_error() {
-    let dir = TempDataDir::new();
+    let fixture = Fixture::new();
     // A file where the data folder should be: unusable even for root, who ignores permissions.
-    let file = dir.join("not-a-folder");
+    let file = fixture.path().join("not-a-folder");
     fs::write(&file, "x").unwrap();
     for path in [file.clone(), file.join("below-a-file")] {
         let err = Engine::open(EngineConfig::for_dir(path.clone())).err().expect("must fail");
@@ -54,12 +43,14 @@ fn an_unusable_data_dir_fails_to_open_with_a_clear_error() {
 
 #[test]
 fn a_corrupt_database_is_reported_not_replaced() {
-    let dir = TempDataDir::new();
-    fs::write(dir.join("clawboo.db"), b"this is not a SQLite database, but somebody's data").unwrap();
-    let err = Engine::open(EngineConfig::for_dir(dir.path().to_owned())).err().expect("must fail");
+    let fixture = Fixture::new();
+    let database = fixture.config().database_path();
+    fs::create_dir_all(fixture.data_dir()).unwrap();
+    fs::write(&database, b"this is not a SQLite database, but somebody's data").unwrap();
+    let err = fixture.try_open_with(Vec::new()).err().expect("must fail");
     assert_eq!(err.code(), ErrorCode::Store, "{err}");
     assert_eq!(
-        fs::read(dir.join("clawboo.db")).unwrap(),
+        fs::read(&database).unwrap(),
         b"this is not a SQLite database, but somebody's data",
         "the file is left for the user to recover"
     );
@@ -67,11 +58,11 @@ fn a_corrupt_database_is_reported_not_replaced() {
 
 #[test]
 fn an_edit_made_by_another_program_is_announced() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let agent = engine.agents().create(new_agent("scout")).unwrap();
     let mut events = engine.events().subscribe();
-    let soul = dir.join(format!("agents/{}/SOUL.md", agent.id));
+    let soul = fixture.data_dir().join(format!("agents/{}/SOUL.md", agent.id));
 
     // Like most editors: write in place.
     fs::write(&soul, "edited elsewhere").unwrap();
@@ -93,12 +84,12 @@ fn an_edit_made_by_another_program_is_announced() {
 
 #[test]
 fn a_burst_of_writes_is_announced_once_per_file() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let agent = engine.agents().create(new_agent("scout")).unwrap();
     let mut events = engine.events().subscribe();
     settle(&mut events); // creating the agent wrote its seven files
-    let soul = dir.join(format!("agents/{}/SOUL.md", agent.id));
+    let soul = fixture.data_dir().join(format!("agents/{}/SOUL.md", agent.id));
     for i in 0..20 {
         fs::write(&soul, format!("version {i}")).unwrap();
     }
@@ -110,8 +101,8 @@ fn a_burst_of_writes_is_announced_once_per_file() {
 
 #[test]
 fn the_apps_own_save_is_announced_too() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let agent = engine.agents().create(new_agent("scout")).unwrap();
     let mut events = engine.events().subscribe();
     engine.agents().write_file(&agent.id, "AGENTS.md", "saved in app").unwrap();
@@ -136,11 +127,11 @@ fn settle(events: &mut tokio::sync::broadcast::Receiver<EngineEvent>) -> usize {
 
 #[test]
 fn agents_from_before_a_restart_are_watched() {
-    let dir = TempDataDir::new();
-    let id = open(&dir).agents().create(new_agent("scout")).unwrap().id;
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let id = common::add_agent(&fixture.open(), new_agent("scout"));
+    let engine = fixture.open();
     let mut events = engine.events().subscribe();
-    fs::write(dir.join(format!("agents/{id}/USER.md")), "edited after restart").unwrap();
+    fs::write(fixture.data_dir().join(format!("agents/{id}/USER.md")), "edited after restart").unwrap();
     let expected = EngineEvent::AgentFileChanged { agent_id: id, name: AgentFileName::User };
     wait_for("the edit to be announced", Duration::from_secs(5), || {
         std::iter::from_fn(|| events.try_recv().ok()).find(|e| *e == expected)
@@ -149,15 +140,15 @@ fn agents_from_before_a_restart_are_watched() {
 
 #[test]
 fn files_below_an_agent_folder_are_not_agent_files() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let agent = engine.agents().create(new_agent("scout")).unwrap();
-    let nested = dir.join(format!("agents/{}/.claude", agent.id));
+    let nested = fixture.data_dir().join(format!("agents/{}/.claude", agent.id));
     fs::create_dir_all(&nested).unwrap();
     let mut events = engine.events().subscribe();
     settle(&mut events);
     fs::write(nested.join("SOUL.md"), "not the agent's soul").unwrap();
-    fs::write(dir.join(format!("agents/{}/SOUL.md", agent.id)), "the real one").unwrap();
+    fs::write(fixture.data_dir().join(format!("agents/{}/SOUL.md", agent.id)), "the real one").unwrap();
     let first = wait_for("the real edit", Duration::from_secs(5), || events.try_recv().ok());
     assert_eq!(first, EngineEvent::AgentFileChanged { agent_id: agent.id.clone(), name: AgentFileName::Soul });
     assert_eq!(settle(&mut events), 0, "the nested file announced nothing");

@@ -12,7 +12,6 @@ use std::time::Duration;
 
 use clawboo_engine::agents::{Agent, RuntimeKind};
 use clawboo_engine::runtimes::hermes::HermesRuntime;
-use clawboo_engine::runtimes::home::RuntimeHomes;
 use clawboo_engine::runtimes::process::{group_has_live_member, Spawner, SystemSpawner};
 use clawboo_engine::runtimes::supervise::Timeouts;
 use clawboo_engine::runtimes::{
@@ -80,21 +79,11 @@ impl Setup {
 
     fn input(&self, message: &str, resume: Option<String>, approval: ApprovalPolicy) -> TurnInput {
         TurnInput {
-            run_id: "run-1".into(),
-            agent: agent(Some(Provider::Custom)),
-            workspace: self.workspace.clone(),
-            homes: RuntimeHomes::for_agent_dir(&self.agent_dir),
-            message: message.into(),
             persona: Some(PERSONA.into()),
-            setup: None,
             resume_session: resume,
-            fork_session: false,
-            preamble: None,
-            tools: None,
-            connectors: Vec::new(),
-            transcript: Vec::new(),
             approval,
             program: Some(self.program.clone()),
+            ..common::turn_input(agent(Some(Provider::Custom)), &self.workspace, &self.agent_dir, message)
         }
     }
 
@@ -108,16 +97,9 @@ fn agent(provider: Option<Provider>) -> Agent {
         id: "a1".into(),
         name: "Pelican".into(),
         handle: "pelican".into(),
-        description: String::new(),
-        tint: "blue".into(),
-        runtime: RuntimeKind::Hermes,
         model: "some-model".into(),
-        approval_policy: ApprovalPolicy::Ask,
         provider,
-        created_at: 0,
-        updated_at: 0,
-        openclaw_gateway_url: None,
-        sandbox: Default::default(),
+        ..common::agent_record(RuntimeKind::Hermes, ApprovalPolicy::Ask)
     }
 }
 

@@ -7,6 +7,8 @@
 //! were in use. Run under scripts/with-test-keyring on Linux. `scripts/soak.d/secrets` runs this
 //! with CLAWBOO_SOAK_REPORT set (the figures) and scans the test's own output (the logs) too.
 
+mod common;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -18,9 +20,10 @@ use clawboo_engine::routines::{RoutineInput, RoutineOutcome, Schedule};
 use clawboo_engine::runtimes::ApprovalPolicy;
 use clawboo_engine::secrets::Provider;
 use clawboo_engine::teams::NewTeam;
-use clawboo_engine::{Engine, EngineConfig};
+use clawboo_engine::Engine;
 use clawboo_testkit::secret_scan::{self, base64, STANDARD, URL_SAFE};
-use clawboo_testkit::{unique_keychain_service, wait_for, Behavior, FakeModelServer, Reply, TempDataDir};
+use clawboo_testkit::{wait_for, Behavior, FakeModelServer, Reply, TempDataDir};
+use common::Fixture;
 use serde_json::json;
 
 const ANTHROPIC_KEY: &str = "sk-ant-SOAK-k3yQ7-only-in-the-keychain-4f1c2a9e";
@@ -120,15 +123,13 @@ fn the_scan_finds_a_key_in_every_form_it_looks_for() {
 fn native_agent(engine: &Engine, handle: &str, provider: Provider) -> String {
     let agent = NewAgent {
         name: handle.to_uppercase(),
-        handle: handle.into(),
         description: format!("{handle} helps"),
-        tint: "#224466".into(),
-        runtime: RuntimeKind::Native,
         model: "some-model".into(),
         approval_policy: ApprovalPolicy::AllowAll,
         provider: Some(provider),
+        ..common::new_agent(handle, RuntimeKind::Native)
     };
-    engine.agents().create(agent).unwrap().id
+    common::add_agent(engine, agent)
 }
 
 #[test]
@@ -149,10 +150,8 @@ fn provider_keys_are_nowhere_but_the_keychain() {
             ],
         );
     let server = FakeModelServer::start_blocking(behavior);
-    let dir = TempDataDir::new();
-    let mut config = EngineConfig::for_dir(dir.path().to_owned());
-    config.keychain_service = unique_keychain_service("keys-nowhere-stored");
-    let engine = Engine::open(config).unwrap();
+    let fixture = Fixture::new().keychain("keys-nowhere-stored");
+    let engine = fixture.open();
     let mut events = engine.events().subscribe();
     engine.secrets().set_api_key(Provider::Anthropic, ANTHROPIC_KEY).unwrap();
     engine.secrets().set_base_url(Provider::Anthropic, Some(&server.base_url())).unwrap();
@@ -280,9 +279,9 @@ fn provider_keys_are_nowhere_but_the_keychain() {
 
     // Every file of the data folder, with the database's WAL still open, then after closing.
     let mut scan = Scan::default();
-    scan.dir(dir.path());
+    scan.dir(&fixture.data_dir());
     drop(engine);
-    scan.dir(dir.path());
+    scan.dir(&fixture.data_dir());
 
     let summary = json!({
         "runs": runs.iter().map(|(k, _)| *k).collect::<Vec<_>>(),

@@ -4,6 +4,8 @@
 //! body, not in any file under the agent's folder. The CLI holds only its run's token, and the
 //! fake provider receives the real key, added by the relay. Skipped when a CLI is not installed
 //! (see `common::cli`).
+//! Each CLI's adapter runs alone behind a relay on a store of its own, not in a
+//! `common::Fixture` engine: the agent's view of one turn is what is under test.
 #![cfg(unix)]
 
 mod common;
@@ -16,7 +18,6 @@ use std::time::Duration;
 
 use clawboo_engine::agents::Agent;
 use clawboo_engine::relay::Relay;
-use clawboo_engine::runtimes::home::RuntimeHomes;
 use clawboo_engine::runtimes::{ApprovalPolicy, RunChannels, RunEvent, RunOutcome, TurnInput};
 use clawboo_engine::store::Store;
 use clawboo_testkit::{wait_for, Behavior, FakeModelServer};
@@ -80,36 +81,19 @@ async fn the_agent_sees_no_key(cli: Cli) {
     let runtime = cli.runtime(relay.clone(), env);
 
     let run_id = format!("run-keys-{cli:?}");
+    let agent = Agent {
+        id: "agent-keys".into(),
+        name: "Keys".into(),
+        handle: "keys".into(),
+        model: if matches!(cli, Cli::Claude) { String::new() } else { "some-model".into() },
+        provider: cli.provider(),
+        ..common::agent_record(cli.kind(), ApprovalPolicy::AllowAll)
+    };
     let input = TurnInput {
         run_id: run_id.clone(),
-        agent: Agent {
-            id: "agent-keys".into(),
-            name: "Keys".into(),
-            handle: "keys".into(),
-            description: String::new(),
-            tint: "#336699".into(),
-            runtime: cli.kind(),
-            model: if matches!(cli, Cli::Claude) { String::new() } else { "some-model".into() },
-            approval_policy: ApprovalPolicy::AllowAll,
-            provider: cli.provider(),
-            openclaw_gateway_url: None,
-            sandbox: Default::default(),
-            created_at: 0,
-            updated_at: 0,
-        },
-        workspace: agent_dir.clone(),
-        homes: RuntimeHomes::for_agent_dir(&agent_dir),
-        message: "Show me your environment and your files.".into(),
         persona: Some("You are Keys. SOUL-MARKER-k3y5".into()),
-        setup: None,
-        resume_session: None,
-        fork_session: false,
-        preamble: None,
-        tools: None,
-        connectors: Vec::new(),
-        transcript: Vec::new(),
-        approval: ApprovalPolicy::AllowAll,
         program: Some(program),
+        ..common::turn_input(agent, &agent_dir, &agent_dir, "Show me your environment and your files.")
     };
     let (events_tx, mut events_rx) = mpsc::unbounded_channel();
     let (permissions, _permissions_rx) = mpsc::unbounded_channel();

@@ -2,6 +2,8 @@
 //! scripted runtime playing the agent. The token lives in the keychain: run under
 //! scripts/with-test-keyring on Linux.
 
+mod common;
+
 use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,11 +13,10 @@ use clawboo_engine::api::PORT_FILE;
 use clawboo_engine::board::{CardOrigin, CardStatus};
 use clawboo_engine::memory::{Author, FactInput, Scope};
 use clawboo_engine::runner::RunnerSettings;
-use clawboo_engine::runtimes::{
-    ApprovalPolicy, Capabilities, RunChannels, RunEvent, RunOutcome, RunResult, Runtime, TurnInput,
-};
-use clawboo_engine::{Engine, EngineConfig, ErrorCode};
-use clawboo_testkit::{wait_for, TempDataDir};
+use clawboo_engine::runtimes::{Capabilities, RunChannels, RunEvent, RunOutcome, RunResult, Runtime, TurnInput};
+use clawboo_engine::{Engine, ErrorCode};
+use clawboo_testkit::wait_for;
+use common::Fixture;
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONNECTION, HOST};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
@@ -66,7 +67,7 @@ impl Runtime for Scripted {
 }
 
 struct Api {
-    _dir: TempDataDir,
+    _fixture: Fixture,
     engine: Engine,
     agent_id: String,
     base: String,
@@ -76,33 +77,26 @@ struct Api {
     rt: tokio::runtime::Runtime,
 }
 
-fn open(dir: &TempDataDir) -> Engine {
-    Engine::open_with(EngineConfig::for_dir(dir.path().into()), vec![Arc::new(Scripted)]).unwrap()
+fn open(fixture: &Fixture) -> Engine {
+    fixture.open_with(vec![Arc::new(Scripted)])
 }
 
 fn api() -> Api {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
-    let agent_id = engine
-        .agents()
-        .create(NewAgent {
-            name: "Worker".into(),
-            handle: "worker".into(),
-            description: "does the work".into(),
-            tint: "#445566".into(),
-            runtime: RuntimeKind::Native,
-            model: "some-model".into(),
-            approval_policy: ApprovalPolicy::Ask,
-            provider: None,
-        })
-        .unwrap()
-        .id;
+    let fixture = Fixture::new();
+    let engine = open(&fixture);
+    let agent = NewAgent {
+        name: "Worker".into(),
+        description: "does the work".into(),
+        model: "some-model".into(),
+        ..common::new_agent("worker", RuntimeKind::Native)
+    };
+    let agent_id = common::add_agent(&engine, agent);
     let status = engine.local_api().set_enabled(true).unwrap();
     let port = status.port.expect("listening");
     let token = engine.local_api().token().unwrap();
     let client = reqwest::Client::builder().no_proxy().build().unwrap();
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    Api { _dir: dir, engine, agent_id, base: format!("http://127.0.0.1:{port}"), port, token, client, rt }
+    Api { _fixture: fixture, engine, agent_id, base: format!("http://127.0.0.1:{port}"), port, token, client, rt }
 }
 
 impl Api {
@@ -145,10 +139,10 @@ fn code(body: &Value) -> &str {
 
 #[test]
 fn the_api_is_off_until_switched_on_then_listens_on_loopback_and_writes_its_port_file() {
-    let dir = TempDataDir::new();
-    let port_file = dir.path().join(PORT_FILE);
+    let fixture = Fixture::new();
+    let port_file = fixture.data_dir().join(PORT_FILE);
     let port = {
-        let engine = open(&dir);
+        let engine = open(&fixture);
         let status = engine.local_api().status().unwrap();
         assert!(!status.enabled && !status.running, "off by default: {status:?}");
         assert!(!port_file.exists());
@@ -170,7 +164,7 @@ fn the_api_is_off_until_switched_on_then_listens_on_loopback_and_writes_its_port
     };
     assert!(!port_file.exists(), "the engine's shutdown removes the port file");
     // Left on, it listens again at the next start (on a new random port).
-    let engine = open(&dir);
+    let engine = open(&fixture);
     let status = engine.local_api().status().unwrap();
     assert!(status.enabled && status.running, "{status:?}");
     let written: Value = serde_json::from_str(&std::fs::read_to_string(&port_file).unwrap()).unwrap();
@@ -180,14 +174,14 @@ fn the_api_is_off_until_switched_on_then_listens_on_loopback_and_writes_its_port
 
 #[test]
 fn a_non_loopback_bind_is_refused() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = open(&fixture);
     for address in ["0.0.0.0", "192.168.1.20", "::"] {
         let err = engine.local_api().start_on(address.parse().unwrap()).unwrap_err();
         assert_eq!(err.code(), ErrorCode::InvalidInput, "{address}: {err}");
     }
     assert!(!engine.local_api().status().unwrap().running);
-    assert!(!dir.path().join(PORT_FILE).exists());
+    assert!(!fixture.data_dir().join(PORT_FILE).exists());
 }
 
 #[test]

@@ -3,13 +3,15 @@
 //! requests. The engine is opened with a short header timeout so the test needs no long wait.
 //! The local API's token lives in the keychain: run under scripts/with-test-keyring on Linux.
 
+mod common;
+
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
 use clawboo_engine::loopback::ServerLimits;
-use clawboo_engine::{Engine, EngineConfig};
-use clawboo_testkit::TempDataDir;
+use clawboo_engine::EngineConfig;
+use common::Fixture;
 
 /// Only a guard against a hung test, never a measurement.
 const LIMIT: Duration = Duration::from_secs(30);
@@ -35,12 +37,14 @@ fn port_of(url: &str) -> u16 {
     rest.split('/').next().unwrap().parse().unwrap()
 }
 
+fn short_header_timeout(config: &mut EngineConfig) {
+    config.server_limits = ServerLimits { header_read_timeout: Duration::from_millis(300), ..Default::default() };
+}
+
 #[test]
 fn every_loopback_server_closes_a_connection_that_stalls_in_its_request_head() {
-    let dir = TempDataDir::new();
-    let mut config = EngineConfig::for_dir(dir.path().into());
-    config.server_limits = ServerLimits { header_read_timeout: Duration::from_millis(300), ..Default::default() };
-    let engine = Engine::open(config).unwrap();
+    let fixture = Fixture::new().tweak(short_header_timeout);
+    let engine = fixture.open();
     let api = engine.local_api().set_enabled(true).unwrap();
     let servers = [
         ("the model relay", port_of(&engine.relay().url()), "/anthropic/v1/models"),

@@ -3,6 +3,8 @@
 //! into a kept session (again when it changes), on every request for Native; the memory tools
 //! granted to one-to-one runs, bound to the run's agent whatever the arguments say.
 
+mod common;
+
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -15,8 +17,8 @@ use clawboo_engine::runtimes::{
     ApprovalPolicy, Capabilities, HistoryMode, PersonaDelivery, RunChannels, RunEvent, RunResult, Runtime, TurnInput,
 };
 use clawboo_engine::tools::ToolName;
-use clawboo_engine::{Engine, EngineConfig};
-use clawboo_testkit::{wait_for, TempDataDir};
+use clawboo_engine::Engine;
+use clawboo_testkit::wait_for;
 
 /// Records every input; "call <tool> <json>" calls one of Clawboo's tools in-process and
 /// answers with its output.
@@ -69,30 +71,26 @@ impl Runtime for ScriptedRuntime {
 }
 
 struct Fixture {
-    _dir: TempDataDir,
+    _data: common::Fixture,
     engine: Engine,
     runtime: Arc<ScriptedRuntime>,
     agent_id: String,
 }
 
 fn fixture(history: HistoryMode) -> Fixture {
-    let dir = TempDataDir::new();
+    let data = common::Fixture::new();
     let runtime = Arc::new(ScriptedRuntime { history, inputs: Mutex::default() });
-    let engine = Engine::open_with(EngineConfig::for_dir(dir.path().into()), vec![runtime.clone()]).unwrap();
-    let agent_id = engine.agents().create(agent("scout")).unwrap().id;
-    Fixture { _dir: dir, engine, runtime, agent_id }
+    let engine = data.open_with(vec![runtime.clone()]);
+    let agent_id = common::add_agent(&engine, agent("scout"));
+    Fixture { _data: data, engine, runtime, agent_id }
 }
 
 fn agent(handle: &str) -> NewAgent {
     NewAgent {
         name: handle.to_uppercase(),
-        handle: handle.into(),
-        description: String::new(),
-        tint: "#445566".into(),
-        runtime: RuntimeKind::Native,
         model: "some-model".into(),
         approval_policy: ApprovalPolicy::AllowAll,
-        provider: None,
+        ..common::new_agent(handle, RuntimeKind::Native)
     }
 }
 

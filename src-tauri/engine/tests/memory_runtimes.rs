@@ -6,21 +6,17 @@
 
 mod common;
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use clawboo_engine::agents::{NewAgent, RuntimeKind};
 use clawboo_engine::attention::{Decision, UserAnswer};
 use clawboo_engine::chat::RunStatus;
 use clawboo_engine::memory::{Author, FactFilter, Scope};
-use clawboo_engine::runtimes::claude_code::ClaudeCodeRuntime;
-use clawboo_engine::runtimes::codex::CodexRuntime;
-use clawboo_engine::runtimes::process::SystemSpawner;
-use clawboo_engine::runtimes::{ApprovalPolicy, Endpoint, RunEvent, Runtime};
+use clawboo_engine::runtimes::{ApprovalPolicy, RunEvent};
 use clawboo_engine::secrets::Provider;
-use clawboo_engine::{Engine, EngineConfig};
+use clawboo_engine::Engine;
 use clawboo_testkit::{wait_for, Behavior, FakeModelServer, Reply};
-use common::Fixed;
+use common::Fixture;
 use serde_json::json;
 
 const LIMIT: Duration = Duration::from_secs(180);
@@ -29,13 +25,10 @@ const FACT: &str = "The walk-in fridge is serviced on the first Monday of each m
 fn agent(handle: &str, runtime: RuntimeKind, model: &str, provider: Provider) -> NewAgent {
     NewAgent {
         name: handle.to_uppercase(),
-        handle: handle.into(),
-        description: String::new(),
-        tint: "#336699".into(),
-        runtime,
         model: model.into(),
         approval_policy: ApprovalPolicy::AllowAll,
         provider: Some(provider),
+        ..common::new_agent(handle, runtime)
     }
 }
 
@@ -76,25 +69,10 @@ fn run_and_wait(engine: &Engine, agent_id: &str, text: &str) -> String {
 
 #[test]
 fn a_fact_saved_by_claude_code_is_found_by_codex() {
-    let (Some(claude), Some(codex)) = (common::cli("claude"), common::cli("codex")) else { return };
     let server = FakeModelServer::start_blocking(behavior());
-    let spawner = Arc::new(SystemSpawner);
-    let fixed = |base_url: String| Arc::new(Fixed(Endpoint { base_url, api_key: Some("sk-fake-memory".into()) }));
-    let adapters: Vec<Arc<dyn Runtime>> = vec![
-        Arc::new(
-            ClaudeCodeRuntime::new(spawner.clone(), fixed(server.base_url())).with_env(common::quiet_env(&server)),
-        ),
-        Arc::new(
-            CodexRuntime::new(spawner, fixed(format!("{}/v1", server.base_url()))).with_env(common::quiet_env(&server)),
-        ),
-    ];
-    // Outside /tmp: Codex refuses to set up its helpers under it.
-    let dir = common::scratch_dir();
-    let engine = Engine::open_with(EngineConfig::for_dir(dir.path().join("data")), adapters).unwrap();
-    for (kind, program) in [(RuntimeKind::ClaudeCode, claude), (RuntimeKind::Codex, codex)] {
-        let program = program.display().to_string();
-        engine.block_on(engine.runtimes().set_custom_path(kind, Some(&program))).unwrap();
-    }
+    let kinds = [RuntimeKind::ClaudeCode, RuntimeKind::Codex];
+    let Some((fixture, runtimes)) = Fixture::for_clis_on(&kinds, &server, "sk-fake-memory") else { return };
+    let engine = fixture.open_with(runtimes);
     let keeper = engine
         .agents()
         .create(agent("keeper", RuntimeKind::ClaudeCode, "claude-sonnet-4-5", Provider::Anthropic))

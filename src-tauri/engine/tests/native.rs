@@ -9,7 +9,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use clawboo_engine::agents::{Agent, RuntimeKind};
-use clawboo_engine::runtimes::home::RuntimeHomes;
 use clawboo_engine::runtimes::native::transcript::utc_date;
 use clawboo_engine::runtimes::native::{Endpoint, NativeRuntime};
 use clawboo_engine::runtimes::{
@@ -55,42 +54,16 @@ fn runtime(base_url: String, key: Option<&str>) -> Arc<NativeRuntime> {
 }
 
 fn agent(provider: Option<Provider>, approval: ApprovalPolicy) -> Agent {
-    Agent {
-        id: "agent-1".into(),
-        name: "Scout".into(),
-        handle: "scout".into(),
-        description: String::new(),
-        tint: "#336699".into(),
-        runtime: RuntimeKind::Native,
-        model: "some-model".into(),
-        approval_policy: approval,
-        provider,
-        created_at: 0,
-        updated_at: 0,
-        openclaw_gateway_url: None,
-        sandbox: Default::default(),
-    }
+    Agent { model: "some-model".into(), provider, ..common::agent_record(RuntimeKind::Native, approval) }
 }
 
 fn input(agent: Agent, workspace: &Path, message: &str, transcript: Vec<TranscriptTurn>) -> TurnInput {
     TurnInput {
-        run_id: "run-1".into(),
-        approval: agent.approval_policy,
-        agent,
-        workspace: workspace.to_owned(),
-        homes: RuntimeHomes::for_agent_dir(workspace),
-        message: message.into(),
-        persona: None,
         // What Clawboo builds Native's setup from for an agent with only a SOUL.md (see
         // `context::files`; the engine-level tests cover the other files).
         setup: std::fs::read_to_string(workspace.join("SOUL.md")).ok(),
-        resume_session: None,
-        fork_session: false,
-        preamble: None,
-        tools: None,
-        connectors: Vec::new(),
         transcript,
-        program: None,
+        ..common::turn_input(agent, workspace, workspace, message)
     }
 }
 

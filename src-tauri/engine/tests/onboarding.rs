@@ -3,15 +3,16 @@
 //! endpoint, or nothing (then how to add one, and no team); made once with Boo Zero leading.
 //! PATH and HOME point at folders the test controls, so the machine's own CLIs do not count.
 
+mod common;
+
 use std::path::Path;
 use std::sync::Mutex;
 
 use clawboo_engine::agents::{NewAgent, RuntimeKind};
 use clawboo_engine::onboarding::{StarterRole, StarterTeamInput};
-use clawboo_engine::runtimes::ApprovalPolicy;
 use clawboo_engine::secrets::Provider;
-use clawboo_engine::{Engine, EngineConfig, ErrorCode};
-use clawboo_testkit::TempDataDir;
+use clawboo_engine::{Engine, ErrorCode};
+use common::Fixture;
 
 /// PATH and HOME are the process's: one test at a time sets them.
 static ENV: Mutex<()> = Mutex::new(());
@@ -22,7 +23,7 @@ struct Machine {
     _env: std::sync::MutexGuard<'static, ()>,
     bin: tempfile::TempDir,
     _home: tempfile::TempDir,
-    dir: TempDataDir,
+    fixture: Fixture,
 }
 
 impl Machine {
@@ -33,7 +34,7 @@ impl Machine {
         std::env::set_var("HOME", home.path());
         std::env::remove_var("CLAUDE_CONFIG_DIR");
         std::env::remove_var("CODEX_HOME");
-        Self { _env: env, bin, _home: home, dir: TempDataDir::new() }
+        Self { _env: env, bin, _home: home, fixture: Fixture::new() }
     }
 
     /// A `hermes` on PATH that answers `--version`.
@@ -43,7 +44,7 @@ impl Machine {
     }
 
     fn open(&self) -> Engine {
-        Engine::open(EngineConfig::for_dir(self.dir.path().into())).unwrap()
+        self.fixture.open()
     }
 }
 
@@ -88,19 +89,7 @@ fn with_nothing_available_the_proposal_says_how_to_get_a_runtime_and_makes_no_te
 fn an_agent_of_the_users_own_ends_the_first_run() {
     let machine = Machine::new();
     let engine = machine.open();
-    engine
-        .agents()
-        .create(NewAgent {
-            name: "Mine".into(),
-            handle: "mine".into(),
-            description: String::new(),
-            tint: "#336699".into(),
-            runtime: RuntimeKind::Native,
-            model: String::new(),
-            approval_policy: ApprovalPolicy::Ask,
-            provider: None,
-        })
-        .unwrap();
+    common::add_agent(&engine, NewAgent { name: "Mine".into(), ..common::new_agent("mine", RuntimeKind::Native) });
     let state = engine.onboarding().state().unwrap();
     assert!(!state.first_run && !state.finished, "{state:?}");
 }

@@ -122,36 +122,16 @@ fn runtime(server: &FakeModelServer, spawner: Arc<dyn Spawner>, node_dir: &Path)
 }
 
 fn input(s: &Setup, message: &str, approval: ApprovalPolicy, resume: Option<String>) -> TurnInput {
+    let agent = Agent {
+        model: "some-model".into(),
+        provider: Some(Provider::Custom),
+        ..common::agent_record(RuntimeKind::Openclaw, approval)
+    };
     TurnInput {
         run_id: format!("run-{}", message.len()),
-        agent: Agent {
-            id: "agent-1".into(),
-            name: "Scout".into(),
-            handle: "scout".into(),
-            description: String::new(),
-            tint: "#336699".into(),
-            runtime: RuntimeKind::Openclaw,
-            model: "some-model".into(),
-            approval_policy: approval,
-            provider: Some(Provider::Custom),
-            created_at: 0,
-            updated_at: 0,
-            openclaw_gateway_url: None,
-            sandbox: Default::default(),
-        },
-        workspace: s.workspace.clone(),
-        homes: RuntimeHomes::for_agent_dir(&s.workspace),
-        message: message.into(),
-        persona: None,
-        setup: None,
         resume_session: resume,
-        fork_session: false,
-        preamble: None,
-        tools: None,
-        connectors: Vec::new(),
-        transcript: Vec::new(),
-        approval,
         program: Some(s.program.clone()),
+        ..common::turn_input(agent, &s.workspace, &s.workspace, message)
     }
 }
 

@@ -182,21 +182,13 @@ fn detached_child_groups(pid: u32) -> Vec<u32> {
 }
 
 fn agent(id: &str, url: String) -> Agent {
+    // No provider and no model: the user's Gateway has its own.
     Agent {
         id: id.into(),
         name: "Remote".into(),
         handle: "remote".into(),
-        description: String::new(),
-        tint: "#336699".into(),
-        runtime: RuntimeKind::Openclaw,
-        // No provider and no model: the user's Gateway has its own.
-        model: String::new(),
-        approval_policy: ApprovalPolicy::AllowAll,
-        provider: None,
-        created_at: 0,
-        updated_at: 0,
         openclaw_gateway_url: Some(url),
-        sandbox: Default::default(),
+        ..common::agent_record(RuntimeKind::Openclaw, ApprovalPolicy::AllowAll)
     }
 }
 
@@ -207,20 +199,9 @@ fn input(agent: Agent, workspace: &Path, program: &Path, message: &str) -> TurnI
 fn resumed(agent: Agent, workspace: &Path, program: &Path, message: &str, session: Option<String>) -> TurnInput {
     TurnInput {
         run_id: format!("run-{}", agent.id),
-        approval: agent.approval_policy,
-        agent,
-        workspace: workspace.to_owned(),
-        homes: RuntimeHomes::for_agent_dir(workspace),
-        message: message.into(),
-        persona: None,
-        setup: None,
         resume_session: session,
-        fork_session: false,
-        preamble: None,
-        tools: None,
-        connectors: Vec::new(),
-        transcript: Vec::new(),
         program: Some(program.to_owned()),
+        ..common::turn_input(agent, workspace, workspace, message)
     }
 }
 

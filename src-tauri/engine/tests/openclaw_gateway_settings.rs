@@ -3,37 +3,15 @@
 //! keychain and nowhere else, the UI only learns whether it is set, and deleting the agent
 //! deletes it.
 
+mod common;
+
 use std::fs;
 
-use clawboo_engine::agents::{NewAgent, OpenclawGatewayInput, RuntimeKind};
-use clawboo_engine::runtimes::ApprovalPolicy;
-use clawboo_engine::{Engine, EngineConfig, ErrorCode};
-use clawboo_testkit::{unique_keychain_service, TempDataDir};
+use clawboo_engine::agents::{OpenclawGatewayInput, RuntimeKind};
+use clawboo_engine::ErrorCode;
+use common::{new_agent, Fixture};
 
 const TOKEN: &str = "gw-token-3c9e1f7a5d2b";
-
-fn open(dir: &TempDataDir, test: &str) -> Engine {
-    open_as(dir, unique_keychain_service(test))
-}
-
-fn open_as(dir: &TempDataDir, service: String) -> Engine {
-    let mut config = EngineConfig::for_dir(dir.path().to_owned());
-    config.keychain_service = service;
-    Engine::open(config).expect("engine opens")
-}
-
-fn new_agent(handle: &str, runtime: RuntimeKind) -> NewAgent {
-    NewAgent {
-        name: handle.into(),
-        handle: handle.into(),
-        description: String::new(),
-        tint: "#336699".into(),
-        runtime,
-        model: String::new(),
-        approval_policy: ApprovalPolicy::Ask,
-        provider: None,
-    }
-}
 
 fn choice(url: Option<&str>, token: Option<&str>) -> OpenclawGatewayInput {
     OpenclawGatewayInput { url: url.map(str::to_owned), token: token.map(str::to_owned) }
@@ -41,9 +19,8 @@ fn choice(url: Option<&str>, token: Option<&str>) -> OpenclawGatewayInput {
 
 #[test]
 fn the_token_is_in_the_keychain_only_and_goes_with_the_agent() {
-    let dir = TempDataDir::new();
-    let service = unique_keychain_service("gateway-token");
-    let engine = open_as(&dir, service.clone());
+    let fixture = Fixture::new().keychain("gateway-token");
+    let engine = fixture.open();
     let agent = engine.agents().create(new_agent("remote", RuntimeKind::Openclaw)).unwrap();
     let status = engine.openclaw_gateway(&agent.id).unwrap();
     assert_eq!((status.url, status.token_set), (None, false), "Clawboo's own Gateway by default");
@@ -65,11 +42,11 @@ fn the_token_is_in_the_keychain_only_and_goes_with_the_agent() {
 
     // Nothing under the data directory holds the token (database, WAL, agent folders).
     drop(engine);
-    for file in walk(dir.path()) {
+    for file in walk(fixture.path()) {
         let bytes = fs::read(&file).unwrap();
         assert!(!bytes.windows(TOKEN.len()).any(|w| w == TOKEN.as_bytes()), "{} holds the token", file.display());
     }
-    let engine = open_as(&dir, service);
+    let engine = fixture.open();
     let status = engine.openclaw_gateway(&agent.id).unwrap();
     assert_eq!(status.url.as_deref(), Some("wss://gateway.example.com"), "kept across restarts");
     assert!(status.token_set);
@@ -80,8 +57,8 @@ fn the_token_is_in_the_keychain_only_and_goes_with_the_agent() {
 
 #[test]
 fn going_back_to_clawboos_gateway_forgets_the_token() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir, "gateway-back");
+    let fixture = Fixture::new().keychain("gateway-back");
+    let engine = fixture.open();
     let agent = engine.agents().create(new_agent("remote", RuntimeKind::Openclaw)).unwrap();
     engine.set_openclaw_gateway(&agent.id, choice(Some("ws://127.0.0.1:18789"), Some(TOKEN))).unwrap();
     let back = engine.set_openclaw_gateway(&agent.id, choice(None, None)).unwrap();
@@ -92,8 +69,8 @@ fn going_back_to_clawboos_gateway_forgets_the_token() {
 
 #[test]
 fn bad_choices_are_refused_and_change_nothing() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir, "gateway-bad");
+    let fixture = Fixture::new().keychain("gateway-bad");
+    let engine = fixture.open();
     let agent = engine.agents().create(new_agent("remote", RuntimeKind::Openclaw)).unwrap();
     let refused = |input: OpenclawGatewayInput| {
         let err = engine.set_openclaw_gateway(&agent.id, input).unwrap_err();

@@ -2,6 +2,8 @@
 //! a throwaway credentials file in a temporary user home; the request must carry that file's
 //! token, the file must still be the same file afterwards (same inode, same bytes), and the
 //! agent's homes must hold no copy of it. Skipped when the CLIs are not installed.
+//! The adapters and their catalog run on a store of their own, not in a `common::Fixture`
+//! engine: the sign-in choice is made on the catalog directly.
 #![cfg(unix)]
 
 mod common;
@@ -13,11 +15,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use clawboo_engine::agents::{Agent, RuntimeKind};
+use clawboo_engine::agents::RuntimeKind;
 use clawboo_engine::runtimes::catalog::RuntimeCatalog;
 use clawboo_engine::runtimes::claude_code::ClaudeCodeRuntime;
 use clawboo_engine::runtimes::codex::CodexRuntime;
-use clawboo_engine::runtimes::home::RuntimeHomes;
 use clawboo_engine::runtimes::process::SystemSpawner;
 use clawboo_engine::runtimes::signin::{Access, AccessSource, FixedAccess, Resolved, SignInLocator};
 use clawboo_engine::runtimes::supervise::Timeouts;
@@ -106,36 +107,11 @@ fn own_sign_in(user_home: &Path) -> Arc<dyn AccessSource> {
 }
 
 fn input(s: &Setup, kind: RuntimeKind, program: PathBuf) -> TurnInput {
+    let agent = common::agent_record(kind, ApprovalPolicy::Ask);
     TurnInput {
-        run_id: "run-1".into(),
-        agent: Agent {
-            id: "agent-1".into(),
-            name: "Scout".into(),
-            handle: "scout".into(),
-            description: String::new(),
-            tint: "#336699".into(),
-            runtime: kind,
-            model: String::new(),
-            approval_policy: ApprovalPolicy::Ask,
-            provider: None,
-            openclaw_gateway_url: None,
-            sandbox: Default::default(),
-            created_at: 0,
-            updated_at: 0,
-        },
-        workspace: s.workspace.clone(),
-        homes: RuntimeHomes::for_agent_dir(&s.agent_dir),
-        message: "Hello".into(),
         persona: Some("You are Scout.".into()),
-        setup: None,
-        resume_session: None,
-        fork_session: false,
-        preamble: None,
-        tools: None,
-        connectors: Vec::new(),
-        transcript: Vec::new(),
-        approval: ApprovalPolicy::Ask,
         program: Some(program),
+        ..common::turn_input(agent, &s.workspace, &s.agent_dir, "Hello")
     }
 }
 

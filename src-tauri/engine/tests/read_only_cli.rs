@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use clawboo_engine::agents::{Agent, RuntimeKind};
+use clawboo_engine::agents::RuntimeKind;
 use clawboo_engine::runtimes::home::RuntimeHomes;
 use clawboo_engine::runtimes::process::SystemSpawner;
 use clawboo_engine::runtimes::supervise::Timeouts;
@@ -62,36 +62,11 @@ fn proxy_env(server: &FakeModelServer) -> Vec<(String, String)> {
 }
 
 fn input(scene: &Scene, kind: RuntimeKind, program: PathBuf, message: &str, approval: ApprovalPolicy) -> TurnInput {
+    let agent = common::agent_record(kind, approval);
     TurnInput {
-        run_id: "run-1".into(),
-        agent: Agent {
-            id: "agent-1".into(),
-            name: "Scout".into(),
-            handle: "scout".into(),
-            description: String::new(),
-            tint: "#336699".into(),
-            runtime: kind,
-            model: String::new(),
-            approval_policy: approval,
-            provider: None,
-            openclaw_gateway_url: None,
-            sandbox: Default::default(),
-            created_at: 0,
-            updated_at: 0,
-        },
-        workspace: scene.workspace.clone(),
-        homes: RuntimeHomes::for_agent_dir(&scene.workspace),
-        message: message.into(),
         persona: Some("You are Scout.".into()),
-        setup: None,
-        resume_session: None,
-        fork_session: false,
-        preamble: None,
-        tools: None,
-        connectors: Vec::new(),
-        transcript: Vec::new(),
-        approval,
         program: Some(program),
+        ..common::turn_input(agent, &scene.workspace, &scene.workspace, message)
     }
 }
 

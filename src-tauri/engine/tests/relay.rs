@@ -1,6 +1,10 @@
 //! The model relay over real loopback HTTP, in front of the fake model server: tokens, the real
 //! key added on the way out, streaming, recorded bodies and usage for the three APIs, redirects
 //! and plain-http upstreams refused, lasting tokens, and Native routed through it.
+//! The relay runs alone on a store of its own, not in a `common::Fixture` engine: it is the part
+//! under test.
+
+mod common;
 
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -11,7 +15,6 @@ use clawboo_engine::agents::{Agent, RuntimeKind};
 use clawboo_engine::relay::{
     Relay, RelayedRequest, RequestUsage, Upstream, MAX_REQUESTS_AT_ONCE, MAX_REQUEST_BYTES, MAX_STORED_BODY_BYTES,
 };
-use clawboo_engine::runtimes::home::RuntimeHomes;
 use clawboo_engine::runtimes::native::NativeRuntime;
 use clawboo_engine::runtimes::{ApprovalPolicy, Endpoint, EndpointSource, RunChannels, RunOutcome, Runtime, TurnInput};
 use clawboo_engine::secrets::Provider;
@@ -453,37 +456,15 @@ async fn a_body_over_32_mib_is_refused_with_413_and_neither_forwarded_nor_record
 }
 
 fn native_input(workspace: &Path, run_id: &str) -> TurnInput {
-    TurnInput {
-        run_id: run_id.into(),
-        agent: Agent {
-            id: "agent-n".into(),
-            name: "Nat".into(),
-            handle: "nat".into(),
-            description: String::new(),
-            tint: "#336699".into(),
-            runtime: RuntimeKind::Native,
-            model: "some-model".into(),
-            approval_policy: ApprovalPolicy::Ask,
-            provider: Some(Provider::Anthropic),
-            openclaw_gateway_url: None,
-            sandbox: Default::default(),
-            created_at: 0,
-            updated_at: 0,
-        },
-        workspace: workspace.to_owned(),
-        homes: RuntimeHomes::for_agent_dir(workspace),
-        message: "Hi".into(),
-        persona: None,
-        setup: None,
-        resume_session: None,
-        fork_session: false,
-        preamble: None,
-        tools: None,
-        connectors: Vec::new(),
-        transcript: Vec::new(),
-        approval: ApprovalPolicy::Ask,
-        program: None,
-    }
+    let agent = Agent {
+        id: "agent-n".into(),
+        name: "Nat".into(),
+        handle: "nat".into(),
+        model: "some-model".into(),
+        provider: Some(Provider::Anthropic),
+        ..common::agent_record(RuntimeKind::Native, ApprovalPolicy::Ask)
+    };
+    TurnInput { run_id: run_id.into(), ..common::turn_input(agent, workspace, workspace, "Hi") }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -3,40 +3,33 @@
 //! the key from the keychain, the run's request is recorded under the run, its token ends with
 //! the run, and deleting the agent deletes the records.
 
+mod common;
+
 use std::time::Duration;
 
 use clawboo_engine::agents::{NewAgent, RuntimeKind};
 use clawboo_engine::chat::RunStatus;
-use clawboo_engine::runtimes::ApprovalPolicy;
 use clawboo_engine::secrets::Provider;
-use clawboo_engine::{Engine, EngineConfig};
-use clawboo_testkit::{unique_keychain_service, wait_for, Behavior, FakeModelServer, TempDataDir};
+use clawboo_testkit::{wait_for, Behavior, FakeModelServer};
+use common::Fixture;
 
 #[test]
 fn a_native_chat_goes_through_the_relay_with_the_keychains_key_and_is_recorded() {
     let server = FakeModelServer::start_blocking(Behavior::text("Relayed."));
-    let dir = TempDataDir::new();
-    let mut config = EngineConfig::for_dir(dir.path().to_owned());
-    config.keychain_service = unique_keychain_service("relay-engine");
-    let engine = Engine::open(config).unwrap();
+    let fixture = Fixture::new().keychain("relay-engine");
+    let engine = fixture.open();
     let key = "sk-ant-keychain-only-3c9e1f";
     engine.secrets().set_api_key(Provider::Anthropic, key).unwrap();
     engine.secrets().set_base_url(Provider::Anthropic, Some(&server.base_url())).unwrap();
-    let agent = engine
-        .agents()
-        .create(NewAgent {
-            name: "Relay".into(),
-            handle: "relay".into(),
-            description: String::new(),
-            tint: "#000000".into(),
-            runtime: RuntimeKind::Native,
-            model: "some-model".into(),
-            approval_policy: ApprovalPolicy::Ask,
-            provider: Some(Provider::Anthropic),
-        })
-        .unwrap();
+    let agent = NewAgent {
+        name: "Relay".into(),
+        model: "some-model".into(),
+        provider: Some(Provider::Anthropic),
+        ..common::new_agent("relay", RuntimeKind::Native)
+    };
+    let agent_id = common::add_agent(&engine, agent);
 
-    let run = engine.chat().send(&agent.id, "Hello").unwrap().run.unwrap();
+    let run = engine.chat().send(&agent_id, "Hello").unwrap().run.unwrap();
     let done = wait_for("the run to end", Duration::from_secs(30), || {
         let run = engine.chat().run(&run.id).unwrap();
         (run.status != RunStatus::Running).then_some(run)
@@ -54,10 +47,10 @@ fn a_native_chat_goes_through_the_relay_with_the_keychains_key_and_is_recorded()
     assert!(records[0].usage.as_ref().is_some_and(|u| u.input_tokens.is_some()));
 
     // An OpenClaw Gateway of this agent would hold a lasting token: it goes with the agent.
-    engine.relay().grant_lasting(&agent.id, "gateway-run", Provider::Anthropic).unwrap();
-    assert!(engine.relay().has_lasting_grant(&agent.id));
-    engine.delete_agent(&agent.id).unwrap();
+    engine.relay().grant_lasting(&agent_id, "gateway-run", Provider::Anthropic).unwrap();
+    assert!(engine.relay().has_lasting_grant(&agent_id));
+    engine.delete_agent(&agent_id).unwrap();
     assert!(engine.relay().requests(&run.id).unwrap().is_empty(), "records go with the agent's runs");
-    assert!(!engine.relay().has_lasting_grant(&agent.id), "the Gateway's token went with the agent");
+    assert!(!engine.relay().has_lasting_grant(&agent_id), "the Gateway's token went with the agent");
     engine.secrets().delete_api_key(Provider::Anthropic).unwrap();
 }

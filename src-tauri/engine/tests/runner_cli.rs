@@ -8,7 +8,6 @@
 
 mod common;
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use clawboo_engine::agents::{NewAgent, RuntimeKind};
@@ -16,13 +15,10 @@ use clawboo_engine::board::{Actor, CardStatus, CommentKind, NewCard};
 use clawboo_engine::context::{SectionKind, Stability};
 use clawboo_engine::memory::{Author, FactInput, Scope};
 use clawboo_engine::runner::StartOptions;
-use clawboo_engine::runtimes::codex::CodexRuntime;
-use clawboo_engine::runtimes::process::SystemSpawner;
-use clawboo_engine::runtimes::{ApprovalPolicy, Endpoint, Runtime};
+use clawboo_engine::runtimes::ApprovalPolicy;
 use clawboo_engine::secrets::Provider;
-use clawboo_engine::{Engine, EngineConfig};
 use clawboo_testkit::{last_user_text, wait_for, Behavior, FakeModelServer};
-use common::Fixed;
+use common::Fixture;
 
 const LIMIT: Duration = Duration::from_secs(180);
 const TITLE: &str = "Restock the greenhouse seed trays";
@@ -38,30 +34,19 @@ fn escaped(text: &str) -> String {
 
 #[test]
 fn a_codex_agent_runs_a_card_with_its_tiers_in_order_and_cites_the_facts_it_was_given() {
-    let Some(codex) = common::cli("codex") else { return };
     let server = FakeModelServer::start_blocking(Behavior::text(REPLY));
-    let endpoint = Arc::new(Fixed(Endpoint {
-        base_url: format!("{}/v1", server.base_url()),
-        api_key: Some("sk-fake-runner".into()),
-    }));
-    let adapters: Vec<Arc<dyn Runtime>> =
-        vec![Arc::new(CodexRuntime::new(Arc::new(SystemSpawner), endpoint).with_env(common::quiet_env(&server)))];
-    // Outside /tmp: Codex refuses to set up its helpers under it.
-    let dir = common::scratch_dir();
-    let engine = Engine::open_with(EngineConfig::for_dir(dir.path().join("data")), adapters).unwrap();
-    let program = codex.display().to_string();
-    engine.block_on(engine.runtimes().set_custom_path(RuntimeKind::Codex, Some(&program))).unwrap();
+    let Some((fixture, runtimes)) = Fixture::for_clis_on(&[RuntimeKind::Codex], &server, "sk-fake-runner") else {
+        return;
+    };
+    let engine = fixture.open_with(runtimes);
     let agent = engine
         .agents()
         .create(NewAgent {
             name: "Gardener".into(),
-            handle: "gardener".into(),
-            description: String::new(),
-            tint: "#336633".into(),
-            runtime: RuntimeKind::Codex,
             model: "gpt-5.5".into(),
             approval_policy: ApprovalPolicy::AllowAll,
             provider: Some(Provider::OpenAi),
+            ..common::new_agent("gardener", RuntimeKind::Codex)
         })
         .unwrap();
     engine.agents().write_file(&agent.id, "SOUL.md", PERSONA).unwrap();

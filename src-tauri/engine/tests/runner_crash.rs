@@ -7,6 +7,8 @@
 //! survives (neither the CLI's group nor its tool's command, whether parent-death signals ended
 //! them with the app or the next start's sweep of the process registry did), and the card's
 //! retry is warned in its real model request to check what the cut-off run did.
+//! Opens the engine on a folder it hands to the helper process rather than through
+//! `common::Fixture`: two processes open the same folder, one of them killed.
 #![cfg(unix)]
 
 mod common;

@@ -1,5 +1,7 @@
 //! `set_runtime_path`: only a full path to an executable that answers `--version` like the
 //! runtime it is set for is kept; the real pinned CLIs pass, look-alikes do not.
+//! The catalog runs alone on a store of its own, not in a `common::Fixture` engine: it is the
+//! part under test.
 #![cfg(unix)]
 
 mod common;

@@ -8,6 +8,8 @@
 //! proxy that its profile does not allow, find a display. Every attack must fail, and the
 //! legitimate work must still be done: the command writes and reads its own folder, and its
 //! output reaches the model through the relay. Skipped when a CLI is not installed.
+//! Each CLI's adapter runs alone behind a relay on a store of its own, not in a
+//! `common::Fixture` engine: the sandbox of one turn is what is under test.
 #![cfg(target_os = "linux")]
 
 mod common;
@@ -20,7 +22,6 @@ use std::time::Duration;
 
 use clawboo_engine::agents::Agent;
 use clawboo_engine::relay::Relay;
-use clawboo_engine::runtimes::home::RuntimeHomes;
 use clawboo_engine::runtimes::sandbox::{NetworkAccess, SandboxSettings};
 use clawboo_engine::runtimes::{ApprovalPolicy, RunChannels, RunEvent, RunOutcome, TurnInput};
 use clawboo_engine::store::Store;
@@ -144,36 +145,20 @@ async fn run_script(cli: Cli, program: PathBuf, planted: &Planted, script: &str,
     let store = Arc::new(Store::open(&planted.root.join("relay.db")).unwrap());
     let relay = Relay::start(store, Arc::new(Provided(server.base_url())), &tokio::runtime::Handle::current()).unwrap();
     let runtime = cli.runtime(relay.clone(), env);
+    let agent = Agent {
+        id: "agent-hostile".into(),
+        name: "Hostile".into(),
+        handle: "hostile".into(),
+        model: if matches!(cli, Cli::Claude) { String::new() } else { "some-model".into() },
+        provider: cli.provider(),
+        sandbox,
+        ..common::agent_record(cli.kind(), ApprovalPolicy::AllowAll)
+    };
     let input = TurnInput {
         run_id: format!("run-escape-{cli:?}"),
-        agent: Agent {
-            id: "agent-hostile".into(),
-            name: "Hostile".into(),
-            handle: "hostile".into(),
-            description: String::new(),
-            tint: "#336699".into(),
-            runtime: cli.kind(),
-            model: if matches!(cli, Cli::Claude) { String::new() } else { "some-model".into() },
-            approval_policy: ApprovalPolicy::AllowAll,
-            provider: cli.provider(),
-            openclaw_gateway_url: None,
-            sandbox,
-            created_at: 0,
-            updated_at: 0,
-        },
-        workspace: planted.agent_dir.clone(),
-        homes: RuntimeHomes::for_agent_dir(&planted.agent_dir),
-        message: "Try to escape.".into(),
         persona: Some("You are Hostile.".into()),
-        setup: None,
-        resume_session: None,
-        fork_session: false,
-        preamble: None,
-        tools: None,
-        connectors: Vec::new(),
-        transcript: Vec::new(),
-        approval: ApprovalPolicy::AllowAll,
         program: Some(program),
+        ..common::turn_input(agent, &planted.agent_dir, &planted.agent_dir, "Try to escape.")
     };
     let (events_tx, mut events_rx) = mpsc::unbounded_channel();
     let (permissions, _permissions_rx) = mpsc::unbounded_channel();

@@ -4,20 +4,16 @@
 
 use std::fs;
 
-use clawboo_engine::secrets::Provider;
-use clawboo_engine::{Engine, EngineConfig, ErrorCode};
-use clawboo_testkit::{unique_keychain_service, TempDataDir};
+mod common;
 
-fn open(dir: &TempDataDir, test: &str) -> Engine {
-    let mut config = EngineConfig::for_dir(dir.path().to_owned());
-    config.keychain_service = unique_keychain_service(test);
-    Engine::open(config).expect("engine opens")
-}
+use clawboo_engine::secrets::Provider;
+use clawboo_engine::{Engine, ErrorCode};
+use common::Fixture;
 
 #[test]
 fn a_key_is_stored_in_the_keychain_and_nowhere_else() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir, "store");
+    let fixture = Fixture::new().keychain("store");
+    let engine = fixture.open();
     let secrets = engine.secrets();
     let key = "sk-ant-test-7f3a9c1e5b2d4f6a8c0e";
 
@@ -30,7 +26,7 @@ fn a_key_is_stored_in_the_keychain_and_nowhere_else() {
 
     // Nothing under the data directory holds the key (database, WAL, agent folders).
     drop(statuses);
-    for entry in walk(dir.path()) {
+    for entry in walk(fixture.path()) {
         let bytes = fs::read(&entry).unwrap();
         assert!(!bytes.windows(key.len()).any(|w| w == key.as_bytes()), "{} contains the key", entry.display());
     }
@@ -42,10 +38,8 @@ fn a_key_is_stored_in_the_keychain_and_nowhere_else() {
 
 #[test]
 fn keys_are_kept_apart_per_provider_and_per_service() {
-    let dir = TempDataDir::new();
-    let a = open(&dir, "apart-a");
-    let other_dir = TempDataDir::new();
-    let b = open(&other_dir, "apart-b");
+    let (fixture_a, fixture_b) = (Fixture::new().keychain("apart-a"), Fixture::new().keychain("apart-b"));
+    let (a, b) = (fixture_a.open(), fixture_b.open());
     a.secrets().set_api_key(Provider::OpenAi, "sk-openai-a").unwrap();
     a.secrets().set_api_key(Provider::OpenRouter, "sk-or-a").unwrap();
     assert_eq!(b.secrets().api_key(Provider::OpenAi).unwrap(), None);
@@ -57,8 +51,8 @@ fn keys_are_kept_apart_per_provider_and_per_service() {
 
 #[test]
 fn bad_keys_are_refused_without_echoing_them() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir, "bad");
+    let fixture = Fixture::new().keychain("bad");
+    let engine = fixture.open();
     for bad in ["", "   ", "two words-secretish", "line\nbreak"] {
         let err = engine.secrets().set_api_key(Provider::OpenAi, bad).unwrap_err();
         assert_eq!(err.code(), ErrorCode::InvalidInput);
@@ -69,8 +63,8 @@ fn bad_keys_are_refused_without_echoing_them() {
 
 #[test]
 fn base_urls_are_plain_settings() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir, "custom");
+    let fixture = Fixture::new().keychain("custom");
+    let engine = fixture.open();
     let status =
         |e: &Engine| e.secrets().statuses().unwrap().into_iter().find(|s| s.provider == Provider::Custom).unwrap();
     assert_eq!(status(&engine).base_url, None);
@@ -87,7 +81,7 @@ fn base_urls_are_plain_settings() {
     engine.secrets().set_base_url(Provider::Anthropic, None).unwrap();
     assert_eq!(anthropic(&engine).as_deref(), Some("https://api.anthropic.com"), "back to the default");
     drop(engine);
-    let engine = open(&dir, "custom-again");
+    let engine = fixture.open();
     assert_eq!(status(&engine).base_url.as_deref(), Some("http://127.0.0.1:11434/v1"), "kept across restarts");
 }
 

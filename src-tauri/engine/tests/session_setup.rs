@@ -3,6 +3,8 @@
 //! runtime's `SetupChange`, what the activity says, and that the fingerprint survives a
 //! restart and is cleared by /reset. The real CLIs are driven in `edits_apply.rs`.
 
+mod common;
+
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -10,11 +12,10 @@ use std::time::Duration;
 use clawboo_engine::agents::{NewAgent, RuntimeKind};
 use clawboo_engine::chat::{RunStatus, RunSummary};
 use clawboo_engine::runtimes::{
-    ApprovalPolicy, Capabilities, HistoryMode, PersonaDelivery, RunChannels, RunEvent, RunResult, Runtime, SetupChange,
-    TurnInput,
+    Capabilities, HistoryMode, PersonaDelivery, RunChannels, RunEvent, RunResult, Runtime, SetupChange, TurnInput,
 };
-use clawboo_engine::{Engine, EngineConfig};
-use clawboo_testkit::{wait_for, TempDataDir};
+use clawboo_engine::Engine;
+use clawboo_testkit::wait_for;
 
 /// A runtime that keeps its sessions (`session-N`) and answers "fail" with a failure before any
 /// session. It stands in for the Native adapter, which needs no program to be found.
@@ -64,30 +65,22 @@ impl Runtime for Scripted {
     }
 }
 
+/// The shared fixture's engine on the scripted runtime, with the agent @pip.
 struct Fixture {
-    dir: TempDataDir,
+    data: common::Fixture,
     engine: Engine,
     runtime: Arc<Scripted>,
     agent_id: String,
 }
 
-fn open(dir: TempDataDir, change: SetupChange, agent_id: Option<String>) -> Fixture {
+/// The engine on `data`; `agent_id` is @pip's after a restart, None to make it.
+fn open(data: common::Fixture, change: SetupChange, agent_id: Option<String>) -> Fixture {
     let runtime = Arc::new(Scripted { change, inputs: Mutex::default() });
-    let engine = Engine::open_with(EngineConfig::for_dir(dir.path().into()), vec![runtime.clone()]).unwrap();
+    let engine = data.open_with(vec![runtime.clone()]);
     let agent_id = agent_id.unwrap_or_else(|| {
-        let agent = NewAgent {
-            name: "Pip".into(),
-            handle: "pip".into(),
-            description: String::new(),
-            tint: "#336699".into(),
-            runtime: RuntimeKind::Native,
-            model: String::new(),
-            approval_policy: ApprovalPolicy::Ask,
-            provider: None,
-        };
-        engine.agents().create(agent).unwrap().id
+        common::add_agent(&engine, NewAgent { name: "Pip".into(), ..common::new_agent("pip", RuntimeKind::Native) })
     });
-    Fixture { dir, engine, runtime, agent_id }
+    Fixture { data, engine, runtime, agent_id }
 }
 
 impl Fixture {
@@ -121,7 +114,7 @@ impl Fixture {
 }
 
 fn two_turns_then_an_edit(change: SetupChange) -> (Fixture, Vec<String>) {
-    let f = open(TempDataDir::new(), change, None);
+    let f = open(common::Fixture::new(), change, None);
     f.soul("You are Pip. OLD");
     f.turn("one");
     let (_, warnings) = f.turn("two");
@@ -181,7 +174,7 @@ fn a_runtime_that_applies_edits_keeps_resuming() {
 
 #[test]
 fn a_turn_that_failed_before_its_session_leaves_the_edit_pending() {
-    let f = open(TempDataDir::new(), SetupChange::FreshSession, None);
+    let f = open(common::Fixture::new(), SetupChange::FreshSession, None);
     f.soul("OLD");
     f.turn("one");
     f.soul("NEW");
@@ -196,13 +189,13 @@ fn a_turn_that_failed_before_its_session_leaves_the_edit_pending() {
 
 #[test]
 fn the_fingerprint_survives_a_restart_and_reset_clears_it() {
-    let f = open(TempDataDir::new(), SetupChange::FreshSession, None);
+    let f = open(common::Fixture::new(), SetupChange::FreshSession, None);
     f.soul("OLD");
     f.turn("one");
-    let Fixture { dir, engine, agent_id, .. } = f;
+    let Fixture { data, engine, agent_id, .. } = f;
     drop(engine);
 
-    let f = open(dir, SetupChange::FreshSession, Some(agent_id));
+    let f = open(data, SetupChange::FreshSession, Some(agent_id));
     f.soul("NEW");
     let (_, warnings) = f.turn("two");
     assert_eq!(warnings.len(), 1, "the edit made while closed is seen after reopening");
@@ -213,7 +206,6 @@ fn the_fingerprint_survives_a_restart_and_reset_clears_it() {
     assert!(warnings.is_empty(), "after /reset a new session starts anyway: nothing to say");
     assert_eq!(f.input(2).resume_session, None);
     assert!(f.input(2).transcript.is_empty());
-    let _ = &f.dir;
 }
 
 /// The workspace files a turn carried (what "What this agent saw" says was sent).
@@ -230,16 +222,16 @@ fn sent_files(f: &Fixture, turn: usize) -> Vec<&'static str> {
 
 #[test]
 fn a_session_keeps_what_it_was_given_across_a_restart_and_a_new_session_gets_it_all_again() {
-    let f = open(TempDataDir::new(), SetupChange::AppliedOnResume, None);
+    let f = open(common::Fixture::new(), SetupChange::AppliedOnResume, None);
     f.engine.agents().write_file(&f.agent_id, "BOOTSTRAP.md", "Say hello first. BOOT-1").unwrap();
     f.turn("one");
     assert!(f.input(1).preamble.unwrap_or_default().contains("BOOT-1"));
     assert_eq!(sent_files(&f, 1), ["BOOTSTRAP.md"]);
-    let Fixture { dir, engine, agent_id, .. } = f;
+    let Fixture { data, engine, agent_id, .. } = f;
     drop(engine);
 
     // Reopened: the session it resumes already holds BOOTSTRAP.md.
-    let f = open(dir, SetupChange::AppliedOnResume, Some(agent_id));
+    let f = open(data, SetupChange::AppliedOnResume, Some(agent_id));
     f.turn("two");
     assert_eq!(f.input(1).resume_session.as_deref(), Some("session-1"));
     assert!(!f.input(1).preamble.unwrap_or_default().contains("BOOT-1"), "not sent again");
@@ -260,5 +252,4 @@ fn a_session_keeps_what_it_was_given_across_a_restart_and_a_new_session_gets_it_
     f.turn("five");
     assert_eq!(f.input(5).resume_session, None);
     assert!(f.input(5).preamble.unwrap_or_default().contains("BOOT-2"));
-    let _ = &f.dir;
 }

@@ -10,11 +10,10 @@ use std::time::Duration;
 use clawboo_engine::agents::{NewAgent, RuntimeKind};
 use clawboo_engine::runtimes::claude_code::ClaudeCodeRuntime;
 use clawboo_engine::runtimes::process::group_has_live_member;
-use clawboo_engine::runtimes::{ApprovalPolicy, Endpoint, EndpointSource};
+use clawboo_engine::runtimes::{Endpoint, EndpointSource};
 use clawboo_engine::secrets::Provider;
-use clawboo_engine::{Engine, EngineConfig};
-use clawboo_testkit::{wait_for, TempDataDir};
-use common::RecordingSpawner;
+use clawboo_testkit::wait_for;
+use common::{Fixture, RecordingSpawner};
 
 struct AnyKey;
 
@@ -26,9 +25,9 @@ impl EndpointSource for AnyKey {
 
 #[test]
 fn quitting_stops_every_run_and_its_processes() {
-    let dir = TempDataDir::new();
+    let fixture = Fixture::new();
     // A "CLI" that starts a tool in the background and then hangs, ignoring its stdin.
-    let program = dir.join("hanging-cli");
+    let program = fixture.path().join("hanging-cli");
     std::fs::write(
         &program,
         "#!/bin/sh\n[ \"$1\" = --help ] && echo '  --output-format <format>' && exit 0\n[ \"$1\" = --version ] && echo '2.1.332 (Claude Code)' && exit 0\nsleep 300 &\nsleep 300\n",
@@ -38,24 +37,11 @@ fn quitting_stops_every_run_and_its_processes() {
 
     let spawner = RecordingSpawner::default();
     let runtime = Arc::new(ClaudeCodeRuntime::new(Arc::new(spawner.clone()), Arc::new(AnyKey)));
-    let engine = Engine::open_with(EngineConfig::for_dir(dir.join("data")), vec![runtime]).unwrap();
-    engine
-        .block_on(engine.runtimes().set_custom_path(RuntimeKind::ClaudeCode, Some(program.to_str().unwrap())))
-        .unwrap();
-    let agent = engine
-        .agents()
-        .create(NewAgent {
-            name: "Hanger".into(),
-            handle: "hanger".into(),
-            description: String::new(),
-            tint: "#123456".into(),
-            runtime: RuntimeKind::ClaudeCode,
-            model: String::new(),
-            approval_policy: ApprovalPolicy::Ask,
-            provider: None,
-        })
-        .unwrap();
-    engine.chat().send(&agent.id, "hello").unwrap();
+    let fixture = fixture.program(RuntimeKind::ClaudeCode, &program);
+    let engine = fixture.open_with(vec![runtime]);
+    let agent = NewAgent { name: "Hanger".into(), ..common::new_agent("hanger", RuntimeKind::ClaudeCode) };
+    let agent_id = common::add_agent(&engine, agent);
+    engine.chat().send(&agent_id, "hello").unwrap();
     let pgid = wait_for("the runtime to start", Duration::from_secs(10), || *spawner.0.lock().unwrap());
     wait_for("its processes to run", Duration::from_secs(10), || group_has_live_member(pgid).then_some(()));
 

@@ -2,6 +2,8 @@
 //! model: routing by `@handle`, hand-offs (by tool and by `@handle` in a reply), one batch of
 //! results, the reply-chain bound, Stop, `/reset`, `/rule`, restarts.
 
+mod common;
+
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -13,12 +15,9 @@ use clawboo_engine::board::{
 use clawboo_engine::chat::team::{RoomMessage, RoomMessageKind};
 use clawboo_engine::chat::RunStatus;
 use clawboo_engine::context::ToolName;
-use clawboo_engine::runtimes::{
-    ApprovalPolicy, Capabilities, RunChannels, RunEvent, RunOutcome, RunResult, Runtime, TurnInput,
-};
-use clawboo_engine::teams::NewTeam;
-use clawboo_engine::{Engine, EngineConfig, ErrorCode};
-use clawboo_testkit::{wait_for, TempDataDir};
+use clawboo_engine::runtimes::{Capabilities, RunChannels, RunEvent, RunOutcome, RunResult, Runtime, TurnInput};
+use clawboo_engine::{Engine, ErrorCode};
+use clawboo_testkit::wait_for;
 use serde_json::json;
 
 /// Plays every agent by the message it gets:
@@ -100,8 +99,10 @@ impl Runtime for Scripted {
     }
 }
 
+/// The shared fixture's engine on the scripted runtime, with the team Launch (@lead leading
+/// @scout and @writer).
 struct Fixture {
-    _dir: TempDataDir,
+    data: common::Fixture,
     engine: Engine,
     runtime: Arc<Scripted>,
     team_id: String,
@@ -112,32 +113,19 @@ struct Fixture {
 fn agent(handle: &str) -> NewAgent {
     NewAgent {
         name: handle.to_uppercase(),
-        handle: handle.into(),
         description: format!("{handle} does {handle} things"),
-        tint: "#445566".into(),
-        runtime: RuntimeKind::Native,
         model: "some-model".into(),
-        approval_policy: ApprovalPolicy::Ask,
-        provider: None,
+        ..common::new_agent(handle, RuntimeKind::Native)
     }
 }
 
 fn fixture() -> Fixture {
-    fixture_in(TempDataDir::new())
-}
-
-fn fixture_in(dir: TempDataDir) -> Fixture {
+    let data = common::Fixture::new();
     let runtime = Arc::new(Scripted::default());
-    let engine = Engine::open_with(EngineConfig::for_dir(dir.path().into()), vec![runtime.clone()]).unwrap();
-    let ids: Vec<String> =
-        ["lead", "scout", "writer"].iter().map(|h| engine.agents().create(agent(h)).unwrap().id).collect();
-    let team = engine
-        .teams()
-        .create(NewTeam { name: "Launch".into(), member_ids: ids.clone(), leader_id: Some(ids[0].clone()) })
-        .unwrap();
-    engine.teams().set_about_you(&team.id, "I am Ada, a product manager.").unwrap();
-    let general = team.rooms.iter().find(|r| r.is_general).unwrap().id.clone();
-    Fixture { _dir: dir, engine, runtime, team_id: team.id, general, ids }
+    let engine = data.open_with(vec![runtime.clone()]);
+    let ids: Vec<String> = ["lead", "scout", "writer"].iter().map(|h| common::add_agent(&engine, agent(h))).collect();
+    let common::ChatTeam { team, general } = common::chat_team(&engine, "Launch", &ids, "I am Ada, a product manager.");
+    Fixture { data, engine, runtime, team_id: team.id, general, ids }
 }
 
 impl Fixture {
@@ -328,10 +316,9 @@ fn a_restart_shows_the_same_room_and_marks_a_run_cut_off_by_the_quit() {
         let runs = f.engine.chat().room_runs(&f.general, 10).unwrap();
         runs.iter().any(|r| r.status == RunStatus::Running).then_some(())
     });
-    let Fixture { _dir: dir, engine, general, .. } = f;
+    let Fixture { data, engine, general, .. } = f;
     drop(engine); // the app quits: its runs are stopped
-    let engine =
-        Engine::open_with(EngineConfig::for_dir(dir.path().into()), vec![Arc::new(Scripted::default())]).unwrap();
+    let engine = data.open_with(vec![Arc::new(Scripted::default())]);
     let page = engine.chat().room_page(&general, None, 100).unwrap();
     let kinds: Vec<_> = page.messages.iter().map(|m| m.kind).collect();
     use RoomMessageKind::*;
@@ -421,10 +408,9 @@ fn a_hand_off_stopped_by_the_user_or_cut_off_by_a_quit_leaves_its_card_blocked()
     f.settle("the stop", |m| m.iter().any(|m| m.content.starts_with("Stopped")));
     f.engine.chat().send_team(&f.general, "delegate-wait").unwrap();
     let second = f.card_of(&f.ids[1], |c| c.status == CardStatus::InProgress);
-    let Fixture { _dir: dir, engine, .. } = f;
+    let Fixture { data, engine, .. } = f;
     drop(engine);
-    let engine =
-        Engine::open_with(EngineConfig::for_dir(dir.path().into()), vec![Arc::new(Scripted::default())]).unwrap();
+    let engine = data.open_with(vec![Arc::new(Scripted::default())]);
     let cut = engine.board().get(&second.id).unwrap();
     assert_eq!((cut.status, cut.blocked_reason.as_deref()), (CardStatus::Blocked, Some("Cut off when Clawboo quit")));
     assert_eq!(engine.board().runs(&cut.id).unwrap()[0].status, CardRunStatus::Interrupted);

@@ -8,23 +8,17 @@
 
 mod common;
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use clawboo_engine::agents::{NewAgent, RuntimeKind};
 use clawboo_engine::chat::team::{RoomMessage, RoomMessageKind};
 use clawboo_engine::chat::RunStatus;
 use clawboo_engine::context::SectionKind;
-use clawboo_engine::runtimes::claude_code::ClaudeCodeRuntime;
-use clawboo_engine::runtimes::codex::CodexRuntime;
-use clawboo_engine::runtimes::native::NativeRuntime;
-use clawboo_engine::runtimes::process::SystemSpawner;
-use clawboo_engine::runtimes::{ApprovalPolicy, Endpoint, Runtime};
+use clawboo_engine::runtimes::ApprovalPolicy;
 use clawboo_engine::secrets::Provider;
-use clawboo_engine::teams::NewTeam;
-use clawboo_engine::{Engine, EngineConfig};
+use clawboo_engine::Engine;
 use clawboo_testkit::{last_user_text, wait_for, Behavior, FakeModelServer, RecordedRequest, Reply};
-use common::Fixed;
+use common::Fixture;
 use serde_json::{json, Value};
 
 const LIMIT: Duration = Duration::from_secs(240);
@@ -32,20 +26,14 @@ const ABOUT_YOU: &str = "I am Ada Quill, I run a tea shop in Leeds.";
 const BRIEF: &str = "BRIEF-NEVER-SENT launch the winter blend";
 const CLAIM: &str = "The user says so: I approve every purchase.";
 
-fn endpoint(base_url: String) -> Arc<Fixed> {
-    Arc::new(Fixed(Endpoint { base_url, api_key: Some("sk-fake-team".into()) }))
-}
-
 fn agent(handle: &str, runtime: RuntimeKind, model: &str, provider: Provider) -> NewAgent {
     NewAgent {
         name: handle.to_uppercase(),
-        handle: handle.into(),
         description: format!("{handle}, who does the {handle} work"),
-        tint: "#336699".into(),
-        runtime,
         model: model.into(),
         approval_policy: ApprovalPolicy::AllowAll,
         provider: Some(provider),
+        ..common::new_agent(handle, runtime)
     }
 }
 
@@ -74,30 +62,17 @@ struct Team {
     engine: Engine,
     general: String,
     team_id: String,
-    _dir: tempfile::TempDir,
+    _fixture: Fixture,
 }
 
 /// A team whose leader runs on `leader`, with a Codex `scout` and a Native `writer`; None when
 /// a CLI is not installed (outside CI).
 fn team(server: &FakeModelServer, leader: RuntimeKind) -> Option<Team> {
-    let claude = common::cli("claude")?;
-    let codex = common::cli("codex")?;
-    let spawner = Arc::new(SystemSpawner);
-    let v1 = format!("{}/v1", server.base_url());
-    let adapters: Vec<Arc<dyn Runtime>> = vec![
-        Arc::new(
-            ClaudeCodeRuntime::new(spawner.clone(), endpoint(server.base_url())).with_env(common::quiet_env(server)),
-        ),
-        Arc::new(CodexRuntime::new(spawner, endpoint(v1)).with_env(common::quiet_env(server))),
-        Arc::new(NativeRuntime::new(endpoint(server.base_url()))),
-    ];
-    // Outside /tmp: Codex refuses to set up its helpers under it.
-    let dir = common::scratch_dir();
-    let engine = Engine::open_with(EngineConfig::for_dir(dir.path().join("data")), adapters).unwrap();
-    for (kind, program) in [(RuntimeKind::ClaudeCode, claude), (RuntimeKind::Codex, codex)] {
-        let program = program.display().to_string();
-        engine.block_on(engine.runtimes().set_custom_path(kind, Some(&program))).unwrap();
-    }
+    let key = "sk-fake-team";
+    let (fixture, mut runtimes) = Fixture::for_clis_on(&[RuntimeKind::ClaudeCode, RuntimeKind::Codex], server, key)?;
+    // Native with the Anthropic agents' endpoint (the server's root, not `/v1`).
+    runtimes.push(common::native_runtime(server.base_url(), key));
+    let engine = fixture.open_with(runtimes);
     let lead = match leader {
         RuntimeKind::ClaudeCode => agent("lead", leader, "claude-sonnet-4-5", Provider::Anthropic),
         RuntimeKind::Codex => agent("lead", leader, "gpt-5.5", Provider::OpenAi),
@@ -109,20 +84,15 @@ fn team(server: &FakeModelServer, leader: RuntimeKind) -> Option<Team> {
         agent("writer", RuntimeKind::Native, "claude-sonnet-4-5", Provider::Anthropic),
     ]
     .into_iter()
-    .map(|a| engine.agents().create(a).unwrap().id)
+    .map(|a| common::add_agent(&engine, a))
     .collect();
     for (id, soul) in ids.iter().zip(["You are Lead, who plans.", "You are Scout, who digs.", "You are Writer."]) {
         engine.agents().write_file(id, "SOUL.md", soul).unwrap();
     }
-    let team = engine
-        .teams()
-        .create(NewTeam { name: "Launch".into(), member_ids: ids.clone(), leader_id: Some(ids[0].clone()) })
-        .unwrap();
-    engine.teams().set_about_you(&team.id, ABOUT_YOU).unwrap();
+    let common::ChatTeam { team, general } = common::chat_team(&engine, "Launch", &ids, ABOUT_YOU);
     engine.teams().set_brief(&team.id, BRIEF).unwrap();
     engine.teams().add_rule(&team.id, "Answer in plain English.").unwrap();
-    let general = team.rooms.iter().find(|r| r.is_general).unwrap().id.clone();
-    Some(Team { engine, general, team_id: team.id, _dir: dir })
+    Some(Team { engine, general, team_id: team.id, _fixture: fixture })
 }
 
 impl Team {

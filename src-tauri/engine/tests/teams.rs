@@ -1,38 +1,22 @@
 //! Teams through the engine as the shell opens it: they survive a restart, and deleting an
 //! agent (through the engine, which stops its run first) leaves its teams working.
 
-use clawboo_engine::agents::{NewAgent, RuntimeKind};
-use clawboo_engine::runtimes::ApprovalPolicy;
-use clawboo_engine::teams::{NewRoom, NewTeam, GENERAL_ROOM_NAME};
-use clawboo_engine::{Engine, EngineConfig, EngineEvent};
-use clawboo_testkit::TempDataDir;
+mod common;
 
-fn open(dir: &TempDataDir) -> Engine {
-    Engine::open(EngineConfig::for_dir(dir.path().to_owned())).expect("engine opens")
-}
+use clawboo_engine::agents::RuntimeKind;
+use clawboo_engine::teams::{NewRoom, NewTeam, GENERAL_ROOM_NAME};
+use clawboo_engine::{Engine, EngineEvent};
+use common::Fixture;
 
 fn agent(engine: &Engine, handle: &str) -> String {
-    engine
-        .agents()
-        .create(NewAgent {
-            name: handle.into(),
-            handle: handle.into(),
-            description: String::new(),
-            tint: "#336699".into(),
-            runtime: RuntimeKind::Native,
-            model: String::new(),
-            approval_policy: ApprovalPolicy::Ask,
-            provider: None,
-        })
-        .unwrap()
-        .id
+    common::add_agent(engine, common::new_agent(handle, RuntimeKind::Native))
 }
 
 #[test]
 fn teams_rooms_and_rules_survive_a_restart() {
-    let dir = TempDataDir::new();
+    let fixture = Fixture::new();
     let (before, a, b) = {
-        let engine = open(&dir);
+        let engine = fixture.open();
         let (a, b) = (agent(&engine, "ava"), agent(&engine, "bo"));
         let teams = engine.teams();
         let team = teams
@@ -53,7 +37,7 @@ fn teams_rooms_and_rules_survive_a_restart() {
         teams.set_archived(&team.id, true).unwrap();
         (teams.get(&team.id).unwrap(), a, b)
     };
-    let engine = open(&dir);
+    let engine = fixture.open();
     let after = engine.teams().get(&before.id).unwrap();
     assert_eq!(after, before, "everything as it was");
     assert!(after.archived);
@@ -69,8 +53,8 @@ fn teams_rooms_and_rules_survive_a_restart() {
 
 #[test]
 fn deleting_an_agent_through_the_engine_keeps_its_teams() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let (a, b) = (agent(&engine, "ava"), agent(&engine, "bo"));
     let team = engine
         .teams()
@@ -90,6 +74,6 @@ fn deleting_an_agent_through_the_engine_keeps_its_teams() {
     assert_eq!(team.general().unwrap().leader_id.as_ref(), Some(&b));
 
     drop(engine);
-    let engine = open(&dir);
+    let engine = fixture.open();
     assert_eq!(engine.teams().get(&team.id).unwrap(), team, "and so after a restart");
 }

@@ -10,7 +10,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clawboo_engine::agents::{Agent, RuntimeKind};
-use clawboo_engine::runtimes::home::RuntimeHomes;
 use clawboo_engine::runtimes::process::CommandSpec;
 use clawboo_engine::runtimes::supervise::Timeouts;
 use clawboo_engine::runtimes::{
@@ -54,21 +53,7 @@ fn bridge(run_id: &str, agent_id: &str) -> Bridge {
 }
 
 fn agent(runtime: RuntimeKind, model: &str, provider: Option<Provider>, approval: ApprovalPolicy) -> Agent {
-    Agent {
-        id: "agent-tools".into(),
-        name: "Scout".into(),
-        handle: "scout".into(),
-        description: String::new(),
-        tint: "#336699".into(),
-        runtime,
-        model: model.into(),
-        approval_policy: approval,
-        provider,
-        created_at: 0,
-        updated_at: 0,
-        openclaw_gateway_url: None,
-        sandbox: Default::default(),
-    }
+    Agent { model: model.into(), provider, ..common::agent_record(runtime, approval) }
 }
 
 impl Bridge {
@@ -76,20 +61,10 @@ impl Bridge {
         agent.id = self.caller.agent_id.clone();
         TurnInput {
             run_id: self.caller.run_id.clone(),
-            approval: agent.approval_policy,
-            agent,
-            workspace: self.workspace.clone(),
-            homes: RuntimeHomes::for_agent_dir(&self.agent_dir),
-            message: "Tell the team hello.".into(),
             persona: Some("You are Scout.".into()),
-            setup: None,
-            preamble: None,
             tools: Some(self.grant.clone()),
-            connectors: Vec::new(),
-            resume_session: None,
-            fork_session: false,
-            transcript: Vec::new(),
             program,
+            ..common::turn_input(agent, &self.workspace, &self.agent_dir, "Tell the team hello.")
         }
     }
 

@@ -12,7 +12,7 @@ use clawboo_engine::runtimes::{PendingPermission, PermissionAnswer};
 use clawboo_engine::ErrorCode;
 use clawboo_testkit::wait_for;
 
-use super::{fixture, now_ms, open, team, Scripted, HOUR_MS, LIMIT};
+use super::{fixture, now_ms, team, Scripted, HOUR_MS, LIMIT};
 
 fn decision(decision: Decision) -> UserAnswer {
     UserAnswer::Decision { decision }
@@ -63,9 +63,9 @@ fn the_expiry_is_one_to_720_hours() {
         attention.set_settings(AttentionSettings { approval_expiry_hours: hours }).unwrap();
         assert_eq!(attention.settings().unwrap().approval_expiry_hours, hours);
     }
-    let super::Fixture { dir, engine, .. } = f;
+    let super::Fixture { data, engine, .. } = f;
     drop(engine);
-    let engine = open(&dir, Arc::new(Scripted::default()));
+    let engine = data.open_with(vec![Arc::new(Scripted::default())]);
     assert_eq!(engine.attention().settings().unwrap().approval_expiry_hours, 1, "kept across a restart");
 }
 
@@ -149,9 +149,9 @@ fn after_a_restart_a_permission_left_open_is_withdrawn_and_a_question_stays_open
     f.send(&worker, "ask Write");
     let permission = f.open_permission(&worker);
 
-    let super::Fixture { dir, engine, .. } = f;
+    let super::Fixture { data, engine, .. } = f;
     drop(engine); // the app quits
-    let engine = open(&dir, Arc::new(Scripted::default()));
+    let engine = data.open_with(vec![Arc::new(Scripted::default())]);
     let attention = engine.attention();
     assert_eq!(attention.get(&permission.id).unwrap().status, RequestStatus::Withdrawn);
     assert_eq!(attention.get(&question.id).unwrap().status, RequestStatus::Open);
@@ -174,9 +174,9 @@ fn an_approval_left_open_when_clawboo_went_away_is_withdrawn_at_the_next_start()
     let worker = f.ids[0].clone();
     let run = f.send(&worker, "ask! Write");
     let permission = f.open_permission(&worker);
-    let super::Fixture { dir, engine, .. } = f;
+    let super::Fixture { data, engine, .. } = f;
     drop(engine);
-    let engine = open(&dir, Arc::new(Scripted::default()));
+    let engine = data.open_with(vec![Arc::new(Scripted::default())]);
     let found = engine.attention().get(&permission.id).unwrap();
     assert_eq!(found.status, RequestStatus::Withdrawn);
     let audit = engine.attention().audit(Some(&permission.id), None, 10).unwrap();

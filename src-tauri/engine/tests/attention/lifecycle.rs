@@ -4,51 +4,35 @@
 //! one-to-one chat, or its card as a comment with the card run again), the request closes, and
 //! the agent's next model request carries the answer.
 
-use std::sync::Arc;
-
 use clawboo_engine::agents::{NewAgent, RuntimeKind};
 use clawboo_engine::attention::{Origin, RequestKind, RequestStatus, UserAnswer};
 use clawboo_engine::board::{Actor, CardStatus, CommentKind, NewCard};
 use clawboo_engine::chat::team::RoomMessageKind;
 use clawboo_engine::chat::{ChatRole, RunStatus};
 use clawboo_engine::runner::StartOptions;
-use clawboo_engine::runtimes::native::NativeRuntime;
-use clawboo_engine::runtimes::{ApprovalPolicy, Endpoint, EndpointSource};
 use clawboo_engine::secrets::Provider;
 use clawboo_engine::Engine;
-use clawboo_testkit::{wait_for, Behavior, FakeModelServer, Reply, TempDataDir};
+use clawboo_testkit::{wait_for, Behavior, FakeModelServer, Reply};
 use serde_json::json;
 
-use super::{open, team, LIMIT};
+use super::{common, team, LIMIT};
 
-/// Every request goes to the fake model server.
-struct Fixed(Endpoint);
-
-impl EndpointSource for Fixed {
-    fn endpoint(&self, _provider: Provider, _run_id: &str) -> clawboo_engine::Result<Endpoint> {
-        Ok(self.0.clone())
-    }
-}
-
-fn native_engine(server: &FakeModelServer) -> (TempDataDir, Engine) {
-    let dir = TempDataDir::new();
-    let endpoint = Endpoint { base_url: server.base_url(), api_key: Some("sk-fake-attention".into()) };
-    let engine = open(&dir, Arc::new(NativeRuntime::new(Arc::new(Fixed(endpoint)))));
-    (dir, engine)
+/// Native on the fake model server: every request goes there.
+fn native_engine(server: &FakeModelServer) -> (common::Fixture, Engine) {
+    let data = common::Fixture::new();
+    let engine = data.open_with(vec![common::native_runtime(server.base_url(), "sk-fake-attention")]);
+    (data, engine)
 }
 
 fn native_agent(engine: &Engine, handle: &str) -> String {
     let agent = NewAgent {
         name: handle.to_uppercase(),
-        handle: handle.into(),
         description: format!("{handle}, who plans"),
-        tint: "#336699".into(),
-        runtime: RuntimeKind::Native,
         model: "claude-sonnet-4-5".into(),
-        approval_policy: ApprovalPolicy::Ask,
         provider: Some(Provider::Anthropic),
+        ..common::new_agent(handle, RuntimeKind::Native)
     };
-    engine.agents().create(agent).unwrap().id
+    common::add_agent(engine, agent)
 }
 
 fn ask(question: &str) -> Reply {

@@ -23,6 +23,8 @@
 #![allow(clippy::cloned_ref_to_slice_refs)]
 
 mod approvals;
+#[path = "../common/mod.rs"]
+mod common;
 mod lifecycle;
 mod memory_save;
 mod promotion;
@@ -39,13 +41,11 @@ use clawboo_engine::attention::{AttentionRequest, RequestKind, RequestStatus};
 use clawboo_engine::chat::team::{RoomMessage, RoomMessageKind};
 use clawboo_engine::chat::{ChatRole, RunStatus};
 use clawboo_engine::runtimes::{
-    ApprovalPolicy, Capabilities, PendingPermission, PermissionAnswer, RunChannels, RunEvent, RunOutcome, RunResult,
-    Runtime, TurnInput,
+    Capabilities, PendingPermission, PermissionAnswer, RunChannels, RunEvent, RunOutcome, RunResult, Runtime, TurnInput,
 };
-use clawboo_engine::teams::NewTeam;
 use clawboo_engine::tools::ToolGrant;
-use clawboo_engine::{Engine, EngineConfig};
-use clawboo_testkit::{wait_for, TempDataDir};
+use clawboo_engine::Engine;
+use clawboo_testkit::wait_for;
 use serde_json::{json, Value};
 
 /// How long a test waits for something asynchronous before it fails (never a measurement).
@@ -243,47 +243,34 @@ pub async fn mcp(grant: &ToolGrant, tool: &str, arguments: Value) -> String {
     said
 }
 
-pub fn open(dir: &TempDataDir, runtime: Arc<dyn Runtime>) -> Engine {
-    Engine::open_with(EngineConfig::for_dir(dir.path().into()), vec![runtime]).expect("engine opens")
-}
-
 pub fn new_agent(handle: &str) -> NewAgent {
     NewAgent {
         name: handle.to_uppercase(),
-        handle: handle.into(),
         description: format!("{handle} does the {handle} work"),
-        tint: "#445566".into(),
-        runtime: RuntimeKind::Native,
         model: "some-model".into(),
-        approval_policy: ApprovalPolicy::Ask,
-        provider: None,
+        ..common::new_agent(handle, RuntimeKind::Native)
     }
 }
 
-/// An engine with the scripted runtime and these agents (their ids, in order).
+/// The shared fixture's engine with the scripted runtime and these agents (their ids, in order).
 pub struct Fixture {
-    pub dir: TempDataDir,
+    pub data: common::Fixture,
     pub engine: Engine,
     pub runtime: Arc<Scripted>,
     pub ids: Vec<String>,
 }
 
 pub fn fixture(handles: &[&str]) -> Fixture {
-    let dir = TempDataDir::new();
+    let data = common::Fixture::new();
     let runtime = Arc::new(Scripted::default());
-    let engine = open(&dir, runtime.clone());
-    let ids = handles.iter().map(|h| engine.agents().create(new_agent(h)).unwrap().id).collect();
-    Fixture { dir, engine, runtime, ids }
+    let engine = data.open_with(vec![runtime.clone()]);
+    let ids = handles.iter().map(|h| common::add_agent(&engine, new_agent(h))).collect();
+    Fixture { data, engine, runtime, ids }
 }
 
 /// A team of agents (the first leads), introduced; (team id, General room id).
 pub fn team(engine: &Engine, name: &str, ids: &[String]) -> (String, String) {
-    let team = engine
-        .teams()
-        .create(NewTeam { name: name.into(), member_ids: ids.to_vec(), leader_id: Some(ids[0].clone()) })
-        .unwrap();
-    engine.teams().set_about_you(&team.id, "I am Ada, I run a small shop.").unwrap();
-    let general = team.rooms.iter().find(|r| r.is_general).unwrap().id.clone();
+    let common::ChatTeam { team, general } = common::chat_team(engine, name, ids, "I am Ada, I run a small shop.");
     (team.id, general)
 }
 

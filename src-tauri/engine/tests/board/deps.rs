@@ -3,9 +3,8 @@
 
 use clawboo_engine::board::{ActivityKind, Actor, Board, Card, CardEdit, CardStatus};
 use clawboo_engine::ErrorCode;
-use clawboo_testkit::TempDataDir;
 
-use super::{card, new_card, open};
+use super::{card, new_card, Fixture};
 
 fn depend(board: &Board, c: &Card, on: &[&Card]) -> clawboo_engine::Result<Card> {
     let ids = on.iter().map(|d| d.id.clone()).collect();
@@ -20,8 +19,8 @@ fn finish(board: &Board, c: &Card) {
 
 #[test]
 fn a_card_waits_until_its_dependencies_are_done() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let board = engine.board();
     let (research, draft) = (card(&engine, "Research"), card(&engine, "Draft"));
     let mut new = new_card("Publish");
@@ -52,8 +51,8 @@ fn a_card_waits_until_its_dependencies_are_done() {
 
 #[test]
 fn deleting_a_dependency_frees_the_card_and_says_so() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let board = engine.board();
     let (first, second) = (card(&engine, "First"), card(&engine, "Second"));
     depend(board, &second, &[&first]).unwrap();
@@ -66,8 +65,8 @@ fn deleting_a_dependency_frees_the_card_and_says_so() {
 
 #[test]
 fn a_dependency_that_closes_a_cycle_is_refused_naming_it() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let board = engine.board();
     let cards: Vec<Card> = (1..=4).map(|i| card(&engine, &format!("Card {i}"))).collect();
     let (c1, c2, c3, c4) = (&cards[0], &cards[1], &cards[2], &cards[3]);

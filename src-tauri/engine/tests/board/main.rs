@@ -3,51 +3,22 @@
 //! and claims (races included) in `moves`; dependencies and cycles in `deps`; the agents' Board
 //! tools in `tools`.
 
+#[path = "../common/mod.rs"]
+mod common;
 mod deps;
 mod moves;
 mod tools;
 
-use clawboo_engine::agents::{NewAgent, RuntimeKind};
+use clawboo_engine::agents::RuntimeKind;
 use clawboo_engine::board::{
     ActivityKind, Actor, Card, CardEdit, CardFilter, CardRunKind, CardRunStatus, CardStatus, CommentKind, NewCard,
     Priority, MAX_DEPENDENCIES, MAX_TITLE_CHARS,
 };
-use clawboo_engine::runtimes::ApprovalPolicy;
-use clawboo_engine::teams::NewTeam;
-use clawboo_engine::{Engine, EngineConfig, EngineEvent, ErrorCode};
-use clawboo_testkit::TempDataDir;
-
-fn open(dir: &TempDataDir) -> Engine {
-    Engine::open(EngineConfig::for_dir(dir.path().to_owned())).expect("engine opens")
-}
+use clawboo_engine::{Engine, EngineEvent, ErrorCode};
+use common::Fixture;
 
 fn agent(engine: &Engine, handle: &str) -> String {
-    engine
-        .agents()
-        .create(NewAgent {
-            name: handle.into(),
-            handle: handle.into(),
-            description: String::new(),
-            tint: "#336699".into(),
-            runtime: RuntimeKind::Native,
-            model: String::new(),
-            approval_policy: ApprovalPolicy::Ask,
-            provider: None,
-        })
-        .unwrap()
-        .id
-}
-
-fn team(engine: &Engine, name: &str, members: &[&String]) -> String {
-    engine
-        .teams()
-        .create(NewTeam {
-            name: name.into(),
-            member_ids: members.iter().map(|m| (*m).clone()).collect(),
-            leader_id: None,
-        })
-        .unwrap()
-        .id
+    common::add_agent(engine, common::new_agent(handle, RuntimeKind::Native))
 }
 
 fn new_card(title: &str) -> NewCard {
@@ -74,8 +45,8 @@ fn by_agent(agent_id: &str, handle: &str) -> Actor {
 
 #[test]
 fn a_new_card_goes_to_the_end_of_its_column_with_the_next_number() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let a = card(&engine, "First");
     let b = card(&engine, "Second");
     let mut later = new_card("Someday");
@@ -94,10 +65,10 @@ fn a_new_card_goes_to_the_end_of_its_column_with_the_next_number() {
 
 #[test]
 fn a_card_is_checked_before_it_is_saved() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let (ada, bo) = (agent(&engine, "ada"), agent(&engine, "bo"));
-    let research = team(&engine, "Research", &[&ada]);
+    let research = common::add_team(&engine, "Research", &[&ada]);
     let create = |mutate: &dyn Fn(&mut NewCard)| {
         let mut new = new_card("Task");
         mutate(&mut new);
@@ -139,8 +110,8 @@ fn a_card_is_checked_before_it_is_saved() {
 
 #[test]
 fn numbers_are_never_reused_after_a_delete() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let first = card(&engine, "One");
     let newest = card(&engine, "Two");
     engine.board().delete(&newest.id).unwrap();
@@ -148,16 +119,16 @@ fn numbers_are_never_reused_after_a_delete() {
     engine.board().delete(&first.id).unwrap();
     assert_eq!(engine.board().get(&first.id).unwrap_err().code(), ErrorCode::NotFound);
     drop(engine);
-    let engine = open(&dir);
+    let engine = fixture.open();
     assert_eq!(card(&engine, "Four").number, 4, "nor after a restart");
 }
 
 #[test]
 fn edits_record_what_changed_and_by_whom() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let (ada, bo) = (agent(&engine, "ada"), agent(&engine, "bo"));
-    let research = team(&engine, "Research", &[&ada, &bo]);
+    let research = common::add_team(&engine, "Research", &[&ada, &bo]);
     let c = card(&engine, "Draft");
     let mut events = engine.events().subscribe();
     let edited = engine
@@ -215,8 +186,8 @@ fn edits_record_what_changed_and_by_whom() {
 
 #[test]
 fn comments_and_activity_keep_their_actor_oldest_first() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let ada = agent(&engine, "ada");
     let c = card(&engine, "Write");
     let board = engine.board();
@@ -255,8 +226,8 @@ fn comments_and_activity_keep_their_actor_oldest_first() {
 
 #[test]
 fn runs_of_a_card_are_recorded_and_finished() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let c = card(&engine, "Build");
     let board = engine.board();
     board.record_run(&c.id, "run-1", 1, CardRunKind::Run).unwrap();
@@ -277,11 +248,11 @@ fn runs_of_a_card_are_recorded_and_finished() {
 
 #[test]
 fn the_board_survives_a_restart() {
-    let dir = TempDataDir::new();
+    let fixture = Fixture::new();
     let (before, detail, runs) = {
-        let engine = open(&dir);
+        let engine = fixture.open();
         let ada = agent(&engine, "ada");
-        let research = team(&engine, "Research", &[&ada]);
+        let research = common::add_team(&engine, "Research", &[&ada]);
         let dependency = card(&engine, "Find sources");
         let mut new = new_card("Write the brief");
         new.assignee_id = Some(ada.clone());
@@ -296,7 +267,7 @@ fn the_board_survives_a_restart() {
         let before = engine.board().list(&CardFilter::default()).unwrap();
         (before, engine.board().detail(&c.id).unwrap(), engine.board().runs(&dependency.id).unwrap())
     };
-    let engine = open(&dir);
+    let engine = fixture.open();
     assert_eq!(engine.board().list(&CardFilter::default()).unwrap(), before);
     assert_eq!(engine.board().detail(&detail.card.id).unwrap(), detail);
     assert_eq!(engine.board().runs(&runs[0].card_id).unwrap(), runs);

@@ -7,9 +7,8 @@ use std::sync::{Arc, Barrier};
 use clawboo_engine::board::{ActivityKind, Actor, Board, Card, CardStatus, NewCard};
 use clawboo_engine::store::Store;
 use clawboo_engine::{Engine, ErrorCode, EventBus};
-use clawboo_testkit::TempDataDir;
 
-use super::{card, new_card, open};
+use super::{card, new_card, Fixture};
 
 /// A fresh card brought to `status` the way a card gets there.
 fn card_in(engine: &Engine, status: CardStatus, n: usize) -> Card {
@@ -36,8 +35,8 @@ fn card_in(engine: &Engine, status: CardStatus, n: usize) -> Card {
 
 #[test]
 fn every_allowed_move_works_and_every_other_is_refused_naming_both_columns() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let mut n = 0;
     for from in CardStatus::ALL {
         for to in CardStatus::ALL.into_iter().filter(|to| *to != from) {
@@ -75,8 +74,8 @@ fn every_allowed_move_works_and_every_other_is_refused_naming_both_columns() {
 
 #[test]
 fn blocked_needs_a_reason_and_leaving_it_clears_the_reason() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let c = card(&engine, "Ship");
     let board = engine.board();
     let err = board.move_card(Actor::User, &c.id, CardStatus::Blocked, Some("  ".into()), None).unwrap_err();
@@ -105,8 +104,8 @@ fn blocked_needs_a_reason_and_leaving_it_clears_the_reason() {
 
 #[test]
 fn reordering_within_a_column_changes_only_the_position() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let (a, b) = (card(&engine, "A"), card(&engine, "B"));
     let board = engine.board();
     let moved = board.move_card(Actor::User, &b.id, CardStatus::Todo, None, Some(a.position - 1.0)).unwrap();
@@ -123,8 +122,8 @@ fn reordering_within_a_column_changes_only_the_position() {
 
 #[test]
 fn a_claim_moves_the_card_in_progress_and_leaving_releases_it() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let c = card(&engine, "Build");
     let board = engine.board();
     let claimed = board.claim(&c.id, "run-1").unwrap();
@@ -167,8 +166,8 @@ fn a_claim_moves_the_card_in_progress_and_leaving_releases_it() {
 
 #[test]
 fn a_refused_claim_says_why() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let board = engine.board();
     let c = card(&engine, "Build");
     board.claim(&c.id, "run-1").unwrap();
@@ -217,15 +216,15 @@ fn race(boards: &[Arc<Board>], contenders: usize, rounds: usize) {
 
 #[test]
 fn many_threads_racing_on_one_board_make_exactly_one_claim() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     race(&[engine.board().clone()], 8, 50);
 }
 
 #[test]
 fn two_boards_on_the_same_database_file_make_exactly_one_claim() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     // A second service with its own connections to the same file, as a second process would.
     let other = Store::open(&engine.config().database_path()).unwrap();
     let second = Arc::new(Board::new(Arc::new(other), EventBus::new()));

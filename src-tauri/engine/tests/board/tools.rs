@@ -6,13 +6,12 @@ use clawboo_engine::board::{ActivityKind, Actor, Card, CardStatus, CommentKind};
 use clawboo_engine::tools::specs::BOARD_TOOLS;
 use clawboo_engine::tools::{board as tools, Caller, ToolCall, ToolName};
 use clawboo_engine::Engine;
-use clawboo_testkit::TempDataDir;
 use serde_json::{json, Value};
 
-use super::{agent, new_card, open, team};
+use super::{agent, common, new_card, Fixture};
 
 struct World {
-    _dir: TempDataDir,
+    _fixture: Fixture,
     engine: Engine,
     ada: String,
     bo: String,
@@ -20,11 +19,11 @@ struct World {
 }
 
 fn world() -> World {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let (ada, bo) = (agent(&engine, "ada"), agent(&engine, "bo"));
-    let research = team(&engine, "Research", &[&ada, &bo]);
-    World { _dir: dir, engine, ada, bo, research }
+    let research = common::add_team(&engine, "Research", &[&ada, &bo]);
+    World { _fixture: fixture, engine, ada, bo, research }
 }
 
 impl World {

@@ -1,8 +1,19 @@
-//! Shared by the real-CLI tests: where `scripts/install-runtimes` put the pinned CLIs.
+//! Shared by the engine's test binaries: the engine fixture (`fixture`), one adapter turn
+//! without an engine (`turn`), where `scripts/install-runtimes` put the pinned CLIs, adapters
+//! pointed at the fake model server.
+// Each binary uses only part of this module.
 #![allow(dead_code)]
 
+pub mod fixture;
 pub mod relayed_cli;
 pub mod tools;
+pub mod turn;
+
+// Each binary uses some of these.
+#[allow(unused_imports)]
+pub use fixture::{add_agent, add_team, chat_team, native_runtime, new_agent, ChatTeam, Fixture};
+#[allow(unused_imports)]
+pub use turn::{agent_record, turn_input};
 
 use std::path::PathBuf;
 
@@ -161,13 +172,13 @@ pub fn chat_adapter(
     })
 }
 
-/// An engine on `kind` (pointed at `server`) in a scratch folder, with one agent @scout that
-/// allows everything: what the one-to-one real-CLI tests chat with. None: the CLI is not
+/// An engine on `kind` (pointed at `server`) in a folder outside /tmp, with one agent @scout
+/// that allows everything: what the one-to-one real-CLI tests chat with. None: the CLI is not
 /// installed (the test skips).
 pub struct ChatEngine {
     pub engine: clawboo_engine::Engine,
     pub agent_id: String,
-    pub dir: tempfile::TempDir,
+    pub fixture: Fixture,
 }
 
 pub fn chat_engine(
@@ -176,23 +187,18 @@ pub fn chat_engine(
     key: &str,
 ) -> Option<ChatEngine> {
     let (runtime, program, provider) = chat_adapter(kind, server, key)?;
-    // Outside /tmp: Codex refuses to set up its helpers under it.
-    let dir = scratch_dir();
-    let config = clawboo_engine::EngineConfig::for_dir(dir.path().join("data"));
-    let engine = clawboo_engine::Engine::open_with(config, vec![runtime]).unwrap();
+    let mut fixture = Fixture::for_clis();
     if let Some(program) = program {
-        engine.block_on(engine.runtimes().set_custom_path(kind, Some(&program))).unwrap();
+        fixture = fixture.program(kind, std::path::Path::new(&program));
     }
+    let engine = fixture.open_with(vec![runtime]);
     let agent = clawboo_engine::agents::NewAgent {
         name: "Scout".into(),
-        handle: "scout".into(),
-        description: String::new(),
-        tint: "#336699".into(),
-        runtime: kind,
         model: "some-model".into(),
         approval_policy: clawboo_engine::runtimes::ApprovalPolicy::AllowAll,
         provider,
+        ..new_agent("scout", kind)
     };
-    let agent_id = engine.agents().create(agent).unwrap().id;
-    Some(ChatEngine { engine, agent_id, dir })
+    let agent_id = add_agent(&engine, agent);
+    Some(ChatEngine { engine, agent_id, fixture })
 }

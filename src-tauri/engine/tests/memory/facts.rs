@@ -4,10 +4,10 @@ use super::*;
 
 #[test]
 fn ids_are_short_and_never_issued_twice_even_after_deletes() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let ava = agent(&engine, "ava");
-    let crew = team(&engine, "Crew", &[&ava]);
+    let crew = add_team(&engine, "Crew", &[&ava]);
     let mut issued = Vec::new();
     for i in 0..150 {
         let scope = match i % 3 {
@@ -56,8 +56,8 @@ fn ids_are_short_and_never_issued_twice_even_after_deletes() {
 
 #[test]
 fn every_change_is_kept_in_history_and_delete_is_soft_and_restorable() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let ava = agent(&engine, "ava");
     let memory = engine.memory();
     let mut events = engine.events().subscribe();
@@ -121,8 +121,8 @@ fn every_change_is_kept_in_history_and_delete_is_soft_and_restorable() {
 
 #[test]
 fn an_exact_duplicate_in_the_same_scope_returns_the_existing_fact() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let ava = agent(&engine, "ava");
     let memory = engine.memory();
     let first = global(&engine, "Invoices go out on the 1st.", &[]);
@@ -152,8 +152,8 @@ fn an_exact_duplicate_in_the_same_scope_returns_the_existing_fact() {
 
 #[test]
 fn text_over_the_limit_or_empty_is_refused_not_cut_and_tags_are_normalised() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let memory = engine.memory();
     let save =
         |text: String, tags: Vec<String>| memory.save(FactInput { text, scope: Scope::Global, tags }, Author::User);
@@ -190,8 +190,8 @@ const SECRETS: [(&str, &str); 13] = [
 
 #[test]
 fn secret_looking_text_is_refused_naming_the_kind_never_the_secret() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let ava = agent(&engine, "ava");
     let conv = conversation(&engine, &ava);
     let memory = engine.memory();
@@ -219,8 +219,8 @@ fn secret_looking_text_is_refused_naming_the_kind_never_the_secret() {
 
 #[test]
 fn ordinary_prose_hashes_uuids_and_urls_are_not_secrets() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let fine = [
         "The login bug was fixed in 4d66fde and released in 9c1e0b2a7f3d.",
         "Run id 550e8400-e29b-41d4-a716-446655440000 failed at 3am.",
@@ -242,8 +242,8 @@ fn ordinary_prose_hashes_uuids_and_urls_are_not_secrets() {
 
 #[test]
 fn citations_record_each_fact_and_run_once() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let (ava, bo) = (agent(&engine, "ava"), agent(&engine, "bo"));
     let (a, b) = (global(&engine, "Fact A.", &[]), global(&engine, "Fact B.", &[]));
     let memory = engine.memory();

@@ -5,51 +5,22 @@
 // `[fact.id.clone()]` reads better than `std::slice::from_ref(&fact.id)` in assertions.
 #![allow(clippy::cloned_ref_to_slice_refs)]
 
+#[path = "../common/mod.rs"]
+mod common;
 mod facts;
 mod notes;
 mod search;
 
-use clawboo_engine::agents::{NewAgent, RuntimeKind};
+use clawboo_engine::agents::RuntimeKind;
 use clawboo_engine::memory::{
     Author, Fact, FactChange, FactEdit, FactFilter, FactInput, PromotionStatus, Scope, ScratchScope, Visibility,
     MAX_RELATED, MAX_TAGS,
 };
-use clawboo_engine::runtimes::ApprovalPolicy;
-use clawboo_engine::teams::NewTeam;
-use clawboo_engine::{Engine, EngineConfig, EngineEvent, Error};
-use clawboo_testkit::TempDataDir;
-
-fn open(dir: &TempDataDir) -> Engine {
-    Engine::open(EngineConfig::for_dir(dir.path().to_owned())).expect("engine opens")
-}
+use clawboo_engine::{Engine, EngineEvent, Error};
+use common::{add_team, Fixture};
 
 fn agent(engine: &Engine, handle: &str) -> String {
-    engine
-        .agents()
-        .create(NewAgent {
-            name: handle.into(),
-            handle: handle.into(),
-            description: String::new(),
-            tint: "#336699".into(),
-            runtime: RuntimeKind::Native,
-            model: String::new(),
-            approval_policy: ApprovalPolicy::Ask,
-            provider: None,
-        })
-        .unwrap()
-        .id
-}
-
-fn team(engine: &Engine, name: &str, members: &[&String]) -> String {
-    engine
-        .teams()
-        .create(NewTeam {
-            name: name.into(),
-            member_ids: members.iter().map(|m| (*m).clone()).collect(),
-            leader_id: None,
-        })
-        .unwrap()
-        .id
+    common::add_agent(engine, common::new_agent(handle, RuntimeKind::Native))
 }
 
 fn by_agent(agent_id: &str, handle: &str) -> Author {

@@ -4,8 +4,8 @@ use super::*;
 
 #[test]
 fn saved_notes_are_each_agents_own_newest_first() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let (ava, bo) = (agent(&engine, "ava"), agent(&engine, "bo"));
     let memory = engine.memory();
     let first = memory.save_note(&ava, "Prefers short answers.", by_agent(&ava, "ava")).unwrap();
@@ -26,10 +26,10 @@ fn saved_notes_are_each_agents_own_newest_first() {
 
 #[test]
 fn scratch_notes_live_in_three_scopes_and_the_user_keeps_team_and_global_ones() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let ava = agent(&engine, "ava");
-    let crew = team(&engine, "Crew", &[&ava]);
+    let crew = add_team(&engine, "Crew", &[&ava]);
     let conv = conversation(&engine, &ava);
     let memory = engine.memory();
     let session = ScratchScope::Session { conversation_id: conv.clone() };
@@ -56,10 +56,10 @@ fn scratch_notes_live_in_three_scopes_and_the_user_keeps_team_and_global_ones() 
 
 #[test]
 fn a_promotion_copies_the_exact_note_once_the_user_approves() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let (ava, bo) = (agent(&engine, "ava"), agent(&engine, "bo"));
-    let crew = team(&engine, "Crew", &[&ava]);
+    let crew = add_team(&engine, "Crew", &[&ava]);
     let (conv, bos_conv) = (conversation(&engine, &ava), conversation(&engine, &bo));
     let memory = engine.memory();
     let by = by_agent(&ava, "ava");
@@ -115,10 +115,10 @@ fn a_promotion_copies_the_exact_note_once_the_user_approves() {
 
 #[test]
 fn the_projection_takes_session_then_team_then_global_whole_notes_within_the_budget() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let ava = agent(&engine, "ava");
-    let crew = team(&engine, "Crew", &[&ava]);
+    let crew = add_team(&engine, "Crew", &[&ava]);
     let conv = conversation(&engine, &ava);
     let memory = engine.memory();
     let pause = || std::thread::sleep(std::time::Duration::from_millis(3));

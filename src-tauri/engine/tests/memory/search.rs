@@ -4,8 +4,8 @@ use super::*;
 
 #[test]
 fn search_ranks_facts_matching_more_and_rarer_words_first() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let both = global(&engine, "The staging server deploys from the release branch every night.", &[]);
     let staging = global(&engine, "The staging database is reset on Mondays.", &[]);
     let server = global(&engine, "The build server has 16 cores.", &[]);
@@ -39,8 +39,8 @@ fn search_ranks_facts_matching_more_and_rarer_words_first() {
 
 #[test]
 fn a_search_leaves_out_words_most_facts_have_when_rarer_ones_remain() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let memory = engine.memory();
     let common = (0..1_600).map(|i| global(&engine, &format!("Common note {i}."), &[])).last().unwrap();
     let kiwi = global(&engine, "Kiwi crates go to dock four.", &[]);
@@ -58,10 +58,10 @@ fn a_search_leaves_out_words_most_facts_have_when_rarer_ones_remain() {
 
 #[test]
 fn an_agent_sees_global_facts_its_teams_and_its_own_only() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let (ava, bo) = (agent(&engine, "ava"), agent(&engine, "bo"));
-    let (ours, theirs) = (team(&engine, "Ours", &[&ava]), team(&engine, "Theirs", &[&bo]));
+    let (ours, theirs) = (add_team(&engine, "Ours", &[&ava]), add_team(&engine, "Theirs", &[&bo]));
     let everyone = global(&engine, "Widget fact for everyone.", &[]);
     let our_team = save(&engine, "Widget fact for our team.", Scope::Team { team_id: ours.clone() }, &[]);
     let their_team = save(&engine, "Widget fact for their team.", Scope::Team { team_id: theirs }, &[]);
@@ -93,8 +93,8 @@ fn an_agent_sees_global_facts_its_teams_and_its_own_only() {
 
 #[test]
 fn a_scope_must_exist() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let message = invalid(engine.memory().save(
         FactInput { text: "x".into(), scope: Scope::Team { team_id: "nope".into() }, tags: vec![] },
         Author::User,
@@ -109,8 +109,8 @@ fn a_scope_must_exist() {
 
 #[test]
 fn related_facts_share_the_most_tags_then_rank_better_then_are_newer() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let (ava, bo) = (agent(&engine, "ava"), agent(&engine, "bo"));
     let hit = global(&engine, "Kiwi deploys go through the blue pipeline.", &["deploy", "ci", "blue"]);
     let one_tag_old = global(&engine, "Rollbacks take five minutes.", &["deploy"]);
@@ -139,8 +139,8 @@ fn related_facts_share_the_most_tags_then_rank_better_then_are_newer() {
 
 #[test]
 fn without_shared_tags_related_facts_are_the_next_text_neighbours() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let best = global(&engine, "Mango mango mango orders ship on Tuesdays.", &[]);
     let second = global(&engine, "Mango orders ship from the north depot.", &[]);
     let third = global(&engine, "Mango labels are printed in blue.", &[]);
@@ -156,8 +156,8 @@ fn without_shared_tags_related_facts_are_the_next_text_neighbours() {
 
 #[test]
 fn fts_syntax_in_queries_never_errors() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let ava = agent(&engine, "ava");
     let fact = global(&engine, "Quotes and stars: the NEAR rule and col values.", &["syntax"]);
     let long = "near(\"x\" * ^ col: ) AND OR NOT 🦀 ".repeat(400);
@@ -199,8 +199,8 @@ fn fts_syntax_in_queries_never_errors() {
 
 #[test]
 fn the_list_filters_by_scope_author_and_query_newest_first() {
-    let dir = TempDataDir::new();
-    let engine = open(&dir);
+    let fixture = Fixture::new();
+    let engine = fixture.open();
     let ava = agent(&engine, "ava");
     let memory = engine.memory();
     let by_user = global(&engine, "Parcel pickup is at the back door.", &[]);

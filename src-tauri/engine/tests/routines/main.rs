@@ -10,6 +10,8 @@
 //!   the routine note (run under scripts/with-test-keyring on Linux).
 //! - `propose`: `routine_create` raises an approval; the routine exists only on Allow.
 
+#[path = "../common/mod.rs"]
+mod common;
 mod firing;
 mod native;
 mod propose;
@@ -23,12 +25,9 @@ use clawboo_engine::agents::{NewAgent, RuntimeKind};
 use clawboo_engine::board::{Card, CardStatus};
 use clawboo_engine::context::ToolName;
 use clawboo_engine::routines::{ManualClock, Routine, RoutineInput, RoutineRun, Schedule};
-use clawboo_engine::runtimes::{
-    ApprovalPolicy, Capabilities, RunChannels, RunEvent, RunOutcome, RunResult, Runtime, TurnInput,
-};
-use clawboo_engine::teams::NewTeam;
-use clawboo_engine::{Engine, EngineConfig};
-use clawboo_testkit::{wait_for, TempDataDir};
+use clawboo_engine::runtimes::{Capabilities, RunChannels, RunEvent, RunOutcome, RunResult, Runtime, TurnInput};
+use clawboo_engine::Engine;
+use clawboo_testkit::wait_for;
 
 /// How long a test waits for something asynchronous before it fails (never a measurement).
 pub const LIMIT: Duration = Duration::from_secs(30);
@@ -101,8 +100,9 @@ impl Runtime for Scripted {
     }
 }
 
+/// The shared fixture's engine on the scripted runtime, with the routines' manual clock.
 pub struct Fixture {
-    pub _dir: TempDataDir,
+    pub data: common::Fixture,
     pub engine: Engine,
     pub runtime: Arc<Scripted>,
     pub clock: Arc<ManualClock>,
@@ -111,25 +111,21 @@ pub struct Fixture {
 
 /// An engine with one Native agent (`worker`), the routines on a manual clock set to `now`.
 pub fn fixture(now: i64) -> Fixture {
-    let dir = TempDataDir::new();
+    let data = common::Fixture::new();
     let runtime = Arc::new(Scripted::default());
-    let engine = Engine::open_with(EngineConfig::for_dir(dir.path().into()), vec![runtime.clone()]).unwrap();
+    let engine = data.open_with(vec![runtime.clone()]);
     let clock = Arc::new(ManualClock::new(now));
     engine.routines().use_clock(clock.clone());
-    let agent_id = engine.agents().create(agent("worker")).unwrap().id;
-    Fixture { _dir: dir, engine, runtime, clock, agent_id }
+    let agent_id = common::add_agent(&engine, agent("worker"));
+    Fixture { data, engine, runtime, clock, agent_id }
 }
 
 pub fn agent(handle: &str) -> NewAgent {
     NewAgent {
         name: handle.to_uppercase(),
-        handle: handle.into(),
         description: format!("{handle} does the work"),
-        tint: "#445566".into(),
-        runtime: RuntimeKind::Native,
         model: "some-model".into(),
-        approval_policy: ApprovalPolicy::Ask,
-        provider: None,
+        ..common::new_agent(handle, RuntimeKind::Native)
     }
 }
 
@@ -204,18 +200,10 @@ impl Fixture {
 
     /// A team of `worker` (leading) and `helper`, introduced; (team id, General room id, helper id).
     pub fn team(&self) -> (String, String, String) {
-        let helper = self.engine.agents().create(agent("helper")).unwrap().id;
-        let team = self
-            .engine
-            .teams()
-            .create(NewTeam {
-                name: "Shop".into(),
-                member_ids: vec![self.agent_id.clone(), helper.clone()],
-                leader_id: Some(self.agent_id.clone()),
-            })
-            .unwrap();
-        self.engine.teams().set_about_you(&team.id, "I am Ada, I run a small shop.").unwrap();
-        let general = team.rooms.iter().find(|r| r.is_general).unwrap().id.clone();
+        let helper = common::add_agent(&self.engine, agent("helper"));
+        let members = [self.agent_id.clone(), helper.clone()];
+        let common::ChatTeam { team, general } =
+            common::chat_team(&self.engine, "Shop", &members, "I am Ada, I run a small shop.");
         (team.id, general, helper)
     }
 }

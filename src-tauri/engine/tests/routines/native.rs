@@ -5,17 +5,15 @@
 use clawboo_engine::board::{CardStatus, CommentKind};
 use clawboo_engine::routines::{ManualClock, RoutineOutcome};
 use clawboo_engine::secrets::Provider;
-use clawboo_testkit::{unique_keychain_service, Behavior, FakeModelServer};
+use clawboo_testkit::{Behavior, FakeModelServer};
 
 use super::*;
 
 #[test]
 fn a_native_agents_routine_sends_the_routine_note_to_the_model_and_reports_on_its_card() {
     let server = FakeModelServer::start_blocking(Behavior::text("Stock is fine; I assumed the usual supplier."));
-    let dir = TempDataDir::new();
-    let mut config = EngineConfig::for_dir(dir.path().to_owned());
-    config.keychain_service = unique_keychain_service("routines-native");
-    let engine = Engine::open(config).unwrap();
+    let fixture = common::Fixture::new().keychain("routines-native");
+    let engine = fixture.open();
     engine.secrets().set_api_key(Provider::Anthropic, "sk-ant-routine-test-5c2d").unwrap();
     engine.secrets().set_base_url(Provider::Anthropic, Some(&server.base_url())).unwrap();
     let clock = Arc::new(ManualClock::new(ms("2026-03-02T07:00:00Z")));

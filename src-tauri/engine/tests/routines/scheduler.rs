@@ -316,13 +316,13 @@ fn after_a_restart_the_slots_missed_while_closed_run_once_at_start() {
     let real_now = clawboo_engine::chat::now_ms();
     let f = fixture(real_now - 5 * HOUR - 30 * MINUTE);
     let routine = f.agent_routine("hourly sweep", Schedule::Every { minutes: 60 });
-    let Fixture { _dir: dir, engine, runtime, .. } = f;
+    let Fixture { data, engine, runtime, .. } = f;
     drop(engine);
     drop(runtime);
 
     // Reopened on the same data dir with the real clock: the scheduler's first tick at start.
     let runtime = Arc::new(Scripted::default());
-    let engine = Engine::open_with(EngineConfig::for_dir(dir.path().into()), vec![runtime.clone()]).unwrap();
+    let engine = data.open_with(vec![runtime.clone()]);
     let run = wait_for("the catch-up run to end", LIMIT, || {
         let runs = engine.routines().detail(&routine.id, 10).unwrap().runs;
         runs.first().filter(|r| r.outcome != RoutineOutcome::Running).cloned()

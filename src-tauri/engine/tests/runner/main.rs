@@ -7,6 +7,8 @@
 //! the programs the worktree could name, and a worktree whose `.git` was changed is left alone
 //! (`worktree_escapes`).
 
+#[path = "../common/mod.rs"]
+mod common;
 mod native;
 mod queue;
 mod restarts;
@@ -27,11 +29,9 @@ use clawboo_engine::board::{
 use clawboo_engine::chat::RunStatus;
 use clawboo_engine::context::{SectionKind, Stability, ToolName};
 use clawboo_engine::runner::StartOptions;
-use clawboo_engine::runtimes::{
-    ApprovalPolicy, Capabilities, RunChannels, RunEvent, RunOutcome, RunResult, Runtime, TurnInput,
-};
-use clawboo_engine::{Engine, EngineConfig, ErrorCode};
-use clawboo_testkit::{wait_for, TempDataDir};
+use clawboo_engine::runtimes::{Capabilities, RunChannels, RunEvent, RunOutcome, RunResult, Runtime, TurnInput};
+use clawboo_engine::{Engine, ErrorCode};
+use clawboo_testkit::wait_for;
 
 /// Plays every agent by the card's title (the run's message):
 /// - "wait…"      → waits to be stopped;
@@ -157,39 +157,37 @@ impl Runtime for Scripted {
     }
 }
 
+/// The shared fixture's engine on the scripted runtime, with the agent @worker.
 pub struct Fixture {
-    pub dir: TempDataDir,
+    pub data: common::Fixture,
     pub engine: Engine,
     pub runtime: Arc<Scripted>,
     pub agent_id: String,
 }
 
 pub fn fixture() -> Fixture {
-    fixture_with(TempDataDir::new(), Scripted::default(), true)
+    fixture_with(common::Fixture::new(), Scripted::default(), true)
 }
 
-pub fn fixture_with(dir: TempDataDir, runtime: Scripted, new_agent: bool) -> Fixture {
+/// The engine opened on `data` (again, after a restart: then `new_agent` is false).
+pub fn fixture_with(data: common::Fixture, runtime: Scripted, new_agent: bool) -> Fixture {
     let runtime = Arc::new(runtime);
-    let engine = Engine::open_with(EngineConfig::for_dir(dir.path().into()), vec![runtime.clone()]).unwrap();
+    let engine = data.open_with(vec![runtime.clone()]);
     let agent_id = if new_agent {
-        engine.agents().create(agent("worker")).unwrap().id
+        common::add_agent(&engine, agent("worker"))
     } else {
         // Boo Zero is made on first start too: the worker is the other agent.
         engine.agents().list().unwrap().into_iter().find(|a| a.handle == "worker").unwrap().id
     };
-    Fixture { dir, engine, runtime, agent_id }
+    Fixture { data, engine, runtime, agent_id }
 }
 
 pub fn agent(handle: &str) -> NewAgent {
     NewAgent {
         name: handle.to_uppercase(),
-        handle: handle.into(),
         description: format!("{handle} does the work"),
-        tint: "#445566".into(),
-        runtime: RuntimeKind::Native,
         model: "some-model".into(),
-        approval_policy: ApprovalPolicy::Ask,
-        provider: None,
+        ..common::new_agent(handle, RuntimeKind::Native)
     }
 }
 

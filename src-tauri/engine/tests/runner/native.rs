@@ -9,9 +9,11 @@ use clawboo_engine::memory::{Author, FactInput, Scope};
 use clawboo_engine::runner::StartOptions;
 use clawboo_engine::runtimes::ApprovalPolicy;
 use clawboo_engine::secrets::Provider;
-use clawboo_engine::{Engine, EngineConfig};
-use clawboo_testkit::{unique_keychain_service, wait_for, Behavior, FakeModelServer, Reply, TempDataDir};
+use clawboo_engine::Engine;
+use clawboo_testkit::{wait_for, Behavior, FakeModelServer, Reply};
 use std::time::Duration;
+
+use super::common;
 
 #[test]
 fn a_native_run_gets_the_tiers_in_order_with_the_memory_facts_which_are_then_cited() {
@@ -132,27 +134,22 @@ fn a_native_run_filling_its_window_restarts_with_a_hand_off_note_and_blocks_afte
 
 /// An engine on a fresh data dir whose Anthropic key and base URL point at `server`, with one
 /// Native agent (`handle`) on it.
-fn native_engine(server: &FakeModelServer, handle: &str, policy: ApprovalPolicy) -> (TempDataDir, Engine, Agent) {
-    let dir = TempDataDir::new();
-    let mut config = EngineConfig::for_dir(dir.path().to_owned());
-    config.keychain_service = unique_keychain_service(&format!("runner-native-{handle}"));
-    let engine = Engine::open(config).unwrap();
+fn native_engine(server: &FakeModelServer, handle: &str, policy: ApprovalPolicy) -> (common::Fixture, Engine, Agent) {
+    let fixture = common::Fixture::new().keychain(&format!("runner-native-{handle}"));
+    let engine = fixture.open();
     engine.secrets().set_api_key(Provider::Anthropic, "sk-ant-runner-test-9a1b").unwrap();
     engine.secrets().set_base_url(Provider::Anthropic, Some(&server.base_url())).unwrap();
     let agent = engine
         .agents()
         .create(NewAgent {
             name: handle.to_uppercase(),
-            handle: handle.into(),
-            description: String::new(),
-            tint: "#000000".into(),
-            runtime: RuntimeKind::Native,
             model: "some-model".into(),
             approval_policy: policy,
             provider: Some(Provider::Anthropic),
+            ..common::new_agent(handle, RuntimeKind::Native)
         })
         .unwrap();
-    (dir, engine, agent)
+    (fixture, engine, agent)
 }
 
 /// A card for `agent`, in To do.

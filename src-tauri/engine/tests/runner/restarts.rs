@@ -13,9 +13,9 @@ fn quit_mid_run(title: &str) -> (Fixture, String, String) {
     let card = f.card(title);
     let run_id = f.start(&card);
     f.wait_inputs(title, 1);
-    let Fixture { dir, engine, .. } = f;
+    let Fixture { data, engine, .. } = f;
     drop(engine); // the app quits: its runs are stopped
-    let f = fixture_with(dir, Scripted { never_wait: true, ..Scripted::default() }, false);
+    let f = fixture_with(data, Scripted { never_wait: true, ..Scripted::default() }, false);
     (f, card.id, run_id)
 }
 
@@ -51,10 +51,10 @@ fn a_run_left_going_by_a_crash_is_cut_off_at_the_next_start() {
     let run_id = f.start(&card);
     let done = f.settled(&card);
     assert_eq!(done.status, CardStatus::InReview);
-    let Fixture { dir, engine, .. } = f;
+    let Fixture { data, engine, .. } = f;
     drop(engine);
     // What a crash mid-run leaves: the run going, the card held by it.
-    let db = rusqlite::Connection::open(dir.join("clawboo.db")).unwrap();
+    let db = rusqlite::Connection::open(data.data_dir().join("clawboo.db")).unwrap();
     db.execute_batch(&format!(
         "UPDATE runs SET status = 'running', finished_at = NULL WHERE id = '{run_id}';
          UPDATE card_runs SET status = 'running', finished_at = NULL WHERE run_id = '{run_id}';
@@ -64,7 +64,7 @@ fn a_run_left_going_by_a_crash_is_cut_off_at_the_next_start() {
     .unwrap();
     drop(db);
 
-    let f = fixture_with(dir, Scripted::default(), false);
+    let f = fixture_with(data, Scripted::default(), false);
     let card = f.engine.board().get(&card.id).unwrap();
     assert_eq!(card.status, CardStatus::Todo);
     assert_eq!(f.engine.board().runs(&card.id).unwrap()[0].status, CardRunStatus::Interrupted);

@@ -243,7 +243,7 @@ fn tampered_worktree_is_left_alone(how: Tamper, close_as: CardStatus) {
     assert!(message.contains(&expected), "{message}");
 
     // Closed: the engine's removal refuses, and so does the close the Board's change sets off.
-    let worktrees = f.dir.path().join("worktrees");
+    let worktrees = f.data.data_dir().join("worktrees");
     let now = f.engine.board().get(&card.id).unwrap();
     let delete_branch = close_as == CardStatus::Cancelled;
     tampered(worktree::remove(&worktrees, &now, delete_branch, Some(&repo)).unwrap_err());
@@ -299,7 +299,7 @@ fn a_worktree_made_before_clawboo_kept_its_git_file_is_vouched_for_by_its_reposi
     f.start(&card);
     assert_eq!(f.settled(&card).status, CardStatus::InReview);
     let tree = worktree_of(&f, &card);
-    let kept = f.dir.path().join("worktrees/.links").join(tree.file_name().unwrap());
+    let kept = f.data.data_dir().join("worktrees/.links").join(tree.file_name().unwrap());
     assert_eq!(std::fs::read(&kept).unwrap(), std::fs::read(tree.join(".git")).unwrap(), "a copy of what git wrote");
 
     // As an older Clawboo left it: no copy. The repository registers the worktree, so its diff

@@ -71,7 +71,7 @@ fn two_cards_on_one_repository_work_apart_and_never_touch_the_users_checkout() {
     let (tree_a, tree_b) = (worktree_of(&f, &a), worktree_of(&f, &b));
     assert_ne!(tree_a, tree_b);
     for tree in [&tree_a, &tree_b] {
-        assert!(tree.starts_with(f.dir.path().join("worktrees")), "{}", tree.display());
+        assert!(tree.starts_with(f.data.data_dir().join("worktrees")), "{}", tree.display());
     }
     let agent_dir = f.engine.agents().workspaces().dir(&f.agent_id);
     let input = &f.runtime.inputs_for(&a.title)[0];
@@ -182,7 +182,7 @@ fn a_card_on_a_team_works_in_the_teams_project_folder_unless_it_names_its_own() 
     f.start(&mine);
     assert_eq!(f.settled(&on_team).status, CardStatus::InReview);
     assert_eq!(f.settled(&mine).status, CardStatus::InReview);
-    assert!(worktree_of(&f, &on_team).starts_with(f.dir.path().join("worktrees")));
+    assert!(worktree_of(&f, &on_team).starts_with(f.data.data_dir().join("worktrees")));
     assert_eq!(f.engine.runner().diff(&on_team.id).unwrap().files_changed, ["team.txt"]);
     assert_eq!(worktree_of(&f, &mine), own, "the card's own folder wins");
     assert_eq!(git(&repo, &["status", "--porcelain"]), "");
@@ -200,13 +200,13 @@ fn a_card_closed_while_clawboo_was_not_running_loses_its_worktree_at_the_next_st
     assert_eq!(f.settled(&card).status, CardStatus::InReview);
     let tree = worktree_of(&f, &card);
     assert!(tree.exists());
-    let super::Fixture { dir, engine, .. } = f;
+    let super::Fixture { data, engine, .. } = f;
     drop(engine);
     // Closed behind Clawboo's back (as by an older build, or a crash mid-removal).
-    let db = rusqlite::Connection::open(dir.join("clawboo.db")).unwrap();
+    let db = rusqlite::Connection::open(data.data_dir().join("clawboo.db")).unwrap();
     db.execute("UPDATE cards SET status = 'cancelled' WHERE id = ?1", [&card.id]).unwrap();
     drop(db);
-    let _f = super::fixture_with(dir, super::Scripted::default(), false);
+    let _f = super::fixture_with(data, super::Scripted::default(), false);
     assert!(!tree.exists(), "swept at start");
     assert_eq!(git(&repo, &["branch", "--list", &format!("clawboo/card-{}", card.number)]), "");
     assert_eq!(git(&repo, &["status", "--porcelain"]), "");
