@@ -69,13 +69,14 @@ impl Chat {
             "interrupted" => (CardStatus::Blocked, Some(CUT_OFF.to_owned()), CardRunStatus::Interrupted),
             _ => (CardStatus::Blocked, Some(reason_from(&result)), CardRunStatus::Failed),
         };
+        // The run's end first: whoever sees the card move finds its run already ended.
+        if let Err(e) = board.finish_run(run_id, status, reason.clone()) {
+            board_failed(&format!("record the end of the run of #{}", card.number), &e);
+        }
         if card.claimed_by_run.as_deref() == Some(run_id) {
-            if let Err(e) = board.release(&card.id, run_id, to, reason.clone()) {
+            if let Err(e) = board.release(&card.id, run_id, to, reason) {
                 board_failed(&format!("move #{} to {}", card.number, to.label()), &e);
             }
-        }
-        if let Err(e) = board.finish_run(run_id, status, reason) {
-            board_failed(&format!("record the end of the run of #{}", card.number), &e);
         }
     }
 
