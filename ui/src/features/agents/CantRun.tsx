@@ -27,6 +27,29 @@ export function CantRunBadge({ agent, className }: { agent: AgentLike; className
   );
 }
 
+/** The button to where a problem is fixed. */
+export function FixButton({ fix, agentId }: { fix: Fix; agentId: string }) {
+  const navigate = useNavigate();
+  const go = () => {
+    if (fix === "profile") navigate({ page: "agent", agentId, tab: "details" });
+    else navigate({ page: "settings", section: fix === "keys" ? "keys" : undefined });
+  };
+  return (
+    <button type="button" className="button button--small" onClick={go} data-testid="fix-button">
+      {FIX_LABELS[fix]}
+    </button>
+  );
+}
+
+/** Where the fix for a failed run's error is, when its words say (a key, a model, the runtime). */
+export function fixForRunError(error: string | null): Fix | null {
+  if (!error) return null;
+  if (/api key|no key|401|unauthori[sz]ed|invalid x-api-key/i.test(error)) return "keys";
+  if (/\bmodel\b/i.test(error)) return "profile";
+  if (/not installed|not found on|sign[- ]in|signed in|log ?in/i.test(error)) return "runtimes";
+  return null;
+}
+
 /** Why the agent cannot run, with a button to where it is fixed; nothing when it can. */
 export function CantRunNotice({ agent }: { agent: AgentLike }) {
   const readiness = useAgentReadiness(agent);

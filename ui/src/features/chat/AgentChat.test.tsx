@@ -170,6 +170,25 @@ describe("Chat", () => {
     expect(screen.queryByTestId("chat-streaming")).toBeNull();
   });
 
+  it("a failed run's notice shows its text as text, copies its details, points to the fix and retries", async () => {
+    const { user } = renderApp();
+    await openChat(user, "researcher");
+    await sendAndStart(user, "Summarise the report");
+    await backendDoes(() =>
+      finishRun(agentId, "failed", null, "Claude Code is not signed in: run `claude login`, or add an API key."),
+    );
+    const notice = await screen.findByTestId("run-error");
+    // Backticks are code, not characters shown.
+    expect(notice.textContent).not.toContain("`");
+    expect(within(notice).getByText("claude login").tagName).toBe("CODE");
+    expect(within(notice).getByTestId("copy-error-details")).toBeTruthy();
+    expect(within(notice).getByTestId("fix-button").textContent).toBe("Open Settings > API keys");
+
+    await user.click(within(notice).getByTestId("run-retry"));
+    await waitFor(() => expect(fakeApi.sendChatMessage).toHaveBeenCalledTimes(2));
+    expect(fakeApi.sendChatMessage).toHaveBeenLastCalledWith(agentId, "Summarise the report");
+  });
+
   it("shows timed-out runs from the history as failures", async () => {
     seedMessage(agentId, "user", "Slow one");
     seedRun(agentId, "timed_out", "No output for 10 minutes");

@@ -49,6 +49,16 @@ export function AgentChat({ agent, drafts, onOpenSandbox }: Props) {
   const shownRun = currentRun(view);
   const { fetchNextPage, hasNextPage, isFetchingNextPage } = history;
   const loadOlder = useCallback(() => void fetchNextPage(), [fetchNextPage]);
+  // Retry: the failed run's own message, sent again as a new message.
+  const { mutate: sendAgain } = send;
+  const retryable = activeRun === null && !send.isPending;
+  const retry = useCallback(
+    (runId: string) => {
+      const asked = view?.messages.find((m) => m.runId === runId && m.role === "user");
+      if (asked) sendAgain(asked.content);
+    },
+    [view, sendAgain],
+  );
 
   // Safety net: the run said it finished, yet no runChanged came to say so. Its end is stored
   // (and announced) a moment after its last event, so only a long silence reads the page again.
@@ -85,6 +95,8 @@ export function AgentChat({ agent, drafts, onOpenSandbox }: Props) {
             onSeeContext={setSeeing}
             seeLabel={`What @${agent.handle} saw`}
             onOpenSandbox={onOpenSandbox}
+            onRetry={retryable ? retry : undefined}
+            agentId={agent.id}
           />
         )}
         {hasErrorCode(error, "sandbox_unavailable") ? (

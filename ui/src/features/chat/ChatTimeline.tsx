@@ -5,6 +5,8 @@ import { Markdown, StreamingMarkdown } from "../../components/Markdown";
 import { Timeline } from "../../components/Timeline";
 import { SandboxLink } from "../activity/ActivityCard";
 import { mentionsSandbox } from "../sandbox/sandbox";
+import { CopyErrorDetails } from "../../components/CopyErrorDetails";
+import { FixButton, fixForRunError } from "../agents/CantRun";
 
 type Props = {
   agentName: string;
@@ -22,6 +24,10 @@ type Props = {
   seeLabel: string;
   /** Opens the agent's Sandbox settings, offered under a run that failed for its sandbox. */
   onOpenSandbox?: () => void;
+  /** Sends a failed run's message again (offered while no run is going). */
+  onRetry?: (runId: string) => void;
+  /** The agent, for the fix a failed run's error points to (its profile). */
+  agentId?: string;
 };
 
 type See = { label: string; open: (runId: string) => void };
@@ -71,10 +77,19 @@ const MessageRow = memo(function MessageRow({ message, see }: { message: ChatMes
   );
 });
 
-type NoticeProps = { run: RunSummary; see: See; onOpenSandbox?: () => void };
+type NoticeProps = {
+  run: RunSummary;
+  see: See;
+  onOpenSandbox?: () => void;
+  onRetry?: (runId: string) => void;
+  agentId?: string;
+};
 
-const RunNotice = memo(function RunNotice({ run, see, onOpenSandbox }: NoticeProps) {
+/** A run that ended without its reply, kept in the history: why (as text, its `code` set as
+ *  code), and for a failure Copy details, Retry and the way to the fix. */
+const RunNotice = memo(function RunNotice({ run, see, onOpenSandbox, onRetry, agentId }: NoticeProps) {
   const failure = isRunFailure(run.status);
+  const fix = failure && agentId ? fixForRunError(run.error) : null;
   return (
     <div
       className={`chat-run-notice ${failure ? "chat-run-notice--error" : ""}`}
@@ -82,8 +97,23 @@ const RunNotice = memo(function RunNotice({ run, see, onOpenSandbox }: NoticePro
       data-testid={failure ? "run-error" : "run-cancelled"}
     >
       <strong>{runNoticeTitle(run.status)}</strong>
-      {run.error && <span> {run.error}</span>}
-      {failure && onOpenSandbox && mentionsSandbox(run.error) && <SandboxLink onOpenSandbox={onOpenSandbox} />}
+      {run.error && (
+        <div className="chat-run-notice__why" data-testid="run-error-text">
+          <Markdown text={run.error} />
+        </div>
+      )}
+      {failure && (
+        <div className="chat-run-notice__actions">
+          {onRetry && (
+            <button type="button" className="button button--small" onClick={() => onRetry(run.id)} data-testid="run-retry">
+              Retry
+            </button>
+          )}
+          {fix && agentId && <FixButton fix={fix} agentId={agentId} />}
+          {onOpenSandbox && mentionsSandbox(run.error) && <SandboxLink onOpenSandbox={onOpenSandbox} />}
+          <CopyErrorDetails code={`run_${run.status}`} message={run.error ?? runNoticeTitle(run.status)} />
+        </div>
+      )}
       <SeeContext runId={run.id} see={see} />
     </div>
   );
@@ -104,6 +134,8 @@ export function ChatTimeline({
   onSeeContext,
   seeLabel,
   onOpenSandbox,
+  onRetry,
+  agentId,
 }: Props) {
   const see = useMemo(() => ({ label: seeLabel, open: onSeeContext }), [seeLabel, onSeeContext]);
   // A run noted in the conversation (failed, stopped) carries its link on the notice, which
@@ -120,9 +152,9 @@ export function ChatTimeline({
           see={entry.message.runId && !noticed.has(entry.message.runId) ? see : null}
         />
       ) : (
-        <RunNotice run={entry.run} see={see} onOpenSandbox={onOpenSandbox} />
+        <RunNotice run={entry.run} see={see} onOpenSandbox={onOpenSandbox} onRetry={onRetry} agentId={agentId} />
       ),
-    [noticed, see, onOpenSandbox],
+    [noticed, see, onOpenSandbox, onRetry, agentId],
   );
   const footer =
     pendingText !== null || streaming ? (
