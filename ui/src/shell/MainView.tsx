@@ -48,7 +48,7 @@ export function MainView({
       <OnboardingPage
         onCreated={(team) => setRoute({ page: "team", teamId: team.id, roomId: null })}
         onSkip={() => setRoute({ page: "home" })}
-        onOpenSettings={() => setRoute({ page: "settings", section: "keys" })}
+        onOpenSettings={() => setRoute({ page: "settings", section: "keys", from: "onboarding" })}
       />
     );
   } else if (route.page === "settings") {
@@ -56,6 +56,7 @@ export function MainView({
       <SettingsPage
         onSetUpStarterTeam={() => setRoute({ page: "onboarding" })}
         showKeys={route.section === "keys"}
+        onBackToSetup={route.from === "onboarding" ? () => setRoute({ page: "onboarding" }) : undefined}
       />
     );
   } else if (route.page === "inbox") {

@@ -8,7 +8,8 @@ export type Route =
   | { page: "onboarding" }
   | { page: "agent"; agentId: string; tab: AgentTab }
   | { page: "team"; teamId: string; roomId: string | null }
-  | { page: "settings"; section?: "keys" }
+  /** `from`: opened from the first-run page, which it offers to go back to. */
+  | { page: "settings"; section?: "keys"; from?: "onboarding" }
   | { page: "memory" }
   | { page: "routines" }
   | { page: "board"; cardId: string | null }

@@ -1,34 +1,13 @@
-import type { StarterProposal } from "../../bindings";
-
-/** Nothing here can run an agent: what to add (a key, or a CLI with its install command). */
-export function NothingYet({
-  proposal,
-  onOpenSettings,
-  onLookAgain,
-}: {
-  proposal: StarterProposal;
-  onOpenSettings: () => void;
-  onLookAgain: () => void;
-}) {
+/** Nothing here can run an agent yet: the two ways there are listed above (a runtime in step 1,
+ *  with its install command; a key in step 2), so this only says so and looks again. */
+export function NothingYet({ onLookAgain }: { onLookAgain: () => void }) {
   return (
     <div className="onboarding__nothing" data-testid="onboarding-nothing">
       <p>
-        Nothing here can run an agent yet. Add one of these, then look again; the app works meanwhile (you can write
-        agents' files, plan on the Board, keep memory).
+        Nothing here can run an agent yet: install or sign in to a runtime (step 1), or add an API key (step 2), then
+        look again. The app works meanwhile: you can write agents&apos; files, plan on the Board, keep memory.
       </p>
-      <ul className="onboarding__list">
-        {proposal.missing.map((m) => (
-          <li key={m.kind} className="onboarding__line" data-testid={`onboarding-missing-${m.kind}`}>
-            <span className="onboarding__name">{m.label}</span>
-            <span className="muted">{m.reason}:</span>
-            {m.fix.startsWith("npm ") || m.fix.startsWith("pipx ") ? <code>{m.fix}</code> : <span>{m.fix}</span>}
-          </li>
-        ))}
-      </ul>
       <div className="onboarding__actions">
-        <button type="button" className="button button--primary" onClick={onOpenSettings} data-testid="onboarding-add-key">
-          Add an API key
-        </button>
         <button type="button" className="button" onClick={onLookAgain} data-testid="onboarding-look-again">
           Look again
         </button>

@@ -105,17 +105,25 @@ describe("the first-run page", () => {
     }
     const { user } = renderApp();
     const nothing = await screen.findByTestId("onboarding-nothing");
-    expect(within(nothing).getByTestId("onboarding-missing-claude-code").textContent).toContain(
-      "npm install -g @anthropic-ai/claude-code",
-    );
-    expect(within(nothing).getByTestId("onboarding-missing-native").textContent).toContain("Settings > API keys");
+    // The runtimes are listed once (step 1), each install command with its Copy button.
+    expect(within(nothing).queryByTestId("onboarding-missing-claude-code")).toBeNull();
+    const claude = screen.getByTestId("onboarding-runtime-claude-code");
+    expect(claude.textContent).toContain("install claude-code");
+    expect(within(claude).getByTestId("copy-command").textContent).toBe("Copy");
     expect(screen.getByTestId("onboarding-keys").textContent).toContain("No API key stored");
     expect(screen.queryByTestId("onboarding-create")).toBeNull();
+    // One button adds a key.
+    expect(screen.getAllByRole("button").filter((b) => /key/i.test(b.textContent ?? ""))).toHaveLength(1);
 
     await user.click(screen.getByTestId("onboarding-add-key"));
     await screen.findByTestId("settings-api-keys");
-    // Settings opens the page again.
-    await user.click(screen.getByTestId("setup-starter-team"));
+    // Settings leads back to setting up.
+    await user.click(screen.getByTestId("back-to-setup-button"));
+    await screen.findByTestId("onboarding-nothing");
+    // Settings opens the page again, too (no banner then: it was not opened from setup).
+    await user.click(screen.getByTestId("settings-link"));
+    expect(screen.queryByTestId("back-to-setup")).toBeNull();
+    await user.click(await screen.findByTestId("setup-starter-team"));
     await screen.findByTestId("onboarding-nothing");
 
     await user.click(screen.getByTestId("onboarding-skip"));

@@ -111,8 +111,13 @@ export function OnboardingPage({ onCreated, onSkip, onOpenSettings }: Props) {
             </p>
           ))}
         <div className="onboarding__actions">
-          <button type="button" className="button button--small" onClick={onOpenSettings} data-testid="onboarding-open-keys">
-            Add a key in Settings › API keys
+          <button
+            type="button"
+            className={`button button--small ${keys.length === 0 ? "button--primary" : ""}`}
+            onClick={onOpenSettings}
+            data-testid="onboarding-add-key"
+          >
+            {keys.length === 0 ? "Add an API key" : "Add another key"}
           </button>
         </div>
       </section>
@@ -135,7 +140,7 @@ export function OnboardingPage({ onCreated, onSkip, onOpenSettings }: Props) {
               (proposal.data.ready ? (
                 <ProposalForm proposal={proposal.data} onCreated={onCreated} />
               ) : (
-                <NothingYet proposal={proposal.data} onOpenSettings={onOpenSettings} onLookAgain={lookAgain} />
+                <NothingYet onLookAgain={lookAgain} />
               ))}
           </>
         )}

@@ -1,5 +1,6 @@
 import type { RuntimeInfo, RuntimeKind, StarterProposal } from "../../bindings";
 import { runtimeLabel } from "../../lib/runtimes";
+import { CopyCommand, isCommand } from "../../components/CopyCommand";
 
 /** Where the search for one runtime is: still looking, failed, or what it found. */
 export type Probe = { state: "looking" } | { state: "done"; info: RuntimeInfo } | { state: "failed"; message: string };
@@ -24,7 +25,7 @@ export function RuntimeLine({ kind, probe, proposal }: { kind: RuntimeKind; prob
         {missing && (
           <span className="muted">
             {" "}
-            — {missing.reason}. {missing.fix}
+            — {missing.reason}. {isCommand(missing.fix) ? <CopyCommand command={missing.fix} /> : missing.fix}
           </span>
         )}
         {!missing && kind === "openclaw" && <span className="muted"> — set up per agent (it needs a Gateway)</span>}
@@ -33,7 +34,7 @@ export function RuntimeLine({ kind, probe, proposal }: { kind: RuntimeKind; prob
   } else {
     status = (
       <span className="onboarding__status is-missing">
-        {probe.info.problem ?? "Not found"}. Install: <code>{probe.info.installHint}</code>
+        {probe.info.problem ?? "Not found"}. Install: <CopyCommand command={probe.info.installHint} />
       </span>
     );
   }

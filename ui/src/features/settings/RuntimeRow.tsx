@@ -1,4 +1,5 @@
 import { useEffect, useId, useState, type FormEvent } from "react";
+import { CopyCommand, isCommand } from "../../components/CopyCommand";
 import type { RuntimeAccess, RuntimeInfo } from "../../bindings";
 import { useSetRuntimePath } from "./settingsQueries";
 import { errorMessage } from "../../errors";
@@ -47,7 +48,7 @@ export function RuntimeRow({ info, access }: Props) {
           {customPath && <span className="runtime__tag">set by hand</span>}
         </p>
       ) : (
-        <p className="runtime__hint">{installHint}</p>
+        <p className="runtime__hint">{isCommand(installHint) ? <CopyCommand command={installHint} /> : installHint}</p>
       )}
       {problem && <p className="runtime__problem">{problem}</p>}
       {access && <RuntimeAccessChoice access={access} />}

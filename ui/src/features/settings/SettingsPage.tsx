@@ -16,9 +16,11 @@ type Props = {
   onSetUpStarterTeam?: () => void;
   /** Opened to add a key (from the first-run page): the API keys are scrolled into view. */
   showKeys?: boolean;
+  /** Opened from the first-run page: a banner leads back to it. */
+  onBackToSetup?: () => void;
 };
 
-export function SettingsPage({ onSetUpStarterTeam, showKeys = false }: Props = {}) {
+export function SettingsPage({ onSetUpStarterTeam, showKeys = false, onBackToSetup }: Props = {}) {
   const providers = useProviders();
   const runtimes = useRuntimes();
   const access = useRuntimeAccess();
@@ -30,6 +32,18 @@ export function SettingsPage({ onSetUpStarterTeam, showKeys = false }: Props = {
 
   return (
     <div className="settings-page">
+      {onBackToSetup && (
+        <div className="back-to-setup" role="status" data-testid="back-to-setup">
+          <span>
+            {providers.data?.some((p) => p.keySet)
+              ? "A key is stored: setting up can go on."
+              : "Add a key below, then go back to setting up."}
+          </span>
+          <button type="button" className="button button--primary button--small" onClick={onBackToSetup} data-testid="back-to-setup-button">
+            Back to setup
+          </button>
+        </div>
+      )}
       <h1 className="page-title">Settings</h1>
 
       <section className="card">
