@@ -56,7 +56,8 @@ export function seedRun(agentId: string, status: RunStatus = "running", error: s
   const run: RunSummary = {
     id: `run-${backend.nextId++}`,
     agentId,
-    runtime: "claude-code",
+    // The engine records the runtime the agent had when the run started.
+    runtime: backend.agents.find((a) => a.id === agentId)?.runtime ?? "claude-code",
     status,
     error,
     startedAt: tick(),

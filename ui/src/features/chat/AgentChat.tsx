@@ -124,7 +124,14 @@ export function AgentChat({ agent, drafts, onOpenSandbox }: Props) {
         />
       </section>
       <ActivityCard run={shownRun} onOpenSandbox={onOpenSandbox} />
-      {seeing && <ChatRunContextViewer runId={seeing} who={`@${agent.handle}`} onClose={() => setSeeing(null)} />}
+      {seeing && (
+        <ChatRunContextViewer
+          runId={seeing}
+          who={`@${agent.handle}`}
+          run={view?.runs.find((r) => r.id === seeing) ?? (view?.activeRun?.id === seeing ? view.activeRun : null)}
+          onClose={() => setSeeing(null)}
+        />
+      )}
     </div>
   );
 }

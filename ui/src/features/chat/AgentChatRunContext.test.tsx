@@ -97,6 +97,29 @@ describe("What this agent saw, one to one", () => {
     expect(await screen.findByTestId("chat-run-context")).toBeTruthy();
   });
 
+  it("a Native run that failed before any request: its files not sent, and no requests named as such", async () => {
+    const native = seedAgent({ name: "Local", handle: "local", runtime: "native", model: "m", provider: "custom" }).id;
+    const { user } = renderApp();
+    await openChat(user, "local");
+    await user.type(input(), "Do it{Enter}");
+    await screen.findByTestId("chat-streaming");
+    const runId = backend.chats.get(native)!.activeRun!.id;
+    await backendDoes(() => finishRun(native, "failed", null, "The model endpoint refused the connection."));
+    const notice = await screen.findByTestId("run-error");
+    await user.click(within(notice).getByTestId(`chat-run-context-${runId}`));
+
+    const viewer = await screen.findByTestId("chat-run-context");
+    expect((await within(viewer).findByTestId("run-context-unsent")).textContent).toContain("Not sent: the run failed");
+    expect((await within(viewer).findByTestId("run-requests-none")).textContent).toBe(
+      "No model request was made: the run ended before its first one.",
+    );
+    const sent = within(viewer)
+      .getAllByRole("listitem")
+      .filter((li) => li.textContent?.includes("Not sent: the run failed before any request"));
+    expect(sent.length).toBeGreaterThan(0);
+    expect(within(viewer).queryByText("Sent")).toBeNull();
+  });
+
   it("says so for a run from before what it was given was kept", async () => {
     seedMessage(agentId, "user", "Long ago");
     const run = seedRun(agentId, "succeeded");

@@ -1,4 +1,6 @@
-import type { ChatRunContext } from "../../bindings";
+import type { ChatRunContext, RunSummary } from "../../bindings";
+import { useRunRequests } from "../team-chat/roomQueries";
+import { whyNoRequests } from "../run-context/notSent";
 import { useChatRunContext } from "./chatQueries";
 import { hasErrorCode } from "../../errors";
 import { codePointLength, formatCount } from "../../lib/format";
@@ -10,12 +12,16 @@ type Props = {
   /** Who ran it, e.g. "@scout". */
   who: string;
   onClose: () => void;
+  /** The run, for how it ended. */
+  run?: RunSummary | null;
 };
 
 /** Exactly what a one-to-one run was given: the runtime's instruction slot, the text in front of
  *  the message, where each agent file went, and the request bodies the model received. */
-export function ChatRunContextViewer({ runId, who, onClose }: Props) {
+export function ChatRunContextViewer({ runId, who, onClose, run }: Props) {
   const context = useChatRunContext(runId);
+  const requests = useRunRequests(runId);
+  const unsent = whyNoRequests(run, requests.data) === "ended_before_sending";
   // Runs from before Clawboo kept this have none: say so rather than show an error.
   const notKept = hasErrorCode(context.error, "not_found");
   return (
@@ -24,6 +30,7 @@ export function ChatRunContextViewer({ runId, who, onClose }: Props) {
       who={who}
       onClose={onClose}
       testId="chat-run-context"
+      run={run}
       error={notKept ? null : context.error}
     >
       {notKept ? (
@@ -31,13 +38,13 @@ export function ChatRunContextViewer({ runId, who, onClose }: Props) {
           Not recorded: this run is from before Clawboo kept what each one-to-one run was given.
         </p>
       ) : (
-        context.data && <ChatContextBody context={context.data} />
+        context.data && <ChatContextBody context={context.data} unsent={unsent} />
       )}
     </ContextViewerFrame>
   );
 }
 
-function ChatContextBody({ context }: { context: ChatRunContext }) {
+function ChatContextBody({ context, unsent }: { context: ChatRunContext; unsent: boolean }) {
   return (
     <div className="run-context">
       <p className="muted">
@@ -76,7 +83,7 @@ function ChatContextBody({ context }: { context: ChatRunContext }) {
           ))}
         </div>
       )}
-      <FileDeliveryList files={context.files} />
+      <FileDeliveryList files={context.files} unsent={unsent} />
     </div>
   );
 }

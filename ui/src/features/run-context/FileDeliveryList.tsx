@@ -2,11 +2,15 @@ import type { FileDelivery } from "../../bindings";
 import { FILE_STATUS_LABELS, inFileOrder } from "../agent-files/agentFiles";
 import { formatCount } from "../../lib/format";
 
-type Props = { files: readonly FileDelivery[] };
+type Props = {
+  files: readonly FileDelivery[];
+  /** The run ended before any request: files it would have sent were not. */
+  unsent?: boolean;
+};
 
 /** Where each of the agent's seven files went in a run and whether the run carried it. Every
  *  file is listed, even those not sent, so nothing about the run is hidden. */
-export function FileDeliveryList({ files }: Props) {
+export function FileDeliveryList({ files, unsent = false }: Props) {
   return (
     <section className="file-deliveries" data-testid="file-deliveries">
       <h3>Agent files</h3>
@@ -21,7 +25,7 @@ export function FileDeliveryList({ files }: Props) {
       ) : (
         <ul className="file-deliveries__list">
           {inFileOrder(files).map((f) => (
-            <FileDeliveryRow key={f.file} delivery={f} />
+            <FileDeliveryRow key={f.file} delivery={f} unsent={unsent} />
           ))}
         </ul>
       )}
@@ -29,12 +33,15 @@ export function FileDeliveryList({ files }: Props) {
   );
 }
 
-function FileDeliveryRow({ delivery }: { delivery: FileDelivery }) {
+function FileDeliveryRow({ delivery, unsent }: { delivery: FileDelivery; unsent: boolean }) {
   const over = delivery.chars > delivery.budget;
+  const neverLeft = unsent && delivery.status === "sent";
   return (
     <li className="file-delivery" data-testid={`file-delivery-${delivery.file}`} data-status={delivery.status}>
       <span className="file-delivery__name">{delivery.file}</span>
-      <span className={`file-status file-status--${delivery.status}`}>{FILE_STATUS_LABELS[delivery.status]}</span>
+      <span className={`file-status file-status--${neverLeft ? "not_sent" : delivery.status}`}>
+        {neverLeft ? "Not sent: the run failed before any request" : FILE_STATUS_LABELS[delivery.status]}
+      </span>
       <span className="file-delivery__route">{delivery.routeLabel}</span>
       <span className={`file-delivery__size${over ? " is-over" : ""}`}>
         {formatCount(delivery.chars)} / {formatCount(delivery.budget)} characters

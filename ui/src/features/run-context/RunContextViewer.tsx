@@ -1,5 +1,6 @@
 import { useState, type ReactNode } from "react";
-import type { RelayedRequest, RunContext, Section } from "../../bindings";
+import type { RelayedRequest, RunContext, RunSummary, Section } from "../../bindings";
+import { whyNoRequests, type NoRequests } from "./notSent";
 import { useRunContext, useRunRequests } from "../team-chat/roomQueries";
 import { errorMessage } from "../../errors";
 import { formatCount } from "../../lib/format";
@@ -25,15 +26,19 @@ type Props = {
   /** Who ran it, e.g. "@scout". */
   who: string;
   onClose: () => void;
+  /** The run, when the caller has it: how it ended tells why it may have no requests. */
+  run?: RunSummary | null;
 };
 
 /** Exactly what a run was given: the sections with their sizes against budgets, what waited
  *  for the next turn, and the request bodies the model received through the relay. */
-export function RunContextViewer({ runId, who, onClose }: Props) {
+export function RunContextViewer({ runId, who, onClose, run }: Props) {
   const context = useRunContext(runId);
+  const requests = useRunRequests(runId);
+  const unsent = whyNoRequests(run, requests.data) === "ended_before_sending";
   return (
-    <ContextViewerFrame runId={runId} who={who} onClose={onClose} testId="run-context" error={context.error}>
-      {context.data && <ContextBody context={context.data} />}
+    <ContextViewerFrame runId={runId} who={who} onClose={onClose} run={run} testId="run-context" error={context.error}>
+      {context.data && <ContextBody context={context.data} unsent={unsent} />}
     </ContextViewerFrame>
   );
 }
@@ -47,12 +52,20 @@ export function ContextViewerFrame({
   testId,
   error,
   children,
+  run,
 }: Props & { testId: string; error: unknown; children: ReactNode }) {
   const requests = useRunRequests(runId);
+  const none = whyNoRequests(run, requests.data);
   return (
     <Modal title={`What ${who} saw`} onClose={onClose} size="wide" testId={testId}>
+      {none === "ended_before_sending" && (
+        <p className="banner banner--warning" data-testid="run-context-unsent">
+          Not sent: the run {run?.status === "cancelled" ? "was stopped" : "failed"} before any request reached the
+          model. Below is what it would have been given.
+        </p>
+      )}
       {error ? <ErrorMessage message={errorMessage(error)} /> : (children ?? <p className="muted">Loading…</p>)}
-      <RequestList requests={requests.data} error={requests.error} />
+      <RequestList requests={requests.data} error={requests.error} none={none} />
       <div className="modal__actions">
         <button type="button" className="button" onClick={onClose}>
           Close
@@ -62,7 +75,7 @@ export function ContextViewerFrame({
   );
 }
 
-function ContextBody({ context }: { context: RunContext }) {
+function ContextBody({ context, unsent }: { context: RunContext; unsent: boolean }) {
   const total = context.sections.reduce((sum, s) => sum + s.chars, 0);
   return (
     <div className="run-context">
@@ -78,7 +91,7 @@ function ContextBody({ context }: { context: RunContext }) {
           <SectionRow key={`${section.kind}-${i}`} section={section} />
         ))}
       </ol>
-      <FileDeliveryList files={context.files} />
+      <FileDeliveryList files={context.files} unsent={unsent} />
       {context.deferred.length > 0 && (
         <p className="banner banner--warning" data-testid="run-context-deferred">
           {context.deferred.length} waiting item{context.deferred.length === 1 ? "" : "s"} did not fit the budgets and
@@ -133,14 +146,30 @@ export function SectionRow({ section, tiers = TEAM_TIERS }: { section: Section; 
   );
 }
 
-function RequestList({ requests, error }: { requests: RelayedRequest[] | undefined; error: unknown }) {
+const NO_REQUESTS: Record<NoRequests, string> = {
+  ended_before_sending: "No model request was made: the run ended before its first one.",
+  not_yet: "No model request yet: the run is still starting.",
+  ended_or_direct:
+    "No model request went through Clawboo's relay: the run ended before its first one, or its runtime talked to its model itself (its own sign-in or Gateway).",
+  direct_or_none:
+    "No model requests went through Clawboo's relay for this run (a runtime using its own sign-in, or its own Gateway, talks to its model directly).",
+};
+
+function RequestList({
+  requests,
+  error,
+  none,
+}: {
+  requests: RelayedRequest[] | undefined;
+  error: unknown;
+  none: NoRequests | null;
+}) {
   if (error) return <ErrorMessage message={errorMessage(error)} />;
   if (!requests) return null;
   if (requests.length === 0) {
     return (
       <p className="muted" data-testid="run-requests-none">
-        No model requests went through Clawboo's relay for this run (a runtime using its own sign-in, or its own
-        Gateway, talks to its model directly).
+        {NO_REQUESTS[none ?? "direct_or_none"]}
       </p>
     );
   }

@@ -166,7 +166,14 @@ export function RoomChat({ team, room, onOpenAgent }: Props) {
         <RoomRunPicker runs={runs.data ?? []} shown={shownRun} handle={handle} onPick={setSelectedRun} />
         <ActivityCard run={shownRun} />
       </aside>
-      {seeing && <RunContextViewer runId={seeing.runId} who={seeing.who} onClose={() => setSeeing(null)} />}
+      {seeing && (
+        <RunContextViewer
+          runId={seeing.runId}
+          who={seeing.who}
+          run={runById.get(seeing.runId) ?? null}
+          onClose={() => setSeeing(null)}
+        />
+      )}
       {peerOpen && (
         <PeerRoomViewer teamId={team.id} teamName={team.name} agents={agents} onClose={() => setPeerOpen(false)} />
       )}
