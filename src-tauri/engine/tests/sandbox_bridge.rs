@@ -157,10 +157,26 @@ async fn as_a_normal_user_a_port_published_inside_is_reached_from_the_host() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_missing_helper_refuses_the_run_and_never_runs_it_unconfined() {
-    if !as_normal_user("a_missing_helper_refuses_the_run_and_never_runs_it_unconfined", &[(HELPER_ENV, "/nonexistent")])
+    if as_normal_user("a_missing_helper_refuses_the_run_and_never_runs_it_unconfined", &[(HELPER_ENV, "/nonexistent")])
     {
-        return;
+        refused_and_nothing_ran("clawboo-netns").await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_helper_that_fails_refuses_the_run_and_the_held_sandbox_never_runs_it() {
+    // /bin/false stands in for a helper that cannot enter the namespace: bubblewrap has started
+    // and is held; it must be stopped before the program runs.
+    if as_normal_user(
+        "a_helper_that_fails_refuses_the_run_and_the_held_sandbox_never_runs_it",
+        &[(HELPER_ENV, "/bin/false")],
+    ) {
+        refused_and_nothing_ran("helper failed").await;
+    }
+}
+
+/// A bridged start is refused with `sandbox_unavailable` saying `why`, and its program never ran.
+async fn refused_and_nothing_ran(why: &str) {
     let dir = tempfile::tempdir().unwrap();
     let folder = dir.path().canonicalize().unwrap();
     let marker = folder.join("ran");
@@ -170,7 +186,7 @@ async fn a_missing_helper_refuses_the_run_and_never_runs_it_unconfined() {
     let e = SystemSpawner.spawn(&spec(&folder, "/bin/sh", &["-c", &touch], confine)).err().expect("refused");
     let error = spawn_error(e, |e| panic!("not a sandbox error: {e}"));
     assert_eq!(error.code(), ErrorCode::SandboxUnavailable, "{error}");
-    assert!(error.to_string().contains("clawboo-netns"), "{error}");
-    std::thread::sleep(Duration::from_millis(100));
+    assert!(error.to_string().contains(why), "{error}");
+    std::thread::sleep(Duration::from_millis(200));
     assert!(!marker.exists(), "nothing ran");
 }

@@ -91,14 +91,17 @@ mod platform {
             return Ok(child);
         };
         let mut child = hold.spawn(|| spawn(&wrapped))?;
-        match start_bridge(&confinement, &helper, &hold, &mut *child.control) {
+        let started = start_bridge(&confinement, &helper, &hold, &mut *child.control).and_then(|bridge| {
+            hold.release().map_err(|e| format!("Clawboo's sandbox could not start: {e}."))?;
+            Ok(bridge)
+        });
+        match started {
             Ok(bridge) => {
-                hold.release().map_err(|e| unavailable(format!("Clawboo's sandbox could not start: {e}")))?;
                 child.control = Box::new(ConfinedControl { inner: child.control, _bridge: Some(bridge) });
                 Ok(child)
             }
             Err(message) => {
-                // Still held: the program never ran.
+                // Still held (or never released): the program never ran.
                 let _ = child.control.kill();
                 Err(unavailable(format!("{message} {}", crate::runtimes::sandbox::UNAVAILABLE_FIX_LINUX)))
             }
