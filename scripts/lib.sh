@@ -11,9 +11,10 @@ BUILD_PACKAGES=(libwebkit2gtk-4.1-dev build-essential curl wget file libxdo-dev 
   libayatana-appindicator3-dev librsvg2-dev pkg-config)
 # What the tests add: a virtual display, the WebKit WebDriver, a private D-Bus and keyring.
 # Plus Python's venv for the pinned Hermes CLI, and what checks the .deb and the release workflow.
-# What running agents needs: every agent process starts in Clawboo's sandbox (bubblewrap, with
-# socat carrying Clawboo's loopback ports into it); the .deb depends on both.
-SANDBOX_PACKAGES=(bubblewrap socat)
+# What running agents needs: every agent process starts in Clawboo's sandbox (bubblewrap); the
+# .deb depends on it. Clawboo's loopback ports are carried into a sandbox by its own helper,
+# clawboo-netns (see build_netns_helper), not by a system package.
+SANDBOX_PACKAGES=(bubblewrap)
 TEST_PACKAGES=(xvfb xauth webkit2gtk-driver dbus-x11 gnome-keyring libsecret-tools python3 python3-venv
   desktop-file-utils yamllint python3-yaml "${SANDBOX_PACKAGES[@]}")
 
@@ -60,7 +61,31 @@ ensure_tauri_driver() {
   cargo install tauri-driver --version "$TAURI_DRIVER_VERSION" --locked --root "$TOOLS"
 }
 
-tauri_cli() { (cd "$ROOT" && "$ROOT/ui/node_modules/.bin/tauri" "$@"); }
+# The sandbox's network helper, clawboo-netns (src-tauri/netns; the binary target is declared by
+# clawboo-engine), ships next to the app's binary as a Tauri sidecar (bundle.externalBin). Tauri
+# needs it at src-tauri/binaries/clawboo-netns-<target triple> before it compiles the app, so the
+# sidecar is named in an overlay config that only `tauri build`/`dev` get (plain `cargo build` and
+# `cargo test` of the app never need the file). Linux only: no other OS uses it.
+NETNS_CONFIG="$ROOT/src-tauri/tauri.netns.conf.json"
+build_netns_helper() { # debug | release
+  local flag=() triple
+  [[ "$1" == release ]] && flag=(--release)
+  triple="$(rustc -vV | sed -n 's/^host: //p')"
+  cargo build --quiet -p clawboo-engine --bin clawboo-netns "${flag[@]}"
+  mkdir -p "$ROOT/src-tauri/binaries"
+  cp "$(cargo_target_dir)/$1/clawboo-netns" "$ROOT/src-tauri/binaries/clawboo-netns-$triple"
+}
+
+# The Tauri CLI; `build`, `bundle` and `dev` on Linux get the sandbox's network helper first.
+tauri_cli() {
+  if [[ "$(uname -s)" == Linux ]] && [[ "${1:-}" == build || "${1:-}" == bundle || "${1:-}" == dev ]]; then
+    local profile=release
+    [[ "$1" == dev || " $* " == *" --debug "* ]] && profile=debug
+    build_netns_helper "$profile"
+    set -- "$@" --config "$NETNS_CONFIG"
+  fi
+  (cd "$ROOT" && "$ROOT/ui/node_modules/.bin/tauri" "$@")
+}
 
 # Where cargo puts builds (CARGO_TARGET_DIR when set, as in helper worktrees).
 cargo_target_dir() { echo "${CARGO_TARGET_DIR:-$ROOT/target}"; }

@@ -1,9 +1,13 @@
 //! What the OS sandbox adds to a run's start (Linux): the time from spawn to the exit of
 //! `/bin/true`, started plainly, in a sandbox with no network (a card's check command), and in
-//! a sandbox as a runtime gets it (two of Clawboo's loopback ports bridged in, plus the proxy,
-//! and the wait until all three listen). Medians of 40 runs each, after 3 warm-up runs.
+//! a sandbox as a runtime gets it (two of Clawboo's loopback ports bridged in, plus the proxy:
+//! bubblewrap held while the clawboo-netns helper makes the three listeners inside). Medians of
+//! 40 runs each, after 3 warm-up runs.
 //!
-//! `scripts/bench --bench sandbox` (or `cargo bench -p clawboo-engine --bench sandbox`).
+//! `scripts/bench --bench sandbox` (or `cargo bench -p clawboo-engine --bench sandbox`). As a
+//! normal user, as on a user's desktop (this machine runs as root, which the kernel lets into
+//! namespaces more freely):
+//! `setpriv --reuid 65534 --regid 65534 --clear-groups env HOME=/tmp CLAWBOO_NETNS_HELPER=… <bench binary>`.
 
 use std::time::{Duration, Instant};
 

@@ -238,7 +238,7 @@ describe("Sandbox in the chat", () => {
     fakeApi.sendChatMessage.mockRejectedValueOnce(
       new ClawbooError(
         "sandbox_unavailable",
-        "Clawboo's sandbox needs bubblewrap (bwrap), which is not installed. Install bubblewrap and socat (Debian/Ubuntu: sudo apt install bubblewrap socat).",
+        "Clawboo's sandbox needs bubblewrap (bwrap), which is not installed. Install bubblewrap (Debian/Ubuntu: sudo apt install bubblewrap).",
       ),
     );
     const { user } = renderApp();
@@ -247,7 +247,7 @@ describe("Sandbox in the chat", () => {
 
     const shown = await screen.findByTestId("sandbox-unavailable");
     expect(within(shown).getByTestId("error-code").textContent).toBe("sandbox_unavailable");
-    expect(shown.textContent).toContain("sudo apt install bubblewrap socat");
+    expect(shown.textContent).toContain("sudo apt install bubblewrap");
     await user.click(within(shown).getByTestId("open-sandbox-settings"));
     expect(await screen.findByTestId("sandbox-fields")).toBe(document.activeElement);
   });

@@ -1,75 +1,66 @@
-//! The host side of a sandbox's network: one Unix socket per allowed loopback port, forwarded
-//! to that port on the host's 127.0.0.1, and one for the filtering proxy. The sockets live in a
-//! private folder that only this sandbox sees (bound read-only at [`SANDBOX_NET_DIR`]); inside,
-//! `socat` listens on 127.0.0.1 with the same port numbers, so URLs need no change.
+//! The host side of a sandbox's network: listeners on 127.0.0.1 *inside* the sandbox's own
+//! network namespace (made there by the `clawboo-netns` helper, see `netns.rs`), accepted on from
+//! the host. A connection to an allowed loopback port is forwarded to that port on the host's
+//! 127.0.0.1; one on the proxy's port goes through the filtering proxy. Inside, the port
+//! numbers are the host's, so URLs need no change. A port the sandboxed program publishes (an
+//! OpenClaw Gateway listening inside) is listened on at the host's 127.0.0.1 and each connection
+//! is carried in through a socket the helper made in the sandbox's namespace.
 //!
 //! The proxy speaks HTTP `CONNECT host:port` (HTTPS) and absolute-form plain HTTP requests, and
 //! lets a connection through only to a host the agent's profile allows. A refused host gets a
 //! 403 the tool prints, and is reported once to the run's Activity.
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpStream, UnixListener, UnixStream};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 
+use super::netns::SocketMaker;
 use super::{Blocked, BlockedSink, Confinement};
 
-/// Where a sandbox sees its sockets.
-pub const SANDBOX_NET_DIR: &str = "/run/clawboo-net";
-/// Where a sandbox puts the sockets of the ports it publishes (read-write for it).
-pub const SANDBOX_PUBLISH_DIR: &str = "/run/clawboo-publish";
-/// The socket name of the proxy in that folder.
-pub const PROXY_SOCKET: &str = "proxy";
 /// The longest request head the proxy reads.
 const MAX_HEAD_BYTES: usize = 16 * 1024;
 
-/// The running host side of one sandbox's network. Dropping it stops the forwarders and
-/// removes the sockets.
+/// The running host side of one sandbox's network. Dropping it stops the forwarders (and the
+/// helper kept for published ports).
 pub struct Bridge {
-    dir: PathBuf,
-    /// Where the sandbox's published ports' sockets appear.
-    publish_dir: Option<PathBuf>,
     tasks: Vec<JoinHandle<()>>,
 }
 
+/// The listeners made inside one sandbox's network namespace.
+pub struct Inside {
+    /// Each allowed loopback port's listener (same number inside as on the host).
+    pub loopback: Vec<(u16, std::net::TcpListener)>,
+    /// The proxy's listener.
+    pub proxy: std::net::TcpListener,
+    /// Makes sockets in the namespace, when the sandbox publishes ports.
+    pub sockets: Option<SocketMaker>,
+}
+
 impl Bridge {
-    /// Binds the sockets for `confinement` in a fresh private folder and starts forwarding.
-    /// Needs a Tokio runtime.
-    pub fn start(confinement: &Confinement, sink: Option<BlockedSink>) -> std::io::Result<Self> {
-        let dir = private_dir()?;
-        let publish_dir = if confinement.published_ports.is_empty() { None } else { Some(private_dir()?) };
-        let mut bridge = Bridge { dir, publish_dir, tasks: Vec::new() };
-        if let Some(publish) = &bridge.publish_dir {
+    /// Serves `inside` for `confinement`: forwards, filters, and publishes its ports on the
+    /// host. Needs a Tokio runtime.
+    pub fn serve(confinement: &Confinement, inside: Inside, sink: Option<BlockedSink>) -> std::io::Result<Self> {
+        let mut bridge = Bridge { tasks: Vec::new() };
+        if !confinement.published_ports.is_empty() {
+            let sockets = Arc::new(
+                inside.sockets.ok_or_else(|| std::io::Error::other("published ports need the network helper"))?,
+            );
             for &port in &confinement.published_ports {
                 // The port is free on the host (the caller picked it so): the host side listens
-                // there and hands each connection to the socket the sandbox's socat serves.
-                let listener = std::net::TcpListener::bind(("127.0.0.1", port))?;
-                listener.set_nonblocking(true)?;
-                let listener = tokio::net::TcpListener::from_std(listener)?;
-                bridge.tasks.push(tokio::spawn(publish_loop(listener, publish.join(port.to_string()))));
+                // there and carries each connection into the sandbox.
+                let listener = tokio_listener(std::net::TcpListener::bind(("127.0.0.1", port))?)?;
+                bridge.tasks.push(tokio::spawn(publish_loop(listener, port, sockets.clone())));
             }
         }
-        for &port in &confinement.loopback_ports {
-            let listener = bind(&bridge.dir.join(port.to_string()))?;
-            bridge.tasks.push(tokio::spawn(forward_loop(listener, port)));
+        for (port, listener) in inside.loopback {
+            bridge.tasks.push(tokio::spawn(forward_loop(tokio_listener(listener)?, port)));
         }
-        let listener = bind(&bridge.dir.join(PROXY_SOCKET))?;
         let rules = Arc::new(ProxyRules { confinement: confinement.clone(), sink, reported: Mutex::default() });
-        bridge.tasks.push(tokio::spawn(proxy_loop(listener, rules)));
+        bridge.tasks.push(tokio::spawn(proxy_loop(tokio_listener(inside.proxy)?, rules)));
         Ok(bridge)
-    }
-
-    /// The host folder holding the sockets, bound into the sandbox at [`SANDBOX_NET_DIR`].
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
-    /// The host folder bound read-write at [`SANDBOX_PUBLISH_DIR`], when ports are published.
-    pub fn publish_dir(&self) -> Option<&Path> {
-        self.publish_dir.as_deref()
     }
 }
 
@@ -78,34 +69,15 @@ impl Drop for Bridge {
         for task in &self.tasks {
             task.abort();
         }
-        let _ = std::fs::remove_dir_all(&self.dir);
-        if let Some(dir) = &self.publish_dir {
-            let _ = std::fs::remove_dir_all(dir);
-        }
     }
 }
 
-/// A folder only this user can enter, short enough for socket paths (108 bytes at most).
-fn private_dir() -> std::io::Result<PathBuf> {
-    let base = std::env::var_os("XDG_RUNTIME_DIR")
-        .map(PathBuf::from)
-        .filter(|p| p.is_dir() && p.as_os_str().len() < 60)
-        .unwrap_or_else(std::env::temp_dir);
-    let dir = base.join(format!("clawboo-net-{}", &uuid::Uuid::new_v4().simple().to_string()[..12]));
-    let mut builder = std::fs::DirBuilder::new();
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(&dir)?;
-    Ok(dir)
-}
-
-fn bind(path: &Path) -> std::io::Result<UnixListener> {
-    let listener = std::os::unix::net::UnixListener::bind(path)?;
+fn tokio_listener(listener: std::net::TcpListener) -> std::io::Result<TcpListener> {
     listener.set_nonblocking(true)?;
-    UnixListener::from_std(listener)
+    TcpListener::from_std(listener)
 }
 
-async fn forward_loop(listener: UnixListener, port: u16) {
+async fn forward_loop(listener: TcpListener, port: u16) {
     while let Ok((mut inside, _)) = listener.accept().await {
         tokio::spawn(async move {
             if let Ok(mut host) = TcpStream::connect(("127.0.0.1", port)).await {
@@ -115,11 +87,16 @@ async fn forward_loop(listener: UnixListener, port: u16) {
     }
 }
 
-async fn publish_loop(listener: tokio::net::TcpListener, socket: PathBuf) {
+async fn publish_loop(listener: TcpListener, port: u16, sockets: Arc<SocketMaker>) {
     while let Ok((mut host, _)) = listener.accept().await {
-        let socket = socket.clone();
+        let sockets = sockets.clone();
         tokio::spawn(async move {
-            if let Ok(mut inside) = UnixStream::connect(&socket).await {
+            let Ok(Ok(socket)) = tokio::task::spawn_blocking(move || sockets.socket()).await else { return };
+            let connected = async {
+                socket.set_nonblocking(true)?;
+                tokio::net::TcpSocket::from_std_stream(socket).connect(([127, 0, 0, 1], port).into()).await
+            };
+            if let Ok(mut inside) = connected.await {
                 let _ = tokio::io::copy_bidirectional(&mut host, &mut inside).await;
             }
         });
@@ -141,7 +118,7 @@ impl ProxyRules {
     }
 }
 
-async fn proxy_loop(listener: UnixListener, rules: Arc<ProxyRules>) {
+async fn proxy_loop(listener: TcpListener, rules: Arc<ProxyRules>) {
     while let Ok((stream, _)) = listener.accept().await {
         let rules = rules.clone();
         tokio::spawn(async move {
@@ -179,7 +156,7 @@ fn parse_head(head: &[u8]) -> Option<Target> {
     Some(Target { host: host.trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase(), port, tunnel: false })
 }
 
-async fn proxy_one(mut inside: UnixStream, rules: &ProxyRules) -> std::io::Result<()> {
+async fn proxy_one(mut inside: impl AsyncRead + AsyncWrite + Unpin, rules: &ProxyRules) -> std::io::Result<()> {
     let mut head = Vec::with_capacity(1024);
     let mut buf = [0u8; 4096];
     let end = loop {
@@ -246,7 +223,7 @@ async fn connect_allowed(target: &Target, rules: &ProxyRules) -> std::result::Re
     TcpStream::connect(&addresses[..]).await.map_err(unreachable)
 }
 
-async fn respond(stream: &mut UnixStream, status: &str, body: &str) -> std::io::Result<()> {
+async fn respond(stream: &mut (impl AsyncWrite + Unpin), status: &str, body: &str) -> std::io::Result<()> {
     let text = format!(
         "HTTP/1.1 {status}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}\n",
         body.len() + 1
@@ -259,6 +236,16 @@ async fn respond(stream: &mut UnixStream, status: &str, body: &str) -> std::io::
 mod tests {
     use super::*;
     use crate::vocab::sandbox::NetworkAccess;
+
+    /// A bridge whose "inside" listeners are on the host (the namespace is the helper's part,
+    /// tested with real sandboxes in tests/sandbox_bridge.rs).
+    fn serve(confinement: &Confinement, loopback: &[u16], sink: Option<BlockedSink>) -> (Bridge, std::net::SocketAddr) {
+        let on_host = || std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let proxy = on_host();
+        let address = proxy.local_addr().unwrap();
+        let loopback = loopback.iter().map(|&port| (port, on_host())).collect();
+        (Bridge::serve(confinement, Inside { loopback, proxy, sockets: None }, sink).unwrap(), address)
+    }
 
     #[test]
     fn request_heads_name_their_target() {
@@ -287,16 +274,13 @@ mod tests {
             Arc::new(move |b: Blocked| seen.lock().unwrap().push(b))
         };
         let confinement = Confinement { allowed_hosts: vec!["127.0.0.1".into()], ..Default::default() };
-        let bridge = Bridge::start(&confinement, Some(sink)).unwrap();
-        let ask = |request: &'static str| {
-            let path = bridge.dir().join(PROXY_SOCKET);
-            async move {
-                let mut s = UnixStream::connect(path).await.unwrap();
-                s.write_all(request.as_bytes()).await.unwrap();
-                let mut answer = String::new();
-                s.read_to_string(&mut answer).await.unwrap();
-                answer
-            }
+        let (bridge, proxy) = serve(&confinement, &[], Some(sink));
+        let ask = |request: &'static str| async move {
+            let mut s = TcpStream::connect(proxy).await.unwrap();
+            s.write_all(request.as_bytes()).await.unwrap();
+            let mut answer = String::new();
+            s.read_to_string(&mut answer).await.unwrap();
+            answer
         };
         for _ in 0..2 {
             let answer = ask("CONNECT evil.example:443 HTTP/1.1\r\n\r\n").await;
@@ -312,25 +296,52 @@ mod tests {
             let (mut s, _) = server.accept().await.unwrap();
             s.write_all(b"hello from upstream").await.unwrap();
         });
-        let mut s = UnixStream::connect(bridge.dir().join(PROXY_SOCKET)).await.unwrap();
+        let mut s = TcpStream::connect(proxy).await.unwrap();
         s.write_all(format!("CONNECT 127.0.0.1:{port} HTTP/1.1\r\n\r\n").as_bytes()).await.unwrap();
         let mut answer = String::new();
         s.read_to_string(&mut answer).await.unwrap();
         assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
         assert!(answer.ends_with("hello from upstream"), "{answer}");
-        let dir = bridge.dir().to_path_buf();
         drop(bridge);
-        assert!(!dir.exists(), "the sockets go with the bridge");
+        let mut closed = false;
+        for _ in 0..100 {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            if TcpStream::connect(proxy).await.is_err() {
+                closed = true;
+                break;
+            }
+        }
+        assert!(closed, "the listeners go with the bridge");
+    }
+
+    #[tokio::test]
+    async fn an_allowed_port_is_forwarded_to_the_same_port_on_the_host() {
+        let relay = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = relay.local_addr().unwrap().port();
+        tokio::spawn(async move {
+            let (mut s, _) = relay.accept().await.unwrap();
+            s.write_all(b"hello from the relay").await.unwrap();
+        });
+        let confinement = Confinement { loopback_ports: vec![port], ..Default::default() };
+        let inside = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let at = inside.local_addr().unwrap();
+        let proxy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let _bridge =
+            Bridge::serve(&confinement, Inside { loopback: vec![(port, inside)], proxy, sockets: None }, None).unwrap();
+        let mut s = TcpStream::connect(at).await.unwrap();
+        let mut answer = String::new();
+        s.read_to_string(&mut answer).await.unwrap();
+        assert_eq!(answer, "hello from the relay");
     }
 
     #[tokio::test]
     async fn any_host_means_the_internet_never_this_machine_or_its_network() {
         let confinement = Confinement { network: NetworkAccess::Any, ..Default::default() };
-        let bridge = Bridge::start(&confinement, None).unwrap();
+        let (_bridge, proxy) = serve(&confinement, &[], None);
         let server = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = server.local_addr().unwrap().port();
         for host in ["127.0.0.1", "localhost", "[::1]", "169.254.169.254", "10.0.0.1", "192.168.1.1"] {
-            let mut s = UnixStream::connect(bridge.dir().join(PROXY_SOCKET)).await.unwrap();
+            let mut s = TcpStream::connect(proxy).await.unwrap();
             s.write_all(format!("CONNECT {host}:{port} HTTP/1.1\r\n\r\n").as_bytes()).await.unwrap();
             let mut answer = String::new();
             s.read_to_string(&mut answer).await.unwrap();

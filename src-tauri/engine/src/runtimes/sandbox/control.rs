@@ -41,8 +41,9 @@ fn with_install(spec: &CommandSpec, confinement: &Confinement) -> Confinement {
 #[cfg(target_os = "linux")]
 mod platform {
     use super::*;
-    use crate::runtimes::sandbox::bridge::Bridge;
+    use crate::runtimes::sandbox::bridge::{Bridge, Inside};
     use crate::runtimes::sandbox::linux::{self, PROXY_PORT_INSIDE};
+    use crate::runtimes::sandbox::netns;
 
     pub fn confine_spawn(
         spec: &CommandSpec,
@@ -57,50 +58,73 @@ mod platform {
                 || !confinement.published_ports.is_empty()
                 || confinement.network != crate::runtimes::sandbox::NetworkAccess::ClawbooOnly
                 || !confinement.allowed_hosts.is_empty());
-        let bridge = if bridged {
+        let helper = if bridged {
             if tokio::runtime::Handle::try_current().is_err() {
                 return Err(unavailable("Clawboo's sandbox network needs the engine's runtime.".into()));
             }
-            Some(Bridge::start(&confinement, confinement.notify.0.clone())?)
+            Some(netns::helper().map_err(unavailable)?)
         } else {
             None
         };
         // The folders are bound at their real paths: so is the working folder entered.
         let cwd = spec.cwd.canonicalize().unwrap_or_else(|_| spec.cwd.clone());
-        let mut args = linux::bwrap_args(
-            &confinement,
-            bridge.as_ref().map(Bridge::dir),
-            bridge.as_ref().and_then(Bridge::publish_dir),
-            &cwd,
-            &linux::system_entry,
-        );
-        args.push("--".into());
+        let mut args = linux::bwrap_args(&confinement, &cwd, &linux::system_entry);
         let mut env = spec.env.clone();
-        if bridge.is_some() {
-            let mut ports = confinement.loopback_ports.clone();
-            ports.push(PROXY_PORT_INSIDE);
-            args.extend([
-                "/bin/sh".into(),
-                "-c".into(),
-                linux::bridge_script(&ports, &confinement.published_ports),
-                "clawboo-sandbox".into(),
-            ]);
+        let mut hold = None;
+        if helper.is_some() {
+            // bubblewrap waits (before the program) until the bridge's listeners are inside.
+            let held =
+                netns::Hold::new().map_err(|e| unavailable(format!("Clawboo's sandbox could not start: {e}")))?;
+            args.extend(held.bwrap_args());
+            hold = Some(held);
             env.extend(linux::proxy_env());
-            if !tools.socat.starts_with("/usr") {
-                return Err(unavailable(format!(
-                    "socat is at {}, outside the system folders a sandbox sees; install it from the system's packages.",
-                    tools.socat.display()
-                )));
-            }
         }
+        args.push("--".into());
         // By its real path: the links and `..` it was found through may not exist inside.
         let program = spec.program.canonicalize().unwrap_or_else(|_| spec.program.clone());
         args.push(program.to_string_lossy().into_owned());
         args.extend(spec.args.iter().cloned());
         let wrapped = CommandSpec { program: tools.bwrap.clone(), args, env, confine: None, ..spec.clone() };
-        let mut child = spawn(&wrapped)?;
-        child.control = Box::new(ConfinedControl { inner: child.control, _bridge: bridge });
-        Ok(child)
+        let (Some(helper), Some(mut hold)) = (helper, hold) else {
+            let mut child = spawn(&wrapped)?;
+            child.control = Box::new(ConfinedControl { inner: child.control, _bridge: None });
+            return Ok(child);
+        };
+        let mut child = hold.spawn(|| spawn(&wrapped))?;
+        let started = start_bridge(&confinement, &helper, &hold, &mut *child.control).and_then(|bridge| {
+            hold.release().map_err(|e| format!("Clawboo's sandbox could not start: {e}."))?;
+            Ok(bridge)
+        });
+        match started {
+            Ok(bridge) => {
+                child.control = Box::new(ConfinedControl { inner: child.control, _bridge: Some(bridge) });
+                Ok(child)
+            }
+            Err(message) => {
+                // Still held (or never released): the program never ran.
+                let _ = child.control.kill();
+                Err(unavailable(format!("{message} {}", crate::runtimes::sandbox::UNAVAILABLE_FIX_LINUX)))
+            }
+        }
+    }
+
+    /// The sandbox's listeners, made inside its network namespace by the helper while
+    /// bubblewrap waits, and served from here.
+    fn start_bridge(
+        confinement: &Confinement,
+        helper: &std::path::Path,
+        hold: &netns::Hold,
+        bwrap: &mut dyn ChildControl,
+    ) -> Result<Bridge, String> {
+        let pid = hold.child_pid(|| !matches!(bwrap.try_wait(), Ok(None)))?;
+        let mut ports = confinement.loopback_ports.clone();
+        ports.push(PROXY_PORT_INSIDE);
+        let serve_sockets = !confinement.published_ports.is_empty();
+        let (mut listeners, sockets) = netns::make_listeners(helper, pid, &ports, serve_sockets)?;
+        let proxy = listeners.pop().ok_or("the network helper passed no proxy listener")?;
+        let inside = Inside { loopback: ports.into_iter().zip(listeners).collect(), proxy, sockets };
+        Bridge::serve(confinement, inside, confinement.notify.0.clone())
+            .map_err(|e| format!("Clawboo's sandbox network could not start: {e}."))
     }
 
     /// Sends `signal` to what runs inside the sandbox, not to bubblewrap itself: bubblewrap

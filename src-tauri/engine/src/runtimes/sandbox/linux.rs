@@ -4,7 +4,6 @@
 use std::path::{Component, Path, PathBuf};
 use std::sync::OnceLock;
 
-use super::bridge::{PROXY_SOCKET, SANDBOX_NET_DIR, SANDBOX_PUBLISH_DIR};
 use super::Confinement;
 
 /// The system folders every sandbox sees read-only (links among them, as on merged-/usr
@@ -26,15 +25,10 @@ enum Mount {
     Empty,
 }
 
-/// bwrap's arguments (before `--`) for `confinement`, with the bridge's sockets at `net_dir`,
-/// working in `cwd`. `system` tells how each system folder exists on this machine.
-pub fn bwrap_args(
-    confinement: &Confinement,
-    net_dir: Option<&Path>,
-    publish_dir: Option<&Path>,
-    cwd: &Path,
-    system: &dyn Fn(&str) -> SystemEntry,
-) -> Vec<String> {
+/// bwrap's arguments (before `--`) for `confinement`, working in `cwd`. `system` tells how each
+/// system folder exists on this machine. (The network bridge needs no mount: its listeners are
+/// made in the sandbox's namespace from outside.)
+pub fn bwrap_args(confinement: &Confinement, cwd: &Path, system: &dyn Fn(&str) -> SystemEntry) -> Vec<String> {
     let mut args: Vec<String> = Vec::new();
     let mut push = |items: &[&str]| args.extend(items.iter().map(|s| (*s).to_owned()));
     push(&["--die-with-parent", "--unshare-all", "--hostname", "clawboo-sandbox"]);
@@ -65,12 +59,6 @@ pub fn bwrap_args(
             Mount::Empty => push(&["--tmpfs", &path]),
         }
     }
-    if let Some(dir) = net_dir {
-        push(&["--ro-bind", &dir.to_string_lossy(), SANDBOX_NET_DIR]);
-    }
-    if let Some(dir) = publish_dir {
-        push(&["--bind", &dir.to_string_lossy(), SANDBOX_PUBLISH_DIR]);
-    }
     push(&["--chdir", &cwd.to_string_lossy()]);
     args
 }
@@ -98,39 +86,6 @@ pub fn system_entry(dir: &str) -> SystemEntry {
     }
 }
 
-/// The shell line run first inside the sandbox when it has a network bridge: one `socat` per
-/// port listening on the sandbox's own 127.0.0.1, a wait until all listen (so the runtime's
-/// first connection never races them), then the program itself (`exec "$@"`).
-pub fn bridge_script(ports: &[u16], published: &[u16]) -> String {
-    let mut script = String::new();
-    let mut listening = Vec::new();
-    for &port in published {
-        // A port the program will listen on, served to the host through a socket.
-        script.push_str(&format!(
-            "socat UNIX-LISTEN:{SANDBOX_PUBLISH_DIR}/{port},fork TCP:127.0.0.1:{port} 2>/dev/null & "
-        ));
-    }
-    for &port in ports {
-        let socket = if port == PROXY_PORT_INSIDE { PROXY_SOCKET.to_owned() } else { port.to_string() };
-        script.push_str(&format!(
-            "socat TCP-LISTEN:{port},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:{SANDBOX_NET_DIR}/{socket} 2>/dev/null & "
-        ));
-        listening.push(format!("0100007F:{port:04X}0A"));
-    }
-    if !listening.is_empty() {
-        // Shell built-ins only (no process per check): count our ports among the listening
-        // sockets of /proc/net/tcp ("sl local rem st …"; 0A is LISTEN).
-        script.push_str(&format!(
-            "ready() {{ n=0; while read -r _ a _ s _; do case \"$a$s\" in {}) n=$((n+1));; esac; done </proc/net/tcp; [ $n -ge {} ]; }}; \
-             i=0; until ready; do i=$((i+1)); if [ $i -gt 100000 ]; then echo 'Clawboo sandbox: the network bridge did not start' >&2; exit 126; fi; done; ",
-            listening.join("|"),
-            listening.len()
-        ));
-    }
-    script.push_str("exec \"$@\"");
-    script
-}
-
 /// Environment for a sandbox whose proxy is reachable: HTTP(S) clients go through it, and
 /// loopback (the relay, the bridge) is reached directly.
 pub fn proxy_env() -> Vec<(String, String)> {
@@ -146,7 +101,7 @@ pub fn proxy_env() -> Vec<(String, String)> {
     ]
 }
 
-/// Where bubblewrap and socat are, once both work here, or why the sandbox cannot start.
+/// Where bubblewrap is, once it works here, or why the sandbox cannot start.
 pub fn tools() -> Result<&'static Tools, String> {
     static TOOLS: OnceLock<Result<Tools, String>> = OnceLock::new();
     TOOLS.get_or_init(probe).as_ref().map_err(Clone::clone)
@@ -155,7 +110,6 @@ pub fn tools() -> Result<&'static Tools, String> {
 #[derive(Debug)]
 pub struct Tools {
     pub bwrap: PathBuf,
-    pub socat: PathBuf,
 }
 
 fn find_in_path(name: &str) -> Option<PathBuf> {
@@ -168,8 +122,6 @@ fn probe() -> Result<Tools, String> {
     let fix = super::UNAVAILABLE_FIX_LINUX;
     let bwrap = find_in_path("bwrap")
         .ok_or_else(|| format!("Clawboo's sandbox needs bubblewrap (bwrap), which is not installed. {fix}"))?;
-    let socat =
-        find_in_path("socat").ok_or_else(|| format!("Clawboo's sandbox needs socat, which is not installed. {fix}"))?;
     let mut args: Vec<String> = vec!["--die-with-parent".into(), "--unshare-all".into()];
     for dir in SYSTEM_DIRS {
         match system_entry(dir) {
@@ -190,7 +142,7 @@ fn probe() -> Result<Tools, String> {
         let said = String::from_utf8_lossy(&out.stderr).trim().to_owned();
         return Err(format!("bubblewrap cannot make a sandbox on this system ({said}). {fix}"));
     }
-    Ok(Tools { bwrap, socat })
+    Ok(Tools { bwrap })
 }
 
 #[cfg(test)]
@@ -219,13 +171,7 @@ mod tests {
             share_host_network: false,
             notify: Default::default(),
         };
-        let args = bwrap_args(
-            &c,
-            Some(Path::new("/run/user/1/clawboo-net-x")),
-            None,
-            Path::new("/data/agents/a"),
-            &merged_usr,
-        );
+        let args = bwrap_args(&c, Path::new("/data/agents/a"), &merged_usr);
         let line = args.join(" ");
         assert!(line.starts_with("--die-with-parent --unshare-all "), "{line}");
         assert!(line.contains("--ro-bind /usr /usr --symlink usr/bin /bin"), "{line}");
@@ -235,21 +181,8 @@ mod tests {
         let at = |needle: &str| line.find(needle).unwrap_or_else(|| panic!("{needle} missing in {line}"));
         assert!(at("--ro-bind /data/agents/a /data/agents/a") < at("--tmpfs /data/agents/a/.clawboo"));
         assert!(at("--tmpfs /data/agents/a/.clawboo") < at("--bind /data/agents/a/.clawboo/claude-code"));
-        assert!(line.contains("--ro-bind /run/user/1/clawboo-net-x /run/clawboo-net"), "{line}");
         assert!(line.ends_with("--chdir /data/agents/a"), "{line}");
         // No share of the network, the host's /tmp, /run or the user's home.
         assert!(!line.contains("--share-net") && !line.contains("--bind /tmp ") && !line.contains("--bind /run "));
-    }
-
-    #[test]
-    fn the_bridge_script_waits_for_every_port_then_runs_the_program() {
-        let script = bridge_script(&[4000, PROXY_PORT_INSIDE], &[]);
-        assert!(script.contains("TCP-LISTEN:4000,bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:/run/clawboo-net/4000"));
-        assert!(script.contains("UNIX-CONNECT:/run/clawboo-net/proxy"));
-        assert!(script.contains("in 0100007F:0FA00A|0100007F:0C380A)") && script.contains("[ $n -ge 2 ]"), "{script}");
-        assert!(script.ends_with("exec \"$@\""));
-        assert_eq!(bridge_script(&[], &[]), "exec \"$@\"");
-        assert!(bridge_script(&[], &[18789])
-            .starts_with("socat UNIX-LISTEN:/run/clawboo-publish/18789,fork TCP:127.0.0.1:18789"));
     }
 }

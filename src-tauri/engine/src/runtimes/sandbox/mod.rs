@@ -7,9 +7,9 @@
 //! filtering proxy, the hosts the agent's profile allows.
 //!
 //! Linux: bubblewrap (`bwrap`, Flatpak's sandbox) with every namespace unshared; the allowed
-//! loopback ports are carried into the sandbox's own network namespace over Unix sockets (a
-//! `socat` inside listens on the same port numbers, so URLs do not change). macOS: a Seatbelt
-//! profile for `sandbox-exec`. Windows: not sandboxed (job objects only), and the app says so.
+//! loopback ports are carried into the sandbox's own network namespace by listeners made there,
+//! from outside, by the small `clawboo-netns` helper while bubblewrap waits (no process inside;
+//! the same port numbers, so URLs do not change). macOS: a Seatbelt profile for `sandbox-exec`. Windows: not sandboxed (job objects only), and the app says so.
 //!
 //! When the sandbox cannot start, the run is refused (`sandbox_unavailable`); an agent runs
 //! unconfined only when the user turned its sandbox off in its profile.
@@ -19,6 +19,8 @@ mod bridge;
 mod control;
 pub mod linux;
 pub mod macos;
+#[cfg(target_os = "linux")]
+pub mod netns;
 mod view;
 
 use std::path::PathBuf;
@@ -193,8 +195,7 @@ pub fn loopback_port(url: &str) -> Option<u16> {
 }
 
 /// Why a confined process could not start.
-pub const UNAVAILABLE_FIX_LINUX: &str =
-    "Install bubblewrap and socat (Debian/Ubuntu: sudo apt install bubblewrap socat). \
+pub const UNAVAILABLE_FIX_LINUX: &str = "Install bubblewrap (Debian/Ubuntu: sudo apt install bubblewrap). \
 On Ubuntu 24.04 and later, unprivileged user namespaces also need an AppArmor profile for bwrap \
 (or kernel.apparmor_restrict_unprivileged_userns=0). Inside a container, run Clawboo on the host. \
 Or turn the sandbox off for this agent in its profile (it then runs with your whole account).";
