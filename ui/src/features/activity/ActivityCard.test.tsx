@@ -69,6 +69,24 @@ describe("Activity card", () => {
     expect(within(tool).getByRole("img", { name: "Done" })).toBeTruthy();
   });
 
+  it("folds a finished reply's tool calls into one line under it, which opens to the calls", async () => {
+    const { user } = await openActivity();
+    await backendDoes(() => {
+      emitRunEvent(agentId, runId, { type: "toolCallStarted", callId: "c1", name: "Bash", input: { command: "ls" } });
+      emitRunEvent(agentId, runId, { type: "toolResult", callId: "c1", output: "a.txt", isError: false });
+      emitRunEvent(agentId, runId, { type: "toolCallStarted", callId: "c2", name: "Read", input: { file_path: "a.txt" } });
+      emitRunEvent(agentId, runId, { type: "toolResult", callId: "c2", output: "hello", isError: false });
+    });
+    await backendDoes(() => finishRun(agentId, "succeeded", "Two files read."));
+    const steps = await screen.findByTestId(`reply-steps-${runId}`);
+    const toggle = within(steps).getByRole("button");
+    expect(toggle.textContent).toContain("Used 2 tools: Bash, Read");
+    expect(toggle.getAttribute("aria-expanded")).toBe("false");
+    await user.click(toggle);
+    expect(within(steps).getByTestId("activity-tool-c1").textContent).toContain("Bash");
+    expect(within(steps).getByTestId("activity-tool-c2").textContent).toContain("Read");
+  });
+
   it("cuts long output to 20 lines until expanded, and marks failed tools", async () => {
     const { user } = await openActivity();
     const long = Array.from({ length: 45 }, (_, i) => `line ${i + 1}`).join("\n");

@@ -7,6 +7,7 @@ import { SandboxLink } from "../activity/ActivityCard";
 import { mentionsSandbox } from "../sandbox/sandbox";
 import { CopyErrorDetails } from "../../components/CopyErrorDetails";
 import { FixButton, fixForRunError } from "../agents/CantRun";
+import { ReplySteps } from "./ReplySteps";
 
 type Props = {
   agentName: string;
@@ -72,6 +73,7 @@ const MessageRow = memo(function MessageRow({ message, see }: { message: ChatMes
           <Markdown text={message.content} />
         </div>
       </div>
+      {message.runId && <ReplySteps runId={message.runId} />}
       {see && message.runId && <SeeContext runId={message.runId} see={see} />}
     </>
   );
