@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { screen, waitFor, within } from "@testing-library/react";
 import { ClawbooError } from "../../errors";
+import { seedRequest } from "../../test/fakeAttention";
 import {
   backend,
   emitMessageAdded,
@@ -187,6 +188,21 @@ describe("Chat", () => {
     await user.click(within(notice).getByTestId("run-retry"));
     await waitFor(() => expect(fakeApi.sendChatMessage).toHaveBeenCalledTimes(2));
     expect(fakeApi.sendChatMessage).toHaveBeenLastCalledWith(agentId, "Summarise the report");
+  });
+
+  it("shows the agent's open question above the composer, answered right there", async () => {
+    const agent = backend.agents.find((a) => a.id === agentId)!;
+    const asked = seedRequest(agent, { kind: "question", text: "Which region: EU or US?" });
+    seedRequest(agent, { kind: "question", text: "Asked in a team", origin: "team", roomId: "room-x" });
+    const { user } = renderApp();
+    await openChat(user, "researcher");
+    const here = await screen.findByTestId("asked-here");
+    expect(within(here).getAllByRole("article")).toHaveLength(1);
+    expect(here.textContent).toContain("@researcher asks: Which region: EU or US?");
+    await user.type(within(here).getByTestId(`answer-${asked.id}`), "EU");
+    await user.click(within(here).getByTestId(`send-answer-${asked.id}`));
+    await waitFor(() => expect(screen.queryByTestId("asked-here")).toBeNull());
+    expect(fakeApi.attentionAnswer).toHaveBeenCalledWith(asked.id, { type: "text", text: "EU" });
   });
 
   it("shows timed-out runs from the history as failures", async () => {

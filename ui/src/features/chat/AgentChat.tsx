@@ -11,6 +11,7 @@ import { ErrorMessage } from "../../components/ErrorMessage";
 import { ChatTimeline } from "./ChatTimeline";
 import { ChatComposer } from "./ChatComposer";
 import { CantRunNotice } from "../agents/CantRun";
+import { AskedHere } from "../attention/AskedHere";
 import { ActivityCard } from "../activity/ActivityCard";
 import { ChatRunContextViewer } from "./ChatRunContextViewer";
 import { SandboxLink } from "../activity/ActivityCard";
@@ -108,6 +109,7 @@ export function AgentChat({ agent, drafts, onOpenSandbox }: Props) {
         ) : (
           <ErrorMessage message={error ? errorMessage(error) : null} />
         )}
+        <AskedHere agentId={agent.id} />
         <CantRunNotice agent={agent} />
         <ChatComposer
           initialText={drafts.get(agent.id) ?? ""}

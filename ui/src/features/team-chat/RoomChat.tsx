@@ -20,6 +20,7 @@ import { RoomMessageRow } from "./RoomMessageRow";
 import { RoomLiveReply } from "./RoomLiveReply";
 import { RoomRunPicker } from "./RoomRunPicker";
 import { MentionsProvider } from "../../components/Markdown";
+import { AskedHere } from "../attention/AskedHere";
 
 type Props = {
   team: Team;
@@ -150,6 +151,7 @@ export function RoomChat({ team, room, onOpenAgent }: Props) {
           </MentionsProvider>
         )}
         <ErrorMessage message={error ? errorMessage(error) : null} />
+        <AskedHere roomId={room.id} />
         <ChatComposer
           mentionables={memberHandles}
           mentionKind="teammate"
