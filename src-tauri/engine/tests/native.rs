@@ -520,11 +520,26 @@ async fn a_model_that_never_stops_asking_for_tools_is_stopped_after_16_calls() {
     }
 }
 
+/// Waits short enough for a test; the shipped ones are 1 s and 4 s.
+fn quick_retries(rt: Arc<NativeRuntime>) -> Arc<NativeRuntime> {
+    Arc::new(Arc::into_inner(rt).unwrap().with_retry_waits(vec![Duration::from_millis(20), Duration::from_millis(40)]))
+}
+
+fn warnings(events: &[RunEvent]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            RunEvent::Warning { message } => Some(message.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 #[tokio::test]
-async fn an_http_500_fails_with_the_providers_message() {
+async fn an_http_500_is_tried_again_twice_then_fails_with_the_providers_message() {
     for flavor in BOTH {
         let server = FakeModelServer::start(Behavior::server_error("the fake model is overloaded")).await;
-        let rt = runtime(flavor.base_url(&server), Some("sk-test"));
+        let rt = quick_retries(runtime(flavor.base_url(&server), Some("sk-test")));
         let ws = workspace();
         let (result, events) =
             run(&rt, input(agent(Some(flavor.provider()), ApprovalPolicy::Ask), ws.path(), "Hi", vec![])).await;
@@ -532,7 +547,44 @@ async fn an_http_500_fails_with_the_providers_message() {
         let message = result.message.unwrap();
         assert!(message.contains("500") && message.contains("the fake model is overloaded"), "{message}");
         assert!(text_of(&events).is_empty());
-        assert_eq!(server.model_requests().len(), 1, "no retry loop");
+        assert_eq!(server.model_requests().len(), 3, "the first try and two more");
+        let said = warnings(&events);
+        assert_eq!(said.len(), 2, "{said:?}");
+        assert!(said[0].contains("500") && said[0].ends_with("Trying again in 1 s (1 of 2)."), "{said:?}");
+        assert!(said[1].ends_with("(2 of 2)."), "{said:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_busy_provider_is_tried_again_and_the_run_goes_on() {
+    for flavor in BOTH {
+        let server = FakeModelServer::start(Behavior::text("Answered on the second try.")).await;
+        server.fail_next(1);
+        let rt = quick_retries(runtime(flavor.base_url(&server), Some("sk-test")));
+        let ws = workspace();
+        let (result, events) =
+            run(&rt, input(agent(Some(flavor.provider()), ApprovalPolicy::Ask), ws.path(), "Hi", vec![])).await;
+        assert_eq!(result.outcome, RunOutcome::Succeeded, "{:?}", result.message);
+        assert_eq!(text_of(&events), "Answered on the second try.");
+        assert_eq!(server.model_requests().len(), 2);
+        let said = warnings(&events);
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(said[0].contains("503") && said[0].contains("overloaded"), "{said:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_refused_connection_is_said_at_once_never_tried_again() {
+    // Nothing listens at this address: the message says to check the server, with no waiting.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    for flavor in BOTH {
+        let rt = quick_retries(runtime(format!("http://{closed}"), Some("sk-test")));
+        let ws = workspace();
+        let (result, events) =
+            run(&rt, input(agent(Some(flavor.provider()), ApprovalPolicy::Ask), ws.path(), "Hi", vec![])).await;
+        assert_eq!(result.outcome, RunOutcome::Failed);
+        assert!(result.message.unwrap().contains("Could not connect"));
+        assert!(warnings(&events).is_empty(), "{:?}", warnings(&events));
     }
 }
 

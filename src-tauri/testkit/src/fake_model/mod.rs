@@ -142,6 +142,8 @@ pub(crate) struct Shared {
     pub(crate) next_id: std::sync::atomic::AtomicU64,
     /// Input tokens every answer reports (0: a rough count of the request).
     pub(crate) reported_input_tokens: std::sync::atomic::AtomicU64,
+    /// Model requests still to answer with a transient failure (see [`FakeModelServer::fail_next`]).
+    pub(crate) failing: std::sync::atomic::AtomicU32,
     /// Distinguishes this server's ids from another's: a resumed session replays the ids of
     /// earlier turns, and Claude Code treats a repeated tool_use id as an interrupted tool use.
     pub(crate) nonce: String,
@@ -213,6 +215,12 @@ impl FakeModelServer {
         self.requests().into_iter().filter(RecordedRequest::is_model_request).collect()
     }
 
+    /// The next `count` model requests are answered HTTP 503 ("overloaded"), as a busy provider
+    /// does; the ones after get the behaviour's answers. For retry tests.
+    pub fn fail_next(&self, count: u32) {
+        self.shared.failing.store(count, std::sync::atomic::Ordering::SeqCst);
+    }
+
     /// Every answer from now on reports `tokens` input tokens (0: a rough count of the request),
     /// e.g. to fill a runtime's context window.
     pub fn report_input_tokens(&self, tokens: u64) {
@@ -241,6 +249,7 @@ async fn bind(behavior: Behavior) -> (TcpListener, Arc<Shared>) {
         log: Mutex::new(Vec::new()),
         next_id: Default::default(),
         reported_input_tokens: Default::default(),
+        failing: Default::default(),
         nonce,
     });
     (listener, shared)

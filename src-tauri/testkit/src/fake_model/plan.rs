@@ -199,6 +199,19 @@ pub(crate) fn route(request: &RecordedRequest, shared: &Shared) -> Response {
     if let Reply::Redirect(location) = &shared.behavior.on_user {
         return Response::Redirect { status: 307, location: location.clone() };
     }
+    let failing = &shared.failing;
+    if request.is_model_request()
+        && failing
+            .fetch_update(std::sync::atomic::Ordering::SeqCst, std::sync::atomic::Ordering::SeqCst, |n| {
+                n.checked_sub(1)
+            })
+            .is_ok()
+    {
+        return Response::json(
+            503,
+            json!({"type": "error", "error": {"type": "overloaded_error", "message": "fake model server: overloaded, try again"}}),
+        );
+    }
     match (request.method.as_str(), request.path.as_str()) {
         ("POST", "/v1/messages") => anthropic::messages(request, shared),
         ("POST", "/v1/messages/count_tokens") => {

@@ -28,6 +28,13 @@ pub fn client() -> reqwest::Client {
         .expect("the HTTP client can be built (TLS backend available)")
 }
 
+/// A call the provider answered with a brief failure (busy, rate-limited, a gateway or server
+/// error, a connection cut before the reply) is sent again after each of these waits, saying so
+/// in the Activity card, before the run fails with the provider's message.
+pub const RETRY_WAITS: [Duration; 2] = [Duration::from_secs(1), Duration::from_secs(4)];
+/// A provider's own `Retry-After` is followed, up to this.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
+
 pub enum CallEnd {
     Done(ModelTurn),
     Failed(String),
@@ -47,30 +54,44 @@ pub async fn cancelled(cancel: &mut watch::Receiver<bool>) {
 }
 
 /// Sends `request` to `url` and decodes the streamed reply. `who` names the provider in errors.
+/// A brief failure before the reply starts is tried again after each of `retry_waits`.
 pub async fn stream_call(
-    request: reqwest::RequestBuilder,
+    mut request: reqwest::RequestBuilder,
     url: &str,
     who: &str,
     decoder: &mut dyn StreamDecoder,
     emit: &mut (dyn FnMut(RunEvent) + Send),
     cancel: &mut watch::Receiver<bool>,
+    retry_waits: &[Duration],
 ) -> CallEnd {
-    let response = tokio::select! {
-        sent = request.send() => sent,
-        () = cancelled(cancel) => return CallEnd::Cancelled,
-    };
-    let response = match response {
-        Ok(response) => response,
-        Err(e) => return CallEnd::Failed(send_error(url, &e)),
-    };
-    let status = response.status();
-    if !status.is_success() {
-        let body = tokio::select! {
-            body = response.text() => body.unwrap_or_default(),
-            () = cancelled(cancel) => return CallEnd::Cancelled,
+    let mut attempt = 0;
+    let response = loop {
+        // A body held in memory can be sent again; a streamed one cannot (never the case here).
+        let again = request.try_clone();
+        let failure = match send(request, url, who, cancel).await {
+            Sent::Response(response) => break response,
+            Sent::Cancelled => return CallEnd::Cancelled,
+            Sent::Failed(failure) => failure,
         };
-        return CallEnd::Failed(status_error(who, status, &body));
-    }
+        let (Some(next), Some(wait), true) = (again, retry_waits.get(attempt), failure.transient) else {
+            return CallEnd::Failed(failure.message);
+        };
+        let wait = failure.retry_after.map_or(*wait, |asked| asked.min(MAX_RETRY_AFTER));
+        attempt += 1;
+        emit(RunEvent::Warning {
+            message: format!(
+                "{} Trying again in {} ({attempt} of {}).",
+                failure.message,
+                seconds(wait),
+                retry_waits.len()
+            ),
+        });
+        tokio::select! {
+            () = tokio::time::sleep(wait) => {}
+            () = cancelled(cancel) => return CallEnd::Cancelled,
+        }
+        request = next;
+    };
     let mut stream = response.bytes_stream();
     let mut parser = SseParser::new();
     loop {
@@ -100,6 +121,75 @@ pub async fn stream_call(
             return finish(decoder);
         }
     }
+}
+
+enum Sent {
+    Response(reqwest::Response),
+    Failed(Failure),
+    Cancelled,
+}
+
+struct Failure {
+    message: String,
+    /// Worth sending again: the provider was busy or briefly failing, or the connection broke.
+    transient: bool,
+    /// How long the provider asked to wait (`Retry-After`, in seconds).
+    retry_after: Option<Duration>,
+}
+
+/// One send: the response when it succeeded (its body still to read), else why not.
+async fn send(request: reqwest::RequestBuilder, url: &str, who: &str, cancel: &mut watch::Receiver<bool>) -> Sent {
+    let response = tokio::select! {
+        sent = request.send() => sent,
+        () = cancelled(cancel) => return Sent::Cancelled,
+    };
+    let response = match response {
+        Ok(response) => response,
+        Err(e) => {
+            return Sent::Failed(Failure {
+                message: send_error(url, &e),
+                transient: connection_cut(&e),
+                retry_after: None,
+            })
+        }
+    };
+    let status = response.status();
+    if status.is_success() {
+        return Sent::Response(response);
+    }
+    let retry_after = response
+        .headers()
+        .get(reqwest::header::RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map(Duration::from_secs);
+    let body = tokio::select! {
+        body = response.text() => body.unwrap_or_default(),
+        () = cancelled(cancel) => return Sent::Cancelled,
+    };
+    Sent::Failed(Failure { message: status_error(who, status, &body), transient: is_transient(status), retry_after })
+}
+
+/// Busy, rate-limited, or a server or gateway failing for a moment (529: Anthropic overloaded).
+fn is_transient(status: reqwest::StatusCode) -> bool {
+    matches!(status.as_u16(), 408 | 429 | 500 | 502 | 503 | 504 | 529)
+}
+
+/// A connection the other side reset or closed: worth one more try. A refused connection is not
+/// (nothing listens there: the message says to check the server and its address).
+fn connection_cut(e: &reqwest::Error) -> bool {
+    if e.is_connect() || e.is_builder() || e.is_redirect() {
+        return false;
+    }
+    let text = causes(e).to_ascii_lowercase();
+    ["reset", "connection closed", "broken pipe", "unexpected eof", "incomplete message"]
+        .iter()
+        .any(|cut| text.contains(cut))
+}
+
+/// "1 s", "30 s".
+fn seconds(wait: Duration) -> String {
+    format!("{} s", wait.as_secs().max(1))
 }
 
 fn finish(decoder: &mut dyn StreamDecoder) -> CallEnd {

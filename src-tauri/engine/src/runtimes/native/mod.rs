@@ -53,6 +53,8 @@ pub struct NativeRuntime {
     client: reqwest::Client,
     /// Starts the run's stdio connectors (each its own process group).
     spawner: Arc<dyn crate::runtimes::process::Spawner>,
+    /// How long to wait before each new try of a briefly failing model call.
+    retry_waits: Vec<std::time::Duration>,
 }
 
 #[derive(Clone, Copy)]
@@ -76,7 +78,13 @@ struct Call<'a> {
 impl NativeRuntime {
     pub fn new(endpoints: Arc<dyn EndpointSource>) -> Self {
         let spawner = Arc::new(crate::runtimes::process::SystemSpawner);
-        Self { endpoints, client: http::client(), spawner }
+        Self { endpoints, client: http::client(), spawner, retry_waits: http::RETRY_WAITS.to_vec() }
+    }
+
+    /// The waits before each new try of a briefly failing model call (tests shorten them).
+    pub fn with_retry_waits(mut self, waits: Vec<std::time::Duration>) -> Self {
+        self.retry_waits = waits;
+        self
     }
 
     /// How the run's stdio connectors are started (the engine's recorded spawner).
@@ -184,8 +192,16 @@ impl NativeRuntime {
                     channels.emit(event);
                 };
                 let who = who(call.provider);
-                http::stream_call(self.request(call, &body), &call.url, &who, decoder.as_mut(), &mut emit, &mut cancel)
-                    .await
+                http::stream_call(
+                    self.request(call, &body),
+                    &call.url,
+                    &who,
+                    decoder.as_mut(),
+                    &mut emit,
+                    &mut cancel,
+                    &self.retry_waits,
+                )
+                .await
             };
             wrote_text |= started_text;
             let turn = match end {
