@@ -6,7 +6,7 @@
 //! events, secrets, config, logs), `clawboo-context`, and the domain — `clawboo-board`,
 //! `clawboo-memory`, `clawboo-agents`, `clawboo-teams`, `clawboo-attention`,
 //! `clawboo-routines`. Above them, this crate's modules — loopback; tools, connectors, runtimes
-//! and the relay; Boo Zero, chat, onboarding, the task runner and the local API — are checked
+//! and the relay; the run layer; Boo Zero, chat, onboarding, the task runner and the local API — are checked
 //! by `tests/layers.rs`. `Engine` here wires them, giving lower layers the traits they need from
 //! higher ones. See `src-tauri/ARCHITECTURE.md`.
 
@@ -32,6 +32,7 @@ pub mod connectors;
 pub mod loopback;
 pub mod onboarding;
 pub mod relay;
+pub mod run;
 pub mod runner;
 pub mod runtimes;
 pub mod tools;

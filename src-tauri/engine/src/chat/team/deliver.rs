@@ -2,27 +2,29 @@
 //! what happens when the run ends: the reply in the room, the result of a hand-off back to the
 //! agent that made it (batched), hand-offs written as `@handle` in the reply.
 
+use std::path::PathBuf;
 use std::sync::Arc;
-
-use tokio::sync::watch;
 
 use super::placement::{self, Placed};
 use super::store::{self as team_store, NewHandoff, NewRoomMessage};
-use super::types::{RoomMessageKind, RunContext, TeamTurnKind};
+use super::types::{Placement, RoomMessageKind, RunContext, TeamTurnKind};
 use super::{mentions, Deliver, Delivery, LiveTeamRun, MAX_CHAIN_DEPTH, MAX_HANDOFFS_PER_TURN};
 use crate::agents::{Agent, RuntimeKind};
 use crate::chat::files::{self, AgentFilesForRun};
 use crate::chat::recall::RecallRequest;
-use crate::chat::recorder::Recorder;
 use crate::chat::setup::{self, Plan};
 use crate::chat::store::{self as chat_store, Conversation};
-use crate::chat::{lock, ActiveRun, Chat, ChatRole, RunStatus, RunSummary};
+use crate::chat::{lock, Chat, ChatRole, RunStatus, RunSummary};
 use crate::context::files::{FilePlan, FileSession};
-use crate::context::{self, Member, TaskResult, ToolName, TurnKind, TurnMessage, WaitingItem};
+use crate::context::{self, Assembled, Member, TaskResult, ToolName, TurnKind, TurnMessage, WaitingItem};
 use crate::error::{Error, Result};
 use crate::events::EngineEvent;
+use crate::run::{Policies, Recorder, Reservation, Slot, Turn};
 use crate::runtimes::home::RuntimeHomes;
-use crate::runtimes::{HistoryMode, RunEvent, RunResult, TranscriptTurn, TurnHistory, TurnInput};
+use crate::runtimes::{
+    Capabilities, HistoryMode, RunEvent, RunResult, Runtime, TranscriptTurn, TurnHistory, TurnInput,
+};
+use crate::teams::{Room, Team};
 use crate::vocab::clock::now_ms;
 
 /// A task text or hand-off longer than this is refused (the model sees why).
@@ -55,17 +57,19 @@ struct RecordedTurn {
     recalled: Option<crate::chat::recall::Recall>,
     recall_failed: Option<String>,
     file_plan: FilePlan,
+    /// The steady sections' fingerprint, stored with the session the run leaves.
+    fingerprint: String,
+    message_text: String,
 }
 
 /// What a prepared team run needs to be driven (see [`Chat::drive_team_run`]).
 struct Launch {
     input: TurnInput,
     runtime: Arc<dyn crate::runtimes::Runtime>,
-    cancel: watch::Receiver<bool>,
     /// The agent's run slot, released at the end.
-    slot: u64,
-    /// Set once the run has ended and its slot is free.
-    done: watch::Sender<bool>,
+    slot: Slot,
+    /// How deep in a hand-off chain the turn is.
+    depth: u32,
     /// Warnings the run's Activity opens with (a new session, scratch notes, connectors).
     notices: Vec<String>,
     recalled: Option<crate::chat::recall::Recall>,
@@ -86,10 +90,154 @@ struct Started {
     from_agent_id: Option<String>,
 }
 
+/// Everything a delivery's turn is built from, read when its run starts (see
+/// [`Chat::team_turn_parts`]).
+struct TeamTurnParts {
+    team: Team,
+    room: Room,
+    agent: Agent,
+    what: DeliveryMessage,
+    routine_note: Option<context::RoutineNote>,
+    runtime: Arc<dyn Runtime>,
+    capabilities: Capabilities,
+    program: Option<PathBuf>,
+    history: TurnHistory,
+    placement: Placement,
+    /// The waiting inbox items and unseen peer posts, by id, and as the context shows them.
+    inbox_ids: Vec<String>,
+    post_ids: Vec<String>,
+    waiting: Vec<WaitingItem>,
+    peer_posts: Vec<context::PeerPost>,
+    tools: Vec<ToolName>,
+    agent_files: AgentFilesForRun,
+    members: Vec<Member>,
+    rules: Vec<String>,
+    connectors_slot: Option<context::Connectors>,
+}
+
+impl TeamTurnParts {
+    /// The turn's context with the agent's files placed as `files` says. Pure.
+    fn assemble(&self, files: &FilePlan) -> Assembled {
+        let (team, room, agent) = (&self.team, &self.room, &self.agent);
+        context::team_turn(&context::TeamTurn {
+            runtime: agent.runtime,
+            files,
+            rules: &self.rules,
+            about_you: &team.about_you,
+            team_name: &team.name,
+            room_name: if room.is_general { "General" } else { &room.name },
+            is_general: room.is_general,
+            me: &agent.handle,
+            members: &self.members,
+            kind: self.what.kind.clone(),
+            tools: &self.tools,
+            routine: self.routine_note.as_ref(),
+            connectors: self.connectors_slot.as_ref(),
+            waiting: &self.waiting,
+            peer_posts: &self.peer_posts,
+            message: &self.what.message,
+        })
+    }
+
+    /// The turn's context, assembled once, as a new session would get it: its steady sections'
+    /// fingerprint decides how the session goes on; what it delivers does not depend on the
+    /// session (see [`context::team_turn_with_files`]).
+    fn assemble_turn(&self) -> Result<AssembledTurn> {
+        // What a session starts with does not depend on the session: its budgets are checked
+        // here, and the steady sections are fingerprinted from it.
+        let new_session_files = self.agent_files.plan(&FileSession::New)?;
+        let assembled = self.assemble(&new_session_files);
+        let fingerprint = placement::fingerprint(&assembled, &new_session_files);
+        let delivered = |ids: &[String]| -> Vec<String> {
+            ids.iter().filter(|id| assembled.delivered.contains(id)).cloned().collect()
+        };
+        let (delivered_inbox, delivered_posts) = (delivered(&self.inbox_ids), delivered(&self.post_ids));
+        let message_text = assembled.message_text();
+        Ok(AssembledTurn { assembled, new_session_files, fingerprint, delivered_inbox, delivered_posts, message_text })
+    }
+}
+
+/// A team turn's context, assembled once (see [`TeamTurnParts::assemble_turn`]).
+struct AssembledTurn {
+    /// As a new session gets it; placed for the turn's own session in [`Chat::record_team_turn`].
+    assembled: Assembled,
+    new_session_files: FilePlan,
+    fingerprint: String,
+    delivered_inbox: Vec<String>,
+    delivered_posts: Vec<String>,
+    message_text: String,
+}
+
+/// How the turn's session goes on, decided in the transaction that records it.
+struct TurnSession {
+    conversation: Conversation,
+    plan: Plan,
+    transcript: Vec<(String, String)>,
+    file_plan: FilePlan,
+    /// The turn goes on in the room's carried conversation (its messages are stored there).
+    continues: bool,
+    /// The resumed session already holds the steady sections (same fingerprint).
+    session_has_steady: bool,
+}
+
 impl Chat {
     /// Starts `delivery` as a run. `Err(RunNotActive)`: nothing is left to deliver (a batch
     /// whose results went out with an earlier one, a stopped hand-off).
     pub(super) fn start_delivery(self: &Arc<Self>, delivery: Delivery) -> Result<()> {
+        let parts = self.team_turn_parts(&delivery)?;
+        let turn = parts.assemble_turn()?;
+        // The agent's run slot, as for a one-to-one turn; busy: back to the front of its queue.
+        let reservation = match self.slots.reserve(&parts.agent) {
+            Ok(reservation) => reservation,
+            Err(_) if !self.slots.is_closing(&parts.agent.id) => {
+                lock(&self.team).queues.entry(parts.agent.id.clone()).or_default().push_front(delivery);
+                return Ok(());
+            }
+            Err(e) => return Err(e),
+        };
+        let now = now_ms();
+        let recorded = self.store.write(|tx| self.record_team_turn(tx, &parts, turn, now))?;
+        for card in recorded.changed_card.iter().chain(recorded.batch_card.iter()) {
+            self.publish_room_message(&parts.team.id, card);
+        }
+        self.events.publish(EngineEvent::RoomRunChanged {
+            team_id: parts.team.id.clone(),
+            room_id: parts.room.id.clone(),
+            run: recorded.run.clone(),
+        });
+        let (started, launch) = self.team_launch(parts, recorded, delivery, reservation);
+        let run_id = started.run.id.clone();
+        let stopped_meanwhile = {
+            let mut state = lock(&self.team);
+            state.runs.insert(
+                run_id.clone(),
+                LiveTeamRun {
+                    team_id: started.delivery.team_id.clone(),
+                    room_id: started.delivery.room_id.clone(),
+                    agent_id: started.agent.id.clone(),
+                    depth: launch.depth,
+                    handoffs: 0,
+                    generation: started.delivery.generation,
+                },
+            );
+            // A Stop since this delivery left its queue found no run to end (it was being set
+            // up): it ends now, before its runtime does anything.
+            state.generation(&started.delivery.team_id) > started.delivery.generation
+        };
+        if stopped_meanwhile {
+            let _ = self.cancel(&run_id);
+        }
+        // Once Stop can find the run (above), before it can end (below).
+        if let Some(id) = &started.handoff_id {
+            self.card_claimed(id, &run_id);
+        }
+        self.handle.spawn(Arc::clone(self).drive_team_run(started, launch));
+        Ok(())
+    }
+
+    /// What `delivery`'s turn is built from: the room and its members, what the agent is to do,
+    /// its runtime, the waiting items, its tools and files.
+    fn team_turn_parts(&self, delivery: &Delivery) -> Result<TeamTurnParts> {
         let (team, room) = self.teams()?.room(&delivery.room_id)?;
         let agent = self.agents.get(&delivery.agent_id)?;
         let members = self.room_members(&room)?;
@@ -105,11 +253,8 @@ impl Chat {
                 .or_else(|| self.agents.get(id).ok().map(|a| a.handle))
                 .unwrap_or_else(|| "former-member".to_owned())
         };
-
-        let DeliveryMessage { kind, message, depth, handoff_id, from_agent_id, result_ids, routine } =
-            self.delivery_message(&delivery, &room.id, is_leader, &handle_of)?;
-        let routine_note = routine.as_ref().map(|tag| context::RoutineNote { routine_name: tag.name.clone() });
-
+        let what = self.delivery_message(delivery, &room.id, is_leader, &handle_of)?;
+        let routine_note = what.routine.as_ref().map(|tag| context::RoutineNote { routine_name: tag.name.clone() });
         let runtime = self.runtimes.get(agent.runtime).ok_or_else(|| {
             Error::RuntimeNotFound(format!("No adapter for {} in this build.", agent.runtime.as_str()))
         })?;
@@ -118,14 +263,13 @@ impl Chat {
             RuntimeKind::Native => None,
             kind => Some(self.catalog.locate(kind)?),
         };
-        let history = match kind {
+        let history = match what.kind {
             // Each routine run is a fresh conversation; the room's own goes on untouched.
-            _ if routine.is_some() => TurnHistory::Fresh,
+            _ if what.routine.is_some() => TurnHistory::Fresh,
             TurnKind::Teammate { .. } => capabilities.team_history.teammate,
             _ => capabilities.team_history.leader,
         };
         let placement = placement::of(&capabilities);
-
         // Waiting items are read now, when the run starts, not when they were queued.
         let (inbox, posts) = self.store.read(|c| {
             Ok((team_store::waiting_inbox(c, &room.id, &agent.id)?, team_store::unseen_posts(c, &team.id, &agent.id)?))
@@ -138,78 +282,186 @@ impl Chat {
             .iter()
             .map(|p| context::PeerPost { id: p.id.clone(), author: p.author_handle.clone(), text: p.text.clone() })
             .collect();
-        let mut tools = self.team_tools_for(&agent, depth);
+        let mut tools = self.team_tools_for(&agent, what.depth);
         // A leader may propose routines (the user approves each); a routine's own run never.
-        if is_leader && routine.is_none() && self.attention.is_some() && !tools.is_empty() {
+        if is_leader && what.routine.is_none() && self.attention.is_some() && !tools.is_empty() {
             tools.push(ToolName::RoutineCreate);
         }
         let agent_files = AgentFilesForRun::read(&self.agents, &agent, true, &tools)?;
-        // What a session starts with does not depend on the session: its budgets are checked
-        // here, and the steady sections are fingerprinted from it.
-        let new_session_files = agent_files.plan(&FileSession::New)?;
-        let context_members: Vec<Member> = members
-            .iter()
-            .map(|m| Member {
-                handle: m.handle.clone(),
-                name: m.name.clone(),
-                runtime: m.runtime,
-                role: team
-                    .members
-                    .iter()
-                    .find(|tm| tm.agent_id == m.id)
-                    .map(|tm| tm.role.trim().to_owned())
-                    .filter(|r| !r.is_empty())
-                    .unwrap_or_else(|| m.description.clone()),
-                is_leader: room.leader_id.as_deref() == Some(m.id.as_str()),
-            })
-            .collect();
+        let context_members = context_members(&team, &room, &members);
         let rules: Vec<String> = team.rules.iter().map(|r| r.text.clone()).collect();
         // Seed item 7: shown only on turns the user reads (the assembler decides which).
         // Read only for those turns: a teammate's task turn would throw it away.
-        let connectors_slot = kind.user_reads().then(|| self.connectors_slot(&agent.id)).flatten();
-        let assemble = |files: &FilePlan| {
-            context::team_turn(&context::TeamTurn {
-                runtime: agent.runtime,
-                files,
-                rules: &rules,
-                about_you: &team.about_you,
-                team_name: &team.name,
-                room_name: if room.is_general { "General" } else { &room.name },
-                is_general: room.is_general,
-                me: &agent.handle,
-                members: &context_members,
-                kind: kind.clone(),
-                tools: &tools,
-                routine: routine_note.as_ref(),
-                connectors: connectors_slot.as_ref(),
-                waiting: &waiting,
-                peer_posts: &peer_posts,
-                message: &message,
-            })
-        };
-        let assembled = assemble(&new_session_files);
-        let fingerprint = placement::fingerprint(&assembled, &new_session_files);
-        let delivered_inbox: Vec<String> =
-            inbox.iter().map(|(i, _)| i.id.clone()).filter(|id| assembled.delivered.contains(id)).collect();
-        let delivered_posts: Vec<String> =
-            posts.iter().map(|p| p.id.clone()).filter(|id| assembled.delivered.contains(id)).collect();
-        let message_text = assembled.message_text();
+        let connectors_slot = what.kind.user_reads().then(|| self.connectors_slot(&agent.id)).flatten();
+        Ok(TeamTurnParts {
+            inbox_ids: inbox.iter().map(|(i, _)| i.id.clone()).collect(),
+            post_ids: posts.iter().map(|p| p.id.clone()).collect(),
+            team,
+            room,
+            agent,
+            what,
+            routine_note,
+            runtime,
+            capabilities,
+            program,
+            history,
+            placement,
+            waiting,
+            peer_posts,
+            tools,
+            agent_files,
+            members: context_members,
+            rules,
+            connectors_slot,
+        })
+    }
 
-        // The agent's run slot, as for a one-to-one turn; busy: back to the front of its queue.
-        let (cancel, cancel_rx) = watch::channel(false);
-        let (done_tx, done) = watch::channel(false);
-        let reservation = match self.reserve(&agent, ActiveRun { run_id: String::new(), slot: 0, cancel, done }) {
-            Ok(reservation) => reservation,
-            Err(_) if !self.is_closing(&agent.id) => {
-                lock(&self.team).queues.entry(agent.id.clone()).or_default().push_front(delivery);
-                return Ok(());
+    /// How the turn's session goes on: resumed, forked or fresh (with the room's turns carried
+    /// where its runtime needs them), and where the agent's files go in it.
+    fn turn_session(
+        &self,
+        tx: &rusqlite::Transaction,
+        parts: &TeamTurnParts,
+        fingerprint: &str,
+        now: i64,
+    ) -> Result<TurnSession> {
+        let (agent, capabilities, history) = (&parts.agent, &parts.capabilities, parts.history);
+        let conversation = team_store::room_conversation(tx, &parts.room.id, &agent.id, now)?;
+        let resumable = conversation.session_id.is_some() && conversation.session_runtime == Some(agent.runtime);
+        let plan = match history {
+            TurnHistory::Fresh => Plan::New,
+            TurnHistory::ContinueRoom | TurnHistory::OwnSession => {
+                setup::plan(capabilities.setup_change, resumable, conversation.session_setup.as_deref(), fingerprint)
             }
-            Err(e) => return Err(e),
         };
+        let continues = history == TurnHistory::ContinueRoom;
+        let carried = match (continues, capabilities.history, &plan) {
+            (true, HistoryMode::ClawbooTranscript, _) | (true, _, Plan::Fresh { .. }) => {
+                chat_store::transcript(tx, &conversation)?
+            }
+            _ => Vec::new(),
+        };
+        // A session that already holds the steady sections (same fingerprint) is not sent
+        // them again.
+        let session_has_steady =
+            matches!(plan, Plan::Resume) && conversation.session_setup.as_deref() == Some(fingerprint);
+        // What the session this turn continues holds of the agent's files.
+        let resumed = conversation.session_id.as_deref().filter(|_| matches!(plan, Plan::Resume));
+        let file_session = match history {
+            TurnHistory::Fresh => FileSession::New,
+            _ => files::turn_session(tx, &conversation, capabilities.history, resumed, &carried)?,
+        };
+        let file_plan = parts.agent_files.plan(&file_session)?;
+        let transcript: Vec<(String, String)> = carried.into_iter().map(|t| (t.user, t.assistant)).collect();
+        Ok(TurnSession { conversation, plan, transcript, file_plan, continues, session_has_steady })
+    }
 
-        let now = now_ms();
-        let turn_kind = TeamTurnKind::of(&kind);
-        let RecordedTurn {
+    /// Records the turn in one transaction: its session decided, its context placed for its
+    /// runtime with the scratch notes recalled, its run, what it delivers marked delivered, its
+    /// cards, its messages in the carried conversation, and exactly what it was given.
+    fn record_team_turn(
+        &self,
+        tx: &rusqlite::Transaction,
+        parts: &TeamTurnParts,
+        turn: AssembledTurn,
+        now: i64,
+    ) -> Result<RecordedTurn> {
+        let (team, room, agent, capabilities) = (&parts.team, &parts.room, &parts.agent, &parts.capabilities);
+        let AssembledTurn { assembled, new_session_files, fingerprint, delivered_inbox, delivered_posts, message_text } =
+            turn;
+        let session = self.turn_session(tx, parts, &fingerprint, now)?;
+        let TurnSession { conversation, plan, transcript, file_plan, continues, session_has_steady } = session;
+        let assembled = if file_plan == new_session_files {
+            assembled
+        } else {
+            context::team_turn_with_files(assembled, &file_plan)
+        };
+        let mut placed = placement::place(parts.placement, &assembled, session_has_steady);
+        let slots = files::slots(&file_plan, placed.system.as_deref(), placed.preamble.as_deref(), &message_text)?;
+        // The scratch notes in scope go after Clawboo's sections, in front of the message.
+        let recalled = self.recall(&RecallRequest {
+            agent_id: &agent.id,
+            conversation_id: &conversation.id,
+            epoch: conversation.epoch,
+            team_id: Some(&team.id),
+            with_notes: false,
+            request_only: continues && capabilities.history == HistoryMode::ClawbooTranscript,
+            new_session: !matches!(plan, Plan::Resume | Plan::Fork { .. }),
+        });
+        let (recalled, recall_failed) = match recalled {
+            Ok(recalled) => (recalled, None),
+            Err(e) => (None, Some(format!("Scratch notes could not be read, so none were sent: {e}"))),
+        };
+        if let Some(recalled) = &recalled {
+            Chat::record_recall(tx, &conversation.id, conversation.epoch, recalled, now)?;
+            if !recalled.text.is_empty() {
+                placed.preamble = Some(match placed.preamble.take() {
+                    Some(preamble) => format!("{}\n\n{}", preamble.trim_end(), recalled.text),
+                    None => recalled.text.clone(),
+                });
+            }
+        }
+        let run = chat_store::insert_run(tx, &conversation, agent.runtime, now)?;
+        let what = &parts.what;
+        if let Some(tag) = &what.routine {
+            crate::routines::store::link_team_run(tx, &tag.routine_run_id, &run.id)?;
+        }
+        team_store::mark_inbox_delivered(tx, &delivered_inbox, &run.id)?;
+        team_store::mark_posts_seen(tx, &team.id, &agent.id, &delivered_posts)?;
+        team_store::mark_results_delivered(tx, &what.result_ids, &run.id)?;
+        let mut changed_card = None;
+        if let Some(id) = &what.handoff_id {
+            team_store::start_handoff(tx, id, &run.id)?;
+            changed_card = team_store::set_handoff_card_run(tx, id, &run.id)?;
+        }
+        let batch_card = if what.result_ids.is_empty() {
+            None
+        } else {
+            Some(team_store::add_message(
+                tx,
+                &room.id,
+                NewRoomMessage {
+                    kind: RoomMessageKind::Batch,
+                    author_id: Some(&agent.id),
+                    target_id: None,
+                    content: &message_text,
+                    run_id: Some(&run.id),
+                    handoff_id: None,
+                },
+                now,
+            )?)
+        };
+        if continues {
+            let user = chat_store::add_message(
+                tx,
+                &conversation,
+                ChatRole::User,
+                &message_text,
+                Some(&run.id),
+                conversation.epoch,
+                now,
+            )?;
+            if capabilities.history == HistoryMode::ClawbooTranscript && !file_plan.references.is_empty() {
+                chat_store::set_carried(tx, &user.id, &file_plan.references)?;
+            }
+        }
+        team_store::insert_run_context(
+            tx,
+            &RunContext {
+                run_id: run.id.clone(),
+                room_id: room.id.clone(),
+                turn_kind: TeamTurnKind::of(&what.kind),
+                placement: parts.placement,
+                system_text: slots.shown_system.clone(),
+                preamble: placed.preamble.clone(),
+                sections: assembled.sections.clone(),
+                steady_in_session: placed.steady_in_session,
+                deferred: assembled.deferred.clone(),
+                files: file_plan.files.clone(),
+                created_at: now,
+            },
+        )?;
+        Ok(RecordedTurn {
             conversation,
             run,
             transcript,
@@ -220,144 +472,34 @@ impl Chat {
             recalled,
             recall_failed,
             file_plan,
-        } = self.store.write(|tx| {
-            let conversation = team_store::room_conversation(tx, &room.id, &agent.id, now)?;
-            let resumable = conversation.session_id.is_some() && conversation.session_runtime == Some(agent.runtime);
-            let plan = match history {
-                TurnHistory::Fresh => Plan::New,
-                TurnHistory::ContinueRoom | TurnHistory::OwnSession => setup::plan(
-                    capabilities.setup_change,
-                    resumable,
-                    conversation.session_setup.as_deref(),
-                    &fingerprint,
-                ),
-            };
-            let continues = history == TurnHistory::ContinueRoom;
-            let carried = match (continues, capabilities.history, &plan) {
-                (true, HistoryMode::ClawbooTranscript, _) | (true, _, Plan::Fresh { .. }) => {
-                    chat_store::transcript(tx, &conversation)?
-                }
-                _ => Vec::new(),
-            };
-            // A session that already holds the steady sections (same fingerprint) is not sent
-            // them again.
-            let session_has_steady =
-                matches!(plan, Plan::Resume) && conversation.session_setup.as_deref() == Some(fingerprint.as_str());
-            // What the session this turn continues holds of the agent's files.
-            let resumed = conversation.session_id.as_deref().filter(|_| matches!(plan, Plan::Resume));
-            let file_session = match history {
-                TurnHistory::Fresh => FileSession::New,
-                _ => files::turn_session(tx, &conversation, capabilities.history, resumed, &carried)?,
-            };
-            let file_plan = agent_files.plan(&file_session)?;
-            let transcript: Vec<(String, String)> = carried.into_iter().map(|t| (t.user, t.assistant)).collect();
-            let assembled = assemble(&file_plan);
-            let mut placed = placement::place(placement, &assembled, session_has_steady);
-            let slots = files::slots(&file_plan, placed.system.as_deref(), placed.preamble.as_deref(), &message_text)?;
-            // The scratch notes in scope go after Clawboo's sections, in front of the message.
-            let recalled = self.recall(&RecallRequest {
-                agent_id: &agent.id,
-                conversation_id: &conversation.id,
-                epoch: conversation.epoch,
-                team_id: Some(&team.id),
-                with_notes: false,
-                request_only: continues && capabilities.history == HistoryMode::ClawbooTranscript,
-                new_session: !matches!(plan, Plan::Resume | Plan::Fork { .. }),
-            });
-            let (recalled, recall_failed) = match recalled {
-                Ok(recalled) => (recalled, None),
-                Err(e) => (None, Some(format!("Scratch notes could not be read, so none were sent: {e}"))),
-            };
-            if let Some(recalled) = &recalled {
-                Chat::record_recall(tx, &conversation.id, conversation.epoch, recalled, now)?;
-                if !recalled.text.is_empty() {
-                    placed.preamble = Some(match placed.preamble.take() {
-                        Some(preamble) => format!("{}\n\n{}", preamble.trim_end(), recalled.text),
-                        None => recalled.text.clone(),
-                    });
-                }
-            }
-            let run = chat_store::insert_run(tx, &conversation, agent.runtime, now)?;
-            if let Some(tag) = &routine {
-                crate::routines::store::link_team_run(tx, &tag.routine_run_id, &run.id)?;
-            }
-            team_store::mark_inbox_delivered(tx, &delivered_inbox, &run.id)?;
-            team_store::mark_posts_seen(tx, &team.id, &agent.id, &delivered_posts)?;
-            team_store::mark_results_delivered(tx, &result_ids, &run.id)?;
-            let mut changed_card = None;
-            if let Some(id) = &handoff_id {
-                team_store::start_handoff(tx, id, &run.id)?;
-                changed_card = team_store::set_handoff_card_run(tx, id, &run.id)?;
-            }
-            let batch_card = if result_ids.is_empty() {
-                None
-            } else {
-                Some(team_store::add_message(
-                    tx,
-                    &room.id,
-                    NewRoomMessage {
-                        kind: RoomMessageKind::Batch,
-                        author_id: Some(&agent.id),
-                        target_id: None,
-                        content: &message_text,
-                        run_id: Some(&run.id),
-                        handoff_id: None,
-                    },
-                    now,
-                )?)
-            };
-            if continues {
-                let user = chat_store::add_message(
-                    tx,
-                    &conversation,
-                    ChatRole::User,
-                    &message_text,
-                    Some(&run.id),
-                    conversation.epoch,
-                    now,
-                )?;
-                if capabilities.history == HistoryMode::ClawbooTranscript && !file_plan.references.is_empty() {
-                    chat_store::set_carried(tx, &user.id, &file_plan.references)?;
-                }
-            }
-            team_store::insert_run_context(
-                tx,
-                &RunContext {
-                    run_id: run.id.clone(),
-                    room_id: room.id.clone(),
-                    turn_kind,
-                    placement,
-                    system_text: slots.shown_system.clone(),
-                    preamble: placed.preamble.clone(),
-                    sections: assembled.sections.clone(),
-                    steady_in_session: placed.steady_in_session,
-                    deferred: assembled.deferred.clone(),
-                    files: file_plan.files.clone(),
-                    created_at: now,
-                },
-            )?;
-            Ok(RecordedTurn {
-                conversation,
-                run,
-                transcript,
-                plan,
-                placed,
-                changed_card,
-                batch_card,
-                recalled,
-                recall_failed,
-                file_plan,
-            })
-        })?;
-        for card in changed_card.iter().chain(batch_card.iter()) {
-            self.publish_room_message(&team.id, card);
-        }
-        self.events.publish(EngineEvent::RoomRunChanged {
-            team_id: team.id.clone(),
-            room_id: room.id.clone(),
-            run: run.clone(),
-        });
+            fingerprint,
+            message_text,
+        })
+    }
 
+    /// The recorded turn as a run ready to drive (its input, tokens and opening notices), and
+    /// what its end needs.
+    fn team_launch(
+        &self,
+        parts: TeamTurnParts,
+        recorded: RecordedTurn,
+        delivery: Delivery,
+        reservation: Reservation<'_>,
+    ) -> (Started, Launch) {
+        let TeamTurnParts { team, room, agent, what, runtime, capabilities, program, history, tools, .. } = parts;
+        let RecordedTurn {
+            conversation,
+            run,
+            transcript,
+            plan,
+            placed,
+            recalled,
+            recall_failed,
+            file_plan,
+            fingerprint,
+            message_text,
+            ..
+        } = recorded;
         let (transcript, carried) = match &plan {
             Plan::Fresh { .. } => setup::carry_forward(transcript, setup::CARRY_BUDGET_CHARS),
             _ => (transcript.into_iter().map(|(user, assistant)| TranscriptTurn { user, assistant }).collect(), (0, 0)),
@@ -387,49 +529,25 @@ impl Chat {
             agent: agent.clone(),
             tools: grant,
         };
-
-        // The slot knows the run's id first, so a Stop that finds the run below can cancel it.
-        let slot = reservation.started(&run.id);
-        let stopped_meanwhile = {
-            let mut state = lock(&self.team);
-            state.runs.insert(
-                run.id.clone(),
-                LiveTeamRun {
-                    team_id: team.id.clone(),
-                    room_id: room.id.clone(),
-                    agent_id: agent.id.clone(),
-                    depth,
-                    handoffs: 0,
-                    generation: delivery.generation,
-                },
-            );
-            // A Stop since this delivery left its queue found no run to end (it was being set
-            // up): it ends now, before its runtime does anything.
-            state.generation(&team.id) > delivery.generation
-        };
-        if stopped_meanwhile {
-            let _ = self.cancel(&run.id);
-        }
-        // Once Stop can find the run (above), before it can end (below).
-        if let Some(id) = &handoff_id {
-            self.card_claimed(id, &run.id);
-        }
         let pending = match history {
             TurnHistory::Fresh => files::PendingDeliveries::default(),
             _ => files::PendingDeliveries::new(capabilities.history, conversation.epoch, &file_plan),
         };
+        let DeliveryMessage { depth, handoff_id, from_agent_id, .. } = what;
         let started =
             Started { delivery, agent, conversation, history, fingerprint, pending, run, handoff_id, from_agent_id };
         let notices: Vec<String> = setup_notice.into_iter().chain(recall_failed).chain(connectors.warnings).collect();
-        let launch = Launch { input, runtime, cancel: cancel_rx, slot, done: done_tx, notices, recalled };
-        self.handle.spawn(Arc::clone(self).drive_team_run(started, launch));
-        Ok(())
+        // The slot knows the run's id first, so a Stop that finds the run (once the caller
+        // lists it) can cancel it.
+        let slot = reservation.started(&started.run.id);
+        let launch = Launch { input, runtime, slot, depth, notices, recalled };
+        (started, launch)
     }
 
     /// A team run from its start to its end: the notices first, then the runtime driven to its
     /// result, its tokens revoked, the end recorded and the agent's next delivery started.
     async fn drive_team_run(self: Arc<Self>, started: Started, launch: Launch) {
-        let Launch { input, runtime, cancel, slot, done, notices, recalled } = launch;
+        let Launch { input, runtime, slot, notices, recalled, .. } = launch;
         let mut recorder = Recorder::new(self.store.clone(), self.events.clone(), &started.run);
         for message in notices {
             recorder.record(RunEvent::Warning { message });
@@ -444,17 +562,25 @@ impl Chat {
             run_id: Some(started.run.id.clone()),
             ..Default::default()
         };
-        let result = self.drive(&started.conversation, input, runtime, cancel, &source, &mut recorder).await;
-        if let Some(relay) = &self.relay {
-            relay.revoke(&started.run.id);
-        }
-        self.revoke_team_tools(&started.run.id);
+        let services = self.run_services();
+        let turn = Turn {
+            runtime: runtime.as_ref(),
+            input,
+            cancel: slot.cancel.clone(),
+            source: &source,
+            policies: Policies::CHAT,
+        };
+        let conversation_id = started.conversation.id.clone();
+        let forget_session = || {
+            let _ = self.store.write(|tx| chat_store::set_session(tx, &conversation_id, None));
+        };
+        let driven = crate::run::drive(turn, &services, &mut recorder, forget_session).await;
+        services.end_grants(&started.run.id);
         let agent_id = started.agent.id.clone();
         // Store writes and the next delivery's start block; keep them off the async workers.
         let _ = tokio::task::spawn_blocking(move || {
-            self.finish_team_run(started, result, recorder);
-            self.release(&agent_id, slot);
-            let _ = done.send(true);
+            self.finish_team_run(started, driven.result, recorder);
+            self.slots.release(slot);
             self.pump(&agent_id);
         })
         .await;
@@ -540,8 +666,7 @@ impl Chat {
     }
 
     fn finish_team_run(self: &Arc<Self>, started: Started, result: RunResult, mut recorder: Recorder) {
-        recorder.record(result.to_event());
-        recorder.flush();
+        recorder.finish(&result);
         let status = RunStatus::of(result.outcome);
         let reply = recorder.reply().trim().to_owned();
         let session = recorder.session_id().map(str::to_owned);
@@ -774,4 +899,25 @@ impl Chat {
             target.handle
         ))
     }
+}
+
+/// The room's members as the context shows them: each one's role on the team (else their
+/// description), and who leads.
+fn context_members(team: &Team, room: &Room, members: &[Agent]) -> Vec<Member> {
+    members
+        .iter()
+        .map(|m| Member {
+            handle: m.handle.clone(),
+            name: m.name.clone(),
+            runtime: m.runtime,
+            role: team
+                .members
+                .iter()
+                .find(|tm| tm.agent_id == m.id)
+                .map(|tm| tm.role.trim().to_owned())
+                .filter(|r| !r.is_empty())
+                .unwrap_or_else(|| m.description.clone()),
+            is_leader: room.leader_id.as_deref() == Some(m.id.as_str()),
+        })
+        .collect()
 }
