@@ -48,9 +48,9 @@ use crate::board::{Board, CardStatus, Priority};
 use crate::error::{Error, Result};
 use crate::events::{EngineEvent, EventBus};
 use crate::memory::Memory;
+use crate::run::TaskRuns;
 use crate::runtimes::catalog::RuntimeCatalog;
 use crate::runtimes::process::Spawner;
-use crate::run::TaskRuns;
 use crate::runtimes::RuntimeRegistry;
 use crate::store::Store;
 

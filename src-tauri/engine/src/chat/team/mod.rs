@@ -12,6 +12,7 @@ mod cards;
 mod deliver;
 mod mentions;
 pub(crate) mod placement;
+mod start;
 pub mod store;
 mod tools;
 pub mod types;
