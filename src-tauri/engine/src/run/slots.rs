@@ -33,11 +33,8 @@ struct ActiveRun {
 /// A reserved run slot: released when dropped, unless the run started.
 pub struct Reservation<'a> {
     slots: &'a AgentSlots,
-    agent_id: String,
-    slot: u64,
-    cancel: watch::Receiver<bool>,
-    done: watch::Sender<bool>,
-    started: bool,
+    /// Taken when the run starts.
+    slot: Option<Slot>,
 }
 
 /// A started run's hold on its agent's slot, given back with [`AgentSlots::end`] or
@@ -69,7 +66,7 @@ impl AgentSlots {
         let (cancel_tx, cancel) = watch::channel(false);
         let (done, done_rx) = watch::channel(false);
         active.insert(agent.id.clone(), ActiveRun { run_id: String::new(), slot, cancel: cancel_tx, done: done_rx });
-        Ok(Reservation { slots: self, agent_id: agent.id.clone(), slot, cancel, done, started: false })
+        Ok(Reservation { slots: self, slot: Some(Slot { agent_id: agent.id.clone(), id: slot, cancel, done }) })
     }
 
     /// Stops the run `run_id`.
@@ -166,25 +163,18 @@ impl AgentSlots {
 impl Reservation<'_> {
     /// The run exists: its id goes in the slot, which the run's end now releases.
     pub fn started(mut self, run_id: &str) -> Slot {
-        if let Some(run) = self.slots.lock_active().get_mut(&self.agent_id).filter(|r| r.slot == self.slot) {
+        let slot = self.slot.take().expect("a reservation starts once");
+        if let Some(run) = self.slots.lock_active().get_mut(&slot.agent_id).filter(|r| r.slot == slot.id) {
             run.run_id = run_id.to_owned();
         }
-        self.started = true;
-        let (done, _) = watch::channel(false);
-        let (_, cancel) = watch::channel(false);
-        Slot {
-            agent_id: std::mem::take(&mut self.agent_id),
-            id: self.slot,
-            cancel: std::mem::replace(&mut self.cancel, cancel),
-            done: std::mem::replace(&mut self.done, done),
-        }
+        slot
     }
 }
 
 impl Drop for Reservation<'_> {
     fn drop(&mut self) {
-        if !self.started {
-            self.slots.commit_and_release(&self.agent_id, self.slot, || ());
+        if let Some(slot) = self.slot.take() {
+            self.slots.release(slot);
         }
     }
 }
