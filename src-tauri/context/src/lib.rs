@@ -25,8 +25,8 @@ pub use memory::{
 };
 pub use task::{task_tiers, FailedCheck, TaskContext, TaskRun, FAILURE_TAIL_CHARS, PROGRESS_NOTE_CHARS};
 pub use team::{
-    team_turn, tool_name_on, tool_namespace_on, ABOUT_YOU_BUDGET, MAX_HANDOFFS_PER_TURN, ROLE_BUDGET, RULES_BUDGET,
-    TASK_LINE_BUDGET,
+    team_turn, team_turn_with_files, tool_name_on, tool_namespace_on, ABOUT_YOU_BUDGET, MAX_HANDOFFS_PER_TURN,
+    ROLE_BUDGET, RULES_BUDGET, TASK_LINE_BUDGET,
 };
 
 use clawboo_vocab::RuntimeKind;

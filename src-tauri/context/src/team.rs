@@ -91,6 +91,36 @@ pub fn team_turn(input: &TeamTurn) -> Assembled {
     Assembled { sections, delivered: waiting.delivered, deferred: waiting.deferred }
 }
 
+/// `assembled` (a [`team_turn`]) as it would have been assembled with `files` instead: only the
+/// sections made from the agent's files (persona, instructions, workspace files) depend on them,
+/// so those are made again in their places and every other section is kept as it is — the
+/// result is byte-identical to assembling the turn again with `files`. A team turn's session
+/// fingerprint needs the turn before the session (and so its files) is known.
+pub fn team_turn_with_files(assembled: Assembled, files: &FilePlan) -> Assembled {
+    let from_files =
+        |kind| matches!(kind, SectionKind::Persona | SectionKind::Instructions | SectionKind::WorkspaceFiles);
+    let mut rest = assembled.sections.into_iter().filter(|s| !from_files(s.kind)).peekable();
+    let mut sections = Vec::with_capacity(10);
+    sections.extend(persona_section(files));
+    sections.extend(instructions_section(files));
+    // The steady sections after the instructions (as `team_turn` orders them), then the files.
+    while let Some(steady) = rest.next_if(|s| {
+        matches!(
+            s.kind,
+            SectionKind::Rules
+                | SectionKind::AboutYou
+                | SectionKind::Teammates
+                | SectionKind::HowToWork
+                | SectionKind::Connectors
+        )
+    }) {
+        sections.push(steady);
+    }
+    sections.extend(workspace_files_section(files));
+    sections.extend(rest);
+    Assembled { sections, delivered: assembled.delivered, deferred: assembled.deferred }
+}
+
 pub(super) fn section(kind: SectionKind, title: &str, text: String, budget: Option<usize>) -> Section {
     Section {
         kind,

@@ -6,9 +6,10 @@
 //! events, secrets, config, logs), `clawboo-context`, and the domain — `clawboo-board`,
 //! `clawboo-memory`, `clawboo-agents`, `clawboo-teams`, `clawboo-attention`,
 //! `clawboo-routines`. Above them, this crate's modules — loopback; tools, connectors, runtimes
-//! and the relay; Boo Zero, chat, onboarding, the task runner and the local API — are checked
-//! by `tests/layers.rs`. `Engine` here wires them, giving lower layers the traits they need from
-//! higher ones. See `src-tauri/ARCHITECTURE.md`.
+//! and the relay; `run`, where every run is driven, recorded and ended; Boo Zero, chat,
+//! onboarding, the task runner and the local API — are checked by `tests/layers.rs`. `Engine`
+//! here wires them, giving lower layers the traits they need from higher ones. See
+//! `src-tauri/ARCHITECTURE.md`.
 
 // The lower layers are crates of their own, so none of them can import upward (the compiler
 // refuses it); each is re-exported at its old path, so `crate::board::...` and
@@ -32,6 +33,7 @@ pub mod connectors;
 pub mod loopback;
 pub mod onboarding;
 pub mod relay;
+pub mod run;
 pub mod runner;
 pub mod runtimes;
 pub mod tools;

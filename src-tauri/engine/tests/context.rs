@@ -391,3 +391,38 @@ fn empty_parts_left_out() {
     assert!(a.deferred.is_empty() && a.delivered.is_empty());
     assert_eq!(a.turn_text(), "");
 }
+
+/// Team chat assembles a turn once, for a new session, and then places the agent's files for
+/// the session the turn goes on in: the result must be byte-identical to assembling it again.
+#[test]
+fn a_turn_placed_for_other_files_equals_one_assembled_with_them() {
+    use clawboo_engine::agents::AgentFileName;
+    use clawboo_engine::context::files::{self, AgentFiles, FileSession, FilesTurn};
+    use clawboo_engine::context::{team_turn, team_turn_with_files};
+    for f in all_fixtures() {
+        let every_file = AgentFiles::default()
+            .with(AgentFileName::Soul, "You bake.")
+            .with(AgentFileName::Identity, "Ada, the baker.")
+            .with(AgentFileName::Agents, "Work in small steps.")
+            .with(AgentFileName::User, "The user likes rye.")
+            .with(AgentFileName::Memory, "Ovens run hot.");
+        let plan_of = |files: &AgentFiles| {
+            files::plan(&FilesTurn {
+                runtime: f.runtime,
+                files,
+                memory_tools: false,
+                discovers_agents_md: false,
+                unmanaged: false,
+                session: &FileSession::New,
+                heartbeat: false,
+            })
+            .unwrap()
+        };
+        let full = plan_of(&every_file);
+        let soul_only = fixture::soul_only_plan(f.runtime, "Another persona.", &f.tools).unwrap();
+        for (from, to) in [(&full, &soul_only), (&soul_only, &full)] {
+            let placed = team_turn_with_files(team_turn(&f.turn(from)), to);
+            assert_eq!(placed, team_turn(&f.turn(to)), "{:?} {:?}", f.runtime, f.kind);
+        }
+    }
+}

@@ -17,6 +17,8 @@ const LAYERS: &[&str] = &[
     "connectors",
     "runtimes",
     "relay",
+    // Every run's preparation, drive loop, record, slots and end, whoever starts it.
+    "run",
     // Running work: Boo Zero, chats, the first run, the task runner; the local API over them.
     "boo_zero",
     "chat",

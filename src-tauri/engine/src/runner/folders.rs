@@ -32,7 +32,7 @@ impl Runner {
     /// Removes the card's worktree once the card is Done (keeping its branch, for the user to
     /// merge) or Cancelled (deleting its branch too), and no run of it is going.
     pub(super) fn tidy_worktree(&self, card_id: &str) {
-        if lock(&self.state).running.values().any(|live| live.card_id == card_id) {
+        if self.runs.runs_card(card_id) {
             return;
         }
         let Ok(card) = self.parts.board.get(card_id) else { return };

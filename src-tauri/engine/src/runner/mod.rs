@@ -23,7 +23,6 @@
 
 mod begin;
 pub mod check;
-mod drive;
 mod folders;
 mod git;
 mod store;
@@ -33,7 +32,6 @@ mod types;
 pub mod worktree;
 
 use std::cmp::Reverse;
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -50,6 +48,7 @@ use crate::board::{Board, CardStatus, Priority};
 use crate::error::{Error, Result};
 use crate::events::{EngineEvent, EventBus};
 use crate::memory::Memory;
+use crate::run::TaskRuns;
 use crate::runtimes::catalog::RuntimeCatalog;
 use crate::runtimes::process::Spawner;
 use crate::runtimes::RuntimeRegistry;
@@ -85,7 +84,10 @@ pub struct RunnerParts {
 
 pub struct Runner {
     parts: RunnerParts,
+    /// The queue; held while a task moves from it to `runs`.
     state: Mutex<State>,
+    /// Tasks going, by claim.
+    runs: TaskRuns,
     /// Set when the app quits: runs stopped from then on were cut off, not stopped by the user.
     quitting: AtomicBool,
     /// Held while a worktree is removed: a card's close is seen by the Board watch and by its
@@ -95,22 +97,9 @@ pub struct Runner {
 
 #[derive(Default)]
 struct State {
-    /// Tasks going, by claim: a card's task that just ended may still be finishing when the
-    /// card's next one starts.
-    running: HashMap<String, Live>,
     /// Tasks claimed and waiting for a slot.
     queue: Vec<Queued>,
     next_seq: u64,
-}
-
-struct Live {
-    /// The agent it runs for (the card's assignee when it started).
-    agent_id: String,
-    card_id: String,
-    cancel: watch::Sender<bool>,
-    done: watch::Receiver<bool>,
-    /// The plain (non-git) project folder it works in: no other run starts there meanwhile.
-    exclusive: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone)]
@@ -135,7 +124,13 @@ impl Queued {
 
 impl Runner {
     pub fn new(parts: RunnerParts) -> Self {
-        Self { parts, state: Mutex::default(), quitting: AtomicBool::new(false), tidying: Mutex::new(()) }
+        Self {
+            parts,
+            state: Mutex::default(),
+            runs: TaskRuns::default(),
+            quitting: AtomicBool::new(false),
+            tidying: Mutex::new(()),
+        }
     }
 
     /// Claims card `card_id` for a run of its assignee, and starts it (or queues it while
@@ -189,12 +184,7 @@ impl Runner {
     /// card goes back to To do when the run has ended, with the stop in its activity).
     pub fn cancel(&self, card_id: &str) -> Result<()> {
         let mut state = lock(&self.state);
-        let mut stopped = false;
-        for live in state.running.values().filter(|live| live.card_id == card_id) {
-            let _ = live.cancel.send(true);
-            stopped = true;
-        }
-        if stopped {
+        if self.runs.stop_card(card_id) {
             return Ok(());
         }
         let Some(at) = state.queue.iter().position(|q| q.card_id == card_id) else {
@@ -220,7 +210,7 @@ impl Runner {
         let state = lock(&self.state);
         let mut queue = state.queue.clone();
         queue.sort_by_key(Queued::order);
-        let mut running: Vec<String> = state.running.values().map(|live| live.card_id.clone()).collect();
+        let mut running: Vec<String> = self.runs.cards().into_iter().map(|(card_id, _)| card_id).collect();
         running.sort();
         running.dedup();
         (running, queue.into_iter().map(|q| q.card_id).collect())
@@ -231,15 +221,7 @@ impl Runner {
     pub fn stop_agent(&self, agent_id: &str, limit: Duration) -> Result<()> {
         let (waits, queued) = {
             let mut state = lock(&self.state);
-            let waits: Vec<_> = state
-                .running
-                .values()
-                .filter(|live| live.agent_id == agent_id)
-                .map(|live| {
-                    let _ = live.cancel.send(true);
-                    live.done.clone()
-                })
-                .collect();
+            let waits = self.runs.stop(Some(agent_id));
             let (theirs, others) = std::mem::take(&mut state.queue).into_iter().partition(|q| q.agent_id == agent_id);
             state.queue = others;
             (waits, theirs)
@@ -279,15 +261,12 @@ impl Runner {
                     let tidy = Arc::clone(&runner);
                     drop(tokio::task::spawn_blocking(move || tidy.tidy_worktree(&card_id)));
                 }
-                let watched = {
-                    let state = lock(&runner.state);
-                    state
-                        .running
-                        .iter()
-                        .filter(|(_, live)| changed.as_ref().is_none_or(|c| *c == live.card_id))
-                        .map(|(claim, live)| (live.card_id.clone(), claim.clone()))
-                        .collect::<Vec<_>>()
-                };
+                let watched: Vec<_> = runner
+                    .runs
+                    .cards()
+                    .into_iter()
+                    .filter(|(card_id, _)| changed.as_ref().is_none_or(|c| c == card_id))
+                    .collect();
                 if watched.is_empty() {
                     continue;
                 }
@@ -308,11 +287,8 @@ impl Runner {
                 })
                 .await
                 .unwrap_or_default();
-                let state = lock(&runner.state);
                 for (card_id, claim) in taken_back {
-                    if let Some(live) = state.running.get(&claim).filter(|live| live.card_id == card_id) {
-                        let _ = live.cancel.send(true);
-                    }
+                    runner.runs.stop_claim(&claim, &card_id);
                 }
             }
         });
@@ -383,15 +359,7 @@ impl Runner {
         self.quitting.store(true, Ordering::SeqCst);
         let (waits, queued) = {
             let mut state = lock(&self.state);
-            let waits: Vec<_> = state
-                .running
-                .values()
-                .map(|live| {
-                    let _ = live.cancel.send(true);
-                    live.done.clone()
-                })
-                .collect();
-            (waits, std::mem::take(&mut state.queue))
+            (self.runs.stop(None), std::mem::take(&mut state.queue))
         };
         for q in queued {
             let _ = self.parts.board.release(&q.card_id, &q.claim, CardStatus::Todo, Some(QUEUED_AT_QUIT.into()));
@@ -402,19 +370,7 @@ impl Runner {
     /// Blocks this (non-async) thread until the runs behind `waits` have ended, or `limit`;
     /// whether they all ended.
     fn wait_done(&self, waits: Vec<watch::Receiver<bool>>, limit: Duration) -> bool {
-        if waits.is_empty() {
-            return true;
-        }
-        let wait_all = async move {
-            for mut done in waits {
-                let _ = done.wait_for(|d| *d).await;
-            }
-        };
-        let handle = self.parts.handle.clone();
-        // On the engine's runtime, from a thread of its own: the timer needs the runtime's clock.
-        std::thread::spawn(move || handle.block_on(async move { tokio::time::timeout(limit, wait_all).await.is_ok() }))
-            .join()
-            .unwrap_or(false)
+        crate::run::wait_done(&self.parts.handle, waits, limit)
     }
 
     /// Starts waiting tasks while slots are free, best first; a task whose plain project folder
@@ -425,38 +381,26 @@ impl Runner {
         }
         let limit = self.settings().map_or(DEFAULT_MAX_CONCURRENT, |s| s.max_concurrent) as usize;
         let mut state = lock(&self.state);
-        while state.running.len() < limit {
-            let busy = |q: &Queued| {
-                q.exclusive.as_ref().is_some_and(|f| state.running.values().any(|l| l.exclusive.as_ref() == Some(f)))
-            };
+        while self.runs.len() < limit {
+            let busy = |q: &Queued| q.exclusive.as_ref().is_some_and(|f| self.runs.works_in(f));
             let Some(best) =
                 (0..state.queue.len()).filter(|&i| !busy(&state.queue[i])).min_by_key(|&i| state.queue[i].order())
             else {
                 break;
             };
             let next = state.queue.remove(best);
-            let (cancel, cancel_rx) = watch::channel(false);
-            let (done_tx, done) = watch::channel(false);
+            let slot = self.runs.start(&next.claim, &next.agent_id, &next.card_id, next.exclusive.clone());
             let job = task::Job {
                 card_id: next.card_id.clone(),
                 claim: next.claim.clone(),
                 options: next.options,
-                cancel: cancel_rx,
+                cancel: slot.cancel.clone(),
             };
-            let live = Live {
-                agent_id: next.agent_id.clone(),
-                card_id: next.card_id.clone(),
-                cancel,
-                done,
-                exclusive: next.exclusive.clone(),
-            };
-            state.running.insert(next.claim.clone(), live);
             let runner = Arc::clone(self);
             self.parts.handle.spawn(async move {
-                let (claim, card_id) = (job.claim.clone(), job.card_id.clone());
+                let card_id = job.card_id.clone();
                 runner.execute(job).await;
-                lock(&runner.state).running.remove(&claim);
-                let _ = done_tx.send(true);
+                runner.runs.end(slot);
                 let pump = Arc::clone(&runner);
                 let _ = tokio::task::spawn_blocking(move || {
                     // A card closed while its run went on: its worktree goes now.

@@ -6,11 +6,11 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
 use super::types::{RunnerSettings, TaskRunContext};
 use crate::board::CardRunKind;
-use crate::chat::recorder::add_to_reply;
 use crate::chat::team::Placement;
 use crate::chat::{RunStatus, RunSummary};
 use crate::context::Section;
 use crate::error::{Error, Result};
+use crate::run::recorder::add_to_reply;
 use crate::runtimes::RunEvent;
 use crate::vocab::RuntimeKind;
 

@@ -8,17 +8,16 @@ use tokio::sync::watch;
 
 use super::begin::{Begun, Next, Task};
 use super::check::{run_check, CheckOutcome};
-use super::drive::{Driven, Stop};
 use super::{store, Runner};
 use super::{
     StartOptions, CHECK_OUTPUT_BYTES, CHECK_TIMEOUT, CONTEXT_FILL_PERCENT, MAX_CHECK_ATTEMPTS, MAX_ROTATIONS,
     REASON_TAIL_CHARS,
 };
 use crate::board::{self, Actor, CardRunKind, CardRunStatus, CardStatus, CommentKind};
-use crate::chat::recorder::Recorder;
 use crate::chat::{RunStatus, RunSummary};
 use crate::context::{self, PROGRESS_NOTE_CHARS};
 use crate::error::{Error, Result};
+use crate::run::{ContextFull, Driven, Policies, Recorder, RunServices, Stop, Turn, TurnLimit};
 use crate::runtimes::{RunEvent, RunOutcome};
 use crate::vocab::clock::now_ms;
 
@@ -153,14 +152,21 @@ impl Runner {
             card_id: Some(task.card.id.clone()),
             ..Default::default()
         };
-        let driven = self.drive(task, input, job.cancel.clone(), &source, &mut recorder).await;
-        let _ = self.parts.attention.run_ended(&run.id);
-        if let Some(relay) = &self.parts.relay {
-            relay.revoke(&run.id);
-        }
-        if let Some(tools) = &self.parts.tools {
-            tools.revoke(&run.id);
-        }
+        let services = RunServices {
+            attention: Some(&self.parts.attention),
+            relay: self.parts.relay.as_deref(),
+            tools: self.parts.tools.as_deref(),
+        };
+        let turn = Turn {
+            runtime: task.runtime.as_ref(),
+            input,
+            cancel: job.cancel.clone(),
+            source: &source,
+            policies: policies(task),
+        };
+        // Every task run is a fresh session: there is no lost one to retry without.
+        let driven = crate::run::drive(turn, &services, &mut recorder, || {}).await;
+        services.end_grants(&run.id);
         let mut ending = self.ending_of(&driven, &recorder.reply());
         if let (Ending::Succeeded { .. }, Some(command)) = (&ending, &task.card.check_command) {
             ending = if self.is_quitting() {
@@ -206,7 +212,7 @@ impl Runner {
                 why: format!("The run reported nothing for {} s and was stopped.", limit.as_secs()),
                 status: RunStatus::TimedOut,
             },
-            None if result.turn_limit => Ending::OutOfRoom {
+            None if driven.out_of_turns => Ending::OutOfRoom {
                 why: said().unwrap_or_else(|| "it reached its turn limit".into()).trim_end_matches('.').to_owned(),
                 progress: reply.to_owned(),
             },
@@ -304,6 +310,22 @@ impl Runner {
             Ok(()) | Err(Error::Conflict(_)) => {}
             Err(e) => tracing::warn!(to = to.label(), error = %e, "a task run could not move its card"),
         }
+    }
+}
+
+/// A task run's rules: stopped when silent or past its wall-clock limit (the runner's
+/// settings), or when its context window is nearly full; its runtime's turn limit means it ran
+/// out of room, so it goes on in a fresh session.
+fn policies(task: &Task) -> Policies {
+    Policies {
+        silence: Some(Duration::from_secs(u64::from(task.settings.silence_secs))),
+        wall_clock: Some(Duration::from_secs(u64::from(task.settings.wall_clock_secs))),
+        context_window: task
+            .capabilities
+            .context_window
+            .map(|window| ContextFull { window, percent: CONTEXT_FILL_PERCENT }),
+        retry_without_lost_session: false,
+        turn_limit: TurnLimit::OutOfRoom,
     }
 }
 

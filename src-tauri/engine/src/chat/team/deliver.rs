@@ -1,435 +1,30 @@
-//! Starting a delivery as a run (its context assembled, placed for its runtime and stored), and
-//! what happens when the run ends: the reply in the room, the result of a hand-off back to the
-//! agent that made it (batched), hand-offs written as `@handle` in the reply.
+//! A team run from its start to its end (driven by the run layer), and what happens when it
+//! ends: the reply in the room, the result of a hand-off back to the agent that made it
+//! (batched), hand-offs written as `@handle` in the reply. Starting one: [`super::start`].
 
 use std::sync::Arc;
 
-use tokio::sync::watch;
-
-use super::placement::{self, Placed};
+use super::start::{Launch, Started};
 use super::store::{self as team_store, NewHandoff, NewRoomMessage};
-use super::types::{RoomMessageKind, RunContext, TeamTurnKind};
-use super::{mentions, Deliver, Delivery, LiveTeamRun, MAX_CHAIN_DEPTH, MAX_HANDOFFS_PER_TURN};
-use crate::agents::{Agent, RuntimeKind};
-use crate::chat::files::{self, AgentFilesForRun};
-use crate::chat::recall::RecallRequest;
-use crate::chat::recorder::Recorder;
-use crate::chat::setup::{self, Plan};
-use crate::chat::store::{self as chat_store, Conversation};
-use crate::chat::{lock, ActiveRun, Chat, ChatRole, RunStatus, RunSummary};
-use crate::context::files::{FilePlan, FileSession};
-use crate::context::{self, Member, TaskResult, ToolName, TurnKind, TurnMessage, WaitingItem};
+use super::types::RoomMessageKind;
+use super::{mentions, Deliver, Delivery, MAX_CHAIN_DEPTH, MAX_HANDOFFS_PER_TURN};
+use crate::agents::Agent;
+use crate::chat::store as chat_store;
+use crate::chat::{lock, Chat, ChatRole, RunStatus};
 use crate::error::{Error, Result};
 use crate::events::EngineEvent;
-use crate::runtimes::home::RuntimeHomes;
-use crate::runtimes::{HistoryMode, RunEvent, RunResult, TranscriptTurn, TurnHistory, TurnInput};
+use crate::run::{Policies, Recorder, Turn};
+use crate::runtimes::{RunEvent, RunResult, TurnHistory};
 use crate::vocab::clock::now_ms;
 
 /// A task text or hand-off longer than this is refused (the model sees why).
 pub const MAX_TASK_CHARS: usize = 16_000;
 
-/// What a delivery gives its agent to do (see [`Chat::delivery_message`]).
-struct DeliveryMessage {
-    kind: TurnKind,
-    message: TurnMessage,
-    /// How deep in a hand-off chain the turn is.
-    depth: u32,
-    /// The hand-off this turn carries out, and who made it.
-    handoff_id: Option<String>,
-    from_agent_id: Option<String>,
-    /// The hand-offs whose results this turn delivers.
-    result_ids: Vec<String>,
-    routine: Option<crate::vocab::routine::RoutineTag>,
-}
-
-/// What starting a team run wrote, in one transaction (see [`Chat::start_delivery`]).
-struct RecordedTurn {
-    conversation: Conversation,
-    run: RunSummary,
-    transcript: Vec<(String, String)>,
-    plan: Plan,
-    placed: Placed,
-    /// The hand-off card now showing this run, and the room's batch card of results.
-    changed_card: Option<crate::vocab::RoomMessage>,
-    batch_card: Option<crate::vocab::RoomMessage>,
-    recalled: Option<crate::chat::recall::Recall>,
-    recall_failed: Option<String>,
-    file_plan: FilePlan,
-}
-
-/// What a prepared team run needs to be driven (see [`Chat::drive_team_run`]).
-struct Launch {
-    input: TurnInput,
-    runtime: Arc<dyn crate::runtimes::Runtime>,
-    cancel: watch::Receiver<bool>,
-    /// The agent's run slot, released at the end.
-    slot: u64,
-    /// Set once the run has ended and its slot is free.
-    done: watch::Sender<bool>,
-    /// Warnings the run's Activity opens with (a new session, scratch notes, connectors).
-    notices: Vec<String>,
-    recalled: Option<crate::chat::recall::Recall>,
-}
-
-/// Everything fixed when a team run starts, kept for its end.
-struct Started {
-    delivery: Delivery,
-    agent: Agent,
-    conversation: Conversation,
-    history: TurnHistory,
-    fingerprint: String,
-    /// The workspace-file references this run delivers, recorded if it completes.
-    pending: files::PendingDeliveries,
-    run: RunSummary,
-    handoff_id: Option<String>,
-    /// The handle of whoever handed this task out (its reply must not hand work back to them).
-    from_agent_id: Option<String>,
-}
-
 impl Chat {
-    /// Starts `delivery` as a run. `Err(RunNotActive)`: nothing is left to deliver (a batch
-    /// whose results went out with an earlier one, a stopped hand-off).
-    pub(super) fn start_delivery(self: &Arc<Self>, delivery: Delivery) -> Result<()> {
-        let (team, room) = self.teams()?.room(&delivery.room_id)?;
-        let agent = self.agents.get(&delivery.agent_id)?;
-        let members = self.room_members(&room)?;
-        if !members.iter().any(|m| m.id == agent.id) {
-            return Err(Error::InvalidInput(format!("@{} is no longer a member here.", agent.handle)));
-        }
-        let is_leader = room.leader_id.as_deref() == Some(agent.id.as_str());
-        let handle_of = |id: &str| {
-            members
-                .iter()
-                .find(|m| m.id == id)
-                .map(|m| m.handle.clone())
-                .or_else(|| self.agents.get(id).ok().map(|a| a.handle))
-                .unwrap_or_else(|| "former-member".to_owned())
-        };
-
-        let DeliveryMessage { kind, message, depth, handoff_id, from_agent_id, result_ids, routine } =
-            self.delivery_message(&delivery, &room.id, is_leader, &handle_of)?;
-        let routine_note = routine.as_ref().map(|tag| context::RoutineNote { routine_name: tag.name.clone() });
-
-        let runtime = self.runtimes.get(agent.runtime).ok_or_else(|| {
-            Error::RuntimeNotFound(format!("No adapter for {} in this build.", agent.runtime.as_str()))
-        })?;
-        let capabilities = runtime.capabilities();
-        let program = match agent.runtime {
-            RuntimeKind::Native => None,
-            kind => Some(self.catalog.locate(kind)?),
-        };
-        let history = match kind {
-            // Each routine run is a fresh conversation; the room's own goes on untouched.
-            _ if routine.is_some() => TurnHistory::Fresh,
-            TurnKind::Teammate { .. } => capabilities.team_history.teammate,
-            _ => capabilities.team_history.leader,
-        };
-        let placement = placement::of(&capabilities);
-
-        // Waiting items are read now, when the run starts, not when they were queued.
-        let (inbox, posts) = self.store.read(|c| {
-            Ok((team_store::waiting_inbox(c, &room.id, &agent.id)?, team_store::unseen_posts(c, &team.id, &agent.id)?))
-        })?;
-        let waiting: Vec<WaitingItem> = inbox
-            .iter()
-            .map(|(item, from)| WaitingItem { from: from.as_deref().map(&handle_of), ..item.clone() })
-            .collect();
-        let peer_posts: Vec<context::PeerPost> = posts
-            .iter()
-            .map(|p| context::PeerPost { id: p.id.clone(), author: p.author_handle.clone(), text: p.text.clone() })
-            .collect();
-        let mut tools = self.team_tools_for(&agent, depth);
-        // A leader may propose routines (the user approves each); a routine's own run never.
-        if is_leader && routine.is_none() && self.attention.is_some() && !tools.is_empty() {
-            tools.push(ToolName::RoutineCreate);
-        }
-        let agent_files = AgentFilesForRun::read(&self.agents, &agent, true, &tools)?;
-        // What a session starts with does not depend on the session: its budgets are checked
-        // here, and the steady sections are fingerprinted from it.
-        let new_session_files = agent_files.plan(&FileSession::New)?;
-        let context_members: Vec<Member> = members
-            .iter()
-            .map(|m| Member {
-                handle: m.handle.clone(),
-                name: m.name.clone(),
-                runtime: m.runtime,
-                role: team
-                    .members
-                    .iter()
-                    .find(|tm| tm.agent_id == m.id)
-                    .map(|tm| tm.role.trim().to_owned())
-                    .filter(|r| !r.is_empty())
-                    .unwrap_or_else(|| m.description.clone()),
-                is_leader: room.leader_id.as_deref() == Some(m.id.as_str()),
-            })
-            .collect();
-        let rules: Vec<String> = team.rules.iter().map(|r| r.text.clone()).collect();
-        // Seed item 7: shown only on turns the user reads (the assembler decides which).
-        // Read only for those turns: a teammate's task turn would throw it away.
-        let connectors_slot = kind.user_reads().then(|| self.connectors_slot(&agent.id)).flatten();
-        let assemble = |files: &FilePlan| {
-            context::team_turn(&context::TeamTurn {
-                runtime: agent.runtime,
-                files,
-                rules: &rules,
-                about_you: &team.about_you,
-                team_name: &team.name,
-                room_name: if room.is_general { "General" } else { &room.name },
-                is_general: room.is_general,
-                me: &agent.handle,
-                members: &context_members,
-                kind: kind.clone(),
-                tools: &tools,
-                routine: routine_note.as_ref(),
-                connectors: connectors_slot.as_ref(),
-                waiting: &waiting,
-                peer_posts: &peer_posts,
-                message: &message,
-            })
-        };
-        let assembled = assemble(&new_session_files);
-        let fingerprint = placement::fingerprint(&assembled, &new_session_files);
-        let delivered_inbox: Vec<String> =
-            inbox.iter().map(|(i, _)| i.id.clone()).filter(|id| assembled.delivered.contains(id)).collect();
-        let delivered_posts: Vec<String> =
-            posts.iter().map(|p| p.id.clone()).filter(|id| assembled.delivered.contains(id)).collect();
-        let message_text = assembled.message_text();
-
-        // The agent's run slot, as for a one-to-one turn; busy: back to the front of its queue.
-        let (cancel, cancel_rx) = watch::channel(false);
-        let (done_tx, done) = watch::channel(false);
-        let reservation = match self.reserve(&agent, ActiveRun { run_id: String::new(), slot: 0, cancel, done }) {
-            Ok(reservation) => reservation,
-            Err(_) if !self.is_closing(&agent.id) => {
-                lock(&self.team).queues.entry(agent.id.clone()).or_default().push_front(delivery);
-                return Ok(());
-            }
-            Err(e) => return Err(e),
-        };
-
-        let now = now_ms();
-        let turn_kind = TeamTurnKind::of(&kind);
-        let RecordedTurn {
-            conversation,
-            run,
-            transcript,
-            plan,
-            placed,
-            changed_card,
-            batch_card,
-            recalled,
-            recall_failed,
-            file_plan,
-        } = self.store.write(|tx| {
-            let conversation = team_store::room_conversation(tx, &room.id, &agent.id, now)?;
-            let resumable = conversation.session_id.is_some() && conversation.session_runtime == Some(agent.runtime);
-            let plan = match history {
-                TurnHistory::Fresh => Plan::New,
-                TurnHistory::ContinueRoom | TurnHistory::OwnSession => setup::plan(
-                    capabilities.setup_change,
-                    resumable,
-                    conversation.session_setup.as_deref(),
-                    &fingerprint,
-                ),
-            };
-            let continues = history == TurnHistory::ContinueRoom;
-            let carried = match (continues, capabilities.history, &plan) {
-                (true, HistoryMode::ClawbooTranscript, _) | (true, _, Plan::Fresh { .. }) => {
-                    chat_store::transcript(tx, &conversation)?
-                }
-                _ => Vec::new(),
-            };
-            // A session that already holds the steady sections (same fingerprint) is not sent
-            // them again.
-            let session_has_steady =
-                matches!(plan, Plan::Resume) && conversation.session_setup.as_deref() == Some(fingerprint.as_str());
-            // What the session this turn continues holds of the agent's files.
-            let resumed = conversation.session_id.as_deref().filter(|_| matches!(plan, Plan::Resume));
-            let file_session = match history {
-                TurnHistory::Fresh => FileSession::New,
-                _ => files::turn_session(tx, &conversation, capabilities.history, resumed, &carried)?,
-            };
-            let file_plan = agent_files.plan(&file_session)?;
-            let transcript: Vec<(String, String)> = carried.into_iter().map(|t| (t.user, t.assistant)).collect();
-            let assembled = assemble(&file_plan);
-            let mut placed = placement::place(placement, &assembled, session_has_steady);
-            let slots = files::slots(&file_plan, placed.system.as_deref(), placed.preamble.as_deref(), &message_text)?;
-            // The scratch notes in scope go after Clawboo's sections, in front of the message.
-            let recalled = self.recall(&RecallRequest {
-                agent_id: &agent.id,
-                conversation_id: &conversation.id,
-                epoch: conversation.epoch,
-                team_id: Some(&team.id),
-                with_notes: false,
-                request_only: continues && capabilities.history == HistoryMode::ClawbooTranscript,
-                new_session: !matches!(plan, Plan::Resume | Plan::Fork { .. }),
-            });
-            let (recalled, recall_failed) = match recalled {
-                Ok(recalled) => (recalled, None),
-                Err(e) => (None, Some(format!("Scratch notes could not be read, so none were sent: {e}"))),
-            };
-            if let Some(recalled) = &recalled {
-                Chat::record_recall(tx, &conversation.id, conversation.epoch, recalled, now)?;
-                if !recalled.text.is_empty() {
-                    placed.preamble = Some(match placed.preamble.take() {
-                        Some(preamble) => format!("{}\n\n{}", preamble.trim_end(), recalled.text),
-                        None => recalled.text.clone(),
-                    });
-                }
-            }
-            let run = chat_store::insert_run(tx, &conversation, agent.runtime, now)?;
-            if let Some(tag) = &routine {
-                crate::routines::store::link_team_run(tx, &tag.routine_run_id, &run.id)?;
-            }
-            team_store::mark_inbox_delivered(tx, &delivered_inbox, &run.id)?;
-            team_store::mark_posts_seen(tx, &team.id, &agent.id, &delivered_posts)?;
-            team_store::mark_results_delivered(tx, &result_ids, &run.id)?;
-            let mut changed_card = None;
-            if let Some(id) = &handoff_id {
-                team_store::start_handoff(tx, id, &run.id)?;
-                changed_card = team_store::set_handoff_card_run(tx, id, &run.id)?;
-            }
-            let batch_card = if result_ids.is_empty() {
-                None
-            } else {
-                Some(team_store::add_message(
-                    tx,
-                    &room.id,
-                    NewRoomMessage {
-                        kind: RoomMessageKind::Batch,
-                        author_id: Some(&agent.id),
-                        target_id: None,
-                        content: &message_text,
-                        run_id: Some(&run.id),
-                        handoff_id: None,
-                    },
-                    now,
-                )?)
-            };
-            if continues {
-                let user = chat_store::add_message(
-                    tx,
-                    &conversation,
-                    ChatRole::User,
-                    &message_text,
-                    Some(&run.id),
-                    conversation.epoch,
-                    now,
-                )?;
-                if capabilities.history == HistoryMode::ClawbooTranscript && !file_plan.references.is_empty() {
-                    chat_store::set_carried(tx, &user.id, &file_plan.references)?;
-                }
-            }
-            team_store::insert_run_context(
-                tx,
-                &RunContext {
-                    run_id: run.id.clone(),
-                    room_id: room.id.clone(),
-                    turn_kind,
-                    placement,
-                    system_text: slots.shown_system.clone(),
-                    preamble: placed.preamble.clone(),
-                    sections: assembled.sections.clone(),
-                    steady_in_session: placed.steady_in_session,
-                    deferred: assembled.deferred.clone(),
-                    files: file_plan.files.clone(),
-                    created_at: now,
-                },
-            )?;
-            Ok(RecordedTurn {
-                conversation,
-                run,
-                transcript,
-                plan,
-                placed,
-                changed_card,
-                batch_card,
-                recalled,
-                recall_failed,
-                file_plan,
-            })
-        })?;
-        for card in changed_card.iter().chain(batch_card.iter()) {
-            self.publish_room_message(&team.id, card);
-        }
-        self.events.publish(EngineEvent::RoomRunChanged {
-            team_id: team.id.clone(),
-            room_id: room.id.clone(),
-            run: run.clone(),
-        });
-
-        let (transcript, carried) = match &plan {
-            Plan::Fresh { .. } => setup::carry_forward(transcript, setup::CARRY_BUDGET_CHARS),
-            _ => (transcript.into_iter().map(|(user, assistant)| TranscriptTurn { user, assistant }).collect(), (0, 0)),
-        };
-        let setup_notice = setup::notice(crate::runtimes::detect::label(agent.runtime), &plan, carried);
-        let grant = self.grant_team_tools(&team.id, &room.id, &agent, &conversation.id, &run.id, &tools);
-        let workspace = self.agents.workspaces().dir(&agent.id);
-        let Placed { system, preamble, .. } = placed;
-        let connectors = self.run_connectors(&agent.id);
-        let input = TurnInput {
-            connectors: connectors.connectors,
-            run_id: run.id.clone(),
-            homes: RuntimeHomes::for_agent_dir(&workspace),
-            workspace,
-            message: message_text,
-            setup: file_plan.setup_slot(),
-            persona: system,
-            preamble,
-            resume_session: conversation
-                .session_id
-                .clone()
-                .filter(|_| matches!(plan, Plan::Resume | Plan::Fork { .. })),
-            fork_session: matches!(plan, Plan::Fork { .. }),
-            transcript,
-            approval: agent.approval_policy,
-            program,
-            agent: agent.clone(),
-            tools: grant,
-        };
-
-        // The slot knows the run's id first, so a Stop that finds the run below can cancel it.
-        let slot = reservation.started(&run.id);
-        let stopped_meanwhile = {
-            let mut state = lock(&self.team);
-            state.runs.insert(
-                run.id.clone(),
-                LiveTeamRun {
-                    team_id: team.id.clone(),
-                    room_id: room.id.clone(),
-                    agent_id: agent.id.clone(),
-                    depth,
-                    handoffs: 0,
-                    generation: delivery.generation,
-                },
-            );
-            // A Stop since this delivery left its queue found no run to end (it was being set
-            // up): it ends now, before its runtime does anything.
-            state.generation(&team.id) > delivery.generation
-        };
-        if stopped_meanwhile {
-            let _ = self.cancel(&run.id);
-        }
-        // Once Stop can find the run (above), before it can end (below).
-        if let Some(id) = &handoff_id {
-            self.card_claimed(id, &run.id);
-        }
-        let pending = match history {
-            TurnHistory::Fresh => files::PendingDeliveries::default(),
-            _ => files::PendingDeliveries::new(capabilities.history, conversation.epoch, &file_plan),
-        };
-        let started =
-            Started { delivery, agent, conversation, history, fingerprint, pending, run, handoff_id, from_agent_id };
-        let notices: Vec<String> = setup_notice.into_iter().chain(recall_failed).chain(connectors.warnings).collect();
-        let launch = Launch { input, runtime, cancel: cancel_rx, slot, done: done_tx, notices, recalled };
-        self.handle.spawn(Arc::clone(self).drive_team_run(started, launch));
-        Ok(())
-    }
-
     /// A team run from its start to its end: the notices first, then the runtime driven to its
     /// result, its tokens revoked, the end recorded and the agent's next delivery started.
-    async fn drive_team_run(self: Arc<Self>, started: Started, launch: Launch) {
-        let Launch { input, runtime, cancel, slot, done, notices, recalled } = launch;
+    pub(super) async fn drive_team_run(self: Arc<Self>, started: Started, launch: Launch) {
+        let Launch { input, runtime, slot, notices, recalled, .. } = launch;
         let mut recorder = Recorder::new(self.store.clone(), self.events.clone(), &started.run);
         for message in notices {
             recorder.record(RunEvent::Warning { message });
@@ -444,104 +39,32 @@ impl Chat {
             run_id: Some(started.run.id.clone()),
             ..Default::default()
         };
-        let result = self.drive(&started.conversation, input, runtime, cancel, &source, &mut recorder).await;
-        if let Some(relay) = &self.relay {
-            relay.revoke(&started.run.id);
-        }
-        self.revoke_team_tools(&started.run.id);
+        let services = self.run_services();
+        let turn = Turn {
+            runtime: runtime.as_ref(),
+            input,
+            cancel: slot.cancel.clone(),
+            source: &source,
+            policies: Policies::CHAT,
+        };
+        let conversation_id = started.conversation.id.clone();
+        let forget_session = || {
+            let _ = self.store.write(|tx| chat_store::set_session(tx, &conversation_id, None));
+        };
+        let driven = crate::run::drive(turn, &services, &mut recorder, forget_session).await;
+        services.end_grants(&started.run.id);
         let agent_id = started.agent.id.clone();
         // Store writes and the next delivery's start block; keep them off the async workers.
         let _ = tokio::task::spawn_blocking(move || {
-            self.finish_team_run(started, result, recorder);
-            self.release(&agent_id, slot);
-            let _ = done.send(true);
+            self.finish_team_run(started, driven.result, recorder);
+            self.slots.release(slot);
             self.pump(&agent_id);
         })
         .await;
     }
 
-    /// What a delivery gives its agent to do, read when its run starts: the user's message, a
-    /// teammate's task (still waiting), or the results that came back. `Err(RunNotActive)`:
-    /// nothing is left to deliver.
-    fn delivery_message(
-        &self,
-        delivery: &Delivery,
-        room_id: &str,
-        is_leader: bool,
-        handle_of: &dyn Fn(&str) -> String,
-    ) -> Result<DeliveryMessage> {
-        let mut depth = delivery.depth;
-        let mut handoff_id = None;
-        let mut from_agent_id = None;
-        let mut result_ids = Vec::new();
-        let routine = match &delivery.what {
-            Deliver::User { routine: Some(tag), .. } => Some(tag.clone()),
-            _ => None,
-        };
-        let (kind, message) = match &delivery.what {
-            Deliver::User { text, mentioned, .. } => {
-                (if *mentioned { TurnKind::Mentioned } else { TurnKind::Leader }, TurnMessage::User(text.clone()))
-            }
-            Deliver::Task { handoff_id: id } => {
-                let handoff = self
-                    .store
-                    .read(|c| team_store::handoff(c, id))?
-                    .filter(|h| h.status == "queued")
-                    .ok_or_else(|| Error::RunNotActive("That task is no longer waiting.".into()))?;
-                depth = handoff.depth;
-                handoff_id = Some(handoff.id.clone());
-                from_agent_id = Some(handoff.from_agent_id.clone());
-                (TurnKind::Teammate { from: handle_of(&handoff.from_agent_id) }, TurnMessage::Task(handoff.task))
-            }
-            Deliver::Batch => {
-                let results = self.store.read(|c| team_store::waiting_results(c, room_id, &delivery.agent_id))?;
-                if results.is_empty() {
-                    return Err(Error::RunNotActive("No results are waiting.".into()));
-                }
-                depth = results.iter().map(|h| h.depth).max().unwrap_or(0);
-                result_ids = results.iter().map(|h| h.id.clone()).collect();
-                let results = results
-                    .into_iter()
-                    .map(|h| TaskResult {
-                        from: handle_of(&h.to_agent_id),
-                        failed: h.status != "done",
-                        task: h.task,
-                        reply: h.result.unwrap_or_default(),
-                    })
-                    .collect();
-                (if is_leader { TurnKind::Leader } else { TurnKind::Mentioned }, TurnMessage::Results(results))
-            }
-        };
-        Ok(DeliveryMessage { kind, message, depth, handoff_id, from_agent_id, result_ids, routine })
-    }
-
-    /// The Clawboo tools a team run gets: hand-off while the reply chain has room, the peer
-    /// room, memory (facts, notes, scratchpad) and the Board when the engine has them. None
-    /// when the engine has no tools bridge or the runtime cannot be given it.
-    pub(super) fn team_tools_for(&self, agent: &Agent, depth: u32) -> Vec<ToolName> {
-        if !self.can_serve_tools(agent) {
-            return Vec::new();
-        }
-        let mut tools = Vec::new();
-        if depth < MAX_CHAIN_DEPTH {
-            tools.push(ToolName::Handoff);
-        }
-        tools.extend([ToolName::PeerPost, ToolName::PeerRead]);
-        if self.memory.is_some() {
-            tools.extend(crate::tools::specs::MEMORY_TOOLS);
-        }
-        if self.board.is_some() {
-            tools.extend(crate::tools::specs::BOARD_TOOLS);
-        }
-        if self.attention.is_some() {
-            tools.push(ToolName::AskUser);
-        }
-        tools
-    }
-
     fn finish_team_run(self: &Arc<Self>, started: Started, result: RunResult, mut recorder: Recorder) {
-        recorder.record(result.to_event());
-        recorder.flush();
+        recorder.finish(&result);
         let status = RunStatus::of(result.outcome);
         let reply = recorder.reply().trim().to_owned();
         let session = recorder.session_id().map(str::to_owned);

@@ -12,6 +12,7 @@ mod cards;
 mod deliver;
 mod mentions;
 pub(crate) mod placement;
+mod start;
 pub mod store;
 mod tools;
 pub mod types;
@@ -398,7 +399,7 @@ impl Chat {
     /// Starts the agent's next queued delivery if it has no run going.
     pub(crate) fn pump(self: &Arc<Self>, agent_id: &str) {
         loop {
-            if self.lock_active().contains_key(agent_id) {
+            if self.slots.is_busy(agent_id) {
                 return;
             }
             let next = {

@@ -157,10 +157,4 @@ impl Chat {
             tools: tools.to_vec(),
         }))
     }
-
-    pub(super) fn revoke_team_tools(&self, run_id: &str) {
-        if let Some(bridge) = &self.tools {
-            bridge.revoke(run_id);
-        }
-    }
 }

@@ -4,10 +4,11 @@
 use std::sync::Arc;
 
 use super::store;
-use super::types::{RunEventRecord, RunSummary};
 use crate::events::{EngineEvent, EventBus};
-use crate::runtimes::RunEvent;
+use crate::runtimes::{RunEvent, RunResult};
 use crate::store::Store;
+use crate::vocab::clock::now_ms;
+use crate::vocab::{RunEventRecord, RunSummary};
 
 /// Events are written in one transaction per batch: a runtime printing thousands of events a
 /// second costs a few commits a second, not thousands.
@@ -44,7 +45,7 @@ impl Recorder {
             self.session_id = Some(session_id.clone());
         }
         self.seq += 1;
-        let record = RunEventRecord { run_id: self.run_id.clone(), seq: self.seq, at: super::now_ms(), event };
+        let record = RunEventRecord { run_id: self.run_id.clone(), seq: self.seq, at: now_ms(), event };
         self.events.publish(EngineEvent::RunEvent { agent_id: self.agent_id.clone(), record: record.clone() });
         self.pending.push(record);
         if self.pending.len() >= BATCH {
@@ -62,6 +63,12 @@ impl Recorder {
             tracing::warn!(run_id = %self.run_id, events = batch.len(), error = %e, "could not store a run's events (kept for the next flush)");
             self.pending = batch;
         }
+    }
+
+    /// The run's last event, its result, recorded and everything stored.
+    pub fn finish(&mut self, result: &RunResult) {
+        self.record(result.to_event());
+        self.flush();
     }
 
     pub fn reply(&self) -> String {

@@ -1,0 +1,349 @@
+//! A one-to-one turn: the user's message and the run's row stored with what the run is given
+//! (a [`PreparedTurn`]), the run driven by the run layer, and its end stored — the reply, the
+//! session it leaves — before anyone hears of it.
+
+use std::sync::Arc;
+
+use super::files::{self, AgentFilesForRun, Slots};
+use super::recall::{self, Recall};
+use super::setup::{self, Plan};
+use super::store::{self, Conversation};
+use super::{now_ms, Chat, ChatMessage, ChatRole, RunStatus, RunSummary, SendOutcome};
+use crate::agents::{Agent, RuntimeKind};
+use crate::context::files::{FilePlan, FileSession};
+use crate::error::{Error, Result};
+use crate::events::EngineEvent;
+use crate::run::{Policies, Recorder, Slot, Turn};
+use crate::runtimes::home::RuntimeHomes;
+use crate::runtimes::{
+    Capabilities, HistoryMode, PersonaDelivery, RunEvent, RunResult, Runtime, TranscriptTurn, TurnInput,
+};
+
+/// What starting a one-to-one turn wrote, in one transaction, and what it decided there.
+struct PreparedTurn {
+    conversation: Conversation,
+    /// The user's message, stored.
+    message: ChatMessage,
+    run: RunSummary,
+    /// The turns carried in front of this one (user, assistant), oldest first.
+    transcript: Vec<(String, String)>,
+    /// How the session goes on (resumed, forked, fresh with carried turns, new).
+    plan: Plan,
+    /// No reply in this conversation yet: saved notes are recalled with this turn.
+    first_turn: bool,
+    file_plan: FilePlan,
+    /// The runtime's instruction slot, when Clawboo fills it.
+    system: Option<String>,
+    slots: Slots,
+}
+
+/// What the run is given in front of the message for this request only (never carried), and the
+/// warnings for what could not be read.
+struct RequestContext {
+    recalled: Option<Recall>,
+    recall_failed: Option<String>,
+    boo_zero: Option<crate::context::boo_zero::BooZeroContext>,
+    boo_zero_failed: Option<String>,
+}
+
+/// A one-to-one run ready to drive.
+struct DirectRun {
+    agent: Agent,
+    conversation: Conversation,
+    run: RunSummary,
+    input: TurnInput,
+    runtime: Arc<dyn Runtime>,
+    slot: Slot,
+    /// What the run's Activity opens with (warnings, then the context added).
+    opening: Vec<RunEvent>,
+    session_end: SessionEnd,
+}
+
+/// What the end of a run committed, to publish once the run's slot is free.
+struct Stored {
+    reply: Option<ChatMessage>,
+    run: Option<RunSummary>,
+}
+
+/// What a one-to-one run's session is left holding once it ends: the setup it started with, and
+/// the workspace-file references it delivered (kept if the run completes).
+struct SessionEnd {
+    fingerprint: String,
+    pending: files::PendingDeliveries,
+}
+
+impl Chat {
+    /// Sends the user's message. `/reset` and `/new` end the carried session instead.
+    pub fn send(self: &Arc<Self>, agent_id: &str, text: &str) -> Result<SendOutcome> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(Error::InvalidInput("The message is empty.".into()));
+        }
+        let agent = self.agents.get(agent_id)?;
+        if matches!(text, "/reset" | "/new") {
+            return self.reset(&agent);
+        }
+        // Reserved before anything else, in the same lock as the check: of two quick sends,
+        // exactly one gets the slot. Released on any early return.
+        let reservation = self.slots.reserve(&agent)?;
+        let program = match agent.runtime {
+            RuntimeKind::Native => None,
+            kind => Some(self.catalog.locate(kind)?),
+        };
+        let runtime = self.runtimes.get(agent.runtime).ok_or_else(|| {
+            Error::RuntimeNotFound(format!("No adapter for {} in this build.", agent.runtime.as_str()))
+        })?;
+        let capabilities = runtime.capabilities();
+        let workspace = self.agents.workspaces().dir(&agent.id);
+        let tools = self.direct_tools(&agent);
+        let agent_files = AgentFilesForRun::read(&self.agents, &agent, true, &tools)?;
+        // What the session starts with does not depend on the session: checked (budgets) before
+        // anything is stored.
+        let fingerprint = setup::files_fingerprint(&agent_files.plan(&FileSession::New)?);
+
+        let now = now_ms();
+        let turn =
+            self.store.write(|tx| prepare_turn(tx, &agent, &capabilities, &agent_files, &fingerprint, text, now))?;
+        let PreparedTurn { conversation, message, run, transcript, plan, first_turn, file_plan, system, slots } = turn;
+        let (transcript, carried) = match plan {
+            Plan::Fresh { .. } => setup::carry_forward(transcript, setup::CARRY_BUDGET_CHARS),
+            _ => (transcript.into_iter().map(|(user, assistant)| TranscriptTurn { user, assistant }).collect(), (0, 0)),
+        };
+        let setup_notice = setup::notice(crate::runtimes::detect::label(agent.runtime), &plan, carried);
+
+        let resume_session =
+            conversation.session_id.clone().filter(|_| matches!(plan, Plan::Resume | Plan::Fork { .. }));
+        let own_session_new = capabilities.persona == PersonaDelivery::OwnSetup
+            && capabilities.history == HistoryMode::RuntimeSession
+            && resume_session.is_none();
+        let own_session_instructions = if own_session_new { file_plan.instructions.as_str() } else { "" };
+        let request = self.request_context(&agent, &conversation, &capabilities, text, first_turn, &resume_session);
+        let preamble = files::join_nonempty(&[
+            own_session_instructions,
+            &file_plan.references,
+            request.recalled.as_ref().map_or("", |r| r.text.as_str()),
+            request.boo_zero.as_ref().map_or("", |b| b.text.as_str()),
+        ]);
+        self.store.write(|tx| {
+            if let Some(recalled) = &request.recalled {
+                Self::record_recall(tx, &conversation.id, conversation.epoch, recalled, now)?;
+            }
+            files::insert_context(
+                tx,
+                &files::ChatRunContext {
+                    run_id: run.id.clone(),
+                    system_text: slots.shown_system,
+                    preamble: preamble.clone(),
+                    files: file_plan.files.clone(),
+                    sections: request.boo_zero.as_ref().map(|b| b.sections.clone()).unwrap_or_default(),
+                    created_at: now,
+                },
+            )
+        })?;
+        let pending = files::PendingDeliveries::new(capabilities.history, conversation.epoch, &file_plan);
+        let connectors = self.run_connectors(&agent.id);
+        let grant =
+            self.grant_direct_tools(&agent, tools, !connectors.connectors.is_empty(), &conversation.id, &run.id);
+        let input = TurnInput {
+            connectors: connectors.connectors,
+            run_id: run.id.clone(),
+            homes: RuntimeHomes::for_agent_dir(&workspace),
+            workspace,
+            message: text.to_owned(),
+            setup: slots.setup,
+            persona: system,
+            resume_session,
+            fork_session: matches!(plan, Plan::Fork { .. }),
+            preamble,
+            tools: grant,
+            transcript,
+            approval: agent.approval_policy,
+            program,
+            agent: agent.clone(),
+        };
+        let warnings = setup_notice
+            .into_iter()
+            .chain(request.recall_failed)
+            .chain(request.boo_zero_failed)
+            .chain(connectors.warnings)
+            .map(|message| RunEvent::Warning { message });
+        let added = request.recalled.filter(|r| !r.text.is_empty()).map(|r| (r.summary, r.text));
+        let added = added.into_iter().chain(request.boo_zero.map(|b| (b.summary, b.text)));
+        let opening = warnings.chain(added.map(|(summary, text)| RunEvent::ContextAdded { summary, text })).collect();
+
+        // After the commit above, so whoever hears of them can read them back; before the run
+        // starts, so its end is never heard before its start.
+        self.events.publish(EngineEvent::ChatMessageAdded { agent_id: agent.id.clone(), message: message.clone() });
+        self.events.publish(EngineEvent::RunChanged { agent_id: agent.id.clone(), run: run.clone() });
+
+        let slot = reservation.started(&run.id);
+        let session_end = SessionEnd { fingerprint, pending };
+        let direct = DirectRun { agent, conversation, run: run.clone(), input, runtime, slot, opening, session_end };
+        self.handle.spawn(Arc::clone(self).run_direct(direct));
+        Ok(SendOutcome { message, run: Some(run) })
+    }
+
+    /// The scratch and saved notes recalled, and Boo Zero's rules and the teams this message
+    /// names: request-only, never carried.
+    fn request_context(
+        &self,
+        agent: &Agent,
+        conversation: &Conversation,
+        capabilities: &Capabilities,
+        text: &str,
+        first_turn: bool,
+        resume_session: &Option<String>,
+    ) -> RequestContext {
+        let recalled = self.recall(&recall::RecallRequest {
+            agent_id: &agent.id,
+            conversation_id: &conversation.id,
+            epoch: conversation.epoch,
+            team_id: None,
+            with_notes: first_turn,
+            request_only: capabilities.history == HistoryMode::ClawbooTranscript,
+            new_session: resume_session.is_none(),
+        });
+        let (recalled, recall_failed) = match recalled {
+            Ok(recalled) => (recalled, None),
+            Err(e) => (None, Some(format!("Saved and scratch notes could not be read, so none were sent: {e}"))),
+        };
+        let (boo_zero, boo_zero_failed) = match self.boo_zero_context(&agent.id, text) {
+            Ok(context) => (context, None),
+            Err(e) => {
+                (None, Some(format!("Boo Zero's rules and team context could not be read, so none were sent: {e}")))
+            }
+        };
+        RequestContext { recalled, recall_failed, boo_zero, boo_zero_failed }
+    }
+
+    /// The run from its start to its end: its opening events, the runtime driven, its grants
+    /// given back, its end stored with the slot freed, then published.
+    async fn run_direct(self: Arc<Self>, direct: DirectRun) {
+        let DirectRun { agent, conversation, run, input, runtime, slot, opening, session_end } = direct;
+        let mut recorder = Recorder::new(self.store.clone(), self.events.clone(), &run);
+        for event in opening {
+            recorder.record(event);
+        }
+        let source =
+            crate::attention::Source { agent_id: agent.id.clone(), run_id: Some(run.id.clone()), ..Default::default() };
+        let services = self.run_services();
+        let turn = Turn {
+            runtime: runtime.as_ref(),
+            input,
+            cancel: slot.cancel.clone(),
+            source: &source,
+            policies: Policies::CHAT,
+        };
+        let forget_session = || {
+            let _ = self.store.write(|tx| store::set_session(tx, &conversation.id, None));
+        };
+        let driven = crate::run::drive(turn, &services, &mut recorder, forget_session).await;
+        services.end_grants(&run.id);
+        // The end is stored and the slot freed together, before anyone hears the run ended:
+        // a send made on that news, or on the stored status, finds the agent free.
+        let stored =
+            self.slots.end(slot, || self.finish(&agent, &conversation, &session_end, &run, driven.result, recorder));
+        self.publish_stored(&agent.id, stored);
+        // Team work that waited for this agent starts now.
+        let worker = Arc::clone(&self);
+        let _ = tokio::task::spawn_blocking(move || worker.pump(&agent.id)).await;
+    }
+
+    fn finish(
+        &self,
+        agent: &Agent,
+        conversation: &Conversation,
+        setup: &SessionEnd,
+        run: &RunSummary,
+        result: RunResult,
+        mut recorder: Recorder,
+    ) -> Stored {
+        recorder.finish(&result);
+        let status = RunStatus::of(result.outcome);
+        let reply = recorder.reply();
+        let session = recorder.session_id().map(str::to_owned);
+        let now = now_ms();
+        let stored = self.store.write(|tx| {
+            store::finish_run(tx, &run.id, status, result.message.as_deref(), now)?;
+            if let Some(session) = &session {
+                store::set_session(tx, &conversation.id, Some((session, agent.runtime, &setup.fingerprint)))?;
+            }
+            if status == RunStatus::Succeeded {
+                setup.pending.record(tx, &conversation.id, session.as_deref(), &run.id, now)?;
+            }
+            let reply = if reply.trim().is_empty() {
+                None
+            } else {
+                // Re-read the epoch: a /reset during the run must not pull this reply back in.
+                let epoch = store::find_conversation(tx, &agent.id)?.map_or(conversation.epoch, |c| c.epoch);
+                Some(store::add_message(
+                    tx,
+                    conversation,
+                    ChatRole::Assistant,
+                    reply.trim(),
+                    Some(&run.id),
+                    epoch,
+                    now,
+                )?)
+            };
+            Ok(Stored { reply, run: store::run(tx, &run.id)? })
+        });
+        stored.unwrap_or_else(|e| {
+            tracing::error!(run_id = %run.id, error = %e, "could not store the end of a run");
+            Stored { reply: None, run: None }
+        })
+    }
+
+    /// Tells listeners what `finish` committed: the reply first, then the run's end, so a
+    /// listener never sees a run over with its reply still missing.
+    fn publish_stored(&self, agent_id: &str, stored: Stored) {
+        if let Some(message) = stored.reply {
+            self.events.publish(EngineEvent::ChatMessageAdded { agent_id: agent_id.to_owned(), message });
+        }
+        if let Some(run) = stored.run {
+            self.events.publish(EngineEvent::RunChanged { agent_id: agent_id.to_owned(), run });
+        }
+    }
+}
+
+/// Stores the user's message and the run's row, and decides how the session goes on and where
+/// the agent's files go (the budgets were checked before).
+fn prepare_turn(
+    tx: &rusqlite::Transaction,
+    agent: &Agent,
+    capabilities: &Capabilities,
+    agent_files: &AgentFilesForRun,
+    fingerprint: &str,
+    text: &str,
+    now: i64,
+) -> Result<PreparedTurn> {
+    let conversation = store::conversation(tx, &agent.id, now)?;
+    let resumable = conversation.session_id.is_some() && conversation.session_runtime == Some(agent.runtime);
+    let plan = setup::plan(capabilities.setup_change, resumable, conversation.session_setup.as_deref(), fingerprint);
+    let carried = match (capabilities.history, &plan) {
+        (HistoryMode::ClawbooTranscript, _) | (_, Plan::Fresh { .. }) => store::transcript(tx, &conversation)?,
+        (HistoryMode::RuntimeSession, _) => Vec::new(),
+    };
+    // The session this turn continues, and what it holds of the agent's files.
+    let resumed = conversation.session_id.as_deref().filter(|_| plan == Plan::Resume);
+    let file_session = files::turn_session(tx, &conversation, capabilities.history, resumed, &carried)?;
+    let transcript: Vec<(String, String)> = carried.into_iter().map(|t| (t.user, t.assistant)).collect();
+    let file_plan = agent_files.plan(&file_session)?;
+    // The instruction slot: the persona and instructions where Clawboo sends them; Native
+    // builds its system prompt from the setup; OpenClaw reads the persona files itself and
+    // gets the instructions once per session, in front of the message (counted there).
+    let system = match capabilities.persona {
+        PersonaDelivery::SentByClawboo => files::join_nonempty(&[&file_plan.persona, &file_plan.instructions]),
+        PersonaDelivery::OwnSetup => None,
+    };
+    let in_front =
+        files::join_nonempty(&[if system.is_none() { &file_plan.instructions } else { "" }, &file_plan.references]);
+    let slots = files::slots(&file_plan, system.as_deref(), in_front.as_deref(), text)?;
+    let first_turn = !store::has_reply(tx, &conversation)?;
+    let run = store::insert_run(tx, &conversation, agent.runtime, now)?;
+    let message = store::add_message(tx, &conversation, ChatRole::User, text, Some(&run.id), conversation.epoch, now)?;
+    if capabilities.history == HistoryMode::ClawbooTranscript && !file_plan.references.is_empty() {
+        store::set_carried(tx, &message.id, &file_plan.references)?;
+    }
+    Ok(PreparedTurn { conversation, message, run, transcript, plan, first_turn, file_plan, system, slots })
+}

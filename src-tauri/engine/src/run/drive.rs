@@ -1,0 +1,250 @@
+//! The one drive loop: a runtime run to its end, every event recorded as it comes (stored every
+//! 50 ms or in full batches), its permission questions sent to attention, and the run stopped
+//! when the user asks or when one of its [`Policies`] calls for it.
+
+use std::time::Duration;
+
+use tokio::sync::{mpsc, watch};
+use tokio::time::Instant;
+
+use super::{Recorder, RunServices};
+use crate::attention::Source;
+use crate::runtimes::{PendingPermission, RunChannels, RunEvent, RunOutcome, RunResult, Runtime, TurnInput};
+
+/// How often recorded events are written while a run goes.
+const FLUSH_EVERY: Duration = Duration::from_millis(50);
+
+/// When the layer stops a run by itself, and what it makes of the runtime's own stops. `None`
+/// turns a rule off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Policies {
+    /// Stopped after this long without an event — never while a permission question of the run
+    /// waits for the user (the question has its own expiry).
+    pub silence: Option<Duration>,
+    /// Stopped once it has gone on this long.
+    pub wall_clock: Option<Duration>,
+    /// Stopped when a usage report says its context window is nearly full.
+    pub context_window: Option<ContextFull>,
+    /// A run that was to resume a session the runtime no longer has is run again in a fresh
+    /// one (saying so).
+    pub retry_without_lost_session: bool,
+    /// What a run that stopped at its runtime's own turn limit means.
+    pub turn_limit: TurnLimit,
+}
+
+impl Policies {
+    /// A chat turn (one-to-one or team): the user watches it and stops it; no timer stops it.
+    pub const CHAT: Policies = Policies {
+        silence: None,
+        wall_clock: None,
+        context_window: None,
+        retry_without_lost_session: true,
+        turn_limit: TurnLimit::Ends,
+    };
+}
+
+/// "Nearly full": more than `percent` of a `window`-token context window used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ContextFull {
+    pub window: u32,
+    pub percent: u64,
+}
+
+/// What a run that reached its runtime's own turn limit (Native's model calls) means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TurnLimit {
+    /// It ended as its result says.
+    Ends,
+    /// It ran out of room: the work goes on in a fresh session (the task runner).
+    OutOfRoom,
+}
+
+/// Why the layer stopped a run itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    User,
+    Silence(Duration),
+    WallClock(Duration),
+    ContextFull { used: u64, window: u32 },
+}
+
+/// How a driven run ended.
+#[derive(Debug, Clone)]
+pub struct Driven {
+    pub result: RunResult,
+    /// Set when the layer stopped it (the user's Stop, or a policy).
+    pub stop: Option<Stop>,
+    /// It did not finish, stopped by nobody but its runtime's turn limit, under
+    /// [`TurnLimit::OutOfRoom`].
+    pub out_of_turns: bool,
+}
+
+/// One run to drive: what the runtime is given and the rules it runs under.
+pub struct Turn<'a> {
+    pub runtime: &'a dyn Runtime,
+    pub input: TurnInput,
+    /// Becomes true when the user stops the run (or the app quits).
+    pub cancel: watch::Receiver<bool>,
+    /// Who asks, for the permission questions.
+    pub source: &'a Source,
+    pub policies: Policies,
+}
+
+/// Runs `turn` to its end, recording every event. When the runtime lost the session it was to
+/// resume and the policies allow, `forget_session` is called and the turn runs again fresh.
+pub async fn drive(
+    turn: Turn<'_>,
+    services: &RunServices<'_>,
+    recorder: &mut Recorder,
+    forget_session: impl FnOnce(),
+) -> Driven {
+    let Turn { runtime, input, cancel, source, policies } = turn;
+    let retry = (policies.retry_without_lost_session && input.resume_session.is_some()).then(|| input.clone());
+    let driven = drive_once(runtime, input, cancel.clone(), source, &policies, services, recorder).await;
+    match retry {
+        Some(input) if driven.result.session_missing => {
+            recorder.record(RunEvent::Warning {
+                message: "The runtime no longer had the earlier session; starting a fresh one.".into(),
+            });
+            forget_session();
+            let fresh = TurnInput { resume_session: None, fork_session: false, ..input };
+            drive_once(runtime, fresh, cancel, source, &policies, services, recorder).await
+        }
+        _ => driven,
+    }
+}
+
+async fn drive_once(
+    runtime: &dyn Runtime,
+    input: TurnInput,
+    mut user_cancel: watch::Receiver<bool>,
+    source: &Source,
+    policies: &Policies,
+    services: &RunServices<'_>,
+    recorder: &mut Recorder,
+) -> Driven {
+    let (events_tx, mut events) = mpsc::unbounded_channel();
+    let (permissions_tx, mut permissions) = mpsc::unbounded_channel();
+    // The runtime's own stop signal: the user's, or the layer's for a policy.
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let channels = RunChannels { events: events_tx, permissions: permissions_tx, cancel: stop_rx };
+    let mut stop = None;
+    if *user_cancel.borrow_and_update() {
+        stop = Some(Stop::User);
+        let _ = stop_tx.send(true);
+    }
+    let running = runtime.run(input, channels);
+    tokio::pin!(running);
+    let wall_deadline = tokio::time::sleep(policies.wall_clock.unwrap_or(Duration::MAX));
+    tokio::pin!(wall_deadline);
+    let quiet = tokio::time::sleep(policies.silence.unwrap_or(Duration::MAX));
+    tokio::pin!(quiet);
+    let mut was_asking = false;
+    let mut flush = tokio::time::interval(FLUSH_EVERY);
+    let result = loop {
+        tokio::select! {
+            biased;
+            Some(event) = events.recv() => {
+                if let Some(silence) = policies.silence {
+                    quiet.as_mut().reset(Instant::now() + silence);
+                }
+                if stop.is_none() {
+                    stop = context_full(&event, policies.context_window);
+                    if stop.is_some() {
+                        let _ = stop_tx.send(true);
+                    }
+                }
+                recorder.record(event);
+            }
+            Some(pending) = permissions.recv() => {
+                // Asked and answered between two ticks still counts as having waited.
+                was_asking = true;
+                ask_permission(services, source, pending, recorder);
+            }
+            result = &mut running => break result,
+            changed = user_cancel.changed(), if stop.is_none() => {
+                if changed.is_err() || *user_cancel.borrow() {
+                    stop = Some(Stop::User);
+                    let _ = stop_tx.send(true);
+                }
+            }
+            _ = &mut wall_deadline, if stop.is_none() && policies.wall_clock.is_some() => {
+                stop = policies.wall_clock.map(Stop::WallClock);
+                let _ = stop_tx.send(true);
+            }
+            _ = &mut quiet, if stop.is_none() && policies.silence.is_some() => {
+                let silence = policies.silence.unwrap_or(Duration::MAX);
+                // A run whose permission question waits for the user is not silent: the user
+                // may be away (the question has its own expiry; Stop and the wall clock hold).
+                // Answered since the last look: its silence counts from now, so a run answered
+                // just before this tick still has a whole period to go on.
+                let asking = waits_for_user(services, source);
+                if asking || was_asking {
+                    was_asking = asking;
+                    quiet.as_mut().reset(Instant::now() + silence);
+                } else {
+                    stop = Some(Stop::Silence(silence));
+                    let _ = stop_tx.send(true);
+                }
+            }
+            _ = flush.tick() => recorder.flush(),
+        }
+    };
+    while let Ok(event) = events.try_recv() {
+        recorder.record(event);
+    }
+    let result = result.unwrap_or_else(|e| RunResult::failed(e.to_string()));
+    let out_of_turns = policies.turn_limit == TurnLimit::OutOfRoom
+        && result.turn_limit
+        && result.outcome != RunOutcome::Succeeded
+        && stop.is_none();
+    Driven { result, stop, out_of_turns }
+}
+
+/// A run's permission question becomes an approval for the user (or is let through by an
+/// "Allow always"); without attention, or when it cannot be kept, it is denied — dropping the
+/// reply denies: nobody could answer it.
+fn ask_permission(services: &RunServices<'_>, source: &Source, pending: PendingPermission, recorder: &mut Recorder) {
+    let Some(attention) = services.attention else { return };
+    if let Err(e) = attention.ask_permission(source, pending) {
+        recorder.record(RunEvent::Warning {
+            message: format!("The permission question could not be kept, so it was denied: {e}"),
+        });
+    }
+}
+
+/// Whether a permission question of this run waits for the user now.
+fn waits_for_user(services: &RunServices<'_>, source: &Source) -> bool {
+    let (Some(attention), Some(run_id)) = (services.attention, source.run_id.as_deref()) else { return false };
+    attention.waits_for_user(run_id)
+}
+
+/// The stop a usage report calls for: more than the policy's percent of the window used.
+fn context_full(event: &RunEvent, policy: Option<ContextFull>) -> Option<Stop> {
+    let RunEvent::Usage { input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, .. } = event else {
+        return None;
+    };
+    let ContextFull { window, percent } = policy?;
+    let used = input_tokens + output_tokens + cache_read_tokens + cache_write_tokens;
+    (used * 100 > u64::from(window) * percent).then_some(Stop::ContextFull { used, window })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usage_over_85_percent_of_the_window_fills_it() {
+        let usage = |input: u64| RunEvent::Usage {
+            input_tokens: input,
+            output_tokens: 0,
+            cache_read_tokens: 0,
+            cache_write_tokens: 0,
+            cost_usd: None,
+        };
+        let policy = Some(ContextFull { window: 200_000, percent: 85 });
+        assert!(context_full(&usage(170_000), policy).is_none(), "exactly 85% is not over");
+        assert!(matches!(context_full(&usage(170_001), policy), Some(Stop::ContextFull { used: 170_001, .. })));
+        assert!(context_full(&usage(1_000_000), None).is_none(), "no window, no rule");
+    }
+}
