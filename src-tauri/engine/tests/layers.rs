@@ -35,7 +35,12 @@ fn modules(src: &Path) -> Vec<(String, PathBuf)> {
     for entry in std::fs::read_dir(src).unwrap().flatten() {
         let path = entry.path();
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-        if name == "lib" || name == "main" || (path.is_file() && path.extension().is_none_or(|e| e != "rs")) {
+        // `bin/`: the executables shipped beside the app, outside the engine's module tree.
+        if name == "lib"
+            || name == "main"
+            || name == "bin"
+            || (path.is_file() && path.extension().is_none_or(|e| e != "rs"))
+        {
             continue;
         }
         out.push((name, path));
