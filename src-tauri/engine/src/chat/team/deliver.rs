@@ -71,10 +71,7 @@ impl Chat {
         let Started { delivery, agent, conversation, history, fingerprint, pending, run, handoff_id, from_agent_id } =
             started;
         let now = now_ms();
-        let failure = (status != RunStatus::Succeeded).then(|| {
-            let why = result.message.clone().unwrap_or_else(|| status.as_str().replace('_', " "));
-            format!("@{}'s run ended without a reply ({}): {why}", agent.handle, status.as_str().replace('_', " "))
-        });
+        let failure = (status != RunStatus::Succeeded).then(|| run_end_notice(&agent.handle, status, &result, &reply));
         let stored = self.store.write(|tx| {
             chat_store::finish_run(tx, &run.id, status, result.message.as_deref(), now)?;
             if history != TurnHistory::Fresh {
@@ -296,5 +293,40 @@ impl Chat {
             "Handed to @{}. Its final reply comes back to you with any other results in one batch; do not wait for it in this turn.",
             target.handle
         ))
+    }
+}
+
+/// The room's notice for a run that did not succeed. With part of a reply above it, it says the
+/// reply is partial rather than that there was none.
+fn run_end_notice(handle: &str, status: RunStatus, result: &RunResult, reply: &str) -> String {
+    let how = status.as_str().replace('_', " ");
+    let why = result.message.clone().unwrap_or_else(|| how.clone());
+    match (status, reply.is_empty()) {
+        (RunStatus::Cancelled, false) => format!("@{handle} was stopped; its reply above is partial."),
+        (_, false) => format!("@{handle}'s run ended before its reply was finished ({how}): {why}"),
+        (_, true) => format!("@{handle}'s run ended without a reply ({how}): {why}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stopped_run_with_part_of_a_reply_says_the_reply_is_partial() {
+        let stopped = crate::runtimes::hosted::cancelled();
+        assert_eq!(
+            run_end_notice("ada", RunStatus::Cancelled, &stopped, "Half an"),
+            "@ada was stopped; its reply above is partial."
+        );
+        assert_eq!(
+            run_end_notice("ada", RunStatus::Cancelled, &stopped, ""),
+            "@ada's run ended without a reply (cancelled): Stopped by the user."
+        );
+        let failed = RunResult::failed("HTTP 500");
+        assert_eq!(
+            run_end_notice("ada", RunStatus::Failed, &failed, "Half an"),
+            "@ada's run ended before its reply was finished (failed): HTTP 500"
+        );
     }
 }
