@@ -7,6 +7,7 @@ import { BooZeroLink, pinBooZero } from "../features/boo-zero/BooZeroLink";
 import { useBooZeroId } from "../features/boo-zero/booZeroQueries";
 import { MOD } from "./shortcuts";
 import { CantRunBadge } from "../features/agents/CantRun";
+import { SidebarNav } from "./SidebarNav";
 
 type Props = {
   teams: Team[] | undefined;
@@ -197,78 +198,21 @@ export function Sidebar({
         ))}
       </ul>
       <ErrorMessage message={error} className="sidebar__error" />
-
-      <button
-        type="button"
-        className={`sidebar__settings sidebar__inbox ${inboxOpen ? "is-active" : ""}`}
-        aria-current={inboxOpen ? "page" : undefined}
-        onClick={onOpenInbox}
-        title={inboxCount > 0 ? `Inbox: ${inboxCount} waiting for you` : collapsed ? "Inbox" : undefined}
-        data-testid="nav-inbox"
-      >
-        <span aria-hidden="true">✉</span> <span className="sidebar__label">Inbox</span>
-        {inboxCount > 0 && (
-          <span className="sidebar__count" data-testid="inbox-count">
-            {inboxCount}
-          </span>
-        )}
-      </button>
-      <button
-        type="button"
-        className={`sidebar__settings sidebar__board ${boardOpen ? "is-active" : ""}`}
-        aria-current={boardOpen ? "page" : undefined}
-        onClick={onOpenBoard}
-        title={collapsed ? "Board" : undefined}
-        data-testid="nav-board"
-      >
-        <span aria-hidden="true">▦</span> <span className="sidebar__label">Board</span>
-      </button>
-      {onOpenRoutines && (
-        <button
-          type="button"
-          className={`sidebar__settings sidebar__routines ${routinesOpen ? "is-active" : ""}`}
-          aria-current={routinesOpen ? "page" : undefined}
-          onClick={onOpenRoutines}
-          title={collapsed ? "Routines" : undefined}
-          data-testid="nav-routines"
-        >
-          <span aria-hidden="true">↻</span> <span className="sidebar__label">Routines</span>
-        </button>
-      )}
-      <button
-        type="button"
-        className={`sidebar__settings sidebar__memory ${memoryOpen ? "is-active" : ""}`}
-        aria-current={memoryOpen ? "page" : undefined}
-        onClick={onOpenMemory}
-        title={collapsed ? "Memory" : undefined}
-        data-testid="nav-memory"
-      >
-        <span aria-hidden="true">◎</span> <span className="sidebar__label">Memory</span>
-      </button>
-      <button
-        type="button"
-        className={`sidebar__settings ${settingsOpen ? "is-active" : ""}`}
-        aria-current={settingsOpen ? "page" : undefined}
-        onClick={onOpenSettings}
-        title={collapsed ? "Settings" : undefined}
-        data-testid="settings-link"
-      >
-        <span aria-hidden="true">⚙</span> <span className="sidebar__label">Settings</span>
-      </button>
-      {onOpenShortcuts && (
-        <button
-          type="button"
-          className="sidebar__settings sidebar__shortcuts"
-          onClick={onOpenShortcuts}
-          title="Keyboard shortcuts (?)"
-          data-testid="shortcuts-button"
-        >
-          <span aria-hidden="true">⌨</span>{" "}
-          <span className="sidebar__label">
-            Shortcuts <kbd>?</kbd>
-          </span>
-        </button>
-      )}
+      <SidebarNav
+        collapsed={collapsed}
+        settingsOpen={settingsOpen}
+        memoryOpen={memoryOpen}
+        boardOpen={boardOpen}
+        routinesOpen={routinesOpen}
+        inboxOpen={inboxOpen}
+        inboxCount={inboxCount}
+        onOpenSettings={onOpenSettings}
+        onOpenMemory={onOpenMemory}
+        onOpenBoard={onOpenBoard}
+        onOpenRoutines={onOpenRoutines}
+        onOpenInbox={onOpenInbox}
+        onOpenShortcuts={onOpenShortcuts}
+      />
     </nav>
   );
 }
