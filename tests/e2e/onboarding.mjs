@@ -66,9 +66,9 @@ export async function onboardingSteps(h, { driver }) {
 
   await step("with a key for the fake model, the starter team is proposed; a missing model is refused with a code", async () => {
     await click("onboarding-add-key");
-    await pointProviderAtFakeModel("custom", "sk-local-test");
-    // Settings says the way back to setting up.
+    // Settings opened from setup says the way back to it.
     await waitFor("the way back to setup", () => find("back-to-setup"));
+    await pointProviderAtFakeModel("custom", "sk-local-test");
     // The runtimes list above the button loads late and moves it down: click once it has.
     await waitFor("Settings to finish loading", async () =>
       !(await driver.execute("return document.querySelector('main').innerText.includes('Loading…')")), 30000);
