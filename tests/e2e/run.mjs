@@ -79,6 +79,10 @@ try {
     const handle = await find("agent-handle-input");
     await driver.clear(handle);
     await driver.type(handle, "scout");
+    // No CLI can run here (Codex has no sign-in): the form starts on Native, which needs a model.
+    const runtime = await driver.execute(`return document.querySelector('[data-testid="agent-runtime-select"]').value`);
+    if (runtime !== "native") throw new Error(`the new agent starts on ${runtime}, which cannot run here`);
+    await driver.type(await find("agent-model-input"), "some-model");
     await click("create-agent-submit");
     await waitFor("the agent in the sidebar", () => find("agent-item-scout"));
     agentDir = await waitFor("the agent folder", () => {
@@ -92,6 +96,7 @@ try {
     await click("new-agent-button");
     await driver.type(await waitFor("name input", () => find("agent-name-input")), "Copy");
     await driver.type(await find("agent-handle-input"), "Scout");
+    await driver.type(await find("agent-model-input"), "some-model");
     await click("create-agent-submit");
     const message = await waitFor("the duplicate message", () => textOf("error-message"));
     if (!/already taken/.test(message)) throw new Error(`unexpected message: ${message}`);
