@@ -44,11 +44,10 @@ fn enter_network_namespace(pid: u32) -> Result<(), String> {
         .map_err(|e| format!("the sandbox's network namespace (/proc/{pid}/ns/net): {e}"))?;
     // The owner, not /proc/<pid>/ns/user: bubblewrap may already have moved the child into a
     // nested user namespace that has no capability over the network namespace.
-    let owner = owning_user_namespace(&net).map_err(|e| format!("NS_GET_USERNS: {e}"))?;
+    let owner = File::from(owning_user_namespace(&net).map_err(|e| format!("NS_GET_USERNS: {e}"))?);
     let ours = std::fs::metadata("/proc/self/ns/user").map_err(|e| format!("/proc/self/ns/user: {e}"))?;
-    let theirs = File::from(owner).metadata().map_err(|e| format!("the owning user namespace: {e}"))?;
+    let theirs = owner.metadata().map_err(|e| format!("the owning user namespace: {e}"))?;
     if (ours.dev(), ours.ino()) != (theirs.dev(), theirs.ino()) {
-        let owner = owning_user_namespace(&net).map_err(|e| format!("NS_GET_USERNS: {e}"))?;
         setns(owner.as_fd(), CloneFlags::CLONE_NEWUSER)
             .map_err(|e| format!("joining the sandbox's user namespace: {e}"))?;
     }

@@ -53,20 +53,13 @@ export function fixForRunError(error: string | null): Fix | null {
 /** Why the agent cannot run, with a button to where it is fixed; nothing when it can. */
 export function CantRunNotice({ agent }: { agent: AgentLike }) {
   const readiness = useAgentReadiness(agent);
-  const navigate = useNavigate();
   if (readiness.ready) return null;
-  const fix = () => {
-    if (readiness.fix === "profile") navigate({ page: "agent", agentId: agent.id, tab: "details" });
-    else navigate({ page: "settings", section: readiness.fix === "keys" ? "keys" : undefined });
-  };
   return (
     <div className="cant-run-notice" role="status" data-testid="cant-run-notice">
       <span>
         <strong>{agent.name} can&apos;t run yet.</strong> {readiness.reason}
       </span>
-      <button type="button" className="button button--small" onClick={fix} data-testid="cant-run-fix">
-        {FIX_LABELS[readiness.fix]}
-      </button>
+      <FixButton fix={readiness.fix} agentId={agent.id} />
     </div>
   );
 }
