@@ -1,9 +1,13 @@
 //! Real commands through Tauri's IPC layer (mock runtime, no display): what the UI receives,
 //! including the error shape `{ code, message }`.
 
+// The engine tests' shared set-up: a data folder and the engine opened on it as the app opens it.
+#[path = "../engine/tests/common/mod.rs"]
+mod common;
+
 use clawboo_engine::{Engine, EngineConfig};
 use clawboo_lib::{specta_builder, AppState};
-use clawboo_testkit::TempDataDir;
+use common::Fixture;
 use serde_json::{json, Value};
 use tauri::test::{get_ipc_response, mock_builder, mock_context, noop_assets, INVOKE_KEY};
 use tauri::webview::InvokeRequest;
@@ -35,8 +39,8 @@ fn invoke(window: &tauri::WebviewWindow<tauri::test::MockRuntime>, cmd: &str, ar
 
 #[test]
 fn agents_and_files_through_ipc() {
-    let dir = TempDataDir::new();
-    let (_app, window) = app_with(AppState::new(Engine::open(EngineConfig::for_dir(dir.path().into()))));
+    let fixture = Fixture::new();
+    let (_app, window) = app_with(AppState::new(fixture.try_open_with(Vec::new())));
 
     let agent = invoke(
         &window,
@@ -52,7 +56,7 @@ fn agents_and_files_through_ipc() {
     let saved =
         invoke(&window, "write_agent_file", json!({"agentId": id, "name": "SOUL.md", "content": "hi"})).unwrap();
     assert_eq!(saved["name"], "SOUL.md");
-    assert_eq!(std::fs::read_to_string(dir.join(format!("agents/{id}/SOUL.md"))).unwrap(), "hi");
+    assert_eq!(std::fs::read_to_string(fixture.data_dir().join(format!("agents/{id}/SOUL.md"))).unwrap(), "hi");
 
     let forbidden = invoke(&window, "read_agent_file", json!({"agentId": id, "name": "../clawboo.db"})).unwrap_err();
     assert_eq!(forbidden["code"], "forbidden_file_name");
@@ -70,8 +74,8 @@ fn agents_and_files_through_ipc() {
 
 #[test]
 fn an_engine_that_did_not_start_answers_every_command_with_its_reason() {
-    let dir = TempDataDir::new();
-    let blocker = dir.join("file-not-folder");
+    let fixture = Fixture::new();
+    let blocker = fixture.path().join("file-not-folder");
     std::fs::write(&blocker, "x").unwrap();
     let (_app, window) = app_with(AppState::new(Engine::open(EngineConfig::for_dir(blocker))));
     for cmd in ["list_agents", "app_info", "list_providers"] {
@@ -83,8 +87,8 @@ fn an_engine_that_did_not_start_answers_every_command_with_its_reason() {
 
 #[test]
 fn an_openclaw_agents_gateway_through_ipc_shows_no_token() {
-    let dir = TempDataDir::new();
-    let (_app, window) = app_with(AppState::new(Engine::open(EngineConfig::for_dir(dir.path().into()))));
+    let fixture = Fixture::new();
+    let (_app, window) = app_with(AppState::new(fixture.try_open_with(Vec::new())));
     let agent = invoke(
         &window,
         "create_agent",
@@ -110,8 +114,8 @@ fn an_openclaw_agents_gateway_through_ipc_shows_no_token() {
 
 #[test]
 fn memory_through_ipc_the_user_is_the_author_and_refusals_keep_their_code() {
-    let dir = TempDataDir::new();
-    let (_app, window) = app_with(AppState::new(Engine::open(EngineConfig::for_dir(dir.path().into()))));
+    let fixture = Fixture::new();
+    let (_app, window) = app_with(AppState::new(fixture.try_open_with(Vec::new())));
 
     let saved = invoke(
         &window,
@@ -178,8 +182,8 @@ fn memory_through_ipc_the_user_is_the_author_and_refusals_keep_their_code() {
 
 #[test]
 fn the_board_through_ipc_null_clears_a_field_and_refusals_keep_their_code() {
-    let dir = TempDataDir::new();
-    let (_app, window) = app_with(AppState::new(Engine::open(EngineConfig::for_dir(dir.path().into()))));
+    let fixture = Fixture::new();
+    let (_app, window) = app_with(AppState::new(fixture.try_open_with(Vec::new())));
 
     let card = invoke(
         &window,
@@ -227,8 +231,8 @@ fn the_board_through_ipc_null_clears_a_field_and_refusals_keep_their_code() {
 
 #[test]
 fn attention_through_ipc_counts_lists_refuses_the_wrong_answer_and_keeps_its_audit() {
-    let dir = TempDataDir::new();
-    let (app, window) = app_with(AppState::new(Engine::open(EngineConfig::for_dir(dir.path().into()))));
+    let fixture = Fixture::new();
+    let (app, window) = app_with(AppState::new(fixture.try_open_with(Vec::new())));
     app.manage(clawboo_lib::tray::TrayWatch::default());
     let agent = invoke(
         &window,
@@ -298,8 +302,8 @@ fn attention_through_ipc_counts_lists_refuses_the_wrong_answer_and_keeps_its_aud
 
 #[test]
 fn boo_zero_through_ipc_its_rules_and_the_global_brief() {
-    let dir = TempDataDir::new();
-    let (_app, window) = app_with(AppState::new(Engine::open(EngineConfig::for_dir(dir.path().into()))));
+    let fixture = Fixture::new();
+    let (_app, window) = app_with(AppState::new(fixture.try_open_with(Vec::new())));
     let info = invoke(&window, "boo_zero", json!({})).unwrap();
     let id = info["agentId"].as_str().unwrap().to_owned();
     assert_eq!(info["rulesAreDefault"], true);

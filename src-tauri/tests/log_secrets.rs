@@ -9,6 +9,10 @@
 //! scanned for each secret (raw, base64, split across lines). Run under scripts/with-test-keyring.
 #![cfg(unix)]
 
+// The engine tests' shared set-up: a data folder and the engine opened on it as the app opens it.
+#[path = "../engine/tests/common/mod.rs"]
+mod common;
+
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
@@ -18,10 +22,11 @@ use clawboo_engine::chat::RunStatus;
 use clawboo_engine::logs::LogLevel;
 use clawboo_engine::secrets::Provider;
 use clawboo_engine::tools::{Caller, ToolName};
-use clawboo_engine::{Engine, EngineConfig};
+use clawboo_engine::Engine;
 use clawboo_lib::{logging, specta_builder, AppState};
 use clawboo_testkit::secret_scan::findings;
-use clawboo_testkit::{unique_keychain_service, wait_for, Behavior, FakeModelServer, Reply, TempDataDir};
+use clawboo_testkit::{wait_for, Behavior, FakeModelServer, Reply};
+use common::Fixture;
 use serde_json::{json, Value};
 use tauri::test::{get_ipc_response, mock_builder, mock_context, noop_assets, MockRuntime, INVOKE_KEY};
 use tauri::webview::InvokeRequest;
@@ -117,13 +122,11 @@ fn no_secret_reaches_the_log_at_its_most_detailed_level() {
         ],
     );
     let server = FakeModelServer::start_blocking(behavior);
-    let dir = TempDataDir::new();
-    let log_dir = dir.path().join("logs");
+    let fixture = Fixture::new().keychain("log-secrets");
+    let log_dir = fixture.data_dir().join("logs");
     // As the app starts: the default level, before the engine opens.
     logging::install(&log_dir, LogLevel::default(), false);
-    let mut config = EngineConfig::for_dir(dir.path().to_owned());
-    config.keychain_service = unique_keychain_service("log-secrets");
-    let state = AppState::new(Engine::open(config));
+    let state = AppState::new(fixture.try_open_with(Vec::new()));
     let engine = state.engine().unwrap();
     let app = mock_builder()
         .invoke_handler(specta_builder::<MockRuntime>().invoke_handler())
