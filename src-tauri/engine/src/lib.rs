@@ -22,6 +22,7 @@ pub use clawboo_memory as memory;
 pub use clawboo_routines as routines;
 pub use clawboo_store::{config, events, logs, preferences, secrets, store};
 pub use clawboo_teams as teams;
+pub use clawboo_tools::{connectors, loopback, tools};
 pub use clawboo_vocab as vocab;
 pub use clawboo_vocab::error;
 
@@ -29,14 +30,11 @@ pub use clawboo_vocab::error;
 pub mod api;
 pub mod boo_zero;
 pub mod chat;
-pub mod connectors;
-pub mod loopback;
 pub mod onboarding;
 pub mod relay;
 pub mod run;
 pub mod runner;
 pub mod runtimes;
-pub mod tools;
 
 use std::sync::Arc;
 use std::time::Duration;
