@@ -20,6 +20,7 @@ pub use clawboo_board as board;
 pub use clawboo_context as context;
 pub use clawboo_memory as memory;
 pub use clawboo_routines as routines;
+pub use clawboo_runtimes::{relay, runtimes};
 pub use clawboo_store::{config, events, logs, preferences, secrets, store};
 pub use clawboo_teams as teams;
 pub use clawboo_tools::{connectors, loopback, tools};
@@ -31,10 +32,8 @@ pub mod api;
 pub mod boo_zero;
 pub mod chat;
 pub mod onboarding;
-pub mod relay;
 pub mod run;
 pub mod runner;
-pub mod runtimes;
 
 use std::sync::Arc;
 use std::time::Duration;
