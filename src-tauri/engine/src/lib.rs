@@ -20,6 +20,7 @@ pub use clawboo_board as board;
 pub use clawboo_context as context;
 pub use clawboo_memory as memory;
 pub use clawboo_routines as routines;
+pub use clawboo_run::run;
 pub use clawboo_runtimes::{relay, runtimes};
 pub use clawboo_store::{config, events, logs, preferences, secrets, store};
 pub use clawboo_teams as teams;
@@ -32,7 +33,6 @@ pub mod api;
 pub mod boo_zero;
 pub mod chat;
 pub mod onboarding;
-pub mod run;
 pub mod runner;
 
 use std::sync::Arc;
