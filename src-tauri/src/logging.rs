@@ -13,7 +13,8 @@ use tracing_subscriber::{fmt, reload, Registry};
 
 /// Clawboo's own crates log at the chosen level. Libraries (hyper, reqwest, Tauri) log warnings
 /// and errors only, whatever it is: their debug output may quote request headers, and Clawboo's
-/// requests carry keys and tokens.
+/// requests carry keys and tokens. A target matches by prefix, so `clawboo` covers every
+/// `clawboo_*` crate under the engine too (`clawboo_runtimes`, `clawboo_run`, ...).
 const OWN_TARGETS: [&str; 3] = ["clawboo", "clawboo_lib", "clawboo_engine"];
 /// Never logged: the MCP SDK prints whole transport errors, URLs included, and a tools-bridge
 /// URL carries its run's token (`/mcp/<token>`). A connector that fails is reported by Clawboo
@@ -91,7 +92,9 @@ mod tests {
     #[test]
     fn libraries_never_log_below_warnings() {
         let debug = targets(LogLevel::Debug);
-        assert!(debug.would_enable("clawboo_engine::relay::server", &tracing::Level::DEBUG));
+        assert!(debug.would_enable("clawboo_engine::chat::team", &tracing::Level::DEBUG));
+        assert!(debug.would_enable("clawboo_runtimes::relay::server", &tracing::Level::DEBUG));
+        assert!(debug.would_enable("clawboo_run::run::drive", &tracing::Level::DEBUG));
         assert!(debug.would_enable("clawboo_lib::tray", &tracing::Level::DEBUG));
         assert!(!debug.would_enable("hyper::proto", &tracing::Level::INFO));
         assert!(!debug.would_enable("rmcp::transport::worker", &tracing::Level::ERROR), "the MCP SDK never");

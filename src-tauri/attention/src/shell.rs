@@ -5,7 +5,7 @@
 //! another command (`;`, `&&`, `||`, `|`, `&`, backticks, `$(`, redirections, newlines, control
 //! characters). Anything else asks again.
 //!
-//! The shell tools, by the name each adapter gives them (src-tauri/engine/src/runtimes/*/protocol.rs):
+//! The shell tools, by the name each adapter gives them (src-tauri/runtimes/src/runtimes/*/protocol.rs):
 //! Claude Code `Bash`; Codex's command execution `shell` (Codex itself says `exec_command`,
 //! `local_shell`, `commandExecution`); Hermes `terminal` (or the ACP kind `execute` when its
 //! title names no tool); OpenClaw `exec`. Native has no shell tool. Each passes the command

@@ -1,15 +1,16 @@
 //! Clawboo's engine: everything that runs agents. It never depends on Tauri; the desktop shell
 //! turns its services into commands and its events into UI events.
 //!
-//! Its parts sit in layers whose imports point only down. The lower layers are crates below this
-//! one, so the compiler refuses an upward import: `clawboo-vocab`, `clawboo-store` (the store,
-//! events, secrets, config, logs), `clawboo-context`, and the domain — `clawboo-board`,
-//! `clawboo-memory`, `clawboo-agents`, `clawboo-teams`, `clawboo-attention`,
-//! `clawboo-routines`. Above them, this crate's modules — loopback; tools, connectors, runtimes
-//! and the relay; `run`, where every run is driven, recorded and ended; Boo Zero, chat,
-//! onboarding, the task runner and the local API — are checked by `tests/layers.rs`. `Engine`
-//! here wires them, giving lower layers the traits they need from higher ones. See
-//! `src-tauri/ARCHITECTURE.md`.
+//! Its parts sit in layers whose imports point only down. Every layer under this crate's own
+//! modules is a crate, so the compiler refuses an upward import: `clawboo-vocab`,
+//! `clawboo-store` (the store, events, secrets, config, logs), `clawboo-context`, the domain —
+//! `clawboo-board`, `clawboo-memory`, `clawboo-agents`, `clawboo-teams`, `clawboo-attention`,
+//! `clawboo-routines` —, then `clawboo-tools` (loopback, Clawboo's tools, connectors),
+//! `clawboo-runtimes` (the runtimes, their supervision and sandbox, the relay) and `clawboo-run`
+//! (where every run is driven, recorded and ended). This crate keeps the services that start
+//! work — Boo Zero, chat, onboarding, the task runner and the local API, whose order
+//! `tests/layers.rs` checks — and `Engine`, which wires them all, giving lower layers the traits
+//! they need from higher ones. See `src-tauri/ARCHITECTURE.md`.
 
 // The lower layers are crates of their own, so none of them can import upward (the compiler
 // refuses it); each is re-exported at its old path, so `crate::board::...` and
@@ -20,23 +21,20 @@ pub use clawboo_board as board;
 pub use clawboo_context as context;
 pub use clawboo_memory as memory;
 pub use clawboo_routines as routines;
+pub use clawboo_run::run;
+pub use clawboo_runtimes::{relay, runtimes};
 pub use clawboo_store::{config, events, logs, preferences, secrets, store};
 pub use clawboo_teams as teams;
+pub use clawboo_tools::{connectors, loopback, tools};
 pub use clawboo_vocab as vocab;
 pub use clawboo_vocab::error;
 
-// The upper layers, still modules of the engine (their order is checked by tests/layers.rs).
+// The services that start work, modules of the engine (their order is checked by tests/layers.rs).
 pub mod api;
 pub mod boo_zero;
 pub mod chat;
-pub mod connectors;
-pub mod loopback;
 pub mod onboarding;
-pub mod relay;
-pub mod run;
 pub mod runner;
-pub mod runtimes;
-pub mod tools;
 
 use std::sync::Arc;
 use std::time::Duration;

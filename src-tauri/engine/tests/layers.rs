@@ -1,30 +1,33 @@
 //! The engine's imports point only down: each top-level module may use only the modules below it
 //! in [`LAYERS`] (the order `src-tauri/ARCHITECTURE.md` draws). A new import running back up —
-//! the start of an import loop — fails here with the file and the line. The layers under these
-//! (vocab, store, context and the domain) are crates of their own, where the compiler refuses
-//! an upward import; the engine's re-exports of them (`crate::board`, ...) are below every
-//! module here. Read from the sources, so it needs no build of its own.
+//! the start of an import loop — fails here with the file and the line. Everything under these
+//! modules is a crate of its own (vocab, store, context, the domain, then `clawboo-tools`,
+//! `clawboo-runtimes` and `clawboo-run`), where the compiler refuses an upward import: a crate
+//! cannot name one that depends on it. The engine's re-exports of them (`crate::board`,
+//! `crate::run`, ...) are below every module here. Two of those crates hold a few modules each,
+//! whose order inside the crate no compiler checks: [`CRATE_LAYERS`] checks it here the same
+//! way. Read from the sources, so it needs no build of its own.
 
 use std::path::{Path, PathBuf};
 
 /// The engine's own top-level modules, bottom first. A module may import the ones before it,
 /// and every crate below the engine (whose re-exports are not listed).
 const LAYERS: &[&str] = &[
-    // The loop every loopback server (relay, tools bridge, local API) accepts connections with.
-    "loopback",
-    // Clawboo's tools for agents, the connectors behind them, and the processes that run agents.
-    "tools",
-    "connectors",
-    "runtimes",
-    "relay",
-    // Every run's preparation, drive loop, record, slots and end, whoever starts it.
-    "run",
     // Running work: Boo Zero, chats, the first run, the task runner; the local API over them.
     "boo_zero",
     "chat",
     "onboarding",
     "runner",
     "api",
+];
+
+/// The crates below the engine that hold more than one module (by folder under `src-tauri`),
+/// each with its modules bottom first: the same rule inside each.
+const CRATE_LAYERS: &[(&str, &[&str])] = &[
+    // The accept loop of every loopback server; Clawboo's tools; the connectors behind them.
+    ("tools", &["loopback", "tools", "connectors"]),
+    // The processes that run agents; the model relay they reach models through.
+    ("runtimes", &["runtimes", "relay"]),
 ];
 
 /// Imports allowed to run back up, each with why (none today).
@@ -88,14 +91,14 @@ fn imports(text: &str) -> Vec<(String, usize)> {
     out
 }
 
-#[test]
-fn every_import_between_engine_modules_points_down() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let rank = |name: &str| LAYERS.iter().position(|m| *m == name);
+/// Every import in `src` (a crate's sources) naming a module of `layers` above its own, as
+/// `file:line: ...`; a module missing from `layers` fails the test (it must be placed).
+fn upward_imports(src: &Path, layers: &[&str], list: &str) -> Vec<String> {
+    let rank = |name: &str| layers.iter().position(|m| *m == name);
     let mut upward = Vec::new();
-    for (module, path) in modules(&src) {
+    for (module, path) in modules(src) {
         let own = rank(&module).unwrap_or_else(|| {
-            panic!("`{module}` is not in LAYERS (tests/layers.rs): place it, and in src-tauri/ARCHITECTURE.md")
+            panic!("`{module}` is not in {list} (tests/layers.rs): place it, and in src-tauri/ARCHITECTURE.md")
         });
         let mut files = Vec::new();
         rust_files(&path, &mut files);
@@ -105,13 +108,29 @@ fn every_import_between_engine_modules_points_down() {
                 let Some(theirs) = rank(&name) else { continue };
                 let allowed = ALLOWED_UPWARD.iter().any(|(from, to, _)| *from == module && *to == name);
                 if theirs > own && !allowed {
-                    let at = file.strip_prefix(&src).unwrap().display();
+                    let at = file.strip_prefix(src).unwrap().display();
                     upward.push(format!("{at}:{line}: `{module}` imports `{name}`, a layer above it"));
                 }
             }
         }
     }
+    upward
+}
+
+#[test]
+fn every_import_between_engine_modules_points_down() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let upward = upward_imports(&src, LAYERS, "LAYERS");
     assert!(upward.is_empty(), "imports running back up (see src-tauri/ARCHITECTURE.md):\n{}", upward.join("\n"));
+}
+
+#[test]
+fn every_import_between_modules_of_one_crate_below_points_down() {
+    for (dir, layers) in CRATE_LAYERS {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(dir).join("src");
+        let upward = upward_imports(&src, layers, &format!("CRATE_LAYERS ({dir})"));
+        assert!(upward.is_empty(), "imports running back up in src-tauri/{dir}:\n{}", upward.join("\n"));
+    }
 }
 
 #[test]

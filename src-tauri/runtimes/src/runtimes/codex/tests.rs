@@ -9,8 +9,8 @@ use crate::runtimes::supervise::replay::feed;
 use crate::runtimes::supervise::{Step, StreamProtocol};
 use crate::runtimes::{PermissionAnswer, RunEvent, RunOutcome};
 
-const TOOL_TURN: &str = include_str!("../../../tests/fixtures/codex/app-server-tool-turn.stdout.jsonl");
-const TOOL_TURN_STDIN: &str = include_str!("../../../tests/fixtures/codex/app-server-tool-turn.stdin.jsonl");
+const TOOL_TURN: &str = include_str!("../../../../engine/tests/fixtures/codex/app-server-tool-turn.stdout.jsonl");
+const TOOL_TURN_STDIN: &str = include_str!("../../../../engine/tests/fixtures/codex/app-server-tool-turn.stdin.jsonl");
 const THREAD: &str = "01a23698-2a4f-7360-aa84-e3fe795743f6";
 const EXIT_OK: ExitInfo = ExitInfo { code: Some(0), signal: None };
 
@@ -112,7 +112,7 @@ fn interrupt_names_the_running_turn() {
 }
 
 /// codex 0.171.0 app-server against a model endpoint answering HTTP 500 (one retry).
-const FAILED_TURN: &str = include_str!("../../../tests/fixtures/codex/app-server-500.stdout.jsonl");
+const FAILED_TURN: &str = include_str!("../../../../engine/tests/fixtures/codex/app-server-500.stdout.jsonl");
 
 #[test]
 fn a_failed_turn_fails_with_codexs_message() {

@@ -82,7 +82,7 @@ impl Recorder {
 
 /// How a run's reply is gathered from its events: text deltas joined, whole messages set apart
 /// by a blank line. The recorder does it live; the task runner again from stored events.
-pub(crate) fn add_to_reply(reply: &mut String, event: &RunEvent) {
+pub fn add_to_reply(reply: &mut String, event: &RunEvent) {
     match event {
         RunEvent::TextDelta { text } => reply.push_str(text),
         RunEvent::Message { text } => {

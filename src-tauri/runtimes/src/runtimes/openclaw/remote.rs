@@ -193,7 +193,7 @@ mod tests {
     use crate::runtimes::supervise::replay::{feed, sent};
     use crate::runtimes::supervise::StreamProtocol;
 
-    const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/openclaw");
+    const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../engine/tests/fixtures/openclaw");
     /// The ACP session of the recorded resume.
     const SESSION: &str = "edbae1b2-97a7-4e71-a6f2-0d3f8fec211e";
 

@@ -8,7 +8,7 @@ use crate::runtimes::supervise::{Step, StreamProtocol};
 use crate::runtimes::{PermissionAnswer, RunEvent, RunOutcome};
 
 fn fixture(name: &str) -> String {
-    let path = format!("{}/tests/fixtures/claude-code/{name}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{}/../engine/tests/fixtures/claude-code/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 

@@ -25,7 +25,7 @@ pub use crate::config::{ServerLimits, HEADER_READ_TIMEOUT, MAX_CONNECTIONS};
 
 /// Serves HTTP/1.1 on `listener` until `stop` changes or its sender is dropped, answering each
 /// request with `handler`. `name` says which server in the log ("the model relay").
-pub(crate) async fn serve<H, F, B>(
+pub async fn serve<H, F, B>(
     name: &str,
     listener: std::net::TcpListener,
     limits: ServerLimits,

@@ -15,7 +15,7 @@ use crate::runtimes::supervise::{Step, StreamProtocol};
 use crate::runtimes::{ApprovalPolicy, PermissionAnswer, RunEvent, RunOutcome};
 use crate::secrets::Provider;
 
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/openclaw");
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../engine/tests/fixtures/openclaw");
 const OK: ExitInfo = ExitInfo { code: Some(0), signal: None };
 /// The ACP sessions of the recordings.
 const TOOL_SESSION: &str = "edbae1b2-97a7-4e71-a6f2-0d3f8fec211e";

@@ -3,11 +3,12 @@ use serde_json::{json, Value};
 use super::*;
 use crate::runtimes::supervise::replay::{events, feed, sent};
 
-const TOOL_TURN: &str = include_str!("../../../tests/fixtures/hermes/acp-tool-turn.stdout.jsonl");
-const TOOL_TURN_IN: &str = include_str!("../../../tests/fixtures/hermes/acp-tool-turn.stdin.jsonl");
-const PERMISSION_TURN: &str = include_str!("../../../tests/fixtures/hermes/acp-permission-turn.stdout.jsonl");
-const PERMISSION_TURN_IN: &str = include_str!("../../../tests/fixtures/hermes/acp-permission-turn.stdin.jsonl");
-const SERVER_500: &str = include_str!("../../../tests/fixtures/hermes/acp-500.stdout.jsonl");
+const TOOL_TURN: &str = include_str!("../../../../engine/tests/fixtures/hermes/acp-tool-turn.stdout.jsonl");
+const TOOL_TURN_IN: &str = include_str!("../../../../engine/tests/fixtures/hermes/acp-tool-turn.stdin.jsonl");
+const PERMISSION_TURN: &str = include_str!("../../../../engine/tests/fixtures/hermes/acp-permission-turn.stdout.jsonl");
+const PERMISSION_TURN_IN: &str =
+    include_str!("../../../../engine/tests/fixtures/hermes/acp-permission-turn.stdin.jsonl");
+const SERVER_500: &str = include_str!("../../../../engine/tests/fixtures/hermes/acp-500.stdout.jsonl");
 
 const OK: ExitInfo = ExitInfo { code: Some(0), signal: None };
 
