@@ -1,5 +1,5 @@
 // The connectors part of the fake API, with the engine's rules and messages where the view's
-// tests look at them (src-tauri/engine/src/connectors). Secrets are kept apart from the rows, as
+// tests look at them (src-tauri/tools/src/connectors). Secrets are kept apart from the rows, as
 // the keychain keeps them: a connector as listed shows only whether each is set.
 import { vi } from "vitest";
 import type { SomeCommandFakes } from "./commandFakes";

@@ -1,6 +1,6 @@
 //! The runtime layer: one adapter per runtime behind the [`Runtime`] trait, all speaking
 //! [`RunEvent`]. CLI runtimes run as supervised processes (see [`process`] and [`supervise`]);
-//! Native runs in-process (see `crate::native`).
+//! Native runs in-process (see `native`).
 
 pub mod catalog;
 pub mod claude_code;

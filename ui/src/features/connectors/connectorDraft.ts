@@ -17,7 +17,7 @@ export type ConnectorDraft = {
   sharedWith: string[];
 };
 
-/** The engine's name rule (src-tauri/engine/src/connectors/validate.rs). */
+/** The engine's name rule (src-tauri/tools/src/connectors/validate.rs). */
 const NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
 
 export function draftOf(connector: Connector | null): ConnectorDraft {
