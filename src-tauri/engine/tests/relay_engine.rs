@@ -54,3 +54,42 @@ fn a_native_chat_goes_through_the_relay_with_the_keychains_key_and_is_recorded()
     assert!(!engine.relay().has_lasting_grant(&agent_id), "the Gateway's token went with the agent");
     engine.secrets().delete_api_key(Provider::Anthropic).unwrap();
 }
+
+#[test]
+fn a_brief_model_failure_is_retried_once_by_native_not_again_by_the_relay_and_said_in_the_activity() {
+    let server = FakeModelServer::start_blocking(Behavior::text("Answered after a retry."));
+    let fixture = Fixture::new().keychain("relay-engine-retry");
+    let engine = fixture.open();
+    engine.secrets().set_api_key(Provider::Anthropic, "sk-ant-retry-7d1e").unwrap();
+    engine.secrets().set_base_url(Provider::Anthropic, Some(&server.base_url())).unwrap();
+    let agent = NewAgent {
+        name: "Retry".into(),
+        model: "some-model".into(),
+        provider: Some(Provider::Anthropic),
+        ..common::new_agent("retry", RuntimeKind::Native)
+    };
+    let agent_id = common::add_agent(&engine, agent);
+
+    server.fail_next(1);
+    let run = engine.chat().send(&agent_id, "Hello").unwrap().run.unwrap();
+    let done = wait_for("the run to end", Duration::from_secs(30), || {
+        let run = engine.chat().run(&run.id).unwrap();
+        (run.status != RunStatus::Running).then_some(run)
+    });
+    assert_eq!(done.status, RunStatus::Succeeded, "{:?}", done.error);
+    assert_eq!(server.model_requests().len(), 2, "the 503 was sent again once, by Native alone");
+    let said: Vec<String> = engine
+        .chat()
+        .run_activity(&run.id)
+        .unwrap()
+        .into_iter()
+        .filter_map(|r| match r.event {
+            clawboo_engine::runtimes::RunEvent::Warning { message } => Some(message),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(said[0].contains("HTTP 503") && said[0].contains("Trying again in 1 s (1 of 2)."), "{said:?}");
+    assert!(!said[0].contains("model relay"), "the relay passed Native's failure on at once: {said:?}");
+    engine.secrets().delete_api_key(Provider::Anthropic).unwrap();
+}

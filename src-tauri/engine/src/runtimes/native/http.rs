@@ -33,7 +33,7 @@ pub fn client() -> reqwest::Client {
 /// in the Activity card, before the run fails with the provider's message.
 pub const RETRY_WAITS: [Duration; 2] = [Duration::from_secs(1), Duration::from_secs(4)];
 /// A provider's own `Retry-After` is followed, up to this.
-const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
+pub(crate) const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
 
 pub enum CallEnd {
     Done(ModelTurn),
@@ -157,12 +157,7 @@ async fn send(request: reqwest::RequestBuilder, url: &str, who: &str, cancel: &m
     if status.is_success() {
         return Sent::Response(response);
     }
-    let retry_after = response
-        .headers()
-        .get(reqwest::header::RETRY_AFTER)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .map(Duration::from_secs);
+    let retry_after = retry_after(response.headers());
     let body = tokio::select! {
         body = response.text() => body.unwrap_or_default(),
         () = cancelled(cancel) => return Sent::Cancelled,
@@ -170,14 +165,23 @@ async fn send(request: reqwest::RequestBuilder, url: &str, who: &str, cancel: &m
     Sent::Failed(Failure { message: status_error(who, status, &body), transient: is_transient(status), retry_after })
 }
 
+/// How long the provider asked to wait (`Retry-After`, in seconds), if it said.
+pub(crate) fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    headers
+        .get(reqwest::header::RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map(Duration::from_secs)
+}
+
 /// Busy, rate-limited, or a server or gateway failing for a moment (529: Anthropic overloaded).
-fn is_transient(status: reqwest::StatusCode) -> bool {
+pub(crate) fn is_transient(status: reqwest::StatusCode) -> bool {
     matches!(status.as_u16(), 408 | 429 | 500 | 502 | 503 | 504 | 529)
 }
 
 /// A connection the other side reset or closed: worth one more try. A refused connection is not
 /// (nothing listens there: the message says to check the server and its address).
-fn connection_cut(e: &reqwest::Error) -> bool {
+pub(crate) fn connection_cut(e: &reqwest::Error) -> bool {
     if e.is_connect() || e.is_builder() || e.is_redirect() {
         return false;
     }
@@ -188,7 +192,7 @@ fn connection_cut(e: &reqwest::Error) -> bool {
 }
 
 /// "1 s", "30 s".
-fn seconds(wait: Duration) -> String {
+pub(crate) fn seconds(wait: Duration) -> String {
     format!("{} s", wait.as_secs().max(1))
 }
 
@@ -236,7 +240,7 @@ fn send_error(url: &str, e: &reqwest::Error) -> String {
 }
 
 /// What went wrong under a reqwest error, without its own summary (which repeats the URL).
-fn causes(e: &reqwest::Error) -> String {
+pub(crate) fn causes(e: &reqwest::Error) -> String {
     match std::error::Error::source(e) {
         Some(source) => chain(source),
         None => e.to_string(),
