@@ -30,7 +30,9 @@ pub mod api;
 pub mod boo_zero;
 pub mod chat;
 pub mod connectors;
+pub mod home;
 pub mod loopback;
+pub mod models;
 pub mod onboarding;
 pub mod relay;
 pub mod run;
@@ -76,6 +78,8 @@ pub struct Engine {
     tools: Arc<tools::Tools>,
     local_api: api::LocalApi,
     connectors: Arc<connectors::Connectors>,
+    /// The model lists providers offered (Native's model field).
+    models: models::ModelLists,
     _watcher: FileWatcher,
     /// Runs, their processes and their streams live here, apart from the UI's runtime.
     runtime: Option<tokio::runtime::Runtime>,
@@ -221,7 +225,9 @@ impl Engine {
         // After the runner released the cards of runs cut off: the scheduler sees how they ended.
         routines.recover()?;
         routines.start(runtime.handle());
+        let models = models::ModelLists::new(secrets.clone());
         Ok(Self {
+            models,
             config,
             store,
             events,
@@ -295,6 +301,17 @@ impl Engine {
     /// Routines: work on a schedule, their runs and the scheduler.
     pub fn routines(&self) -> &Arc<routines::Routines> {
         &self.routines
+    }
+
+    /// The models `provider` offers (its `GET /v1/models`, with the key from the keychain), kept
+    /// from the last time unless `refresh`.
+    pub fn provider_models(&self, provider: secrets::Provider, refresh: bool) -> Result<models::ProviderModels> {
+        self.block_on(self.models.list(provider, refresh))
+    }
+
+    /// Home: the runs in progress, the open requests, the blocked cards, the routines due next.
+    pub fn home_summary(&self) -> Result<home::HomeSummary> {
+        home::summary(&self.store)
     }
 
     /// Answers a runtime's permission request of run `run_id` (the buttons in a chat's or a
