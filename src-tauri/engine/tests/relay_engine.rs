@@ -93,3 +93,35 @@ fn a_brief_model_failure_is_retried_once_by_native_not_again_by_the_relay_and_sa
     assert!(!said[0].contains("model relay"), "the relay passed Native's failure on at once: {said:?}");
     engine.secrets().delete_api_key(Provider::Anthropic).unwrap();
 }
+
+#[test]
+fn a_providers_model_list_is_asked_with_the_keychains_key_kept_and_refreshed_on_demand() {
+    let server = FakeModelServer::start_blocking(Behavior::text("unused"));
+    let fixture = Fixture::new().keychain("relay-engine-models");
+    let engine = fixture.open();
+    let key = "sk-ant-models-2b7c";
+    engine.secrets().set_api_key(Provider::Anthropic, key).unwrap();
+    engine.secrets().set_base_url(Provider::Anthropic, Some(&server.base_url())).unwrap();
+
+    let listed = engine.provider_models(Provider::Anthropic, false).unwrap();
+    assert_eq!(listed.models, ["claude-sonnet-4-5", "gpt-5.5", "some-model"], "sorted ids");
+    let asked = server.requests();
+    assert_eq!((asked.len(), asked[0].method.as_str(), asked[0].path.as_str()), (1, "GET", "/v1/models"));
+    assert_eq!(asked[0].header("x-api-key"), Some(key));
+    assert!(asked[0].header("anthropic-version").is_some());
+
+    assert_eq!(engine.provider_models(Provider::Anthropic, false).unwrap(), listed, "kept");
+    assert_eq!(server.requests().len(), 1, "not asked again");
+    engine.provider_models(Provider::Anthropic, true).unwrap();
+    assert_eq!(server.requests().len(), 2, "asked again on refresh");
+
+    // A provider that cannot answer: the error says what failed.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    engine.secrets().set_base_url(Provider::Custom, Some(&format!("http://{closed}/v1"))).unwrap();
+    let failed = engine.provider_models(Provider::Custom, false).unwrap_err();
+    assert!(failed.to_string().starts_with("Could not list Custom (OpenAI-compatible)'s models:"), "{failed}");
+    // No key: nothing is asked.
+    let no_key = engine.provider_models(Provider::OpenAi, false).unwrap_err();
+    assert_eq!(no_key.code(), clawboo_engine::ErrorCode::MissingApiKey, "{no_key}");
+    engine.secrets().delete_api_key(Provider::Anthropic).unwrap();
+}

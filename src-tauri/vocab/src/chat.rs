@@ -192,7 +192,17 @@ impl RunErrorCode {
             Self::Sandbox
         } else if has(&["not installed", "not found on", "sign in", "sign-in", "signed in", "log in", "login"]) {
             Self::RuntimeSetup
-        } else if text.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| w == "model" || w == "provider") {
+        } else if has(&[
+            "choose a model",
+            "has no model",
+            "no model",
+            "model not found",
+            "model_not_found",
+            "unknown model",
+            "invalid model",
+            "not a valid model",
+            "no provider",
+        ]) {
             Self::ModelMissing
         } else {
             Self::RunFailed
@@ -220,7 +230,10 @@ mod tests {
         );
         assert_eq!(code("Claude Code is not installed on this computer."), Some(RunErrorCode::RuntimeSetup));
         assert_eq!(code("The agent's sandbox could not start: bubblewrap is missing."), Some(RunErrorCode::Sandbox));
+        assert_eq!(code("Choose a model provider for Ada (Anthropic, …) in its settings."), Some(RunErrorCode::ModelMissing));
+        assert_eq!(code("OpenAI answered HTTP 404 Not Found: model_not_found"), Some(RunErrorCode::ModelMissing));
         assert_eq!(code("The tool crashed."), Some(RunErrorCode::RunFailed));
+        assert_eq!(code("the model said no"), Some(RunErrorCode::RunFailed), "a model's words are not a missing model");
         assert_eq!(RunErrorCode::of(RunStatus::Failed, None), Some(RunErrorCode::RunFailed));
         assert_eq!(RunErrorCode::of(RunStatus::TimedOut, Some("model")), Some(RunErrorCode::TimedOut));
         assert_eq!(RunErrorCode::of(RunStatus::Cancelled, Some("Stopped.")), None);
