@@ -33,7 +33,10 @@ export function CardRuns({
                 {run.status}
               </span>
               <time className="muted">{formatTime(run.startedAt)}</time>
-              {run.reason && <span className="muted card-run__reason">{run.reason}</span>}
+              {/* The failed run shown below says why in its error card. */}
+              {run.reason && !(run === activityRun && isCardRunFailure(run)) && (
+                <span className="muted card-run__reason">{run.reason}</span>
+              )}
               <span className="card-run__actions">
                 <button
                   type="button"
