@@ -382,7 +382,10 @@ fn home_lists_a_run_while_it_goes_with_who_what_and_where() {
     assert_eq!((work.run_id.as_str(), work.agent_id.as_str()), (run.id.as_str(), f.agent_id.as_str()));
     assert_eq!((work.kind, work.agent_name.as_str(), work.what.as_str()), (RunningKind::Chat, "Scout", "wait"));
     assert_eq!(work.started_at, run.started_at);
-    assert!(work.team_id.is_none() && work.room_id.is_none() && work.card_id.is_none(), "a chat's run shows in its chat");
+    assert!(
+        work.team_id.is_none() && work.room_id.is_none() && work.card_id.is_none(),
+        "a chat's run shows in its chat"
+    );
     f.engine.chat().cancel(&run.id).unwrap();
     f.wait_done(&run.id);
     let summary = f.engine.home_summary().unwrap();

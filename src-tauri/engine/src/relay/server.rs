@@ -324,7 +324,7 @@ async fn send_with_retries(
     retries: bool,
 ) -> reqwest::Result<reqwest::Response> {
     use crate::runtimes::native::http::{
-        causes, connection_cut, is_transient, retry_after, seconds, status_error, MAX_RETRY_AFTER,
+        as_sentence, causes, connection_cut, is_transient, retry_after, seconds, status_error, MAX_RETRY_AFTER,
     };
     let waits = if retries { shared.retry_waits.lock().unwrap_or_else(|p| p.into_inner()).clone() } else { Vec::new() };
     let mut attempt = 0;
@@ -347,7 +347,12 @@ async fn send_with_retries(
         let wait = asked.map_or(wait, |asked| asked.min(MAX_RETRY_AFTER));
         attempt += 1;
         tracing::info!(run_id = %run.run_id, attempt, "the model relay retries a request the provider failed briefly");
-        run.warn(format!("{why} The model relay tries again in {} ({attempt} of {}).", seconds(wait), waits.len()));
+        run.warn(format!(
+            "{} The model relay tries again in {} ({attempt} of {}).",
+            as_sentence(&why),
+            seconds(wait),
+            waits.len()
+        ));
         tokio::time::sleep(wait).await;
     }
 }

@@ -81,7 +81,7 @@ pub async fn stream_call(
         emit(RunEvent::Warning {
             message: format!(
                 "{} Trying again in {} ({attempt} of {}).",
-                failure.message,
+                as_sentence(&failure.message),
                 seconds(wait),
                 retry_waits.len()
             ),
@@ -191,6 +191,16 @@ pub(crate) fn connection_cut(e: &reqwest::Error) -> bool {
         .any(|cut| text.contains(cut))
 }
 
+/// `text` ending as a sentence does, so what follows it reads apart ("…: overloaded. Trying…").
+pub(crate) fn as_sentence(text: &str) -> String {
+    let text = text.trim_end();
+    if text.ends_with(['.', '!', '?', '…']) {
+        text.to_owned()
+    } else {
+        format!("{text}.")
+    }
+}
+
 /// "1 s", "30 s".
 pub(crate) fn seconds(wait: Duration) -> String {
     format!("{} s", wait.as_secs().max(1))
@@ -264,6 +274,13 @@ pub(crate) fn chain(e: &dyn std::error::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_message_before_a_retry_ends_as_a_sentence() {
+        assert_eq!(as_sentence("HTTP 500: a scripted server error"), "HTTP 500: a scripted server error.");
+        assert_eq!(as_sentence("Overloaded. "), "Overloaded.");
+        assert_eq!(as_sentence("Why?"), "Why?");
+    }
 
     #[test]
     fn http_errors_carry_the_providers_message() {
