@@ -230,7 +230,10 @@ mod tests {
         );
         assert_eq!(code("Claude Code is not installed on this computer."), Some(RunErrorCode::RuntimeSetup));
         assert_eq!(code("The agent's sandbox could not start: bubblewrap is missing."), Some(RunErrorCode::Sandbox));
-        assert_eq!(code("Choose a model provider for Ada (Anthropic, …) in its settings."), Some(RunErrorCode::ModelMissing));
+        assert_eq!(
+            code("Choose a model provider for Ada (Anthropic, …) in its settings."),
+            Some(RunErrorCode::ModelMissing)
+        );
         assert_eq!(code("OpenAI answered HTTP 404 Not Found: model_not_found"), Some(RunErrorCode::ModelMissing));
         assert_eq!(code("The tool crashed."), Some(RunErrorCode::RunFailed));
         assert_eq!(code("the model said no"), Some(RunErrorCode::RunFailed), "a model's words are not a missing model");
