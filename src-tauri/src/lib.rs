@@ -44,6 +44,8 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
             commands::secrets::set_api_key,
             commands::secrets::delete_api_key,
             commands::secrets::set_base_url,
+            commands::secrets::provider_models,
+            commands::home::home_summary,
             commands::chat::chat_history_page,
             commands::chat::send_chat_message,
             commands::chat::cancel_run,

@@ -10,6 +10,7 @@ import { TEAM_RULES, harness } from "./harness.mjs";
 import { onboardingSteps } from "./onboarding.mjs";
 import { themeSteps } from "./theme.mjs";
 import { routineSteps } from "./routines.mjs";
+import { everydayShots, everydaySteps } from "./everyday.mjs";
 
 const application = resolve(process.argv[2] ?? "target/debug/clawboo");
 if (!existsSync(application)) throw new Error(`no app binary at ${application}: build it first`);
@@ -566,6 +567,8 @@ try {
 
   await routineSteps(h, { driver });
 
+  await everydaySteps(h, { driver, modelUrl });
+
   await step("Boo Zero's brief, your connectors and the local API are where a user looks for them", async () => {
     await click("boo-zero-link");
     await click("tab-details");
@@ -618,6 +621,7 @@ try {
   await driver.quit();
   await new Promise((r) => setTimeout(r, 3000));
   await themeSteps({ application, dataDir, artifacts, step });
+  await everydayShots({ application, dataDir, out: process.env.CLAWBOO_SHOTS_DIR ?? artifacts, step });
 } catch {
   // The failing step has already reported itself.
 } finally {

@@ -123,6 +123,7 @@ function Shell() {
           boardOpen={route.page === "board"}
           routinesOpen={route.page === "routines"}
           inboxOpen={route.page === "inbox"}
+          homeOpen={route.page === "home"}
           inboxCount={tray.data?.open ?? 0}
           // The same agent again keeps its tab; another opens on Chat.
           onSelectAgent={(agentId) =>
@@ -134,6 +135,7 @@ function Shell() {
           onOpenBoard={() => setRoute({ page: "board", cardId: null })}
           onOpenRoutines={() => setRoute({ page: "routines" })}
           onOpenInbox={() => setRoute({ page: "inbox", focus: null })}
+          onOpenHome={() => setRoute({ page: "home" })}
           onOpenShortcuts={() => setShortcutsOpen(true)}
           collapsed={sidebarCollapsed}
           onToggleCollapsed={toggleSidebar}

@@ -37,6 +37,16 @@ export const commands = {
 	setApiKey: (provider: Provider, key: string) => typedError<null, AppError>(__TAURI_INVOKE("set_api_key", { provider, key })),
 	deleteApiKey: (provider: Provider) => typedError<null, AppError>(__TAURI_INVOKE("delete_api_key", { provider })),
 	setBaseUrl: (provider: Provider, url: string | null) => typedError<null, AppError>(__TAURI_INVOKE("set_base_url", { provider, url })),
+	/**
+	 *  The models the provider offers (its `GET /v1/models`), asked by the engine with the stored
+	 *  key; kept from the last time unless `refresh`. Only model ids come back.
+	 */
+	providerModels: (provider: Provider, refresh: boolean) => typedError<ProviderModels, AppError>(__TAURI_INVOKE("provider_models", { provider, refresh })),
+	/**
+	 *  The runs in progress (who, on what, since when, where), the open requests, the blocked cards
+	 *  and the routines due next.
+	 */
+	homeSummary: () => typedError<HomeSummary, AppError>(__TAURI_INVOKE("home_summary")),
 	/**  Up to `limit` messages before `before_seq` (the newest when null), oldest first. */
 	chatHistoryPage: (agentId: string, beforeSeq: number | null, limit: number) => typedError<ChatPage, AppError>(__TAURI_INVOKE("chat_history_page", { agentId, beforeSeq, limit })),
 	/**  Starts the run and returns at once; the reply arrives through events. */
@@ -461,6 +471,13 @@ export type Author = { kind: "user" } |
 /**  `handle` is the agent's handle when it wrote (kept if the agent is renamed or deleted). */
 { kind: "agent"; agent_id: string; handle: string; run_id: string | null };
 
+export type BlockedCard = {
+	id: string,
+	number: number,
+	title: string,
+	reason: string,
+};
+
 /**
  *  A card was created, changed, moved, commented on or deleted: refetch the Board, and the card
  *  `cardId` when it is open (`null`: several cards changed).
@@ -603,6 +620,8 @@ export type CardRun = {
 	finishedAt: number | null,
 	/**  How it ended, when there is more to say than its status. */
 	reason: string | null,
+	/**  Why it failed, for the way to the fix (none for runs before codes were recorded). */
+	errorCode: RunErrorCode | null,
 };
 
 /**  Why a run of a card exists. */
@@ -783,6 +802,14 @@ export type Decision = "allow_once" |
  */
 "allow_always" | "deny";
 
+export type DueRoutine = {
+	id: string,
+	name: string,
+	/**  The agent's name, or the team's. */
+	owner: string,
+	nextAt: number,
+};
+
 /**  Stable codes the UI may branch on. Renaming one is a breaking change for the UI. */
 export type ErrorCode = 
 /**  The engine could not start (for example the data directory is unusable). */
@@ -958,6 +985,17 @@ export type Grant = {
 	/**  The approval whose answer made it. */
 	requestId: string | null,
 	createdAt: number,
+};
+
+export type HomeSummary = {
+	/**  Oldest first. */
+	running: RunningWork[],
+	/**  How many requests are open in the Inbox; the newest few in `requests`. */
+	openRequests: number,
+	requests: WaitingRequest[],
+	blockedCards: BlockedCard[],
+	/**  The active routines due next, soonest first. */
+	nextRoutines: DueRoutine[],
 };
 
 /**
@@ -1152,6 +1190,14 @@ export type PromotionStatus = "pending" | "approved" | "rejected";
 export type Provider = "anthropic" | "openai" | "openrouter" | 
 /**  Any OpenAI-compatible endpoint (Ollama, a proxy, a self-hosted model). */
 "custom";
+
+export type ProviderModels = {
+	provider: Provider,
+	/**  Model ids as the provider names them, sorted. */
+	models: string[],
+	/**  When the provider was asked (Unix ms). */
+	fetchedAt: number,
+};
 
 export type ProviderStatus = {
 	provider: Provider,
@@ -1427,6 +1473,28 @@ export type RunContext = {
 	createdAt: number,
 };
 
+/**
+ *  Why a run failed, in a word the UI branches on (the fix it links to), recorded with the run's
+ *  end next to its message.
+ */
+export type RunErrorCode = 
+/**  The agent has no model or provider, or the provider does not know its model: its profile. */
+"model_missing" | 
+/**  No API key, or the provider refused it: Settings > API keys. */
+"api_key" | 
+/**  The runtime's CLI is missing, broken or not signed in: Settings > Runtimes. */
+"runtime_setup" | 
+/**  The provider was busy or failing (429, 5xx) after the retries: try again later. */
+"provider_busy" | 
+/**  The provider or a server could not be reached. */
+"unreachable" | 
+/**  The agent's sandbox could not start, or stopped what the run did. */
+"sandbox" | "timed_out" | 
+/**  Clawboo stopped while the run went. */
+"interrupted" | 
+/**  Anything else: the message says what. */
+"run_failed";
+
 export type RunEvent = 
 /**  The runtime's own session id, stored so the next turn can resume it. */
 { type: "sessionStarted"; sessionId: string } | 
@@ -1474,6 +1542,8 @@ export type RunSummary = {
 	runtime: RuntimeKind,
 	status: RunStatus,
 	error: string | null,
+	/**  Why it failed, for the way to the fix; set when a failed, timed-out or interrupted run ends. */
+	errorCode: RunErrorCode | null,
 	startedAt: number,
 	finishedAt: number | null,
 };
@@ -1494,6 +1564,35 @@ export type RunnerSettings = {
 	maxConcurrent: number,
 	wallClockSecs: number,
 	silenceSecs: number,
+};
+
+/**  What a piece of work in progress is. */
+export type RunningKind = 
+/**  A one-to-one chat's reply. */
+"chat" | 
+/**  A team member's or the leader's turn in a room. */
+"team" | 
+/**  A Board card's task. */
+"card" | 
+/**  A routine's run: an agent routine's card, or a team routine's leader turn. */
+"routine";
+
+/**  A run in progress: who, on what, since when, and where it shows. */
+export type RunningWork = {
+	runId: string,
+	agentId: string,
+	agentName: string,
+	kind: RunningKind,
+	/**  What it works on: the message, the hand-off's task, the card's title (one line, cut short). */
+	what: string,
+	startedAt: number,
+	/**
+	 *  Where it shows: the team and room (team runs), or the card (card and agent-routine runs);
+	 *  a chat's run shows in its agent's chat.
+	 */
+	teamId: string | null,
+	roomId: string | null,
+	cardId: string | null,
 };
 
 /**  What a runtime uses to reach its model, as Settings > Runtimes shows it. */
@@ -1852,6 +1951,14 @@ export type Value = null | boolean | number | string | Value[] | { [key in strin
 
 /**  What the window shows, as the UI reports it. */
 export type Viewing = { kind: "team"; teamId: string } | { kind: "chat"; agentId: string } | { kind: "card"; cardId: string };
+
+/**  An open request from an agent, as Home lists it (the Inbox has the rest). */
+export type WaitingRequest = {
+	id: string,
+	agentName: string,
+	text: string,
+	createdAt: number,
+};
 
 export type WindowPreferences = {
 	theme: Theme,

@@ -5,6 +5,7 @@ use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
 use super::store::{from_json, to_json};
 use super::types::*;
 use clawboo_vocab::error::{Error, Result};
+use clawboo_vocab::RunErrorCode;
 
 pub fn new_id() -> String {
     uuid::Uuid::new_v4().to_string()
@@ -118,7 +119,7 @@ pub fn run_from_row(r: &Row<'_>) -> rusqlite::Result<CardRun> {
             format!("the Board has an unknown run {what}: {value}").into(),
         )
     };
-    Ok(CardRun {
+    let mut run = CardRun {
         run_id: r.get(0)?,
         card_id: r.get(1)?,
         attempt: r.get(2)?,
@@ -130,10 +131,25 @@ pub fn run_from_row(r: &Row<'_>) -> rusqlite::Result<CardRun> {
         started_at: r.get(5)?,
         finished_at: r.get(6)?,
         reason: r.get(7)?,
-    })
+        error_code: r.get::<_, Option<String>>(8)?.as_deref().and_then(RunErrorCode::parse),
+    };
+    // A run that ended before codes were recorded has its code read from its reason.
+    if run.error_code.is_none() {
+        run.error_code = card_run_code(run.status, run.reason.as_deref());
+    }
+    Ok(run)
 }
 
-pub const RUN_COLUMNS: &str = "run_id, card_id, attempt, kind, status, started_at, finished_at, reason";
+pub const RUN_COLUMNS: &str = "run_id, card_id, attempt, kind, status, started_at, finished_at, reason, error_code";
+
+/// A card run's error code: a failure's read from its reason (see [`RunErrorCode::of_message`]).
+fn card_run_code(status: CardRunStatus, reason: Option<&str>) -> Option<RunErrorCode> {
+    match status {
+        CardRunStatus::Failed => Some(reason.map_or(RunErrorCode::RunFailed, RunErrorCode::of_message)),
+        CardRunStatus::Interrupted => Some(RunErrorCode::Interrupted),
+        CardRunStatus::Running | CardRunStatus::Succeeded | CardRunStatus::Cancelled => None,
+    }
+}
 
 pub fn record_run(
     tx: &Transaction,
@@ -163,8 +179,16 @@ pub fn finish_run(
     now: i64,
 ) -> Result<CardRun> {
     let changed = tx
-        .prepare_cached("UPDATE card_runs SET status = ?2, reason = ?3, finished_at = ?4 WHERE run_id = ?1")?
-        .execute(params![run_id, run_status_str(status), reason, now])?;
+        .prepare_cached(
+            "UPDATE card_runs SET status = ?2, reason = ?3, finished_at = ?4, error_code = ?5 WHERE run_id = ?1",
+        )?
+        .execute(params![
+            run_id,
+            run_status_str(status),
+            reason,
+            now,
+            card_run_code(status, reason).map(RunErrorCode::as_str)
+        ])?;
     if changed == 0 {
         return Err(Error::NotFound(format!("The card run {run_id}")));
     }

@@ -345,6 +345,8 @@ pub struct CardRun {
     pub finished_at: Option<i64>,
     /// How it ended, when there is more to say than its status.
     pub reason: Option<String>,
+    /// Why it failed, for the way to the fix (none for runs before codes were recorded).
+    pub error_code: Option<clawboo_vocab::RunErrorCode>,
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@ pub use clawboo_context as context;
 pub use clawboo_memory as memory;
 pub use clawboo_routines as routines;
 pub use clawboo_run::run;
-pub use clawboo_runtimes::{relay, runtimes};
+pub use clawboo_runtimes::{models, relay, runtimes};
 pub use clawboo_store::{config, events, logs, preferences, secrets, store};
 pub use clawboo_teams as teams;
 pub use clawboo_tools::{connectors, loopback, tools};
@@ -33,6 +33,7 @@ pub use clawboo_vocab::error;
 pub mod api;
 pub mod boo_zero;
 pub mod chat;
+pub mod home;
 pub mod onboarding;
 pub mod runner;
 
@@ -74,6 +75,8 @@ pub struct Engine {
     tools: Arc<tools::Tools>,
     local_api: api::LocalApi,
     connectors: Arc<connectors::Connectors>,
+    /// The model lists providers offered (Native's model field).
+    models: models::ModelLists,
     _watcher: FileWatcher,
     /// Runs, their processes and their streams live here, apart from the UI's runtime.
     runtime: Option<tokio::runtime::Runtime>,
@@ -219,7 +222,9 @@ impl Engine {
         // After the runner released the cards of runs cut off: the scheduler sees how they ended.
         routines.recover()?;
         routines.start(runtime.handle());
+        let models = models::ModelLists::new(secrets.clone());
         Ok(Self {
+            models,
             config,
             store,
             events,
@@ -293,6 +298,17 @@ impl Engine {
     /// Routines: work on a schedule, their runs and the scheduler.
     pub fn routines(&self) -> &Arc<routines::Routines> {
         &self.routines
+    }
+
+    /// The models `provider` offers (its `GET /v1/models`, with the key from the keychain), kept
+    /// from the last time unless `refresh`.
+    pub fn provider_models(&self, provider: secrets::Provider, refresh: bool) -> Result<models::ProviderModels> {
+        self.block_on(self.models.list(provider, refresh))
+    }
+
+    /// Home: the runs in progress, the open requests, the blocked cards, the routines due next.
+    pub fn home_summary(&self) -> Result<home::HomeSummary> {
+        home::summary(&self.store)
     }
 
     /// Answers a runtime's permission request of run `run_id` (the buttons in a chat's or a

@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use clawboo_engine::agents::{NewAgent, RuntimeKind};
 use clawboo_engine::attention::Decision;
-use clawboo_engine::chat::{ChatRole, RunStatus};
+use clawboo_engine::chat::{ChatRole, RunErrorCode, RunStatus};
+use clawboo_engine::home::RunningKind;
 use clawboo_engine::runtimes::{
     Capabilities, HistoryMode, PendingPermission, PermissionAnswer, PersonaDelivery, RunChannels, RunEvent, RunOutcome,
     RunResult, Runtime, TurnInput,
@@ -356,6 +357,40 @@ fn a_failed_run_keeps_its_error_and_stores_no_reply() {
     assert_eq!(run.error.as_deref(), Some("the model said no"));
     let history = f.engine.chat().history_page(&f.agent_id, None, 500).unwrap();
     assert_eq!(history.messages.len(), 1);
+}
+
+#[test]
+fn a_failed_run_keeps_its_error_code_after_a_restart() {
+    let f = fixture();
+    let run = f.send_and_wait("fail");
+    assert_eq!(run.error_code, Some(RunErrorCode::RunFailed));
+    let Fixture { data, engine, runtime, agent_id } = f;
+    drop(engine);
+    let engine = data.open_with(vec![runtime]);
+    let history = engine.chat().history_page(&agent_id, None, 500).unwrap();
+    let stored = history.runs.iter().find(|r| r.id == run.id).unwrap();
+    assert_eq!((stored.status, stored.error_code), (RunStatus::Failed, Some(RunErrorCode::RunFailed)));
+}
+
+#[test]
+fn home_lists_a_run_while_it_goes_with_who_what_and_where() {
+    let f = fixture();
+    let run = f.engine.chat().send(&f.agent_id, "wait").unwrap().run.unwrap();
+    let running = f.engine.home_summary().unwrap().running;
+    assert_eq!(running.len(), 1, "{running:?}");
+    let work = &running[0];
+    assert_eq!((work.run_id.as_str(), work.agent_id.as_str()), (run.id.as_str(), f.agent_id.as_str()));
+    assert_eq!((work.kind, work.agent_name.as_str(), work.what.as_str()), (RunningKind::Chat, "Scout", "wait"));
+    assert_eq!(work.started_at, run.started_at);
+    assert!(
+        work.team_id.is_none() && work.room_id.is_none() && work.card_id.is_none(),
+        "a chat's run shows in its chat"
+    );
+    f.engine.chat().cancel(&run.id).unwrap();
+    f.wait_done(&run.id);
+    let summary = f.engine.home_summary().unwrap();
+    assert!(summary.running.is_empty(), "{:?}", summary.running);
+    assert_eq!((summary.open_requests, summary.blocked_cards.len()), (0, 0));
 }
 
 #[test]

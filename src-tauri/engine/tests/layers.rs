@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 /// The engine's own top-level modules, bottom first. A module may import the ones before it,
 /// and every crate below the engine (whose re-exports are not listed).
 const LAYERS: &[&str] = &[
+    // Home's summary of what runs and what needs the user, read from the crates below.
+    "home",
     // Running work: Boo Zero, chats, the first run, the task runner; the local API over them.
     "boo_zero",
     "chat",
@@ -26,8 +28,9 @@ const LAYERS: &[&str] = &[
 const CRATE_LAYERS: &[(&str, &[&str])] = &[
     // The accept loop of every loopback server; Clawboo's tools; the connectors behind them.
     ("tools", &["loopback", "tools", "connectors"]),
-    // The processes that run agents; the model relay they reach models through.
-    ("runtimes", &["runtimes", "relay"]),
+    // The processes that run agents; the model relay they reach models through; a provider's
+    // model list (asked the way the relay asks).
+    ("runtimes", &["runtimes", "relay", "models"]),
 ];
 
 /// Imports allowed to run back up, each with why (none today).

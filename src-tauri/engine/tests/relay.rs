@@ -486,3 +486,59 @@ async fn native_reaches_the_model_through_the_relay_without_holding_the_key() {
     let usage: RequestUsage = record.usage.clone().unwrap();
     assert_eq!(usage.input_tokens, Some((seen.raw_body.len() as u64 / 4).max(1)));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_brief_upstream_failure_is_retried_before_the_client_hears_of_it_and_each_retry_is_said() {
+    let server = FakeModelServer::start(Behavior::text("After the retries.")).await;
+    let s = relay_to(server.base_url(), Some(REAL_KEY));
+    s.relay.set_retry_waits(vec![Duration::from_millis(20), Duration::from_millis(20)]);
+    let token = s.relay.grant("run-r", Provider::Anthropic).unwrap().api_key.unwrap();
+    let (events, mut said) = mpsc::unbounded_channel();
+    s.relay.report_retries_to("run-r", events);
+    let url = format!("{}/v1/messages", s.relay.base_url(Provider::Anthropic));
+    let send = || s.client.post(&url).header("x-api-key", &token).json(&messages_body(false)).send();
+
+    // Two 503s, then the answer: the client sees only the answer.
+    server.fail_next(2);
+    let response = send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert!(response.text().await.unwrap().contains("After the retries."));
+    assert_eq!(server.model_requests().len(), 3, "sent once and retried twice");
+    let warnings: Vec<String> = std::iter::from_fn(|| said.try_recv().ok())
+        .map(|event| match event {
+            clawboo_engine::runtimes::RunEvent::Warning { message } => message,
+            other => panic!("only warnings are said: {other:?}"),
+        })
+        .collect();
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(warnings[0].contains("HTTP 503") && warnings[0].contains("tries again in 1 s (1 of 2)"), "{warnings:?}");
+    assert!(warnings[1].contains("(2 of 2)"), "{warnings:?}");
+    let records = recorded(&s.relay, "run-r", 1);
+    assert_eq!((records.len(), records[0].status), (1, 200), "the request is recorded once, as answered");
+
+    // More failures than waits: the provider's own error reaches the client after the last try.
+    server.fail_next(3);
+    let response = send().await.unwrap();
+    assert_eq!(response.status(), 503);
+    assert_eq!(server.model_requests().len(), 6);
+
+    // A client that retries by itself gets the failure at once, and the header goes no further.
+    server.fail_next(1);
+    let response = s
+        .client
+        .post(&url)
+        .header("x-api-key", &token)
+        .header(clawboo_engine::relay::CLIENT_RETRIES_HEADER, "1")
+        .json(&messages_body(false))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 503);
+    assert_eq!(server.model_requests().len(), 7, "sent once");
+    assert!(server.model_requests()[6].header(clawboo_engine::relay::CLIENT_RETRIES_HEADER).is_none());
+
+    // A client error is never retried.
+    let bad = s.client.post(&url).header("x-api-key", &token).body("not json").send().await.unwrap();
+    assert!(bad.status().is_success() || bad.status().is_client_error());
+    assert_eq!(server.model_requests().len(), 8, "sent once");
+}

@@ -54,3 +54,74 @@ fn a_native_chat_goes_through_the_relay_with_the_keychains_key_and_is_recorded()
     assert!(!engine.relay().has_lasting_grant(&agent_id), "the Gateway's token went with the agent");
     engine.secrets().delete_api_key(Provider::Anthropic).unwrap();
 }
+
+#[test]
+fn a_brief_model_failure_is_retried_once_by_native_not_again_by_the_relay_and_said_in_the_activity() {
+    let server = FakeModelServer::start_blocking(Behavior::text("Answered after a retry."));
+    let fixture = Fixture::new().keychain("relay-engine-retry");
+    let engine = fixture.open();
+    engine.secrets().set_api_key(Provider::Anthropic, "sk-ant-retry-7d1e").unwrap();
+    engine.secrets().set_base_url(Provider::Anthropic, Some(&server.base_url())).unwrap();
+    let agent = NewAgent {
+        name: "Retry".into(),
+        model: "some-model".into(),
+        provider: Some(Provider::Anthropic),
+        ..common::new_agent("retry", RuntimeKind::Native)
+    };
+    let agent_id = common::add_agent(&engine, agent);
+
+    server.fail_next(1);
+    let run = engine.chat().send(&agent_id, "Hello").unwrap().run.unwrap();
+    let done = wait_for("the run to end", Duration::from_secs(30), || {
+        let run = engine.chat().run(&run.id).unwrap();
+        (run.status != RunStatus::Running).then_some(run)
+    });
+    assert_eq!(done.status, RunStatus::Succeeded, "{:?}", done.error);
+    assert_eq!(server.model_requests().len(), 2, "the 503 was sent again once, by Native alone");
+    let said: Vec<String> = engine
+        .chat()
+        .run_activity(&run.id)
+        .unwrap()
+        .into_iter()
+        .filter_map(|r| match r.event {
+            clawboo_engine::runtimes::RunEvent::Warning { message } => Some(message),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(said[0].contains("HTTP 503") && said[0].contains("Trying again in 1 s (1 of 2)."), "{said:?}");
+    assert!(!said[0].contains("model relay"), "the relay passed Native's failure on at once: {said:?}");
+    engine.secrets().delete_api_key(Provider::Anthropic).unwrap();
+}
+
+#[test]
+fn a_providers_model_list_is_asked_with_the_keychains_key_kept_and_refreshed_on_demand() {
+    let server = FakeModelServer::start_blocking(Behavior::text("unused"));
+    let fixture = Fixture::new().keychain("relay-engine-models");
+    let engine = fixture.open();
+    let key = "sk-ant-models-2b7c";
+    engine.secrets().set_api_key(Provider::Anthropic, key).unwrap();
+    engine.secrets().set_base_url(Provider::Anthropic, Some(&server.base_url())).unwrap();
+
+    let listed = engine.provider_models(Provider::Anthropic, false).unwrap();
+    assert_eq!(listed.models, ["claude-sonnet-4-5", "gpt-5.5", "some-model"], "sorted ids");
+    let asked = server.requests();
+    assert_eq!((asked.len(), asked[0].method.as_str(), asked[0].path.as_str()), (1, "GET", "/v1/models"));
+    assert_eq!(asked[0].header("x-api-key"), Some(key));
+    assert!(asked[0].header("anthropic-version").is_some());
+
+    assert_eq!(engine.provider_models(Provider::Anthropic, false).unwrap(), listed, "kept");
+    assert_eq!(server.requests().len(), 1, "not asked again");
+    engine.provider_models(Provider::Anthropic, true).unwrap();
+    assert_eq!(server.requests().len(), 2, "asked again on refresh");
+
+    // A provider that cannot answer: the error says what failed.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    engine.secrets().set_base_url(Provider::Custom, Some(&format!("http://{closed}/v1"))).unwrap();
+    let failed = engine.provider_models(Provider::Custom, false).unwrap_err();
+    assert!(failed.to_string().starts_with("Could not list Custom (OpenAI-compatible)'s models:"), "{failed}");
+    // No key: nothing is asked.
+    let no_key = engine.provider_models(Provider::OpenAi, false).unwrap_err();
+    assert_eq!(no_key.code(), clawboo_engine::ErrorCode::MissingApiKey, "{no_key}");
+    engine.secrets().delete_api_key(Provider::Anthropic).unwrap();
+}

@@ -2,12 +2,15 @@
 //! Hermes, OpenClaw, and Native in-process), the processes they start and their supervision,
 //! the OS sandbox every agent process runs in, the connectors a run hosts and the MCP client
 //! that reaches them (`runtimes`); and the loopback model relay that gives a run a token
-//! instead of a key and records what each model was sent (`relay`). It may use vocab, store,
+//! instead of a key and records what each model was sent (`relay`), and a provider's model list
+//! asked the way the relay asks (`models`). It may use vocab, store,
 //! context, agents and `clawboo-tools` below it, never the runs, chat or the task runner above:
 //! runtimes reach models through the `EndpointSource` trait, which the relay implements. Inside,
-//! `relay` sits above `runtimes` (checked by the engine's `tests/layers.rs`). The engine
-//! re-exports both at their old paths (`clawboo_engine::runtimes`, `relay`).
+//! `relay` sits above `runtimes` and `models` above both (checked by the engine's
+//! `tests/layers.rs`). The engine re-exports them at their old paths (`clawboo_engine::runtimes`,
+//! `relay`, `models`).
 
+pub mod models;
 pub mod relay;
 pub mod runtimes;
 

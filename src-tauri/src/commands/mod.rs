@@ -8,6 +8,7 @@ pub mod board;
 pub mod boo_zero;
 pub mod chat;
 pub mod connectors;
+pub mod home;
 pub mod logs;
 pub mod memory;
 pub mod onboarding;

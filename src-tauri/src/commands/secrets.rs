@@ -1,5 +1,6 @@
 //! API keys go in and only a yes/no comes out: no command returns a key.
 
+use clawboo_engine::models::ProviderModels;
 use clawboo_engine::secrets::{Provider, ProviderStatus};
 use tauri::State;
 
@@ -28,4 +29,16 @@ pub async fn delete_api_key(state: State<'_, AppState>, provider: Provider) -> R
 #[specta::specta]
 pub async fn set_base_url(state: State<'_, AppState>, provider: Provider, url: Option<String>) -> Result<(), AppError> {
     state.run(move |e| e.secrets().set_base_url(provider, url.as_deref()).map(drop)).await
+}
+
+/// The models the provider offers (its `GET /v1/models`), asked by the engine with the stored
+/// key; kept from the last time unless `refresh`. Only model ids come back.
+#[tauri::command]
+#[specta::specta]
+pub async fn provider_models(
+    state: State<'_, AppState>,
+    provider: Provider,
+    refresh: bool,
+) -> Result<ProviderModels, AppError> {
+    state.run(move |e| e.provider_models(provider, refresh)).await
 }

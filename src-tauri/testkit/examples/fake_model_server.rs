@@ -7,7 +7,9 @@
 //!
 //! Behaviors: `text ANSWER`, `tool INPUT_JSON ANSWER [TOOL_NAME]`, `slow TEXT CHUNKS DELAY_MS`, `error MESSAGE`.
 //! `--rules JSON` adds rules tried first (see `clawboo_testkit::Rule`): a list of
-//! `{"contains": "…", "steps": [{"text": "…"} | {"tool": "NAME", "input": {…}}, …]}`.
+//! `{"contains": "…", "steps": [{"text": "…"} | {"tool": "NAME", "input": {…}} |
+//! {"slow": "…", "chunks": N, "delayMs": MS}, …]}`. `POST /testkit/fail-next {"count": N,
+//! "status": S}` makes the next N model requests fail with HTTP S (503 unless said).
 //! Prints `listening http://127.0.0.1:PORT`, appends every request to `--log` as a JSON line, and
 //! runs until killed or for `--exit-after SECS` (default 600).
 
@@ -85,11 +87,16 @@ fn parse_rules(json: &str) -> Vec<clawboo_testkit::Rule> {
                 .expect("a rule's \"steps\"")
                 .iter()
                 .map(|step| match (step["text"].as_str(), step["tool"].as_str()) {
+                    _ if step["slow"].is_string() => clawboo_testkit::Reply::Slow {
+                        text: step["slow"].as_str().unwrap_or_default().to_owned(),
+                        chunks: step["chunks"].as_u64().unwrap_or(10) as u32,
+                        delay: Duration::from_millis(step["delayMs"].as_u64().unwrap_or(500)),
+                    },
                     (Some(text), _) => clawboo_testkit::Reply::Text(text.to_owned()),
                     (None, Some(tool)) => {
                         clawboo_testkit::Reply::ToolCall { name: tool.to_owned(), input: step["input"].clone() }
                     }
-                    _ => panic!("a step is {{\"text\": …}} or {{\"tool\": …, \"input\": …}}"),
+                    _ => panic!("a step is {{\"text\": …}}, {{\"tool\": …, \"input\": …}} or {{\"slow\": …}}"),
                 })
                 .collect(),
         })

@@ -20,7 +20,7 @@ mod runtime;
 pub mod sandbox;
 
 pub use agent_file::AgentFileName;
-pub use chat::{ChatMessage, ChatRole, RunStatus, RunSummary};
+pub use chat::{ChatMessage, ChatRole, RunErrorCode, RunStatus, RunSummary};
 pub use clock::{now_ms, Clock, ManualClock, SystemClock};
 pub use error::{Error, ErrorCode, Result};
 pub use rate::RateLimiter;

@@ -4,6 +4,7 @@ import { AgentPage } from "../features/agents/AgentPage";
 import { OnboardingPage } from "../features/onboarding/OnboardingPage";
 import { TeamPage } from "../features/team-chat/TeamPage";
 import { WelcomePage } from "./WelcomePage";
+import { HomePage } from "../features/home/HomePage";
 import { sourceRoute, type Route } from "./route";
 
 // Pages away from the first screen and the chats load when first opened: a lighter start.
@@ -110,6 +111,8 @@ export function MainView({
         onDeleted={onAgentDeleted}
       />
     );
+  } else if (route.page === "home" && agents?.length) {
+    main = <HomePage onEventsFailed={onEventsFailed} />;
   } else {
     main = <WelcomePage hasAgents={!!agents?.length} onNewAgent={onNewAgent} />;
   }

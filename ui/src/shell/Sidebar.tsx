@@ -24,6 +24,7 @@ type Props = {
   boardOpen: boolean;
   routinesOpen?: boolean;
   inboxOpen: boolean;
+  homeOpen?: boolean;
   /** Open requests (the tray's count); the badge hides at 0. */
   inboxCount: number;
   onSelectAgent: (id: string) => void;
@@ -33,6 +34,7 @@ type Props = {
   onOpenBoard: () => void;
   onOpenRoutines?: () => void;
   onOpenInbox: () => void;
+  onOpenHome?: () => void;
   /** The keyboard shortcuts sheet (also `?`). */
   onOpenShortcuts?: () => void;
   /** A narrow rail of icons instead of names (⌘/Ctrl+B toggles it). */
@@ -58,6 +60,7 @@ export function Sidebar({
   boardOpen,
   routinesOpen = false,
   inboxOpen,
+  homeOpen,
   inboxCount,
   onSelectAgent,
   onNewAgent,
@@ -66,6 +69,7 @@ export function Sidebar({
   onOpenBoard,
   onOpenRoutines,
   onOpenInbox,
+  onOpenHome,
   onOpenShortcuts,
   collapsed = false,
   onToggleCollapsed,
@@ -205,12 +209,14 @@ export function Sidebar({
         boardOpen={boardOpen}
         routinesOpen={routinesOpen}
         inboxOpen={inboxOpen}
+        homeOpen={homeOpen}
         inboxCount={inboxCount}
         onOpenSettings={onOpenSettings}
         onOpenMemory={onOpenMemory}
         onOpenBoard={onOpenBoard}
         onOpenRoutines={onOpenRoutines}
         onOpenInbox={onOpenInbox}
+        onOpenHome={onOpenHome}
         onOpenShortcuts={onOpenShortcuts}
       />
     </nav>

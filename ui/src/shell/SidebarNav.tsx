@@ -1,4 +1,4 @@
-// The sidebar's foot: the Inbox (with its count), the Board, Routines, Memory, Settings and the
+// The sidebar's foot: Home (what runs, what needs you), the Inbox (with its count), the Board, Routines, Memory, Settings and the
 // shortcuts sheet.
 
 type Props = {
@@ -8,6 +8,7 @@ type Props = {
   boardOpen: boolean;
   routinesOpen: boolean;
   inboxOpen: boolean;
+  homeOpen?: boolean;
   /** Open requests (the tray's count); the badge hides at 0. */
   inboxCount: number;
   onOpenSettings: () => void;
@@ -15,6 +16,7 @@ type Props = {
   onOpenBoard: () => void;
   onOpenRoutines?: () => void;
   onOpenInbox: () => void;
+  onOpenHome?: () => void;
   onOpenShortcuts?: () => void;
 };
 
@@ -25,16 +27,30 @@ export function SidebarNav({
   boardOpen,
   routinesOpen,
   inboxOpen,
+  homeOpen = false,
   inboxCount,
   onOpenSettings,
   onOpenMemory,
   onOpenBoard,
   onOpenRoutines,
   onOpenInbox,
+  onOpenHome,
   onOpenShortcuts,
 }: Props) {
   return (
     <>
+      {onOpenHome && (
+        <button
+          type="button"
+          className={`sidebar__settings sidebar__home ${homeOpen ? "is-active" : ""}`}
+          aria-current={homeOpen ? "page" : undefined}
+          onClick={onOpenHome}
+          title={collapsed ? "Home" : undefined}
+          data-testid="nav-home"
+        >
+          <span aria-hidden="true">⌂</span> <span className="sidebar__label">Home</span>
+        </button>
+      )}
 
       <button
         type="button"

@@ -21,6 +21,7 @@ import { fakeBooZeroApi, resetBooZero } from "./fakeBooZero";
 import { fakeRoutinesApi, resetRoutines } from "./fakeRoutines";
 import { fakeConnectorsApi } from "./fakeConnectors";
 import { fakeOnboardingApi, resetOnboarding } from "./fakeOnboarding";
+import { fakeHomeApi, resetHome } from "./fakeHome";
 
 export { backend, FILE_NAMES, SUGGESTED_HOSTS } from "./fakeState";
 export { editOnDisk, emitFileChanged, seedAgent } from "./fakeAgents";
@@ -51,6 +52,7 @@ export const fakeApi = {
   ...fakeRoutinesApi,
   ...fakeConnectorsApi,
   ...fakeOnboardingApi,
+  ...fakeHomeApi,
 } satisfies CommandFakes;
 
 /** What replaces ../api in a test: `call` runs the command's fake, `listen` the fake events. */
@@ -74,6 +76,7 @@ export function resetBackend() {
   resetBooZero();
   resetRoutines();
   resetOnboarding();
+  resetHome();
   resetEvents();
   Object.values(fakeApi).forEach((fn) => fn.mockClear());
 }

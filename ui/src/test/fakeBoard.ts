@@ -125,6 +125,7 @@ export function seedCardRun(partial: Partial<CardRun> & { cardId: string }): Car
     startedAt: tick(),
     finishedAt: tick(),
     reason: null,
+    errorCode: null,
     ...partial,
   };
   board.runs.push(run);

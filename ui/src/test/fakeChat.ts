@@ -13,6 +13,7 @@ import type {
   ChatRunContext,
   FileRouteInfo,
   RunEvent,
+  RunErrorCode,
   RunEventRecord,
   RunStatus,
   RunSummary,
@@ -51,7 +52,19 @@ export function seedMessage(agentId: string, role: ChatMessage["role"], content:
 }
 
 /** Starts a run for the agent, as a send would (no event); the last user message without a run is its. */
-export function seedRun(agentId: string, status: RunStatus = "running", error: string | null = null): RunSummary {
+/** The code the engine records with a run's end, by its status (a failure's: "run_failed"
+ *  unless the test says which). */
+export function codeOf(status: RunStatus, code?: RunErrorCode): RunErrorCode | null {
+  if (status === "timed_out" || status === "interrupted") return status;
+  return status === "failed" ? (code ?? "run_failed") : null;
+}
+
+export function seedRun(
+  agentId: string,
+  status: RunStatus = "running",
+  error: string | null = null,
+  code?: RunErrorCode,
+): RunSummary {
   const running = status === "running";
   const run: RunSummary = {
     id: `run-${backend.nextId++}`,
@@ -60,6 +73,7 @@ export function seedRun(agentId: string, status: RunStatus = "running", error: s
     runtime: backend.agents.find((a) => a.id === agentId)?.runtime ?? "claude-code",
     status,
     error,
+    errorCode: codeOf(status, code),
     startedAt: tick(),
     finishedAt: running ? null : tick(),
   };
@@ -126,11 +140,17 @@ export function emitRunEvent(agentId: string, runId: string, event: RunEvent, at
 }
 
 /** Ends the active run: stores the reply (if any), sets the status, and reports both. */
-export function finishRun(agentId: string, status: RunStatus, reply: string | null, error: string | null = null) {
+export function finishRun(
+  agentId: string,
+  status: RunStatus,
+  reply: string | null,
+  error: string | null = null,
+  code?: RunErrorCode,
+) {
   const chat = chatOf(agentId);
   const run = chat.activeRun ?? notFound("Active run");
   const message = reply !== null ? seedMessage(agentId, "assistant", reply, run.id) : null;
-  const done = { ...run, status, error, finishedAt: tick() };
+  const done = { ...run, status, error, errorCode: codeOf(status, code), finishedAt: tick() };
   chat.runs = chat.runs.map((r) => (r.id === run.id ? done : r));
   chat.activeRun = null;
   if (message) emitMessageAdded(agentId, message);

@@ -15,7 +15,7 @@ mod types;
 use std::sync::{Arc, Mutex};
 
 pub use files::ChatRunContext;
-pub use types::{ChatMessage, ChatPage, ChatRole, RunEventRecord, RunStatus, RunSummary, SendOutcome};
+pub use types::{ChatMessage, ChatPage, ChatRole, RunErrorCode, RunEventRecord, RunStatus, RunSummary, SendOutcome};
 
 use crate::agents::{Agent, Agents};
 use crate::error::{Error, Result};

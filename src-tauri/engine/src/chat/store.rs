@@ -2,7 +2,7 @@
 
 use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
 
-use super::types::{ChatMessage, ChatRole, RunStatus, RunSummary};
+use super::types::{ChatMessage, ChatRole, RunErrorCode, RunStatus, RunSummary};
 use crate::agents::RuntimeKind;
 use crate::error::{Error, Result};
 
@@ -196,29 +196,38 @@ pub fn has_reply(conn: &Connection, conversation: &Conversation) -> Result<bool>
     )?)
 }
 
-pub(super) const RUN_COLUMNS: &str = "id, agent_id, runtime, status, error, started_at, finished_at";
+pub(super) const RUN_COLUMNS: &str = "id, agent_id, runtime, status, error, started_at, finished_at, error_code";
 
-pub(super) fn run_from_row(r: &Row<'_>) -> rusqlite::Result<(String, String, RunSummary)> {
+/// A run row, its columns in [`RUN_COLUMNS`] order; its runtime, status and error code as
+/// stored, for [`checked_run`] to read.
+pub(super) type RunRow = (String, String, Option<String>, RunSummary);
+
+pub(super) fn run_from_row(r: &Row<'_>) -> rusqlite::Result<RunRow> {
     let runtime: String = r.get(2)?;
     let status: String = r.get(3)?;
     Ok((
         runtime,
         status,
+        r.get(7)?,
         RunSummary {
             id: r.get(0)?,
             agent_id: r.get(1)?,
             runtime: RuntimeKind::Native,
             status: RunStatus::Running,
             error: r.get(4)?,
+            error_code: None,
             started_at: r.get(5)?,
             finished_at: r.get(6)?,
         },
     ))
 }
 
-pub(super) fn checked_run((runtime, status, mut run): (String, String, RunSummary)) -> Result<RunSummary> {
+pub(super) fn checked_run((runtime, status, code, mut run): RunRow) -> Result<RunSummary> {
     run.runtime = RuntimeKind::parse(&runtime).ok_or_else(|| Error::Internal(format!("unknown runtime {runtime}")))?;
     run.status = RunStatus::parse(&status).ok_or_else(|| Error::Internal(format!("unknown run status {status}")))?;
+    // A run that ended before codes were recorded has its code read from its message.
+    run.error_code =
+        code.as_deref().and_then(RunErrorCode::parse).or_else(|| RunErrorCode::of(run.status, run.error.as_deref()));
     Ok(run)
 }
 
@@ -229,12 +238,13 @@ pub fn insert_run(tx: &Transaction, conversation: &Conversation, runtime: Runtim
         runtime,
         status: RunStatus::Running,
         error: None,
+        error_code: None,
         started_at: now,
         finished_at: None,
     };
     tx.execute(
         &format!(
-            "INSERT INTO runs (conversation_id, {RUN_COLUMNS}) VALUES (?1, ?2, ?3, ?4, 'running', NULL, ?5, NULL)"
+            "INSERT INTO runs (conversation_id, {RUN_COLUMNS}) VALUES (?1, ?2, ?3, ?4, 'running', NULL, ?5, NULL, NULL)"
         ),
         params![conversation.id, run.id, run.agent_id, runtime.as_str(), now],
     )?;
@@ -242,9 +252,10 @@ pub fn insert_run(tx: &Transaction, conversation: &Conversation, runtime: Runtim
 }
 
 pub fn finish_run(tx: &Transaction, run_id: &str, status: RunStatus, error: Option<&str>, now: i64) -> Result<()> {
+    let code = RunErrorCode::of(status, error).map(RunErrorCode::as_str);
     tx.execute(
-        "UPDATE runs SET status = ?2, error = ?3, finished_at = ?4 WHERE id = ?1",
-        params![run_id, status.as_str(), error, now],
+        "UPDATE runs SET status = ?2, error = ?3, finished_at = ?4, error_code = ?5 WHERE id = ?1",
+        params![run_id, status.as_str(), error, now, code],
     )?;
     Ok(())
 }
@@ -264,18 +275,19 @@ pub fn latest_run(conn: &Connection, conversation_id: &str) -> Result<Option<Run
         .transpose()
 }
 
-pub const LATEST_RUN_SQL: &str = "SELECT id, agent_id, runtime, status, error, started_at, finished_at FROM runs
+pub const LATEST_RUN_SQL: &str =
+    "SELECT id, agent_id, runtime, status, error, started_at, finished_at, error_code FROM runs
      WHERE conversation_id = ?1 ORDER BY started_at DESC, rowid DESC LIMIT 1";
 
 pub const RUN_BY_ID_SQL: &str =
-    "SELECT id, agent_id, runtime, status, error, started_at, finished_at FROM runs WHERE id = ?1";
+    "SELECT id, agent_id, runtime, status, error, started_at, finished_at, error_code FROM runs WHERE id = ?1";
 
 /// Runs left `running` by a previous process that stopped mid-run.
 pub fn mark_interrupted(tx: &Transaction, now: i64) -> Result<Vec<String>> {
     let mut stmt = tx.prepare("SELECT id FROM runs WHERE status = 'running'")?;
     let ids: Vec<String> = stmt.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
     tx.execute(
-        "UPDATE runs SET status = 'interrupted', finished_at = ?1,
+        "UPDATE runs SET status = 'interrupted', finished_at = ?1, error_code = 'interrupted',
          error = 'Clawboo stopped while this run was in progress; it was cut off.'
          WHERE status = 'running'",
         [now],

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-pub use crate::vocab::{ChatMessage, ChatRole, RunEventRecord, RunStatus, RunSummary};
+pub use crate::vocab::{ChatMessage, ChatRole, RunErrorCode, RunEventRecord, RunStatus, RunSummary};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]

@@ -7,7 +7,7 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use super::types::{RunnerSettings, TaskRunContext};
 use crate::board::CardRunKind;
 use crate::chat::team::Placement;
-use crate::chat::{RunStatus, RunSummary};
+use crate::chat::{RunErrorCode, RunStatus, RunSummary};
 use crate::context::Section;
 use crate::error::{Error, Result};
 use crate::run::recorder::add_to_reply;
@@ -49,6 +49,7 @@ pub fn insert_run(
         runtime,
         status: RunStatus::Running,
         error: None,
+        error_code: None,
         started_at: now,
         finished_at: None,
     })
@@ -56,8 +57,8 @@ pub fn insert_run(
 
 pub fn finish_run(tx: &Transaction, run_id: &str, status: RunStatus, error: Option<&str>, now: i64) -> Result<()> {
     tx.execute(
-        "UPDATE runs SET status = ?2, error = ?3, finished_at = ?4 WHERE id = ?1 AND status = 'running'",
-        params![run_id, status.as_str(), error, now],
+        "UPDATE runs SET status = ?2, error = ?3, finished_at = ?4, error_code = ?5 WHERE id = ?1 AND status = 'running'",
+        params![run_id, status.as_str(), error, now, RunErrorCode::of(status, error).map(RunErrorCode::as_str)],
     )?;
     Ok(())
 }

@@ -127,6 +127,10 @@ async fn drive_once(
     let (permissions_tx, mut permissions) = mpsc::unbounded_channel();
     // The runtime's own stop signal: the user's, or the layer's for a policy.
     let (stop_tx, stop_rx) = watch::channel(false);
+    // The relay's retries of this run's model requests are said in its Activity.
+    if let (Some(relay), Some(run_id)) = (services.relay, source.run_id.as_deref()) {
+        relay.report_retries_to(run_id, events_tx.clone());
+    }
     let channels = RunChannels { events: events_tx, permissions: permissions_tx, cancel: stop_rx };
     let mut stop = None;
     if *user_cancel.borrow_and_update() {

@@ -12,6 +12,13 @@
 //! Bounds on the way in (a runtime is untrusted): a request body is at most
 //! [`MAX_REQUEST_BYTES`] (413), and a run has at most [`MAX_REQUESTS_AT_ONCE`] requests in flight,
 //! whichever of its tokens they use (429). A refused request is neither forwarded nor recorded.
+//!
+//! A brief failure of the provider (429, 5xx including Anthropic's 529, a connection reset) is
+//! sent again after each of Native's waits (1 s, 4 s; the provider's `Retry-After` up to 30 s)
+//! before the runtime gets the error: the answer has not started, so nothing reached the client
+//! yet. Each retry is said in the run's Activity ([`Relay::report_retries_to`]). A client that
+//! retries by itself (Native) says so with [`CLIENT_RETRIES_HEADER`]: its failures pass at once,
+//! so one failure is not tried three times three.
 
 mod record;
 mod server;
@@ -24,16 +31,19 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU32, AtomicU64};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use tokio::sync::mpsc;
 
 use crate::error::{Error, Result};
 use crate::loopback::ServerLimits;
-use crate::runtimes::{Endpoint, EndpointSource};
+use crate::runtimes::{Endpoint, EndpointSource, RunEvent};
 use crate::secrets::Provider;
 use crate::store::Store;
 
 pub use record::{RelayedRequest, MAX_STORED_BODY_BYTES, MAX_STORED_RUN_BYTES};
-pub use server::{MAX_REQUESTS_AT_ONCE, MAX_REQUEST_BYTES};
-pub use upstream::{check_upstream_url, upstream_client};
+pub use server::{CLIENT_RETRIES_HEADER, MAX_REQUESTS_AT_ONCE, MAX_REQUEST_BYTES};
+pub use upstream::{check_upstream_url, upstream_client, upstream_url};
 pub use usage::{RequestUsage, UsageScanner};
 
 /// Where the relay sends a provider's requests, and the key it adds. The engine's source is
@@ -60,6 +70,18 @@ pub(crate) struct RunLog {
     pub(crate) stored_bytes: AtomicU64,
     /// Requests in flight: from their arrival until their answer has ended (or broke off).
     pub(crate) in_flight: AtomicU32,
+    /// Where the run's events go while it is driven: a retry of one of its requests is said there.
+    retry_events: Mutex<Option<mpsc::UnboundedSender<RunEvent>>>,
+}
+
+impl RunLog {
+    /// Says `message` in the run's Activity, when someone listens (a run being driven).
+    pub(crate) fn warn(&self, message: String) {
+        let events = self.retry_events.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(events) = events.as_ref() {
+            let _ = events.send(RunEvent::Warning { message });
+        }
+    }
 }
 
 /// What a token allows.
@@ -113,6 +135,7 @@ impl Relay {
             client: upstream_client(),
             grants: Mutex::new(Grants::default()),
             handle: handle.clone(),
+            retry_waits: Mutex::new(crate::runtimes::native::http::RETRY_WAITS.to_vec()),
         });
         let (stop, stopped) = tokio::sync::watch::channel(false);
         handle.spawn(server::serve(listener, shared.clone(), limits, stopped));
@@ -181,6 +204,18 @@ impl Relay {
         }
     }
 
+    /// A brief upstream failure is sent again after each of `waits` (tests use short ones).
+    pub fn set_retry_waits(&self, waits: Vec<Duration>) {
+        *self.shared.retry_waits.lock().unwrap_or_else(|p| p.into_inner()) = waits;
+    }
+
+    /// While run `run_id` is driven, each retry of one of its requests is said on `events` (a
+    /// warning in its Activity). Forgotten when the run's tokens are revoked.
+    pub fn report_retries_to(&self, run_id: &str, events: mpsc::UnboundedSender<RunEvent>) {
+        let run = run_log(&mut self.grants(), run_id);
+        *run.retry_events.lock().unwrap_or_else(|p| p.into_inner()) = Some(events);
+    }
+
     /// Whether run `run_id` holds a per-run token (ended runs hold none).
     pub fn has_grant(&self, run_id: &str) -> bool {
         self.grants().by_token.values().any(|g| g.holder.is_none() && g.run.run_id == run_id)
@@ -211,6 +246,7 @@ fn run_log(grants: &mut Grants, run_id: &str) -> Arc<RunLog> {
                 next_seq: AtomicU32::new(1),
                 stored_bytes: AtomicU64::new(0),
                 in_flight: AtomicU32::new(0),
+                retry_events: Mutex::new(None),
             })
         })
         .clone()

@@ -25,6 +25,7 @@ use crate::store::Store;
 /// A bigger request body is refused (413): far above any model request (a long conversation with
 /// a few images is a few MiB).
 pub const MAX_REQUEST_BYTES: usize = 32 * 1024 * 1024;
+pub use crate::runtimes::native::http::CLIENT_RETRIES_HEADER;
 /// A run's requests in flight at once (its tokens together); one more is refused (429).
 pub const MAX_REQUESTS_AT_ONCE: u32 = 8;
 
@@ -37,6 +38,8 @@ pub(crate) struct Shared {
     pub(crate) client: reqwest::Client,
     pub(crate) grants: Mutex<Grants>,
     pub(crate) handle: tokio::runtime::Handle,
+    /// A brief upstream failure is sent again after each of these.
+    pub(crate) retry_waits: Mutex<Vec<std::time::Duration>>,
 }
 
 impl Shared {
@@ -180,7 +183,7 @@ const HOP_BY_HOP: &[&str] = &[
 /// Request headers never passed on besides [`HOP_BY_HOP`]: credentials (ours are added), the
 /// host, and `accept-encoding` so the answer comes uncompressed and its usage can be read.
 const DROPPED_REQUEST_HEADERS: &[&str] =
-    &["host", "authorization", "x-api-key", "proxy-authorization", "cookie", "accept-encoding"];
+    &["host", "authorization", "x-api-key", "proxy-authorization", "cookie", "accept-encoding", CLIENT_RETRIES_HEADER];
 
 fn grant_for(shared: &Shared, token: &str) -> Option<Grant> {
     shared.grants().by_token.get(token).cloned()
@@ -230,6 +233,7 @@ async fn forward(
     let url = upstream_url(provider, &endpoint.base_url, rest, query);
     let url = check_upstream_url(&url).map_err(|m| Refusal::new(StatusCode::BAD_GATEWAY, "api_error", m))?;
 
+    let client_retries = parts.headers.contains_key(CLIENT_RETRIES_HEADER);
     let mut headers = parts.headers.clone();
     for name in HOP_BY_HOP.iter().chain(DROPPED_REQUEST_HEADERS) {
         headers.remove(*name);
@@ -246,8 +250,9 @@ async fn forward(
         headers.insert(name, value);
     }
     let host = url.host_str().unwrap_or("?").to_owned();
-    let sent = shared.client.request(parts.method.clone(), url).headers(headers).body(body.clone()).send().await;
-    let answer = sent.map_err(|e| {
+    let retries = !client_retries;
+    let answer = send_with_retries(shared, &grant.run, &parts.method, url, headers, &body, provider, retries).await;
+    let answer = answer.map_err(|e| {
         Refusal::new(
             StatusCode::BAD_GATEWAY,
             "api_error",
@@ -299,6 +304,55 @@ async fn forward(
     *response.status_mut() = status;
     *response.headers_mut() = response_headers;
     Ok(response)
+}
+
+/// Sends the request; a brief failure (429, 5xx, a connection cut) is sent again after each of
+/// the relay's waits — nothing of the answer has reached the client yet —, each retry said in the
+/// run's Activity. The last answer (or error) is what the client gets. Without `retries` (the
+/// client retries itself), sent once.
+#[allow(clippy::too_many_arguments)]
+async fn send_with_retries(
+    shared: &Shared,
+    run: &RunLog,
+    method: &hyper::Method,
+    url: reqwest::Url,
+    headers: HeaderMap,
+    body: &Bytes,
+    provider: Provider,
+    retries: bool,
+) -> reqwest::Result<reqwest::Response> {
+    use crate::runtimes::native::http::{
+        as_sentence, causes, connection_cut, is_transient, retry_after, seconds, status_error, MAX_RETRY_AFTER,
+    };
+    let waits = if retries { shared.retry_waits.lock().unwrap_or_else(|p| p.into_inner()).clone() } else { Vec::new() };
+    let mut attempt = 0;
+    loop {
+        let sent =
+            shared.client.request(method.clone(), url.clone()).headers(headers.clone()).body(body.clone()).send().await;
+        let Some(wait) = waits.get(attempt).copied() else { return sent };
+        let (why, asked) = match sent {
+            Ok(answer) if is_transient(answer.status()) => {
+                let status = answer.status();
+                let asked = retry_after(answer.headers());
+                let text = answer.text().await.unwrap_or_default();
+                (status_error(provider.label(), status, &text), asked)
+            }
+            Err(e) if connection_cut(&e) => {
+                (format!("The connection to {} broke: {}.", url.host_str().unwrap_or("?"), causes(&e)), None)
+            }
+            other => return other,
+        };
+        let wait = asked.map_or(wait, |asked| asked.min(MAX_RETRY_AFTER));
+        attempt += 1;
+        tracing::info!(run_id = %run.run_id, attempt, "the model relay retries a request the provider failed briefly");
+        run.warn(format!(
+            "{} The model relay tries again in {} ({attempt} of {}).",
+            as_sentence(&why),
+            seconds(wait),
+            waits.len()
+        ));
+        tokio::time::sleep(wait).await;
+    }
 }
 
 /// One of a run's [`MAX_REQUESTS_AT_ONCE`] places in flight, given back when dropped.

@@ -144,6 +144,8 @@ pub(crate) struct Shared {
     pub(crate) reported_input_tokens: std::sync::atomic::AtomicU64,
     /// Model requests still to answer with a transient failure (see [`FakeModelServer::fail_next`]).
     pub(crate) failing: std::sync::atomic::AtomicU32,
+    /// The HTTP status those failures carry (503 unless [`FakeModelServer::fail_next_with`]).
+    pub(crate) failing_status: std::sync::atomic::AtomicU16,
     /// Distinguishes this server's ids from another's: a resumed session replays the ids of
     /// earlier turns, and Claude Code treats a repeated tool_use id as an interrupted tool use.
     pub(crate) nonce: String,
@@ -218,7 +220,14 @@ impl FakeModelServer {
     /// The next `count` model requests are answered HTTP 503 ("overloaded"), as a busy provider
     /// does; the ones after get the behaviour's answers. For retry tests.
     pub fn fail_next(&self, count: u32) {
-        self.shared.failing.store(count, std::sync::atomic::Ordering::SeqCst);
+        self.fail_next_with(count, 503);
+    }
+
+    /// [`FakeModelServer::fail_next`] with another status (500: a server error). A running
+    /// server (the example, for end-to-end tests) takes the same as
+    /// `POST /testkit/fail-next {"count": N, "status": S}`.
+    pub fn fail_next_with(&self, count: u32, status: u16) {
+        set_failing(&self.shared, count, status);
     }
 
     /// Every answer from now on reports `tokens` input tokens (0: a rough count of the request),
@@ -239,6 +248,11 @@ impl Drop for FakeModelServer {
     }
 }
 
+pub(crate) fn set_failing(shared: &Shared, count: u32, status: u16) {
+    shared.failing_status.store(status, std::sync::atomic::Ordering::SeqCst);
+    shared.failing.store(count, std::sync::atomic::Ordering::SeqCst);
+}
+
 async fn bind(behavior: Behavior) -> (TcpListener, Arc<Shared>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind the fake model server to 127.0.0.1");
     let addr = listener.local_addr().expect("fake model server address");
@@ -250,6 +264,7 @@ async fn bind(behavior: Behavior) -> (TcpListener, Arc<Shared>) {
         next_id: Default::default(),
         reported_input_tokens: Default::default(),
         failing: Default::default(),
+        failing_status: std::sync::atomic::AtomicU16::new(503),
         nonce,
     });
     (listener, shared)

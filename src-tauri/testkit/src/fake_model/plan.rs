@@ -199,6 +199,12 @@ pub(crate) fn route(request: &RecordedRequest, shared: &Shared) -> Response {
     if let Reply::Redirect(location) = &shared.behavior.on_user {
         return Response::Redirect { status: 307, location: location.clone() };
     }
+    if (request.method.as_str(), request.path.as_str()) == ("POST", "/testkit/fail-next") {
+        let count = request.body["count"].as_u64().unwrap_or(1) as u32;
+        let status = request.body["status"].as_u64().unwrap_or(503) as u16;
+        super::set_failing(shared, count, status);
+        return Response::json(200, json!({"failing": count, "status": status}));
+    }
     let failing = &shared.failing;
     if request.is_model_request()
         && failing
@@ -207,10 +213,12 @@ pub(crate) fn route(request: &RecordedRequest, shared: &Shared) -> Response {
             })
             .is_ok()
     {
-        return Response::json(
-            503,
-            json!({"type": "error", "error": {"type": "overloaded_error", "message": "fake model server: overloaded, try again"}}),
-        );
+        let status = shared.failing_status.load(std::sync::atomic::Ordering::SeqCst);
+        let (kind, message) = match status {
+            503 | 529 => ("overloaded_error", "fake model server: overloaded, try again"),
+            _ => ("api_error", "fake model server: a scripted server error"),
+        };
+        return Response::json(status, json!({"type": "error", "error": {"type": kind, "message": message}}));
     }
     match (request.method.as_str(), request.path.as_str()) {
         ("POST", "/v1/messages") => anthropic::messages(request, shared),

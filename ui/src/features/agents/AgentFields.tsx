@@ -8,6 +8,7 @@ import { colorInputValue } from "./tint";
 import { ErrorMessage } from "../../components/ErrorMessage";
 import { errorMessage, hasErrorCode } from "../../errors";
 import { runtimeProblem, type MachineSetup } from "./readiness";
+import { useProviderModels } from "../settings/settingsQueries";
 
 export type AgentFormValues = NewAgent;
 
@@ -163,6 +164,7 @@ export function AgentFields({ values, onChange, errors, handleServerError, testI
             type="text"
             value={values.model}
             onChange={(e) => onChange({ model: e.target.value })}
+            list={values.runtime === "native" ? `${id}-models` : undefined}
             placeholder={values.runtime === "native" ? "Required, e.g. claude-sonnet-4-5" : "Optional: the runtime's default"}
             autoComplete="off"
             spellCheck={false}
@@ -174,6 +176,9 @@ export function AgentFields({ values, onChange, errors, handleServerError, testI
             <p className="field__error" data-testid={`${testIdPrefix}-model-error`}>
               {errors.model}
             </p>
+          )}
+          {values.runtime === "native" && (
+            <ProviderModelList provider={values.provider} setup={setup} listId={`${id}-models`} testIdPrefix={testIdPrefix} />
           )}
         </div>
       </div>
@@ -236,4 +241,50 @@ export function placeServerError(error: unknown): { handle: string | null; form:
     return { handle: message, form: null };
   }
   return { handle: null, form: message };
+}
+
+/** The provider's models as suggestions for the model field (typing stays free): fetched by the
+ *  engine with the stored key, kept, refreshed on demand; a failure says so and leaves typing. */
+function ProviderModelList({
+  provider,
+  setup,
+  listId,
+  testIdPrefix,
+}: {
+  provider: Provider | null;
+  setup?: MachineSetup;
+  listId: string;
+  testIdPrefix: string;
+}) {
+  const status = setup?.providers?.find((p) => p.provider === provider);
+  const callable = !!status && (provider === "custom" ? !!status.baseUrl : status.keySet);
+  const { query, refresh } = useProviderModels(provider, callable);
+  if (!callable || !status) return null;
+  const failure = refresh.error ?? query.error;
+  const models = query.data?.models ?? [];
+  return (
+    <>
+      <datalist id={listId}>
+        {models.map((m) => (
+          <option key={m} value={m} />
+        ))}
+      </datalist>
+      <p className="field__hint" data-testid={`${testIdPrefix}-model-list`}>
+        {query.isLoading || refresh.isPending
+          ? `Asking ${status.label} for its models…`
+          : failure
+            ? `${errorMessage(failure)} Type the model's name.`
+            : `${models.length} models from ${status.label}: pick one or type a name.`}{" "}
+        <button
+          type="button"
+          className="link-button"
+          onClick={() => refresh.mutate()}
+          disabled={refresh.isPending}
+          data-testid={`${testIdPrefix}-model-list-refresh`}
+        >
+          Refresh
+        </button>
+      </p>
+    </>
+  );
 }

@@ -1,4 +1,4 @@
-import type { Agent } from "../../bindings";
+import type { Agent, RunErrorCode } from "../../bindings";
 import { useNavigate } from "../../shell/navigation";
 import { useAgentReadiness, type Fix } from "./readiness";
 
@@ -41,13 +41,18 @@ export function FixButton({ fix, agentId }: { fix: Fix; agentId: string }) {
   );
 }
 
-/** Where the fix for a failed run's error is, when its words say (a key, a model, the runtime). */
-export function fixForRunError(error: string | null): Fix | null {
-  if (!error) return null;
-  if (/api key|no key|401|unauthori[sz]ed|invalid x-api-key/i.test(error)) return "keys";
-  if (/\bmodel\b/i.test(error)) return "profile";
-  if (/not installed|not found on|sign[- ]in|signed in|log ?in/i.test(error)) return "runtimes";
-  return null;
+/** Where the fix for a failed run is, by the code the engine recorded with it. */
+export function fixForCode(code: RunErrorCode | null): Fix | null {
+  switch (code) {
+    case "api_key":
+      return "keys";
+    case "model_missing":
+      return "profile";
+    case "runtime_setup":
+      return "runtimes";
+    default:
+      return null;
+  }
 }
 
 /** Why the agent cannot run, with a button to where it is fixed; nothing when it can. */

@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import { screen, waitFor, within } from "@testing-library/react";
 import { backend, fakeApi, resetBackend, seedAgent } from "../../test/fakeApi";
 import { renderApp } from "../../test/helpers";
+import { providerModelLists } from "../../test/fakeHome";
 
 vi.mock("../../api", async () => (await import("../../test/fakeApi")).fakeApiModule);
 
@@ -183,5 +184,26 @@ describe("New agent form", () => {
     expect(fakeApi.createAgent).toHaveBeenCalledWith(
       expect.objectContaining({ runtime: "codex", provider: null, approvalPolicy: "ask" }),
     );
+  });
+
+  it("offers the provider's models for Native's model field, still typeable, and says when they cannot be listed", async () => {
+    const { user } = await openDialog();
+    await user.selectOptions(screen.getByTestId("agent-runtime-select"), "native");
+    // No Anthropic key: nothing to ask with, nothing asked.
+    expect(screen.queryByTestId("agent-model-list")).toBeNull();
+    await user.selectOptions(screen.getByTestId("agent-provider-select"), "openai");
+    const hint = await screen.findByTestId("agent-model-list");
+    await waitFor(() => expect(hint.textContent).toContain("2 models from OpenAI: pick one or type a name."));
+    const model = screen.getByTestId("agent-model-input") as HTMLInputElement;
+    const list = document.getElementById(model.getAttribute("list") ?? "");
+    expect([...(list?.querySelectorAll("option") ?? [])].map((o) => o.value)).toEqual(["gpt-5", "gpt-5-mini"]);
+    expect(fakeApi.providerModels).toHaveBeenCalledWith("openai", false);
+    await user.type(model, "my-own-model");
+    expect(model.value).toBe("my-own-model");
+
+    providerModelLists.delete("openai");
+    await user.click(screen.getByTestId("agent-model-list-refresh"));
+    await waitFor(() => expect(hint.textContent).toContain("Could not list openai's models: HTTP 404. Type the model's name."));
+    expect(fakeApi.providerModels).toHaveBeenLastCalledWith("openai", true);
   });
 });

@@ -265,3 +265,21 @@ describe("Board", () => {
     expect(diff.querySelector(".diff-del")?.textContent).toBe("-old\n");
   });
 });
+
+describe("A card's failed run", () => {
+  it("is an error card with its code, the fix to the agent's profile, Copy details and a Retry that runs it again", async () => {
+    const card = seedCard({ title: "Write the copy", assigneeId: ava.id });
+    seedCardRun({ cardId: card.id, status: "failed", reason: "Choose a model for Ava in its settings.", errorCode: "model_missing" });
+    const { user } = await openBoard();
+    await user.click(await screen.findByText("Write the copy"));
+    const panel = await screen.findByTestId("card-panel");
+    const error = await within(panel).findByTestId("card-run-error");
+    expect(error.textContent).toContain("Attempt 1 failed.");
+    expect(error.textContent).toContain("Choose a model for Ava in its settings.");
+    expect(within(error).getByTestId("run-error-code").textContent).toBe("model_missing");
+    expect(within(error).getByTestId("fix-button").textContent).toBe("Open its profile");
+    expect(within(error).getByTestId("copy-error-details")).toBeTruthy();
+    await user.click(within(error).getByTestId("run-retry"));
+    await waitFor(() => expect(fakeApi.boardRunStart).toHaveBeenCalledWith(card.id, expect.any(Boolean)));
+  });
+});

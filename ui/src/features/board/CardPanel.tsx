@@ -128,7 +128,19 @@ export function CardPanel({ cardId, cards, agents, teams, columns, onMove, onClo
 
         <CardComments cardId={card.id} comments={detail.data?.comments} />
 
-        <CardRuns runs={runs.data} assignee={assignee} onShowContext={setContextRun} />
+        <CardRuns
+          runs={runs.data}
+          assignee={assignee}
+          onShowContext={setContextRun}
+          onRetry={
+            assignee &&
+            !["in_progress", "done", "cancelled"].includes(card.status) &&
+            card.waitingOn.length === 0 &&
+            !start.isPending
+              ? () => start.mutate({ id: card.id, withMemory })
+              : undefined
+          }
+        />
 
         {folder && runs.data?.some((r) => r.kind !== "handoff") && (
           <section className="card-panel__section">

@@ -1,6 +1,7 @@
 import { useState } from "react";
 import type { Agent, CardRun, RunSummary } from "../../bindings";
 import { ActivityCard } from "../activity/ActivityCard";
+import { RunErrorCard } from "../activity/RunErrorCard";
 import { formatTime } from "../memory/memoryLabels";
 
 /** A card's runs, each with "What it saw" and its Activity (the picked run's, else the newest's,
@@ -9,10 +10,13 @@ export function CardRuns({
   runs,
   assignee,
   onShowContext,
+  onRetry,
 }: {
   runs: CardRun[] | undefined;
   assignee: Agent | undefined;
   onShowContext: (run: CardRun) => void;
+  /** Runs the card again (offered while it can start). */
+  onRetry?: () => void;
 }) {
   const [shownRunId, setShownRunId] = useState<string | null>(null);
   const activityRun = runs?.find((r) => r.runId === shownRunId) ?? runs?.[runs.length - 1] ?? null;
@@ -29,7 +33,10 @@ export function CardRuns({
                 {run.status}
               </span>
               <time className="muted">{formatTime(run.startedAt)}</time>
-              {run.reason && <span className="muted card-run__reason">{run.reason}</span>}
+              {/* The failed run shown below says why in its error card. */}
+              {run.reason && !(run === activityRun && isCardRunFailure(run)) && (
+                <span className="muted card-run__reason">{run.reason}</span>
+              )}
               <span className="card-run__actions">
                 <button
                   type="button"
@@ -55,10 +62,23 @@ export function CardRuns({
       ) : (
         <p className="muted">No runs yet.</p>
       )}
+      {activityRun && isCardRunFailure(activityRun) && (
+        <RunErrorCard
+          title={`Attempt ${activityRun.attempt} ${activityRun.status === "interrupted" ? "was interrupted" : "failed"}.`}
+          code={activityRun.errorCode}
+          message={activityRun.reason}
+          agentId={assignee?.id}
+          // Only the newest run is tried again: an older one's card has moved on.
+          onRetry={activityRun === runs?.[runs.length - 1] ? onRetry : undefined}
+          testId="card-run-error"
+        />
+      )}
       {activityRun && assignee && <ActivityCard run={runSummary(activityRun, assignee)} />}
     </section>
   );
 }
+
+const isCardRunFailure = (run: CardRun) => run.status === "failed" || run.status === "interrupted";
 
 /** A card's run as the Activity card reads runs. */
 function runSummary(run: CardRun, agent: Agent): RunSummary {
@@ -68,6 +88,7 @@ function runSummary(run: CardRun, agent: Agent): RunSummary {
     runtime: agent.runtime,
     status: run.status,
     error: run.reason,
+    errorCode: run.errorCode,
     startedAt: run.startedAt,
     finishedAt: run.finishedAt,
   };

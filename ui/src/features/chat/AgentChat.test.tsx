@@ -176,7 +176,7 @@ describe("Chat", () => {
     await openChat(user, "researcher");
     await sendAndStart(user, "Summarise the report");
     await backendDoes(() =>
-      finishRun(agentId, "failed", null, "Claude Code is not signed in: run `claude login`, or add an API key."),
+      finishRun(agentId, "failed", null, "Claude Code is not signed in: run `claude login`, or add an API key.", "api_key"),
     );
     const notice = await screen.findByTestId("run-error");
     // Backticks are code, not characters shown.

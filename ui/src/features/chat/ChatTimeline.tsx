@@ -5,8 +5,7 @@ import { Markdown, StreamingMarkdown } from "../../components/Markdown";
 import { Timeline } from "../../components/Timeline";
 import { SandboxLink } from "../activity/ActivityCard";
 import { mentionsSandbox } from "../sandbox/sandbox";
-import { CopyErrorDetails } from "../../components/CopyErrorDetails";
-import { FixButton, fixForRunError } from "../agents/CantRun";
+import { RunErrorCard } from "../activity/RunErrorCard";
 import { ReplySteps } from "./ReplySteps";
 
 type Props = {
@@ -87,33 +86,29 @@ type NoticeProps = {
   agentId?: string;
 };
 
-/** A run that ended without its reply, kept in the history: why (as text, its `code` set as
- *  code), and for a failure Copy details, Retry and the way to the fix. */
+/** A run that ended without its reply, kept in the history: a failure as the error card (its
+ *  code, why as text, Retry, the fix, Copy details), a stop as a quiet notice. */
 const RunNotice = memo(function RunNotice({ run, see, onOpenSandbox, onRetry, agentId }: NoticeProps) {
-  const failure = isRunFailure(run.status);
-  const fix = failure && agentId ? fixForRunError(run.error) : null;
+  if (isRunFailure(run.status)) {
+    return (
+      <RunErrorCard
+        title={runNoticeTitle(run.status)}
+        code={run.errorCode}
+        message={run.error}
+        agentId={agentId}
+        onRetry={onRetry ? () => onRetry(run.id) : undefined}
+        extra={onOpenSandbox && mentionsSandbox(run.error) && <SandboxLink onOpenSandbox={onOpenSandbox} />}
+      >
+        <SeeContext runId={run.id} see={see} />
+      </RunErrorCard>
+    );
+  }
   return (
-    <div
-      className={`chat-run-notice ${failure ? "chat-run-notice--error" : ""}`}
-      role={failure ? "alert" : undefined}
-      data-testid={failure ? "run-error" : "run-cancelled"}
-    >
+    <div className="chat-run-notice" data-testid="run-cancelled">
       <strong>{runNoticeTitle(run.status)}</strong>
       {run.error && (
         <div className="chat-run-notice__why" data-testid="run-error-text">
           <Markdown text={run.error} />
-        </div>
-      )}
-      {failure && (
-        <div className="chat-run-notice__actions">
-          {onRetry && (
-            <button type="button" className="button button--small" onClick={() => onRetry(run.id)} data-testid="run-retry">
-              Retry
-            </button>
-          )}
-          {fix && agentId && <FixButton fix={fix} agentId={agentId} />}
-          {onOpenSandbox && mentionsSandbox(run.error) && <SandboxLink onOpenSandbox={onOpenSandbox} />}
-          <CopyErrorDetails code={`run_${run.status}`} message={run.error ?? runNoticeTitle(run.status)} />
         </div>
       )}
       <SeeContext runId={run.id} see={see} />

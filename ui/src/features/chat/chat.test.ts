@@ -19,6 +19,7 @@ const run = (id: string, status: RunSummary["status"], startedAt: number, finish
   runtime: "native",
   status,
   error: null,
+  errorCode: null,
   startedAt,
   finishedAt,
 });

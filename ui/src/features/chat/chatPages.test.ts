@@ -17,6 +17,7 @@ const run = (id: string, status: RunSummary["status"]): RunSummary => ({
   runtime: "native",
   status,
   error: null,
+  errorCode: null,
   startedAt: 1,
   finishedAt: status === "running" ? null : 2,
 });

@@ -8,6 +8,7 @@ const run = (runtime: RunSummary["runtime"], status: RunSummary["status"]): RunS
   runtime,
   status,
   error: null,
+  errorCode: null,
   startedAt: 1,
   finishedAt: status === "running" ? null : 2,
 });

@@ -74,3 +74,22 @@ export function useSetRuntimeAccess() {
     onSettled: () => client.invalidateQueries({ queryKey: settingsKeys.runtimeAccess }),
   });
 }
+
+/** The models `provider` offers (asked once by the engine with the stored key, then kept);
+ *  `refresh` asks again. Only while `enabled` (the provider has a key or an address). */
+export function useProviderModels(provider: Provider | null, enabled: boolean) {
+  const client = useQueryClient();
+  const key = ["providerModels", provider] as const;
+  const query = useQuery({
+    queryKey: key,
+    queryFn: () => call("providerModels", provider!, false),
+    enabled: enabled && provider !== null,
+    staleTime: Infinity,
+    retry: false,
+  });
+  const refresh = useMutation({
+    mutationFn: () => call("providerModels", provider!, true),
+    onSuccess: (models) => client.setQueryData(key, models),
+  });
+  return { query, refresh };
+}

@@ -1,5 +1,5 @@
 import { useMemo, useState } from "react";
-import type { RunSummary, Team, Room } from "../../bindings";
+import type { RoomMessage, RunSummary, Team, Room } from "../../bindings";
 import { useAgents } from "../agents/agentQueries";
 import {
   flattenPages,
@@ -86,6 +86,20 @@ export function RoomChat({ team, room, onOpenAgent }: Props) {
     [memberHandles, agents, onOpenAgent],
   );
   const error = send.error ?? stop.error ?? messages.error ?? runs.error;
+  // Retry: a failed hand-off goes to its teammate again with the same task; any other failed
+  // turn sends the user's message before it again.
+  const retryable = running.length === 0 && !send.isPending;
+  const retry = (failed: RoomMessage) => {
+    const handoff = failed.handoffId
+      ? entries.find((m) => m.kind === "handoff" && m.handoffId === failed.handoffId)
+      : undefined;
+    if (handoff) {
+      send.mutate(`${handle(handoff.targetId)} ${handoff.content}`);
+      return;
+    }
+    const asked = entries.filter((m) => m.kind === "user" && m.seq < failed.seq).pop();
+    if (asked) send.mutate(asked.content);
+  };
 
   return (
     <div className="chat-layout">
@@ -145,6 +159,7 @@ export function RoomChat({ team, room, onOpenAgent }: Props) {
                   askedYou={askedYou.has(message.id)}
                   onSee={openContext}
                   onSelectRun={setSelectedRun}
+                  onRetry={retryable ? retry : undefined}
                 />
               )}
             />

@@ -1,6 +1,7 @@
 import type { CSSProperties } from "react";
 import type { Agent, RoomMessage, RunSummary } from "../../bindings";
-import { RUN_STATUS_LABELS } from "../chat/chat";
+import { RUN_STATUS_LABELS, isRunFailure } from "../chat/chat";
+import { RunErrorCard } from "../activity/RunErrorCard";
 import { Markdown } from "../../components/Markdown";
 import { TintDot } from "../../components/TintDot";
 import { UnconfinedBadge } from "../sandbox/UnconfinedBadge";
@@ -14,10 +15,19 @@ type RowProps = {
   askedYou: boolean;
   onSee: (runId: string, agentId: string | null | undefined) => void;
   onSelectRun: (runId: string) => void;
+  /** Runs a failed run's work again (offered while nothing runs in the room). */
+  onRetry?: (message: RoomMessage) => void;
 };
 
+/** "@scout's run failed.", as the one-to-one chat says "The run failed.". */
+function failureTitle(who: string, run: RunSummary): string {
+  if (run.status === "timed_out") return `${who}'s run timed out.`;
+  if (run.status === "interrupted") return `${who}'s run was interrupted.`;
+  return `${who}'s run failed.`;
+}
+
 /** One entry of a room: the user's message, a notice, a reply, a hand-off card or a batch card. */
-export function RoomMessageRow({ message, run, agentOf, handle, askedYou, onSee, onSelectRun }: RowProps) {
+export function RoomMessageRow({ message, run, agentOf, handle, askedYou, onSee, onSelectRun, onRetry }: RowProps) {
   const author = agentOf(message.authorId);
   const see = (runId: string | null, agentId: string | null | undefined, label: string) =>
     runId && (
@@ -33,6 +43,21 @@ export function RoomMessageRow({ message, run, agentOf, handle, askedYou, onSee,
         </div>
       );
     case "notice":
+      // A member's or the leader's run that failed: the error card, kept with the room's history.
+      if (run && isRunFailure(run.status)) {
+        return (
+          <RunErrorCard
+            title={failureTitle(handle(message.authorId), run)}
+            code={run.errorCode}
+            message={run.error}
+            agentId={message.authorId}
+            onRetry={onRetry ? () => onRetry(message) : undefined}
+            testId="room-run-error"
+          >
+            <footer className="room-meta">{see(message.runId, message.authorId, `What ${handle(message.authorId)} saw`)}</footer>
+          </RunErrorCard>
+        );
+      }
       return (
         <p className="room-notice" data-testid="room-notice">
           {message.content}

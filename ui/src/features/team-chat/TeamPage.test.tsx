@@ -195,7 +195,7 @@ describe("Room runs", () => {
     const team = seedTeam({ name: "Research", memberIds: [ava.id, bo.id], aboutYou: "Hi." });
     const at = new Date(2026, 11, 5, 9, 30).getTime();
     const run = (id: string, agentId: string, minutes: number) => ({
-      id, agentId, runtime: "native" as const, status: "succeeded" as const, error: null,
+      id, agentId, runtime: "native" as const, status: "succeeded" as const, error: null, errorCode: null,
       startedAt: at + minutes * 60_000, finishedAt: at + minutes * 60_000 + 5_000,
     });
     backend.roomRuns.set(team.rooms[0].id, [run("r1", ava.id, 0), run("r2", bo.id, 1), run("r3", ava.id, 2)]);
@@ -286,5 +286,31 @@ describe("Team page", () => {
     await waitFor(() =>
       expect(within(screen.getByTestId("team-member-list")).getByTestId("leader-badge").closest("li")?.textContent).toContain("@bo"),
     );
+  });
+});
+
+describe("A failed run in a room", () => {
+  it("is an error card with its code, the fix, Copy details and a Retry that sends the hand-off again", async () => {
+    const team = seedTeam({ name: "Research", memberIds: [ava.id, bo.id], aboutYou: "Hi." });
+    const room = team.rooms[0].id;
+    const failed = {
+      id: "run-f", agentId: bo.id, runtime: "native" as const, status: "failed" as const,
+      error: "There is no `Anthropic` API key.", errorCode: "api_key" as const, startedAt: 1, finishedAt: 2,
+    };
+    backend.roomRuns.set(room, [failed]);
+    seedRoomMessage(room, { kind: "user", content: "Find the papers" });
+    seedRoomMessage(room, { kind: "handoff", content: "Find three papers on X", authorId: ava.id, targetId: bo.id, runId: "run-f", handoffId: "h1" });
+    seedRoomMessage(room, {
+      kind: "notice", content: "@bo's run ended without a reply (failed): …", authorId: bo.id, runId: "run-f", handoffId: "h1",
+    });
+    const { user } = await openTeam("Research");
+    const card = await screen.findByTestId("room-run-error");
+    expect(card.textContent).toContain("@bo's run failed.");
+    expect(card.textContent).not.toContain("`");
+    expect(within(card).getByTestId("run-error-code").textContent).toBe("api_key");
+    expect(within(card).getByTestId("fix-button").textContent).toBe("Open Settings > API keys");
+    expect(within(card).getByTestId("copy-error-details")).toBeTruthy();
+    await user.click(within(card).getByTestId("run-retry"));
+    await waitFor(() => expect(fakeApi.sendTeamMessage).toHaveBeenCalledWith(room, "@bo Find three papers on X"));
   });
 });

@@ -32,8 +32,11 @@ pub fn client() -> reqwest::Client {
 /// error, a connection cut before the reply) is sent again after each of these waits, saying so
 /// in the Activity card, before the run fails with the provider's message.
 pub const RETRY_WAITS: [Duration; 2] = [Duration::from_secs(1), Duration::from_secs(4)];
+/// Sent by a client that tries brief failures again itself (Native) to the model relay, which
+/// then passes its failures on at once. Never forwarded to the provider.
+pub const CLIENT_RETRIES_HEADER: &str = "x-clawboo-client-retries";
 /// A provider's own `Retry-After` is followed, up to this.
-const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
+pub(crate) const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
 
 pub enum CallEnd {
     Done(ModelTurn),
@@ -81,7 +84,7 @@ pub async fn stream_call(
         emit(RunEvent::Warning {
             message: format!(
                 "{} Trying again in {} ({attempt} of {}).",
-                failure.message,
+                as_sentence(&failure.message),
                 seconds(wait),
                 retry_waits.len()
             ),
@@ -157,12 +160,7 @@ async fn send(request: reqwest::RequestBuilder, url: &str, who: &str, cancel: &m
     if status.is_success() {
         return Sent::Response(response);
     }
-    let retry_after = response
-        .headers()
-        .get(reqwest::header::RETRY_AFTER)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .map(Duration::from_secs);
+    let retry_after = retry_after(response.headers());
     let body = tokio::select! {
         body = response.text() => body.unwrap_or_default(),
         () = cancelled(cancel) => return Sent::Cancelled,
@@ -170,14 +168,23 @@ async fn send(request: reqwest::RequestBuilder, url: &str, who: &str, cancel: &m
     Sent::Failed(Failure { message: status_error(who, status, &body), transient: is_transient(status), retry_after })
 }
 
+/// How long the provider asked to wait (`Retry-After`, in seconds), if it said.
+pub(crate) fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    headers
+        .get(reqwest::header::RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map(Duration::from_secs)
+}
+
 /// Busy, rate-limited, or a server or gateway failing for a moment (529: Anthropic overloaded).
-fn is_transient(status: reqwest::StatusCode) -> bool {
+pub(crate) fn is_transient(status: reqwest::StatusCode) -> bool {
     matches!(status.as_u16(), 408 | 429 | 500 | 502 | 503 | 504 | 529)
 }
 
 /// A connection the other side reset or closed: worth one more try. A refused connection is not
 /// (nothing listens there: the message says to check the server and its address).
-fn connection_cut(e: &reqwest::Error) -> bool {
+pub(crate) fn connection_cut(e: &reqwest::Error) -> bool {
     if e.is_connect() || e.is_builder() || e.is_redirect() {
         return false;
     }
@@ -187,8 +194,18 @@ fn connection_cut(e: &reqwest::Error) -> bool {
         .any(|cut| text.contains(cut))
 }
 
+/// `text` ending as a sentence does, so what follows it reads apart ("…: overloaded. Trying…").
+pub(crate) fn as_sentence(text: &str) -> String {
+    let text = text.trim_end();
+    if text.ends_with(['.', '!', '?', '…']) {
+        text.to_owned()
+    } else {
+        format!("{text}.")
+    }
+}
+
 /// "1 s", "30 s".
-fn seconds(wait: Duration) -> String {
+pub(crate) fn seconds(wait: Duration) -> String {
     format!("{} s", wait.as_secs().max(1))
 }
 
@@ -236,7 +253,7 @@ fn send_error(url: &str, e: &reqwest::Error) -> String {
 }
 
 /// What went wrong under a reqwest error, without its own summary (which repeats the URL).
-fn causes(e: &reqwest::Error) -> String {
+pub(crate) fn causes(e: &reqwest::Error) -> String {
     match std::error::Error::source(e) {
         Some(source) => chain(source),
         None => e.to_string(),
@@ -260,6 +277,13 @@ pub(crate) fn chain(e: &dyn std::error::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_message_before_a_retry_ends_as_a_sentence() {
+        assert_eq!(as_sentence("HTTP 500: a scripted server error"), "HTTP 500: a scripted server error.");
+        assert_eq!(as_sentence("Overloaded. "), "Overloaded.");
+        assert_eq!(as_sentence("Why?"), "Why?");
+    }
 
     #[test]
     fn http_errors_carry_the_providers_message() {

@@ -236,7 +236,11 @@ impl NativeRuntime {
     }
 
     fn request(&self, call: &Call<'_>, body: &Value) -> reqwest::RequestBuilder {
-        let request = self.client.post(&call.url).json(body);
+        let mut request = self.client.post(&call.url).json(body);
+        if !self.retry_waits.is_empty() {
+            // Native tries a brief failure again itself (and says so): the relay need not too.
+            request = request.header(http::CLIENT_RETRIES_HEADER, "1");
+        }
         match call.api {
             Api::Anthropic => request
                 .header("x-api-key", call.api_key.unwrap_or_default())
