@@ -21,7 +21,8 @@
 //! resume, and when their content changed; a warm turn whose session holds the same content
 //! leaves them out. Every file that reaches the model is held to its budget, and the whole
 //! prepared context to [`MAX_PREPARED_BYTES`]: over either, the plan is an error that names the
-//! file and the figure, and the run does not start.
+//! file and the figure, and the run does not start. A file the runtime reads itself is held to
+//! that runtime's own limit ([`budget_on`]), never to the budget Clawboo keeps for what it sends.
 
 use serde::{Deserialize, Serialize};
 
@@ -32,9 +33,21 @@ use clawboo_vocab::{thousands, AgentFileName, RuntimeKind};
 pub const SOUL_BUDGET: usize = 4_000;
 pub const IDENTITY_BUDGET: usize = 2_000;
 pub const USER_BUDGET: usize = 2_000;
-/// Within Codex's own project-doc limit (Clawboo sets it to 64 KiB) and Hermes' 20,000
-/// characters, so no runtime cuts it either.
+/// AGENTS.md's budget where Clawboo sends it (as instructions). Where the runtime reads it
+/// itself, it is held to that runtime's own limit instead ([`runtime_limit`]).
 pub const AGENTS_BUDGET: usize = 16_000;
+/// Codex reads its own (home-level) AGENTS.md whole: `project_doc_max_bytes` bounds only a
+/// project's docs (measured with Codex 0.171: a 70,027-byte home AGENTS.md reached the model
+/// uncut). Clawboo holds it to the project-doc limit it gives Codex, 64,000 (the adapter's
+/// `PROJECT_DOC_MAX_BYTES`, above Codex's 32 KiB default), counted here in characters.
+pub const CODEX_AGENTS_LIMIT: usize = 64_000;
+/// Hermes cuts each context file it reads (AGENTS.md of its folder) to `context_file_max_chars`,
+/// keeping the start and end; Clawboo sets it to this (Hermes' own default floor), so the limit
+/// does not move with the model's window.
+pub const HERMES_CONTEXT_FILE_LIMIT: usize = 20_000;
+/// OpenClaw cuts each workspace bootstrap file to `bootstrapMaxChars`, 20,000 by default
+/// (`DEFAULT_BOOTSTRAP_MAX_CHARS` in openclaw 2026.9.6).
+pub const OPENCLAW_BOOTSTRAP_FILE_LIMIT: usize = 20_000;
 pub const MEMORY_BUDGET: usize = 8_000;
 pub const BOOTSTRAP_BUDGET: usize = 8_000;
 pub const HEARTBEAT_BUDGET: usize = 4_000;
@@ -42,7 +55,29 @@ pub const HEARTBEAT_BUDGET: usize = 4_000;
 /// message) may weigh, in UTF-8 bytes.
 pub const MAX_PREPARED_BYTES: usize = 256 * 1024;
 
-/// The budget of `file`, in characters.
+/// The limit a runtime that reads AGENTS.md itself holds it to, in characters: a file within
+/// it reaches the model whole, so Clawboo's own budget does not apply (it is for what Clawboo
+/// sends). None where Clawboo sends AGENTS.md (Claude Code, Native).
+pub fn runtime_limit(runtime: RuntimeKind) -> Option<usize> {
+    match runtime {
+        RuntimeKind::Codex => Some(CODEX_AGENTS_LIMIT),
+        RuntimeKind::Hermes => Some(HERMES_CONTEXT_FILE_LIMIT),
+        RuntimeKind::Openclaw => Some(OPENCLAW_BOOTSTRAP_FILE_LIMIT),
+        RuntimeKind::ClaudeCode | RuntimeKind::Native => None,
+    }
+}
+
+/// The budget `file` is held to on `route` for `runtime`: AGENTS.md the runtime reads itself is
+/// held to the runtime's own limit; everything else to Clawboo's [`budget`] (the persona files
+/// keep theirs even where OpenClaw reads them: the seed's persona budget).
+pub fn budget_on(runtime: RuntimeKind, file: AgentFileName, route: FileRoute) -> usize {
+    match (file, route) {
+        (AgentFileName::Agents, FileRoute::Workspace) => runtime_limit(runtime).unwrap_or(AGENTS_BUDGET),
+        _ => budget(file),
+    }
+}
+
+/// The budget of `file`, in characters, where Clawboo sends it.
 pub fn budget(file: AgentFileName) -> usize {
     match file {
         AgentFileName::Soul => SOUL_BUDGET,
@@ -166,7 +201,7 @@ pub fn routes(turn: &FilesTurn) -> Vec<FileRouteInfo> {
                 file,
                 route,
                 route_label: route_label(turn.runtime, route).to_owned(),
-                budget: budget(file) as u32,
+                budget: budget_on(turn.runtime, file, route) as u32,
                 budget_applies: !matches!(route, FileRoute::MemoryPointer | FileRoute::NotSent),
             }
         })
@@ -247,8 +282,15 @@ pub fn plan(turn: &FilesTurn) -> Result<FilePlan> {
         .iter()
         .filter(|f| reaches_model(f) && f.chars as usize > f.budget as usize)
         .map(|f| {
+            // A file the runtime reads itself: the runtime would cut it, at its own limit.
+            let own_limit = budget_on(turn.runtime, f.file, f.route) != budget(f.file);
+            let limit = if own_limit {
+                format!("{}'s own limit", turn.runtime.label())
+            } else {
+                String::from("its budget")
+            };
             format!(
-                "{} has {} characters, over its budget of {} ({})",
+                "{} has {} characters, over {limit} of {} ({})",
                 f.file,
                 thousands(f.chars as usize),
                 thousands(f.budget as usize),
@@ -372,7 +414,7 @@ fn delivery(turn: &FilesTurn, file: AgentFileName) -> FileDelivery {
         route_label: route_label(turn.runtime, route).to_owned(),
         status,
         chars: u32::try_from(text.chars().count()).unwrap_or(u32::MAX),
-        budget: budget(file) as u32,
+        budget: budget_on(turn.runtime, file, route) as u32,
         hash,
     }
 }

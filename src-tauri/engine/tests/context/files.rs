@@ -6,6 +6,7 @@ use clawboo_engine::agents::{AgentFileName, RuntimeKind};
 use clawboo_engine::context::files::{
     self, AgentFiles, Delivered, FilePlan, FileRoute, FileSession, FileStatus, FilesTurn, MAX_PREPARED_BYTES,
 };
+use clawboo_engine::vocab::thousands;
 use clawboo_engine::ErrorCode;
 
 use super::fixture::RUNTIMES;
@@ -224,12 +225,12 @@ fn oversize_refuses_naming_every_file_over_and_never_cuts() {
     let mut case = Case::new(RuntimeKind::Codex);
     case.files = agent_files()
         .with(AgentFileName::User, "é".repeat(files::USER_BUDGET + 1))
-        .with(AgentFileName::Agents, "a".repeat(files::AGENTS_BUDGET + 345));
+        .with(AgentFileName::Agents, "a".repeat(files::CODEX_AGENTS_LIMIT + 345));
     let err = case.plan().unwrap_err();
     assert_eq!(err.code(), ErrorCode::ContextTooLarge);
     let text = err.to_string();
     assert!(
-        text.contains("AGENTS.md has 16,345 characters, over its budget of 16,000 (read by Codex as its own"),
+        text.contains("AGENTS.md has 64,345 characters, over Codex's own limit of 64,000 (read by Codex as its own"),
         "{text}"
     );
     assert!(text.contains("USER.md has 2,001 characters, over its budget of 2,000"), "{text}");
@@ -287,4 +288,59 @@ fn memory_md_behind_its_pointer_counts_by_the_pointer_not_its_text() {
     let after = case.plan().unwrap();
     assert_eq!(before.setup_parts(), after.setup_parts(), "editing MEMORY.md starts no fresh session");
     assert!(after.setup_parts().iter().any(|(name, _)| *name == "MEMORY.md"), "the pointer itself is a part");
+}
+
+/// Issue #24, item 7: AGENTS.md the runtime reads itself is held to that runtime's own limit,
+/// never to the budget Clawboo keeps for what it sends; where Clawboo sends it, its budget holds.
+#[test]
+fn agents_md_a_runtime_reads_itself_is_held_to_the_runtimes_own_limit() {
+    let over_clawboos = "a".repeat(files::AGENTS_BUDGET + 1);
+    for (runtime, in_workspace, limit) in [
+        (RuntimeKind::Codex, true, Some(files::CODEX_AGENTS_LIMIT)),
+        (RuntimeKind::Hermes, true, Some(files::HERMES_CONTEXT_FILE_LIMIT)),
+        (RuntimeKind::Openclaw, true, Some(files::OPENCLAW_BOOTSTRAP_FILE_LIMIT)),
+        // Hermes working elsewhere, Claude Code and Native: Clawboo sends it, within its budget.
+        (RuntimeKind::Hermes, false, None),
+        (RuntimeKind::ClaudeCode, true, None),
+        (RuntimeKind::Native, true, None),
+    ] {
+        let mut case = Case::new(runtime);
+        case.in_workspace = in_workspace;
+        case.files = agent_files().with(AgentFileName::Agents, over_clawboos.clone());
+        let routes = files::routes(&FilesTurn {
+            runtime,
+            files: &case.files,
+            memory_tools: false,
+            discovers_agents_md: in_workspace,
+            unmanaged: false,
+            session: &FileSession::New,
+            heartbeat: false,
+        });
+        let agents = routes.iter().find(|r| r.file == AgentFileName::Agents).unwrap();
+        match limit {
+            Some(limit) => {
+                // Not blocked for Clawboo's budget; the editor's meter shows the runtime's limit.
+                let plan = case.plan().unwrap_or_else(|e| panic!("{runtime:?}: {e}"));
+                let delivery = plan.files.iter().find(|f| f.file == AgentFileName::Agents).unwrap();
+                assert_eq!((delivery.status, delivery.budget as usize), (FileStatus::ReadByRuntime, limit));
+                assert_eq!(agents.budget as usize, limit, "{runtime:?}");
+                // At the runtime's limit it still runs; one over, the runtime would cut it: refused.
+                case.files = agent_files().with(AgentFileName::Agents, "b".repeat(limit));
+                assert!(case.plan().is_ok(), "{runtime:?}");
+                case.files = agent_files().with(AgentFileName::Agents, "b".repeat(limit + 1));
+                let err = case.plan().unwrap_err().to_string();
+                let own = format!("over {}'s own limit of {}", runtime.label(), thousands(limit));
+                assert!(err.contains(&own), "{runtime:?}: {err}");
+            }
+            None => {
+                let err = case.plan().unwrap_err().to_string();
+                assert!(err.contains("AGENTS.md has 16,001 characters, over its budget of 16,000"), "{err}");
+                assert_eq!(agents.budget as usize, files::AGENTS_BUDGET, "{runtime:?}");
+            }
+        }
+    }
+    // The persona files OpenClaw reads keep the seed's persona budget.
+    let mut case = Case::new(RuntimeKind::Openclaw);
+    case.files = agent_files().with(AgentFileName::Soul, "s".repeat(files::SOUL_BUDGET + 1));
+    assert!(case.plan().unwrap_err().to_string().contains("over its budget of 4,000"));
 }
