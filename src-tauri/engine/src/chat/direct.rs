@@ -338,7 +338,7 @@ fn prepare_turn(
     };
     let in_front =
         files::join_nonempty(&[if system.is_none() { &file_plan.instructions } else { "" }, &file_plan.references]);
-    let slots = files::slots(&file_plan, system.as_deref(), in_front.as_deref(), text)?;
+    let slots = files::slots(agent.runtime, &file_plan, system.as_deref(), in_front.as_deref(), text)?;
     let first_turn = !store::has_reply(tx, &conversation)?;
     let run = store::insert_run(tx, &conversation, agent.runtime, now)?;
     let message = store::add_message(tx, &conversation, ChatRole::User, text, Some(&run.id), conversation.epoch, now)?;

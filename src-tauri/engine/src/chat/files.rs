@@ -3,6 +3,7 @@
 //! one-to-one run was given. Shared by one-to-one chat, team turns and the task runner.
 
 use std::collections::HashSet;
+use std::time::SystemTime;
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use serde::Serialize;
@@ -12,7 +13,7 @@ use crate::chat::store::{CarriedTurn, Conversation};
 use crate::context::files::{self, AgentFiles, Delivered, FilePlan, FileSession, FilesTurn};
 use crate::context::ToolName;
 use crate::error::{Error, Result};
-use crate::runtimes::native::transcript::{trim_transcript, TRANSCRIPT_BUDGET_CHARS};
+use crate::runtimes::native::transcript::{date_line, trim_transcript, TRANSCRIPT_BUDGET_CHARS};
 use crate::runtimes::{HistoryMode, TranscriptTurn};
 use crate::vocab::AgentFileName;
 
@@ -271,7 +272,8 @@ pub(crate) fn context(conn: &Connection, run_id: &str) -> Result<Option<ChatRunC
 }
 
 /// Native's setup (None for other runtimes), and the instruction slot as "What this agent saw"
-/// shows it: the setup, then what Clawboo put in the runtime's own slot.
+/// shows it: the setup, then what Clawboo put in the runtime's own slot (then, on Native, the
+/// date line its system prompt ends with).
 pub(crate) struct Slots {
     pub setup: Option<String>,
     pub shown_system: Option<String>,
@@ -279,10 +281,22 @@ pub(crate) struct Slots {
 
 /// The run's [`Slots`], once its prepared context (setup, instruction slot, text in front of the
 /// message, the message) is within `context::files::MAX_PREPARED_BYTES`.
-pub(crate) fn slots(files: &FilePlan, system: Option<&str>, preamble: Option<&str>, message: &str) -> Result<Slots> {
+pub(crate) fn slots(
+    runtime: RuntimeKind,
+    files: &FilePlan,
+    system: Option<&str>,
+    preamble: Option<&str>,
+    message: &str,
+) -> Result<Slots> {
     let (system, preamble) = (system.unwrap_or(""), preamble.unwrap_or(""));
     files::check_prepared(&[&files.setup, system, preamble, message])?;
-    Ok(Slots { setup: files.setup_slot(), shown_system: join_nonempty(&[&files.setup, system]) })
+    // Native ends its system prompt with today's date when the request goes out, moments from
+    // now: shown as of now (the same day but for a run started on the stroke of midnight).
+    let date = match runtime {
+        RuntimeKind::Native => date_line(SystemTime::now()),
+        _ => String::new(),
+    };
+    Ok(Slots { setup: files.setup_slot(), shown_system: join_nonempty(&[&files.setup, system, &date]) })
 }
 
 /// The non-empty parts, trimmed and joined by a blank line; None when all are empty.

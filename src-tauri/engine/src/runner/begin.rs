@@ -206,6 +206,7 @@ impl Runner {
         // Every run is a fresh session: it never holds the steady tier yet.
         let placed = placement::place(placement, &tiers.assembled, false);
         let slots = crate::chat::files::slots(
+            agent.runtime,
             &task.files,
             placed.system.as_deref(),
             placed.preamble.as_deref(),
