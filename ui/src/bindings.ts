@@ -1316,6 +1316,11 @@ export type Routine = {
 	scheduleText: string,
 	/**  An agent routine whose runs carry HEARTBEAT.md. */
 	heartbeat: boolean,
+	/**
+	 *  An agent routine that reports to this team (the agent is a member): its cards are the
+	 *  team's, so a result goes to the team's leader and runs work in the team's project folder.
+	 */
+	reportsToTeamId: string | null,
 	state: RoutineState,
 	pausedReason: string | null,
 	createdBy: CreatedBy,
@@ -1349,6 +1354,11 @@ export type RoutineInput = {
 	schedule: Schedule,
 	/**  Only for an agent routine. */
 	heartbeat?: boolean,
+	/**
+	 *  Only for an agent routine: a team the agent is a member of, whose leader gets each run's
+	 *  result (the editor's "Report to <team>", on by default for a member).
+	 */
+	reportsToTeamId?: string | null,
 };
 
 export type RoutineOutcome = "running" | 
