@@ -1132,6 +1132,22 @@ export type Preset = {
 
 export type Priority = "low" | "medium" | "high" | "urgent";
 
+/**  The repository's own instructions in a run, as "What this agent saw" shows them. */
+export type ProjectFileDelivery = {
+	/**  `CLAUDE.md` or `AGENTS.md`. */
+	name: string,
+	/**  The project folder or worktree it is in. */
+	folder: string,
+	route: FileRoute,
+	/**  How it reaches this runtime, in words. */
+	routeLabel: string,
+	status: FileStatus,
+	chars: number,
+	budget: number,
+	/**  Over its budget: what happened instead, in one line (it is never cut quietly). */
+	note: string | null,
+};
+
 /**  An agent asked to copy a scratch note, exactly, to a wider scope; the user decides. */
 export type Promotion = {
 	id: string,
@@ -1739,6 +1755,8 @@ export type TaskRunContext = {
 	 *  it was kept).
 	 */
 	files: FileDelivery[],
+	/**  The repository's own instructions, when the run worked in a project folder or worktree. */
+	projectFile: ProjectFileDelivery | null,
 	/**  The fact ids of the memory block (recorded as cited). */
 	cited: string[],
 	createdAt: number,

@@ -3,6 +3,7 @@
 //! one-to-one run was given. Shared by one-to-one chat, team turns and the task runner.
 
 use std::collections::HashSet;
+use std::path::Path;
 use std::time::SystemTime;
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
@@ -26,12 +27,24 @@ pub(crate) struct AgentFilesForRun {
     unmanaged: bool,
     /// A heartbeat routine's run: HEARTBEAT.md goes with it.
     heartbeat: bool,
+    /// The repository's own instructions, for a run in a project folder or worktree.
+    project: Option<files::ProjectFile>,
 }
 
 impl AgentFilesForRun {
     /// A heartbeat routine's run (HEARTBEAT.md rides along) when `on`.
     pub(crate) fn with_heartbeat(mut self, on: bool) -> Self {
         self.heartbeat = on;
+        self
+    }
+
+    /// A run in the project folder or worktree `folder`: reads the repository's own instructions
+    /// there (`context::files::project_file_name`; none is an empty file). Read up to
+    /// [`PROJECT_FILE_READ_CAP`] bytes: the count past it is enough to say it is over its budget.
+    pub(crate) fn in_project(mut self, folder: &Path) -> Self {
+        let path = folder.join(files::project_file_name(self.runtime));
+        let text = read_capped(&path).unwrap_or_default();
+        self.project = Some(files::ProjectFile { folder: folder.display().to_string(), text });
         self
     }
 
@@ -65,6 +78,7 @@ impl AgentFilesForRun {
             discovers_agents_md,
             unmanaged: agent.runtime == RuntimeKind::Openclaw && agent.openclaw_gateway_url.is_some(),
             heartbeat: false,
+            project: None,
         }
     }
 
@@ -82,8 +96,21 @@ impl AgentFilesForRun {
             unmanaged: self.unmanaged,
             session,
             heartbeat: self.heartbeat,
+            project: self.project.as_ref(),
         }
     }
+}
+
+/// The most of a repository's instructions file read: far past any budget, so a huge file is
+/// still reported as over it without being held in memory whole.
+pub(crate) const PROJECT_FILE_READ_CAP: u64 = 1024 * 1024;
+
+/// The file's text, up to [`PROJECT_FILE_READ_CAP`] bytes (lossy UTF-8); None when missing.
+fn read_capped(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path).ok()?.take(PROJECT_FILE_READ_CAP).read_to_end(&mut bytes).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// What the session a turn continues already holds of the agent's files. `resumed`: the runtime

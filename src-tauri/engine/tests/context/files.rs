@@ -30,6 +30,7 @@ struct Case {
     session: FileSession,
     heartbeat: bool,
     unmanaged: bool,
+    project: Option<files::ProjectFile>,
 }
 
 impl Case {
@@ -42,6 +43,7 @@ impl Case {
             session: FileSession::New,
             heartbeat: false,
             unmanaged: false,
+            project: None,
         }
     }
 
@@ -54,6 +56,7 @@ impl Case {
             unmanaged: self.unmanaged,
             session: &self.session,
             heartbeat: self.heartbeat,
+            project: self.project.as_ref(),
         })
     }
 
@@ -315,6 +318,7 @@ fn agents_md_a_runtime_reads_itself_is_held_to_the_runtimes_own_limit() {
             unmanaged: false,
             session: &FileSession::New,
             heartbeat: false,
+        project: None,
         });
         let agents = routes.iter().find(|r| r.file == AgentFileName::Agents).unwrap();
         match limit {
@@ -343,4 +347,59 @@ fn agents_md_a_runtime_reads_itself_is_held_to_the_runtimes_own_limit() {
     let mut case = Case::new(RuntimeKind::Openclaw);
     case.files = agent_files().with(AgentFileName::Soul, "s".repeat(files::SOUL_BUDGET + 1));
     assert!(case.plan().unwrap_err().to_string().contains("over its budget of 4,000"));
+}
+
+/// Issue #24, item 6: a run in a project folder gets the repository's own instructions: Claude
+/// Code its CLAUDE.md, the others AGENTS.md; Hermes reads it itself, Clawboo sends it to the
+/// rest; over its budget the run goes on and the delivery says what happened, in one line.
+#[test]
+fn the_repositorys_own_instructions_reach_every_runtime_within_a_stated_budget() {
+    let repo_text = "Use tabs. REPO-INSTRUCTIONS-MARK";
+    for runtime in RUNTIMES {
+        let mut case = Case::new(runtime);
+        case.in_workspace = false;
+        case.project = Some(files::ProjectFile { folder: "/work/bakery".into(), text: repo_text.into() });
+        let plan = case.plan().unwrap();
+        let project = plan.project.clone().expect("a project delivery");
+        let name = if runtime == RuntimeKind::ClaudeCode { "CLAUDE.md" } else { "AGENTS.md" };
+        assert_eq!((project.name.as_str(), project.folder.as_str()), (name, "/work/bakery"));
+        assert_eq!(project.chars as usize, repo_text.chars().count());
+        assert_eq!(project.note, None);
+        let slot = if runtime == RuntimeKind::Native { &plan.setup } else { &plan.instructions };
+        if runtime == RuntimeKind::Hermes {
+            assert_eq!((project.route, project.status), (FileRoute::Workspace, FileStatus::ReadByRuntime));
+            assert_eq!(project.budget as usize, files::HERMES_CONTEXT_FILE_LIMIT);
+            assert!(!slot.contains("REPO-INSTRUCTIONS-MARK"), "Hermes reads it itself: not sent twice");
+        } else {
+            assert_eq!((project.route, project.status), (FileRoute::Instructions, FileStatus::Sent), "{runtime:?}");
+            assert_eq!(project.budget as usize, files::PROJECT_INSTRUCTIONS_BUDGET);
+            assert_eq!(slot.matches("REPO-INSTRUCTIONS-MARK").count(), 1, "{runtime:?}: {slot}");
+            assert!(slot.contains(&format!("## The project's instructions ({name})")), "{slot}");
+        }
+        assert!(project.route_label.contains(if runtime == RuntimeKind::Hermes { "read by Hermes" } else { "sent by Clawboo" }));
+
+        // Over its budget: the run is not refused; nothing is cut; a clear line says what happened.
+        let budget = project.budget as usize;
+        case.project = Some(files::ProjectFile { folder: "/work/bakery".into(), text: "r".repeat(budget + 1) });
+        let plan = case.plan().unwrap_or_else(|e| panic!("{runtime:?}: never blocked: {e}"));
+        let project = plan.project.unwrap();
+        let note = project.note.expect("a line about it");
+        let slot = if runtime == RuntimeKind::Native { &plan.setup } else { &plan.instructions };
+        assert!(!slot.contains("rrrr"), "{runtime:?}: not sent, never cut");
+        if runtime == RuntimeKind::Hermes {
+            assert_eq!(project.status, FileStatus::ReadByRuntime);
+            assert!(note.contains("over Hermes's own limit of 20,000") || note.contains("over Hermes' own limit"), "{note}");
+        } else {
+            assert_eq!(project.status, FileStatus::NotSent);
+            assert!(note.contains(&format!("over its budget of {}: not sent", thousands(budget))), "{note}");
+        }
+        // No such file in the project: marked empty, nothing sent.
+        case.project = Some(files::ProjectFile { folder: "/work/bakery".into(), text: String::new() });
+        assert_eq!(case.plan().unwrap().project.unwrap().status, FileStatus::Empty);
+    }
+    // A user's own OpenClaw Gateway: Clawboo sends nothing.
+    let mut case = Case::new(RuntimeKind::Openclaw);
+    case.unmanaged = true;
+    case.project = Some(files::ProjectFile { folder: "/work/bakery".into(), text: repo_text.into() });
+    assert_eq!(case.plan().unwrap().project.unwrap().status, FileStatus::NotSent);
 }
