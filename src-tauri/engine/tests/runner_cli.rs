@@ -109,12 +109,13 @@ fn a_codex_agent_runs_a_card_with_its_tiers_in_order_and_cites_the_facts_it_was_
             SectionKind::Persona,
             SectionKind::Instructions,
             SectionKind::Task,
+            SectionKind::HowToWork,
             SectionKind::WorkspaceFiles,
             SectionKind::ToolsNote,
             SectionKind::Memory,
             SectionKind::Message
         ],
-        "persona, the MEMORY.md pointer, task; workspace files (BOOTSTRAP.md), tools note; memory; the title"
+        "persona, the MEMORY.md pointer, task, how to work; workspace files (BOOTSTRAP.md), tools note; memory; the title"
     );
     let system = seen.system_text.clone().expect("Codex takes the steady tier as developer instructions");
     assert!(system.contains(PERSONA), "{system}");
@@ -171,4 +172,96 @@ fn a_codex_agent_runs_a_card_with_its_tiers_in_order_and_cites_the_facts_it_was_
         );
     }
     assert!(!engine.tools().has_grant(&run_id), "the run's tools ended with it");
+}
+
+/// Issue #24, item 6, on every CLI: a card in a project folder holding both a CLAUDE.md and an
+/// AGENTS.md. Claude Code's request carries the CLAUDE.md once (sent by Clawboo: its project
+/// settings stay off) and no AGENTS.md; Codex's, Hermes' and OpenClaw's carry the AGENTS.md
+/// once (Hermes reads it itself, the others get it from Clawboo) and no CLAUDE.md.
+#[test]
+fn a_card_in_a_project_folder_carries_the_repositorys_own_instructions_once_on_every_cli() {
+    const CLAUDE_MARK: &str = "REPO-CLAUDE-MD-MARK-51c0";
+    const AGENTS_MARK: &str = "REPO-AGENTS-MD-MARK-8e2b";
+    for kind in [RuntimeKind::ClaudeCode, RuntimeKind::Codex, RuntimeKind::Hermes, RuntimeKind::Openclaw] {
+        let server = FakeModelServer::start_blocking(Behavior::text(REPLY));
+        let Some((fixture, runtimes)) = Fixture::for_clis_on(&[kind], &server, "sk-fake-runner") else { continue };
+        let engine = fixture.open_with(runtimes);
+        let (model, provider) = match kind {
+            RuntimeKind::ClaudeCode => ("claude-sonnet-4-5", Provider::Anthropic),
+            RuntimeKind::Codex => ("gpt-5.5", Provider::OpenAi),
+            _ => ("some-model", Provider::Custom),
+        };
+        let agent = engine
+            .agents()
+            .create(NewAgent {
+                model: model.into(),
+                approval_policy: ApprovalPolicy::AllowAll,
+                provider: Some(provider),
+                ..common::new_agent("gardener", kind)
+            })
+            .unwrap();
+        // A repository of its own (the fixture's folder sits inside this checkout): the card
+        // runs in a worktree of it.
+        let project = fixture.path().join("greenhouse");
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::write(project.join("CLAUDE.md"), format!("Water at dawn. {CLAUDE_MARK}\n")).unwrap();
+        std::fs::write(project.join("AGENTS.md"), format!("Label every tray. {AGENTS_MARK}\n")).unwrap();
+        for args in [
+            &["init", "-q", "-b", "main"][..],
+            &["-c", "user.name=T", "-c", "user.email=t@example.com", "add", "."],
+            &["-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "-m", "house rules"],
+        ] {
+            let ok = std::process::Command::new("git")
+                .arg("-C")
+                .arg(&project)
+                .args(args)
+                .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .status()
+                .unwrap();
+            assert!(ok.success(), "git {args:?}");
+        }
+        let card = engine
+            .board()
+            .create(
+                Actor::User,
+                NewCard {
+                    title: TITLE.into(),
+                    description: DESCRIPTION.into(),
+                    assignee_id: Some(agent.id.clone()),
+                    team_id: None,
+                    status: None,
+                    priority: None,
+                    depends_on: vec![],
+                    check_command: None,
+                    project_folder: Some(project.display().to_string()),
+                },
+            )
+            .unwrap();
+        let run_id = engine.runner().start(&card.id, StartOptions::default()).unwrap().run_id;
+        let done = wait_for("the card to leave In progress", LIMIT, || {
+            let card = engine.board().get(&card.id).unwrap();
+            (card.status != CardStatus::InProgress).then_some(card)
+        });
+        assert_eq!(done.status, CardStatus::InReview, "{kind:?}: {:?}", done.blocked_reason);
+        // The run's first model request (Hermes also asks for a title, without tools).
+        let request = server
+            .model_requests()
+            .into_iter()
+            .find(|r| r.raw_body.contains(TITLE) && r.body.get("tools").is_some())
+            .unwrap_or_else(|| panic!("{kind:?}: a request for the task"));
+        let (claude, agents) = (request.raw_body.matches(CLAUDE_MARK).count(), request.raw_body.matches(AGENTS_MARK).count());
+        let expected = if kind == RuntimeKind::ClaudeCode { (1, 0) } else { (0, 1) };
+        assert_eq!((claude, agents), expected, "{kind:?}: {}", request.raw_body);
+        let seen = engine.runner().run_context(&run_id).unwrap();
+        let file = seen.project_file.expect("listed in What this agent saw");
+        let status = if kind == RuntimeKind::Hermes {
+            clawboo_engine::context::files::FileStatus::ReadByRuntime
+        } else {
+            clawboo_engine::context::files::FileStatus::Sent
+        };
+        assert_eq!(file.status, status, "{kind:?}");
+        assert_eq!(file.name, if kind == RuntimeKind::ClaudeCode { "CLAUDE.md" } else { "AGENTS.md" });
+        eprintln!("{kind:?}: {} ({})", file.name, file.route_label);
+    }
 }
