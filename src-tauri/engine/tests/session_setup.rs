@@ -60,7 +60,9 @@ impl Runtime for Scripted {
             }
             channels.emit(RunEvent::SessionStarted { session_id: session });
             channels.emit(RunEvent::TextDelta { text: format!("reply to {}", input.message) });
-            Ok(RunResult::succeeded())
+            // "compact…": the runtime summarised its session during the turn, as Claude Code
+            // and Codex report it.
+            Ok(RunResult { compacted: input.message.starts_with("compact"), ..RunResult::succeeded() })
         })
     }
 }
@@ -252,4 +254,28 @@ fn a_session_keeps_what_it_was_given_across_a_restart_and_a_new_session_gets_it_
     f.turn("five");
     assert_eq!(f.input(5).resume_session, None);
     assert!(f.input(5).preamble.unwrap_or_default().contains("BOOT-2"));
+}
+
+/// Issue #24, item 9: after the runtime compacts its session, BOOTSTRAP.md and the scratch notes
+/// go again with the next turn (the same session resumed), then not again while it holds them.
+#[test]
+fn after_the_runtime_compacts_its_session_bootstrap_and_scratch_notes_go_again() {
+    let f = open(common::Fixture::new(), SetupChange::AppliedOnResume, None);
+    f.engine.agents().write_file(&f.agent_id, "BOOTSTRAP.md", "Say hello first. BOOT-C").unwrap();
+    let scratch = clawboo_engine::memory::ScratchScope::Global;
+    f.engine.memory().scratch_add(scratch, "The oven is booked on Fridays. SCRATCH-C").unwrap();
+    let carries = |turn: usize, mark: &str| f.input(turn).preamble.unwrap_or_default().contains(mark);
+    f.turn("one");
+    assert!(carries(1, "BOOT-C") && carries(1, "SCRATCH-C"), "a new session gets both");
+    f.turn("two");
+    assert!(!carries(2, "BOOT-C") && !carries(2, "SCRATCH-C"), "the session holds both");
+    f.turn("compact three");
+    assert!(!carries(3, "BOOT-C") && !carries(3, "SCRATCH-C"));
+    f.turn("four");
+    assert_eq!(f.input(4).resume_session.as_deref(), Some("session-1"), "the same session, resumed");
+    assert!(carries(4, "BOOT-C"), "BOOTSTRAP.md again after compaction");
+    assert!(carries(4, "SCRATCH-C"), "the scratch notes again after compaction");
+    assert_eq!(sent_files(&f, 4), ["BOOTSTRAP.md"]);
+    f.turn("five");
+    assert!(!carries(5, "BOOT-C") && !carries(5, "SCRATCH-C"), "held again");
 }

@@ -268,7 +268,10 @@ impl Chat {
             if let Some(session) = &session {
                 store::set_session(tx, &conversation.id, Some((session, agent.runtime, &setup.fingerprint)))?;
             }
-            if status == RunStatus::Succeeded {
+            if result.compacted {
+                files::forget_deliveries(tx, &conversation.id)?;
+                super::recall::forget_recall(tx, &conversation.id)?;
+            } else if status == RunStatus::Succeeded {
                 setup.pending.record(tx, &conversation.id, session.as_deref(), &run.id, now)?;
             }
             let reply = if reply.trim().is_empty() {

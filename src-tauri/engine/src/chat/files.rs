@@ -208,6 +208,14 @@ pub(crate) fn record(
     Ok(())
 }
 
+/// After a run whose runtime compacted its session (`RunResult::compacted`): what was delivered
+/// into the conversation's session may be gone from it, so nothing is taken as held and the
+/// references (BOOTSTRAP.md, MEMORY.md) go again with the next turn, as after a cold resume.
+pub(crate) fn forget_deliveries(tx: &Transaction, conversation_id: &str) -> Result<()> {
+    tx.execute("DELETE FROM file_deliveries WHERE conversation_id = ?1", [conversation_id])?;
+    Ok(())
+}
+
 /// What a completed run leaves its session holding: recorded when the run ends.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PendingDeliveries {

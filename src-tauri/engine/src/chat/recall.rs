@@ -125,6 +125,16 @@ impl Chat {
     }
 }
 
+/// After the runtime compacted the conversation's session: the scratch notes delivered into it
+/// may be gone from what it holds, so the next turn sends them again.
+pub(in crate::chat) fn forget_recall(tx: &Transaction, conversation_id: &str) -> Result<()> {
+    tx.execute(
+        "DELETE FROM context_deliveries WHERE conversation_id = ?1 AND item = ?2",
+        params![conversation_id, SCRATCH_ITEM],
+    )?;
+    Ok(())
+}
+
 fn count(n: usize, what: &str) -> String {
     format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
