@@ -335,11 +335,8 @@ pub fn plan(turn: &FilesTurn) -> Result<FilePlan> {
         .map(|f| {
             // A file the runtime reads itself: the runtime would cut it, at its own limit.
             let own_limit = budget_on(turn.runtime, f.file, f.route) != budget(f.file);
-            let limit = if own_limit {
-                format!("{}'s own limit", turn.runtime.label())
-            } else {
-                String::from("its budget")
-            };
+            let limit =
+                if own_limit { format!("{}'s own limit", turn.runtime.label()) } else { String::from("its budget") };
             format!(
                 "{} has {} characters, over {limit} of {} ({})",
                 f.file,

@@ -423,7 +423,7 @@ fn a_turn_placed_for_other_files_equals_one_assembled_with_them() {
                 unmanaged: false,
                 session: &FileSession::New,
                 heartbeat: false,
-        project: None,
+                project: None,
             })
             .unwrap()
         };

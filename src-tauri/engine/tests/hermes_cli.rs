@@ -342,7 +342,8 @@ async fn a_provider_and_a_program_are_required_and_anthropic_is_refused() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn streams_text_matches_when_the_reply_arrives() {
     let Some(program) = common::cli("hermes") else { return };
-    let server = FakeModelServer::start(Behavior::slow("one two three four five six", 6, Duration::from_millis(700))).await;
+    let server =
+        FakeModelServer::start(Behavior::slow("one two three four five six", 6, Duration::from_millis(700))).await;
     let setup = Setup::new(program);
     let rt = runtime(&server, Arc::new(SystemSpawner));
     let (ch, mut h) = channels();

@@ -21,11 +21,23 @@ pub struct RunResult {
 
 impl RunResult {
     pub fn succeeded() -> Self {
-        Self { outcome: RunOutcome::Succeeded, message: None, session_missing: false, turn_limit: false, compacted: false }
+        Self {
+            outcome: RunOutcome::Succeeded,
+            message: None,
+            session_missing: false,
+            turn_limit: false,
+            compacted: false,
+        }
     }
 
     pub fn failed(message: impl Into<String>) -> Self {
-        Self { outcome: RunOutcome::Failed, message: Some(message.into()), session_missing: false, turn_limit: false, compacted: false }
+        Self {
+            outcome: RunOutcome::Failed,
+            message: Some(message.into()),
+            session_missing: false,
+            turn_limit: false,
+            compacted: false,
+        }
     }
 
     pub fn with_outcome(outcome: RunOutcome, message: impl Into<String>) -> Self {

@@ -318,7 +318,7 @@ fn agents_md_a_runtime_reads_itself_is_held_to_the_runtimes_own_limit() {
             unmanaged: false,
             session: &FileSession::New,
             heartbeat: false,
-        project: None,
+            project: None,
         });
         let agents = routes.iter().find(|r| r.file == AgentFileName::Agents).unwrap();
         match limit {
@@ -376,7 +376,11 @@ fn the_repositorys_own_instructions_reach_every_runtime_within_a_stated_budget()
             assert_eq!(slot.matches("REPO-INSTRUCTIONS-MARK").count(), 1, "{runtime:?}: {slot}");
             assert!(slot.contains(&format!("## The project's instructions ({name})")), "{slot}");
         }
-        assert!(project.route_label.contains(if runtime == RuntimeKind::Hermes { "read by Hermes" } else { "sent by Clawboo" }));
+        assert!(project.route_label.contains(if runtime == RuntimeKind::Hermes {
+            "read by Hermes"
+        } else {
+            "sent by Clawboo"
+        }));
 
         // Over its budget: the run is not refused; nothing is cut; a clear line says what happened.
         let budget = project.budget as usize;
@@ -388,7 +392,10 @@ fn the_repositorys_own_instructions_reach_every_runtime_within_a_stated_budget()
         assert!(!slot.contains("rrrr"), "{runtime:?}: not sent, never cut");
         if runtime == RuntimeKind::Hermes {
             assert_eq!(project.status, FileStatus::ReadByRuntime);
-            assert!(note.contains("over Hermes's own limit of 20,000") || note.contains("over Hermes' own limit"), "{note}");
+            assert!(
+                note.contains("over Hermes's own limit of 20,000") || note.contains("over Hermes' own limit"),
+                "{note}"
+            );
         } else {
             assert_eq!(project.status, FileStatus::NotSent);
             assert!(note.contains(&format!("over its budget of {}: not sent", thousands(budget))), "{note}");

@@ -327,12 +327,7 @@ fn cited_is_exactly_what_the_memory_block_gave() {
 fn left_out_of_every_task_run() {
     for runtime in RUNTIMES {
         let context = Task::everything(runtime).assemble();
-        for kind in [
-            SectionKind::Rules,
-            SectionKind::AboutYou,
-            SectionKind::Teammates,
-            SectionKind::Connectors,
-        ] {
+        for kind in [SectionKind::Rules, SectionKind::AboutYou, SectionKind::Teammates, SectionKind::Connectors] {
             assert!(!kinds(&context).contains(&kind), "{kind:?}");
         }
         let text = context.assembled.preamble().to_lowercase();

@@ -79,7 +79,8 @@ fn a_members_routine_reporting_to_its_team_runs_in_the_teams_project_folder_on_a
     engine.secrets().set_base_url(Provider::Anthropic, Some(&server.base_url())).unwrap();
     let clock = Arc::new(ManualClock::new(ms("2026-03-02T07:00:00Z")));
     engine.routines().use_clock(clock.clone());
-    let lead = engine.agents().create(NewAgent { provider: Some(Provider::Anthropic), ..super::agent("lead") }).unwrap();
+    let lead =
+        engine.agents().create(NewAgent { provider: Some(Provider::Anthropic), ..super::agent("lead") }).unwrap();
     let cook =
         engine.agents().create(NewAgent { provider: Some(Provider::Anthropic), ..super::agent("cook") }).unwrap();
     let team = engine
@@ -158,8 +159,7 @@ fn a_members_routine_reporting_to_its_team_runs_in_the_teams_project_folder_on_a
     let second = engine.routines().run_now(&routine.id).unwrap();
     let second = wait_for("the second run to end", LIMIT, || {
         engine.routines().tick(clock.now()).unwrap();
-        let latest =
-            engine.routines().detail(&routine.id, 5).unwrap().runs.into_iter().find(|r| r.id == second.id)?;
+        let latest = engine.routines().detail(&routine.id, 5).unwrap().runs.into_iter().find(|r| r.id == second.id)?;
         (latest.outcome != RoutineOutcome::Running).then_some(latest)
     });
     let card = engine.board().get(second.card_id.as_deref().unwrap()).unwrap();

@@ -373,8 +373,13 @@ impl Chat {
             context::team_turn_with_files(assembled, &file_plan)
         };
         let mut placed = placement::place(parts.placement, &assembled, session_has_steady);
-        let slots =
-            files::slots(agent.runtime, &file_plan, placed.system.as_deref(), placed.preamble.as_deref(), &message_text)?;
+        let slots = files::slots(
+            agent.runtime,
+            &file_plan,
+            placed.system.as_deref(),
+            placed.preamble.as_deref(),
+            &message_text,
+        )?;
         // The scratch notes in scope go after Clawboo's sections, in front of the message.
         let recalled = self.recall(&RecallRequest {
             agent_id: &agent.id,
