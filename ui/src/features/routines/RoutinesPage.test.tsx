@@ -55,6 +55,7 @@ describe("Routines page", () => {
     const id = routines.routines[0].id;
     const row = await screen.findByTestId(`routine-row-${id}`);
     expect(row.textContent).toContain("Morning digest");
+    expect((await screen.findByTestId("routine-reports-to")).textContent).toBe("Shop: its leader gets each result");
     expect(row.textContent).toContain("Weekdays at 09:00 (Europe/Berlin)");
     expect(screen.getByTestId(`routine-state-${id}`).textContent).toBe("Active");
     expect(await screen.findByTestId("routine-detail")).toBeTruthy();
