@@ -279,3 +279,31 @@ fn after_the_runtime_compacts_its_session_bootstrap_and_scratch_notes_go_again()
     f.turn("five");
     assert!(!carries(5, "BOOT-C") && !carries(5, "SCRATCH-C"), "held again");
 }
+
+/// Issue #24, item 9: the scratch notes are tracked per runtime session, as the agent's files
+/// are, and count as held only once a run completed in that session: a changed projection that
+/// went with a failed turn goes again, and a new session gets it again.
+#[test]
+fn scratch_notes_count_as_held_only_once_a_run_completed_in_the_session() {
+    let f = open(common::Fixture::new(), SetupChange::FreshSession, None);
+    let note =
+        f.engine.memory().scratch_add(clawboo_engine::memory::ScratchScope::Global, "Ovens: two. NOTE-V1").unwrap();
+    let carries = |turn: usize, mark: &str| f.input(turn).preamble.unwrap_or_default().contains(mark);
+    f.turn("one");
+    assert!(carries(1, "NOTE-V1"));
+    f.turn("two");
+    assert!(!carries(2, "NOTE-V1"), "held by session-1");
+    f.engine.memory().scratch_edit(&note.id, "Ovens: three. NOTE-V2").unwrap();
+    let (run, _) = f.turn("fail");
+    assert_eq!(run.status, RunStatus::Failed);
+    assert!(carries(3, "NOTE-V2"));
+    f.turn("four");
+    assert!(carries(4, "NOTE-V2"), "the failed turn's delivery did not count");
+    f.turn("five");
+    assert!(!carries(5, "NOTE-V2"));
+    // SOUL.md edited: this runtime starts a fresh session, which gets the notes again.
+    f.soul("You are Pip, now brisk.");
+    f.turn("six");
+    assert_eq!(f.input(6).resume_session, None);
+    assert!(carries(6, "NOTE-V2"), "a new session holds nothing yet");
+}

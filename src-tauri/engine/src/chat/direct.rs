@@ -125,9 +125,6 @@ impl Chat {
             request.boo_zero.as_ref().map_or("", |b| b.text.as_str()),
         ]);
         self.store.write(|tx| {
-            if let Some(recalled) = &request.recalled {
-                Self::record_recall(tx, &conversation.id, conversation.epoch, recalled, now)?;
-            }
             files::insert_context(
                 tx,
                 &files::ChatRunContext {
@@ -140,7 +137,8 @@ impl Chat {
                 },
             )
         })?;
-        let pending = files::PendingDeliveries::new(capabilities.history, conversation.epoch, &file_plan);
+        let pending = files::PendingDeliveries::new(capabilities.history, conversation.epoch, &file_plan)
+            .with_scratch(request.recalled.as_ref().and_then(|r| r.delivered_scratch()));
         let connectors = self.run_connectors(&agent.id);
         let grant =
             self.grant_direct_tools(&agent, tools, !connectors.connectors.is_empty(), &conversation.id, &run.id);
@@ -197,11 +195,10 @@ impl Chat {
         let recalled = self.recall(&recall::RecallRequest {
             agent_id: &agent.id,
             conversation_id: &conversation.id,
-            epoch: conversation.epoch,
             team_id: None,
             with_notes: first_turn,
             request_only: capabilities.history == HistoryMode::ClawbooTranscript,
-            new_session: resume_session.is_none(),
+            resumed: resume_session.as_deref(),
         });
         let (recalled, recall_failed) = match recalled {
             Ok(recalled) => (recalled, None),
@@ -270,7 +267,6 @@ impl Chat {
             }
             if result.compacted {
                 files::forget_deliveries(tx, &conversation.id)?;
-                super::recall::forget_recall(tx, &conversation.id)?;
             } else if status == RunStatus::Succeeded {
                 setup.pending.record(tx, &conversation.id, session.as_deref(), &run.id, now)?;
             }

@@ -182,7 +182,8 @@ fn native_window(turns: &[CarriedTurn]) -> HashSet<String> {
     turns[turns.len() - kept..].iter().filter_map(|t| t.run_id.clone()).collect()
 }
 
-/// After a run completed in the session behind `key`: it holds `delivered` now. Rows of the
+/// After a run completed in the session behind `key`: it holds `delivered` now (and the scratch
+/// projection with fingerprint `scratch`, when the run delivered one). Rows of the
 /// conversation's other sessions go (a conversation continues one session at a time).
 pub(crate) fn record(
     tx: &Transaction,
@@ -190,6 +191,7 @@ pub(crate) fn record(
     key: &str,
     run_id: &str,
     delivered: &[Delivered],
+    scratch: Option<&str>,
     now: i64,
 ) -> Result<()> {
     tx.execute(
@@ -205,12 +207,16 @@ pub(crate) fn record(
     for d in delivered {
         stmt.execute(params![conversation_id, key, d.file.as_str(), d.hash, run_id, now])?;
     }
+    if let Some(fingerprint) = scratch {
+        stmt.execute(params![conversation_id, key, super::recall::SCRATCH_ITEM, fingerprint, run_id, now])?;
+    }
     Ok(())
 }
 
 /// After a run whose runtime compacted its session (`RunResult::compacted`): what was delivered
 /// into the conversation's session may be gone from it, so nothing is taken as held and the
-/// references (BOOTSTRAP.md, MEMORY.md) go again with the next turn, as after a cold resume.
+/// references (BOOTSTRAP.md, MEMORY.md) and the scratch notes go again with the next turn, as
+/// after a cold resume.
 pub(crate) fn forget_deliveries(tx: &Transaction, conversation_id: &str) -> Result<()> {
     tx.execute("DELETE FROM file_deliveries WHERE conversation_id = ?1", [conversation_id])?;
     Ok(())
@@ -222,6 +228,8 @@ pub(crate) struct PendingDeliveries {
     /// Native's epoch key; `None` for a runtime session (its id is known when the run ends).
     pub key: Option<String>,
     pub delivered: Vec<Delivered>,
+    /// The scratch projection's fingerprint, when this turn delivered it into a kept session.
+    pub scratch: Option<String>,
 }
 
 impl PendingDeliveries {
@@ -229,7 +237,14 @@ impl PendingDeliveries {
         Self {
             key: (history == HistoryMode::ClawbooTranscript).then(|| epoch_key(epoch)),
             delivered: plan.delivered_references(),
+            scratch: None,
         }
+    }
+
+    /// With the scratch projection this turn delivers (see `recall`).
+    pub(crate) fn with_scratch(mut self, scratch: Option<String>) -> Self {
+        self.scratch = scratch;
+        self
     }
 
     /// Records them, once a run completed in `session` (the runtime's, when it reported one).
@@ -242,7 +257,7 @@ impl PendingDeliveries {
         now: i64,
     ) -> Result<()> {
         match self.key.as_deref().or(session) {
-            Some(key) => record(tx, conversation_id, key, run_id, &self.delivered, now),
+            Some(key) => record(tx, conversation_id, key, run_id, &self.delivered, self.scratch.as_deref(), now),
             None => Ok(()),
         }
     }

@@ -80,7 +80,6 @@ impl Chat {
                 }
                 if result.compacted {
                     crate::chat::files::forget_deliveries(tx, &conversation.id)?;
-                    crate::chat::recall::forget_recall(tx, &conversation.id)?;
                 } else if status == RunStatus::Succeeded {
                     pending.record(tx, &conversation.id, session.as_deref(), &run.id, now)?;
                 }
