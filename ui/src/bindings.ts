@@ -1170,6 +1170,22 @@ export type Preset = {
 
 export type Priority = "low" | "medium" | "high" | "urgent";
 
+/**  The repository's own instructions in a run, as "What this agent saw" shows them. */
+export type ProjectFileDelivery = {
+	/**  `CLAUDE.md` or `AGENTS.md`. */
+	name: string,
+	/**  The project folder or worktree it is in. */
+	folder: string,
+	route: FileRoute,
+	/**  How it reaches this runtime, in words. */
+	routeLabel: string,
+	status: FileStatus,
+	chars: number,
+	budget: number,
+	/**  Over its budget: what happened instead, in one line (it is never cut quietly). */
+	note: string | null,
+};
+
 /**  An agent asked to copy a scratch note, exactly, to a wider scope; the user decides. */
 export type Promotion = {
 	id: string,
@@ -1362,6 +1378,11 @@ export type Routine = {
 	scheduleText: string,
 	/**  An agent routine whose runs carry HEARTBEAT.md. */
 	heartbeat: boolean,
+	/**
+	 *  An agent routine that reports to this team (the agent is a member): its cards are the
+	 *  team's, so a result goes to the team's leader and runs work in the team's project folder.
+	 */
+	reportsToTeamId: string | null,
 	state: RoutineState,
 	pausedReason: string | null,
 	createdBy: CreatedBy,
@@ -1395,6 +1416,11 @@ export type RoutineInput = {
 	schedule: Schedule,
 	/**  Only for an agent routine. */
 	heartbeat?: boolean,
+	/**
+	 *  Only for an agent routine: a team the agent is a member of, whose leader gets each run's
+	 *  result (the editor's "Report to <team>", on by default for a member).
+	 */
+	reportsToTeamId?: string | null,
 };
 
 export type RoutineOutcome = "running" | 
@@ -1828,6 +1854,8 @@ export type TaskRunContext = {
 	 *  it was kept).
 	 */
 	files: FileDelivery[],
+	/**  The repository's own instructions, when the run worked in a project folder or worktree. */
+	projectFile: ProjectFileDelivery | null,
 	/**  The fact ids of the memory block (recorded as cited). */
 	cited: string[],
 	createdAt: number,

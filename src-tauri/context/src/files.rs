@@ -17,11 +17,21 @@
 //! - **BOOTSTRAP.md**: a reference.
 //! - **HEARTBEAT.md**: a reference on heartbeat runs only.
 //!
+//! A run in a project folder or worktree also gets **the repository's own instructions**
+//! ([`ProjectFile`]): Claude Code its `CLAUDE.md`, every other runtime its `AGENTS.md`. Hermes
+//! reads that itself from the folder it works in; Clawboo sends it to the others as
+//! instructions (Claude Code's project settings, hooks and MCP servers stay off; Codex reads a
+//! project's AGENTS.md only in a trusted project, and Clawboo keeps the project untrusted). Each
+//! within a stated budget; over it, the delivery says so in words (`note`) and the run goes on:
+//! the repository's file is the user's project, not the agent's, so it never blocks a run, and
+//! it is never cut quietly.
+//!
 //! References ride in front of the message on the first turn of a runtime session, after a cold
 //! resume, and when their content changed; a warm turn whose session holds the same content
 //! leaves them out. Every file that reaches the model is held to its budget, and the whole
 //! prepared context to [`MAX_PREPARED_BYTES`]: over either, the plan is an error that names the
-//! file and the figure, and the run does not start.
+//! file and the figure, and the run does not start. A file the runtime reads itself is held to
+//! that runtime's own limit ([`budget_on`]), never to the budget Clawboo keeps for what it sends.
 
 use serde::{Deserialize, Serialize};
 
@@ -32,9 +42,24 @@ use clawboo_vocab::{thousands, AgentFileName, RuntimeKind};
 pub const SOUL_BUDGET: usize = 4_000;
 pub const IDENTITY_BUDGET: usize = 2_000;
 pub const USER_BUDGET: usize = 2_000;
-/// Within Codex's own project-doc limit (Clawboo sets it to 64 KiB) and Hermes' 20,000
-/// characters, so no runtime cuts it either.
+/// AGENTS.md's budget where Clawboo sends it (as instructions). Where the runtime reads it
+/// itself, it is held to that runtime's own limit instead ([`runtime_limit`]).
 pub const AGENTS_BUDGET: usize = 16_000;
+/// Codex reads its own (home-level) AGENTS.md whole: `project_doc_max_bytes` bounds only a
+/// project's docs (measured with Codex 0.171: a 70,027-byte home AGENTS.md reached the model
+/// uncut). Clawboo holds it to the project-doc limit it gives Codex, 64,000 (the adapter's
+/// `PROJECT_DOC_MAX_BYTES`, above Codex's 32 KiB default), counted here in characters.
+pub const CODEX_AGENTS_LIMIT: usize = 64_000;
+/// Hermes cuts each context file it reads (AGENTS.md of its folder) to `context_file_max_chars`,
+/// keeping the start and end; Clawboo sets it to this (Hermes' own default floor), so the limit
+/// does not move with the model's window.
+pub const HERMES_CONTEXT_FILE_LIMIT: usize = 20_000;
+/// OpenClaw cuts each workspace bootstrap file to `bootstrapMaxChars`, 20,000 by default
+/// (`DEFAULT_BOOTSTRAP_MAX_CHARS` in openclaw 2026.9.6).
+pub const OPENCLAW_BOOTSTRAP_FILE_LIMIT: usize = 20_000;
+/// The repository's own instructions (CLAUDE.md or AGENTS.md of a project folder), where
+/// Clawboo sends them: AGENTS.md's budget.
+pub const PROJECT_INSTRUCTIONS_BUDGET: usize = AGENTS_BUDGET;
 pub const MEMORY_BUDGET: usize = 8_000;
 pub const BOOTSTRAP_BUDGET: usize = 8_000;
 pub const HEARTBEAT_BUDGET: usize = 4_000;
@@ -42,7 +67,29 @@ pub const HEARTBEAT_BUDGET: usize = 4_000;
 /// message) may weigh, in UTF-8 bytes.
 pub const MAX_PREPARED_BYTES: usize = 256 * 1024;
 
-/// The budget of `file`, in characters.
+/// The limit a runtime that reads AGENTS.md itself holds it to, in characters: a file within
+/// it reaches the model whole, so Clawboo's own budget does not apply (it is for what Clawboo
+/// sends). None where Clawboo sends AGENTS.md (Claude Code, Native).
+pub fn runtime_limit(runtime: RuntimeKind) -> Option<usize> {
+    match runtime {
+        RuntimeKind::Codex => Some(CODEX_AGENTS_LIMIT),
+        RuntimeKind::Hermes => Some(HERMES_CONTEXT_FILE_LIMIT),
+        RuntimeKind::Openclaw => Some(OPENCLAW_BOOTSTRAP_FILE_LIMIT),
+        RuntimeKind::ClaudeCode | RuntimeKind::Native => None,
+    }
+}
+
+/// The budget `file` is held to on `route` for `runtime`: AGENTS.md the runtime reads itself is
+/// held to the runtime's own limit; everything else to Clawboo's [`budget`] (the persona files
+/// keep theirs even where OpenClaw reads them: the seed's persona budget).
+pub fn budget_on(runtime: RuntimeKind, file: AgentFileName, route: FileRoute) -> usize {
+    match (file, route) {
+        (AgentFileName::Agents, FileRoute::Workspace) => runtime_limit(runtime).unwrap_or(AGENTS_BUDGET),
+        _ => budget(file),
+    }
+}
+
+/// The budget of `file`, in characters, where Clawboo sends it.
 pub fn budget(file: AgentFileName) -> usize {
     match file {
         AgentFileName::Soul => SOUL_BUDGET,
@@ -166,7 +213,7 @@ pub fn routes(turn: &FilesTurn) -> Vec<FileRouteInfo> {
                 file,
                 route,
                 route_label: route_label(turn.runtime, route).to_owned(),
-                budget: budget(file) as u32,
+                budget: budget_on(turn.runtime, file, route) as u32,
                 budget_applies: !matches!(route, FileRoute::MemoryPointer | FileRoute::NotSent),
             }
         })
@@ -189,6 +236,43 @@ pub struct FilesTurn<'a> {
     pub session: &'a FileSession,
     /// A heartbeat run (a routine kind): HEARTBEAT.md goes with it.
     pub heartbeat: bool,
+    /// The repository's own instructions, when the run works in a project folder or worktree.
+    pub project: Option<&'a ProjectFile>,
+}
+
+/// The repository's own instructions file ([`project_file_name`]) in the project folder or
+/// worktree a run works in, as read (empty when there is none).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProjectFile {
+    /// The folder it was read from.
+    pub folder: String,
+    pub text: String,
+}
+
+/// The file a runtime takes as a repository's own instructions.
+pub fn project_file_name(runtime: RuntimeKind) -> &'static str {
+    match runtime {
+        RuntimeKind::ClaudeCode => "CLAUDE.md",
+        RuntimeKind::Codex | RuntimeKind::Hermes | RuntimeKind::Native | RuntimeKind::Openclaw => "AGENTS.md",
+    }
+}
+
+/// The repository's own instructions in a run, as "What this agent saw" shows them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ProjectFileDelivery {
+    /// `CLAUDE.md` or `AGENTS.md`.
+    pub name: String,
+    /// The project folder or worktree it is in.
+    pub folder: String,
+    pub route: FileRoute,
+    /// How it reaches this runtime, in words.
+    pub route_label: String,
+    pub status: FileStatus,
+    pub chars: u32,
+    pub budget: u32,
+    /// Over its budget: what happened instead, in one line (it is never cut quietly).
+    pub note: Option<String>,
 }
 
 /// Where each part of the files goes in this run. Empty strings are left out by the caller.
@@ -204,6 +288,8 @@ pub struct FilePlan {
     /// The references this turn carries, in front of the message.
     pub references: String,
     pub files: Vec<FileDelivery>,
+    /// The repository's own instructions, when the run works in a project folder.
+    pub project: Option<ProjectFileDelivery>,
 }
 
 impl FilePlan {
@@ -247,8 +333,12 @@ pub fn plan(turn: &FilesTurn) -> Result<FilePlan> {
         .iter()
         .filter(|f| reaches_model(f) && f.chars as usize > f.budget as usize)
         .map(|f| {
+            // A file the runtime reads itself: the runtime would cut it, at its own limit.
+            let own_limit = budget_on(turn.runtime, f.file, f.route) != budget(f.file);
+            let limit =
+                if own_limit { format!("{}'s own limit", turn.runtime.label()) } else { String::from("its budget") };
             format!(
-                "{} has {} characters, over its budget of {} ({})",
+                "{} has {} characters, over {limit} of {} ({})",
                 f.file,
                 thousands(f.chars as usize),
                 thousands(f.budget as usize),
@@ -275,6 +365,18 @@ pub fn plan(turn: &FilesTurn) -> Result<FilePlan> {
     if sent(AgentFileName::Memory) == Some(FileRoute::MemoryPointer) {
         instructions.push(MEMORY_POINTER.to_owned());
     }
+    let project = turn.project.map(|p| project_delivery(turn, p));
+    if let Some((delivery, file)) = project.as_ref().zip(turn.project) {
+        if delivery.status == FileStatus::Sent {
+            instructions.push(format!(
+                "## The project's instructions ({})\nThe repository's own {}, from the folder you work in ({}):\n\n{}",
+                delivery.name,
+                delivery.name,
+                delivery.folder,
+                file.text.trim()
+            ));
+        }
+    }
     let mut references = Vec::new();
     for (file, heading) in [
         (AgentFileName::Bootstrap, "### BOOTSTRAP.md (first-run instructions)"),
@@ -300,7 +402,81 @@ pub fn plan(turn: &FilesTurn) -> Result<FilePlan> {
             (String::new(), persona, instructions.join("\n\n"))
         }
     };
-    Ok(FilePlan { setup, persona, instructions, references, files })
+    Ok(FilePlan { setup, persona, instructions, references, files, project })
+}
+
+/// What happens to the repository's own instructions in this run: read by the runtime (Hermes),
+/// sent as instructions within [`PROJECT_INSTRUCTIONS_BUDGET`], or, over it, not sent, saying so.
+fn project_delivery(turn: &FilesTurn, project: &ProjectFile) -> ProjectFileDelivery {
+    let name = project_file_name(turn.runtime);
+    let text = project.text.trim();
+    let chars = text.chars().count();
+    let route = if turn.unmanaged {
+        FileRoute::NotSent
+    } else if turn.runtime == RuntimeKind::Hermes {
+        FileRoute::Workspace
+    } else {
+        FileRoute::Instructions
+    };
+    let budget = match route {
+        FileRoute::Workspace => runtime_limit(turn.runtime).unwrap_or(PROJECT_INSTRUCTIONS_BUDGET),
+        _ => PROJECT_INSTRUCTIONS_BUDGET,
+    };
+    let over = chars > budget;
+    let (status, note) = match route {
+        FileRoute::NotSent => (FileStatus::NotSent, None),
+        _ if text.is_empty() => (FileStatus::Empty, None),
+        FileRoute::Workspace if over => (
+            FileStatus::ReadByRuntime,
+            Some(format!(
+                "{name} has {} characters, over {}'s own limit of {}: {} reads its start and end and leaves out the \
+                 middle. Shorten it in the project to have it read whole.",
+                thousands(chars),
+                turn.runtime.label(),
+                thousands(budget),
+                turn.runtime.label()
+            )),
+        ),
+        FileRoute::Workspace => (FileStatus::ReadByRuntime, None),
+        _ if over => (
+            FileStatus::NotSent,
+            Some(format!(
+                "{name} has {} characters, over its budget of {}: not sent (Clawboo does not cut it). Shorten it in \
+                 the project to have it sent.",
+                thousands(chars),
+                thousands(budget)
+            )),
+        ),
+        _ => (FileStatus::Sent, None),
+    };
+    ProjectFileDelivery {
+        name: name.to_owned(),
+        folder: project.folder.clone(),
+        route,
+        route_label: project_route_label(turn.runtime, route).to_owned(),
+        status,
+        chars: u32::try_from(chars).unwrap_or(u32::MAX),
+        budget: budget as u32,
+        note,
+    }
+}
+
+/// How the repository's own instructions reach `runtime`, in words.
+pub fn project_route_label(runtime: RuntimeKind, route: FileRoute) -> &'static str {
+    match (route, runtime) {
+        (FileRoute::Workspace, _) => "read by Hermes from the folder it works in",
+        (FileRoute::NotSent, _) => "not sent: this agent's own OpenClaw Gateway keeps its own files",
+        (_, RuntimeKind::ClaudeCode) => {
+            "sent by Clawboo as instructions (Claude Code's own project settings, hooks and MCP servers stay off)"
+        }
+        (_, RuntimeKind::Codex) => {
+            "sent by Clawboo as developer instructions (Codex reads a project's AGENTS.md only in a trusted project; \
+             Clawboo keeps it untrusted)"
+        }
+        (_, RuntimeKind::Native) => "sent by Clawboo as instructions in the system prompt",
+        (_, RuntimeKind::Openclaw) => "sent by Clawboo as instructions with the message",
+        (_, RuntimeKind::Hermes) => "sent by Clawboo as instructions",
+    }
 }
 
 /// The prepared context of a run (`parts`: instruction slot, text in front of the message, the
@@ -372,7 +548,7 @@ fn delivery(turn: &FilesTurn, file: AgentFileName) -> FileDelivery {
         route_label: route_label(turn.runtime, route).to_owned(),
         status,
         chars: u32::try_from(text.chars().count()).unwrap_or(u32::MAX),
-        budget: budget(file) as u32,
+        budget: budget_on(turn.runtime, file, route) as u32,
         hash,
     }
 }

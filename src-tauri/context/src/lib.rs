@@ -331,7 +331,8 @@ impl Assembled {
         self.join(|s| s.stability != Stability::Steady && s.kind != SectionKind::Message)
     }
 
-    /// Everything before the message, in order: steady, then turn, then volatile sections.
+    /// Everything before the message, in contract order: steady, then turn, then volatile
+    /// sections (a team turn's connectors, steady, follow its routine note: see `team.rs`).
     pub fn preamble(&self) -> String {
         self.join(|s| s.kind != SectionKind::Message)
     }

@@ -2,7 +2,9 @@
 //! first so providers reuse it between runs (prompt caching):
 //!
 //! 1. **Steady for the whole task** ([`Stability::Steady`]): the persona layer and instructions
-//!    from the agent's files (see `files`), then the task's title and description. Byte-
+//!    from the agent's files (see `files`), then the task's title and description, then how to
+//!    work (the seed's How-to-work line for a task from the Board: the user reads the reply on
+//!    the task's card). Byte-
 //!    identical across every run, fix round and restart of one task (tested): nothing in it may
 //!    depend on the attempt, the session, the clock or the waiting items.
 //! 2. **Context** ([`Stability::Turn`]), in this order, empty parts left out: the workspace-file
@@ -115,6 +117,7 @@ pub fn task_tiers(run: &TaskRun) -> TaskContext {
     sections.extend(persona_section(run.files));
     sections.extend(instructions_section(run.files));
     sections.push(task(run));
+    sections.push(how_to_work());
     // Tier 2: this run's context.
     sections.extend(run.routine.map(routine_section));
     sections.extend(workspace_files_section(run.files));
@@ -144,6 +147,13 @@ fn task(run: &TaskRun) -> Section {
         text.push_str(description);
     }
     section(SectionKind::Task, "Task", text, None)
+}
+
+/// Where the reply goes: the run's final reply is what the card keeps as its report.
+fn how_to_work() -> Section {
+    let text = "## How to work\nThe user reads your final reply on this task's card: make it your report of what \
+                you did and found.";
+    section(SectionKind::HowToWork, "How to work", text.to_owned(), None)
 }
 
 fn resume(note: &str) -> Option<Section> {

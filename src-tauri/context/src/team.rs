@@ -1,8 +1,11 @@
 //! The context of a team-chat turn, in the order of the seed ("A turn in team chat"): steady
 //! sections first (persona, instructions, rules, About you, teammates, how to work), then what
-//! changes each turn (workspace files, routine, waiting items), then the message. The connectors
-//! (the seed's section 7) are steady: they change only when the user adds or shares one, so they
-//! come last of the steady sections, where a carried conversation's cached prefix keeps them.
+//! changes each turn (workspace files, the routine note), the connectors, the waiting items, then
+//! the message. The connectors (the seed's section 7, after the routine note) are steady: they
+//! change only when the user adds or shares one, so a runtime whose system slot Clawboo fills
+//! gets them there with the other steady sections (`chat/team/placement.rs`), where a carried
+//! conversation's cached prefix keeps them; where everything rides in front of the message
+//! (OpenClaw's first turn of a session) they follow the routine note, as the seed orders them.
 //! Every word here is sent on every turn, so the wording stays short.
 //!
 //! Budgets (all counted in chars, i.e. Unicode scalar values, never bytes):
@@ -82,9 +85,9 @@ pub fn team_turn(input: &TeamTurn) -> Assembled {
     sections.extend(about_you(input));
     sections.extend(teammates(input));
     sections.extend(how_to_work(input));
-    sections.extend(input.connectors.filter(|_| input.kind.user_reads()).and_then(connectors));
     sections.extend(workspace_files_section(input.files));
     sections.extend(input.routine.map(routine));
+    sections.extend(input.connectors.filter(|_| input.kind.user_reads()).and_then(connectors));
     let waiting = waiting(input);
     sections.extend(waiting.sections);
     sections.push(message(input.message));
@@ -105,14 +108,7 @@ pub fn team_turn_with_files(assembled: Assembled, files: &FilePlan) -> Assembled
     sections.extend(instructions_section(files));
     // The steady sections after the instructions (as `team_turn` orders them), then the files.
     while let Some(steady) = rest.next_if(|s| {
-        matches!(
-            s.kind,
-            SectionKind::Rules
-                | SectionKind::AboutYou
-                | SectionKind::Teammates
-                | SectionKind::HowToWork
-                | SectionKind::Connectors
-        )
+        matches!(s.kind, SectionKind::Rules | SectionKind::AboutYou | SectionKind::Teammates | SectionKind::HowToWork)
     }) {
         sections.push(steady);
     }

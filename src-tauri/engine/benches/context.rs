@@ -50,6 +50,7 @@ fn plan(files: &AgentFiles, session: &FileSession) -> FilePlan {
         unmanaged: false,
         session,
         heartbeat: false,
+        project: None,
     })
     .expect("every file at its budget")
 }

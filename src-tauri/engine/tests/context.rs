@@ -29,10 +29,10 @@ const ORDER: [SectionKind; 12] = [
     SectionKind::AboutYou,
     SectionKind::Teammates,
     SectionKind::HowToWork,
-    // Steady, so with the steady sections (the seed's order otherwise).
-    SectionKind::Connectors,
     SectionKind::WorkspaceFiles,
     SectionKind::Routine,
+    // The seed's order: after the routine note (steady, so in the system slot where there is one).
+    SectionKind::Connectors,
     SectionKind::AddressedToYou,
     SectionKind::Ambient,
     SectionKind::Message,
@@ -76,8 +76,11 @@ fn sections_in_contract_order_each_once_steady_first_message_last() {
         let places: Vec<usize> = kinds(&a).into_iter().map(place).collect();
         assert!(places.windows(2).all(|w| w[0] < w[1]), "order or duplicate in {:?}", kinds(&a));
         assert_eq!(a.sections.last().unwrap().kind, SectionKind::Message);
+        // Steady first; after the first turn section only the connectors are steady.
         let first_turn = a.sections.iter().position(|s| s.stability == Stability::Turn).unwrap();
-        assert!(a.sections[first_turn..].iter().all(|s| s.stability == Stability::Turn));
+        assert!(a.sections[first_turn..]
+            .iter()
+            .all(|s| s.stability == Stability::Turn || s.kind == SectionKind::Connectors));
         for s in &a.sections {
             assert_eq!(s.chars as usize, s.text.chars().count());
             // Each heading is sent once in the whole text.
@@ -86,7 +89,12 @@ fn sections_in_contract_order_each_once_steady_first_message_last() {
                 assert_eq!(a.preamble().matches(heading).count(), 1, "{heading}");
             }
         }
-        assert_eq!(a.preamble(), format!("{}\n\n{}", a.steady_text(), a.turn_text()));
+        let joined: Vec<&str> =
+            a.sections.iter().filter(|s| s.kind != SectionKind::Message).map(|s| s.text.as_str()).collect();
+        assert_eq!(a.preamble(), joined.join("\n\n"));
+        if f.connectors.is_some() && f.kind.user_reads() {
+            assert!(a.preamble().find("## Routine").unwrap() < a.preamble().find("## Connectors").unwrap());
+        }
         assert_eq!(a.message_text(), a.sections.last().unwrap().text);
         assert_eq!(f.assemble(), a, "same input, same output");
     }
@@ -415,6 +423,7 @@ fn a_turn_placed_for_other_files_equals_one_assembled_with_them() {
                 unmanaged: false,
                 session: &FileSession::New,
                 heartbeat: false,
+                project: None,
             })
             .unwrap()
         };

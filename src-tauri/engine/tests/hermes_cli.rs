@@ -333,3 +333,34 @@ async fn a_provider_and_a_program_are_required_and_anthropic_is_refused() {
     let (ch, _h) = channels();
     assert_eq!(rt.run(input, ch).await.unwrap_err().code(), clawboo_engine::ErrorCode::RuntimeNotFound);
 }
+
+/// `streams_text` is what Hermes really does: the reply's text arrives as it is written or only
+/// at the end. A reply streamed in 6 pieces, 700 ms apart: the time from the first piece of
+/// text Clawboo sees to the last says which. Measured with hermes-agent 0.19 over ACP (how
+/// Clawboo runs it): 3.49 s, so it streams (`hermes chat -q`, which Clawboo does not use, prints
+/// only the final text); the task runner's "no live streaming" note is for a runtime that does not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn streams_text_matches_when_the_reply_arrives() {
+    let Some(program) = common::cli("hermes") else { return };
+    let server =
+        FakeModelServer::start(Behavior::slow("one two three four five six", 6, Duration::from_millis(700))).await;
+    let setup = Setup::new(program);
+    let rt = runtime(&server, Arc::new(SystemSpawner));
+    let (ch, mut h) = channels();
+    let input = setup.input("Count", None, ApprovalPolicy::AllowAll);
+    let turn = tokio::spawn(async move { rt.run(input, ch).await.map(|r| (r, rt.capabilities())) });
+    let (mut first, mut last) = (None, None);
+    while let Some(event) = tokio::time::timeout(LIMIT, h.events.recv()).await.expect("events in time") {
+        if matches!(event, RunEvent::TextDelta { .. }) {
+            let now = std::time::Instant::now();
+            first.get_or_insert(now);
+            last = Some(now);
+        }
+    }
+    let (result, capabilities) = turn.await.unwrap().unwrap();
+    assert_eq!(result.outcome, RunOutcome::Succeeded);
+    let spread = last.unwrap().duration_since(first.unwrap());
+    eprintln!("hermes: text from first to last piece in {spread:?}");
+    // Streamed: the pieces span most of the 3.5 s the model took; whole at the end: none.
+    assert_eq!(capabilities.streams_text, spread > Duration::from_millis(1_500), "spread {spread:?}");
+}

@@ -225,6 +225,7 @@ fn provider_keys_are_nowhere_but_the_keychain() {
             prompt: "Check the nightly build.".into(),
             schedule: Schedule::Every { minutes: 60 },
             heartbeat: false,
+            reports_to_team_id: None,
         })
         .unwrap();
     engine.routines().run_now(&routine.id).unwrap();

@@ -273,6 +273,25 @@ async fn the_persona_is_sent_once_in_the_system_prompt_with_todays_date() {
 }
 
 #[tokio::test]
+async fn a_team_turns_steady_context_comes_before_the_date_line() {
+    for flavor in BOTH {
+        let server = FakeModelServer::start(Behavior::text("ok")).await;
+        let rt = runtime(flavor.base_url(&server), Some("sk-test"));
+        let ws = workspace();
+        let mut turn = input(agent(Some(flavor.provider()), ApprovalPolicy::Ask), ws.path(), "Hello", vec![]);
+        turn.persona = Some("## Team rules\n1. Be brief.".into());
+        let (result, _) = run(&rt, turn).await;
+        assert_eq!(result.outcome, RunOutcome::Succeeded);
+        let date = utc_date(SystemTime::now());
+        // Only the last line changes from day to day: the rest stays the cached prefix.
+        assert_eq!(
+            system_text(flavor, &server.model_requests()[0]),
+            format!("{SOUL}\n\n## Team rules\n1. Be brief.\n\nToday's date is {date} (UTC).")
+        );
+    }
+}
+
+#[tokio::test]
 async fn without_soul_md_the_system_prompt_is_only_the_date() {
     let server = FakeModelServer::start(Behavior::text("ok")).await;
     let rt = runtime(server.base_url(), Some("sk-test"));
@@ -409,6 +428,35 @@ async fn write_file_under_ask_round_trips_a_permission() {
                 assert_eq!(written, None, "{flavor:?}");
                 assert!(results[0].1 && results[0].0.starts_with("denied"), "{results:?}");
             }
+        }
+    }
+}
+
+/// The workspace tools a request offered, by name.
+fn offered_tools(flavor: Flavor, request: &RecordedRequest) -> Vec<String> {
+    let tools = request.body["tools"].as_array().cloned().unwrap_or_default();
+    tools
+        .iter()
+        .map(|t| match flavor {
+            Flavor::Anthropic => t["name"].as_str().unwrap_or_default().to_owned(),
+            Flavor::Chat => t["function"]["name"].as_str().unwrap_or_default().to_owned(),
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_read_only_agent_is_not_offered_write_file() {
+    for flavor in BOTH {
+        for (policy, expected) in [
+            (ApprovalPolicy::ReadOnly, vec!["read_file", "list_files"]),
+            (ApprovalPolicy::Ask, vec!["read_file", "write_file", "list_files"]),
+            (ApprovalPolicy::AllowAll, vec!["read_file", "write_file", "list_files"]),
+        ] {
+            let server = FakeModelServer::start(Behavior::text("ok")).await;
+            let rt = runtime(flavor.base_url(&server), Some("sk-test"));
+            let ws = workspace();
+            run(&rt, input(agent(Some(flavor.provider()), policy), ws.path(), "Hi", vec![])).await;
+            assert_eq!(offered_tools(flavor, &server.model_requests()[0]), expected, "{flavor:?} {policy:?}");
         }
     }
 }

@@ -109,12 +109,13 @@ fn a_codex_agent_runs_a_card_with_its_tiers_in_order_and_cites_the_facts_it_was_
             SectionKind::Persona,
             SectionKind::Instructions,
             SectionKind::Task,
+            SectionKind::HowToWork,
             SectionKind::WorkspaceFiles,
             SectionKind::ToolsNote,
             SectionKind::Memory,
             SectionKind::Message
         ],
-        "persona, the MEMORY.md pointer, task; workspace files (BOOTSTRAP.md), tools note; memory; the title"
+        "persona, the MEMORY.md pointer, task, how to work; workspace files (BOOTSTRAP.md), tools note; memory; the title"
     );
     let system = seen.system_text.clone().expect("Codex takes the steady tier as developer instructions");
     assert!(system.contains(PERSONA), "{system}");
@@ -171,4 +172,169 @@ fn a_codex_agent_runs_a_card_with_its_tiers_in_order_and_cites_the_facts_it_was_
         );
     }
     assert!(!engine.tools().has_grant(&run_id), "the run's tools ended with it");
+}
+
+/// Issue #24, item 6, on every CLI: a card in a project folder holding both a CLAUDE.md and an
+/// AGENTS.md. Claude Code's request carries the CLAUDE.md once (sent by Clawboo: its project
+/// settings stay off) and no AGENTS.md; Codex's, Hermes' and OpenClaw's carry the AGENTS.md
+/// once (Hermes reads it itself, the others get it from Clawboo) and no CLAUDE.md.
+#[test]
+fn a_card_in_a_project_folder_carries_the_repositorys_own_instructions_once_on_every_cli() {
+    const CLAUDE_MARK: &str = "REPO-CLAUDE-MD-MARK-51c0";
+    const AGENTS_MARK: &str = "REPO-AGENTS-MD-MARK-8e2b";
+    for kind in [RuntimeKind::ClaudeCode, RuntimeKind::Codex, RuntimeKind::Hermes, RuntimeKind::Openclaw] {
+        let server = FakeModelServer::start_blocking(Behavior::text(REPLY));
+        let Some((fixture, runtimes)) = Fixture::for_clis_on(&[kind], &server, "sk-fake-runner") else { continue };
+        let engine = fixture.open_with(runtimes);
+        let agent = engine.agents().create(cli_agent("gardener", kind)).unwrap();
+        // A repository of its own (the fixture's folder sits inside this checkout): the card
+        // runs in a worktree of it.
+        let project = house_rules_repo(&fixture, CLAUDE_MARK, AGENTS_MARK);
+        let card = engine
+            .board()
+            .create(
+                Actor::User,
+                NewCard {
+                    title: TITLE.into(),
+                    description: DESCRIPTION.into(),
+                    assignee_id: Some(agent.id.clone()),
+                    team_id: None,
+                    status: None,
+                    priority: None,
+                    depends_on: vec![],
+                    check_command: None,
+                    project_folder: Some(project.display().to_string()),
+                },
+            )
+            .unwrap();
+        let run_id = engine.runner().start(&card.id, StartOptions::default()).unwrap().run_id;
+        let done = wait_for("the card to leave In progress", LIMIT, || {
+            let card = engine.board().get(&card.id).unwrap();
+            (card.status != CardStatus::InProgress).then_some(card)
+        });
+        assert_eq!(done.status, CardStatus::InReview, "{kind:?}: {:?}", done.blocked_reason);
+        // The run's first model request (Hermes also asks for a title, without tools).
+        let request = server
+            .model_requests()
+            .into_iter()
+            .find(|r| r.raw_body.contains(TITLE) && r.body.get("tools").is_some())
+            .unwrap_or_else(|| panic!("{kind:?}: a request for the task"));
+        let (claude, agents) =
+            (request.raw_body.matches(CLAUDE_MARK).count(), request.raw_body.matches(AGENTS_MARK).count());
+        let expected = if kind == RuntimeKind::ClaudeCode { (1, 0) } else { (0, 1) };
+        assert_eq!((claude, agents), expected, "{kind:?}: {}", request.raw_body);
+        let seen = engine.runner().run_context(&run_id).unwrap();
+        let file = seen.project_file.expect("listed in What this agent saw");
+        let status = if kind == RuntimeKind::Hermes {
+            clawboo_engine::context::files::FileStatus::ReadByRuntime
+        } else {
+            clawboo_engine::context::files::FileStatus::Sent
+        };
+        assert_eq!(file.status, status, "{kind:?}");
+        assert_eq!(file.name, if kind == RuntimeKind::ClaudeCode { "CLAUDE.md" } else { "AGENTS.md" });
+        eprintln!("{kind:?}: {} ({})", file.name, file.route_label);
+    }
+}
+
+/// An agent on `kind` that allows everything, with a model its CLI accepts.
+fn cli_agent(handle: &str, kind: RuntimeKind) -> NewAgent {
+    let (model, provider) = match kind {
+        RuntimeKind::ClaudeCode => ("claude-sonnet-4-5", Provider::Anthropic),
+        RuntimeKind::Codex => ("gpt-5.5", Provider::OpenAi),
+        _ => ("some-model", Provider::Custom),
+    };
+    NewAgent {
+        model: model.into(),
+        approval_policy: ApprovalPolicy::AllowAll,
+        provider: Some(provider),
+        ..common::new_agent(handle, kind)
+    }
+}
+
+/// A repository of its own in the fixture's folder (which sits inside this checkout) holding a
+/// CLAUDE.md and an AGENTS.md with the given marks, committed: cards run in worktrees of it.
+fn house_rules_repo(fixture: &Fixture, claude_mark: &str, agents_mark: &str) -> std::path::PathBuf {
+    let project = fixture.path().join("greenhouse");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(project.join("CLAUDE.md"), format!("Water at dawn. {claude_mark}\n")).unwrap();
+    std::fs::write(project.join("AGENTS.md"), format!("Label every tray. {agents_mark}\n")).unwrap();
+    for args in [
+        &["init", "-q", "-b", "main"][..],
+        &["-c", "user.name=T", "-c", "user.email=t@example.com", "add", "."],
+        &["-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "-m", "house rules"],
+    ] {
+        let ok = std::process::Command::new("git")
+            .arg("-C")
+            .arg(&project)
+            .args(args)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .status()
+            .unwrap();
+        assert!(ok.success(), "git {args:?}");
+    }
+    project
+}
+
+/// Issue #24, item 4, on every CLI: a team member's routine that reports to its team. Its card
+/// is the team's, so the run works in the team's project folder (the repository's own
+/// instructions reach the request) with the team card's tools (the peer room), and is told the
+/// routine sent it and that the user reads the reply on the card.
+#[test]
+fn a_members_routine_reporting_to_its_team_runs_as_a_team_card_on_every_cli() {
+    use clawboo_engine::context::{tool_name_on, ToolName};
+    use clawboo_engine::routines::{RoutineInput, RoutineOutcome, Schedule};
+    const CLAUDE_MARK: &str = "TEAM-CLAUDE-MD-MARK-77aa";
+    const AGENTS_MARK: &str = "TEAM-AGENTS-MD-MARK-0b9c";
+    for kind in [RuntimeKind::ClaudeCode, RuntimeKind::Codex, RuntimeKind::Hermes, RuntimeKind::Openclaw] {
+        let server = FakeModelServer::start_blocking(Behavior::text(REPLY));
+        let Some((fixture, runtimes)) = Fixture::for_clis_on(&[kind], &server, "sk-fake-runner") else { continue };
+        let engine = fixture.open_with(runtimes);
+        let lead = engine.agents().create(cli_agent("lead", kind)).unwrap();
+        let member = engine.agents().create(cli_agent("gardener", kind)).unwrap();
+        let team = engine
+            .teams()
+            .create(clawboo_engine::teams::NewTeam {
+                name: "Greenhouse".into(),
+                member_ids: vec![lead.id.clone(), member.id.clone()],
+                leader_id: Some(lead.id.clone()),
+            })
+            .unwrap();
+        let project = house_rules_repo(&fixture, CLAUDE_MARK, AGENTS_MARK);
+        engine.teams().set_project_folder(&team.id, Some(&project.display().to_string())).unwrap();
+        let routine = engine
+            .routines()
+            .create(RoutineInput {
+                name: TITLE.into(),
+                agent_id: Some(member.id.clone()),
+                team_id: None,
+                prompt: DESCRIPTION.into(),
+                schedule: Schedule::Every { minutes: 24 * 60 },
+                heartbeat: false,
+                reports_to_team_id: Some(team.id.clone()),
+            })
+            .unwrap();
+        let fired = engine.routines().run_now(&routine.id).unwrap();
+        let run = wait_for("the routine's run to end", LIMIT, || {
+            engine.routines().tick(engine.routines().now()).unwrap();
+            let run = engine.routines().detail(&routine.id, 5).unwrap().runs.into_iter().find(|r| r.id == fired.id)?;
+            (run.outcome != RoutineOutcome::Running).then_some(run)
+        });
+        assert_eq!(run.outcome, RoutineOutcome::Succeeded, "{kind:?}: {:?}", run.note);
+        let card = engine.board().get(run.card_id.as_deref().unwrap()).unwrap();
+        assert_eq!(card.team_id.as_deref(), Some(team.id.as_str()), "{kind:?}: the team's card");
+        let request = server
+            .model_requests()
+            .into_iter()
+            .find(|r| r.raw_body.contains(DESCRIPTION) && r.body.get("tools").is_some())
+            .unwrap_or_else(|| panic!("{kind:?}: a request for the routine's task"));
+        let raw = &request.raw_body;
+        // The team card's peer-room tools are offered and named (as the runtime shows them).
+        assert!(raw.contains("peer_post"), "{kind:?}: the peer room's tools");
+        assert!(raw.contains(&tool_name_on(kind, ToolName::PeerPost)), "{kind:?}: named in the tools note");
+        assert!(raw.contains(&format!("The routine \\\"{TITLE}\\\" sent this message")), "{kind:?}: the routine note");
+        assert!(raw.contains("The user reads your final reply on this task's card"), "{kind:?}");
+        let mark = if kind == RuntimeKind::ClaudeCode { CLAUDE_MARK } else { AGENTS_MARK };
+        assert_eq!(raw.matches(mark).count(), 1, "{kind:?}: worked in the team's project folder");
+    }
 }

@@ -60,7 +60,9 @@ impl Runtime for Scripted {
             }
             channels.emit(RunEvent::SessionStarted { session_id: session });
             channels.emit(RunEvent::TextDelta { text: format!("reply to {}", input.message) });
-            Ok(RunResult::succeeded())
+            // "compact…": the runtime summarised its session during the turn, as Claude Code
+            // and Codex report it.
+            Ok(RunResult { compacted: input.message.starts_with("compact"), ..RunResult::succeeded() })
         })
     }
 }
@@ -252,4 +254,56 @@ fn a_session_keeps_what_it_was_given_across_a_restart_and_a_new_session_gets_it_
     f.turn("five");
     assert_eq!(f.input(5).resume_session, None);
     assert!(f.input(5).preamble.unwrap_or_default().contains("BOOT-2"));
+}
+
+/// Issue #24, item 9: after the runtime compacts its session, BOOTSTRAP.md and the scratch notes
+/// go again with the next turn (the same session resumed), then not again while it holds them.
+#[test]
+fn after_the_runtime_compacts_its_session_bootstrap_and_scratch_notes_go_again() {
+    let f = open(common::Fixture::new(), SetupChange::AppliedOnResume, None);
+    f.engine.agents().write_file(&f.agent_id, "BOOTSTRAP.md", "Say hello first. BOOT-C").unwrap();
+    let scratch = clawboo_engine::memory::ScratchScope::Global;
+    f.engine.memory().scratch_add(scratch, "The oven is booked on Fridays. SCRATCH-C").unwrap();
+    let carries = |turn: usize, mark: &str| f.input(turn).preamble.unwrap_or_default().contains(mark);
+    f.turn("one");
+    assert!(carries(1, "BOOT-C") && carries(1, "SCRATCH-C"), "a new session gets both");
+    f.turn("two");
+    assert!(!carries(2, "BOOT-C") && !carries(2, "SCRATCH-C"), "the session holds both");
+    f.turn("compact three");
+    assert!(!carries(3, "BOOT-C") && !carries(3, "SCRATCH-C"));
+    f.turn("four");
+    assert_eq!(f.input(4).resume_session.as_deref(), Some("session-1"), "the same session, resumed");
+    assert!(carries(4, "BOOT-C"), "BOOTSTRAP.md again after compaction");
+    assert!(carries(4, "SCRATCH-C"), "the scratch notes again after compaction");
+    assert_eq!(sent_files(&f, 4), ["BOOTSTRAP.md"]);
+    f.turn("five");
+    assert!(!carries(5, "BOOT-C") && !carries(5, "SCRATCH-C"), "held again");
+}
+
+/// Issue #24, item 9: the scratch notes are tracked per runtime session, as the agent's files
+/// are, and count as held only once a run completed in that session: a changed projection that
+/// went with a failed turn goes again, and a new session gets it again.
+#[test]
+fn scratch_notes_count_as_held_only_once_a_run_completed_in_the_session() {
+    let f = open(common::Fixture::new(), SetupChange::FreshSession, None);
+    let note =
+        f.engine.memory().scratch_add(clawboo_engine::memory::ScratchScope::Global, "Ovens: two. NOTE-V1").unwrap();
+    let carries = |turn: usize, mark: &str| f.input(turn).preamble.unwrap_or_default().contains(mark);
+    f.turn("one");
+    assert!(carries(1, "NOTE-V1"));
+    f.turn("two");
+    assert!(!carries(2, "NOTE-V1"), "held by session-1");
+    f.engine.memory().scratch_edit(&note.id, "Ovens: three. NOTE-V2").unwrap();
+    let (run, _) = f.turn("fail");
+    assert_eq!(run.status, RunStatus::Failed);
+    assert!(carries(3, "NOTE-V2"));
+    f.turn("four");
+    assert!(carries(4, "NOTE-V2"), "the failed turn's delivery did not count");
+    f.turn("five");
+    assert!(!carries(5, "NOTE-V2"));
+    // SOUL.md edited: this runtime starts a fresh session, which gets the notes again.
+    f.soul("You are Pip, now brisk.");
+    f.turn("six");
+    assert_eq!(f.input(6).resume_session, None);
+    assert!(carries(6, "NOTE-V2"), "a new session holds nothing yet");
 }

@@ -258,12 +258,30 @@ impl Routines {
         }
         let empty = |s: &Option<String>| s.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned);
         let (agent_id, team_id) = (empty(&input.agent_id), empty(&input.team_id));
+        let reports_to_team_id = empty(&input.reports_to_team_id);
         match (&agent_id, &team_id) {
             (Some(agent), None) => {
-                self.parts.agents.get(agent)?;
+                let agent = self.parts.agents.get(agent)?;
+                if let Some(team) = &reports_to_team_id {
+                    let team = self.parts.teams.get(team)?;
+                    if !team.is_member(&agent.id) {
+                        return Err(Error::InvalidInput(format!(
+                            "{} is not a member of {}, so its routine cannot report there.",
+                            agent.name, team.name
+                        )));
+                    }
+                    if team.archived {
+                        return Err(Error::InvalidInput(format!("{} is archived.", team.name)));
+                    }
+                }
             }
             (None, Some(team)) => {
                 let team = self.parts.teams.get(team)?;
+                if reports_to_team_id.is_some() {
+                    return Err(Error::InvalidInput(
+                        "A team routine already reports to its team; only an agent's routine can be set to.".into(),
+                    ));
+                }
                 if input.heartbeat {
                     return Err(Error::InvalidInput("A heartbeat routine belongs to an agent, not a team.".into()));
                 }
@@ -275,7 +293,7 @@ impl Routines {
         }
         let schedule = schedule::normalized(&input.schedule);
         schedule::validate(&schedule, now)?;
-        Ok(RoutineInput { name, agent_id, team_id, prompt, schedule, heartbeat: input.heartbeat })
+        Ok(RoutineInput { name, agent_id, team_id, prompt, schedule, heartbeat: input.heartbeat, reports_to_team_id })
     }
 
     fn changed(&self) {

@@ -159,7 +159,7 @@ impl Routines {
                     title: routine.name.clone(),
                     description: routine.prompt.clone(),
                     assignee_id: Some(agent_id.to_owned()),
-                    team_id: None,
+                    team_id: self.reporting_team(routine, agent_id),
                     status: Some(CardStatus::Todo),
                     priority: None,
                     depends_on: Vec::new(),
@@ -172,6 +172,15 @@ impl Routines {
         self.parts.store.write(|tx| store::set_run_card(tx, run_id, &card.id, None))?;
         let started = self.parts.work.start_card(&card.id)?;
         self.parts.store.write(|tx| store::set_run_card(tx, run_id, &card.id, Some(&started)))
+    }
+
+    /// The team an agent routine's new card belongs to: the one it reports to, while the agent
+    /// is still a member and the team is not archived (else the card is the agent's alone, as
+    /// if it reported nowhere). A team card's result goes to the team's leader, and its runs
+    /// work in the team's project folder when the card names none.
+    fn reporting_team(&self, routine: &Routine, agent_id: &str) -> Option<String> {
+        let team = self.parts.teams.get(routine.reports_to_team_id.as_deref()?).ok()?;
+        (team.is_member(agent_id) && !team.archived).then_some(team.id)
     }
 
     fn fire_team(&self, routine: &Routine, team_id: &str, run_id: &str) -> Result<()> {

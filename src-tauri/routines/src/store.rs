@@ -8,7 +8,7 @@ use clawboo_vocab::error::{Error, Result};
 
 const ROUTINE_COLUMNS: &str = "r.id, r.name, r.agent_id, r.team_id, r.prompt, r.schedule, r.heartbeat, r.state, \
      r.paused_reason, r.created_by, r.creator_agent_id, r.approval_id, r.next_fire_at, r.retry_at, \
-     r.consecutive_failures, r.created_at, r.updated_at, COALESCE(a.name, t.name, '')";
+     r.consecutive_failures, r.created_at, r.updated_at, COALESCE(a.name, t.name, ''), r.reports_to_team_id";
 
 const ROUTINE_FROM: &str = "routines r LEFT JOIN agents a ON a.id = r.agent_id LEFT JOIN teams t ON t.id = r.team_id";
 
@@ -43,6 +43,7 @@ fn routine_row(r: &Row) -> rusqlite::Result<Routine> {
         created_at: r.get(15)?,
         updated_at: r.get(16)?,
         owner_name: r.get(17)?,
+        reports_to_team_id: r.get(18)?,
         last_run: None,
     })
 }
@@ -82,8 +83,8 @@ pub(crate) fn insert(conn: &Connection, new: &NewRoutine) -> Result<()> {
     let schedule = serde_json::to_string(&new.input.schedule).map_err(|e| Error::Internal(e.to_string()))?;
     conn.execute(
         "INSERT INTO routines (id, name, agent_id, team_id, prompt, schedule, heartbeat, state, created_by, \
-         creator_agent_id, approval_id, next_fire_at, created_at, updated_at) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'active', ?8, ?9, ?10, ?11, ?12, ?12)",
+         creator_agent_id, approval_id, next_fire_at, created_at, updated_at, reports_to_team_id) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'active', ?8, ?9, ?10, ?11, ?12, ?12, ?13)",
         params![
             new.id,
             new.input.name,
@@ -97,6 +98,7 @@ pub(crate) fn insert(conn: &Connection, new: &NewRoutine) -> Result<()> {
             new.approval_id,
             new.next_fire_at,
             new.now,
+            new.input.reports_to_team_id,
         ],
     )?;
     Ok(())
@@ -113,8 +115,20 @@ pub(crate) fn update(
     let schedule = serde_json::to_string(&input.schedule).map_err(|e| Error::Internal(e.to_string()))?;
     let changed = conn.execute(
         "UPDATE routines SET name = ?2, agent_id = ?3, team_id = ?4, prompt = ?5, schedule = ?6, heartbeat = ?7, \
-         next_fire_at = CASE WHEN state = 'active' THEN ?8 ELSE NULL END, retry_at = NULL, updated_at = ?9 WHERE id = ?1",
-        params![id, input.name, input.agent_id, input.team_id, input.prompt, schedule, input.heartbeat, next_fire_at, now],
+         next_fire_at = CASE WHEN state = 'active' THEN ?8 ELSE NULL END, retry_at = NULL, updated_at = ?9, \
+         reports_to_team_id = ?10 WHERE id = ?1",
+        params![
+            id,
+            input.name,
+            input.agent_id,
+            input.team_id,
+            input.prompt,
+            schedule,
+            input.heartbeat,
+            next_fire_at,
+            now,
+            input.reports_to_team_id
+        ],
     )?;
     if changed == 0 {
         return Err(Error::NotFound(format!("Routine {id}")));

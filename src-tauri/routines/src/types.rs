@@ -144,6 +144,9 @@ pub struct Routine {
     pub schedule_text: String,
     /// An agent routine whose runs carry HEARTBEAT.md.
     pub heartbeat: bool,
+    /// An agent routine that reports to this team (the agent is a member): its cards are the
+    /// team's, so a result goes to the team's leader and runs work in the team's project folder.
+    pub reports_to_team_id: Option<String>,
     pub state: RoutineState,
     pub paused_reason: Option<String>,
     pub created_by: CreatedBy,
@@ -202,6 +205,10 @@ pub struct RoutineInput {
     /// Only for an agent routine.
     #[serde(default)]
     pub heartbeat: bool,
+    /// Only for an agent routine: a team the agent is a member of, whose leader gets each run's
+    /// result (the editor's "Report to <team>", on by default for a member).
+    #[serde(default)]
+    pub reports_to_team_id: Option<String>,
 }
 
 /// A routine with its latest runs (newest first).

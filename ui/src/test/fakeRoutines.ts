@@ -84,6 +84,7 @@ function stored(input: RoutineInput, id: string, createdAt: number): Routine {
     schedule: input.schedule,
     scheduleText: checked.text,
     heartbeat: input.heartbeat ?? false,
+    reportsToTeamId: input.reportsToTeamId ?? null,
     state: "active",
     pausedReason: null,
     createdBy: "user",

@@ -125,9 +125,6 @@ impl Chat {
             request.boo_zero.as_ref().map_or("", |b| b.text.as_str()),
         ]);
         self.store.write(|tx| {
-            if let Some(recalled) = &request.recalled {
-                Self::record_recall(tx, &conversation.id, conversation.epoch, recalled, now)?;
-            }
             files::insert_context(
                 tx,
                 &files::ChatRunContext {
@@ -140,7 +137,8 @@ impl Chat {
                 },
             )
         })?;
-        let pending = files::PendingDeliveries::new(capabilities.history, conversation.epoch, &file_plan);
+        let pending = files::PendingDeliveries::new(capabilities.history, conversation.epoch, &file_plan)
+            .with_scratch(request.recalled.as_ref().and_then(|r| r.delivered_scratch()));
         let connectors = self.run_connectors(&agent.id);
         let grant =
             self.grant_direct_tools(&agent, tools, !connectors.connectors.is_empty(), &conversation.id, &run.id);
@@ -197,11 +195,10 @@ impl Chat {
         let recalled = self.recall(&recall::RecallRequest {
             agent_id: &agent.id,
             conversation_id: &conversation.id,
-            epoch: conversation.epoch,
             team_id: None,
             with_notes: first_turn,
             request_only: capabilities.history == HistoryMode::ClawbooTranscript,
-            new_session: resume_session.is_none(),
+            resumed: resume_session.as_deref(),
         });
         let (recalled, recall_failed) = match recalled {
             Ok(recalled) => (recalled, None),
@@ -268,7 +265,9 @@ impl Chat {
             if let Some(session) = &session {
                 store::set_session(tx, &conversation.id, Some((session, agent.runtime, &setup.fingerprint)))?;
             }
-            if status == RunStatus::Succeeded {
+            if result.compacted {
+                files::forget_deliveries(tx, &conversation.id)?;
+            } else if status == RunStatus::Succeeded {
                 setup.pending.record(tx, &conversation.id, session.as_deref(), &run.id, now)?;
             }
             let reply = if reply.trim().is_empty() {
@@ -338,7 +337,7 @@ fn prepare_turn(
     };
     let in_front =
         files::join_nonempty(&[if system.is_none() { &file_plan.instructions } else { "" }, &file_plan.references]);
-    let slots = files::slots(&file_plan, system.as_deref(), in_front.as_deref(), text)?;
+    let slots = files::slots(agent.runtime, &file_plan, system.as_deref(), in_front.as_deref(), text)?;
     let first_turn = !store::has_reply(tx, &conversation)?;
     let run = store::insert_run(tx, &conversation, agent.runtime, now)?;
     let message = store::add_message(tx, &conversation, ChatRole::User, text, Some(&run.id), conversation.epoch, now)?;

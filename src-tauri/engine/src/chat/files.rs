@@ -3,6 +3,8 @@
 //! one-to-one run was given. Shared by one-to-one chat, team turns and the task runner.
 
 use std::collections::HashSet;
+use std::path::Path;
+use std::time::SystemTime;
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use serde::Serialize;
@@ -12,7 +14,7 @@ use crate::chat::store::{CarriedTurn, Conversation};
 use crate::context::files::{self, AgentFiles, Delivered, FilePlan, FileSession, FilesTurn};
 use crate::context::ToolName;
 use crate::error::{Error, Result};
-use crate::runtimes::native::transcript::{trim_transcript, TRANSCRIPT_BUDGET_CHARS};
+use crate::runtimes::native::transcript::{date_line, trim_transcript, TRANSCRIPT_BUDGET_CHARS};
 use crate::runtimes::{HistoryMode, TranscriptTurn};
 use crate::vocab::AgentFileName;
 
@@ -25,12 +27,24 @@ pub(crate) struct AgentFilesForRun {
     unmanaged: bool,
     /// A heartbeat routine's run: HEARTBEAT.md goes with it.
     heartbeat: bool,
+    /// The repository's own instructions, for a run in a project folder or worktree.
+    project: Option<files::ProjectFile>,
 }
 
 impl AgentFilesForRun {
     /// A heartbeat routine's run (HEARTBEAT.md rides along) when `on`.
     pub(crate) fn with_heartbeat(mut self, on: bool) -> Self {
         self.heartbeat = on;
+        self
+    }
+
+    /// A run in the project folder or worktree `folder`: reads the repository's own instructions
+    /// there (`context::files::project_file_name`; none is an empty file). Read up to
+    /// [`PROJECT_FILE_READ_CAP`] bytes: the count past it is enough to say it is over its budget.
+    pub(crate) fn in_project(mut self, folder: &Path) -> Self {
+        let path = folder.join(files::project_file_name(self.runtime));
+        let text = read_capped(&path).unwrap_or_default();
+        self.project = Some(files::ProjectFile { folder: folder.display().to_string(), text });
         self
     }
 
@@ -64,6 +78,7 @@ impl AgentFilesForRun {
             discovers_agents_md,
             unmanaged: agent.runtime == RuntimeKind::Openclaw && agent.openclaw_gateway_url.is_some(),
             heartbeat: false,
+            project: None,
         }
     }
 
@@ -81,8 +96,21 @@ impl AgentFilesForRun {
             unmanaged: self.unmanaged,
             session,
             heartbeat: self.heartbeat,
+            project: self.project.as_ref(),
         }
     }
+}
+
+/// The most of a repository's instructions file read: far past any budget, so a huge file is
+/// still reported as over it without being held in memory whole.
+pub(crate) const PROJECT_FILE_READ_CAP: u64 = 1024 * 1024;
+
+/// The file's text, up to [`PROJECT_FILE_READ_CAP`] bytes (lossy UTF-8); None when missing.
+fn read_capped(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path).ok()?.take(PROJECT_FILE_READ_CAP).read_to_end(&mut bytes).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// What the session a turn continues already holds of the agent's files. `resumed`: the runtime
@@ -154,7 +182,8 @@ fn native_window(turns: &[CarriedTurn]) -> HashSet<String> {
     turns[turns.len() - kept..].iter().filter_map(|t| t.run_id.clone()).collect()
 }
 
-/// After a run completed in the session behind `key`: it holds `delivered` now. Rows of the
+/// After a run completed in the session behind `key`: it holds `delivered` now (and the scratch
+/// projection with fingerprint `scratch`, when the run delivered one). Rows of the
 /// conversation's other sessions go (a conversation continues one session at a time).
 pub(crate) fn record(
     tx: &Transaction,
@@ -162,6 +191,7 @@ pub(crate) fn record(
     key: &str,
     run_id: &str,
     delivered: &[Delivered],
+    scratch: Option<&str>,
     now: i64,
 ) -> Result<()> {
     tx.execute(
@@ -177,6 +207,18 @@ pub(crate) fn record(
     for d in delivered {
         stmt.execute(params![conversation_id, key, d.file.as_str(), d.hash, run_id, now])?;
     }
+    if let Some(fingerprint) = scratch {
+        stmt.execute(params![conversation_id, key, super::recall::SCRATCH_ITEM, fingerprint, run_id, now])?;
+    }
+    Ok(())
+}
+
+/// After a run whose runtime compacted its session (`RunResult::compacted`): what was delivered
+/// into the conversation's session may be gone from it, so nothing is taken as held and the
+/// references (BOOTSTRAP.md, MEMORY.md) and the scratch notes go again with the next turn, as
+/// after a cold resume.
+pub(crate) fn forget_deliveries(tx: &Transaction, conversation_id: &str) -> Result<()> {
+    tx.execute("DELETE FROM file_deliveries WHERE conversation_id = ?1", [conversation_id])?;
     Ok(())
 }
 
@@ -186,6 +228,8 @@ pub(crate) struct PendingDeliveries {
     /// Native's epoch key; `None` for a runtime session (its id is known when the run ends).
     pub key: Option<String>,
     pub delivered: Vec<Delivered>,
+    /// The scratch projection's fingerprint, when this turn delivered it into a kept session.
+    pub scratch: Option<String>,
 }
 
 impl PendingDeliveries {
@@ -193,7 +237,14 @@ impl PendingDeliveries {
         Self {
             key: (history == HistoryMode::ClawbooTranscript).then(|| epoch_key(epoch)),
             delivered: plan.delivered_references(),
+            scratch: None,
         }
+    }
+
+    /// With the scratch projection this turn delivers (see `recall`).
+    pub(crate) fn with_scratch(mut self, scratch: Option<String>) -> Self {
+        self.scratch = scratch;
+        self
     }
 
     /// Records them, once a run completed in `session` (the runtime's, when it reported one).
@@ -206,7 +257,7 @@ impl PendingDeliveries {
         now: i64,
     ) -> Result<()> {
         match self.key.as_deref().or(session) {
-            Some(key) => record(tx, conversation_id, key, run_id, &self.delivered, now),
+            Some(key) => record(tx, conversation_id, key, run_id, &self.delivered, self.scratch.as_deref(), now),
             None => Ok(()),
         }
     }
@@ -271,7 +322,8 @@ pub(crate) fn context(conn: &Connection, run_id: &str) -> Result<Option<ChatRunC
 }
 
 /// Native's setup (None for other runtimes), and the instruction slot as "What this agent saw"
-/// shows it: the setup, then what Clawboo put in the runtime's own slot.
+/// shows it: the setup, then what Clawboo put in the runtime's own slot (then, on Native, the
+/// date line its system prompt ends with).
 pub(crate) struct Slots {
     pub setup: Option<String>,
     pub shown_system: Option<String>,
@@ -279,10 +331,22 @@ pub(crate) struct Slots {
 
 /// The run's [`Slots`], once its prepared context (setup, instruction slot, text in front of the
 /// message, the message) is within `context::files::MAX_PREPARED_BYTES`.
-pub(crate) fn slots(files: &FilePlan, system: Option<&str>, preamble: Option<&str>, message: &str) -> Result<Slots> {
+pub(crate) fn slots(
+    runtime: RuntimeKind,
+    files: &FilePlan,
+    system: Option<&str>,
+    preamble: Option<&str>,
+    message: &str,
+) -> Result<Slots> {
     let (system, preamble) = (system.unwrap_or(""), preamble.unwrap_or(""));
     files::check_prepared(&[&files.setup, system, preamble, message])?;
-    Ok(Slots { setup: files.setup_slot(), shown_system: join_nonempty(&[&files.setup, system]) })
+    // Native ends its system prompt with today's date when the request goes out, moments from
+    // now: shown as of now (the same day but for a run started on the stroke of midnight).
+    let date = match runtime {
+        RuntimeKind::Native => date_line(SystemTime::now()),
+        _ => String::new(),
+    };
+    Ok(Slots { setup: files.setup_slot(), shown_system: join_nonempty(&[&files.setup, system, &date]) })
 }
 
 /// The non-empty parts, trimmed and joined by a blank line; None when all are empty.

@@ -5,12 +5,16 @@
 //! - the bounded projection of the scratch notes in scope (session, team, global; Mobius). A
 //!   runtime that keeps its own session holds what it was sent, so the projection goes only when
 //!   the session is new or the notes changed since they were last delivered into it; for Native
-//!   the preamble is never stored in its transcript, so it goes with every request.
+//!   the preamble is never stored in its transcript, so it goes with every request. What each
+//!   runtime session holds is tracked per session, as the agent's files are (`file_deliveries`,
+//!   recorded when a run completes in it): a new session, one that lost what it was given
+//!   (compacted by its runtime), or a run that failed before its session kept anything, sends
+//!   the projection again.
 //!
 //! Facts are never added here: agents look them up with their memory tools (only task-runner
 //! runs get the injection block).
 
-use rusqlite::{params, OptionalExtension, Transaction};
+use rusqlite::{params, OptionalExtension};
 
 use super::setup::SessionSetup;
 use super::Chat;
@@ -19,19 +23,19 @@ use crate::error::Result;
 
 /// Saved notes recalled on a conversation's first turn.
 pub const RECALLED_NOTES: usize = context::SAVED_NOTES;
-const SCRATCH_ITEM: &str = "scratch";
+/// The scratch projection's row among a runtime session's deliveries (`file_deliveries`).
+pub(in crate::chat) const SCRATCH_ITEM: &str = "scratch";
 
 pub(in crate::chat) struct RecallRequest<'a> {
     pub agent_id: &'a str,
     pub conversation_id: &'a str,
-    pub epoch: i64,
     pub team_id: Option<&'a str>,
     /// The first turn of this conversation epoch of a one-to-one chat.
     pub with_notes: bool,
     /// The preamble is sent with every request and never kept (Native).
     pub request_only: bool,
-    /// This turn starts a runtime session: whatever an earlier one held is gone.
-    pub new_session: bool,
+    /// The runtime session this turn continues (None: it starts a new one, which holds nothing).
+    pub resumed: Option<&'a str>,
 }
 
 /// What to put in front of the message (may be empty), and what to record once it is sent.
@@ -58,16 +62,19 @@ impl Chat {
         let scratch_block = context::scratch_block(&items);
         let fingerprint =
             SessionSetup::default().with(SCRATCH_ITEM, scratch_block.as_deref().unwrap_or("")).fingerprint();
-        let delivered = self.store.read(|c| {
-            Ok(c.query_row(
-                "SELECT fingerprint, epoch FROM context_deliveries WHERE conversation_id = ?1 AND item = ?2",
-                params![request.conversation_id, SCRATCH_ITEM],
-                |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)),
-            )
-            .optional()?)
-        })?;
-        let current = delivered.as_ref().is_some_and(|(f, epoch)| *f == fingerprint && *epoch == request.epoch);
-        let fresh = request.new_session || delivered.as_ref().is_some_and(|(_, epoch)| *epoch != request.epoch);
+        let delivered = match request.resumed {
+            Some(session) => self.store.read(|c| {
+                Ok(c.query_row(
+                    "SELECT hash FROM file_deliveries WHERE conversation_id = ?1 AND session_key = ?2 AND file = ?3",
+                    params![request.conversation_id, session, SCRATCH_ITEM],
+                    |r| r.get::<_, String>(0),
+                )
+                .optional()?)
+            })?,
+            None => None,
+        };
+        let current = delivered.as_deref() == Some(fingerprint.as_str());
+        let fresh = request.resumed.is_none();
         let scratch_text = if request.request_only || fresh {
             scratch_block.clone()
         } else if current || (delivered.is_none() && scratch_block.is_none()) {
@@ -77,9 +84,9 @@ impl Chat {
             // that the earlier notes are gone.
             Some(scratch_block.clone().unwrap_or_else(|| context::SCRATCH_CLEARED.to_owned()))
         };
-        // The table says what the session holds now, sent this turn or not (an empty projection
-        // into a new session included, so no "cleared" note follows later).
-        let record = (!request.request_only && (!current || request.new_session)).then(|| fingerprint.clone());
+        // What the session holds once the run completes, sent this turn or not (an empty
+        // projection into a new session included, so no "cleared" note follows later).
+        let record = (!request.request_only && (!current || fresh)).then(|| fingerprint.clone());
 
         let parts: Vec<&str> = [notes_block.as_deref(), scratch_text.as_deref()].into_iter().flatten().collect();
         if parts.is_empty() && record.is_none() {
@@ -103,25 +110,13 @@ impl Chat {
             scratch: record,
         }))
     }
+}
 
-    /// Records what `recall` delivered into the conversation's session.
-    pub(in crate::chat) fn record_recall(
-        tx: &Transaction,
-        conversation_id: &str,
-        epoch: i64,
-        recall: &Recall,
-        now: i64,
-    ) -> Result<()> {
-        if let Some(fingerprint) = &recall.scratch {
-            tx.execute(
-                "INSERT INTO context_deliveries (conversation_id, item, fingerprint, epoch, delivered_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5)
-                 ON CONFLICT (conversation_id, item) DO UPDATE
-                 SET fingerprint = excluded.fingerprint, epoch = excluded.epoch, delivered_at = excluded.delivered_at",
-                params![conversation_id, SCRATCH_ITEM, fingerprint, epoch, now],
-            )?;
-        }
-        Ok(())
+impl Recall {
+    /// The scratch projection's fingerprint the session holds once this turn's run completes
+    /// (recorded with the agent's files, `PendingDeliveries`).
+    pub(in crate::chat) fn delivered_scratch(&self) -> Option<String> {
+        self.scratch.clone()
     }
 }
 

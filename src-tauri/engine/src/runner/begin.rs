@@ -110,10 +110,15 @@ impl Runner {
         };
         let heartbeat = routine.as_ref().is_some_and(|(_, heartbeat)| *heartbeat);
         let routine = routine.map(|(routine_name, _)| context::RoutineNote { routine_name });
-        // A runtime discovers the agent's AGENTS.md only when it works in the agent's own folder.
-        let files = AgentFilesForRun::read(&parts.agents, &agent, check_folder == workspace, &tools)?
-            .with_heartbeat(heartbeat)
-            .plan(&FileSession::New)?;
+        // A runtime discovers the agent's AGENTS.md only when it works in the agent's own folder;
+        // elsewhere (a project folder or worktree) the repository's own instructions go too.
+        let in_workspace = check_folder == workspace;
+        let mut agent_files =
+            AgentFilesForRun::read(&parts.agents, &agent, in_workspace, &tools)?.with_heartbeat(heartbeat);
+        if !in_workspace {
+            agent_files = agent_files.in_project(&check_folder);
+        }
+        let files = agent_files.plan(&FileSession::New)?;
         Ok(Some(Task {
             tools,
             files,
@@ -206,6 +211,7 @@ impl Runner {
         // Every run is a fresh session: it never holds the steady tier yet.
         let placed = placement::place(placement, &tiers.assembled, false);
         let slots = crate::chat::files::slots(
+            agent.runtime,
             &task.files,
             placed.system.as_deref(),
             placed.preamble.as_deref(),
@@ -225,6 +231,7 @@ impl Runner {
             message: tiers.assembled.message_text(),
             sections: tiers.assembled.sections.clone(),
             files: task.files.files.clone(),
+            project_file: task.files.project.clone(),
             cited: tiers.cited.clone(),
             created_at: now,
         };

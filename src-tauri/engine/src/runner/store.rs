@@ -83,6 +83,8 @@ struct StoredSections {
     sections: Vec<Section>,
     #[serde(default)]
     files: Vec<crate::context::files::FileDelivery>,
+    #[serde(default)]
+    project_file: Option<crate::context::files::ProjectFileDelivery>,
 }
 
 fn to_json<T: serde::Serialize>(value: &T) -> Result<String> {
@@ -103,7 +105,11 @@ pub fn insert_context(tx: &Transaction, context: &TaskRunContext) -> Result<()> 
             context.system_text,
             context.preamble,
             context.message,
-            to_json(&StoredSections { sections: context.sections.clone(), files: context.files.clone() })?,
+            to_json(&StoredSections {
+                sections: context.sections.clone(),
+                files: context.files.clone(),
+                project_file: context.project_file.clone(),
+            })?,
             to_json(&context.cited)?,
             context.created_at,
         ],
@@ -145,6 +151,7 @@ pub fn context(conn: &Connection, run_id: &str) -> Result<Option<TaskRunContext>
         message,
         sections: stored.sections,
         files: stored.files,
+        project_file: stored.project_file,
         cited: serde_json::from_str(&cited).map_err(|_| bad("list of cited facts"))?,
         created_at,
     }))

@@ -95,6 +95,8 @@ pub struct TaskRunContext {
     /// Where each agent file went and whether this run carried it (empty for runs from before
     /// it was kept).
     pub files: Vec<crate::context::files::FileDelivery>,
+    /// The repository's own instructions, when the run worked in a project folder or worktree.
+    pub project_file: Option<crate::context::files::ProjectFileDelivery>,
     /// The fact ids of the memory block (recorded as cited).
     pub cited: Vec<String>,
     pub created_at: i64,

@@ -6,6 +6,7 @@ use clawboo_engine::agents::{AgentFileName, RuntimeKind};
 use clawboo_engine::context::files::{
     self, AgentFiles, Delivered, FilePlan, FileRoute, FileSession, FileStatus, FilesTurn, MAX_PREPARED_BYTES,
 };
+use clawboo_engine::vocab::thousands;
 use clawboo_engine::ErrorCode;
 
 use super::fixture::RUNTIMES;
@@ -29,6 +30,7 @@ struct Case {
     session: FileSession,
     heartbeat: bool,
     unmanaged: bool,
+    project: Option<files::ProjectFile>,
 }
 
 impl Case {
@@ -41,6 +43,7 @@ impl Case {
             session: FileSession::New,
             heartbeat: false,
             unmanaged: false,
+            project: None,
         }
     }
 
@@ -53,6 +56,7 @@ impl Case {
             unmanaged: self.unmanaged,
             session: &self.session,
             heartbeat: self.heartbeat,
+            project: self.project.as_ref(),
         })
     }
 
@@ -224,12 +228,12 @@ fn oversize_refuses_naming_every_file_over_and_never_cuts() {
     let mut case = Case::new(RuntimeKind::Codex);
     case.files = agent_files()
         .with(AgentFileName::User, "é".repeat(files::USER_BUDGET + 1))
-        .with(AgentFileName::Agents, "a".repeat(files::AGENTS_BUDGET + 345));
+        .with(AgentFileName::Agents, "a".repeat(files::CODEX_AGENTS_LIMIT + 345));
     let err = case.plan().unwrap_err();
     assert_eq!(err.code(), ErrorCode::ContextTooLarge);
     let text = err.to_string();
     assert!(
-        text.contains("AGENTS.md has 16,345 characters, over its budget of 16,000 (read by Codex as its own"),
+        text.contains("AGENTS.md has 64,345 characters, over Codex's own limit of 64,000 (read by Codex as its own"),
         "{text}"
     );
     assert!(text.contains("USER.md has 2,001 characters, over its budget of 2,000"), "{text}");
@@ -287,4 +291,122 @@ fn memory_md_behind_its_pointer_counts_by_the_pointer_not_its_text() {
     let after = case.plan().unwrap();
     assert_eq!(before.setup_parts(), after.setup_parts(), "editing MEMORY.md starts no fresh session");
     assert!(after.setup_parts().iter().any(|(name, _)| *name == "MEMORY.md"), "the pointer itself is a part");
+}
+
+/// Issue #24, item 7: AGENTS.md the runtime reads itself is held to that runtime's own limit,
+/// never to the budget Clawboo keeps for what it sends; where Clawboo sends it, its budget holds.
+#[test]
+fn agents_md_a_runtime_reads_itself_is_held_to_the_runtimes_own_limit() {
+    let over_clawboos = "a".repeat(files::AGENTS_BUDGET + 1);
+    for (runtime, in_workspace, limit) in [
+        (RuntimeKind::Codex, true, Some(files::CODEX_AGENTS_LIMIT)),
+        (RuntimeKind::Hermes, true, Some(files::HERMES_CONTEXT_FILE_LIMIT)),
+        (RuntimeKind::Openclaw, true, Some(files::OPENCLAW_BOOTSTRAP_FILE_LIMIT)),
+        // Hermes working elsewhere, Claude Code and Native: Clawboo sends it, within its budget.
+        (RuntimeKind::Hermes, false, None),
+        (RuntimeKind::ClaudeCode, true, None),
+        (RuntimeKind::Native, true, None),
+    ] {
+        let mut case = Case::new(runtime);
+        case.in_workspace = in_workspace;
+        case.files = agent_files().with(AgentFileName::Agents, over_clawboos.clone());
+        let routes = files::routes(&FilesTurn {
+            runtime,
+            files: &case.files,
+            memory_tools: false,
+            discovers_agents_md: in_workspace,
+            unmanaged: false,
+            session: &FileSession::New,
+            heartbeat: false,
+            project: None,
+        });
+        let agents = routes.iter().find(|r| r.file == AgentFileName::Agents).unwrap();
+        match limit {
+            Some(limit) => {
+                // Not blocked for Clawboo's budget; the editor's meter shows the runtime's limit.
+                let plan = case.plan().unwrap_or_else(|e| panic!("{runtime:?}: {e}"));
+                let delivery = plan.files.iter().find(|f| f.file == AgentFileName::Agents).unwrap();
+                assert_eq!((delivery.status, delivery.budget as usize), (FileStatus::ReadByRuntime, limit));
+                assert_eq!(agents.budget as usize, limit, "{runtime:?}");
+                // At the runtime's limit it still runs; one over, the runtime would cut it: refused.
+                case.files = agent_files().with(AgentFileName::Agents, "b".repeat(limit));
+                assert!(case.plan().is_ok(), "{runtime:?}");
+                case.files = agent_files().with(AgentFileName::Agents, "b".repeat(limit + 1));
+                let err = case.plan().unwrap_err().to_string();
+                let own = format!("over {}'s own limit of {}", runtime.label(), thousands(limit));
+                assert!(err.contains(&own), "{runtime:?}: {err}");
+            }
+            None => {
+                let err = case.plan().unwrap_err().to_string();
+                assert!(err.contains("AGENTS.md has 16,001 characters, over its budget of 16,000"), "{err}");
+                assert_eq!(agents.budget as usize, files::AGENTS_BUDGET, "{runtime:?}");
+            }
+        }
+    }
+    // The persona files OpenClaw reads keep the seed's persona budget.
+    let mut case = Case::new(RuntimeKind::Openclaw);
+    case.files = agent_files().with(AgentFileName::Soul, "s".repeat(files::SOUL_BUDGET + 1));
+    assert!(case.plan().unwrap_err().to_string().contains("over its budget of 4,000"));
+}
+
+/// Issue #24, item 6: a run in a project folder gets the repository's own instructions: Claude
+/// Code its CLAUDE.md, the others AGENTS.md; Hermes reads it itself, Clawboo sends it to the
+/// rest; over its budget the run goes on and the delivery says what happened, in one line.
+#[test]
+fn the_repositorys_own_instructions_reach_every_runtime_within_a_stated_budget() {
+    let repo_text = "Use tabs. REPO-INSTRUCTIONS-MARK";
+    for runtime in RUNTIMES {
+        let mut case = Case::new(runtime);
+        case.in_workspace = false;
+        case.project = Some(files::ProjectFile { folder: "/work/bakery".into(), text: repo_text.into() });
+        let plan = case.plan().unwrap();
+        let project = plan.project.clone().expect("a project delivery");
+        let name = if runtime == RuntimeKind::ClaudeCode { "CLAUDE.md" } else { "AGENTS.md" };
+        assert_eq!((project.name.as_str(), project.folder.as_str()), (name, "/work/bakery"));
+        assert_eq!(project.chars as usize, repo_text.chars().count());
+        assert_eq!(project.note, None);
+        let slot = if runtime == RuntimeKind::Native { &plan.setup } else { &plan.instructions };
+        if runtime == RuntimeKind::Hermes {
+            assert_eq!((project.route, project.status), (FileRoute::Workspace, FileStatus::ReadByRuntime));
+            assert_eq!(project.budget as usize, files::HERMES_CONTEXT_FILE_LIMIT);
+            assert!(!slot.contains("REPO-INSTRUCTIONS-MARK"), "Hermes reads it itself: not sent twice");
+        } else {
+            assert_eq!((project.route, project.status), (FileRoute::Instructions, FileStatus::Sent), "{runtime:?}");
+            assert_eq!(project.budget as usize, files::PROJECT_INSTRUCTIONS_BUDGET);
+            assert_eq!(slot.matches("REPO-INSTRUCTIONS-MARK").count(), 1, "{runtime:?}: {slot}");
+            assert!(slot.contains(&format!("## The project's instructions ({name})")), "{slot}");
+        }
+        assert!(project.route_label.contains(if runtime == RuntimeKind::Hermes {
+            "read by Hermes"
+        } else {
+            "sent by Clawboo"
+        }));
+
+        // Over its budget: the run is not refused; nothing is cut; a clear line says what happened.
+        let budget = project.budget as usize;
+        case.project = Some(files::ProjectFile { folder: "/work/bakery".into(), text: "r".repeat(budget + 1) });
+        let plan = case.plan().unwrap_or_else(|e| panic!("{runtime:?}: never blocked: {e}"));
+        let project = plan.project.unwrap();
+        let note = project.note.expect("a line about it");
+        let slot = if runtime == RuntimeKind::Native { &plan.setup } else { &plan.instructions };
+        assert!(!slot.contains("rrrr"), "{runtime:?}: not sent, never cut");
+        if runtime == RuntimeKind::Hermes {
+            assert_eq!(project.status, FileStatus::ReadByRuntime);
+            assert!(
+                note.contains("over Hermes's own limit of 20,000") || note.contains("over Hermes' own limit"),
+                "{note}"
+            );
+        } else {
+            assert_eq!(project.status, FileStatus::NotSent);
+            assert!(note.contains(&format!("over its budget of {}: not sent", thousands(budget))), "{note}");
+        }
+        // No such file in the project: marked empty, nothing sent.
+        case.project = Some(files::ProjectFile { folder: "/work/bakery".into(), text: String::new() });
+        assert_eq!(case.plan().unwrap().project.unwrap().status, FileStatus::Empty);
+    }
+    // A user's own OpenClaw Gateway: Clawboo sends nothing.
+    let mut case = Case::new(RuntimeKind::Openclaw);
+    case.unmanaged = true;
+    case.project = Some(files::ProjectFile { folder: "/work/bakery".into(), text: repo_text.into() });
+    assert_eq!(case.plan().unwrap().project.unwrap().status, FileStatus::NotSent);
 }

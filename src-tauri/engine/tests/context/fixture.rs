@@ -173,6 +173,7 @@ pub fn soul_only_plan(runtime: RuntimeKind, persona: &str, tools: &[ToolName]) -
         unmanaged: false,
         session: &FileSession::New,
         heartbeat: false,
+        project: None,
     })
 }
 

@@ -245,7 +245,8 @@ fn steady_tier_is_byte_identical_across_every_run_of_the_task() {
         } else {
             "## Task #12: Build the menu page\n"
         }));
-        assert!(first.ends_with("under 200 lines of HTML."));
+        assert!(first.contains("under 200 lines of HTML.\n\n## How to work\n"));
+        assert!(first.ends_with("make it your report of what you did and found."));
         let others = [
             Task::resume(runtime),
             Task::cut_off(runtime),
@@ -268,7 +269,7 @@ fn steady_tier_is_byte_identical_across_every_run_of_the_task() {
 fn sections_in_the_seeds_order_steadiest_first_message_last() {
     for runtime in RUNTIMES {
         let context = Task::everything(runtime).assemble();
-        let mut expected = vec![SectionKind::Persona, SectionKind::Task];
+        let mut expected = vec![SectionKind::Persona, SectionKind::Task, SectionKind::HowToWork];
         if !has_persona(runtime) {
             expected.remove(0);
         }
@@ -326,13 +327,7 @@ fn cited_is_exactly_what_the_memory_block_gave() {
 fn left_out_of_every_task_run() {
     for runtime in RUNTIMES {
         let context = Task::everything(runtime).assemble();
-        for kind in [
-            SectionKind::Rules,
-            SectionKind::AboutYou,
-            SectionKind::Teammates,
-            SectionKind::HowToWork,
-            SectionKind::Connectors,
-        ] {
+        for kind in [SectionKind::Rules, SectionKind::AboutYou, SectionKind::Teammates, SectionKind::Connectors] {
             assert!(!kinds(&context).contains(&kind), "{kind:?}");
         }
         let text = context.assembled.preamble().to_lowercase();
@@ -413,6 +408,19 @@ fn runtime_note_only_without_live_streaming() {
     let context = task.assemble();
     let note = text_of(&context, SectionKind::RuntimeNote).unwrap();
     assert!(note.contains("only when you finish") && note.contains("final reply"), "{note}");
+}
+
+#[test]
+fn every_run_is_told_the_user_reads_its_reply_on_the_card() {
+    for runtime in RUNTIMES {
+        for task in [Task::first_run(runtime), Task::from_routine(runtime), Task::fix_round(runtime)] {
+            let context = task.assemble();
+            let how = context.assembled.sections.iter().find(|s| s.kind == SectionKind::HowToWork).unwrap();
+            assert!(how.text.contains("The user reads your final reply on this task's card"), "{runtime:?}");
+            // Part of the steady tier: the same on every run of the task.
+            assert_eq!(how.stability, Stability::Steady);
+        }
+    }
 }
 
 #[test]

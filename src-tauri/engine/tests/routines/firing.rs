@@ -91,6 +91,7 @@ fn a_heartbeat_routine_carries_heartbeat_md() {
             prompt: "Go through your heartbeat checklist.".into(),
             schedule: Schedule::Every { minutes: 30 },
             heartbeat: true,
+            reports_to_team_id: None,
         })
         .unwrap();
     let run = f.engine.routines().run_now(&routine.id).unwrap();
@@ -119,6 +120,7 @@ fn a_team_routine_is_a_message_to_the_leader_in_a_fresh_conversation_with_the_no
             prompt: "plan the week".into(),
             schedule: cron("0 9 * * 1", "Europe/Berlin"),
             heartbeat: false,
+            reports_to_team_id: None,
         })
         .unwrap();
     assert_eq!(routine.next_fire_at, Some(ms("2026-03-02T08:00:00Z")));
@@ -173,6 +175,7 @@ fn a_team_routine_that_cannot_start_fails_and_retries() {
             prompt: "fail the nightly check".into(),
             schedule: cron("0 2 * * *", "UTC"),
             heartbeat: false,
+            reports_to_team_id: None,
         })
         .unwrap();
     f.tick_at(ms("2026-03-03T02:00:00Z"));
@@ -230,6 +233,7 @@ fn editing_a_routine_recomputes_its_next_run_from_now() {
                 prompt: "Sweep it.".into(),
                 schedule: cron(" 0  9 * * * ", " Europe/Berlin "),
                 heartbeat: false,
+                reports_to_team_id: None,
             },
         )
         .unwrap();
@@ -248,6 +252,7 @@ fn editing_a_routine_recomputes_its_next_run_from_now() {
                 prompt: "Sweep it.".into(),
                 schedule: cron("0 9 * * *", "Nowhere/Land"),
                 heartbeat: false,
+                reports_to_team_id: None,
             },
         )
         .unwrap_err();

@@ -150,6 +150,7 @@ impl Fixture {
                 prompt: format!("Please {name}, and say what you assumed."),
                 schedule,
                 heartbeat: false,
+                reports_to_team_id: None,
             })
             .unwrap()
     }

@@ -193,6 +193,7 @@ fn bad_schedules_are_refused_before_anything_is_saved() {
             prompt: "Do it.".into(),
             schedule,
             heartbeat: false,
+            reports_to_team_id: None,
         })
     };
     for (schedule, says) in [
@@ -225,6 +226,7 @@ fn bad_schedules_are_refused_before_anything_is_saved() {
             prompt: "Do it.".into(),
             schedule: Schedule::Every { minutes: 5 },
             heartbeat: false,
+            reports_to_team_id: None,
         })
         .unwrap_err();
     assert_eq!(e.code(), ErrorCode::InvalidInput);

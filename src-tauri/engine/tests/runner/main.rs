@@ -280,9 +280,13 @@ fn a_run_reports_its_reply_and_moves_the_card_to_in_review() {
     let steady: Vec<_> = seen.sections.iter().filter(|s| s.stability == Stability::Steady).collect();
     assert!(steady.iter().any(|s| s.kind == SectionKind::Task && s.text.contains("Please write the summary")));
     // Native: what Clawboo put in its system prompt is its setup (the agent's files), then the
-    // steady tier.
+    // steady tier, then the date line (last, so the cached prefix does not change daily).
     let shown = seen.system_text.as_deref().unwrap();
-    assert_eq!(shown, format!("{}\n\n{}", input.setup.as_deref().unwrap(), input.persona.as_deref().unwrap()));
+    let date = clawboo_engine::runtimes::native::transcript::date_line(std::time::SystemTime::now());
+    assert_eq!(
+        shown,
+        format!("{}\n\n{}\n\n{date}", input.setup.as_deref().unwrap(), input.persona.as_deref().unwrap())
+    );
     assert!(input.persona.as_deref().unwrap().contains("Please write the summary, carefully."));
     assert_eq!(input.preamble, seen.preamble);
     assert!(seen.preamble.as_deref().unwrap().contains("## Clawboo tools"), "{:?}", seen.preamble);

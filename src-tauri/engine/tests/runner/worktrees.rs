@@ -10,6 +10,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use clawboo_engine::board::{Actor, Card, CardStatus};
+use clawboo_engine::context::files::{self, FileStatus};
 use clawboo_engine::ErrorCode;
 use clawboo_testkit::wait_for;
 
@@ -223,4 +224,48 @@ fn a_repository_git_cannot_open_is_refused_never_worked_in_place() {
     assert!(err.to_string().contains("looks like it is in a git repository"), "{err}");
     assert_eq!(f.engine.board().get(&card.id).unwrap().status, CardStatus::Todo, "nothing changed");
     assert!(!folder.path().join("here.txt").exists());
+}
+
+/// Issue #24, item 6: a run in a card's worktree gets the repository's own AGENTS.md (Native: in
+/// its system prompt, from Clawboo), shown in What this agent saw with its route; over its
+/// budget the run still goes, without it, and What this agent saw says so.
+#[test]
+fn a_run_in_a_worktree_gets_the_repositorys_own_instructions_within_their_budget() {
+    let f = fixture();
+    let (_dir, repo) = repo();
+    std::fs::write(repo.join("AGENTS.md"), "Run `make test` first. REPO-AGENTS-MARK-3c1d\n").unwrap();
+    git(&repo, &["add", "AGENTS.md"]);
+    git(&repo, &["commit", "-q", "-m", "instructions"]);
+    let card = f.card_with("follow the house rules", |c| c.project_folder = Some(repo.display().to_string()));
+    let run_id = f.start(&card);
+    f.settled(&card);
+    let input = &f.runtime.inputs_for("follow the house rules")[0];
+    let setup = input.setup.as_deref().unwrap();
+    assert_eq!(setup.matches("REPO-AGENTS-MARK-3c1d").count(), 1, "{setup}");
+    assert!(setup.contains("## The project's instructions (AGENTS.md)"), "{setup}");
+    assert_ne!(input.workspace, f.engine.agents().workspaces().dir(&f.agent_id), "in the worktree");
+    let seen = f.engine.runner().run_context(&run_id).unwrap();
+    let project = seen.project_file.expect("the project's instructions listed");
+    assert_eq!((project.name.as_str(), project.status), ("AGENTS.md", FileStatus::Sent));
+    assert_eq!(project.folder, input.workspace.display().to_string());
+    assert_eq!(project.route_label, "sent by Clawboo as instructions in the system prompt");
+    assert_eq!(project.note, None);
+
+    // Over its budget: the run goes on without it, and says so.
+    std::fs::write(repo.join("AGENTS.md"), "x".repeat(files::PROJECT_INSTRUCTIONS_BUDGET + 1)).unwrap();
+    git(&repo, &["commit", "-q", "-am", "long instructions"]);
+    let card = f.card_with("follow the long rules", |c| c.project_folder = Some(repo.display().to_string()));
+    let run_id = f.start(&card);
+    assert_eq!(f.settled(&card).status, CardStatus::InReview, "never blocked by the project's file");
+    let setup = f.runtime.inputs_for("follow the long rules")[0].setup.clone().unwrap_or_default();
+    assert!(!setup.contains("xxxx"), "not sent, never cut");
+    let project = f.engine.runner().run_context(&run_id).unwrap().project_file.unwrap();
+    assert_eq!(project.status, FileStatus::NotSent);
+    assert!(project.note.unwrap().contains("over its budget of 16,000: not sent"));
+
+    // In the agent's own folder there is no project file.
+    let card = f.card("write at home");
+    let run_id = f.start(&card);
+    f.settled(&card);
+    assert_eq!(f.engine.runner().run_context(&run_id).unwrap().project_file, None);
 }

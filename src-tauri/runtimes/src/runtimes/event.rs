@@ -13,19 +13,35 @@ pub struct RunResult {
     /// The run stopped at the runtime's own limit of turns (Native's model calls) before it
     /// finished: the task runner continues it in a fresh session rather than failing it.
     pub turn_limit: bool,
+    /// The runtime compacted its session's conversation during the run (Claude Code's
+    /// `compact_boundary`, Codex's `thread/compacted`): what was delivered into the session
+    /// (BOOTSTRAP.md, scratch notes) may be gone from it, so the next turn sends it again.
+    pub compacted: bool,
 }
 
 impl RunResult {
     pub fn succeeded() -> Self {
-        Self { outcome: RunOutcome::Succeeded, message: None, session_missing: false, turn_limit: false }
+        Self {
+            outcome: RunOutcome::Succeeded,
+            message: None,
+            session_missing: false,
+            turn_limit: false,
+            compacted: false,
+        }
     }
 
     pub fn failed(message: impl Into<String>) -> Self {
-        Self { outcome: RunOutcome::Failed, message: Some(message.into()), session_missing: false, turn_limit: false }
+        Self {
+            outcome: RunOutcome::Failed,
+            message: Some(message.into()),
+            session_missing: false,
+            turn_limit: false,
+            compacted: false,
+        }
     }
 
     pub fn with_outcome(outcome: RunOutcome, message: impl Into<String>) -> Self {
-        Self { outcome, message: Some(message.into()), session_missing: false, turn_limit: false }
+        Self { outcome, message: Some(message.into()), session_missing: false, turn_limit: false, compacted: false }
     }
 
     pub fn to_event(&self) -> RunEvent {

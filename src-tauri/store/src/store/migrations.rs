@@ -57,6 +57,11 @@ pub const MIGRATIONS: &[Migration] = &[
     ),
     Migration::new(20, "each agent's sandbox and network", include_str!("migrations/0020_agent_sandbox.sql")),
     Migration::new(21, "why a run failed, as a code", include_str!("migrations/0021_run_error_codes.sql")),
+    Migration::new(
+        22,
+        "an agent routine reporting to a team",
+        include_str!("migrations/0022_routine_reports_to_team.sql"),
+    ),
 ];
 
 pub fn schema_version(conn: &Connection) -> Result<u32> {

@@ -117,8 +117,19 @@ pub fn proposal_of(services: &Services, caller: &Caller, args: RoutineCreate, no
         member.agent_id.clone()
     };
     let heartbeat = args.heartbeat.is_some_and(|h| h.0);
+    // Proposed in team chat: the routine reports to that team (the editor's default for a
+    // member); the agent is a member, as only members take part in its chat.
+    let reports_to_team_id = (!caller.team_id.is_empty()).then(|| caller.team_id.clone());
     Ok(Proposal {
-        input: RoutineInput { name, agent_id: Some(agent_id), team_id: None, prompt, schedule, heartbeat },
+        input: RoutineInput {
+            name,
+            agent_id: Some(agent_id),
+            team_id: None,
+            prompt,
+            schedule,
+            heartbeat,
+            reports_to_team_id,
+        },
         creator_agent_id: caller.agent_id.clone(),
     })
 }

@@ -226,6 +226,7 @@ describe("Board", () => {
         section("message", "turn", "Write the copy"),
       ],
       files: sampleDeliveries({ "AGENTS.md": "read_by_runtime", "HEARTBEAT.md": "not_this_run" }),
+      projectFile: null,
       cited: ["m-7f3a"], createdAt: 1,
     });
     const { user } = await openBoard();

@@ -48,7 +48,7 @@ function TiersBody({ context }: { context: TaskRunContext }) {
           <SectionRow key={`${section.kind}-${i}`} section={section} tiers={TASK_TIERS} />
         ))}
       </ol>
-      <FileDeliveryList files={context.files} />
+      <FileDeliveryList files={context.files} project={context.projectFile} />
       {context.systemText && (
         <details className="run-context__raw">
           <summary>System/developer slot as sent ({formatCount(context.systemText.length)} characters)</summary>

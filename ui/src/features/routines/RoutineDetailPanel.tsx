@@ -1,5 +1,5 @@
 import { useState } from "react";
-import type { Routine } from "../../bindings";
+import type { Routine, Team } from "../../bindings";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { ErrorWithCode } from "../../components/ErrorMessage";
 import { errorMessage } from "../../errors";
@@ -10,6 +10,7 @@ import { useDeleteRoutine, usePauseRoutine, useResumeRoutine, useRoutineDetail, 
  *  runs, each linked to its card or team chat. */
 export function RoutineDetailPanel({
   routine,
+  teams = [],
   onEdit,
   onClose,
   onDeleted,
@@ -17,6 +18,8 @@ export function RoutineDetailPanel({
   onOpenRoom,
 }: {
   routine: Routine;
+  /** To name the team an agent's routine reports to. */
+  teams?: Team[];
   onEdit: () => void;
   onClose: () => void;
   onDeleted: () => void;
@@ -49,6 +52,14 @@ export function RoutineDetailPanel({
         <dd>{nextRunText(routine)}</dd>
         <dt>Created by</dt>
         <dd>{routine.createdBy === "agent" ? "An agent, approved by you" : "You"}</dd>
+        {routine.reportsToTeamId && (
+          <>
+            <dt>Reports to</dt>
+            <dd data-testid="routine-reports-to">
+              {teams.find((t) => t.id === routine.reportsToTeamId)?.name ?? "A team"}: its leader gets each result
+            </dd>
+          </>
+        )}
         {routine.heartbeat && (
           <>
             <dt>Heartbeat</dt>

@@ -66,6 +66,10 @@ function EditorForm({
   const [owner, setOwner] = useState(initialOwner);
   const [prompt, setPrompt] = useState(routine?.prompt ?? "");
   const [heartbeat, setHeartbeat] = useState(routine?.heartbeat ?? false);
+  // "Report to <team>": on by default for a member; an existing routine keeps its choice.
+  const [reportTo, setReportTo] = useState<string | null>(() =>
+    routine ? routine.reportsToTeamId : (teamsOf(teams, owners[0]?.agentId ?? null)[0]?.id ?? null),
+  );
   const [draft, setDraft] = useState<ScheduleDraft>(() =>
     routine ? scheduleDraft(routine.schedule, presets, defaultTz) : emptyDraft(presets, defaultTz),
   );
@@ -77,6 +81,13 @@ function EditorForm({
   const save = routine ? update : create;
   const choice = owners.find((o) => o.value === owner);
   const isAgent = choice?.agentId != null;
+  const memberOf = teamsOf(teams, choice?.agentId ?? null);
+  const reportTeam = memberOf.find((t) => t.id === reportTo) ?? null;
+  const changeOwner = (value: string) => {
+    setOwner(value);
+    const first = teamsOf(teams, owners.find((o) => o.value === value)?.agentId ?? null)[0];
+    setReportTo(first?.id ?? null);
+  };
 
   const submit = (e: React.FormEvent) => {
     e.preventDefault();
@@ -88,6 +99,7 @@ function EditorForm({
       teamId: choice.teamId,
       schedule,
       heartbeat: isAgent && heartbeat,
+      reportsToTeamId: isAgent ? (reportTeam?.id ?? null) : null,
     };
     const done = { onSuccess: (saved: Routine) => onSaved(saved) };
     if (routine) update.mutate({ id: routine.id, input }, done);
@@ -111,7 +123,7 @@ function EditorForm({
         </div>
         <div className="field">
           <label htmlFor="routine-owner">Belongs to</label>
-          <select id="routine-owner" value={owner} onChange={(e) => setOwner(e.target.value)} data-testid="routine-owner">
+          <select id="routine-owner" value={owner} onChange={(e) => changeOwner(e.target.value)} data-testid="routine-owner">
             {owners.map((o) => (
               <option key={o.value} value={o.value}>
                 {o.label}
@@ -119,11 +131,40 @@ function EditorForm({
             ))}
           </select>
           <p className="field__hint">
-            {isAgent
-              ? "Each run is a task on the Board for this agent; its report lands on the card."
-              : "Each run is a message to the team's leader in General; the reply lands in the team chat."}
+            {!isAgent
+              ? "Each run is a message to the team's leader in General; the reply lands in the team chat."
+              : reportTeam
+                ? `Each run is a task on the ${reportTeam.name} Board for this agent; its report lands on the card and goes to the team's leader in General.`
+                : "Each run is a task on the Board for this agent; its report lands on the card."}
           </p>
         </div>
+        {isAgent && memberOf.length > 0 && (
+          <div className="routine-editor__check">
+            <label>
+              <input
+                type="checkbox"
+                checked={reportTeam != null}
+                onChange={(e) => setReportTo(e.target.checked ? (memberOf[0]?.id ?? null) : null)}
+                data-testid="routine-report"
+              />
+              {memberOf.length === 1 || !reportTeam ? `Report to ${(reportTeam ?? memberOf[0]).name}` : "Report to"}
+            </label>
+            {memberOf.length > 1 && reportTeam && (
+              <select
+                aria-label="Team to report to"
+                value={reportTeam.id}
+                onChange={(e) => setReportTo(e.target.value)}
+                data-testid="routine-report-team"
+              >
+                {memberOf.map((t) => (
+                  <option key={t.id} value={t.id}>
+                    {t.name}
+                  </option>
+                ))}
+              </select>
+            )}
+          </div>
+        )}
         <div className="field">
           <label htmlFor="routine-prompt">Each run</label>
           <textarea
@@ -169,4 +210,10 @@ function EditorForm({
       </form>
     </Modal>
   );
+}
+
+/** The teams `agentId` is a member of that a routine can report to (not archived). */
+function teamsOf(teams: Team[], agentId: string | null): Team[] {
+  if (!agentId) return [];
+  return teams.filter((t) => !t.archived && t.members.some((m) => m.agentId === agentId));
 }

@@ -49,13 +49,56 @@ describe("Routines page", () => {
       teamId: null,
       schedule: { kind: "cron", expr: "0 9 * * 1-5", tz: "Europe/Berlin" },
       heartbeat: false,
+      // Ava is a member of Shop: "Report to Shop" is on by default.
+      reportsToTeamId: shop.id,
     });
     const id = routines.routines[0].id;
     const row = await screen.findByTestId(`routine-row-${id}`);
     expect(row.textContent).toContain("Morning digest");
+    expect((await screen.findByTestId("routine-reports-to")).textContent).toBe("Shop: its leader gets each result");
     expect(row.textContent).toContain("Weekdays at 09:00 (Europe/Berlin)");
     expect(screen.getByTestId(`routine-state-${id}`).textContent).toBe("Active");
     expect(await screen.findByTestId("routine-detail")).toBeTruthy();
+  });
+
+  it("lets a member's routine report to its team, on by default, and off when unticked", async () => {
+    const loner = seedAgent({ name: "Lou", handle: "lou" });
+    const cafe = seedTeam({ name: "Cafe", memberIds: [ava.id] });
+    const { user } = await openRoutines();
+    await user.click(screen.getByTestId("routines-new"));
+    const editor = await screen.findByTestId("routine-editor");
+    const report = within(editor).getByTestId("routine-report") as HTMLInputElement;
+    expect(report.checked).toBe(true);
+    // A member of two teams picks which one.
+    const team = within(editor).getByTestId("routine-report-team") as HTMLSelectElement;
+    expect([shop.id, cafe.id]).toContain(team.value);
+    const other = team.value === shop.id ? cafe : shop;
+    await user.selectOptions(team, other.id);
+    expect(within(editor).getByTestId("routine-owner").parentElement?.textContent).toContain(`${other.name} Board`);
+
+    // An agent in no team has no such choice; a team's routine neither.
+    await user.selectOptions(within(editor).getByTestId("routine-owner"), `agent:${loner.id}`);
+    expect(within(editor).queryByTestId("routine-report")).toBeNull();
+    await user.selectOptions(within(editor).getByTestId("routine-owner"), `team:${shop.id}`);
+    expect(within(editor).queryByTestId("routine-report")).toBeNull();
+
+    // Back to Ava: on again; unticked, the routine reports nowhere.
+    await user.selectOptions(within(editor).getByTestId("routine-owner"), `agent:${ava.id}`);
+    const again = within(editor).getByTestId("routine-report") as HTMLInputElement;
+    expect(again.checked).toBe(true);
+    expect(again.parentElement?.textContent).toContain("Report to");
+    await user.click(again);
+    expect(within(editor).getByTestId("routine-report").parentElement?.textContent).toMatch(/^Report to (Shop|Cafe)$/);
+    await user.type(within(editor).getByTestId("routine-name"), "Digest");
+    await user.type(within(editor).getByTestId("routine-prompt"), "Sum up.");
+    await user.selectOptions(within(editor).getByTestId("routine-preset"), "weekdays");
+    await within(editor).findByTestId("routine-next-fires");
+    await user.click(within(editor).getByTestId("routine-save"));
+    await waitFor(() =>
+      expect(fakeApi.routineCreate).toHaveBeenCalledWith(
+        expect.objectContaining({ agentId: ava.id, reportsToTeamId: null }),
+      ),
+    );
   });
 
   it("shows the engine's schedule errors inline as the cron is typed", async () => {

@@ -59,6 +59,7 @@ export function RoutinesPage({ agents, teams, onOpenCard, onOpenRoom, onEventsFa
           <RoutineDetailPanel
             key={open.id}
             routine={open}
+            teams={teams}
             onEdit={() => setEditing(open)}
             onClose={() => setOpenId(null)}
             onDeleted={() => setOpenId(null)}

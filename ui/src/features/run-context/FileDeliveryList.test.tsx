@@ -46,6 +46,59 @@ describe("FileDeliveryList", () => {
     expect(row("USER.md").textContent).toContain("not sent: this agent's own OpenClaw Gateway keeps its own files");
   });
 
+  it("shows the project's own instructions with their route, and the line when over budget", () => {
+    const files = sampleDeliveries({});
+    const { rerender } = render(
+      <FileDeliveryList
+        files={files}
+        project={{
+          name: "CLAUDE.md",
+          folder: "/work/bakery",
+          route: "instructions",
+          routeLabel: "sent by Clawboo as instructions (Claude Code's own project settings, hooks and MCP servers stay off)",
+          status: "sent",
+          chars: 1_234,
+          budget: 16_000,
+          note: null,
+        }}
+      />,
+    );
+    const row = screen.getByTestId("project-file-delivery");
+    expect(row.getAttribute("data-status")).toBe("sent");
+    expect(row.querySelector(".file-delivery__name")?.textContent).toBe("CLAUDE.md");
+    expect(row.querySelector(".file-status")?.textContent).toBe("Sent");
+    expect(screen.getByTestId("project-file-route").textContent).toBe(
+      "sent by Clawboo as instructions (Claude Code's own project settings, hooks and MCP servers stay off), from /work/bakery",
+    );
+    expect(row.textContent).toContain("1,234 / 16,000 characters");
+    expect(screen.queryByTestId("project-file-note")).toBeNull();
+
+    const note = "AGENTS.md has 20,001 characters, over its budget of 16,000: not sent (Clawboo does not cut it).";
+    rerender(
+      <FileDeliveryList
+        files={files}
+        project={{
+          name: "AGENTS.md",
+          folder: "/work/bakery",
+          route: "instructions",
+          routeLabel: "sent by Clawboo as developer instructions",
+          status: "not_sent",
+          chars: 20_001,
+          budget: 16_000,
+          note,
+        }}
+      />,
+    );
+    expect(screen.getByTestId("project-file-delivery").querySelector(".file-status")?.textContent).toBe("Not sent");
+    expect(screen.getByTestId("project-file-delivery").querySelector(".is-over")).not.toBeNull();
+    expect(screen.getByTestId("project-file-note").textContent).toBe(note);
+  });
+
+  it("lists no project instructions for a run in the agent's own folder", () => {
+    render(<FileDeliveryList files={sampleDeliveries({})} />);
+    expect(screen.queryByTestId("project-file-delivery")).toBeNull();
+  });
+
   it("says when a run from before kept no files", () => {
     render(<FileDeliveryList files={[]} />);
     expect(screen.getByTestId("file-deliveries-none").textContent).toContain("Not recorded");

@@ -78,7 +78,9 @@ impl Chat {
                 if let Some(session) = &session {
                     chat_store::set_session(tx, &conversation.id, Some((session, agent.runtime, &fingerprint)))?;
                 }
-                if status == RunStatus::Succeeded {
+                if result.compacted {
+                    crate::chat::files::forget_deliveries(tx, &conversation.id)?;
+                } else if status == RunStatus::Succeeded {
                     pending.record(tx, &conversation.id, session.as_deref(), &run.id, now)?;
                 }
             }

@@ -373,23 +373,27 @@ impl Chat {
             context::team_turn_with_files(assembled, &file_plan)
         };
         let mut placed = placement::place(parts.placement, &assembled, session_has_steady);
-        let slots = files::slots(&file_plan, placed.system.as_deref(), placed.preamble.as_deref(), &message_text)?;
+        let slots = files::slots(
+            agent.runtime,
+            &file_plan,
+            placed.system.as_deref(),
+            placed.preamble.as_deref(),
+            &message_text,
+        )?;
         // The scratch notes in scope go after Clawboo's sections, in front of the message.
         let recalled = self.recall(&RecallRequest {
             agent_id: &agent.id,
             conversation_id: &conversation.id,
-            epoch: conversation.epoch,
             team_id: Some(&team.id),
             with_notes: false,
             request_only: continues && capabilities.history == HistoryMode::ClawbooTranscript,
-            new_session: !matches!(plan, Plan::Resume | Plan::Fork { .. }),
+            resumed: conversation.session_id.as_deref().filter(|_| matches!(plan, Plan::Resume | Plan::Fork { .. })),
         });
         let (recalled, recall_failed) = match recalled {
             Ok(recalled) => (recalled, None),
             Err(e) => (None, Some(format!("Scratch notes could not be read, so none were sent: {e}"))),
         };
         if let Some(recalled) = &recalled {
-            Chat::record_recall(tx, &conversation.id, conversation.epoch, recalled, now)?;
             if !recalled.text.is_empty() {
                 placed.preamble = Some(match placed.preamble.take() {
                     Some(preamble) => format!("{}\n\n{}", preamble.trim_end(), recalled.text),
@@ -527,7 +531,8 @@ impl Chat {
         };
         let pending = match history {
             TurnHistory::Fresh => files::PendingDeliveries::default(),
-            _ => files::PendingDeliveries::new(capabilities.history, conversation.epoch, &file_plan),
+            _ => files::PendingDeliveries::new(capabilities.history, conversation.epoch, &file_plan)
+                .with_scratch(recalled.as_ref().and_then(|r| r.delivered_scratch())),
         };
         let DeliveryMessage { depth, handoff_id, from_agent_id, .. } = what;
         let started =

@@ -64,6 +64,8 @@ pub struct DuplexProtocol {
     asked: HashMap<String, Value>,
     interrupts: u32,
     outcome: Option<Outcome>,
+    /// Claude Code compacted the session's conversation during the turn.
+    compacted: bool,
     /// The workspace reads are confined to under read-only; None confines them to nothing.
     workspace: Option<PathBuf>,
 }
@@ -86,6 +88,7 @@ impl DuplexProtocol {
             asked: HashMap::new(),
             interrupts: 0,
             outcome: None,
+            compacted: false,
             workspace: None,
         }
     }
@@ -144,7 +147,10 @@ impl DuplexProtocol {
                     line["max_retries"].as_u64().unwrap_or(0),
                 ),
             ),
-            // status, permission_denied, hooks, compaction: informational.
+            // Claude Code summarised the session to make room: what was delivered into it
+            // (BOOTSTRAP.md, scratch notes) may be gone, so the next turn sends it again.
+            Some("compact_boundary") => self.compacted = true,
+            // status, permission_denied, hooks: informational.
             _ => {}
         }
     }
@@ -340,6 +346,13 @@ impl StreamProtocol for DuplexProtocol {
     }
 
     fn finish(&mut self, exit: ExitInfo, stderr_tail: &str) -> RunResult {
+        let result = self.ending(exit, stderr_tail);
+        RunResult { compacted: self.compacted, ..result }
+    }
+}
+
+impl DuplexProtocol {
+    fn ending(&mut self, exit: ExitInfo, stderr_tail: &str) -> RunResult {
         match self.outcome.take() {
             Some(Outcome { is_error: false, .. }) => RunResult::succeeded(),
             Some(Outcome { message, session_missing, .. }) => {

@@ -331,3 +331,21 @@ fn base_urls_lose_a_trailing_v1() {
     assert_eq!(super::base_url("https://api.anthropic.com/"), "https://api.anthropic.com");
     assert_eq!(super::base_url("http://127.0.0.1:9/v1"), "http://127.0.0.1:9");
 }
+
+/// Claude Code reports compaction as `system/compact_boundary`: the run's result says so, so
+/// what was delivered into the session goes again with the next turn.
+#[test]
+fn a_compacted_session_is_reported_in_the_result() {
+    let mut plain = DuplexProtocol::new("Create the file please", false);
+    replay(&mut plain, "duplex-tool-turn.stdout.jsonl", true);
+    assert!(!plain.finish(EXIT_0, "").compacted);
+    let mut p = DuplexProtocol::new("Create the file please", false);
+    let mut out = Vec::new();
+    let boundary = json!({"type": "system", "subtype": "compact_boundary", "session_id": "s",
+        "compact_metadata": {"trigger": "auto", "pre_tokens": 190_000}});
+    p.on_line(&boundary.to_string(), &mut out);
+    assert!(out.is_empty(), "nothing to show: {out:#?}");
+    replay(&mut p, "duplex-tool-turn.stdout.jsonl", true);
+    let result = p.finish(EXIT_0, "");
+    assert_eq!((result.outcome, result.compacted), (RunOutcome::Succeeded, true));
+}

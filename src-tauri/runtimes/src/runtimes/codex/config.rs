@@ -8,9 +8,10 @@ use crate::error::{Error, Result};
 use crate::runtimes::confine::HOMES_DIR;
 use crate::runtimes::ApprovalPolicy;
 
-/// How much of AGENTS.md Codex reads from the workspace: its budget (16,000 characters) in
-/// UTF-8 at worst.
-pub const PROJECT_DOC_MAX_BYTES: usize = 4 * crate::context::files::AGENTS_BUDGET;
+/// How much of a project's AGENTS.md Codex reads (`project_doc_max_bytes`, 32 KiB by default).
+/// Codex reads its own home-level AGENTS.md (the agent's, kept there by Clawboo) whole; Clawboo
+/// holds that to the same figure (`context::files::CODEX_AGENTS_LIMIT`).
+pub const PROJECT_DOC_MAX_BYTES: usize = crate::context::files::CODEX_AGENTS_LIMIT;
 
 /// The config for one turn. `base_url` already ends in /v1 (as set in Settings).
 pub fn render(base_url: &str, model: &str) -> String {

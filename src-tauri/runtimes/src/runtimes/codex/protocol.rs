@@ -33,7 +33,6 @@ const QUIET: &[&str] = &[
     "thread/settings/updated",
     "thread/name/updated",
     "thread/readState/changed",
-    "thread/compacted",
     "turn/diff/updated",
     "turn/plan/updated",
     "item/plan/delta",
@@ -101,6 +100,8 @@ pub struct AppServerProtocol {
     last_message: Option<String>,
     last_error: Option<String>,
     ending: Option<Ending>,
+    /// Codex compacted the thread's conversation during the turn.
+    compacted: bool,
 }
 
 impl AppServerProtocol {
@@ -119,6 +120,7 @@ impl AppServerProtocol {
             last_message: None,
             last_error: None,
             ending: None,
+            compacted: false,
         }
     }
 
@@ -285,7 +287,9 @@ impl AppServerProtocol {
             }
             "item/completed" => {
                 let item = &params["item"];
-                if item["type"] == "agentMessage" {
+                if item["type"] == "contextCompaction" {
+                    self.compacted = true;
+                } else if item["type"] == "agentMessage" {
                     let item_id = item["id"].as_str().unwrap_or_default().to_owned();
                     if !self.streamed.contains(&item_id) {
                         self.push_text(item_id, item["text"].as_str().unwrap_or_default(), out);
@@ -294,6 +298,9 @@ impl AppServerProtocol {
                     out.push(Step::Emit(event));
                 }
             }
+            // Codex summarised the thread to make room (also reported as a `contextCompaction`
+            // item): what was delivered into it may be gone.
+            "thread/compacted" => self.compacted = true,
             "thread/tokenUsage/updated" => {
                 // A resumed thread first reports the usage of its previous turn.
                 if self.turn_id.is_some() && params["turnId"].as_str() == self.turn_id.as_deref() {
@@ -402,6 +409,13 @@ impl StreamProtocol for AppServerProtocol {
     }
 
     fn finish(&mut self, exit: ExitInfo, stderr_tail: &str) -> RunResult {
+        let result = self.ending(exit, stderr_tail);
+        RunResult { compacted: self.compacted, ..result }
+    }
+}
+
+impl AppServerProtocol {
+    fn ending(&mut self, exit: ExitInfo, stderr_tail: &str) -> RunResult {
         match self.ending.take() {
             Some(Ending::Turn { status, .. }) if status == "completed" => RunResult::succeeded(),
             Some(Ending::Turn { status, error }) => {

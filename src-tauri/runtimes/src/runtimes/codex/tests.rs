@@ -309,3 +309,24 @@ fn the_threads_config_goes_with_start_and_resume_alike() {
     let steps = feed(&mut p, r#"{"id":1,"result":{}}"#);
     assert!(sent(&steps[1])["params"].get("config").is_none());
 }
+
+/// Codex reports compaction as `thread/compacted` (and a `contextCompaction` item): the run's
+/// result says so, whatever else the turn did, so what was delivered into the thread goes again.
+#[test]
+fn a_compacted_thread_is_reported_in_the_result() {
+    let mut plain = protocol(None);
+    feed(&mut plain, TOOL_TURN);
+    assert!(!plain.finish(EXIT_OK, "").compacted);
+    for line in [
+        json!({"method": "thread/compacted", "params": {"threadId": THREAD, "turnId": "t"}}),
+        json!({"method": "item/completed", "params": {"item": {"type": "contextCompaction", "id": "c1"}}}),
+    ] {
+        let mut lines: Vec<String> = TOOL_TURN.lines().map(str::to_owned).collect();
+        lines.insert(8, line.to_string());
+        let mut p = protocol(None);
+        let steps = feed(&mut p, &(lines.join("\n") + "\n"));
+        assert!(!steps.iter().any(|s| matches!(s, Step::Emit(RunEvent::Warning { .. }))), "{steps:#?}");
+        let result = p.finish(EXIT_OK, "");
+        assert_eq!((result.outcome, result.compacted), (RunOutcome::Succeeded, true), "{line}");
+    }
+}

@@ -233,6 +233,9 @@ pub fn config_yaml(model: &str, base_url: &str, has_key: bool) -> String {
     }
     let config = json!({
         "model": model_cfg,
+        // The most of a context file (AGENTS.md of its folder) Hermes reads, fixed rather than
+        // scaled by the window, so the limit Clawboo checks against is the one Hermes applies.
+        "context_file_max_chars": crate::context::files::HERMES_CONTEXT_FILE_LIMIT,
         "security": {"tirith_enabled": false, "allow_lazy_installs": false},
         // Dangerous commands ask the user (the default, "smart", asks a model first).
         "approvals": {"mode": "manual"},

@@ -120,14 +120,14 @@ impl NativeRuntime {
                 provider.label()
             )));
         }
-        let mut system = transcript::system_prompt(input.setup.as_deref().unwrap_or(""), SystemTime::now());
         // A team turn's steady context (rules, About you, teammates, how to work) joins the
-        // system prompt: steady turn to turn, so it stays in the cached prefix, and never in the
-        // carried transcript.
-        if let Some(context) = input.persona.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
-            system.push_str("\n\n");
-            system.push_str(context);
-        }
+        // system prompt before the date line: steady turn to turn, so it stays in the cached
+        // prefix, and never in the carried transcript.
+        let system = transcript::system_prompt(
+            input.setup.as_deref().unwrap_or(""),
+            input.persona.as_deref().unwrap_or(""),
+            SystemTime::now(),
+        );
         let api = if provider == Provider::Anthropic { Api::Anthropic } else { Api::Chat };
         let url = match api {
             Api::Anthropic => anthropic::url(base),
@@ -138,7 +138,7 @@ impl NativeRuntime {
         let Some(connectors) = hosted::start(&input, &channels, &self.spawner, Reach::InProcess).await else {
             return Ok(cancelled());
         };
-        let tools = tools::offered(input.tools.as_ref(), connectors.offered());
+        let tools = tools::offered(input.approval, input.tools.as_ref(), connectors.offered());
         let call = Call { api, url, api_key, provider, model, system, tools };
 
         let mut items = Vec::new();
@@ -378,6 +378,7 @@ async fn run_tool(
 async fn ask(call: &ToolCall, policy: ApprovalPolicy, channels: &RunChannels) -> Result<(), Option<String>> {
     match policy {
         ApprovalPolicy::AllowAll => return Ok(()),
+        // Not offered to a read-only agent (`tools::offered`); a call naming it anyway is refused.
         ApprovalPolicy::ReadOnly => return Err(Some("denied: this agent is read-only".into())),
         ApprovalPolicy::Ask => {}
     }

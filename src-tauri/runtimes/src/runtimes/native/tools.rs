@@ -70,14 +70,19 @@ pub fn definitions() -> Vec<ToolDef> {
     ]
 }
 
-/// What the model is offered in a run: the workspace tools, then Clawboo's own tools the run
-/// was granted (team tools such as `handoff`, memory tools such as `memory_search`), which go to
-/// the grant's invoker.
+/// What the model is offered in a run: the workspace tools the agent's policy lets it use (a
+/// read-only agent is not offered `write_file`: a tool that is off is left out, not refused
+/// after the call), then Clawboo's own tools the run was granted (team tools such as
+/// `handoff`, memory tools such as `memory_search`), which go to the grant's invoker.
 pub fn offered(
+    policy: crate::runtimes::ApprovalPolicy,
     grant: Option<&crate::tools::ToolGrant>,
     connectors: &[crate::runtimes::mcp_client::OfferedTool],
 ) -> Vec<ToolDef> {
     let mut tools = definitions();
+    if policy == crate::runtimes::ApprovalPolicy::ReadOnly {
+        tools.retain(|t| !changes_files(&t.name));
+    }
     // The user's connectors shared with the agent, each tool named `<connector>__<tool>`.
     for tool in connectors {
         tools.push(ToolDef {

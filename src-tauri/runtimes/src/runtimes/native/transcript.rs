@@ -25,15 +25,22 @@ pub fn trim_transcript(turns: &[TranscriptTurn], budget_chars: usize) -> &[Trans
     &turns[keep_from..]
 }
 
-/// The system prompt: the persona (SOUL.md) and today's date, without the time of day.
-pub fn system_prompt(persona: &str, now: SystemTime) -> String {
-    let date = format!("Today's date is {} (UTC).", utc_date(now));
-    let persona = persona.trim_end();
-    if persona.is_empty() {
+/// The system prompt: the agent's setup (its persona layer and instructions), a team turn's
+/// steady context, then today's date, without the time of day. The date comes last: it changes
+/// every day, and everything before it stays the provider's cached prefix.
+pub fn system_prompt(setup: &str, steady: &str, now: SystemTime) -> String {
+    let parts: Vec<&str> = [setup.trim(), steady.trim()].into_iter().filter(|p| !p.is_empty()).collect();
+    let date = date_line(now);
+    if parts.is_empty() {
         date
     } else {
-        format!("{persona}\n\n{date}")
+        format!("{}\n\n{date}", parts.join("\n\n"))
     }
+}
+
+/// The last line of Native's system prompt (also shown in "What this agent saw").
+pub fn date_line(now: SystemTime) -> String {
+    format!("Today's date is {} (UTC).", utc_date(now))
 }
 
 /// `YYYY-MM-DD` of `time` in UTC.
@@ -116,7 +123,13 @@ mod tests {
     #[test]
     fn the_system_prompt_is_the_persona_then_the_date() {
         let now = UNIX_EPOCH + Duration::from_secs(1_735_689_600);
-        assert_eq!(system_prompt("You are Scout.\n", now), "You are Scout.\n\nToday's date is 2025-01-01 (UTC).");
-        assert_eq!(system_prompt("  \n", now), "Today's date is 2025-01-01 (UTC).");
+        assert_eq!(system_prompt("You are Scout.\n", "", now), "You are Scout.\n\nToday's date is 2025-01-01 (UTC).");
+        assert_eq!(system_prompt("  \n", " ", now), "Today's date is 2025-01-01 (UTC).");
+        // The steady context comes before the date, so only the last line changes each day.
+        assert_eq!(
+            system_prompt("You are Scout.", "## Team rules\n1. Be brief.", now),
+            "You are Scout.\n\n## Team rules\n1. Be brief.\n\nToday's date is 2025-01-01 (UTC)."
+        );
+        assert_eq!(system_prompt("", "## Team rules", now), "## Team rules\n\nToday's date is 2025-01-01 (UTC).");
     }
 }
