@@ -56,6 +56,11 @@ pub const MIGRATIONS: &[Migration] = &[
         include_str!("migrations/0019_memory_save_requests.sql"),
     ),
     Migration::new(20, "each agent's sandbox and network", include_str!("migrations/0020_agent_sandbox.sql")),
+    Migration::new(
+        21,
+        "peer posts delivered per run, hand-off chains",
+        include_str!("migrations/0021_turn_deliveries.sql"),
+    ),
 ];
 
 pub fn schema_version(conn: &Connection) -> Result<u32> {
