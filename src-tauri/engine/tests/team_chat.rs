@@ -9,8 +9,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use clawboo_engine::agents::{NewAgent, RuntimeKind};
+use clawboo_engine::attention::UserAnswer;
 use clawboo_engine::board::{
-    ActivityKind, Actor, Card, CardFilter, CardOrigin, CardRunKind, CardRunStatus, CardStatus, CommentKind,
+    ActivityKind, Actor, Card, CardFilter, CardOrigin, CardRunKind, CardRunStatus, CardStatus, CommentKind, NewCard,
 };
 use clawboo_engine::chat::team::{RoomMessage, RoomMessageKind};
 use clawboo_engine::chat::RunStatus;
@@ -77,6 +78,8 @@ impl Runtime for Scripted {
                 say("relayed-1".into());
             } else if message.contains("relayed-1") {
                 say("Final relay".into());
+            } else if message == "ask" {
+                say("@user which flavour?".into());
             } else if message == "delegate-wait" {
                 say("@scout wait".into());
             } else if message == "plan" {
@@ -263,6 +266,16 @@ fn the_reply_chain_stops_at_its_bound_and_says_so() {
     });
     let handoffs = messages.iter().filter(|m| m.kind == RoomMessageKind::Handoff).count();
     assert_eq!(handoffs, 3, "depth 3: lead→scout→writer→lead, then stopped");
+    // The leader finds it in its inbox too, on its next turn.
+    let lead = f.ids[0].clone();
+    f.settle("the chain's end", |m| {
+        m.last().is_some_and(|m| m.content.starts_with("Final:") && m.author_id.as_deref() == Some(lead.as_str()))
+    });
+    let addressed = section_text(&last_context(&f, &f.ids[0]), SectionKind::AddressedToYou);
+    assert!(
+        addressed.contains("Your hand-off to @scout was not made: the reply chain reached its bound (3 hand-offs deep)"),
+        "{addressed}"
+    );
 }
 
 #[test]
@@ -516,12 +529,57 @@ fn what_happens_in_the_team_waits_in_the_inbox_once() {
     let comment = format!("The user commented on your card #{} \"research the market\":\nAdd the prices too.", card.number);
     assert!(addressed.contains(&comment), "{addressed}");
     let ambient = section_text(&scout, SectionKind::Ambient);
-    assert!(ambient.contains("The user added a team rule: Answer in English."), "{ambient}");
-    // The leader gets the rule's notice on its next turn, and never again.
+    assert!(ambient.contains("The user added team rule 1 (see Team rules)."), "{ambient}");
+    // The user answers the scout's question in the inbox: the answer is its next message, and
+    // an alert says what it answers.
+    f.engine.chat().send_team(&f.general, "@scout ask").unwrap();
+    let question = wait_for("the scout's question", Duration::from_secs(20), || {
+        f.engine.attention().open().unwrap().into_iter().find(|r| r.text.contains("which flavour?"))
+    });
+    f.engine.answer_attention(&question.id, UserAnswer::Text { text: "Vanilla".into() }).unwrap();
+    f.settle("the scout's answer", |m| m.iter().any(|m| m.content == "scout heard: Vanilla"));
+    let addressed = section_text(&last_context(&f, &f.ids[1]), SectionKind::AddressedToYou);
+    assert!(
+        addressed.contains("The message below is the user's answer to your question \"@user which flavour?\"."),
+        "{addressed}"
+    );
+    // A new member joins; a routine of the scout's ends on the team's card: a notice for the
+    // members, the routine's result for the leader.
+    let newbie = common::add_agent(&f.engine, agent("newbie"));
+    let mut members = f.ids.clone();
+    members.push(newbie);
+    f.engine.teams().set_members(&f.team_id, members).unwrap();
+    let board = f.engine.board();
+    let new = NewCard {
+        title: "Morning stock count".into(),
+        description: String::new(),
+        assignee_id: Some(f.ids[1].clone()),
+        team_id: Some(f.team_id.clone()),
+        status: None,
+        priority: None,
+        depends_on: Vec::new(),
+        check_command: None,
+        project_folder: None,
+    };
+    let origin = CardOrigin::Routine { routine_id: "r-1".into(), routine_run_id: "rr-1".into() };
+    let routine_card = board.create_for_routine(new, origin).unwrap();
+    board.claim(&routine_card.id, "run-routine").unwrap();
+    let scout = Actor::Agent { agent_id: f.ids[1].clone(), handle: "scout".into(), run_id: Some("run-routine".into()) };
+    board.comment(scout, &routine_card.id, CommentKind::Report, "12 crates.", Some("run-routine".into())).unwrap();
+    board.release(&routine_card.id, "run-routine", CardStatus::Done, None).unwrap();
+    // The leader gets each notice and alert on its next turn, and never again.
     for (i, text) in ["first", "second"].into_iter().enumerate() {
         f.engine.chat().send_team(&f.general, text).unwrap();
         f.settle("the leader's reply", |m| m.iter().any(|m| m.content == format!("lead heard: {text}")));
-        let ambient = section_text(&last_context(&f, &f.ids[0]), SectionKind::Ambient);
-        assert_eq!(ambient.contains("Answer in English."), i == 0, "turn {i}: {ambient}");
+        let context = last_context(&f, &f.ids[0]);
+        let ambient = section_text(&context, SectionKind::Ambient);
+        assert_eq!(ambient.contains("The user added team rule 1"), i == 0, "turn {i}: {ambient}");
+        assert_eq!(ambient.contains("@newbie joined the team."), i == 0, "turn {i}: {ambient}");
+        let addressed = section_text(&context, SectionKind::AddressedToYou);
+        let routine = format!(
+            "Routine card #{} \"Morning stock count\" by @scout ended done.\nIts report:\n12 crates.",
+            routine_card.number
+        );
+        assert_eq!(addressed.contains(&routine), i == 0, "turn {i}: {addressed}");
     }
 }

@@ -94,7 +94,7 @@ impl Fixture {
     pub fn teammate(runtime: RuntimeKind) -> Self {
         let mut f = Self::mentioned(runtime);
         f.kind = TurnKind::Teammate { from: "lead".into() };
-        f.waiting = vec![item("w3", WaitingKind::Notice, None, &notices::rule_added("The site goes live on Friday."))];
+        f.waiting = vec![item("w3", WaitingKind::Notice, None, &notices::rule_added(3))];
         f.message = TurnMessage::Task("Write the home page copy: 3 short paragraphs, warm tone.".into());
         f
     }

@@ -75,7 +75,7 @@ fn inbox_overflow_and_the_next_turn() {
     let mut f = Fixture::leader(RuntimeKind::Native);
     f.peer_posts.clear();
     // As production makes them: results no batch carried, an alert of a comment on a card, the
-    // notice of a rule added.
+    // notice of a rule removed.
     f.waiting = (1..=6)
         .map(|i| {
             let long = format!("Item {i}. {}", "Lorem ipsum dolor. ".repeat(60));
@@ -83,7 +83,7 @@ fn inbox_overflow_and_the_next_turn() {
                 let text = notices::card_commented(i, "Price list", "the user", &long);
                 item(&format!("w{i}"), WaitingKind::Alert, None, &text)
             } else if i == 6 {
-                item(&format!("w{i}"), WaitingKind::Notice, None, &notices::rule_added(&long))
+                item(&format!("w{i}"), WaitingKind::Notice, None, &notices::rule_removed(&long))
             } else {
                 let text = inbox::result_text(&format!("Check page {i}"), &long, false);
                 item(&format!("w{i}"), WaitingKind::Result, Some("ada"), &text)

@@ -32,8 +32,9 @@ pub fn member_left(handle: &str) -> String {
     format!("@{handle} left the team.")
 }
 
-pub fn rule_added(rule: &str) -> String {
-    format!("The user added a team rule: {}", rule.trim())
+/// The rule itself is in Team rules on every turn: the notice points there, never repeats it.
+pub fn rule_added(number: usize) -> String {
+    format!("The user added team rule {number} (see Team rules).")
 }
 
 pub fn rule_removed(rule: &str) -> String {
@@ -172,8 +173,8 @@ impl Chat {
         for id in was.iter().filter(|id| !is.contains(id)) {
             team_wide.extend(self.handle_of_agent(id).map(|h| (Some(id.as_str()), member_left(&h))));
         }
-        for rule in after.rules.iter().filter(|r| !before.rules.iter().any(|b| b.id == r.id)) {
-            team_wide.push((None, rule_added(&rule.text)));
+        for (i, _) in after.rules.iter().enumerate().filter(|(_, r)| !before.rules.iter().any(|b| b.id == r.id)) {
+            team_wide.push((None, rule_added(i + 1)));
         }
         for rule in before.rules.iter().filter(|r| !after.rules.iter().any(|a| a.id == r.id)) {
             team_wide.push((None, rule_removed(&rule.text)));
