@@ -156,14 +156,15 @@ impl Chat {
             Some(agent) => (format!("@{} {text}", agent.handle), notices::answered(question, None)),
             None => (text.to_owned(), notices::answered(question, Some(text))),
         };
-        let alert = notices::Item {
+        // A deleted agent has no inbox: its answer still reaches the room.
+        let alert = self.agents.get(agent_id).is_ok().then(|| notices::Item {
             room_id: room.id.clone(),
             agent_id: agent_id.to_owned(),
             kind: crate::context::WaitingKind::Alert,
             from_agent_id: None,
             text: alert,
-        };
-        let send = SendAs { clears_questions: false, routine: None, alert: Some(alert) };
+        });
+        let send = SendAs { clears_questions: false, routine: None, alert };
         self.send_team_message(&room.id, &message, send).map(|_| ())
     }
 
