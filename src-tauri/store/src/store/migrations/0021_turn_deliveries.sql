@@ -13,3 +13,5 @@ CREATE INDEX peer_deliveries_by_run ON peer_deliveries (run_id);
 -- A hand-off made by a teammate while it worked on a hand-off of its own: its result goes back
 -- to that teammate as part of that task, and the teammate's reply then goes up the chain.
 ALTER TABLE handoffs ADD COLUMN parent_handoff_id TEXT;
+-- The end of every team run asks how many hand-offs it made and how many still run.
+CREATE INDEX handoffs_by_from_run ON handoffs (from_run_id);
