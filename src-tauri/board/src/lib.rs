@@ -74,9 +74,11 @@ impl Board {
     fn moved(&self, card: &Card, actor: &Actor) {
         let Some(watcher) = self.watcher.get() else { return };
         match card.status {
-            CardStatus::Blocked => {
-                watcher.card_news(card, actor, CardNews::Blocked { reason: card.blocked_reason.as_deref().unwrap_or("") })
-            }
+            CardStatus::Blocked => watcher.card_news(
+                card,
+                actor,
+                CardNews::Blocked { reason: card.blocked_reason.as_deref().unwrap_or("") },
+            ),
             CardStatus::Done => watcher.card_news(card, actor, CardNews::Done),
             _ => {}
         }

@@ -144,7 +144,10 @@ fn main() {
             rounds,
         );
     }
-    println!("  exchange with a hand-off (leader → teammate → leader): Clawboo's own {:.2} ms (median)", ms(handoff_own));
+    println!(
+        "  exchange with a hand-off (leader → teammate → leader): Clawboo's own {:.2} ms (median)",
+        ms(handoff_own)
+    );
     bench::report(
         "team_chat.handoff_exchange_own_ms",
         "Own time per team exchange with a hand-off (leader → teammate → leader)",
@@ -165,7 +168,13 @@ fn main() {
 
 /// `rounds` exchanges with a hand-off, each in a fresh room: the median of Clawboo's own time
 /// (send → the leader's final reply stored, minus its three model requests sent bare).
-fn handoff_exchanges(engine: &Engine, server: &FakeModelServer, team_id: &str, ids: &[String], rounds: usize) -> Duration {
+fn handoff_exchanges(
+    engine: &Engine,
+    server: &FakeModelServer,
+    team_id: &str,
+    ids: &[String],
+    rounds: usize,
+) -> Duration {
     let mut own = Vec::with_capacity(rounds);
     for round in 0..rounds {
         let room = engine

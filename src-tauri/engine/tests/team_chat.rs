@@ -273,7 +273,8 @@ fn the_reply_chain_stops_at_its_bound_and_says_so() {
     });
     let addressed = section_text(&last_context(&f, &f.ids[0]), SectionKind::AddressedToYou);
     assert!(
-        addressed.contains("Your hand-off to @scout was not made: the reply chain reached its bound (3 hand-offs deep)"),
+        addressed
+            .contains("Your hand-off to @scout was not made: the reply chain reached its bound (3 hand-offs deep)"),
         "{addressed}"
     );
 }
@@ -526,7 +527,8 @@ fn what_happens_in_the_team_waits_in_the_inbox_once() {
     f.settle("the scout's reply", |m| m.iter().any(|m| m.content.starts_with("scout heard")));
     let scout = last_context(&f, &f.ids[1]);
     let addressed = section_text(&scout, SectionKind::AddressedToYou);
-    let comment = format!("The user commented on your card #{} \"research the market\":\nAdd the prices too.", card.number);
+    let comment =
+        format!("The user commented on your card #{} \"research the market\":\nAdd the prices too.", card.number);
     assert!(addressed.contains(&comment), "{addressed}");
     let ambient = section_text(&scout, SectionKind::Ambient);
     assert!(ambient.contains("The user added team rule 1 (see Team rules)."), "{ambient}");

@@ -61,15 +61,25 @@ fn behavior() -> Behavior {
 /// A chain three deep: the Native leader hands to the Codex scout, who hands to the Native
 /// writer, who hands to the leader; each answer goes back up the way it came.
 fn chain_behavior() -> Behavior {
-    let handoff = |to: &str, task: &str| Reply::ToolCall { name: "~handoff".into(), input: json!({"to": to, "task": task}) };
+    let handoff =
+        |to: &str, task: &str| Reply::ToolCall { name: "~handoff".into(), input: json!({"to": to, "task": task}) };
     Behavior::text("(unscripted)")
         .when("chain-answer-1", vec![Reply::Text("Chain done: stock, note and wording are in.".into())])
         .when("chain-answer-2", vec![Reply::Text("chain-answer-1 stock checked".into())])
         .when("chain-answer-3", vec![Reply::Text("chain-answer-2 note drafted".into())])
         .when("chain-step-3", vec![Reply::Text("chain-answer-3 wording approved".into())])
-        .when("chain-step-2", vec![handoff("lead", "chain-step-3 approve the wording"), Reply::Text("Asked @lead.".into())])
-        .when("chain-step-1", vec![handoff("writer", "chain-step-2 draft the note"), Reply::Text("Asked @writer.".into())])
-        .when("Chain the launch", vec![handoff("scout", "chain-step-1 check the stock"), Reply::Text("Handed to @scout.".into())])
+        .when(
+            "chain-step-2",
+            vec![handoff("lead", "chain-step-3 approve the wording"), Reply::Text("Asked @lead.".into())],
+        )
+        .when(
+            "chain-step-1",
+            vec![handoff("writer", "chain-step-2 draft the note"), Reply::Text("Asked @writer.".into())],
+        )
+        .when(
+            "Chain the launch",
+            vec![handoff("scout", "chain-step-1 check the stock"), Reply::Text("Handed to @scout.".into())],
+        )
 }
 
 struct Team {
@@ -272,7 +282,11 @@ fn a_chain_three_deep_on_native_and_codex_returns_each_answer_to_whoever_asked()
     );
     let members = team.engine.teams().get(&team.team_id).unwrap().members;
     let id_of = |handle: &str| {
-        members.iter().map(|m| m.agent_id.clone()).find(|id| team.engine.agents().get(id).unwrap().handle == handle).unwrap()
+        members
+            .iter()
+            .map(|m| m.agent_id.clone())
+            .find(|id| team.engine.agents().get(id).unwrap().handle == handle)
+            .unwrap()
     };
     let batch_of = |handle: &str| {
         let id = id_of(handle);
@@ -289,10 +303,14 @@ fn a_chain_three_deep_on_native_and_codex_returns_each_answer_to_whoever_asked()
         let raw = assert_sections_once_in_order(&team, &server, &run_id);
         let context = team.engine.chat().run_context(&run_id).unwrap();
         let message = &context.sections.last().unwrap().text;
-        assert!(message.starts_with(&format!("Your task:\n{task}\n\nResults of the work you handed out (1):")), "{message}");
+        assert!(
+            message.starts_with(&format!("Your task:\n{task}\n\nResults of the work you handed out (1):")),
+            "{message}"
+        );
         assert!(message.contains(result), "{message}");
         let how = context.sections.iter().find(|s| s.kind == SectionKind::HowToWork).unwrap();
-        let framed = format!("@{from} handed you the task below, and the results of the work you handed out for it came back.");
+        let framed =
+            format!("@{from} handed you the task below, and the results of the work you handed out for it came back.");
         assert!(how.text.contains(&framed), "{}", how.text);
         assert!(!raw.contains("The user addressed you directly"), "@{handle}'s results are framed as results");
         assert!(!raw.contains("Ada Quill"), "no About you: the user does not read @{handle}'s reply");
@@ -301,7 +319,10 @@ fn a_chain_three_deep_on_native_and_codex_returns_each_answer_to_whoever_asked()
     let final_run = batch_of("lead");
     let raw = assert_sections_once_in_order(&team, &server, &final_run);
     let message = team.engine.chat().run_context(&final_run).unwrap().sections.last().unwrap().text.clone();
-    assert!(message.contains("### @scout\nTask: chain-step-1 check the stock\nchain-answer-1 stock checked"), "{message}");
+    assert!(
+        message.contains("### @scout\nTask: chain-step-1 check the stock\nchain-answer-1 stock checked"),
+        "{message}"
+    );
     assert!(!raw.contains("chain-answer-2"), "the writer's answer went to the scout, not the leader");
     // Each card ends done, its report the final answer of its task.
     let reports: Vec<String> = ["scout", "writer", "lead"]
@@ -313,7 +334,10 @@ fn a_chain_three_deep_on_native_and_codex_returns_each_answer_to_whoever_asked()
             team.engine.board().detail(&card.id).unwrap().comments.last().unwrap().text.clone()
         })
         .collect();
-    assert_eq!(reports, ["chain-answer-1 stock checked", "chain-answer-2 note drafted", "chain-answer-3 wording approved"]);
+    assert_eq!(
+        reports,
+        ["chain-answer-1 stock checked", "chain-answer-2 note drafted", "chain-answer-3 wording approved"]
+    );
 }
 
 fn check_the_round(team: &Team, server: &FakeModelServer, messages: &[RoomMessage]) {

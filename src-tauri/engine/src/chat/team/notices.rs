@@ -236,9 +236,11 @@ impl Chat {
                 CardNews::Done => None,
                 CardNews::Commented { .. } => return Vec::new(),
             };
-            let report = self.board.as_ref().and_then(|b| b.detail(&card.id).ok()).and_then(|d| {
-                d.comments.into_iter().rev().find(|c| c.kind == CommentKind::Report).map(|c| c.text)
-            });
+            let report = self
+                .board
+                .as_ref()
+                .and_then(|b| b.detail(&card.id).ok())
+                .and_then(|d| d.comments.into_iter().rev().find(|c| c.kind == CommentKind::Report).map(|c| c.text));
             let handle = self.handle_of_agent(assignee).unwrap_or_else(|| "former-member".into());
             let text = routine_result(card.number, title, &handle, blocked, report.as_deref());
             return vec![alert(&general.id, leader, Some(assignee), text)];

@@ -215,7 +215,17 @@ pub fn insert_handoff(tx: &Transaction, h: NewHandoff<'_>, now: i64) -> Result<H
             "INSERT INTO handoffs ({HANDOFF_COLUMNS}, created_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'queued', NULL, NULL, ?8, ?9)"
         ),
-        params![id, h.room_id, h.from_agent_id, h.from_run_id, h.to_agent_id, h.task, h.depth, h.parent_handoff_id, now],
+        params![
+            id,
+            h.room_id,
+            h.from_agent_id,
+            h.from_run_id,
+            h.to_agent_id,
+            h.task,
+            h.depth,
+            h.parent_handoff_id,
+            now
+        ],
     )?;
     handoff(tx, &id)?.ok_or_else(|| Error::Internal("hand-off vanished".into()))
 }
@@ -274,9 +284,8 @@ pub fn is_open(conn: &Connection, id: &str) -> Result<bool> {
 
 /// Running hand-offs of these rooms (at Stop, those whose run has ended wait for results).
 pub fn running_handoffs(conn: &Connection, room_ids: &[String]) -> Result<Vec<Handoff>> {
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {HANDOFF_COLUMNS} FROM handoffs WHERE room_id = ?1 AND status = 'running'"
-    ))?;
+    let mut stmt = conn
+        .prepare_cached(&format!("SELECT {HANDOFF_COLUMNS} FROM handoffs WHERE room_id = ?1 AND status = 'running'"))?;
     let mut found = Vec::new();
     for room in room_ids {
         found.extend(stmt.query_map([room], handoff_from_row)?.collect::<rusqlite::Result<Vec<_>>>()?);

@@ -187,7 +187,9 @@ impl Chat {
         let waiting: Vec<WaitingItem> = results
             .iter()
             .map(|h| inbox::result_item(h, handle_of(&h.to_agent_id)))
-            .chain(items.iter().map(|(item, from)| WaitingItem { from: from.as_deref().map(&handle_of), ..item.clone() }))
+            .chain(
+                items.iter().map(|(item, from)| WaitingItem { from: from.as_deref().map(&handle_of), ..item.clone() }),
+            )
             .collect();
         let peer_posts: Vec<context::PeerPost> = posts
             .iter()
