@@ -17,6 +17,7 @@ use clawboo_engine::chat::team::{RoomMessage, RoomMessageKind};
 use clawboo_engine::chat::RunStatus;
 use clawboo_engine::context::{SectionKind, ToolName};
 use clawboo_engine::runtimes::{Capabilities, RunChannels, RunEvent, RunOutcome, RunResult, Runtime, TurnInput};
+use clawboo_engine::teams::NewRoom;
 use clawboo_engine::{Engine, ErrorCode};
 use clawboo_testkit::wait_for;
 use serde_json::json;
@@ -78,6 +79,8 @@ impl Runtime for Scripted {
                 say("relayed-1".into());
             } else if message.contains("relayed-1") {
                 say("Final relay".into());
+            } else if message == "fail-at-once" {
+                return Ok(RunResult::failed("The model could not be reached."));
             } else if message == "ask" {
                 say("@user which flavour?".into());
             } else if message == "delegate-wait" {
@@ -569,6 +572,14 @@ fn what_happens_in_the_team_waits_in_the_inbox_once() {
     let scout = Actor::Agent { agent_id: f.ids[1].clone(), handle: "scout".into(), run_id: Some("run-routine".into()) };
     board.comment(scout, &routine_card.id, CommentKind::Report, "12 crates.", Some("run-routine".into())).unwrap();
     board.release(&routine_card.id, "run-routine", CardStatus::Done, None).unwrap();
+    // A room made with the leader and the scout: a notice for each, in General.
+    let room = NewRoom { name: "Design".into(), member_ids: f.ids[..2].to_vec(), leader_id: None };
+    f.engine.teams().create_room(&f.team_id, room).unwrap();
+    // A turn of the leader that never really starts (no reply, no session) reads nothing: what it
+    // carried waits for the next one.
+    f.engine.chat().send_team(&f.general, "fail-at-once").unwrap();
+    f.settle("the failed turn", |m| m.iter().any(|m| m.content.contains("The model could not be reached.")));
+    assert!(section_text(&last_context(&f, &f.ids[0]), SectionKind::Ambient).contains("@newbie joined the team."));
     // The leader gets each notice and alert on its next turn, and never again.
     for (i, text) in ["first", "second"].into_iter().enumerate() {
         f.engine.chat().send_team(&f.general, text).unwrap();
@@ -577,6 +588,11 @@ fn what_happens_in_the_team_waits_in_the_inbox_once() {
         let ambient = section_text(&context, SectionKind::Ambient);
         assert_eq!(ambient.contains("The user added team rule 1"), i == 0, "turn {i}: {ambient}");
         assert_eq!(ambient.contains("@newbie joined the team."), i == 0, "turn {i}: {ambient}");
+        assert_eq!(
+            ambient.contains("The user made the room Design with @lead, @scout."),
+            i == 0,
+            "turn {i}: {ambient}"
+        );
         let addressed = section_text(&context, SectionKind::AddressedToYou);
         let routine = format!(
             "Routine card #{} \"Morning stock count\" by @scout ended done.\nIts report:\n12 crates.",
