@@ -358,6 +358,12 @@ fn check_the_round(team: &Team, server: &FakeModelServer, messages: &[RoomMessag
         messages.iter().find(|m| m.kind == Reply && m.content.contains("handed")).unwrap().run_id.clone().unwrap();
     let leader_raw = assert_sections_once_in_order(team, server, &leader_run);
     assert!(leader_raw.contains("Ada Quill"));
+    // The rule added before the first turn waited in the leader's inbox as a notice, pointing to
+    // the rules rather than repeating them.
+    let ambient = team.engine.chat().run_context(&leader_run).unwrap();
+    let ambient = ambient.sections.iter().find(|s| s.kind == SectionKind::Ambient).expect("the notice");
+    assert!(ambient.text.contains("Notice:\nThe user added team rule 1 (see Team rules)."), "{}", ambient.text);
+    assert_eq!(leader_raw.matches("Answer in plain English.").count(), 1, "the rule itself once");
 
     for card in messages.iter().filter(|m| m.kind == Handoff) {
         let run_id = card.run_id.clone().expect("the card shows the teammate's run");
