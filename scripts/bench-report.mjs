@@ -19,11 +19,12 @@ const quick = args.includes("--quick");
 const root = resolve(new URL("..", import.meta.url).pathname);
 const out = join(root, "bench/results");
 
-/** The goals of issue #14. 200 MB is 190.7 MiB: PSS is counted in MiB. */
+/** The goals of issue #14 (and #24: a team exchange with a hand-off). 200 MB is 190.7 MiB: PSS is counted in MiB. */
 const GOALS = {
   "app.idle_pss_mib": { max: 200e6 / 2 ** 20, text: "≤ 200 MB (190.7 MiB)" },
   "app.start_ms.warm": { max: 1000, text: "≤ 1 s" },
   "app.start_ms.first": { max: 1000, text: "≤ 1 s" },
+  "team_chat.handoff_exchange_own_ms": { max: 300, text: "≤ 0.3 s" },
 };
 /** Figures the public Clawboo is measured on: our id → the key in measure.mjs's output. */
 const PUBLIC = {

@@ -30,6 +30,22 @@ use clawboo_vocab::error::{Error, Result};
 pub struct Board {
     store: Arc<Store>,
     events: EventBus,
+    watcher: std::sync::OnceLock<Arc<dyn CardWatcher>>,
+}
+
+/// Told, once committed, of what a card's assignee (or its team's leader) may need to hear of:
+/// the card blocked or done, or a comment on it. Team chat turns it into inbox items. Given at
+/// wiring time (team chat sits above this crate).
+pub trait CardWatcher: Send + Sync {
+    fn card_news(&self, card: &Card, actor: &Actor, news: CardNews<'_>);
+}
+
+/// What happened to a card (see [`CardWatcher`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CardNews<'a> {
+    Blocked { reason: &'a str },
+    Done,
+    Commented { kind: CommentKind, text: &'a str },
 }
 
 /// What a hand-off in team chat makes a card from (see [`Board::create_for_handoff`]).
@@ -46,7 +62,26 @@ pub struct HandoffCard<'a> {
 
 impl Board {
     pub fn new(store: Arc<Store>, events: EventBus) -> Self {
-        Self { store, events }
+        Self { store, events, watcher: std::sync::OnceLock::new() }
+    }
+
+    /// Tells `watcher` of card news from now on (the first one given is kept).
+    pub fn watch(&self, watcher: Arc<dyn CardWatcher>) {
+        let _ = self.watcher.set(watcher);
+    }
+
+    /// A card moved to `card.status` by `actor`: Blocked and Done are news.
+    fn moved(&self, card: &Card, actor: &Actor) {
+        let Some(watcher) = self.watcher.get() else { return };
+        match card.status {
+            CardStatus::Blocked => watcher.card_news(
+                card,
+                actor,
+                CardNews::Blocked { reason: card.blocked_reason.as_deref().unwrap_or("") },
+            ),
+            CardStatus::Done => watcher.card_news(card, actor, CardNews::Done),
+            _ => {}
+        }
     }
 
     /// Runs one write transaction, then tells subscribers (only once it is committed).
@@ -312,8 +347,10 @@ impl Board {
         let reason = checks::reason(reason.as_deref())?;
         let position = checks::position(position)?;
         let now = now_ms();
+        let mut moved_column = false;
         let (card, changed) = self.store.write_immediate(|tx| {
             let mut card = store::load(tx, id.trim())?;
+            moved_column = card.status != to;
             if card.status == to {
                 // Within a column: a new position, and for a blocked card a new reason.
                 let new_reason =
@@ -337,6 +374,9 @@ impl Board {
         })?;
         if changed {
             self.changed(Some(&card.id));
+            if card.status == to && moved_column {
+                self.moved(&card, &actor);
+            }
         }
         Ok(card)
     }
@@ -380,6 +420,7 @@ impl Board {
             apply_move(tx, &Actor::Clawboo, &mut card, to, reason, None, now)?;
             store::load(tx, id)
         })
+        .inspect(|card| self.moved(card, &Actor::Clawboo))
     }
 
     /// Cards held by a run, as (card id, run id): at start, the runner decides what to do
@@ -399,7 +440,8 @@ impl Board {
     ) -> Result<Comment> {
         let text = checks::comment(text)?;
         let now = now_ms();
-        self.change(Some(card_id), |tx| {
+        let mut commented = None;
+        let comment = self.change(Some(card_id), |tx| {
             let card = store::load(tx, card_id.trim())?;
             let comment = Comment {
                 id: records::new_id(),
@@ -413,8 +455,13 @@ impl Board {
             records::add_comment(tx, &comment)?;
             let activity = ActivityKind::Commented { comment_id: comment.id.clone() };
             records::add_activity(tx, &card.id, &actor, &activity, now)?;
+            commented = Some(card);
             Ok(comment)
-        })
+        })?;
+        if let (Some(watcher), Some(card)) = (self.watcher.get(), &commented) {
+            watcher.card_news(card, &actor, CardNews::Commented { kind: comment.kind, text: &comment.text });
+        }
+        Ok(comment)
     }
 
     /// Deletes a card (the user's), with its comments, activity and runs; cards that waited on

@@ -174,6 +174,16 @@ pub enum TurnMessage {
     Task(String),
     /// Teammates' results, gathered into one message.
     Results(Vec<TaskResult>),
+    /// The results of the work a teammate handed out for its own task (a chain), with that
+    /// task's text: the teammate finishes the task with them.
+    TaskResults { task: String, results: Vec<TaskResult> },
+}
+
+impl TurnMessage {
+    /// The message brings results of work this agent handed out.
+    pub fn brings_results(&self) -> bool {
+        matches!(self, TurnMessage::Results(_) | TurnMessage::TaskResults { .. })
+    }
 }
 
 /// Everything a team-chat turn's context is built from.

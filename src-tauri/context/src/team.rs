@@ -246,6 +246,12 @@ fn how_to_work(input: &TeamTurn) -> Option<Section> {
                 ));
             }
         }
+        TurnKind::Mentioned if input.message.brings_results() => {
+            parts.push("The results of the work you handed out came back. The user reads your reply.".into());
+            if has_teammates && has(ToolName::Handoff) {
+                parts.push(handoff_tool_note(rt));
+            }
+        }
         TurnKind::Mentioned => {
             parts.push("The user addressed you directly and reads your reply.".into());
             if has_teammates && has(ToolName::Handoff) {
@@ -254,8 +260,13 @@ fn how_to_work(input: &TeamTurn) -> Option<Section> {
         }
         TurnKind::Teammate { from } => {
             let from = bare(from);
+            let task = if input.message.brings_results() {
+                "the task below, and the results of the work you handed out for it came back"
+            } else {
+                "the task below"
+            };
             parts.push(format!(
-                "@{from} handed you the task below. Your final reply goes back to @{from} and the team, not to the \
+                "@{from} handed you {task}. Your final reply goes back to @{from} and the team, not to the \
                  user; only that reply is passed on. Nobody can answer questions while you work: when something \
                  is unclear, assume, say what you assumed, and go on."
             ));
@@ -513,6 +524,9 @@ fn message(message: &TurnMessage) -> Section {
         TurnMessage::User(text) => ("Message", text.clone()),
         TurnMessage::Task(text) => ("Task", text.clone()),
         TurnMessage::Results(results) => ("Results", results_text(results)),
+        TurnMessage::TaskResults { task, results } => {
+            ("Results", format!("Your task:\n{}\n\n{}", task.trim(), results_text(results)))
+        }
     };
     section(SectionKind::Message, title, text, None)
 }

@@ -7,6 +7,11 @@
 //! - the share of each request's input that sits before its last cache breakpoint of the
 //!   carried conversation (what the provider can read from its cache), from the 2nd request on.
 //!
+//! - Clawboo's own time per team exchange with a hand-off: send → the leader hands a task to a
+//!   teammate (`@scout …` in its reply) → the teammate answers → its result reaches the leader
+//!   (the batch goes the moment the last hand-off ends, no timer) → the leader's final reply
+//!   stored; minus the three model requests sent bare.
+//!
 //! `cargo bench -p clawboo-engine --bench team_chat` (scripts/bench runs it with a keychain).
 
 use std::time::{Duration, Instant};
@@ -17,7 +22,7 @@ use clawboo_engine::runtimes::ApprovalPolicy;
 use clawboo_engine::secrets::Provider;
 use clawboo_engine::teams::NewTeam;
 use clawboo_engine::{Engine, EngineConfig, EngineEvent};
-use clawboo_testkit::{bench, Behavior, FakeModelServer, TempDataDir};
+use clawboo_testkit::{bench, Behavior, FakeModelServer, Reply, TempDataDir};
 use serde_json::Value;
 
 const EXCHANGES: usize = 16;
@@ -40,7 +45,12 @@ fn agent(handle: &str) -> NewAgent {
 }
 
 fn main() {
-    let server = FakeModelServer::start_blocking(Behavior::text("Noted; here is my short answer."));
+    let server = FakeModelServer::start_blocking(
+        Behavior::text("Noted; here is my short answer.")
+            .when("stock-found", vec![Reply::Text("Final: 12 crates on Monday.".into())])
+            .when("look up the stock", vec![Reply::Text("stock-found: 12 crates".into())])
+            .when("Delegate", vec![Reply::Text("On it.\n@scout look up the stock for Monday".into())]),
+    );
     let dir = TempDataDir::new();
     let mut config = EngineConfig::for_dir(dir.path().into());
     config.keychain_service = clawboo_testkit::unique_keychain_service("bench-team");
@@ -93,6 +103,8 @@ fn main() {
         }
     }
 
+    let handoff_own = handoff_exchanges(&engine, &server, &team.id, &ids, rounds);
+
     println!(
         "team chat, Native leader (Anthropic API) on the fake model server, {rounds} rounds of {EXCHANGES} exchanges:"
     );
@@ -132,6 +144,17 @@ fn main() {
             rounds,
         );
     }
+    println!(
+        "  exchange with a hand-off (leader → teammate → leader): Clawboo's own {:.2} ms (median)",
+        ms(handoff_own)
+    );
+    bench::report(
+        "team_chat.handoff_exchange_own_ms",
+        "Own time per team exchange with a hand-off (leader → teammate → leader)",
+        "ms",
+        ms(handoff_own),
+        rounds,
+    );
     for exchange in [8, 16] {
         bench::report(
             &format!("team_chat.cacheable.x{exchange}"),
@@ -143,15 +166,54 @@ fn main() {
     }
 }
 
+/// `rounds` exchanges with a hand-off, each in a fresh room: the median of Clawboo's own time
+/// (send → the leader's final reply stored, minus its three model requests sent bare).
+fn handoff_exchanges(
+    engine: &Engine,
+    server: &FakeModelServer,
+    team_id: &str,
+    ids: &[String],
+    rounds: usize,
+) -> Duration {
+    let mut own = Vec::with_capacity(rounds);
+    for round in 0..rounds {
+        let room = engine
+            .teams()
+            .create_room(
+                team_id,
+                clawboo_engine::teams::NewRoom {
+                    name: format!("Hand-off {round}"),
+                    member_ids: ids.to_vec(),
+                    leader_id: Some(ids[0].clone()),
+                },
+            )
+            .unwrap();
+        let before = server.model_requests().len();
+        let total = send_and_wait_for(engine, &room.id, "Delegate: how much stock do we have for Monday?", "Final:");
+        let requests = server.model_requests();
+        assert_eq!(requests.len(), before + 3, "the leader, the teammate, the leader again");
+        let bare: Duration = requests[before..].iter().map(|r| bare_round_trip(&server.base_url(), &r.raw_body)).sum();
+        own.push(total.saturating_sub(bare));
+    }
+    median(&own)
+}
+
 /// Sends to the room and waits for the leader's reply to be stored; returns the elapsed time.
 fn send_and_wait(engine: &Engine, room_id: &str, text: &str) -> Duration {
+    send_and_wait_for(engine, room_id, text, "")
+}
+
+/// Sends to the room and waits for a reply starting with `reply_prefix`; returns the elapsed time.
+fn send_and_wait_for(engine: &Engine, room_id: &str, text: &str, reply_prefix: &str) -> Duration {
     let mut events = engine.events().subscribe();
     let started = Instant::now();
     engine.chat().send_team(room_id, text).expect("send");
     loop {
         match events.blocking_recv() {
             Ok(EngineEvent::RoomMessageAdded { message, .. })
-                if message.room_id == room_id && message.kind == RoomMessageKind::Reply =>
+                if message.room_id == room_id
+                    && message.kind == RoomMessageKind::Reply
+                    && message.content.starts_with(reply_prefix) =>
             {
                 return started.elapsed();
             }

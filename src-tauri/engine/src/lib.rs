@@ -157,6 +157,10 @@ impl Engine {
             .with_teams(teams.clone())
             .with_connectors(connectors.clone()),
         );
+        // What happens in a team and on its cards waits in the agents' inboxes (held weakly).
+        let team_inbox = Arc::new(chat::team::TeamInbox(Arc::downgrade(&chat)));
+        teams.watch(team_inbox.clone());
+        board.watch(team_inbox);
         // The tools' one dispatcher, with every service it acts on; it holds the chat weakly.
         let team_chat = Arc::new(chat::team::TeamChat(Arc::downgrade(&chat)));
         tools.set_host(Arc::new(tools::Dispatcher::new(tools::Services {
@@ -435,7 +439,7 @@ impl Engine {
                     .team_id
                     .as_deref()
                     .ok_or_else(|| Error::Internal("a team request without its team".into()))?;
-                self.chat.answer_in_team(team_id, request.room_id.as_deref(), &request.agent_id, text)
+                self.chat.answer_in_team(team_id, request.room_id.as_deref(), &request.agent_id, &request.text, text)
             }
             attention::Origin::Chat => self.chat.send(&request.agent_id, text).map(|_| ()).map_err(|e| match e {
                 Error::Conflict(_) | Error::RunNotActive(_) => Error::Conflict(format!(

@@ -9,13 +9,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use clawboo_engine::agents::{NewAgent, RuntimeKind};
+use clawboo_engine::attention::UserAnswer;
 use clawboo_engine::board::{
-    ActivityKind, Actor, Card, CardFilter, CardOrigin, CardRunKind, CardRunStatus, CardStatus, CommentKind,
+    ActivityKind, Actor, Card, CardFilter, CardOrigin, CardRunKind, CardRunStatus, CardStatus, CommentKind, NewCard,
 };
 use clawboo_engine::chat::team::{RoomMessage, RoomMessageKind};
 use clawboo_engine::chat::RunStatus;
-use clawboo_engine::context::ToolName;
+use clawboo_engine::context::{SectionKind, ToolName};
 use clawboo_engine::runtimes::{Capabilities, RunChannels, RunEvent, RunOutcome, RunResult, Runtime, TurnInput};
+use clawboo_engine::teams::NewRoom;
 use clawboo_engine::{Engine, ErrorCode};
 use clawboo_testkit::wait_for;
 use serde_json::json;
@@ -26,6 +28,9 @@ use serde_json::json;
 /// - "research…"/"write…" → answers "found …"/"wrote …";
 /// - "loop"         → hands "loop" on to the next member by `@handle` (chain bound);
 /// - "wait"         → waits for Stop;
+/// - "relay" → a chain lead → scout → writer whose results go back up ("relayed-2", "relayed-1",
+///   then "Final relay");
+/// - "post-many"/"post-one" → six long peer posts / one short one;
 /// - a batch of results → "Final: <how many results>".
 #[derive(Default)]
 struct Scripted {
@@ -55,7 +60,30 @@ impl Runtime for Scripted {
                 Some((_, rest)) => rest.to_owned(),
                 None => input.message.clone(),
             };
-            if message == "delegate-wait" {
+            let post = |text: String| (grant_of(&input).invoker)(ToolName::PeerPost, json!({ "text": text }));
+            if message == "post-many" {
+                for i in 1..=6 {
+                    post(format!("Post {i}: {}", "x".repeat(790))).await;
+                }
+                say("Posted.".into());
+            } else if message == "post-one" {
+                post("A note of my own.".into()).await;
+                say("Posted mine.".into());
+            } else if message == "relay" {
+                say("@scout relay-1".into());
+            } else if message == "relay-1" {
+                say("@writer relay-2".into());
+            } else if message == "relay-2" {
+                say("relayed-2".into());
+            } else if message.starts_with("Your task:") && message.contains("relayed-2") {
+                say("relayed-1".into());
+            } else if message.contains("relayed-1") {
+                say("Final relay".into());
+            } else if message == "fail-at-once" {
+                return Ok(RunResult::failed("The model could not be reached."));
+            } else if message == "ask" {
+                say("@user which flavour?".into());
+            } else if message == "delegate-wait" {
                 say("@scout wait".into());
             } else if message == "plan" {
                 say("On it.\n@scout research the market\n@writer write the brief".into());
@@ -97,6 +125,10 @@ impl Runtime for Scripted {
             Ok(RunResult::succeeded())
         })
     }
+}
+
+fn grant_of(input: &TurnInput) -> clawboo_engine::tools::ToolGrant {
+    input.tools.clone().expect("a team run gets Clawboo's tools")
 }
 
 /// The shared fixture's engine on the scripted runtime, with the team Launch (@lead leading
@@ -152,6 +184,10 @@ impl Fixture {
 
     fn input_for(&self, message: &str) -> TurnInput {
         self.runtime.inputs.lock().unwrap().iter().find(|i| i.message == message).cloned().unwrap()
+    }
+
+    fn input_for_prefix(&self, prefix: &str) -> TurnInput {
+        self.runtime.inputs.lock().unwrap().iter().find(|i| i.message.starts_with(prefix)).cloned().unwrap()
     }
 }
 
@@ -233,6 +269,17 @@ fn the_reply_chain_stops_at_its_bound_and_says_so() {
     });
     let handoffs = messages.iter().filter(|m| m.kind == RoomMessageKind::Handoff).count();
     assert_eq!(handoffs, 3, "depth 3: lead→scout→writer→lead, then stopped");
+    // The leader finds it in its inbox too, on its next turn.
+    let lead = f.ids[0].clone();
+    f.settle("the chain's end", |m| {
+        m.last().is_some_and(|m| m.content.starts_with("Final:") && m.author_id.as_deref() == Some(lead.as_str()))
+    });
+    let addressed = section_text(&last_context(&f, &f.ids[0]), SectionKind::AddressedToYou);
+    assert!(
+        addressed
+            .contains("Your hand-off to @scout was not made: the reply chain reached its bound (3 hand-offs deep)"),
+        "{addressed}"
+    );
 }
 
 #[test]
@@ -271,16 +318,12 @@ fn a_result_stopped_with_the_team_never_rides_along_with_a_later_batch() {
     });
     f.engine.chat().stop_team(&f.team_id).unwrap();
     f.settle("the stop", |m| m.iter().any(|m| m.content.starts_with("Stopped")));
-    std::thread::sleep(super_batch_window());
+    // A batch goes out the moment its last result is in: one that should not come would come now.
+    std::thread::sleep(Duration::from_millis(500));
     f.engine.chat().send_team(&f.general, "plan").unwrap();
     let messages = f.settle("the final answer", |m| m.iter().any(|m| m.content.starts_with("Final:")));
     assert_eq!(messages.last().unwrap().content, "Final: 2 results", "only this round's results");
     assert_eq!(messages.iter().filter(|m| m.kind == RoomMessageKind::Batch).count(), 1);
-}
-
-/// A little longer than the batch window, so a batch that should not come would have come.
-fn super_batch_window() -> Duration {
-    clawboo_engine::chat::team::BATCH_WINDOW + Duration::from_millis(500)
 }
 
 #[test]
@@ -414,4 +457,147 @@ fn a_hand_off_stopped_by_the_user_or_cut_off_by_a_quit_leaves_its_card_blocked()
     let cut = engine.board().get(&second.id).unwrap();
     assert_eq!((cut.status, cut.blocked_reason.as_deref()), (CardStatus::Blocked, Some("Cut off when Clawboo quit")));
     assert_eq!(engine.board().runs(&cut.id).unwrap()[0].status, CardRunStatus::Interrupted);
+}
+
+/// The run context of the newest run of `agent_id` in the room (what it was given).
+fn last_context(f: &Fixture, agent_id: &str) -> clawboo_engine::chat::team::RunContext {
+    let runs = f.engine.chat().room_runs(&f.general, 100).unwrap();
+    let run = runs.iter().rev().find(|r| r.agent_id == agent_id).expect("a run of the agent");
+    f.engine.chat().run_context(&run.id).unwrap()
+}
+
+fn section_text(context: &clawboo_engine::chat::team::RunContext, kind: SectionKind) -> String {
+    context.sections.iter().find(|s| s.kind == kind).map(|s| s.text.clone()).unwrap_or_default()
+}
+
+#[test]
+fn a_chain_returns_its_results_up_to_the_leader() {
+    let f = fixture();
+    f.engine.chat().send_team(&f.general, "relay").unwrap();
+    let messages = f.settle("the leader's final answer", |m| m.iter().any(|m| m.content == "Final relay"));
+    let handoffs: Vec<&RoomMessage> = messages.iter().filter(|m| m.kind == RoomMessageKind::Handoff).collect();
+    assert_eq!(handoffs.len(), 2, "{messages:#?}");
+    // The scout's task went on with the writer's result, framed as its task and its results.
+    let scout = f.input_for_prefix("Your task:");
+    assert_eq!(scout.agent.handle, "scout");
+    assert!(scout.message.starts_with("Your task:\nrelay-1\n\nResults of the work you handed out (1):"));
+    assert!(scout.message.contains("relayed-2"), "{}", scout.message);
+    let how = section_text(&last_context(&f, &f.ids[1]), SectionKind::HowToWork);
+    assert!(how.contains("@lead handed you the task below, and the results of the work you handed out"), "{how}");
+    assert!(!how.contains("The user addressed you directly"), "{how}");
+    // The scout's reply to its results went up to the leader as its task's result, once.
+    let leader = f.input_for_prefix("Results of the work you handed out");
+    assert_eq!(leader.agent.handle, "lead");
+    assert!(leader.message.contains("### @scout\nTask: relay-1\nrelayed-1"), "{}", leader.message);
+    assert!(!leader.message.contains("relay-2"), "the writer's result went to the scout only");
+    assert_eq!(messages.iter().filter(|m| m.kind == RoomMessageKind::Batch).count(), 2);
+    // The scout's card ends done with its final reply as the report.
+    let card = f.card_of(&f.ids[1], |c| c.status == CardStatus::Done);
+    let detail = f.engine.board().detail(&card.id).unwrap();
+    assert_eq!(detail.comments.last().unwrap().text, "relayed-1");
+    assert_eq!(f.engine.board().runs(&card.id).unwrap().len(), 2, "the task's two runs");
+}
+
+#[test]
+fn a_peer_post_held_back_by_the_budget_reaches_the_agent_though_it_posted_meanwhile() {
+    let f = fixture();
+    f.engine.chat().send_team(&f.general, "@scout post-many").unwrap();
+    f.settle("the scout's posts", |m| m.iter().any(|m| m.content == "Posted."));
+    f.engine.chat().send_team(&f.general, "post-one").unwrap();
+    f.settle("the leader's post", |m| m.iter().any(|m| m.content == "Posted mine."));
+    let first = last_context(&f, &f.ids[0]);
+    let ambient = section_text(&first, SectionKind::Ambient);
+    assert!(ambient.contains("Post 4:") && !ambient.contains("Post 5:"), "four fit the budget: {ambient}");
+    assert_eq!(first.deferred.len(), 2, "two wait");
+    f.engine.chat().send_team(&f.general, "hello").unwrap();
+    f.settle("the leader's reply", |m| m.iter().any(|m| m.content.starts_with("lead heard")));
+    let second = section_text(&last_context(&f, &f.ids[0]), SectionKind::Ambient);
+    assert!(second.contains("Post 5:") && second.contains("Post 6:"), "{second}");
+    assert!(!second.contains("Post 4:") && !second.contains("A note of my own."), "{second}");
+}
+
+#[test]
+fn what_happens_in_the_team_waits_in_the_inbox_once() {
+    let f = fixture();
+    f.engine.chat().send_team(&f.general, "plan").unwrap();
+    f.settle("the leader's final answer", |m| m.iter().any(|m| m.content.starts_with("Final:")));
+    // The user adds a rule (a notice for every member) and comments on the scout's card (an
+    // alert for the scout).
+    f.engine.teams().add_rule(&f.team_id, "Answer in English.").unwrap();
+    let card = f.card_of(&f.ids[1], |c| c.status == CardStatus::Done);
+    f.engine.board().comment(Actor::User, &card.id, CommentKind::Comment, "Add the prices too.", None).unwrap();
+    f.engine.chat().send_team(&f.general, "@scout hello").unwrap();
+    f.settle("the scout's reply", |m| m.iter().any(|m| m.content.starts_with("scout heard")));
+    let scout = last_context(&f, &f.ids[1]);
+    let addressed = section_text(&scout, SectionKind::AddressedToYou);
+    let comment =
+        format!("The user commented on your card #{} \"research the market\":\nAdd the prices too.", card.number);
+    assert!(addressed.contains(&comment), "{addressed}");
+    let ambient = section_text(&scout, SectionKind::Ambient);
+    assert!(ambient.contains("The user added team rule 1 (see Team rules)."), "{ambient}");
+    // The user answers the scout's question in the inbox: the answer is its next message, and
+    // an alert says what it answers.
+    f.engine.chat().send_team(&f.general, "@scout ask").unwrap();
+    let question = wait_for("the scout's question", Duration::from_secs(20), || {
+        f.engine.attention().open().unwrap().into_iter().find(|r| r.text.contains("which flavour?"))
+    });
+    f.engine.answer_attention(&question.id, UserAnswer::Text { text: "Vanilla".into() }).unwrap();
+    f.settle("the scout's answer", |m| m.iter().any(|m| m.content == "scout heard: Vanilla"));
+    let addressed = section_text(&last_context(&f, &f.ids[1]), SectionKind::AddressedToYou);
+    assert!(
+        addressed.contains("The message below is the user's answer to your question \"@user which flavour?\"."),
+        "{addressed}"
+    );
+    // A new member joins; a routine of the scout's ends on the team's card: a notice for the
+    // members, the routine's result for the leader.
+    let newbie = common::add_agent(&f.engine, agent("newbie"));
+    let mut members = f.ids.clone();
+    members.push(newbie);
+    f.engine.teams().set_members(&f.team_id, members).unwrap();
+    let board = f.engine.board();
+    let new = NewCard {
+        title: "Morning stock count".into(),
+        description: String::new(),
+        assignee_id: Some(f.ids[1].clone()),
+        team_id: Some(f.team_id.clone()),
+        status: None,
+        priority: None,
+        depends_on: Vec::new(),
+        check_command: None,
+        project_folder: None,
+    };
+    let origin = CardOrigin::Routine { routine_id: "r-1".into(), routine_run_id: "rr-1".into() };
+    let routine_card = board.create_for_routine(new, origin).unwrap();
+    board.claim(&routine_card.id, "run-routine").unwrap();
+    let scout = Actor::Agent { agent_id: f.ids[1].clone(), handle: "scout".into(), run_id: Some("run-routine".into()) };
+    board.comment(scout, &routine_card.id, CommentKind::Report, "12 crates.", Some("run-routine".into())).unwrap();
+    board.release(&routine_card.id, "run-routine", CardStatus::Done, None).unwrap();
+    // A room made with the leader and the scout: a notice for each, in General.
+    let room = NewRoom { name: "Design".into(), member_ids: f.ids[..2].to_vec(), leader_id: None };
+    f.engine.teams().create_room(&f.team_id, room).unwrap();
+    // A turn of the leader that never really starts (no reply, no session) reads nothing: what it
+    // carried waits for the next one.
+    f.engine.chat().send_team(&f.general, "fail-at-once").unwrap();
+    f.settle("the failed turn", |m| m.iter().any(|m| m.content.contains("The model could not be reached.")));
+    assert!(section_text(&last_context(&f, &f.ids[0]), SectionKind::Ambient).contains("@newbie joined the team."));
+    // The leader gets each notice and alert on its next turn, and never again.
+    for (i, text) in ["first", "second"].into_iter().enumerate() {
+        f.engine.chat().send_team(&f.general, text).unwrap();
+        f.settle("the leader's reply", |m| m.iter().any(|m| m.content == format!("lead heard: {text}")));
+        let context = last_context(&f, &f.ids[0]);
+        let ambient = section_text(&context, SectionKind::Ambient);
+        assert_eq!(ambient.contains("The user added team rule 1"), i == 0, "turn {i}: {ambient}");
+        assert_eq!(ambient.contains("@newbie joined the team."), i == 0, "turn {i}: {ambient}");
+        assert_eq!(
+            ambient.contains("The user made the room Design with @lead, @scout."),
+            i == 0,
+            "turn {i}: {ambient}"
+        );
+        let addressed = section_text(&context, SectionKind::AddressedToYou);
+        let routine = format!(
+            "Routine card #{} \"Morning stock count\" by @scout ended done.\nIts report:\n12 crates.",
+            routine_card.number
+        );
+        assert_eq!(addressed.contains(&routine), i == 0, "turn {i}: {addressed}");
+    }
 }

@@ -58,6 +58,30 @@ fn behavior() -> Behavior {
         .when("Question", vec![Reply::Text("A short answer.".into())])
 }
 
+/// A chain three deep: the Native leader hands to the Codex scout, who hands to the Native
+/// writer, who hands to the leader; each answer goes back up the way it came.
+fn chain_behavior() -> Behavior {
+    let handoff =
+        |to: &str, task: &str| Reply::ToolCall { name: "~handoff".into(), input: json!({"to": to, "task": task}) };
+    Behavior::text("(unscripted)")
+        .when("chain-answer-1", vec![Reply::Text("Chain done: stock, note and wording are in.".into())])
+        .when("chain-answer-2", vec![Reply::Text("chain-answer-1 stock checked".into())])
+        .when("chain-answer-3", vec![Reply::Text("chain-answer-2 note drafted".into())])
+        .when("chain-step-3", vec![Reply::Text("chain-answer-3 wording approved".into())])
+        .when(
+            "chain-step-2",
+            vec![handoff("lead", "chain-step-3 approve the wording"), Reply::Text("Asked @lead.".into())],
+        )
+        .when(
+            "chain-step-1",
+            vec![handoff("writer", "chain-step-2 draft the note"), Reply::Text("Asked @writer.".into())],
+        )
+        .when(
+            "Chain the launch",
+            vec![handoff("scout", "chain-step-1 check the stock"), Reply::Text("Handed to @scout.".into())],
+        )
+}
+
 struct Team {
     engine: Engine,
     general: String,
@@ -243,6 +267,79 @@ fn a_codex_leader_continues_its_room_thread_and_a_rule_edit_applies_from_the_nex
     assert!(notices.iter().any(|n| n.contains("team rules")), "the activity says what changed: {notices:?}");
 }
 
+#[test]
+fn a_chain_three_deep_on_native_and_codex_returns_each_answer_to_whoever_asked() {
+    let server = FakeModelServer::start_blocking(chain_behavior());
+    let Some(team) = team(&server, RuntimeKind::Native) else { return };
+    team.engine.chat().send_team(&team.general, "Chain the launch check.").unwrap();
+    let messages = team.settled("the leader's final answer", |m| m.iter().any(|m| m.content.starts_with("Chain done")));
+    use RoomMessageKind::*;
+    let tasks: Vec<&str> = messages.iter().filter(|m| m.kind == Handoff).map(|m| m.content.as_str()).collect();
+    assert_eq!(
+        tasks,
+        ["chain-step-1 check the stock", "chain-step-2 draft the note", "chain-step-3 approve the wording"],
+        "three deep"
+    );
+    let members = team.engine.teams().get(&team.team_id).unwrap().members;
+    let id_of = |handle: &str| {
+        members
+            .iter()
+            .map(|m| m.agent_id.clone())
+            .find(|id| team.engine.agents().get(id).unwrap().handle == handle)
+            .unwrap()
+    };
+    let batch_of = |handle: &str| {
+        let id = id_of(handle);
+        let batch = messages.iter().find(|m| m.kind == Batch && m.author_id.as_deref() == Some(id.as_str()));
+        batch.unwrap_or_else(|| panic!("a batch for @{handle}: {messages:#?}")).run_id.clone().unwrap()
+    };
+    // The writer (Native) and the scout (Codex) each go on with their own task and its results,
+    // told so; their replies go up, never to the user.
+    for (handle, from, task, result) in [
+        ("writer", "scout", "chain-step-2 draft the note", "chain-answer-3 wording approved"),
+        ("scout", "lead", "chain-step-1 check the stock", "chain-answer-2 note drafted"),
+    ] {
+        let run_id = batch_of(handle);
+        let raw = assert_sections_once_in_order(&team, &server, &run_id);
+        let context = team.engine.chat().run_context(&run_id).unwrap();
+        let message = &context.sections.last().unwrap().text;
+        assert!(
+            message.starts_with(&format!("Your task:\n{task}\n\nResults of the work you handed out (1):")),
+            "{message}"
+        );
+        assert!(message.contains(result), "{message}");
+        let how = context.sections.iter().find(|s| s.kind == SectionKind::HowToWork).unwrap();
+        let framed =
+            format!("@{from} handed you the task below, and the results of the work you handed out for it came back.");
+        assert!(how.text.contains(&framed), "{}", how.text);
+        assert!(!raw.contains("The user addressed you directly"), "@{handle}'s results are framed as results");
+        assert!(!raw.contains("Ada Quill"), "no About you: the user does not read @{handle}'s reply");
+    }
+    // The leader's final batch: the scout's answer only, as the result of the task it handed out.
+    let final_run = batch_of("lead");
+    let raw = assert_sections_once_in_order(&team, &server, &final_run);
+    let message = team.engine.chat().run_context(&final_run).unwrap().sections.last().unwrap().text.clone();
+    assert!(
+        message.contains("### @scout\nTask: chain-step-1 check the stock\nchain-answer-1 stock checked"),
+        "{message}"
+    );
+    assert!(!raw.contains("chain-answer-2"), "the writer's answer went to the scout, not the leader");
+    // Each card ends done, its report the final answer of its task.
+    let reports: Vec<String> = ["scout", "writer", "lead"]
+        .iter()
+        .map(|h| {
+            let filter = clawboo_engine::board::CardFilter { assignee_id: Some(id_of(h)), ..Default::default() };
+            let card = team.engine.board().list(&filter).unwrap().into_iter().next().unwrap();
+            assert_eq!(card.status, clawboo_engine::board::CardStatus::Done, "@{h}'s card");
+            team.engine.board().detail(&card.id).unwrap().comments.last().unwrap().text.clone()
+        })
+        .collect();
+    assert_eq!(
+        reports,
+        ["chain-answer-1 stock checked", "chain-answer-2 note drafted", "chain-answer-3 wording approved"]
+    );
+}
+
 fn check_the_round(team: &Team, server: &FakeModelServer, messages: &[RoomMessage]) {
     use RoomMessageKind::*;
     let kinds: Vec<_> = messages.iter().map(|m| m.kind).collect();
@@ -261,6 +358,12 @@ fn check_the_round(team: &Team, server: &FakeModelServer, messages: &[RoomMessag
         messages.iter().find(|m| m.kind == Reply && m.content.contains("handed")).unwrap().run_id.clone().unwrap();
     let leader_raw = assert_sections_once_in_order(team, server, &leader_run);
     assert!(leader_raw.contains("Ada Quill"));
+    // The rule added before the first turn waited in the leader's inbox as a notice, pointing to
+    // the rules rather than repeating them.
+    let ambient = team.engine.chat().run_context(&leader_run).unwrap();
+    let ambient = ambient.sections.iter().find(|s| s.kind == SectionKind::Ambient).expect("the notice");
+    assert!(ambient.text.contains("Notice:\nThe user added team rule 1 (see Team rules)."), "{}", ambient.text);
+    assert_eq!(leader_raw.matches("Answer in plain English.").count(), 1, "the rule itself once");
 
     for card in messages.iter().filter(|m| m.kind == Handoff) {
         let run_id = card.run_id.clone().expect("the card shows the teammate's run");

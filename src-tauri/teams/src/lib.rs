@@ -26,17 +26,30 @@ use clawboo_store::events::{EngineEvent, EventBus};
 use clawboo_store::store::Store;
 use clawboo_vocab::error::{Error, Result};
 
+/// Told of every change to a team once it is committed, with the team before and after it:
+/// team chat turns a member who joined or left, a rule added or removed, a room made or renamed
+/// into notices for the members. Given at wiring time (team chat sits above this crate).
+pub trait TeamWatcher: Send + Sync {
+    fn team_changed(&self, before: &Team, after: &Team);
+}
+
 pub struct Teams {
     store: Arc<Store>,
     /// Agents' rows are read in the same transactions (foreign keys keep them consistent);
     /// kept for callers that need an agent along with its team.
     agents: Arc<Agents>,
     events: EventBus,
+    watcher: std::sync::OnceLock<Arc<dyn TeamWatcher>>,
 }
 
 impl Teams {
     pub fn new(store: Arc<Store>, agents: Arc<Agents>, events: EventBus) -> Self {
-        Self { store, agents, events }
+        Self { store, agents, events, watcher: std::sync::OnceLock::new() }
+    }
+
+    /// Tells `watcher` of every change from now on (the first one given is kept).
+    pub fn watch(&self, watcher: Arc<dyn TeamWatcher>) {
+        let _ = self.watcher.set(watcher);
     }
 
     pub fn agents(&self) -> &Agents {
@@ -291,13 +304,16 @@ impl Teams {
     /// Applies `edit` to the team as stored inside the transaction, bumps `updated_at`,
     /// publishes the change and returns the team as it is now.
     fn change(&self, id: &str, edit: impl FnOnce(&Transaction, &Team) -> Result<()>) -> Result<Team> {
-        let team = self.store.write(|tx| {
+        let (before, team) = self.store.write(|tx| {
             let team = store::load_one(tx, id)?;
             edit(tx, &team)?;
             store::touch(tx, id, now_ms())?;
-            store::load_one(tx, id)
+            Ok((team, store::load_one(tx, id)?))
         })?;
         self.events.publish(EngineEvent::TeamsChanged);
+        if let Some(watcher) = self.watcher.get() {
+            watcher.team_changed(&before, &team);
+        }
         Ok(team)
     }
 }

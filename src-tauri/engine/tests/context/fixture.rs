@@ -1,6 +1,7 @@
 //! A team to assemble turns for, and the rendering the golden snapshots use.
 
 use clawboo_engine::agents::{AgentFileName, RuntimeKind};
+use clawboo_engine::chat::team::notices;
 use clawboo_engine::context::files::{self, AgentFiles, FilePlan, FileSession, FilesTurn};
 use clawboo_engine::context::{
     Assembled, Connectors, Member, PeerPost, RoutineNote, TeamTurn, ToolName, TurnKind, TurnMessage, WaitingItem,
@@ -65,8 +66,13 @@ impl Fixture {
             routine: None,
             connectors: None,
             waiting: vec![
-                item("w1", WaitingKind::Alert, None, "Your last hand-off to @cy timed out."),
-                item("w2", WaitingKind::Notice, None, "@bo joined the team."),
+                item(
+                    "w1",
+                    WaitingKind::Alert,
+                    None,
+                    &notices::card_commented(12, "Price list", "the user", "Please add the rye loaf."),
+                ),
+                item("w2", WaitingKind::Notice, None, &notices::member_joined("bo")),
             ],
             peer_posts: vec![post("p1", "ada", "Draft of the menu page is in docs/menu.md.")],
             message: TurnMessage::User("Plan the bakery website: pages and who does what.".into()),
@@ -88,7 +94,7 @@ impl Fixture {
     pub fn teammate(runtime: RuntimeKind) -> Self {
         let mut f = Self::mentioned(runtime);
         f.kind = TurnKind::Teammate { from: "lead".into() };
-        f.waiting = vec![item("w3", WaitingKind::Notice, Some("lead"), "The site goes live on Friday.")];
+        f.waiting = vec![item("w3", WaitingKind::Notice, None, &notices::rule_added(3))];
         f.message = TurnMessage::Task("Write the home page copy: 3 short paragraphs, warm tone.".into());
         f
     }
@@ -112,6 +118,23 @@ impl Fixture {
                 failed: true,
             },
         ]);
+        f
+    }
+
+    /// `me` (Ada, running on `runtime`) goes on with the task @lead handed it: the results of
+    /// the work it handed out for it came back (a chain).
+    pub fn chain(runtime: RuntimeKind) -> Self {
+        let mut f = Self::teammate(runtime);
+        f.tools = vec![ToolName::Handoff, ToolName::PeerPost, ToolName::PeerRead];
+        f.message = TurnMessage::TaskResults {
+            task: "Write the home page copy: 3 short paragraphs, warm tone.".into(),
+            results: vec![clawboo_engine::context::TaskResult {
+                from: "bo".into(),
+                task: "Check the opening hours on the old site".into(),
+                reply: "Mon–Sat 7:00–18:00, closed Sundays.".into(),
+                failed: false,
+            }],
+        };
         f
     }
 

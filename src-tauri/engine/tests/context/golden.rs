@@ -7,6 +7,7 @@
 //! snapshot fails the test.
 
 use clawboo_engine::agents::RuntimeKind;
+use clawboo_engine::chat::team::{inbox, notices};
 use clawboo_engine::context::{Connectors, RoutineNote, WaitingKind};
 
 use super::fixture::{item, post, render, Fixture, RUNTIMES};
@@ -28,6 +29,15 @@ fn each_kind_of_turn_on_each_runtime() {
         snap(&format!("mentioned_{rt}"), &Fixture::mentioned(runtime));
         snap(&format!("teammate_{rt}"), &Fixture::teammate(runtime));
         snap(&format!("results_batch_{rt}"), &Fixture::results(runtime));
+    }
+}
+
+/// A teammate goes on with its task when the work it handed out comes back: framed as its task
+/// and its results, never as the user addressing it.
+#[test]
+fn a_chain_returns_to_the_teammate() {
+    for runtime in [RuntimeKind::Native, RuntimeKind::Codex] {
+        snap(&format!("chain_results_teammate_{}", slug(runtime)), &Fixture::chain(runtime));
     }
 }
 
@@ -64,10 +74,20 @@ fn connectors_on_turns_the_user_reads() {
 fn inbox_overflow_and_the_next_turn() {
     let mut f = Fixture::leader(RuntimeKind::Native);
     f.peer_posts.clear();
+    // As production makes them: results no batch carried, an alert of a comment on a card, the
+    // notice of a rule removed.
     f.waiting = (1..=6)
         .map(|i| {
-            let kind = if i % 3 == 0 { WaitingKind::Notice } else { WaitingKind::Result };
-            item(&format!("w{i}"), kind, Some("ada"), &format!("Item {i}. {}", "Lorem ipsum dolor. ".repeat(60)))
+            let long = format!("Item {i}. {}", "Lorem ipsum dolor. ".repeat(60));
+            if i == 3 {
+                let text = notices::card_commented(i, "Price list", "the user", &long);
+                item(&format!("w{i}"), WaitingKind::Alert, None, &text)
+            } else if i == 6 {
+                item(&format!("w{i}"), WaitingKind::Notice, None, &notices::rule_removed(&long))
+            } else {
+                let text = inbox::result_text(&format!("Check page {i}"), &long, false);
+                item(&format!("w{i}"), WaitingKind::Result, Some("ada"), &text)
+            }
         })
         .collect();
     let first = f.assemble();

@@ -62,6 +62,11 @@ pub const MIGRATIONS: &[Migration] = &[
         "an agent routine reporting to a team",
         include_str!("migrations/0022_routine_reports_to_team.sql"),
     ),
+    Migration::new(
+        23,
+        "peer posts delivered per run, hand-off chains",
+        include_str!("migrations/0023_turn_deliveries.sql"),
+    ),
 ];
 
 pub fn schema_version(conn: &Connection) -> Result<u32> {

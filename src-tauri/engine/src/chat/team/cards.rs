@@ -47,12 +47,27 @@ impl Chat {
         }
     }
 
-    /// The teammate's run ended and the hand-off with it (`handoff` as stored at the end): the
-    /// final reply becomes the card's report, and the card goes to Done or Blocked.
-    pub(super) fn card_finished(&self, handoff: &Handoff, agent: &Agent, reply: &str) {
+    /// The teammate goes on with its task (the results of the work it handed out came back):
+    /// the run before it is recorded as ended, the new one on the card; the card stays held by
+    /// the run that claimed it until the task ends.
+    pub(super) fn card_continued(&self, handoff_id: &str, before: &str, run_id: &str) {
+        let Some((board, card)) = self.handoff_card(handoff_id) else { return };
+        if let Err(e) = board.finish_run(before, CardRunStatus::Succeeded, None) {
+            board_failed(&format!("record the end of a run of #{}", card.number), &e);
+        }
+        let attempt = board.runs(&card.id).map_or(1, |runs| runs.len() as u32 + 1);
+        if let Err(e) = board.record_run(&card.id, run_id, attempt, CardRunKind::Handoff) {
+            board_failed(&format!("record the run of #{}", card.number), &e);
+        }
+    }
+
+    /// The hand-off ended (`handoff` as stored at the end; `agent` the teammate whose run ended
+    /// it, None when stopped while it waited): the final reply becomes the card's report, and
+    /// the card goes to Done or Blocked.
+    pub(super) fn card_finished(&self, handoff: &Handoff, agent: Option<&Agent>, reply: &str) {
         let Some((board, card)) = self.handoff_card(&handoff.id) else { return };
         let Some(run_id) = handoff.run_id.as_deref() else { return };
-        if !reply.trim().is_empty() {
+        if let Some(agent) = agent.filter(|_| !reply.trim().is_empty()) {
             let author =
                 Actor::Agent { agent_id: agent.id.clone(), handle: agent.handle.clone(), run_id: Some(run_id.into()) };
             let posted = board.comment(author, &card.id, CommentKind::Report, &report(reply), Some(run_id.into()));
@@ -73,8 +88,12 @@ impl Chat {
         if let Err(e) = board.finish_run(run_id, status, reason.clone()) {
             board_failed(&format!("record the end of the run of #{}", card.number), &e);
         }
-        if card.claimed_by_run.as_deref() == Some(run_id) {
-            if let Err(e) = board.release(&card.id, run_id, to, reason) {
+        // Held by this run, or by the first run of a task that went on (a chain).
+        let holder = card.claimed_by_run.as_deref().filter(|holder| {
+            *holder == run_id || board.runs(&card.id).is_ok_and(|runs| runs.iter().any(|r| r.run_id == *holder))
+        });
+        if let Some(holder) = holder {
+            if let Err(e) = board.release(&card.id, holder, to, reason) {
                 board_failed(&format!("move #{} to {}", card.number, to.label()), &e);
             }
         }

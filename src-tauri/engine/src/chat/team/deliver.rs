@@ -1,13 +1,14 @@
 //! A team run from its start to its end (driven by the run layer), and what happens when it
 //! ends: the reply in the room, the result of a hand-off back to the agent that made it
-//! (batched), hand-offs written as `@handle` in the reply. Starting one: [`super::start`].
+//! (batched, see [`super::batch`]), hand-offs written as `@handle` in the reply, a task kept open
+//! while the work its teammate handed out comes back. Starting one: [`super::start`].
 
 use std::sync::Arc;
 
 use super::start::{Launch, Started};
 use super::store::{self as team_store, NewHandoff, NewRoomMessage};
 use super::types::RoomMessageKind;
-use super::{mentions, Deliver, Delivery, MAX_CHAIN_DEPTH, MAX_HANDOFFS_PER_TURN};
+use super::{inbox, mentions, notices, Deliver, Delivery, LiveTeamRun, MAX_CHAIN_DEPTH, MAX_HANDOFFS_PER_TURN};
 use crate::agents::Agent;
 use crate::chat::store as chat_store;
 use crate::chat::{lock, Chat, ChatRole, RunStatus};
@@ -68,124 +69,110 @@ impl Chat {
         let status = RunStatus::of(result.outcome);
         let reply = recorder.reply().trim().to_owned();
         let session = recorder.session_id().map(str::to_owned);
-        let Started { delivery, agent, conversation, history, fingerprint, pending, run, handoff_id, from_agent_id } =
-            started;
-        let now = now_ms();
-        let failure = (status != RunStatus::Succeeded).then(|| run_end_notice(&agent.handle, status, &result, &reply));
-        let stored = self.store.write(|tx| {
-            chat_store::finish_run(tx, &run.id, status, result.message.as_deref(), now)?;
-            if history != TurnHistory::Fresh {
-                if let Some(session) = &session {
-                    chat_store::set_session(tx, &conversation.id, Some((session, agent.runtime, &fingerprint)))?;
-                }
-                if result.compacted {
-                    crate::chat::files::forget_deliveries(tx, &conversation.id)?;
-                } else if status == RunStatus::Succeeded {
-                    pending.record(tx, &conversation.id, session.as_deref(), &run.id, now)?;
-                }
-            }
-            if history == TurnHistory::ContinueRoom && !reply.is_empty() {
-                // The epoch the turn started in: a /reset meanwhile keeps the pair out of what is carried.
-                chat_store::add_message(
-                    tx,
-                    &conversation,
-                    ChatRole::Assistant,
-                    &reply,
-                    Some(&run.id),
-                    conversation.epoch,
-                    now,
-                )?;
-            }
-            let mut added = Vec::new();
-            if !reply.is_empty() {
-                added.push(team_store::add_message(
-                    tx,
-                    &delivery.room_id,
-                    NewRoomMessage {
-                        kind: RoomMessageKind::Reply,
-                        author_id: Some(&agent.id),
-                        target_id: None,
-                        content: &reply,
-                        run_id: Some(&run.id),
-                        handoff_id: handoff_id.as_deref(),
-                    },
-                    now,
-                )?);
-            }
-            if let Some(failure) = &failure {
-                added.push(team_store::add_message(
-                    tx,
-                    &delivery.room_id,
-                    NewRoomMessage {
-                        kind: RoomMessageKind::Notice,
-                        author_id: Some(&agent.id),
-                        target_id: None,
-                        content: failure,
-                        run_id: Some(&run.id),
-                        handoff_id: handoff_id.as_deref(),
-                    },
-                    now,
-                )?);
-            }
-            let mut handoff = None;
-            if let Some(id) = &handoff_id {
-                let (state, text) = match (&failure, status) {
-                    (None, _) if !reply.is_empty() => ("done", reply.clone()),
-                    (None, _) => ("failed", format!("@{} finished without a reply.", agent.handle)),
-                    (Some(_), RunStatus::Cancelled) => ("stopped", failure.clone().unwrap_or_default()),
-                    (Some(f), _) => ("failed", f.clone()),
-                };
-                team_store::finish_handoff(tx, id, state, &text, now)?;
-                handoff = team_store::handoff(tx, id)?;
-            }
-            Ok((added, handoff))
-        });
-        let (added, handoff) = match stored {
+        let team_id = started.delivery.team_id.clone();
+        let (room_id, generation) = (started.delivery.room_id.clone(), started.delivery.generation);
+        let (run_id, agent) = (started.run.id.clone(), started.agent.clone());
+        // A task whose teammate hands work out stays open: the results come back to it, and its
+        // reply to them finishes it (a chain that returns).
+        let reply_tasks = match status {
+            RunStatus::Succeeded => self.reply_tasks(&run_id, &agent, started.from_agent_id.as_deref(), &reply),
+            _ => ReplyTasks::default(),
+        };
+        let hands_out = status == RunStatus::Succeeded
+            && (!reply_tasks.tasks.is_empty() && reply_tasks.refused.is_none()
+                || self.store.read(|c| team_store::handoffs_of_run(c, &run_id)).is_ok_and(|n| n > 0));
+        let ended = RunEnd { status, result: &result, reply: &reply, session: session.as_deref(), hands_out };
+        let (added, handoff) = match self.store.write(|tx| store_run_end(tx, &started, &ended)) {
             Ok(stored) => stored,
             Err(e) => {
-                tracing::error!(run_id = %run.id, error = %e, "could not store the end of a team run");
+                tracing::error!(%run_id, error = %e, "could not store the end of a team run");
                 (Vec::new(), None)
             }
         };
         for message in &added {
-            self.publish_room_message(&delivery.team_id, message);
+            self.publish_room_message(&team_id, message);
         }
         if status == RunStatus::Succeeded {
             let message = added.iter().find(|m| m.kind == RoomMessageKind::Reply);
-            self.ask_user_in_reply(&agent.id, &delivery.team_id, &delivery.room_id, &run.id, &reply, message);
+            self.ask_user_in_reply(&agent.id, &team_id, &room_id, &run_id, &reply, message);
         }
-        if let Ok(Some(summary)) = self.store.read(|c| chat_store::run(c, &run.id)) {
+        if let Ok(Some(summary)) = self.store.read(|c| chat_store::run(c, &run_id)) {
             self.events.publish(EngineEvent::RoomRunChanged {
-                team_id: delivery.team_id.clone(),
-                room_id: delivery.room_id.clone(),
+                team_id: team_id.clone(),
+                room_id: room_id.clone(),
                 run: summary,
             });
         }
         if let Some(handoff) = handoff {
-            self.card_finished(&handoff, &agent, &reply);
-            self.schedule_batch(&delivery.team_id, &handoff, delivery.generation);
+            self.card_finished(&handoff, Some(&agent), &reply);
+            self.result_back(&team_id, &handoff, generation);
         }
-        if status == RunStatus::Succeeded {
-            self.handoffs_in_reply(&run.id, &agent, from_agent_id.as_deref(), &reply);
+        self.handoffs_in_reply(&run_id, &agent, reply_tasks);
+        if let Some(id) = started.handoff_id.as_deref().filter(|_| hands_out) {
+            self.close_if_nothing_handed_out(id, &run_id, &agent, &reply, &team_id, generation);
         }
-        lock(&self.team).runs.remove(&run.id);
+        // Gone from the live runs before the batch check: a result that ends meanwhile then
+        // finds no live run, and sends the batch itself.
+        lock(&self.team).runs.remove(&run_id);
+        self.batch_if_due(&team_id, &room_id, &agent.id, generation);
     }
 
-    /// `@handle task` at the start of a line of the reply hands that task to the member.
-    fn handoffs_in_reply(self: &Arc<Self>, run_id: &str, agent: &Agent, from_agent_id: Option<&str>, reply: &str) {
-        let Some(live) = lock(&self.team).runs.get(run_id).cloned() else { return };
-        let Ok((_, room)) = self.teams().and_then(|t| t.room(&live.room_id)) else { return };
-        let Ok(members) = self.room_members(&room) else { return };
+    /// A task kept open for the work its teammate handed out, but none was made after all (every
+    /// hand-off in the reply was refused): it ends with the reply.
+    fn close_if_nothing_handed_out(
+        self: &Arc<Self>,
+        handoff_id: &str,
+        run_id: &str,
+        agent: &Agent,
+        reply: &str,
+        team_id: &str,
+        generation: u64,
+    ) {
+        let closed = self.store.write(|tx| {
+            if team_store::handoffs_of_run(tx, run_id)? > 0 {
+                return Ok(None);
+            }
+            let (state, text) = handoff_outcome(agent, RunStatus::Succeeded, None, reply);
+            team_store::finish_handoff(tx, handoff_id, state, &text, now_ms())?;
+            team_store::handoff(tx, handoff_id)
+        });
+        if let Ok(Some(handoff)) = closed {
+            self.card_finished(&handoff, Some(agent), reply);
+            self.result_back(team_id, &handoff, generation);
+        }
+    }
+
+    /// The `@handle task` lines of a reply, and why they cannot be handed out when they cannot.
+    fn reply_tasks(&self, run_id: &str, agent: &Agent, from_agent_id: Option<&str>, reply: &str) -> ReplyTasks {
+        let Some(live) = lock(&self.team).runs.get(run_id).cloned() else { return ReplyTasks::default() };
+        let Ok((_, room)) = self.teams().and_then(|t| t.room(&live.room_id)) else { return ReplyTasks::default() };
+        let Ok(members) = self.room_members(&room) else { return ReplyTasks::default() };
         let others: Vec<&str> = members
             .iter()
             .filter(|m| m.id != agent.id && Some(m.id.as_str()) != from_agent_id)
             .map(|m| m.handle.as_str())
             .collect();
-        let tasks = mentions::line_tasks(reply, &others);
-        if tasks.is_empty() {
-            return;
-        }
-        if live.depth >= MAX_CHAIN_DEPTH {
+        let tasks: Vec<(String, String)> =
+            mentions::line_tasks(reply, &others).into_iter().map(|(h, t)| (h.to_owned(), t)).collect();
+        let refused = (!tasks.is_empty() && live.depth >= MAX_CHAIN_DEPTH)
+            .then(|| format!("the reply chain reached its bound ({MAX_CHAIN_DEPTH} hand-offs deep)"));
+        ReplyTasks { tasks, refused, live: Some(live) }
+    }
+
+    /// `@handle task` at the start of a line of the reply hands that task to the member. One
+    /// that cannot be made is said in the room, and waits in the agent's inbox as an alert.
+    fn handoffs_in_reply(self: &Arc<Self>, run_id: &str, agent: &Agent, reply: ReplyTasks) {
+        let ReplyTasks { tasks, refused, live } = reply;
+        let Some(live) = live.filter(|_| !tasks.is_empty()) else { return };
+        let mut alerts = Vec::new();
+        let alert = |to: &str, why: &str| notices::Item {
+            room_id: live.room_id.clone(),
+            agent_id: agent.id.clone(),
+            kind: crate::context::WaitingKind::Alert,
+            from_agent_id: None,
+            text: notices::handoff_not_made(to, why),
+        };
+        if let Some(why) = refused {
             let names: Vec<String> = tasks.iter().map(|(h, _)| format!("@{h}")).collect();
             let _ = self.notice(
                 &live.team_id,
@@ -196,17 +183,20 @@ impl Chat {
                     names.join(", ")
                 ),
             );
-            return;
-        }
-        for (handle, task) in tasks {
-            if let Err(e) = self.hand_off(run_id, handle, &task) {
-                let _ = self.notice(
-                    &live.team_id,
-                    &live.room_id,
-                    &format!("@{}'s hand-off to @{handle}: {e}", agent.handle),
-                );
+            alerts.extend(tasks.iter().map(|(handle, _)| alert(handle, &why)));
+        } else {
+            for (handle, task) in tasks {
+                if let Err(e) = self.hand_off(run_id, &handle, &task) {
+                    let _ = self.notice(
+                        &live.team_id,
+                        &live.room_id,
+                        &format!("@{}'s hand-off to @{handle}: {e}", agent.handle),
+                    );
+                    alerts.push(alert(&handle, &e.to_string()));
+                }
             }
         }
+        self.add_inbox_items(&alerts);
     }
 
     /// Hands `task` to the member `to` (a handle) on behalf of the live run `run_id`.
@@ -263,6 +253,7 @@ impl Chat {
                     to_agent_id: &target.id,
                     task,
                     depth: live.depth + 1,
+                    parent_handoff_id: live.handoff_id.as_deref(),
                 },
                 now,
             )?;
@@ -295,6 +286,94 @@ impl Chat {
             "Handed to @{}. Its final reply comes back to you with any other results in one batch; do not wait for it in this turn.",
             target.handle
         ))
+    }
+}
+
+/// The `@handle task` lines of a reply (see [`Chat::reply_tasks`]).
+#[derive(Default)]
+struct ReplyTasks {
+    tasks: Vec<(String, String)>,
+    /// Why none of them can be handed out (the chain's bound).
+    refused: Option<String>,
+    live: Option<LiveTeamRun>,
+}
+
+/// How a team run ended, as its end is stored.
+struct RunEnd<'a> {
+    status: RunStatus,
+    result: &'a RunResult,
+    reply: &'a str,
+    session: Option<&'a str>,
+    /// Its task stays open for the work it handed out.
+    hands_out: bool,
+}
+
+/// Stores the end of a team run in one transaction: the run, its session, its reply in the
+/// carried conversation and the room, a notice when it failed, the inbox it carried given back
+/// when it never really started, and its hand-off ended (unless kept open for the work it
+/// handed out). Returns the room messages added and the hand-off as it ended.
+fn store_run_end(
+    tx: &rusqlite::Transaction,
+    started: &Started,
+    end: &RunEnd<'_>,
+) -> Result<(Vec<crate::vocab::RoomMessage>, Option<team_store::Handoff>)> {
+    let Started { delivery, agent, conversation, history, fingerprint, pending, run, handoff_id, claimed, .. } =
+        started;
+    let RunEnd { status, result, reply, session, hands_out } = *end;
+    let now = now_ms();
+    let failure = (status != RunStatus::Succeeded).then(|| run_end_notice(&agent.handle, status, result, reply));
+    chat_store::finish_run(tx, &run.id, status, result.message.as_deref(), now)?;
+    if *history != TurnHistory::Fresh {
+        if let Some(session) = session {
+            chat_store::set_session(tx, &conversation.id, Some((session, agent.runtime, fingerprint)))?;
+        }
+        if result.compacted {
+            crate::chat::files::forget_deliveries(tx, &conversation.id)?;
+        } else if status == RunStatus::Succeeded {
+            pending.record(tx, &conversation.id, session, &run.id, now)?;
+        }
+    }
+    // Nothing came of it (no reply, no session, no success): what it carried was never read.
+    if status != RunStatus::Succeeded && reply.is_empty() && session.is_none() {
+        inbox::release_run(tx, &run.id, claimed)?;
+    }
+    if *history == TurnHistory::ContinueRoom && !reply.is_empty() {
+        // The epoch the turn started in: a /reset meanwhile keeps the pair out of what is carried.
+        chat_store::add_message(tx, conversation, ChatRole::Assistant, reply, Some(&run.id), conversation.epoch, now)?;
+    }
+    let mut added = Vec::new();
+    for (kind, content) in [(RoomMessageKind::Reply, Some(reply)), (RoomMessageKind::Notice, failure.as_deref())] {
+        let Some(content) = content.filter(|c| !c.is_empty()) else { continue };
+        added.push(team_store::add_message(
+            tx,
+            &delivery.room_id,
+            NewRoomMessage {
+                kind,
+                author_id: Some(&agent.id),
+                target_id: None,
+                content,
+                run_id: Some(&run.id),
+                handoff_id: handoff_id.as_deref(),
+            },
+            now,
+        )?);
+    }
+    let mut handoff = None;
+    if let Some(id) = handoff_id.as_deref().filter(|_| !hands_out) {
+        let (state, text) = handoff_outcome(agent, status, failure.as_deref(), reply);
+        team_store::finish_handoff(tx, id, state, &text, now)?;
+        handoff = team_store::handoff(tx, id)?;
+    }
+    Ok((added, handoff))
+}
+
+/// How a hand-off ends with its run, and the result its maker gets.
+fn handoff_outcome(agent: &Agent, status: RunStatus, failure: Option<&str>, reply: &str) -> (&'static str, String) {
+    match (failure, status) {
+        (None, _) if !reply.is_empty() => ("done", reply.to_owned()),
+        (None, _) => ("failed", format!("@{} finished without a reply.", agent.handle)),
+        (Some(f), RunStatus::Cancelled) => ("stopped", f.to_owned()),
+        (Some(f), _) => ("failed", f.to_owned()),
     }
 }
 

@@ -1,26 +1,32 @@
 //! Team chat: the user talks to a room (General or a named room); a message without a mention
 //! goes to the room's leader, `@handle` addresses a member. An agent hands work to a teammate
 //! with the `handoff` tool or by `@handle` in its final reply; the teammate works on the task
-//! text alone and its final reply goes back, gathered with others that finish close together
-//! into one batch. Every turn's context is assembled by `crate::context` and stored with the run
+//! text alone and its final reply goes back, with the others of the same turn, as one batch the
+//! moment the last of them ends. A teammate that hands work out gets its results as part of its
+//! task, and its reply then goes up to the one who asked it (a chain that returns). What happens
+//! meanwhile waits in each agent's inbox (`inbox`, `notices`). Every turn's context is assembled by `crate::context` and stored with the run
 //! ("What this agent saw").
 //!
 //! An agent runs one turn at a time, whatever the chat: deliveries to a busy agent wait in its
 //! queue and start when its run ends.
 
+mod batch;
 mod cards;
 mod deliver;
+pub mod inbox;
 mod mentions;
+pub mod notices;
 pub(crate) mod placement;
 mod start;
 pub mod store;
 mod tools;
+mod turn;
 pub mod types;
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
-use std::time::Duration;
 
+pub use self::notices::TeamInbox;
 pub use self::tools::TeamChat;
 pub use self::types::{
     PeerPost, Placement, RoomMessage, RoomMessageKind, RoomPage, RunContext, TeamSendOutcome, TeamTurnKind,
@@ -37,8 +43,6 @@ use crate::teams::{Room, Team};
 pub const MAX_CHAIN_DEPTH: u32 = 3;
 /// Hand-offs one turn may make (tool calls and `@handle` in the reply together).
 pub const MAX_HANDOFFS_PER_TURN: u32 = crate::context::MAX_HANDOFFS_PER_TURN as u32;
-/// Results of teammates that finish within this long of each other reach the agent as one batch.
-pub const BATCH_WINDOW: Duration = Duration::from_secs(3);
 /// Messages per page of a room.
 pub const MAX_PAGE: u32 = 500;
 
@@ -65,13 +69,10 @@ pub(crate) enum Deliver {
     Batch,
 }
 
-/// What the team service keeps in memory: queues, pending batches, live team runs.
+/// What the team service keeps in memory: queues, live team runs.
 #[derive(Default)]
 pub(crate) struct TeamState {
     queues: HashMap<String, VecDeque<Delivery>>,
-    /// (room, agent) → generation of the pending batch timer (a newer result re-arms it).
-    batches: HashMap<(String, String), u64>,
-    next_batch: u64,
     /// Bumped by Stop: deliveries and batches of an older generation are dropped.
     generations: HashMap<String, u64>,
     /// Team runs in progress, by run id.
@@ -86,6 +87,8 @@ pub(crate) struct LiveTeamRun {
     pub depth: u32,
     pub handoffs: u32,
     pub generation: u64,
+    /// The hand-off this run works on: hand-offs it makes belong to it (a chain).
+    pub handoff_id: Option<String>,
 }
 
 impl TeamState {
@@ -109,7 +112,7 @@ impl Chat {
     /// A message of the user clears the team's open questions (Mobius: a human reply in that
     /// chat answers them); approvals stay, they take a decision.
     pub fn send_team(self: &Arc<Self>, room_id: &str, text: &str) -> Result<TeamSendOutcome> {
-        self.send_team_message(room_id, text, true, None)
+        self.send_team_message(room_id, text, SendAs { clears_questions: true, routine: None, alert: None })
     }
 
     /// A team routine's message to the room's leader: shown in the room as the routine's, run
@@ -120,7 +123,8 @@ impl Chat {
         text: &str,
         routine: crate::vocab::routine::RoutineTag,
     ) -> Result<()> {
-        self.send_team_message(room_id, text, false, Some(routine)).map(|_| ())
+        self.send_team_message(room_id, text, SendAs { clears_questions: false, routine: Some(routine), alert: None })
+            .map(|_| ())
     }
 
     /// Whether a team routine's message (its routine run `routine_run_id`) waits in a queue.
@@ -133,11 +137,13 @@ impl Chat {
     /// The user's answer to `agent_id`'s question, from the inbox: their message to that agent
     /// in the room it asked in (the team's General room when that room is gone, no mention when
     /// the agent is no longer in it). Other agents' open questions stay open.
+    /// The agent finds the answer in its inbox too (*Addressed to you*), with its question.
     pub fn answer_in_team(
         self: &Arc<Self>,
         team_id: &str,
         room_id: Option<&str>,
         agent_id: &str,
+        question: &str,
         text: &str,
     ) -> Result<()> {
         let team = self.teams()?.get(team_id)?;
@@ -146,22 +152,24 @@ impl Chat {
             .or_else(|| team.rooms.first())
             .ok_or_else(|| Error::NotFound(format!("A room of {}", team.name)))?;
         let members = self.room_members(room)?;
-        let message = match members.iter().find(|m| m.id == agent_id) {
-            Some(agent) => format!("@{} {text}", agent.handle),
-            None => text.to_owned(),
+        let (message, alert) = match members.iter().find(|m| m.id == agent_id) {
+            Some(agent) => (format!("@{} {text}", agent.handle), notices::answered(question, None)),
+            None => (text.to_owned(), notices::answered(question, Some(text))),
         };
-        self.send_team_message(&room.id, &message, false, None).map(|_| ())
+        // A deleted agent has no inbox: its answer still reaches the room.
+        let alert = self.agents.get(agent_id).is_ok().then(|| notices::Item {
+            room_id: room.id.clone(),
+            agent_id: agent_id.to_owned(),
+            kind: crate::context::WaitingKind::Alert,
+            from_agent_id: None,
+            text: alert,
+        });
+        let send = SendAs { clears_questions: false, routine: None, alert };
+        self.send_team_message(&room.id, &message, send).map(|_| ())
     }
 
-    /// `clears_questions`: the message is one the user typed in the chat (not an answer given
-    /// in the inbox), so it clears the team's open questions.
-    fn send_team_message(
-        self: &Arc<Self>,
-        room_id: &str,
-        text: &str,
-        clears_questions: bool,
-        routine: Option<crate::vocab::routine::RoutineTag>,
-    ) -> Result<TeamSendOutcome> {
+    fn send_team_message(self: &Arc<Self>, room_id: &str, text: &str, send: SendAs) -> Result<TeamSendOutcome> {
+        let SendAs { clears_questions, routine, alert } = send;
         let text = text.trim();
         if text.is_empty() {
             return Err(Error::InvalidInput("The message is empty.".into()));
@@ -201,6 +209,16 @@ impl Chat {
             None => text.to_owned(),
         };
         let message = self.store.write(|tx| {
+            if let Some(alert) = &alert {
+                let item = inbox::NewItem {
+                    room_id: &alert.room_id,
+                    agent_id: &alert.agent_id,
+                    kind: alert.kind,
+                    from_agent_id: None,
+                    text: &alert.text,
+                };
+                inbox::add_item(tx, &item, now_ms())?;
+            }
             store::add_message(
                 tx,
                 &room.id,
@@ -246,7 +264,6 @@ impl Chat {
             for queue in state.queues.values_mut() {
                 queue.retain(|d| d.team_id != team.id);
             }
-            state.batches.retain(|(room, _), _| !room_ids.contains(room));
             state
                 .runs
                 .iter()
@@ -255,16 +272,32 @@ impl Chat {
                 .collect()
         };
         let now = now_ms();
-        let stopped = self.store.write(|tx| store::stop_queued_handoffs(tx, &room_ids, now))?;
+        let live: Vec<&String> = cancels.iter().map(|(run_id, _)| run_id).collect();
+        let (stopped, waiting) = self.store.write(|tx| {
+            let stopped = store::stop_queued_handoffs(tx, &room_ids, now)?;
+            // Hand-offs whose teammate handed work out and waits for it (no run going).
+            let mut waiting = Vec::new();
+            for h in store::running_handoffs(tx, &room_ids)? {
+                if h.run_id.as_ref().is_some_and(|run| !live.contains(&run)) {
+                    store::finish_handoff(tx, &h.id, "stopped", "Stopped by the user.", now)?;
+                    waiting.extend(store::handoff(tx, &h.id)?);
+                }
+            }
+            Ok((stopped, waiting))
+        })?;
         for handoff in &stopped {
             self.card_not_run(&handoff.id, cards::STOPPED);
+        }
+        for handoff in &waiting {
+            self.card_finished(handoff, None, "");
         }
         for (run_id, _) in &cancels {
             // Already over is fine: it raced the stop.
             let _ = self.cancel(run_id);
         }
         for room in &team.rooms {
-            if stopped.iter().any(|h| h.room_id == room.id) || cancels.iter().any(|(_, r)| *r == room.id) {
+            let ended = stopped.iter().chain(&waiting).any(|h| h.room_id == room.id);
+            if ended || cancels.iter().any(|(_, r)| *r == room.id) {
                 self.notice(&team.id, &room.id, "Stopped: every run of the team was ended; queued work was dropped.")?;
             }
         }
@@ -438,63 +471,21 @@ impl Chat {
             });
             self.card_not_run(handoff_id, &text);
             if let Ok(Some(handoff)) = finished {
-                self.schedule_batch(&delivery.team_id, &handoff, delivery.generation);
+                self.result_back(&delivery.team_id, &handoff, delivery.generation);
             }
         }
     }
+}
 
-    /// A result came back to the agent that handed the work out. Once no other hand-off of the
-    /// same turn is still queued or running, a timer is (re)armed; when it fires, every result
-    /// waiting for that agent in the room reaches it as one message. So the hand-offs of one turn
-    /// come back together, and results that finish within [`BATCH_WINDOW`] of each other too.
-    pub(crate) fn schedule_batch(self: &Arc<Self>, team_id: &str, handoff: &store::Handoff, generation: u64) {
-        let siblings = self.store.read(|c| store::pending_handoffs_of_run(c, &handoff.from_run_id));
-        if siblings.is_ok_and(|n| n > 0) {
-            return; // the last of them arms the timer
-        }
-        let (room_id, agent_id) = (handoff.room_id.as_str(), handoff.from_agent_id.as_str());
-        let key = (room_id.to_owned(), agent_id.to_owned());
-        let ticket = {
-            let mut state = lock(&self.team);
-            if generation < state.generation(team_id) {
-                drop(state);
-                // Stopped: this result must not ride along with a later batch either.
-                let stale = [handoff.id.clone()];
-                let _ = self.store.write(|tx| store::mark_results_delivered(tx, &stale, "stopped"));
-                return;
-            }
-            state.next_batch += 1;
-            let ticket = state.next_batch;
-            state.batches.insert(key.clone(), ticket);
-            ticket
-        };
-        let chat = Arc::clone(self);
-        let (team_id, room_id, agent_id) = (team_id.to_owned(), room_id.to_owned(), agent_id.to_owned());
-        self.handle.spawn(async move {
-            tokio::time::sleep(BATCH_WINDOW).await;
-            let due = {
-                let mut state = lock(&chat.team);
-                if state.batches.get(&key) == Some(&ticket) {
-                    state.batches.remove(&key);
-                    true
-                } else {
-                    false
-                }
-            };
-            if due {
-                let delivery = Delivery {
-                    room_id,
-                    team_id,
-                    agent_id,
-                    what: Deliver::Batch,
-                    depth: 0, // set from the results when it starts
-                    generation,
-                };
-                // Starting a run blocks (store, process start): not on the async workers.
-                let _ = tokio::task::spawn_blocking(move || chat.enqueue(delivery)).await;
-            }
-        });
-    }
+/// How a message reaches a room (see [`Chat::send_team_message`]).
+struct SendAs {
+    /// The message is one the user typed in the chat (not an answer given in the inbox), so it
+    /// clears the team's open questions.
+    clears_questions: bool,
+    /// A team routine's message to the leader.
+    routine: Option<crate::vocab::routine::RoutineTag>,
+    /// An item stored with the message (the user's answer to an agent's question).
+    alert: Option<notices::Item>,
 }
 
 /// Who a user's message is for: the members it @mentions (in order), else the room's leader.

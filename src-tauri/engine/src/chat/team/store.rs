@@ -6,7 +6,7 @@ use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
 use super::types::{PeerPost, Placement, RoomMessage, RoomMessageKind, RunContext, TeamTurnKind};
 use crate::chat::store::{checked_run, conversation_from_row, run_from_row, Conversation, RUN_COLUMNS};
 use crate::chat::RunSummary;
-use crate::context::{Section, WaitingItem, WaitingKind};
+use crate::context::Section;
 use crate::error::{Error, Result};
 
 fn new_id() -> String {
@@ -174,10 +174,13 @@ pub struct Handoff {
     pub status: String,
     pub run_id: Option<String>,
     pub result: Option<String>,
+    /// The hand-off its maker was working on when it made this one (a chain): this result goes
+    /// back to the maker as part of that task.
+    pub parent_handoff_id: Option<String>,
 }
 
 const HANDOFF_COLUMNS: &str =
-    "id, room_id, from_agent_id, from_run_id, to_agent_id, task, depth, status, run_id, result";
+    "id, room_id, from_agent_id, from_run_id, to_agent_id, task, depth, status, run_id, result, parent_handoff_id";
 
 fn handoff_from_row(r: &Row<'_>) -> rusqlite::Result<Handoff> {
     Ok(Handoff {
@@ -191,6 +194,7 @@ fn handoff_from_row(r: &Row<'_>) -> rusqlite::Result<Handoff> {
         status: r.get(7)?,
         run_id: r.get(8)?,
         result: r.get(9)?,
+        parent_handoff_id: r.get(10)?,
     })
 }
 
@@ -201,15 +205,27 @@ pub struct NewHandoff<'a> {
     pub to_agent_id: &'a str,
     pub task: &'a str,
     pub depth: u32,
+    pub parent_handoff_id: Option<&'a str>,
 }
 
 pub fn insert_handoff(tx: &Transaction, h: NewHandoff<'_>, now: i64) -> Result<Handoff> {
     let id = new_id();
     tx.execute(
         &format!(
-            "INSERT INTO handoffs ({HANDOFF_COLUMNS}, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'queued', NULL, NULL, ?8)"
+            "INSERT INTO handoffs ({HANDOFF_COLUMNS}, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'queued', NULL, NULL, ?8, ?9)"
         ),
-        params![id, h.room_id, h.from_agent_id, h.from_run_id, h.to_agent_id, h.task, h.depth, now],
+        params![
+            id,
+            h.room_id,
+            h.from_agent_id,
+            h.from_run_id,
+            h.to_agent_id,
+            h.task,
+            h.depth,
+            h.parent_handoff_id,
+            now
+        ],
     )?;
     handoff(tx, &id)?.ok_or_else(|| Error::Internal("hand-off vanished".into()))
 }
@@ -257,6 +273,36 @@ pub fn waiting_results(conn: &Connection, room_id: &str, agent_id: &str) -> Resu
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// Whether a hand-off is still open: queued, running, or waiting for the results of the work its
+/// teammate handed out for it.
+pub fn is_open(conn: &Connection, id: &str) -> Result<bool> {
+    Ok(conn
+        .query_row("SELECT status IN ('queued', 'running') FROM handoffs WHERE id = ?1", [id], |r| r.get(0))
+        .optional()?
+        .unwrap_or(false))
+}
+
+/// Running hand-offs of these rooms (at Stop, those whose run has ended wait for results).
+pub fn running_handoffs(conn: &Connection, room_ids: &[String]) -> Result<Vec<Handoff>> {
+    let mut stmt = conn
+        .prepare_cached(&format!("SELECT {HANDOFF_COLUMNS} FROM handoffs WHERE room_id = ?1 AND status = 'running'"))?;
+    let mut found = Vec::new();
+    for room in room_ids {
+        found.extend(stmt.query_map([room], handoff_from_row)?.collect::<rusqlite::Result<Vec<_>>>()?);
+    }
+    Ok(found)
+}
+
+/// Results given to a run as inbox items go back to waiting when that run never really started.
+pub fn release_results(tx: &Transaction, ids: &[String], run_id: &str) -> Result<()> {
+    let mut stmt =
+        tx.prepare_cached("UPDATE handoffs SET delivered_run_id = NULL WHERE id = ?1 AND delivered_run_id = ?2")?;
+    for id in ids {
+        stmt.execute(params![id, run_id])?;
+    }
+    Ok(())
+}
+
 pub fn mark_results_delivered(tx: &Transaction, ids: &[String], run_id: &str) -> Result<()> {
     let mut stmt = tx.prepare_cached("UPDATE handoffs SET delivered_run_id = ?2 WHERE id = ?1")?;
     for id in ids {
@@ -299,64 +345,11 @@ pub fn mark_handoffs_interrupted(tx: &Transaction, now: i64) -> Result<usize> {
     )?)
 }
 
-// --- inbox -------------------------------------------------------------------------------------
-
-pub fn add_inbox_item(
-    tx: &Transaction,
-    room_id: &str,
-    agent_id: &str,
-    kind: WaitingKind,
-    from_agent_id: Option<&str>,
-    text: &str,
-    now: i64,
-) -> Result<()> {
-    let kind = match kind {
-        WaitingKind::Alert => "alert",
-        WaitingKind::Notice => "notice",
-        WaitingKind::Result => return Err(Error::Internal("results travel as hand-offs".into())),
-    };
-    tx.execute(
-        "INSERT INTO inbox_items (id, room_id, agent_id, kind, from_agent_id, text, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        params![new_id(), room_id, agent_id, kind, from_agent_id, text, now],
-    )?;
-    Ok(())
-}
-
-/// Alerts and notices waiting for an agent in a room, oldest first, with the sender's agent id.
-pub fn waiting_inbox(conn: &Connection, room_id: &str, agent_id: &str) -> Result<Vec<(WaitingItem, Option<String>)>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT id, kind, from_agent_id, text FROM inbox_items
-         WHERE agent_id = ?1 AND room_id = ?2 AND delivered_run_id IS NULL ORDER BY created_at, rowid",
-    )?;
-    let rows = stmt.query_map(params![agent_id, room_id], |r| {
-        let kind: String = r.get(1)?;
-        Ok((
-            WaitingItem {
-                id: r.get(0)?,
-                kind: if kind == "alert" { WaitingKind::Alert } else { WaitingKind::Notice },
-                from: None,
-                text: r.get(3)?,
-            },
-            r.get::<_, Option<String>>(2)?,
-        ))
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
-}
-
-pub fn mark_inbox_delivered(tx: &Transaction, ids: &[String], run_id: &str) -> Result<()> {
-    let mut stmt = tx.prepare_cached("UPDATE inbox_items SET delivered_run_id = ?2 WHERE id = ?1")?;
-    for id in ids {
-        stmt.execute(params![id, run_id])?;
-    }
-    Ok(())
-}
-
 // --- peer room ---------------------------------------------------------------------------------
 
 const POST_COLUMNS: &str = "id, team_id, seq, author_id, author_handle, run_id, text, created_at";
 
-fn post_from_row(r: &Row<'_>) -> rusqlite::Result<PeerPost> {
+pub(super) fn post_from_row(r: &Row<'_>) -> rusqlite::Result<PeerPost> {
     Ok(PeerPost {
         id: r.get(0)?,
         team_id: r.get(1)?,
@@ -369,6 +362,8 @@ fn post_from_row(r: &Row<'_>) -> rusqlite::Result<PeerPost> {
     })
 }
 
+/// A post in the team's peer room. Its author's own view of the room does not move: posts by
+/// others that were held back for the author's next turn still wait for it.
 pub fn add_peer_post(
     tx: &Transaction,
     team_id: &str,
@@ -386,37 +381,7 @@ pub fn add_peer_post(
         ),
         params![id, team_id, author_id, author_handle, run_id, text, now],
     )?;
-    // The author has seen its own post.
-    set_peer_cursor_to(tx, team_id, author_id, &id)?;
     Ok(tx.query_row(&format!("SELECT {POST_COLUMNS} FROM peer_posts WHERE id = ?1"), [&id], post_from_row)?)
-}
-
-fn set_peer_cursor_to(tx: &Transaction, team_id: &str, agent_id: &str, post_id: &str) -> Result<()> {
-    tx.execute(
-        "INSERT INTO peer_cursors (team_id, agent_id, seq) SELECT team_id, ?2, seq FROM peer_posts WHERE id = ?3
-         ON CONFLICT (team_id, agent_id) DO UPDATE SET seq = MAX(seq, excluded.seq)",
-        params![team_id, agent_id, post_id],
-    )?;
-    Ok(())
-}
-
-/// Posts by others since the agent last saw the peer room, oldest first.
-pub fn unseen_posts(conn: &Connection, team_id: &str, agent_id: &str) -> Result<Vec<PeerPost>> {
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {POST_COLUMNS} FROM peer_posts WHERE team_id = ?1
-         AND seq > COALESCE((SELECT seq FROM peer_cursors WHERE team_id = ?1 AND agent_id = ?2), 0)
-         AND (author_id IS NULL OR author_id != ?2) ORDER BY seq"
-    ))?;
-    let rows = stmt.query_map(params![team_id, agent_id], post_from_row)?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
-}
-
-/// The agent has been given the posts up to `post_ids` (the ones that fit its budget).
-pub fn mark_posts_seen(tx: &Transaction, team_id: &str, agent_id: &str, post_ids: &[String]) -> Result<()> {
-    for id in post_ids {
-        set_peer_cursor_to(tx, team_id, agent_id, id)?;
-    }
-    Ok(())
 }
 
 /// Up to `limit` posts before `before_seq` (newest when None), oldest first, and whether older exist.
