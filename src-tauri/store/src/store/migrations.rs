@@ -56,6 +56,8 @@ pub const MIGRATIONS: &[Migration] = &[
         include_str!("migrations/0019_memory_save_requests.sql"),
     ),
     Migration::new(20, "each agent's sandbox and network", include_str!("migrations/0020_agent_sandbox.sql")),
+    // 21 and 22 are taken on other branches (renumbered at merge if need be).
+    Migration::new(23, "full-text search over messages", include_str!("migrations/0023_message_search.sql")),
 ];
 
 pub fn schema_version(conn: &Connection) -> Result<u32> {

@@ -105,3 +105,126 @@ fn a_failed_write_commits_nothing() {
     let count: i64 = store.read(|c| Ok(c.query_row("SELECT count(*) FROM settings", [], |r| r.get(0))?)).unwrap();
     assert_eq!(count, 0);
 }
+
+/// Words found by the message index of `table` (`messages_fts` or `room_messages_fts`): the
+/// ids of the rows whose text matches `query`, in rowid order.
+fn indexed(conn: &Connection, table: &str, content: &str, query: &str) -> Vec<String> {
+    let sql = format!(
+        "SELECT m.id FROM {table} JOIN {content} m ON m.rowid = {table}.rowid WHERE {table} MATCH ?1 ORDER BY m.rowid"
+    );
+    let mut stmt = conn.prepare(&sql).unwrap();
+    stmt.query_map([query], |r| r.get(0)).unwrap().collect::<rusqlite::Result<_>>().unwrap()
+}
+
+const ONE_CHAT_AND_ROOM: &str = "
+    INSERT INTO agents (id, name, handle, tint, runtime, created_at, updated_at) VALUES ('a', 'A', 'a', '#000', 'native', 0, 0);
+    INSERT INTO conversations (id, agent_id, kind, epoch, created_at) VALUES ('c', 'a', 'direct', 0, 0);
+    INSERT INTO teams (id, name, created_at, updated_at) VALUES ('t', 'T', 0, 0);
+    INSERT INTO rooms (id, team_id, name, is_general, position, created_at) VALUES ('r', 't', 'General', 1, 0, 0);
+";
+
+/// A store made before the index exists gets every message it holds indexed by the migration.
+#[test]
+fn the_message_index_is_filled_from_an_existing_store() {
+    let (_dir, path) = temp_db();
+    let before: Vec<Migration> = MIGRATIONS.iter().copied().filter(|m| m.version < 23).collect();
+    {
+        let mut conn = Connection::open(&path).unwrap();
+        migrations::migrate(&mut conn, &before).unwrap();
+        conn.execute_batch(ONE_CHAT_AND_ROOM).unwrap();
+        conn.execute_batch(
+            "INSERT INTO messages (id, conversation_id, seq, role, content, epoch, created_at)
+                 VALUES ('m1', 'c', 1, 'user', 'Where is the invoice template?', 0, 1),
+                        ('m2', 'c', 2, 'assistant', 'In the billing folder.', 0, 2);
+             INSERT INTO room_messages (id, room_id, seq, kind, content, created_at)
+                 VALUES ('rm1', 'r', 1, 'user', 'Ship the invoice fix today', 3);",
+        )
+        .unwrap();
+    }
+    let store = Store::open(&path).unwrap();
+    store
+        .read(|c| {
+            assert_eq!(indexed(c, "messages_fts", "messages", "invoice"), ["m1"]);
+            assert_eq!(indexed(c, "messages_fts", "messages", "billing"), ["m2"]);
+            assert_eq!(indexed(c, "room_messages_fts", "room_messages", "invoice"), ["rm1"]);
+            Ok(())
+        })
+        .unwrap();
+    integrity_check(&store);
+}
+
+/// FTS5's own check that each index agrees with its content table (a command, so written).
+fn integrity_check(store: &Store) {
+    store
+        .write(|tx| {
+            tx.execute_batch(
+                "INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1);
+                 INSERT INTO room_messages_fts (room_messages_fts, rank) VALUES ('integrity-check', 1);",
+            )?;
+            Ok(())
+        })
+        .unwrap();
+}
+
+/// Inserts, edits and deletes (also those cascading from a deleted agent or room) change the
+/// index in the same transaction.
+#[test]
+fn the_message_index_follows_every_change() {
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    store
+        .write(|tx| {
+            tx.execute_batch(ONE_CHAT_AND_ROOM)?;
+            tx.execute_batch(
+                "INSERT INTO messages (id, conversation_id, seq, role, content, epoch, created_at)
+                     VALUES ('m1', 'c', 1, 'user', 'the walrus plan', 0, 1),
+                            ('m2', 'c', 2, 'assistant', 'a pelican plan', 0, 2);
+                 INSERT INTO room_messages (id, room_id, seq, kind, content, created_at)
+                     VALUES ('rm1', 'r', 1, 'user', 'walrus in the room', 3);",
+            )?;
+            Ok(())
+        })
+        .unwrap();
+    store
+        .read(|c| {
+            assert_eq!(indexed(c, "messages_fts", "messages", "plan"), ["m1", "m2"]);
+            assert_eq!(indexed(c, "room_messages_fts", "room_messages", "walrus"), ["rm1"]);
+            Ok(())
+        })
+        .unwrap();
+    integrity_check(&store);
+    store
+        .write(|tx| {
+            tx.execute("UPDATE messages SET content = 'the narwhal plan' WHERE id = 'm1'", [])?;
+            tx.execute("DELETE FROM messages WHERE id = 'm2'", [])?;
+            Ok(())
+        })
+        .unwrap();
+    store
+        .read(|c| {
+            assert!(indexed(c, "messages_fts", "messages", "walrus").is_empty());
+            assert_eq!(indexed(c, "messages_fts", "messages", "narwhal"), ["m1"]);
+            assert!(indexed(c, "messages_fts", "messages", "pelican").is_empty());
+            Ok(())
+        })
+        .unwrap();
+    integrity_check(&store);
+    // Deleting the agent deletes its conversation and its messages; deleting the team its rooms.
+    store
+        .write(|tx| {
+            tx.execute("DELETE FROM agents WHERE id = 'a'", [])?;
+            tx.execute("DELETE FROM teams WHERE id = 't'", [])?;
+            Ok(())
+        })
+        .unwrap();
+    store
+        .read(|c| {
+            assert!(indexed(c, "messages_fts", "messages", "narwhal OR plan").is_empty());
+            assert!(indexed(c, "room_messages_fts", "room_messages", "walrus").is_empty());
+            let left: i64 = c.query_row("SELECT count(*) FROM messages_fts_docsize", [], |r| r.get(0))?;
+            assert_eq!(left, 0, "no words of a deleted message stay indexed");
+            Ok(())
+        })
+        .unwrap();
+    integrity_check(&store);
+}
