@@ -106,14 +106,25 @@ fn a_failed_write_commits_nothing() {
     assert_eq!(count, 0);
 }
 
-/// Words found by the message index of `table` (`messages_fts` or `room_messages_fts`): the
-/// ids of the rows whose text matches `query`, in rowid order.
-fn indexed(conn: &Connection, table: &str, content: &str, query: &str) -> Vec<String> {
-    let sql = format!(
-        "SELECT m.id FROM {table} JOIN {content} m ON m.rowid = {table}.rowid WHERE {table} MATCH ?1 ORDER BY m.rowid"
-    );
-    let mut stmt = conn.prepare(&sql).unwrap();
+/// The ids of the messages whose text matches `query` in the message index, oldest first.
+fn indexed(conn: &Connection, query: &str) -> Vec<String> {
+    let mut stmt = conn
+        .prepare(
+            "SELECT d.message_id FROM message_search JOIN message_search_docs d ON d.doc = message_search.rowid
+             WHERE message_search MATCH ?1 ORDER BY d.doc",
+        )
+        .unwrap();
     stmt.query_map([query], |r| r.get(0)).unwrap().collect::<rusqlite::Result<_>>().unwrap()
+}
+
+/// FTS5's own check that the index agrees with its content (a command, so written).
+fn integrity_check(store: &Store) {
+    store
+        .write(|tx| {
+            tx.execute_batch("INSERT INTO message_search (message_search, rank) VALUES ('integrity-check', 1);")?;
+            Ok(())
+        })
+        .unwrap();
 }
 
 const ONE_CHAT_AND_ROOM: &str = "
@@ -121,9 +132,11 @@ const ONE_CHAT_AND_ROOM: &str = "
     INSERT INTO conversations (id, agent_id, kind, epoch, created_at) VALUES ('c', 'a', 'direct', 0, 0);
     INSERT INTO teams (id, name, created_at, updated_at) VALUES ('t', 'T', 0, 0);
     INSERT INTO rooms (id, team_id, name, is_general, position, created_at) VALUES ('r', 't', 'General', 1, 0, 0);
+    INSERT INTO conversations (id, agent_id, kind, room_id, epoch, created_at) VALUES ('rc', 'a', 'room', 'r', 0, 0);
 ";
 
-/// A store made before the index exists gets every message it holds indexed by the migration.
+/// A store made before the index exists gets its chat and room messages indexed by the
+/// migration, oldest first; an agent's private transcript of a room is not indexed.
 #[test]
 fn the_message_index_is_filled_from_an_existing_store() {
     let (_dir, path) = temp_db();
@@ -134,8 +147,9 @@ fn the_message_index_is_filled_from_an_existing_store() {
         conn.execute_batch(ONE_CHAT_AND_ROOM).unwrap();
         conn.execute_batch(
             "INSERT INTO messages (id, conversation_id, seq, role, content, epoch, created_at)
-                 VALUES ('m1', 'c', 1, 'user', 'Where is the invoice template?', 0, 1),
-                        ('m2', 'c', 2, 'assistant', 'In the billing folder.', 0, 2);
+                 VALUES ('m2', 'c', 2, 'assistant', 'The invoice is in the billing folder.', 0, 5),
+                        ('m1', 'c', 1, 'user', 'Where is the invoice template?', 0, 1),
+                        ('private', 'rc', 1, 'user', 'invoice in a private room transcript', 0, 2);
              INSERT INTO room_messages (id, room_id, seq, kind, content, created_at)
                  VALUES ('rm1', 'r', 1, 'user', 'Ship the invoice fix today', 3);",
         )
@@ -144,29 +158,15 @@ fn the_message_index_is_filled_from_an_existing_store() {
     let store = Store::open(&path).unwrap();
     store
         .read(|c| {
-            assert_eq!(indexed(c, "messages_fts", "messages", "invoice"), ["m1"]);
-            assert_eq!(indexed(c, "messages_fts", "messages", "billing"), ["m2"]);
-            assert_eq!(indexed(c, "room_messages_fts", "room_messages", "invoice"), ["rm1"]);
+            assert_eq!(indexed(c, "invoice"), ["m1", "rm1", "m2"]);
+            assert_eq!(indexed(c, "billing"), ["m2"]);
             Ok(())
         })
         .unwrap();
     integrity_check(&store);
 }
 
-/// FTS5's own check that each index agrees with its content table (a command, so written).
-fn integrity_check(store: &Store) {
-    store
-        .write(|tx| {
-            tx.execute_batch(
-                "INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1);
-                 INSERT INTO room_messages_fts (room_messages_fts, rank) VALUES ('integrity-check', 1);",
-            )?;
-            Ok(())
-        })
-        .unwrap();
-}
-
-/// Inserts, edits and deletes (also those cascading from a deleted agent or room) change the
+/// Inserts, edits and deletes (also those cascading from a deleted agent or team) change the
 /// index in the same transaction.
 #[test]
 fn the_message_index_follows_every_change() {
@@ -178,7 +178,8 @@ fn the_message_index_follows_every_change() {
             tx.execute_batch(
                 "INSERT INTO messages (id, conversation_id, seq, role, content, epoch, created_at)
                      VALUES ('m1', 'c', 1, 'user', 'the walrus plan', 0, 1),
-                            ('m2', 'c', 2, 'assistant', 'a pelican plan', 0, 2);
+                            ('m2', 'c', 2, 'assistant', 'a pelican plan', 0, 2),
+                            ('private', 'rc', 1, 'user', 'a walrus plan in private', 0, 2);
                  INSERT INTO room_messages (id, room_id, seq, kind, content, created_at)
                      VALUES ('rm1', 'r', 1, 'user', 'walrus in the room', 3);",
             )?;
@@ -187,8 +188,8 @@ fn the_message_index_follows_every_change() {
         .unwrap();
     store
         .read(|c| {
-            assert_eq!(indexed(c, "messages_fts", "messages", "plan"), ["m1", "m2"]);
-            assert_eq!(indexed(c, "room_messages_fts", "room_messages", "walrus"), ["rm1"]);
+            assert_eq!(indexed(c, "plan"), ["m1", "m2"]);
+            assert_eq!(indexed(c, "walrus"), ["m1", "rm1"]);
             Ok(())
         })
         .unwrap();
@@ -196,20 +197,21 @@ fn the_message_index_follows_every_change() {
     store
         .write(|tx| {
             tx.execute("UPDATE messages SET content = 'the narwhal plan' WHERE id = 'm1'", [])?;
+            tx.execute("UPDATE messages SET content = 'narwhal too' WHERE id = 'private'", [])?;
             tx.execute("DELETE FROM messages WHERE id = 'm2'", [])?;
             Ok(())
         })
         .unwrap();
     store
         .read(|c| {
-            assert!(indexed(c, "messages_fts", "messages", "walrus").is_empty());
-            assert_eq!(indexed(c, "messages_fts", "messages", "narwhal"), ["m1"]);
-            assert!(indexed(c, "messages_fts", "messages", "pelican").is_empty());
+            assert_eq!(indexed(c, "walrus"), ["rm1"]);
+            assert_eq!(indexed(c, "narwhal"), ["m1"]);
+            assert!(indexed(c, "pelican").is_empty());
             Ok(())
         })
         .unwrap();
     integrity_check(&store);
-    // Deleting the agent deletes its conversation and its messages; deleting the team its rooms.
+    // Deleting the agent deletes its conversations and their messages; the team its rooms.
     store
         .write(|tx| {
             tx.execute("DELETE FROM agents WHERE id = 'a'", [])?;
@@ -219,10 +221,9 @@ fn the_message_index_follows_every_change() {
         .unwrap();
     store
         .read(|c| {
-            assert!(indexed(c, "messages_fts", "messages", "narwhal OR plan").is_empty());
-            assert!(indexed(c, "room_messages_fts", "room_messages", "walrus").is_empty());
-            let left: i64 = c.query_row("SELECT count(*) FROM messages_fts_docsize", [], |r| r.get(0))?;
-            assert_eq!(left, 0, "no words of a deleted message stay indexed");
+            assert!(indexed(c, "narwhal OR plan OR walrus").is_empty());
+            let left: i64 = c.query_row("SELECT count(*) FROM message_search_docs", [], |r| r.get(0))?;
+            assert_eq!(left, 0, "no deleted message stays indexed");
             Ok(())
         })
         .unwrap();
