@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[&str] = &[
     // The loop every loopback server (relay, tools bridge, local API) accepts connections with.
     "loopback",
+    // What a link or a path in a reply may open (checked here; the shell opens it).
+    "links",
     // Clawboo's tools for agents, the connectors behind them, and the processes that run agents.
     "tools",
     "connectors",

@@ -7,6 +7,7 @@
 //! Results name a thread (a conversation or a room) and a message id, so they stay right when an
 //! agent has many chats.
 
+pub mod chats;
 pub mod everything;
 pub mod export;
 pub mod query;
