@@ -138,6 +138,7 @@ pub fn search(conn: &Connection, text: &str) -> Result<Vec<Found>> {
             typing: true,
             limit: MESSAGES,
             snippet_words: SNIPPET_WORDS,
+            exclude_run: None,
         },
     )?;
     found.extend(messages.into_iter().map(Found::Message));

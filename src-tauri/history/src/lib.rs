@@ -34,8 +34,9 @@ const AGENT_SNIPPET_WORDS: u32 = 12;
 /// own one-to-one chats and of the rooms it is a member of, as text for the model: each with its
 /// id to cite, where and when it was said, who said it, and a short snippet (matched words in
 /// «»). Bounded to [`MAX_THREAD_ANSWER_CHARS`]: results that would pass it are left out, and the
-/// answer says how many.
-pub fn for_agent(conn: &Connection, agent_id: &str, query: &str, limit: usize) -> Result<String> {
+/// answer says how many. The messages of `run_id` (the run searching: the message that asked
+/// it) are left out.
+pub fn for_agent(conn: &Connection, agent_id: &str, run_id: &str, query: &str, limit: usize) -> Result<String> {
     let hits = threads::search(
         conn,
         &MessageQuery {
@@ -45,6 +46,7 @@ pub fn for_agent(conn: &Connection, agent_id: &str, query: &str, limit: usize) -
             typing: false,
             limit: limit.clamp(1, MAX_THREAD_RESULTS),
             snippet_words: AGENT_SNIPPET_WORDS,
+            exclude_run: Some(run_id),
         },
     )?;
     if hits.is_empty() {

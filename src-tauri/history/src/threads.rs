@@ -90,6 +90,9 @@ pub struct MessageQuery<'a> {
     pub limit: usize,
     /// About how many words a snippet shows around the matches (FTS5 caps it at 64).
     pub snippet_words: u32,
+    /// Leaves out the messages of this run (an agent's search: the message that asked it to
+    /// search is no answer).
+    pub exclude_run: Option<&'a str>,
 }
 
 /// The messages matching `query`, best first, at most `query.limit`. Text with no word in it
@@ -111,12 +114,15 @@ pub fn search(conn: &Connection, query: &MessageQuery) -> Result<Vec<MessageHit>
          LEFT JOIN conversations c ON c.id = m.conversation_id
          LEFT JOIN room_messages r ON d.source = 'room' AND r.id = d.message_id
          WHERE message_search MATCH :expr
-           AND ((d.source = 'chat' AND c.kind = 'direct' AND (:agent IS NULL OR c.agent_id = :agent))
+           AND ((d.source = 'chat' AND c.kind = 'direct' AND (:agent IS NULL OR c.agent_id = :agent)
+                 AND (:run IS NULL OR m.run_id IS NULL OR m.run_id != :run))
              OR (d.source = 'room' AND (:agent IS NULL
-                 OR r.room_id IN (SELECT room_id FROM room_members WHERE agent_id = :agent))))
+                 OR r.room_id IN (SELECT room_id FROM room_members WHERE agent_id = :agent))
+                 AND (:run IS NULL OR r.run_id IS NULL OR r.run_id != :run)))
          ORDER BY s.rowid DESC LIMIT :window",
     )?;
-    let params = named_params! {":expr": expr, ":agent": agent, ":window": RANKED_WINDOW as i64};
+    let params =
+        named_params! {":expr": expr, ":agent": agent, ":run": query.exclude_run, ":window": RANKED_WINDOW as i64};
     for row in stmt.query_map(params, |r| Ok((r.get(1)?, r.get(0)?, r.get(2)?, r.get(3)?)))? {
         ranked.push(row?);
     }

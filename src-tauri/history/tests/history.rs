@@ -75,7 +75,12 @@ fn ids(hits: &[threads::MessageHit]) -> Vec<&str> {
 
 fn search(f: &Fixture, text: &str, scope: Scope, words: Words) -> Vec<threads::MessageHit> {
     f.store
-        .read(|c| threads::search(c, &MessageQuery { text, scope, words, typing: true, limit: 10, snippet_words: 12 }))
+        .read(|c| {
+            threads::search(
+                c,
+                &MessageQuery { text, scope, words, typing: true, limit: 10, snippet_words: 12, exclude_run: None },
+            )
+        })
         .unwrap()
 }
 
@@ -116,7 +121,7 @@ fn an_agent_finds_only_its_own_chats_and_its_rooms() {
     let cara = search(&f, "invoice reminders", Scope::Agent("cara"), Words::Any);
     assert!(cara.is_empty(), "Cara is in no room and never said it");
     // The tool's text: bounded, ids to cite, nothing of Bob's chat for Ada.
-    let text = f.store.read(|c| for_agent(c, "ada", "secret walrus deal", 10)).unwrap();
+    let text = f.store.read(|c| for_agent(c, "ada", "run-x", "secret walrus deal", 10)).unwrap();
     assert!(text.contains("[msg:o1]"), "{text}");
     assert!(!text.contains("b1") && !text.contains("secret"), "{text}");
     assert!(text.chars().count() <= clawboo_history::MAX_THREAD_ANSWER_CHARS);
@@ -138,7 +143,7 @@ fn the_tool_answer_stays_bounded() {
             Ok(())
         })
         .unwrap();
-    let text = f.store.read(|c| for_agent(c, "ada", "deploy checklist", 50)).unwrap();
+    let text = f.store.read(|c| for_agent(c, "ada", "run-x", "deploy checklist", 50)).unwrap();
     assert!(text.chars().count() <= clawboo_history::MAX_THREAD_ANSWER_CHARS, "{}", text.len());
     let cited = text.lines().filter(|l| l.starts_with("[msg:")).count();
     assert!((1..=clawboo_history::MAX_THREAD_RESULTS).contains(&cited), "{text}");
@@ -176,7 +181,15 @@ fn hostile_queries_are_plain_words_and_never_an_error() {
             let hits = f.store.read(|c| {
                 threads::search(
                     c,
-                    &MessageQuery { text, scope: Scope::Everything, words, typing: true, limit: 10, snippet_words: 12 },
+                    &MessageQuery {
+                        text,
+                        scope: Scope::Everything,
+                        words,
+                        typing: true,
+                        limit: 10,
+                        snippet_words: 12,
+                        exclude_run: None,
+                    },
                 )
             });
             assert!(hits.is_ok(), "{text:?}: {hits:?}");
@@ -247,4 +260,14 @@ fn a_chat_exports_as_markdown_and_as_json_with_the_stored_events_exactly() {
     );
     let missing = f.store.read(|c| export(c, &ExportTarget::Card { id: "nope".into() }, ExportFormat::Json, 0));
     assert!(matches!(missing, Err(clawboo_vocab::error::Error::NotFound(_))));
+}
+
+#[test]
+fn the_searching_runs_own_messages_are_left_out() {
+    let f = fixture();
+    // a2 is run-1's reply: a search made by run-1 does not find it.
+    let text = f.store.read(|c| for_agent(c, "ada", "run-1", "billing templates", 10)).unwrap();
+    assert!(!text.contains("[msg:a2]"), "{text}");
+    let text = f.store.read(|c| for_agent(c, "ada", "run-2", "billing templates", 10)).unwrap();
+    assert!(text.contains("[msg:a2]"), "{text}");
 }

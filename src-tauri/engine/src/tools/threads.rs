@@ -42,5 +42,5 @@ impl ToolArgs for SearchThreads {
 
 pub(super) fn search(store: &Store, caller: &Caller, args: SearchThreads) -> Result<String> {
     let limit = args.limit.map_or(DEFAULT_THREAD_RESULTS, |l| l.0) as usize;
-    store.read(|conn| history::for_agent(conn, &caller.agent_id, &args.query.0, limit))
+    store.read(|conn| history::for_agent(conn, &caller.agent_id, &caller.run_id, &args.query.0, limit))
 }
