@@ -166,6 +166,24 @@ fn main() {
             found += result.len();
         }
     }
+    if std::env::var_os("BENCH_VERBOSE").is_some() {
+        let mut slowest: Vec<(Duration, &String)> = samples.iter().copied().zip(keystrokes.iter().cycle()).collect();
+        slowest.sort_by(|a, b| b.0.cmp(&a.0));
+        for (took, typed) in slowest.iter().take(12) {
+            println!("search: slow keystroke {typed:?}: {:.3} ms", took.as_secs_f64() * 1e3);
+        }
+        let plan: Vec<String> = store
+            .read(|c| {
+                let mut stmt = c.prepare(&format!("EXPLAIN QUERY PLAN {}", clawboo_engine::history::threads::RANKING_SQL))?;
+                let rows = stmt.query_map(
+                    rusqlite::named_params! {":expr": "\"ka\"*", ":agent": None::<String>, ":run": None::<String>, ":window": 2000},
+                    |r| r.get::<_, String>(3),
+                )?;
+                Ok(rows.collect::<rusqlite::Result<_>>()?)
+            })
+            .unwrap();
+        println!("search: plan {plan:#?}");
+    }
     samples.sort();
     let at = |q: usize| samples[(samples.len() * q / 100).min(samples.len() - 1)].as_secs_f64() * 1e3;
     let (median, p90, max) = (at(50), at(90), samples.last().unwrap().as_secs_f64() * 1e3);

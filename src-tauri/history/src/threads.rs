@@ -15,6 +15,21 @@ use clawboo_vocab::error::Result;
 /// At most this many of the newest matches are ranked.
 pub const RANKED_WINDOW: usize = 2_000;
 
+/// The newest matches in scope with their bm25, for `:expr`, `:agent` (none: the user's
+/// scope), `:run` (left out) and `:window`.
+pub const RANKING_SQL: &str = "SELECT s.rowid, bm25(message_search), d.source, d.message_id
+     FROM message_search s JOIN message_search_docs d ON d.doc = s.rowid
+     LEFT JOIN messages m ON d.source = 'chat' AND m.id = d.message_id
+     LEFT JOIN conversations c ON c.id = m.conversation_id
+     LEFT JOIN room_messages r ON d.source = 'room' AND r.id = d.message_id
+     WHERE message_search MATCH :expr
+       AND ((d.source = 'chat' AND c.kind = 'direct' AND (:agent IS NULL OR c.agent_id = :agent)
+             AND (:run IS NULL OR m.run_id IS NULL OR m.run_id != :run))
+         OR (d.source = 'room' AND (:agent IS NULL
+             OR r.room_id IN (SELECT room_id FROM room_members WHERE agent_id = :agent))
+             AND (:run IS NULL OR r.run_id IS NULL OR r.run_id != :run)))
+     ORDER BY s.rowid DESC LIMIT :window";
+
 /// Marks FTS5 puts around a matched word in a snippet (control characters a message's text
 /// does not carry in practice); split into [`SnippetPart`]s before anything leaves this crate.
 const HIT_START: char = '\u{2}';
@@ -107,20 +122,7 @@ pub fn search(conn: &Connection, query: &MessageQuery) -> Result<Vec<MessageHit>
         Scope::Agent(id) => Some(id),
     };
     let mut ranked: Vec<(f64, i64, String, String)> = Vec::new();
-    let mut stmt = conn.prepare_cached(
-        "SELECT s.rowid, bm25(message_search), d.source, d.message_id
-         FROM message_search s JOIN message_search_docs d ON d.doc = s.rowid
-         LEFT JOIN messages m ON d.source = 'chat' AND m.id = d.message_id
-         LEFT JOIN conversations c ON c.id = m.conversation_id
-         LEFT JOIN room_messages r ON d.source = 'room' AND r.id = d.message_id
-         WHERE message_search MATCH :expr
-           AND ((d.source = 'chat' AND c.kind = 'direct' AND (:agent IS NULL OR c.agent_id = :agent)
-                 AND (:run IS NULL OR m.run_id IS NULL OR m.run_id != :run))
-             OR (d.source = 'room' AND (:agent IS NULL
-                 OR r.room_id IN (SELECT room_id FROM room_members WHERE agent_id = :agent))
-                 AND (:run IS NULL OR r.run_id IS NULL OR r.run_id != :run)))
-         ORDER BY s.rowid DESC LIMIT :window",
-    )?;
+    let mut stmt = conn.prepare_cached(RANKING_SQL)?;
     let params =
         named_params! {":expr": expr, ":agent": agent, ":run": query.exclude_run, ":window": RANKED_WINDOW as i64};
     for row in stmt.query_map(params, |r| Ok((r.get(1)?, r.get(0)?, r.get(2)?, r.get(3)?)))? {

@@ -8,6 +8,7 @@ pub mod board;
 pub mod boo_zero;
 pub mod chat;
 pub mod connectors;
+pub mod history;
 pub mod logs;
 pub mod memory;
 pub mod onboarding;
