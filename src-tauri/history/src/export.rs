@@ -15,10 +15,13 @@ use clawboo_vocab::error::{Error, Result};
 
 /// What to export.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(tag = "kind", rename_all = "snake_case", rename_all_fields = "camelCase")]
 pub enum ExportTarget {
     /// A one-to-one chat: its conversation.
     Chat { id: String },
+    /// An agent's one-to-one chat (today each agent has one; with many, [`ExportTarget::Chat`]
+    /// names which).
+    AgentChat { agent_id: String },
     /// A team room.
     Room { id: String },
     /// Every run of a Board card.
@@ -100,6 +103,17 @@ struct MessageRecord {
 pub fn export(conn: &Connection, target: &ExportTarget, format: ExportFormat, now_ms: i64) -> Result<Export> {
     let (title, slug, header, messages, runs) = match target {
         ExportTarget::Chat { id } => chat(conn, id)?,
+        ExportTarget::AgentChat { agent_id } => {
+            let id: String = conn
+                .query_row(
+                    "SELECT id FROM conversations WHERE agent_id = ?1 AND kind = 'direct' ORDER BY created_at DESC LIMIT 1",
+                    [agent_id],
+                    |r| r.get(0),
+                )
+                .optional()?
+                .ok_or_else(|| Error::NotFound("That agent's chat".into()))?;
+            chat(conn, &id)?
+        }
         ExportTarget::Room { id } => room(conn, id)?,
         ExportTarget::Card { id } => card(conn, id)?,
     };

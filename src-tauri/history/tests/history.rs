@@ -258,6 +258,11 @@ fn a_chat_exports_as_markdown_and_as_json_with_the_stored_events_exactly() {
         "{}",
         room.contents
     );
+    let by_agent = f
+        .store
+        .read(|c| export(c, &ExportTarget::AgentChat { agent_id: "ada".into() }, ExportFormat::Markdown, 0))
+        .unwrap();
+    assert!(by_agent.contents.starts_with("# Chat with Ada\n"));
     let missing = f.store.read(|c| export(c, &ExportTarget::Card { id: "nope".into() }, ExportFormat::Json, 0));
     assert!(matches!(missing, Err(clawboo_vocab::error::Error::NotFound(_))));
 }

@@ -21,6 +21,7 @@ import { fakeBooZeroApi, resetBooZero } from "./fakeBooZero";
 import { fakeRoutinesApi, resetRoutines } from "./fakeRoutines";
 import { fakeConnectorsApi } from "./fakeConnectors";
 import { fakeOnboardingApi, resetOnboarding } from "./fakeOnboarding";
+import { fakeSearchApi, resetSearch } from "./fakeSearch";
 
 export { backend, FILE_NAMES, SUGGESTED_HOSTS } from "./fakeState";
 export { editOnDisk, emitFileChanged, seedAgent } from "./fakeAgents";
@@ -36,6 +37,7 @@ export {
   seedRun,
 } from "./fakeChat";
 export { emitRoomMessage, seedRoomMessage, seedTeam } from "./fakeTeams";
+export { seedSearch } from "./fakeSearch";
 
 export const fakeApi = {
   ...fakeAgentsApi,
@@ -51,6 +53,7 @@ export const fakeApi = {
   ...fakeRoutinesApi,
   ...fakeConnectorsApi,
   ...fakeOnboardingApi,
+  ...fakeSearchApi,
 } satisfies CommandFakes;
 
 /** What replaces ../api in a test: `call` runs the command's fake, `listen` the fake events. */
@@ -74,6 +77,7 @@ export function resetBackend() {
   resetBooZero();
   resetRoutines();
   resetOnboarding();
+  resetSearch();
   resetEvents();
   Object.values(fakeApi).forEach((fn) => fn.mockClear());
 }
