@@ -168,7 +168,7 @@ fn main() {
     }
     if std::env::var_os("BENCH_VERBOSE").is_some() {
         let mut slowest: Vec<(Duration, &String)> = samples.iter().copied().zip(keystrokes.iter().cycle()).collect();
-        slowest.sort_by(|a, b| b.0.cmp(&a.0));
+        slowest.sort_by_key(|s| std::cmp::Reverse(s.0));
         for (took, typed) in slowest.iter().take(12) {
             println!("search: slow keystroke {typed:?}: {:.3} ms", took.as_secs_f64() * 1e3);
         }
