@@ -6,6 +6,8 @@
 //! each keystroke; a rarer word has fewer matches than that and is ranked over all of them.
 //! Snippets are cut by FTS5 around the matched words, which come marked ([`SnippetPart`]).
 
+use std::collections::HashMap;
+
 use rusqlite::{named_params, Connection};
 use serde::Serialize;
 
@@ -131,10 +133,11 @@ pub fn search(conn: &Connection, query: &MessageQuery) -> Result<Vec<MessageHit>
     // Best score first; a tie goes to the newer message (indexed later).
     ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
     ranked.truncate(query.limit);
+    let mut snippets = snippets(conn, &expr, ranked.iter().map(|r| r.1), query.snippet_words)?;
     ranked
         .into_iter()
         .map(|(score, doc, source, id)| {
-            let snippet = snippet(conn, &expr, doc, query.snippet_words)?;
+            let snippet = snippets.remove(&doc).unwrap_or_default();
             if source == "room" {
                 room_hit(conn, &id, score, snippet)
             } else {
@@ -144,15 +147,34 @@ pub fn search(conn: &Connection, query: &MessageQuery) -> Result<Vec<MessageHit>
         .collect()
 }
 
-/// The marked snippet of indexed message `doc` around the words of `expr`.
-fn snippet(conn: &Connection, expr: &str, doc: i64, words: u32) -> Result<Vec<SnippetPart>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT snippet(message_search, 0, char(2), char(3), '…', :words)
-         FROM message_search WHERE message_search MATCH :expr AND rowid = :doc",
+/// The marked snippets of the indexed messages `docs` around the words of `expr`, in one pass
+/// over the index: a snippet per message would expand a prefix (`"depl"*`) once per message,
+/// which for a common prefix costs as much as the whole search each time.
+fn snippets(
+    conn: &Connection,
+    expr: &str,
+    docs: impl Iterator<Item = i64>,
+    words: u32,
+) -> Result<HashMap<i64, Vec<SnippetPart>>> {
+    let docs: Vec<i64> = docs.collect();
+    let (Some(&low), Some(&high)) = (docs.iter().min(), docs.iter().max()) else { return Ok(HashMap::new()) };
+    // Integers only, so listing them in the SQL is safe; `+rowid` keeps the list a filter (the
+    // index walks the range once) rather than one index lookup per id.
+    let list = docs.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+    let mut stmt = conn.prepare(&format!(
+        "SELECT rowid, snippet(message_search, 0, char(2), char(3), '…', :words)
+         FROM message_search WHERE message_search MATCH :expr AND rowid BETWEEN :low AND :high AND +rowid IN ({list})"
+    ))?;
+    let rows = stmt.query_map(
+        named_params! {":expr": expr, ":low": low, ":high": high, ":words": words.min(64)},
+        |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)),
     )?;
-    let marked: String =
-        stmt.query_row(named_params! {":expr": expr, ":doc": doc, ":words": words.min(64)}, |r| r.get(0))?;
-    Ok(snippet_parts(&marked))
+    let mut out = HashMap::new();
+    for row in rows {
+        let (doc, marked) = row?;
+        out.insert(doc, snippet_parts(&marked));
+    }
+    Ok(out)
 }
 
 fn chat_hit(conn: &Connection, id: &str, score: f64, snippet: Vec<SnippetPart>) -> Result<MessageHit> {
