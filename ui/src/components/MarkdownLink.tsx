@@ -1,4 +1,5 @@
 import { useState, type ReactNode } from "react";
+import { createPortal } from "react-dom";
 import { call } from "../api";
 import { errorMessage } from "../errors";
 import { ConfirmDialog } from "./ConfirmDialog";
@@ -41,22 +42,25 @@ export function MarkdownLink({ href, children }: { href: string | undefined; chi
       <button type="button" className="md-link md-link--open" title={href} onClick={() => setAsking(true)} data-testid="md-link">
         {children}
       </button>
-      {asking && (
-        <ConfirmDialog
-          title="Open this link?"
-          confirmLabel={href.toLowerCase().startsWith("mailto:") ? "Open in mail app" : "Open in browser"}
-          onConfirm={open}
-          onCancel={() => setAsking(false)}
-          busy={busy}
-          error={error}
-          confirmTestId="link-open"
-          cancelTestId="link-cancel"
-        >
-          <p className="link-confirm__url" data-testid="link-url">
-            {href}
-          </p>
-        </ConfirmDialog>
-      )}
+      {/* In <body>: a reply's bubble must not clip or contain the dialog. */}
+      {asking &&
+        createPortal(
+          <ConfirmDialog
+            title="Open this link?"
+            confirmLabel={href.toLowerCase().startsWith("mailto:") ? "Open in mail app" : "Open in browser"}
+            onConfirm={open}
+            onCancel={() => setAsking(false)}
+            busy={busy}
+            error={error}
+            confirmTestId="link-open"
+            cancelTestId="link-cancel"
+          >
+            <p className="link-confirm__url" data-testid="link-url">
+              {href}
+            </p>
+          </ConfirmDialog>,
+          document.body,
+        )}
     </>
   );
 }
