@@ -165,10 +165,10 @@ fn snippets(
         "SELECT rowid, snippet(message_search, 0, char(2), char(3), '…', :words)
          FROM message_search WHERE message_search MATCH :expr AND rowid BETWEEN :low AND :high AND +rowid IN ({list})"
     ))?;
-    let rows = stmt.query_map(
-        named_params! {":expr": expr, ":low": low, ":high": high, ":words": words.min(64)},
-        |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)),
-    )?;
+    let rows = stmt
+        .query_map(named_params! {":expr": expr, ":low": low, ":high": high, ":words": words.min(64)}, |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+        })?;
     let mut out = HashMap::new();
     for row in rows {
         let (doc, marked) = row?;
