@@ -2,6 +2,7 @@
 //! events, and owns the window and tray. Logic lives in `clawboo-engine`.
 
 mod commands;
+pub mod desktop;
 pub mod error;
 pub mod events;
 pub mod logging;
@@ -89,6 +90,10 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
             commands::team_chat::peer_posts,
             commands::team_chat::run_context,
             commands::team_chat::run_requests,
+            commands::history::search_everything,
+            commands::history::export_thread,
+            commands::history::open_link,
+            commands::history::open_path,
             commands::memory::memory_list,
             commands::memory::memory_search,
             commands::memory::memory_detail,
@@ -196,6 +201,7 @@ pub fn install_engine<R: Runtime>(app: &tauri::AppHandle<R>) {
         }
     }
     let state = AppState::new(engine);
+    app.manage(desktop::Desktop(std::sync::Arc::new(app.clone())));
     app.manage(tray::TrayWatch::default());
     if let Ok(engine) = state.engine() {
         events::forward(app.clone(), engine.clone());
@@ -233,6 +239,8 @@ pub fn run() {
         // the front instead. (The engine also locks its data folder: see `Engine::open`.)
         .plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| tray::show_main_window(app)))
         .plugin(tauri_plugin_notification::init())
+        .plugin(tauri_plugin_opener::init())
+        .plugin(tauri_plugin_dialog::init())
         .invoke_handler(builder.invoke_handler())
         .setup(move |app| {
             builder.mount_events(app);

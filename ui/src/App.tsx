@@ -19,6 +19,7 @@ import { TrayNotice } from "./features/attention/TrayNotice";
 import { useOnboardingState } from "./features/onboarding/onboardingQueries";
 import { ShortcutsSheet } from "./shell/ShortcutsSheet";
 import { useShortcuts } from "./shell/useShortcuts";
+import { SearchPalette } from "./features/search/SearchPalette";
 import { MainView } from "./shell/MainView";
 import type { Route } from "./shell/route";
 import { learnAppVersion } from "./lib/errorDetails";
@@ -40,10 +41,12 @@ function Shell() {
   const tray = useTrayState();
   const onboarding = useOnboardingState();
   const [shortcutsOpen, setShortcutsOpen] = useState(false);
+  const [searchOpen, setSearchOpen] = useState(false);
   const [sidebarCollapsed, toggleSidebar] = useSidebarCollapsed();
 
   useShortcuts({
     onShortcuts: () => setShortcutsOpen(true),
+    onSearch: () => setSearchOpen(true),
     onNewAgent: () => setCreating(true),
     onNewTeam: () => setCreatingTeam(true),
     onRoute: setRoute,
@@ -158,6 +161,7 @@ function Shell() {
           </Suspense>
         </main>
         {shortcutsOpen && <ShortcutsSheet onClose={() => setShortcutsOpen(false)} />}
+        {searchOpen && <SearchPalette onClose={() => setSearchOpen(false)} onNavigate={setRoute} />}
         {trayNotice && <TrayNotice onDismiss={() => setTrayNotice(false)} />}
         {creating && <NewAgentDialog onClose={() => setCreating(false)} onCreated={onCreated} />}
         {creatingTeam && (

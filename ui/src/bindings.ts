@@ -117,6 +117,27 @@ export const commands = {
 	runContext: (runId: string) => typedError<RunContext, AppError>(__TAURI_INVOKE("run_context", { runId })),
 	/**  The exact request bodies a run's model received through the model relay, with usage. */
 	runRequests: (runId: string) => typedError<RelayedRequest[], AppError>(__TAURI_INVOKE("run_requests", { runId })),
+	/**
+	 *  What the search everything palette shows for `query` (any text): things by name first,
+	 *  then messages, best first.
+	 */
+	searchEverything: (query: string) => typedError<Found[], AppError>(__TAURI_INVOKE("search_everything", { query })),
+	/**
+	 *  Renders `target` as `format` and saves it where the user picks in the system's save dialog:
+	 *  the path saved, or `None` when the user cancelled.
+	 */
+	exportThread: (target: ExportTarget, format: ExportFormat) => typedError<string | null, AppError>(__TAURI_INVOKE("export_thread", { target, format })),
+	/**
+	 *  Opens a link from a reply in the default browser (or mail app), once the user confirmed it:
+	 *  only http, https and mailto links; the engine checks.
+	 */
+	openLink: (url: string) => typedError<null, AppError>(__TAURI_INVOKE("open_link", { url })),
+	/**
+	 *  Shows a path from a reply in the file manager (a folder opened, a file selected in its
+	 *  folder), when the engine finds it inside an agent's folder, a card's worktree or a project
+	 *  folder. A relative path is taken inside `agent_id`'s folder.
+	 */
+	openPath: (path: string, agentId: string | null) => typedError<null, AppError>(__TAURI_INVOKE("open_path", { path, agentId })),
 	/**  Facts matching the filter: newest first without a query, best first with one. */
 	memoryList: (filter: FactFilter) => typedError<Fact[], AppError>(__TAURI_INVOKE("memory_list", { filter })),
 	/**  The top facts for `query` across every scope, with related ones. */
@@ -854,6 +875,22 @@ export type ErrorCode =
  */
 "invalid_schedule" | "internal";
 
+export type ExportFormat = "markdown" | "json";
+
+/**  What to export. */
+export type ExportTarget = 
+/**  A one-to-one chat: its conversation. */
+{ kind: "chat"; id: string } | 
+/**
+ *  An agent's one-to-one chat (today each agent has one; with many, [`ExportTarget::Chat`]
+ *  names which).
+ */
+{ kind: "agent_chat"; agentId: string } | 
+/**  A team room. */
+{ kind: "room"; id: string } | 
+/**  Every run of a Board card. */
+{ kind: "card"; id: string };
+
 export type Fact = {
 	/**  Short, stable, never reused in this store: `m-7f3a` (longer when the short ones run out). */
 	id: string,
@@ -971,6 +1008,33 @@ export type FileStatus =
 /**  Nothing reaches this runtime. */
 "not_sent";
 
+/**  One thing the palette found; `kind` says what it is, and how to open it. */
+export type Found = {
+	kind: "agent",
+} & NamedItem | {
+	kind: "team",
+} & NamedItem | 
+/**  `parentId`: the room's team. */
+{
+	kind: "room",
+} & NamedItem | 
+/**  A one-to-one chat (today one per agent): `id` is the conversation, `parentId` its agent. */
+{
+	kind: "chat",
+} & NamedItem | 
+/**  `detail`: "#12 · In progress". */
+{
+	kind: "card",
+} & NamedItem | {
+	kind: "routine",
+} & NamedItem | 
+/**  `name`: the fact's text. */
+{
+	kind: "fact",
+} & NamedItem | {
+	kind: "message",
+} & MessageHit;
+
 /**  "Allow always for this agent and tool" (for a shell tool: and this command prefix). */
 export type Grant = {
 	id: string,
@@ -1030,6 +1094,19 @@ export type LogLevel = "error" | "warn" | "info" | "debug";
 /**  A fact, saved note, scratch note or promotion changed: refetch what the Memory view shows. */
 export type MemoryChanged = null;
 
+/**  One message found. */
+export type MessageHit = {
+	messageId: string,
+	thread: Thread,
+	/**  Who said it: "You", the agent's name, or "Clawboo" for a notice. */
+	author: string,
+	/**  Milliseconds since the epoch. */
+	createdAt: number,
+	snippet: SnippetPart[],
+	/**  bm25 (lower is better), comparable within one search. */
+	score: number | null,
+};
+
 /**  What is missing to run agents, and how to add it. */
 export type MissingRuntime = {
 	kind: RuntimeKind,
@@ -1038,6 +1115,15 @@ export type MissingRuntime = {
 	reason: string,
 	/**  What to do: the install command, or where to sign in. */
 	fix: string,
+};
+
+export type NamedItem = {
+	id: string,
+	name: string,
+	/**  A second line: a handle, a team's name, a card's number and column. */
+	detail: string,
+	/**  What it belongs to, to open it (a room's team, a chat's agent, a card's number). */
+	parentId: string | null,
 };
 
 /**  Where an agent may connect, besides Clawboo's own model relay and tools bridge. */
@@ -1781,6 +1867,12 @@ export type SendOutcome = {
 	run: RunSummary | null,
 };
 
+/**  A piece of a snippet: matched words are `hit`. */
+export type SnippetPart = {
+	text: string,
+	hit: boolean,
+};
+
 /**
  *  Steady sections change only when the user edits something; turn sections are new each time;
  *  volatile ones (a task run's memory facts) change most, so they come last.
@@ -1950,6 +2042,29 @@ export type TeamsChanged = null;
 
 /**  Light, dark, or whatever the system uses (the default). */
 export type Theme = "system" | "light" | "dark";
+
+/**
+ *  The chat or room a message is in: enough to open it (and, with the message's id, to scroll
+ *  to the message).
+ */
+export type Thread = {
+	kind: ThreadKind,
+	/**  The conversation's id (a chat) or the room's id. */
+	id: string,
+	/**  A chat's agent. */
+	agentId: string | null,
+	/**  A room's team. */
+	teamId: string | null,
+	/**  "Ada" for a chat with Ada; "#general · Launch team" for a room. */
+	title: string,
+};
+
+/**  Where a message was said. */
+export type ThreadKind = 
+/**  A one-to-one chat with an agent (a conversation). */
+"chat" | 
+/**  A team room. */
+"room";
 
 export type TrayItem = {
 	requestId: string,

@@ -87,6 +87,7 @@ pub enum ToolName {
     BoardComment,
     AskUser,
     RoutineCreate,
+    SearchThreads,
 }
 
 impl ToolName {
@@ -106,6 +107,7 @@ impl ToolName {
             ToolName::BoardComment => "board_comment",
             ToolName::AskUser => "ask_user",
             ToolName::RoutineCreate => "routine_create",
+            ToolName::SearchThreads => "search_threads",
         }
     }
 }

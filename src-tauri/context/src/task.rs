@@ -197,7 +197,8 @@ fn tool_group(tool: ToolName) -> ToolGroup {
         | ToolName::NoteSave
         | ToolName::ScratchWrite
         | ToolName::ScratchPromote
-        | ToolName::RoutineCreate => ToolGroup::Other,
+        | ToolName::RoutineCreate
+        | ToolName::SearchThreads => ToolGroup::Other,
         ToolName::AskUser => ToolGroup::User,
     }
 }

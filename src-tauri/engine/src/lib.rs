@@ -19,6 +19,7 @@ pub use clawboo_agents as agents;
 pub use clawboo_attention as attention;
 pub use clawboo_board as board;
 pub use clawboo_context as context;
+pub use clawboo_history as history;
 pub use clawboo_memory as memory;
 pub use clawboo_routines as routines;
 pub use clawboo_run::run;
@@ -34,6 +35,7 @@ pub mod api;
 pub mod boo_zero;
 pub mod chat;
 pub mod home;
+pub mod links;
 pub mod onboarding;
 pub mod runner;
 
@@ -313,6 +315,42 @@ impl Engine {
     /// Home: the runs in progress, the open requests, the blocked cards, the routines due next.
     pub fn home_summary(&self) -> Result<home::HomeSummary> {
         home::summary(&self.store)
+    }
+
+    /// Search everything (the ⌘/Ctrl+K palette): agents, teams, rooms, chats, cards, routines
+    /// and facts by name, then messages by their words, best first. Any text is a valid query.
+    pub fn search(&self, query: &str) -> Result<Vec<history::Found>> {
+        self.store.read(|c| history::everything::search(c, query))
+    }
+
+    /// `agent_id`'s one-to-one chats, the most recently active first.
+    pub fn chats_of(&self, agent_id: &str) -> Result<Vec<history::chats::ChatSummary>> {
+        let agent = self.agents.get(agent_id)?;
+        self.store.read(|c| history::chats::of_agent(c, &agent.id))
+    }
+
+    /// A chat, a team room or a card's runs, rendered to save (see [`history::export`]).
+    pub fn export(&self, target: &history::ExportTarget, format: history::ExportFormat) -> Result<history::Export> {
+        self.store.read(|c| history::export::export(c, target, format, vocab::now_ms()))
+    }
+
+    /// A link from a reply, when it may open in the browser (http, https, mailto).
+    pub fn checked_link(&self, url: &str) -> Result<String> {
+        links::checked_link(url)
+    }
+
+    /// A path from a reply made canonical, when it is inside an agent's folder, a card's
+    /// worktree or a project folder; a relative one is taken inside `agent_id`'s folder.
+    pub fn checked_path(&self, path: &str, agent_id: Option<&str>) -> Result<std::path::PathBuf> {
+        let base = match agent_id {
+            Some(id) => Some(self.agents.workspaces().dir(&self.agents.get(id)?.id)),
+            None => None,
+        };
+        let folders = links::OpenableFolders {
+            agents_dir: self.config.agents_dir(),
+            worktrees_dir: self.config.data_dir.join("worktrees"),
+        };
+        folders.check(&self.store, path, base.as_deref())
     }
 
     /// Answers a runtime's permission request of run `run_id` (the buttons in a chat's or a

@@ -3,8 +3,8 @@
 //! a team turn with a hand-off, a task run and a routine run. Afterwards neither key appears in
 //! any file of the data folder (SQLite with its WAL, gzipped request records inflated, every
 //! other file), in any event the engine published, or in any run's stored context and recorded
-//! requests: not raw, not base64, not split across lines. The fake server saw both keys, so they
-//! were in use. Run under scripts/with-test-keyring on Linux. `scripts/soak.d/secrets` runs this
+//! requests, nor in an export of any of its chats, its room or its card: not raw, not base64,
+//! not split across lines. The fake server saw both keys, so they were in use. Run under scripts/with-test-keyring on Linux. `scripts/soak.d/secrets` runs this
 //! with CLAWBOO_SOAK_REPORT set (the figures) and scans the test's own output (the logs) too.
 
 mod common;
@@ -16,6 +16,7 @@ use std::time::Duration;
 use clawboo_engine::agents::{NewAgent, RuntimeKind};
 use clawboo_engine::board::{Actor, CardStatus, NewCard};
 use clawboo_engine::chat::RunStatus;
+use clawboo_engine::history::{ExportFormat, ExportTarget};
 use clawboo_engine::routines::{RoutineInput, RoutineOutcome, Schedule};
 use clawboo_engine::runtimes::ApprovalPolicy;
 use clawboo_engine::secrets::Provider;
@@ -264,6 +265,24 @@ fn provider_keys_are_nowhere_but_the_keychain() {
     }
     assert!(recorded >= runs.len(), "every run's requests were recorded ({recorded} for {} runs)", runs.len());
 
+    // Exports of every chat, the room and the card, as Markdown and as JSON with the exact
+    // stored events of runs that used the keys.
+    let mut exports = 0;
+    let targets = [
+        ExportTarget::AgentChat { agent_id: lead.clone() },
+        ExportTarget::AgentChat { agent_id: mate.clone() },
+        ExportTarget::Room { id: general.clone() },
+        ExportTarget::Card { id: card.id.clone() },
+    ];
+    for target in &targets {
+        for format in [ExportFormat::Markdown, ExportFormat::Json] {
+            let export = engine.export(target, format).unwrap();
+            assert!(export.contents.len() > 100, "{target:?} {format:?}: {}", export.contents);
+            exports += 1;
+            in_runs.extend(findings(&format!("the export of {target:?} as {format:?}"), export.contents.as_bytes()));
+        }
+    }
+
     // Every event the engine published.
     let mut published = 0;
     let mut in_events = Vec::new();
@@ -293,6 +312,7 @@ fn provider_keys_are_nowhere_but_the_keychain() {
         "events_scanned": published,
         "contexts_scanned": contexts,
         "recorded_requests_scanned": recorded,
+        "exports_scanned": exports,
         "found_in_files": scan.found,
         "found_in_events": in_events,
         "found_in_runs": in_runs,

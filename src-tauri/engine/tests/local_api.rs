@@ -556,3 +556,51 @@ fn cancel_stops_a_running_run_and_its_card_goes_back_to_to_do() {
     let card = a.engine.board().get(started["cardId"].as_str().unwrap()).unwrap();
     assert_eq!(card.status, CardStatus::Todo);
 }
+
+#[test]
+fn search_and_an_agents_chats_answer_like_every_other_route() {
+    let a = api();
+    clawboo_testkit::seed_chat(&a.engine.config().database_path(), &a.agent_id, 3);
+
+    let (status, body) = a.get("/api/search?q=question+3");
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["query"], "question 3");
+    let message = body["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["kind"] == "message")
+        .unwrap_or_else(|| panic!("a message among {body}"));
+    assert!(message["messageId"].as_str().unwrap().starts_with("seed-u-"), "{message}");
+    assert_eq!(message["thread"]["kind"], "chat");
+    assert_eq!(message["thread"]["agentId"], a.agent_id.as_str());
+    assert!(message["snippet"].as_array().unwrap().iter().any(|p| p["hit"] == true && p["text"] == "Question"));
+    // Agents by name, and any text is a query (FTS syntax is only words here).
+    let (_, body) = a.get("/api/search?q=work");
+    assert!(body["results"].as_array().unwrap().iter().any(|r| r["kind"] == "agent" && r["id"] == a.agent_id.as_str()));
+    for hostile in ["%22", "NEAR(a%20b", "-x", "*", "a%3Ab", "%F0%9F%A6%AD", "%25"] {
+        let (status, body) = a.get(&format!("/api/search?q={hostile}"));
+        assert_eq!(status, StatusCode::OK, "{hostile}: {body}");
+    }
+    let (status, body) = a.get("/api/search");
+    assert_eq!((status, code(&body)), (StatusCode::BAD_REQUEST, "invalid_input"), "{body}");
+    let (status, body) = a.get("/api/search?q=+");
+    assert_eq!((status, code(&body)), (StatusCode::BAD_REQUEST, "invalid_input"), "{body}");
+    let (status, body) = a.post("/api/search?q=x", json!({}));
+    assert_eq!((status, code(&body)), (StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed"), "{body}");
+    let (status, body) = a.send(a.client.get(format!("{}/api/search?q=x", a.base)));
+    assert_eq!((status, code(&body)), (StatusCode::UNAUTHORIZED, "unauthorized"), "{body}");
+
+    for key in ["worker", "%40worker", a.agent_id.as_str()] {
+        let (status, body) = a.get(&format!("/api/chats?agent={key}"));
+        assert_eq!(status, StatusCode::OK, "{key}: {body}");
+        let chats = body["chats"].as_array().unwrap();
+        assert_eq!(chats.len(), 1, "{body}");
+        assert_eq!(chats[0]["agentId"], a.agent_id.as_str());
+        assert_eq!(chats[0]["messages"], 6);
+    }
+    let (status, body) = a.get("/api/chats?agent=nobody");
+    assert_eq!((status, code(&body)), (StatusCode::NOT_FOUND, "not_found"), "{body}");
+    let (status, body) = a.get("/api/chats");
+    assert_eq!((status, code(&body)), (StatusCode::BAD_REQUEST, "invalid_input"), "{body}");
+}

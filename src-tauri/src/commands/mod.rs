@@ -9,6 +9,7 @@ pub mod boo_zero;
 pub mod chat;
 pub mod connectors;
 pub mod home;
+pub mod history;
 pub mod logs;
 pub mod memory;
 pub mod onboarding;

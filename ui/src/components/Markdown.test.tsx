@@ -41,7 +41,7 @@ describe("Markdown", () => {
     expect(container.textContent).toContain("<iframe");
   });
 
-  it("leaves links and images inert: nothing to navigate to or load", () => {
+  it("never renders a link or an image the webview could follow or load", () => {
     const { container } = render(
       <Markdown text={"[docs](https://example.com/docs) <https://example.com> [x](javascript:alert(1)) ![logo](https://example.com/a.png)"} />,
     );
@@ -49,6 +49,9 @@ describe("Markdown", () => {
     const link = container.querySelector(".md-link");
     expect(link?.textContent).toBe("docs");
     expect(link?.getAttribute("title")).toBe("https://example.com/docs");
+    // javascript: stays text; http(s) links are buttons that ask first (MarkdownLink.test.tsx).
+    const inert = [...container.querySelectorAll(".md-link:not(button)")];
+    expect(inert.map((l) => l.textContent)).toEqual(["x"]);
     expect(container.querySelector(".md-image")?.textContent).toBe("[logo]");
   });
 

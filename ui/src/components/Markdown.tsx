@@ -3,16 +3,14 @@ import ReactMarkdown, { type Components, type Options } from "react-markdown";
 import remarkBreaks from "remark-breaks";
 import remarkGfm from "remark-gfm";
 import { remarkMentions } from "./markdownMentions";
+import { MarkdownLink } from "./MarkdownLink";
 
 // Replies are untrusted text. react-markdown never renders raw HTML without rehype-raw (which is
-// not used): a <script> or <img onerror> in a reply shows as text. Links and images are inert:
-// the webview must never navigate or load from where a reply points.
+// not used): a <script> or <img onerror> in a reply shows as text. The webview never navigates or
+// loads from where a reply points: images are inert, and a link opens in the default browser only
+// after the user confirmed its whole URL (http, https and mailto; anything else stays text).
 const components: Components = {
-  a: ({ href, children }) => (
-    <span className="md-link" title={href ?? undefined}>
-      {children}
-    </span>
-  ),
+  a: ({ href, children }) => <MarkdownLink href={href}>{children}</MarkdownLink>,
   img: ({ alt, src }) => (
     <span className="md-image" title={typeof src === "string" ? src : undefined}>
       [{alt || "image"}]

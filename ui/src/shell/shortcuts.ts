@@ -3,6 +3,7 @@
 
 export type ShortcutAction =
   | "shortcuts"
+  | "search"
   | "new-agent"
   | "new-team"
   | "settings"
@@ -19,6 +20,7 @@ type Global = { action: ShortcutAction; keys: string[]; label: string; mod: bool
 
 export const GLOBAL_SHORTCUTS: Global[] = [
   { action: "shortcuts", keys: ["?"], label: "Show the keyboard shortcuts", mod: false, key: "?" },
+  { action: "search", keys: [MOD, "K"], label: "Search everything", mod: true, key: "k" },
   { action: "new-agent", keys: [MOD, "N"], label: "New agent", mod: true, key: "n" },
   { action: "new-team", keys: [MOD, "Shift", "N"], label: "New team", mod: true, shift: true, key: "n" },
   { action: "inbox", keys: [MOD, "1"], label: "Inbox", mod: true, key: "1" },
@@ -40,6 +42,13 @@ export const LOCAL_SHORTCUTS: { where: string; items: { keys: string[]; label: s
     ],
   },
   { where: "Agent files editor", items: [{ keys: [MOD, "S"], label: "Save the file" }] },
+  {
+    where: "Search everything",
+    items: [
+      { keys: ["↑", "↓"], label: "Move through the results" },
+      { keys: ["Enter"], label: "Open the result (a message: scrolled to and highlighted)" },
+    ],
+  },
   { where: "Inbox", items: [{ keys: [MOD, "Enter"], label: "Send your answer" }] },
   { where: "Dialogs and this sheet", items: [{ keys: ["Esc"], label: "Close" }] },
 ];

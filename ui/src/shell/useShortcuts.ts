@@ -4,6 +4,7 @@ import type { Route } from "./route";
 
 type ShortcutHandlers = {
   onShortcuts: () => void;
+  onSearch: () => void;
   onNewAgent: () => void;
   onNewTeam: () => void;
   onRoute: (route: Route) => void;
@@ -30,6 +31,7 @@ export function useShortcuts(handlers: ShortcutHandlers) {
       if (document.querySelector('[aria-modal="true"]')) return;
       e.preventDefault();
       if (action === "shortcuts") current.current.onShortcuts();
+      else if (action === "search") current.current.onSearch();
       else if (action === "new-agent") current.current.onNewAgent();
       else if (action === "new-team") current.current.onNewTeam();
       else if (action === "toggle-sidebar") current.current.onToggleSidebar();

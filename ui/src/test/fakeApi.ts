@@ -22,6 +22,7 @@ import { fakeRoutinesApi, resetRoutines } from "./fakeRoutines";
 import { fakeConnectorsApi } from "./fakeConnectors";
 import { fakeOnboardingApi, resetOnboarding } from "./fakeOnboarding";
 import { fakeHomeApi, resetHome } from "./fakeHome";
+import { fakeSearchApi, resetSearch } from "./fakeSearch";
 
 export { backend, FILE_NAMES, SUGGESTED_HOSTS } from "./fakeState";
 export { editOnDisk, emitFileChanged, seedAgent } from "./fakeAgents";
@@ -37,6 +38,7 @@ export {
   seedRun,
 } from "./fakeChat";
 export { emitRoomMessage, seedRoomMessage, seedTeam } from "./fakeTeams";
+export { seedSearch } from "./fakeSearch";
 
 export const fakeApi = {
   ...fakeAgentsApi,
@@ -53,6 +55,7 @@ export const fakeApi = {
   ...fakeConnectorsApi,
   ...fakeOnboardingApi,
   ...fakeHomeApi,
+  ...fakeSearchApi,
 } satisfies CommandFakes;
 
 /** What replaces ../api in a test: `call` runs the command's fake, `listen` the fake events. */
@@ -77,6 +80,7 @@ export function resetBackend() {
   resetRoutines();
   resetOnboarding();
   resetHome();
+  resetSearch();
   resetEvents();
   Object.values(fakeApi).forEach((fn) => fn.mockClear());
 }

@@ -62,6 +62,8 @@ fn router(shared: ApiState) -> Router {
         .route("/api/runs/{run_id}", get_only(get_run))
         .route("/api/runs/{run_id}/events", get_only(run_events))
         .route("/api/runs/{run_id}/cancel", post_only(cancel_run))
+        .route("/api/search", get_only(search))
+        .route("/api/chats", get_only(list_chats))
         .fallback(no_route)
         // After the routes and the fallback, so it guards them all.
         .layer(middleware::from_fn_with_state(shared.clone(), guard))
@@ -226,6 +228,58 @@ async fn cancel_run(State(shared): State<ApiState>, PathParam(run_id): PathParam
     let runner = parts.runner.clone();
     let run = blocking(move || runs::cancel(&parts, &runner, &run_id)).await?;
     Ok(json_response(StatusCode::ACCEPTED, &run))
+}
+
+/// `GET /api/search?q=…`: what the search everything palette finds for `q` (agents, teams,
+/// rooms, chats, cards, routines, facts, then messages, best first). Any text is a valid query.
+async fn search(State(shared): State<ApiState>, RequiredQuery(q): RequiredQuery<'q'>) -> Result<Response, ApiError> {
+    let parts = shared.parts.clone();
+    let text = q.clone();
+    let found = blocking(move || parts.store.read(|c| crate::history::everything::search(c, &text))).await?;
+    Ok(json_response(StatusCode::OK, &serde_json::json!({ "query": q, "results": found })))
+}
+
+/// `GET /api/chats?agent=…` (a handle or an id): that agent's one-to-one chats, the most
+/// recently active first.
+async fn list_chats(
+    State(shared): State<ApiState>,
+    RequiredQuery(agent): RequiredQuery<'a'>,
+) -> Result<Response, ApiError> {
+    let parts = shared.parts.clone();
+    let chats = blocking(move || {
+        let agent = runs::find_agent(&parts, agent.trim_start_matches('@'))?;
+        parts.store.read(|c| crate::history::chats::of_agent(c, &agent.id))
+    })
+    .await?;
+    Ok(json_response(StatusCode::OK, &serde_json::json!({ "chats": chats })))
+}
+
+/// A query parameter a route needs, decoded (`%XX`, `+` as a space): `q` for `?q=`, `a` for
+/// `?agent=` (const generics take a char, not a string). Missing or empty: a 400 naming it.
+struct RequiredQuery<const NAME: char>(String);
+
+impl<const NAME: char> RequiredQuery<NAME> {
+    fn key() -> &'static str {
+        match NAME {
+            'q' => "q",
+            _ => "agent",
+        }
+    }
+}
+
+impl<S: Send + Sync, const NAME: char> FromRequestParts<S> for RequiredQuery<NAME> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
+        let key = Self::key();
+        let raw = query_value(parts.uri.query().unwrap_or_default(), key).unwrap_or_default();
+        let value = decode(&raw.replace('+', " "));
+        if value.trim().is_empty() {
+            let what = if key == "q" { "the text to search for" } else { "an agent's handle or id" };
+            return Err(ApiError::new(StatusCode::BAD_REQUEST, "invalid_input", format!("Add ?{key}= with {what}.")));
+        }
+        Ok(Self(value))
+    }
 }
 
 /// The route's one `{…}` segment (an agent's handle or id, a run's id) with `%XX` escapes

@@ -67,6 +67,7 @@ pub const MIGRATIONS: &[Migration] = &[
         "peer posts delivered per run, hand-off chains",
         include_str!("migrations/0023_turn_deliveries.sql"),
     ),
+    Migration::new(24, "full-text search over messages", include_str!("migrations/0024_message_search.sql")),
 ];
 
 pub fn schema_version(conn: &Connection) -> Result<u32> {

@@ -105,3 +105,127 @@ fn a_failed_write_commits_nothing() {
     let count: i64 = store.read(|c| Ok(c.query_row("SELECT count(*) FROM settings", [], |r| r.get(0))?)).unwrap();
     assert_eq!(count, 0);
 }
+
+/// The ids of the messages whose text matches `query` in the message index, oldest first.
+fn indexed(conn: &Connection, query: &str) -> Vec<String> {
+    let mut stmt = conn
+        .prepare(
+            "SELECT d.message_id FROM message_search JOIN message_search_docs d ON d.doc = message_search.rowid
+             WHERE message_search MATCH ?1 ORDER BY d.doc",
+        )
+        .unwrap();
+    stmt.query_map([query], |r| r.get(0)).unwrap().collect::<rusqlite::Result<_>>().unwrap()
+}
+
+/// FTS5's own check that the index agrees with its content (a command, so written).
+fn integrity_check(store: &Store) {
+    store
+        .write(|tx| {
+            tx.execute_batch("INSERT INTO message_search (message_search, rank) VALUES ('integrity-check', 1);")?;
+            Ok(())
+        })
+        .unwrap();
+}
+
+const ONE_CHAT_AND_ROOM: &str = "
+    INSERT INTO agents (id, name, handle, tint, runtime, created_at, updated_at) VALUES ('a', 'A', 'a', '#000', 'native', 0, 0);
+    INSERT INTO conversations (id, agent_id, kind, epoch, created_at) VALUES ('c', 'a', 'direct', 0, 0);
+    INSERT INTO teams (id, name, created_at, updated_at) VALUES ('t', 'T', 0, 0);
+    INSERT INTO rooms (id, team_id, name, is_general, position, created_at) VALUES ('r', 't', 'General', 1, 0, 0);
+    INSERT INTO conversations (id, agent_id, kind, room_id, epoch, created_at) VALUES ('rc', 'a', 'room', 'r', 0, 0);
+";
+
+/// A store made before the index exists gets its chat and room messages indexed by the
+/// migration, oldest first; an agent's private transcript of a room is not indexed.
+#[test]
+fn the_message_index_is_filled_from_an_existing_store() {
+    let (_dir, path) = temp_db();
+    let before: Vec<Migration> = MIGRATIONS.iter().copied().filter(|m| m.version < 24).collect();
+    {
+        let mut conn = Connection::open(&path).unwrap();
+        migrations::migrate(&mut conn, &before).unwrap();
+        conn.execute_batch(ONE_CHAT_AND_ROOM).unwrap();
+        conn.execute_batch(
+            "INSERT INTO messages (id, conversation_id, seq, role, content, epoch, created_at)
+                 VALUES ('m2', 'c', 2, 'assistant', 'The invoice is in the billing folder.', 0, 5),
+                        ('m1', 'c', 1, 'user', 'Where is the invoice template?', 0, 1),
+                        ('private', 'rc', 1, 'user', 'invoice in a private room transcript', 0, 2);
+             INSERT INTO room_messages (id, room_id, seq, kind, content, created_at)
+                 VALUES ('rm1', 'r', 1, 'user', 'Ship the invoice fix today', 3);",
+        )
+        .unwrap();
+    }
+    let store = Store::open(&path).unwrap();
+    store
+        .read(|c| {
+            assert_eq!(indexed(c, "invoice"), ["m1", "rm1", "m2"]);
+            assert_eq!(indexed(c, "billing"), ["m2"]);
+            Ok(())
+        })
+        .unwrap();
+    integrity_check(&store);
+}
+
+/// Inserts, edits and deletes (also those cascading from a deleted agent or team) change the
+/// index in the same transaction.
+#[test]
+fn the_message_index_follows_every_change() {
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    store
+        .write(|tx| {
+            tx.execute_batch(ONE_CHAT_AND_ROOM)?;
+            tx.execute_batch(
+                "INSERT INTO messages (id, conversation_id, seq, role, content, epoch, created_at)
+                     VALUES ('m1', 'c', 1, 'user', 'the walrus plan', 0, 1),
+                            ('m2', 'c', 2, 'assistant', 'a pelican plan', 0, 2),
+                            ('private', 'rc', 1, 'user', 'a walrus plan in private', 0, 2);
+                 INSERT INTO room_messages (id, room_id, seq, kind, content, created_at)
+                     VALUES ('rm1', 'r', 1, 'user', 'walrus in the room', 3);",
+            )?;
+            Ok(())
+        })
+        .unwrap();
+    store
+        .read(|c| {
+            assert_eq!(indexed(c, "plan"), ["m1", "m2"]);
+            assert_eq!(indexed(c, "walrus"), ["m1", "rm1"]);
+            Ok(())
+        })
+        .unwrap();
+    integrity_check(&store);
+    store
+        .write(|tx| {
+            tx.execute("UPDATE messages SET content = 'the narwhal plan' WHERE id = 'm1'", [])?;
+            tx.execute("UPDATE messages SET content = 'narwhal too' WHERE id = 'private'", [])?;
+            tx.execute("DELETE FROM messages WHERE id = 'm2'", [])?;
+            Ok(())
+        })
+        .unwrap();
+    store
+        .read(|c| {
+            assert_eq!(indexed(c, "walrus"), ["rm1"]);
+            assert_eq!(indexed(c, "narwhal"), ["m1"]);
+            assert!(indexed(c, "pelican").is_empty());
+            Ok(())
+        })
+        .unwrap();
+    integrity_check(&store);
+    // Deleting the agent deletes its conversations and their messages; the team its rooms.
+    store
+        .write(|tx| {
+            tx.execute("DELETE FROM agents WHERE id = 'a'", [])?;
+            tx.execute("DELETE FROM teams WHERE id = 't'", [])?;
+            Ok(())
+        })
+        .unwrap();
+    store
+        .read(|c| {
+            assert!(indexed(c, "narwhal OR plan OR walrus").is_empty());
+            let left: i64 = c.query_row("SELECT count(*) FROM message_search_docs", [], |r| r.get(0))?;
+            assert_eq!(left, 0, "no deleted message stays indexed");
+            Ok(())
+        })
+        .unwrap();
+    integrity_check(&store);
+}

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::specs::ToolCall;
 use super::team::{Handoffs, PeerRooms};
-use super::{board, memory, routine, team, Caller, ToolFuture, ToolHost, ToolOutput};
+use super::{board, memory, routine, team, threads, Caller, ToolFuture, ToolHost, ToolOutput};
 use crate::agents::Agents;
 use crate::attention::{Attention, Source};
 use crate::board::{Board, CardRunKind};
@@ -18,7 +18,7 @@ use crate::teams::Teams;
 
 /// What the tools act on.
 pub struct Services {
-    /// Where a routine proposal is kept until the user decides.
+    /// Where a routine proposal is kept until the user decides; what `search_threads` searches.
     pub store: Arc<Store>,
     /// `memory_get`'s MEMORY.md, and whose a routine is.
     pub agents: Arc<Agents>,
@@ -50,6 +50,7 @@ impl Services {
             ToolCall::BoardUpdate(args) => board::update(&self.board, caller, args),
             ToolCall::BoardComment(args) => board::comment(&self.board, caller, args),
             ToolCall::RoutineCreate(args) => routine::create(self, caller, args),
+            ToolCall::SearchThreads(args) => threads::search(&self.store, caller, args),
         }
     }
 

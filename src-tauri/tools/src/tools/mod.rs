@@ -25,6 +25,7 @@ pub mod routine;
 mod server;
 pub mod specs;
 pub mod team;
+pub mod threads;
 
 use std::collections::HashMap;
 use std::future::Future;

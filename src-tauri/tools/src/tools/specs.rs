@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use serde_json::Value;
 
 use super::args::{self, ToolArgs};
-use super::{board, memory, routine, team, ToolName, ToolSpec};
+use super::{board, memory, routine, team, threads, ToolName, ToolSpec};
 
 pub use super::memory::{MAX_ID_BYTES, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT};
 pub use super::team::{MAX_HANDLE_BYTES, MAX_READ_LIMIT, MAX_TEXT_BYTES};
@@ -87,6 +87,7 @@ tools! {
     BoardComment => board::BoardComment,
     AskUser => team::AskUser,
     RoutineCreate => routine::RoutineCreate,
+    SearchThreads => threads::SearchThreads,
 }
 
 /// The tool whose wire name is `name`.

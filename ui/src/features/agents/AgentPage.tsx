@@ -9,6 +9,7 @@ import { BooZeroBrief, BooZeroRules } from "../boo-zero/BooZeroDetails";
 import { useBooZeroId } from "../boo-zero/booZeroQueries";
 import { UnconfinedBadge } from "../sandbox/UnconfinedBadge";
 import { CantRunBadge } from "./CantRun";
+import { ExportMenu } from "../search/ExportMenu";
 
 export type AgentTab = "chat" | "details";
 type SubTab = "profile" | "files" | "brief" | "rules";
@@ -91,6 +92,7 @@ export function AgentPage({ agent, tab, onTab, onDeleted }: Props) {
       <div className="tabs" role="tablist" aria-label="Agent sections">
         {tabButton("chat", "Chat")}
         {tabButton("details", "Details")}
+        {tab === "chat" && <ExportMenu target={{ kind: "agent_chat", agentId: agent.id }} testId="chat-export" />}
       </div>
 
       {tab === "chat" ? (

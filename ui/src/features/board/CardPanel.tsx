@@ -17,6 +17,7 @@ import { CardTask } from "./CardTask";
 import { CardComments } from "./CardComments";
 import { CardRuns } from "./CardRuns";
 import { activityText, actorLabel } from "./cardActivity";
+import { ExportMenu } from "../search/ExportMenu";
 
 type Props = {
   cardId: string;
@@ -141,6 +142,12 @@ export function CardPanel({ cardId, cards, agents, teams, columns, onMove, onClo
               : undefined
           }
         />
+        {(runs.data?.length ?? 0) > 0 && (
+          <div className="card-panel__export">
+            <span className="muted">Export this card's runs</span>
+            <ExportMenu target={{ kind: "card", id: card.id }} testId="card-export" />
+          </div>
+        )}
 
         {folder && runs.data?.some((r) => r.kind !== "handoff") && (
           <section className="card-panel__section">

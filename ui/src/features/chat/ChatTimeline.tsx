@@ -52,14 +52,14 @@ function SeeContext({ runId, see }: { runId: string; see: See }) {
 const MessageRow = memo(function MessageRow({ message, see }: { message: ChatMessage; see: See | null }) {
   if (message.role === "notice") {
     return (
-      <div className="chat-notice" data-testid="chat-notice">
+      <div className="chat-notice" data-testid="chat-notice" data-message-id={message.id}>
         {message.content}
       </div>
     );
   }
   if (message.role === "user") {
     return (
-      <div className="chat-row chat-row--user" data-testid="chat-message" data-role="user">
+      <div className="chat-row chat-row--user" data-testid="chat-message" data-role="user" data-message-id={message.id}>
         {/* What the user typed is shown as typed. */}
         <div className="chat-bubble">{message.content}</div>
       </div>
@@ -67,7 +67,7 @@ const MessageRow = memo(function MessageRow({ message, see }: { message: ChatMes
   }
   return (
     <>
-      <div className="chat-row chat-row--assistant" data-testid="chat-message" data-role="assistant">
+      <div className="chat-row chat-row--assistant" data-testid="chat-message" data-role="assistant" data-message-id={message.id}>
         <div className="chat-bubble chat-bubble--markdown">
           <Markdown text={message.content} />
         </div>

@@ -38,7 +38,7 @@ export function RoomMessageRow({ message, run, agentOf, handle, askedYou, onSee,
   switch (message.kind) {
     case "user":
       return (
-        <div className="chat-row chat-row--user" data-testid="room-message-user">
+        <div className="chat-row chat-row--user" data-testid="room-message-user" data-message-id={message.id}>
           <div className="chat-bubble">{message.content}</div>
         </div>
       );
@@ -59,7 +59,7 @@ export function RoomMessageRow({ message, run, agentOf, handle, askedYou, onSee,
         );
       }
       return (
-        <p className="room-notice" data-testid="room-notice">
+        <p className="room-notice" data-testid="room-notice" data-message-id={message.id}>
           {message.content}
         </p>
       );
@@ -68,7 +68,7 @@ export function RoomMessageRow({ message, run, agentOf, handle, askedYou, onSee,
         <div
           className="chat-row chat-row--assistant"
           style={{ "--agent-tint": author?.tint } as CSSProperties}
-          data-testid="room-message-reply"
+          data-testid="room-message-reply" data-message-id={message.id}
         >
           <div className="chat-bubble chat-bubble--markdown">
             <header className="room-author">
@@ -95,7 +95,7 @@ export function RoomMessageRow({ message, run, agentOf, handle, askedYou, onSee,
       );
     case "handoff":
       return (
-        <div className="room-card room-card--handoff" data-testid="handoff-card">
+        <div className="room-card room-card--handoff" data-testid="handoff-card" data-message-id={message.id}>
           <header>
             <span>
               {handle(message.authorId)} → <strong>{handle(message.targetId)}</strong>
@@ -118,7 +118,7 @@ export function RoomMessageRow({ message, run, agentOf, handle, askedYou, onSee,
       );
     case "batch":
       return (
-        <div className="room-card room-card--batch" data-testid="batch-card">
+        <div className="room-card room-card--batch" data-testid="batch-card" data-message-id={message.id}>
           <header>
             <span>
               Results for <strong>{handle(message.authorId)}</strong>, in one batch

@@ -1,5 +1,6 @@
 import type { Room } from "../../bindings";
 import { Menu } from "../../components/Menu";
+import { ExportMenu } from "../search/ExportMenu";
 
 /** The team's rooms as tabs (General first), the open room's menu, and + for a new room. */
 export function RoomTabs({
@@ -64,6 +65,7 @@ export function RoomTabs({
       >
         +
       </button>
+      {room && <ExportMenu target={{ kind: "room", id: room.id }} testId="room-export" />}
     </div>
   );
 }

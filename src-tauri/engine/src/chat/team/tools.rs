@@ -93,8 +93,9 @@ impl Chat {
         self.tools.is_some() && !(agent.runtime == RuntimeKind::Openclaw && agent.openclaw_gateway_url.is_some())
     }
 
-    /// A one-to-one run's tools: memory, notes and the scratchpad, and the Board (the cards
-    /// assigned to the agent; no team, no room), and `ask_user`. None when they cannot be served.
+    /// A one-to-one run's tools: memory, notes and the scratchpad, the Board (the cards
+    /// assigned to the agent; no team, no room), `ask_user`, `routine_create` and
+    /// `search_threads`. None when they cannot be served.
     pub(in crate::chat) fn direct_tools(&self, agent: &Agent) -> Vec<ToolName> {
         let mut tools = Vec::new();
         if !self.can_serve_tools(agent) {
@@ -111,6 +112,8 @@ impl Chat {
             // It may propose a routine for itself; the user approves it.
             tools.push(ToolName::RoutineCreate);
         }
+        // Its own past chats and rooms, found when it asks (never in every prompt).
+        tools.push(ToolName::SearchThreads);
         tools
     }
 

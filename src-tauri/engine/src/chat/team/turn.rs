@@ -346,8 +346,9 @@ impl Chat {
     }
 
     /// The Clawboo tools a team run gets: hand-off while the reply chain has room, the peer
-    /// room, memory (facts, notes, scratchpad) and the Board when the engine has them. None
-    /// when the engine has no tools bridge or the runtime cannot be given it.
+    /// room, memory (facts, notes, scratchpad) and the Board when the engine has them, and
+    /// `search_threads`. None when the engine has no tools bridge or the runtime cannot be given
+    /// it.
     pub(super) fn team_tools_for(&self, agent: &Agent, depth: u32) -> Vec<ToolName> {
         if !self.can_serve_tools(agent) {
             return Vec::new();
@@ -366,6 +367,8 @@ impl Chat {
         if self.attention.is_some() {
             tools.push(ToolName::AskUser);
         }
+        // Its own past chats and the rooms it is in, found when it asks.
+        tools.push(ToolName::SearchThreads);
         tools
     }
 }
