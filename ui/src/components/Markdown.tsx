@@ -4,13 +4,17 @@ import remarkBreaks from "remark-breaks";
 import remarkGfm from "remark-gfm";
 import { remarkMentions } from "./markdownMentions";
 import { MarkdownLink } from "./MarkdownLink";
+import { MarkdownCode } from "./MarkdownPath";
 
 // Replies are untrusted text. react-markdown never renders raw HTML without rehype-raw (which is
 // not used): a <script> or <img onerror> in a reply shows as text. The webview never navigates or
-// loads from where a reply points: images are inert, and a link opens in the default browser only
-// after the user confirmed its whole URL (http, https and mailto; anything else stays text).
+// loads from where a reply points: images are inert, a link opens in the default browser only
+// after the user confirmed its whole URL (http, https and mailto; anything else stays text), and a
+// path opens in the file manager only when the engine finds it inside a folder the agent works in.
 const components: Components = {
   a: ({ href, children }) => <MarkdownLink href={href}>{children}</MarkdownLink>,
+  // A path in `code` opens in the file manager after the engine checked it (in a reply only).
+  code: ({ className, children }) => <MarkdownCode className={className}>{children}</MarkdownCode>,
   img: ({ alt, src }) => (
     <span className="md-image" title={typeof src === "string" ? src : undefined}>
       [{alt || "image"}]

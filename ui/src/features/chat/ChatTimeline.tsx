@@ -7,6 +7,7 @@ import { SandboxLink } from "../activity/ActivityCard";
 import { mentionsSandbox } from "../sandbox/sandbox";
 import { RunErrorCard } from "../activity/RunErrorCard";
 import { ReplySteps } from "./ReplySteps";
+import { PathOwnerProvider } from "../../components/MarkdownPath";
 
 type Props = {
   agentName: string;
@@ -180,20 +181,23 @@ export function ChatTimeline({
     ) : null;
 
   return (
-    <Timeline
-      items={entries}
-      getKey={entryKey}
-      renderItem={renderEntry}
-      hasOlder={hasOlder}
-      loadingOlder={loadingOlder}
-      onLoadOlder={onLoadOlder}
-      footer={footer}
-      empty={<p className="chat-empty muted">Say hello to {agentName}.</p>}
-      followKey={pendingText}
-      className="chat-timeline"
-      style={{ "--agent-tint": tint } as CSSProperties}
-      ariaLabel="Conversation"
-      testId="chat-timeline"
-    />
+    // A path an agent cites in its reply opens inside its own folder.
+    <PathOwnerProvider agentId={agentId ?? null}>
+      <Timeline
+        items={entries}
+        getKey={entryKey}
+        renderItem={renderEntry}
+        hasOlder={hasOlder}
+        loadingOlder={loadingOlder}
+        onLoadOlder={onLoadOlder}
+        footer={footer}
+        empty={<p className="chat-empty muted">Say hello to {agentName}.</p>}
+        followKey={pendingText}
+        className="chat-timeline"
+        style={{ "--agent-tint": tint } as CSSProperties}
+        ariaLabel="Conversation"
+        testId="chat-timeline"
+      />
+    </PathOwnerProvider>
   );
 }

@@ -5,6 +5,7 @@ import { RunErrorCard } from "../activity/RunErrorCard";
 import { Markdown } from "../../components/Markdown";
 import { TintDot } from "../../components/TintDot";
 import { UnconfinedBadge } from "../sandbox/UnconfinedBadge";
+import { PathOwnerProvider } from "../../components/MarkdownPath";
 
 type RowProps = {
   message: RoomMessage;
@@ -86,7 +87,9 @@ export function RoomMessageRow({ message, run, agentOf, handle, askedYou, onSee,
                 </span>
               )}
             </header>
-            <Markdown text={message.content} />
+            <PathOwnerProvider agentId={message.authorId}>
+              <Markdown text={message.content} />
+            </PathOwnerProvider>
             <footer className="room-meta">
               {see(message.runId, message.authorId, `What ${handle(message.authorId)} saw`)}
             </footer>
