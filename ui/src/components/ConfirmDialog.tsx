@@ -14,6 +14,9 @@ type Props = {
   /** "Cancel" unless the choice reads better otherwise ("Keep editing"). */
   cancelLabel?: string;
   cancelTestId?: string;
+  /** "danger" (red) for what cannot be undone; "primary" for a risky step that loses nothing
+   *  (opening a link in the browser). */
+  tone?: "danger" | "primary";
 };
 
 /** An in-app replacement for window.confirm, for destructive or risky actions. */
@@ -28,6 +31,7 @@ export function ConfirmDialog({
   confirmTestId,
   cancelLabel = "Cancel",
   cancelTestId,
+  tone = "danger",
 }: Props) {
   return (
     <Modal title={title} onClose={busy ? () => {} : onCancel} role="alertdialog" testId="confirm-dialog">
@@ -46,7 +50,7 @@ export function ConfirmDialog({
         </button>
         <button
           type="button"
-          className="button button--danger"
+          className={`button button--${tone}`}
           onClick={onConfirm}
           disabled={busy}
           data-testid={confirmTestId}

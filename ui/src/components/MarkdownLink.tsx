@@ -50,6 +50,7 @@ export function MarkdownLink({ href, children }: { href: string | undefined; chi
             confirmLabel={href.toLowerCase().startsWith("mailto:") ? "Open in mail app" : "Open in browser"}
             onConfirm={open}
             onCancel={() => setAsking(false)}
+            tone="primary"
             busy={busy}
             error={error}
             confirmTestId="link-open"
