@@ -1,14 +1,15 @@
-//! Home: what is running and what needs the user, in one read. The runs in progress come from
-//! the runs the store holds as `running` — the run layer writes a run's row before it starts
-//! and its end in the same hold as it frees its slot ([`crate::run::AgentSlots::end`]), and runs
-//! a previous process left running are marked interrupted at start — each with what it works on
-//! and where it shows (a chat, a team room, a card). Besides: the open attention requests, the
-//! blocked cards and the routines due next. Kept fresh by the events each of them already sends
+//! Home: what is running and what needs the user. The runs in progress come from the runs the
+//! store holds as `running` — the run layer writes a run's row before it starts and its end in
+//! the same hold as it frees its slot ([`crate::run::AgentSlots::end`]), and runs a previous
+//! process left running are marked interrupted at start — each with what it works on and where
+//! it shows (a chat, a team room, a card). Besides: the open attention requests (attention's own
+//! list), the blocked cards and the routines due next. Kept fresh by the events each of them already sends
 //! (a run's change, a room's run, the Board, attention, routines).
 
 use rusqlite::{params, Connection};
 use serde::Serialize;
 
+use crate::attention::AttentionRequest;
 use crate::error::Result;
 use crate::store::Store;
 
@@ -91,17 +92,25 @@ const LISTED: u32 = 5;
 /// A line of "what" is cut to this many characters.
 const WHAT_CHARS: usize = 120;
 
-/// What is running and what needs the user, now.
-pub fn summary(store: &Store) -> Result<HomeSummary> {
+/// What is running and what needs the user, now. `open` is attention's list of open requests
+/// (newest first): Home shows how many and the newest few.
+pub fn summary(store: &Store, open: Vec<AttentionRequest>) -> Result<HomeSummary> {
+    let open_requests = open.len() as u32;
+    let requests = open
+        .into_iter()
+        .take(LISTED as usize)
+        .map(|r| WaitingRequest {
+            text: one_line(&r.text),
+            id: r.id,
+            agent_name: r.agent_name,
+            created_at: r.created_at,
+        })
+        .collect();
     store.read(|conn| {
         Ok(HomeSummary {
             running: running(conn)?,
-            open_requests: conn.query_row(
-                "SELECT COUNT(*) FROM attention_requests WHERE status = 'open'",
-                [],
-                |r| r.get(0),
-            )?,
-            requests: requests(conn)?,
+            open_requests,
+            requests,
             blocked_cards: blocked_cards(conn)?,
             next_routines: next_routines(conn)?,
         })
@@ -164,22 +173,6 @@ fn running(conn: &Connection) -> Result<Vec<RunningWork>> {
             room_id: r.get(5)?,
             team_id: r.get(6)?,
             card_id: r.get(7)?,
-        })
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
-}
-
-fn requests(conn: &Connection) -> Result<Vec<WaitingRequest>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT id, agent_name, text, created_at FROM attention_requests WHERE status = 'open'
-         ORDER BY created_at DESC LIMIT ?1",
-    )?;
-    let rows = stmt.query_map([LISTED], |r| {
-        Ok(WaitingRequest {
-            id: r.get(0)?,
-            agent_name: r.get(1)?,
-            text: one_line(&r.get::<_, String>(2)?),
-            created_at: r.get(3)?,
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)

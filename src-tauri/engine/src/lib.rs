@@ -314,7 +314,7 @@ impl Engine {
 
     /// Home: the runs in progress, the open requests, the blocked cards, the routines due next.
     pub fn home_summary(&self) -> Result<home::HomeSummary> {
-        home::summary(&self.store)
+        home::summary(&self.store, self.attention.open()?)
     }
 
     /// Search everything (the ⌘/Ctrl+K palette): agents, teams, rooms, chats, cards, routines
