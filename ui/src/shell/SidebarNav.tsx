@@ -1,5 +1,7 @@
-// The sidebar's foot: Home (what runs, what needs you), the Inbox (with its count), the Board, Routines, Memory, Settings and the
-// shortcuts sheet.
+import type { ReactNode } from "react";
+
+// The sidebar's foot: Home (what runs, what needs you), the Inbox (with its count), the Board,
+// Routines, Memory, Settings and the shortcuts sheet.
 
 type Props = {
   collapsed: boolean;
@@ -19,6 +21,44 @@ type Props = {
   onOpenHome?: () => void;
   onOpenShortcuts?: () => void;
 };
+
+/** One page in the sidebar's foot: its icon and label (the label hides when the sidebar is
+ *  collapsed, so the title names it then). */
+function NavLink({
+  label,
+  icon,
+  open,
+  onOpen,
+  collapsed,
+  className = "",
+  title,
+  testId,
+  children,
+}: {
+  label: string;
+  icon: string;
+  open: boolean;
+  onOpen: () => void;
+  collapsed: boolean;
+  className?: string;
+  title?: string;
+  testId: string;
+  children?: ReactNode;
+}) {
+  return (
+    <button
+      type="button"
+      className={`sidebar__settings ${className} ${open ? "is-active" : ""}`}
+      aria-current={open ? "page" : undefined}
+      onClick={onOpen}
+      title={title ?? (collapsed ? label : undefined)}
+      data-testid={testId}
+    >
+      <span aria-hidden="true">{icon}</span> <span className="sidebar__label">{label}</span>
+      {children}
+    </button>
+  );
+}
 
 export function SidebarNav({
   collapsed,
@@ -40,75 +80,70 @@ export function SidebarNav({
   return (
     <>
       {onOpenHome && (
-        <button
-          type="button"
-          className={`sidebar__settings sidebar__home ${homeOpen ? "is-active" : ""}`}
-          aria-current={homeOpen ? "page" : undefined}
-          onClick={onOpenHome}
-          title={collapsed ? "Home" : undefined}
-          data-testid="nav-home"
-        >
-          <span aria-hidden="true">⌂</span> <span className="sidebar__label">Home</span>
-        </button>
+        <NavLink
+          label="Home"
+          icon="⌂"
+          open={homeOpen}
+          onOpen={onOpenHome}
+          collapsed={collapsed}
+          className="sidebar__home"
+          testId="nav-home"
+        />
       )}
 
-      <button
-        type="button"
-        className={`sidebar__settings sidebar__inbox ${inboxOpen ? "is-active" : ""}`}
-        aria-current={inboxOpen ? "page" : undefined}
-        onClick={onOpenInbox}
-        title={inboxCount > 0 ? `Inbox: ${inboxCount} waiting for you` : collapsed ? "Inbox" : undefined}
-        data-testid="nav-inbox"
+      <NavLink
+        label="Inbox"
+        icon="✉"
+        open={inboxOpen}
+        onOpen={onOpenInbox}
+        collapsed={collapsed}
+        className="sidebar__inbox"
+        title={inboxCount > 0 ? `Inbox: ${inboxCount} waiting for you` : undefined}
+        testId="nav-inbox"
       >
-        <span aria-hidden="true">✉</span> <span className="sidebar__label">Inbox</span>
         {inboxCount > 0 && (
           <span className="sidebar__count" data-testid="inbox-count">
             {inboxCount}
           </span>
         )}
-      </button>
-      <button
-        type="button"
-        className={`sidebar__settings sidebar__board ${boardOpen ? "is-active" : ""}`}
-        aria-current={boardOpen ? "page" : undefined}
-        onClick={onOpenBoard}
-        title={collapsed ? "Board" : undefined}
-        data-testid="nav-board"
-      >
-        <span aria-hidden="true">▦</span> <span className="sidebar__label">Board</span>
-      </button>
+      </NavLink>
+      <NavLink
+        label="Board"
+        icon="▦"
+        open={boardOpen}
+        onOpen={onOpenBoard}
+        collapsed={collapsed}
+        className="sidebar__board"
+        testId="nav-board"
+      />
       {onOpenRoutines && (
-        <button
-          type="button"
-          className={`sidebar__settings sidebar__routines ${routinesOpen ? "is-active" : ""}`}
-          aria-current={routinesOpen ? "page" : undefined}
-          onClick={onOpenRoutines}
-          title={collapsed ? "Routines" : undefined}
-          data-testid="nav-routines"
-        >
-          <span aria-hidden="true">↻</span> <span className="sidebar__label">Routines</span>
-        </button>
+        <NavLink
+          label="Routines"
+          icon="↻"
+          open={routinesOpen}
+          onOpen={onOpenRoutines}
+          collapsed={collapsed}
+          className="sidebar__routines"
+          testId="nav-routines"
+        />
       )}
-      <button
-        type="button"
-        className={`sidebar__settings sidebar__memory ${memoryOpen ? "is-active" : ""}`}
-        aria-current={memoryOpen ? "page" : undefined}
-        onClick={onOpenMemory}
-        title={collapsed ? "Memory" : undefined}
-        data-testid="nav-memory"
-      >
-        <span aria-hidden="true">◎</span> <span className="sidebar__label">Memory</span>
-      </button>
-      <button
-        type="button"
-        className={`sidebar__settings ${settingsOpen ? "is-active" : ""}`}
-        aria-current={settingsOpen ? "page" : undefined}
-        onClick={onOpenSettings}
-        title={collapsed ? "Settings" : undefined}
-        data-testid="settings-link"
-      >
-        <span aria-hidden="true">⚙</span> <span className="sidebar__label">Settings</span>
-      </button>
+      <NavLink
+        label="Memory"
+        icon="◎"
+        open={memoryOpen}
+        onOpen={onOpenMemory}
+        collapsed={collapsed}
+        className="sidebar__memory"
+        testId="nav-memory"
+      />
+      <NavLink
+        label="Settings"
+        icon="⚙"
+        open={settingsOpen}
+        onOpen={onOpenSettings}
+        collapsed={collapsed}
+        testId="settings-link"
+      />
       {onOpenShortcuts && (
         <button
           type="button"
