@@ -4,11 +4,13 @@
 import { readFileSync, writeFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { waitFor } from "./webdriver.mjs";
+import { CHAIN_RULES } from "./chains.mjs";
 
 // The model a Native agent talks to: asks for one list_files call, then answers.
 // Rules play a team: a leader that hands off twice, two teammates, and the leader's answer to
 // their batch of results.
 export const TEAM_RULES = JSON.stringify([
+  ...CHAIN_RULES,
   // The starter team made on first run: its leader answers.
   { contains: "Say hello to the team", steps: [{ text: "Hello! The starter team is ready." }] },
   {

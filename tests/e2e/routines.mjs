@@ -1,5 +1,6 @@
 // A routine in the real app: made in the Routines view, fired by its schedule, its run given the
-// routine note, and its report landing on its Board card.
+// routine note, its report landing on its Board card and, as its owner is in a team, in that
+// team's General room for the leader.
 
 import { waitFor } from "./webdriver.mjs";
 
@@ -67,5 +68,20 @@ export async function routineSteps(h, { driver }) {
     await saveScreenshot("routine-run-context.png");
     await driver.execute(`document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}))`);
     await driver.execute(`document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}))`);
+  });
+
+  await step("@local's routine reports to its team: the result lands in General and wakes the leader", async () => {
+    await click("team-item-Launch");
+    const rows = () =>
+      driver.execute(
+        `return [...document.querySelectorAll('[data-message-id]')].map(r => ({ id: r.dataset.testid, text: r.innerText }))`,
+      );
+    const shown = await waitFor("the routine's result and the leader's answer after it", async () => {
+      const all = await rows();
+      const at = all.findIndex((r) => r.text.includes('Routine "Morning tally": Routine card #') && r.text.includes("by @local ended"));
+      return at >= 0 && all.slice(at + 1).some((r) => r.id === "room-message-reply" && r.text.includes("@lead")) && all[at];
+    }, 30000);
+    if (!shown.text.includes("Morning tally: 12 orders")) throw new Error(`the report is missing: ${shown.text}`);
+    await saveScreenshot("routine-in-team.png");
   });
 }

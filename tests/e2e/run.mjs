@@ -11,6 +11,7 @@ import { onboardingSteps } from "./onboarding.mjs";
 import { themeSteps } from "./theme.mjs";
 import { routineSteps } from "./routines.mjs";
 import { everydayShots, everydaySteps } from "./everyday.mjs";
+import { chainSteps } from "./chains.mjs";
 
 const application = resolve(process.argv[2] ?? "target/debug/clawboo");
 if (!existsSync(application)) throw new Error(`no app binary at ${application}: build it first`);
@@ -310,6 +311,8 @@ try {
     await driver.execute(`document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}))`);
   });
 
+  await chainSteps(h, { driver });
+
   await step("a fact an agent saves shows in the Memory view with its author", async () => {
     await click("agent-item-local");
     await click("tab-chat");
@@ -442,18 +445,19 @@ try {
 
   await step("the team's hand-offs are cards on the Board, done, each with the exact task text and its report", async () => {
     await click("nav-board");
-    await waitFor("two done cards", async () => {
+    // Two from the first team message, two from the chain.
+    await waitFor("four done cards", async () => {
       const done = await driver.execute(
         `return document.querySelectorAll('[data-testid="column-done"] .card-tile').length`,
       );
-      return done === 2;
+      return done === 4;
     }, 15000);
     await saveScreenshot("board.png");
     await driver.execute(`document.querySelector('[data-testid="column-done"] .card-tile__title').click()`);
     // innerText: the dialog may still be fading in, and WebDriver reads faded text as empty.
     const text = await waitFor("the task text", () =>
       driver.execute(`const t = document.querySelector('[data-testid="card-task-text"]'); return t && t.innerText`), 10000);
-    if (!/research the market|write the brief/.test(text)) throw new Error(`unexpected task text: ${text.slice(0, 300)}`);
+    if (!/research the market|write the brief|source the tasting teas|draft the tasting invitation/.test(text)) throw new Error(`unexpected task text: ${text.slice(0, 300)}`);
     await waitFor("the report comment", () => present("card-comment-report"), 10000);
     await saveScreenshot("board-card.png");
     await driver.execute(`document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}))`);

@@ -43,9 +43,16 @@ pub trait CardWatcher: Send + Sync {
 /// What happened to a card (see [`CardWatcher`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CardNews<'a> {
-    Blocked { reason: &'a str },
+    Blocked {
+        reason: &'a str,
+    },
+    /// Its run finished and waits for a person's review (no check judged it).
+    InReview,
     Done,
-    Commented { kind: CommentKind, text: &'a str },
+    Commented {
+        kind: CommentKind,
+        text: &'a str,
+    },
 }
 
 /// What a hand-off in team chat makes a card from (see [`Board::create_for_handoff`]).
@@ -70,7 +77,7 @@ impl Board {
         let _ = self.watcher.set(watcher);
     }
 
-    /// A card moved to `card.status` by `actor`: Blocked and Done are news.
+    /// A card moved to `card.status` by `actor`: Blocked, In review and Done are news.
     fn moved(&self, card: &Card, actor: &Actor) {
         let Some(watcher) = self.watcher.get() else { return };
         match card.status {
@@ -79,6 +86,7 @@ impl Board {
                 actor,
                 CardNews::Blocked { reason: card.blocked_reason.as_deref().unwrap_or("") },
             ),
+            CardStatus::InReview => watcher.card_news(card, actor, CardNews::InReview),
             CardStatus::Done => watcher.card_news(card, actor, CardNews::Done),
             _ => {}
         }

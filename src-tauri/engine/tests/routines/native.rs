@@ -91,6 +91,7 @@ fn a_members_routine_reporting_to_its_team_runs_in_the_teams_project_folder_on_a
             leader_id: Some(lead.id.clone()),
         })
         .unwrap();
+    engine.teams().set_about_you(&team.id, "I run the bakery.").unwrap();
     let project = tempfile::tempdir().unwrap();
     std::fs::write(project.path().join("MENU-IN-THE-PROJECT.md"), "# Menu").unwrap();
     engine.teams().set_project_folder(&team.id, Some(project.path().to_str().unwrap())).unwrap();
@@ -144,6 +145,22 @@ fn a_members_routine_reporting_to_its_team_runs_in_the_teams_project_folder_on_a
     let listed = requests[1].body["messages"][2].to_string();
     assert!(listed.contains("MENU-IN-THE-PROJECT.md"), "listed the project folder: {listed}");
     assert!(!listed.contains("SOUL.md"), "not the agent's own folder: {listed}");
+
+    // Its result lands in General as the routine's message and wakes the leader there.
+    let general = team.general().unwrap().id.clone();
+    let contents = wait_for("the leader's answer to the routine's result", LIMIT, || {
+        let page = engine.chat().room_page(&general, None, 50).unwrap();
+        let answered = page.messages.iter().any(|m| m.author_id.as_deref() == Some(lead.id.as_str()));
+        answered.then(|| page.messages.iter().map(|m| m.content.clone()).collect::<Vec<_>>())
+    });
+    let result = contents.iter().find(|c| c.starts_with("Routine \"Menu check\": Routine card #")).expect("the result");
+    assert!(result.contains("by @cook ended done, waiting for the user's review."), "{contents:?}");
+    assert!(result.contains("Its report:") && result.contains("The menu is in order."), "{contents:?}");
+    let woke = server.model_requests();
+    let leader_turn = woke.iter().rev().find(|r| r.body.to_string().contains("by @cook ended done")).unwrap();
+    let leader_text = leader_turn.body["messages"][0]["content"].as_str().unwrap();
+    assert!(leader_text.contains("## Routine\nThe routine \"Menu check\" sent this message."), "{leader_text}");
+    assert_eq!(leader_text.matches("by @cook ended done").count(), 1, "the result once, as the message: {leader_text}");
 
     // Unticked, the next run's card is the agent's alone.
     let mut input = RoutineInput {

@@ -79,11 +79,19 @@ pub fn card_commented(number: u32, title: &str, by: &str, text: &str) -> String 
     format!("{} commented on your card #{number} \"{title}\":\n{}", capital(by), quote(text))
 }
 
-/// A routine's team card ended (Done or Blocked): its result, for the team's leader.
-pub fn routine_result(number: u32, title: &str, handle: &str, blocked: Option<&str>, report: Option<&str>) -> String {
-    let how = match blocked {
-        Some(reason) => format!("blocked: {}", reason.trim()),
-        None => "done".to_owned(),
+/// How a routine's team card ended, for its result.
+pub enum RoutineEnd<'a> {
+    Done,
+    InReview,
+    Blocked(&'a str),
+}
+
+/// A routine's team card ended (Done, In review or Blocked): its result, for the team's leader.
+pub fn routine_result(number: u32, title: &str, handle: &str, end: RoutineEnd<'_>, report: Option<&str>) -> String {
+    let how = match end {
+        RoutineEnd::Blocked(reason) => format!("blocked: {}", reason.trim()),
+        RoutineEnd::InReview => "done, waiting for the user's review".to_owned(),
+        RoutineEnd::Done => "done".to_owned(),
     };
     let mut text = format!("Routine card #{number} \"{title}\" by @{handle} ended {how}.");
     if let Some(report) = report.filter(|r| !r.trim().is_empty()) {
@@ -231,9 +239,10 @@ impl Chat {
             let (Some(leader), Some(assignee)) = (team.leader_id.as_deref(), card.assignee_id.as_deref()) else {
                 return Vec::new();
             };
-            let blocked = match news {
-                CardNews::Blocked { reason } => Some(reason),
-                CardNews::Done => None,
+            let end = match news {
+                CardNews::Blocked { reason } => RoutineEnd::Blocked(reason),
+                CardNews::InReview => RoutineEnd::InReview,
+                CardNews::Done => RoutineEnd::Done,
                 CardNews::Commented { .. } => return Vec::new(),
             };
             let report = self
@@ -242,7 +251,7 @@ impl Chat {
                 .and_then(|b| b.detail(&card.id).ok())
                 .and_then(|d| d.comments.into_iter().rev().find(|c| c.kind == CommentKind::Report).map(|c| c.text));
             let handle = self.handle_of_agent(assignee).unwrap_or_else(|| "former-member".into());
-            let text = routine_result(card.number, title, &handle, blocked, report.as_deref());
+            let text = routine_result(card.number, title, &handle, end, report.as_deref());
             return vec![alert(&general.id, leader, Some(assignee), text)];
         }
         let Some(assignee) = card.assignee_id.as_deref().filter(|id| team.is_member(id)) else { return Vec::new() };
@@ -267,6 +276,8 @@ impl Chat {
         let text = match news {
             CardNews::Blocked { reason } => card_blocked(card.number, title, &by, reason),
             CardNews::Done => card_done(card.number, title, &by),
+            // A person reviews it next: nothing the assignee must act on.
+            CardNews::InReview => return Vec::new(),
             CardNews::Commented { text, .. } => card_commented(card.number, title, &by, text),
         };
         vec![alert(room_id, assignee, from, text)]
@@ -294,7 +305,27 @@ impl TeamWatcher for TeamInbox {
 impl CardWatcher for TeamInbox {
     fn card_news(&self, card: &Card, actor: &Actor, news: CardNews<'_>) {
         if let Some(chat) = self.chat() {
-            chat.add_inbox_items(&chat.card_alerts(card, actor, news));
+            let alerts = chat.card_alerts(card, actor, news);
+            if !woke_leader_for_routine(&chat, card, actor, &alerts) {
+                chat.add_inbox_items(&alerts);
+            }
+        }
+    }
+}
+
+/// A member's routine that reports to its team ended: its result lands in General as the
+/// routine's message and wakes the leader there, in a fresh conversation with the routine note
+/// (as a team routine's own message does). Whether it did: when the room cannot take it (no
+/// About you yet, no leader), the result waits in the leader's inbox instead.
+fn woke_leader_for_routine(chat: &Arc<Chat>, card: &Card, actor: &Actor, alerts: &[Item]) -> bool {
+    let (Actor::Clawboo, CardOrigin::Routine { routine_run_id, .. }) = (actor, &card.origin) else { return false };
+    let Some(alert) = alerts.first() else { return false };
+    let tag = crate::vocab::routine::RoutineTag { name: card.title.clone(), routine_run_id: routine_run_id.clone() };
+    match chat.send_routine(&alert.room_id, &alert.text, tag) {
+        Ok(()) => true,
+        Err(e) => {
+            tracing::warn!(card_id = %card.id, error = %e, "a routine's result did not wake the team's leader");
+            false
         }
     }
 }

@@ -171,14 +171,23 @@ impl Chat {
         };
         let placement = placement::of(&capabilities);
         // Waiting items are read now, when the run starts, not when they were queued. Results
-        // no batch carried come first (a batch turn's results are its message).
-        let (results, items, posts) = self.store.read(|c| {
-            let results = match delivery.what {
-                Deliver::Batch => Vec::new(),
-                _ => inbox::waiting_results(c, &room.id, &agent.id)?,
-            };
-            Ok((results, inbox::waiting_items(c, &room.id, &agent.id)?, inbox::unseen_posts(c, &team.id, &agent.id)?))
-        })?;
+        // no batch carried come first (a batch turn's results are its message). A routine's
+        // fresh conversation neither carries nor uses them up: they wait for the room's own.
+        let (results, items, posts) = if what.routine.is_some() {
+            (Vec::new(), Vec::new(), Vec::new())
+        } else {
+            self.store.read(|c| {
+                let results = match delivery.what {
+                    Deliver::Batch => Vec::new(),
+                    _ => inbox::waiting_results(c, &room.id, &agent.id)?,
+                };
+                Ok((
+                    results,
+                    inbox::waiting_items(c, &room.id, &agent.id)?,
+                    inbox::unseen_posts(c, &team.id, &agent.id)?,
+                ))
+            })?
+        };
         let waiting_ids = Claimed {
             items: items.iter().map(|(i, _)| i.id.clone()).collect(),
             results: results.iter().map(|h| h.id.clone()).collect(),
