@@ -9,7 +9,10 @@
 //
 // The binaries that start an OpenClaw Gateway (CPU-heavy at start-up, 20–40 s) run one at a time;
 // the rest fill the other jobs, longest first. CLAWBOO_TEST_JOBS or --jobs sets how many at once
-// (default 3). Exits non-zero when a binary fails; ends with one "Rust: N passed, N failed" line.
+// (default 2: the Gateway ones take ~80 % of the time one after the other, so a second job runs
+// all the rest beside them; a third only added contention, and two timing tests, the file
+// watcher's 5 s and the runner's two runs at once, failed at load 19 with three).
+// Exits non-zero when a binary fails; ends with one "Rust: N passed, N failed" line.
 
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -19,7 +22,7 @@ const args = process.argv.slice(2);
 const buildJson = args[0];
 if (!buildJson) throw new Error("usage: node scripts/rust-tests.mjs BUILD_JSON [--jobs N]");
 const jobsArg = args.indexOf("--jobs");
-const jobs = Math.max(1, Number(jobsArg >= 0 ? args[jobsArg + 1] : process.env.CLAWBOO_TEST_JOBS ?? 3));
+const jobs = Math.max(1, Number(jobsArg >= 0 ? args[jobsArg + 1] : process.env.CLAWBOO_TEST_JOBS ?? 2));
 
 // Each starts OpenClaw Gateways (a real OpenClaw agent through the engine): at most one of them
 // runs at any time. Two at once on a loaded 2-core machine left a Gateway not ready within its
