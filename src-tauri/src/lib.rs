@@ -195,6 +195,7 @@ pub fn install_engine<R: Runtime>(app: &tauri::AppHandle<R>) {
         Err(e) => tracing::error!(error = %e, "the engine did not start"),
         // The level the user chose, from now on (the start logged at the default).
         Ok(engine) => {
+            startup::engine_steps(engine.open_steps());
             if let Some(logging) = logging::installed() {
                 logging.apply(engine.log_level().unwrap_or_default());
             }
@@ -243,6 +244,7 @@ pub fn run() {
         .plugin(tauri_plugin_dialog::init())
         .invoke_handler(builder.invoke_handler())
         .setup(move |app| {
+            startup::milestone("setup started");
             builder.mount_events(app);
             // First, so everything after it is logged; in the data folder the engine will use.
             if let Ok(config) = EngineConfig::resolve(app.path().app_data_dir().ok()) {
@@ -252,6 +254,7 @@ pub fn run() {
             if let Err(e) = tray::create(app.handle()) {
                 tracing::warn!(error = %e, "no tray icon");
             }
+            startup::milestone("logging and tray");
             install_engine(app.handle());
             startup::milestone("engine ready");
             startup::show_main_window_later(app.handle());

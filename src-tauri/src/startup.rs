@@ -47,6 +47,16 @@ pub fn milestone(what: &str) {
     eprintln!("clawboo: {what} {since:.1} ms after start");
 }
 
+/// The engine's open, step by step (the database and its migrations, the agents' folders, the
+/// servers, the recoveries), printed like the milestones when `CLAWBOO_STARTUP_REPORT` is set.
+pub fn engine_steps(steps: &clawboo_engine::OpenSteps) {
+    if std::env::var_os("CLAWBOO_STARTUP_REPORT").is_none() {
+        return;
+    }
+    let total = steps.total().as_secs_f64() * 1000.0;
+    eprintln!("clawboo: engine open steps ({total:.1} ms): {}", steps.summary());
+}
+
 /// The UI reports its first interactive screen (sidebar rendered with its data). The first
 /// report of the process is printed to stderr when `CLAWBOO_STARTUP_REPORT` is set, for
 /// `scripts/bench`; otherwise this does nothing.

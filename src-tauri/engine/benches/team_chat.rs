@@ -99,6 +99,9 @@ fn main() {
             growth[exchange].push(bytes.saturating_sub(previous_bytes));
             whole[exchange].push(bytes);
             previous_bytes = bytes;
+            if round == 0 && exchange == 0 {
+                keep_first_request(&request.raw_body);
+            }
             cacheable[exchange].push(cacheable_share(&request.body));
         }
     }
@@ -229,6 +232,14 @@ fn send_and_wait_for(engine: &Engine, room_id: &str, text: &str, reply_prefix: &
 /// The share of the request's JSON (system, tools and messages) that comes before the last
 /// cache breakpoint placed on the carried conversation (every breakpoint but the one on the
 /// newest message, which only serves the tool rounds of this turn).
+/// With `BENCH_FIRST_REQUEST=<file>`, the first team request's body is written there, to see
+/// where its bytes go (system, tools, messages).
+fn keep_first_request(body: &str) {
+    if let Ok(path) = std::env::var("BENCH_FIRST_REQUEST") {
+        std::fs::write(&path, body).unwrap_or_else(|e| panic!("writing {path}: {e}"));
+    }
+}
+
 fn cacheable_share(body: &Value) -> f64 {
     let size = |v: &Value| v.to_string().len();
     let messages = body["messages"].as_array().cloned().unwrap_or_default();

@@ -37,6 +37,7 @@ pub mod chat;
 pub mod home;
 pub mod links;
 pub mod onboarding;
+pub mod open_steps;
 pub mod runner;
 
 use std::sync::Arc;
@@ -45,6 +46,7 @@ use std::time::Duration;
 pub use config::EngineConfig;
 pub use error::{Error, ErrorCode, Result};
 pub use events::{EngineEvent, EventBus};
+pub use open_steps::OpenSteps;
 
 use agents::{Agents, FileWatcher, Workspaces};
 use attention::{Attention, AttentionRequest, Decision, RequestKind, UserAnswer};
@@ -82,6 +84,8 @@ pub struct Engine {
     _watcher: FileWatcher,
     /// Runs, their processes and their streams live here, apart from the UI's runtime.
     runtime: Option<tokio::runtime::Runtime>,
+    /// How long each step of opening took.
+    open_steps: OpenSteps,
     /// Released last (fields drop in order), after shutdown stopped every process.
     _lock: config::DataDirLock,
 }
@@ -99,6 +103,7 @@ impl Engine {
     /// Like [`Engine::open`], with adapters that replace the built-in ones of the same kind
     /// (tests use this to script a runtime).
     pub fn open_with(mut config: EngineConfig, replace: Vec<Arc<dyn runtimes::Runtime>>) -> Result<Self> {
+        let mut timer = open_steps::StepTimer::start();
         config::prepare_data_dir(&config.data_dir)?;
         // Its real path: agents' sandboxes bind their folders by real path, and every path an
         // agent is given (its home, its temp) is derived from this one.
@@ -107,10 +112,12 @@ impl Engine {
         }
         let lock = config::lock_data_dir(&config.data_dir)?;
         tracing::info!(data_dir = %config.data_dir.display(), version = env!("CARGO_PKG_VERSION"), "opening the engine");
+        timer.step("data folder");
         let processes = Arc::new(runtimes::orphans::ProcessRegistry::new(&config.data_dir));
         for group in processes.sweep() {
             tracing::info!(pgid = group.pgid, program = %group.program, "stopped a process group left by an earlier run");
         }
+        timer.step("orphan sweep");
         let spawner: Arc<dyn runtimes::process::Spawner> =
             Arc::new(runtimes::orphans::RecordedSpawner::new(processes.clone()));
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -119,19 +126,24 @@ impl Engine {
             .enable_all()
             .build()
             .map_err(|e| Error::io("Cannot start the engine's task runtime", e))?;
+        timer.step("task runtime");
         let store = Arc::new(Store::open(&config.database_path())?);
+        timer.step("database (migrated)");
         let events = EventBus::new();
         let workspaces = Workspaces::new(config.agents_dir())?;
         let secrets = Arc::new(Secrets::new(config.keychain_service.clone(), store.clone()));
         let agents =
             Arc::new(Agents::new(store.clone(), workspaces.clone(), events.clone()).with_secrets(secrets.clone()));
         agents.reconcile_workspaces()?;
+        timer.step("agent folders");
         let watcher = FileWatcher::start(workspaces, events.clone())?;
+        timer.step("file watcher");
         let catalog = Arc::new(RuntimeCatalog::new(store.clone()));
         // Runtimes reach models through the relay: they get a token per run, never the key.
         let relay = Relay::start_with(store.clone(), secrets.clone(), runtime.handle(), config.server_limits)?;
         // Clawboo's own tools, served to the CLIs over loopback MCP; the chat service sets the host.
         let tools = tools::Tools::start_with(runtime.handle(), config.server_limits)?;
+        timer.step("relay and tools servers");
         let adapters = runtimes::adapters(relay.clone(), catalog.clone(), secrets.clone(), spawner.clone());
         let registry = replace.into_iter().fold(adapters, |r, a| r.with(a));
         let connectors = Arc::new(connectors::Connectors::new(store.clone(), secrets.clone(), events.clone()));
@@ -142,6 +154,7 @@ impl Engine {
             Arc::new(Attention::new(store.clone(), agents.clone(), events.clone()).with_memory(memory.clone()));
         // Approvals left open by an earlier app died with its runs.
         attention.recover()?;
+        timer.step("services, approvals recovered");
         let chat = Arc::new(
             Chat::new(
                 store.clone(),
@@ -176,6 +189,7 @@ impl Engine {
             peer_rooms: team_chat,
         })));
         chat.recover_interrupted()?;
+        timer.step("chat (runs cut off marked)");
         // After the chat service marked every run left running as cut off: the task runner
         // releases the cards those runs held.
         let runner = Arc::new(Runner::new(RunnerParts {
@@ -200,10 +214,12 @@ impl Engine {
         if let Err(e) = boo_zero::BooZero::new(store.clone(), agents.clone()).ensure(&secrets, &catalog) {
             tracing::warn!(error = %e, "Boo Zero could not be made");
         }
+        timer.step("Boo Zero");
         runner.recover_cut_off()?;
         runner.sweep_worktrees();
         runner.watch_board();
         expire_approvals(&attention, runtime.handle());
+        timer.step("task runner (cards released, worktrees swept)");
         let local_api = api::LocalApi::new(api::LocalApiParts {
             store: store.clone(),
             agents: agents.clone(),
@@ -216,6 +232,7 @@ impl Engine {
             server_limits: config.server_limits,
         });
         local_api.resume();
+        timer.step("local API");
         let routines = Arc::new(routines::Routines::new(routines::RoutinesParts {
             store: store.clone(),
             events: events.clone(),
@@ -229,6 +246,7 @@ impl Engine {
         routines.recover()?;
         routines.start(runtime.handle());
         let models = models::ModelLists::new(secrets.clone());
+        timer.step("routines");
         Ok(Self {
             models,
             config,
@@ -251,8 +269,14 @@ impl Engine {
             connectors,
             _watcher: watcher,
             runtime: Some(runtime),
+            open_steps: timer.finish(),
             _lock: lock,
         })
+    }
+
+    /// How long each step of opening this engine took (the app's start-up report prints them).
+    pub fn open_steps(&self) -> &OpenSteps {
+        &self.open_steps
     }
 
     pub fn config(&self) -> &EngineConfig {

@@ -28,6 +28,30 @@ fn agents_and_their_files_survive_a_restart() {
     assert_eq!(engine.agents().read_file(&id, "SOUL.md").unwrap().content, "persisted soul");
 }
 
+/// Each step of opening is timed, in order, so a slow start can be placed (the app prints them
+/// with CLAWBOO_STARTUP_REPORT); a reopen (migrations done, an agent's folder to reconcile)
+/// names the same steps.
+#[test]
+fn opening_times_each_step_in_order() {
+    let fixture = Fixture::new();
+    let first: Vec<&str> = {
+        let engine = fixture.open();
+        engine.agents().create(new_agent("scout")).unwrap();
+        engine.open_steps().steps().iter().map(|(what, _)| *what).collect()
+    };
+    let started = std::time::Instant::now();
+    let engine = fixture.open();
+    let opened_in = started.elapsed();
+    let steps = engine.open_steps();
+    let names: Vec<&str> = steps.steps().iter().map(|(what, _)| *what).collect();
+    assert_eq!(names, first);
+    for step in ["data folder", "database (migrated)", "agent folders", "chat (runs cut off marked)", "routines"] {
+        assert!(names.contains(&step), "{step} in {names:?}");
+    }
+    assert!(steps.total() <= opened_in, "{:?} > {opened_in:?}", steps.total());
+    println!("engine open (reopen): {:.1} ms: {}", steps.total().as_secs_f64() * 1000.0, steps.summary());
+}
+
 #[test]
 fn an_unusable_data_dir_fails_to_open_with_a_clear_error() {
     let fixture = Fixture::new();

@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 /// The engine's own top-level modules, bottom first. A module may import the ones before it,
 /// and every crate below the engine (whose re-exports are not listed).
 const LAYERS: &[&str] = &[
+    // How long each step of opening the engine took (the start-up report).
+    "open_steps",
     // What a link or a path in a reply may open (checked here; the shell opens it).
     "links",
     // Home's summary of what runs and what needs the user, read from the crates below.

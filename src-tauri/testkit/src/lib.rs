@@ -81,14 +81,16 @@ pub fn seed_chat(db: &Path, agent_id: &str, exchanges: u32) {
 }
 
 /// The built `fake_mcp_server` example (a stdio MCP server with one tool, `lookup`): built on
-/// first use with the cargo that runs the tests, and its path returned.
+/// first use with the cargo that runs the tests, and its path returned. Built as part of the
+/// workspace (`--workspace`, as `cargo test --workspace` builds): `-p clawboo-testkit` alone
+/// resolves other features and compiled a dozen dependencies again, mid-test, on a fresh machine.
 pub fn fake_mcp_server() -> PathBuf {
     static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     BUILT
         .get_or_init(|| {
             let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
             let output = std::process::Command::new(cargo)
-                .args(["build", "-p", "clawboo-testkit", "--example", "fake_mcp_server", "--message-format=json"])
+                .args(["build", "--workspace", "--example", "fake_mcp_server", "--message-format=json"])
                 .current_dir(env!("CARGO_MANIFEST_DIR"))
                 .stderr(std::process::Stdio::inherit())
                 .output()

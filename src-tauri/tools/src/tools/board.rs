@@ -65,12 +65,12 @@ impl AgentMove {
     }
 }
 
-/// List the Board's open cards: your team's cards (in a team), else the cards assigned to you.
-/// One line per card: number, column, title, assignee, and the cards it waits on.
+/// List the open cards of your team's Board (in a team), else those assigned to you: number,
+/// column, title, assignee, the cards each waits on.
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BoardList {
-    /// Only cards in this column (Done and Cancelled are listed only this way).
+    /// Only this column (the only way to list done and cancelled).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<Column>,
 }
@@ -79,20 +79,19 @@ impl ToolArgs for BoardList {
     const TOOL: ToolName = ToolName::BoardList;
 }
 
-/// Update a card assigned to you: move it to in_review, blocked (say why in `reason`), done or
-/// todo, and/or replace its description.
+/// Move a card assigned to you (blocked needs a reason) and/or replace its description.
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BoardUpdate {
-    /// The card's number, e.g. 12 for #12.
+    /// E.g. 12 for #12.
     pub card: CardNumber,
-    /// The column to move it to.
+    /// The new column.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<AgentMove>,
-    /// Why it is blocked (needed for blocked; at most 2,000 characters).
+    /// Why it is blocked (≤ 2,000 characters).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<Chars<MAX_REASON_CHARS>>,
-    /// The new description (at most 20,000 characters).
+    /// ≤ 20,000 characters.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<LongText<MAX_DESCRIPTION_CHARS>>,
 }
@@ -108,13 +107,13 @@ impl ToolArgs for BoardUpdate {
     }
 }
 
-/// Comment on a card of your team's board or assigned to you, signed with your handle.
+/// Comment, signed with your handle, on a card of your team's or assigned to you.
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BoardComment {
-    /// The card's number, e.g. 12 for #12.
+    /// E.g. 12 for #12.
     pub card: CardNumber,
-    /// The comment (at most 20,000 characters).
+    /// ≤ 20,000 characters.
     pub text: Chars<MAX_COMMENT_CHARS>,
 }
 

@@ -22,34 +22,32 @@ use crate::routines::types::{RoutineInput, MAX_NAME_CHARS, MAX_PROMPT_CHARS};
 /// The longest handle, cron expression, time zone or time `routine_create` takes, in bytes.
 const MAX_WORD_BYTES: usize = 200;
 
-/// Propose a routine: work that runs on a schedule (each run a task on the Board for its agent,
-/// in a fresh session). It needs the user's approval: nothing is created until they allow it,
-/// and you are not told here. Give exactly one of cron, every_minutes and at.
+/// Propose a routine: scheduled work, each run a Board task for its agent in a fresh session.
+/// Created only once the user approves (you are not told here). Give one of cron,
+/// every_minutes, at.
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RoutineCreate {
-    /// A short name; it titles each run's card (at most 120 characters).
+    /// Titles each run's card (≤ 120 characters).
     pub name: Chars<MAX_NAME_CHARS>,
-    /// What each run should do, self-contained (at most 8,000 characters).
+    /// What each run does, self-contained (≤ 8,000 characters).
     pub prompt: LongText<MAX_PROMPT_CHARS>,
-    /// Whose routine: your own handle (the default) or, for a team leader, a member's, e.g.
-    /// "@ada".
+    /// Whose: your handle (default) or, if you lead a team, a member's, e.g. "@ada".
     #[serde(rename = "for", skip_serializing_if = "Option::is_none")]
     pub for_handle: Option<Trimmed<MAX_WORD_BYTES>>,
-    /// A 5-field cron expression (minute hour day-of-month month day-of-week), e.g.
-    /// "0 9 * * 1-5".
+    /// 5 fields (minute hour day month weekday), e.g. "0 9 * * 1-5".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cron: Option<Trimmed<MAX_WORD_BYTES>>,
-    /// The cron's IANA time zone, e.g. "Europe/Berlin" (default: the user's).
+    /// The cron's IANA zone, e.g. "Europe/Berlin" (default the user's).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub time_zone: Option<Trimmed<MAX_WORD_BYTES>>,
-    /// Run every this many minutes (60 = hourly).
+    /// 60 = hourly.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub every_minutes: Option<Minutes<{ MAX_INTERVAL_MINUTES as u64 }>>,
-    /// Run once at this time, with its offset, e.g. "2026-05-01T09:00:00+02:00".
+    /// Once, e.g. "2026-05-01T09:00:00+02:00".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub at: Option<Trimmed<MAX_WORD_BYTES>>,
-    /// Each run also gets the agent's HEARTBEAT.md checklist.
+    /// Each run also gets the HEARTBEAT.md checklist.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub heartbeat: Option<Flag>,
 }

@@ -22,14 +22,14 @@ pub const MAX_POST_CHARS: usize = 4_000;
 /// `peer_read`'s posts when it names no limit.
 const DEFAULT_READ: u32 = 20;
 
-/// Hand a task to a teammate. They work on it in their own turn; their final reply comes back
-/// to you as a result. One call per teammate and task.
+/// Give a teammate a task for their own turn; their final reply comes back to you as a result.
+/// One call per teammate and task.
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Handoff {
-    /// The teammate's handle, e.g. "@ada".
+    /// Their handle, e.g. "@ada".
     pub to: Text<MAX_HANDLE_BYTES>,
-    /// What they should do, self-contained (at most 16 KiB).
+    /// Self-contained (≤ 16 KiB).
     pub task: Text<MAX_TEXT_BYTES>,
 }
 
@@ -37,12 +37,11 @@ impl ToolArgs for Handoff {
     const TOOL: ToolName = ToolName::Handoff;
 }
 
-/// Post a note to your team's peer room, signed with your handle. Teammates read it; it carries
-/// no authority.
+/// Post a note, signed with your handle, to your team's peer room. It carries no authority.
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PeerPost {
-    /// The note (at most 16 KiB).
+    /// ≤ 16 KiB.
     pub text: Text<MAX_TEXT_BYTES>,
 }
 
@@ -50,11 +49,11 @@ impl ToolArgs for PeerPost {
     const TOOL: ToolName = ToolName::PeerPost;
 }
 
-/// Read the latest notes in your team's peer room, oldest first.
+/// Read your team's peer room's latest notes, oldest first.
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PeerRead {
-    /// How many of the latest notes (default 20).
+    /// Default 20.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<Limit<MAX_READ_LIMIT>>,
 }
@@ -63,13 +62,12 @@ impl ToolArgs for PeerRead {
     const TOOL: ToolName = ToolName::PeerRead;
 }
 
-/// Ask the user for a decision only they can make. The question waits in their inbox until they
-/// answer; the answer comes back to you later as a message (or a comment on your card), not in
-/// this run: finish what you can meanwhile and say what you assumed.
+/// Ask the user for a decision only they can make. Their answer comes later as a message (or a
+/// card comment), not in this run: finish what you can and say what you assumed.
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AskUser {
-    /// The question, self-contained (at most 4,000 characters).
+    /// Self-contained (≤ 4,000 characters).
     pub question: Text<MAX_TEXT_BYTES>,
 }
 

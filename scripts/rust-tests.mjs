@@ -1,0 +1,144 @@
+// Runs the workspace's Rust test binaries, already built (`cargo test --no-run
+// --message-format=json`, whose output is the file named first), several at once: `cargo test`
+// runs them one after the other, and most of its time is spent waiting on real CLIs and their
+// model servers, not computing. Each binary runs as `cargo test` would run it (in its package's
+// folder, with cargo's environment), and its output is printed whole when it ends, so lines of
+// two binaries never mix.
+//
+//   node scripts/rust-tests.mjs BUILD_JSON [--jobs N]
+//
+// The binaries that start an OpenClaw Gateway (CPU-heavy at start-up, 20–40 s) run one at a time;
+// the rest fill the other jobs, longest first. CLAWBOO_TEST_JOBS or --jobs sets how many at once
+// (default 2: the Gateway ones take ~80 % of the time one after the other, so a second job runs
+// all the rest beside them; a third only added contention, and two timing tests, the file
+// watcher's 5 s and the runner's two runs at once, failed at load 19 with three).
+// Exits non-zero when a binary fails; ends with one "Rust: N passed, N failed" line.
+
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { basename, dirname } from "node:path";
+
+const args = process.argv.slice(2);
+const buildJson = args[0];
+if (!buildJson) throw new Error("usage: node scripts/rust-tests.mjs BUILD_JSON [--jobs N]");
+const jobsArg = args.indexOf("--jobs");
+const jobs = Math.max(1, Number(jobsArg >= 0 ? args[jobsArg + 1] : process.env.CLAWBOO_TEST_JOBS ?? 2));
+
+// Each starts OpenClaw Gateways (a real OpenClaw agent through the engine): at most one of them
+// runs at any time. Two at once on a loaded 2-core machine left a Gateway not ready within its
+// 60 s (runner_cli, load 22, 2026-12-05).
+const GATEWAY_BINARIES = new Set(["openclaw_cli", "openclaw_existing_gateway", "agent_files_cli", "edits_apply",
+  "read_only_cli", "runner_cli", "tools_cli", "connectors_cli", "connectors_bridge", "keys_out_of_reach",
+  "sandbox_escape", "runtime_paths"]);
+// The long ones (seconds in a warm run, 2026-12-05), started first so none is left to run alone
+// at the end. Others follow in the order cargo built them.
+const LONG = ["openclaw_cli", "read_only_cli", "agent_files_cli", "edits_apply", "runner_cli", "openclaw_existing_gateway",
+  "sandbox_escape", "connectors_cli", "connectors_bridge", "tools_cli", "keys_out_of_reach", "hermes_cli"];
+
+/** The test executables cargo built: one per lib, bin and integration test (benches excluded). */
+function testBinaries(file) {
+  const binaries = [];
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    if (!line.startsWith("{")) continue;
+    const message = JSON.parse(line);
+    if (message.reason !== "compiler-artifact" || !message.executable || !message.profile?.test) continue;
+    const kind = message.target.kind[0];
+    if (kind === "bench") continue;
+    const packageDir = dirname(message.manifest_path);
+    const label = kind === "test" ? `tests/${message.target.name}` : `${message.target.name} (${kind})`;
+    binaries.push({ name: message.target.name, kind, label, executable: message.executable, packageDir, packageName: packageNameOf(message) });
+  }
+  const rank = (b) => (b.kind === "test" && LONG.includes(b.name) ? LONG.indexOf(b.name) : LONG.length);
+  return binaries.sort((a, b) => rank(a) - rank(b));
+}
+
+/** The package's name, as its Cargo.toml says (cargo's package ids leave it out at times). */
+function packageNameOf(message) {
+  const manifest = readFileSync(message.manifest_path, "utf8");
+  return /^name\s*=\s*"([^"]+)"/m.exec(manifest)?.[1] ?? basename(dirname(message.manifest_path));
+}
+
+/** What cargo gives a test process besides the folder (see `cargo test`'s environment). */
+function cargoEnv(binary) {
+  const deps = dirname(binary.executable);
+  return {
+    ...process.env,
+    CARGO: process.env.CARGO ?? "cargo",
+    CARGO_MANIFEST_DIR: binary.packageDir,
+    CARGO_PKG_NAME: binary.packageName,
+    LD_LIBRARY_PATH: [deps, process.env.LD_LIBRARY_PATH].filter(Boolean).join(":"),
+  };
+}
+
+function run(binary) {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const child = spawn(binary.executable, [], { cwd: binary.packageDir, env: cargoEnv(binary), stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
+    child.on("error", (error) => (output += `\n${error.message}\n`));
+    child.on("close", (code, signal) => {
+      resolve({ binary, code: code ?? 1, signal, output, seconds: (Date.now() - started) / 1000 });
+    });
+  });
+}
+
+function counts(output) {
+  const sum = { passed: 0, failed: 0, ignored: 0 };
+  for (const match of output.matchAll(/test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored/g)) {
+    sum.passed += Number(match[1]);
+    sum.failed += Number(match[2]);
+    sum.ignored += Number(match[3]);
+  }
+  return sum;
+}
+
+const queue = testBinaries(buildJson);
+if (queue.length === 0) throw new Error(`no test binaries in ${buildJson}`);
+console.log(`${queue.length} test binaries, ${jobs} at a time (OpenClaw Gateway ones one at a time)`);
+
+const results = [];
+let gatewayRunning = false;
+const started = Date.now();
+await new Promise((allDone) => {
+  let running = 0;
+  const next = () => {
+    if (queue.length === 0 && running === 0) return allDone();
+    while (running < jobs) {
+      const index = queue.findIndex((b) => !(gatewayRunning && GATEWAY_BINARIES.has(b.name)));
+      if (index < 0) break;
+      const [binary] = queue.splice(index, 1);
+      const gateway = GATEWAY_BINARIES.has(binary.name);
+      if (gateway) gatewayRunning = true;
+      running += 1;
+      run(binary).then((result) => {
+        running -= 1;
+        if (gateway) gatewayRunning = false;
+        results.push(result);
+        const { code, signal, seconds } = result;
+        console.log(`\n     Running ${binary.label} (${binary.executable}) — ${seconds.toFixed(1)} s`);
+        process.stdout.write(result.output);
+        if (code !== 0) console.log(`error: ${binary.label} failed (${signal ?? `exit ${code}`})`);
+        next();
+      });
+    }
+  };
+  next();
+});
+
+const total = results.reduce((sum, r) => {
+  const c = counts(r.output);
+  return { passed: sum.passed + c.passed, failed: sum.failed + c.failed, ignored: sum.ignored + c.ignored };
+}, { passed: 0, failed: 0, ignored: 0 });
+const failedBinaries = results.filter((r) => r.code !== 0);
+const serial = results.reduce((sum, r) => sum + r.seconds, 0);
+console.log(`\nRust test binaries: ${((Date.now() - started) / 1000).toFixed(0)} s wall, ${serial.toFixed(0)} s one after the other; the longest:`);
+for (const r of [...results].sort((a, b) => b.seconds - a.seconds).slice(0, 8)) {
+  console.log(`  ${r.seconds.toFixed(1).padStart(6)} s  ${r.binary.label}`);
+}
+for (const r of failedBinaries) console.log(`FAILED: ${r.binary.label}`);
+// A failed binary whose output names no failed test (a crash) still counts as one failure.
+const failed = Math.max(total.failed, failedBinaries.length);
+console.log(`Rust: ${total.passed} passed, ${failed} failed, ${total.ignored} skipped`);
+process.exit(failedBinaries.length ? 1 : 0);
