@@ -52,6 +52,7 @@ mod config;
 mod gateway;
 mod node;
 mod remote;
+mod remote_files;
 #[cfg(test)]
 mod tests;
 mod transcript;
