@@ -122,8 +122,10 @@ impl OpenclawRuntime {
         }
         reachable(&url).await?;
         // The persona first, through the Gateway's own protocol, so this very turn has it.
+        let place = remote_files::Place { gateway: &url, bridge_state: &layout.state, agent: &input.agent.id };
         let synced =
-            remote_files::sync(self.spawner.as_ref(), &bridge, &layout.state, input.homes.agent_dir(), &url).await;
+            remote_files::sync(self.spawner.as_ref(), &bridge, &place, input.homes.agent_dir(), &self.remote_personas)
+                .await;
         match synced {
             // A computer the Gateway has never seen has no device identity yet, and a call
             // without one is let in with no rights (OpenClaw 2026.9.6). The bridge makes the

@@ -10,9 +10,16 @@
 //! was last sent to that Gateway's agent (kept in the bridge's state, next to its identity); a
 //! file emptied or removed here is sent empty, which OpenClaw skips. Each call starts a Node
 //! process (~5 s here), so changed files are sent at once, not one after another.
+//!
+//! The bridge's sessions run as that Gateway's default agent, so two Clawboo agents pointed at
+//! one Gateway share its workspace. The record alone would then trust files the other agent has
+//! since overwritten: all four files are sent again whenever another agent (or nobody, in this
+//! app session: the files may have been edited there meanwhile) was the last to send to that
+//! Gateway. A Gateway agent per Clawboo agent would end the sharing (docs/remote-gateway.md).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -79,19 +86,38 @@ pub fn changed(wanted: &BTreeMap<String, String>, sent: &SentFiles) -> Vec<Strin
         .collect()
 }
 
+/// Which Clawboo agent last sent its files to each Gateway, in this app session.
+pub type Holders = Mutex<HashMap<String, String>>;
+
+/// One agent on one Gateway.
+pub struct Place<'a> {
+    pub gateway: &'a str,
+    /// The bridge's state, where the record of what was sent lives.
+    pub bridge_state: &'a Path,
+    /// The Clawboo agent's id.
+    pub agent: &'a str,
+}
+
 /// Sends the agent's changed persona files to the Gateway; returns the names sent.
 /// `bridge` is the turn's bridge command (its program, environment and confinement).
 pub async fn sync(
     spawner: &dyn Spawner,
     bridge: &CommandSpec,
-    bridge_state: &Path,
+    place: &Place<'_>,
     agent_dir: &Path,
-    gateway: &str,
+    holders: &Holders,
 ) -> Result<Vec<String>> {
-    let record = record_path(bridge_state);
+    let gateway = place.gateway;
+    let record = record_path(place.bridge_state);
     let mut sent = SentFiles::load(&record, gateway);
     let wanted = wanted(agent_dir)?;
-    let changed = changed(&wanted, &sent);
+    let holder = holders.lock().unwrap_or_else(|e| e.into_inner()).get(gateway).cloned();
+    let changed = match holder {
+        Some(holder) if holder == place.agent => changed(&wanted, &sent),
+        // Nothing sent from here and nothing to send: nothing known to put right.
+        None if sent.files.values().all(String::is_empty) && wanted.values().all(String::is_empty) => Vec::new(),
+        _ => wanted.keys().cloned().collect(),
+    };
     if changed.is_empty() {
         return Ok(changed);
     }
@@ -109,6 +135,7 @@ pub async fn sync(
     sent.files = wanted;
     let bytes = serde_json::to_vec_pretty(&sent).unwrap_or_default();
     crate::agents::atomic_write(&record, &bytes)?;
+    holders.lock().unwrap_or_else(|e| e.into_inner()).insert(gateway.to_owned(), place.agent.to_owned());
     Ok(changed)
 }
 
