@@ -175,6 +175,14 @@ impl FakeModelServer {
         FakeModelServer { shared, stop: Some(stop), thread: None }
     }
 
+    /// Starts the server on `ip` (a test's own network namespace address, say) with a random port.
+    pub async fn start_at(ip: std::net::IpAddr, behavior: Behavior) -> FakeModelServer {
+        let (listener, shared) = bind_at(ip, behavior).await;
+        let (stop, stopped) = oneshot::channel();
+        tokio::spawn(serve(listener, Arc::clone(&shared), stopped));
+        FakeModelServer { shared, stop: Some(stop), thread: None }
+    }
+
     /// Starts the server on a thread of its own with its own tokio runtime, for sync tests.
     pub fn start_blocking(behavior: Behavior) -> FakeModelServer {
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
@@ -254,7 +262,11 @@ pub(crate) fn set_failing(shared: &Shared, count: u32, status: u16) {
 }
 
 async fn bind(behavior: Behavior) -> (TcpListener, Arc<Shared>) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind the fake model server to 127.0.0.1");
+    bind_at(std::net::Ipv4Addr::LOCALHOST.into(), behavior).await
+}
+
+async fn bind_at(ip: std::net::IpAddr, behavior: Behavior) -> (TcpListener, Arc<Shared>) {
+    let listener = TcpListener::bind((ip, 0)).await.expect("bind the fake model server");
     let addr = listener.local_addr().expect("fake model server address");
     let nonce = format!("{:08x}", (crate::nanos() as u32) ^ (u32::from(addr.port()) << 16));
     let shared = Arc::new(Shared {

@@ -123,8 +123,10 @@ export function OpenclawGatewayFields({ agentId }: { agentId: string }) {
               data-testid="gateway-url-input"
             />
             <p className="field__hint" id={`${id}-url-hint`}>
-              wss:// anywhere; plain ws:// only on this machine or a private network (LAN, Tailscale). That
-              Gateway's own persona, model and tool rules apply; Clawboo never starts or stops it.
+              wss:// anywhere; plain ws:// only on this machine or a private network (LAN, Tailscale). This
+              agent's SOUL.md and other files are sent to that Gateway's agent; its model and tool rules are
+              its own, and Clawboo's tools do not reach it yet. Clawboo never starts or stops it; from another
+              machine, approve this computer there once (openclaw devices approve).
             </p>
           </div>
           <div className="field field--grow">

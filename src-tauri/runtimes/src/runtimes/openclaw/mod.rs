@@ -52,6 +52,7 @@ mod config;
 mod gateway;
 mod node;
 mod remote;
+mod remote_files;
 #[cfg(test)]
 mod tests;
 mod transcript;
@@ -98,6 +99,8 @@ pub struct OpenclawRuntime {
     gateways: gateway::Gateways,
     /// Tokens of the Gateways users run themselves (see [`remote`]).
     gateway_tokens: Option<Arc<dyn GatewayTokens>>,
+    /// Which agent's persona files each Gateway the user runs holds now (see [`remote_files`]).
+    remote_personas: remote_files::Holders,
 }
 
 /// One prepared turn: the Gateway to have running and the bridge to start.
@@ -121,6 +124,7 @@ impl OpenclawRuntime {
             timeouts: Timeouts::default(),
             gateways: Default::default(),
             gateway_tokens: None,
+            remote_personas: Default::default(),
         }
     }
 

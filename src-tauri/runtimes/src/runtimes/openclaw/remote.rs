@@ -9,11 +9,15 @@
 //! inherits that environment. OpenClaw 2026.9.6 takes the environment's token only together
 //! with the environment's URL: with `--url` it ignores `OPENCLAW_GATEWAY_TOKEN`.
 //!
+//! The agent's persona files reach that Gateway's agent through its protocol before the turn
+//! (see [`remote_files`]). From another machine, the Gateway first asks its owner to approve this
+//! computer as a device (once); the turn then fails with the command that approves it.
+//!
 //! What is not available here (a note in the activity says so each turn): OpenClaw's transcript
 //! lives on that Gateway's machine, so the turn's token usage and the model's error details
-//! cannot be read back; and the persona files, model and tool rules are that Gateway's own, so
-//! Clawboo's SOUL.md does not reach it and the agent's approval policy governs only the
-//! questions that Gateway relays (exec approvals), not what its configuration already allows.
+//! cannot be read back; Clawboo's tools do not reach it; and the model and tool rules are that
+//! Gateway's own, so the agent's approval policy governs only the questions that Gateway relays
+//! (exec approvals), not what its configuration already allows.
 
 use std::path::Path;
 use std::time::Duration;
@@ -21,7 +25,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::config::Layout;
-use super::{node, OpenclawAcp, OpenclawRuntime, QUIET_ENV};
+use super::{node, remote_files, OpenclawAcp, OpenclawRuntime, QUIET_ENV};
 use crate::agents::gateway::normalise_gateway_url;
 use crate::agents::RuntimeKind;
 use crate::error::{Error, Result};
@@ -117,14 +121,22 @@ impl OpenclawRuntime {
             return Err(Error::RuntimeFailed(problem));
         }
         reachable(&url).await?;
-        channels.emit(RunEvent::Warning {
-            message: format!(
-                "This agent runs on the OpenClaw Gateway at {url}, which Clawboo neither starts nor stops. \
-                 Token usage and model error details stay on that Gateway. Its persona files, model and tool \
-                 rules are its own: SOUL.md here does not reach it, and Clawboo's approval policy applies only \
-                 to the questions it asks."
-            ),
-        });
+        // The persona first, through the Gateway's own protocol, so this very turn has it.
+        let place = remote_files::Place { gateway: &url, bridge_state: &layout.state, agent: &input.agent.id };
+        let synced =
+            remote_files::sync(self.spawner.as_ref(), &bridge, &place, input.homes.agent_dir(), &self.remote_personas)
+                .await;
+        match synced {
+            // A computer the Gateway has never seen has no device identity yet, and a call
+            // without one is let in with no rights (OpenClaw 2026.9.6). The bridge makes the
+            // identity and asks the Gateway's owner to pair it: its failure says what to do.
+            Err(e) if e.to_string().contains("missing scope") => channels.emit(RunEvent::Warning {
+                message: format!("The persona files could not be sent to the OpenClaw Gateway at {url}: {e}"),
+            }),
+            Err(e) => return Ok(explain_failure(RunResult::failed(e.to_string()), &url)),
+            Ok(_) => {}
+        }
+        channels.emit(RunEvent::Warning { message: what_does_not_apply(&url) });
         let protocol = OpenclawAcp::new(
             input.workspace.to_string_lossy().into_owned(),
             input.text_to_send(),
@@ -159,6 +171,17 @@ async fn reachable(url: &str) -> Result<()> {
     }
 }
 
+/// What the activity says every turn on a Gateway the user runs.
+pub fn what_does_not_apply(url: &str) -> String {
+    format!(
+        "This agent runs on the OpenClaw Gateway at {url}, which Clawboo neither starts nor stops. Its SOUL.md, \
+         AGENTS.md, IDENTITY.md and USER.md are sent to that Gateway's agent when they change. What does not apply \
+         there: Clawboo's tools (hand-offs, the team room, memory, the Board, questions), and its model and tool \
+         rules, which are that Gateway's own; Clawboo's approval policy applies only to the questions it asks. \
+         Token usage and model error details stay on that Gateway."
+    )
+}
+
 /// Rewrites the bridge's own words for a refused token or a lost connection into what to do.
 fn explain_failure(result: RunResult, url: &str) -> RunResult {
     if result.outcome != RunOutcome::Failed {
@@ -166,8 +189,29 @@ fn explain_failure(result: RunResult, url: &str) -> RunResult {
     }
     let said = result.message.clone().unwrap_or_default();
     let lower = said.to_lowercase();
+    // A Gateway reached from another machine pairs each new device first (OpenClaw 2026.9.6:
+    // "device pairing required (requestId: …)"); only its owner can approve.
+    if lower.contains("pairing required") {
+        let request = said
+            .split("requestId: ")
+            .nth(1)
+            .map(|rest| rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-').collect::<String>())
+            .filter(|id| !id.is_empty());
+        let approve = match request {
+            Some(id) => format!("openclaw devices approve {id}"),
+            None => "openclaw devices list, then openclaw devices approve <request>".to_owned(),
+        };
+        let fix = format!(
+            "The OpenClaw Gateway at {url} does not know this computer yet. On the Gateway's machine run `{approve}` \
+             (or approve it in its Control UI under Devices), then send the message again."
+        );
+        return RunResult { message: Some(format!("{fix}\n{said}")), ..result };
+    }
     let refused = ["unauthorized", "token mismatch", "token missing"].iter().any(|w| lower.contains(w));
-    let lost = ["econnrefused", "econnreset", "socket hang up", "gateway closed"].iter().any(|w| lower.contains(w));
+    // "Gateway disconnected: 1006" is what the bridge says when the Gateway dies mid-turn (measured).
+    let lost = ["econnrefused", "econnreset", "socket hang up", "gateway closed", "gateway disconnected"]
+        .iter()
+        .any(|w| lower.contains(w));
     let fix = if refused {
         format!(
             "The OpenClaw Gateway at {url} refused the token. Enter the Gateway's token (gateway.auth.token in its \
@@ -336,6 +380,30 @@ mod tests {
         assert_eq!(fine.outcome, RunOutcome::Succeeded);
         let other = explain_failure(RunResult::failed("something else"), "ws://127.0.0.1:1");
         assert_eq!(other.message.as_deref(), Some("something else"));
+    }
+
+    #[test]
+    fn a_device_the_gateway_has_not_paired_and_a_gateway_that_died_are_explained() {
+        // What OpenClaw 2026.9.6's bridge prints when a Gateway on another machine sees this
+        // computer for the first time (measured across two network namespaces).
+        let bridge = RunResult::failed(
+            "gateway connect failed: GatewayClientRequestError: device pairing required (requestId: \
+             5ab4c6e8-96f2-4429-9808-46f4cb05ddcd)\nACP bridge failed: device pairing required (requestId: \
+             5ab4c6e8-96f2-4429-9808-46f4cb05ddcd)",
+        );
+        let message = explain_failure(bridge, "ws://10.29.0.2:18789").message.unwrap();
+        assert!(message.starts_with("The OpenClaw Gateway at ws://10.29.0.2:18789 does not know this computer yet."));
+        assert!(message.contains("`openclaw devices approve 5ab4c6e8-96f2-4429-9808-46f4cb05ddcd`"), "{message}");
+        let died = explain_failure(
+            RunResult::failed("OpenClaw reported an error: Internal error: Gateway disconnected: 1006: "),
+            "ws://10.29.0.2:18789",
+        );
+        assert!(died
+            .message
+            .unwrap()
+            .starts_with("The connection to the OpenClaw Gateway at ws://10.29.0.2:18789 was lost."));
+        let no_id = explain_failure(RunResult::failed("pairing required: device is not approved yet"), "ws://h:1");
+        assert!(no_id.message.unwrap().contains("openclaw devices list"));
     }
 
     #[tokio::test]

@@ -1,0 +1,521 @@
+//! A member on an OpenClaw Gateway on "another machine", with the real, pinned `openclaw` CLI.
+//!
+//! The test makes two network namespaces joined by a veth pair and nothing else (no address
+//! outside them, no route anywhere): the Gateway runs in one ("the other machine", with its own
+//! home and config, its model being the fake server across the link), and this test re-runs
+//! itself in the other ("the user's computer"), where the engine's runtime, the bridge and every
+//! `openclaw gateway call` run. So the Gateway is reached only over that link, never over a
+//! shared loopback. It checks, on the captured model requests: the first contact asks the
+//! Gateway's owner to approve this computer (and says how); after that the persona files reach
+//! that Gateway's agent through its protocol (`agents.files.set`), once, and again only when one
+//! changes; a Gateway killed mid-run cuts the run off with the reason. Figures are printed.
+//!
+//! Needs root (to make namespaces) and `ip`; skipped with the reason otherwise, and when the CLI
+//! is not installed (see `common::cli`).
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use clawboo_engine::agents::{Agent, RuntimeKind};
+use clawboo_engine::runtimes::openclaw::GatewayTokens;
+use clawboo_engine::runtimes::openclaw::OpenclawRuntime;
+use clawboo_engine::runtimes::process::{CommandSpec, SpawnedChild, Spawner, SystemSpawner};
+use clawboo_engine::runtimes::supervise::Timeouts;
+use clawboo_engine::runtimes::{
+    ApprovalPolicy, Endpoint, EndpointSource, RunChannels, RunEvent, RunOutcome, RunResult, Runtime, TurnInput,
+};
+use clawboo_engine::secrets::Provider;
+use clawboo_testkit::{Behavior, FakeModelServer, Reply};
+use serde_json::json;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::sync::{mpsc, watch};
+
+/// Set (to "CB_NS GW_NS CB_IP GW_IP") when this binary runs inside the user's namespace.
+const INNER: &str = "CLAWBOO_TEST_REMOTE_GATEWAY";
+const LIMIT: Duration = Duration::from_secs(240);
+const TOKEN: &str = "other-machines-gateway-token-29";
+const PORT: u16 = 18789;
+const TIMEOUTS: Timeouts = Timeouts { silence: Duration::from_secs(180), grace: Duration::from_secs(3) };
+const QUIET: &[(&str, &str)] = &[
+    ("OPENCLAW_NO_AUTO_UPDATE", "1"),
+    ("DO_NOT_TRACK", "1"),
+    ("OPENCLAW_DISABLE_BONJOUR", "1"),
+    ("OPENCLAW_SKIP_CHANNELS", "1"),
+    ("NO_COLOR", "1"),
+];
+const SOUL: &str = "You are Ivy, the team's remote reviewer. SOUL-MARK-ONE.";
+const AGENTS: &str = "Review every change twice. AGENTS-MARK.";
+const IDENTITY: &str = "Name: Ivy. IDENTITY-MARK.";
+
+fn ip(args: &[&str]) -> Result<(), String> {
+    let out = Command::new("ip").args(args).output().map_err(|e| format!("ip {}: {e}", args.join(" ")))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!("ip {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()))
+    }
+}
+
+/// Two namespaces and the link between them; removed (with the link) when dropped.
+struct Link {
+    cb: String,
+    gw: String,
+    cb_ip: String,
+    gw_ip: String,
+}
+
+impl Link {
+    fn make() -> Result<Self, String> {
+        let tag = std::process::id();
+        let octet = tag % 250 + 1;
+        let link = Link {
+            cb: format!("clawboo-cb-{tag}"),
+            gw: format!("clawboo-gw-{tag}"),
+            cb_ip: format!("10.229.{octet}.1"),
+            gw_ip: format!("10.229.{octet}.2"),
+        };
+        let (cbv, gwv) = (format!("cb{tag}"), format!("gw{tag}"));
+        ip(&["netns", "add", &link.cb])?;
+        ip(&["netns", "add", &link.gw])?;
+        ip(&["link", "add", &cbv, "type", "veth", "peer", "name", &gwv])?;
+        ip(&["link", "set", &cbv, "netns", &link.cb])?;
+        ip(&["link", "set", &gwv, "netns", &link.gw])?;
+        ip(&["-n", &link.cb, "addr", "add", &format!("{}/30", link.cb_ip), "dev", &cbv])?;
+        ip(&["-n", &link.gw, "addr", "add", &format!("{}/30", link.gw_ip), "dev", &gwv])?;
+        for (ns, dev) in [(&link.cb, &cbv), (&link.gw, &gwv)] {
+            ip(&["-n", ns, "link", "set", dev, "up"])?;
+            ip(&["-n", ns, "link", "set", "lo", "up"])?;
+        }
+        Ok(link)
+    }
+}
+
+impl Drop for Link {
+    fn drop(&mut self) {
+        let _ = ip(&["netns", "del", &self.cb]);
+        let _ = ip(&["netns", "del", &self.gw]);
+    }
+}
+
+#[test]
+fn a_member_on_a_gateway_across_a_network_link_gets_its_persona_through_the_gateways_protocol() {
+    if std::env::var_os(INNER).is_some() {
+        return;
+    }
+    if common::cli("openclaw").is_none() || common::cli("node24").is_none() {
+        return;
+    }
+    let root = std::fs::read_to_string("/proc/self/status")
+        .map(|s| s.lines().any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0")))
+        .unwrap_or(false);
+    if !root {
+        eprintln!("skipped: making network namespaces needs root");
+        return;
+    }
+    let link = match Link::make() {
+        Ok(link) => link,
+        Err(why) => {
+            eprintln!("skipped: cannot make the network namespaces ({why})");
+            return;
+        }
+    };
+    let exe = std::env::current_exe().unwrap();
+    let status = Command::new("ip")
+        .args(["netns", "exec", &link.cb])
+        .arg(exe)
+        .args(["inner_turns_on_the_other_machines_gateway", "--exact", "--nocapture", "--test-threads=1"])
+        .env(INNER, format!("{} {} {} {}", link.cb, link.gw, link.cb_ip, link.gw_ip))
+        .status()
+        .unwrap();
+    assert!(status.success(), "the turns inside the user's namespace passed");
+}
+
+/// The Gateway on the other machine: in its namespace, its own home, listening on its link
+/// address only; killed (its group and its spawn broker's) when dropped.
+struct OtherMachine {
+    pid: u32,
+    ns: String,
+    home: PathBuf,
+    program: PathBuf,
+    node_dir: PathBuf,
+}
+
+fn path_with(dir: &Path) -> String {
+    format!("{}:{}", dir.display(), std::env::var("PATH").unwrap_or_default())
+}
+
+impl OtherMachine {
+    fn command(&self, args: &[&str]) -> tokio::process::Command {
+        let state = self.home.join("state");
+        let mut command = tokio::process::Command::new("ip");
+        command
+            .args(["netns", "exec", &self.ns])
+            .arg(&self.program)
+            .args(args)
+            .env_clear()
+            .env("PATH", path_with(&self.node_dir))
+            .env("HOME", &self.home)
+            .env("OPENCLAW_STATE_DIR", &state)
+            .env("OPENCLAW_CONFIG_PATH", state.join("openclaw.json"))
+            .env("TMPDIR", &self.home)
+            .envs(QUIET.iter().copied())
+            .stdin(std::process::Stdio::null());
+        command
+    }
+
+    async fn start(ns: &str, home: &Path, program: &Path, node_dir: &Path, model: &FakeModelServer) -> Self {
+        let state = home.join("state");
+        std::fs::create_dir_all(home.join("workspace")).unwrap();
+        std::fs::create_dir_all(&state).unwrap();
+        let config = json!({
+            "models": { "providers": { "fake": {
+                "baseUrl": format!("{}/v1", model.base_url()),
+                "apiKey": "sk-other-machines-key",
+                "api": "openai-completions",
+                "models": [{ "id": "some-model", "name": "some-model", "contextWindow": 128_000, "maxTokens": 8192 }],
+            } } },
+            "agents": { "defaults": {
+                "model": { "primary": "fake/some-model" },
+                "workspace": home.join("workspace"),
+                "skipBootstrap": true,
+                "heartbeat": { "every": "0m" },
+            } },
+            "logging": { "file": home.join("openclaw.log") },
+            "update": { "checkOnStart": false },
+        });
+        std::fs::write(state.join("openclaw.json"), config.to_string()).unwrap();
+        let mut machine = OtherMachine {
+            pid: 0,
+            ns: ns.to_owned(),
+            home: home.to_owned(),
+            program: program.to_owned(),
+            node_dir: node_dir.to_owned(),
+        };
+        let mut command =
+            machine.command(&["gateway", "run", "--allow-unconfigured", "--bind", "lan", "--auth", "token"]);
+        command
+            .args(["--port", &PORT.to_string(), "--token", TOKEN])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .process_group(0);
+        let mut child = command.spawn().expect("the other machine's Gateway starts");
+        machine.pid = child.id().unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let clock = Instant::now();
+        let ready = tokio::time::timeout(LIMIT, async {
+            while let Ok(Some(line)) = lines.next_line().await {
+                if line.contains("[gateway] ready") {
+                    return true;
+                }
+            }
+            false
+        })
+        .await;
+        assert_eq!(ready, Ok(true), "the other machine's Gateway became ready");
+        eprintln!("the other machine's Gateway was ready after {:?}", clock.elapsed());
+        tokio::spawn(async move {
+            while let Ok(Some(_)) = lines.next_line().await {}
+            drop(child);
+        });
+        machine
+    }
+
+    /// What the Gateway's owner does on that machine: approve the device that asked.
+    async fn approve(&self, request: &str) {
+        let url = format!("ws://127.0.0.1:{PORT}");
+        let out = self
+            .command(&["devices", "approve", request, "--url", &url, "--token", TOKEN])
+            .output()
+            .await
+            .expect("openclaw devices approve runs");
+        assert!(out.status.success(), "approved: {}", String::from_utf8_lossy(&out.stderr));
+    }
+
+    fn kill(&self) {
+        let mut groups = vec![self.pid];
+        groups.extend(detached_child_groups(self.pid));
+        for group in groups {
+            let _ = Command::new("kill").args(["-KILL", "--", &format!("-{group}")]).status();
+        }
+    }
+}
+
+impl Drop for OtherMachine {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// The process groups of `pid`'s descendants that left its group (the Gateway's spawn broker).
+fn detached_child_groups(pid: u32) -> Vec<u32> {
+    let mut groups = Vec::new();
+    let mut parents = vec![pid];
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
+        let Some(i) = stat.rfind(')') else { continue };
+        let fields: Vec<&str> = stat[i + 1..].split_whitespace().collect();
+        let (ppid, pgrp): (u32, u32) = (fields[1].parse().unwrap(), fields[2].parse().unwrap());
+        if parents.contains(&ppid) && pgrp != pid {
+            groups.push(pgrp);
+            parents.push(entry.file_name().to_string_lossy().parse().unwrap_or(0));
+        }
+    }
+    groups
+}
+
+struct NoEndpoint;
+
+impl EndpointSource for NoEndpoint {
+    fn endpoint(&self, _provider: Provider, _run_id: &str) -> clawboo_engine::Result<Endpoint> {
+        panic!("a member on another machine's Gateway needs no endpoint from Clawboo")
+    }
+}
+
+struct Tokens(HashMap<String, String>);
+
+impl GatewayTokens for Tokens {
+    fn gateway_token(&self, agent_id: &str) -> clawboo_engine::Result<Option<String>> {
+        Ok(self.0.get(agent_id).cloned())
+    }
+}
+
+#[derive(Default, Clone)]
+struct Recording(Arc<Mutex<Vec<CommandSpec>>>);
+
+impl Spawner for Recording {
+    fn spawn(&self, spec: &CommandSpec) -> std::io::Result<SpawnedChild> {
+        self.0.lock().unwrap().push(spec.clone());
+        SystemSpawner.spawn(spec)
+    }
+}
+
+impl Recording {
+    /// The `gateway call` methods started so far, with their params.
+    fn calls(&self) -> Vec<(String, serde_json::Value)> {
+        let started = self.0.lock().unwrap();
+        started
+            .iter()
+            .filter(|s| s.args.first().map(String::as_str) == Some("gateway"))
+            .map(|s| (s.args[2].clone(), serde_json::from_str(s.args.last().unwrap()).unwrap_or_default()))
+            .collect()
+    }
+}
+
+async fn run(rt: &Arc<OpenclawRuntime>, input: TurnInput) -> (RunResult, Vec<RunEvent>) {
+    run_cancelled_by(rt, input, None).await
+}
+
+async fn run_cancelled_by(
+    rt: &Arc<OpenclawRuntime>,
+    input: TurnInput,
+    during: Option<Box<dyn FnOnce() + Send>>,
+) -> (RunResult, Vec<RunEvent>) {
+    let (events_tx, mut events) = mpsc::unbounded_channel();
+    let (permissions, _permissions_rx) = mpsc::unbounded_channel();
+    let (_cancel, cancel) = watch::channel(false);
+    let channels = RunChannels { events: events_tx, permissions, cancel };
+    let turn = rt.run(input, channels);
+    let mut seen = Vec::new();
+    tokio::pin!(turn);
+    let mut during = during;
+    let result = tokio::time::timeout(LIMIT, async {
+        loop {
+            tokio::select! {
+                result = &mut turn => return result,
+                Some(event) = events.recv() => {
+                    let started = matches!(&event, RunEvent::TextDelta { .. });
+                    seen.push(event);
+                    if started {
+                        if let Some(act) = during.take() {
+                            act();
+                        }
+                    }
+                }
+            }
+        }
+    })
+    .await
+    .expect("the run ends in time")
+    .expect("the run ends with a result");
+    while let Ok(event) = events.try_recv() {
+        seen.push(event);
+    }
+    (result, seen)
+}
+
+fn member(url: &str) -> Agent {
+    Agent {
+        id: "ivy".into(),
+        name: "Ivy".into(),
+        handle: "ivy".into(),
+        openclaw_gateway_url: Some(url.to_owned()),
+        ..common::agent_record(RuntimeKind::Openclaw, ApprovalPolicy::AllowAll)
+    }
+}
+
+fn turn(url: &str, agent_dir: &Path, program: &Path, message: &str, session: Option<String>) -> TurnInput {
+    TurnInput {
+        run_id: format!("run-{}", message.len()),
+        resume_session: session,
+        program: Some(program.to_owned()),
+        ..common::turn_input(member(url), agent_dir, agent_dir, message)
+    }
+}
+
+fn count(haystack: &str, needle: &str) -> usize {
+    haystack.matches(needle).count()
+}
+
+fn reply(events: &[RunEvent]) -> String {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            RunEvent::TextDelta { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn inner_turns_on_the_other_machines_gateway() {
+    let Ok(spec) = std::env::var(INNER) else { return };
+    let parts: Vec<&str> = spec.split_whitespace().collect();
+    let [_cb, gw, cb_ip, gw_ip] = parts[..] else { panic!("{INNER}={spec}") };
+    let program = common::cli("openclaw").unwrap();
+    let node_dir = common::cli("node24").unwrap().parent().unwrap().to_owned();
+    let dir = common::scratch_dir();
+    let root = dir.path().to_owned();
+
+    let behavior = Behavior::text("Reviewed from the other machine.").when(
+        "SLOWLY",
+        vec![Reply::Slow { text: "a long review ".repeat(40), chunks: 40, delay: Duration::from_millis(500) }],
+    );
+    let model = FakeModelServer::start_at(cb_ip.parse().unwrap(), behavior).await;
+    let other = OtherMachine::start(gw, &root.join("other-machine"), &program, &node_dir, &model).await;
+    let url = format!("ws://{gw_ip}:{PORT}");
+
+    let spawner = Recording::default();
+    let rt = Arc::new(
+        OpenclawRuntime::new(Arc::new(spawner.clone()), Arc::new(NoEndpoint))
+            .with_gateway_tokens(Arc::new(Tokens(HashMap::from([("ivy".to_owned(), TOKEN.to_owned())]))))
+            .with_env(vec![("PATH".to_owned(), path_with(&node_dir))])
+            .with_timeouts(TIMEOUTS),
+    );
+    let agent_dir = root.join("ivy");
+    std::fs::create_dir_all(&agent_dir).unwrap();
+    std::fs::write(agent_dir.join("SOUL.md"), SOUL).unwrap();
+    std::fs::write(agent_dir.join("AGENTS.md"), AGENTS).unwrap();
+    std::fs::write(agent_dir.join("IDENTITY.md"), IDENTITY).unwrap();
+
+    // First contact: the Gateway asks its owner to approve this computer; the turn says how.
+    let (result, events) = run(&rt, turn(&url, &agent_dir, &program, "Say hello", None)).await;
+    assert_eq!(result.outcome, RunOutcome::Failed, "{result:?} {events:?}");
+    let message = result.message.unwrap_or_default();
+    eprintln!("first contact: {message}");
+    assert!(message.contains("does not know this computer yet"), "{message}");
+    let request = message
+        .split("openclaw devices approve ")
+        .nth(1)
+        .and_then(|rest| rest.split('`').next())
+        .expect("the command that approves this computer")
+        .to_owned();
+    assert!(!message.contains(TOKEN));
+    assert!(model.model_requests().is_empty(), "nothing reached the model");
+    other.approve(&request).await;
+
+    // Now the persona reaches the Gateway's agent, before the turn's prompt.
+    let calls_before = spawner.calls().len();
+    let clock = Instant::now();
+    let (result, events) = run(&rt, turn(&url, &agent_dir, &program, "Review the plan", None)).await;
+    let first = clock.elapsed();
+    assert_eq!(result.outcome, RunOutcome::Succeeded, "{result:?} {events:?}");
+    assert_eq!(reply(&events), "Reviewed from the other machine.");
+    let calls = spawner.calls()[calls_before..].to_vec();
+    let mut set: Vec<&str> =
+        calls.iter().filter(|(m, _)| m == "agents.files.set").map(|(_, p)| p["name"].as_str().unwrap()).collect();
+    set.sort_unstable();
+    // All four the first time in an app session (the Gateway's files may have been changed there
+    // meanwhile); USER.md, absent here, is sent empty.
+    assert_eq!(set, ["AGENTS.md", "IDENTITY.md", "SOUL.md", "USER.md"], "{calls:?}");
+    let sent_bytes: usize =
+        calls.iter().filter(|(m, _)| m == "agents.files.set").map(|(_, p)| p.to_string().len()).sum();
+    let workspace = std::fs::read_to_string(other.home.join("workspace/SOUL.md")).unwrap();
+    assert_eq!(workspace, SOUL, "the file landed in that Gateway's agent workspace");
+    let requests = model.model_requests();
+    let asked = requests.iter().find(|r| r.raw_body.contains("Review the plan")).expect("the member's request");
+    for mark in ["SOUL-MARK-ONE", "AGENTS-MARK", "IDENTITY-MARK"] {
+        assert_eq!(count(&asked.raw_body, mark), 1, "{mark} once in the request");
+    }
+    assert_eq!(count(&asked.raw_body, "Review the plan"), 1, "the task text once");
+    let session = events
+        .iter()
+        .find_map(|e| match e {
+            RunEvent::SessionStarted { session_id } => Some(session_id.clone()),
+            _ => None,
+        })
+        .expect("a session id");
+
+    // Unchanged files are not sent again; the persona is still there, once.
+    let calls_before = spawner.calls().len();
+    let clock = Instant::now();
+    let (result, events) = run(&rt, turn(&url, &agent_dir, &program, "And the tests?", Some(session.clone()))).await;
+    let again = clock.elapsed();
+    assert_eq!(result.outcome, RunOutcome::Succeeded, "{result:?} {events:?}");
+    assert_eq!(spawner.calls().len(), calls_before, "no call when nothing changed");
+    let requests = model.model_requests();
+    let asked = requests.iter().find(|r| r.raw_body.contains("And the tests?")).unwrap();
+    assert_eq!(count(&asked.raw_body, "SOUL-MARK-ONE"), 1);
+    let warned = events.iter().any(|e| {
+        matches!(e, RunEvent::Warning { message }
+        if message.contains("Clawboo's tools") && message.contains("sent to that Gateway's agent"))
+    });
+    assert!(warned, "the activity says what does and does not apply: {events:?}");
+
+    // A changed SOUL.md is sent again, alone, and the next request has the new one only.
+    std::fs::write(agent_dir.join("SOUL.md"), "You are Ivy. SOUL-MARK-TWO.").unwrap();
+    let calls_before = spawner.calls().len();
+    let (result, events) = run(&rt, turn(&url, &agent_dir, &program, "One more look", Some(session.clone()))).await;
+    assert_eq!(result.outcome, RunOutcome::Succeeded, "{result:?} {events:?}");
+    let calls = spawner.calls()[calls_before..].to_vec();
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert_eq!(calls[0].1["name"], "SOUL.md");
+    let requests = model.model_requests();
+    let asked = requests.iter().find(|r| r.raw_body.contains("One more look")).unwrap();
+    assert_eq!(count(&asked.raw_body, "SOUL-MARK-TWO"), 1);
+    assert!(!asked.raw_body.contains("SOUL-MARK-ONE"), "the old persona is gone");
+
+    // No token on any command line.
+    assert!(spawner.0.lock().unwrap().iter().all(|s| s.args.iter().all(|a| !a.contains(TOKEN))));
+
+    // The Gateway dies mid-reply: the run is cut off with the reason, never left hanging.
+    let pid = other.pid;
+    let killed_at = Arc::new(Mutex::new(None));
+    let killed = killed_at.clone();
+    let kill: Box<dyn FnOnce() + Send> = Box::new(move || {
+        *killed.lock().unwrap() = Some(Instant::now());
+        let mut groups = vec![pid];
+        groups.extend(detached_child_groups(pid));
+        for group in groups {
+            let _ = Command::new("kill").args(["-KILL", "--", &format!("-{group}")]).status();
+        }
+    });
+    let (result, events) =
+        run_cancelled_by(&rt, turn(&url, &agent_dir, &program, "Review it SLOWLY", Some(session)), Some(kill)).await;
+    let cut = killed_at.lock().unwrap().expect("the Gateway was killed while it replied").elapsed();
+    assert_eq!(result.outcome, RunOutcome::Failed, "{result:?} {events:?}");
+    let message = result.message.unwrap_or_default();
+    eprintln!("the Gateway killed mid-run: {message}");
+    assert!(message.contains("was lost") || message.contains("cannot be reached"), "{message}");
+    assert!(cut < Duration::from_secs(30), "cut off {cut:?} after the kill, not hung");
+
+    eprintln!(
+        "figures: first turn with the persona sent {first:?} ({sent_bytes} bytes of agents.files.set params, once); \
+         next turn with nothing to send {again:?}; Gateway killed mid-reply, turn ended {cut:?} later"
+    );
+}
