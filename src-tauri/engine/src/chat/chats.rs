@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rusqlite::params;
+use rusqlite::{params, OptionalExtension};
 
 use super::{now_ms, store, Chat};
 use crate::error::{Error, Result};
@@ -43,21 +43,23 @@ impl Chat {
             return Err(Error::InvalidInput(format!("A chat's title is at most {MAX_TITLE_CHARS} characters.")));
         }
         self.store.write(|tx| {
-            let changed = if title.is_empty() {
-                tx.execute(
-                    "UPDATE conversations SET title_set_by_user = 0,
-                         title = (SELECT substr(content, 1, ?2) FROM messages
-                                  WHERE conversation_id = ?1 AND role = 'user' ORDER BY seq LIMIT 1)
-                     WHERE id = ?1 AND kind = 'direct' AND deleted_at IS NULL",
-                    params![chat_id, store::TITLE_CHARS as i64],
-                )?
+            let (title, set_by_user) = if title.is_empty() {
+                let first: Option<String> = tx
+                    .query_row(
+                        "SELECT content FROM messages WHERE conversation_id = ?1 AND role = 'user' ORDER BY seq LIMIT 1",
+                        [chat_id],
+                        |r| r.get(0),
+                    )
+                    .optional()?;
+                (first.map(|text| store::title_from(&text)), false)
             } else {
-                tx.execute(
-                    "UPDATE conversations SET title = ?2, title_set_by_user = 1
-                     WHERE id = ?1 AND kind = 'direct' AND deleted_at IS NULL",
-                    params![chat_id, title],
-                )?
+                (Some(title), true)
             };
+            let changed = tx.execute(
+                "UPDATE conversations SET title = ?2, title_set_by_user = ?3
+                 WHERE id = ?1 AND kind = 'direct' AND deleted_at IS NULL",
+                params![chat_id, title, set_by_user],
+            )?;
             found(changed, chat_id)?;
             summary(tx, chat_id)
         })
