@@ -9,6 +9,8 @@ import { waitFor } from "./webdriver.mjs";
 // Rules play a team: a leader that hands off twice, two teammates, and the leader's answer to
 // their batch of results.
 export const TEAM_RULES = JSON.stringify([
+  // Many chats (chats.mjs): a reply with a link, to open (and cancel) its confirm.
+  { contains: "Send me the docs link", steps: [{ text: "Here it is: [the docs](https://example.com/docs)." }] },
   // The starter team made on first run: its leader answers.
   { contains: "Say hello to the team", steps: [{ text: "Hello! The starter team is ready." }] },
   {

@@ -11,6 +11,7 @@ import { onboardingSteps } from "./onboarding.mjs";
 import { themeSteps } from "./theme.mjs";
 import { routineSteps } from "./routines.mjs";
 import { everydayShots, everydaySteps } from "./everyday.mjs";
+import { chatsSteps } from "./chats.mjs";
 
 const application = resolve(process.argv[2] ?? "target/debug/clawboo");
 if (!existsSync(application)) throw new Error(`no app binary at ${application}: build it first`);
@@ -568,6 +569,7 @@ try {
   await routineSteps(h, { driver });
 
   await everydaySteps(h, { driver, modelUrl });
+  await chatsSteps(h, { driver });
 
   await step("Boo Zero's brief, your connectors and the local API are where a user looks for them", async () => {
     await click("boo-zero-link");

@@ -485,12 +485,12 @@ impl Engine {
                     None => None,
                 };
                 self.chat.send_in(&request.agent_id, chat_id.as_deref(), text).map(|_| ()).map_err(|e| match e {
-                Error::Conflict(_) | Error::RunNotActive(_) => Error::Conflict(format!(
-                    "{} is still working in its chat; answer again when its run has ended.",
-                    request.agent_name
-                )),
-                other => other,
-            })
+                    Error::Conflict(_) | Error::RunNotActive(_) => Error::Conflict(format!(
+                        "{} is still working in its chat; answer again when its run has ended.",
+                        request.agent_name
+                    )),
+                    other => other,
+                })
             }
             attention::Origin::Card => {
                 let card_id = request

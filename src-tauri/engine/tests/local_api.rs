@@ -623,7 +623,10 @@ fn an_agents_many_chats_are_listed_with_titles_and_read_one_by_one() {
     let chats = body["chats"].as_array().unwrap();
     assert_eq!(chats.len(), 3, "{body}");
     assert_eq!(chats[0]["id"], named.id.as_str(), "pinned first: {body}");
-    assert_eq!((&chats[0]["title"], &chats[0]["pinned"], &chats[0]["messages"]), (&json!("Launch plan"), &json!(true), &json!(0)));
+    assert_eq!(
+        (&chats[0]["title"], &chats[0]["pinned"], &chats[0]["messages"]),
+        (&json!("Launch plan"), &json!(true), &json!(0))
+    );
     let listed = |id: &str| chats.iter().find(|c| c["id"] == id).unwrap().clone();
     assert!(listed(&archived.id)["archivedAt"].is_i64());
     assert_eq!(listed(&seeded)["messages"], 4);
@@ -633,7 +636,10 @@ fn an_agents_many_chats_are_listed_with_titles_and_read_one_by_one() {
     assert_eq!(status, StatusCode::OK, "{body}");
     let messages = body["messages"].as_array().unwrap();
     assert_eq!(messages.len(), 4);
-    assert_eq!((&messages[0]["seq"], &messages[0]["chatId"], &body["hasOlder"]), (&json!(1), &json!(seeded), &json!(false)));
+    assert_eq!(
+        (&messages[0]["seq"], &messages[0]["chatId"], &body["hasOlder"]),
+        (&json!(1), &json!(seeded), &json!(false))
+    );
     let (status, body) = a.get("/api/chats/no-such-chat/messages");
     assert_eq!((status, code(&body)), (StatusCode::NOT_FOUND, "not_found"), "{body}");
     let (status, body) = a.post(&format!("/api/chats/{seeded}/messages"), json!({}));

@@ -238,9 +238,8 @@ fn chats_are_listed_named_pinned_archived_and_deleted_with_undo() {
         assert!(!chats.run_activity(&run.id).unwrap().is_empty(), "its Activity is kept");
     }
     let conn = rusqlite::Connection::open(engine.config().database_path()).unwrap();
-    let left: i64 = conn
-        .query_row("SELECT count(*) FROM messages WHERE conversation_id = ?1", [&first], |r| r.get(0))
-        .unwrap();
+    let left: i64 =
+        conn.query_row("SELECT count(*) FROM messages WHERE conversation_id = ?1", [&first], |r| r.get(0)).unwrap();
     assert_eq!(left, 0);
     assert_eq!(chats.chats(&agent).unwrap().len(), 1);
 }

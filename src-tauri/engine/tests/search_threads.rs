@@ -172,7 +172,10 @@ fn search_threads_covers_every_own_chat_and_no_other_agents_or_deleted_chat() {
     let run = sent.unwrap().run.unwrap();
     let reply = wait_for("the search's reply", Duration::from_secs(10), || {
         let page = engine.chat().history_page_in(&scout, Some(&current), None, 50).unwrap();
-        page.messages.iter().find(|m| m.run_id.as_deref() == Some(&run.id) && m.role != clawboo_engine::chat::ChatRole::User).map(|m| m.content.clone())
+        page.messages
+            .iter()
+            .find(|m| m.run_id.as_deref() == Some(&run.id) && m.role != clawboo_engine::chat::ChatRole::User)
+            .map(|m| m.content.clone())
     });
     assert!(reply.contains(&format!("[msg:{own_old}]")), "its own older chat: {reply}");
     assert!(!reply.contains(&theirs_old) && !reply.contains("secret"), "another agent's chat: {reply}");

@@ -115,14 +115,13 @@ impl Chat {
         let fingerprint = setup::files_fingerprint(&agent_files.plan(&FileSession::New)?);
 
         let now = now_ms();
-        let turn =
-            self.store.write(|tx| {
-                let conversation = match chat_id {
-                    Some(chat_id) => store::chat(tx, &agent.id, chat_id)?,
-                    None => store::current_chat(tx, &agent.id, now)?,
-                };
-                prepare_turn(tx, conversation, &agent, &capabilities, &agent_files, &fingerprint, text, now)
-            })?;
+        let turn = self.store.write(|tx| {
+            let conversation = match chat_id {
+                Some(chat_id) => store::chat(tx, &agent.id, chat_id)?,
+                None => store::current_chat(tx, &agent.id, now)?,
+            };
+            prepare_turn(tx, conversation, &agent, &capabilities, &agent_files, &fingerprint, text, now)
+        })?;
         let PreparedTurn { conversation, message, run, transcript, plan, first_turn, file_plan, system, slots } = turn;
         let (transcript, carried) = match plan {
             Plan::Fresh { .. } => setup::carry_forward(transcript, setup::CARRY_BUDGET_CHARS),
