@@ -691,25 +691,6 @@ export type ChatMessage = {
 };
 
 /**  A message was stored in an agent's chat: append it. */
-export type ChatSummary = {
-	/**  The conversation's id. */
-	id: string,
-	agentId: string,
-	/**  From its first message unless the user named it; `None` until it has one ("New chat"). */
-	title: string | null,
-	/**  The user named it: its first message no longer does. */
-	titleSetByUser: boolean,
-	pinned: boolean,
-	/**  When it was archived (listed apart, restorable); `None`: in the list. */
-	archivedAt: number | null,
-	createdAt: number,
-	/**  When it last had a message (or was made). */
-	lastActivityAt: number,
-	messages: number,
-	/**  When its last message was stored (none yet: `None`). */
-	lastMessageAt: number | null,
-};
-
 export type ChatMessageAdded = {
 	agentId: string,
 	message: ChatMessage,
@@ -748,6 +729,25 @@ export type ChatRunContext = {
 	 */
 	sections: ContextSection[],
 	createdAt: number,
+};
+
+export type ChatSummary = {
+	/**  The conversation's id. */
+	id: string,
+	agentId: string,
+	/**  From its first message unless the user named it; `None` until it has one ("New chat"). */
+	title: string | null,
+	/**  The user named it: its first message no longer does. */
+	titleSetByUser: boolean,
+	pinned: boolean,
+	/**  When it was archived (listed apart, restorable); `None`: in the list. */
+	archivedAt: number | null,
+	createdAt: number,
+	/**  When it last had a message (or was made). */
+	lastActivityAt: number,
+	messages: number,
+	/**  When its last message was stored (none yet: `None`). */
+	lastMessageAt: number | null,
 };
 
 /**  A run was given this fact ("cited"). */
@@ -1053,7 +1053,7 @@ export type Found = {
 {
 	kind: "room",
 } & NamedItem | 
-/**  A one-to-one chat (today one per agent): `id` is the conversation, `parentId` its agent. */
+/**  A one-to-one chat (an agent has many): `id` is the conversation, `parentId` its agent. */
 {
 	kind: "chat",
 } & NamedItem | 
@@ -1737,7 +1737,7 @@ export type RunningWork = {
 	startedAt: number,
 	/**
 	 *  Where it shows: the team and room (team runs), or the card (card and agent-routine runs);
-	 *  a chat's run shows in its agent's chat.
+	 *  a chat's run shows in its agent's chat, `chat_id`.
 	 */
 	teamId: string | null,
 	/**  The chat (conversation) of a one-to-one run. */

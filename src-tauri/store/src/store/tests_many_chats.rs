@@ -35,6 +35,9 @@ migration', 'r1', 0, 10),
         ('mb', 'cb', 1, 'user', 'Hello Bo', 'rb', 0, 50);
 ";
 
+/// One chat after the migration: id, epoch, its message ids, title, runtime session, last activity.
+type ChatRow = (String, i64, String, Option<String>, Option<String>, i64);
+
 fn count(conn: &Connection, sql: &str) -> i64 {
     conn.query_row(sql, [], |r| r.get(0)).unwrap()
 }
@@ -60,7 +63,7 @@ fn each_reset_epoch_becomes_its_own_chat_with_nothing_lost() {
             assert_eq!(count(c, "SELECT count(*) FROM conversations WHERE agent_id = 'a' AND kind = 'direct'"), 3);
             assert_eq!(count(c, "SELECT count(*) FROM conversations WHERE agent_id = 'b' AND kind = 'direct'"), 1);
             // Each chat holds exactly one epoch, its runs with it.
-            let per_chat: Vec<(String, i64, String, Option<String>, Option<String>, i64)> = c
+            let per_chat: Vec<ChatRow> = c
                 .prepare(
                     "SELECT c.id, c.epoch, group_concat(m.id, ','), c.title, c.session_id, c.last_activity_at
                      FROM conversations c JOIN messages m ON m.conversation_id = c.id
