@@ -216,6 +216,15 @@ fn chats_are_listed_named_pinned_archived_and_deleted_with_undo() {
     assert!(chats.chats(&agent).unwrap().iter().any(|c| c.id == first && c.archived_at.is_some()));
     assert_eq!(chats.archive_chat(&first, false).unwrap().archived_at, None);
 
+    // Export saves the chat asked for, none of the agent's other chats.
+    let export = |id: &str| {
+        let target = clawboo_engine::history::ExportTarget::Chat { id: id.to_owned() };
+        engine.export(&target, clawboo_engine::history::ExportFormat::Markdown).unwrap().contents
+    };
+    let second_md = export(&second.id);
+    assert!(second_md.contains("Pelican budget") && !second_md.contains("walrus"), "{second_md}");
+    assert!(export(&first).contains("walrus migration") && !export(&first).contains("Pelican"));
+
     // Delete: gone from the list, the pages and sending at once; Undo brings it back whole.
     let runs_of_first = chats.history_page_in(&agent, Some(&first), None, 50).unwrap().runs.len();
     chats.delete_chat(&first).unwrap();
