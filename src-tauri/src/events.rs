@@ -50,6 +50,8 @@ pub struct ChatMessageAdded {
 #[serde(rename_all = "camelCase")]
 pub struct RunChanged {
     pub agent_id: String,
+    /// The chat (conversation) the run is in.
+    pub chat_id: String,
     pub run: RunSummary,
 }
 
@@ -171,7 +173,7 @@ fn emit<R: Runtime>(app: &AppHandle<R>, event: EngineEvent) -> tauri::Result<()>
         EngineEvent::AgentFileChanged { agent_id, name } => AgentFileChanged { agent_id, name }.emit(app),
         EngineEvent::RunEvent { agent_id, record } => RunEventEmitted { agent_id, record }.emit(app),
         EngineEvent::ChatMessageAdded { agent_id, message } => ChatMessageAdded { agent_id, message }.emit(app),
-        EngineEvent::RunChanged { agent_id, run } => RunChanged { agent_id, run }.emit(app),
+        EngineEvent::RunChanged { agent_id, chat_id, run } => RunChanged { agent_id, chat_id, run }.emit(app),
         EngineEvent::RoomMessageAdded { team_id, message } => RoomMessageAdded { team_id, message }.emit(app),
         EngineEvent::RoomRunChanged { team_id, room_id, run } => RoomRunChanged { team_id, room_id, run }.emit(app),
         EngineEvent::PeerPostAdded { post } => PeerPostAdded { post }.emit(app),

@@ -11,6 +11,8 @@ import { CHAIN_RULES } from "./chains.mjs";
 // their batch of results.
 export const TEAM_RULES = JSON.stringify([
   ...CHAIN_RULES,
+  // Many chats (chats.mjs): a reply with a link, to open (and cancel) its confirm.
+  { contains: "Send me the docs link", steps: [{ text: "Here it is: [the docs](https://example.com/docs)." }] },
   // The starter team made on first run: its leader answers.
   { contains: "Say hello to the team", steps: [{ text: "Hello! The starter team is ready." }] },
   {

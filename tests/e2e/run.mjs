@@ -12,6 +12,7 @@ import { themeSteps } from "./theme.mjs";
 import { routineSteps } from "./routines.mjs";
 import { everydayShots, everydaySteps } from "./everyday.mjs";
 import { chainSteps } from "./chains.mjs";
+import { chatsSteps } from "./chats.mjs";
 
 const application = resolve(process.argv[2] ?? "target/debug/clawboo");
 if (!existsSync(application)) throw new Error(`no app binary at ${application}: build it first`);
@@ -572,6 +573,7 @@ try {
   await routineSteps(h, { driver });
 
   await everydaySteps(h, { driver, modelUrl });
+  await chatsSteps(h, { driver });
 
   await step("Boo Zero's brief, your connectors and the local API are where a user looks for them", async () => {
     await click("boo-zero-link");

@@ -47,10 +47,24 @@ export const commands = {
 	 *  and the routines due next.
 	 */
 	homeSummary: () => typedError<HomeSummary, AppError>(__TAURI_INVOKE("home_summary")),
-	/**  Up to `limit` messages before `before_seq` (the newest when null), oldest first. */
-	chatHistoryPage: (agentId: string, beforeSeq: number | null, limit: number) => typedError<ChatPage, AppError>(__TAURI_INVOKE("chat_history_page", { agentId, beforeSeq, limit })),
+	/**
+	 *  Up to `limit` messages of one of the agent's chats (null: its most recently used) before
+	 *  `before_seq` (the newest when null), oldest first.
+	 */
+	chatHistoryPage: (agentId: string, chatId: string | null, beforeSeq: number | null, limit: number) => typedError<ChatPage, AppError>(__TAURI_INVOKE("chat_history_page", { agentId, chatId, beforeSeq, limit })),
 	/**  Starts the run and returns at once; the reply arrives through events. */
-	sendChatMessage: (agentId: string, text: string) => typedError<SendOutcome, AppError>(__TAURI_INVOKE("send_chat_message", { agentId, text })),
+	sendChatMessage: (agentId: string, chatId: string | null, text: string) => typedError<SendOutcome, AppError>(__TAURI_INVOKE("send_chat_message", { agentId, chatId, text })),
+	/**  The agent's chats (archived included): pinned first, then the most recently used. */
+	listChats: (agentId: string) => typedError<ChatSummary[], AppError>(__TAURI_INVOKE("list_chats", { agentId })),
+	/**  A new, empty chat with its own runtime session. */
+	newChat: (agentId: string) => typedError<ChatSummary, AppError>(__TAURI_INVOKE("new_chat", { agentId })),
+	/**  Names a chat (an empty title: named by its first message again). */
+	renameChat: (chatId: string, title: string) => typedError<ChatSummary, AppError>(__TAURI_INVOKE("rename_chat", { chatId, title })),
+	pinChat: (chatId: string, pinned: boolean) => typedError<ChatSummary, AppError>(__TAURI_INVOKE("pin_chat", { chatId, pinned })),
+	archiveChat: (chatId: string, archived: boolean) => typedError<ChatSummary, AppError>(__TAURI_INVOKE("archive_chat", { chatId, archived })),
+	/**  Deletes a chat; `restore_chat` undoes it for a few seconds, then it is purged. */
+	deleteChat: (chatId: string) => typedError<null, AppError>(__TAURI_INVOKE("delete_chat", { chatId })),
+	restoreChat: (chatId: string) => typedError<ChatSummary, AppError>(__TAURI_INVOKE("restore_chat", { chatId })),
 	cancelRun: (runId: string) => typedError<null, AppError>(__TAURI_INVOKE("cancel_run", { runId })),
 	runActivity: (runId: string) => typedError<RunEventRecord[], AppError>(__TAURI_INVOKE("run_activity", { runId })),
 	/**  Exactly what a one-to-one run was given ("What this agent saw"), agent files included. */
@@ -665,6 +679,8 @@ export type CardStatus = "backlog" | "todo" | "in_progress" | "in_review" | "blo
 
 export type ChatMessage = {
 	id: string,
+	/**  The chat (conversation) it is in. */
+	chatId: string,
 	agentId: string,
 	/**  Its place in the conversation: 1, 2, 3… A page of history is a range of these. */
 	seq: number,
@@ -713,6 +729,25 @@ export type ChatRunContext = {
 	 */
 	sections: ContextSection[],
 	createdAt: number,
+};
+
+export type ChatSummary = {
+	/**  The conversation's id. */
+	id: string,
+	agentId: string,
+	/**  From its first message unless the user named it; `None` until it has one ("New chat"). */
+	title: string | null,
+	/**  The user named it: its first message no longer does. */
+	titleSetByUser: boolean,
+	pinned: boolean,
+	/**  When it was archived (listed apart, restorable); `None`: in the list. */
+	archivedAt: number | null,
+	createdAt: number,
+	/**  When it last had a message (or was made). */
+	lastActivityAt: number,
+	messages: number,
+	/**  When its last message was stored (none yet: `None`). */
+	lastMessageAt: number | null,
 };
 
 /**  A run was given this fact ("cited"). */
@@ -1018,7 +1053,7 @@ export type Found = {
 {
 	kind: "room",
 } & NamedItem | 
-/**  A one-to-one chat (today one per agent): `id` is the conversation, `parentId` its agent. */
+/**  A one-to-one chat (an agent has many): `id` is the conversation, `parentId` its agent. */
 {
 	kind: "chat",
 } & NamedItem | 
@@ -1558,6 +1593,8 @@ export type RoutinesChanged = null;
 /**  A run of an agent's chat started or ended: update it in place. */
 export type RunChanged = {
 	agentId: string,
+	/**  The chat (conversation) the run is in. */
+	chatId: string,
 	run: RunSummary,
 };
 
@@ -1700,9 +1737,11 @@ export type RunningWork = {
 	startedAt: number,
 	/**
 	 *  Where it shows: the team and room (team runs), or the card (card and agent-routine runs);
-	 *  a chat's run shows in its agent's chat.
+	 *  a chat's run shows in its agent's chat, `chat_id`.
 	 */
 	teamId: string | null,
+	/**  The chat (conversation) of a one-to-one run. */
+	chatId: string | null,
 	roomId: string | null,
 	cardId: string | null,
 };

@@ -39,8 +39,10 @@ pub struct RunningWork {
     pub what: String,
     pub started_at: i64,
     /// Where it shows: the team and room (team runs), or the card (card and agent-routine runs);
-    /// a chat's run shows in its agent's chat.
+    /// a chat's run shows in its agent's chat, `chat_id`.
     pub team_id: Option<String>,
+    /// The chat (conversation) of a one-to-one run.
+    pub chat_id: Option<String>,
     pub room_id: Option<String>,
     pub card_id: Option<String>,
 }
@@ -127,7 +129,8 @@ fn running(conn: &Connection) -> Result<Vec<RunningWork>> {
                 (SELECT h.content FROM room_messages h WHERE h.run_id = r.id AND h.kind = 'handoff' LIMIT 1),
                 t.name, rm.name, rm.is_general, cd.number, cd.title,
                 EXISTS (SELECT 1 FROM routine_runs rr WHERE rr.outcome = 'running'
-                          AND ((c.card_id IS NOT NULL AND rr.card_id = c.card_id) OR rr.run_id = r.id))
+                          AND ((c.card_id IS NOT NULL AND rr.card_id = c.card_id) OR rr.run_id = r.id)),
+                CASE c.kind WHEN 'direct' THEN c.id END
          FROM runs r
          JOIN conversations c ON c.id = r.conversation_id
          LEFT JOIN agents a ON a.id = r.agent_id
@@ -173,6 +176,7 @@ fn running(conn: &Connection) -> Result<Vec<RunningWork>> {
             room_id: r.get(5)?,
             team_id: r.get(6)?,
             card_id: r.get(7)?,
+            chat_id: r.get(16)?,
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)

@@ -347,10 +347,9 @@ impl Engine {
         self.store.read(|c| history::everything::search(c, query))
     }
 
-    /// `agent_id`'s one-to-one chats, the most recently active first.
+    /// `agent_id`'s one-to-one chats: pinned first, then the most recently used.
     pub fn chats_of(&self, agent_id: &str) -> Result<Vec<history::chats::ChatSummary>> {
-        let agent = self.agents.get(agent_id)?;
-        self.store.read(|c| history::chats::of_agent(c, &agent.id))
+        self.chat.chats(agent_id)
     }
 
     /// A chat, a team room or a card's runs, rendered to save (see [`history::export`]).
@@ -503,13 +502,20 @@ impl Engine {
                     .ok_or_else(|| Error::Internal("a team request without its team".into()))?;
                 self.chat.answer_in_team(team_id, request.room_id.as_deref(), &request.agent_id, &request.text, text)
             }
-            attention::Origin::Chat => self.chat.send(&request.agent_id, text).map(|_| ()).map_err(|e| match e {
-                Error::Conflict(_) | Error::RunNotActive(_) => Error::Conflict(format!(
-                    "{} is still working in its chat; answer again when its run has ended.",
-                    request.agent_name
-                )),
-                other => other,
-            }),
+            attention::Origin::Chat => {
+                // The answer goes to the chat the question came from.
+                let chat_id = match request.run_id.as_deref() {
+                    Some(run_id) => self.chat.chat_of_run(run_id)?,
+                    None => None,
+                };
+                self.chat.send_in(&request.agent_id, chat_id.as_deref(), text).map(|_| ()).map_err(|e| match e {
+                    Error::Conflict(_) | Error::RunNotActive(_) => Error::Conflict(format!(
+                        "{} is still working in its chat; answer again when its run has ended.",
+                        request.agent_name
+                    )),
+                    other => other,
+                })
+            }
             attention::Origin::Card => {
                 let card_id = request
                     .card_id

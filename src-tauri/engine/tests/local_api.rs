@@ -604,3 +604,46 @@ fn search_and_an_agents_chats_answer_like_every_other_route() {
     let (status, body) = a.get("/api/chats");
     assert_eq!((status, code(&body)), (StatusCode::BAD_REQUEST, "invalid_input"), "{body}");
 }
+
+/// `GET /api/chats` lists each of an agent's chats with its title, pin, archive mark, last
+/// activity and message count; `GET /api/chats/:id/messages` reads one, like every other route.
+#[test]
+fn an_agents_many_chats_are_listed_with_titles_and_read_one_by_one() {
+    let a = api();
+    clawboo_testkit::seed_chat(&a.engine.config().database_path(), &a.agent_id, 2);
+    let seeded = a.engine.chat().chats(&a.agent_id).unwrap()[0].id.clone();
+    let named = a.engine.chat().new_chat(&a.agent_id).unwrap();
+    a.engine.chat().rename_chat(&named.id, "Launch plan").unwrap();
+    a.engine.chat().pin_chat(&named.id, true).unwrap();
+    let archived = a.engine.chat().new_chat(&a.agent_id).unwrap();
+    a.engine.chat().archive_chat(&archived.id, true).unwrap();
+
+    let (status, body) = a.get("/api/chats?agent=worker");
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let chats = body["chats"].as_array().unwrap();
+    assert_eq!(chats.len(), 3, "{body}");
+    assert_eq!(chats[0]["id"], named.id.as_str(), "pinned first: {body}");
+    assert_eq!(
+        (&chats[0]["title"], &chats[0]["pinned"], &chats[0]["messages"]),
+        (&json!("Launch plan"), &json!(true), &json!(0))
+    );
+    let listed = |id: &str| chats.iter().find(|c| c["id"] == id).unwrap().clone();
+    assert!(listed(&archived.id)["archivedAt"].is_i64());
+    assert_eq!(listed(&seeded)["messages"], 4);
+    assert!(listed(&seeded)["lastActivityAt"].is_i64());
+
+    let (status, body) = a.get(&format!("/api/chats/{seeded}/messages"));
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let messages = body["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 4);
+    assert_eq!(
+        (&messages[0]["seq"], &messages[0]["chatId"], &body["hasOlder"]),
+        (&json!(1), &json!(seeded), &json!(false))
+    );
+    let (status, body) = a.get("/api/chats/no-such-chat/messages");
+    assert_eq!((status, code(&body)), (StatusCode::NOT_FOUND, "not_found"), "{body}");
+    let (status, body) = a.post(&format!("/api/chats/{seeded}/messages"), json!({}));
+    assert_eq!((status, code(&body)), (StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed"), "{body}");
+    let (status, body) = a.send(a.client.get(format!("{}/api/chats/{seeded}/messages", a.base)));
+    assert_eq!((status, code(&body)), (StatusCode::UNAUTHORIZED, "unauthorized"), "{body}");
+}

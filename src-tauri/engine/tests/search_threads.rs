@@ -146,3 +146,38 @@ fn a_search_with_nothing_to_find_says_so() {
     assert!(reply.starts_with("No message"), "{reply}");
     assert_eq!(clawboo_engine::tools::specs::parse("search_threads"), Some(ToolName::SearchThreads));
 }
+
+/// With many chats per agent: an agent finds its words in any of its own chats (not only the
+/// one it is in), never in another agent's chats, old or new, and not in a chat it deleted.
+#[test]
+fn search_threads_covers_every_own_chat_and_no_other_agents_or_deleted_chat() {
+    let data = common::Fixture::new();
+    let engine = data.open_with(vec![Arc::new(ScriptedRuntime)]);
+    let scout = common::add_agent(&engine, agent("scout"));
+    let other = common::add_agent(&engine, agent("other"));
+
+    let (_, theirs_old) = turn(&engine, &other, "The narwhal budget is secret");
+    let newer = engine.chat().new_chat(&other).unwrap().id;
+    engine.chat().send_in(&other, Some(&newer), "/reset").unwrap();
+    let (_, own_old) = turn(&engine, &scout, "Narwhal budget draft one");
+    let doomed = engine.chat().new_chat(&scout).unwrap().id;
+    let doomed_message = engine.chat().send_in(&scout, Some(&doomed), "Narwhal budget in a chat to delete").unwrap();
+    wait_for("the run to finish", Duration::from_secs(10), || {
+        let page = engine.chat().history_page_in(&scout, Some(&doomed), None, 50).unwrap();
+        page.active_run.is_none().then_some(())
+    });
+    engine.chat().delete_chat(&doomed).unwrap();
+    let current = engine.chat().new_chat(&scout).unwrap().id;
+    let sent = engine.chat().send_in(&scout, Some(&current), r#"call search_threads {"query": "narwhal budget"}"#);
+    let run = sent.unwrap().run.unwrap();
+    let reply = wait_for("the search's reply", Duration::from_secs(10), || {
+        let page = engine.chat().history_page_in(&scout, Some(&current), None, 50).unwrap();
+        page.messages
+            .iter()
+            .find(|m| m.run_id.as_deref() == Some(&run.id) && m.role != clawboo_engine::chat::ChatRole::User)
+            .map(|m| m.content.clone())
+    });
+    assert!(reply.contains(&format!("[msg:{own_old}]")), "its own older chat: {reply}");
+    assert!(!reply.contains(&theirs_old) && !reply.contains("secret"), "another agent's chat: {reply}");
+    assert!(!reply.contains(&doomed_message.message.id), "a deleted chat: {reply}");
+}

@@ -30,7 +30,7 @@ pub enum Found {
     Team(NamedItem),
     /// `parentId`: the room's team.
     Room(NamedItem),
-    /// A one-to-one chat (today one per agent): `id` is the conversation, `parentId` its agent.
+    /// A one-to-one chat (an agent has many): `id` is the conversation, `parentId` its agent.
     Chat(NamedItem),
     /// `detail`: "#12 · In progress".
     Card(NamedItem),
@@ -93,11 +93,14 @@ pub fn search(conn: &Connection, text: &str) -> Result<Vec<Found>> {
         Found::Room,
     )?;
     named(
-        "SELECT c.id, 'Chat with ' || a.name,
-                (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id) || ' messages', a.id
+        "SELECT c.id, coalesce(c.title, 'New chat'),
+                'Chat with ' || a.name || ' · ' || (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id)
+                    || ' messages', a.id
          FROM conversations c JOIN agents a ON a.id = c.agent_id
-         WHERE c.kind = 'direct' AND (instr(lower(a.name), :needle) OR instr('chat with ' || lower(a.name), :needle))
-         ORDER BY lower(a.name) LIMIT :limit",
+         WHERE c.kind = 'direct' AND c.deleted_at IS NULL
+           AND (instr(lower(coalesce(c.title, '')), :needle) OR instr(lower(a.name), :needle)
+                OR instr('chat with ' || lower(a.name), :needle))
+         ORDER BY c.pinned DESC, c.last_activity_at DESC LIMIT :limit",
         &mut found,
         Found::Chat,
     )?;

@@ -106,7 +106,8 @@ pub fn export(conn: &Connection, target: &ExportTarget, format: ExportFormat, no
         ExportTarget::AgentChat { agent_id } => {
             let id: String = conn
                 .query_row(
-                    "SELECT id FROM conversations WHERE agent_id = ?1 AND kind = 'direct' ORDER BY created_at DESC LIMIT 1",
+                    "SELECT id FROM conversations WHERE agent_id = ?1 AND kind = 'direct' AND deleted_at IS NULL
+                     ORDER BY last_activity_at DESC, rowid DESC LIMIT 1",
                     [agent_id],
                     |r| r.get(0),
                 )
@@ -144,7 +145,7 @@ fn chat(conn: &Connection, id: &str) -> Result<Parts> {
     let (agent_id, agent_name, created_at): (String, String, i64) = conn
         .query_row(
             "SELECT a.id, a.name, c.created_at FROM conversations c JOIN agents a ON a.id = c.agent_id
-             WHERE c.id = ?1 AND c.kind = 'direct'",
+             WHERE c.id = ?1 AND c.kind = 'direct' AND c.deleted_at IS NULL",
             [id],
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )

@@ -25,7 +25,8 @@ pub const RANKING_SQL: &str = "SELECT s.rowid, bm25(message_search), d.source, d
      LEFT JOIN conversations c ON c.id = m.conversation_id
      LEFT JOIN room_messages r ON d.source = 'room' AND r.id = d.message_id
      WHERE message_search MATCH :expr
-       AND ((d.source = 'chat' AND c.kind = 'direct' AND (:agent IS NULL OR c.agent_id = :agent)
+       AND ((d.source = 'chat' AND c.kind = 'direct' AND c.deleted_at IS NULL
+             AND (:agent IS NULL OR c.agent_id = :agent)
              AND (:run IS NULL OR m.run_id IS NULL OR m.run_id != :run))
          OR (d.source = 'room' AND (:agent IS NULL
              OR r.room_id IN (SELECT room_id FROM room_members WHERE agent_id = :agent))

@@ -1,5 +1,6 @@
 use clawboo_engine::chat::{ChatPage, ChatRunContext, RunEventRecord, SendOutcome};
 use clawboo_engine::context::files::FileRouteInfo;
+use clawboo_engine::history::chats::ChatSummary;
 use tauri::State;
 
 use crate::error::AppError;
@@ -7,14 +8,16 @@ use crate::state::AppState;
 
 #[tauri::command]
 #[specta::specta]
-/// Up to `limit` messages before `before_seq` (the newest when null), oldest first.
+/// Up to `limit` messages of one of the agent's chats (null: its most recently used) before
+/// `before_seq` (the newest when null), oldest first.
 pub async fn chat_history_page(
     state: State<'_, AppState>,
     agent_id: String,
+    chat_id: Option<String>,
     before_seq: Option<i64>,
     limit: u32,
 ) -> Result<ChatPage, AppError> {
-    state.run(move |e| e.chat().history_page(&agent_id, before_seq, limit)).await
+    state.run(move |e| e.chat().history_page_in(&agent_id, chat_id.as_deref(), before_seq, limit)).await
 }
 
 /// Starts the run and returns at once; the reply arrives through events.
@@ -23,9 +26,60 @@ pub async fn chat_history_page(
 pub async fn send_chat_message(
     state: State<'_, AppState>,
     agent_id: String,
+    chat_id: Option<String>,
     text: String,
 ) -> Result<SendOutcome, AppError> {
-    state.run(move |e| e.chat().send(&agent_id, &text)).await
+    state.run(move |e| e.chat().send_in(&agent_id, chat_id.as_deref(), &text)).await
+}
+
+/// The agent's chats (archived included): pinned first, then the most recently used.
+#[tauri::command]
+#[specta::specta]
+pub async fn list_chats(state: State<'_, AppState>, agent_id: String) -> Result<Vec<ChatSummary>, AppError> {
+    state.run(move |e| e.chat().chats(&agent_id)).await
+}
+
+/// A new, empty chat with its own runtime session.
+#[tauri::command]
+#[specta::specta]
+pub async fn new_chat(state: State<'_, AppState>, agent_id: String) -> Result<ChatSummary, AppError> {
+    state.run(move |e| e.chat().new_chat(&agent_id)).await
+}
+
+/// Names a chat (an empty title: named by its first message again).
+#[tauri::command]
+#[specta::specta]
+pub async fn rename_chat(state: State<'_, AppState>, chat_id: String, title: String) -> Result<ChatSummary, AppError> {
+    state.run(move |e| e.chat().rename_chat(&chat_id, &title)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn pin_chat(state: State<'_, AppState>, chat_id: String, pinned: bool) -> Result<ChatSummary, AppError> {
+    state.run(move |e| e.chat().pin_chat(&chat_id, pinned)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn archive_chat(
+    state: State<'_, AppState>,
+    chat_id: String,
+    archived: bool,
+) -> Result<ChatSummary, AppError> {
+    state.run(move |e| e.chat().archive_chat(&chat_id, archived)).await
+}
+
+/// Deletes a chat; `restore_chat` undoes it for a few seconds, then it is purged.
+#[tauri::command]
+#[specta::specta]
+pub async fn delete_chat(state: State<'_, AppState>, chat_id: String) -> Result<(), AppError> {
+    state.run(move |e| e.chat().delete_chat(&chat_id)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn restore_chat(state: State<'_, AppState>, chat_id: String) -> Result<ChatSummary, AppError> {
+    state.run(move |e| e.chat().restore_chat(&chat_id)).await
 }
 
 #[tauri::command]

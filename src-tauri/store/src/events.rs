@@ -17,8 +17,9 @@ pub enum EngineEvent {
     RunEvent { agent_id: String, record: RunEventRecord },
     /// A message was stored in an agent's chat (published after the commit).
     ChatMessageAdded { agent_id: String, message: ChatMessage },
-    /// A run of an agent's chat started or ended (published after the commit).
-    RunChanged { agent_id: String, run: RunSummary },
+    /// A run of an agent's chat started or ended (published after the commit); `chat_id` is
+    /// the chat (conversation) it runs in.
+    RunChanged { agent_id: String, chat_id: String, run: RunSummary },
     /// A room message was added or changed (a hand-off card got its teammate's run).
     RoomMessageAdded { team_id: String, message: RoomMessage },
     /// A team run started or ended.

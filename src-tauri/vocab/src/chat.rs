@@ -31,6 +31,8 @@ impl ChatRole {
 #[serde(rename_all = "camelCase")]
 pub struct ChatMessage {
     pub id: String,
+    /// The chat (conversation) it is in.
+    pub chat_id: String,
     pub agent_id: String,
     /// Its place in the conversation: 1, 2, 3… A page of history is a range of these.
     pub seq: i64,

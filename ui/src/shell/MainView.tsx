@@ -108,6 +108,10 @@ export function MainView({
         agent={selectedAgent}
         tab={route.tab}
         onTab={(tab) => setRoute({ page: "agent", agentId: selectedAgent.id, tab })}
+        chatId={route.chatId ?? null}
+        onChat={(chatId) => {
+          if (route.chatId !== chatId) setRoute({ ...route, chatId });
+        }}
         onDeleted={onAgentDeleted}
       />
     );

@@ -81,7 +81,7 @@ export function useBackendEvents(onFailure: (e: unknown) => void) {
 
   useSubscription("chatMessageAdded", ({ agentId, message }) => addChatMessage(client, agentId, message), onFailure);
 
-  useSubscription("runChanged", ({ agentId, run }) => changeChatRun(client, agentId, run), onFailure);
+  useSubscription("runChanged", ({ agentId, chatId, run }) => changeChatRun(client, agentId, chatId, run), onFailure);
 
   // A run's start reaches its chat through runChanged, published before its first event.
   useSubscription("runEventEmitted", ({ record }) => void runs.add(record), onFailure);

@@ -6,7 +6,8 @@ import type { InboxFocus } from "../features/inbox/RequestList";
 export type Route =
   | { page: "home" }
   | { page: "onboarding" }
-  | { page: "agent"; agentId: string; tab: AgentTab }
+  /** `chatId`: the chat to open (none: the one last open). */
+  | { page: "agent"; agentId: string; tab: AgentTab; chatId?: string | null }
   | { page: "team"; teamId: string; roomId: string | null }
   /** `from`: opened from the first-run page, which it offers to go back to. */
   | { page: "settings"; section?: "keys"; from?: "onboarding" }

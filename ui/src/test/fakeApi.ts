@@ -33,7 +33,9 @@ export {
   emitRunEvent,
   finishRun,
   recordRunEvent,
+  NEW_CHAT_NOTICE,
   RESET_NOTICE,
+  seedChat,
   seedMessage,
   seedRun,
 } from "./fakeChat";

@@ -1,5 +1,6 @@
-// The one-to-one chat part of the fake API: pages, sends (with /reset and the files' budgets), runs
-// and their events, and what a run was given.
+// The one-to-one chat part of the fake API: an agent's chats (its first one kept under its id in
+// `backend.chats`, later ones in `backend.moreChats`), pages, sends (with /reset, /new and the
+// files' budgets), runs and their events, and what a run was given.
 import { vi } from "vitest";
 import { ClawbooError } from "../errors";
 import type { SomeCommandFakes } from "./commandFakes";
@@ -11,6 +12,7 @@ import type {
   ChatMessage,
   ChatPage,
   ChatRunContext,
+  ChatSummary,
   FileRouteInfo,
   RunEvent,
   RunErrorCode,
@@ -21,16 +23,73 @@ import type {
 } from "../bindings";
 
 export const RESET_NOTICE = "Conversation reset. The agent starts fresh.";
+export const NEW_CHAT_NOTICE = "New chat: the agent starts fresh here.";
 
-function chatOf(agentId: string): FakeChat {
+function newFakeChat(agentId: string, id: string): FakeChat {
+  const now = tick();
+  const summary: ChatSummary = {
+    id,
+    agentId,
+    title: null,
+    titleSetByUser: false,
+    pinned: false,
+    archivedAt: null,
+    createdAt: now,
+    lastActivityAt: now,
+    messages: 0,
+    lastMessageAt: null,
+  };
+  return { messages: [], runs: [], activeRun: null, summary, deleted: false };
+}
+
+/** The agent's first chat, made on first use (as the engine makes one with the first message). */
+function firstChatOf(agentId: string): FakeChat {
   let chat = backend.chats.get(agentId);
-  if (!chat) backend.chats.set(agentId, (chat = { messages: [], runs: [], activeRun: null }));
+  if (!chat) backend.chats.set(agentId, (chat = newFakeChat(agentId, `chat-${agentId}`)));
   return chat;
 }
 
+/** Every chat of the agent, deleted ones too. */
+function chatsOf(agentId: string): FakeChat[] {
+  const first = backend.chats.get(agentId);
+  const more = [...backend.moreChats.values()].filter((c) => c.summary.agentId === agentId);
+  return first ? [first, ...more] : more;
+}
+
+/** The chat a message without a chat goes to: the most recently used one in the list. */
+function chatOf(agentId: string): FakeChat {
+  const listed = chatsOf(agentId).filter((c) => !c.deleted && c.summary.archivedAt === null);
+  listed.sort((a, b) => b.summary.lastActivityAt - a.summary.lastActivityAt);
+  return listed[0] ?? firstChatOf(agentId);
+}
+
+function chatById(chatId: string): FakeChat {
+  const chat = [...backend.chats.values(), ...backend.moreChats.values()].find((c) => c.summary.id === chatId);
+  return chat && !chat.deleted ? chat : notFound(`Chat ${chatId}`);
+}
+
+function inChat(agentId: string, chatId: string | null): FakeChat {
+  if (chatId === null) return chatOf(agentId);
+  const chat = chatById(chatId);
+  return chat.summary.agentId === agentId ? chat : notFound(`Chat ${chatId}`);
+}
+
+/** A new chat of the agent's, as New chat and `/new` make it. */
+export function seedChat(agentId: string, title: string | null = null): ChatSummary {
+  firstChatOf(agentId);
+  const chat = newFakeChat(agentId, `chat-${backend.nextId++}`);
+  chat.summary.title = title;
+  backend.moreChats.set(chat.summary.id, chat);
+  return { ...chat.summary };
+}
+
+function listed(chat: FakeChat): ChatSummary {
+  return { ...chat.summary, messages: chat.messages.length };
+}
+
 /** As the engine pages: up to `limit` messages before `beforeSeq`, the runs they refer to. */
-function pageOf(agentId: string, beforeSeq: number | null, limit: number): ChatPage {
-  const chat = chatOf(agentId);
+function pageOf(agentId: string, chatId: string | null, beforeSeq: number | null, limit: number): ChatPage {
+  const chat = inChat(agentId, chatId);
   const before = chat.messages.filter((m) => beforeSeq === null || m.seq < beforeSeq);
   const messages = before.slice(Math.max(0, before.length - limit)).map((m) => ({ ...m }));
   const runIds = [...new Set(messages.flatMap((m) => (m.runId ? [m.runId] : [])))];
@@ -42,12 +101,24 @@ function pageOf(agentId: string, beforeSeq: number | null, limit: number): ChatP
   };
 }
 
-/** Adds a stored message to an agent's chat (no event). */
-export function seedMessage(agentId: string, role: ChatMessage["role"], content: string, runId: string | null = null) {
-  const chat = chatOf(agentId);
+/** Adds a stored message to an agent's chat (`chatId` null: its most recently used; no event). */
+export function seedMessage(
+  agentId: string,
+  role: ChatMessage["role"],
+  content: string,
+  runId: string | null = null,
+  chatId: string | null = null,
+) {
+  const chat = inChat(agentId, chatId);
   const seq = chat.messages.length + 1;
-  const message: ChatMessage = { id: `msg-${backend.nextId++}`, agentId, seq, role, content, runId, createdAt: tick() };
+  const createdAt = tick();
+  const id = `msg-${backend.nextId++}`;
+  const message: ChatMessage = { id, chatId: chat.summary.id, agentId, seq, role, content, runId, createdAt };
   chat.messages.push(message);
+  chat.summary.lastActivityAt = createdAt;
+  chat.summary.lastMessageAt = createdAt;
+  if (role === "user" && chat.summary.title === null && !chat.summary.titleSetByUser)
+    chat.summary.title = content.split(/\s+/).join(" ").slice(0, 60);
   return message;
 }
 
@@ -64,6 +135,7 @@ export function seedRun(
   status: RunStatus = "running",
   error: string | null = null,
   code?: RunErrorCode,
+  chatId: string | null = null,
 ): RunSummary {
   const running = status === "running";
   const run: RunSummary = {
@@ -77,7 +149,7 @@ export function seedRun(
     startedAt: tick(),
     finishedAt: running ? null : tick(),
   };
-  const chat = chatOf(agentId);
+  const chat = inChat(agentId, chatId);
   chat.runs.push(run);
   const asked = chat.messages[chat.messages.length - 1];
   if (asked && asked.role === "user" && asked.runId === null) asked.runId = run.id;
@@ -116,7 +188,8 @@ export function emitMessageAdded(agentId: string, message: ChatMessage) {
 
 /** Tells the app a run started or ended. */
 export function emitRunChanged(agentId: string, run: RunSummary) {
-  emit("runChanged", { agentId, run: { ...run } });
+  const chat = chatsOf(agentId).find((c) => c.runs.some((r) => r.id === run.id)) ?? chatOf(agentId);
+  emit("runChanged", { agentId, chatId: chat.summary.id, run: { ...run } });
 }
 
 /** The next record of a run, numbered after what the run emitted so far. Stored for runActivity(). */
@@ -147,9 +220,9 @@ export function finishRun(
   error: string | null = null,
   code?: RunErrorCode,
 ) {
-  const chat = chatOf(agentId);
+  const chat = chatsOf(agentId).find((c) => c.activeRun) ?? notFound("Active run");
   const run = chat.activeRun ?? notFound("Active run");
-  const message = reply !== null ? seedMessage(agentId, "assistant", reply, run.id) : null;
+  const message = reply !== null ? seedMessage(agentId, "assistant", reply, run.id, chat.summary.id) : null;
   const done = { ...run, status, error, errorCode: codeOf(status, code), finishedAt: tick() };
   chat.runs = chat.runs.map((r) => (r.id === run.id ? done : r));
   chat.activeRun = null;
@@ -159,14 +232,16 @@ export function finishRun(
 
 export const fakeChatApi = {
   chatHistoryPage: vi.fn(
-    async (agentId: string, beforeSeq: number | null, limit: number): Promise<ChatPage> =>
-      pageOf(agentId, beforeSeq, limit),
+    async (agentId: string, chatId: string | null, beforeSeq: number | null, limit: number): Promise<ChatPage> =>
+      pageOf(agentId, chatId, beforeSeq, limit),
   ),
   /** Like the engine: stores, publishes the news, and returns it. */
-  sendChatMessage: vi.fn(async (agentId: string, text: string): Promise<SendOutcome> => {
+  sendChatMessage: vi.fn(async (agentId: string, chatId: string | null, text: string): Promise<SendOutcome> => {
+    if (chatId !== null) inChat(agentId, chatId);
     if (text === "/reset" || text === "/new") {
       backend.deliveredFiles.delete(agentId);
-      const notice = seedMessage(agentId, "notice", RESET_NOTICE);
+      const into = text === "/new" ? seedChat(agentId).id : chatId;
+      const notice = seedMessage(agentId, "notice", text === "/new" ? NEW_CHAT_NOTICE : RESET_NOTICE, null, into);
       emitMessageAdded(agentId, notice);
       return { message: { ...notice }, run: null };
     }
@@ -175,8 +250,8 @@ export const fakeChatApi = {
     const delivered = backend.deliveredFiles.get(agentId) ?? new Map<FileName, string>();
     const plan = planTurn(agent, agentFiles(agentId), delivered);
     if (plan.refusal) throw new ClawbooError("context_too_large", plan.refusal);
-    const message = seedMessage(agentId, "user", text);
-    const run = seedRun(agentId);
+    const message = seedMessage(agentId, "user", text, null, chatId);
+    const run = seedRun(agentId, "running", null, undefined, message.chatId);
     recordChatRunContext(agentId, run.id, plan.files, delivered);
     emitMessageAdded(agentId, message);
     emitRunChanged(agentId, run);
@@ -190,5 +265,41 @@ export const fakeChatApi = {
     routesOf(backend.agents.find((a) => a.id === agentId) ?? notFound("Agent")),
   ),
   cancelRun: vi.fn(async (_runId: string): Promise<null> => null),
+  listChats: vi.fn(async (agentId: string): Promise<ChatSummary[]> => {
+    const chats = chatsOf(agentId).filter((c) => !c.deleted);
+    chats.sort(
+      (a, b) =>
+        Number(b.summary.pinned) - Number(a.summary.pinned) || b.summary.lastActivityAt - a.summary.lastActivityAt,
+    );
+    return chats.map(listed);
+  }),
+  newChat: vi.fn(async (agentId: string): Promise<ChatSummary> => seedChat(agentId)),
+  renameChat: vi.fn(async (chatId: string, title: string): Promise<ChatSummary> => {
+    const chat = chatById(chatId);
+    const first = chat.messages.find((m) => m.role === "user");
+    chat.summary.title = title.trim() || (first ? first.content.slice(0, 60) : null);
+    chat.summary.titleSetByUser = title.trim() !== "";
+    return listed(chat);
+  }),
+  pinChat: vi.fn(async (chatId: string, pinned: boolean): Promise<ChatSummary> => {
+    const chat = chatById(chatId);
+    chat.summary.pinned = pinned;
+    return listed(chat);
+  }),
+  archiveChat: vi.fn(async (chatId: string, archived: boolean): Promise<ChatSummary> => {
+    const chat = chatById(chatId);
+    chat.summary.archivedAt = archived ? tick() : null;
+    return listed(chat);
+  }),
+  deleteChat: vi.fn(async (chatId: string): Promise<null> => {
+    chatById(chatId).deleted = true;
+    return null;
+  }),
+  restoreChat: vi.fn(async (chatId: string): Promise<ChatSummary> => {
+    const chat = [...backend.chats.values(), ...backend.moreChats.values()].find((c) => c.summary.id === chatId);
+    if (!chat?.deleted) return notFound(`Deleted chat ${chatId}`);
+    chat.deleted = false;
+    return listed(chat);
+  }),
   runActivity: vi.fn(async (runId: string): Promise<RunEventRecord[]> => [...(backend.runRecords.get(runId) ?? [])]),
 } satisfies SomeCommandFakes;

@@ -9,7 +9,9 @@ import { routines } from "./fakeRoutines";
 import { ClawbooError } from "../errors";
 
 function summary(): HomeSummary {
-  const running = [...backend.chats.entries()].flatMap(([agentId, chat]) => {
+  const chats = [...backend.chats.values(), ...backend.moreChats.values()];
+  const running = chats.flatMap((chat) => {
+    const agentId = chat.summary.agentId;
     const run = chat.activeRun;
     if (!run) return [];
     const asked = chat.messages.find((m) => m.runId === run.id && m.role === "user");
@@ -23,6 +25,7 @@ function summary(): HomeSummary {
         what: asked?.content ?? "A reply",
         startedAt: run.startedAt,
         teamId: null,
+        chatId: chat.summary.id,
         roomId: null,
         cardId: null,
       },

@@ -6,6 +6,7 @@ import type {
   AgentFile,
   AppInfo,
   ChatMessage,
+  ChatSummary,
   ChatRunContext,
   Provider,
   ProviderStatus,
@@ -33,7 +34,14 @@ export const FILE_NAMES: FileName[] = [
   "HEARTBEAT.md",
 ];
 
-export type FakeChat = { messages: ChatMessage[]; runs: RunSummary[]; activeRun: RunSummary | null };
+export type FakeChat = {
+  messages: ChatMessage[];
+  runs: RunSummary[];
+  activeRun: RunSummary | null;
+  /** How it is listed (id, title, pin, archive); `deleted`: gone until restored. */
+  summary: ChatSummary;
+  deleted: boolean;
+};
 
 export function initialRuntimes(): RuntimeInfo[] {
   const row = (kind: RuntimeKind, label: string, found: boolean, installHint: string): RuntimeInfo => ({
@@ -101,8 +109,10 @@ export function initialState() {
     gatewayTokens: new Map<string, string>(),
     runtimes: initialRuntimes(),
     access: initialAccess(),
-    /** agentId -> chat */
+    /** agentId -> its first chat (id `chat-<agentId>`) */
     chats: new Map<string, FakeChat>(),
+    /** chatId -> the chats made after the first (New chat, /new) */
+    moreChats: new Map<string, FakeChat>(),
     /** runId -> what a one-to-one run was given */
     chatRunContexts: new Map<string, ChatRunContext>(),
     /** agentId -> file -> hash of the references its chat session holds (cleared by /reset) */

@@ -64,6 +64,7 @@ fn router(shared: ApiState) -> Router {
         .route("/api/runs/{run_id}/cancel", post_only(cancel_run))
         .route("/api/search", get_only(search))
         .route("/api/chats", get_only(list_chats))
+        .route("/api/chats/{chat_id}/messages", get_only(chat_messages))
         .fallback(no_route)
         // After the routes and the fallback, so it guards them all.
         .layer(middleware::from_fn_with_state(shared.clone(), guard))
@@ -239,8 +240,8 @@ async fn search(State(shared): State<ApiState>, RequiredQuery(q): RequiredQuery<
     Ok(json_response(StatusCode::OK, &serde_json::json!({ "query": q, "results": found })))
 }
 
-/// `GET /api/chats?agent=…` (a handle or an id): that agent's one-to-one chats, the most
-/// recently active first.
+/// `GET /api/chats?agent=…` (a handle or an id): that agent's one-to-one chats (id, title,
+/// pinned, archived, last activity, message count), pinned first, then the most recently used.
 async fn list_chats(
     State(shared): State<ApiState>,
     RequiredQuery(agent): RequiredQuery<'a'>,
@@ -252,6 +253,20 @@ async fn list_chats(
     })
     .await?;
     Ok(json_response(StatusCode::OK, &serde_json::json!({ "chats": chats })))
+}
+
+/// `GET /api/chats/:id/messages`: the chat's newest messages (up to 500), oldest first, and
+/// whether older ones exist.
+async fn chat_messages(State(shared): State<ApiState>, PathParam(chat_id): PathParam) -> Result<Response, ApiError> {
+    let parts = shared.parts.clone();
+    let (messages, has_older) = blocking(move || {
+        parts
+            .store
+            .read(|c| crate::history::chats::messages(c, &chat_id))?
+            .ok_or_else(|| crate::error::Error::NotFound(format!("Chat {chat_id}")))
+    })
+    .await?;
+    Ok(json_response(StatusCode::OK, &serde_json::json!({ "messages": messages, "hasOlder": has_older })))
 }
 
 /// A query parameter a route needs, decoded (`%XX`, `+` as a space): `q` for `?q=`, `a` for

@@ -73,15 +73,28 @@ struct SessionEnd {
 }
 
 impl Chat {
-    /// Sends the user's message. `/reset` and `/new` end the carried session instead.
+    /// Sends the user's message to the agent's most recently used chat (see [`Self::send_in`]).
     pub fn send(self: &Arc<Self>, agent_id: &str, text: &str) -> Result<SendOutcome> {
+        self.send_in(agent_id, None, text)
+    }
+
+    /// Sends the user's message in one of the agent's chats (`None`: its most recently used one,
+    /// made if it has none). `/reset` ends that chat's carried session instead; `/new` starts a
+    /// new chat, with its own runtime session.
+    pub fn send_in(self: &Arc<Self>, agent_id: &str, chat_id: Option<&str>, text: &str) -> Result<SendOutcome> {
         let text = text.trim();
         if text.is_empty() {
             return Err(Error::InvalidInput("The message is empty.".into()));
         }
         let agent = self.agents.get(agent_id)?;
-        if matches!(text, "/reset" | "/new") {
-            return self.reset(&agent);
+        if let Some(chat_id) = chat_id {
+            // Checked before anything is reserved: a message never lands in another agent's chat.
+            self.store.read(|c| store::chat(c, &agent.id, chat_id))?;
+        }
+        match text {
+            "/reset" => return self.reset(&agent, chat_id),
+            "/new" => return self.start_new_chat(&agent),
+            _ => {}
         }
         // Reserved before anything else, in the same lock as the check: of two quick sends,
         // exactly one gets the slot. Released on any early return.
@@ -102,8 +115,13 @@ impl Chat {
         let fingerprint = setup::files_fingerprint(&agent_files.plan(&FileSession::New)?);
 
         let now = now_ms();
-        let turn =
-            self.store.write(|tx| prepare_turn(tx, &agent, &capabilities, &agent_files, &fingerprint, text, now))?;
+        let turn = self.store.write(|tx| {
+            let conversation = match chat_id {
+                Some(chat_id) => store::chat(tx, &agent.id, chat_id)?,
+                None => store::current_chat(tx, &agent.id, now)?,
+            };
+            prepare_turn(tx, conversation, &agent, &capabilities, &agent_files, &fingerprint, text, now)
+        })?;
         let PreparedTurn { conversation, message, run, transcript, plan, first_turn, file_plan, system, slots } = turn;
         let (transcript, carried) = match plan {
             Plan::Fresh { .. } => setup::carry_forward(transcript, setup::CARRY_BUDGET_CHARS),
@@ -172,7 +190,11 @@ impl Chat {
         // After the commit above, so whoever hears of them can read them back; before the run
         // starts, so its end is never heard before its start.
         self.events.publish(EngineEvent::ChatMessageAdded { agent_id: agent.id.clone(), message: message.clone() });
-        self.events.publish(EngineEvent::RunChanged { agent_id: agent.id.clone(), run: run.clone() });
+        self.events.publish(EngineEvent::RunChanged {
+            agent_id: agent.id.clone(),
+            chat_id: conversation.id.clone(),
+            run: run.clone(),
+        });
 
         let slot = reservation.started(&run.id);
         let session_end = SessionEnd { fingerprint, pending };
@@ -240,7 +262,7 @@ impl Chat {
         // a send made on that news, or on the stored status, finds the agent free.
         let stored =
             self.slots.end(slot, || self.finish(&agent, &conversation, &session_end, &run, driven.result, recorder));
-        self.publish_stored(&agent.id, stored);
+        self.publish_stored(&agent.id, &conversation.id, stored);
         // Team work that waited for this agent starts now.
         let worker = Arc::clone(&self);
         let _ = tokio::task::spawn_blocking(move || worker.pump(&agent.id)).await;
@@ -274,7 +296,7 @@ impl Chat {
                 None
             } else {
                 // Re-read the epoch: a /reset during the run must not pull this reply back in.
-                let epoch = store::find_conversation(tx, &agent.id)?.map_or(conversation.epoch, |c| c.epoch);
+                let epoch = store::epoch(tx, &conversation.id)?.unwrap_or(conversation.epoch);
                 Some(store::add_message(
                     tx,
                     conversation,
@@ -295,20 +317,26 @@ impl Chat {
 
     /// Tells listeners what `finish` committed: the reply first, then the run's end, so a
     /// listener never sees a run over with its reply still missing.
-    fn publish_stored(&self, agent_id: &str, stored: Stored) {
+    fn publish_stored(&self, agent_id: &str, chat_id: &str, stored: Stored) {
         if let Some(message) = stored.reply {
             self.events.publish(EngineEvent::ChatMessageAdded { agent_id: agent_id.to_owned(), message });
         }
         if let Some(run) = stored.run {
-            self.events.publish(EngineEvent::RunChanged { agent_id: agent_id.to_owned(), run });
+            self.events.publish(EngineEvent::RunChanged {
+                agent_id: agent_id.to_owned(),
+                chat_id: chat_id.to_owned(),
+                run,
+            });
         }
     }
 }
 
 /// Stores the user's message and the run's row, and decides how the session goes on and where
 /// the agent's files go (the budgets were checked before).
+#[allow(clippy::too_many_arguments)]
 fn prepare_turn(
     tx: &rusqlite::Transaction,
+    conversation: Conversation,
     agent: &Agent,
     capabilities: &Capabilities,
     agent_files: &AgentFilesForRun,
@@ -316,7 +344,6 @@ fn prepare_turn(
     text: &str,
     now: i64,
 ) -> Result<PreparedTurn> {
-    let conversation = store::conversation(tx, &agent.id, now)?;
     let resumable = conversation.session_id.is_some() && conversation.session_runtime == Some(agent.runtime);
     let plan = setup::plan(capabilities.setup_change, resumable, conversation.session_setup.as_deref(), fingerprint);
     let carried = match (capabilities.history, &plan) {

@@ -3,6 +3,7 @@
 //! and published live; the reply is stored when the run ends.
 
 mod boo_zero;
+pub mod chats;
 mod direct;
 pub(crate) mod files;
 mod recall;
@@ -145,6 +146,8 @@ impl Chat {
     /// Marks runs that a previous process left `running` as cut off. Called once at start.
     pub fn recover_interrupted(&self) -> Result<usize> {
         let runs = self.store.write(|tx| store::mark_interrupted(tx, now_ms()))?.len();
+        // Chats deleted before a quit had their Undo window end with the app.
+        self.purge_deleted_chats(i64::MAX)?;
         self.recover_team_work()?;
         Ok(runs)
     }
@@ -153,12 +156,28 @@ impl Chat {
     /// the runs they refer to and the run in progress. Indexed reads only: the cost of a page
     /// does not grow with the chat.
     pub fn history_page(&self, agent_id: &str, before_seq: Option<i64>, limit: u32) -> Result<ChatPage> {
+        self.history_page_in(agent_id, None, before_seq, limit)
+    }
+
+    /// A page of one of the agent's chats (`None`: its most recently used one; none yet: an
+    /// empty page).
+    pub fn history_page_in(
+        &self,
+        agent_id: &str,
+        chat_id: Option<&str>,
+        before_seq: Option<i64>,
+        limit: u32,
+    ) -> Result<ChatPage> {
         if limit == 0 || limit > MAX_PAGE {
             return Err(Error::InvalidInput(format!("A page holds 1 to {MAX_PAGE} messages, not {limit}.")));
         }
         self.agents.get(agent_id)?;
         self.store.read(|c| {
-            let Some(conversation) = store::find_conversation(c, agent_id)? else {
+            let conversation = match chat_id {
+                Some(chat_id) => Some(store::chat(c, agent_id, chat_id)?),
+                None => store::latest_chat(c, agent_id)?,
+            };
+            let Some(conversation) = conversation else {
                 return Ok(ChatPage { messages: Vec::new(), has_older: false, runs: Vec::new(), active_run: None });
             };
             let (messages, has_older) = store::page(c, &conversation, before_seq, limit)?;
@@ -214,10 +233,45 @@ impl Chat {
         RunServices { attention: self.attention.as_deref(), relay: self.relay.as_deref(), tools: self.tools.as_deref() }
     }
 
-    fn reset(&self, agent: &Agent) -> Result<SendOutcome> {
+    /// The chat a run is in (a one-to-one run; `None` for a team or task run, or no such run).
+    pub fn chat_of_run(&self, run_id: &str) -> Result<Option<String>> {
+        self.store.read(|c| {
+            Ok(rusqlite::OptionalExtension::optional(c.query_row(
+                "SELECT c.id FROM runs r JOIN conversations c ON c.id = r.conversation_id
+                 WHERE r.id = ?1 AND c.kind = 'direct' AND c.deleted_at IS NULL",
+                [run_id],
+                |r| r.get(0),
+            ))?)
+        })
+    }
+
+    /// `/new`: a new chat, opened by a notice; the agent's next message there starts a runtime
+    /// session of its own.
+    fn start_new_chat(&self, agent: &Agent) -> Result<SendOutcome> {
         let now = now_ms();
         let message = self.store.write(|tx| {
-            let conversation = store::conversation(tx, &agent.id, now)?;
+            let conversation = store::new_chat(tx, &agent.id, now)?;
+            store::add_message(
+                tx,
+                &conversation,
+                ChatRole::Notice,
+                "New chat: the agent starts fresh here, with your saved notes. Your other chats stay in the list.",
+                None,
+                conversation.epoch,
+                now,
+            )
+        })?;
+        self.events.publish(EngineEvent::ChatMessageAdded { agent_id: agent.id.clone(), message: message.clone() });
+        Ok(SendOutcome { message, run: None })
+    }
+
+    fn reset(&self, agent: &Agent, chat_id: Option<&str>) -> Result<SendOutcome> {
+        let now = now_ms();
+        let message = self.store.write(|tx| {
+            let conversation = match chat_id {
+                Some(chat_id) => store::chat(tx, &agent.id, chat_id)?,
+                None => store::current_chat(tx, &agent.id, now)?,
+            };
             let epoch = store::reset(tx, &conversation.id)?;
             store::add_message(
                 tx,

@@ -17,24 +17,67 @@ pub struct Conversation {
     pub epoch: i64,
 }
 
-pub fn conversation(tx: &Transaction, agent_id: &str, now: i64) -> Result<Conversation> {
-    tx.execute(
-        "INSERT INTO conversations (id, agent_id, kind, created_at) VALUES (?1, ?2, 'direct', ?3)
-         ON CONFLICT (agent_id) WHERE kind = 'direct' DO NOTHING",
-        params![uuid::Uuid::new_v4().to_string(), agent_id, now],
-    )?;
-    find_conversation(tx, agent_id)?.ok_or_else(|| Error::Internal("conversation vanished".into()))
+/// The columns [`conversation_from_row`] reads, in its order.
+const CONVERSATION_COLUMNS: &str = "id, agent_id, session_id, session_runtime, epoch, session_setup";
+
+/// The chat a message without a chat id goes to: the agent's most recently used chat that is
+/// neither archived nor deleted, or a new one when it has none.
+pub fn current_chat(tx: &Transaction, agent_id: &str, now: i64) -> Result<Conversation> {
+    match latest_chat(tx, agent_id)? {
+        Some(chat) => Ok(chat),
+        None => new_chat(tx, agent_id, now),
+    }
 }
 
-pub fn find_conversation(conn: &Connection, agent_id: &str) -> Result<Option<Conversation>> {
+/// The agent's most recently used chat that is neither archived nor deleted.
+pub fn latest_chat(conn: &Connection, agent_id: &str) -> Result<Option<Conversation>> {
     Ok(conn
         .query_row(
-            "SELECT id, agent_id, session_id, session_runtime, epoch, session_setup FROM conversations
-             WHERE agent_id = ?1 AND kind = 'direct'",
+            &format!(
+                "SELECT {CONVERSATION_COLUMNS} FROM conversations
+                 WHERE agent_id = ?1 AND kind = 'direct' AND archived_at IS NULL AND deleted_at IS NULL
+                 ORDER BY last_activity_at DESC, rowid DESC LIMIT 1"
+            ),
             [agent_id],
             conversation_from_row,
         )
         .optional()?)
+}
+
+/// A new chat of the agent's: no messages, no runtime session.
+pub fn new_chat(tx: &Transaction, agent_id: &str, now: i64) -> Result<Conversation> {
+    let id = uuid::Uuid::new_v4().to_string();
+    tx.execute(
+        "INSERT INTO conversations (id, agent_id, kind, created_at, last_activity_at) VALUES (?1, ?2, 'direct', ?3, ?3)",
+        params![id, agent_id, now],
+    )?;
+    Ok(Conversation {
+        id,
+        agent_id: agent_id.to_owned(),
+        session_id: None,
+        session_runtime: None,
+        session_setup: None,
+        epoch: 0,
+    })
+}
+
+/// One of `agent_id`'s chats by its id (a deleted one is gone for everyone but Undo).
+pub fn chat(conn: &Connection, agent_id: &str, chat_id: &str) -> Result<Conversation> {
+    conn.query_row(
+        &format!(
+            "SELECT {CONVERSATION_COLUMNS} FROM conversations
+             WHERE id = ?1 AND agent_id = ?2 AND kind = 'direct' AND deleted_at IS NULL"
+        ),
+        [chat_id, agent_id],
+        conversation_from_row,
+    )
+    .optional()?
+    .ok_or_else(|| Error::NotFound(format!("Chat {chat_id}")))
+}
+
+/// The chat's epoch now (a `/reset` may have bumped it during a run).
+pub fn epoch(conn: &Connection, chat_id: &str) -> Result<Option<i64>> {
+    Ok(conn.query_row("SELECT epoch FROM conversations WHERE id = ?1", [chat_id], |r| r.get(0)).optional()?)
 }
 
 /// A conversation from a row of (id, agent_id, session_id, session_runtime, epoch, session_setup).
@@ -86,8 +129,17 @@ pub fn add_message(
          RETURNING seq",
     )?
     .query_row(params![id, conversation.id, role.as_str(), content, run_id, epoch, now], |r| r.get(0))?;
+    // The chat moves to the top of its list; its first message from the user names it, unless
+    // the user named it already.
+    tx.prepare_cached(
+        "UPDATE conversations SET last_activity_at = ?2,
+             title = CASE WHEN ?3 AND title IS NULL AND NOT title_set_by_user THEN ?4 ELSE title END
+         WHERE id = ?1",
+    )?
+    .execute(params![conversation.id, now, role == ChatRole::User, title_from(content)])?;
     Ok(ChatMessage {
         id,
+        chat_id: conversation.id.clone(),
         agent_id: conversation.agent_id.clone(),
         seq,
         role,
@@ -95,6 +147,15 @@ pub fn add_message(
         run_id: run_id.map(str::to_owned),
         created_at: now,
     })
+}
+
+/// The most characters of a title made from a message.
+pub const TITLE_CHARS: usize = 60;
+
+/// A chat's title from its first message: one line, at most [`TITLE_CHARS`] characters.
+pub fn title_from(text: &str) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    line.chars().take(TITLE_CHARS).collect()
 }
 
 /// Up to `limit` messages before `before_seq` (or the newest), oldest first, and whether older
@@ -114,6 +175,7 @@ pub fn page(
             role,
             ChatMessage {
                 id: r.get(0)?,
+                chat_id: conversation.id.clone(),
                 agent_id: conversation.agent_id.clone(),
                 seq: r.get(2)?,
                 role: ChatRole::User,

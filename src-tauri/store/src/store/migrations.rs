@@ -68,6 +68,7 @@ pub const MIGRATIONS: &[Migration] = &[
         include_str!("migrations/0023_turn_deliveries.sql"),
     ),
     Migration::new(24, "full-text search over messages", include_str!("migrations/0024_message_search.sql")),
+    Migration::new(25, "many chats per agent", include_str!("migrations/0025_many_chats.sql")),
 ];
 
 pub fn schema_version(conn: &Connection) -> Result<u32> {

@@ -98,3 +98,5 @@ fn lock(m: &Mutex<Connection>) -> MutexGuard<'_, Connection> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_many_chats;

@@ -14,11 +14,21 @@ import { ExportMenu } from "../search/ExportMenu";
 export type AgentTab = "chat" | "details";
 type SubTab = "profile" | "files" | "brief" | "rules";
 
-type Props = { agent: Agent; tab: AgentTab; onTab: (tab: AgentTab) => void; onDeleted: (agent: Agent) => void };
+type Props = {
+  agent: Agent;
+  tab: AgentTab;
+  onTab: (tab: AgentTab) => void;
+  onDeleted: (agent: Agent) => void;
+  /** The chat to open (a search result); the chat shown is reported through `onChat`. */
+  chatId?: string | null;
+  onChat?: (chatId: string) => void;
+};
 
 /** An agent: its chat, or its details. The tab is the app's route (opening an agent starts on
  *  Chat), so the app knows when the window shows the chat. */
-export function AgentPage({ agent, tab, onTab, onDeleted }: Props) {
+export function AgentPage({ agent, tab, onTab, onDeleted, chatId, onChat }: Props) {
+  // The chat shown, which Export saves.
+  const [openChat, setOpenChat] = useState<string | null>(null);
   const [subTab, setSubTab] = useState<SubTab>("profile");
   // Set when a link opens the profile's Sandbox section; any other tab choice clears it.
   const [sandboxFocus, setSandboxFocus] = useState(0);
@@ -92,12 +102,27 @@ export function AgentPage({ agent, tab, onTab, onDeleted }: Props) {
       <div className="tabs" role="tablist" aria-label="Agent sections">
         {tabButton("chat", "Chat")}
         {tabButton("details", "Details")}
-        {tab === "chat" && <ExportMenu target={{ kind: "agent_chat", agentId: agent.id }} testId="chat-export" />}
+        {tab === "chat" && (
+          <ExportMenu
+            target={openChat ? { kind: "chat", id: openChat } : { kind: "agent_chat", agentId: agent.id }}
+            testId="chat-export"
+          />
+        )}
       </div>
 
       {tab === "chat" ? (
         <div className="agent-page__body agent-page__body--chat">
-          <AgentChat key={agent.id} agent={agent} drafts={drafts} onOpenSandbox={openSandbox} />
+          <AgentChat
+            key={agent.id}
+            agent={agent}
+            drafts={drafts}
+            onOpenSandbox={openSandbox}
+            chatId={chatId}
+            onChat={(id) => {
+              setOpenChat(id);
+              onChat?.(id);
+            }}
+          />
         </div>
       ) : (
         <>

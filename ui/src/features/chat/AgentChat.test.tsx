@@ -41,6 +41,10 @@ async function sendAndStart(user: ReturnType<typeof renderApp>["user"], text: st
   return backend.chats.get(agentId)!.activeRun!.id;
 }
 
+/** The chat a call names: the agent's first (once listed) or none yet (its most recent, made by
+ *  the first message); which one is the chat list's test (ChatList.test.tsx). */
+const aChat = { asymmetricMatch: (v: unknown) => v === null || (typeof v === "string" && v.startsWith("chat-")) };
+
 describe("Chat", () => {
   it("shows the history: user right, assistant left, notices small in the middle", async () => {
     seedMessage(agentId, "user", "What is 2+2?");
@@ -64,7 +68,7 @@ describe("Chat", () => {
     await openChat(user, "researcher");
     const runId = await sendAndStart(user, "Hello there");
 
-    expect(fakeApi.sendChatMessage).toHaveBeenCalledWith(agentId, "Hello there");
+    expect(fakeApi.sendChatMessage).toHaveBeenCalledWith(agentId, aChat, "Hello there");
     expect(bubbles()).toEqual([["user", "Hello there"]]);
     expect(input().value).toBe("");
     expect(sendButton().disabled).toBe(true);
@@ -100,7 +104,7 @@ describe("Chat", () => {
     expect(fakeApi.sendChatMessage).not.toHaveBeenCalled();
 
     await user.keyboard("{Enter}");
-    expect(fakeApi.sendChatMessage).toHaveBeenCalledWith(agentId, "line one\nline two");
+    expect(fakeApi.sendChatMessage).toHaveBeenCalledWith(agentId, aChat, "line one\nline two");
   });
 
   it("the Send button sends, and does nothing for blank text", async () => {
@@ -113,7 +117,7 @@ describe("Chat", () => {
 
     await user.type(input(), "Go");
     await user.click(sendButton());
-    expect(fakeApi.sendChatMessage).toHaveBeenCalledWith(agentId, "Go");
+    expect(fakeApi.sendChatMessage).toHaveBeenCalledWith(agentId, aChat, "Go");
   });
 
   it("Stop cancels the active run", async () => {
@@ -144,7 +148,7 @@ describe("Chat", () => {
     await user.type(input(), "/reset");
     expect(sendButton().disabled).toBe(false);
     await user.click(sendButton());
-    expect(fakeApi.sendChatMessage).toHaveBeenLastCalledWith(agentId, "/reset");
+    expect(fakeApi.sendChatMessage).toHaveBeenLastCalledWith(agentId, aChat, "/reset");
   });
 
   it("/reset shows the notice and starts no run", async () => {
@@ -153,7 +157,7 @@ describe("Chat", () => {
     await openChat(user, "researcher");
     await user.type(input(), "/reset{Enter}");
 
-    expect(fakeApi.sendChatMessage).toHaveBeenCalledWith(agentId, "/reset");
+    expect(fakeApi.sendChatMessage).toHaveBeenCalledWith(agentId, aChat, "/reset");
     expect((await screen.findByTestId("chat-notice")).textContent).toBe(RESET_NOTICE);
     expect(screen.queryByTestId("chat-streaming")).toBeNull();
     expect(screen.queryByTestId("chat-stop")).toBeNull();
@@ -187,7 +191,7 @@ describe("Chat", () => {
 
     await user.click(within(notice).getByTestId("run-retry"));
     await waitFor(() => expect(fakeApi.sendChatMessage).toHaveBeenCalledTimes(2));
-    expect(fakeApi.sendChatMessage).toHaveBeenLastCalledWith(agentId, "Summarise the report");
+    expect(fakeApi.sendChatMessage).toHaveBeenLastCalledWith(agentId, aChat, "Summarise the report");
   });
 
   it("shows the agent's open question above the composer, answered right there", async () => {
@@ -251,11 +255,11 @@ describe("Chat", () => {
 
     expect(texts()).toEqual(range(71, 120));
     expect(fakeApi.chatHistoryPage).toHaveBeenCalledTimes(1);
-    expect(fakeApi.chatHistoryPage).toHaveBeenLastCalledWith(agentId, null, 50);
+    expect(fakeApi.chatHistoryPage).toHaveBeenLastCalledWith(agentId, aChat, null, 50);
 
     await user.click(screen.getByTestId("timeline-load-older"));
     await waitFor(() => expect(texts()).toEqual(range(21, 120)));
-    expect(fakeApi.chatHistoryPage).toHaveBeenLastCalledWith(agentId, 71, 50);
+    expect(fakeApi.chatHistoryPage).toHaveBeenLastCalledWith(agentId, aChat, 71, 50);
 
     await user.click(screen.getByTestId("timeline-load-older"));
     await waitFor(() => expect(texts()).toEqual(range(1, 120)));
@@ -298,7 +302,7 @@ describe("Chat", () => {
     seedMessage(agentId, "assistant", "Said while events were lost");
     await backendDoes(() => emit("agentsChanged", null));
     await screen.findByText("Said while events were lost");
-    expect(fakeApi.chatHistoryPage.mock.calls).toEqual([[agentId, null, 50]]);
+    expect(fakeApi.chatHistoryPage.mock.calls).toEqual([[agentId, aChat, null, 50]]);
   });
 
   it("renders replies as Markdown and the user's text as typed", async () => {

@@ -1,6 +1,15 @@
 import { useCallback, useEffect, useMemo, useState } from "react";
 import type { Agent } from "../../bindings";
-import { useCancelRun, useChatPages, useRefreshChat, useSendChatMessage } from "./chatQueries";
+import {
+  useCancelRun,
+  useChatActions,
+  useChatPages,
+  useChats,
+  useRefreshChat,
+  useSendChatMessage,
+} from "./chatQueries";
+import { ChatList } from "./ChatList";
+import { chatTitle, lastOpenChat, rememberOpenChat } from "./lastChat";
 import { useTeams } from "../team-chat/teamQueries";
 import { useBooZeroId } from "../boo-zero/booZeroQueries";
 import { useRunActivity } from "../activity/runActivity";
@@ -21,16 +30,69 @@ const FINISH_GRACE_MS = 3_000;
 
 type Props = {
   agent: Agent;
-  /** Unsent text by agent id, kept while the user looks elsewhere. */
+  /** Unsent text by chat id, kept while the user looks elsewhere. */
   drafts: Map<string, string>;
   /** Opens the agent's Sandbox settings (its profile). */
   onOpenSandbox?: () => void;
+  /** The chat to open (a search result, a notification); otherwise the one last open. */
+  chatId?: string | null;
+  /** Tells the app which chat shows (its route). */
+  onChat?: (chatId: string) => void;
 };
 
-/** One-to-one chat with an agent, with what it is doing alongside. */
-export function AgentChat({ agent, drafts, onOpenSandbox }: Props) {
-  const history = useChatPages(agent.id);
-  const send = useSendChatMessage(agent.id);
+/** Whether the chat list sits beside the conversation by default (a wide window) or waits in a
+ *  drawer until asked for. */
+const isWide = () => window.matchMedia?.("(min-width: 1101px)").matches ?? true;
+
+/** One-to-one chats with an agent: the list of them, the open one, and what the agent is doing
+ *  alongside. */
+export function AgentChat({ agent, drafts, onOpenSandbox, chatId, onChat }: Props) {
+  const chats = useChats(agent.id);
+  const actions = useChatActions(agent.id);
+  const [chosen, setChosen] = useState<string | null>(() => chatId ?? lastOpenChat(agent.id));
+  useEffect(() => {
+    if (chatId) setChosen(chatId);
+  }, [chatId]);
+  const [listOpen, setListOpen] = useState(isWide);
+  // The chat shown: the one chosen while it is listed, else the first in the list (none yet:
+  // the engine's most recently used, made by the first message).
+  const list = chats.data;
+  const shown = useMemo(() => {
+    if (!list) return chosen;
+    if (chosen && list.some((c) => c.id === chosen)) return chosen;
+    return list.find((c) => c.archivedAt === null)?.id ?? list[0]?.id ?? null;
+  }, [list, chosen]);
+  const shownChat = list?.find((c) => c.id === shown);
+  const select = useCallback(
+    (id: string) => {
+      setChosen(id);
+      rememberOpenChat(agent.id, id);
+      if (!isWide()) setListOpen(false);
+    },
+    [agent.id],
+  );
+  // The app hears which chat shows (its route, Export), whenever that changes.
+  useEffect(() => {
+    if (shown) onChat?.(shown);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- only a change of chat is news
+  }, [shown]);
+  const { mutate: createChat } = actions.create;
+  const newChat = useCallback(() => createChat(undefined, { onSuccess: (chat) => select(chat.id) }), [createChat, select]);
+  // ⌘/Ctrl+Shift+O: a new chat, wherever the focus is on this page.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if ((e.metaKey || e.ctrlKey) && e.shiftKey && e.key.toLowerCase() === "o") {
+        e.preventDefault();
+        newChat();
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [newChat]);
+
+  // Read once the list says which chat shows (a failed list: the most recently used one).
+  const history = useChatPages(agent.id, shown, list !== undefined || chats.isError);
+  const send = useSendChatMessage(agent.id, shown);
   const cancel = useCancelRun();
   const refresh = useRefreshChat(agent.id);
   // Boo Zero's composer completes `@TeamName`.
@@ -74,11 +136,49 @@ export function AgentChat({ agent, drafts, onOpenSandbox }: Props) {
   const { reset: resetCancel } = cancel;
   useEffect(() => resetCancel(), [activeRun?.id, resetCancel]);
 
-  const error = send.error ?? cancel.error;
+  const error = send.error ?? cancel.error ?? actions.create.error;
+  const draftKey = shown ?? agent.id;
 
   return (
+    <div className={`chats-layout ${listOpen ? "is-list-open" : ""}`}>
+      {list && (
+        <ChatList
+          open={listOpen}
+          agentId={agent.id}
+          chats={list}
+          selectedId={shown}
+          onSelect={select}
+          onNewChat={newChat}
+          onClose={() => setListOpen(false)}
+        />
+      )}
     <div className="chat-layout">
       <section className="chat" aria-label={`Chat with ${agent.name}`}>
+        <header className="chat-header">
+          <button
+            type="button"
+            className="button button--small"
+            aria-expanded={listOpen}
+            onClick={() => setListOpen((o) => !o)}
+            title="Chats"
+            data-testid="chat-list-toggle"
+          >
+            ☰ Chats{list && list.length > 0 ? ` (${list.filter((c) => c.archivedAt === null).length})` : ""}
+          </button>
+          <h2 className="chat-header__title" data-testid="chat-title" title={chatTitle(shownChat)}>
+            {chatTitle(shownChat)}
+          </h2>
+          <button
+            type="button"
+            className="button button--small"
+            onClick={newChat}
+            disabled={actions.create.isPending}
+            title="New chat (⌘/Ctrl+Shift+O)"
+            data-testid="chat-new"
+          >
+            + New chat
+          </button>
+        </header>
         {history.error ? (
           <ErrorMessage message={errorMessage(history.error)} />
         ) : !history.data ? (
@@ -112,15 +212,19 @@ export function AgentChat({ agent, drafts, onOpenSandbox }: Props) {
         <AskedHere agentId={agent.id} />
         <CantRunNotice agent={agent} />
         <ChatComposer
-          initialText={drafts.get(agent.id) ?? ""}
-          onTextChange={(text) => drafts.set(agent.id, text)}
+          key={draftKey}
+          initialText={drafts.get(draftKey) ?? ""}
+          onTextChange={(text) => drafts.set(draftKey, text)}
           running={activeRun !== null}
           mentionables={teamNames}
           sending={send.isPending}
           stopping={cancel.isPending || cancel.isSuccess}
-          onSend={(text) => {
+          onSend={async (text) => {
             cancel.reset();
-            return send.mutateAsync(text);
+            const outcome = await send.mutateAsync(text);
+            // `/new`, or the first message of an agent with no chat: it went to another chat.
+            if (outcome.message.chatId !== shown) select(outcome.message.chatId);
+            return outcome;
           }}
           onStop={() => activeRun && cancel.mutate(activeRun.id)}
         />
@@ -134,6 +238,7 @@ export function AgentChat({ agent, drafts, onOpenSandbox }: Props) {
           onClose={() => setSeeing(null)}
         />
       )}
+    </div>
     </div>
   );
 }

@@ -5,6 +5,7 @@ import { buildTimeline, currentRun, firstLines, formatDuration, summarizeInput }
 
 const msg = (id: string, seq: number, runId: string | null = null): ChatMessage => ({
   id,
+  chatId: "c",
   agentId: "a",
   seq,
   role: "user",

@@ -4,6 +4,7 @@ import { flattenPages, newestPageOnly, olderPageParam, withMessage, withRun, typ
 
 const msg = (seq: number, runId: string | null = null): ChatMessage => ({
   id: `m${seq}`,
+  chatId: "c",
   agentId: "a",
   seq,
   role: "user",

@@ -1,5 +1,5 @@
-// TanStack Query hooks for an agent's one-to-one chat: its pages (kept current by events), sending,
-// stopping, permission answers and what a run was given.
+// TanStack Query hooks for an agent's one-to-one chats: the list of its chats, each chat's pages
+// (kept current by events), sending, stopping, permission answers and what a run was given.
 import { QueryClient, useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback } from "react";
 import { call } from "../../api";
@@ -13,10 +13,14 @@ import {
   type ChatPages,
   type PageParam,
 } from "./chatPages";
-import type { ChatMessage, ChatPage, Decision, RunSummary, SendOutcome } from "../../bindings";
+import type { ChatMessage, ChatPage, ChatSummary, Decision, RunSummary, SendOutcome } from "../../bindings";
 
 export const chatKeys = {
-  pages: (agentId: string) => ["chatPages", agentId] as const,
+  /** One chat's pages; `null`: the agent's most recently used chat (it has none listed yet). */
+  pages: (agentId: string, chatId: string | null) => ["chatPages", agentId, chatId ?? ""] as const,
+  /** Every chat's pages of an agent. */
+  agentPages: (agentId: string) => ["chatPages", agentId] as const,
+  list: (agentId: string) => ["chats", agentId] as const,
   runContext: (runId: string) => ["chatRunContext", runId] as const,
 };
 
@@ -29,11 +33,12 @@ export function useChatRunContext(runId: string) {
   });
 }
 
-/** An agent's chat, newest page first; `fetchNextPage` loads the page before the oldest. */
-export function useChatPages(agentId: string) {
+/** One of an agent's chats, newest page first; `fetchNextPage` loads the page before the oldest. */
+export function useChatPages(agentId: string, chatId: string | null, enabled = true) {
   return useInfiniteQuery<ChatPage, Error, ChatPages, ReturnType<typeof chatKeys.pages>, PageParam>({
-    queryKey: chatKeys.pages(agentId),
-    queryFn: ({ pageParam }): Promise<ChatPage> => call("chatHistoryPage", agentId, pageParam, PAGE_SIZE),
+    queryKey: chatKeys.pages(agentId, chatId),
+    enabled,
+    queryFn: ({ pageParam }): Promise<ChatPage> => call("chatHistoryPage", agentId, chatId, pageParam, PAGE_SIZE),
     initialPageParam: null as PageParam,
     getNextPageParam: olderPageParam,
     // Events keep it current; a refetch only follows lost events.
@@ -41,18 +46,20 @@ export function useChatPages(agentId: string) {
   });
 }
 
-/** Applies a stored message to an agent's cached chat; refetches the newest page if none is cached yet. */
+/** Applies a stored message to its cached chat (refetches the newest page if none is cached yet);
+ *  the agent's list is read again (the chat's title, its place, its count). */
 export function addChatMessage(client: QueryClient, agentId: string, message: ChatMessage) {
-  updateChat(client, agentId, (data) => withMessage(data, message));
+  updateChat(client, agentId, message.chatId, (data) => withMessage(data, message));
+  void client.invalidateQueries({ queryKey: chatKeys.list(agentId) });
 }
 
-/** Applies a run's new state to an agent's cached chat. */
-export function changeChatRun(client: QueryClient, agentId: string, run: RunSummary) {
-  updateChat(client, agentId, (data) => withRun(data, run));
+/** Applies a run's new state to its cached chat. */
+export function changeChatRun(client: QueryClient, agentId: string, chatId: string, run: RunSummary) {
+  updateChat(client, agentId, chatId, (data) => withRun(data, run));
 }
 
-function updateChat(client: QueryClient, agentId: string, update: (data: ChatPages) => ChatPages) {
-  const key = chatKeys.pages(agentId);
+function updateChat(client: QueryClient, agentId: string, chatId: string, update: (data: ChatPages) => ChatPages) {
+  const key = chatKeys.pages(agentId, chatId);
   const state = client.getQueryState(key);
   if (!state) return; // never opened: it reads the store when it is
   if (state.data === undefined) {
@@ -65,28 +72,60 @@ function updateChat(client: QueryClient, agentId: string, update: (data: ChatPag
 
 /** Keeps only the newest page of every cached chat and refetches it: after events were lost. */
 export function refetchNewestChatPages(client: QueryClient, agentId?: string) {
-  const queryKey = agentId ? chatKeys.pages(agentId) : ["chatPages"];
+  const queryKey = agentId ? chatKeys.agentPages(agentId) : ["chatPages"];
   client.setQueriesData<ChatPages>({ queryKey }, (data) => data && newestPageOnly(data));
   void client.invalidateQueries({ queryKey });
 }
 
-/** Refetches an agent's newest page, for when we know it changed but heard nothing. */
+/** Refetches an agent's newest pages, for when we know they changed but heard nothing. */
 export function useRefreshChat(agentId: string) {
   const client = useQueryClient();
   return useCallback(() => refetchNewestChatPages(client, agentId), [client, agentId]);
 }
 
-export function useSendChatMessage(agentId: string) {
+/** Sends in `chatId` (null: the agent's most recently used chat, made if it has none). */
+export function useSendChatMessage(agentId: string, chatId: string | null) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (text: string) => call("sendChatMessage", agentId, text),
+    mutationFn: (text: string) => call("sendChatMessage", agentId, chatId, text),
     // The same news comes as events too; whichever lands first is kept once.
     onSuccess: ({ message, run }: SendOutcome) => {
       addChatMessage(client, agentId, message);
-      if (run) changeChatRun(client, agentId, run);
+      if (run) changeChatRun(client, agentId, message.chatId, run);
     },
   });
 }
+
+/** The agent's chats (archived included): pinned first, then the most recently used. */
+export function useChats(agentId: string) {
+  return useQuery({ queryKey: chatKeys.list(agentId), queryFn: () => call("listChats", agentId) });
+}
+
+/** Making, naming, pinning, archiving, deleting and restoring an agent's chats; each reads the
+ *  list again when done. */
+export function useChatActions(agentId: string) {
+  const client = useQueryClient();
+  const onSettled = () => client.invalidateQueries({ queryKey: chatKeys.list(agentId) });
+  const create = useMutation({ mutationFn: () => call("newChat", agentId), onSettled });
+  const rename = useMutation({
+    mutationFn: ({ chatId, title }: { chatId: string; title: string }) => call("renameChat", chatId, title),
+    onSettled,
+  });
+  const pin = useMutation({
+    mutationFn: ({ chatId, pinned }: { chatId: string; pinned: boolean }) => call("pinChat", chatId, pinned),
+    onSettled,
+  });
+  const archive = useMutation({
+    mutationFn: ({ chatId, archived }: { chatId: string; archived: boolean }) =>
+      call("archiveChat", chatId, archived),
+    onSettled,
+  });
+  const remove = useMutation({ mutationFn: (chatId: string) => call("deleteChat", chatId), onSettled });
+  const restore = useMutation({ mutationFn: (chatId: string) => call("restoreChat", chatId), onSettled });
+  return { create, rename, pin, archive, remove, restore };
+}
+
+export type { ChatSummary };
 
 /** The backend reports the stopped run through runChanged. */
 export function useCancelRun() {

@@ -19,7 +19,7 @@ const KIND_LABELS: Record<RunningKind, string> = {
 function placeOf(run: RunningWork): Route {
   if (run.teamId) return { page: "team", teamId: run.teamId, roomId: run.roomId };
   if (run.cardId) return { page: "board", cardId: run.cardId };
-  return { page: "agent", agentId: run.agentId, tab: "chat" };
+  return { page: "agent", agentId: run.agentId, tab: "chat", chatId: run.chatId };
 }
 
 /** "just now", "4 min", "2 h 5 min" since `ms`. */

@@ -61,7 +61,7 @@ describe("search everything", () => {
     await user.keyboard("{ArrowDown}"); // wraps around
     expect(screen.getAllByTestId("search-item")[0].getAttribute("aria-selected")).toBe("true");
     await user.keyboard("{ArrowUp}{Enter}");
-    expect(onNavigate).toHaveBeenCalledWith({ page: "agent", agentId: "a-ada", tab: "chat" });
+    expect(onNavigate).toHaveBeenCalledWith({ page: "agent", agentId: "a-ada", tab: "chat", chatId: "c-ada" });
     expect(onClose).toHaveBeenCalled();
     expect(recentItems()[0]).toMatchObject({ key: "message:m-42", messageId: "m-42" });
   });

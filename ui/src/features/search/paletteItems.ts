@@ -37,7 +37,7 @@ export function itemOf(found: Found): PaletteItem {
       const route: Route =
         thread.kind === "room"
           ? { page: "team", teamId: thread.teamId ?? "", roomId: thread.id }
-          : { page: "agent", agentId: thread.agentId ?? "", tab: "chat" };
+          : { page: "agent", agentId: thread.agentId ?? "", tab: "chat", chatId: thread.id };
       return {
         key: `message:${found.messageId}`,
         kind: "message",
@@ -51,7 +51,7 @@ export function itemOf(found: Found): PaletteItem {
     case "agent":
       return named(found, { page: "agent", agentId: found.id, tab: "chat" });
     case "chat":
-      return named(found, { page: "agent", agentId: found.parentId ?? "", tab: "chat" });
+      return named(found, { page: "agent", agentId: found.parentId ?? "", tab: "chat", chatId: found.id });
     case "team":
       return named(found, { page: "team", teamId: found.id, roomId: null });
     case "room":
