@@ -265,6 +265,13 @@ export const commands = {
 	routinePreview: (schedule: Schedule) => typedError<SchedulePreview, AppError>(__TAURI_INVOKE("routine_preview", { schedule })),
 	/**  The schedule presets and the user's time zone, for the editor. */
 	routinePresets: () => typedError<SchedulePresets, AppError>(__TAURI_INVOKE("routine_presets")),
+	limitsGet: () => typedError<Limits, AppError>(__TAURI_INVOKE("limits_get")),
+	limitsSet: (limits: Limits) => typedError<Limits, AppError>(__TAURI_INVOKE("limits_set", { limits })),
+	pausedScopes: () => typedError<PausedScope[], AppError>(__TAURI_INVOKE("paused_scopes")),
+	scopeResume: (scope: ScopeKind, id: string) => typedError<null, AppError>(__TAURI_INVOKE("scope_resume", { scope, id })),
+	budgetsList: () => typedError<Budget[], AppError>(__TAURI_INVOKE("budgets_list")),
+	budgetSet: (budget: BudgetInput) => typedError<Budget, AppError>(__TAURI_INVOKE("budget_set", { budget })),
+	budgetRemove: (scope: BudgetScope, scopeId: string, period: BudgetPeriod) => typedError<null, AppError>(__TAURI_INVOKE("budget_remove", { scope, scopeId, period })),
 	listConnectors: () => typedError<Connector[], AppError>(__TAURI_INVOKE("list_connectors")),
 	/**  Well-known MCP servers the user could add (hints for the form). */
 	suggestedConnectors: () => __TAURI_INVOKE<SuggestedConnector[]>("suggested_connectors"),
@@ -491,6 +498,24 @@ export type AuditEntry = {
 export type Author = { kind: "user" } | 
 /**  `handle` is the agent's handle when it wrote (kept if the agent is renamed or deleted). */
 { kind: "agent"; agent_id: string; handle: string; run_id: string | null };
+
+export type Budget = { scope: BudgetScope; scopeId: string; period: BudgetPeriod; unit: BudgetUnit; amount: number; spent: number; allowedUntil: number | null };
+
+export type BudgetInput = { scope: BudgetScope; scopeId: string; period: BudgetPeriod; unit: BudgetUnit; amount: number };
+
+export type BudgetPeriod = "day" | "month";
+
+export type BudgetScope = "overall" | "agent" | "team" | "routine";
+
+export type BudgetUnit = "tokens" | "usd";
+
+export type Breaker = "runs_per_hour" | "handoffs" | "repeated_tool_call" | "routine_failures";
+
+export type Limits = { runsPerHour: number; handoffsPerTenMinutes: number; repeatedToolCalls: number; routineFailures: number };
+
+export type PausedScope = { scope: ScopeKind; scopeId: string; breaker: Breaker; reason: string; pausedAt: number; requestId: string | null };
+
+export type ScopeKind = "agent" | "room" | "routine";
 
 export type BlockedCard = {
 	id: string,
@@ -873,7 +898,7 @@ export type ErrorCode =
  *  A routine's schedule is invalid (a cron expression, a time zone, an interval under one
  *  minute, a one-time run in the past); the message says which.
  */
-"invalid_schedule" | "internal";
+"invalid_schedule" | "paused" | "budget_exhausted" | "internal";
 
 export type ExportFormat = "markdown" | "json";
 
@@ -1351,7 +1376,7 @@ export type RequestKind =
  *  An agent's `memory_save` to a wider scope than its own (global, or a team its run is not
  *  in); Allow saves the fact exactly as shown. Decided each time.
  */
-"memory_save";
+"memory_save" | "scope_paused" | "budget_warning" | "budget_reached";
 
 export type RequestStatus = "open" | 
 /**  The user answered it in the app. */
