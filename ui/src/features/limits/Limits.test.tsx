@@ -2,7 +2,8 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import { screen, waitFor, within } from "@testing-library/react";
 import { fakeApi, resetBackend, seedAgent, seedBudget, seedPaused, limitsState } from "../../test/fakeApi";
 import { seedRequest } from "../../test/fakeAttention";
-import { renderApp } from "../../test/helpers";
+import { openChat, renderApp } from "../../test/helpers";
+import { ClawbooError } from "../../errors";
 import type { Agent } from "../../bindings";
 import { figure, parseAmount, percentSpent } from "./budgets";
 
@@ -178,5 +179,24 @@ describe("The budget editor", () => {
     expect(figure("usd", 1_234_560_000)).toBe("$1,234.56");
     expect(figure("tokens", 12_345)).toBe("12,345 tokens");
     expect(percentSpent({ spent: 799, amount: 1_000 })).toBe(79);
+  });
+});
+
+describe("A run refused by the guards", () => {
+  it("shows its figure in the run error card, with the way to the budget", async () => {
+    fakeApi.sendChatMessage.mockRejectedValueOnce(
+      new ClawbooError(
+        "budget_exhausted",
+        "@ada's daily token budget (10,000 tokens) is spent: 10,250 tokens today. New runs are stopped.",
+      ),
+    );
+    const { user } = renderApp();
+    await openChat(user, "ada");
+    await user.type(screen.getByTestId("chat-input"), "Hello{Enter}");
+    const card = await screen.findByTestId("run-refused");
+    expect(card.textContent).toContain("(10,000 tokens) is spent: 10,250 tokens today");
+    expect(within(card).getByTestId("run-error-code").textContent).toBe("budget_exhausted");
+    await user.click(within(card).getByTestId("open-limits"));
+    expect(await screen.findByTestId("settings-limits", {}, { timeout: 5_000 })).toBeTruthy();
   });
 });
