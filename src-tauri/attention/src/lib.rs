@@ -798,9 +798,13 @@ fn describe(kind: RequestKind, text: &str, tool: Option<&str>, input: Option<&st
         (RequestKind::Permission, Some(tool)) => format!("Asked to use {tool}: {text}"),
         (RequestKind::Promotion, _) => format!("Asked to promote a scratch note: {text}"),
         (RequestKind::RoutineProposal, _) => format!("Proposed a routine: {text}"),
-        (RequestKind::RoutinePaused | RequestKind::ScopePaused | RequestKind::BudgetWarning | RequestKind::BudgetReached, _) => {
-            text.to_owned()
-        }
+        (
+            RequestKind::RoutinePaused
+            | RequestKind::ScopePaused
+            | RequestKind::BudgetWarning
+            | RequestKind::BudgetReached,
+            _,
+        ) => text.to_owned(),
         (RequestKind::MemorySave, _) => format!("Asked: {text} The fact: {}", input.unwrap_or_default()),
         (_, None) => text.to_owned(),
     }

@@ -50,7 +50,8 @@ fn main() {
         (BudgetScope::Routine, "routine-1".to_owned()),
     ] {
         for period in [BudgetPeriod::Day, BudgetPeriod::Month] {
-            let input = BudgetInput { scope, scope_id: id.clone(), period, unit: BudgetUnit::Tokens, amount: u64::MAX >> 2 };
+            let input =
+                BudgetInput { scope, scope_id: id.clone(), period, unit: BudgetUnit::Tokens, amount: u64::MAX >> 2 };
             guard.set_budget(input).expect("a budget is set");
         }
     }
@@ -88,7 +89,12 @@ fn seed_usage(db: &std::path::Path, agent_id: &str, team_id: &str) {
             .prepare("INSERT OR REPLACE INTO guard_usage_days (scope_kind, scope_id, day, tokens, cost_micros) VALUES (?1, ?2, ?3, ?4, 0)")
             .expect("prepare");
         let mut scopes: Vec<(&str, String)> = (0..1_000).map(|i| ("agent", format!("agent-{i}"))).collect();
-        scopes.extend([("agent", agent_id.to_owned()), ("team", team_id.to_owned()), ("routine", "routine-1".into()), ("overall", String::new())]);
+        scopes.extend([
+            ("agent", agent_id.to_owned()),
+            ("team", team_id.to_owned()),
+            ("routine", "routine-1".into()),
+            ("overall", String::new()),
+        ]);
         for (kind, id) in &scopes {
             for day in today - 61..=today {
                 insert.execute(rusqlite::params![kind, id, day, 1_000]).expect("a usage day");

@@ -12,11 +12,11 @@ use clawboo_engine::attention::{AttentionRequest, Decision, RequestKind, UserAns
 use clawboo_engine::chat::team::RoomMessageKind;
 use clawboo_engine::chat::{ChatRole, RunStatus, RunSummary};
 use clawboo_engine::guard::{BudgetInput, BudgetPeriod, BudgetScope, BudgetUnit, Limits, ScopeKind};
-use clawboo_engine::secrets::Provider;
 use clawboo_engine::runtimes::{ApprovalPolicy, RunEvent};
+use clawboo_engine::secrets::Provider;
 use clawboo_engine::{Engine, ErrorCode};
-use clawboo_testkit::{Behavior, FakeModelServer, Reply};
 use clawboo_testkit::wait_for;
+use clawboo_testkit::{Behavior, FakeModelServer, Reply};
 use common::Fixture;
 use serde_json::json;
 
@@ -105,11 +105,17 @@ fn a_budget_reached_mid_run_stops_it_after_its_model_call_and_nothing_is_lost() 
     assert!((3..=4).contains(&requests), "no model call goes on after the one that spent the budget: {requests}");
     assert_eq!(run.status, RunStatus::Cancelled, "{run:?}");
     let why = run.error.clone().unwrap_or_default();
-    assert!(why.contains("daily token budget (2,500 tokens) is spent") && why.contains("after its model call"), "{why}");
+    assert!(
+        why.contains("daily token budget (2,500 tokens) is spent") && why.contains("after its model call"),
+        "{why}"
+    );
     let events = f.events(&run.id);
     let usages = events.iter().filter(|e| matches!(e, RunEvent::Usage { .. })).count();
     assert_eq!(usages, 3, "every call's usage is kept");
-    assert!(events.iter().any(|e| matches!(e, RunEvent::Warning { message } if message.contains("is spent"))), "{events:#?}");
+    assert!(
+        events.iter().any(|e| matches!(e, RunEvent::Warning { message } if message.contains("is spent"))),
+        "{events:#?}"
+    );
     let results = events.iter().filter(|e| matches!(e, RunEvent::ToolResult { .. })).count();
     // The tool the last call asked for may have run before the stop reached the runtime.
     assert!(results >= 2, "the tool calls that ran before are kept: {events:#?}");

@@ -169,7 +169,8 @@ impl Runner {
                 CardOrigin::Routine { routine_id, .. } => Some(routine_id.clone()),
                 _ => None,
             };
-            let scope = RunScope { agent_id: agent.id.clone(), team_id: card.team_id.clone(), room_id: None, routine_id };
+            let scope =
+                RunScope { agent_id: agent.id.clone(), team_id: card.team_id.clone(), room_id: None, routine_id };
             guard.check_start(&scope)?;
         }
         let mut notes = Vec::new();

@@ -403,10 +403,9 @@ impl Guard {
                 }
             }
             "budget_reached" => {
-                let (Some(scope), Some(period)) = (
-                    BudgetScope::parse(&about.scope_kind),
-                    about.period.as_deref().and_then(BudgetPeriod::parse),
-                ) else {
+                let (Some(scope), Some(period)) =
+                    (BudgetScope::parse(&about.scope_kind), about.period.as_deref().and_then(BudgetPeriod::parse))
+                else {
                     return Err(Error::Internal(format!("a budget request about {}", about.scope_kind)));
                 };
                 self.allow_until_tomorrow(scope, &about.scope_id, period)
@@ -436,7 +435,12 @@ impl Guard {
         });
         match newly {
             Ok(true) => {
-                tracing::warn!(scope = kind.as_str(), id, breaker = breaker.as_str(), "a circuit breaker paused a scope");
+                tracing::warn!(
+                    scope = kind.as_str(),
+                    id,
+                    breaker = breaker.as_str(),
+                    "a circuit breaker paused a scope"
+                );
                 let text = format!(
                     "{reason} No new run starts there until you resume it. Resume lets it run again; \
                      Keep paused leaves it stopped."
@@ -466,7 +470,8 @@ impl Guard {
         let budget = &stored.budget;
         let first = self.store.write(|tx| {
             let fresh = store::budgets(tx, Some(&[(budget.scope, budget.scope_id.as_str())]), now)?;
-            let again = fresh.iter().any(|b| b.budget.period == budget.period && b.reached_period == Some(period_number));
+            let again =
+                fresh.iter().any(|b| b.budget.period == budget.period && b.reached_period == Some(period_number));
             if !again {
                 store::mark_reached(tx, budget, period_number)?;
             }

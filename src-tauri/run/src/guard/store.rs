@@ -112,8 +112,9 @@ pub fn paused(conn: &Connection) -> Result<Vec<PausedScope>> {
 /// The routines paused now (by their own three-failures rule or by the user), shown beside the
 /// scopes the breakers paused: `(id, name, reason)`.
 pub fn paused_routines(conn: &Connection) -> Result<Vec<(String, String, Option<String>, i64)>> {
-    let mut statement =
-        conn.prepare("SELECT id, name, paused_reason, updated_at FROM routines WHERE state = 'paused' ORDER BY updated_at DESC")?;
+    let mut statement = conn.prepare(
+        "SELECT id, name, paused_reason, updated_at FROM routines WHERE state = 'paused' ORDER BY updated_at DESC",
+    )?;
     let rows = statement.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
@@ -153,7 +154,13 @@ pub fn routine_of_routine_run(conn: &Connection, routine_run_id: &str) -> Result
 }
 
 /// Adds a usage report to each scope's day.
-pub fn add_usage(conn: &Connection, scopes: &[(BudgetScope, &str)], day: i64, tokens: u64, cost_micros: u64) -> Result<()> {
+pub fn add_usage(
+    conn: &Connection,
+    scopes: &[(BudgetScope, &str)],
+    day: i64,
+    tokens: u64,
+    cost_micros: u64,
+) -> Result<()> {
     let mut statement = conn.prepare_cached(
         "INSERT INTO guard_usage_days (scope_kind, scope_id, day, tokens, cost_micros) VALUES (?1, ?2, ?3, ?4, ?5)
          ON CONFLICT (scope_kind, scope_id, day) DO UPDATE SET tokens = tokens + excluded.tokens,
@@ -188,7 +195,9 @@ pub struct StoredBudget {
 
 const BUDGET_COLUMNS: &str = "scope_kind, scope_id, period, unit, amount, allowed_until, warned_period, reached_period";
 
-fn budget_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, String, String, String, i64, Option<i64>, Option<i64>, Option<i64>)> {
+fn budget_row(
+    r: &rusqlite::Row<'_>,
+) -> rusqlite::Result<(String, String, String, String, i64, Option<i64>, Option<i64>, Option<i64>)> {
     Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?))
 }
 
@@ -198,14 +207,17 @@ pub fn budgets(conn: &Connection, scopes: Option<&[(BudgetScope, &str)]>, now: i
     let mut rows = Vec::new();
     match scopes {
         None => {
-            let mut statement = conn.prepare_cached(&format!("SELECT {BUDGET_COLUMNS} FROM budgets ORDER BY scope_kind, scope_id, period"))?;
+            let mut statement = conn.prepare_cached(&format!(
+                "SELECT {BUDGET_COLUMNS} FROM budgets ORDER BY scope_kind, scope_id, period"
+            ))?;
             for row in statement.query_map([], budget_row)? {
                 rows.push(row?);
             }
         }
         Some(scopes) => {
-            let mut statement =
-                conn.prepare_cached(&format!("SELECT {BUDGET_COLUMNS} FROM budgets WHERE scope_kind = ?1 AND scope_id = ?2"))?;
+            let mut statement = conn.prepare_cached(&format!(
+                "SELECT {BUDGET_COLUMNS} FROM budgets WHERE scope_kind = ?1 AND scope_id = ?2"
+            ))?;
             for (kind, id) in scopes {
                 for row in statement.query_map(params![kind.as_str(), id], budget_row)? {
                     rows.push(row?);

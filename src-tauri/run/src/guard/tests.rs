@@ -73,7 +73,12 @@ fn usage_counts_for_every_scope_of_the_run_and_the_month() {
     let spent: Vec<(BudgetScope, u64)> = guard.budgets().unwrap().iter().map(|b| (b.scope, b.spent)).collect();
     assert_eq!(
         spent,
-        [(BudgetScope::Agent, 1_234), (BudgetScope::Overall, 1_244), (BudgetScope::Routine, 1_234), (BudgetScope::Team, 1_500_000)]
+        [
+            (BudgetScope::Agent, 1_234),
+            (BudgetScope::Overall, 1_244),
+            (BudgetScope::Routine, 1_234),
+            (BudgetScope::Team, 1_500_000)
+        ]
     );
 }
 
@@ -84,7 +89,10 @@ fn a_budget_names_its_scope_rightly() {
     assert_eq!(overall_with_id.code(), crate::error::ErrorCode::InvalidInput);
     let agent_without = guard.set_budget(tokens(BudgetScope::Agent, "", BudgetPeriod::Day, 5)).unwrap_err();
     assert_eq!(agent_without.code(), crate::error::ErrorCode::InvalidInput);
-    assert_eq!(guard.set_budget(tokens(BudgetScope::Agent, "a", BudgetPeriod::Day, 0)).unwrap_err().code(), crate::error::ErrorCode::InvalidInput);
+    assert_eq!(
+        guard.set_budget(tokens(BudgetScope::Agent, "a", BudgetPeriod::Day, 0)).unwrap_err().code(),
+        crate::error::ErrorCode::InvalidInput
+    );
     guard.set_budget(tokens(BudgetScope::Agent, "a", BudgetPeriod::Day, 5)).unwrap();
     guard.remove_budget(BudgetScope::Agent, "a", BudgetPeriod::Day).unwrap();
     assert!(guard.budgets().unwrap().is_empty());

@@ -25,7 +25,8 @@ pub struct RunWatch<'a> {
 
 impl<'a> RunWatch<'a> {
     pub fn new(guard: &'a Guard, scope: RunScope) -> Self {
-        let repeat_limit = guard.limits().map(|l| l.repeated_tool_calls).unwrap_or(super::Limits::DEFAULT.repeated_tool_calls);
+        let repeat_limit =
+            guard.limits().map(|l| l.repeated_tool_calls).unwrap_or(super::Limits::DEFAULT.repeated_tool_calls);
         Self { guard, scope, repeat_limit, calls: HashMap::new() }
     }
 
@@ -44,7 +45,8 @@ impl<'a> RunWatch<'a> {
             }
             RunEvent::Usage { input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd } => {
                 let tokens = input_tokens + output_tokens + cache_read_tokens + cache_write_tokens;
-                let cost_micros = cost_usd.filter(|c| c.is_finite() && *c > 0.0).map_or(0, |c| (c * 1e6).round() as u64);
+                let cost_micros =
+                    cost_usd.filter(|c| c.is_finite() && *c > 0.0).map_or(0, |c| (c * 1e6).round() as u64);
                 match self.guard.record_usage(&self.scope, tokens, cost_micros) {
                     Ok(note) => note.map(|note| (Halt::Budget, note)),
                     Err(e) => {

@@ -66,11 +66,16 @@ pub enum Stop {
     User,
     Silence(Duration),
     WallClock(Duration),
-    ContextFull { used: u64, window: u32 },
+    ContextFull {
+        used: u64,
+        window: u32,
+    },
     /// A budget of its scope was spent by its last model call (see `crate::guard`).
     Budget,
     /// It made the same tool call with the same input this many times: a loop.
-    RepeatedToolCall { times: u32 },
+    RepeatedToolCall {
+        times: u32,
+    },
 }
 
 impl From<Halt> for Stop {
@@ -252,7 +257,8 @@ fn ask_permission(services: &RunServices<'_>, source: &Source, pending: PendingP
 
 /// Whose run it is, for the guards: from its source, and the routine it belongs to.
 fn run_scope(guard: &crate::guard::Guard, source: &Source) -> RunScope {
-    let routine_id = source.run_id.as_deref().and_then(|run_id| guard.routine_of_run(run_id, source.card_id.as_deref()));
+    let routine_id =
+        source.run_id.as_deref().and_then(|run_id| guard.routine_of_run(run_id, source.card_id.as_deref()));
     RunScope {
         agent_id: source.agent_id.clone(),
         team_id: source.team_id.clone(),

@@ -142,7 +142,9 @@ impl Chat {
     /// Whose run a delivery starts, for the breakers and budgets.
     fn delivery_scope(&self, delivery: &Delivery) -> RunScope {
         let routine_id = match (&delivery.what, &self.guard) {
-            (Deliver::User { routine: Some(tag), .. }, Some(guard)) => guard.routine_of_routine_run(&tag.routine_run_id),
+            (Deliver::User { routine: Some(tag), .. }, Some(guard)) => {
+                guard.routine_of_routine_run(&tag.routine_run_id)
+            }
             _ => None,
         };
         RunScope {
