@@ -110,13 +110,10 @@ pub struct Budget {
     pub period: BudgetPeriod,
     pub unit: BudgetUnit,
     /// Tokens, or micro-dollars.
-    #[specta(type = f64)]
     pub amount: u64,
     /// Spent in the current period, in the same unit.
-    #[specta(type = f64)]
     pub spent: u64,
     /// Runs past the budget are allowed until then (ms; "Allow until tomorrow").
-    #[specta(type = Option<f64>)]
     pub allowed_until: Option<i64>,
 }
 
@@ -143,7 +140,6 @@ pub struct BudgetInput {
     pub scope_id: String,
     pub period: BudgetPeriod,
     pub unit: BudgetUnit,
-    #[specta(type = f64)]
     pub amount: u64,
 }
 
@@ -189,7 +185,7 @@ fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

@@ -122,7 +122,6 @@ pub struct PausedScope {
     pub breaker: Breaker,
     /// What the breaker saw, with the numbers.
     pub reason: String,
-    #[specta(type = f64)]
     pub paused_at: i64,
     /// The Inbox request that offers Resume / Keep paused.
     pub request_id: Option<String>,

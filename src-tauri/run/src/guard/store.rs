@@ -109,9 +109,12 @@ pub fn paused(conn: &Connection) -> Result<Vec<PausedScope>> {
     Ok(out)
 }
 
+/// A paused routine: its id, name, why, and when it was last changed.
+pub type PausedRoutine = (String, String, Option<String>, i64);
+
 /// The routines paused now (by their own three-failures rule or by the user), shown beside the
-/// scopes the breakers paused: `(id, name, reason)`.
-pub fn paused_routines(conn: &Connection) -> Result<Vec<(String, String, Option<String>, i64)>> {
+/// scopes the breakers paused.
+pub fn paused_routines(conn: &Connection) -> Result<Vec<PausedRoutine>> {
     let mut statement = conn.prepare(
         "SELECT id, name, paused_reason, updated_at FROM routines WHERE state = 'paused' ORDER BY updated_at DESC",
     )?;
@@ -195,9 +198,11 @@ pub struct StoredBudget {
 
 const BUDGET_COLUMNS: &str = "scope_kind, scope_id, period, unit, amount, allowed_until, warned_period, reached_period";
 
-fn budget_row(
-    r: &rusqlite::Row<'_>,
-) -> rusqlite::Result<(String, String, String, String, i64, Option<i64>, Option<i64>, Option<i64>)> {
+/// A budget's row as stored: scope kind and id, period, unit, amount, allowed until, and the
+/// periods its 80% and 100% notices were raised for.
+type BudgetRow = (String, String, String, String, i64, Option<i64>, Option<i64>, Option<i64>);
+
+fn budget_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<BudgetRow> {
     Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?))
 }
 
