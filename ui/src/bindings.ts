@@ -279,6 +279,21 @@ export const commands = {
 	routinePreview: (schedule: Schedule) => typedError<SchedulePreview, AppError>(__TAURI_INVOKE("routine_preview", { schedule })),
 	/**  The schedule presets and the user's time zone, for the editor. */
 	routinePresets: () => typedError<SchedulePresets, AppError>(__TAURI_INVOKE("routine_presets")),
+	/**
+	 *  The breakers' limits (defaults: 60 runs an hour, 30 hand-offs in ten minutes, the same tool
+	 *  call 5 times, 3 routine failures in a row).
+	 */
+	limitsGet: () => typedError<Limits, AppError>(__TAURI_INVOKE("limits_get")),
+	limitsSet: (limits: Limits) => typedError<Limits, AppError>(__TAURI_INVOKE("limits_set", { limits })),
+	/**  The agents, rooms and routines paused now, and why. */
+	pausedScopes: () => typedError<PausedScope[], AppError>(__TAURI_INVOKE("paused_scopes")),
+	/**  Resumes an agent or a room a breaker paused. */
+	scopeResume: (scope: ScopeKind, id: string) => typedError<null, AppError>(__TAURI_INVOKE("scope_resume", { scope, id })),
+	/**  Every budget, with what its period spent so far. */
+	budgetsList: () => typedError<Budget[], AppError>(__TAURI_INVOKE("budgets_list")),
+	/**  Sets or raises a budget. */
+	budgetSet: (budget: BudgetInput) => typedError<Budget, AppError>(__TAURI_INVOKE("budget_set", { budget })),
+	budgetRemove: (scope: BudgetScope, scopeId: string, period: BudgetPeriod) => typedError<null, AppError>(__TAURI_INVOKE("budget_remove", { scope, scopeId, period })),
 	listConnectors: () => typedError<Connector[], AppError>(__TAURI_INVOKE("list_connectors")),
 	/**  Well-known MCP servers the user could add (hints for the form). */
 	suggestedConnectors: () => __TAURI_INVOKE<SuggestedConnector[]>("suggested_connectors"),
@@ -543,6 +558,51 @@ export type BooZeroInfo = {
 	globalBrief: string,
 	globalBriefBudget: number,
 };
+
+/**  Which breaker tripped. */
+export type Breaker = "runs_per_hour" | "handoffs" | "repeated_tool_call" | "routine_failures";
+
+/**  A budget as the user set it, with what its period has spent so far. */
+export type Budget = {
+	scope: BudgetScope,
+	/**  The agent, team or routine; empty for the overall budget. */
+	scopeId: string,
+	period: BudgetPeriod,
+	unit: BudgetUnit,
+	/**  Tokens, or micro-dollars. */
+	amount: number,
+	/**  Spent in the current period, in the same unit. */
+	spent: number,
+	/**  Runs past the budget are allowed until then (ms; "Allow until tomorrow"). */
+	allowedUntil: number | null,
+};
+
+/**  A budget to set: `amount` in tokens or micro-dollars. */
+export type BudgetInput = {
+	scope: BudgetScope,
+	scopeId: string,
+	period: BudgetPeriod,
+	unit: BudgetUnit,
+	amount: number,
+};
+
+export type BudgetPeriod = 
+/**  The UTC day. */
+"day" | 
+/**  The UTC calendar month. */
+"month";
+
+/**  Whose spend a budget caps. */
+export type BudgetScope = 
+/**  Every run. */
+"overall" | "agent" | "team" | "routine";
+
+/**  What a budget counts. */
+export type BudgetUnit = 
+/**  Every token a model call reports: input, output, cache reads and writes. */
+"tokens" | 
+/**  US dollars, counted in micro-dollars, from the cost a runtime reports with its usage. */
+"usd";
 
 export type Card = {
 	id: string,
@@ -908,7 +968,18 @@ export type ErrorCode =
  *  A routine's schedule is invalid (a cron expression, a time zone, an interval under one
  *  minute, a one-time run in the past); the message says which.
  */
-"invalid_schedule" | "internal";
+"invalid_schedule" | 
+/**
+ *  The agent, room or team the run belongs to is paused by a circuit breaker (it started too
+ *  many runs, handed work back and forth, repeated a tool call): the message says what was
+ *  seen; resume it from its Inbox request.
+ */
+"paused" | 
+/**
+ *  A budget of the run's scope (agent, team, routine or overall) is spent for its period:
+ *  the message gives the figure; raise the budget or allow until tomorrow.
+ */
+"budget_exhausted" | "internal";
 
 export type ExportFormat = "markdown" | "json";
 
@@ -1105,6 +1176,18 @@ export type KeptInTray = {
 	first: boolean,
 };
 
+/**  The circuit breakers' limits, editable in Settings › Limits. */
+export type Limits = {
+	/**  An agent starting more runs than this within an hour is paused (default 60). */
+	runsPerHour: number,
+	/**  A room with more hand-offs than this within ten minutes is paused (default 30). */
+	handoffsPerTenMinutes: number,
+	/**  A run making the same tool call with the same input this many times ends (default 5). */
+	repeatedToolCalls: number,
+	/**  A routine failing this many times in a row pauses itself (fixed: the routines' rule). */
+	routineFailures: number,
+};
+
 /**  The API as Settings shows it. The token is never part of it (see [`LocalApi::token`]). */
 export type LocalApiStatus = {
 	/**  Switched on by the user (kept across restarts). */
@@ -1249,6 +1332,18 @@ export type Origin =
 /**  A run of a card on the Board. */
 "card";
 
+/**  A scope paused now, and why. */
+export type PausedScope = {
+	scope: ScopeKind,
+	scopeId: string,
+	breaker: Breaker,
+	/**  What the breaker saw, with the numbers. */
+	reason: string,
+	pausedAt: number,
+	/**  The Inbox request that offers Resume / Keep paused. */
+	requestId: string | null,
+};
+
 export type PeerPage = {
 	posts: PeerPost[],
 	hasOlder: boolean,
@@ -1386,7 +1481,19 @@ export type RequestKind =
  *  An agent's `memory_save` to a wider scope than its own (global, or a team its run is not
  *  in); Allow saves the fact exactly as shown. Decided each time.
  */
-"memory_save";
+"memory_save" | 
+/**
+ *  A circuit breaker paused an agent or a room (too many runs, hand-offs back and forth, the
+ *  same tool call repeated): the text says what it saw. Allow resumes it; Deny keeps it paused.
+ */
+"scope_paused" | 
+/**  A budget reached 80% of its figure: a line to read (any answer dismisses it). */
+"budget_warning" | 
+/**
+ *  A budget is spent: new runs in its scope are refused. Allow lets them run until tomorrow;
+ *  Deny keeps them stopped (raising the budget is done where it is edited).
+ */
+"budget_reached";
 
 export type RequestStatus = "open" | 
 /**  The user answered it in the app. */
@@ -1844,6 +1951,11 @@ export type SchedulePreview = {
 
 /**  Who may read a fact. */
 export type Scope = { kind: "global" } | { kind: "team"; team_id: string } | { kind: "agent"; agent_id: string };
+
+/**  What a breaker pauses. */
+export type ScopeKind = "agent" | "room" | 
+/**  A routine paused by its own rule (three failures in a row) or by the user. */
+"routine";
 
 /**  A short durable conclusion (not reasoning, not raw output). */
 export type ScratchNote = {

@@ -205,6 +205,21 @@ impl Attention {
         self.raise_with(&id, source, kind, text, None, input, None, None, None, false)
     }
 
+    /// A request of the run guards (a scope a circuit breaker paused, a budget at 80% or spent):
+    /// an approval, decided each time, never by a grant. `first` stores what it is about under
+    /// its id before anyone can see (and answer) it.
+    pub fn raise_guard(
+        &self,
+        source: &Source,
+        kind: RequestKind,
+        text: &str,
+        first: impl FnOnce(&str) -> Result<()>,
+    ) -> Result<AttentionRequest> {
+        let id = new_id();
+        first(&id)?;
+        self.raise_with(&id, source, kind, text, None, None, None, None, None, false)
+    }
+
     /// An agent's `memory_save` to a wider scope (`tool` is the tool it used): `text` says where
     /// to, `fact` is the fact exactly as it is saved if the user allows it. Decided each time (no
     /// "Allow always"). `first` holds the fact under the request's id before anyone can see (and
@@ -386,7 +401,10 @@ impl Attention {
                 RequestKind::Promotion
                 | RequestKind::RoutineProposal
                 | RequestKind::RoutinePaused
-                | RequestKind::MemorySave,
+                | RequestKind::MemorySave
+                | RequestKind::ScopePaused
+                | RequestKind::BudgetWarning
+                | RequestKind::BudgetReached,
                 UserAnswer::Decision { decision },
             ) => self.decide(&request, *decision, now, also),
             _ => unreachable!("check_answer matched the answer to the kind"),
@@ -780,7 +798,13 @@ fn describe(kind: RequestKind, text: &str, tool: Option<&str>, input: Option<&st
         (RequestKind::Permission, Some(tool)) => format!("Asked to use {tool}: {text}"),
         (RequestKind::Promotion, _) => format!("Asked to promote a scratch note: {text}"),
         (RequestKind::RoutineProposal, _) => format!("Proposed a routine: {text}"),
-        (RequestKind::RoutinePaused, _) => text.to_owned(),
+        (
+            RequestKind::RoutinePaused
+            | RequestKind::ScopePaused
+            | RequestKind::BudgetWarning
+            | RequestKind::BudgetReached,
+            _,
+        ) => text.to_owned(),
         (RequestKind::MemorySave, _) => format!("Asked: {text} The fact: {}", input.unwrap_or_default()),
         (_, None) => text.to_owned(),
     }

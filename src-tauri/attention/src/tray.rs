@@ -116,6 +116,9 @@ pub fn notification(notice: &Notice, request: Option<&AttentionRequest>, open: u
         (Notice::One { .. }, Some(request)) => Notification {
             title: match request.kind {
                 RequestKind::Question => format!("{} asks you", request.agent_name),
+                RequestKind::ScopePaused => "Clawboo paused a loop".to_owned(),
+                RequestKind::BudgetWarning => "A budget is at 80%".to_owned(),
+                RequestKind::BudgetReached => "A budget is spent".to_owned(),
                 _ => format!("{} needs your approval", request.agent_name),
             },
             body: request.text.chars().take(NOTIFICATION_BODY_CHARS).collect(),
@@ -164,6 +167,9 @@ pub fn menu_label(request: &AttentionRequest) -> String {
         RequestKind::RoutineProposal => format!("{} proposes a routine", request.agent_name),
         RequestKind::RoutinePaused => "A routine paused itself".to_owned(),
         RequestKind::MemorySave => format!("{} wants to save a fact to memory", request.agent_name),
+        RequestKind::ScopePaused => "Clawboo paused a loop".to_owned(),
+        RequestKind::BudgetWarning => "A budget is at 80%".to_owned(),
+        RequestKind::BudgetReached => "A budget is spent: runs stopped".to_owned(),
     };
     let one_line = label.split_whitespace().collect::<Vec<_>>().join(" ");
     if one_line.chars().count() <= MENU_LABEL_CHARS {

@@ -29,6 +29,14 @@ pub enum RequestKind {
     /// An agent's `memory_save` to a wider scope than its own (global, or a team its run is not
     /// in); Allow saves the fact exactly as shown. Decided each time.
     MemorySave,
+    /// A circuit breaker paused an agent or a room (too many runs, hand-offs back and forth, the
+    /// same tool call repeated): the text says what it saw. Allow resumes it; Deny keeps it paused.
+    ScopePaused,
+    /// A budget reached 80% of its figure: a line to read (any answer dismisses it).
+    BudgetWarning,
+    /// A budget is spent: new runs in its scope are refused. Allow lets them run until tomorrow;
+    /// Deny keeps them stopped (raising the budget is done where it is edited).
+    BudgetReached,
 }
 
 impl RequestKind {
@@ -40,6 +48,9 @@ impl RequestKind {
             RequestKind::RoutineProposal => "routine_proposal",
             RequestKind::RoutinePaused => "routine_paused",
             RequestKind::MemorySave => "memory_save",
+            RequestKind::ScopePaused => "scope_paused",
+            RequestKind::BudgetWarning => "budget_warning",
+            RequestKind::BudgetReached => "budget_reached",
         }
     }
 
@@ -50,6 +61,9 @@ impl RequestKind {
             "routine_proposal" => RequestKind::RoutineProposal,
             "routine_paused" => RequestKind::RoutinePaused,
             "memory_save" => RequestKind::MemorySave,
+            "scope_paused" => RequestKind::ScopePaused,
+            "budget_warning" => RequestKind::BudgetWarning,
+            "budget_reached" => RequestKind::BudgetReached,
             _ => RequestKind::Question,
         }
     }

@@ -22,7 +22,7 @@ pub use clawboo_context as context;
 pub use clawboo_history as history;
 pub use clawboo_memory as memory;
 pub use clawboo_routines as routines;
-pub use clawboo_run::run;
+pub use clawboo_run::{guard, run};
 pub use clawboo_runtimes::{models, relay, runtimes};
 pub use clawboo_store::{config, events, logs, preferences, secrets, store};
 pub use clawboo_teams as teams;
@@ -74,6 +74,8 @@ pub struct Engine {
     attention: Arc<Attention>,
     runner: Arc<Runner>,
     routines: Arc<routines::Routines>,
+    /// The circuit breakers and budgets every run is checked against.
+    guard: Arc<guard::Guard>,
     spawner: Arc<dyn runtimes::process::Spawner>,
     relay: Arc<Relay>,
     tools: Arc<tools::Tools>,
@@ -155,6 +157,7 @@ impl Engine {
         // Approvals left open by an earlier app died with its runs.
         attention.recover()?;
         timer.step("services, approvals recovered");
+        let guard = Arc::new(guard::Guard::new(store.clone()).with_attention(attention.clone()));
         let chat = Arc::new(
             Chat::new(
                 store.clone(),
@@ -170,7 +173,8 @@ impl Engine {
             .with_board(board.clone())
             .with_attention(attention.clone())
             .with_teams(teams.clone())
-            .with_connectors(connectors.clone()),
+            .with_connectors(connectors.clone())
+            .with_guard(guard.clone()),
         );
         // What happens in a team and on its cards waits in the agents' inboxes (held weakly).
         let team_inbox = Arc::new(chat::team::TeamInbox(Arc::downgrade(&chat)));
@@ -207,6 +211,7 @@ impl Engine {
             connectors: Some(connectors.clone()),
             teams: teams.clone(),
             attention: attention.clone(),
+            guard: Some(guard.clone()),
             worktrees: config.data_dir.join("worktrees"),
         }));
         // Boo Zero missing is no reason not to start: the app runs without its pin, and the next
@@ -230,6 +235,7 @@ impl Engine {
             handle: runtime.handle().clone(),
             data_dir: config.data_dir.clone(),
             server_limits: config.server_limits,
+            guard: Some(guard.clone()),
         });
         local_api.resume();
         timer.step("local API");
@@ -262,6 +268,7 @@ impl Engine {
             attention,
             runner,
             routines,
+            guard,
             spawner,
             relay,
             tools,
@@ -328,6 +335,11 @@ impl Engine {
     /// Routines: work on a schedule, their runs and the scheduler.
     pub fn routines(&self) -> &Arc<routines::Routines> {
         &self.routines
+    }
+
+    /// The circuit breakers and budgets (Settings › Limits, the budgets, the paused scopes).
+    pub fn guard(&self) -> &Arc<guard::Guard> {
+        &self.guard
     }
 
     /// The models `provider` offers (its `GET /v1/models`, with the key from the keychain), kept
@@ -473,6 +485,17 @@ impl Engine {
                     self.memory.changed();
                 }
                 Ok(answered)
+            }
+            (
+                RequestKind::ScopePaused | RequestKind::BudgetWarning | RequestKind::BudgetReached,
+                UserAnswer::Decision { decision },
+            ) => {
+                // Allowed: the scope resumes (or a spent budget lets runs go on until tomorrow)
+                // first, so an answer that cannot be carried out leaves the request open.
+                if decision.allows() {
+                    self.guard.approved(&request.id)?;
+                }
+                self.attention.answer(id, &answer)
             }
             (RequestKind::RoutineProposal | RequestKind::RoutinePaused, UserAnswer::Decision { decision }) => {
                 // Allowed: the routine is created (or resumed) first, so an answer that cannot be

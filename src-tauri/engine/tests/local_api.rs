@@ -647,3 +647,39 @@ fn an_agents_many_chats_are_listed_with_titles_and_read_one_by_one() {
     let (status, body) = a.send(a.client.get(format!("{}/api/chats/{seeded}/messages", a.base)));
     assert_eq!((status, code(&body)), (StatusCode::UNAUTHORIZED, "unauthorized"), "{body}");
 }
+
+#[test]
+fn budgets_limits_and_paused_scopes_are_readable() {
+    use clawboo_engine::guard::{BudgetInput, BudgetPeriod, BudgetScope, BudgetUnit, Limits};
+    let a = api();
+    let guard = a.engine.guard();
+    guard
+        .set_budget(BudgetInput {
+            scope: BudgetScope::Agent,
+            scope_id: a.agent_id.clone(),
+            period: BudgetPeriod::Month,
+            unit: BudgetUnit::Usd,
+            amount: 20_000_000,
+        })
+        .unwrap();
+    guard.set_limits(Limits { runs_per_hour: 1, ..Limits::DEFAULT }).unwrap();
+    a.engine.chat().send(&a.agent_id, "hello").unwrap();
+    let refused = wait_for("the second run refused", Duration::from_secs(10), || {
+        a.engine.chat().send(&a.agent_id, "again").err().filter(|e| e.code() == ErrorCode::Paused)
+    });
+    assert!(refused.to_string().contains("the limit is 1 runs an hour"), "{refused}");
+
+    let (status, body) = a.get("/api/budgets");
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let budget = &body["budgets"][0];
+    assert_eq!((budget["scope"].as_str(), budget["scopeId"].as_str()), (Some("agent"), Some(a.agent_id.as_str())));
+    assert_eq!((budget["period"].as_str(), budget["unit"].as_str()), (Some("month"), Some("usd")));
+    assert_eq!((budget["amount"].as_u64(), budget["spent"].as_u64()), (Some(20_000_000), Some(0)));
+    assert_eq!(body["limits"]["runsPerHour"], 1);
+    assert_eq!(body["limits"]["handoffsPerTenMinutes"], 30);
+    let paused = &body["paused"][0];
+    assert_eq!((paused["scope"].as_str(), paused["scopeId"].as_str()), (Some("agent"), Some(a.agent_id.as_str())));
+    assert_eq!(paused["breaker"], "runs_per_hour");
+    let (status, body) = a.send(a.client.get(format!("{}/api/budgets", a.base)));
+    assert_eq!((status, code(&body)), (StatusCode::UNAUTHORIZED, "unauthorized"), "{body}");
+}

@@ -6,6 +6,7 @@
 //! runner or the engine, which call it and say what to do with a run's end. The engine
 //! re-exports it at its old path (`clawboo_engine::run`).
 
+pub mod guard;
 pub mod run;
 
 // The crates below, at the paths this module names them by (`crate::runtimes::...`), as in the

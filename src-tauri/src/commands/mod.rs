@@ -10,6 +10,7 @@ pub mod chat;
 pub mod connectors;
 pub mod history;
 pub mod home;
+pub mod limits;
 pub mod logs;
 pub mod memory;
 pub mod onboarding;

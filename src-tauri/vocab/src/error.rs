@@ -51,6 +51,13 @@ pub enum ErrorCode {
     /// A routine's schedule is invalid (a cron expression, a time zone, an interval under one
     /// minute, a one-time run in the past); the message says which.
     InvalidSchedule,
+    /// The agent, room or team the run belongs to is paused by a circuit breaker (it started too
+    /// many runs, handed work back and forth, repeated a tool call): the message says what was
+    /// seen; resume it from its Inbox request.
+    Paused,
+    /// A budget of the run's scope (agent, team, routine or overall) is spent for its period:
+    /// the message gives the figure; raise the budget or allow until tomorrow.
+    BudgetExhausted,
     Internal,
 }
 
@@ -149,6 +156,12 @@ pub enum Error {
     #[error("{0}")]
     InvalidSchedule(String),
 
+    #[error("{0}")]
+    Paused(String),
+
+    #[error("{0}")]
+    BudgetExhausted(String),
+
     #[error("Internal error: {0}")]
     Internal(String),
 }
@@ -180,6 +193,8 @@ impl Error {
             Error::WorktreeTampered(_) => ErrorCode::WorktreeTampered,
             Error::ContextTooLarge(_) => ErrorCode::ContextTooLarge,
             Error::InvalidSchedule(_) => ErrorCode::InvalidSchedule,
+            Error::Paused(_) => ErrorCode::Paused,
+            Error::BudgetExhausted(_) => ErrorCode::BudgetExhausted,
             Error::Internal(_) => ErrorCode::Internal,
         }
     }

@@ -57,6 +57,7 @@ export function MainView({
       <SettingsPage
         onSetUpStarterTeam={() => setRoute({ page: "onboarding" })}
         showKeys={route.section === "keys"}
+        showLimits={route.section === "limits"}
         onBackToSetup={route.from === "onboarding" ? () => setRoute({ page: "onboarding" }) : undefined}
       />
     );

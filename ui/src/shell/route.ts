@@ -10,7 +10,7 @@ export type Route =
   | { page: "agent"; agentId: string; tab: AgentTab; chatId?: string | null }
   | { page: "team"; teamId: string; roomId: string | null }
   /** `from`: opened from the first-run page, which it offers to go back to. */
-  | { page: "settings"; section?: "keys"; from?: "onboarding" }
+  | { page: "settings"; section?: "keys" | "limits"; from?: "onboarding" }
   | { page: "memory" }
   | { page: "routines" }
   | { page: "board"; cardId: string | null }

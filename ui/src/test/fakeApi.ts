@@ -23,6 +23,7 @@ import { fakeConnectorsApi } from "./fakeConnectors";
 import { fakeOnboardingApi, resetOnboarding } from "./fakeOnboarding";
 import { fakeHomeApi, resetHome } from "./fakeHome";
 import { fakeSearchApi, resetSearch } from "./fakeSearch";
+import { fakeLimitsApi, resetLimits } from "./fakeLimits";
 
 export { backend, FILE_NAMES, SUGGESTED_HOSTS } from "./fakeState";
 export { editOnDisk, emitFileChanged, seedAgent } from "./fakeAgents";
@@ -41,6 +42,7 @@ export {
 } from "./fakeChat";
 export { emitRoomMessage, seedRoomMessage, seedTeam } from "./fakeTeams";
 export { seedSearch } from "./fakeSearch";
+export { seedBudget, seedPaused, limitsState } from "./fakeLimits";
 
 export const fakeApi = {
   ...fakeAgentsApi,
@@ -58,6 +60,7 @@ export const fakeApi = {
   ...fakeOnboardingApi,
   ...fakeHomeApi,
   ...fakeSearchApi,
+  ...fakeLimitsApi,
 } satisfies CommandFakes;
 
 /** What replaces ../api in a test: `call` runs the command's fake, `listen` the fake events. */
@@ -83,6 +86,7 @@ export function resetBackend() {
   resetOnboarding();
   resetHome();
   resetSearch();
+  resetLimits();
   resetEvents();
   Object.values(fakeApi).forEach((fn) => fn.mockClear());
 }

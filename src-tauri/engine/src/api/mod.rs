@@ -50,6 +50,8 @@ pub struct LocalApiParts {
     pub data_dir: PathBuf,
     /// The server's bounds (the header timeout, connections at once).
     pub server_limits: crate::loopback::ServerLimits,
+    /// Budgets and paused scopes, for `GET /api/budgets`.
+    pub guard: Option<Arc<crate::guard::Guard>>,
 }
 
 /// The API as Settings shows it. The token is never part of it (see [`LocalApi::token`]).

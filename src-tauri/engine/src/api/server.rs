@@ -65,6 +65,7 @@ fn router(shared: ApiState) -> Router {
         .route("/api/search", get_only(search))
         .route("/api/chats", get_only(list_chats))
         .route("/api/chats/{chat_id}/messages", get_only(chat_messages))
+        .route("/api/budgets", get_only(list_budgets))
         .fallback(no_route)
         // After the routes and the fallback, so it guards them all.
         .layer(middleware::from_fn_with_state(shared.clone(), guard))
@@ -269,6 +270,16 @@ async fn chat_messages(State(shared): State<ApiState>, PathParam(chat_id): PathP
     Ok(json_response(StatusCode::OK, &serde_json::json!({ "messages": messages, "hasOlder": has_older })))
 }
 
+/// `GET /api/budgets`: every budget with what its period spent so far, the breakers' limits,
+/// and the scopes paused now (agents and rooms a breaker paused, paused routines).
+async fn list_budgets(State(shared): State<ApiState>) -> Result<Response, ApiError> {
+    let Some(guard) = shared.parts.guard.clone() else {
+        return Ok(json_response(StatusCode::OK, &serde_json::json!({ "budgets": [], "paused": [] })));
+    };
+    let (budgets, limits, paused) = blocking(move || Ok((guard.budgets()?, guard.limits()?, guard.paused()?))).await?;
+    Ok(json_response(StatusCode::OK, &serde_json::json!({ "budgets": budgets, "limits": limits, "paused": paused })))
+}
+
 /// A query parameter a route needs, decoded (`%XX`, `+` as a space): `q` for `?q=`, `a` for
 /// `?agent=` (const generics take a char, not a string). Missing or empty: a 400 naming it.
 struct RequiredQuery<const NAME: char>(String);
@@ -429,6 +440,8 @@ impl From<Error> for ApiError {
             ErrorCode::InvalidInput | ErrorCode::InvalidHandle => StatusCode::BAD_REQUEST,
             ErrorCode::NotFound => StatusCode::NOT_FOUND,
             ErrorCode::Conflict | ErrorCode::RunNotActive | ErrorCode::DuplicateHandle => StatusCode::CONFLICT,
+            // The run was refused by a paused scope or a spent budget: the body says which.
+            ErrorCode::Paused | ErrorCode::BudgetExhausted => StatusCode::TOO_MANY_REQUESTS,
             ErrorCode::RuntimeNotFound
             | ErrorCode::RuntimeProbeFailed
             | ErrorCode::MissingApiKey

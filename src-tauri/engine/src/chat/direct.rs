@@ -96,6 +96,8 @@ impl Chat {
             "/new" => return self.start_new_chat(&agent),
             _ => {}
         }
+        // A paused agent or a spent budget refuses the run before anything is stored.
+        self.check_guard(&crate::guard::RunScope::agent(&agent.id))?;
         // Reserved before anything else, in the same lock as the check: of two quick sends,
         // exactly one gets the slot. Released on any early return.
         let reservation = self.slots.reserve(&agent)?;

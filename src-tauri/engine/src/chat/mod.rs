@@ -55,6 +55,9 @@ pub struct Chat {
     attention: Option<Arc<crate::attention::Attention>>,
     /// The user's connectors: each run gets those shared with its agent.
     connectors: Option<Arc<crate::connectors::Connectors>>,
+    /// The circuit breakers and budgets: every run is checked before it starts, and a
+    /// hand-off before it is made.
+    guard: Option<Arc<crate::guard::Guard>>,
     /// Team chat's queues, pending batches and live team runs.
     team: Mutex<team::TeamState>,
     /// Set when the app quits: runs stopped from then on were cut off by the quit, not stopped
@@ -86,6 +89,7 @@ impl Chat {
             board: None,
             attention: None,
             connectors: None,
+            guard: None,
             team: Mutex::default(),
             quitting: Default::default(),
         }
@@ -105,6 +109,17 @@ impl Chat {
     /// The context's connectors slot for this agent (turns the user reads).
     pub(crate) fn connectors_slot(&self, agent_id: &str) -> Option<crate::context::Connectors> {
         self.connectors.as_ref().and_then(|c| c.context_for(agent_id))
+    }
+
+    /// Runs are checked against the breakers and budgets before they start.
+    pub fn with_guard(mut self, guard: Arc<crate::guard::Guard>) -> Self {
+        self.guard = Some(guard);
+        self
+    }
+
+    /// Whether a run of `scope` may start now (`Paused`, `BudgetExhausted` when not).
+    pub(crate) fn check_guard(&self, scope: &crate::guard::RunScope) -> Result<()> {
+        self.guard.as_ref().map_or(Ok(()), |guard| guard.check_start(scope))
     }
 
     /// Permission questions and questions for the user become attention requests.
@@ -230,7 +245,12 @@ impl Chat {
 
     /// What a chat run deals with while it goes, and gives its grants back to when it ends.
     fn run_services(&self) -> RunServices<'_> {
-        RunServices { attention: self.attention.as_deref(), relay: self.relay.as_deref(), tools: self.tools.as_deref() }
+        RunServices {
+            attention: self.attention.as_deref(),
+            relay: self.relay.as_deref(),
+            tools: self.tools.as_deref(),
+            guard: self.guard.as_deref(),
+        }
     }
 
     /// The chat a run is in (a one-to-one run; `None` for a team or task run, or no such run).

@@ -17,6 +17,7 @@ use crate::context::{
     self, BlockFact, FailedCheck, MemoryBlock, TaskRun, ToolName, WaitingItem, WaitingKind, PROGRESS_NOTE_CHARS,
 };
 use crate::error::{Error, Result};
+use crate::guard::RunScope;
 use crate::memory::Visibility;
 use crate::runtimes::home::RuntimeHomes;
 use crate::runtimes::{Capabilities, RunEvent, Runtime, TurnInput};
@@ -161,6 +162,17 @@ impl Runner {
         let parts = &self.parts;
         let card = &task.card;
         let agent = &task.agent;
+        // A paused agent or a spent budget refuses the run before anything is stored (the card
+        // is blocked with the reason).
+        if let Some(guard) = &parts.guard {
+            let routine_id = match &card.origin {
+                CardOrigin::Routine { routine_id, .. } => Some(routine_id.clone()),
+                _ => None,
+            };
+            let scope =
+                RunScope { agent_id: agent.id.clone(), team_id: card.team_id.clone(), room_id: None, routine_id };
+            guard.check_start(&scope)?;
+        }
         let mut notes = Vec::new();
         let memory = if task.options.disable_memory_auto_inject {
             None

@@ -76,6 +76,8 @@ pub struct RunnerParts {
     pub connectors: Option<Arc<crate::connectors::Connectors>>,
     /// Where runs' permission questions go.
     pub attention: Arc<crate::attention::Attention>,
+    /// The circuit breakers and budgets every task run is checked against.
+    pub guard: Option<Arc<crate::guard::Guard>>,
     /// For a team's project folder (a card on a team that names none of its own works there).
     pub teams: Arc<crate::teams::Teams>,
     /// Where the cards' git worktrees go (`<data dir>/worktrees`).

@@ -156,6 +156,7 @@ impl Runner {
             attention: Some(&self.parts.attention),
             relay: self.parts.relay.as_deref(),
             tools: self.parts.tools.as_deref(),
+            guard: self.parts.guard.as_deref(),
         };
         let turn = Turn {
             runtime: task.runtime.as_ref(),
@@ -211,6 +212,11 @@ impl Runner {
             Some(Stop::Silence(limit)) => Ending::Failed {
                 why: format!("The run reported nothing for {} s and was stopped.", limit.as_secs()),
                 status: RunStatus::TimedOut,
+            },
+            // Ended by a budget or a circuit breaker: the note says which (the drive loop set it).
+            Some(Stop::Budget | Stop::RepeatedToolCall { .. }) => Ending::Failed {
+                why: said().unwrap_or_else(|| "Stopped by a limit.".into()),
+                status: RunStatus::Cancelled,
             },
             None if driven.out_of_turns => Ending::OutOfRoom {
                 why: said().unwrap_or_else(|| "it reached its turn limit".into()).trim_end_matches('.').to_owned(),

@@ -9,6 +9,7 @@ use tokio::time::Instant;
 
 use super::{Recorder, RunServices};
 use crate::attention::Source;
+use crate::guard::{Halt, RunScope, RunWatch};
 use crate::runtimes::{PendingPermission, RunChannels, RunEvent, RunOutcome, RunResult, Runtime, TurnInput};
 
 /// How often recorded events are written while a run goes.
@@ -65,7 +66,25 @@ pub enum Stop {
     User,
     Silence(Duration),
     WallClock(Duration),
-    ContextFull { used: u64, window: u32 },
+    ContextFull {
+        used: u64,
+        window: u32,
+    },
+    /// A budget of its scope was spent by its last model call (see `crate::guard`).
+    Budget,
+    /// It made the same tool call with the same input this many times: a loop.
+    RepeatedToolCall {
+        times: u32,
+    },
+}
+
+impl From<Halt> for Stop {
+    fn from(halt: Halt) -> Self {
+        match halt {
+            Halt::Budget => Stop::Budget,
+            Halt::RepeatedToolCall { times } => Stop::RepeatedToolCall { times },
+        }
+    }
 }
 
 /// How a driven run ended.
@@ -145,6 +164,10 @@ async fn drive_once(
     tokio::pin!(quiet);
     let mut was_asking = false;
     let mut flush = tokio::time::interval(FLUSH_EVERY);
+    // The guards' watch: repeated tool calls, and usage counted against the budgets.
+    let mut watch = services.guard.map(|guard| RunWatch::new(guard, run_scope(guard, source)));
+    // Why the guards ended the run, said in the run after the event that tripped them.
+    let mut halt_note: Option<String> = None;
     let result = loop {
         tokio::select! {
             biased;
@@ -158,7 +181,15 @@ async fn drive_once(
                         let _ = stop_tx.send(true);
                     }
                 }
+                // Usage is counted even after a stop: those tokens were spent all the same.
+                let halted = watch.as_mut().and_then(|w| w.see(&event));
                 recorder.record(event);
+                if let (None, Some((halt, note))) = (stop, halted) {
+                    stop = Some(halt.into());
+                    let _ = stop_tx.send(true);
+                    recorder.record(RunEvent::Warning { message: note.clone() });
+                    halt_note = Some(note);
+                }
             }
             Some(pending) = permissions.recv() => {
                 // Asked and answered between two ticks still counts as having waited.
@@ -195,9 +226,16 @@ async fn drive_once(
         }
     };
     while let Ok(event) = events.try_recv() {
+        if let Some(w) = watch.as_mut() {
+            w.see(&event);
+        }
         recorder.record(event);
     }
-    let result = result.unwrap_or_else(|e| RunResult::failed(e.to_string()));
+    let mut result = result.unwrap_or_else(|e| RunResult::failed(e.to_string()));
+    // Ended by the guards, not by the user: its end says so (the runtime says "stopped").
+    if let Some(note) = halt_note.filter(|_| result.outcome != RunOutcome::Succeeded) {
+        result.message = Some(note);
+    }
     let out_of_turns = policies.turn_limit == TurnLimit::OutOfRoom
         && result.turn_limit
         && result.outcome != RunOutcome::Succeeded
@@ -214,6 +252,18 @@ fn ask_permission(services: &RunServices<'_>, source: &Source, pending: PendingP
         recorder.record(RunEvent::Warning {
             message: format!("The permission question could not be kept, so it was denied: {e}"),
         });
+    }
+}
+
+/// Whose run it is, for the guards: from its source, and the routine it belongs to.
+fn run_scope(guard: &crate::guard::Guard, source: &Source) -> RunScope {
+    let routine_id =
+        source.run_id.as_deref().and_then(|run_id| guard.routine_of_run(run_id, source.card_id.as_deref()));
+    RunScope {
+        agent_id: source.agent_id.clone(),
+        team_id: source.team_id.clone(),
+        room_id: source.room_id.clone(),
+        routine_id,
     }
 }
 

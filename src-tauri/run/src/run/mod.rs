@@ -28,6 +28,7 @@ pub use slots::{wait_done, AgentSlots, Closing, Reservation, Slot};
 pub use tasks::{TaskRuns, TaskSlot};
 
 use crate::attention::Attention;
+use crate::guard::Guard;
 use crate::relay::Relay;
 use crate::tools::Tools;
 
@@ -39,6 +40,9 @@ pub struct RunServices<'a> {
     pub attention: Option<&'a Attention>,
     pub relay: Option<&'a Relay>,
     pub tools: Option<&'a Tools>,
+    /// The breakers and budgets: a run's repeated tool calls and its usage are counted as it
+    /// goes, and it is ended when they call for it (without, nothing is counted).
+    pub guard: Option<&'a Guard>,
 }
 
 impl RunServices<'_> {

@@ -69,6 +69,7 @@ pub const MIGRATIONS: &[Migration] = &[
     ),
     Migration::new(24, "full-text search over messages", include_str!("migrations/0024_message_search.sql")),
     Migration::new(25, "many chats per agent", include_str!("migrations/0025_many_chats.sql")),
+    Migration::new(26, "circuit breakers and budgets", include_str!("migrations/0026_run_guards.sql")),
 ];
 
 pub fn schema_version(conn: &Connection) -> Result<u32> {

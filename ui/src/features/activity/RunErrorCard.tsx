@@ -3,6 +3,7 @@
 // by the run's error code), Copy details. Kept in the history with its run.
 import type { ReactNode } from "react";
 import type { RunErrorCode } from "../../bindings";
+import { useNavigate } from "../../shell/navigation";
 import { Markdown } from "../../components/Markdown";
 import { CopyErrorDetails } from "../../components/CopyErrorDetails";
 import { FixButton, fixForCode } from "../agents/CantRun";
@@ -10,7 +11,8 @@ import { FixButton, fixForCode } from "../agents/CantRun";
 type Props = {
   /** "The run failed.", "@scout's run failed." */
   title: string;
-  code: RunErrorCode | null;
+  /** A run's error code, or a refusal's: a paused scope or a spent budget. */
+  code: RunErrorCode | GuardRefusal | null;
   message: string | null;
   /** The agent whose profile a model fix opens; no fix link without it. */
   agentId?: string | null;
@@ -24,7 +26,7 @@ type Props = {
 };
 
 export function RunErrorCard({ title, code, message, agentId, onRetry, extra, children, testId = "run-error" }: Props) {
-  const fix = agentId ? fixForCode(code) : null;
+  const fix = agentId && code !== "budget_exhausted" && code !== "paused" ? fixForCode(code) : null;
   return (
     <div className="chat-run-notice chat-run-notice--error" role="alert" data-testid={testId} data-code={code ?? undefined}>
       <strong>{title}</strong>
@@ -40,6 +42,7 @@ export function RunErrorCard({ title, code, message, agentId, onRetry, extra, ch
           </button>
         )}
         {fix && agentId && <FixButton fix={fix} agentId={agentId} />}
+        {(code === "budget_exhausted" || code === "paused") && <LimitsLink code={code} />}
         {extra}
         {code && (
           <code className="chat-run-notice__code" title="The error's code" data-testid="run-error-code">
@@ -50,5 +53,23 @@ export function RunErrorCard({ title, code, message, agentId, onRetry, extra, ch
       </div>
       {children}
     </div>
+  );
+}
+
+/** The codes of a run the guards refused before it started. */
+export type GuardRefusal = "budget_exhausted" | "paused";
+
+/** The way to the budget (or the paused scope): Settings › Limits. */
+function LimitsLink({ code }: { code: GuardRefusal }) {
+  const navigate = useNavigate();
+  return (
+    <button
+      type="button"
+      className="button button--small"
+      onClick={() => navigate({ page: "settings", section: "limits" })}
+      data-testid="open-limits"
+    >
+      {code === "budget_exhausted" ? "Open the budget" : "Open Limits"}
+    </button>
   );
 }

@@ -10,6 +10,7 @@ import { ErrorMessage } from "../../components/ErrorMessage";
 import { OpenclawGatewayFields } from "./OpenclawGatewayFields";
 import { AgentConnectors } from "../connectors/AgentConnectors";
 import { SandboxFields } from "../sandbox/SandboxFields";
+import { BudgetEditor } from "../limits/BudgetEditor";
 import {
   AgentFields,
   hasFieldErrors,
@@ -143,6 +144,11 @@ export function AgentProfile({ agent, onDeleted, isBooZero = false, sandboxFocus
       <SandboxFields agent={agent} focusKey={sandboxFocus} />
 
       <AgentConnectors agentId={agent.id} />
+
+      <section className="agent-connectors" aria-label="Budgets" data-testid="agent-budgets">
+        <h3>Budgets</h3>
+        <BudgetEditor scope="agent" scopeId={agent.id} what={`Every run of @${agent.handle}`} />
+      </section>
 
       {isBooZero ? (
         <p className="muted" data-testid="boo-zero-not-deletable">

@@ -9,6 +9,9 @@ export const KIND_LABELS: Record<RequestKind, string> = {
   routine_proposal: "New routine",
   routine_paused: "Routine paused",
   memory_save: "Memory save",
+  scope_paused: "Paused a loop",
+  budget_warning: "Budget at 80%",
+  budget_reached: "Budget spent",
 };
 
 export const STATUS_LABELS: Record<RequestStatus, string> = {

@@ -74,8 +74,17 @@ function useAttentionChange<TVars, TResult>(fn: (vars: TVars) => Promise<TResult
   return useMutation({ mutationFn: fn, onSuccess: () => refetchAttention(client) });
 }
 
-export const useAnswerRequest = () =>
-  useAttentionChange(({ id, answer }: { id: string; answer: UserAnswer }) => call("attentionAnswer", id, answer));
+export function useAnswerRequest() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, answer }: { id: string; answer: UserAnswer }) => call("attentionAnswer", id, answer),
+    onSuccess: () => {
+      refetchAttention(client);
+      // A pause resumed or a budget allowed until tomorrow shows in Settings › Limits at once.
+      void client.invalidateQueries({ queryKey: ["limits"] });
+    },
+  });
+}
 export const useRevokeGrant = () => useAttentionChange((id: string) => call("attentionRevokeGrant", id));
 export const useSetAttentionSettings = () =>
   useAttentionChange((settings: AttentionSettings) => call("attentionSetSettings", settings));

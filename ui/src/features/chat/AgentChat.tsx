@@ -24,6 +24,7 @@ import { AskedHere } from "../attention/AskedHere";
 import { ActivityCard } from "../activity/ActivityCard";
 import { ChatRunContextViewer } from "./ChatRunContextViewer";
 import { SandboxLink } from "../activity/ActivityCard";
+import { RunErrorCard, type GuardRefusal } from "../activity/RunErrorCard";
 
 /** How long a finished run may still be called active before the newest page is read again. */
 const FINISH_GRACE_MS = 3_000;
@@ -200,7 +201,15 @@ export function AgentChat({ agent, drafts, onOpenSandbox, chatId, onChat }: Prop
             agentId={agent.id}
           />
         )}
-        {hasErrorCode(error, "sandbox_unavailable") ? (
+        {hasErrorCode(error, "budget_exhausted") || hasErrorCode(error, "paused") ? (
+          // Refused before it started: the figure or what the breaker saw, and the way to Limits.
+          <RunErrorCard
+            title="The run did not start."
+            code={errorCode(error) as GuardRefusal}
+            message={errorMessage(error)}
+            testId="run-refused"
+          />
+        ) : hasErrorCode(error, "sandbox_unavailable") ? (
           // Its message says the fix; the agent's profile is where the sandbox can be turned off.
           <div className="sandbox-unavailable" data-testid="sandbox-unavailable">
             <ErrorMessage message={errorMessage(error)} code={errorCode(error)} />

@@ -3,6 +3,7 @@ import type { Routine, Team } from "../../bindings";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { ErrorWithCode } from "../../components/ErrorMessage";
 import { errorMessage } from "../../errors";
+import { BudgetEditor } from "../limits/BudgetEditor";
 import { formatWhen, nextRunText, ownerLabel, runSummary } from "./routines";
 import { useDeleteRoutine, usePauseRoutine, useResumeRoutine, useRoutineDetail, useRunRoutineNow } from "./routineQueries";
 
@@ -119,6 +120,8 @@ export function RoutineDetailPanel({
       </div>
       <ErrorWithCode error={actionError} />
 
+      <h3 className="routine-detail__runs-title">Budgets</h3>
+      <BudgetEditor scope="routine" scopeId={routine.id} what="Every run this routine starts" />
       <h3 className="routine-detail__runs-title">Last runs</h3>
       <ErrorWithCode error={detail.error} />
       {detail.data && detail.data.runs.length === 0 && <p className="muted">It has not run yet.</p>}

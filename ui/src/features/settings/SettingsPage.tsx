@@ -11,24 +11,31 @@ import { LocalApiSettings } from "./LocalApiSettings";
 import { LogSettingsCard } from "./LogSettingsCard";
 import { AppearanceCard } from "./AppearanceCard";
 import { ConnectorsSection } from "../connectors/ConnectorsSection";
+import { LimitsCard } from "../limits/LimitsCard";
 
 type Props = {
   onSetUpStarterTeam?: () => void;
   /** Opened to add a key (from the first-run page): the API keys are scrolled into view. */
   showKeys?: boolean;
+  /** Opened to raise a budget (from the Inbox): Limits is scrolled into view. */
+  showLimits?: boolean;
   /** Opened from the first-run page: a banner leads back to it. */
   onBackToSetup?: () => void;
 };
 
-export function SettingsPage({ onSetUpStarterTeam, showKeys = false, onBackToSetup }: Props = {}) {
+export function SettingsPage({ onSetUpStarterTeam, showKeys = false, showLimits = false, onBackToSetup }: Props = {}) {
   const providers = useProviders();
   const runtimes = useRuntimes();
   const access = useRuntimeAccess();
   const appInfo = useAppInfo();
   const keysRef = useRef<HTMLElement>(null);
+  const limitsRef = useRef<HTMLElement>(null);
   useEffect(() => {
     if (showKeys) keysRef.current?.scrollIntoView?.({ block: "start" });
   }, [showKeys]);
+  useEffect(() => {
+    if (showLimits) limitsRef.current?.scrollIntoView?.({ block: "start" });
+  }, [showLimits]);
 
   return (
     <div className="settings-page">
@@ -94,6 +101,8 @@ export function SettingsPage({ onSetUpStarterTeam, showKeys = false, onBackToSet
       <ApprovalSettingsCard />
 
       <RunnerSettingsCard />
+
+      <LimitsCard sectionRef={limitsRef} />
 
       <ObservabilityCard />
 

@@ -13,9 +13,12 @@ import { ErrorMessage } from "../../components/ErrorMessage";
 import { CharCounter, charCount } from "../../components/CharCounter";
 import { MAX_ABOUT_YOU_CHARS, MAX_BRIEF_CHARS, MAX_RULES_CHARS } from "./limits";
 
+import { BudgetEditor } from "../limits/BudgetEditor";
+
 type Props = { team: Team; onClose: () => void };
 
-/** The team's brief, its rules (with their shared 4,000-character budget) and About you. */
+/** The team's brief, its rules (with their shared 4,000-character budget), About you and its
+ *  spending budgets. */
 export function TeamBriefDialog({ team, onClose }: Props) {
   return (
     <Modal title="Team brief & rules" onClose={onClose} testId="team-brief-dialog">
@@ -44,6 +47,10 @@ export function TeamBriefDialog({ team, onClose }: Props) {
           testId="team-about-you"
           useSave={useSetAboutYou}
         />
+        <section className="brief-dialog__section" aria-label="Budgets">
+          <h3>Budgets</h3>
+          <BudgetEditor scope="team" scopeId={team.id} what="Every run of this team's members in its rooms and on its cards" />
+        </section>
       </div>
       <div className="modal__actions">
         <button type="button" className="button" onClick={onClose} data-testid="team-brief-close">

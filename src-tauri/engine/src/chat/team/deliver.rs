@@ -229,6 +229,15 @@ impl Chat {
         if target.id == live.agent_id {
             return Err(Error::InvalidInput("You cannot hand work to yourself.".into()));
         }
+        // A room paused by its breaker takes no hand-off; one too many in ten minutes pauses it.
+        if let Some(guard) = &self.guard {
+            guard.check_handoff(&crate::guard::RunScope {
+                agent_id: live.agent_id.clone(),
+                team_id: Some(team.id.clone()),
+                room_id: Some(room.id.clone()),
+                routine_id: None,
+            })?;
+        }
         {
             let mut state = lock(&self.team);
             let entry = state

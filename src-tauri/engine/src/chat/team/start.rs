@@ -11,7 +11,7 @@ use super::placement::{self, Placed};
 use super::store::{self as team_store, NewRoomMessage};
 use super::turn::{AssembledTurn, DeliveryMessage, TeamTurnParts, TurnSession};
 use super::types::{RoomMessageKind, RunContext, TeamTurnKind};
-use super::{Delivery, LiveTeamRun};
+use super::{Deliver, Delivery, LiveTeamRun};
 use crate::agents::Agent;
 use crate::chat::files;
 use crate::chat::recall::RecallRequest;
@@ -21,6 +21,7 @@ use crate::chat::{lock, Chat, ChatRole, RunSummary};
 use crate::context::{self, files::FilePlan};
 use crate::error::Result;
 use crate::events::EngineEvent;
+use crate::guard::RunScope;
 use crate::run::{Reservation, Slot};
 use crate::runtimes::home::RuntimeHomes;
 use crate::runtimes::{HistoryMode, TranscriptTurn, TurnHistory, TurnInput};
@@ -82,6 +83,8 @@ impl Chat {
     /// Starts `delivery` as a run. `Err(RunNotActive)`: nothing is left to deliver (a batch
     /// whose results went out with an earlier one, a stopped hand-off).
     pub(super) fn start_delivery(self: &Arc<Self>, delivery: Delivery) -> Result<()> {
+        // A paused agent or room, or a spent budget, refuses the run (said in the room).
+        self.check_guard(&self.delivery_scope(&delivery))?;
         let parts = self.team_turn_parts(&delivery)?;
         let turn = parts.assemble_turn()?;
         // The agent's run slot, as for a one-to-one turn; busy: back to the front of its queue.
@@ -134,6 +137,22 @@ impl Chat {
         }
         self.handle.spawn(Arc::clone(self).drive_team_run(started, launch));
         Ok(())
+    }
+
+    /// Whose run a delivery starts, for the breakers and budgets.
+    fn delivery_scope(&self, delivery: &Delivery) -> RunScope {
+        let routine_id = match (&delivery.what, &self.guard) {
+            (Deliver::User { routine: Some(tag), .. }, Some(guard)) => {
+                guard.routine_of_routine_run(&tag.routine_run_id)
+            }
+            _ => None,
+        };
+        RunScope {
+            agent_id: delivery.agent_id.clone(),
+            team_id: Some(delivery.team_id.clone()),
+            room_id: Some(delivery.room_id.clone()),
+            routine_id,
+        }
     }
 
     /// Records the turn in one transaction: its session decided, its context placed for its

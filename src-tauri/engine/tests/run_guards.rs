@@ -1,0 +1,253 @@
+//! The run guards end to end (issue 27): Native agents on the fake model server, real SQLite.
+//! A budget reached mid-run stops the run after its model call with nothing lost; a run refused
+//! with `budget_exhausted` starts once the budget is raised or allowed until tomorrow; each
+//! circuit breaker trips on a scripted loop and is resumed from its Inbox request.
+
+mod common;
+
+use std::time::Duration;
+
+use clawboo_engine::agents::{NewAgent, RuntimeKind};
+use clawboo_engine::attention::{AttentionRequest, Decision, RequestKind, UserAnswer};
+use clawboo_engine::chat::team::RoomMessageKind;
+use clawboo_engine::chat::{ChatRole, RunStatus, RunSummary};
+use clawboo_engine::guard::{BudgetInput, BudgetPeriod, BudgetScope, BudgetUnit, Limits, ScopeKind};
+use clawboo_engine::runtimes::{ApprovalPolicy, RunEvent};
+use clawboo_engine::secrets::Provider;
+use clawboo_engine::{Engine, ErrorCode};
+use clawboo_testkit::wait_for;
+use clawboo_testkit::{Behavior, FakeModelServer, Reply};
+use common::Fixture;
+use serde_json::json;
+
+const LIMIT: Duration = Duration::from_secs(20);
+
+fn native(handle: &str) -> NewAgent {
+    NewAgent {
+        name: handle.to_uppercase(),
+        model: "claude-sonnet-4-5".into(),
+        approval_policy: ApprovalPolicy::AllowAll,
+        provider: Some(Provider::Anthropic),
+        ..common::new_agent(handle, RuntimeKind::Native)
+    }
+}
+
+struct One {
+    engine: Engine,
+    server: FakeModelServer,
+    agent_id: String,
+    _fixture: Fixture,
+}
+
+/// One Native agent on a fake model that answers `behavior`.
+fn one(behavior: Behavior) -> One {
+    let fixture = Fixture::new();
+    let server = FakeModelServer::start_blocking(behavior);
+    let engine = fixture.open_with(vec![common::native_runtime(server.base_url(), "sk-fake-guard")]);
+    let agent_id = common::add_agent(&engine, native("ada"));
+    One { engine, server, agent_id, _fixture: fixture }
+}
+
+impl One {
+    fn send(&self, text: &str) -> clawboo_engine::Result<RunSummary> {
+        Ok(self.engine.chat().send(&self.agent_id, text)?.run.expect("a run"))
+    }
+
+    fn wait_done(&self, run_id: &str) -> RunSummary {
+        wait_for("the run to end", LIMIT, || {
+            let page = self.engine.chat().history_page(&self.agent_id, None, 500).unwrap();
+            page.runs.into_iter().find(|r| r.id == run_id && r.status != RunStatus::Running)
+        })
+    }
+
+    fn send_and_wait(&self, text: &str) -> RunSummary {
+        let run = self.send(text).expect("the run starts");
+        self.wait_done(&run.id)
+    }
+
+    fn events(&self, run_id: &str) -> Vec<RunEvent> {
+        self.engine.chat().run_activity(run_id).unwrap().into_iter().map(|r| r.event).collect()
+    }
+}
+
+/// The open request of `kind`, once it is raised.
+fn open_request(engine: &Engine, kind: RequestKind) -> AttentionRequest {
+    wait_for("the Inbox request", LIMIT, || engine.attention().open().unwrap().into_iter().find(|r| r.kind == kind))
+}
+
+fn decide(engine: &Engine, request: &AttentionRequest, decision: Decision) {
+    engine.answer_attention(&request.id, UserAnswer::Decision { decision }).expect("the answer is taken");
+}
+
+fn tokens_budget(scope: BudgetScope, scope_id: &str, amount: u64) -> BudgetInput {
+    BudgetInput { scope, scope_id: scope_id.into(), period: BudgetPeriod::Day, unit: BudgetUnit::Tokens, amount }
+}
+
+/// Lists files again and again (each time with another input, so no breaker sees a loop).
+fn busy_then(answer: &str) -> Behavior {
+    Behavior::text(answer).when(
+        "LIST-THINGS",
+        (0..6).map(|i| Reply::ToolCall { name: "list_files".into(), input: json!({"path": format!("{i}")}) }).collect(),
+    )
+}
+
+#[test]
+fn a_budget_reached_mid_run_stops_it_after_its_model_call_and_nothing_is_lost() {
+    let f = one(busy_then("Hello again."));
+    f.server.report_input_tokens(1_000);
+    f.engine.guard().set_budget(tokens_budget(BudgetScope::Agent, &f.agent_id, 2_500)).unwrap();
+
+    let run = f.send_and_wait("Please LIST-THINGS.");
+    // Calls 1 and 2 spent 2,000 and some; call 3 crossed 2,500: the run ended after it. The stop
+    // reaches Native while it may already be sending its next request: that one is cut off
+    // unanswered (no usage), never the one after it.
+    let requests = f.server.model_requests().len();
+    assert!((3..=4).contains(&requests), "no model call goes on after the one that spent the budget: {requests}");
+    assert_eq!(run.status, RunStatus::Cancelled, "{run:?}");
+    let why = run.error.clone().unwrap_or_default();
+    assert!(
+        why.contains("daily token budget (2,500 tokens) is spent") && why.contains("after its model call"),
+        "{why}"
+    );
+    let events = f.events(&run.id);
+    let usages = events.iter().filter(|e| matches!(e, RunEvent::Usage { .. })).count();
+    assert_eq!(usages, 3, "every call's usage is kept");
+    assert!(
+        events.iter().any(|e| matches!(e, RunEvent::Warning { message } if message.contains("is spent"))),
+        "{events:#?}"
+    );
+    let results = events.iter().filter(|e| matches!(e, RunEvent::ToolResult { .. })).count();
+    // The tool the last call asked for may have run before the stop reached the runtime.
+    assert!(results >= 2, "the tool calls that ran before are kept: {events:#?}");
+    let history = f.engine.chat().history_page(&f.agent_id, None, 50).unwrap();
+    assert_eq!(history.messages[0].role, ChatRole::User, "the user's message stays");
+
+    // The 80% line came first, then the request to raise or allow.
+    let warning = open_request(&f.engine, RequestKind::BudgetWarning);
+    assert!(warning.text.contains("is at 8") || warning.text.contains("is at 9"), "{}", warning.text);
+    let reached = open_request(&f.engine, RequestKind::BudgetReached);
+    assert!(reached.text.contains("2,500 tokens"), "{}", reached.text);
+
+    // Refused with the figure until allowed.
+    let refused = f.send("Hello?").unwrap_err();
+    assert_eq!(refused.code(), ErrorCode::BudgetExhausted);
+    assert!(refused.to_string().contains("(2,500 tokens) is spent:"), "{refused}");
+    decide(&f.engine, &reached, Decision::AllowOnce);
+    let allowed = f.send_and_wait("Hello?");
+    assert_eq!(allowed.status, RunStatus::Succeeded, "allowed until tomorrow: {allowed:?}");
+    let budget = f.engine.guard().budgets().unwrap().pop().unwrap();
+    assert!(budget.allowed_until.is_some_and(|t| t > clawboo_engine::vocab::clock::now_ms()));
+}
+
+#[test]
+fn a_refused_run_starts_once_the_budget_is_raised() {
+    let f = one(Behavior::text("Fine."));
+    f.server.report_input_tokens(500);
+    f.engine.guard().set_budget(tokens_budget(BudgetScope::Overall, "", 400)).unwrap();
+    let first = f.send_and_wait("One.");
+    assert_eq!(first.status, RunStatus::Succeeded, "a run with one call ends as it would: {first:?}");
+
+    let refused = f.send("Two.").unwrap_err();
+    assert_eq!(refused.code(), ErrorCode::BudgetExhausted, "{refused}");
+    assert!(refused.to_string().contains("overall daily token budget (400 tokens)"), "{refused}");
+    assert_eq!(f.server.model_requests().len(), 1, "a refused run calls no model");
+
+    f.engine.guard().set_budget(tokens_budget(BudgetScope::Overall, "", 100_000)).unwrap();
+    assert_eq!(f.send_and_wait("Two.").status, RunStatus::Succeeded);
+}
+
+#[test]
+fn a_tool_call_repeated_ends_the_run_and_pauses_the_agent_until_resumed() {
+    let same = Reply::ToolCall { name: "list_files".into(), input: json!({}) };
+    let f = one(Behavior::text("Back to it.").when("LOOP-NOW", vec![same; 8]));
+    let run = f.send_and_wait("Please LOOP-NOW.");
+    assert_eq!(run.status, RunStatus::Cancelled, "{run:?}");
+    let why = run.error.clone().unwrap_or_default();
+    assert!(why.contains("same call to list_files with the same input 5 times"), "{why}");
+    let events = f.events(&run.id);
+    let calls = events.iter().filter(|e| matches!(e, RunEvent::ToolCallStarted { .. })).count();
+    assert_eq!(calls, 5, "ended at the fifth: {events:#?}");
+
+    let paused = f.engine.guard().paused().unwrap();
+    assert_eq!((paused[0].scope, paused[0].scope_id.as_str()), (ScopeKind::Agent, f.agent_id.as_str()));
+    let refused = f.send("Hello?").unwrap_err();
+    assert_eq!(refused.code(), ErrorCode::Paused);
+    assert!(refused.to_string().contains("it looks like a loop"), "{refused}");
+
+    let request = open_request(&f.engine, RequestKind::ScopePaused);
+    assert!(request.text.contains("5 times") && request.text.contains("Resume"), "{}", request.text);
+    decide(&f.engine, &request, Decision::AllowOnce);
+    assert!(f.engine.guard().paused().unwrap().is_empty());
+    assert_eq!(f.send_and_wait("Hello?").status, RunStatus::Succeeded);
+}
+
+#[test]
+fn an_agent_starting_too_many_runs_an_hour_is_paused_and_resumed() {
+    let f = one(Behavior::text("Done."));
+    f.engine.guard().set_limits(Limits { runs_per_hour: 3, ..Limits::DEFAULT }).unwrap();
+    for i in 0..3 {
+        assert_eq!(f.send_and_wait(&format!("Run {i}.")).status, RunStatus::Succeeded);
+    }
+    let refused = f.send("Run 3.").unwrap_err();
+    assert_eq!(refused.code(), ErrorCode::Paused);
+    assert!(refused.to_string().contains("run 4 within an hour (the limit is 3 runs an hour)"), "{refused}");
+    // Still paused: refused again, and no second request.
+    assert_eq!(f.send("Run 3.").unwrap_err().code(), ErrorCode::Paused);
+    let request = open_request(&f.engine, RequestKind::ScopePaused);
+    let open = f.engine.attention().open().unwrap();
+    assert_eq!(open.iter().filter(|r| r.kind == RequestKind::ScopePaused).count(), 1);
+
+    // Keep paused leaves it paused; resuming from Settings lets it run, counted from then on.
+    decide(&f.engine, &request, Decision::Deny);
+    assert_eq!(f.send("Run 3.").unwrap_err().code(), ErrorCode::Paused);
+    f.engine.guard().resume(ScopeKind::Agent, &f.agent_id).unwrap();
+    assert_eq!(f.send_and_wait("Run 3.").status, RunStatus::Succeeded);
+}
+
+#[test]
+fn a_leader_and_a_teammate_handing_work_back_and_forth_pause_the_room() {
+    // The leader hands off whenever it hears back; the teammate answers every task. (Within one
+    // message the reply chain's own bound stops at 3 deep; the breaker counts across chains.)
+    let handoff = Reply::ToolCall { name: "handoff".into(), input: json!({"to": "scout", "task": "research it"}) };
+    let behavior = Behavior::text("Noted.")
+        .when("found", vec![handoff.clone(), Reply::Text("Handed on.".into())])
+        .when("research it", vec![Reply::Text("found something".into())])
+        .when("KICK-OFF", vec![handoff, Reply::Text("Handed on.".into())]);
+    let fixture = Fixture::new();
+    let server = FakeModelServer::start_blocking(behavior);
+    let engine = fixture.open_with(vec![common::native_runtime(server.base_url(), "sk-fake-guard")]);
+    let ids = vec![common::add_agent(&engine, native("lead")), common::add_agent(&engine, native("scout"))];
+    let common::ChatTeam { general, .. } = common::chat_team(&engine, "Loop", &ids, "I am the user.");
+    engine.guard().set_limits(Limits { handoffs_per_ten_minutes: 2, ..Limits::DEFAULT }).unwrap();
+
+    engine.chat().send_team(&general, "Please KICK-OFF.").unwrap();
+    let request = open_request(&engine, RequestKind::ScopePaused);
+    assert!(request.text.contains("had 2 hand-offs in the last 10 minutes (the limit is 2)"), "{}", request.text);
+    assert_eq!(request.room_id.as_deref(), Some(general.as_str()));
+    let settled = || {
+        wait_for("the room to settle", LIMIT, || {
+            let runs = engine.chat().room_runs(&general, 100).unwrap();
+            runs.iter().all(|r| r.status != RunStatus::Running).then_some(())
+        })
+    };
+    settled();
+    let messages = engine.chat().room_page(&general, None, 500).unwrap().messages;
+    let handoffs = messages.iter().filter(|m| m.kind == RoomMessageKind::Handoff).count();
+    assert_eq!(handoffs, 2, "the third was refused");
+    let paused = engine.guard().paused().unwrap();
+    assert_eq!((paused[0].scope, paused[0].scope_id.as_str()), (ScopeKind::Room, general.as_str()));
+
+    // The room takes no new run while paused: said in the room.
+    engine.chat().send_team(&general, "Hello?").unwrap();
+    wait_for("the refusal in the room", LIMIT, || {
+        let messages = engine.chat().room_page(&general, None, 500).unwrap().messages;
+        messages.iter().any(|m| m.content.contains("could not start") && m.content.contains("Resume it")).then_some(())
+    });
+
+    decide(&engine, &request, Decision::AllowOnce);
+    assert!(engine.guard().paused().unwrap().is_empty(), "Resume lifted the pause");
+    let before = server.model_requests().len();
+    engine.chat().send_team(&general, "Hello again?").unwrap();
+    wait_for("a run after resuming", LIMIT, || (server.model_requests().len() > before).then_some(()));
+    settled();
+}

@@ -1,0 +1,330 @@
+//! The guards' tables (migration 26): paused scopes, budgets, usage per scope and day, and what
+//! each of their Inbox requests is about. Reads two tables others own, only to count: `runs`
+//! (an agent's runs in the last hour) and `handoffs` (a room's in the last ten minutes), and
+//! `routine_runs` to find the routine a run belongs to.
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use super::budgets::{day_of, period_start, Budget, BudgetInput, BudgetPeriod, BudgetScope, BudgetUnit};
+use super::{Breaker, PausedScope, ScopeKind};
+use crate::error::{Error, Result};
+
+/// The scope currently paused among `scopes`, if any (the first found).
+pub fn paused_among(conn: &Connection, scopes: &[(ScopeKind, &str)]) -> Result<Option<PausedScope>> {
+    let mut statement = conn.prepare_cached(
+        "SELECT breaker, reason, paused_at, request_id FROM paused_scopes
+         WHERE scope_kind = ?1 AND scope_id = ?2 AND resumed_at IS NULL",
+    )?;
+    for (kind, id) in scopes {
+        let found = statement
+            .query_row(params![kind.as_str(), id], |r| {
+                Ok(PausedScope {
+                    scope: *kind,
+                    scope_id: (*id).to_owned(),
+                    breaker: Breaker::parse(&r.get::<_, String>(0)?).unwrap_or(Breaker::RunsPerHour),
+                    reason: r.get(1)?,
+                    paused_at: r.get(2)?,
+                    request_id: r.get(3)?,
+                })
+            })
+            .optional()?;
+        if found.is_some() {
+            return Ok(found);
+        }
+    }
+    Ok(None)
+}
+
+/// When the scope was last resumed after a pause (its breaker counts from then on).
+pub fn resumed_at(conn: &Connection, kind: ScopeKind, id: &str) -> Result<Option<i64>> {
+    Ok(conn
+        .prepare_cached("SELECT resumed_at FROM paused_scopes WHERE scope_kind = ?1 AND scope_id = ?2")?
+        .query_row(params![kind.as_str(), id], |r| r.get::<_, Option<i64>>(0))
+        .optional()?
+        .flatten())
+}
+
+pub fn pause(conn: &Connection, scope: &PausedScope) -> Result<()> {
+    conn.execute(
+        "INSERT INTO paused_scopes (scope_kind, scope_id, breaker, reason, paused_at, request_id, resumed_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULL)
+         ON CONFLICT (scope_kind, scope_id) DO UPDATE SET breaker = excluded.breaker, reason = excluded.reason,
+             paused_at = excluded.paused_at, request_id = excluded.request_id, resumed_at = NULL",
+        params![
+            scope.scope.as_str(),
+            scope.scope_id,
+            scope.breaker.as_str(),
+            scope.reason,
+            scope.paused_at,
+            scope.request_id
+        ],
+    )?;
+    Ok(())
+}
+
+pub fn set_pause_request(conn: &Connection, kind: ScopeKind, id: &str, request_id: &str) -> Result<()> {
+    conn.execute(
+        "UPDATE paused_scopes SET request_id = ?3 WHERE scope_kind = ?1 AND scope_id = ?2",
+        params![kind.as_str(), id, request_id],
+    )?;
+    Ok(())
+}
+
+/// Resumes a paused scope; false when it was not paused.
+pub fn resume(conn: &Connection, kind: ScopeKind, id: &str, now: i64) -> Result<bool> {
+    Ok(conn.execute(
+        "UPDATE paused_scopes SET resumed_at = ?3 WHERE scope_kind = ?1 AND scope_id = ?2 AND resumed_at IS NULL",
+        params![kind.as_str(), id, now],
+    )? == 1)
+}
+
+/// Every scope paused now, newest first.
+pub fn paused(conn: &Connection) -> Result<Vec<PausedScope>> {
+    let mut statement = conn.prepare(
+        "SELECT scope_kind, scope_id, breaker, reason, paused_at, request_id FROM paused_scopes
+         WHERE resumed_at IS NULL ORDER BY paused_at DESC",
+    )?;
+    let rows = statement.query_map([], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, String>(2)?,
+            r.get::<_, String>(3)?,
+            r.get::<_, i64>(4)?,
+            r.get::<_, Option<String>>(5)?,
+        ))
+    })?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (kind, scope_id, breaker, reason, paused_at, request_id) = row?;
+        out.push(PausedScope {
+            scope: ScopeKind::parse(&kind).unwrap_or(ScopeKind::Agent),
+            scope_id,
+            breaker: Breaker::parse(&breaker).unwrap_or(Breaker::RunsPerHour),
+            reason,
+            paused_at,
+            request_id,
+        });
+    }
+    Ok(out)
+}
+
+/// A paused routine: its id, name, why, and when it was last changed.
+pub type PausedRoutine = (String, String, Option<String>, i64);
+
+/// The routines paused now (by their own three-failures rule or by the user), shown beside the
+/// scopes the breakers paused.
+pub fn paused_routines(conn: &Connection) -> Result<Vec<PausedRoutine>> {
+    let mut statement = conn.prepare(
+        "SELECT id, name, paused_reason, updated_at FROM routines WHERE state = 'paused' ORDER BY updated_at DESC",
+    )?;
+    let rows = statement.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// How many runs the agent started since `since` (ms).
+pub fn runs_since(conn: &Connection, agent_id: &str, since: i64) -> Result<u32> {
+    Ok(conn
+        .prepare_cached("SELECT COUNT(*) FROM runs WHERE agent_id = ?1 AND started_at > ?2")?
+        .query_row(params![agent_id, since], |r| r.get(0))?)
+}
+
+/// How many hand-offs were made in the room since `since` (ms).
+pub fn handoffs_since(conn: &Connection, room_id: &str, since: i64) -> Result<u32> {
+    Ok(conn
+        .prepare_cached("SELECT COUNT(*) FROM handoffs WHERE room_id = ?1 AND created_at > ?2")?
+        .query_row(params![room_id, since], |r| r.get(0))?)
+}
+
+/// The routine a run belongs to: a team routine's run (linked by its run), or a routine's card
+/// (every run of that card). None for anything else.
+pub fn routine_of_run(conn: &Connection, run_id: &str, card_id: Option<&str>) -> Result<Option<String>> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT routine_id FROM routine_runs WHERE run_id = ?1 OR (?2 IS NOT NULL AND card_id = ?2)
+             ORDER BY started_at DESC LIMIT 1",
+        )?
+        .query_row(params![run_id, card_id], |r| r.get(0))
+        .optional()?)
+}
+
+/// The routine a team routine's message belongs to, by its routine run.
+pub fn routine_of_routine_run(conn: &Connection, routine_run_id: &str) -> Result<Option<String>> {
+    Ok(conn
+        .prepare_cached("SELECT routine_id FROM routine_runs WHERE id = ?1")?
+        .query_row([routine_run_id], |r| r.get(0))
+        .optional()?)
+}
+
+/// Adds a usage report to each scope's day.
+pub fn add_usage(
+    conn: &Connection,
+    scopes: &[(BudgetScope, &str)],
+    day: i64,
+    tokens: u64,
+    cost_micros: u64,
+) -> Result<()> {
+    let mut statement = conn.prepare_cached(
+        "INSERT INTO guard_usage_days (scope_kind, scope_id, day, tokens, cost_micros) VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT (scope_kind, scope_id, day) DO UPDATE SET tokens = tokens + excluded.tokens,
+             cost_micros = cost_micros + excluded.cost_micros",
+    )?;
+    for (kind, id) in scopes {
+        statement.execute(params![kind.as_str(), id, day, to_i64(tokens), to_i64(cost_micros)])?;
+    }
+    Ok(())
+}
+
+/// What the scope spent from `from_day` on, in `unit`.
+pub fn spent(conn: &Connection, scope: BudgetScope, id: &str, from_day: i64, unit: BudgetUnit) -> Result<u64> {
+    let sql = match unit {
+        BudgetUnit::Tokens => {
+            "SELECT COALESCE(SUM(tokens), 0) FROM guard_usage_days WHERE scope_kind = ?1 AND scope_id = ?2 AND day >= ?3"
+        }
+        BudgetUnit::Usd => {
+            "SELECT COALESCE(SUM(cost_micros), 0) FROM guard_usage_days WHERE scope_kind = ?1 AND scope_id = ?2 AND day >= ?3"
+        }
+    };
+    let total: i64 = conn.prepare_cached(sql)?.query_row(params![scope.as_str(), id, from_day], |r| r.get(0))?;
+    Ok(u64::try_from(total).unwrap_or(0))
+}
+
+/// A stored budget and its once-per-period marks.
+pub struct StoredBudget {
+    pub budget: Budget,
+    pub warned_period: Option<i64>,
+    pub reached_period: Option<i64>,
+}
+
+const BUDGET_COLUMNS: &str = "scope_kind, scope_id, period, unit, amount, allowed_until, warned_period, reached_period";
+
+/// A budget's row as stored: scope kind and id, period, unit, amount, allowed until, and the
+/// periods its 80% and 100% notices were raised for.
+type BudgetRow = (String, String, String, String, i64, Option<i64>, Option<i64>, Option<i64>);
+
+fn budget_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<BudgetRow> {
+    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?))
+}
+
+/// Budgets of the given scopes (or every budget, for `None`), each with what it spent as of `now`.
+pub fn budgets(conn: &Connection, scopes: Option<&[(BudgetScope, &str)]>, now: i64) -> Result<Vec<StoredBudget>> {
+    let today = day_of(now);
+    let mut rows = Vec::new();
+    match scopes {
+        None => {
+            let mut statement = conn.prepare_cached(&format!(
+                "SELECT {BUDGET_COLUMNS} FROM budgets ORDER BY scope_kind, scope_id, period"
+            ))?;
+            for row in statement.query_map([], budget_row)? {
+                rows.push(row?);
+            }
+        }
+        Some(scopes) => {
+            let mut statement = conn.prepare_cached(&format!(
+                "SELECT {BUDGET_COLUMNS} FROM budgets WHERE scope_kind = ?1 AND scope_id = ?2"
+            ))?;
+            for (kind, id) in scopes {
+                for row in statement.query_map(params![kind.as_str(), id], budget_row)? {
+                    rows.push(row?);
+                }
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(rows.len());
+    for (kind, scope_id, period, unit, amount, allowed_until, warned_period, reached_period) in rows {
+        let (Some(scope), Some(period), Some(unit)) =
+            (BudgetScope::parse(&kind), BudgetPeriod::parse(&period), BudgetUnit::parse(&unit))
+        else {
+            return Err(Error::Internal(format!("a budget stored as {kind}/{period}/{unit}")));
+        };
+        let (from_day, _) = period_start(period, today);
+        let spent = spent(conn, scope, &scope_id, from_day, unit)?;
+        out.push(StoredBudget {
+            budget: Budget {
+                scope,
+                scope_id,
+                period,
+                unit,
+                amount: u64::try_from(amount).unwrap_or(0),
+                spent,
+                allowed_until,
+            },
+            warned_period,
+            reached_period,
+        });
+    }
+    Ok(out)
+}
+
+/// Sets a budget (a new figure clears an earlier "allow until tomorrow" and the notices, which
+/// are raised again at the new figure's 80% and 100%).
+pub fn set_budget(conn: &Connection, input: &BudgetInput, now: i64) -> Result<()> {
+    conn.execute(
+        "INSERT INTO budgets (scope_kind, scope_id, period, unit, amount, allowed_until, warned_period, reached_period, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, NULL, NULL, NULL, ?6)
+         ON CONFLICT (scope_kind, scope_id, period) DO UPDATE SET unit = excluded.unit, amount = excluded.amount,
+             allowed_until = NULL, warned_period = NULL, reached_period = NULL, updated_at = excluded.updated_at",
+        params![input.scope.as_str(), input.scope_id, input.period.as_str(), input.unit.as_str(), to_i64(input.amount), now],
+    )?;
+    Ok(())
+}
+
+pub fn remove_budget(conn: &Connection, scope: BudgetScope, id: &str, period: BudgetPeriod) -> Result<bool> {
+    Ok(conn.execute(
+        "DELETE FROM budgets WHERE scope_kind = ?1 AND scope_id = ?2 AND period = ?3",
+        params![scope.as_str(), id, period.as_str()],
+    )? == 1)
+}
+
+pub fn mark_warned(conn: &Connection, budget: &Budget, period_number: i64) -> Result<()> {
+    mark(conn, budget, "warned_period", period_number)
+}
+
+pub fn mark_reached(conn: &Connection, budget: &Budget, period_number: i64) -> Result<()> {
+    mark(conn, budget, "reached_period", period_number)
+}
+
+fn mark(conn: &Connection, budget: &Budget, column: &str, period_number: i64) -> Result<()> {
+    conn.execute(
+        &format!("UPDATE budgets SET {column} = ?4 WHERE scope_kind = ?1 AND scope_id = ?2 AND period = ?3"),
+        params![budget.scope.as_str(), budget.scope_id, budget.period.as_str(), period_number],
+    )?;
+    Ok(())
+}
+
+pub fn allow_until(conn: &Connection, scope: BudgetScope, id: &str, period: BudgetPeriod, until: i64) -> Result<bool> {
+    Ok(conn.execute(
+        "UPDATE budgets SET allowed_until = ?4 WHERE scope_kind = ?1 AND scope_id = ?2 AND period = ?3",
+        params![scope.as_str(), id, period.as_str(), until],
+    )? == 1)
+}
+
+/// What a guard's Inbox request is about.
+pub struct GuardRequest {
+    pub kind: String,
+    pub scope_kind: String,
+    pub scope_id: String,
+    pub period: Option<String>,
+}
+
+pub fn insert_request(conn: &Connection, request_id: &str, about: &GuardRequest) -> Result<()> {
+    conn.execute(
+        "INSERT INTO guard_requests (request_id, kind, scope_kind, scope_id, period) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![request_id, about.kind, about.scope_kind, about.scope_id, about.period],
+    )?;
+    Ok(())
+}
+
+pub fn request(conn: &Connection, request_id: &str) -> Result<Option<GuardRequest>> {
+    Ok(conn
+        .query_row(
+            "SELECT kind, scope_kind, scope_id, period FROM guard_requests WHERE request_id = ?1",
+            [request_id],
+            |r| Ok(GuardRequest { kind: r.get(0)?, scope_kind: r.get(1)?, scope_id: r.get(2)?, period: r.get(3)? }),
+        )
+        .optional()?)
+}
+
+fn to_i64(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
