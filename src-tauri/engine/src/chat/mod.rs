@@ -2,6 +2,7 @@
 //! the previous turn saved. Every event of the run is stored (the Activity card replays them)
 //! and published live; the reply is stored when the run ends.
 
+mod actions;
 mod boo_zero;
 mod direct;
 pub(crate) mod files;
@@ -14,6 +15,7 @@ mod types;
 
 use std::sync::{Arc, Mutex};
 
+pub use actions::{ReadThreadKind, UnreadThread};
 pub use files::ChatRunContext;
 pub use types::{ChatMessage, ChatPage, ChatRole, RunErrorCode, RunEventRecord, RunStatus, RunSummary, SendOutcome};
 
@@ -159,7 +161,13 @@ impl Chat {
         self.agents.get(agent_id)?;
         self.store.read(|c| {
             let Some(conversation) = store::find_conversation(c, agent_id)? else {
-                return Ok(ChatPage { messages: Vec::new(), has_older: false, runs: Vec::new(), active_run: None });
+                return Ok(ChatPage {
+                    conversation_id: None,
+                    messages: Vec::new(),
+                    has_older: false,
+                    runs: Vec::new(),
+                    active_run: None,
+                });
             };
             let (messages, has_older) = store::page(c, &conversation, before_seq, limit)?;
             let mut runs: Vec<RunSummary> = Vec::new();
@@ -169,7 +177,7 @@ impl Chat {
                 }
             }
             let active_run = store::latest_run(c, &conversation.id)?.filter(|run| run.status == RunStatus::Running);
-            Ok(ChatPage { messages, has_older, runs, active_run })
+            Ok(ChatPage { conversation_id: Some(conversation.id.clone()), messages, has_older, runs, active_run })
         })
     }
 
