@@ -51,6 +51,10 @@ export const commands = {
 	chatHistoryPage: (agentId: string, beforeSeq: number | null, limit: number) => typedError<ChatPage, AppError>(__TAURI_INVOKE("chat_history_page", { agentId, beforeSeq, limit })),
 	/**  Starts the run and returns at once; the reply arrives through events. */
 	sendChatMessage: (agentId: string, text: string) => typedError<SendOutcome, AppError>(__TAURI_INVOKE("send_chat_message", { agentId, text })),
+	retryChatMessage: (messageId: string) => typedError<SendOutcome, AppError>(__TAURI_INVOKE("retry_chat_message", { messageId })),
+	editChatMessage: (messageId: string, text: string) => typedError<SendOutcome, AppError>(__TAURI_INVOKE("edit_chat_message", { messageId, text })),
+	markThreadRead: (kind: ReadThreadKind, id: string) => typedError<null, AppError>(__TAURI_INVOKE("mark_thread_read", { kind, id })),
+	unreadThreads: () => typedError<UnreadThread[], AppError>(__TAURI_INVOKE("unread_threads")),
 	cancelRun: (runId: string) => typedError<null, AppError>(__TAURI_INVOKE("cancel_run", { runId })),
 	runActivity: (runId: string) => typedError<RunEventRecord[], AppError>(__TAURI_INVOKE("run_activity", { runId })),
 	/**  Exactly what a one-to-one run was given ("What this agent saw"), agent files included. */
@@ -286,6 +290,8 @@ export const events = {
 	attentionChanged: makeEvent<AttentionChanged, AttentionChanged>("attention-changed"),
 	boardChanged: makeEvent<BoardChanged, BoardChanged>("board-changed"),
 	chatMessageAdded: makeEvent<ChatMessageAdded, ChatMessageAdded>("chat-message-added"),
+	chatMessagesSuperseded: makeEvent<ChatMessagesSuperseded, ChatMessagesSuperseded>("chat-messages-superseded"),
+	readMarksChanged: makeEvent<ReadMarksChanged, ReadMarksChanged>("read-marks-changed"),
 	connectorsChanged: makeEvent<ConnectorsChanged, ConnectorsChanged>("connectors-changed"),
 	keptInTray: makeEvent<KeptInTray, KeptInTray>("kept-in-tray"),
 	memoryChanged: makeEvent<MemoryChanged, MemoryChanged>("memory-changed"),
@@ -672,7 +678,13 @@ export type ChatMessage = {
 	content: string,
 	runId: string | null,
 	createdAt: number,
+	superseded: boolean,
 };
+
+export type ChatMessagesSuperseded = { agentId: string, messageIds: string[] };
+export type ReadMarksChanged = null;
+export type ReadThreadKind = "chat" | "room";
+export type UnreadThread = { kind: ReadThreadKind, id: string, agentId: string | null, teamId: string | null, count: number };
 
 /**  A message was stored in an agent's chat: append it. */
 export type ChatMessageAdded = {
@@ -681,6 +693,7 @@ export type ChatMessageAdded = {
 };
 
 export type ChatPage = {
+	conversationId: string | null,
 	/**  Oldest first. */
 	messages: ChatMessage[],
 	/**  Whether messages older than the first of this page exist. */

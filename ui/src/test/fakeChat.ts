@@ -16,8 +16,10 @@ import type {
   RunErrorCode,
   RunEventRecord,
   RunStatus,
+  ReadThreadKind,
   RunSummary,
   SendOutcome,
+  UnreadThread,
 } from "../bindings";
 
 export const RESET_NOTICE = "Conversation reset. The agent starts fresh.";
@@ -28,6 +30,9 @@ function chatOf(agentId: string): FakeChat {
   return chat;
 }
 
+/** The fake's conversation id of an agent's one chat. */
+export const conversationOf = (agentId: string) => `conv-${agentId}`;
+
 /** As the engine pages: up to `limit` messages before `beforeSeq`, the runs they refer to. */
 function pageOf(agentId: string, beforeSeq: number | null, limit: number): ChatPage {
   const chat = chatOf(agentId);
@@ -35,6 +40,7 @@ function pageOf(agentId: string, beforeSeq: number | null, limit: number): ChatP
   const messages = before.slice(Math.max(0, before.length - limit)).map((m) => ({ ...m }));
   const runIds = [...new Set(messages.flatMap((m) => (m.runId ? [m.runId] : [])))];
   return {
+    conversationId: chat.messages.length ? conversationOf(agentId) : null,
     messages,
     hasOlder: before.length > limit,
     runs: runIds.flatMap((id) => chat.runs.filter((r) => r.id === id).map((r) => ({ ...r }))),
@@ -46,7 +52,16 @@ function pageOf(agentId: string, beforeSeq: number | null, limit: number): ChatP
 export function seedMessage(agentId: string, role: ChatMessage["role"], content: string, runId: string | null = null) {
   const chat = chatOf(agentId);
   const seq = chat.messages.length + 1;
-  const message: ChatMessage = { id: `msg-${backend.nextId++}`, agentId, seq, role, content, runId, createdAt: tick() };
+  const message: ChatMessage = {
+    id: `msg-${backend.nextId++}`,
+    agentId,
+    seq,
+    role,
+    content,
+    runId,
+    createdAt: tick(),
+    superseded: false,
+  };
   chat.messages.push(message);
   return message;
 }
@@ -182,6 +197,21 @@ export const fakeChatApi = {
     emitRunChanged(agentId, run);
     return { message: { ...message }, run: { ...run } };
   }),
+  retryChatMessage: vi.fn(async (messageId: string): Promise<SendOutcome> => replaceLast(messageId, null)),
+  editChatMessage: vi.fn(async (messageId: string, text: string): Promise<SendOutcome> => replaceLast(messageId, text)),
+  markThreadRead: vi.fn(async (kind: ReadThreadKind, id: string): Promise<null> => {
+    const newest =
+      kind === "chat"
+        ? [...backend.chats.entries()].find(([agentId]) => conversationOf(agentId) === id)?.[1].messages.slice(-1)[0]?.seq
+        : (backend.roomMessages.get(id) ?? []).slice(-1)[0]?.seq;
+    const key = `${kind}:${id}`;
+    if ((newest ?? 0) > (backend.readMarks.get(key) ?? 0)) {
+      backend.readMarks.set(key, newest ?? 0);
+      emit("readMarksChanged", null);
+    }
+    return null;
+  }),
+  unreadThreads: vi.fn(async (): Promise<UnreadThread[]> => unreadThreads()),
   chatRunContext: vi.fn(
     async (runId: string): Promise<ChatRunContext> =>
       backend.chatRunContexts.get(runId) ?? notFound(`What run ${runId} was given`),
@@ -192,3 +222,42 @@ export const fakeChatApi = {
   cancelRun: vi.fn(async (_runId: string): Promise<null> => null),
   runActivity: vi.fn(async (runId: string): Promise<RunEventRecord[]> => [...(backend.runRecords.get(runId) ?? [])]),
 } satisfies SomeCommandFakes;
+
+/** As the engine: the user's last standing message and what came after it are superseded, and
+ *  the same message (or `text`) is sent again as a new one. */
+function replaceLast(messageId: string, text: string | null): SendOutcome {
+  const [agentId, chat] = [...backend.chats.entries()].find(([, c]) => c.messages.some((m) => m.id === messageId)) ??
+    notFound(`Message ${messageId}`);
+  const standing = chat.messages.filter((m) => !m.superseded);
+  const last = [...standing].reverse().find((m) => m.role === "user");
+  if (!last || last.id !== messageId) {
+    throw new ClawbooError("conflict", "Only your last message can be retried or edited, and this one no longer is.");
+  }
+  const replaced = standing.filter((m) => m.seq >= last.seq && m.role !== "notice");
+  for (const m of replaced) m.superseded = true;
+  emit("chatMessagesSuperseded", { agentId, messageIds: replaced.map((m) => m.id) });
+  const message = seedMessage(agentId, "user", text ?? last.content);
+  const run = seedRun(agentId);
+  emitMessageAdded(agentId, message);
+  emitRunChanged(agentId, run);
+  return { message: { ...message }, run: { ...run } };
+}
+
+/** As the engine counts them: replies after each thread's read mark. */
+export function unreadThreads(): UnreadThread[] {
+  const out: UnreadThread[] = [];
+  for (const [agentId, chat] of backend.chats) {
+    const id = conversationOf(agentId);
+    const mark = backend.readMarks.get(`chat:${id}`) ?? 0;
+    const count = chat.messages.filter((m) => m.role === "assistant" && !m.superseded && m.seq > mark).length;
+    if (count) out.push({ kind: "chat", id, agentId, teamId: null, count });
+  }
+  for (const team of backend.teams) {
+    for (const room of team.rooms) {
+      const mark = backend.readMarks.get(`room:${room.id}`) ?? 0;
+      const count = (backend.roomMessages.get(room.id) ?? []).filter((m) => m.kind === "reply" && m.seq > mark).length;
+      if (count) out.push({ kind: "room", id: room.id, agentId: null, teamId: team.id, count });
+    }
+  }
+  return out;
+}

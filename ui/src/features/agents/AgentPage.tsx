@@ -1,4 +1,4 @@
-import { useRef, useState } from "react";
+import { useState } from "react";
 import type { Agent } from "../../bindings";
 import { runtimeLabel } from "../../lib/runtimes";
 import { TintDot } from "../../components/TintDot";
@@ -31,7 +31,6 @@ export function AgentPage({ agent, tab, onTab, onDeleted }: Props) {
     setSandboxFocus(Date.now());
     onTab("details");
   };
-  const drafts = useRef(new Map<string, string>()).current;
   const isBooZero = useBooZeroId() === agent.id;
   // Brief and Rules are Boo Zero's alone: another agent's page shows its profile instead.
   const shownSubTab = !isBooZero && (subTab === "brief" || subTab === "rules") ? "profile" : subTab;
@@ -97,7 +96,7 @@ export function AgentPage({ agent, tab, onTab, onDeleted }: Props) {
 
       {tab === "chat" ? (
         <div className="agent-page__body agent-page__body--chat">
-          <AgentChat key={agent.id} agent={agent} drafts={drafts} onOpenSandbox={openSandbox} />
+          <AgentChat key={agent.id} agent={agent} onOpenSandbox={openSandbox} />
         </div>
       ) : (
         <>

@@ -1,14 +1,23 @@
 import { useCallback, useEffect, useMemo, useState } from "react";
 import type { Agent } from "../../bindings";
-import { useCancelRun, useChatPages, useRefreshChat, useSendChatMessage } from "./chatQueries";
+import {
+  useCancelRun,
+  useChatPages,
+  useRefreshChat,
+  useReplaceChatMessage,
+  useSendChatMessage,
+} from "./chatQueries";
 import { useTeams } from "../team-chat/teamQueries";
 import { useBooZeroId } from "../boo-zero/booZeroQueries";
 import { useRunActivity } from "../activity/runActivity";
 import { errorCode, errorMessage, hasErrorCode } from "../../errors";
-import { buildTimeline, currentRun } from "./chat";
+import { buildTimeline, currentRun, lastExchange } from "./chat";
 import { flattenPages } from "./chatPages";
 import { ErrorMessage } from "../../components/ErrorMessage";
-import { ChatTimeline } from "./ChatTimeline";
+import { ChatTimeline, type ReplaceActions } from "./ChatTimeline";
+import { useMarkRead } from "./unread";
+import { moveDraft, type DraftKey } from "../../lib/drafts";
+import { useDraft } from "../../lib/useDraft";
 import { ChatComposer } from "./ChatComposer";
 import { CantRunNotice } from "../agents/CantRun";
 import { AskedHere } from "../attention/AskedHere";
@@ -21,16 +30,15 @@ const FINISH_GRACE_MS = 3_000;
 
 type Props = {
   agent: Agent;
-  /** Unsent text by agent id, kept while the user looks elsewhere. */
-  drafts: Map<string, string>;
   /** Opens the agent's Sandbox settings (its profile). */
   onOpenSandbox?: () => void;
 };
 
 /** One-to-one chat with an agent, with what it is doing alongside. */
-export function AgentChat({ agent, drafts, onOpenSandbox }: Props) {
+export function AgentChat({ agent, onOpenSandbox }: Props) {
   const history = useChatPages(agent.id);
   const send = useSendChatMessage(agent.id);
+  const replace = useReplaceChatMessage(agent.id);
   const cancel = useCancelRun();
   const refresh = useRefreshChat(agent.id);
   // Boo Zero's composer completes `@TeamName`.
@@ -74,7 +82,33 @@ export function AgentChat({ agent, drafts, onOpenSandbox }: Props) {
   const { reset: resetCancel } = cancel;
   useEffect(() => resetCancel(), [activeRun?.id, resetCancel]);
 
-  const error = send.error ?? cancel.error;
+  // The draft is kept per conversation (per agent until its first message makes one), and the
+  // conversation is read while it is open.
+  const conversationId = view?.conversationId ?? null;
+  const agentKey: DraftKey = `agent:${agent.id}`;
+  const draftKey: DraftKey = conversationId ? `chat:${conversationId}` : agentKey;
+  if (conversationId) moveDraft(agentKey, draftKey);
+  const draft = useDraft(draftKey);
+  useMarkRead("chat", conversationId, view?.messages[view.messages.length - 1]?.seq);
+
+  // Retry the last reply, edit the last message: while no run is going.
+  const { mutate: replaceLast } = replace;
+  const last = useMemo(() => lastExchange(view?.messages ?? []), [view?.messages]);
+  const replaceActions = useMemo<ReplaceActions | undefined>(
+    () =>
+      activeRun === null && !send.isPending && last.user
+        ? {
+            lastUserId: last.user.id,
+            lastReplyId: last.reply?.id ?? null,
+            onRetry: (messageId) => replaceLast({ messageId, text: null }),
+            onEdit: (messageId, text) => replaceLast({ messageId, text }),
+            sending: replace.isPending,
+          }
+        : undefined,
+    [activeRun, send.isPending, last, replaceLast, replace.isPending],
+  );
+
+  const error = send.error ?? cancel.error ?? replace.error;
 
   return (
     <div className="chat-layout">
@@ -98,6 +132,7 @@ export function AgentChat({ agent, drafts, onOpenSandbox }: Props) {
             onOpenSandbox={onOpenSandbox}
             onRetry={retryable ? retry : undefined}
             agentId={agent.id}
+            replace={replaceActions}
           />
         )}
         {hasErrorCode(error, "sandbox_unavailable") ? (
@@ -112,14 +147,16 @@ export function AgentChat({ agent, drafts, onOpenSandbox }: Props) {
         <AskedHere agentId={agent.id} />
         <CantRunNotice agent={agent} />
         <ChatComposer
-          initialText={drafts.get(agent.id) ?? ""}
-          onTextChange={(text) => drafts.set(agent.id, text)}
+          key={draftKey}
+          initialText={draft.initialText}
+          onTextChange={draft.onTextChange}
           running={activeRun !== null}
           mentionables={teamNames}
           sending={send.isPending}
           stopping={cancel.isPending || cancel.isSuccess}
           onSend={(text) => {
             cancel.reset();
+            replace.reset();
             return send.mutateAsync(text);
           }}
           onStop={() => activeRun && cancel.mutate(activeRun.id)}

@@ -10,6 +10,7 @@ import {
   PAGE_SIZE,
   withMessage,
   withRun,
+  withSuperseded,
   type ChatPages,
   type PageParam,
 } from "./chatPages";
@@ -44,6 +45,11 @@ export function useChatPages(agentId: string) {
 /** Applies a stored message to an agent's cached chat; refetches the newest page if none is cached yet. */
 export function addChatMessage(client: QueryClient, agentId: string, message: ChatMessage) {
   updateChat(client, agentId, (data) => withMessage(data, message));
+}
+
+/** Marks the messages a retry or an edit replaced in an agent's cached chat. */
+export function supersedeChatMessages(client: QueryClient, agentId: string, messageIds: string[]) {
+  updateChat(client, agentId, (data) => withSuperseded(data, messageIds));
 }
 
 /** Applies a run's new state to an agent's cached chat. */
@@ -82,6 +88,23 @@ export function useSendChatMessage(agentId: string) {
     mutationFn: (text: string) => call("sendChatMessage", agentId, text),
     // The same news comes as events too; whichever lands first is kept once.
     onSuccess: ({ message, run }: SendOutcome) => {
+      addChatMessage(client, agentId, message);
+      if (run) changeChatRun(client, agentId, run);
+    },
+  });
+}
+
+/** A retry (`text` null: the same message) or an edit of the user's last message: the replaced
+ *  exchange is folded, the new message and run appended. */
+export function useReplaceChatMessage(agentId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ messageId, text }: { messageId: string; text: string | null }) =>
+      text === null ? call("retryChatMessage", messageId) : call("editChatMessage", messageId, text),
+    // The events say the same (chatMessagesSuperseded names the replaced reply too); whichever
+    // lands first is kept once.
+    onSuccess: ({ message, run }: SendOutcome, { messageId }) => {
+      supersedeChatMessages(client, agentId, [messageId]);
       addChatMessage(client, agentId, message);
       if (run) changeChatRun(client, agentId, run);
     },
