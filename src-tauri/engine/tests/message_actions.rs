@@ -175,7 +175,7 @@ fn replies_are_unread_until_their_chat_or_room_is_read_and_the_mark_survives_a_r
         assert_eq!(engine.chat().mark_read(ReadThreadKind::Chat, "nope").unwrap_err().code(), ErrorCode::NotFound);
 
         // A team room: the leader's reply is unread until the room is read.
-        let team = common::chat_team(engine, "Polar", &[agent.clone()], "I study penguins.");
+        let team = common::chat_team(engine, "Polar", std::slice::from_ref(&agent), "I study penguins.");
         let sent = engine.chat().send_team(&team.general, FIRST).unwrap();
         let _ = sent;
         wait_for("the room's reply", LIMIT, || {
