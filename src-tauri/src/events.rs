@@ -45,6 +45,18 @@ pub struct ChatMessageAdded {
     pub message: ChatMessage,
 }
 
+/// A retry or an edit replaced these messages of an agent's chat: refetch it (they stay, folded).
+#[derive(Debug, Clone, Serialize, specta::Type, Event)]
+#[serde(rename_all = "camelCase")]
+pub struct ChatMessagesSuperseded {
+    pub agent_id: String,
+    pub message_ids: Vec<String>,
+}
+
+/// The user read a chat or a room: refetch the unread marks.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, Event)]
+pub struct ReadMarksChanged;
+
 /// A run of an agent's chat started or ended: update it in place.
 #[derive(Debug, Clone, Serialize, specta::Type, Event)]
 #[serde(rename_all = "camelCase")]
@@ -173,7 +185,11 @@ fn emit<R: Runtime>(app: &AppHandle<R>, event: EngineEvent) -> tauri::Result<()>
         EngineEvent::AgentFileChanged { agent_id, name } => AgentFileChanged { agent_id, name }.emit(app),
         EngineEvent::RunEvent { agent_id, record } => RunEventEmitted { agent_id, record }.emit(app),
         EngineEvent::ChatMessageAdded { agent_id, message } => ChatMessageAdded { agent_id, message }.emit(app),
-        EngineEvent::RunChanged { agent_id, chat_id, run } => RunChanged { agent_id, chat_id, run }.emit(app),
+        EngineEvent::ChatMessagesSuperseded { agent_id, message_ids } => {
+            ChatMessagesSuperseded { agent_id, message_ids }.emit(app)
+        }
+        EngineEvent::ReadMarksChanged => ReadMarksChanged.emit(app),
+                EngineEvent::RunChanged { agent_id, chat_id, run } => RunChanged { agent_id, chat_id, run }.emit(app),
         EngineEvent::RoomMessageAdded { team_id, message } => RoomMessageAdded { team_id, message }.emit(app),
         EngineEvent::RoomRunChanged { team_id, room_id, run } => RoomRunChanged { team_id, room_id, run }.emit(app),
         EngineEvent::PeerPostAdded { post } => PeerPostAdded { post }.emit(app),

@@ -65,6 +65,14 @@ export const commands = {
 	/**  Deletes a chat; `restore_chat` undoes it for a few seconds, then it is purged. */
 	deleteChat: (chatId: string) => typedError<null, AppError>(__TAURI_INVOKE("delete_chat", { chatId })),
 	restoreChat: (chatId: string) => typedError<ChatSummary, AppError>(__TAURI_INVOKE("restore_chat", { chatId })),
+	/**  A new run with the user's last message; its reply stays, folded away as an earlier reply. */
+	retryChatMessage: (messageId: string) => typedError<SendOutcome, AppError>(__TAURI_INVOKE("retry_chat_message", { messageId })),
+	/**  The user's last message replaced by `text` and sent; the replaced exchange stays, folded away. */
+	editChatMessage: (messageId: string, text: string) => typedError<SendOutcome, AppError>(__TAURI_INVOKE("edit_chat_message", { messageId, text })),
+	/**  Marks a one-to-one conversation or a team room read up to its newest message. */
+	markThreadRead: (kind: ReadThreadKind, id: string) => typedError<null, AppError>(__TAURI_INVOKE("mark_thread_read", { kind, id })),
+	/**  Every conversation and room with replies the user has not read. */
+	unreadThreads: () => typedError<UnreadThread[], AppError>(__TAURI_INVOKE("unread_threads")),
 	cancelRun: (runId: string) => typedError<null, AppError>(__TAURI_INVOKE("cancel_run", { runId })),
 	runActivity: (runId: string) => typedError<RunEventRecord[], AppError>(__TAURI_INVOKE("run_activity", { runId })),
 	/**  Exactly what a one-to-one run was given ("What this agent saw"), agent files included. */
@@ -315,11 +323,13 @@ export const events = {
 	attentionChanged: makeEvent<AttentionChanged, AttentionChanged>("attention-changed"),
 	boardChanged: makeEvent<BoardChanged, BoardChanged>("board-changed"),
 	chatMessageAdded: makeEvent<ChatMessageAdded, ChatMessageAdded>("chat-message-added"),
+	chatMessagesSuperseded: makeEvent<ChatMessagesSuperseded, ChatMessagesSuperseded>("chat-messages-superseded"),
 	connectorsChanged: makeEvent<ConnectorsChanged, ConnectorsChanged>("connectors-changed"),
 	keptInTray: makeEvent<KeptInTray, KeptInTray>("kept-in-tray"),
 	memoryChanged: makeEvent<MemoryChanged, MemoryChanged>("memory-changed"),
 	openAttention: makeEvent<OpenAttention, OpenAttention>("open-attention"),
 	peerPostAdded: makeEvent<PeerPostAdded, PeerPostAdded>("peer-post-added"),
+	readMarksChanged: makeEvent<ReadMarksChanged, ReadMarksChanged>("read-marks-changed"),
 	roomMessageAdded: makeEvent<RoomMessageAdded, RoomMessageAdded>("room-message-added"),
 	roomRunChanged: makeEvent<RoomRunChanged, RoomRunChanged>("room-run-changed"),
 	routinesChanged: makeEvent<RoutinesChanged, RoutinesChanged>("routines-changed"),
@@ -748,6 +758,11 @@ export type ChatMessage = {
 	content: string,
 	runId: string | null,
 	createdAt: number,
+	/**
+	 *  Replaced by a retry or an edit: kept, but out of the transcript and of search, and shown
+	 *  only behind a fold.
+	 */
+	superseded: boolean,
 };
 
 /**  A message was stored in an agent's chat: append it. */
@@ -756,7 +771,18 @@ export type ChatMessageAdded = {
 	message: ChatMessage,
 };
 
+/**  A retry or an edit replaced these messages of an agent's chat: refetch it (they stay, folded). */
+export type ChatMessagesSuperseded = {
+	agentId: string,
+	messageIds: string[],
+};
+
 export type ChatPage = {
+	/**
+	 *  The conversation these messages are of (none before the first message): what its read
+	 *  mark and its actions are keyed by.
+	 */
+	conversationId: string | null,
 	/**  Oldest first. */
 	messages: ChatMessage[],
 	/**  Whether messages older than the first of this page exist. */
@@ -1440,6 +1466,12 @@ export type ProviderStatus = {
 	/**  Where requests go when the user sets nothing. */
 	defaultBaseUrl: string | null,
 };
+
+/**  The user read a chat or a room: refetch the unread marks. */
+export type ReadMarksChanged = null;
+
+/**  A thread the user reads: a one-to-one conversation or a team room. */
+export type ReadThreadKind = "chat" | "room";
 
 /**  One request a run sent through the relay. */
 export type RelayedRequest = {
@@ -2232,6 +2264,19 @@ export type TrayState = {
 	tooltip: string,
 	/**  Newest first, at most [`TRAY_ITEMS`]. */
 	newest: TrayItem[],
+};
+
+/**  A thread with replies the user has not read: the agent's or the team's, by id. */
+export type UnreadThread = {
+	kind: ReadThreadKind,
+	/**  The conversation's or the room's id. */
+	id: string,
+	/**  The agent of a one-to-one conversation. */
+	agentId: string | null,
+	/**  The team of a room. */
+	teamId: string | null,
+	/**  Replies after the read mark. */
+	count: number,
 };
 
 /**  The user's answer, given in the app. */

@@ -74,7 +74,7 @@ pub const MESSAGES_LIMIT: i64 = 500;
 pub fn messages(conn: &Connection, chat_id: &str) -> Result<Option<(Vec<clawboo_vocab::ChatMessage>, bool)>> {
     let Some(chat) = one(conn, chat_id)? else { return Ok(None) };
     let mut stmt = conn.prepare_cached(
-        "SELECT id, seq, role, content, run_id, created_at FROM messages
+        "SELECT id, seq, role, content, run_id, created_at, superseded_at IS NOT NULL FROM messages
          WHERE conversation_id = ?1 ORDER BY seq DESC LIMIT ?2",
     )?;
     let rows = stmt.query_map(rusqlite::params![chat_id, MESSAGES_LIMIT + 1], |r| {
@@ -88,6 +88,7 @@ pub fn messages(conn: &Connection, chat_id: &str) -> Result<Option<(Vec<clawboo_
             content: r.get(3)?,
             run_id: r.get(4)?,
             created_at: r.get(5)?,
+            superseded: r.get(6)?,
         })
     })?;
     let mut messages = rows.collect::<rusqlite::Result<Vec<_>>>()?;

@@ -1,4 +1,4 @@
-use clawboo_engine::chat::{ChatPage, ChatRunContext, RunEventRecord, SendOutcome};
+use clawboo_engine::chat::{ChatPage, ChatRunContext, ReadThreadKind, RunEventRecord, SendOutcome, UnreadThread};
 use clawboo_engine::context::files::FileRouteInfo;
 use clawboo_engine::history::chats::ChatSummary;
 use tauri::State;
@@ -80,6 +80,38 @@ pub async fn delete_chat(state: State<'_, AppState>, chat_id: String) -> Result<
 #[specta::specta]
 pub async fn restore_chat(state: State<'_, AppState>, chat_id: String) -> Result<ChatSummary, AppError> {
     state.run(move |e| e.chat().restore_chat(&chat_id)).await
+}
+
+/// A new run with the user's last message; its reply stays, folded away as an earlier reply.
+#[tauri::command]
+#[specta::specta]
+pub async fn retry_chat_message(state: State<'_, AppState>, message_id: String) -> Result<SendOutcome, AppError> {
+    state.run(move |e| e.chat().retry(&message_id)).await
+}
+
+/// The user's last message replaced by `text` and sent; the replaced exchange stays, folded away.
+#[tauri::command]
+#[specta::specta]
+pub async fn edit_chat_message(
+    state: State<'_, AppState>,
+    message_id: String,
+    text: String,
+) -> Result<SendOutcome, AppError> {
+    state.run(move |e| e.chat().edit_and_resend(&message_id, &text)).await
+}
+
+/// Marks a one-to-one conversation or a team room read up to its newest message.
+#[tauri::command]
+#[specta::specta]
+pub async fn mark_thread_read(state: State<'_, AppState>, kind: ReadThreadKind, id: String) -> Result<(), AppError> {
+    state.run(move |e| e.chat().mark_read(kind, &id)).await
+}
+
+/// Every conversation and room with replies the user has not read.
+#[tauri::command]
+#[specta::specta]
+pub async fn unread_threads(state: State<'_, AppState>) -> Result<Vec<UnreadThread>, AppError> {
+    state.run(move |e| e.chat().unread()).await
 }
 
 #[tauri::command]

@@ -17,6 +17,11 @@ pub enum EngineEvent {
     RunEvent { agent_id: String, record: RunEventRecord },
     /// A message was stored in an agent's chat (published after the commit).
     ChatMessageAdded { agent_id: String, message: ChatMessage },
+    /// A retry or an edit replaced these messages of an agent's chat: they stay, folded away
+    /// (published after the commit).
+    ChatMessagesSuperseded { agent_id: String, message_ids: Vec<String> },
+    /// The user read a chat or a room up to its newest message: refetch the unread marks.
+    ReadMarksChanged,
     /// A run of an agent's chat started or ended (published after the commit); `chat_id` is
     /// the chat (conversation) it runs in.
     RunChanged { agent_id: String, chat_id: String, run: RunSummary },

@@ -40,6 +40,9 @@ pub struct ChatMessage {
     pub content: String,
     pub run_id: Option<String>,
     pub created_at: i64,
+    /// Replaced by a retry or an edit: kept, but out of the transcript and of search, and shown
+    /// only behind a fold.
+    pub superseded: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]

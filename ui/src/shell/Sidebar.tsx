@@ -8,6 +8,8 @@ import { useBooZeroId } from "../features/boo-zero/booZeroQueries";
 import { MOD } from "./shortcuts";
 import { CantRunBadge } from "../features/agents/CantRun";
 import { SidebarNav } from "./SidebarNav";
+import { UnreadMark } from "../components/UnreadMark";
+import { useUnreadCounts } from "../features/chat/unread";
 
 type Props = {
   teams: Team[] | undefined;
@@ -78,6 +80,8 @@ export function Sidebar({
   const archivedCount = teams?.filter((t) => t.archived).length ?? 0;
   const shownTeams = teams?.filter((t) => showArchived || !t.archived || t.id === selectedTeamId);
   const [booZero, otherAgents] = pinBooZero(agents, useBooZeroId());
+  // The open chat or team reads itself: no mark there.
+  const unread = useUnreadCounts();
 
   return (
     <nav className={`sidebar ${collapsed ? "is-collapsed" : ""}`} aria-label="Teams and agents" data-testid="sidebar">
@@ -138,6 +142,9 @@ export function Sidebar({
                   {team.archived ? " · archived" : ""}
                 </span>
               </span>
+              {team.id !== selectedTeamId && (
+                <UnreadMark count={unread.byTeam.get(team.id)} what={`in ${team.name}`} testId={`unread-team-${team.name}`} />
+              )}
             </button>
           </li>
         ))}
@@ -197,6 +204,13 @@ export function Sidebar({
               </span>
               <UnconfinedBadge agent={agent} className="agent-item__badge" />
               <CantRunBadge agent={agent} className="agent-item__badge" />
+              {agent.id !== selectedAgentId && (
+                <UnreadMark
+                  count={unread.byAgent.get(agent.id)}
+                  what={`from ${agent.name}`}
+                  testId={`unread-agent-${agent.handle}`}
+                />
+              )}
             </button>
           </li>
         ))}

@@ -1,6 +1,12 @@
 import { useRef } from "react";
 import { useQueryClient } from "@tanstack/react-query";
-import { addChatMessage, changeChatRun, refetchNewestChatPages } from "../features/chat/chatQueries";
+import {
+  addChatMessage,
+  changeChatRun,
+  refetchNewestChatPages,
+  supersedeChatMessages,
+} from "../features/chat/chatQueries";
+import { refetchUnread } from "../features/chat/unread";
 import { refetchRooms } from "../features/team-chat/roomQueries";
 import { refetchMemory } from "../features/memory/memoryQueries";
 import { refetchBoard } from "../features/board/boardQueries";
@@ -36,6 +42,7 @@ export function useBackendEvents(onFailure: (e: unknown) => void) {
       void client.invalidateQueries({ queryKey: ["agentFileRoutes"] });
       refetchNewestChatPages(client);
       refetchRooms(client);
+      refetchUnread(client);
       // A deleted agent leaves its teams; a lag may have dropped teamsChanged.
       void client.invalidateQueries({ queryKey: teamKeys.teams });
       refetchMemory(client);
@@ -79,7 +86,31 @@ export function useBackendEvents(onFailure: (e: unknown) => void) {
     onFailure,
   );
 
-  useSubscription("chatMessageAdded", ({ agentId, message }) => addChatMessage(client, agentId, message), onFailure);
+  useSubscription(
+    "chatMessageAdded",
+    ({ agentId, message }) => {
+      addChatMessage(client, agentId, message);
+      // A reply may be unread (the open chat marks itself read as it shows it).
+      if (message.role === "assistant") refetchUnread(client);
+    },
+    onFailure,
+  );
+  useSubscription(
+    "chatMessagesSuperseded",
+    ({ agentId, messageIds }) => {
+      supersedeChatMessages(client, agentId, messageIds);
+      refetchUnread(client);
+    },
+    onFailure,
+  );
+  useSubscription(
+    "roomMessageAdded",
+    ({ message }) => {
+      if (message.kind === "reply") refetchUnread(client);
+    },
+    onFailure,
+  );
+  useSubscription("readMarksChanged", () => refetchUnread(client), onFailure);
 
   useSubscription("runChanged", ({ agentId, chatId, run }) => changeChatRun(client, agentId, chatId, run), onFailure);
 

@@ -18,8 +18,10 @@ import type {
   RunErrorCode,
   RunEventRecord,
   RunStatus,
+  ReadThreadKind,
   RunSummary,
   SendOutcome,
+  UnreadThread,
 } from "../bindings";
 
 export const RESET_NOTICE = "Conversation reset. The agent starts fresh.";
@@ -47,6 +49,11 @@ function firstChatOf(agentId: string): FakeChat {
   let chat = backend.chats.get(agentId);
   if (!chat) backend.chats.set(agentId, (chat = newFakeChat(agentId, `chat-${agentId}`)));
   return chat;
+}
+
+/** Every chat of every agent, deleted ones too. */
+function allChats(): FakeChat[] {
+  return [...backend.chats.values(), ...backend.moreChats.values()];
 }
 
 /** Every chat of the agent, deleted ones too. */
@@ -87,6 +94,9 @@ function listed(chat: FakeChat): ChatSummary {
   return { ...chat.summary, messages: chat.messages.length };
 }
 
+/** The fake's id of an agent's first chat (its conversation). */
+export const conversationOf = (agentId: string) => `chat-${agentId}`;
+
 /** As the engine pages: up to `limit` messages before `beforeSeq`, the runs they refer to. */
 function pageOf(agentId: string, chatId: string | null, beforeSeq: number | null, limit: number): ChatPage {
   const chat = inChat(agentId, chatId);
@@ -94,6 +104,7 @@ function pageOf(agentId: string, chatId: string | null, beforeSeq: number | null
   const messages = before.slice(Math.max(0, before.length - limit)).map((m) => ({ ...m }));
   const runIds = [...new Set(messages.flatMap((m) => (m.runId ? [m.runId] : [])))];
   return {
+    conversationId: chat.messages.length ? chat.summary.id : null,
     messages,
     hasOlder: before.length > limit,
     runs: runIds.flatMap((id) => chat.runs.filter((r) => r.id === id).map((r) => ({ ...r }))),
@@ -113,7 +124,17 @@ export function seedMessage(
   const seq = chat.messages.length + 1;
   const createdAt = tick();
   const id = `msg-${backend.nextId++}`;
-  const message: ChatMessage = { id, chatId: chat.summary.id, agentId, seq, role, content, runId, createdAt };
+  const message: ChatMessage = {
+    id,
+    chatId: chat.summary.id,
+    agentId,
+    seq,
+    role,
+    content,
+    runId,
+    createdAt,
+    superseded: false,
+  };
   chat.messages.push(message);
   chat.summary.lastActivityAt = createdAt;
   chat.summary.lastMessageAt = createdAt;
@@ -257,6 +278,21 @@ export const fakeChatApi = {
     emitRunChanged(agentId, run);
     return { message: { ...message }, run: { ...run } };
   }),
+  retryChatMessage: vi.fn(async (messageId: string): Promise<SendOutcome> => replaceLast(messageId, null)),
+  editChatMessage: vi.fn(async (messageId: string, text: string): Promise<SendOutcome> => replaceLast(messageId, text)),
+  markThreadRead: vi.fn(async (kind: ReadThreadKind, id: string): Promise<null> => {
+    const newest =
+      kind === "chat"
+        ? allChats().find((c) => c.summary.id === id)?.messages.slice(-1)[0]?.seq
+        : (backend.roomMessages.get(id) ?? []).slice(-1)[0]?.seq;
+    const key = `${kind}:${id}`;
+    if ((newest ?? 0) > (backend.readMarks.get(key) ?? 0)) {
+      backend.readMarks.set(key, newest ?? 0);
+      emit("readMarksChanged", null);
+    }
+    return null;
+  }),
+  unreadThreads: vi.fn(async (): Promise<UnreadThread[]> => unreadThreads()),
   chatRunContext: vi.fn(
     async (runId: string): Promise<ChatRunContext> =>
       backend.chatRunContexts.get(runId) ?? notFound(`What run ${runId} was given`),
@@ -303,3 +339,43 @@ export const fakeChatApi = {
   }),
   runActivity: vi.fn(async (runId: string): Promise<RunEventRecord[]> => [...(backend.runRecords.get(runId) ?? [])]),
 } satisfies SomeCommandFakes;
+
+/** As the engine: the user's last standing message and what came after it are superseded, and
+ *  the same message (or `text`) is sent again as a new one. */
+function replaceLast(messageId: string, text: string | null): SendOutcome {
+  const chat = allChats().find((c) => !c.deleted && c.messages.some((m) => m.id === messageId)) ??
+    notFound(`Message ${messageId}`);
+  const agentId = chat.summary.agentId;
+  const standing = chat.messages.filter((m) => !m.superseded);
+  const last = [...standing].reverse().find((m) => m.role === "user");
+  if (!last || last.id !== messageId) {
+    throw new ClawbooError("conflict", "Only your last message can be retried or edited, and this one no longer is.");
+  }
+  const replaced = standing.filter((m) => m.seq >= last.seq && m.role !== "notice");
+  for (const m of replaced) m.superseded = true;
+  emit("chatMessagesSuperseded", { agentId, messageIds: replaced.map((m) => m.id) });
+  const message = seedMessage(agentId, "user", text ?? last.content, null, chat.summary.id);
+  const run = seedRun(agentId, "running", null, undefined, chat.summary.id);
+  emitMessageAdded(agentId, message);
+  emitRunChanged(agentId, run);
+  return { message: { ...message }, run: { ...run } };
+}
+
+/** As the engine counts them: replies after each thread's read mark. */
+export function unreadThreads(): UnreadThread[] {
+  const out: UnreadThread[] = [];
+  for (const chat of allChats().filter((c) => !c.deleted)) {
+    const { id, agentId } = chat.summary;
+    const mark = backend.readMarks.get(`chat:${id}`) ?? 0;
+    const count = chat.messages.filter((m) => m.role === "assistant" && !m.superseded && m.seq > mark).length;
+    if (count) out.push({ kind: "chat", id, agentId, teamId: null, count });
+  }
+  for (const team of backend.teams) {
+    for (const room of team.rooms) {
+      const mark = backend.readMarks.get(`room:${room.id}`) ?? 0;
+      const count = (backend.roomMessages.get(room.id) ?? []).filter((m) => m.kind === "reply" && m.seq > mark).length;
+      if (count) out.push({ kind: "room", id: room.id, agentId: null, teamId: team.id, count });
+    }
+  }
+  return out;
+}

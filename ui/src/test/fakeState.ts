@@ -126,6 +126,8 @@ export function initialState() {
     peerPosts: new Map<string, PeerPost[]>(),
     runContexts: new Map<string, RunContext>(),
     runRequests: new Map<string, RelayedRequest[]>(),
+    /** "chat:<conversationId>" or "room:<roomId>" -> the seq read up to */
+    readMarks: new Map<string, number>(),
     nextId: 1,
   };
 }

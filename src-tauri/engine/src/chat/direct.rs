@@ -16,7 +16,7 @@ use crate::events::EngineEvent;
 use crate::run::{Policies, Recorder, Slot, Turn};
 use crate::runtimes::home::RuntimeHomes;
 use crate::runtimes::{
-    Capabilities, HistoryMode, PersonaDelivery, RunEvent, RunResult, Runtime, TranscriptTurn, TurnInput,
+    Capabilities, HistoryMode, PersonaDelivery, RunEvent, RunResult, Runtime, SetupChange, TranscriptTurn, TurnInput,
 };
 
 /// What starting a one-to-one turn wrote, in one transaction, and what it decided there.
@@ -31,6 +31,8 @@ struct PreparedTurn {
     plan: Plan,
     /// No reply in this conversation yet: saved notes are recalled with this turn.
     first_turn: bool,
+    /// The messages a retry or an edit replaced (empty for a plain send).
+    superseded: Vec<String>,
     file_plan: FilePlan,
     /// The runtime's instruction slot, when Clawboo fills it.
     system: Option<String>,
@@ -96,6 +98,19 @@ impl Chat {
             "/new" => return self.start_new_chat(&agent),
             _ => {}
         }
+        self.start_turn(agent, chat_id, text, None)
+    }
+
+    /// Starts a run of `text` in the chat `chat_id` (`None`: the agent's most recently used).
+    /// `replacing`: the user's last message, which this turn replaces with everything after it
+    /// (a retry or an edit; see `actions.rs`).
+    pub(super) fn start_turn(
+        self: &Arc<Self>,
+        agent: Agent,
+        chat_id: Option<&str>,
+        text: &str,
+        replacing: Option<&str>,
+    ) -> Result<SendOutcome> {
         // A paused agent or a spent budget refuses the run before anything is stored.
         self.check_guard(&crate::guard::RunScope::agent(&agent.id))?;
         // Reserved before anything else, in the same lock as the check: of two quick sends,
@@ -122,14 +137,41 @@ impl Chat {
                 Some(chat_id) => store::chat(tx, &agent.id, chat_id)?,
                 None => store::current_chat(tx, &agent.id, now)?,
             };
-            prepare_turn(tx, conversation, &agent, &capabilities, &agent_files, &fingerprint, text, now)
+            let draft = TurnDraft {
+                agent: &agent,
+                capabilities: &capabilities,
+                agent_files: &agent_files,
+                fingerprint: &fingerprint,
+            };
+            prepare_turn(tx, conversation, &draft, text, replacing, now)
         })?;
-        let PreparedTurn { conversation, message, run, transcript, plan, first_turn, file_plan, system, slots } = turn;
+        let PreparedTurn {
+            conversation,
+            message,
+            run,
+            transcript,
+            plan,
+            first_turn,
+            superseded,
+            file_plan,
+            system,
+            slots,
+        } = turn;
         let (transcript, carried) = match plan {
             Plan::Fresh { .. } => setup::carry_forward(transcript, setup::CARRY_BUDGET_CHARS),
             _ => (transcript.into_iter().map(|(user, assistant)| TranscriptTurn { user, assistant }).collect(), (0, 0)),
         };
-        let setup_notice = setup::notice(crate::runtimes::detect::label(agent.runtime), &plan, carried);
+        let label = crate::runtimes::detect::label(agent.runtime);
+        let runtime_session = capabilities.history == HistoryMode::RuntimeSession;
+        let setup_notice = match replacing {
+            Some(_) => setup::replaced_notice(label, runtime_session, carried),
+            None => setup::notice(label, &plan, carried),
+        };
+        // A fresh session after a retry or an edit: a runtime that takes carried turns of its own
+        // (Codex) gets them as turns; the others get them as text in front of the message.
+        let carries_as_text =
+            replacing.is_some() && runtime_session && capabilities.setup_change != SetupChange::FreshSession;
+        let carried_text = if carries_as_text { setup::carried_text(&transcript) } else { String::new() };
 
         let resume_session =
             conversation.session_id.clone().filter(|_| matches!(plan, Plan::Resume | Plan::Fork { .. }));
@@ -140,6 +182,7 @@ impl Chat {
         let request = self.request_context(&agent, &conversation, &capabilities, text, first_turn, &resume_session);
         let preamble = files::join_nonempty(&[
             own_session_instructions,
+            &carried_text,
             &file_plan.references,
             request.recalled.as_ref().map_or("", |r| r.text.as_str()),
             request.boo_zero.as_ref().map_or("", |b| b.text.as_str()),
@@ -191,6 +234,10 @@ impl Chat {
 
         // After the commit above, so whoever hears of them can read them back; before the run
         // starts, so its end is never heard before its start.
+        if !superseded.is_empty() {
+            self.events
+                .publish(EngineEvent::ChatMessagesSuperseded { agent_id: agent.id.clone(), message_ids: superseded });
+        }
         self.events.publish(EngineEvent::ChatMessageAdded { agent_id: agent.id.clone(), message: message.clone() });
         self.events.publish(EngineEvent::RunChanged {
             agent_id: agent.id.clone(),
@@ -333,21 +380,44 @@ impl Chat {
     }
 }
 
+/// What a turn is prepared from, read before its transaction.
+struct TurnDraft<'a> {
+    agent: &'a Agent,
+    capabilities: &'a Capabilities,
+    agent_files: &'a AgentFilesForRun,
+    fingerprint: &'a str,
+}
+
 /// Stores the user's message and the run's row, and decides how the session goes on and where
-/// the agent's files go (the budgets were checked before).
-#[allow(clippy::too_many_arguments)]
+/// the agent's files go (the budgets were checked before). `replacing`: the user's last message,
+/// superseded here with everything after it; the runtime session that held them is forgotten,
+/// so the turn starts a fresh one carrying the conversation without them.
 fn prepare_turn(
     tx: &rusqlite::Transaction,
-    conversation: Conversation,
-    agent: &Agent,
-    capabilities: &Capabilities,
-    agent_files: &AgentFilesForRun,
-    fingerprint: &str,
+    mut conversation: Conversation,
+    draft: &TurnDraft<'_>,
     text: &str,
+    replacing: Option<&str>,
     now: i64,
 ) -> Result<PreparedTurn> {
+    let TurnDraft { agent, capabilities, agent_files, fingerprint } = *draft;
+    let mut superseded = Vec::new();
+    if let Some(message_id) = replacing {
+        let last = store::last_user_message(tx, &conversation)?.filter(|m| m.id == message_id).ok_or_else(|| {
+            Error::Conflict("Only your last message can be retried or edited, and this one no longer is.".into())
+        })?;
+        superseded = store::supersede_from(tx, &conversation.id, last.seq, now)?;
+        store::set_session(tx, &conversation.id, None)?;
+        conversation.session_id = None;
+        conversation.session_runtime = None;
+        conversation.session_setup = None;
+    }
     let resumable = conversation.session_id.is_some() && conversation.session_runtime == Some(agent.runtime);
-    let plan = setup::plan(capabilities.setup_change, resumable, conversation.session_setup.as_deref(), fingerprint);
+    let plan = match replacing {
+        // The session held the replaced exchange: a fresh one carries the conversation without it.
+        Some(_) if capabilities.history == HistoryMode::RuntimeSession => Plan::Fresh { changed: Vec::new() },
+        _ => setup::plan(capabilities.setup_change, resumable, conversation.session_setup.as_deref(), fingerprint),
+    };
     let carried = match (capabilities.history, &plan) {
         (HistoryMode::ClawbooTranscript, _) | (_, Plan::Fresh { .. }) => store::transcript(tx, &conversation)?,
         (HistoryMode::RuntimeSession, _) => Vec::new(),
@@ -373,5 +443,5 @@ fn prepare_turn(
     if capabilities.history == HistoryMode::ClawbooTranscript && !file_plan.references.is_empty() {
         store::set_carried(tx, &message.id, &file_plan.references)?;
     }
-    Ok(PreparedTurn { conversation, message, run, transcript, plan, first_turn, file_plan, system, slots })
+    Ok(PreparedTurn { conversation, message, run, transcript, plan, first_turn, superseded, file_plan, system, slots })
 }

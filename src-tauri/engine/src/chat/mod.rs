@@ -2,6 +2,7 @@
 //! the previous turn saved. Every event of the run is stored (the Activity card replays them)
 //! and published live; the reply is stored when the run ends.
 
+mod actions;
 mod boo_zero;
 pub mod chats;
 mod direct;
@@ -15,6 +16,7 @@ mod types;
 
 use std::sync::{Arc, Mutex};
 
+pub use actions::{ReadThreadKind, UnreadThread};
 pub use files::ChatRunContext;
 pub use types::{ChatMessage, ChatPage, ChatRole, RunErrorCode, RunEventRecord, RunStatus, RunSummary, SendOutcome};
 
@@ -193,7 +195,13 @@ impl Chat {
                 None => store::latest_chat(c, agent_id)?,
             };
             let Some(conversation) = conversation else {
-                return Ok(ChatPage { messages: Vec::new(), has_older: false, runs: Vec::new(), active_run: None });
+                return Ok(ChatPage {
+                    conversation_id: None,
+                    messages: Vec::new(),
+                    has_older: false,
+                    runs: Vec::new(),
+                    active_run: None,
+                });
             };
             let (messages, has_older) = store::page(c, &conversation, before_seq, limit)?;
             let mut runs: Vec<RunSummary> = Vec::new();
@@ -203,7 +211,7 @@ impl Chat {
                 }
             }
             let active_run = store::latest_run(c, &conversation.id)?.filter(|run| run.status == RunStatus::Running);
-            Ok(ChatPage { messages, has_older, runs, active_run })
+            Ok(ChatPage { conversation_id: Some(conversation.id.clone()), messages, has_older, runs, active_run })
         })
     }
 

@@ -129,17 +129,51 @@ pub fn notice(runtime: &str, plan: &Plan, carried: (usize, usize)) -> Option<Str
             "continued in a new session branched from it, which takes the change and keeps the whole conversation"
                 .to_owned(),
         ),
-        Plan::Fresh { changed } => {
-            let (kept, total) = (carried.0 * 2, carried.1 * 2);
-            let messages = match (kept, total) {
-                (_, 0) => "no earlier messages".to_owned(),
-                (k, t) if k == t => format!("{k} earlier message{}", if k == 1 { "" } else { "s" }),
-                (k, t) => format!("the latest {k} of {t} earlier messages; older ones did not fit"),
-            };
-            (changed, format!("started a fresh session carrying the conversation forward ({messages})"))
-        }
+        Plan::Fresh { changed } => (
+            changed,
+            format!("started a fresh session carrying the conversation forward ({})", carried_messages(carried)),
+        ),
     };
     Some(format!("{} changed since this {runtime} session started: {done}.", names(changed)))
+}
+
+/// "3 earlier messages", or how many of them fit. `carried` is (pairs carried, pairs in all).
+fn carried_messages(carried: (usize, usize)) -> String {
+    match (carried.0 * 2, carried.1 * 2) {
+        (_, 0) => "no earlier messages".to_owned(),
+        (k, t) if k == t => format!("{k} earlier message{}", if k == 1 { "" } else { "s" }),
+        (k, t) => format!("the latest {k} of {t} earlier messages; older ones did not fit"),
+    }
+}
+
+/// What the activity says when a retry or an edit replaced the last exchange: the runtime's
+/// session held it, so a fresh one starts without it. `None` when Clawboo carries the history
+/// itself (Native): the replaced exchange simply is not sent.
+pub fn replaced_notice(runtime: &str, runtime_session: bool, carried: (usize, usize)) -> Option<String> {
+    runtime_session.then(|| {
+        format!(
+            "The last exchange was replaced, so {runtime} started a fresh session without it, carrying the \
+             conversation forward ({}).",
+            carried_messages(carried)
+        )
+    })
+}
+
+/// A fresh session's carried conversation as text in front of the message, for a runtime that
+/// takes no carried turns of its own (Claude Code, Hermes, OpenClaw). Empty when nothing is
+/// carried.
+pub fn carried_text(turns: &[TranscriptTurn]) -> String {
+    if turns.is_empty() {
+        return String::new();
+    }
+    let mut text = String::from(
+        "<earlier-conversation>\nThis session is new; the conversation so far, as Clawboo kept it (oldest first):\n",
+    );
+    for turn in turns {
+        text.push_str(&format!("\n[user]\n{}\n\n[you]\n{}\n", turn.user.trim(), turn.assistant.trim()));
+    }
+    text.push_str("</earlier-conversation>");
+    text
 }
 
 /// "A", "A and B", "A, B and C".

@@ -146,6 +146,7 @@ pub fn add_message(
         content: content.to_owned(),
         run_id: run_id.map(str::to_owned),
         created_at: now,
+        superseded: false,
     })
 }
 
@@ -182,6 +183,7 @@ pub fn page(
                 content: r.get(3)?,
                 run_id: r.get(4)?,
                 created_at: r.get(5)?,
+                superseded: r.get(6)?,
             },
         ))
     })?;
@@ -198,7 +200,7 @@ pub fn page(
     Ok((messages, has_older))
 }
 
-pub const PAGE_SQL: &str = "SELECT id, role, seq, content, run_id, created_at FROM messages
+pub const PAGE_SQL: &str = "SELECT id, role, seq, content, run_id, created_at, superseded_at IS NOT NULL FROM messages
      WHERE conversation_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3";
 
 /// A carried pair and the run its user message started.
@@ -210,12 +212,13 @@ pub struct CarriedTurn {
 
 /// User/assistant pairs of the current epoch, oldest first, for runtimes whose history Clawboo
 /// carries, each with the run of its user message (to tell which turns a trimmed history still
-/// holds). A user message without a reply (a failed run) is left out. A user message keeps the
+/// holds). A user message without a reply (a failed run) is left out, and so is an exchange
+/// replaced by a retry or an edit. A user message keeps the
 /// workspace-file references it went out with in front of it, as a runtime's session would.
 pub fn transcript(conn: &Connection, conversation: &Conversation) -> Result<Vec<CarriedTurn>> {
     let mut stmt = conn.prepare_cached(
         "SELECT role, content, carried, run_id FROM messages
-         WHERE conversation_id = ?1 AND epoch = ?2 AND role != 'notice' ORDER BY seq",
+         WHERE conversation_id = ?1 AND epoch = ?2 AND role != 'notice' AND superseded_at IS NULL ORDER BY seq",
     )?;
     type Row = (String, String, Option<String>, Option<String>);
     let rows: Vec<Row> = stmt
@@ -252,10 +255,55 @@ pub fn set_carried(tx: &Transaction, message_id: &str, carried: &str) -> Result<
 /// has none).
 pub fn has_reply(conn: &Connection, conversation: &Conversation) -> Result<bool> {
     Ok(conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM messages WHERE conversation_id = ?1 AND epoch = ?2 AND role = 'assistant')",
+        "SELECT EXISTS (SELECT 1 FROM messages
+         WHERE conversation_id = ?1 AND epoch = ?2 AND role = 'assistant' AND superseded_at IS NULL)",
         params![conversation.id, conversation.epoch],
         |r| r.get(0),
     )?)
+}
+
+/// The user's last standing message in the conversation's current epoch: what a retry or an
+/// edit replaces (with everything after it).
+pub struct LastUserMessage {
+    pub id: String,
+    pub seq: i64,
+    pub content: String,
+}
+
+pub fn last_user_message(conn: &Connection, conversation: &Conversation) -> Result<Option<LastUserMessage>> {
+    Ok(conn
+        .query_row(
+            "SELECT id, seq, content FROM messages
+             WHERE conversation_id = ?1 AND epoch = ?2 AND role = 'user' AND superseded_at IS NULL
+             ORDER BY seq DESC LIMIT 1",
+            params![conversation.id, conversation.epoch],
+            |r| Ok(LastUserMessage { id: r.get(0)?, seq: r.get(1)?, content: r.get(2)? }),
+        )
+        .optional()?)
+}
+
+/// The conversation a message belongs to, with its agent.
+pub fn message_thread(conn: &Connection, message_id: &str) -> Result<Option<(String, String)>> {
+    Ok(conn
+        .query_row(
+            "SELECT c.id, c.agent_id FROM messages m JOIN conversations c ON c.id = m.conversation_id
+             WHERE m.id = ?1 AND c.kind = 'direct'",
+            [message_id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?)
+}
+
+/// Marks the user's and the agent's messages from `seq` on as replaced (kept; the search index
+/// drops them by trigger). Returns their ids.
+pub fn supersede_from(tx: &Transaction, conversation_id: &str, seq: i64, now: i64) -> Result<Vec<String>> {
+    let mut stmt = tx.prepare_cached(
+        "UPDATE messages SET superseded_at = ?3
+         WHERE conversation_id = ?1 AND seq >= ?2 AND role != 'notice' AND superseded_at IS NULL
+         RETURNING id",
+    )?;
+    let ids = stmt.query_map(params![conversation_id, seq, now], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+    Ok(ids)
 }
 
 pub(super) const RUN_COLUMNS: &str = "id, agent_id, runtime, status, error, started_at, finished_at, error_code";

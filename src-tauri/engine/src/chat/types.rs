@@ -7,6 +7,9 @@ pub use crate::vocab::{ChatMessage, ChatRole, RunErrorCode, RunEventRecord, RunS
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct ChatPage {
+    /// The conversation these messages are of (none before the first message): what its read
+    /// mark and its actions are keyed by.
+    pub conversation_id: Option<String>,
     /// Oldest first.
     pub messages: Vec<ChatMessage>,
     /// Whether messages older than the first of this page exist.

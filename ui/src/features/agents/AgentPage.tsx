@@ -1,4 +1,4 @@
-import { useRef, useState } from "react";
+import { useState } from "react";
 import type { Agent } from "../../bindings";
 import { runtimeLabel } from "../../lib/runtimes";
 import { TintDot } from "../../components/TintDot";
@@ -41,7 +41,6 @@ export function AgentPage({ agent, tab, onTab, onDeleted, chatId, onChat }: Prop
     setSandboxFocus(Date.now());
     onTab("details");
   };
-  const drafts = useRef(new Map<string, string>()).current;
   const isBooZero = useBooZeroId() === agent.id;
   // Brief and Rules are Boo Zero's alone: another agent's page shows its profile instead.
   const shownSubTab = !isBooZero && (subTab === "brief" || subTab === "rules") ? "profile" : subTab;
@@ -115,7 +114,6 @@ export function AgentPage({ agent, tab, onTab, onDeleted, chatId, onChat }: Prop
           <AgentChat
             key={agent.id}
             agent={agent}
-            drafts={drafts}
             onOpenSandbox={openSandbox}
             chatId={chatId}
             onChat={(id) => {

@@ -6,6 +6,7 @@ import {
   useChatPages,
   useChats,
   useRefreshChat,
+  useReplaceChatMessage,
   useSendChatMessage,
 } from "./chatQueries";
 import { ChatList } from "./ChatList";
@@ -14,10 +15,13 @@ import { useTeams } from "../team-chat/teamQueries";
 import { useBooZeroId } from "../boo-zero/booZeroQueries";
 import { useRunActivity } from "../activity/runActivity";
 import { errorCode, errorMessage, hasErrorCode } from "../../errors";
-import { buildTimeline, currentRun } from "./chat";
+import { buildTimeline, currentRun, lastExchange } from "./chat";
 import { flattenPages } from "./chatPages";
 import { ErrorMessage } from "../../components/ErrorMessage";
-import { ChatTimeline } from "./ChatTimeline";
+import { ChatTimeline, type ReplaceActions } from "./ChatTimeline";
+import { useMarkRead } from "./unread";
+import { moveDraft, type DraftKey } from "../../lib/drafts";
+import { useDraft } from "../../lib/useDraft";
 import { ChatComposer } from "./ChatComposer";
 import { CantRunNotice } from "../agents/CantRun";
 import { AskedHere } from "../attention/AskedHere";
@@ -31,8 +35,6 @@ const FINISH_GRACE_MS = 3_000;
 
 type Props = {
   agent: Agent;
-  /** Unsent text by chat id, kept while the user looks elsewhere. */
-  drafts: Map<string, string>;
   /** Opens the agent's Sandbox settings (its profile). */
   onOpenSandbox?: () => void;
   /** The chat to open (a search result, a notification); otherwise the one last open. */
@@ -47,7 +49,7 @@ const isWide = () => window.matchMedia?.("(min-width: 1101px)").matches ?? true;
 
 /** One-to-one chats with an agent: the list of them, the open one, and what the agent is doing
  *  alongside. */
-export function AgentChat({ agent, drafts, onOpenSandbox, chatId, onChat }: Props) {
+export function AgentChat({ agent, onOpenSandbox, chatId, onChat }: Props) {
   const chats = useChats(agent.id);
   const actions = useChatActions(agent.id);
   const [chosen, setChosen] = useState<string | null>(() => chatId ?? lastOpenChat(agent.id));
@@ -94,6 +96,7 @@ export function AgentChat({ agent, drafts, onOpenSandbox, chatId, onChat }: Prop
   // Read once the list says which chat shows (a failed list: the most recently used one).
   const history = useChatPages(agent.id, shown, list !== undefined || chats.isError);
   const send = useSendChatMessage(agent.id, shown);
+  const replace = useReplaceChatMessage(agent.id);
   const cancel = useCancelRun();
   const refresh = useRefreshChat(agent.id);
   // Boo Zero's composer completes `@TeamName`.
@@ -137,8 +140,33 @@ export function AgentChat({ agent, drafts, onOpenSandbox, chatId, onChat }: Prop
   const { reset: resetCancel } = cancel;
   useEffect(() => resetCancel(), [activeRun?.id, resetCancel]);
 
-  const error = send.error ?? cancel.error ?? actions.create.error;
-  const draftKey = shown ?? agent.id;
+  // The draft is kept per chat (per agent until its first message makes one), and the chat is
+  // read while it is open.
+  const conversationId = shown ?? view?.conversationId ?? null;
+  const agentKey: DraftKey = `agent:${agent.id}`;
+  const draftKey: DraftKey = conversationId ? `chat:${conversationId}` : agentKey;
+  if (conversationId) moveDraft(agentKey, draftKey);
+  const draft = useDraft(draftKey);
+  useMarkRead("chat", conversationId, view?.messages[view.messages.length - 1]?.seq);
+
+  // Retry the last reply, edit the last message: while no run is going.
+  const { mutate: replaceLast } = replace;
+  const last = useMemo(() => lastExchange(view?.messages ?? []), [view?.messages]);
+  const replaceActions = useMemo<ReplaceActions | undefined>(
+    () =>
+      activeRun === null && !send.isPending && last.user
+        ? {
+            lastUserId: last.user.id,
+            lastReplyId: last.reply?.id ?? null,
+            onRetry: (messageId) => replaceLast({ messageId, text: null }),
+            onEdit: (messageId, text) => replaceLast({ messageId, text }),
+            sending: replace.isPending,
+          }
+        : undefined,
+    [activeRun, send.isPending, last, replaceLast, replace.isPending],
+  );
+
+  const error = send.error ?? cancel.error ?? actions.create.error ?? replace.error;
 
   return (
     <div className={`chats-layout ${listOpen ? "is-list-open" : ""}`}>
@@ -199,6 +227,7 @@ export function AgentChat({ agent, drafts, onOpenSandbox, chatId, onChat }: Prop
             onOpenSandbox={onOpenSandbox}
             onRetry={retryable ? retry : undefined}
             agentId={agent.id}
+            replace={replaceActions}
           />
         )}
         {hasErrorCode(error, "budget_exhausted") || hasErrorCode(error, "paused") ? (
@@ -222,14 +251,15 @@ export function AgentChat({ agent, drafts, onOpenSandbox, chatId, onChat }: Prop
         <CantRunNotice agent={agent} />
         <ChatComposer
           key={draftKey}
-          initialText={drafts.get(draftKey) ?? ""}
-          onTextChange={(text) => drafts.set(draftKey, text)}
+          initialText={draft.initialText}
+          onTextChange={draft.onTextChange}
           running={activeRun !== null}
           mentionables={teamNames}
           sending={send.isPending}
           stopping={cancel.isPending || cancel.isSuccess}
           onSend={async (text) => {
             cancel.reset();
+            replace.reset();
             const outcome = await send.mutateAsync(text);
             // `/new`, or the first message of an agent with no chat: it went to another chat.
             if (outcome.message.chatId !== shown) select(outcome.message.chatId);

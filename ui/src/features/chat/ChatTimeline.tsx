@@ -1,4 +1,4 @@
-import { memo, useCallback, useMemo, type CSSProperties } from "react";
+import { memo, useCallback, useMemo, useRef, useState, type CSSProperties } from "react";
 import type { ChatMessage, RunSummary } from "../../bindings";
 import { isRunFailure, runNoticeTitle, type TimelineEntry } from "./chat";
 import { Markdown, StreamingMarkdown } from "../../components/Markdown";
@@ -8,6 +8,18 @@ import { mentionsSandbox } from "../sandbox/sandbox";
 import { RunErrorCard } from "../activity/RunErrorCard";
 import { ReplySteps } from "./ReplySteps";
 import { PathOwnerProvider } from "../../components/MarkdownPath";
+import { MessageActions, MessageEditor } from "./MessageActions";
+
+/** Retry and edit of the last exchange, offered while no run is going. */
+export type ReplaceActions = {
+  /** The user's last standing message, and the reply after it. */
+  lastUserId: string | null;
+  lastReplyId: string | null;
+  onRetry: (userMessageId: string) => void;
+  onEdit: (userMessageId: string, text: string) => void;
+  /** Whether a retry or an edit is on its way. */
+  sending: boolean;
+};
 
 type Props = {
   agentName: string;
@@ -29,6 +41,8 @@ type Props = {
   onRetry?: (runId: string) => void;
   /** The agent, for the fix a failed run's error points to (its profile). */
   agentId?: string;
+  /** Retry and edit on the last exchange (none while a run is going). */
+  replace?: ReplaceActions;
 };
 
 type See = { label: string; open: (runId: string) => void };
@@ -49,8 +63,22 @@ function SeeContext({ runId, see }: { runId: string; see: See }) {
   );
 }
 
+/** The text of a rendered message as read (for "Copy"). */
+const readText = (el: HTMLElement | null) => (el ? el.innerText || el.textContent || "" : "");
+
+type RowProps = {
+  message: ChatMessage;
+  see: See | null;
+  agentName: string;
+  /** Offered on this row when it is the last reply or the user's last message. */
+  replace?: ReplaceActions;
+};
+
 /** `see`: the reply carries its run's "What this agent saw" link. */
-const MessageRow = memo(function MessageRow({ message, see }: { message: ChatMessage; see: See | null }) {
+const MessageRow = memo(function MessageRow({ message, see, agentName, replace }: RowProps) {
+  const bubble = useRef<HTMLDivElement>(null);
+  const [editing, setEditing] = useState(false);
+  const plainText = useCallback(() => readText(bubble.current), []);
   if (message.role === "notice") {
     return (
       <div className="chat-notice" data-testid="chat-notice" data-message-id={message.id}>
@@ -59,25 +87,99 @@ const MessageRow = memo(function MessageRow({ message, see }: { message: ChatMes
     );
   }
   if (message.role === "user") {
+    const canEdit = replace && replace.lastUserId === message.id;
+    if (editing && canEdit) {
+      return (
+        <div className="chat-row chat-row--user" data-testid="chat-message" data-role="user" data-message-id={message.id}>
+          <MessageEditor
+            initialText={message.content}
+            sending={replace.sending}
+            onCancel={() => setEditing(false)}
+            onSend={(text) => {
+              setEditing(false);
+              replace.onEdit(message.id, text);
+            }}
+          />
+        </div>
+      );
+    }
     return (
-      <div className="chat-row chat-row--user" data-testid="chat-message" data-role="user" data-message-id={message.id}>
-        {/* What the user typed is shown as typed. */}
-        <div className="chat-bubble">{message.content}</div>
+      <div className="chat-entry chat-entry--user">
+        <div className="chat-row chat-row--user" data-testid="chat-message" data-role="user" data-message-id={message.id}>
+          {/* What the user typed is shown as typed. */}
+          <div className="chat-bubble" ref={bubble}>
+            {message.content}
+          </div>
+        </div>
+        <MessageActions
+          markdown={message.content}
+          plainText={plainText}
+          label="your message"
+          onEdit={canEdit ? () => setEditing(true) : undefined}
+        />
       </div>
     );
   }
+  const retryOf = replace && replace.lastReplyId === message.id ? replace.lastUserId : null;
   return (
     <>
-      <div className="chat-row chat-row--assistant" data-testid="chat-message" data-role="assistant" data-message-id={message.id}>
-        <div className="chat-bubble chat-bubble--markdown">
-          <Markdown text={message.content} />
+      <div className="chat-entry chat-entry--assistant">
+        <div className="chat-row chat-row--assistant" data-testid="chat-message" data-role="assistant" data-message-id={message.id}>
+          <div className="chat-bubble chat-bubble--markdown" ref={bubble}>
+            <Markdown text={message.content} />
+          </div>
         </div>
+        <MessageActions
+          markdown={message.content}
+          plainText={plainText}
+          label={`${agentName}'s reply`}
+          onRetry={retryOf && replace ? () => replace.onRetry(retryOf) : undefined}
+        />
       </div>
       {message.runId && <ReplySteps runId={message.runId} />}
       {see && message.runId && <SeeContext runId={message.runId} see={see} />}
     </>
   );
 });
+
+/** Messages a retry or an edit replaced: one quiet line, opened on demand. */
+function SupersededFold({ messages, edited }: { messages: ChatMessage[]; edited: boolean }) {
+  const [open, setOpen] = useState(false);
+  const replies = messages.filter((m) => m.role === "assistant").length;
+  const label = edited
+    ? "Edited · earlier message"
+    : replies === 1
+      ? "Earlier reply"
+      : `${replies} earlier replies`;
+  return (
+    <div className="chat-superseded" data-testid="chat-superseded">
+      <button
+        type="button"
+        className="link-button chat-superseded__toggle"
+        aria-expanded={open}
+        onClick={() => setOpen((o) => !o)}
+        data-testid="chat-superseded-toggle"
+      >
+        {open ? "Hide" : "Show"} {label.toLowerCase()}
+      </button>
+      {open && (
+        <div className="chat-superseded__messages">
+          {messages.map((m) => (
+            <div
+              key={m.id}
+              className={`chat-row chat-row--${m.role === "user" ? "user" : "assistant"} is-superseded`}
+              data-testid="chat-superseded-message"
+            >
+              <div className={`chat-bubble ${m.role === "user" ? "" : "chat-bubble--markdown"}`}>
+                {m.role === "user" ? m.content : <Markdown text={m.content} />}
+              </div>
+            </div>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}
 
 type NoticeProps = {
   run: RunSummary;
@@ -134,6 +236,7 @@ export function ChatTimeline({
   onOpenSandbox,
   onRetry,
   agentId,
+  replace,
 }: Props) {
   const see = useMemo(() => ({ label: seeLabel, open: onSeeContext }), [seeLabel, onSeeContext]);
   // A run noted in the conversation (failed, stopped) carries its link on the notice, which
@@ -148,11 +251,20 @@ export function ChatTimeline({
         <MessageRow
           message={entry.message}
           see={entry.message.runId && !noticed.has(entry.message.runId) ? see : null}
+          agentName={agentName}
+          // Only the last exchange's rows change with it; the others stay memoised.
+          replace={
+            replace && (replace.lastUserId === entry.message.id || replace.lastReplyId === entry.message.id)
+              ? replace
+              : undefined
+          }
         />
+      ) : entry.kind === "superseded" ? (
+        <SupersededFold messages={entry.messages} edited={entry.edited} />
       ) : (
         <RunNotice run={entry.run} see={see} onOpenSandbox={onOpenSandbox} onRetry={onRetry} agentId={agentId} />
       ),
-    [noticed, see, onOpenSandbox, onRetry, agentId],
+    [noticed, see, onOpenSandbox, onRetry, agentId, agentName, replace],
   );
   const footer =
     pendingText !== null || streaming ? (

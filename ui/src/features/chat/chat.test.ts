@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ChatMessage, RunSummary } from "../../bindings";
 import type { ChatView } from "./chat";
-import { buildTimeline, currentRun, firstLines, formatDuration, summarizeInput } from "./chat";
+import { buildTimeline, currentRun, firstLines, formatDuration, lastExchange, summarizeInput } from "./chat";
 
 const msg = (id: string, seq: number, runId: string | null = null): ChatMessage => ({
   id,
@@ -12,6 +12,7 @@ const msg = (id: string, seq: number, runId: string | null = null): ChatMessage 
   content: id,
   runId,
   createdAt: seq,
+  superseded: false,
 });
 
 const run = (id: string, status: RunSummary["status"], startedAt: number, finishedAt: number | null): RunSummary => ({
@@ -65,5 +66,40 @@ describe("formatting", () => {
   it("cuts text to its first lines", () => {
     expect(firstLines("a\nb\nc", 2)).toEqual({ shown: "a\nb", hidden: 1, total: 3 });
     expect(firstLines("a", 2)).toEqual({ shown: "a", hidden: 0, total: 1 });
+  });
+});
+
+describe("replaced messages", () => {
+  const said = (id: string, seq: number, role: ChatMessage["role"], content: string, superseded = false): ChatMessage => ({
+    ...msg(id, seq),
+    role,
+    content,
+    superseded,
+  });
+
+  it("fold into one entry, marked edited when the message after them says something else", () => {
+    const retried = [
+      said("u1", 1, "user", "Where?", true),
+      said("a1", 2, "assistant", "North.", true),
+      said("u2", 3, "user", "Where?"),
+      said("a2", 4, "assistant", "South."),
+    ];
+    const entries = buildTimeline({ messages: retried, runs: [] });
+    expect(entries.map((e) => e.kind)).toEqual(["superseded", "message", "message"]);
+    expect(entries[0]).toMatchObject({ kind: "superseded", edited: false });
+    const edited = [said("u1", 1, "user", "Where?", true), said("a1", 2, "assistant", "North.", true), said("u2", 3, "user", "Why?")];
+    expect(buildTimeline({ messages: edited, runs: [] })[0]).toMatchObject({ kind: "superseded", edited: true });
+  });
+
+  it("are never the last exchange; a notice after your message leaves nothing to replace", () => {
+    const messages = [
+      said("u1", 1, "user", "Q1"),
+      said("a1", 2, "assistant", "A1"),
+      said("u2", 3, "user", "Q2", true),
+      said("a2", 4, "assistant", "A2", true),
+    ];
+    expect(lastExchange(messages)).toEqual({ user: messages[0], reply: messages[1] });
+    expect(lastExchange([said("u1", 1, "user", "Q1")])).toEqual({ user: expect.objectContaining({ id: "u1" }), reply: null });
+    expect(lastExchange([...messages, said("n", 5, "notice", "Conversation reset")])).toEqual({ user: null, reply: null });
   });
 });

@@ -3,7 +3,10 @@ import type { ChatMessage, Value as JsonValue, RunStatus, RunSummary } from "../
 export type TimelineEntry =
   | { kind: "message"; key: string; message: ChatMessage }
   /** A run that ended without a reply of its own: failed, timed out, cancelled or interrupted. */
-  | { kind: "run"; key: string; run: RunSummary };
+  | { kind: "run"; key: string; run: RunSummary }
+  /** Messages a retry or an edit replaced, in a row: kept, shown folded. */
+  /** `edited`: the message after them says something else (an edit), not the same again (a retry). */
+  | { kind: "superseded"; key: string; messages: ChatMessage[]; edited: boolean };
 
 const QUIET_STATUSES: RunStatus[] = ["running", "succeeded"];
 
@@ -12,22 +15,47 @@ export type ChatView = { messages: ChatMessage[]; runs: RunSummary[]; activeRun:
 
 /**
  * Messages in their order, each run that ended without success noted after the last message
- * that refers to it (its user message, or the partial reply of a stopped run). One pass.
+ * that refers to it (its user message, or the partial reply of a stopped run). Replaced
+ * messages in a row become one folded entry (their runs are not noted). One pass.
  */
 export function buildTimeline({ messages, runs }: Pick<ChatView, "messages" | "runs">): TimelineEntry[] {
   const noted = new Map<string, RunSummary>();
   for (const run of runs) if (!QUIET_STATUSES.includes(run.status)) noted.set(run.id, run);
   const lastMention = new Map<string, number>();
   messages.forEach((message, i) => {
-    if (message.runId && noted.has(message.runId)) lastMention.set(message.runId, i);
+    if (message.runId && noted.has(message.runId) && !message.superseded) lastMention.set(message.runId, i);
   });
   const entries: TimelineEntry[] = [];
   messages.forEach((message, i) => {
+    if (message.superseded) {
+      const last = entries[entries.length - 1];
+      if (last?.kind === "superseded") last.messages.push(message);
+      else entries.push({ kind: "superseded", key: `s:${message.id}`, messages: [message], edited: false });
+      return;
+    }
+    const previous = entries[entries.length - 1];
+    if (previous?.kind === "superseded" && message.role === "user") {
+      previous.edited = previous.messages.some((m) => m.role === "user" && m.content !== message.content);
+    }
     entries.push({ kind: "message", key: `m:${message.id}`, message });
     const run = message.runId ? noted.get(message.runId) : undefined;
     if (run && lastMention.get(run.id) === i) entries.push({ kind: "run", key: `r:${run.id}`, run });
   });
   return entries;
+}
+
+/** The messages the actions replace: the user's last standing message, and the reply after it
+ *  (if any). Retry and edit act on these only. */
+export function lastExchange(messages: ChatMessage[]): { user: ChatMessage | null; reply: ChatMessage | null } {
+  let reply: ChatMessage | null = null;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i];
+    if (message.superseded) continue;
+    if (message.role === "notice") return { user: null, reply: null };
+    if (message.role === "user") return { user: message, reply };
+    reply ??= message;
+  }
+  return { user: null, reply: null };
 }
 
 /** The run the activity card shows: the active one, else the one started last. */

@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { ChatMessage, ChatPage, RunSummary } from "../../bindings";
-import { flattenPages, newestPageOnly, olderPageParam, withMessage, withRun, type ChatPages } from "./chatPages";
+import {
+  flattenPages,
+  newestPageOnly,
+  olderPageParam,
+  withMessage,
+  withRun,
+  withSuperseded,
+  type ChatPages,
+} from "./chatPages";
 
 const msg = (seq: number, runId: string | null = null): ChatMessage => ({
   id: `m${seq}`,
@@ -11,6 +19,7 @@ const msg = (seq: number, runId: string | null = null): ChatMessage => ({
   content: `m${seq}`,
   runId,
   createdAt: seq,
+  superseded: false,
 });
 const run = (id: string, status: RunSummary["status"]): RunSummary => ({
   id,
@@ -23,6 +32,7 @@ const run = (id: string, status: RunSummary["status"]): RunSummary => ({
   finishedAt: status === "running" ? null : 2,
 });
 const page = (seqs: number[], hasOlder: boolean, runs: RunSummary[] = [], activeRun: RunSummary | null = null): ChatPage => ({
+  conversationId: "c",
   messages: seqs.map((s) => msg(s)),
   hasOlder,
   runs,
@@ -60,5 +70,19 @@ describe("chat pages", () => {
     const data = newestPageOnly(pages(page([3], true), page([2], true), page([1], false)));
     expect(data.pages).toHaveLength(1);
     expect(data.pageParams).toEqual([null]);
+  });
+});
+
+describe("withSuperseded", () => {
+  it("marks the replaced messages on whichever page holds them, and changes nothing else", () => {
+    const data = pages(page([3, 4], true), page([1, 2], false));
+    const next = withSuperseded(data, ["m2", "m3"]);
+    expect(flattenPages(next).messages.map((m) => [m.id, m.superseded])).toEqual([
+      ["m1", false],
+      ["m2", true],
+      ["m3", true],
+      ["m4", false],
+    ]);
+    expect(withSuperseded(next, ["m2"])).toBe(next);
   });
 });

@@ -25,6 +25,8 @@ export function olderPageParam<M extends Sequenced>(page: PageOf<M>): PageParam 
 
 /** Everything loaded, oldest first. The newest page says which run is active. */
 export function flattenPages(data: ChatPages): {
+  /** The conversation (none before its first message). */
+  conversationId: string | null;
   messages: ChatMessage[];
   runs: RunSummary[];
   activeRun: RunSummary | null;
@@ -41,7 +43,7 @@ export function flattenPages(data: ChatPages): {
       runs.push(run);
     }
   }
-  return { messages, runs, activeRun: data.pages[0]?.activeRun ?? null };
+  return { conversationId: data.pages[0]?.conversationId ?? null, messages, runs, activeRun: data.pages[0]?.activeRun ?? null };
 }
 
 function withNewestPage<P>(data: Pages<P>, update: (page: P) => P): Pages<P> {
@@ -91,4 +93,16 @@ export function withRun<P extends RunsOf>(data: Pages<P>, run: RunSummary): Page
 export function newestPageOnly<P>(data: Pages<P>): Pages<P> {
   if (data.pages.length <= 1) return data;
   return { pages: data.pages.slice(0, 1), pageParams: data.pageParams.slice(0, 1) };
+}
+
+/** Marks the messages a retry or an edit replaced, wherever they are loaded. */
+export function withSuperseded(data: ChatPages, ids: string[]): ChatPages {
+  const replaced = new Set(ids);
+  let changed = false;
+  const pages = data.pages.map((page) => {
+    if (!page.messages.some((m) => replaced.has(m.id) && !m.superseded)) return page;
+    changed = true;
+    return { ...page, messages: page.messages.map((m) => (replaced.has(m.id) ? { ...m, superseded: true } : m)) };
+  });
+  return changed ? { ...data, pages } : data;
 }

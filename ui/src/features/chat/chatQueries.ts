@@ -10,6 +10,7 @@ import {
   PAGE_SIZE,
   withMessage,
   withRun,
+  withSuperseded,
   type ChatPages,
   type PageParam,
 } from "./chatPages";
@@ -56,6 +57,13 @@ export function addChatMessage(client: QueryClient, agentId: string, message: Ch
 /** Applies a run's new state to its cached chat. */
 export function changeChatRun(client: QueryClient, agentId: string, chatId: string, run: RunSummary) {
   updateChat(client, agentId, chatId, (data) => withRun(data, run));
+}
+
+/** Marks the messages a retry or an edit replaced, in whichever of the agent's cached chats holds them. */
+export function supersedeChatMessages(client: QueryClient, agentId: string, messageIds: string[]) {
+  client.setQueriesData<ChatPages>({ queryKey: chatKeys.agentPages(agentId) }, (data) =>
+    data && withSuperseded(data, messageIds),
+  );
 }
 
 function updateChat(client: QueryClient, agentId: string, chatId: string, update: (data: ChatPages) => ChatPages) {
@@ -126,6 +134,23 @@ export function useChatActions(agentId: string) {
 }
 
 export type { ChatSummary };
+
+/** A retry (`text` null: the same message) or an edit of the user's last message: the replaced
+ *  exchange is folded, the new message and run appended. */
+export function useReplaceChatMessage(agentId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ messageId, text }: { messageId: string; text: string | null }) =>
+      text === null ? call("retryChatMessage", messageId) : call("editChatMessage", messageId, text),
+    // The events say the same (chatMessagesSuperseded names the replaced reply too); whichever
+    // lands first is kept once.
+    onSuccess: ({ message, run }: SendOutcome, { messageId }) => {
+      supersedeChatMessages(client, agentId, [messageId]);
+      addChatMessage(client, agentId, message);
+      if (run) changeChatRun(client, agentId, message.chatId, run);
+    },
+  });
+}
 
 /** The backend reports the stopped run through runChanged. */
 export function useCancelRun() {

@@ -21,6 +21,8 @@ import { RoomLiveReply } from "./RoomLiveReply";
 import { RoomRunPicker } from "./RoomRunPicker";
 import { MentionsProvider } from "../../components/Markdown";
 import { AskedHere } from "../attention/AskedHere";
+import { useDraft } from "../../lib/useDraft";
+import { useMarkRead } from "../chat/unread";
 
 type Props = {
   team: Team;
@@ -28,9 +30,6 @@ type Props = {
   /** Opens an agent's own page (a click on its @handle). */
   onOpenAgent?: (agentId: string) => void;
 };
-
-/** Drafts by room, kept while the user looks elsewhere. */
-const drafts = new Map<string, string>();
 
 /** A room of a team: the conversation with its hand-off and batch cards, and the room's runs beside it. */
 export function RoomChat({ team, room, onOpenAgent }: Props) {
@@ -57,6 +56,9 @@ export function RoomChat({ team, room, onOpenAgent }: Props) {
   }, [messages.data, runs.data]);
   const running = (runs.data ?? []).filter((r) => r.status === "running");
   const entries = useMemo(() => flattenPages(messages.data), [messages.data]);
+  // Kept per room, across switches and restarts; read while open.
+  const draft = useDraft(`room:${room.id}`);
+  useMarkRead("room", room.id, messages.data ? (entries[entries.length - 1]?.seq ?? 0) : undefined);
 
   const agentOf = (id: string | null | undefined) => agents.find((a) => a.id === id);
   const handle = (id: string | null | undefined) => {
@@ -168,10 +170,11 @@ export function RoomChat({ team, room, onOpenAgent }: Props) {
         <ErrorMessage message={error ? errorMessage(error) : null} />
         <AskedHere roomId={room.id} />
         <ChatComposer
+          key={room.id}
           mentionables={memberHandles}
           mentionKind="teammate"
-          initialText={drafts.get(room.id) ?? ""}
-          onTextChange={(text) => drafts.set(room.id, text)}
+          initialText={draft.initialText}
+          onTextChange={draft.onTextChange}
           running={false}
           sending={send.isPending}
           stopping={false}

@@ -1,4 +1,4 @@
-import type { CSSProperties } from "react";
+import { useCallback, useRef, type CSSProperties } from "react";
 import type { Agent, RoomMessage, RunSummary } from "../../bindings";
 import { RUN_STATUS_LABELS, isRunFailure } from "../chat/chat";
 import { RunErrorCard } from "../activity/RunErrorCard";
@@ -6,6 +6,7 @@ import { Markdown } from "../../components/Markdown";
 import { TintDot } from "../../components/TintDot";
 import { UnconfinedBadge } from "../sandbox/UnconfinedBadge";
 import { PathOwnerProvider } from "../../components/MarkdownPath";
+import { MessageActions } from "../chat/MessageActions";
 
 type RowProps = {
   message: RoomMessage;
@@ -30,6 +31,9 @@ function failureTitle(who: string, run: RunSummary): string {
 /** One entry of a room: the user's message, a notice, a reply, a hand-off card or a batch card. */
 export function RoomMessageRow({ message, run, agentOf, handle, askedYou, onSee, onSelectRun, onRetry }: RowProps) {
   const author = agentOf(message.authorId);
+  // "Copy" takes the text as read; retry in a room is the error card's, and edit is left out.
+  const text = useRef<HTMLDivElement>(null);
+  const plainText = useCallback(() => text.current?.innerText || text.current?.textContent || "", []);
   const see = (runId: string | null, agentId: string | null | undefined, label: string) =>
     runId && (
       <button type="button" className="link-button" onClick={() => onSee(runId, agentId)} data-testid="see-context">
@@ -39,8 +43,13 @@ export function RoomMessageRow({ message, run, agentOf, handle, askedYou, onSee,
   switch (message.kind) {
     case "user":
       return (
-        <div className="chat-row chat-row--user" data-testid="room-message-user" data-message-id={message.id}>
-          <div className="chat-bubble">{message.content}</div>
+        <div className="chat-entry chat-entry--user">
+          <div className="chat-row chat-row--user" data-testid="room-message-user" data-message-id={message.id}>
+            <div className="chat-bubble" ref={text}>
+              {message.content}
+            </div>
+          </div>
+          <MessageActions markdown={message.content} plainText={plainText} label="your message" />
         </div>
       );
     case "notice":
@@ -66,34 +75,43 @@ export function RoomMessageRow({ message, run, agentOf, handle, askedYou, onSee,
       );
     case "reply":
       return (
-        <div
-          className="chat-row chat-row--assistant"
-          style={{ "--agent-tint": author?.tint } as CSSProperties}
-          data-testid="room-message-reply" data-message-id={message.id}
-        >
-          <div className="chat-bubble chat-bubble--markdown">
-            <header className="room-author">
-              {author && <TintDot tint={author.tint} />}
-              <strong>{author?.name ?? "A former member"}</strong>
-              <span className="muted">{handle(message.authorId)}</span>
-              <UnconfinedBadge agent={author} />
-              {askedYou && (
-                <span
-                  className="asked-you"
-                  title="Waiting for your answer: reply here, or answer in the Inbox."
-                  data-testid={`asked-you-${message.id}`}
-                >
-                  asked you
-                </span>
-              )}
-            </header>
-            <PathOwnerProvider agentId={message.authorId}>
-              <Markdown text={message.content} />
-            </PathOwnerProvider>
-            <footer className="room-meta">
-              {see(message.runId, message.authorId, `What ${handle(message.authorId)} saw`)}
-            </footer>
+        <div className="chat-entry chat-entry--assistant">
+          <div
+            className="chat-row chat-row--assistant"
+            style={{ "--agent-tint": author?.tint } as CSSProperties}
+            data-testid="room-message-reply" data-message-id={message.id}
+          >
+            <div className="chat-bubble chat-bubble--markdown">
+              <header className="room-author">
+                {author && <TintDot tint={author.tint} />}
+                <strong>{author?.name ?? "A former member"}</strong>
+                <span className="muted">{handle(message.authorId)}</span>
+                <UnconfinedBadge agent={author} />
+                {askedYou && (
+                  <span
+                    className="asked-you"
+                    title="Waiting for your answer: reply here, or answer in the Inbox."
+                    data-testid={`asked-you-${message.id}`}
+                  >
+                    asked you
+                  </span>
+                )}
+              </header>
+              <PathOwnerProvider agentId={message.authorId}>
+                <div ref={text}>
+                  <Markdown text={message.content} />
+                </div>
+              </PathOwnerProvider>
+              <footer className="room-meta">
+                {see(message.runId, message.authorId, `What ${handle(message.authorId)} saw`)}
+              </footer>
+            </div>
           </div>
+          <MessageActions
+            markdown={message.content}
+            plainText={plainText}
+            label={`${author?.name ?? "a former member"}'s reply`}
+          />
         </div>
       );
     case "handoff":

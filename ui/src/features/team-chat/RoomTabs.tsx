@@ -1,6 +1,8 @@
 import type { Room } from "../../bindings";
 import { Menu } from "../../components/Menu";
 import { ExportMenu } from "../search/ExportMenu";
+import { UnreadMark } from "../../components/UnreadMark";
+import { useUnreadCounts } from "../chat/unread";
 
 /** The team's rooms as tabs (General first), the open room's menu, and + for a new room. */
 export function RoomTabs({
@@ -19,6 +21,7 @@ export function RoomTabs({
   onDelete: (roomId: string) => void;
   onNew: () => void;
 }) {
+  const unread = useUnreadCounts();
   return (
     <div className="tabs room-tabs" role="tablist" aria-label="Rooms">
       {rooms.map((r) => (
@@ -32,6 +35,9 @@ export function RoomTabs({
             data-testid={`room-tab-${r.name}`}
           >
             {r.isGeneral ? "General" : r.name}
+            {r.id !== room?.id && (
+              <UnreadMark count={unread.byRoom.get(r.id)} what={`in ${r.isGeneral ? "General" : r.name}`} />
+            )}
           </button>
           {!r.isGeneral && r.id === room?.id && (
             <Menu
