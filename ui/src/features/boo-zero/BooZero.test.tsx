@@ -4,6 +4,9 @@ import { backend, fakeApi, resetBackend, seedAgent, seedMessage, seedRun, seedTe
 import { booZeroState, DEFAULT_RULES, seedBooZero } from "../../test/fakeBooZero";
 import { renderApp } from "../../test/helpers";
 
+/** The chat a message goes to: the one shown (its id), or null before the list says. */
+const anyChat = { asymmetricMatch: (v: unknown) => v === null || (typeof v === "string" && v.startsWith("chat-")) };
+
 vi.mock("../../api", async () => (await import("../../test/fakeApi")).fakeApiModule);
 
 let booId: string;
@@ -167,7 +170,7 @@ describe("@TeamName in Boo Zero's chat", () => {
     expect(screen.queryByTestId("team-mention-suggestions")).toBeNull();
     await user.type(input, "{Enter}");
     await waitFor(() =>
-      expect(fakeApi.sendChatMessage).toHaveBeenCalledWith(booId, "How is @Alpha and @Beta Squad"),
+      expect(fakeApi.sendChatMessage).toHaveBeenCalledWith(booId, anyChat, "How is @Alpha and @Beta Squad"),
     );
 
     await user.click(screen.getByTestId("agent-item-alice"));
