@@ -24,6 +24,7 @@ pub use clawboo_memory as memory;
 pub use clawboo_routines as routines;
 pub use clawboo_run::run;
 pub use clawboo_runtimes::{models, relay, runtimes};
+pub use clawboo_spend as spend;
 pub use clawboo_store::{config, events, logs, preferences, secrets, store};
 pub use clawboo_teams as teams;
 pub use clawboo_tools::{connectors, loopback, tools};
@@ -120,6 +121,11 @@ impl Engine {
             .build()
             .map_err(|e| Error::io("Cannot start the engine's task runtime", e))?;
         let store = Arc::new(Store::open(&config.database_path())?);
+        // Usage recorded before the spend tables existed is counted once, now.
+        let backfilled = store.write(|tx| spend::backfill::backfill_if_pending(tx))?;
+        if backfilled > 0 {
+            tracing::info!(lines = backfilled, "counted the spend recorded before the spend tables");
+        }
         let events = EventBus::new();
         let workspaces = Workspaces::new(config.agents_dir())?;
         let secrets = Arc::new(Secrets::new(config.keychain_service.clone(), store.clone()));

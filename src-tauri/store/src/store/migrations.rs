@@ -68,6 +68,7 @@ pub const MIGRATIONS: &[Migration] = &[
         include_str!("migrations/0023_turn_deliveries.sql"),
     ),
     Migration::new(24, "full-text search over messages", include_str!("migrations/0024_message_search.sql")),
+    Migration::new(27, "spend per day and per run, prices", include_str!("migrations/0027_spend.sql")),
 ];
 
 pub fn schema_version(conn: &Connection) -> Result<u32> {
