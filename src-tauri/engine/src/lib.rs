@@ -39,6 +39,7 @@ pub mod home;
 pub mod links;
 pub mod onboarding;
 pub mod runner;
+pub mod spending;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -22,15 +22,17 @@
 //! OpenAI-style counts, which include cached tokens, are converted).
 
 pub mod backfill;
+pub mod page;
 pub mod prices;
 pub mod record;
-mod runs;
+pub mod runs;
 mod scope;
 #[cfg(test)]
 mod tests;
 pub mod totals;
 
 pub use jiff::civil::Date;
+pub use page::{parse_day, Named, SpendPage, SpendQuery};
 pub use prices::{Price, PriceEntry, PriceSource};
 pub use record::{Billing, Usage};
 pub use runs::{card_runs, run_spend, runs_between, runs_spend, RunSpend};
@@ -44,6 +46,12 @@ use jiff::Timestamp;
 pub fn day_of(ms: i64) -> Date {
     let at = Timestamp::from_millisecond(ms).unwrap_or(Timestamp::UNIX_EPOCH);
     TimeZone::system().to_datetime(at).date()
+}
+
+/// From the first day anything can have been recorded to the last: a card's or a run's whole
+/// spend.
+pub fn all_time() -> (Date, Date) {
+    (jiff::civil::date(1970, 1, 1), jiff::civil::date(9999, 12, 31))
 }
 
 /// Today, locally.

@@ -232,3 +232,56 @@ fn usage_recorded_before_the_aggregates_is_counted_once_at_the_next_open() {
     assert_eq!(model, "claude-sonnet-4-20250514");
 }
 
+#[test]
+fn the_spend_page_sums_by_day_and_group_and_exports_its_runs() {
+    let (_dir, store) = store();
+    store
+        .write(|tx| {
+            tx.execute_batch(SEED)?;
+            record::mark_relayed(tx, "r-room")?;
+            record::record_relayed(tx, "r-room", NOON, "anthropic", "claude-sonnet-4", &usage(1000, 0, 0, 0))?;
+            record::record_relayed(
+                tx,
+                "r-room",
+                NOON + 86_400_000,
+                "anthropic",
+                "claude-sonnet-4",
+                &usage(0, 1000, 0, 0),
+            )?;
+            assert!(record::record_cli_usage(tx, "r-cli", NOON, &usage(5, 5, 0, 0))?);
+            Ok(())
+        })
+        .unwrap();
+    let day = day_of(NOON);
+    let query = SpendQuery {
+        from: day.to_string(),
+        to: day.tomorrow().unwrap().to_string(),
+        group: GroupBy::Team,
+        filter: SpendFilter::default(),
+    };
+    let page = store.read(|c| page::page(c, day, &query)).unwrap();
+    assert_eq!(page.range_totals.cost_micros, 3000 + 15000);
+    assert_eq!(page.today_totals.cost_micros, 3000);
+    assert_eq!(page.days.len(), 3, "day 1: the team and no team (the CLI chat); day 2: the team");
+    assert_eq!(page.top_teams[0].key, "crew");
+    assert_eq!(page.teams, [Named { id: "crew".into(), name: "Crew".into() }]);
+    assert_eq!(page.top_agents[0].totals.subscription_tokens, 10);
+    assert_eq!(page.runtimes, ["claude-code", "native"]);
+
+    let only_cli = SpendQuery {
+        filter: SpendFilter { runtime: Some("claude-code".into()), ..Default::default() },
+        ..query.clone()
+    };
+    let page = store.read(|c| page::page(c, day, &only_cli)).unwrap();
+    assert_eq!((page.range_totals.cost_micros, page.range_totals.tokens()), (0, 10));
+
+    let csv = store.read(|c| page::runs_csv(c, &query)).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 3, "{csv}");
+    assert!(
+        lines[1..].iter().any(|l| l.starts_with("r-room,") && l.contains(",Ada,Crew,") && l.contains(",0.018000,")),
+        "{csv}"
+    );
+    assert!(lines[1..].iter().any(|l| l.starts_with("r-cli,") && l.contains(",subscription,")), "{csv}");
+    assert!(store.read(|c| page::page(c, day, &SpendQuery { from: "soon".into(), ..query.clone() })).is_err());
+}

@@ -57,6 +57,21 @@ impl Totals {
         self.input_tokens + self.output_tokens + self.cache_read_tokens + self.cache_write_tokens
     }
 
+    /// These totals and one run's.
+    pub fn plus_run(mut self, run: &crate::RunSpend) -> Self {
+        self.requests += run.requests;
+        self.input_tokens += run.input_tokens;
+        self.output_tokens += run.output_tokens;
+        self.cache_read_tokens += run.cache_read_tokens;
+        self.cache_write_tokens += run.cache_write_tokens;
+        self.cost_micros += run.cost_micros.unwrap_or(0);
+        self.unpriced_tokens += run.unpriced_tokens;
+        if run.billing == crate::Billing::Subscription {
+            self.subscription_tokens += run.tokens();
+        }
+        self
+    }
+
     /// The share of prompt tokens read from the cache, 0..=1 (0 without prompt tokens).
     pub fn cache_read_share(&self) -> f64 {
         let prompt = self.input_tokens + self.cache_read_tokens + self.cache_write_tokens;

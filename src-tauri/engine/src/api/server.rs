@@ -64,6 +64,7 @@ fn router(shared: ApiState) -> Router {
         .route("/api/runs/{run_id}/cancel", post_only(cancel_run))
         .route("/api/search", get_only(search))
         .route("/api/chats", get_only(list_chats))
+        .route("/api/usage", get_only(usage))
         .fallback(no_route)
         // After the routes and the fallback, so it guards them all.
         .layer(middleware::from_fn_with_state(shared.clone(), guard))
@@ -252,6 +253,15 @@ async fn list_chats(
     })
     .await?;
     Ok(json_response(StatusCode::OK, &serde_json::json!({ "chats": chats })))
+}
+
+/// `GET /api/usage?scope=…&id=…&from=…&to=…`: one scope's tokens and money (see `usage`).
+async fn usage(State(shared): State<ApiState>, uri: Uri) -> Result<Response, ApiError> {
+    let parts = shared.parts.clone();
+    let query = uri.query().unwrap_or_default().to_owned();
+    let get = move |key: &str| query_value(&query, key).map(|v| decode(&v.replace('+', " ")));
+    let usage = blocking(move || super::usage::answer(&parts, get)).await?;
+    Ok(json_response(StatusCode::OK, &usage))
 }
 
 /// A query parameter a route needs, decoded (`%XX`, `+` as a space): `q` for `?q=`, `a` for
