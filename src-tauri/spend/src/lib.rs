@@ -36,7 +36,7 @@ pub use page::{parse_day, Named, SpendPage, SpendQuery};
 pub use prices::{Price, PriceEntry, PriceSource};
 pub use record::{Billing, Usage};
 pub use runs::{card_runs, run_spend, runs_between, runs_spend, RunSpend};
-pub use totals::{by_day, filtered, top, totals, DaySpend, GroupBy, Scope, SpendFilter, TopSpend, Totals};
+pub use totals::{by_day, filtered, top, totals, DaySpend, GroupBy, Scope, SpendFilter, SpendScope, TopSpend, Totals};
 
 use jiff::tz::TimeZone;
 use jiff::Timestamp;

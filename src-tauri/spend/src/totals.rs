@@ -8,10 +8,11 @@ use serde::{Deserialize, Serialize};
 use super::Date;
 use clawboo_vocab::error::Result;
 
-/// What a total is of.
+/// What a total is of. Named `SpendScope` for the UI's bindings (memory has a `Scope`);
+/// [`Scope`] is the name Rust callers use.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(tag = "kind", content = "id", rename_all = "snake_case")]
-pub enum Scope {
+pub enum SpendScope {
     All,
     Agent(String),
     Team(String),
@@ -19,7 +20,10 @@ pub enum Scope {
     Card(String),
 }
 
-impl Scope {
+/// What a total is of: all, or one agent, team, routine or card.
+pub type Scope = SpendScope;
+
+impl SpendScope {
     /// The `spend_days` column a scope is kept under (`None`: every row).
     fn column(&self) -> Option<(&'static str, &str)> {
         match self {

@@ -23,6 +23,7 @@ type Props = {
   memoryOpen: boolean;
   boardOpen: boolean;
   routinesOpen?: boolean;
+  spendOpen?: boolean;
   inboxOpen: boolean;
   homeOpen?: boolean;
   /** Open requests (the tray's count); the badge hides at 0. */
@@ -33,6 +34,7 @@ type Props = {
   onOpenMemory: () => void;
   onOpenBoard: () => void;
   onOpenRoutines?: () => void;
+  onOpenSpend?: () => void;
   onOpenInbox: () => void;
   onOpenHome?: () => void;
   /** The keyboard shortcuts sheet (also `?`). */
@@ -59,6 +61,7 @@ export function Sidebar({
   memoryOpen,
   boardOpen,
   routinesOpen = false,
+  spendOpen = false,
   inboxOpen,
   homeOpen,
   inboxCount,
@@ -68,6 +71,7 @@ export function Sidebar({
   onOpenMemory,
   onOpenBoard,
   onOpenRoutines,
+  onOpenSpend,
   onOpenInbox,
   onOpenHome,
   onOpenShortcuts,
@@ -208,6 +212,7 @@ export function Sidebar({
         memoryOpen={memoryOpen}
         boardOpen={boardOpen}
         routinesOpen={routinesOpen}
+        spendOpen={spendOpen}
         inboxOpen={inboxOpen}
         homeOpen={homeOpen}
         inboxCount={inboxCount}
@@ -215,6 +220,7 @@ export function Sidebar({
         onOpenMemory={onOpenMemory}
         onOpenBoard={onOpenBoard}
         onOpenRoutines={onOpenRoutines}
+        onOpenSpend={onOpenSpend}
         onOpenInbox={onOpenInbox}
         onOpenHome={onOpenHome}
         onOpenShortcuts={onOpenShortcuts}

@@ -23,6 +23,7 @@ import { fakeConnectorsApi } from "./fakeConnectors";
 import { fakeOnboardingApi, resetOnboarding } from "./fakeOnboarding";
 import { fakeHomeApi, resetHome } from "./fakeHome";
 import { fakeSearchApi, resetSearch } from "./fakeSearch";
+import { fakeSpendApi, resetSpend } from "./fakeSpend";
 
 export { backend, FILE_NAMES, SUGGESTED_HOSTS } from "./fakeState";
 export { editOnDisk, emitFileChanged, seedAgent } from "./fakeAgents";
@@ -56,6 +57,7 @@ export const fakeApi = {
   ...fakeOnboardingApi,
   ...fakeHomeApi,
   ...fakeSearchApi,
+  ...fakeSpendApi,
 } satisfies CommandFakes;
 
 /** What replaces ../api in a test: `call` runs the command's fake, `listen` the fake events. */
@@ -81,6 +83,7 @@ export function resetBackend() {
   resetOnboarding();
   resetHome();
   resetSearch();
+  resetSpend();
   resetEvents();
   Object.values(fakeApi).forEach((fn) => fn.mockClear());
 }

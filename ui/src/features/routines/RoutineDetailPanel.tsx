@@ -5,6 +5,7 @@ import { ErrorWithCode } from "../../components/ErrorMessage";
 import { errorMessage } from "../../errors";
 import { formatWhen, nextRunText, ownerLabel, runSummary } from "./routines";
 import { useDeleteRoutine, usePauseRoutine, useResumeRoutine, useRoutineDetail, useRunRoutineNow } from "./routineQueries";
+import { ScopeSpend } from "../spend/ScopeSpend";
 
 /** One routine, opened: its facts and prompt, Run now / Pause / Resume / Edit / Delete, and its last
  *  runs, each linked to its card or team chat. */
@@ -119,6 +120,7 @@ export function RoutineDetailPanel({
       </div>
       <ErrorWithCode error={actionError} />
 
+      <ScopeSpend scope={{ kind: "routine", id: routine.id }} testId="routine-spend" />
       <h3 className="routine-detail__runs-title">Last runs</h3>
       <ErrorWithCode error={detail.error} />
       {detail.data && detail.data.runs.length === 0 && <p className="muted">It has not run yet.</p>}
