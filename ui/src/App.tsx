@@ -125,6 +125,7 @@ function Shell() {
           memoryOpen={route.page === "memory"}
           boardOpen={route.page === "board"}
           routinesOpen={route.page === "routines"}
+          spendOpen={route.page === "spend"}
           inboxOpen={route.page === "inbox"}
           homeOpen={route.page === "home"}
           inboxCount={tray.data?.open ?? 0}
@@ -137,6 +138,7 @@ function Shell() {
           onOpenMemory={() => setRoute({ page: "memory" })}
           onOpenBoard={() => setRoute({ page: "board", cardId: null })}
           onOpenRoutines={() => setRoute({ page: "routines" })}
+          onOpenSpend={() => setRoute({ page: "spend" })}
           onOpenInbox={() => setRoute({ page: "inbox", focus: null })}
           onOpenHome={() => setRoute({ page: "home" })}
           onOpenShortcuts={() => setShortcutsOpen(true)}

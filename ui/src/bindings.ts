@@ -160,6 +160,19 @@ export const commands = {
 	 *  folder. A relative path is taken inside `agent_id`'s folder.
 	 */
 	openPath: (path: string, agentId: string | null) => typedError<null, AppError>(__TAURI_INVOKE("open_path", { path, agentId })),
+	spendPage: (query: SpendQuery) => typedError<SpendPage, AppError>(__TAURI_INVOKE("spend_page", { query })),
+	/**  Everything `scope` ever spent (a card's runs and fix rounds, an agent, a team, a routine). */
+	spendOf: (scope: SpendScope) => typedError<Totals, AppError>(__TAURI_INVOKE("spend_of", { scope })),
+	/**  The spend of each of `run_ids` that has any. */
+	runsSpend: (runIds: string[]) => typedError<RunSpend[], AppError>(__TAURI_INVOKE("runs_spend", { runIds })),
+	spendPrices: () => typedError<PriceTable, AppError>(__TAURI_INVOKE("spend_prices")),
+	setSpendPrice: (provider: string, model: string, price: Price) => typedError<PriceTable, AppError>(__TAURI_INVOKE("set_spend_price", { provider, model, price })),
+	removeSpendPrice: (provider: string, model: string) => typedError<PriceTable, AppError>(__TAURI_INVOKE("remove_spend_price", { provider, model })),
+	/**
+	 *  Saves the runs behind the Spend page as CSV where the user picks: the path, or `None` when
+	 *  the user cancelled.
+	 */
+	exportSpendCsv: (query: SpendQuery) => typedError<string | null, AppError>(__TAURI_INVOKE("export_spend_csv", { query })),
 	/**  Facts matching the filter: newest first without a query, best first with one. */
 	memoryList: (filter: FactFilter) => typedError<Fact[], AppError>(__TAURI_INVOKE("memory_list", { filter })),
 	/**  The top facts for `query` across every scope, with related ones. */
@@ -530,6 +543,13 @@ export type AuditEntry = {
 export type Author = { kind: "user" } | 
 /**  `handle` is the agent's handle when it wrote (kept if the agent is renamed or deleted). */
 { kind: "agent"; agent_id: string; handle: string; run_id: string | null };
+
+/**  Who pays, as far as Clawboo can tell. */
+export type Billing = 
+/**  A key Clawboo holds, through the relay: priced when the model's price is known. */
+"api" | 
+/**  The user's own CLI sign-in: tokens, "on your subscription". */
+"subscription";
 
 export type BlockedCard = {
 	id: string,
@@ -936,6 +956,13 @@ export type CreatedBy = "user" |
 /**  Proposed by an agent (`routine_create`) and approved by the user. */
 "agent";
 
+/**  One bar segment: a day and one agent's (or team's) spend in it. `key` is "" for none. */
+export type DaySpend = {
+	day: string,
+	key: string,
+	totals: Totals,
+};
+
 /**  An approval's answer. */
 export type Decision = "allow_once" | 
 /**
@@ -1183,6 +1210,9 @@ export type Grant = {
 	createdAt: number,
 };
 
+/**  What the chart stacks by, and the top lists rank. */
+export type GroupBy = "agent" | "team" | "routine";
+
 export type HomeSummary = {
 	/**  Oldest first. */
 	running: RunningWork[],
@@ -1259,6 +1289,12 @@ export type MissingRuntime = {
 	reason: string,
 	/**  What to do: the install command, or where to sign in. */
 	fix: string,
+};
+
+/**  A key (agent, team or routine id) and what the user calls it. */
+export type Named = {
+	id: string,
+	name: string,
 };
 
 export type NamedItem = {
@@ -1410,6 +1446,41 @@ export type Preset = {
 	expr: string,
 };
 
+/**  Micro-USD per million tokens for each kind of token. */
+export type Price = {
+	inputMicros: number,
+	outputMicros: number,
+	cacheWriteMicros: number,
+	cacheReadMicros: number,
+	/**  A local model: zero on purpose, not a missing price. */
+	free: boolean,
+};
+
+/**  One row of Settings > Spend. */
+export type PriceEntry = {
+	provider: string,
+	model: string,
+	price: Price,
+	source: PriceSource,
+	/**  The user's price replaces a bundled one for the same model. */
+	overridesBundled: boolean,
+};
+
+export type PriceSource = 
+/**  The table that ships with Clawboo. */
+"bundled" | 
+/**  Entered by the user (over a bundled price, or for a model it lacks). */
+"yours";
+
+/**  The bundled table and the date it was taken. */
+export type PriceTable = {
+	/**  "YYYY-MM-DD": when the bundled prices were taken. */
+	taken: string,
+	/**  Where they come from and what they do not cover. */
+	note: string,
+	entries: PriceEntry[],
+};
+
 export type Priority = "low" | "medium" | "high" | "urgent";
 
 /**  The repository's own instructions in a run, as "What this agent saw" shows them. */
@@ -1496,6 +1567,13 @@ export type RelayedRequest = {
 	/**  Whether `body` is the whole body. */
 	bodyComplete: boolean,
 	usage: RequestUsage | null,
+	/**  The model the body asked for (`None`: it named none, or it could not be read). */
+	model: string | null,
+	/**
+	 *  What it cost in micro-USD at the price of when it was recorded; `None` when its model
+	 *  has no known price or it reported no usage.
+	 */
+	costMicros: number | null,
 };
 
 export type RequestKind = 
@@ -1820,6 +1898,33 @@ export type RunEventRecord = {
 
 export type RunOutcome = "succeeded" | "failed" | "cancelled" | "timed_out";
 
+/**
+ *  One run's spend. `cost_micros` is `None` when nothing of it was priced (see `billing` for
+ *  why: a subscription, or no known price).
+ */
+export type RunSpend = {
+	runId: string,
+	/**  The local day its first usage was counted. */
+	day: string,
+	/**  Unix ms of its first counted usage. */
+	at: number,
+	agentId: string,
+	teamId: string,
+	routineId: string,
+	cardId: string,
+	runtime: string,
+	provider: string,
+	model: string,
+	billing: Billing,
+	requests: number,
+	inputTokens: number,
+	outputTokens: number,
+	cacheReadTokens: number,
+	cacheWriteTokens: number,
+	costMicros: number | null,
+	unpricedTokens: number,
+};
+
 export type RunStatus = "running" | "succeeded" | "failed" | "cancelled" | "timed_out" | 
 /**  Clawboo stopped (quit, crash) while the run was going. */
 "interrupted";
@@ -2056,6 +2161,53 @@ export type SnippetPart = {
 	hit: boolean,
 };
 
+/**  What the Spend page narrows to (every set field must match). */
+export type SpendFilter = {
+	runtime: string | null,
+	agentId: string | null,
+	teamId: string | null,
+};
+
+export type SpendPage = {
+	/**  The local day "today" is. */
+	today: string,
+	todayTotals: Totals,
+	/**  Since Monday. */
+	weekTotals: Totals,
+	/**  Since the 1st. */
+	monthTotals: Totals,
+	/**  The chosen days. */
+	rangeTotals: Totals,
+	/**  Per day and group, oldest first; days without spend are absent. */
+	days: DaySpend[],
+	topAgents: TopSpend[],
+	topTeams: TopSpend[],
+	topRoutines: TopSpend[],
+	/**  Names of every agent, team and routine the page mentions (deleted ones are absent). */
+	agents: Named[],
+	teams: Named[],
+	routines: Named[],
+	/**  The runtimes that spent anything, for the filter. */
+	runtimes: string[],
+};
+
+/**
+ *  What the page shows: days `from` to `to` ("YYYY-MM-DD", local, both included), stacked by
+ *  `group` (agent or team), narrowed by `filter`.
+ */
+export type SpendQuery = {
+	from: string,
+	to: string,
+	group: GroupBy,
+	filter?: SpendFilter,
+};
+
+/**
+ *  What a total is of. Named `SpendScope` for the UI's bindings (memory has a `Scope`);
+ *  [`Scope`] is the name Rust callers use.
+ */
+export type SpendScope = { kind: "all" } | { kind: "agent"; id: string } | { kind: "team"; id: string } | { kind: "routine"; id: string } | { kind: "card"; id: string };
+
 /**
  *  Steady sections change only when the user edits something; turn sections are new each time;
  *  volatile ones (a task run's memory facts) change most, so they come last.
@@ -2248,6 +2400,29 @@ export type ThreadKind =
 "chat" | 
 /**  A team room. */
 "room";
+
+/**  One of the top spenders. */
+export type TopSpend = {
+	key: string,
+	totals: Totals,
+};
+
+/**  Tokens and money over some days. */
+export type Totals = {
+	/**  Model calls (relayed requests) and CLI usage reports. */
+	requests: number,
+	/**  Input tokens not read from the cache. */
+	inputTokens: number,
+	outputTokens: number,
+	cacheReadTokens: number,
+	cacheWriteTokens: number,
+	/**  Micro-USD of every priced request (0 when none was priced). */
+	costMicros: number,
+	/**  Tokens through Clawboo's keys whose model had no known price: not in `cost_micros`. */
+	unpricedTokens: number,
+	/**  Tokens on the user's own CLI sign-in ("on your subscription"): never money. */
+	subscriptionTokens: number,
+};
 
 export type TrayItem = {
 	requestId: string,

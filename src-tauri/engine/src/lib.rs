@@ -24,6 +24,7 @@ pub use clawboo_memory as memory;
 pub use clawboo_routines as routines;
 pub use clawboo_run::{guard, run};
 pub use clawboo_runtimes::{models, relay, runtimes};
+pub use clawboo_spend as spend;
 pub use clawboo_store::{config, events, logs, preferences, secrets, store};
 pub use clawboo_teams as teams;
 pub use clawboo_tools::{connectors, loopback, tools};
@@ -39,6 +40,7 @@ pub mod links;
 pub mod onboarding;
 pub mod open_steps;
 pub mod runner;
+pub mod spending;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -130,6 +132,11 @@ impl Engine {
             .map_err(|e| Error::io("Cannot start the engine's task runtime", e))?;
         timer.step("task runtime");
         let store = Arc::new(Store::open(&config.database_path())?);
+        // Usage recorded before the spend tables existed is counted once, now.
+        let backfilled = store.write(|tx| spend::backfill::backfill_if_pending(tx))?;
+        if backfilled > 0 {
+            tracing::info!(lines = backfilled, "counted the spend recorded before the spend tables");
+        }
         timer.step("database (migrated)");
         let events = EventBus::new();
         let workspaces = Workspaces::new(config.agents_dir())?;

@@ -19,6 +19,8 @@ const LAYERS: &[&str] = &[
     "links",
     // Home's summary of what runs and what needs the user, read from the crates below.
     "home",
+    // What agents spent (the Spend page, totals per scope, prices), read from clawboo-spend.
+    "spending",
     // Running work: Boo Zero, chats, the first run, the task runner; the local API over them.
     "boo_zero",
     "chat",

@@ -683,3 +683,53 @@ fn budgets_limits_and_paused_scopes_are_readable() {
     let (status, body) = a.send(a.client.get(format!("{}/api/budgets", a.base)));
     assert_eq!((status, code(&body)), (StatusCode::UNAUTHORIZED, "unauthorized"), "{body}");
 }
+
+#[test]
+fn usage_answers_per_scope_and_each_run_carries_its_tokens_and_cost() {
+    let a = api();
+    let started = a.start(json!({"task": "count the beans"}));
+    let run_id = started["runId"].as_str().unwrap().to_owned();
+    let card_id = started["cardId"].as_str().unwrap().to_owned();
+    a.ended(&run_id);
+    // One model call of the run, counted as the relay counts it: Sonnet 4.5, $3 in, $15 out,
+    // $0.30 cache read per million → 3,000 + 1,500 + 300 = 4,800 µ$.
+    let conn = rusqlite::Connection::open(a.engine.config().database_path()).unwrap();
+    let usage = clawboo_engine::spend::Usage {
+        input_tokens: 1_000,
+        output_tokens: 100,
+        cache_read_tokens: 1_000,
+        cache_write_tokens: 0,
+    };
+    let now = clawboo_engine::vocab::now_ms();
+    let cost =
+        clawboo_engine::spend::record::record_relayed(&conn, &run_id, now, "anthropic", "claude-sonnet-4-5", &usage)
+            .unwrap();
+    assert_eq!(cost, Some(4_800));
+
+    for query in [
+        "scope=agent&id=worker",
+        &format!("scope=agent&id={}", a.agent_id),
+        &format!("scope=card&id={card_id}"),
+        "scope=all",
+    ] {
+        let (status, body) = a.get(&format!("/api/usage?{query}"));
+        assert_eq!(status, StatusCode::OK, "{query}: {body}");
+        assert_eq!(body["tokens"], 2_100, "{query}: {body}");
+        assert_eq!(body["costUsd"], "0.004800", "{query}: {body}");
+        assert_eq!(body["totals"]["cacheReadTokens"], 1_000);
+        assert_eq!(body["totals"]["unpricedTokens"], 0);
+    }
+    let (_, body) = a.get("/api/usage?scope=team&id=nobody&from=2020-01-01&to=2020-01-31");
+    assert_eq!((body["tokens"].as_u64(), body["from"].as_str()), (Some(0), Some("2020-01-01")), "{body}");
+    for bad in ["scope=galaxy", "scope=agent", "scope=card&id=x&from=soon", "scope=all&from=2026-02-01&to=2026-01-01"] {
+        let (status, body) = a.get(&format!("/api/usage?{bad}"));
+        assert_eq!((status, code(&body)), (StatusCode::BAD_REQUEST, "invalid_input"), "{bad}: {body}");
+    }
+    let (status, body) = a.get("/api/usage?scope=agent&id=nobody");
+    assert_eq!((status, code(&body)), (StatusCode::NOT_FOUND, "not_found"), "{body}");
+
+    let (_, run) = a.get(&format!("/api/runs/{run_id}"));
+    assert_eq!(run["spend"]["costMicros"], 4_800, "{run}");
+    assert_eq!(run["attempts"][0]["spend"]["model"], "claude-sonnet-4-5", "{run}");
+    assert_eq!(run["attempts"][0]["spend"]["billing"], "api", "{run}");
+}

@@ -20,5 +20,6 @@ pub mod runner;
 pub mod runtimes;
 pub mod sandbox;
 pub mod secrets;
+pub mod spend;
 pub mod team_chat;
 pub mod teams;

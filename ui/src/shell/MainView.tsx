@@ -12,6 +12,7 @@ const SettingsPage = lazy(() => import("../features/settings/SettingsPage").then
 const MemoryPage = lazy(() => import("../features/memory/MemoryPage").then((m) => ({ default: m.MemoryPage })));
 const BoardPage = lazy(() => import("../features/board/BoardPage").then((m) => ({ default: m.BoardPage })));
 const InboxPage = lazy(() => import("../features/inbox/InboxPage").then((m) => ({ default: m.InboxPage })));
+const SpendPage = lazy(() => import("../features/spend/SpendPage").then((m) => ({ default: m.SpendPage })));
 const RoutinesPage = lazy(() => import("../features/routines/RoutinesPage").then((m) => ({ default: m.RoutinesPage })));
 
 type Props = {
@@ -91,6 +92,8 @@ export function MainView({
         onEventsFailed={onEventsFailed}
       />
     );
+  } else if (route.page === "spend") {
+    main = <SpendPage />;
   } else if (route.page === "memory") {
     main = <MemoryPage teams={teams ?? []} agents={agents ?? []} />;
   } else if (selectedTeam) {

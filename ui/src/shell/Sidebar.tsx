@@ -25,6 +25,7 @@ type Props = {
   memoryOpen: boolean;
   boardOpen: boolean;
   routinesOpen?: boolean;
+  spendOpen?: boolean;
   inboxOpen: boolean;
   homeOpen?: boolean;
   /** Open requests (the tray's count); the badge hides at 0. */
@@ -35,6 +36,7 @@ type Props = {
   onOpenMemory: () => void;
   onOpenBoard: () => void;
   onOpenRoutines?: () => void;
+  onOpenSpend?: () => void;
   onOpenInbox: () => void;
   onOpenHome?: () => void;
   /** The keyboard shortcuts sheet (also `?`). */
@@ -61,6 +63,7 @@ export function Sidebar({
   memoryOpen,
   boardOpen,
   routinesOpen = false,
+  spendOpen = false,
   inboxOpen,
   homeOpen,
   inboxCount,
@@ -70,6 +73,7 @@ export function Sidebar({
   onOpenMemory,
   onOpenBoard,
   onOpenRoutines,
+  onOpenSpend,
   onOpenInbox,
   onOpenHome,
   onOpenShortcuts,
@@ -222,6 +226,7 @@ export function Sidebar({
         memoryOpen={memoryOpen}
         boardOpen={boardOpen}
         routinesOpen={routinesOpen}
+        spendOpen={spendOpen}
         inboxOpen={inboxOpen}
         homeOpen={homeOpen}
         inboxCount={inboxCount}
@@ -229,6 +234,7 @@ export function Sidebar({
         onOpenMemory={onOpenMemory}
         onOpenBoard={onOpenBoard}
         onOpenRoutines={onOpenRoutines}
+        onOpenSpend={onOpenSpend}
         onOpenInbox={onOpenInbox}
         onOpenHome={onOpenHome}
         onOpenShortcuts={onOpenShortcuts}

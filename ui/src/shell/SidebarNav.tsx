@@ -1,7 +1,7 @@
 import type { ReactNode } from "react";
 
 // The sidebar's foot: Home (what runs, what needs you), the Inbox (with its count), the Board,
-// Routines, Memory, Settings and the shortcuts sheet.
+// Routines, Spend, Memory, Settings and the shortcuts sheet.
 
 type Props = {
   collapsed: boolean;
@@ -9,6 +9,7 @@ type Props = {
   memoryOpen: boolean;
   boardOpen: boolean;
   routinesOpen: boolean;
+  spendOpen?: boolean;
   inboxOpen: boolean;
   homeOpen?: boolean;
   /** Open requests (the tray's count); the badge hides at 0. */
@@ -17,6 +18,7 @@ type Props = {
   onOpenMemory: () => void;
   onOpenBoard: () => void;
   onOpenRoutines?: () => void;
+  onOpenSpend?: () => void;
   onOpenInbox: () => void;
   onOpenHome?: () => void;
   onOpenShortcuts?: () => void;
@@ -66,6 +68,7 @@ export function SidebarNav({
   memoryOpen,
   boardOpen,
   routinesOpen,
+  spendOpen = false,
   inboxOpen,
   homeOpen = false,
   inboxCount,
@@ -73,6 +76,7 @@ export function SidebarNav({
   onOpenMemory,
   onOpenBoard,
   onOpenRoutines,
+  onOpenSpend,
   onOpenInbox,
   onOpenHome,
   onOpenShortcuts,
@@ -125,6 +129,17 @@ export function SidebarNav({
           collapsed={collapsed}
           className="sidebar__routines"
           testId="nav-routines"
+        />
+      )}
+      {onOpenSpend && (
+        <NavLink
+          label="Spend"
+          icon="$"
+          open={spendOpen}
+          onOpen={onOpenSpend}
+          collapsed={collapsed}
+          className="sidebar__spend"
+          testId="nav-spend"
         />
       )}
       <NavLink

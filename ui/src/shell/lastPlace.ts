@@ -18,6 +18,7 @@ export function placeOf(route: Route): string | null {
       return JSON.stringify({ page: "board", cardId: null });
     case "memory":
     case "routines":
+    case "spend":
     case "settings":
       return JSON.stringify({ page: route.page });
     case "inbox":
@@ -51,6 +52,7 @@ export function routeOf(place: string | null, agents: Agent[], teams: Team[]): R
       return { page: "board", cardId: null };
     case "memory":
     case "routines":
+    case "spend":
     case "settings":
       return { page: value.page };
     case "inbox":

@@ -13,6 +13,7 @@ export type Route =
   | { page: "settings"; section?: "keys" | "limits"; from?: "onboarding" }
   | { page: "memory" }
   | { page: "routines" }
+  | { page: "spend" }
   | { page: "board"; cardId: string | null }
   | { page: "inbox"; focus: InboxFocus | null };
 

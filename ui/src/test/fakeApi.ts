@@ -24,6 +24,7 @@ import { fakeOnboardingApi, resetOnboarding } from "./fakeOnboarding";
 import { fakeHomeApi, resetHome } from "./fakeHome";
 import { fakeSearchApi, resetSearch } from "./fakeSearch";
 import { fakeLimitsApi, resetLimits } from "./fakeLimits";
+import { fakeSpendApi, resetSpend } from "./fakeSpend";
 
 export { backend, FILE_NAMES, SUGGESTED_HOSTS } from "./fakeState";
 export { editOnDisk, emitFileChanged, seedAgent } from "./fakeAgents";
@@ -61,6 +62,7 @@ export const fakeApi = {
   ...fakeHomeApi,
   ...fakeSearchApi,
   ...fakeLimitsApi,
+  ...fakeSpendApi,
 } satisfies CommandFakes;
 
 /** What replaces ../api in a test: `call` runs the command's fake, `listen` the fake events. */
@@ -87,6 +89,7 @@ export function resetBackend() {
   resetHome();
   resetSearch();
   resetLimits();
+  resetSpend();
   resetEvents();
   Object.values(fakeApi).forEach((fn) => fn.mockClear());
 }

@@ -13,6 +13,7 @@ mod follow;
 mod runs;
 mod server;
 pub mod token;
+mod usage;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};

@@ -85,6 +85,8 @@ pub struct ApiRunAttempt {
     pub reason: Option<String>,
     pub started_at: i64,
     pub finished_at: Option<i64>,
+    /// Its tokens and cost (`None` before any usage was recorded).
+    pub spend: Option<crate::spend::RunSpend>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
@@ -104,6 +106,8 @@ pub struct ApiRun {
     pub started_at: Option<i64>,
     pub finished_at: Option<i64>,
     pub attempts: Vec<ApiRunAttempt>,
+    /// Tokens and cost of every attempt together.
+    pub spend: crate::spend::Totals,
     /// The agent's final reply as posted on the card (detail only, once there is one).
     pub report: Option<String>,
 }
@@ -310,6 +314,8 @@ fn view(parts: &LocalApiParts, card_id: &str, claim: &str, with_report: bool) ->
         (None, None, None)
     };
     let ids: Vec<&str> = attempts.iter().map(|a| a.run_id.as_str()).collect();
+    let spent =
+        parts.store.read(|c| ids.iter().map(|id| crate::spend::run_spend(c, id)).collect::<Result<Vec<_>>>())?;
     let report = with_report
         .then(|| {
             detail
@@ -331,9 +337,11 @@ fn view(parts: &LocalApiParts, card_id: &str, claim: &str, with_report: bool) ->
         card: ApiRunCard { id: card.id.clone(), number: card.number, title: card.title.clone(), status: card.status },
         started_at: attempts.first().map(|a| a.started_at),
         finished_at: if status == ApiRunStatus::Ended { last.and_then(|a| a.finished_at) } else { None },
+        spend: spent.iter().flatten().fold(crate::spend::Totals::default(), |sum, run| sum.plus_run(run)),
         attempts: attempts
             .into_iter()
-            .map(|a| ApiRunAttempt {
+            .zip(spent)
+            .map(|(a, spend)| ApiRunAttempt {
                 run_id: a.run_id,
                 attempt: a.attempt,
                 kind: a.kind,
@@ -341,6 +349,7 @@ fn view(parts: &LocalApiParts, card_id: &str, claim: &str, with_report: bool) ->
                 reason: a.reason,
                 started_at: a.started_at,
                 finished_at: a.finished_at,
+                spend,
             })
             .collect(),
         report,

@@ -66,6 +66,7 @@ fn router(shared: ApiState) -> Router {
         .route("/api/chats", get_only(list_chats))
         .route("/api/chats/{chat_id}/messages", get_only(chat_messages))
         .route("/api/budgets", get_only(list_budgets))
+        .route("/api/usage", get_only(usage))
         .fallback(no_route)
         // After the routes and the fallback, so it guards them all.
         .layer(middleware::from_fn_with_state(shared.clone(), guard))
@@ -278,6 +279,15 @@ async fn list_budgets(State(shared): State<ApiState>) -> Result<Response, ApiErr
     };
     let (budgets, limits, paused) = blocking(move || Ok((guard.budgets()?, guard.limits()?, guard.paused()?))).await?;
     Ok(json_response(StatusCode::OK, &serde_json::json!({ "budgets": budgets, "limits": limits, "paused": paused })))
+}
+
+/// `GET /api/usage?scope=…&id=…&from=…&to=…`: one scope's tokens and money (see `usage`).
+async fn usage(State(shared): State<ApiState>, uri: Uri) -> Result<Response, ApiError> {
+    let parts = shared.parts.clone();
+    let query = uri.query().unwrap_or_default().to_owned();
+    let get = move |key: &str| query_value(&query, key).map(|v| decode(&v.replace('+', " ")));
+    let usage = blocking(move || super::usage::answer(&parts, get)).await?;
+    Ok(json_response(StatusCode::OK, &usage))
 }
 
 /// A query parameter a route needs, decoded (`%XX`, `+` as a space): `q` for `?q=`, `a` for

@@ -12,6 +12,13 @@ pub fn insert_events(tx: &Transaction, records: &[RunEventRecord]) -> Result<()>
     for record in records {
         let json = serde_json::to_string(&record.event).map_err(|e| Error::Internal(e.to_string()))?;
         stmt.execute(params![record.run_id, record.seq, record.at, json])?;
+        // A CLI's usage report is counted with the event that stores it (unless the relay
+        // counts the run: see `clawboo_spend`).
+        if let RunEvent::Usage { input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, .. } = record.event
+        {
+            let usage = clawboo_spend::Usage { input_tokens, output_tokens, cache_read_tokens, cache_write_tokens };
+            clawboo_spend::record::record_cli_usage(tx, &record.run_id, record.at, &usage)?;
+        }
     }
     Ok(())
 }

@@ -164,6 +164,8 @@ impl Relay {
         let mut grants = self.grants();
         let run = run_log(&mut grants, run_id);
         grants.by_token.insert(token.clone(), Grant { provider, run, holder: None, upstream });
+        drop(grants);
+        self.mark_relayed(run_id);
         // The run and provider, never the token.
         tracing::debug!(%run_id, provider = provider.as_str(), "a relay token was granted");
         Ok(Endpoint { base_url: self.base_url(provider), api_key: Some(token) })
@@ -184,6 +186,8 @@ impl Relay {
             }
         };
         grants.by_token.insert(token.clone(), Grant { provider, run, holder: Some(holder.to_owned()), upstream });
+        drop(grants);
+        self.mark_relayed(run_id);
         Ok(Endpoint { base_url: self.base_url(provider), api_key: Some(token) })
     }
 
@@ -229,6 +233,15 @@ impl Relay {
     /// The requests run `run_id` sent through the relay, in order, bodies decompressed.
     pub fn requests(&self, run_id: &str) -> Result<Vec<RelayedRequest>> {
         self.shared.store.read(|conn| record::requests(conn, run_id))
+    }
+
+    /// From now on the relay counts run `run_id`'s spend, and its CLI's own usage reports are
+    /// not counted again (`clawboo_spend`). A failure is logged: the run still works, and at
+    /// worst its usage is counted twice.
+    fn mark_relayed(&self, run_id: &str) {
+        if let Err(e) = self.shared.store.write(|tx| clawboo_spend::record::mark_relayed(tx, run_id)) {
+            tracing::warn!(%run_id, error = %e, "could not note that the relay counts a run's spend");
+        }
     }
 
     fn grants(&self) -> MutexGuard<'_, Grants> {

@@ -41,6 +41,11 @@ pub struct RelayedRequest {
     /// Whether `body` is the whole body.
     pub body_complete: bool,
     pub usage: Option<RequestUsage>,
+    /// The model the body asked for (`None`: it named none, or it could not be read).
+    pub model: Option<String>,
+    /// What it cost in micro-USD at the price of when it was recorded; `None` when its model
+    /// has no known price or it reported no usage.
+    pub cost_micros: Option<i64>,
 }
 
 /// One finished request, ready to store.
@@ -64,15 +69,33 @@ pub(crate) fn store(store: &Store, run: &RunLog, entry: Entry) -> Result<()> {
         if stored <= MAX_STORED_RUN_BYTES { (Some(compressed), kept.len() as i64) } else { (None, 0) };
     let usage =
         entry.usage.as_ref().map(serde_json::to_string).transpose().map_err(|e| Error::Internal(e.to_string()))?;
+    let model = clawboo_spend::backfill::model_in_body(&entry.body);
+    let provider = entry.provider.as_str();
     store.write(|tx| {
+        // Counted in the same transaction as the request is stored (see `clawboo_spend`).
+        let cost = match &entry.usage {
+            Some(u) => {
+                let counts = clawboo_spend::Usage::from_provider_counts(
+                    provider,
+                    u.input_tokens,
+                    u.output_tokens,
+                    u.cache_read_tokens,
+                    u.cache_write_tokens,
+                );
+                let model = model.as_deref().unwrap_or("");
+                clawboo_spend::record::record_relayed(tx, &run.run_id, entry.at, provider, model, &counts)?
+            }
+            None => None,
+        };
         tx.execute(
-            "INSERT INTO run_requests (run_id, seq, at, provider, method, path, status, body_gz, body_bytes, body_stored, usage_json)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            "INSERT INTO run_requests (run_id, seq, at, provider, method, path, status, body_gz, body_bytes, body_stored, usage_json,
+                 model, cost_micros)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             params![
                 run.run_id,
                 entry.seq,
                 entry.at,
-                entry.provider.as_str(),
+                provider,
                 entry.method,
                 entry.path,
                 entry.status,
@@ -80,6 +103,8 @@ pub(crate) fn store(store: &Store, run: &RunLog, entry: Entry) -> Result<()> {
                 entry.body.len() as i64,
                 body_stored,
                 usage,
+                model,
+                cost,
             ],
         )?;
         Ok(())
@@ -88,7 +113,7 @@ pub(crate) fn store(store: &Store, run: &RunLog, entry: Entry) -> Result<()> {
 
 pub(crate) fn requests(conn: &Connection, run_id: &str) -> Result<Vec<RelayedRequest>> {
     let mut statement = conn.prepare_cached(
-        "SELECT seq, at, provider, method, path, status, body_gz, body_bytes, body_stored, usage_json
+        "SELECT seq, at, provider, method, path, status, body_gz, body_bytes, body_stored, usage_json, model, cost_micros
          FROM run_requests WHERE run_id = ?1 ORDER BY seq",
     )?;
     let rows = statement.query_map([run_id], |r| {
@@ -103,11 +128,14 @@ pub(crate) fn requests(conn: &Connection, run_id: &str) -> Result<Vec<RelayedReq
             r.get::<_, i64>(7)?,
             r.get::<_, i64>(8)?,
             r.get::<_, Option<String>>(9)?,
+            r.get::<_, Option<String>>(10)?,
+            r.get::<_, Option<i64>>(11)?,
         ))
     })?;
     let mut out = Vec::new();
     for row in rows {
-        let (seq, at, provider, method, path, status, body_gz, body_bytes, body_stored, usage) = row?;
+        let (seq, at, provider, method, path, status, body_gz, body_bytes, body_stored, usage, model, cost_micros) =
+            row?;
         let provider = Provider::parse(&provider)
             .ok_or_else(|| Error::Internal(format!("run_requests holds an unknown provider “{provider}”")))?;
         let body = body_gz.map(|gz| gunzip(&gz)).transpose()?;
@@ -124,6 +152,8 @@ pub(crate) fn requests(conn: &Connection, run_id: &str) -> Result<Vec<RelayedReq
             body: body.map(|b| String::from_utf8_lossy(&b).into_owned()),
             body_bytes: body_bytes.max(0) as u64,
             usage,
+            model,
+            cost_micros,
         });
     }
     Ok(out)

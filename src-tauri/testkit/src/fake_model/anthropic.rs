@@ -17,7 +17,7 @@ pub(crate) fn messages(request: &RecordedRequest, shared: &Shared) -> Response {
     let input_tokens = plan::input_tokens(shared, request);
     if body["stream"].as_bool() == Some(true) {
         let tool_id = shared.id("toolu_fake");
-        Response::Sse(stream(&plan, &id, &tool_id, &model, input_tokens))
+        Response::Sse(stream(shared, &plan, &id, &tool_id, &model, input_tokens))
     } else {
         let content = match &plan {
             Plan::Tool { name, input, .. } => {
@@ -28,7 +28,7 @@ pub(crate) fn messages(request: &RecordedRequest, shared: &Shared) -> Response {
         let message = json!({
             "id": id, "type": "message", "role": "assistant", "model": model, "content": content,
             "stop_reason": stop_reason(&plan), "stop_sequence": null,
-            "usage": usage(input_tokens, plan.output_tokens()),
+            "usage": usage(shared, input_tokens, plan.output_tokens()),
         });
         Response::Json { status: 200, body: message, delay: plan.total_delay() }
     }
@@ -54,17 +54,18 @@ fn stop_reason(plan: &Plan) -> &'static str {
     }
 }
 
-fn usage(input_tokens: u64, output_tokens: u64) -> Value {
+fn usage(shared: &Shared, input_tokens: u64, output_tokens: u64) -> Value {
+    let cache = |i: usize| shared.reported_cache_tokens[i].load(std::sync::atomic::Ordering::SeqCst);
     json!({"input_tokens": input_tokens, "output_tokens": output_tokens,
-           "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0})
+           "cache_read_input_tokens": cache(0), "cache_creation_input_tokens": cache(1)})
 }
 
-fn stream(plan: &Plan, id: &str, tool_id: &str, model: &str, input_tokens: u64) -> Vec<Frame> {
+fn stream(shared: &Shared, plan: &Plan, id: &str, tool_id: &str, model: &str, input_tokens: u64) -> Vec<Frame> {
     let mut frames = vec![Frame::event(
         "message_start",
         &json!({"type": "message_start", "message": {
             "id": id, "type": "message", "role": "assistant", "model": model, "content": [],
-            "stop_reason": null, "stop_sequence": null, "usage": usage(input_tokens, 1),
+            "stop_reason": null, "stop_sequence": null, "usage": usage(shared, input_tokens, 1),
         }}),
     )];
     let block = |delta: Value| {
@@ -96,7 +97,7 @@ fn stream(plan: &Plan, id: &str, tool_id: &str, model: &str, input_tokens: u64) 
     frames.push(Frame::event(
         "message_delta",
         &json!({"type": "message_delta", "delta": {"stop_reason": stop_reason(plan), "stop_sequence": null},
-                "usage": usage(input_tokens, plan.output_tokens())}),
+                "usage": usage(shared, input_tokens, plan.output_tokens())}),
     ));
     frames.push(Frame::event("message_stop", &json!({"type": "message_stop"})));
     frames

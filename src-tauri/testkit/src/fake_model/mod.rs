@@ -142,6 +142,8 @@ pub(crate) struct Shared {
     pub(crate) next_id: std::sync::atomic::AtomicU64,
     /// Input tokens every answer reports (0: a rough count of the request).
     pub(crate) reported_input_tokens: std::sync::atomic::AtomicU64,
+    /// Cache reads and writes every Anthropic answer reports (0 unless a test sets them).
+    pub(crate) reported_cache_tokens: [std::sync::atomic::AtomicU64; 2],
     /// Model requests still to answer with a transient failure (see [`FakeModelServer::fail_next`]).
     pub(crate) failing: std::sync::atomic::AtomicU32,
     /// The HTTP status those failures carry (503 unless [`FakeModelServer::fail_next_with`]).
@@ -243,6 +245,13 @@ impl FakeModelServer {
     pub fn report_input_tokens(&self, tokens: u64) {
         self.shared.reported_input_tokens.store(tokens, std::sync::atomic::Ordering::SeqCst);
     }
+
+    /// Every Anthropic answer from now on reports `read` tokens read from the cache and `write`
+    /// written to it (spend tests price them apart).
+    pub fn report_cache_tokens(&self, read: u64, write: u64) {
+        self.shared.reported_cache_tokens[0].store(read, std::sync::atomic::Ordering::SeqCst);
+        self.shared.reported_cache_tokens[1].store(write, std::sync::atomic::Ordering::SeqCst);
+    }
 }
 
 impl Drop for FakeModelServer {
@@ -275,6 +284,7 @@ async fn bind_at(ip: std::net::IpAddr, behavior: Behavior) -> (TcpListener, Arc<
         log: Mutex::new(Vec::new()),
         next_id: Default::default(),
         reported_input_tokens: Default::default(),
+        reported_cache_tokens: Default::default(),
         failing: Default::default(),
         failing_status: std::sync::atomic::AtomicU16::new(503),
         nonce,

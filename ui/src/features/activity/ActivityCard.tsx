@@ -1,5 +1,5 @@
 import { memo, useState } from "react";
-import type { RunStatus, RunSummary } from "../../bindings";
+import type { RunSpend, RunStatus, RunSummary } from "../../bindings";
 import { useRunActivity, type ActivityItem, type Usage } from "./runActivity";
 import { errorMessage } from "../../errors";
 import { formatCount } from "../../lib/format";
@@ -9,6 +9,8 @@ import { ToolCallRow } from "./ToolCallRow";
 import { PermissionRow } from "./PermissionRow";
 import { ShieldIcon } from "../sandbox/ShieldIcon";
 import { mentionsSandbox, parseBlockedHost } from "../sandbox/sandbox";
+import { cacheShare, runCostLabel } from "../spend/money";
+import { useRunsSpend } from "../spend/spendQueries";
 
 /** Below this window width the card starts collapsed. */
 const NARROW_QUERY = "(max-width: 1100px)";
@@ -107,7 +109,7 @@ export function SandboxLink({ onOpenSandbox }: { onOpenSandbox: () => void }) {
   );
 }
 
-function UsageLine({ usage }: { usage: Usage }) {
+function UsageLine({ usage, spent }: { usage: Usage; spent: RunSpend | undefined }) {
   const cache = usage.cacheReadTokens > 0 || usage.cacheWriteTokens > 0;
   return (
     <footer className="activity__usage" data-testid="activity-usage">
@@ -119,7 +121,14 @@ function UsageLine({ usage }: { usage: Usage }) {
           cache {formatCount(usage.cacheReadTokens)} read · {formatCount(usage.cacheWriteTokens)} write
         </span>
       )}
-      {usage.costUsd !== null && <span>{formatCost(usage.costUsd)}</span>}
+      {spent ? (
+        <span className="run-cost" data-testid="activity-cost">
+          {runCostLabel(spent.costMicros, spent.billing)}
+          {spent.cacheReadTokens > 0 && ` · cache reads ${cacheShare(spent)}`}
+        </span>
+      ) : (
+        usage.costUsd !== null && <span>{formatCost(usage.costUsd)}</span>
+      )}
     </footer>
   );
 }
@@ -134,6 +143,9 @@ type Props = {
 export function ActivityCard({ run, onOpenSandbox }: Props) {
   const { activity, backfillError } = useRunActivity(run?.id ?? null, !!run && run.status !== "running");
   const [collapsed, setCollapsed] = useState(startsCollapsed);
+  // What the run cost, as the engine counted it (the relay's requests priced, or tokens on the
+  // user's subscription); asked again as the run goes and once it ends.
+  const spent = useRunsSpend(run ? [run.id] : [], run?.status ?? "").data?.[0];
 
   // The finished event can arrive before the history says so.
   const status: RunStatus | null = run ? (run.status === "running" && activity.finished?.outcome) || run.status : null;
@@ -180,7 +192,7 @@ export function ActivityCard({ run, onOpenSandbox }: Props) {
               </p>
             )}
           </div>
-          {activity.usage && <UsageLine usage={activity.usage} />}
+          {activity.usage && <UsageLine usage={activity.usage} spent={spent} />}
         </>
       )}
     </aside>

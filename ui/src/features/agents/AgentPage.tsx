@@ -10,6 +10,7 @@ import { useBooZeroId } from "../boo-zero/booZeroQueries";
 import { UnconfinedBadge } from "../sandbox/UnconfinedBadge";
 import { CantRunBadge } from "./CantRun";
 import { ExportMenu } from "../search/ExportMenu";
+import { ScopeSpend } from "../spend/ScopeSpend";
 
 export type AgentTab = "chat" | "details";
 type SubTab = "profile" | "files" | "brief" | "rules";
@@ -95,6 +96,7 @@ export function AgentPage({ agent, tab, onTab, onDeleted, chatId, onChat }: Prop
             {agent.model && <span className="pill pill--muted">{agent.model}</span>}
           </div>
           {agent.description && <p className="agent-header__description">{agent.description}</p>}
+          <ScopeSpend scope={{ kind: "agent", id: agent.id }} testId="agent-spend" />
         </div>
       </header>
 

@@ -3,6 +3,8 @@ import type { Agent, CardRun, RunSummary } from "../../bindings";
 import { ActivityCard } from "../activity/ActivityCard";
 import { RunErrorCard } from "../activity/RunErrorCard";
 import { formatTime } from "../memory/memoryLabels";
+import { cacheShare, formatMicros, formatTokens, runCostLabel, totalTokens } from "../spend/money";
+import { useRunsSpend } from "../spend/spendQueries";
 
 /** A card's runs, each with "What it saw" and its Activity (the picked run's, else the newest's,
  *  live while it goes). */
@@ -20,9 +22,26 @@ export function CardRuns({
 }) {
   const [shownRunId, setShownRunId] = useState<string | null>(null);
   const activityRun = runs?.find((r) => r.runId === shownRunId) ?? runs?.[runs.length - 1] ?? null;
+  // Every run of the card (its runs, fix rounds and fresh sessions), priced as recorded.
+  const spent = useRunsSpend(runs?.map((r) => r.runId) ?? [], runs?.map((r) => r.status).join(",") ?? "").data ?? [];
+  const spentOf = (runId: string) => spent.find((s) => s.runId === runId);
+  const cost = spent.reduce((sum, s) => sum + (s.costMicros ?? 0), 0);
+  const tokens = spent.reduce((sum, s) => sum + totalTokens(s), 0);
+  const priced = spent.some((s) => s.costMicros !== null);
+  const cache = {
+    inputTokens: spent.reduce((n, s) => n + s.inputTokens, 0),
+    cacheReadTokens: spent.reduce((n, s) => n + s.cacheReadTokens, 0),
+    cacheWriteTokens: spent.reduce((n, s) => n + s.cacheWriteTokens, 0),
+  };
   return (
     <section className="card-panel__section">
       <h3>Runs</h3>
+      {spent.length > 0 && (
+        <p className="run-cost" data-testid="card-spend">
+          All runs: {priced ? formatMicros(cost) : runCostLabel(null, spent[0].billing)} · {formatTokens(tokens)} tokens · cache
+          reads {cacheShare(cache)}
+        </p>
+      )}
       {runs?.length ? (
         <ul className="card-runs" data-testid="card-runs">
           {runs.map((run) => (
@@ -33,6 +52,11 @@ export function CardRuns({
                 {run.status}
               </span>
               <time className="muted">{formatTime(run.startedAt)}</time>
+              {spentOf(run.runId) && (
+                <span className="run-cost" data-testid={`card-run-cost-${run.attempt}`}>
+                  {runCostLabel(spentOf(run.runId)?.costMicros ?? null, spentOf(run.runId)?.billing ?? "api")}
+                </span>
+              )}
               {/* The failed run shown below says why in its error card. */}
               {run.reason && !(run === activityRun && isCardRunFailure(run)) && (
                 <span className="muted card-run__reason">{run.reason}</span>

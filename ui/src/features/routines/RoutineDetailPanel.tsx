@@ -6,6 +6,7 @@ import { errorMessage } from "../../errors";
 import { BudgetEditor } from "../limits/BudgetEditor";
 import { formatWhen, nextRunText, ownerLabel, runSummary } from "./routines";
 import { useDeleteRoutine, usePauseRoutine, useResumeRoutine, useRoutineDetail, useRunRoutineNow } from "./routineQueries";
+import { ScopeSpend } from "../spend/ScopeSpend";
 
 /** One routine, opened: its facts and prompt, Run now / Pause / Resume / Edit / Delete, and its last
  *  runs, each linked to its card or team chat. */
@@ -120,6 +121,7 @@ export function RoutineDetailPanel({
       </div>
       <ErrorWithCode error={actionError} />
 
+      <ScopeSpend scope={{ kind: "routine", id: routine.id }} testId="routine-spend" />
       <h3 className="routine-detail__runs-title">Budgets</h3>
       <BudgetEditor scope="routine" scopeId={routine.id} what="Every run this routine starts" />
       <h3 className="routine-detail__runs-title">Last runs</h3>

@@ -7,6 +7,7 @@ import { formatCount } from "../../lib/format";
 import { Modal } from "../../components/Modal";
 import { ErrorMessage } from "../../components/ErrorMessage";
 import { FileDeliveryList } from "./FileDeliveryList";
+import { runCostLabel } from "../spend/money";
 
 const TURN_KINDS: Record<RunContext["turnKind"], string> = {
   leader: "the room's leader",
@@ -198,6 +199,10 @@ function RequestRow({ request }: { request: RelayedRequest }) {
           {formatCount(u.input_tokens ?? 0)} in · {formatCount(u.output_tokens ?? 0)} out
           {(u.cache_read_tokens ?? 0) > 0 && ` · ${formatCount(u.cache_read_tokens ?? 0)} read from cache`}
           {(u.cache_write_tokens ?? 0) > 0 && ` · ${formatCount(u.cache_write_tokens ?? 0)} written to cache`}
+          {" · "}
+          <span className="run-cost" data-testid="request-cost" title={request.model ?? undefined}>
+            {runCostLabel(request.costMicros, "api")}
+          </span>
         </span>
       )}
       {open &&

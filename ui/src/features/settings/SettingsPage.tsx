@@ -8,6 +8,7 @@ import { RunnerSettingsCard } from "../board/RunnerSettingsCard";
 import { ObservabilityCard } from "../board/ObservabilityCard";
 import { ApprovalSettingsCard } from "../attention/ApprovalSettingsCard";
 import { LocalApiSettings } from "./LocalApiSettings";
+import { SpendSettings } from "./SpendSettings";
 import { LogSettingsCard } from "./LogSettingsCard";
 import { AppearanceCard } from "./AppearanceCard";
 import { ConnectorsSection } from "../connectors/ConnectorsSection";
@@ -105,6 +106,8 @@ export function SettingsPage({ onSetUpStarterTeam, showKeys = false, showLimits 
       <LimitsCard sectionRef={limitsRef} />
 
       <ObservabilityCard />
+
+      <SpendSettings />
 
       <LocalApiSettings />
 
