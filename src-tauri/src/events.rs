@@ -189,7 +189,7 @@ fn emit<R: Runtime>(app: &AppHandle<R>, event: EngineEvent) -> tauri::Result<()>
             ChatMessagesSuperseded { agent_id, message_ids }.emit(app)
         }
         EngineEvent::ReadMarksChanged => ReadMarksChanged.emit(app),
-                EngineEvent::RunChanged { agent_id, chat_id, run } => RunChanged { agent_id, chat_id, run }.emit(app),
+        EngineEvent::RunChanged { agent_id, chat_id, run } => RunChanged { agent_id, chat_id, run }.emit(app),
         EngineEvent::RoomMessageAdded { team_id, message } => RoomMessageAdded { team_id, message }.emit(app),
         EngineEvent::RoomRunChanged { team_id, room_id, run } => RoomRunChanged { team_id, room_id, run }.emit(app),
         EngineEvent::PeerPostAdded { post } => PeerPostAdded { post }.emit(app),
