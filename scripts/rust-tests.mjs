@@ -76,12 +76,23 @@ function run(binary) {
     const started = Date.now();
     const child = spawn(binary.executable, [], { cwd: binary.packageDir, env: cargoEnv(binary), stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
+    let done = false;
+    const finish = (code, signal) => {
+      if (done) return;
+      done = true;
+      resolve({ binary, code: code ?? 1, signal, output, seconds: (Date.now() - started) / 1000 });
+    };
     child.stdout.on("data", (chunk) => (output += chunk));
     child.stderr.on("data", (chunk) => (output += chunk));
-    child.on("error", (error) => (output += `\n${error.message}\n`));
-    child.on("close", (code, signal) => {
-      resolve({ binary, code: code ?? 1, signal, output, seconds: (Date.now() - started) / 1000 });
+    // A binary that could not start ends here ('close' may never come).
+    child.on("error", (error) => {
+      output += `\n${error.message}\n`;
+      finish(1, null);
     });
+    child.on("close", finish);
+    // Its own exit ends it too: a process it left behind may hold its output open for ever
+    // (the rest of the output has a few seconds to arrive).
+    child.on("exit", (code, signal) => setTimeout(() => finish(code, signal), 5000));
   });
 }
 
