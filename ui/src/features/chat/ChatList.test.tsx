@@ -18,7 +18,8 @@ const listed = () =>
   within(screen.getByTestId("chat-list"))
     .queryAllByRole("button", { name: /./ })
     .filter((b) => b.getAttribute("data-testid")?.startsWith("chat-item-"))
-    .map((b) => b.textContent);
+    // A pinned chat reads "📌Title": its pin is a drawn icon named "Pinned".
+    .map((b) => (b.querySelector('[aria-label="Pinned"]') ? "📌" : "") + b.textContent);
 const bubbles = () => screen.queryAllByTestId("chat-message").map((m) => m.textContent);
 const title = () => screen.getByTestId("chat-title").textContent;
 

@@ -87,9 +87,13 @@ export function ChatList({ agentId, chats, selectedId, onSelect, onNewChat, open
             data-testid={`chat-item-${chat.id}`}
           >
             {chat.pinned && (
-              <span className="chat-list__pin" aria-label="Pinned">
-                📌
-              </span>
+              // Drawn, not an emoji: not every system font has the pin (Linux showed a box).
+              <svg className="chat-list__pin" viewBox="0 0 16 16" width="12" height="12" role="img" aria-label="Pinned">
+                <path
+                  fill="currentColor"
+                  d="M9.8 1.2l5 5-1.3 1.3-.8-.4-2.6 2.6.4 3.2-1.3 1.3-2.9-2.9-3.6 3.6H2v-.7l3.6-3.6-2.9-2.9 1.3-1.3 3.2.4 2.6-2.6-.4-.8z"
+                />
+              </svg>
             )}
             <span className="chat-list__title">{title}</span>
           </button>
