@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { Agent } from "../../bindings";
 import {
   useCancelRun,
@@ -145,7 +145,13 @@ export function AgentChat({ agent, onOpenSandbox, chatId, onChat }: Props) {
   const conversationId = shown ?? view?.conversationId ?? null;
   const agentKey: DraftKey = `agent:${agent.id}`;
   const draftKey: DraftKey = conversationId ? `chat:${conversationId}` : agentKey;
-  if (conversationId) moveDraft(agentKey, draftKey);
+  // Once per chat, before its composer reads the draft: not on every render (a streamed reply
+  // renders this page per event, and each move reads storage).
+  const movedTo = useRef<DraftKey | null>(null);
+  if (conversationId && movedTo.current !== draftKey) {
+    moveDraft(agentKey, draftKey);
+    movedTo.current = draftKey;
+  }
   const draft = useDraft(draftKey);
   useMarkRead("chat", conversationId, view?.messages[view.messages.length - 1]?.seq);
 
