@@ -221,7 +221,9 @@ impl Onboarding {
                 continue;
             }
             match access.iter().find(|a| a.kind == info.kind) {
-                Some(a) if a.effective.is_none() => {
+                // Hermes takes each agent's provider (or the user's own sign-in, once made): a
+                // found Hermes counts, its agents are set up on their profiles.
+                Some(a) if a.effective.is_none() && a.kind != RuntimeKind::Hermes => {
                     let login = if info.kind == RuntimeKind::Codex { "codex login" } else { "claude" };
                     missing.push(miss(
                         "it has no sign-in and no key".into(),

@@ -1,4 +1,5 @@
-//! The user's own CLI sign-in, with the real pinned `claude` and `codex` on the fake model server:
+//! The user's own CLI sign-in, with the real pinned `claude`, `codex` and `hermes` on the fake
+//! model server:
 //! a throwaway credentials file in a temporary user home; the request must carry that file's
 //! token, the file must still be the same file afterwards (same inode, same bytes), and the
 //! agent's homes must hold no copy of it. Skipped when the CLIs are not installed.
@@ -19,6 +20,7 @@ use clawboo_engine::agents::RuntimeKind;
 use clawboo_engine::runtimes::catalog::RuntimeCatalog;
 use clawboo_engine::runtimes::claude_code::ClaudeCodeRuntime;
 use clawboo_engine::runtimes::codex::CodexRuntime;
+use clawboo_engine::runtimes::hermes::HermesRuntime;
 use clawboo_engine::runtimes::process::SystemSpawner;
 use clawboo_engine::runtimes::signin::{Access, AccessSource, FixedAccess, Resolved, SignInLocator};
 use clawboo_engine::runtimes::supervise::Timeouts;
@@ -39,6 +41,11 @@ const CLAUDE_REFRESH: &str = "sk-ant-ort01-FAKE-REFRESH-5d0c1e";
 const CODEX_ID_TOKEN: &str = "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJlbWFpbCI6InVzZXJAZXhhbXBsZS5jb20iLCJleHAiOjQxMDI0NDQ4MDAsImh0dHBzOi8vYXBpLm9wZW5haS5jb20vYXV0aCI6eyJjaGF0Z3B0X3BsYW5fdHlwZSI6InBsdXMiLCJjaGF0Z3B0X2FjY291bnRfaWQiOiJhY2N0LWZha2UtMTIzIiwiY2hhdGdwdF91c2VyX2lkIjoidXNlci1mYWtlIn19.c2ln";
 const CODEX_ACCESS_TOKEN: &str = "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJleHAiOjQxMDI0NDQ4MDAsImh0dHBzOi8vYXBpLm9wZW5haS5jb20vYXV0aCI6eyJjaGF0Z3B0X3BsYW5fdHlwZSI6InBsdXMiLCJjaGF0Z3B0X2FjY291bnRfaWQiOiJhY2N0LWZha2UtMTIzIiwiY2hhdGdwdF91c2VyX2lkIjoidXNlci1mYWtlIn0sIm1hcmtlciI6IkFDQ0VTUy1GQUtFLTdmM2EifQ.c2ln";
 const CODEX_REFRESH: &str = "rt-fake-own-signin-9b1d";
+/// A Nous Portal sign-in as `hermes model` saves it: an invoke JWT (unsigned) and a refresh token.
+const HERMES_TOKEN: &str = "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJleHAiOjQxMDI0NDQ4MDAsInNjb3BlIjoiaW5mZXJlbmNlOmludm9rZSIsInN1YiI6InVzZXItZmFrZSIsIm1hcmtlciI6Ik5PVVMtQUNDRVNTLUZBS0UtN2YzYSJ9.c2ln";
+const HERMES_REFRESH: &str = "nous-rt-fake-own-signin-3c9e";
+/// In the user's SSH key: the agent's shell must never read it.
+const SSH_KEY: &str = "SECRET-SSH-KEY-own-signin-51f0";
 /// In the user's own CLAUDE.md / AGENTS.md / settings: must never reach the model.
 const USER_FILES_MARKER: &str = "USER-PRIVATE-CONFIG-MARKER-41c2";
 
@@ -90,6 +97,24 @@ fn codex_sign_in(user_home: &Path) -> PathBuf {
     write_private(&file, &serde_json::to_string_pretty(&auth).unwrap());
     std::fs::write(user_home.join(".codex/AGENTS.md"), format!("Always say {USER_FILES_MARKER}.")).unwrap();
     std::fs::write(user_home.join(".codex/config.toml"), format!("model = \"{USER_FILES_MARKER}\"\n")).unwrap();
+    file
+}
+
+fn hermes_sign_in(user_home: &Path) -> PathBuf {
+    let file = user_home.join(".hermes/auth.json");
+    let auth = serde_json::json!({
+        "version": 1, "active_provider": "nous",
+        "providers": {"nous": {
+            "portal_base_url": "https://portal.nousresearch.com",
+            "inference_base_url": "https://inference-api.nousresearch.com/v1",
+            "client_id": "hermes-cli", "scope": "inference:invoke", "token_type": "Bearer",
+            "access_token": HERMES_TOKEN, "refresh_token": HERMES_REFRESH,
+            "obtained_at": "2026-12-01T00:00:00+00:00", "expires_at": "2100-01-01T00:00:00+00:00",
+            "expires_in": 3600, "agent_key": null, "agent_key_expires_at": null}}});
+    write_private(&file, &serde_json::to_string_pretty(&auth).unwrap());
+    std::fs::write(user_home.join(".hermes/config.yaml"), format!("model: {{default: {USER_FILES_MARKER}}}\n"))
+        .unwrap();
+    std::fs::write(user_home.join(".hermes/SOUL.md"), format!("Always say {USER_FILES_MARKER}.")).unwrap();
     file
 }
 
@@ -261,6 +286,93 @@ async fn codex_uses_the_users_own_chatgpt_sign_in_through_a_link() {
     assert!(files_containing(&homes, CODEX_REFRESH).is_empty());
 }
 
+/// Hermes on the user's Nous Portal sign-in, in Clawboo's sandbox, allowed everything: the
+/// model has its shell read the user's SSH key, the other CLIs' sign-ins and the user's own
+/// Hermes settings; none of that reaches it, while the requests carry the user's token.
+#[tokio::test]
+async fn hermes_uses_the_users_own_sign_in_through_links_and_its_shell_reads_nothing_else() {
+    let Some(program) = common::cli("hermes") else { return };
+    let s = setup();
+    let auth = hermes_sign_in(&s.user_home);
+    codex_sign_in(&s.user_home);
+    claude_sign_in(&s.user_home);
+    write_private(&s.user_home.join(".ssh/id_ed25519"), SSH_KEY);
+    let u = s.user_home.display();
+    let script = format!(
+        "echo INSIDE-OK; cat {u}/.ssh/id_ed25519 {u}/.codex/auth.json {u}/.claude/.credentials.json \
+         {u}/.hermes/config.yaml {u}/.hermes/SOUL.md 2>/dev/null; echo SEEN: $(ls -A {u} {u}/.hermes 2>&1); \
+         echo SCRIPT-END"
+    );
+    std::fs::write(s.workspace.join("look.sh"), script).unwrap();
+    let server = FakeModelServer::start(Behavior::tool_then_answer(
+        "*",
+        serde_json::json!({"command": "sh ./look.sh"}),
+        "Signed in.",
+    ))
+    .await;
+    // No key for the agent's provider: automatic picks the sign-in.
+    let endpoint = Endpoint { base_url: format!("{}/v1", server.base_url()), api_key: None };
+    let runtime = HermesRuntime::new(Arc::new(SystemSpawner), Arc::new(Fixed(endpoint)))
+        .with_access(own_sign_in(&s.user_home))
+        .with_sign_in_base_url(Some(format!("{}/v1", server.base_url())))
+        .with_env(proxies(&server))
+        .with_timeouts(TIMEOUTS);
+    let mut turn = input(&s, RuntimeKind::Hermes, program);
+    turn.agent.approval_policy = ApprovalPolicy::AllowAll;
+    turn.approval = ApprovalPolicy::AllowAll;
+    turn.agent.provider = Some(clawboo_engine::secrets::Provider::OpenAi);
+    let spec = runtime.prepare(&turn).unwrap();
+    assert!(
+        spec.env.iter().all(|(k, v)| k != "CLAWBOO_HERMES_API_KEY" && !v.contains(HERMES_TOKEN)),
+        "no key, no token in env"
+    );
+
+    let (result, events) = run(Arc::new(runtime), turn).await;
+    let seen: Vec<String> = server.requests().iter().map(|r| format!("{} {}", r.method, r.path)).collect();
+    assert_eq!(result.outcome, RunOutcome::Succeeded, "{result:?} {events:#?} {seen:?}");
+    assert_eq!(reply_of(&events).trim(), "Signed in.");
+    let tool_output: String = events
+        .iter()
+        .filter_map(|e| match e {
+            RunEvent::ToolResult { output, .. } => Some(output.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(tool_output.contains("INSIDE-OK") && tool_output.contains("SCRIPT-END"), "the command ran: {tool_output}");
+    // Of the user's home the shell sees only what Hermes needs: its sign-in and lock.
+    assert!(
+        tool_output.contains(&format!("SEEN: {u}: .hermes {u}/.hermes: auth.json auth.lock shared")),
+        "{tool_output}"
+    );
+
+    let requests: Vec<_> = server.model_requests().into_iter().filter(|r| r.method == "POST").collect();
+    assert!(!requests.is_empty(), "{seen:?}");
+    let model_saw: String = requests.iter().map(|r| r.raw_body.as_str()).collect();
+    for request in &requests {
+        assert_eq!(request.header("authorization"), Some(format!("Bearer {HERMES_TOKEN}").as_str()));
+    }
+    for secret in [SSH_KEY, CODEX_ACCESS_TOKEN, CODEX_REFRESH, CLAUDE_TOKEN, CLAUDE_REFRESH, USER_FILES_MARKER] {
+        assert!(!model_saw.contains(secret), "{secret} reached the model: {tool_output}");
+        assert!(!tool_output.contains(secret), "{secret} reached the agent's shell: {tool_output}");
+    }
+    // The user's file is still theirs, where it was, with their sign-in (Hermes may add its
+    // own bookkeeping to it, as in a terminal); the agent's home has links, no copy.
+    let meta = std::fs::symlink_metadata(&auth).unwrap();
+    assert!(meta.is_file(), "still a regular file");
+    assert!(std::fs::read_to_string(&auth).unwrap().contains(HERMES_REFRESH));
+    let hermes_home = s.agent_dir.join(".clawboo").join(RuntimeKind::Hermes.as_str()).join(".hermes");
+    assert_eq!(std::fs::read_link(hermes_home.join("auth.json")).unwrap(), auth);
+    assert_eq!(std::fs::read_link(hermes_home.join("auth.lock")).unwrap(), s.user_home.join(".hermes/auth.lock"));
+    // Hermes' shared Nous store is the user's too.
+    assert!(std::fs::read_to_string(s.user_home.join(".hermes/shared/nous_auth.json"))
+        .unwrap()
+        .contains(HERMES_REFRESH));
+    let homes = s.agent_dir.join(".clawboo");
+    let copies = files_containing(&homes, HERMES_TOKEN);
+    assert!(copies.is_empty(), "no copy of the token in the agent's homes: {copies:?}");
+    assert!(files_containing(&homes, HERMES_REFRESH).is_empty());
+}
+
 #[tokio::test]
 async fn neither_a_key_nor_a_sign_in_fails_before_starting_with_the_fix() {
     let s = setup();
@@ -324,7 +436,57 @@ async fn a_stored_key_wins_unless_own_sign_in_is_chosen_and_the_choice_is_kept()
     assert!(auth.is_file());
     assert!(matches!(catalog.resolve(RuntimeKind::Codex, true), Ok(Resolved::ApiKey)));
 
-    // Native and the others have no choice.
-    let err = catalog.set_access(RuntimeKind::Hermes, Some(Access::OwnSignIn)).unwrap_err();
+    // Native and OpenClaw have no choice; OpenClaw's refusal says why and what to do instead.
+    let err = catalog.set_access(RuntimeKind::Openclaw, Some(Access::OwnSignIn)).unwrap_err();
     assert_eq!(err.code(), ErrorCode::InvalidInput);
+    assert!(err.to_string().contains("your own Gateway"), "{err}");
+    assert_eq!(catalog.set_access(RuntimeKind::Native, None).unwrap_err().code(), ErrorCode::InvalidInput);
+}
+
+/// Hermes: a key for the agent's provider wins when automatic, the sign-in when chosen (linked,
+/// no key in the environment), and back to the key the links go.
+#[tokio::test]
+async fn hermes_chooses_like_the_others_and_its_links_follow_the_choice() {
+    let s = setup();
+    let auth = hermes_sign_in(&s.user_home);
+    let store = Arc::new(Store::open(&s.agent_dir.join("clawboo.db")).unwrap());
+    let catalog = Arc::new(RuntimeCatalog::new(store).with_sign_in_locator(SignInLocator::for_home(&s.user_home)));
+    let endpoint = Endpoint { base_url: "http://127.0.0.1:9/v1".into(), api_key: Some("sk-fake-key".into()) };
+    let hermes = HermesRuntime::new(Arc::new(SystemSpawner), Arc::new(Fixed(endpoint))).with_access(catalog.clone());
+    let mut turn = input(&s, RuntimeKind::Hermes, PathBuf::from("/nowhere/hermes"));
+    turn.agent.provider = Some(clawboo_engine::secrets::Provider::OpenAi);
+    let hermes_home = s.agent_dir.join(".clawboo").join(RuntimeKind::Hermes.as_str()).join(".hermes");
+    let has_key =
+        |env: &[(String, String)]| env.iter().any(|(k, v)| k == "CLAWBOO_HERMES_API_KEY" && v == "sk-fake-key");
+
+    assert!(has_key(&hermes.prepare(&turn).unwrap().env), "automatic: the stored key");
+    assert!(std::fs::symlink_metadata(hermes_home.join("auth.json")).is_err());
+
+    catalog.set_access(RuntimeKind::Hermes, Some(Access::OwnSignIn)).unwrap();
+    let spec = hermes.prepare(&turn).unwrap();
+    assert!(spec.env.iter().all(|(_, v)| v != "sk-fake-key"), "no key in Hermes' environment");
+    assert_eq!(std::fs::read_link(hermes_home.join("auth.json")).unwrap(), auth);
+    let config = std::fs::read_to_string(hermes_home.join("config.yaml")).unwrap();
+    assert!(
+        !config.contains("provider") && !config.contains("base_url"),
+        "Hermes takes its signed-in provider: {config}"
+    );
+
+    catalog.set_access(RuntimeKind::Hermes, Some(Access::ApiKey)).unwrap();
+    assert!(has_key(&hermes.prepare(&turn).unwrap().env));
+    assert!(std::fs::symlink_metadata(hermes_home.join("auth.json")).is_err(), "no link left");
+    assert!(std::fs::symlink_metadata(hermes_home.join("auth.lock")).is_err(), "no link left");
+    assert!(auth.is_file(), "the user's file stays");
+
+    // No key and no sign-in: the fix, before anything starts.
+    catalog.set_access(RuntimeKind::Hermes, None).unwrap();
+    std::fs::remove_file(&auth).unwrap();
+    let keyless = HermesRuntime::new(
+        Arc::new(SystemSpawner),
+        Arc::new(Fixed(Endpoint { base_url: "http://127.0.0.1:9/v1".into(), api_key: None })),
+    )
+    .with_access(catalog.clone());
+    let err = keyless.prepare(&turn).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::SignInMissing);
+    assert!(err.to_string().contains("~/.hermes/auth.json") && err.to_string().contains("`hermes model`"), "{err}");
 }

@@ -27,9 +27,13 @@ import type {
 /** The engine's rule: the choice, else the key when set, else the sign-in when found. */
 function accessStatuses(): RuntimeAccess[] {
   return backend.access.map(({ kind, choice, signInFound, place }) => {
-    const keyProvider: Provider = kind === "codex" ? "openai" : "anthropic";
-    const keySet = backend.providers.find((p) => p.provider === keyProvider)?.keySet ?? false;
-    const label = kind === "codex" ? "Codex" : "Claude Code";
+    // Hermes: a key for any of its providers counts, the first one set is shown.
+    const candidates: Provider[] =
+      kind === "hermes" ? ["openai", "openrouter", "custom"] : [kind === "codex" ? "openai" : "anthropic"];
+    const keyed = candidates.find((c) => backend.providers.find((p) => p.provider === c)?.keySet);
+    const keyProvider: Provider = keyed ?? candidates[0];
+    const keySet = keyed !== undefined;
+    const label = kind === "codex" ? "Codex" : kind === "hermes" ? "Hermes" : "Claude Code";
     const wanted = choice ?? (keySet ? "api_key" : "own_sign_in");
     const available = wanted === "api_key" ? keySet : signInFound;
     return {

@@ -289,4 +289,12 @@ impl EndpointSource for Relay {
     fn lasting_endpoint(&self, provider: Provider, holder: &str, run_id: &str) -> Result<Endpoint> {
         self.grant_lasting(holder, run_id, provider)
     }
+
+    fn can_serve(&self, provider: Provider) -> Result<bool> {
+        match callable_upstream(self.shared.upstream.as_ref(), provider) {
+            Ok(_) => Ok(true),
+            Err(Error::MissingApiKey(_)) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
 }

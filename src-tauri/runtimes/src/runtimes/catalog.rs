@@ -64,8 +64,9 @@ impl RuntimeCatalog {
     pub fn set_access(&self, kind: RuntimeKind, choice: Option<Access>) -> Result<()> {
         if signin::key_provider(kind).is_none() {
             return Err(Error::InvalidInput(format!(
-                "{} has no sign-in choice in Clawboo: it uses the API keys in Settings > API keys.",
-                detect::label(kind)
+                "{} has no sign-in choice in Clawboo: it uses the API keys in Settings > API keys.{}",
+                detect::label(kind),
+                if kind == RuntimeKind::Openclaw { signin::OPENCLAW_NO_SIGN_IN } else { "" }
             )));
         }
         self.put_setting(&access_setting(kind), choice.map(Access::as_str))
@@ -75,9 +76,19 @@ impl RuntimeCatalog {
     pub fn access_statuses(&self, secrets: &crate::secrets::Secrets) -> Result<Vec<RuntimeAccess>> {
         ALL_KINDS
             .into_iter()
-            .filter_map(|kind| signin::key_provider(kind).map(|provider| (kind, provider)))
-            .map(|(kind, provider)| {
-                let key_set = secrets.api_key(provider)?.is_some();
+            .filter(|kind| signin::key_provider(*kind).is_some())
+            .map(|kind| {
+                // Hermes takes each agent's provider: a key for any of them counts, and the
+                // first one set is shown.
+                let mut keyed = None;
+                for &provider in signin::key_providers(kind) {
+                    if secrets.api_key(provider)?.is_some() {
+                        keyed = Some(provider);
+                        break;
+                    }
+                }
+                let key_set = keyed.is_some();
+                let provider = keyed.or_else(|| signin::key_provider(kind)).unwrap_or(crate::secrets::Provider::Custom);
                 let choice = self.access_choice(kind)?;
                 let found = self.sign_in.find(kind);
                 let (effective, problem) = match signin::resolve(kind, choice, key_set, &self.sign_in) {

@@ -221,12 +221,19 @@ pub trait EndpointSource: Send + Sync {
     fn lasting_endpoint(&self, provider: crate::secrets::Provider, _holder: &str, run_id: &str) -> Result<Endpoint> {
         self.endpoint(provider, run_id)
     }
+
+    /// Whether `provider` could serve a run now (it has a key, or is a custom endpoint that needs
+    /// none), without granting anything: a grant would count the run as relayed, and a run on
+    /// the user's own sign-in never is. The default asks for an endpoint of no run.
+    fn can_serve(&self, provider: crate::secrets::Provider) -> Result<bool> {
+        Ok(keyed_endpoint(self, provider, "")?.is_some())
+    }
 }
 
 /// The endpoint for run `run_id` when `provider` has a key, `None` when it has none (a CLI may
 /// then use the user's own sign-in); other failures stay errors.
-pub fn keyed_endpoint(
-    endpoints: &dyn EndpointSource,
+pub fn keyed_endpoint<E: EndpointSource + ?Sized>(
+    endpoints: &E,
     provider: crate::secrets::Provider,
     run_id: &str,
 ) -> Result<Option<Endpoint>> {
@@ -239,7 +246,7 @@ pub fn keyed_endpoint(
 
 /// Every adapter this build has, each reaching models through `endpoints` (the relay).
 /// OpenClaw's Gateways get lasting tokens of Clawboo's tools from each run's grant. `access`
-/// decides per turn whether Claude Code and Codex use the user's own sign-in or a key (the
+/// decides per turn whether Claude Code, Codex and Hermes use the user's own sign-in or a key (the
 /// runtime catalog, which holds the choice).
 pub fn adapters(
     endpoints: Arc<dyn EndpointSource>,
@@ -251,8 +258,8 @@ pub fn adapters(
         .with(Arc::new(
             claude_code::ClaudeCodeRuntime::new(spawner.clone(), endpoints.clone()).with_access(access.clone()),
         ))
-        .with(Arc::new(codex::CodexRuntime::new(spawner.clone(), endpoints.clone()).with_access(access)))
-        .with(Arc::new(hermes::HermesRuntime::new(spawner.clone(), endpoints.clone())))
+        .with(Arc::new(codex::CodexRuntime::new(spawner.clone(), endpoints.clone()).with_access(access.clone())))
+        .with(Arc::new(hermes::HermesRuntime::new(spawner.clone(), endpoints.clone()).with_access(access)))
         .with(Arc::new(
             openclaw::OpenclawRuntime::new(spawner.clone(), endpoints.clone()).with_gateway_tokens(gateway_tokens),
         ))

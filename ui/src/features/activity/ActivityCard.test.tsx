@@ -14,6 +14,7 @@ import {
   seedRun,
 } from "../../test/fakeApi";
 import { seedRequest } from "../../test/fakeAttention";
+import { spend } from "../../test/fakeSpend";
 import { backendDoes, openChat, renderApp } from "../../test/helpers";
 
 vi.mock("../../api", async () => (await import("../../test/fakeApi")).fakeApiModule);
@@ -260,6 +261,45 @@ describe("Activity card", () => {
     expect(usage).toContain("1,234 in · 56 out");
     expect(usage).toContain("cache 1,000 read · 20 write");
     expect(usage).toContain("$0.0123");
+  });
+
+  it("says a run on the user's own sign-in used it, with tokens on the subscription", async () => {
+    spend.runs = [
+      {
+        runId,
+        day: "2026-12-05",
+        at: 0,
+        agentId,
+        teamId: "",
+        routineId: "",
+        cardId: "",
+        runtime: "hermes",
+        provider: "",
+        model: "",
+        billing: "subscription",
+        requests: 0,
+        inputTokens: 1234,
+        outputTokens: 56,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        costMicros: null,
+        unpricedTokens: 0,
+      },
+    ];
+    await openActivity();
+    await backendDoes(() => {
+      emitRunEvent(agentId, runId, {
+        type: "usage",
+        inputTokens: 1234,
+        outputTokens: 56,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        costUsd: null,
+      });
+    });
+    await waitFor(() =>
+      expect(card().getByTestId("activity-cost").textContent).toBe("your own sign-in · on your subscription"),
+    );
   });
 
   it("keeps showing the last run after it finished, with its outcome", async () => {

@@ -123,6 +123,8 @@ function UsageLine({ usage, spent }: { usage: Usage; spent: RunSpend | undefined
       )}
       {spent ? (
         <span className="run-cost" data-testid="activity-cost">
+          {/* Only a CLI on the user's own sign-in bypasses the relay: say so with the tokens. */}
+          {spent.billing === "subscription" && "your own sign-in · "}
           {runCostLabel(spent.costMicros, spent.billing)}
           {spent.cacheReadTokens > 0 && ` · cache reads ${cacheShare(spent)}`}
         </span>

@@ -205,7 +205,7 @@ export function AgentFields({ values, onChange, errors, handleServerError, testI
           </p>
         </div>
 
-        {values.runtime === "native" && (
+        {(values.runtime === "native" || values.runtime === "hermes") && (
           <div className="field field--grow">
             <label htmlFor={`${id}-provider`}>Provider</label>
             <select
@@ -217,10 +217,11 @@ export function AgentFields({ values, onChange, errors, handleServerError, testI
             >
               {!values.provider && (
                 <option value="" disabled>
-                  Choose a provider
+                  {values.runtime === "hermes" ? "None: your own Hermes sign-in" : "Choose a provider"}
                 </option>
               )}
-              {PROVIDERS.map((p) => (
+              {/* Hermes' install cannot call Anthropic's API (the engine refuses it). */}
+              {PROVIDERS.filter((p) => values.runtime !== "hermes" || p.value !== "anthropic").map((p) => (
                 <option key={p.value} value={p.value}>
                   {p.label}
                 </option>

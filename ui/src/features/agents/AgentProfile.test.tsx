@@ -80,6 +80,33 @@ describe("Agent profile", () => {
     expect((await screen.findByTestId("profile-access")).textContent).toContain("no sign-in was found in ~/.codex/auth.json");
   });
 
+  it("says a Hermes agent runs on its provider's key, and on the user's own sign-in without one", async () => {
+    backend.access.push({ kind: "hermes", choice: null, signInFound: true, place: "~/.hermes/auth.json" });
+    seedAgent({ name: "Sage", handle: "sage", runtime: "hermes", provider: "openai" });
+    const { user } = renderApp();
+    await openAgentProfile(user, "sage");
+    expect((await screen.findByTestId("profile-access")).textContent).toBe(
+      "Hermes uses an API key from Clawboo (OpenAI), chosen automatically. Change it in Settings > Runtimes.",
+    );
+    // OpenRouter has no key here: the choice follows the provider picked on the form.
+    await user.selectOptions(screen.getByTestId("profile-provider-select"), "openrouter");
+    await waitFor(() =>
+      expect(screen.getByTestId("profile-access").textContent).toBe(
+        "Hermes uses your own sign-in (~/.hermes/auth.json): its requests go to the provider you signed in to, not to a provider picked here, chosen automatically. Change it in Settings > Runtimes.",
+      ),
+    );
+  });
+
+  it("shows the fix when a Hermes agent has neither a key nor a sign-in", async () => {
+    backend.access.push({ kind: "hermes", choice: null, signInFound: false, place: "~/.hermes/auth.json" });
+    seedAgent({ name: "Sage", handle: "sage", runtime: "hermes", provider: "openrouter" });
+    const { user } = renderApp();
+    await openAgentProfile(user, "sage");
+    const note = await screen.findByTestId("profile-access");
+    expect(note.textContent).toContain("none was found in ~/.hermes/auth.json: run `hermes model` once in a terminal");
+    expect(note.className).toBe("runtime__problem");
+  });
+
   it("says nothing about access for a Native agent", async () => {
     seedAgent({ name: "Local", handle: "local", runtime: "native", provider: "openai" });
     const { user } = renderApp();

@@ -1,9 +1,9 @@
 import { useMachineSetup } from "./readiness";
 import { useEffect, useState, type FormEvent } from "react";
-import type { Agent, AgentPatch, RuntimeKind } from "../../bindings";
+import type { Agent, AgentPatch } from "../../bindings";
 import { useDeleteAgent, useUpdateAgent } from "./agentQueries";
-import { useRuntimeAccess } from "../settings/settingsQueries";
-import { describeAccess } from "../settings/RuntimeAccessChoice";
+import { useProviders, useRuntimeAccess } from "../settings/settingsQueries";
+import { agentAccess } from "./agentAccess";
 import { errorMessage } from "../../errors";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { ErrorMessage } from "../../components/ErrorMessage";
@@ -115,7 +115,7 @@ export function AgentProfile({ agent, onDeleted, isBooZero = false, sandboxFocus
         setup={setup}
       />
       <ErrorMessage message={serverError.form} />
-      <RuntimeAccessNote kind={agent.runtime} />
+      <RuntimeAccessNote agent={values} />
 
       <div className="form__actions">
         <button
@@ -194,14 +194,16 @@ export function AgentProfile({ agent, onDeleted, isBooZero = false, sandboxFocus
   );
 }
 
-/** Which access the agent's runtime uses (own sign-in or a key), or why it cannot run. */
-function RuntimeAccessNote({ kind }: { kind: RuntimeKind }) {
+/** Which access the agent uses (own sign-in or a key), or why it cannot run. */
+function RuntimeAccessNote({ agent }: { agent: Pick<Agent, "runtime" | "provider"> }) {
   const access = useRuntimeAccess();
-  const entry = access.data?.find((a) => a.kind === kind);
+  const providers = useProviders();
+  const entry = access.data?.find((a) => a.kind === agent.runtime);
   if (!entry) return null;
+  const { effective, text, problem } = agentAccess(entry, agent, providers.data);
   return (
-    <p className={entry.effective ? "muted" : "runtime__problem"} data-testid="profile-access">
-      {entry.effective ? `${entry.label} uses ${describeAccess(entry)}. Change it in Settings > Runtimes.` : entry.problem}
+    <p className={effective ? "muted" : "runtime__problem"} data-testid="profile-access">
+      {effective ? text : problem}
     </p>
   );
 }

@@ -19,6 +19,15 @@ describe("OpenClaw Gateway on the agent profile", () => {
     expect(screen.queryByTestId("gateway-fields")).toBeNull();
   });
 
+  it("says how an OpenClaw agent runs on the user's own sign-in", async () => {
+    seedAgent({ handle: "claw", runtime: "openclaw", provider: "openai" });
+    const { user } = renderApp();
+    await openAgentProfile(user, "claw");
+    expect((await screen.findByTestId("gateway-sign-in-hint")).textContent).toContain(
+      "To run on your own OpenClaw sign-in, point the agent at a Gateway you run",
+    );
+  });
+
   it("points an agent at an existing Gateway; the token is sent once and never shown", async () => {
     const agent = seedAgent({ handle: "claw", runtime: "openclaw" });
     const { user } = renderApp();

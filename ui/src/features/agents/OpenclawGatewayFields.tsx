@@ -83,6 +83,11 @@ export function OpenclawGatewayFields({ agentId }: { agentId: string }) {
       <p className="field__hint">
         Point agents on several machines at one Gateway you run: this is how a team spans machines.
       </p>
+      <p className="field__hint" data-testid="gateway-sign-in-hint">
+        On Clawboo&apos;s own Gateway, OpenClaw uses the API key of the agent&apos;s provider. To run on your own
+        OpenClaw sign-in, point the agent at a Gateway you run: OpenClaw keeps its sign-in with all its other state,
+        which Clawboo does not hand to an agent.
+      </p>
       <div className="gateway-fields__choices" role="radiogroup" aria-label="Gateway">
         <label>
           <input

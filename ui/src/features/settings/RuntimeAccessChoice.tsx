@@ -3,19 +3,14 @@ import type { Access, RuntimeAccess } from "../../bindings";
 import { useSetRuntimeAccess } from "./settingsQueries";
 import { errorMessage } from "../../errors";
 import { ErrorMessage } from "../../components/ErrorMessage";
+import { describe } from "../agents/agentAccess";
+import { providerLabel } from "../../lib/providers";
 
 type Props = { access: RuntimeAccess };
 
 /** What agents on this runtime use, in words ("your own sign-in", "an API key from Clawboo"). */
 export function describeAccess(access: RuntimeAccess): string {
-  switch (access.effective) {
-    case "own_sign_in":
-      return `your own sign-in (${access.signInPlace})`;
-    case "api_key":
-      return `an API key from Clawboo (${access.keyProvider === "openai" ? "OpenAI" : "Anthropic"})`;
-    default:
-      return "nothing yet";
-  }
+  return access.effective ? describe(access, access.effective) : "nothing yet";
 }
 
 /** Settings > Runtimes: the user's own CLI sign-in or an API key from Clawboo, for one runtime. */
@@ -24,7 +19,11 @@ export function RuntimeAccessChoice({ access }: Props) {
   const name = useId();
   const setAccess = useSetRuntimeAccess();
   const checked: Access | null = choice ?? effective;
-  const keyLabel = access.keyProvider === "openai" ? "OpenAI" : "Anthropic";
+  // Hermes takes the key of each agent's provider.
+  const keyDetail =
+    kind === "hermes"
+      ? `the key of each agent's provider; ${keySet ? `${providerLabel(access.keyProvider)} key set` : "none set"}`
+      : `${providerLabel(access.keyProvider)} key ${keySet ? "set" : "not set"}`;
 
   const pick = (next: Access | null) => {
     setAccess.reset();
@@ -55,7 +54,7 @@ export function RuntimeAccessChoice({ access }: Props) {
         signInFound ? `found: ${signInPlace}` : `not found in ${signInPlace}`,
         `access-own-${kind}`,
       )}
-      {option("api_key", "Use an API key from Clawboo", `${keyLabel} key ${keySet ? "set" : "not set"}`, `access-key-${kind}`)}
+      {option("api_key", "Use an API key from Clawboo", keyDetail, `access-key-${kind}`)}
       <p className="muted" data-testid={`access-effective-${kind}`}>
         {effective ? `Agents use ${describeAccess(access)}` : "Agents cannot run yet"}
         {effective && choice === null ? ", chosen automatically." : "."}

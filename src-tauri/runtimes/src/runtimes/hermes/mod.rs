@@ -23,6 +23,11 @@
 //!   and Hermes expands `${VAR}` from its environment when it loads the config, so the key only
 //!   lives in the process's environment. `context_length` and the `security` keys stop it from
 //!   fetching model metadata and installing tools from the internet.
+//! - With the user's own sign-in (see [`super::signin`]) the agent's provider is not used:
+//!   `config.yaml` names no provider and no endpoint, so Hermes takes the one the user signed in
+//!   to (`active_provider` of `auth.json`, linked from the user's Hermes folder, never copied),
+//!   and no key is in its environment. Its requests go straight to that provider, not through
+//!   the relay, so its usage counts as tokens "on your subscription".
 //! - `SOUL.md` is Hermes' own identity slot: the first part of its system prompt. The persona is
 //!   written there before each turn, so it reaches the model once per request, in the system
 //!   prompt, and never enters the conversation history.
@@ -40,6 +45,7 @@ pub use protocol::AcpProtocol;
 use super::home::{write_private, INHERITED_ENV};
 use super::hosted::{self, Reach};
 use super::process::{CommandSpec, Spawner};
+use super::signin::{self, AccessSource, KeyOnly, Resolved};
 use super::supervise::{supervise_with, Timeouts};
 use super::{
     ApprovalPolicy, Capabilities, EndpointSource, HistoryMode, PersonaDelivery, RunChannels, RunResult, Runtime,
@@ -61,11 +67,35 @@ pub struct HermesRuntime {
     endpoints: Arc<dyn EndpointSource>,
     extra_env: Vec<(String, String)>,
     timeouts: Timeouts,
+    access: Arc<dyn AccessSource>,
+    /// Where the signed-in provider's requests go instead of its own host (tests: the fake
+    /// server); `None` in the app.
+    sign_in_base_url: Option<String>,
 }
 
 impl HermesRuntime {
     pub fn new(spawner: Arc<dyn Spawner>, endpoints: Arc<dyn EndpointSource>) -> Self {
-        Self { spawner, endpoints, extra_env: Vec::new(), timeouts: Timeouts::default() }
+        Self {
+            spawner,
+            endpoints,
+            extra_env: Vec::new(),
+            timeouts: Timeouts::default(),
+            access: Arc::new(KeyOnly),
+            sign_in_base_url: None,
+        }
+    }
+
+    /// Decides per turn between the user's own sign-in and a key (the runtime catalog).
+    pub fn with_access(mut self, access: Arc<dyn AccessSource>) -> Self {
+        self.access = access;
+        self
+    }
+
+    /// Sends the signed-in provider's requests to `url` (Hermes' own overrides for Nous Portal
+    /// and ChatGPT, `NOUS_INFERENCE_BASE_URL` / `HERMES_CODEX_BASE_URL`): tests only.
+    pub fn with_sign_in_base_url(mut self, url: Option<String>) -> Self {
+        self.sign_in_base_url = url;
+        self
     }
 
     /// Extra environment for the process (tests point proxies at the fake server).
@@ -85,6 +115,14 @@ impl HermesRuntime {
             .program
             .clone()
             .ok_or_else(|| Error::RuntimeNotFound("Hermes is not installed (no `hermes` program found).".into()))?;
+        // A key counts when the agent's provider is one Hermes can use and can serve the run.
+        let key_set = match input.agent.provider {
+            Some(p) if p != Provider::Anthropic => self.endpoints.can_serve(p)?,
+            _ => false,
+        };
+        if let Resolved::OwnSignIn(sign_in) = self.access.resolve(RuntimeKind::Hermes, key_set)? {
+            return self.prepare_signed_in(input, program, &sign_in);
+        }
         let provider = match input.agent.provider {
             None => {
                 return Err(Error::InvalidInput(
@@ -105,32 +143,13 @@ impl HermesRuntime {
             Some(p) => p,
         };
         let endpoint = self.endpoints.endpoint(provider, &input.run_id)?;
-        let home = input.homes.home(RuntimeKind::Hermes)?;
-        let hermes_home = home.join(".hermes");
-        crate::config::create_private_dir(&hermes_home)
-            .map_err(|e| Error::io(format!("Cannot create {}", hermes_home.display()), e))?;
+        let (home, hermes_home) = hermes_homes(input)?;
+        signin::unlink_hermes_auth(&hermes_home)?;
         let model = if input.agent.model.trim().is_empty() { DEFAULT_MODEL } else { input.agent.model.trim() };
-        let mut config = config_yaml(model, &endpoint.base_url, endpoint.api_key.is_some());
-        if input.approval == ApprovalPolicy::ReadOnly {
-            // Hermes has no read-only mode: Clawboo's guard and deny rule make one. The tools
-            // its bridge serves pass (the connectors' ones are held to the policy by the bridge).
-            let clawboo_tools = mcp_tool_names(input.tools.as_ref());
-            config = read_only::merge(
-                &config,
-                &read_only::install(&hermes_home, &program, &input.workspace, &clawboo_tools)?,
-            );
-        }
-        write_private(&hermes_home.join("config.yaml"), &config)?;
-        // An empty SOUL.md keeps Hermes' built-in identity (and stops it seeding its own file).
-        write_private(&hermes_home.join("SOUL.md"), input.persona.as_deref().unwrap_or(""))?;
+        let config = config_yaml(model, &endpoint.base_url, endpoint.api_key.is_some());
+        write_setup(input, &program, &hermes_home, config)?;
 
-        let mut env = vec![
-            ("HOME".to_owned(), path_str(&home)),
-            ("HERMES_HOME".to_owned(), path_str(&hermes_home)),
-            ("TMPDIR".to_owned(), path_str(&input.homes.tmp()?)),
-            ("HERMES_DISABLE_LAZY_INSTALLS".to_owned(), "1".to_owned()),
-            ("PYTHONUNBUFFERED".to_owned(), "1".to_owned()),
-        ];
+        let mut env = base_env(input, &home, &hermes_home)?;
         if let Some(key) = &endpoint.api_key {
             env.push((API_KEY_ENV.to_owned(), key.clone()));
             if provider == Provider::OpenRouter {
@@ -150,6 +169,78 @@ impl HermesRuntime {
             confine,
         })
     }
+}
+
+impl HermesRuntime {
+    /// The turn on the user's own sign-in: no provider, endpoint or key of Clawboo's; the
+    /// user's `auth.json` and its lock linked in, its shared Nous store named, and the sandbox
+    /// lets Hermes write just those of the user's and reach its sign-in providers' hosts.
+    fn prepare_signed_in(
+        &self,
+        input: &TurnInput,
+        program: std::path::PathBuf,
+        sign_in: &signin::OwnSignIn,
+    ) -> Result<CommandSpec> {
+        let (home, hermes_home) = hermes_homes(input)?;
+        let writable = signin::link_hermes_auth(&hermes_home, sign_in)?;
+        write_setup(input, &program, &hermes_home, signed_in_config_yaml(input.agent.model.trim()))?;
+        let mut env = base_env(input, &home, &hermes_home)?;
+        env.push((signin::HERMES_SHARED_AUTH_ENV.to_owned(), path_str(&signin::hermes_shared_dir(sign_in))));
+        if let Some(url) = &self.sign_in_base_url {
+            env.push(("NOUS_INFERENCE_BASE_URL".to_owned(), url.clone()));
+            env.push(("HERMES_CODEX_BASE_URL".to_owned(), url.clone()));
+        }
+        env.extend(self.extra_env.iter().cloned());
+        let sign_in_url = self.sign_in_base_url.clone().unwrap_or_default();
+        let mut confine = super::sandbox::turn_confinement(input, RuntimeKind::Hermes, &[&sign_in_url])?;
+        super::sandbox::allow_own_sign_in(&mut confine, sign_in.file.as_deref(), signin::HERMES_HOSTS);
+        if let Some(c) = confine.as_mut() {
+            c.writable.extend(writable.into_iter().filter(|f| Some(f.as_path()) != sign_in.file.as_deref()));
+        }
+        Ok(CommandSpec {
+            program,
+            args: vec!["acp".to_owned()],
+            env,
+            inherit_env: INHERITED_ENV.iter().map(|s| (*s).to_owned()).collect(),
+            cwd: input.workspace.clone(),
+            piped_stdin: true,
+            confine,
+        })
+    }
+}
+
+/// The agent's home for Hermes and, in it, its private `HERMES_HOME`.
+fn hermes_homes(input: &TurnInput) -> Result<(std::path::PathBuf, std::path::PathBuf)> {
+    let home = input.homes.home(RuntimeKind::Hermes)?;
+    let hermes_home = home.join(".hermes");
+    crate::config::create_private_dir(&hermes_home)
+        .map_err(|e| Error::io(format!("Cannot create {}", hermes_home.display()), e))?;
+    Ok((home, hermes_home))
+}
+
+/// Writes `config.yaml` (with the read-only guard when the policy says so) and `SOUL.md`.
+fn write_setup(input: &TurnInput, program: &Path, hermes_home: &Path, mut config: String) -> Result<()> {
+    if input.approval == ApprovalPolicy::ReadOnly {
+        // Hermes has no read-only mode: Clawboo's guard and deny rule make one. The tools
+        // its bridge serves pass (the connectors' ones are held to the policy by the bridge).
+        let clawboo_tools = mcp_tool_names(input.tools.as_ref());
+        config =
+            read_only::merge(&config, &read_only::install(hermes_home, program, &input.workspace, &clawboo_tools)?);
+    }
+    write_private(&hermes_home.join("config.yaml"), &config)?;
+    // An empty SOUL.md keeps Hermes' built-in identity (and stops it seeding its own file).
+    write_private(&hermes_home.join("SOUL.md"), input.persona.as_deref().unwrap_or(""))
+}
+
+/// The environment of every turn, key or sign-in.
+fn base_env(input: &TurnInput, home: &Path, hermes_home: &Path) -> Result<Vec<(String, String)>> {
+    Ok(vec![
+        ("HOME".to_owned(), path_str(home)),
+        ("HERMES_HOME".to_owned(), path_str(hermes_home)),
+        ("TMPDIR".to_owned(), path_str(&input.homes.tmp()?)),
+        ("HERMES_DISABLE_LAZY_INSTALLS".to_owned(), "1".to_owned()),
+        ("PYTHONUNBUFFERED".to_owned(), "1".to_owned()),
+    ])
 }
 
 impl Runtime for HermesRuntime {
@@ -238,6 +329,24 @@ pub fn config_yaml(model: &str, base_url: &str, has_key: bool) -> String {
         "context_file_max_chars": crate::context::files::HERMES_CONTEXT_FILE_LIMIT,
         "security": {"tirith_enabled": false, "allow_lazy_installs": false},
         // Dangerous commands ask the user (the default, "smart", asks a model first).
+        "approvals": {"mode": "manual"},
+    });
+    let mut text = serde_json::to_string_pretty(&config).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// `config.yaml` on the user's own sign-in: no provider (Hermes takes the signed-in one), no
+/// endpoint and no key; the agent's model when it names one, else the provider's default.
+pub fn signed_in_config_yaml(model: &str) -> String {
+    let mut model_cfg = json!({ "context_length": CONTEXT_LENGTH });
+    if !model.is_empty() {
+        model_cfg["default"] = json!(model);
+    }
+    let config = json!({
+        "model": model_cfg,
+        "context_file_max_chars": crate::context::files::HERMES_CONTEXT_FILE_LIMIT,
+        "security": {"tirith_enabled": false, "allow_lazy_installs": false},
         "approvals": {"mode": "manual"},
     });
     let mut text = serde_json::to_string_pretty(&config).unwrap_or_default();
