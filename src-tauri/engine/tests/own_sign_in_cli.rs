@@ -49,6 +49,28 @@ const SSH_KEY: &str = "SECRET-SSH-KEY-own-signin-51f0";
 /// In the user's own CLAUDE.md / AGENTS.md / settings: must never reach the model.
 const USER_FILES_MARKER: &str = "USER-PRIVATE-CONFIG-MARKER-41c2";
 
+/// An endpoint source that counts the grants it hands to runs (a relay's grant marks a run as
+/// relayed; asking whether a key exists is not a grant).
+struct Granting {
+    endpoint: Endpoint,
+    runs: std::sync::Mutex<Vec<String>>,
+}
+
+impl Granting {
+    fn taken(&self) -> usize {
+        self.runs.lock().unwrap().len()
+    }
+}
+
+impl clawboo_engine::runtimes::EndpointSource for Granting {
+    fn endpoint(&self, _provider: clawboo_engine::secrets::Provider, run_id: &str) -> clawboo_engine::Result<Endpoint> {
+        if !run_id.is_empty() {
+            self.runs.lock().unwrap().push(run_id.to_owned());
+        }
+        Ok(self.endpoint.clone())
+    }
+}
+
 /// A temporary user home with a sign-in, an agent folder and a workspace.
 struct Setup {
     _dir: tempfile::TempDir,
@@ -400,9 +422,9 @@ async fn a_stored_key_wins_unless_own_sign_in_is_chosen_and_the_choice_is_kept()
     let store = Arc::new(Store::open(&s.agent_dir.join("clawboo.db")).unwrap());
     let catalog = Arc::new(RuntimeCatalog::new(store).with_sign_in_locator(SignInLocator::for_home(&s.user_home)));
     let endpoint = Endpoint { base_url: "http://127.0.0.1:9".into(), api_key: Some("sk-fake-key".into()) };
-    let claude =
-        ClaudeCodeRuntime::new(Arc::new(SystemSpawner), Arc::new(Fixed(endpoint.clone()))).with_access(catalog.clone());
-    let codex = CodexRuntime::new(Arc::new(SystemSpawner), Arc::new(Fixed(endpoint))).with_access(catalog.clone());
+    let grants = Arc::new(Granting { endpoint, runs: Default::default() });
+    let claude = ClaudeCodeRuntime::new(Arc::new(SystemSpawner), grants.clone()).with_access(catalog.clone());
+    let codex = CodexRuntime::new(Arc::new(SystemSpawner), grants.clone()).with_access(catalog.clone());
     // A `claude` that only answers `--help` (the command is built, never run).
     let claude_program = s.agent_dir.join("claude");
     std::fs::write(&claude_program, "#!/bin/sh\necho '  --output-format <format>  Output format'\n").unwrap();
@@ -418,7 +440,11 @@ async fn a_stored_key_wins_unless_own_sign_in_is_chosen_and_the_choice_is_kept()
     assert_eq!(var(&env, "ANTHROPIC_API_KEY").as_deref(), Some("sk-fake-key"));
     assert_eq!(var(&env, "CLAUDE_SECURESTORAGE_CONFIG_DIR"), None);
 
-    // Own sign-in chosen: no key anywhere, the credentials where they are.
+    assert_eq!(grants.taken(), 1, "the key's run was granted an endpoint");
+
+    // Own sign-in chosen: no key anywhere, the credentials where they are, and no grant asked
+    // for (a grant would count the run as relayed and its tokens would not be on the
+    // subscription).
     catalog.set_access(RuntimeKind::ClaudeCode, Some(Access::OwnSignIn)).unwrap();
     catalog.set_access(RuntimeKind::Codex, Some(Access::OwnSignIn)).unwrap();
     let env = claude.command(&claude_input).unwrap().env;
@@ -428,6 +454,7 @@ async fn a_stored_key_wins_unless_own_sign_in_is_chosen_and_the_choice_is_kept()
     let (spec, _) = codex.prepare(&codex_input).unwrap();
     assert!(spec.env.iter().all(|(_, v)| v != "sk-fake-key"), "no key in Codex's environment");
     assert_eq!(std::fs::read_link(&codex_link).unwrap(), auth);
+    assert_eq!(grants.taken(), 1, "no grant for a run on the user's own sign-in");
 
     // Back to the key: the link goes, the user's file stays.
     catalog.set_access(RuntimeKind::Codex, Some(Access::ApiKey)).unwrap();

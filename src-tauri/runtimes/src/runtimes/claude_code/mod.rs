@@ -101,8 +101,13 @@ impl ClaudeCodeRuntime {
         let program = input.program.clone().ok_or_else(|| {
             Error::RuntimeNotFound("Claude Code (`claude`) is not installed or was not found.".into())
         })?;
-        let endpoint = super::keyed_endpoint(self.endpoints.as_ref(), Provider::Anthropic, &input.run_id)?;
-        let access = self.access.resolve(RuntimeKind::ClaudeCode, endpoint.is_some())?;
+        // Decide the sign-in before asking for a grant: a grant counts the run as relayed, and a
+        // run on the user's own sign-in must count its tokens on their subscription.
+        let access = self.access.resolve(RuntimeKind::ClaudeCode, self.endpoints.can_serve(Provider::Anthropic)?)?;
+        let endpoint = match access {
+            Resolved::ApiKey => super::keyed_endpoint(self.endpoints.as_ref(), Provider::Anthropic, &input.run_id)?,
+            Resolved::OwnSignIn(_) => None,
+        };
         let home = input.homes.home(RuntimeKind::ClaudeCode)?;
         let tmp = input.homes.tmp()?;
         let path = |p: &std::path::Path| p.to_string_lossy().into_owned();

@@ -95,8 +95,13 @@ impl CodexRuntime {
             .program
             .clone()
             .ok_or_else(|| Error::RuntimeFailed("Codex is not installed: install it, then try again.".into()))?;
-        let endpoint = super::keyed_endpoint(self.endpoints.as_ref(), Provider::OpenAi, &input.run_id)?;
-        let access = self.access.resolve(RuntimeKind::Codex, endpoint.is_some())?;
+        // Decide the sign-in before asking for a grant: a grant counts the run as relayed, and a
+        // run on the user's own sign-in must count its tokens on their subscription.
+        let access = self.access.resolve(RuntimeKind::Codex, self.endpoints.can_serve(Provider::OpenAi)?)?;
+        let endpoint = match access {
+            Resolved::ApiKey => super::keyed_endpoint(self.endpoints.as_ref(), Provider::OpenAi, &input.run_id)?,
+            Resolved::OwnSignIn(_) => None,
+        };
         let model = match input.agent.model.trim() {
             "" => DEFAULT_MODEL.to_owned(),
             model => model.to_owned(),
