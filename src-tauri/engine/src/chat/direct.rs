@@ -182,10 +182,6 @@ impl Chat {
         );
         let input = TurnInput {
             connectors: connectors.connectors,
-            run_id: run.id.clone(),
-            homes: prepared.homes(),
-            workspace: prepared.folder.clone(),
-            message: text.to_owned(),
             setup: slots.setup,
             persona: system,
             resume_session,
@@ -193,9 +189,7 @@ impl Chat {
             preamble,
             tools: grant,
             transcript,
-            approval: agent.approval_policy,
-            program: prepared.runtime.program.clone(),
-            agent: agent.clone(),
+            ..prepared.input(&run.id, text.to_owned())
         };
         let warnings = setup_notice
             .into_iter()

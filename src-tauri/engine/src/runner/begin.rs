@@ -252,22 +252,14 @@ impl Runner {
         });
         let connectors = parts.connectors.as_ref().map(|c| c.for_run(&agent.id)).unwrap_or_default();
         notes.extend(connectors.warnings.into_iter().map(|message| RunEvent::Warning { message }));
+        // Every run is a fresh session: nothing to resume, no turns carried.
         let input = TurnInput {
-            run_id: run.id.clone(),
-            agent: agent.clone(),
             connectors: connectors.connectors,
-            homes: prepared.homes(),
-            workspace: prepared.folder.clone(),
-            message: context.message.clone(),
             setup: slots.setup,
             persona: placed.system,
             preamble: placed.preamble,
             tools,
-            resume_session: None,
-            fork_session: false,
-            transcript: Vec::new(),
-            approval: agent.approval_policy,
-            program: prepared.runtime.program.clone(),
+            ..prepared.input(&run.id, context.message.clone())
         };
         Ok(Begun { run, input, notes })
     }

@@ -301,20 +301,14 @@ impl Chat {
         let connectors = self.run_connectors(&agent.id);
         let input = TurnInput {
             connectors: connectors.connectors,
-            run_id: run.id.clone(),
-            homes: prepared.homes(),
-            workspace: prepared.folder.clone(),
-            message: message_text,
             setup: session.file_plan.setup_slot(),
             persona: system,
             preamble,
             resume_session: session.resume_session(),
             fork_session: matches!(plan, Plan::Fork { .. }),
             transcript,
-            approval: agent.approval_policy,
-            program: prepared.runtime.program.clone(),
-            agent: agent.clone(),
             tools: grant,
+            ..prepared.input(&run.id, message_text)
         };
         let pending = match history {
             TurnHistory::Fresh => files::PendingDeliveries::default(),

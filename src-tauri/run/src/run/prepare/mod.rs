@@ -34,7 +34,7 @@ use crate::context::ToolName;
 use crate::error::{Error, Result};
 use crate::runtimes::catalog::RuntimeCatalog;
 use crate::runtimes::home::RuntimeHomes;
-use crate::runtimes::{Capabilities, Runtime, RuntimeRegistry};
+use crate::runtimes::{Capabilities, Runtime, RuntimeRegistry, TurnInput};
 
 /// What is to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,6 +119,29 @@ impl PreparedRun {
     /// The runtimes' private homes, in the agent's own folder.
     pub fn homes(&self) -> RuntimeHomes {
         RuntimeHomes::for_agent_dir(&self.workspace)
+    }
+
+    /// The runtime's input for the run `run_id` of `message`, with what was prepared: who runs
+    /// it, where, with which program and approval policy. The caller adds what is its own: what
+    /// it placed in the slots, the session the turn goes on in, the tools and connectors granted.
+    pub fn input(&self, run_id: &str, message: String) -> TurnInput {
+        TurnInput {
+            run_id: run_id.to_owned(),
+            agent: self.agent.clone(),
+            workspace: self.folder.clone(),
+            homes: self.homes(),
+            message,
+            persona: None,
+            setup: None,
+            preamble: None,
+            tools: None,
+            connectors: Vec::new(),
+            resume_session: None,
+            fork_session: false,
+            transcript: Vec::new(),
+            approval: self.agent.approval_policy,
+            program: self.runtime.program.clone(),
+        }
     }
 }
 
