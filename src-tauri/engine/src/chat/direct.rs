@@ -4,36 +4,32 @@
 
 use std::sync::Arc;
 
-use super::files::{self, AgentFilesForRun, Slots};
+use super::files::{self, Slots};
 use super::recall::{self, Recall};
 use super::setup::{self, Plan};
 use super::store::{self, Conversation};
 use super::{now_ms, Chat, ChatMessage, ChatRole, RunStatus, RunSummary, SendOutcome};
-use crate::agents::{Agent, RuntimeKind};
-use crate::context::files::{FilePlan, FileSession};
+use crate::agents::Agent;
 use crate::error::{Error, Result};
 use crate::events::EngineEvent;
+use crate::run::prepare::{AgentRuntime, PreparedRun, RunFolder, RunKind, RunRequest, SessionAsk, TurnSession};
 use crate::run::{Policies, Recorder, Slot, Turn};
-use crate::runtimes::home::RuntimeHomes;
 use crate::runtimes::{
-    Capabilities, HistoryMode, PersonaDelivery, RunEvent, RunResult, Runtime, SetupChange, TranscriptTurn, TurnInput,
+    Capabilities, HistoryMode, PersonaDelivery, RunEvent, RunResult, Runtime, SetupChange, TurnHistory, TurnInput,
 };
 
 /// What starting a one-to-one turn wrote, in one transaction, and what it decided there.
 struct PreparedTurn {
-    conversation: Conversation,
+    /// How the session goes on (resumed, forked, fresh with carried turns, new), in which
+    /// conversation, with the agent's files placed for it.
+    session: TurnSession,
     /// The user's message, stored.
     message: ChatMessage,
     run: RunSummary,
-    /// The turns carried in front of this one (user, assistant), oldest first.
-    transcript: Vec<(String, String)>,
-    /// How the session goes on (resumed, forked, fresh with carried turns, new).
-    plan: Plan,
     /// No reply in this conversation yet: saved notes are recalled with this turn.
     first_turn: bool,
     /// The messages a retry or an edit replaced (empty for a plain send).
     superseded: Vec<String>,
-    file_plan: FilePlan,
     /// The runtime's instruction slot, when Clawboo fills it.
     system: Option<String>,
     slots: Slots,
@@ -116,56 +112,29 @@ impl Chat {
         // Reserved before anything else, in the same lock as the check: of two quick sends,
         // exactly one gets the slot. Released on any early return.
         let reservation = self.slots.reserve(&agent)?;
-        let program = match agent.runtime {
-            RuntimeKind::Native => None,
-            kind => Some(self.catalog.locate(kind)?),
-        };
-        let runtime = self.runtimes.get(agent.runtime).ok_or_else(|| {
-            Error::RuntimeNotFound(format!("No adapter for {} in this build.", agent.runtime.as_str()))
-        })?;
-        let capabilities = runtime.capabilities();
-        let workspace = self.agents.workspaces().dir(&agent.id);
         let tools = self.direct_tools(&agent);
-        let agent_files = AgentFilesForRun::read(&self.agents, &agent, true, &tools)?;
+        let request =
+            RunRequest { kind: RunKind::Message, agent, folder: RunFolder::AgentWorkspace, tools, heartbeat: false };
         // What the session starts with does not depend on the session: checked (budgets) before
         // anything is stored.
-        let fingerprint = setup::files_fingerprint(&agent_files.plan(&FileSession::New)?);
-
+        let prepared = self.preparer().prepare(request)?;
+        let fingerprint = setup::files_fingerprint(&prepared.new_session_files);
         let now = now_ms();
         let turn = self.store.write(|tx| {
             let conversation = match chat_id {
-                Some(chat_id) => store::chat(tx, &agent.id, chat_id)?,
-                None => store::current_chat(tx, &agent.id, now)?,
+                Some(chat_id) => store::chat(tx, &prepared.agent.id, chat_id)?,
+                None => store::current_chat(tx, &prepared.agent.id, now)?,
             };
-            let draft = TurnDraft {
-                agent: &agent,
-                capabilities: &capabilities,
-                agent_files: &agent_files,
-                fingerprint: &fingerprint,
-            };
-            prepare_turn(tx, conversation, &draft, text, replacing, now)
+            prepare_turn(tx, conversation, &prepared, &fingerprint, text, replacing, now)
         })?;
-        let PreparedTurn {
-            conversation,
-            message,
-            run,
-            transcript,
-            plan,
-            first_turn,
-            superseded,
-            file_plan,
-            system,
-            slots,
-        } = turn;
-        let (transcript, carried) = match plan {
-            Plan::Fresh { .. } => setup::carry_forward(transcript, setup::CARRY_BUDGET_CHARS),
-            _ => (transcript.into_iter().map(|(user, assistant)| TranscriptTurn { user, assistant }).collect(), (0, 0)),
-        };
+        let PreparedTurn { mut session, message, run, first_turn, superseded, system, slots } = turn;
+        let (agent, capabilities) = (&prepared.agent, &prepared.runtime.capabilities);
+        let (transcript, carried) = session.take_transcript();
         let label = crate::runtimes::detect::label(agent.runtime);
         let runtime_session = capabilities.history == HistoryMode::RuntimeSession;
         let setup_notice = match replacing {
             Some(_) => setup::replaced_notice(label, runtime_session, carried),
-            None => setup::notice(label, &plan, carried),
+            None => setup::notice(label, &session.plan, carried),
         };
         // A fresh session after a retry or an edit: a runtime that takes carried turns of its own
         // (Codex) gets them as turns; the others get them as text in front of the message.
@@ -173,13 +142,14 @@ impl Chat {
             replacing.is_some() && runtime_session && capabilities.setup_change != SetupChange::FreshSession;
         let carried_text = if carries_as_text { setup::carried_text(&transcript) } else { String::new() };
 
-        let resume_session =
-            conversation.session_id.clone().filter(|_| matches!(plan, Plan::Resume | Plan::Fork { .. }));
+        let resume_session = session.resume_session();
         let own_session_new = capabilities.persona == PersonaDelivery::OwnSetup
             && capabilities.history == HistoryMode::RuntimeSession
             && resume_session.is_none();
+        let file_plan = &session.file_plan;
         let own_session_instructions = if own_session_new { file_plan.instructions.as_str() } else { "" };
-        let request = self.request_context(&agent, &conversation, &capabilities, text, first_turn, &resume_session);
+        let conversation = &session.conversation;
+        let request = self.request_context(agent, conversation, capabilities, text, first_turn, &resume_session);
         let preamble = files::join_nonempty(&[
             own_session_instructions,
             &carried_text,
@@ -200,27 +170,26 @@ impl Chat {
                 },
             )
         })?;
-        let pending = files::PendingDeliveries::new(capabilities.history, conversation.epoch, &file_plan)
+        let pending = files::PendingDeliveries::new(capabilities.history, conversation.epoch, file_plan)
             .with_scratch(request.recalled.as_ref().and_then(|r| r.delivered_scratch()));
         let connectors = self.run_connectors(&agent.id);
-        let grant =
-            self.grant_direct_tools(&agent, tools, !connectors.connectors.is_empty(), &conversation.id, &run.id);
+        let grant = self.grant_direct_tools(
+            agent,
+            prepared.tools.clone(),
+            !connectors.connectors.is_empty(),
+            &conversation.id,
+            &run.id,
+        );
         let input = TurnInput {
             connectors: connectors.connectors,
-            run_id: run.id.clone(),
-            homes: RuntimeHomes::for_agent_dir(&workspace),
-            workspace,
-            message: text.to_owned(),
             setup: slots.setup,
             persona: system,
             resume_session,
-            fork_session: matches!(plan, Plan::Fork { .. }),
+            fork_session: matches!(session.plan, Plan::Fork { .. }),
             preamble,
             tools: grant,
             transcript,
-            approval: agent.approval_policy,
-            program,
-            agent: agent.clone(),
+            ..prepared.input(&run.id, text.to_owned())
         };
         let warnings = setup_notice
             .into_iter()
@@ -247,6 +216,8 @@ impl Chat {
 
         let slot = reservation.started(&run.id);
         let session_end = SessionEnd { fingerprint, pending };
+        let PreparedRun { agent, runtime: AgentRuntime { runtime, .. }, .. } = prepared;
+        let conversation = session.conversation;
         let direct = DirectRun { agent, conversation, run: run.clone(), input, runtime, slot, opening, session_end };
         self.handle.spawn(Arc::clone(self).run_direct(direct));
         Ok(SendOutcome { message, run: Some(run) })
@@ -380,14 +351,6 @@ impl Chat {
     }
 }
 
-/// What a turn is prepared from, read before its transaction.
-struct TurnDraft<'a> {
-    agent: &'a Agent,
-    capabilities: &'a Capabilities,
-    agent_files: &'a AgentFilesForRun,
-    fingerprint: &'a str,
-}
-
 /// Stores the user's message and the run's row, and decides how the session goes on and where
 /// the agent's files go (the budgets were checked before). `replacing`: the user's last message,
 /// superseded here with everything after it; the runtime session that held them is forgotten,
@@ -395,12 +358,13 @@ struct TurnDraft<'a> {
 fn prepare_turn(
     tx: &rusqlite::Transaction,
     mut conversation: Conversation,
-    draft: &TurnDraft<'_>,
+    prepared: &PreparedRun,
+    fingerprint: &str,
     text: &str,
     replacing: Option<&str>,
     now: i64,
 ) -> Result<PreparedTurn> {
-    let TurnDraft { agent, capabilities, agent_files, fingerprint } = *draft;
+    let (agent, capabilities) = (&prepared.agent, &prepared.runtime.capabilities);
     let mut superseded = Vec::new();
     if let Some(message_id) = replacing {
         let last = store::last_user_message(tx, &conversation)?.filter(|m| m.id == message_id).ok_or_else(|| {
@@ -412,21 +376,9 @@ fn prepare_turn(
         conversation.session_runtime = None;
         conversation.session_setup = None;
     }
-    let resumable = conversation.session_id.is_some() && conversation.session_runtime == Some(agent.runtime);
-    let plan = match replacing {
-        // The session held the replaced exchange: a fresh one carries the conversation without it.
-        Some(_) if capabilities.history == HistoryMode::RuntimeSession => Plan::Fresh { changed: Vec::new() },
-        _ => setup::plan(capabilities.setup_change, resumable, conversation.session_setup.as_deref(), fingerprint),
-    };
-    let carried = match (capabilities.history, &plan) {
-        (HistoryMode::ClawbooTranscript, _) | (_, Plan::Fresh { .. }) => store::transcript(tx, &conversation)?,
-        (HistoryMode::RuntimeSession, _) => Vec::new(),
-    };
-    // The session this turn continues, and what it holds of the agent's files.
-    let resumed = conversation.session_id.as_deref().filter(|_| plan == Plan::Resume);
-    let file_session = files::turn_session(tx, &conversation, capabilities.history, resumed, &carried)?;
-    let transcript: Vec<(String, String)> = carried.into_iter().map(|t| (t.user, t.assistant)).collect();
-    let file_plan = agent_files.plan(&file_session)?;
+    let ask = SessionAsk { history: TurnHistory::ContinueRoom, fingerprint, replaced: replacing.is_some() };
+    let session = prepared.session(tx, conversation, ask)?;
+    let (conversation, file_plan) = (&session.conversation, &session.file_plan);
     // The instruction slot: the persona and instructions where Clawboo sends them; Native
     // builds its system prompt from the setup; OpenClaw reads the persona files itself and
     // gets the instructions once per session, in front of the message (counted there).
@@ -436,12 +388,12 @@ fn prepare_turn(
     };
     let in_front =
         files::join_nonempty(&[if system.is_none() { &file_plan.instructions } else { "" }, &file_plan.references]);
-    let slots = files::slots(agent.runtime, &file_plan, system.as_deref(), in_front.as_deref(), text)?;
-    let first_turn = !store::has_reply(tx, &conversation)?;
-    let run = store::insert_run(tx, &conversation, agent.runtime, now)?;
-    let message = store::add_message(tx, &conversation, ChatRole::User, text, Some(&run.id), conversation.epoch, now)?;
+    let slots = files::slots(agent.runtime, file_plan, system.as_deref(), in_front.as_deref(), text)?;
+    let first_turn = !store::has_reply(tx, conversation)?;
+    let run = store::insert_run(tx, conversation, agent.runtime, now)?;
+    let message = store::add_message(tx, conversation, ChatRole::User, text, Some(&run.id), conversation.epoch, now)?;
     if capabilities.history == HistoryMode::ClawbooTranscript && !file_plan.references.is_empty() {
         store::set_carried(tx, &message.id, &file_plan.references)?;
     }
-    Ok(PreparedTurn { conversation, message, run, transcript, plan, first_turn, superseded, file_plan, system, slots })
+    Ok(PreparedTurn { session, message, run, first_turn, superseded, system, slots })
 }

@@ -6,11 +6,8 @@ mod actions;
 mod boo_zero;
 pub mod chats;
 mod direct;
-pub(crate) mod files;
 mod recall;
-mod setup;
 mod slots;
-mod store;
 pub mod team;
 mod types;
 
@@ -19,6 +16,9 @@ use std::sync::{Arc, Mutex};
 pub use actions::{ReadThreadKind, UnreadThread};
 pub use files::ChatRunContext;
 pub use types::{ChatMessage, ChatPage, ChatRole, RunErrorCode, RunEventRecord, RunStatus, RunSummary, SendOutcome};
+
+// Preparing a run is the run layer's (`run::prepare`); chat names its parts by their old paths.
+pub(crate) use crate::run::prepare::{conversation as store, files, setup};
 
 use crate::agents::{Agent, Agents};
 use crate::error::{Error, Result};
@@ -104,6 +104,11 @@ impl Chat {
     }
 
     /// The connectors a run of this agent gets, and warnings for those left out.
+    /// What preparing a run reads from (`run::prepare`).
+    pub(crate) fn preparer(&self) -> crate::run::prepare::Preparer<'_> {
+        crate::run::prepare::Preparer { agents: &self.agents, runtimes: &self.runtimes, catalog: &self.catalog }
+    }
+
     pub(crate) fn run_connectors(&self, agent_id: &str) -> crate::connectors::RunConnectors {
         self.connectors.as_ref().map(|c| c.for_run(agent_id)).unwrap_or_default()
     }

@@ -23,8 +23,8 @@ use crate::error::Result;
 
 /// Saved notes recalled on a conversation's first turn.
 pub const RECALLED_NOTES: usize = context::SAVED_NOTES;
-/// The scratch projection's row among a runtime session's deliveries (`file_deliveries`).
-pub(in crate::chat) const SCRATCH_ITEM: &str = "scratch";
+// The scratch projection's row among a runtime session's deliveries (`file_deliveries`).
+pub(in crate::chat) use crate::run::prepare::files::SCRATCH_ITEM;
 
 pub(in crate::chat) struct RecallRequest<'a> {
     pub agent_id: &'a str,

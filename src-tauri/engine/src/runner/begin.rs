@@ -1,26 +1,20 @@
 //! What a task run starts from: everything fixed for the task (read once, so the steady tier is
 //! byte-identical across its runs), and each run's context, row, record on the card and tools.
 
-use std::path::PathBuf;
-use std::sync::Arc;
-
 use super::check::CheckOutcome;
 use super::task::tail;
 use super::{store, Runner, RunnerSettings, StartOptions, TaskRunContext};
 use crate::agents::{Agent, RuntimeKind};
 use crate::board::{Actor, Card, CardOrigin, CardRun, CardRunKind, CardRunStatus, Comment, CommentKind};
-use crate::chat::files::AgentFilesForRun;
-use crate::chat::team::placement;
 use crate::chat::{RunStatus, RunSummary};
-use crate::context::files::{FilePlan, FileSession};
 use crate::context::{
     self, BlockFact, FailedCheck, MemoryBlock, TaskRun, ToolName, WaitingItem, WaitingKind, PROGRESS_NOTE_CHARS,
 };
 use crate::error::{Error, Result};
 use crate::guard::RunScope;
 use crate::memory::Visibility;
-use crate::runtimes::home::RuntimeHomes;
-use crate::runtimes::{Capabilities, RunEvent, Runtime, TurnInput};
+use crate::run::prepare::{placement, PreparedRun, RunFolder, RunKind, RunRequest};
+use crate::runtimes::{RunEvent, TurnInput};
 use crate::vocab::clock::now_ms;
 
 /// Fixed for the whole task. The steady tier is built from these alone, so it is byte-identical
@@ -28,19 +22,13 @@ use crate::vocab::clock::now_ms;
 pub(super) struct Task {
     pub(super) card: Card,
     pub(super) claim: String,
-    pub(super) agent: Agent,
-    pub(super) runtime: Arc<dyn Runtime>,
-    pub(super) capabilities: Capabilities,
-    pub(super) program: Option<PathBuf>,
-    /// Where the agent's files go, read once: every run of the task starts a new session.
-    pub(super) files: FilePlan,
-    pub(super) tools: Vec<ToolName>,
+    /// The run as the run layer prepared it, once for the task: the agent, its runtime and
+    /// tools, and its files (every run of the task starts a new session, so they go as
+    /// `new_session_files`). Its `folder` is where the runtime works and the check command
+    /// runs: the card's worktree (a project folder in a git repository), its project folder
+    /// (any other), else the agent's workspace.
+    pub(super) run: PreparedRun,
     pub(super) conversation_id: String,
-    /// The agent's own folder: its files and its runtimes' private homes.
-    pub(super) workspace: PathBuf,
-    /// Where the runtime works and the check command runs: the card's worktree (a project folder
-    /// in a git repository), its project folder (any other), else the agent's workspace.
-    pub(super) check_folder: PathBuf,
     pub(super) options: StartOptions,
     /// The card's previous run was cut off by a quit or crash.
     pub(super) cut_off: bool,
@@ -81,13 +69,9 @@ impl Runner {
             .clone()
             .ok_or_else(|| Error::InvalidInput(format!("#{} has no assignee any more.", card.number)))?;
         let agent = parts.agents.get(&agent_id)?;
-        let runtime = parts.runtimes.get(agent.runtime).ok_or_else(|| {
-            Error::RuntimeNotFound(format!("No adapter for {} in this build.", agent.runtime.as_str()))
-        })?;
-        let program = match agent.runtime {
-            RuntimeKind::Native => None,
-            kind => Some(parts.catalog.locate(kind)?),
-        };
+        // Before anything is written or a worktree made: a runtime that cannot run stops here.
+        let preparer = self.preparer();
+        let runtime = preparer.runtime(&agent)?;
         let earlier = parts.board.runs(&card.id)?;
         let last = earlier.iter().rev().find(|r| r.run_id != claim);
         let cut_off = last.is_some_and(|r| r.status == CardRunStatus::Interrupted);
@@ -98,9 +82,8 @@ impl Runner {
         .map(|text| tail(text.trim(), PROGRESS_NOTE_CHARS))
         .filter(|text| !text.is_empty());
         let conversation_id = parts.store.write(|tx| store::task_conversation(tx, &card.id, &agent.id, now_ms()))?;
-        let workspace = parts.agents.workspaces().dir(&agent.id);
         check_project_folder(&card)?;
-        let check_folder = self.work_folder(&card)?.unwrap_or_else(|| workspace.clone());
+        let folder = self.work_folder(&card)?.map_or(RunFolder::AgentWorkspace, RunFolder::Project);
         let tools = self.tools_for(&agent, &card);
         // A routine's card: its runs carry the routine note (and HEARTBEAT.md, for a heartbeat).
         let routine = match &card.origin {
@@ -110,34 +93,26 @@ impl Runner {
             _ => None,
         };
         let heartbeat = routine.as_ref().is_some_and(|(_, heartbeat)| *heartbeat);
+        let kind = if routine.is_some() { RunKind::Routine } else { RunKind::CardTask };
         let routine = routine.map(|(routine_name, _)| context::RoutineNote { routine_name });
-        // A runtime discovers the agent's AGENTS.md only when it works in the agent's own folder;
-        // elsewhere (a project folder or worktree) the repository's own instructions go too.
-        let in_workspace = check_folder == workspace;
-        let mut agent_files =
-            AgentFilesForRun::read(&parts.agents, &agent, in_workspace, &tools)?.with_heartbeat(heartbeat);
-        if !in_workspace {
-            agent_files = agent_files.in_project(&check_folder);
-        }
-        let files = agent_files.plan(&FileSession::New)?;
+        let run = preparer.prepare_on(RunRequest { kind, agent, folder, tools, heartbeat }, runtime)?;
         Ok(Some(Task {
-            tools,
-            files,
-            capabilities: runtime.capabilities(),
+            run,
             settings: self.settings()?,
             claim: claim.to_owned(),
             card,
-            agent,
-            runtime,
-            program,
             conversation_id,
-            workspace,
-            check_folder,
             options,
             cut_off,
             resume,
             routine,
         }))
+    }
+
+    /// What preparing a run reads from (`run::prepare`).
+    fn preparer(&self) -> crate::run::prepare::Preparer<'_> {
+        let parts = &self.parts;
+        crate::run::prepare::Preparer { agents: &parts.agents, runtimes: &parts.runtimes, catalog: &parts.catalog }
     }
 
     /// Clawboo's tools for a task run: the Board and shared memory always, the team's peer room
@@ -161,7 +136,8 @@ impl Runner {
     pub(super) fn begin(&self, task: &Task, next: &Next) -> Result<Begun> {
         let parts = &self.parts;
         let card = &task.card;
-        let agent = &task.agent;
+        let prepared = &task.run;
+        let agent = &prepared.agent;
         // A paused agent or a spent budget refuses the run before anything is stored (the card
         // is blocked with the reason).
         if let Some(guard) = &parts.guard {
@@ -205,12 +181,12 @@ impl Runner {
         let waiting = waiting_comments(&parts.board.detail(&card.id)?.comments, &earlier);
         let tiers = context::task_tiers(&TaskRun {
             runtime: agent.runtime,
-            files: &task.files,
+            files: &prepared.new_session_files,
             number: card.number,
             title: &card.title,
             description: &card.description,
-            tools: &task.tools,
-            streams_text: task.capabilities.streams_text,
+            tools: &prepared.tools,
+            streams_text: prepared.runtime.capabilities.streams_text,
             resume: task.resume.as_deref().filter(|_| next.first),
             cut_off: task.cut_off,
             failed_check: failed.as_ref(),
@@ -219,12 +195,12 @@ impl Runner {
             memory: memory.as_ref(),
             routine: task.routine.as_ref(),
         });
-        let placement = placement::of(&task.capabilities);
+        let placement = prepared.runtime.placement;
         // Every run is a fresh session: it never holds the steady tier yet.
         let placed = placement::place(placement, &tiers.assembled, false);
-        let slots = crate::chat::files::slots(
+        let slots = crate::run::prepare::files::slots(
             agent.runtime,
-            &task.files,
+            &prepared.new_session_files,
             placed.system.as_deref(),
             placed.preamble.as_deref(),
             &tiers.assembled.message_text(),
@@ -242,8 +218,8 @@ impl Runner {
             preamble: placed.preamble.clone(),
             message: tiers.assembled.message_text(),
             sections: tiers.assembled.sections.clone(),
-            files: task.files.files.clone(),
-            project_file: task.files.project.clone(),
+            files: prepared.new_session_files.files.clone(),
+            project_file: prepared.new_session_files.project.clone(),
             cited: tiers.cited.clone(),
             created_at: now,
         };
@@ -263,7 +239,7 @@ impl Runner {
         if let Some(block) = memory.as_ref().filter(|m| !m.given.is_empty()) {
             notes.push(memory_note(block));
         }
-        let tools = parts.tools.as_ref().filter(|_| !task.tools.is_empty()).map(|bridge| {
+        let tools = parts.tools.as_ref().filter(|_| !prepared.tools.is_empty()).map(|bridge| {
             bridge.grant(crate::tools::Caller {
                 run_id: run.id.clone(),
                 agent_id: agent.id.clone(),
@@ -271,27 +247,19 @@ impl Runner {
                 team_id: card.team_id.clone().unwrap_or_default(),
                 room_id: String::new(),
                 conversation_id: task.conversation_id.clone(),
-                tools: task.tools.clone(),
+                tools: prepared.tools.clone(),
             })
         });
         let connectors = parts.connectors.as_ref().map(|c| c.for_run(&agent.id)).unwrap_or_default();
         notes.extend(connectors.warnings.into_iter().map(|message| RunEvent::Warning { message }));
+        // Every run is a fresh session: nothing to resume, no turns carried.
         let input = TurnInput {
-            run_id: run.id.clone(),
-            agent: agent.clone(),
             connectors: connectors.connectors,
-            homes: RuntimeHomes::for_agent_dir(&task.workspace),
-            workspace: task.check_folder.clone(),
-            message: context.message.clone(),
             setup: slots.setup,
             persona: placed.system,
             preamble: placed.preamble,
             tools,
-            resume_session: None,
-            fork_session: false,
-            transcript: Vec::new(),
-            approval: agent.approval_policy,
-            program: task.program.clone(),
+            ..prepared.input(&run.id, context.message.clone())
         };
         Ok(Begun { run, input, notes })
     }

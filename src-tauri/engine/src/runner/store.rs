@@ -6,10 +6,10 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
 use super::types::{RunnerSettings, TaskRunContext};
 use crate::board::CardRunKind;
-use crate::chat::team::Placement;
 use crate::chat::{RunErrorCode, RunStatus, RunSummary};
 use crate::context::Section;
 use crate::error::{Error, Result};
+use crate::run::prepare::placement::Placement;
 use crate::run::recorder::add_to_reply;
 use crate::runtimes::RunEvent;
 use crate::vocab::RuntimeKind;

@@ -146,7 +146,7 @@ impl Runner {
             recorder.record(note);
         }
         let source = crate::attention::Source {
-            agent_id: task.agent.id.clone(),
+            agent_id: task.run.agent.id.clone(),
             team_id: task.card.team_id.clone(),
             run_id: Some(run.id.clone()),
             card_id: Some(task.card.id.clone()),
@@ -159,7 +159,7 @@ impl Runner {
             guard: self.parts.guard.as_deref(),
         };
         let turn = Turn {
-            runtime: task.runtime.as_ref(),
+            runtime: task.run.runtime.runtime.as_ref(),
             input,
             cancel: job.cancel.clone(),
             source: &source,
@@ -240,7 +240,7 @@ impl Runner {
         cancel: watch::Receiver<bool>,
     ) -> CheckOutcome {
         let call_id = format!("check-{}", uuid::Uuid::new_v4());
-        let folder = task.check_folder.display().to_string();
+        let folder = task.run.folder.display().to_string();
         recorder.record(RunEvent::ToolCallStarted {
             call_id: call_id.clone(),
             name: "check_command".into(),
@@ -249,7 +249,7 @@ impl Runner {
         recorder.flush();
         let spawner = self.parts.spawner.clone();
         let outcome =
-            run_check(spawner.as_ref(), command, &task.check_folder, CHECK_TIMEOUT, CHECK_OUTPUT_BYTES, cancel).await;
+            run_check(spawner.as_ref(), command, &task.run.folder, CHECK_TIMEOUT, CHECK_OUTPUT_BYTES, cancel).await;
         let status = match (&outcome.stopped, outcome.exit_code) {
             (Some(why), _) => why.clone(),
             (None, Some(code)) => format!("Exit code {code}."),
@@ -289,8 +289,8 @@ impl Runner {
         }
         if matches!(ending, Ending::Succeeded { .. }) && !reply.trim().is_empty() {
             let author = Actor::Agent {
-                agent_id: task.agent.id.clone(),
-                handle: task.agent.handle.clone(),
+                agent_id: task.run.agent.id.clone(),
+                handle: task.run.agent.handle.clone(),
                 run_id: Some(run.id.clone()),
             };
             let posted =
@@ -327,6 +327,8 @@ fn policies(task: &Task) -> Policies {
         silence: Some(Duration::from_secs(u64::from(task.settings.silence_secs))),
         wall_clock: Some(Duration::from_secs(u64::from(task.settings.wall_clock_secs))),
         context_window: task
+            .run
+            .runtime
             .capabilities
             .context_window
             .map(|window| ContextFull { window, percent: CONTEXT_FILL_PERCENT }),

@@ -5,8 +5,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::board::{Card, CardRunKind};
-use crate::chat::team::Placement;
 use crate::context::Section;
+use crate::run::prepare::placement::Placement;
 
 /// Task runs going at once, unless the user set another number (setting `runner.max_concurrent`).
 pub const DEFAULT_MAX_CONCURRENT: u32 = 4;

@@ -1,7 +1,11 @@
 //! The run layer: everything every run shares, whoever starts it — a one-to-one message, a team
 //! turn or hand-off, a card task or a routine's card. Callers (chat, team chat, the task runner)
-//! say *what* to run (a `TurnInput` and the [`Policies`] it runs under) and *what to do with its
-//! end*; this layer owns the rest:
+//! say *what* to run (a [`prepare::RunRequest`], then a `TurnInput` and the [`Policies`] it runs
+//! under) and *what to do with its end*; this layer owns the rest:
+//! - [`prepare`]: a request prepared into one [`prepare::PreparedRun`] (the agent's runtime and
+//!   its files for the run's folder), the runtime session a conversation's turn goes on in
+//!   ([`prepare::TurnSession`]), and the parts they are built from (conversation rows, session
+//!   plan, file plan, placement);
 //! - [`drive`]: the one loop that runs a runtime to its end, recording every event, sending
 //!   permission questions to attention, and stopping the run when its policies say so (the user's
 //!   Stop, silence — never while the user is being asked —, the wall clock, a context window
@@ -13,10 +17,12 @@
 //! - [`RunServices::end_grants`]: the end of every run in one place (approvals it waited on
 //!   withdrawn, its relay and tools tokens revoked), and [`Recorder::finish`] its last event.
 //!
-//! It imports the layers below it (runtimes, relay, tools, attention, agents, store, events),
+//! It imports the layers below it (runtimes, relay, tools, attention, agents, context, store,
+//! events),
 //! never chat or the runner.
 
 pub mod drive;
+pub mod prepare;
 pub mod recorder;
 pub mod slots;
 pub mod store;

@@ -16,7 +16,6 @@ mod deliver;
 pub mod inbox;
 mod mentions;
 pub mod notices;
-pub(crate) mod placement;
 mod start;
 pub mod store;
 mod tools;
@@ -37,6 +36,7 @@ use super::{lock, now_ms, Chat};
 use crate::agents::Agent;
 use crate::error::{Error, Result};
 use crate::events::EngineEvent;
+use crate::run::prepare::placement;
 use crate::teams::{Room, Team};
 
 /// Agent-to-agent hops after the user's message: a hand-off made on a handed-off task counts.

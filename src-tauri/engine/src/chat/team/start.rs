@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::inbox::{self, Claimed};
 use super::placement::{self, Placed};
 use super::store::{self as team_store, NewRoomMessage};
-use super::turn::{AssembledTurn, DeliveryMessage, TeamTurnParts, TurnSession};
+use super::turn::{AssembledTurn, DeliveryMessage, TeamTurnParts};
 use super::types::{RoomMessageKind, RunContext, TeamTurnKind};
 use super::{Deliver, Delivery, LiveTeamRun};
 use crate::agents::Agent;
@@ -18,28 +18,26 @@ use crate::chat::recall::RecallRequest;
 use crate::chat::setup::{self, Plan};
 use crate::chat::store::{self as chat_store, Conversation};
 use crate::chat::{lock, Chat, ChatRole, RunSummary};
-use crate::context::{self, files::FilePlan};
+use crate::context;
 use crate::error::Result;
 use crate::events::EngineEvent;
 use crate::guard::RunScope;
+use crate::run::prepare::{AgentRuntime, PreparedRun, SessionAsk, TurnSession};
 use crate::run::{Reservation, Slot};
-use crate::runtimes::home::RuntimeHomes;
-use crate::runtimes::{HistoryMode, TranscriptTurn, TurnHistory, TurnInput};
+use crate::runtimes::{HistoryMode, TurnHistory, TurnInput};
 use crate::vocab::clock::now_ms;
 
 /// What starting a team run wrote, in one transaction (see [`Chat::start_delivery`]).
 struct RecordedTurn {
-    conversation: Conversation,
+    /// How the session goes on, in the room's conversation, with the agent's files placed.
+    session: TurnSession,
     run: RunSummary,
-    transcript: Vec<(String, String)>,
-    plan: Plan,
     placed: Placed,
     /// The hand-off card now showing this run, and the room's batch card of results.
     changed_card: Option<crate::vocab::RoomMessage>,
     batch_card: Option<crate::vocab::RoomMessage>,
     recalled: Option<crate::chat::recall::Recall>,
     recall_failed: Option<String>,
-    file_plan: FilePlan,
     /// The steady sections' fingerprint, stored with the session the run leaves.
     fingerprint: String,
     message_text: String,
@@ -88,10 +86,10 @@ impl Chat {
         let parts = self.team_turn_parts(&delivery)?;
         let turn = parts.assemble_turn()?;
         // The agent's run slot, as for a one-to-one turn; busy: back to the front of its queue.
-        let reservation = match self.slots.reserve(&parts.agent) {
+        let reservation = match self.slots.reserve(&parts.prepared.agent) {
             Ok(reservation) => reservation,
-            Err(_) if !self.slots.is_closing(&parts.agent.id) => {
-                lock(&self.team).queues.entry(parts.agent.id.clone()).or_default().push_front(delivery);
+            Err(_) if !self.slots.is_closing(&parts.prepared.agent.id) => {
+                lock(&self.team).queues.entry(parts.prepared.agent.id.clone()).or_default().push_front(delivery);
                 return Ok(());
             }
             Err(e) => return Err(e),
@@ -165,19 +163,23 @@ impl Chat {
         turn: AssembledTurn,
         now: i64,
     ) -> Result<RecordedTurn> {
-        let (team, room, agent, capabilities) = (&parts.team, &parts.room, &parts.agent, &parts.capabilities);
-        let AssembledTurn { assembled, new_session_files, fingerprint, carried, message_text } = turn;
-        let session = self.turn_session(tx, parts, &fingerprint, now)?;
-        let TurnSession { conversation, plan, transcript, file_plan, continues, session_has_steady } = session;
-        let assembled = if file_plan == new_session_files {
+        let (team, room, prepared) = (&parts.team, &parts.room, &parts.prepared);
+        let (agent, capabilities) = (&prepared.agent, &prepared.runtime.capabilities);
+        let AssembledTurn { assembled, fingerprint, carried, message_text } = turn;
+        let conversation = team_store::room_conversation(tx, &room.id, &agent.id, now)?;
+        let ask = SessionAsk { history: parts.history, fingerprint: &fingerprint, replaced: false };
+        let session = prepared.session(tx, conversation, ask)?;
+        let (conversation, file_plan) = (&session.conversation, &session.file_plan);
+        let continues = session.continues;
+        let assembled = if *file_plan == prepared.new_session_files {
             assembled
         } else {
-            context::team_turn_with_files(assembled, &file_plan)
+            context::team_turn_with_files(assembled, file_plan)
         };
-        let mut placed = placement::place(parts.placement, &assembled, session_has_steady);
+        let mut placed = placement::place(prepared.runtime.placement, &assembled, session.session_has_steady);
         let slots = files::slots(
             agent.runtime,
-            &file_plan,
+            file_plan,
             placed.system.as_deref(),
             placed.preamble.as_deref(),
             &message_text,
@@ -189,7 +191,7 @@ impl Chat {
             team_id: Some(&team.id),
             with_notes: false,
             request_only: continues && capabilities.history == HistoryMode::ClawbooTranscript,
-            resumed: conversation.session_id.as_deref().filter(|_| matches!(plan, Plan::Resume | Plan::Fork { .. })),
+            resumed: session.resume_session().as_deref(),
         });
         let (recalled, recall_failed) = match recalled {
             Ok(recalled) => (recalled, None),
@@ -203,7 +205,7 @@ impl Chat {
                 });
             }
         }
-        let run = chat_store::insert_run(tx, &conversation, agent.runtime, now)?;
+        let run = chat_store::insert_run(tx, conversation, agent.runtime, now)?;
         let what = &parts.what;
         if let Some(tag) = &what.routine {
             crate::routines::store::link_team_run(tx, &tag.routine_run_id, &run.id)?;
@@ -235,7 +237,7 @@ impl Chat {
         if continues {
             let user = chat_store::add_message(
                 tx,
-                &conversation,
+                conversation,
                 ChatRole::User,
                 &message_text,
                 Some(&run.id),
@@ -252,7 +254,7 @@ impl Chat {
                 run_id: run.id.clone(),
                 room_id: room.id.clone(),
                 turn_kind: TeamTurnKind::of(&what.kind),
-                placement: parts.placement,
+                placement: prepared.runtime.placement,
                 system_text: slots.shown_system.clone(),
                 preamble: placed.preamble.clone(),
                 sections: assembled.sections.clone(),
@@ -263,16 +265,13 @@ impl Chat {
             },
         )?;
         Ok(RecordedTurn {
-            conversation,
+            session,
             run,
-            transcript,
-            plan,
             placed,
             changed_card,
             batch_card,
             recalled,
             recall_failed,
-            file_plan,
             fingerprint,
             message_text,
             claimed: carried,
@@ -288,55 +287,40 @@ impl Chat {
         delivery: Delivery,
         reservation: Reservation<'_>,
     ) -> (Started, Launch) {
-        let TeamTurnParts { team, room, agent, what, runtime, capabilities, program, history, tools, .. } = parts;
+        let TeamTurnParts { team, room, what, prepared, history, .. } = parts;
         let RecordedTurn {
-            conversation,
-            run,
-            transcript,
-            plan,
-            placed,
-            recalled,
-            recall_failed,
-            file_plan,
-            fingerprint,
-            message_text,
-            claimed,
-            ..
+            mut session, run, placed, recalled, recall_failed, fingerprint, message_text, claimed, ..
         } = recorded;
-        let (transcript, carried) = match &plan {
-            Plan::Fresh { .. } => setup::carry_forward(transcript, setup::CARRY_BUDGET_CHARS),
-            _ => (transcript.into_iter().map(|(user, assistant)| TranscriptTurn { user, assistant }).collect(), (0, 0)),
-        };
-        let setup_notice = setup::notice(crate::runtimes::detect::label(agent.runtime), &plan, carried);
-        let grant = self.grant_team_tools(&team.id, &room.id, &agent, &conversation.id, &run.id, &tools);
-        let workspace = self.agents.workspaces().dir(&agent.id);
+        let (transcript, carried) = session.take_transcript();
+        let plan = &session.plan;
+        let agent = &prepared.agent;
+        let setup_notice = setup::notice(crate::runtimes::detect::label(agent.runtime), plan, carried);
+        let grant =
+            self.grant_team_tools(&team.id, &room.id, agent, &session.conversation.id, &run.id, &prepared.tools);
         let Placed { system, preamble, .. } = placed;
         let connectors = self.run_connectors(&agent.id);
         let input = TurnInput {
             connectors: connectors.connectors,
-            run_id: run.id.clone(),
-            homes: RuntimeHomes::for_agent_dir(&workspace),
-            workspace,
-            message: message_text,
-            setup: file_plan.setup_slot(),
+            setup: session.file_plan.setup_slot(),
             persona: system,
             preamble,
-            resume_session: conversation
-                .session_id
-                .clone()
-                .filter(|_| matches!(plan, Plan::Resume | Plan::Fork { .. })),
+            resume_session: session.resume_session(),
             fork_session: matches!(plan, Plan::Fork { .. }),
             transcript,
-            approval: agent.approval_policy,
-            program,
-            agent: agent.clone(),
             tools: grant,
+            ..prepared.input(&run.id, message_text)
         };
         let pending = match history {
             TurnHistory::Fresh => files::PendingDeliveries::default(),
-            _ => files::PendingDeliveries::new(capabilities.history, conversation.epoch, &file_plan)
-                .with_scratch(recalled.as_ref().and_then(|r| r.delivered_scratch())),
+            _ => files::PendingDeliveries::new(
+                prepared.runtime.capabilities.history,
+                session.conversation.epoch,
+                &session.file_plan,
+            )
+            .with_scratch(recalled.as_ref().and_then(|r| r.delivered_scratch())),
         };
+        let PreparedRun { agent, runtime: AgentRuntime { runtime, .. }, .. } = prepared;
+        let conversation = session.conversation;
         let DeliveryMessage { depth, handoff_id, from_agent_id, continues_run, .. } = what;
         let started = Started {
             delivery,

@@ -4,10 +4,10 @@
 use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
 
 use super::types::{PeerPost, Placement, RoomMessage, RoomMessageKind, RunContext, TeamTurnKind};
-use crate::chat::store::{checked_run, conversation_from_row, run_from_row, Conversation, RUN_COLUMNS};
 use crate::chat::RunSummary;
 use crate::context::Section;
 use crate::error::{Error, Result};
+use crate::run::prepare::conversation::{checked_run, conversation_from_row, run_from_row, Conversation, RUN_COLUMNS};
 
 fn new_id() -> String {
     uuid::Uuid::new_v4().to_string()

@@ -1,26 +1,21 @@
 //! What a team turn is built from, read when its run starts: what the delivery gives the agent
-//! to do ([`DeliveryMessage`]), the room, the waiting inbox, tools and files
-//! ([`TeamTurnParts`]), its context assembled once ([`AssembledTurn`]), and how its session goes
-//! on ([`TurnSession`]). Recording and launching it: [`super::start`].
-
-use std::path::PathBuf;
-use std::sync::Arc;
+//! to do ([`DeliveryMessage`]), the room, the waiting inbox, and the run prepared by the run
+//! layer for its tools ([`TeamTurnParts`]), and its context assembled once ([`AssembledTurn`]).
+//! How its session goes on is the run layer's (`run::prepare::session`); recording and
+//! launching it: [`super::start`].
 
 use super::batch::{self, BatchResults};
 use super::inbox::{self, Claimed};
 use super::placement;
 use super::store as team_store;
-use super::types::Placement;
 use super::{Deliver, Delivery, MAX_CHAIN_DEPTH};
-use crate::agents::{Agent, RuntimeKind};
-use crate::chat::files::{self, AgentFilesForRun};
-use crate::chat::setup::{self, Plan};
-use crate::chat::store::{self as chat_store, Conversation};
+use crate::agents::Agent;
 use crate::chat::Chat;
-use crate::context::files::{FilePlan, FileSession};
+use crate::context::files::FilePlan;
 use crate::context::{self, Assembled, Member, TaskResult, ToolName, TurnKind, TurnMessage, WaitingItem};
 use crate::error::{Error, Result};
-use crate::runtimes::{Capabilities, HistoryMode, Runtime, TurnHistory};
+use crate::run::prepare::{PreparedRun, RunFolder, RunKind, RunRequest};
+use crate::runtimes::TurnHistory;
 use crate::teams::{Room, Team};
 
 /// What a delivery gives its agent to do (see [`Chat::delivery_message`]).
@@ -45,21 +40,16 @@ pub(super) struct DeliveryMessage {
 pub(super) struct TeamTurnParts {
     pub(super) team: Team,
     pub(super) room: Room,
-    pub(super) agent: Agent,
     pub(super) what: DeliveryMessage,
     pub(super) routine_note: Option<context::RoutineNote>,
-    pub(super) runtime: Arc<dyn Runtime>,
-    pub(super) capabilities: Capabilities,
-    pub(super) program: Option<PathBuf>,
+    /// The run as the run layer prepared it: the agent, its runtime, tools and files.
+    pub(super) prepared: PreparedRun,
     pub(super) history: TurnHistory,
-    pub(super) placement: Placement,
     /// What waits in the inbox (alerts and notices, results no batch carried, unseen peer
     /// posts), by id, and as the context shows it.
     pub(super) waiting_ids: Claimed,
     pub(super) waiting: Vec<WaitingItem>,
     pub(super) peer_posts: Vec<context::PeerPost>,
-    pub(super) tools: Vec<ToolName>,
-    pub(super) agent_files: AgentFilesForRun,
     pub(super) members: Vec<Member>,
     pub(super) rules: Vec<String>,
     pub(super) connectors_slot: Option<context::Connectors>,
@@ -68,7 +58,7 @@ pub(super) struct TeamTurnParts {
 impl TeamTurnParts {
     /// The turn's context with the agent's files placed as `files` says. Pure.
     pub(super) fn assemble(&self, files: &FilePlan) -> Assembled {
-        let (team, room, agent) = (&self.team, &self.room, &self.agent);
+        let (team, room, agent) = (&self.team, &self.room, &self.prepared.agent);
         context::team_turn(&context::TeamTurn {
             runtime: agent.runtime,
             files,
@@ -80,7 +70,7 @@ impl TeamTurnParts {
             me: &agent.handle,
             members: &self.members,
             kind: self.what.kind.clone(),
-            tools: &self.tools,
+            tools: &self.prepared.tools,
             routine: self.routine_note.as_ref(),
             connectors: self.connectors_slot.as_ref(),
             waiting: &self.waiting,
@@ -93,11 +83,11 @@ impl TeamTurnParts {
     /// fingerprint decides how the session goes on; what it delivers does not depend on the
     /// session (see [`context::team_turn_with_files`]).
     pub(super) fn assemble_turn(&self) -> Result<AssembledTurn> {
-        // What a session starts with does not depend on the session: its budgets are checked
-        // here, and the steady sections are fingerprinted from it.
-        let new_session_files = self.agent_files.plan(&FileSession::New)?;
-        let assembled = self.assemble(&new_session_files);
-        let fingerprint = placement::fingerprint(&assembled, &new_session_files);
+        // What a session starts with does not depend on the session: its budgets were checked
+        // when the run was prepared, and the steady sections are fingerprinted from it.
+        let new_session_files = &self.prepared.new_session_files;
+        let assembled = self.assemble(new_session_files);
+        let fingerprint = placement::fingerprint(&assembled, new_session_files);
         let delivered = |ids: &[String]| -> Vec<String> {
             ids.iter().filter(|id| assembled.delivered.contains(id)).cloned().collect()
         };
@@ -107,31 +97,19 @@ impl TeamTurnParts {
             posts: delivered(&self.waiting_ids.posts),
         };
         let message_text = assembled.message_text();
-        Ok(AssembledTurn { assembled, new_session_files, fingerprint, carried, message_text })
+        Ok(AssembledTurn { assembled, fingerprint, carried, message_text })
     }
 }
 
 /// A team turn's context, assembled once (see [`TeamTurnParts::assemble_turn`]).
 pub(super) struct AssembledTurn {
-    /// As a new session gets it; placed for the turn's own session in `record_team_turn`.
+    /// As a new session gets it (with the prepared run's `new_session_files`); placed for the
+    /// turn's own session in `record_team_turn`.
     pub(super) assembled: Assembled,
-    pub(super) new_session_files: FilePlan,
     pub(super) fingerprint: String,
     /// What of the inbox the turn carries (the rest waits for the next turn).
     pub(super) carried: Claimed,
     pub(super) message_text: String,
-}
-
-/// How the turn's session goes on, decided in the transaction that records it.
-pub(super) struct TurnSession {
-    pub(super) conversation: Conversation,
-    pub(super) plan: Plan,
-    pub(super) transcript: Vec<(String, String)>,
-    pub(super) file_plan: FilePlan,
-    /// The turn goes on in the room's carried conversation (its messages are stored there).
-    pub(super) continues: bool,
-    /// The resumed session already holds the steady sections (same fingerprint).
-    pub(super) session_has_steady: bool,
 }
 
 impl Chat {
@@ -155,21 +133,6 @@ impl Chat {
         };
         let what = self.delivery_message(delivery, &room.id, is_leader, &handle_of)?;
         let routine_note = what.routine.as_ref().map(|tag| context::RoutineNote { routine_name: tag.name.clone() });
-        let runtime = self.runtimes.get(agent.runtime).ok_or_else(|| {
-            Error::RuntimeNotFound(format!("No adapter for {} in this build.", agent.runtime.as_str()))
-        })?;
-        let capabilities = runtime.capabilities();
-        let program = match agent.runtime {
-            RuntimeKind::Native => None,
-            kind => Some(self.catalog.locate(kind)?),
-        };
-        let history = match what.kind {
-            // Each routine run is a fresh conversation; the room's own goes on untouched.
-            _ if what.routine.is_some() => TurnHistory::Fresh,
-            TurnKind::Teammate { .. } => capabilities.team_history.teammate,
-            _ => capabilities.team_history.leader,
-        };
-        let placement = placement::of(&capabilities);
         // Waiting items are read now, when the run starts, not when they were queued. Results
         // no batch carried come first (a batch turn's results are its message). A routine's
         // fresh conversation neither carries nor uses them up: they wait for the room's own.
@@ -209,72 +172,39 @@ impl Chat {
         if is_leader && what.routine.is_none() && self.attention.is_some() && !tools.is_empty() {
             tools.push(ToolName::RoutineCreate);
         }
-        let agent_files = AgentFilesForRun::read(&self.agents, &agent, true, &tools)?;
+        let kind = match what.kind {
+            _ if what.routine.is_some() => RunKind::Routine,
+            TurnKind::Teammate { .. } => RunKind::Handoff,
+            _ => RunKind::TeamTurn,
+        };
+        let request = RunRequest { kind, agent, folder: RunFolder::AgentWorkspace, tools, heartbeat: false };
+        let prepared = self.preparer().prepare(request)?;
+        let team_history = &prepared.runtime.capabilities.team_history;
+        let history = match what.kind {
+            // Each routine run is a fresh conversation; the room's own goes on untouched.
+            _ if what.routine.is_some() => TurnHistory::Fresh,
+            TurnKind::Teammate { .. } => team_history.teammate,
+            _ => team_history.leader,
+        };
         let context_members = context_members(&team, &room, &members);
         let rules: Vec<String> = team.rules.iter().map(|r| r.text.clone()).collect();
         // Seed item 7: shown only on turns the user reads (the assembler decides which).
         // Read only for those turns: a teammate's task turn would throw it away.
-        let connectors_slot = what.kind.user_reads().then(|| self.connectors_slot(&agent.id)).flatten();
+        let connectors_slot = what.kind.user_reads().then(|| self.connectors_slot(&prepared.agent.id)).flatten();
         Ok(TeamTurnParts {
             waiting_ids,
             team,
             room,
-            agent,
             what,
             routine_note,
-            runtime,
-            capabilities,
-            program,
+            prepared,
             history,
-            placement,
             waiting,
             peer_posts,
-            tools,
-            agent_files,
             members: context_members,
             rules,
             connectors_slot,
         })
-    }
-
-    /// How the turn's session goes on: resumed, forked or fresh (with the room's turns carried
-    /// where its runtime needs them), and where the agent's files go in it.
-    pub(super) fn turn_session(
-        &self,
-        tx: &rusqlite::Transaction,
-        parts: &TeamTurnParts,
-        fingerprint: &str,
-        now: i64,
-    ) -> Result<TurnSession> {
-        let (agent, capabilities, history) = (&parts.agent, &parts.capabilities, parts.history);
-        let conversation = team_store::room_conversation(tx, &parts.room.id, &agent.id, now)?;
-        let resumable = conversation.session_id.is_some() && conversation.session_runtime == Some(agent.runtime);
-        let plan = match history {
-            TurnHistory::Fresh => Plan::New,
-            TurnHistory::ContinueRoom | TurnHistory::OwnSession => {
-                setup::plan(capabilities.setup_change, resumable, conversation.session_setup.as_deref(), fingerprint)
-            }
-        };
-        let continues = history == TurnHistory::ContinueRoom;
-        let carried = match (continues, capabilities.history, &plan) {
-            (true, HistoryMode::ClawbooTranscript, _) | (true, _, Plan::Fresh { .. }) => {
-                chat_store::transcript(tx, &conversation)?
-            }
-            _ => Vec::new(),
-        };
-        // A session that already holds the steady sections (same fingerprint) is not sent
-        // them again.
-        let session_has_steady =
-            matches!(plan, Plan::Resume) && conversation.session_setup.as_deref() == Some(fingerprint);
-        // What the session this turn continues holds of the agent's files.
-        let resumed = conversation.session_id.as_deref().filter(|_| matches!(plan, Plan::Resume));
-        let file_session = match history {
-            TurnHistory::Fresh => FileSession::New,
-            _ => files::turn_session(tx, &conversation, capabilities.history, resumed, &carried)?,
-        };
-        let file_plan = parts.agent_files.plan(&file_session)?;
-        let transcript: Vec<(String, String)> = carried.into_iter().map(|t| (t.user, t.assistant)).collect();
-        Ok(TurnSession { conversation, plan, transcript, file_plan, continues, session_has_steady })
     }
 
     /// What a delivery gives its agent to do, read when its run starts: the user's message, a

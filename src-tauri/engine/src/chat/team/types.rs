@@ -4,6 +4,7 @@ use serde::Serialize;
 
 use crate::chat::RunSummary;
 use crate::context::{Section, TurnKind};
+pub use crate::run::prepare::placement::Placement;
 pub use crate::vocab::{PeerPost, RoomMessage, RoomMessageKind};
 
 /// A page of a room, oldest first, with the runs its messages refer to.
@@ -51,30 +52,6 @@ impl TeamTurnKind {
 
     pub fn parse(s: &str) -> Option<Self> {
         [Self::Leader, Self::Mentioned, Self::Teammate].into_iter().find(|k| k.as_str() == s)
-    }
-}
-
-/// Where each part of the assembled context went for this run's runtime.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
-#[serde(rename_all = "snake_case")]
-pub enum Placement {
-    /// Steady sections in the runtime's system/developer slot; the rest in front of the message.
-    SystemSlot,
-    /// In front of the message; steady sections only when the runtime's session is new or they
-    /// changed (its session keeps them).
-    OncePerSession,
-}
-
-impl Placement {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::SystemSlot => "system_slot",
-            Self::OncePerSession => "once_per_session",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        [Self::SystemSlot, Self::OncePerSession].into_iter().find(|k| k.as_str() == s)
     }
 }
 

@@ -1,10 +1,13 @@
-//! SQL for conversations, messages and runs (run events: `run::store`).
+//! A conversation's rows: the conversation itself and the runtime session it carries (what a
+//! run's session plan starts from), its messages, and its runs (their events: `run::store`).
+//! One-to-one chats, team rooms and the task runner all keep their runs here; chat reads it as
+//! `chat::store`.
 
 use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
 
-use super::types::{ChatMessage, ChatRole, RunErrorCode, RunStatus, RunSummary};
 use crate::agents::RuntimeKind;
 use crate::error::{Error, Result};
+use crate::vocab::{ChatMessage, ChatRole, RunErrorCode, RunStatus, RunSummary};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Conversation {
@@ -81,7 +84,7 @@ pub fn epoch(conn: &Connection, chat_id: &str) -> Result<Option<i64>> {
 }
 
 /// A conversation from a row of (id, agent_id, session_id, session_runtime, epoch, session_setup).
-pub(super) fn conversation_from_row(r: &Row<'_>) -> rusqlite::Result<Conversation> {
+pub fn conversation_from_row(r: &Row<'_>) -> rusqlite::Result<Conversation> {
     let runtime: Option<String> = r.get(3)?;
     Ok(Conversation {
         id: r.get(0)?,
@@ -306,13 +309,13 @@ pub fn supersede_from(tx: &Transaction, conversation_id: &str, seq: i64, now: i6
     Ok(ids)
 }
 
-pub(super) const RUN_COLUMNS: &str = "id, agent_id, runtime, status, error, started_at, finished_at, error_code";
+pub const RUN_COLUMNS: &str = "id, agent_id, runtime, status, error, started_at, finished_at, error_code";
 
 /// A run row, its columns in [`RUN_COLUMNS`] order; its runtime, status and error code as
 /// stored, for [`checked_run`] to read.
-pub(super) type RunRow = (String, String, Option<String>, RunSummary);
+pub type RunRow = (String, String, Option<String>, RunSummary);
 
-pub(super) fn run_from_row(r: &Row<'_>) -> rusqlite::Result<RunRow> {
+pub fn run_from_row(r: &Row<'_>) -> rusqlite::Result<RunRow> {
     let runtime: String = r.get(2)?;
     let status: String = r.get(3)?;
     Ok((
@@ -332,7 +335,7 @@ pub(super) fn run_from_row(r: &Row<'_>) -> rusqlite::Result<RunRow> {
     ))
 }
 
-pub(super) fn checked_run((runtime, status, code, mut run): RunRow) -> Result<RunSummary> {
+pub fn checked_run((runtime, status, code, mut run): RunRow) -> Result<RunSummary> {
     run.runtime = RuntimeKind::parse(&runtime).ok_or_else(|| Error::Internal(format!("unknown runtime {runtime}")))?;
     run.status = RunStatus::parse(&status).ok_or_else(|| Error::Internal(format!("unknown run status {status}")))?;
     // A run that ended before codes were recorded has its code read from its message.

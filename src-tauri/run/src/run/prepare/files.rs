@@ -9,8 +9,8 @@ use std::time::SystemTime;
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use serde::Serialize;
 
+use super::conversation::{CarriedTurn, Conversation};
 use crate::agents::{Agent, Agents, RuntimeKind};
-use crate::chat::store::{CarriedTurn, Conversation};
 use crate::context::files::{self, AgentFiles, Delivered, FilePlan, FileSession, FilesTurn};
 use crate::context::ToolName;
 use crate::error::{Error, Result};
@@ -18,8 +18,12 @@ use crate::runtimes::native::transcript::{date_line, trim_transcript, TRANSCRIPT
 use crate::runtimes::{HistoryMode, TranscriptTurn};
 use crate::vocab::AgentFileName;
 
+/// The scratch projection's row among a runtime session's deliveries (`file_deliveries`; chat's
+/// recall decides when it goes).
+pub const SCRATCH_ITEM: &str = "scratch";
+
 /// An agent's files for one run, with what decides their routes.
-pub(crate) struct AgentFilesForRun {
+pub struct AgentFilesForRun {
     runtime: RuntimeKind,
     files: AgentFiles,
     memory_tools: bool,
@@ -33,7 +37,7 @@ pub(crate) struct AgentFilesForRun {
 
 impl AgentFilesForRun {
     /// A heartbeat routine's run (HEARTBEAT.md rides along) when `on`.
-    pub(crate) fn with_heartbeat(mut self, on: bool) -> Self {
+    pub fn with_heartbeat(mut self, on: bool) -> Self {
         self.heartbeat = on;
         self
     }
@@ -41,7 +45,7 @@ impl AgentFilesForRun {
     /// A run in the project folder or worktree `folder`: reads the repository's own instructions
     /// there (`context::files::project_file_name`; none is an empty file). Read up to
     /// [`PROJECT_FILE_READ_CAP`] bytes: the count past it is enough to say it is over its budget.
-    pub(crate) fn in_project(mut self, folder: &Path) -> Self {
+    pub fn in_project(mut self, folder: &Path) -> Self {
         let path = folder.join(files::project_file_name(self.runtime));
         let text = read_capped(&path).unwrap_or_default();
         self.project = Some(files::ProjectFile { folder: folder.display().to_string(), text });
@@ -50,13 +54,13 @@ impl AgentFilesForRun {
 
     /// Reads `agent`'s files. `in_workspace`: the run works in the agent's own folder (where a
     /// runtime can discover AGENTS.md); `tools`: Clawboo's tools the run has.
-    pub(crate) fn read(agents: &Agents, agent: &Agent, in_workspace: bool, tools: &[ToolName]) -> Result<Self> {
+    pub fn read(agents: &Agents, agent: &Agent, in_workspace: bool, tools: &[ToolName]) -> Result<Self> {
         Ok(Self::with_files(agents.workspaces().read_all(&agent.id)?, agent, in_workspace, tools))
     }
 
     /// Each file's route and budget for `agent`'s runs (the editor's meter): what the files hold
     /// does not change where they go, so none is read.
-    pub(crate) fn routes(agent: &Agent, in_workspace: bool, tools: &[ToolName]) -> Vec<files::FileRouteInfo> {
+    pub fn routes(agent: &Agent, in_workspace: bool, tools: &[ToolName]) -> Vec<files::FileRouteInfo> {
         files::routes(&Self::with_files(AgentFiles::default(), agent, in_workspace, tools).turn(&FileSession::New))
     }
 
@@ -83,7 +87,7 @@ impl AgentFilesForRun {
     }
 
     /// The plan for a turn in `session`; an error when a file is over its budget.
-    pub(crate) fn plan(&self, session: &FileSession) -> Result<FilePlan> {
+    pub fn plan(&self, session: &FileSession) -> Result<FilePlan> {
         files::plan(&self.turn(session))
     }
 
@@ -103,7 +107,7 @@ impl AgentFilesForRun {
 
 /// The most of a repository's instructions file read: far past any budget, so a huge file is
 /// still reported as over it without being held in memory whole.
-pub(crate) const PROJECT_FILE_READ_CAP: u64 = 1024 * 1024;
+pub const PROJECT_FILE_READ_CAP: u64 = 1024 * 1024;
 
 /// The file's text, up to [`PROJECT_FILE_READ_CAP`] bytes (lossy UTF-8); None when missing.
 fn read_capped(path: &Path) -> Option<String> {
@@ -116,7 +120,7 @@ fn read_capped(path: &Path) -> Option<String> {
 /// What the session a turn continues already holds of the agent's files. `resumed`: the runtime
 /// session the turn resumes (None: a new one); `carried`: the history Clawboo carries for the
 /// runtime (Native), to tell what its trimmed form still holds.
-pub(crate) fn turn_session(
+pub fn turn_session(
     conn: &Connection,
     conversation: &Conversation,
     history: HistoryMode,
@@ -137,7 +141,7 @@ fn session_key(history: HistoryMode, resumed: Option<&str>, epoch: i64) -> Optio
     }
 }
 
-pub(crate) fn epoch_key(epoch: i64) -> String {
+pub fn epoch_key(epoch: i64) -> String {
     format!("epoch:{epoch}")
 }
 
@@ -185,7 +189,7 @@ fn native_window(turns: &[CarriedTurn]) -> HashSet<String> {
 /// After a run completed in the session behind `key`: it holds `delivered` now (and the scratch
 /// projection with fingerprint `scratch`, when the run delivered one). Rows of the
 /// conversation's other sessions go (a conversation continues one session at a time).
-pub(crate) fn record(
+pub fn record(
     tx: &Transaction,
     conversation_id: &str,
     key: &str,
@@ -208,7 +212,7 @@ pub(crate) fn record(
         stmt.execute(params![conversation_id, key, d.file.as_str(), d.hash, run_id, now])?;
     }
     if let Some(fingerprint) = scratch {
-        stmt.execute(params![conversation_id, key, super::recall::SCRATCH_ITEM, fingerprint, run_id, now])?;
+        stmt.execute(params![conversation_id, key, SCRATCH_ITEM, fingerprint, run_id, now])?;
     }
     Ok(())
 }
@@ -217,14 +221,14 @@ pub(crate) fn record(
 /// into the conversation's session may be gone from it, so nothing is taken as held and the
 /// references (BOOTSTRAP.md, MEMORY.md) and the scratch notes go again with the next turn, as
 /// after a cold resume.
-pub(crate) fn forget_deliveries(tx: &Transaction, conversation_id: &str) -> Result<()> {
+pub fn forget_deliveries(tx: &Transaction, conversation_id: &str) -> Result<()> {
     tx.execute("DELETE FROM file_deliveries WHERE conversation_id = ?1", [conversation_id])?;
     Ok(())
 }
 
 /// What a completed run leaves its session holding: recorded when the run ends.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct PendingDeliveries {
+pub struct PendingDeliveries {
     /// Native's epoch key; `None` for a runtime session (its id is known when the run ends).
     pub key: Option<String>,
     pub delivered: Vec<Delivered>,
@@ -233,7 +237,7 @@ pub(crate) struct PendingDeliveries {
 }
 
 impl PendingDeliveries {
-    pub(crate) fn new(history: HistoryMode, epoch: i64, plan: &FilePlan) -> Self {
+    pub fn new(history: HistoryMode, epoch: i64, plan: &FilePlan) -> Self {
         Self {
             key: (history == HistoryMode::ClawbooTranscript).then(|| epoch_key(epoch)),
             delivered: plan.delivered_references(),
@@ -242,13 +246,13 @@ impl PendingDeliveries {
     }
 
     /// With the scratch projection this turn delivers (see `recall`).
-    pub(crate) fn with_scratch(mut self, scratch: Option<String>) -> Self {
+    pub fn with_scratch(mut self, scratch: Option<String>) -> Self {
         self.scratch = scratch;
         self
     }
 
     /// Records them, once a run completed in `session` (the runtime's, when it reported one).
-    pub(crate) fn record(
+    pub fn record(
         &self,
         tx: &Transaction,
         conversation_id: &str,
@@ -281,7 +285,7 @@ pub struct ChatRunContext {
     pub created_at: i64,
 }
 
-pub(crate) fn insert_context(tx: &Transaction, context: &ChatRunContext) -> Result<()> {
+pub fn insert_context(tx: &Transaction, context: &ChatRunContext) -> Result<()> {
     tx.execute(
         "INSERT INTO chat_run_contexts (run_id, system_text, preamble, files, sections, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -297,7 +301,7 @@ pub(crate) fn insert_context(tx: &Transaction, context: &ChatRunContext) -> Resu
     Ok(())
 }
 
-pub(crate) fn context(conn: &Connection, run_id: &str) -> Result<Option<ChatRunContext>> {
+pub fn context(conn: &Connection, run_id: &str) -> Result<Option<ChatRunContext>> {
     let row = conn
         .query_row(
             "SELECT system_text, preamble, files, sections, created_at FROM chat_run_contexts WHERE run_id = ?1",
@@ -324,14 +328,14 @@ pub(crate) fn context(conn: &Connection, run_id: &str) -> Result<Option<ChatRunC
 /// Native's setup (None for other runtimes), and the instruction slot as "What this agent saw"
 /// shows it: the setup, then what Clawboo put in the runtime's own slot (then, on Native, the
 /// date line its system prompt ends with).
-pub(crate) struct Slots {
+pub struct Slots {
     pub setup: Option<String>,
     pub shown_system: Option<String>,
 }
 
 /// The run's [`Slots`], once its prepared context (setup, instruction slot, text in front of the
 /// message, the message) is within `context::files::MAX_PREPARED_BYTES`.
-pub(crate) fn slots(
+pub fn slots(
     runtime: RuntimeKind,
     files: &FilePlan,
     system: Option<&str>,
@@ -350,7 +354,7 @@ pub(crate) fn slots(
 }
 
 /// The non-empty parts, trimmed and joined by a blank line; None when all are empty.
-pub(crate) fn join_nonempty(parts: &[&str]) -> Option<String> {
+pub fn join_nonempty(parts: &[&str]) -> Option<String> {
     let kept: Vec<&str> = parts.iter().map(|p| p.trim()).filter(|p| !p.is_empty()).collect();
     (!kept.is_empty()).then(|| kept.join("\n\n"))
 }

@@ -6,11 +6,36 @@
 //! message. A runtime that keeps its own session with its own persona (OpenClaw) gets the steady
 //! sections in front of the message only when that session does not have them yet.
 
-use super::types::Placement;
-use crate::chat::setup::SessionSetup;
+use serde::Serialize;
+
+use super::setup::SessionSetup;
 use crate::context::files::FilePlan;
 use crate::context::{Assembled, SectionKind, Stability};
 use crate::runtimes::{Capabilities, HistoryMode, PersonaDelivery};
+
+/// Where each part of the assembled context went for this run's runtime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum Placement {
+    /// Steady sections in the runtime's system/developer slot; the rest in front of the message.
+    SystemSlot,
+    /// In front of the message; steady sections only when the runtime's session is new or they
+    /// changed (its session keeps them).
+    OncePerSession,
+}
+
+impl Placement {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::SystemSlot => "system_slot",
+            Self::OncePerSession => "once_per_session",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        [Self::SystemSlot, Self::OncePerSession].into_iter().find(|k| k.as_str() == s)
+    }
+}
 
 /// The runtime's placement, from its capabilities.
 pub fn of(capabilities: &Capabilities) -> Placement {
@@ -68,7 +93,7 @@ pub fn fingerprint(assembled: &Assembled, files: &FilePlan) -> String {
 
 fn part_name(kind: SectionKind) -> &'static str {
     match kind {
-        SectionKind::Persona => crate::chat::setup::PERSONA,
+        SectionKind::Persona => super::setup::PERSONA,
         SectionKind::Instructions => "the instructions",
         SectionKind::WorkspaceFiles => "the workspace files",
         SectionKind::Rules => "the team rules",
