@@ -602,5 +602,13 @@ fn what_happens_in_the_team_waits_in_the_inbox_once() {
         routine_card.number
     );
     let page = f.engine.chat().room_page(&f.general, None, 100).unwrap();
-    assert!(page.messages.iter().any(|m| m.content == routine), "the result in General");
+    let shown = page.messages.iter().find(|m| m.content == routine).expect("the result in General");
+    // The room knows it as the routine's: its name, the member that ran it, the card.
+    let expected = clawboo_engine::chat::team::RoomRoutine {
+        name: "Morning stock count".into(),
+        agent_id: Some(f.ids[1].clone()),
+        card_id: Some(routine_card.id.clone()),
+    };
+    assert_eq!((shown.kind, shown.routine.as_ref()), (RoomMessageKind::User, Some(&expected)));
+    assert!(page.messages.iter().filter(|m| m.id != shown.id).all(|m| m.routine.is_none()));
 }
