@@ -78,6 +78,12 @@ impl Room<'_> {
     fn settled(&self, what: &str, done: impl Fn(&[RoomMessage]) -> bool) -> Vec<RoomMessage> {
         wait_for(what, LIMIT, || {
             let messages = self.messages();
+            // A failed run (a Gateway that did not start, say) says why at once.
+            if let Some(failed) =
+                messages.iter().find(|m| m.kind == RoomMessageKind::Notice && m.content.contains("run ended"))
+            {
+                panic!("waiting for {what}: {}", failed.content);
+            }
             let runs = self.engine.chat().room_runs(&self.general, 100).unwrap();
             (done(&messages) && runs.iter().all(|r| r.status != RunStatus::Running)).then_some(messages)
         })

@@ -246,11 +246,7 @@ struct Output {
 }
 
 /// Reads a pipe to its end (a full pipe would block the Gateway), keeping the last lines.
-fn drain(
-    pipe: Box<dyn AsyncRead + Send + Unpin>,
-    log: Arc<Mutex<Output>>,
-    ready: Option<watch::Sender<bool>>,
-) {
+fn drain(pipe: Box<dyn AsyncRead + Send + Unpin>, log: Arc<Mutex<Output>>, ready: Option<watch::Sender<bool>>) {
     tokio::spawn(async move {
         // Read to the end whatever it prints (bytes that are not UTF-8, huge lines): a pipe no
         // longer read fills up and blocks the Gateway.
