@@ -1659,6 +1659,8 @@ export type RoomMessage = {
 	runId: string | null,
 	handoffId: string | null,
 	createdAt: number,
+	/**  A user message that is a routine's (its prompt, or a member routine's result): which. */
+	routine: RoomRoutine | null,
 };
 
 /**  A room message was added, or changed (a hand-off card got its teammate's run): upsert it. */
@@ -1691,6 +1693,15 @@ export type RoomPatch = {
 	name: string | null,
 	memberIds: string[] | null,
 	leaderId: string | null,
+};
+
+/**  The routine behind a room message, for the room to show it as the routine's, not the user's. */
+export type RoomRoutine = {
+	name: string,
+	/**  The member that ran it; None for a team's own routine (its leader runs it next). */
+	agentId: string | null,
+	/**  The card it ran on, when it had one. */
+	cardId: string | null,
 };
 
 /**  A team run started or ended: upsert it in the room's runs. */

@@ -6,7 +6,8 @@
 //!   to the leader at once (no timer), who answers again.
 //!
 //! `cargo bench -p clawboo-engine --bench team_runtimes` (scripts/bench runs it with a keychain).
-//! A runtime whose CLI is not installed is skipped with a note.
+//! A runtime whose CLI is not installed is skipped with a note; `BENCH_RUNTIMES=hermes,openclaw`
+//! measures only those.
 #![cfg(unix)]
 
 #[path = "../tests/common/mod.rs"]
@@ -89,8 +90,11 @@ fn main() {
     let handoff_rounds = bench::samples(3, 1);
     let kinds =
         [RuntimeKind::Native, RuntimeKind::ClaudeCode, RuntimeKind::Codex, RuntimeKind::Hermes, RuntimeKind::Openclaw];
+    let only = std::env::var("BENCH_RUNTIMES").ok();
+    let wanted =
+        |kind: RuntimeKind| only.as_deref().is_none_or(|list| list.split(',').any(|k| k.trim() == kind.as_str()));
     println!("team exchange per leader runtime, real CLIs on the fake model server (answers at once):");
-    for kind in kinds {
+    for kind in kinds.into_iter().filter(|k| wanted(*k)) {
         let server = FakeModelServer::start_blocking(behavior());
         let Some((fixture, mut runtimes)) = (match kind {
             RuntimeKind::Native => Some((common::Fixture::for_clis(), Vec::new())),

@@ -412,3 +412,46 @@ fn a_tool_outside_the_runs_process_group_ends_with_the_run() {
     drop(child);
     assert_eq!(sleeping(marker), 0, "the tool outside the group outlived its run");
 }
+
+/// Decided by its `RESULT` line, after which it closes its input (as the ACP protocols do).
+struct ResultProtocol {
+    decided: bool,
+}
+
+impl StreamProtocol for ResultProtocol {
+    fn on_line(&mut self, line: &str, out: &mut Vec<Step>) {
+        if line == "RESULT" {
+            self.decided = true;
+            out.push(Step::EndInput);
+        }
+    }
+
+    fn has_result(&self) -> bool {
+        self.decided
+    }
+
+    fn finish(&mut self, _exit: ExitInfo, _stderr_tail: &str) -> RunResult {
+        if self.decided {
+            RunResult::succeeded()
+        } else {
+            RunResult::failed("no result")
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_decided_turn_ends_without_waiting_out_the_clis_teardown() {
+    let spawner = RecordingSpawner::default();
+    let (ch, _h) = channels();
+    // Answers, then "tears down" for 30 s and ignores SIGTERM, as a slow interpreter exit would.
+    let script = "trap '' TERM; echo RESULT; cat >/dev/null; sleep 30";
+    let started = std::time::Instant::now();
+    let result =
+        supervise(&spawner, &sh(script), Box::new(ResultProtocol { decided: false }), ch, ApprovalPolicy::Ask, QUICK)
+            .await
+            .unwrap();
+    assert_eq!(result.outcome, RunOutcome::Succeeded);
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(3), "the run waited {took:?} for the exit");
+    assert!(!spawner.group_alive(), "the teardown goes with the run");
+}

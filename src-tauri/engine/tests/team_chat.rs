@@ -28,6 +28,7 @@ use serde_json::json;
 /// - "research…"/"write…" → answers "found …"/"wrote …";
 /// - "loop"         → hands "loop" on to the next member by `@handle` (chain bound);
 /// - "wait"         → waits for Stop;
+/// - "chain-stop" → a chain lead → scout → writer whose writer works until Stop;
 /// - "relay" → a chain lead → scout → writer whose results go back up ("relayed-2", "relayed-1",
 ///   then "Final relay");
 /// - "post-many"/"post-one" → six long peer posts / one short one;
@@ -69,6 +70,15 @@ impl Runtime for Scripted {
             } else if message == "post-one" {
                 post("A note of my own.".into()).await;
                 say("Posted mine.".into());
+            } else if message == "chain-stop" {
+                say("Starting the chain.\n@scout chain-stop-1 count the stock".into());
+            } else if message == "chain-stop-1 count the stock" {
+                say("Asking the writer.\n@writer chain-stop-2 draft the note".into());
+            } else if message == "chain-stop-2 draft the note" {
+                say("Half a draft".into());
+                let mut cancel = channels.cancel.clone();
+                let _ = cancel.wait_for(|c| *c).await;
+                return Ok(RunResult::with_outcome(RunOutcome::Cancelled, "Stopped by the user."));
             } else if message == "relay" {
                 say("@scout relay-1".into());
             } else if message == "relay-1" {
@@ -602,5 +612,72 @@ fn what_happens_in_the_team_waits_in_the_inbox_once() {
         routine_card.number
     );
     let page = f.engine.chat().room_page(&f.general, None, 100).unwrap();
-    assert!(page.messages.iter().any(|m| m.content == routine), "the result in General");
+    let shown = page.messages.iter().find(|m| m.content == routine).expect("the result in General");
+    // The room knows it as the routine's: its name, the member that ran it, the card.
+    let expected = clawboo_engine::chat::team::RoomRoutine {
+        name: "Morning stock count".into(),
+        agent_id: Some(f.ids[1].clone()),
+        card_id: Some(routine_card.id.clone()),
+    };
+    assert_eq!((shown.kind, shown.routine.as_ref()), (RoomMessageKind::User, Some(&expected)));
+    assert!(page.messages.iter().filter(|m| m.id != shown.id).all(|m| m.routine.is_none()));
+}
+
+#[test]
+fn stop_during_a_chain_three_deep_ends_every_run_and_the_next_message_starts_clean() {
+    let f = fixture();
+    f.engine.chat().send_team(&f.general, "chain-stop").unwrap();
+    let writer_run = wait_for("the writer at work, at the chain's end", Duration::from_secs(20), || {
+        let runs = f.engine.chat().room_runs(&f.general, 10).unwrap();
+        runs.into_iter().find(|r| r.status == RunStatus::Running && r.agent_id == f.ids[2])
+    });
+    // Its words so far are streamed (what the room shows while it works).
+    wait_for("the writer's first words", Duration::from_secs(20), || {
+        let activity = f.engine.chat().run_activity(&writer_run.id).unwrap();
+        activity
+            .iter()
+            .any(|r| matches!(&r.event, RunEvent::TextDelta { text } if text.contains("Half a draft")))
+            .then_some(())
+    });
+    f.engine.chat().stop_team(&f.team_id).unwrap();
+    let messages = f.settle("every run to end", |m| m.iter().any(|m| m.content.starts_with("Stopped")));
+
+    // Every run of the chain is over: the writer's cut off, none left going, no batch sent up.
+    let runs = f.engine.chat().room_runs(&f.general, 100).unwrap();
+    assert_eq!(runs.len(), 3, "{runs:?}");
+    let status_of = |agent: &str| runs.iter().find(|r| r.agent_id == agent).unwrap().status;
+    assert_eq!(status_of(&f.ids[2]), RunStatus::Cancelled);
+    assert_eq!((status_of(&f.ids[0]), status_of(&f.ids[1])), (RunStatus::Succeeded, RunStatus::Succeeded));
+    use RoomMessageKind::*;
+    assert!(messages.iter().all(|m| m.kind != Batch), "nothing went up the chain: {messages:#?}");
+    // What the leader and the scout said stays in the room, and so do both hand-offs.
+    for said in ["Starting the chain.", "Asking the writer."] {
+        assert!(messages.iter().any(|m| m.kind == Reply && m.content.contains(said)), "{said}: {messages:#?}");
+    }
+    let handoffs: Vec<&str> = messages.iter().filter(|m| m.kind == Handoff).map(|m| m.content.as_str()).collect();
+    assert_eq!(handoffs, ["chain-stop-1 count the stock", "chain-stop-2 draft the note"]);
+    // The writer's words before the stop stay too, said to be partial.
+    let partial = messages.iter().find(|m| m.kind == Reply && m.author_id.as_deref() == Some(f.ids[2].as_str()));
+    assert_eq!(partial.map(|m| m.content.as_str()), Some("Half a draft"), "{messages:#?}");
+    assert!(messages.iter().any(|m| m.content == "@writer was stopped; its reply above is partial."));
+    // Both hand-off cards say they were stopped: the writer's cut off while it worked, the
+    // scout's while it waited for the writer.
+    for (agent, who) in [(&f.ids[1], "scout"), (&f.ids[2], "writer")] {
+        let card = f.card_of(agent, |c| c.status == CardStatus::Blocked);
+        assert_eq!(card.blocked_reason.as_deref(), Some("Stopped by the user"), "@{who}'s card");
+        assert!(card.claimed_by_run.is_none(), "@{who}'s card is not held by a run");
+    }
+
+    // A result the stop cut off never arrives later, and the next message starts clean: a
+    // fresh round with its own batch, the leader told nothing of the stopped chain.
+    std::thread::sleep(Duration::from_millis(500));
+    f.engine.chat().send_team(&f.general, "plan").unwrap();
+    let messages = f.settle("the next round's answer", |m| m.iter().any(|m| m.content.starts_with("Final:")));
+    assert_eq!(messages.last().unwrap().content, "Final: 2 results", "only this round's results");
+    assert_eq!(messages.iter().filter(|m| m.kind == Batch).count(), 1);
+    let leader = f.input_for("plan");
+    assert!(!leader.message.contains("chain-stop"), "{}", leader.message);
+    let batch = f.input_for_prefix("Results of the work you handed out");
+    assert!(!batch.message.contains("chain-stop") && !batch.message.contains("Half a draft"), "{}", batch.message);
+    assert!(f.engine.chat().room_runs(&f.general, 100).unwrap().iter().all(|r| r.status != RunStatus::Running));
 }

@@ -184,7 +184,8 @@ impl Routines {
     }
 
     fn fire_team(&self, routine: &Routine, team_id: &str, run_id: &str) -> Result<()> {
-        let tag = RoutineTag { name: routine.name.clone(), routine_run_id: run_id.to_owned() };
+        let tag =
+            RoutineTag { name: routine.name.clone(), routine_run_id: run_id.to_owned(), agent_id: None, card_id: None };
         let room_id = general_room(&self.parts.teams, team_id)?;
         self.parts.store.write(|tx| store::set_run_room(tx, run_id, team_id, &room_id))?;
         self.parts.work.send_to_team(&room_id, &routine.prompt, tag)

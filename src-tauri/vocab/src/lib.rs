@@ -24,7 +24,7 @@ pub use chat::{ChatMessage, ChatRole, RunErrorCode, RunStatus, RunSummary};
 pub use clock::{now_ms, Clock, ManualClock, SystemClock};
 pub use error::{Error, ErrorCode, Result};
 pub use rate::RateLimiter;
-pub use room::{PeerPost, RoomMessage, RoomMessageKind};
+pub use room::{PeerPost, RoomMessage, RoomMessageKind, RoomRoutine};
 pub use run::{RunEvent, RunEventRecord, RunOutcome};
 pub use runtime::{ApprovalPolicy, RuntimeKind};
 

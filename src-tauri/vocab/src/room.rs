@@ -50,6 +50,19 @@ pub struct RoomMessage {
     pub run_id: Option<String>,
     pub handoff_id: Option<String>,
     pub created_at: i64,
+    /// A user message that is a routine's (its prompt, or a member routine's result): which.
+    pub routine: Option<RoomRoutine>,
+}
+
+/// The routine behind a room message, for the room to show it as the routine's, not the user's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct RoomRoutine {
+    pub name: String,
+    /// The member that ran it; None for a team's own routine (its leader runs it next).
+    pub agent_id: Option<String>,
+    /// The card it ran on, when it had one.
+    pub card_id: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]

@@ -104,6 +104,7 @@ export function MainView({
         initialRoomId={route.page === "team" ? route.roomId : null}
         onDeleted={onTeamDeleted}
         onOpenAgent={(agentId) => setRoute({ page: "agent", agentId, tab: "chat" })}
+        onOpenCard={(cardId) => setRoute({ page: "board", cardId })}
       />
     );
   } else if (selectedAgent && route.page === "agent") {

@@ -232,6 +232,7 @@ export function seedRoomMessage(roomId: string, message: Partial<RoomMessage> & 
     targetId: null,
     runId: null,
     handoffId: null,
+    routine: null,
     createdAt: tick(),
     ...message,
   };

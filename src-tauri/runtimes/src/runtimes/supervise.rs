@@ -47,7 +47,15 @@ pub trait StreamProtocol: Send {
     fn interrupt(&mut self) -> Option<String> {
         None
     }
-    /// Judges the run once the process has exited (not called on cancel or time-out).
+    /// Whether the turn's result is already decided (the CLI answered the turn and its input
+    /// is closed): only the process's own exit is left, which [`AFTER_RESULT`] bounds.
+    fn has_result(&self) -> bool {
+        false
+    }
+    /// Judges the run once the process has exited, or was ended after [`has_result`]
+    /// (not called on cancel or time-out).
+    ///
+    /// [`has_result`]: StreamProtocol::has_result
     fn finish(&mut self, exit: ExitInfo, stderr_tail: &str) -> RunResult;
 }
 
@@ -68,6 +76,11 @@ impl Default for Timeouts {
 const STDERR_TAIL_BYTES: usize = 8 * 1024;
 /// How often the leader's exit is checked once its stdout has closed.
 const EXIT_POLL: Duration = Duration::from_millis(10);
+/// How long a CLI whose turn is decided may take to exit on its own before its group is ended.
+/// The turn is stored by then (Hermes saves its session before it answers the prompt), and
+/// what is left is teardown nobody waits for: Hermes' interpreter spends ~1.3 s of CPU on it
+/// (seconds of wall time on a busy machine), which every team exchange used to wait out.
+pub const AFTER_RESULT: Duration = Duration::from_millis(300);
 
 enum Stopping {
     No,
@@ -138,11 +151,16 @@ pub async fn supervise_with(
     // The leader can exit while something it left behind keeps stdout open.
     let mut leader_exit: Option<ExitInfo> = None;
     let mut tick = tokio::time::interval(Duration::from_millis(250));
+    // Set once the protocol has its result and stdin is closed: the latest the exit is awaited.
+    let mut exit_by: Option<Instant> = None;
 
     // Until the leader has exited, cancel and the silence timeout are watched, whether or not
     // stdout is still open: a CLI that closed its output can still hang.
     let mut exit = loop {
         apply(&mut steps, &mut stdin, &channels, policy, &mut waiting, protocol.as_mut()).await;
+        if exit_by.is_none() && stdin.is_none() && protocol.has_result() {
+            exit_by = Some(Instant::now() + AFTER_RESULT);
+        }
         let ladder_at = match &stopping {
             Stopping::Yes { next, .. } => *next,
             Stopping::No => silence_deadline,
@@ -206,6 +224,13 @@ pub async fn supervise_with(
                     Ok(None) => {}
                     Err(_) => break Exited::Unknown,
                 }
+            }
+            // The turn is decided and the CLI is still tearing down: end it (below) and go on.
+            _ = sleep_until(exit_by.unwrap_or(ladder_at)), if exit_by.is_some() && matches!(stopping, Stopping::No) => {
+                break match control.try_wait() {
+                    Ok(Some(info)) => Exited::Status(info),
+                    _ => Exited::Unknown,
+                };
             }
             // No silence timeout while a permission question waits for the user: the user may be
             // away for hours (the question has its own expiry, and Stop still works).

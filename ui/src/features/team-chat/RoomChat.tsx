@@ -29,10 +29,12 @@ type Props = {
   room: Room;
   /** Opens an agent's own page (a click on its @handle). */
   onOpenAgent?: (agentId: string) => void;
+  /** Opens a card on the Board (a routine's card). */
+  onOpenCard?: (cardId: string) => void;
 };
 
 /** A room of a team: the conversation with its hand-off and batch cards, and the room's runs beside it. */
-export function RoomChat({ team, room, onOpenAgent }: Props) {
+export function RoomChat({ team, room, onOpenAgent, onOpenCard }: Props) {
   const messages = useRoomMessages(room.id);
   const runs = useRoomRuns(room.id);
   const agents = useAgents().data ?? [];
@@ -162,6 +164,7 @@ export function RoomChat({ team, room, onOpenAgent }: Props) {
                   onSee={openContext}
                   onSelectRun={setSelectedRun}
                   onRetry={retryable ? retry : undefined}
+                  onOpenCard={onOpenCard}
                 />
               )}
             />

@@ -1,5 +1,5 @@
 import { useCallback, useRef, type CSSProperties } from "react";
-import type { Agent, RoomMessage, RunSummary } from "../../bindings";
+import type { Agent, RoomMessage, RoomRoutine, RunSummary } from "../../bindings";
 import { RUN_STATUS_LABELS, isRunFailure } from "../chat/chat";
 import { RunErrorCard } from "../activity/RunErrorCard";
 import { Markdown } from "../../components/Markdown";
@@ -19,6 +19,8 @@ type RowProps = {
   onSelectRun: (runId: string) => void;
   /** Runs a failed run's work again (offered while nothing runs in the room). */
   onRetry?: (message: RoomMessage) => void;
+  /** Opens a card on the Board (a routine's card). */
+  onOpenCard?: (cardId: string) => void;
 };
 
 /** "@scout's run failed.", as the one-to-one chat says "The run failed.". */
@@ -29,7 +31,17 @@ function failureTitle(who: string, run: RunSummary): string {
 }
 
 /** One entry of a room: the user's message, a notice, a reply, a hand-off card or a batch card. */
-export function RoomMessageRow({ message, run, agentOf, handle, askedYou, onSee, onSelectRun, onRetry }: RowProps) {
+export function RoomMessageRow({
+  message,
+  run,
+  agentOf,
+  handle,
+  askedYou,
+  onSee,
+  onSelectRun,
+  onRetry,
+  onOpenCard,
+}: RowProps) {
   const author = agentOf(message.authorId);
   // "Copy" takes the text as read; retry in a room is the error card's, and edit is left out.
   const text = useRef<HTMLDivElement>(null);
@@ -40,6 +52,17 @@ export function RoomMessageRow({ message, run, agentOf, handle, askedYou, onSee,
         {label}
       </button>
     );
+  if (message.kind === "user" && message.routine) {
+    return (
+      <RoutineMessage
+        message={message}
+        routine={message.routine}
+        agentOf={agentOf}
+        handle={handle}
+        onOpenCard={onOpenCard}
+      />
+    );
+  }
   switch (message.kind) {
     case "user":
       return (
@@ -153,4 +176,81 @@ export function RoomMessageRow({ message, run, agentOf, handle, askedYou, onSee,
         </div>
       );
   }
+}
+
+type RoutineProps = {
+  message: RoomMessage;
+  routine: RoomRoutine;
+  agentOf: (id: string | null | undefined) => Agent | undefined;
+  handle: (id: string | null | undefined) => string;
+  onOpenCard?: (cardId: string) => void;
+};
+
+/**
+ * A routine's message: a team routine's prompt for the leader, or a member routine's result. Drawn
+ * as the routine's (its name, the member that ran it, its card), not as something the user typed.
+ */
+function RoutineMessage({ message, routine, agentOf, handle, onOpenCard }: RoutineProps) {
+  const ranBy = agentOf(routine.agentId);
+  const text = useRef<HTMLDivElement>(null);
+  const plainText = useCallback(() => text.current?.innerText || text.current?.textContent || "", []);
+  // The stored text starts with the routine's name, as the leader read it: said once, above.
+  const prefix = `Routine "${routine.name}": `;
+  const body = message.content.startsWith(prefix) ? message.content.slice(prefix.length) : message.content;
+  return (
+    <div className="chat-entry chat-entry--routine">
+      <div
+        className="room-card room-card--routine"
+        style={{ "--agent-tint": ranBy?.tint } as CSSProperties}
+        data-testid="room-message-routine"
+        data-message-id={message.id}
+      >
+        <header>
+          <span className="room-routine__title">
+            <RoutineIcon />
+            <span>
+              Routine <strong>{routine.name}</strong>
+            </span>
+          </span>
+          <span className="room-routine__who">
+            {routine.agentId ? (
+              <>
+                {ranBy && <TintDot tint={ranBy.tint} />}
+                <span>ran by {handle(routine.agentId)}</span>
+              </>
+            ) : (
+              <span>the team's routine, for the leader</span>
+            )}
+          </span>
+        </header>
+        <div className="room-card__body" ref={text}>
+          <Markdown text={body} />
+        </div>
+        {routine.cardId && (
+          <footer className="room-meta">
+            <button
+              type="button"
+              className="link-button"
+              onClick={() => routine.cardId && onOpenCard?.(routine.cardId)}
+              disabled={!onOpenCard}
+              data-testid="routine-card-link"
+            >
+              Open its card
+            </button>
+          </footer>
+        )}
+      </div>
+      <MessageActions markdown={body} plainText={plainText} label={`routine ${routine.name}'s message`} />
+    </div>
+  );
+}
+
+/** A small clock: the routine's mark (drawn, so it never depends on an emoji font). */
+function RoutineIcon() {
+  return (
+    <svg className="room-routine__icon" width="14" height="14" viewBox="0 0 16 16" aria-hidden="true">
+      <circle cx="8" cy="8" r="6.25" fill="none" stroke="currentColor" strokeWidth="1.5" />
+      <path d="M8 4.5V8l2.5 1.75" fill="none" stroke="currentColor" strokeWidth="1.5" strokeLinecap="round" />
+    </svg>
+  );
 }

@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import { screen, waitFor, within } from "@testing-library/react";
 import { backend, fakeApi, resetBackend, seedAgent, seedTeam } from "../../test/fakeApi";
 import { seedRoomMessage } from "../../test/fakeTeams";
+import { seedCard } from "../../test/fakeBoard";
 import { renderApp } from "../../test/helpers";
 import { ClawbooError } from "../../errors";
 import type { Agent } from "../../bindings";
@@ -313,4 +314,42 @@ describe("A failed run in a room", () => {
     await user.click(within(card).getByTestId("run-retry"));
     await waitFor(() => expect(fakeApi.sendTeamMessage).toHaveBeenCalledWith(room, "@bo Find three papers on X"));
   });
+});
+
+describe("A routine's message in a room", () => {
+  it("is drawn as the routine's, with who ran it and a link to its card, not as a user bubble", async () => {
+    const team = seedTeam({ name: "Research", memberIds: [ava.id, bo.id], aboutYou: "Hi." });
+    const room = team.rooms[0].id;
+    const card = seedCard({ title: "Morning tally", assigneeId: bo.id, teamId: team.id, status: "done" });
+    seedRoomMessage(room, {
+      kind: "user",
+      content: `Routine "Morning tally": Routine card #${card.number} "Morning tally" by @bo ended done.\nIts report:\n12 crates.`,
+      routine: { name: "Morning tally", agentId: bo.id, cardId: card.id },
+    });
+    seedRoomMessage(room, {
+      kind: "user",
+      content: 'Routine "Weekly summary": Sum up the week.',
+      routine: { name: "Weekly summary", agentId: null, cardId: null },
+    });
+    seedRoomMessage(room, { kind: "user", content: "Thanks, all." });
+    const { user } = await openTeam("Research");
+    const [member, own] = await screen.findAllByTestId("room-message-routine");
+    expect(member.textContent).toContain("Routine Morning tally");
+    expect(member.textContent).toContain("ran by @bo");
+    // The name is said once, in the header, not again in front of the text.
+    expect(member.textContent).not.toContain('Routine "Morning tally":');
+    expect(member.textContent).toContain("12 crates.");
+    expect(own.textContent).toContain("Routine Weekly summary");
+    expect(own.textContent).toContain("the team's routine, for the leader");
+    expect(own.textContent).toContain("Sum up the week.");
+    expect(within(own).queryByTestId("routine-card-link")).toBeNull();
+    // Only the user's own words are a user bubble.
+    const bubbles = screen.getAllByTestId("room-message-user");
+    expect(bubbles.map((b) => b.textContent)).toEqual(["Thanks, all."]);
+    await user.click(within(member).getByTestId("routine-card-link"));
+    await waitFor(() => expect(screen.getByTestId("nav-board").getAttribute("aria-current")).toBe("page"));
+    // The Board loads when first opened, then the card.
+    const panel = await screen.findByTestId("card-panel", {}, { timeout: 10_000 });
+    await waitFor(() => expect(panel.textContent).toContain("Morning tally"));
+  }, 20_000);
 });

@@ -21,6 +21,8 @@ type Props = {
   onDeleted: (team: Team) => void;
   /** Opens an agent's own page (a click on an @handle in the room). */
   onOpenAgent?: (agentId: string) => void;
+  /** Opens a card on the Board (a routine's card, from its message in the room). */
+  onOpenCard?: (cardId: string) => void;
 };
 
 type Dialog =
@@ -32,7 +34,7 @@ type Dialog =
   | { kind: "delete-room"; roomId: string }
   | null;
 
-export function TeamPage({ team, agents, initialRoomId = null, onDeleted, onOpenAgent }: Props) {
+export function TeamPage({ team, agents, initialRoomId = null, onDeleted, onOpenAgent, onOpenCard }: Props) {
   const [opened, setOpened] = useState<{ teamId: string; roomId: string | null }>({
     teamId: team.id,
     roomId: initialRoomId,
@@ -73,7 +75,7 @@ export function TeamPage({ team, agents, initialRoomId = null, onDeleted, onOpen
         {!team.aboutYou.trim() ? (
           <AboutYouGate key={team.id} team={team} />
         ) : (
-          room && <RoomChat key={room.id} team={team} room={room} onOpenAgent={onOpenAgent} />
+          room && <RoomChat key={room.id} team={team} room={room} onOpenAgent={onOpenAgent} onOpenCard={onOpenCard} />
         )}
       </div>
 

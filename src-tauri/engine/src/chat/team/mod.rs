@@ -28,7 +28,7 @@ use std::sync::Arc;
 pub use self::notices::TeamInbox;
 pub use self::tools::TeamChat;
 pub use self::types::{
-    PeerPost, Placement, RoomMessage, RoomMessageKind, RoomPage, RunContext, TeamSendOutcome, TeamTurnKind,
+    PeerPost, Placement, RoomMessage, RoomMessageKind, RoomPage, RoomRoutine, RunContext, TeamSendOutcome, TeamTurnKind,
 };
 
 use self::store::NewRoomMessage;
@@ -219,7 +219,7 @@ impl Chat {
                 };
                 inbox::add_item(tx, &item, now_ms())?;
             }
-            store::add_message(
+            let message = store::add_message(
                 tx,
                 &room.id,
                 NewRoomMessage {
@@ -231,7 +231,11 @@ impl Chat {
                     handoff_id: None,
                 },
                 now_ms(),
-            )
+            )?;
+            match &routine {
+                Some(tag) => Ok(store::tag_routine(tx, &message.id, tag)?.unwrap_or(message)),
+                None => Ok(message),
+            }
         })?;
         self.publish_room_message(&team.id, &message);
         // Cleared before any agent hears the message: a question raised in reply to it is new.

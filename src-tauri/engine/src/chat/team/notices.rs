@@ -320,7 +320,12 @@ impl CardWatcher for TeamInbox {
 fn woke_leader_for_routine(chat: &Arc<Chat>, card: &Card, actor: &Actor, alerts: &[Item]) -> bool {
     let (Actor::Clawboo, CardOrigin::Routine { routine_run_id, .. }) = (actor, &card.origin) else { return false };
     let Some(alert) = alerts.first() else { return false };
-    let tag = crate::vocab::routine::RoutineTag { name: card.title.clone(), routine_run_id: routine_run_id.clone() };
+    let tag = crate::vocab::routine::RoutineTag {
+        name: card.title.clone(),
+        routine_run_id: routine_run_id.clone(),
+        agent_id: card.assignee_id.clone(),
+        card_id: Some(card.id.clone()),
+    };
     match chat.send_routine(&alert.room_id, &alert.text, tag) {
         Ok(()) => true,
         Err(e) => {

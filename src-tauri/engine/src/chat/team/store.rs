@@ -3,11 +3,12 @@
 
 use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
 
-use super::types::{PeerPost, Placement, RoomMessage, RoomMessageKind, RunContext, TeamTurnKind};
+use super::types::{PeerPost, Placement, RoomMessage, RoomMessageKind, RoomRoutine, RunContext, TeamTurnKind};
 use crate::chat::RunSummary;
 use crate::context::Section;
 use crate::error::{Error, Result};
 use crate::run::prepare::conversation::{checked_run, conversation_from_row, run_from_row, Conversation, RUN_COLUMNS};
+use crate::vocab::routine::RoutineTag;
 
 fn new_id() -> String {
     uuid::Uuid::new_v4().to_string()
@@ -44,9 +45,15 @@ pub fn reset_room(tx: &Transaction, room_id: &str) -> Result<()> {
     Ok(())
 }
 
-const MESSAGE_COLUMNS: &str = "id, room_id, seq, kind, author_id, target_id, content, run_id, handoff_id, created_at";
+/// A room message's columns (`m`), with its routine's (`x`) when it is a routine's.
+const MESSAGE_COLUMNS: &str = "m.id, m.room_id, m.seq, m.kind, m.author_id, m.target_id, m.content, m.run_id, \
+     m.handoff_id, m.created_at, x.name, x.agent_id, x.card_id";
+const MESSAGES: &str = "room_messages m LEFT JOIN room_message_routines x ON x.message_id = m.id";
 
 fn message_from_row(r: &Row<'_>) -> rusqlite::Result<(String, RoomMessage)> {
+    let routine = r.get::<_, Option<String>>(10)?.map(|name| -> rusqlite::Result<RoomRoutine> {
+        Ok(RoomRoutine { name, agent_id: r.get(11)?, card_id: r.get(12)? })
+    });
     Ok((
         r.get(3)?,
         RoomMessage {
@@ -60,6 +67,7 @@ fn message_from_row(r: &Row<'_>) -> rusqlite::Result<(String, RoomMessage)> {
             run_id: r.get(7)?,
             handoff_id: r.get(8)?,
             created_at: r.get(9)?,
+            routine: routine.transpose()?,
         },
     ))
 }
@@ -91,10 +99,20 @@ pub fn add_message(tx: &Transaction, room_id: &str, m: NewRoomMessage<'_>, now: 
 }
 
 pub fn message(conn: &Connection, id: &str) -> Result<Option<RoomMessage>> {
-    conn.query_row(&format!("SELECT {MESSAGE_COLUMNS} FROM room_messages WHERE id = ?1"), [id], message_from_row)
+    conn.query_row(&format!("SELECT {MESSAGE_COLUMNS} FROM {MESSAGES} WHERE m.id = ?1"), [id], message_from_row)
         .optional()?
         .map(checked_message)
         .transpose()
+}
+
+/// The user message `message_id` is `routine`'s: the room shows it as the routine's.
+pub fn tag_routine(tx: &Transaction, message_id: &str, routine: &RoutineTag) -> Result<Option<RoomMessage>> {
+    tx.execute(
+        "INSERT INTO room_message_routines (message_id, routine_run_id, name, agent_id, card_id)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![message_id, routine.routine_run_id, routine.name, routine.agent_id, routine.card_id],
+    )?;
+    message(tx, message_id)
 }
 
 /// The hand-off card of `handoff_id` now shows the teammate's run.
@@ -113,7 +131,7 @@ pub fn set_handoff_card_run(tx: &Transaction, handoff_id: &str, run_id: &str) ->
 /// older ones exist. One indexed range read, whatever the room's length.
 pub fn page(conn: &Connection, room_id: &str, before_seq: Option<i64>, limit: u32) -> Result<(Vec<RoomMessage>, bool)> {
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {MESSAGE_COLUMNS} FROM room_messages WHERE room_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3"
+        "SELECT {MESSAGE_COLUMNS} FROM {MESSAGES} WHERE m.room_id = ?1 AND m.seq < ?2 ORDER BY m.seq DESC LIMIT ?3"
     ))?;
     let rows =
         stmt.query_map(params![room_id, before_seq.unwrap_or(i64::MAX), i64::from(limit) + 1], message_from_row)?;

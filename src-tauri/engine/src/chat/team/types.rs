@@ -5,7 +5,7 @@ use serde::Serialize;
 use crate::chat::RunSummary;
 use crate::context::{Section, TurnKind};
 pub use crate::run::prepare::placement::Placement;
-pub use crate::vocab::{PeerPost, RoomMessage, RoomMessageKind};
+pub use crate::vocab::{PeerPost, RoomMessage, RoomMessageKind, RoomRoutine};
 
 /// A page of a room, oldest first, with the runs its messages refer to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]

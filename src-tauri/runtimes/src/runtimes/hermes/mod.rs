@@ -330,6 +330,9 @@ pub fn config_yaml(model: &str, base_url: &str, has_key: bool) -> String {
         "security": {"tirith_enabled": false, "allow_lazy_installs": false},
         // Dangerous commands ask the user (the default, "smart", asks a model first).
         "approvals": {"mode": "manual"},
+        // Hermes titles a new session with a model request of its own (a team turn is often a
+        // new session): a request the user pays for and Clawboo never shows.
+        "auxiliary": {"title_generation": {"enabled": false}},
     });
     let mut text = serde_json::to_string_pretty(&config).unwrap_or_default();
     text.push('\n');

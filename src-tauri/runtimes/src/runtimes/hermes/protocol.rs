@@ -374,6 +374,10 @@ impl StreamProtocol for AcpProtocol {
         Some(json!({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": session_id}}).to_string())
     }
 
+    fn has_result(&self) -> bool {
+        self.phase == Phase::Done && self.result.is_some()
+    }
+
     fn finish(&mut self, exit: ExitInfo, stderr_tail: &str) -> RunResult {
         if let Some(result) = self.result.take() {
             return result;

@@ -144,6 +144,10 @@ impl StreamProtocol for OpenclawAcp {
         self.inner.interrupt()
     }
 
+    fn has_result(&self) -> bool {
+        self.inner.has_result()
+    }
+
     fn finish(&mut self, exit: ExitInfo, stderr_tail: &str) -> RunResult {
         let result = self.inner.finish(exit, stderr_tail);
         match self.failed.take() {

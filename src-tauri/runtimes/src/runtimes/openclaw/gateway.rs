@@ -22,6 +22,9 @@ use tokio::sync::mpsc::UnboundedSender;
 const READY_LINE: &str = "[gateway] ready";
 /// Lines of the Gateway's output kept to explain a failed start.
 const LOG_LINES: usize = 40;
+/// A starting Gateway that keeps printing is waited for up to this many times `ready_within`:
+/// on a busy machine its start alone took 37–53 s, and over 60 s at load ~20.
+const STARTING_STRETCH: u32 = 3;
 
 /// Where a running Gateway listens.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,6 +44,8 @@ impl Address {
 pub struct Launch {
     pub spec: CommandSpec,
     pub fingerprint: u64,
+    /// How long the Gateway may start without a line of output; while it prints, up to
+    /// [`STARTING_STRETCH`] times this in all.
     pub ready_within: Duration,
 }
 
@@ -173,14 +178,15 @@ async fn start(spawner: &dyn Spawner, entry: &Entry, launch: Launch) -> Result<A
     spec.piped_stdin = false;
     let child =
         spawner.spawn(&spec).map_err(|e| Error::RuntimeFailed(format!("Could not start the OpenClaw Gateway: {e}")))?;
-    let log = Arc::new(Mutex::new(VecDeque::new()));
+    let log = Arc::new(Mutex::new(Output::default()));
     let (ready_tx, mut ready) = watch::channel(false);
     drain(child.stdout, log.clone(), Some(ready_tx));
     drain(child.stderr, log.clone(), None);
     let address = Address { port, token };
     *lock(&entry.running) = Some(Running { control: child.control, address: address.clone(), fingerprint });
 
-    let deadline = Instant::now() + ready_within;
+    let started = Instant::now();
+    let (mut printed, mut last_progress) = (0, started);
     loop {
         if *ready.borrow() {
             return Ok(address);
@@ -204,14 +210,19 @@ async fn start(spawner: &dyn Spawner, entry: &Entry, launch: Launch) -> Result<A
                 tail(&log)
             )));
         }
-        if Instant::now() >= deadline {
+        let now = Instant::now();
+        let lines = lock(&log).printed;
+        if lines != printed {
+            (printed, last_progress) = (lines, now);
+        }
+        if now >= last_progress + ready_within || now >= started + ready_within * STARTING_STRETCH {
             let failed = lock(&entry.running).take();
             if let Some(r) = failed {
                 stop_off_worker(r).await;
             }
             return Err(Error::RuntimeFailed(format!(
                 "The OpenClaw Gateway was not ready within {} s.{}",
-                ready_within.as_secs(),
+                now.duration_since(started).as_secs(),
                 tail(&log)
             )));
         }
@@ -227,12 +238,15 @@ fn free_port() -> Result<u16> {
     Ok(port)
 }
 
+/// What a Gateway printed: its last lines, and how many in all (a start still making progress).
+#[derive(Default)]
+struct Output {
+    last: VecDeque<String>,
+    printed: u64,
+}
+
 /// Reads a pipe to its end (a full pipe would block the Gateway), keeping the last lines.
-fn drain(
-    pipe: Box<dyn AsyncRead + Send + Unpin>,
-    log: Arc<Mutex<VecDeque<String>>>,
-    ready: Option<watch::Sender<bool>>,
-) {
+fn drain(pipe: Box<dyn AsyncRead + Send + Unpin>, log: Arc<Mutex<Output>>, ready: Option<watch::Sender<bool>>) {
     tokio::spawn(async move {
         // Read to the end whatever it prints (bytes that are not UTF-8, huge lines): a pipe no
         // longer read fills up and blocks the Gateway.
@@ -249,18 +263,19 @@ fn drain(
                 }
             }
             let mut log = lock(&log);
-            log.push_back(line);
-            if log.len() > LOG_LINES {
-                log.pop_front();
+            log.printed += 1;
+            log.last.push_back(line);
+            if log.last.len() > LOG_LINES {
+                log.last.pop_front();
             }
         }
     });
 }
 
-fn tail(log: &Mutex<VecDeque<String>>) -> String {
+fn tail(log: &Mutex<Output>) -> String {
     let log = lock(log);
-    let start = log.len().saturating_sub(5);
-    let lines: Vec<&str> = log.iter().skip(start).map(String::as_str).collect();
+    let start = log.last.len().saturating_sub(5);
+    let lines: Vec<&str> = log.last.iter().skip(start).map(String::as_str).collect();
     if lines.is_empty() {
         String::new()
     } else {

@@ -88,7 +88,8 @@ const QUIET_ENV: &[(&str, &str)] = &[
     ("NO_COLOR", "1"),
 ];
 
-/// How long a starting Gateway may take to print that it is ready (~10–20 s on a busy machine).
+/// How long a starting Gateway may go without printing before it is given up (it takes ~10–20 s
+/// to be ready; a start still printing is waited for longer: see `gateway::Launch`).
 const GATEWAY_READY: Duration = Duration::from_secs(60);
 
 pub struct OpenclawRuntime {

@@ -1,0 +1,246 @@
+//! The Waiting-for-you inbox on Hermes and OpenClaw, the real CLIs on the fake model server: a
+//! member on that runtime (@scout, with a Native leader and a Native @writer) receives every
+//! kind of item production creates, and the captured request bodies carry each once, in the
+//! section it belongs to. *Addressed to you*: the user's answer to its question, its cards
+//! commented on, blocked and moved to Done by the user, a hand-off of its that was not made,
+//! and the result of the work it handed out. *Ambient*: a peer post and a notice (a rule added).
+//! Three turns of the CLI (OpenClaw starts a Gateway once: slow, so one test per runtime).
+#![cfg(unix)]
+
+mod common;
+
+use std::time::Duration;
+
+use clawboo_engine::agents::{NewAgent, RuntimeKind};
+use clawboo_engine::attention::UserAnswer;
+use clawboo_engine::board::{Actor, CardStatus, CommentKind, NewCard};
+use clawboo_engine::chat::team::{RoomMessage, RoomMessageKind, RunContext};
+use clawboo_engine::chat::RunStatus;
+use clawboo_engine::context::SectionKind;
+use clawboo_engine::runtimes::ApprovalPolicy;
+use clawboo_engine::secrets::Provider;
+use clawboo_engine::Engine;
+use clawboo_testkit::{wait_for, Behavior, FakeModelServer, Reply};
+use serde_json::json;
+
+const LIMIT: Duration = Duration::from_secs(300);
+const KEY: &str = "sk-fake-inbox";
+
+/// Each turn's trigger, the later turns' first: a CLI on a fresh session carries the room's
+/// earlier turns, so its request holds the earlier triggers too.
+fn behavior() -> Behavior {
+    let too_long = "x".repeat(16_100);
+    Behavior::text("(unscripted)")
+        .when("TALLY-RESULT", vec![Reply::Text("INBOX-DONE all in.".into())])
+        .when("TALLY-TASK", vec![Reply::Text("TALLY-RESULT 12 crates".into())])
+        .when(
+            "VANILLA-ANSWER",
+            vec![Reply::Text(format!("Thanks.\n@writer TALLY-TASK count the crates\n@writer {too_long}"))],
+        )
+        .when(
+            "POST-NOTE",
+            vec![
+                Reply::ToolCall {
+                    name: "~peer_post".into(),
+                    input: json!({"text": "PEER-KETTLE the kettle is fixed"}),
+                },
+                Reply::Text("Posted.".into()),
+            ],
+        )
+        .when("ASK-FLAVOUR", vec![Reply::Text("@user which flavour?".into())])
+}
+
+fn agent(handle: &str, runtime: RuntimeKind) -> NewAgent {
+    let (model, provider) = match runtime {
+        RuntimeKind::Native => ("claude-sonnet-4-5", Provider::Anthropic),
+        _ => ("fake-model", Provider::Custom),
+    };
+    NewAgent {
+        name: handle.to_uppercase(),
+        description: format!("{handle}, who does the {handle} work"),
+        model: model.into(),
+        approval_policy: ApprovalPolicy::AllowAll,
+        provider: Some(provider),
+        ..common::new_agent(handle, runtime)
+    }
+}
+
+struct Room<'a> {
+    engine: &'a Engine,
+    general: String,
+}
+
+impl Room<'_> {
+    fn messages(&self) -> Vec<RoomMessage> {
+        self.engine.chat().room_page(&self.general, None, 200).unwrap().messages
+    }
+
+    fn settled(&self, what: &str, done: impl Fn(&[RoomMessage]) -> bool) -> Vec<RoomMessage> {
+        wait_for(what, LIMIT, || {
+            let messages = self.messages();
+            // A failed run (a Gateway that did not start, say) says why at once.
+            if let Some(failed) =
+                messages.iter().find(|m| m.kind == RoomMessageKind::Notice && m.content.contains("run ended"))
+            {
+                panic!("waiting for {what}: {}", failed.content);
+            }
+            let runs = self.engine.chat().room_runs(&self.general, 100).unwrap();
+            (done(&messages) && runs.iter().all(|r| r.status != RunStatus::Running)).then_some(messages)
+        })
+    }
+
+    /// The newest run of `agent_id` and what it was given.
+    fn last_run(&self, agent_id: &str) -> (String, RunContext) {
+        let runs = self.engine.chat().room_runs(&self.general, 100).unwrap();
+        let run = runs.iter().rev().find(|r| r.agent_id == agent_id).expect("a run of the agent");
+        assert_eq!(run.status, RunStatus::Succeeded, "{:?}", self.engine.chat().run_activity(&run.id).unwrap());
+        (run.id.clone(), self.engine.chat().run_context(&run.id).unwrap())
+    }
+}
+
+fn section(context: &RunContext, kind: SectionKind) -> String {
+    context.sections.iter().find(|s| s.kind == kind).map(|s| s.text.clone()).unwrap_or_default()
+}
+
+/// The captured request bodies of a run's turn: those holding its message.
+fn bodies_of(server: &FakeModelServer, context: &RunContext) -> Vec<String> {
+    let message = context.sections.last().unwrap().text.trim().to_owned();
+    let needle = json_text(&message);
+    server.model_requests().into_iter().map(|r| r.raw_body).filter(|b| b.contains(&needle)).collect()
+}
+
+/// `text` as it appears inside a JSON string.
+fn json_text(text: &str) -> String {
+    let escaped = serde_json::to_string(text.trim()).unwrap();
+    escaped[1..escaped.len() - 1].to_owned()
+}
+
+/// Each of the run's inbox sections reached the model in its first request, exactly once.
+fn assert_sent_once(server: &FakeModelServer, context: &RunContext, kinds: &[SectionKind]) -> String {
+    let bodies = bodies_of(server, context);
+    let first = bodies.first().expect("the run's request was captured").clone();
+    for kind in kinds {
+        let text = section(context, *kind);
+        assert!(!text.is_empty(), "the run was given no {kind:?}");
+        assert_eq!(first.matches(&json_text(&text)).count(), 1, "{kind:?} once in the request: {text}");
+    }
+    first
+}
+
+fn inbox_kinds_reach(kind: RuntimeKind) {
+    let server = FakeModelServer::start_blocking(behavior());
+    let Some((fixture, mut runtimes)) = common::Fixture::for_clis_on(&[kind], &server, KEY) else { return };
+    runtimes.push(common::native_runtime(server.base_url(), KEY));
+    let engine = fixture.open_with(runtimes);
+    let ids: Vec<String> =
+        [agent("lead", RuntimeKind::Native), agent("scout", kind), agent("writer", RuntimeKind::Native)]
+            .into_iter()
+            .map(|a| common::add_agent(&engine, a))
+            .collect();
+    let scout = &ids[1];
+    let common::ChatTeam { team, general } = common::chat_team(&engine, "Launch", &ids, "I am Ada, I run a tea shop.");
+    let room = Room { engine: &engine, general };
+
+    // The leader posts in the peer room.
+    engine.chat().send_team(&room.general, "@lead POST-NOTE for the team").unwrap();
+    room.settled("the leader's post", |m| m.iter().any(|m| m.content == "Posted."));
+
+    // Turn 1 of @scout: the post reaches it as a peer's words; it asks the user a question.
+    engine.chat().send_team(&room.general, "@scout ASK-FLAVOUR which tea do we push?").unwrap();
+    room.settled("the scout's question", |m| m.iter().any(|m| m.content.contains("which flavour?")));
+    let question = wait_for("the question in the Inbox", LIMIT, || {
+        engine.attention().open().unwrap().into_iter().find(|r| r.text.contains("which flavour?"))
+    });
+    let (_, ask_turn) = room.last_run(scout);
+    assert_sent_once(&server, &ask_turn, &[SectionKind::Ambient]);
+    let ambient = section(&ask_turn, SectionKind::Ambient);
+    assert!(ambient.contains("@lead") && ambient.contains("PEER-KETTLE the kettle is fixed"), "{kind:?}: {ambient}");
+
+    // Meanwhile in the team (nothing said in the room, which would clear the question): a rule,
+    // and the scout's cards commented on, blocked and done by the user.
+    engine.teams().add_rule(&team.id, "Answer in plain English.").unwrap();
+    let board = engine.board();
+    let new = |title: &str| NewCard {
+        title: title.into(),
+        description: String::new(),
+        assignee_id: Some(scout.clone()),
+        team_id: Some(team.id.clone()),
+        status: None,
+        priority: None,
+        depends_on: Vec::new(),
+        check_command: None,
+        project_folder: None,
+    };
+    let card = board.create(Actor::User, new("Stock count")).unwrap();
+    board.comment(Actor::User, &card.id, CommentKind::Comment, "Add the prices too.", None).unwrap();
+    board.move_card(Actor::User, &card.id, CardStatus::Blocked, Some("Waiting on the supplier".into()), None).unwrap();
+    // A card its run left in review, which the user moves to Done.
+    let done = board.create(Actor::User, new("Price list")).unwrap();
+    board.claim(&done.id, "run-prices").unwrap();
+    board.release(&done.id, "run-prices", CardStatus::InReview, None).unwrap();
+    board.move_card(Actor::User, &done.id, CardStatus::Done, None, None).unwrap();
+
+    // Turn 2: the user's answer, with everything that waited.
+    engine.answer_attention(&question.id, UserAnswer::Text { text: "VANILLA-ANSWER".into() }).unwrap();
+    room.settled("the scout's reply to its results", |m| {
+        m.iter().any(|m| m.kind == RoomMessageKind::Reply && m.content.starts_with("INBOX-DONE"))
+    });
+    let (_, answer_turn) = room.last_run_before(scout, "INBOX-DONE");
+    let raw = assert_sent_once(&server, &answer_turn, &[SectionKind::AddressedToYou, SectionKind::Ambient]);
+    let addressed = section(&answer_turn, SectionKind::AddressedToYou);
+    let number = card.number;
+    for item in [
+        "The message below is the user's answer to your question \"@user which flavour?\".".to_owned(),
+        format!("The user commented on your card #{number} \"Stock count\":\nAdd the prices too."),
+        format!("Your card #{number} \"Stock count\" was blocked by the user: Waiting on the supplier"),
+        format!("Your card #{} \"Price list\" was moved to Done by the user.", done.number),
+    ] {
+        assert!(addressed.contains(&item), "{kind:?}: {item:?} in {addressed}");
+    }
+    let ambient = section(&answer_turn, SectionKind::Ambient);
+    assert!(ambient.contains("The user added team rule 1 (see Team rules)."), "{kind:?}: {ambient}");
+    assert!(!ambient.contains("PEER-KETTLE"), "{kind:?}: the post was delivered once, on turn 1: {ambient}");
+    assert!(raw.contains("VANILLA-ANSWER"), "the answer is the turn's message");
+
+    // Turn 3: the result of its hand-off, and the one it could not make.
+    let (_, batch_turn) = room.last_run(scout);
+    let raw = assert_sent_once(&server, &batch_turn, &[SectionKind::AddressedToYou]);
+    let addressed = section(&batch_turn, SectionKind::AddressedToYou);
+    assert!(
+        addressed.contains("Your hand-off to @writer was not made: A task has at most 16000 characters."),
+        "{kind:?}: {addressed}"
+    );
+    let message = batch_turn.sections.last().unwrap().text.clone();
+    assert!(message.starts_with("Results of the work you handed out (1):"), "{kind:?}: {message}");
+    assert!(message.contains("### @writer\nTask: TALLY-TASK count the crates\nTALLY-RESULT 12 crates"), "{message}");
+    assert!(raw.contains(&json_text("TALLY-RESULT 12 crates")), "the result reached the model");
+    // Each item once: nothing of turn 2's inbox rides again.
+    for gone in ["which flavour?", "Add the prices too.", "see Team rules", "PEER-KETTLE"] {
+        assert_eq!(section(&batch_turn, SectionKind::AddressedToYou).matches(gone).count(), 0, "{gone}");
+        assert_eq!(section(&batch_turn, SectionKind::Ambient).matches(gone).count(), 0, "{gone}");
+    }
+}
+
+impl Room<'_> {
+    /// The run of `agent_id` just before the one whose reply starts with `later_reply`.
+    fn last_run_before(&self, agent_id: &str, later_reply: &str) -> (String, RunContext) {
+        let messages = self.messages();
+        let later = messages.iter().find(|m| m.content.starts_with(later_reply)).unwrap().run_id.clone().unwrap();
+        let runs = self.engine.chat().room_runs(&self.general, 100).unwrap();
+        let mine: Vec<_> = runs.iter().filter(|r| r.agent_id == agent_id).collect();
+        let at = mine.iter().position(|r| r.id == later).expect("the later run is the agent's");
+        let run = mine[at.checked_sub(1).expect("a run before it")];
+        assert_eq!(run.status, RunStatus::Succeeded);
+        (run.id.clone(), self.engine.chat().run_context(&run.id).unwrap())
+    }
+}
+
+#[test]
+fn hermes_receives_every_kind_of_inbox_item_once() {
+    inbox_kinds_reach(RuntimeKind::Hermes);
+}
+
+#[test]
+fn openclaw_receives_every_kind_of_inbox_item_once() {
+    inbox_kinds_reach(RuntimeKind::Openclaw);
+}
