@@ -1,4 +1,4 @@
-import { useCallback, useRef, type CSSProperties } from "react";
+import { memo, useCallback, useRef, type CSSProperties } from "react";
 import type { Agent, RoomMessage, RunSummary } from "../../bindings";
 import { RUN_STATUS_LABELS, isRunFailure } from "../chat/chat";
 import { RunErrorCard } from "../activity/RunErrorCard";
@@ -28,8 +28,18 @@ function failureTitle(who: string, run: RunSummary): string {
   return `${who}'s run failed.`;
 }
 
-/** One entry of a room: the user's message, a notice, a reply, a hand-off card or a batch card. */
-export function RoomMessageRow({ message, run, agentOf, handle, askedYou, onSee, onSelectRun, onRetry }: RowProps) {
+/** One entry of a room: the user's message, a notice, a reply, a hand-off card or a batch card.
+ *  Memoised: a row renders again only when its own props change (its message, its run). */
+export const RoomMessageRow = memo(function RoomMessageRow({
+  message,
+  run,
+  agentOf,
+  handle,
+  askedYou,
+  onSee,
+  onSelectRun,
+  onRetry,
+}: RowProps) {
   const author = agentOf(message.authorId);
   // "Copy" takes the text as read; retry in a room is the error card's, and edit is left out.
   const text = useRef<HTMLDivElement>(null);
@@ -153,4 +163,4 @@ export function RoomMessageRow({ message, run, agentOf, handle, askedYou, onSee,
         </div>
       );
   }
-}
+});
