@@ -289,15 +289,14 @@ export function ChatTimeline({
   replace,
 }: Props) {
   const see = useMemo(() => ({ label: seeLabel, open: onSeeContext }), [seeLabel, onSeeContext]);
-  // A run noted in the conversation (failed, stopped) carries its link on the notice, which
-  // comes after its last message; its partial reply, if any, does not repeat it.
-  const noticed = notedRunIds;
   const renderEntry = useCallback(
     (entry: TimelineEntry) =>
       entry.kind === "message" ? (
         <MessageRow
           message={entry.message}
-          see={entry.message.runId && !noticed.has(entry.message.runId) ? see : null}
+          // A run noted in the conversation (failed, stopped) carries its link on the notice,
+          // which comes after its last message; its partial reply, if any, does not repeat it.
+          see={entry.message.runId && !notedRunIds.has(entry.message.runId) ? see : null}
           agentName={agentName}
           // Only the last exchange's rows change with it; the others stay memoised.
           replace={
@@ -311,7 +310,7 @@ export function ChatTimeline({
       ) : (
         <RunNotice run={entry.run} see={see} onOpenSandbox={onOpenSandbox} onRetry={onRetry} agentId={agentId} />
       ),
-    [noticed, see, onOpenSandbox, onRetry, agentId, agentName, replace],
+    [notedRunIds, see, onOpenSandbox, onRetry, agentId, agentName, replace],
   );
   const footer =
     pendingText !== null || streamingRunId ? (
