@@ -4,7 +4,8 @@
 //
 // Chats are seeded straight into SQLite while the app is closed (src-tauri/testkit/src/seed_chat.sql),
 // then timed in the page itself (performance.now), so WebDriver's own round trips are not counted:
-// - per exchange: send → the reply visible (the streaming row gone, the reply the last row);
+// - per exchange: send → the reply visible (the streaming row gone, the reply the last row), at
+//   exchange 10 and 1,000, and in a 10,000-message chat (after /reset, its model request short);
 // - reload + open: from location.reload() to the newest messages of a 10,000-message chat shown.
 
 import { spawn, execFileSync } from "node:child_process";
@@ -288,6 +289,7 @@ try {
     `per exchange at exchange 1,000 after /reset (same chat length, short model request): median ${fmt(median(reset))}; ` +
       `ratio to exchange 10 ${(median(reset) / median(small)).toFixed(2)}x`,
   );
+  console.log(`  samples at 1,000 after /reset: ${reset.map((x) => x.toFixed(0)).join(" ")}`);
   figure("ui.exchange_ms.x1000_reset", "UI: send → reply visible at exchange 1,000 after /reset", "ms", median(reset), reset.length);
   await screenshot("long-chat-markdown.png");
 
@@ -331,6 +333,20 @@ try {
   figure("ui.open_10k_ms", "UI: reload + open a 10,000-message chat", "ms", median(opens.map((o) => o.total)), opens.length);
   figure("ui.open_10k_click_ms", "UI: open a 10,000-message chat (click → shown)", "ms", median(opens.map((o) => o.open)), opens.length);
   await screenshot("huge-chat.png");
+
+  // Per exchange in the 10,000-message chat, after /reset as above (the model request short, the
+  // chat as long): what the chat's length costs the UI at 10,000 messages.
+  await click("agent-item-chat10000");
+  await typeInto("chat-input", "/reset");
+  await click("chat-send");
+  await waitFor("the reset notice", () => find("chat-notice"));
+  const huge = await exchanges("chat10000", "ten thousand");
+  console.log(
+    `per exchange in a ${sizes.chat10000}-message chat after /reset: median ${fmt(median(huge))}; ` +
+      `ratio to exchange 10 ${(median(huge) / median(small)).toFixed(2)}x`,
+  );
+  console.log(`  samples at 10,000 messages: ${huge.map((x) => x.toFixed(0)).join(" ")}`);
+  figure("ui.exchange_ms.x10k_reset", "UI: send → reply visible in a 10,000-message chat after /reset", "ms", median(huge), huge.length);
 } catch (e) {
   failed = true;
   console.log(`bench-chat failed: ${e.message}`);

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import type { Agent } from "../../bindings";
+import type { Agent, ChatMessage } from "../../bindings";
 import {
   useCancelRun,
   useChatActions,
@@ -13,10 +13,9 @@ import { ChatList } from "./ChatList";
 import { chatTitle, lastOpenChat, rememberOpenChat } from "./lastChat";
 import { useTeams } from "../team-chat/teamQueries";
 import { useBooZeroId } from "../boo-zero/booZeroQueries";
-import { useRunActivity } from "../activity/runActivity";
 import { errorCode, errorMessage, hasErrorCode } from "../../errors";
-import { buildTimeline, currentRun, lastExchange } from "./chat";
-import { flattenPages } from "./chatPages";
+import { currentRun, lastExchange, type TimelineEntry } from "./chat";
+import { nextChatView, type ChatViewState } from "./chatView";
 import { ErrorMessage } from "../../components/ErrorMessage";
 import { ChatTimeline, type ReplaceActions } from "./ChatTimeline";
 import { useMarkRead } from "./unread";
@@ -30,9 +29,6 @@ import { ChatRunContextViewer } from "./ChatRunContextViewer";
 import { SandboxLink } from "../activity/ActivityCard";
 import { RunErrorCard, type GuardRefusal } from "../activity/RunErrorCard";
 
-/** How long a finished run may still be called active before the newest page is read again. */
-const FINISH_GRACE_MS = 3_000;
-
 type Props = {
   agent: Agent;
   /** Opens the agent's Sandbox settings (its profile). */
@@ -42,6 +38,8 @@ type Props = {
   /** Tells the app which chat shows (its route). */
   onChat?: (chatId: string) => void;
 };
+
+const NO_ENTRIES: TimelineEntry[] = [];
 
 /** Whether the chat list sits beside the conversation by default (a wide window) or waits in a
  *  drawer until asked for. */
@@ -109,32 +107,32 @@ export function AgentChat({ agent, onOpenSandbox, chatId, onChat }: Props) {
   // The run whose "What this agent saw" is open.
   const [seeing, setSeeing] = useState<string | null>(null);
 
-  const view = useMemo(() => (history.data ? flattenPages(history.data) : undefined), [history.data]);
+  // Built from the previous view when an event only appended to the newest page: old entries
+  // keep their identity, so their rows are not rendered again.
+  const previousView = useRef<ChatViewState | undefined>(undefined);
+  const view = useMemo(() => {
+    if (!history.data) return undefined;
+    return (previousView.current = nextChatView(previousView.current, history.data));
+  }, [history.data]);
   const activeRun = view?.activeRun ?? null;
-  const { activity } = useRunActivity(activeRun?.id ?? null);
-  const timeline = useMemo(() => (view ? buildTimeline(view) : []), [view]);
+  const timeline = view?.entries ?? NO_ENTRIES;
   const shownRun = currentRun(view);
   const { fetchNextPage, hasNextPage, isFetchingNextPage } = history;
   const loadOlder = useCallback(() => void fetchNextPage(), [fetchNextPage]);
   // Retry: the failed run's own message, sent again as a new message.
   const { mutate: sendAgain } = send;
   const retryable = activeRun === null && !send.isPending;
+  // Read at the click, so the callback (and the failed runs' notices given it) stays the same
+  // while messages come.
+  const messagesNow = useRef<ChatMessage[]>([]);
+  messagesNow.current = view?.messages ?? [];
   const retry = useCallback(
     (runId: string) => {
-      const asked = view?.messages.find((m) => m.runId === runId && m.role === "user");
+      const asked = messagesNow.current.find((m) => m.runId === runId && m.role === "user");
       if (asked) sendAgain(asked.content);
     },
-    [view, sendAgain],
+    [sendAgain],
   );
-
-  // Safety net: the run said it finished, yet no runChanged came to say so. Its end is stored
-  // (and announced) a moment after its last event, so only a long silence reads the page again.
-  const finished = activeRun !== null && activity.finished !== null;
-  useEffect(() => {
-    if (!finished) return;
-    const timer = setTimeout(refresh, FINISH_GRACE_MS);
-    return () => clearTimeout(timer);
-  }, [finished, refresh]);
 
   // A stop request belongs to the run it stopped.
   const { reset: resetCancel } = cancel;
@@ -216,18 +214,20 @@ export function AgentChat({ agent, onOpenSandbox, chatId, onChat }: Props) {
         </header>
         {history.error ? (
           <ErrorMessage message={errorMessage(history.error)} />
-        ) : !history.data ? (
+        ) : !view ? (
           <p className="muted chat-loading">Loading conversation…</p>
         ) : (
           <ChatTimeline
             agentName={agent.name}
             tint={agent.tint}
             entries={timeline}
+            notedRunIds={view.notedRunIds}
             hasOlder={hasNextPage}
             loadingOlder={isFetchingNextPage}
             onLoadOlder={loadOlder}
             pendingText={send.isPending ? send.variables : null}
-            streaming={activeRun ? { text: activity.text } : null}
+            streamingRunId={activeRun?.id ?? null}
+            onQuietEnd={refresh}
             onSeeContext={setSeeing}
             seeLabel={`What @${agent.handle} saw`}
             onOpenSandbox={onOpenSandbox}

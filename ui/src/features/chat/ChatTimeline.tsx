@@ -1,4 +1,4 @@
-import { memo, useCallback, useMemo, useRef, useState, type CSSProperties } from "react";
+import { memo, useCallback, useEffect, useMemo, useRef, useState, type CSSProperties } from "react";
 import type { ChatMessage, RunSummary } from "../../bindings";
 import { isRunFailure, runNoticeTitle, type TimelineEntry } from "./chat";
 import { Markdown, StreamingMarkdown } from "../../components/Markdown";
@@ -9,6 +9,10 @@ import { RunErrorCard } from "../activity/RunErrorCard";
 import { ReplySteps } from "./ReplySteps";
 import { PathOwnerProvider } from "../../components/MarkdownPath";
 import { MessageActions, MessageEditor } from "./MessageActions";
+import { useRunActivity } from "../activity/runActivity";
+
+/** How long a finished run may still be called active before the newest page is read again. */
+const FINISH_GRACE_MS = 3_000;
 
 /** Retry and edit of the last exchange, offered while no run is going. */
 export type ReplaceActions = {
@@ -25,13 +29,17 @@ type Props = {
   agentName: string;
   tint: string;
   entries: TimelineEntry[];
+  /** The runs noted in the conversation (failed, stopped): their notice carries their link. */
+  notedRunIds: ReadonlySet<string>;
   hasOlder: boolean;
   loadingOlder: boolean;
   onLoadOlder: () => void;
   /** The text of a message still on its way to the backend. */
   pendingText: string | null;
-  /** The live reply of the active run; null when no run is going. */
-  streaming: { text: string } | null;
+  /** The active run, whose reply streams below the messages; null when no run is going. */
+  streamingRunId: string | null;
+  /** Called when the active run said it finished but no news of its end came for a while. */
+  onQuietEnd: () => void;
   /** Opens "What this agent saw" for a run; its link reads `seeLabel`. */
   onSeeContext: (runId: string) => void;
   seeLabel: string;
@@ -143,7 +151,7 @@ const MessageRow = memo(function MessageRow({ message, see, agentName, replace }
 });
 
 /** Messages a retry or an edit replaced: one quiet line, opened on demand. */
-function SupersededFold({ messages, edited }: { messages: ChatMessage[]; edited: boolean }) {
+const SupersededFold = memo(function SupersededFold({ messages, edited }: { messages: ChatMessage[]; edited: boolean }) {
   const [open, setOpen] = useState(false);
   const replies = messages.filter((m) => m.role === "assistant").length;
   const label = edited
@@ -179,7 +187,7 @@ function SupersededFold({ messages, edited }: { messages: ChatMessage[]; edited:
       )}
     </div>
   );
-}
+});
 
 type NoticeProps = {
   run: RunSummary;
@@ -219,6 +227,46 @@ const RunNotice = memo(function RunNotice({ run, see, onOpenSandbox, onRetry, ag
   );
 });
 
+/**
+ * The active run's reply as it streams. It alone listens to the run's events, so a streamed
+ * event renders this row and nothing else of the chat.
+ */
+const StreamingReply = memo(function StreamingReply({
+  runId,
+  agentName,
+  onQuietEnd,
+}: {
+  runId: string;
+  agentName: string;
+  onQuietEnd: () => void;
+}) {
+  const { activity } = useRunActivity(runId);
+  // Safety net: the run said it finished, yet no runChanged came to say so (this row would be
+  // gone). Its end is stored (and announced) a moment after its last event, so only a long
+  // silence reads the page again.
+  const finished = activity.finished !== null;
+  useEffect(() => {
+    if (!finished) return;
+    const timer = setTimeout(onQuietEnd, FINISH_GRACE_MS);
+    return () => clearTimeout(timer);
+  }, [finished, onQuietEnd]);
+  return (
+    <div className="chat-row chat-row--assistant">
+      <div className="chat-bubble chat-bubble--markdown" data-testid="chat-streaming">
+        {activity.text ? (
+          <StreamingMarkdown text={activity.text} />
+        ) : (
+          <span className="typing" aria-label={`${agentName} is working`}>
+            <span />
+            <span />
+            <span />
+          </span>
+        )}
+      </div>
+    </div>
+  );
+});
+
 const entryKey = (entry: TimelineEntry) => entry.key;
 
 /** The conversation, newest at the bottom; follows new content unless the user scrolled up. */
@@ -226,11 +274,13 @@ export function ChatTimeline({
   agentName,
   tint,
   entries,
+  notedRunIds,
   hasOlder,
   loadingOlder,
   onLoadOlder,
   pendingText,
-  streaming,
+  streamingRunId,
+  onQuietEnd,
   onSeeContext,
   seeLabel,
   onOpenSandbox,
@@ -239,18 +289,14 @@ export function ChatTimeline({
   replace,
 }: Props) {
   const see = useMemo(() => ({ label: seeLabel, open: onSeeContext }), [seeLabel, onSeeContext]);
-  // A run noted in the conversation (failed, stopped) carries its link on the notice, which
-  // comes after its last message; its partial reply, if any, does not repeat it.
-  const noticed = useMemo(
-    () => new Set(entries.flatMap((e) => (e.kind === "run" ? [e.run.id] : []))),
-    [entries],
-  );
   const renderEntry = useCallback(
     (entry: TimelineEntry) =>
       entry.kind === "message" ? (
         <MessageRow
           message={entry.message}
-          see={entry.message.runId && !noticed.has(entry.message.runId) ? see : null}
+          // A run noted in the conversation (failed, stopped) carries its link on the notice,
+          // which comes after its last message; its partial reply, if any, does not repeat it.
+          see={entry.message.runId && !notedRunIds.has(entry.message.runId) ? see : null}
           agentName={agentName}
           // Only the last exchange's rows change with it; the others stay memoised.
           replace={
@@ -264,31 +310,17 @@ export function ChatTimeline({
       ) : (
         <RunNotice run={entry.run} see={see} onOpenSandbox={onOpenSandbox} onRetry={onRetry} agentId={agentId} />
       ),
-    [noticed, see, onOpenSandbox, onRetry, agentId, agentName, replace],
+    [notedRunIds, see, onOpenSandbox, onRetry, agentId, agentName, replace],
   );
   const footer =
-    pendingText !== null || streaming ? (
+    pendingText !== null || streamingRunId ? (
       <>
         {pendingText !== null && (
           <div className="chat-row chat-row--user is-pending" data-testid="chat-pending">
             <div className="chat-bubble">{pendingText}</div>
           </div>
         )}
-        {streaming && (
-          <div className="chat-row chat-row--assistant">
-            <div className="chat-bubble chat-bubble--markdown" data-testid="chat-streaming">
-              {streaming.text ? (
-                <StreamingMarkdown text={streaming.text} />
-              ) : (
-                <span className="typing" aria-label={`${agentName} is working`}>
-                  <span />
-                  <span />
-                  <span />
-                </span>
-              )}
-            </div>
-          </div>
-        )}
+        {streamingRunId && <StreamingReply runId={streamingRunId} agentName={agentName} onQuietEnd={onQuietEnd} />}
       </>
     ) : null;
 

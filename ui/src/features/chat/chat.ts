@@ -10,6 +10,9 @@ export type TimelineEntry =
 
 const QUIET_STATUSES: RunStatus[] = ["running", "succeeded"];
 
+/** Whether the timeline notes a run's end (failed, timed out, stopped, interrupted). */
+export const isNotedRun = (status: RunStatus) => !QUIET_STATUSES.includes(status);
+
 /** What a chat has loaded: messages oldest first, the runs they refer to, the active run. */
 export type ChatView = { messages: ChatMessage[]; runs: RunSummary[]; activeRun: RunSummary | null };
 
@@ -20,7 +23,7 @@ export type ChatView = { messages: ChatMessage[]; runs: RunSummary[]; activeRun:
  */
 export function buildTimeline({ messages, runs }: Pick<ChatView, "messages" | "runs">): TimelineEntry[] {
   const noted = new Map<string, RunSummary>();
-  for (const run of runs) if (!QUIET_STATUSES.includes(run.status)) noted.set(run.id, run);
+  for (const run of runs) if (isNotedRun(run.status)) noted.set(run.id, run);
   const lastMention = new Map<string, number>();
   messages.forEach((message, i) => {
     if (message.runId && noted.has(message.runId) && !message.superseded) lastMention.set(message.runId, i);

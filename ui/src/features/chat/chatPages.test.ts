@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { ChatMessage, ChatPage, RunSummary } from "../../bindings";
+import type { ChatMessage, ChatPage, ChatSummary, RunSummary } from "../../bindings";
 import {
   flattenPages,
   newestPageOnly,
   olderPageParam,
+  withChatActivity,
   withMessage,
   withRun,
   withSuperseded,
@@ -84,5 +85,42 @@ describe("withSuperseded", () => {
       ["m4", false],
     ]);
     expect(withSuperseded(next, ["m2"])).toBe(next);
+  });
+});
+
+describe("withChatActivity", () => {
+  const chat = (id: string, lastActivityAt: number, pinned = false, title: string | null = id): ChatSummary => ({
+    id,
+    agentId: "a",
+    title,
+    titleSetByUser: false,
+    pinned,
+    archivedAt: null,
+    createdAt: 0,
+    lastActivityAt,
+    messages: 2,
+    lastMessageAt: lastActivityAt,
+  });
+  const news = (chatId: string, createdAt: number, role: ChatMessage["role"] = "assistant"): ChatMessage => ({
+    ...msg(99),
+    chatId,
+    role,
+    createdAt,
+  });
+
+  it("counts the message and moves its chat to the top of its group, as the engine lists it", () => {
+    const list = [chat("pinned", 5, true), chat("b", 30), chat("a", 20), chat("c", 10)];
+    const next = withChatActivity(list, news("c", 40))!;
+    expect(next.map((c) => c.id)).toEqual(["pinned", "c", "b", "a"]);
+    expect(next[1]).toMatchObject({ messages: 3, lastActivityAt: 40, lastMessageAt: 40 });
+    expect(withChatActivity(list, news("pinned", 40))!.map((c) => c.id)).toEqual(["pinned", "b", "a", "c"]);
+  });
+
+  it("leaves to the engine what only it knows: an unlisted chat, a first message's title, a tie", () => {
+    const list = [chat("b", 30), chat("a", 20, false, null)];
+    expect(withChatActivity(list, news("x", 40))).toBeUndefined();
+    expect(withChatActivity(list, news("a", 40, "user"))).toBeUndefined();
+    expect(withChatActivity(list, news("a", 30))).toBeUndefined();
+    expect(withChatActivity(list, news("a", 40))!.map((c) => c.id)).toEqual(["a", "b"]);
   });
 });

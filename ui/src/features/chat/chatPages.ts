@@ -3,7 +3,7 @@
 // Pure functions over the cached data, generic over the page and message types, so team rooms
 // can reuse them with their own pages (any page with `messages` ordered by `seq`, and `runs`).
 import type { InfiniteData } from "@tanstack/react-query";
-import type { ChatMessage, ChatPage, RunSummary } from "../../bindings";
+import type { ChatMessage, ChatPage, ChatSummary, RunSummary } from "../../bindings";
 
 /** Messages per page. */
 export const PAGE_SIZE = 50;
@@ -105,4 +105,32 @@ export function withSuperseded(data: ChatPages, ids: string[]): ChatPages {
     return { ...page, messages: page.messages.map((m) => (replaced.has(m.id) ? { ...m, superseded: true } : m)) };
   });
   return changed ? { ...data, pages } : data;
+}
+
+/**
+ * The agent's list of chats after `message` was stored, as the engine would list it: the chat's
+ * count and last message updated, and the chat moved to the top of its group (pinned first, then
+ * the most recently used). `undefined` when only the engine knows: the chat is not listed, the
+ * message is its first from the user (it names the chat), or another chat was used at the very
+ * same time (the engine breaks that tie by an order the list does not carry).
+ */
+export function withChatActivity(chats: ChatSummary[], message: ChatMessage): ChatSummary[] | undefined {
+  const at = chats.findIndex((c) => c.id === message.chatId);
+  if (at < 0) return undefined;
+  const chat = chats[at];
+  if (message.role === "user" && chat.title === null && !chat.titleSetByUser) return undefined;
+  const moved: ChatSummary = {
+    ...chat,
+    messages: chat.messages + 1,
+    lastMessageAt: Math.max(chat.lastMessageAt ?? message.createdAt, message.createdAt),
+    lastActivityAt: Math.max(chat.lastActivityAt, message.createdAt),
+  };
+  const others = chats.filter((_, i) => i !== at);
+  if (others.some((c) => c.pinned === moved.pinned && c.lastActivityAt === moved.lastActivityAt)) return undefined;
+  // Its place: after every chat listed before it by the engine's order.
+  const before = (c: ChatSummary) =>
+    (c.pinned && !moved.pinned) || (c.pinned === moved.pinned && c.lastActivityAt > moved.lastActivityAt);
+  let place = 0;
+  while (place < others.length && before(others[place])) place++;
+  return [...others.slice(0, place), moved, ...others.slice(place)];
 }

@@ -7,6 +7,7 @@ import { refetchAttention } from "../attention/attentionQueries";
 import {
   newestPageOnly,
   olderPageParam,
+  withChatActivity,
   PAGE_SIZE,
   withMessage,
   withRun,
@@ -47,11 +48,17 @@ export function useChatPages(agentId: string, chatId: string | null, enabled = t
   });
 }
 
-/** Applies a stored message to its cached chat (refetches the newest page if none is cached yet);
- *  the agent's list is read again (the chat's title, its place, its count). */
+/** Applies a stored message to its cached chat (refetches the newest page if none is cached yet).
+ *  The agent's list is updated in place when the message is news to the open chat (its place, its
+ *  count), else read again (a chat not open, or a first message that names its chat). */
 export function addChatMessage(client: QueryClient, agentId: string, message: ChatMessage) {
-  updateChat(client, agentId, message.chatId, (data) => withMessage(data, message));
-  void client.invalidateQueries({ queryKey: chatKeys.list(agentId) });
+  const added = updateChat(client, agentId, message.chatId, (data) => withMessage(data, message));
+  if (added === "unchanged") return; // heard before (the send's answer and its event both tell)
+  const list = chatKeys.list(agentId);
+  const chats = client.getQueryData<ChatSummary[]>(list);
+  const moved = added === "changed" && chats ? withChatActivity(chats, message) : undefined;
+  if (moved) client.setQueryData<ChatSummary[]>(list, moved);
+  else void client.invalidateQueries({ queryKey: list });
 }
 
 /** Applies a run's new state to its cached chat. */
@@ -66,16 +73,31 @@ export function supersedeChatMessages(client: QueryClient, agentId: string, mess
   );
 }
 
-function updateChat(client: QueryClient, agentId: string, chatId: string, update: (data: ChatPages) => ChatPages) {
+/** What an update did to a chat's cached pages: `unknown` when none are cached (or not yet). */
+type ChatUpdate = "changed" | "unchanged" | "unknown";
+
+function updateChat(
+  client: QueryClient,
+  agentId: string,
+  chatId: string,
+  update: (data: ChatPages) => ChatPages,
+): ChatUpdate {
   const key = chatKeys.pages(agentId, chatId);
   const state = client.getQueryState(key);
-  if (!state) return; // never opened: it reads the store when it is
+  if (!state) return "unknown"; // never opened: it reads the store when it is
   if (state.data === undefined) {
     // The first page is still on its way and may have been read before this was stored.
     void client.invalidateQueries({ queryKey: key });
-    return;
+    return "unknown";
   }
-  client.setQueryData<ChatPages>(key, (data) => data && update(data));
+  let outcome: ChatUpdate = "unchanged";
+  client.setQueryData<ChatPages>(key, (data) => {
+    if (!data) return data;
+    const next = update(data);
+    if (next !== data) outcome = "changed";
+    return next;
+  });
+  return outcome;
 }
 
 /** Keeps only the newest page of every cached chat and refetches it: after events were lost. */

@@ -1,9 +1,10 @@
-import { useMemo, useState } from "react";
-import type { RoomMessage, RunSummary, Team, Room } from "../../bindings";
+import { useCallback, useMemo, useRef, useState } from "react";
+import type { Agent, RoomMessage, Team, Room } from "../../bindings";
 import { useAgents } from "../agents/agentQueries";
 import {
-  flattenPages,
+  nextRoomView,
   useRoomMessages,
+  type RoomView,
   useRoomRuns,
   useSendTeamMessage,
   useStopTeam,
@@ -24,6 +25,9 @@ import { AskedHere } from "../attention/AskedHere";
 import { useDraft } from "../../lib/useDraft";
 import { useMarkRead } from "../chat/unread";
 
+const messageKey = (message: RoomMessage) => message.id;
+const NO_AGENTS: Agent[] = [];
+
 type Props = {
   team: Team;
   room: Room;
@@ -37,7 +41,7 @@ type Props = {
 export function RoomChat({ team, room, onOpenAgent, onOpenCard }: Props) {
   const messages = useRoomMessages(room.id);
   const runs = useRoomRuns(room.id);
-  const agents = useAgents().data ?? [];
+  const agents = useAgents().data ?? NO_AGENTS;
   const send = useSendTeamMessage(room.id);
   const stop = useStopTeam(team.id);
   const [seeing, setSeeing] = useState<{ runId: string; who: string } | null>(null);
@@ -50,28 +54,42 @@ export function RoomChat({ team, room, onOpenAgent, onOpenCard }: Props) {
     [open.data, room.id],
   );
 
-  const runById = useMemo(() => {
-    const map = new Map<string, RunSummary>();
-    for (const page of messages.data?.pages ?? []) for (const run of page.runs) map.set(run.id, run);
-    for (const run of runs.data ?? []) map.set(run.id, run);
-    return map;
-  }, [messages.data, runs.data]);
+  // Made from the previous view when an event only appended a message: the rows already shown
+  // keep their props, and nothing older is gone over again.
+  const previousView = useRef<RoomView | undefined>(undefined);
+  const view = useMemo(
+    () => (previousView.current = nextRoomView(previousView.current, messages.data)),
+    [messages.data],
+  );
+  const entries = view.messages;
+  // The room's newest runs (kept current by events) over the runs its loaded pages came with.
+  const recentRuns = useMemo(() => new Map((runs.data ?? []).map((r) => [r.id, r])), [runs.data]);
+  const runById = useCallback(
+    (id: string) => recentRuns.get(id) ?? view.runs.get(id),
+    [recentRuns, view.runs],
+  );
   const running = (runs.data ?? []).filter((r) => r.status === "running");
-  const entries = useMemo(() => flattenPages(messages.data), [messages.data]);
   // Kept per room, across switches and restarts; read while open.
   const draft = useDraft(`room:${room.id}`);
   useMarkRead("room", room.id, messages.data ? (entries[entries.length - 1]?.seq ?? 0) : undefined);
 
-  const agentOf = (id: string | null | undefined) => agents.find((a) => a.id === id);
-  const handle = (id: string | null | undefined) => {
-    const agent = agentOf(id);
-    return agent ? `@${agent.handle}` : "a former member";
-  };
-  const openContext = (runId: string, agentId: string | null | undefined) => setSeeing({ runId, who: handle(agentId) });
+  // Stable while the agents are: a row is given the same functions on every event.
+  const agentOf = useCallback((id: string | null | undefined) => agents.find((a) => a.id === id), [agents]);
+  const handle = useCallback(
+    (id: string | null | undefined) => {
+      const agent = agentOf(id);
+      return agent ? `@${agent.handle}` : "a former member";
+    },
+    [agentOf],
+  );
+  const openContext = useCallback(
+    (runId: string, agentId: string | null | undefined) => setSeeing({ runId, who: handle(agentId) }),
+    [handle],
+  );
 
   const allRuns = runs.data ?? [];
   const shownRun =
-    (selectedRun && runById.get(selectedRun)) || running[running.length - 1] || allRuns[allRuns.length - 1] || null;
+    (selectedRun && runById(selectedRun)) || running[running.length - 1] || allRuns[allRuns.length - 1] || null;
   const leaderName = room.leaderId ? handle(room.leaderId) : "the leader";
   const memberHandles = useMemo(
     () => agents.filter((a) => room.memberIds.includes(a.id)).map((a) => a.handle),
@@ -93,17 +111,50 @@ export function RoomChat({ team, room, onOpenAgent, onOpenCard }: Props) {
   // Retry: a failed hand-off goes to its teammate again with the same task; any other failed
   // turn sends the user's message before it again.
   const retryable = running.length === 0 && !send.isPending;
-  const retry = (failed: RoomMessage) => {
-    const handoff = failed.handoffId
-      ? entries.find((m) => m.kind === "handoff" && m.handoffId === failed.handoffId)
-      : undefined;
-    if (handoff) {
-      send.mutate(`${handle(handoff.targetId)} ${handoff.content}`);
-      return;
-    }
-    const asked = entries.filter((m) => m.kind === "user" && m.seq < failed.seq).pop();
-    if (asked) send.mutate(asked.content);
-  };
+  // Read at the click, so the callback (and the error cards given it) stays the same while
+  // messages come.
+  const entriesNow = useRef(entries);
+  entriesNow.current = entries;
+  const { mutate: sendText } = send;
+  const retry = useCallback(
+    (failed: RoomMessage) => {
+      const shown = entriesNow.current;
+      const handoff = failed.handoffId
+        ? shown.find((m) => m.kind === "handoff" && m.handoffId === failed.handoffId)
+        : undefined;
+      if (handoff) {
+        sendText(`${handle(handoff.targetId)} ${handoff.content}`);
+        return;
+      }
+      const asked = shown.filter((m) => m.kind === "user" && m.seq < failed.seq).pop();
+      if (asked) sendText(asked.content);
+    },
+    [handle, sendText],
+  );
+  const onRetry = retryable ? retry : undefined;
+  // The page's handler may be a new function each render: rows keep one stable callback.
+  const openCardRef = useRef(onOpenCard);
+  openCardRef.current = onOpenCard;
+  const openCard = useCallback((cardId: string) => openCardRef.current?.(cardId), []);
+  const canOpenCard = onOpenCard !== undefined;
+
+  const renderMessage = useCallback(
+    (message: RoomMessage) => (
+      <RoomMessageRow
+        message={message}
+        run={message.runId ? runById(message.runId) : undefined}
+        agentOf={agentOf}
+        handle={handle}
+        askedYou={askedYou.has(message.id)}
+        onSee={openContext}
+        onSelectRun={setSelectedRun}
+        // Only a notice (a failed run's card) offers Retry; the other rows never change with it.
+        onRetry={message.kind === "notice" ? onRetry : undefined}
+        onOpenCard={canOpenCard ? openCard : undefined}
+      />
+    ),
+    [runById, agentOf, handle, askedYou, openContext, onRetry, canOpenCard, openCard],
+  );
 
   return (
     <div className="chat-layout">
@@ -132,7 +183,7 @@ export function RoomChat({ team, room, onOpenAgent, onOpenCard }: Props) {
           <MentionsProvider value={mentions}>
             <Timeline
               items={entries}
-              getKey={(m) => m.id}
+              getKey={messageKey}
               ariaLabel={`Messages in ${room.isGeneral ? "General" : room.name}`}
               testId="room-timeline"
               followKey={send.submittedAt}
@@ -154,19 +205,7 @@ export function RoomChat({ team, room, onOpenAgent, onOpenCard }: Props) {
                   </>
                 ) : undefined
               }
-              renderItem={(message) => (
-                <RoomMessageRow
-                  message={message}
-                  run={message.runId ? runById.get(message.runId) : undefined}
-                  agentOf={agentOf}
-                  handle={handle}
-                  askedYou={askedYou.has(message.id)}
-                  onSee={openContext}
-                  onSelectRun={setSelectedRun}
-                  onRetry={retryable ? retry : undefined}
-                  onOpenCard={onOpenCard}
-                />
-              )}
+              renderItem={renderMessage}
             />
           </MentionsProvider>
         )}
@@ -193,7 +232,7 @@ export function RoomChat({ team, room, onOpenAgent, onOpenCard }: Props) {
         <RunContextViewer
           runId={seeing.runId}
           who={seeing.who}
-          run={runById.get(seeing.runId) ?? null}
+          run={runById(seeing.runId) ?? null}
           onClose={() => setSeeing(null)}
         />
       )}

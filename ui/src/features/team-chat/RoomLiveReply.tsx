@@ -1,11 +1,12 @@
 import type { CSSProperties } from "react";
 import type { Agent, RunSummary } from "../../bindings";
 import { useRunActivity } from "../activity/runActivity";
-import { Markdown } from "../../components/Markdown";
+import { StreamingMarkdown } from "../../components/Markdown";
 import { TintDot } from "../../components/TintDot";
 import { UnconfinedBadge } from "../sandbox/UnconfinedBadge";
 
-/** A run's reply as it streams. */
+/** A run's reply as it streams: it alone listens to the run, and only its growing last block of
+ *  Markdown is parsed again per event. */
 export function RoomLiveReply({ run, agent }: { run: RunSummary; agent: Agent | undefined }) {
   const { activity } = useRunActivity(run.id);
   return (
@@ -21,7 +22,7 @@ export function RoomLiveReply({ run, agent }: { run: RunSummary; agent: Agent | 
           <UnconfinedBadge agent={agent} />
           <span className="muted">is working…</span>
         </header>
-        {activity.text ? <Markdown text={activity.text} /> : <span className="typing" aria-label="working" />}
+        {activity.text ? <StreamingMarkdown text={activity.text} /> : <span className="typing" aria-label="working" />}
       </div>
     </div>
   );

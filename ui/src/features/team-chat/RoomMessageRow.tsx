@@ -1,4 +1,4 @@
-import { useCallback, useRef, type CSSProperties } from "react";
+import { memo, useCallback, useRef, type CSSProperties } from "react";
 import type { Agent, RoomMessage, RoomRoutine, RunSummary } from "../../bindings";
 import { RUN_STATUS_LABELS, isRunFailure } from "../chat/chat";
 import { RunErrorCard } from "../activity/RunErrorCard";
@@ -30,8 +30,9 @@ function failureTitle(who: string, run: RunSummary): string {
   return `${who}'s run failed.`;
 }
 
-/** One entry of a room: the user's message, a notice, a reply, a hand-off card or a batch card. */
-export function RoomMessageRow({
+/** One entry of a room: the user's message, a notice, a reply, a hand-off card or a batch card.
+ *  Memoised: a row renders again only when its own props change (its message, its run). */
+export const RoomMessageRow = memo(function RoomMessageRow({
   message,
   run,
   agentOf,
@@ -176,7 +177,7 @@ export function RoomMessageRow({
         </div>
       );
   }
-}
+});
 
 type RoutineProps = {
   message: RoomMessage;

@@ -48,6 +48,42 @@ export function flattenPages(data: Pages | undefined): RoomMessage[] {
     .flatMap((p) => p.messages);
 }
 
+/** A room's loaded messages (oldest first) and its runs by id, as made from `source`. */
+export type RoomView = { source: Pages | undefined; messages: RoomMessage[]; runs: Map<string, RunSummary> };
+
+/**
+ * The view of `data`, made from `previous` when an event only appended messages to the newest page
+ * (the common case): the new messages are added, nothing older is gone over again. Anything else
+ * (an older page loaded, a message replaced, a run changed) makes it whole.
+ */
+export function nextRoomView(previous: RoomView | undefined, data: Pages | undefined): RoomView {
+  if (previous && data && previous.source && previous.source !== data) {
+    const before = previous.source;
+    const grown =
+      data.pages.length === before.pages.length &&
+      data.pages.length > 0 &&
+      data.pages.every((page, i) => i === 0 || page === before.pages[i]) &&
+      data.pages[0].runs === before.pages[0].runs &&
+      isPrefix(before.pages[0].messages, data.pages[0].messages);
+    if (grown) {
+      const added = data.pages[0].messages.slice(before.pages[0].messages.length);
+      return { source: data, messages: previous.messages.concat(added), runs: previous.runs };
+    }
+  }
+  if (previous && previous.source === data) return previous;
+  const runs = new Map<string, RunSummary>();
+  for (const page of data?.pages ?? []) for (const run of page.runs) runs.set(run.id, run);
+  return { source: data, messages: flattenPages(data), runs };
+}
+
+/** Whether `next` starts with every message of `old`, the very same objects. */
+function isPrefix(old: RoomMessage[], next: RoomMessage[]): boolean {
+  if (old === next) return true;
+  if (next.length < old.length) return false;
+  for (let i = 0; i < old.length; i++) if (next[i] !== old[i]) return false;
+  return true;
+}
+
 export function useRoomRuns(roomId: string) {
   return useQuery({
     queryKey: roomKeys.runs(roomId),
@@ -86,10 +122,19 @@ export function useStopTeam(teamId: string) {
   return useMutation({ mutationFn: () => call("stopTeam", teamId) });
 }
 
-/** Puts a message in its room's cached pages: replaced where it is, else appended to the newest. */
+/** Puts a message in its room's cached pages: replaced where it is, else appended to the newest
+ *  (in its place by seq; a message newer than all is simply added at the end). */
 export function upsertMessage(client: QueryClient, message: RoomMessage) {
   client.setQueryData<Pages>(roomKeys.pages(message.roomId), (data) => {
     if (!data) return data;
+    // The common case, a new message after the newest: one look at the newest page's end.
+    const newest = data.pages[0];
+    const last = newest?.messages[newest.messages.length - 1];
+    if (newest && (!last || last.seq < message.seq)) {
+      const pages = data.pages.slice();
+      pages[0] = { ...newest, messages: [...newest.messages, message] };
+      return { ...data, pages };
+    }
     let found = false;
     const pages = data.pages.map((page) => {
       const at = page.messages.findIndex((m) => m.id === message.id);
