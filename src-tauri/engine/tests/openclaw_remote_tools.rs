@@ -205,11 +205,14 @@ fn inner_tools_through_the_node_connection() {
     assert!(handed.raw_body.contains("tagline"), "the teammate got the task");
 
     // A call forged on the Gateway for another session while the member's turn runs: refused.
+    let slow_clock = Instant::now();
     engine.chat().send_team(&general, "SLOW-REVIEW of the tagline").unwrap();
     wait_for("the slow turn's model request", LIMIT, || {
         model.model_requests().iter().any(|r| r.raw_body.contains("SLOW-REVIEW")).then_some(())
     });
     let gateway = |method: &str, params: serde_json::Value| {
+        // tokio's Command spawns as it is made: inside the test's runtime.
+        let _inside = io.enter();
         let local = format!("ws://127.0.0.1:{PORT}");
         let out = io
             .block_on(
@@ -241,9 +244,13 @@ fn inner_tools_through_the_node_connection() {
     eprintln!("the forged call: {forged}");
     assert!(forged.contains("answer only the session"), "{forged}");
     settled_run(&engine, &general, &ivy, 3);
+    let slow = slow_clock.elapsed();
     let facts = engine.memory().list(&FactFilter::default()).unwrap();
     assert!(facts.iter().all(|f| !f.text.contains("FORGED")), "nothing forged was saved");
     drop(other);
 
-    eprintln!("figures: hand-off round trip through the remote member (pairing its node included) {round:?}");
+    eprintln!(
+        "figures: hand-off round trip through the remote member, pairing its node included: {round:?}; the turn \
+         after, node already paired: {slow:?} (a 30 s slow reply)"
+    );
 }
