@@ -16,8 +16,10 @@
 
 mod common;
 
+use common::gateway_rig::{self, detached_child_groups, path_with, Inside, OtherMachine, PORT};
+
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -32,241 +34,20 @@ use clawboo_engine::runtimes::{
 };
 use clawboo_engine::secrets::Provider;
 use clawboo_testkit::{Behavior, FakeModelServer, Reply};
-use serde_json::json;
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::{mpsc, watch};
 
 /// Set (to "CB_NS GW_NS CB_IP GW_IP") when this binary runs inside the user's namespace.
 const INNER: &str = "CLAWBOO_TEST_REMOTE_GATEWAY";
 const LIMIT: Duration = Duration::from_secs(240);
 const TOKEN: &str = "other-machines-gateway-token-29";
-const PORT: u16 = 18789;
 const TIMEOUTS: Timeouts = Timeouts { silence: Duration::from_secs(180), grace: Duration::from_secs(3) };
-const QUIET: &[(&str, &str)] = &[
-    ("OPENCLAW_NO_AUTO_UPDATE", "1"),
-    ("DO_NOT_TRACK", "1"),
-    ("OPENCLAW_DISABLE_BONJOUR", "1"),
-    ("OPENCLAW_SKIP_CHANNELS", "1"),
-    ("NO_COLOR", "1"),
-];
 const SOUL: &str = "You are Ivy, the team's remote reviewer. SOUL-MARK-ONE.";
 const AGENTS: &str = "Review every change twice. AGENTS-MARK.";
 const IDENTITY: &str = "Name: Ivy. IDENTITY-MARK.";
 
-fn ip(args: &[&str]) -> Result<(), String> {
-    let out = Command::new("ip").args(args).output().map_err(|e| format!("ip {}: {e}", args.join(" ")))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!("ip {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()))
-    }
-}
-
-/// Two namespaces and the link between them; removed (with the link) when dropped.
-struct Link {
-    cb: String,
-    gw: String,
-    cb_ip: String,
-    gw_ip: String,
-}
-
-impl Link {
-    fn make() -> Result<Self, String> {
-        let tag = std::process::id();
-        let octet = tag % 250 + 1;
-        let link = Link {
-            cb: format!("clawboo-cb-{tag}"),
-            gw: format!("clawboo-gw-{tag}"),
-            cb_ip: format!("10.229.{octet}.1"),
-            gw_ip: format!("10.229.{octet}.2"),
-        };
-        let (cbv, gwv) = (format!("cb{tag}"), format!("gw{tag}"));
-        ip(&["netns", "add", &link.cb])?;
-        ip(&["netns", "add", &link.gw])?;
-        ip(&["link", "add", &cbv, "type", "veth", "peer", "name", &gwv])?;
-        ip(&["link", "set", &cbv, "netns", &link.cb])?;
-        ip(&["link", "set", &gwv, "netns", &link.gw])?;
-        ip(&["-n", &link.cb, "addr", "add", &format!("{}/30", link.cb_ip), "dev", &cbv])?;
-        ip(&["-n", &link.gw, "addr", "add", &format!("{}/30", link.gw_ip), "dev", &gwv])?;
-        for (ns, dev) in [(&link.cb, &cbv), (&link.gw, &gwv)] {
-            ip(&["-n", ns, "link", "set", dev, "up"])?;
-            ip(&["-n", ns, "link", "set", "lo", "up"])?;
-        }
-        Ok(link)
-    }
-}
-
-impl Drop for Link {
-    fn drop(&mut self) {
-        let _ = ip(&["netns", "del", &self.cb]);
-        let _ = ip(&["netns", "del", &self.gw]);
-    }
-}
-
 #[test]
 fn a_member_on_a_gateway_across_a_network_link_gets_its_persona_through_the_gateways_protocol() {
-    if std::env::var_os(INNER).is_some() {
-        return;
-    }
-    if common::cli("openclaw").is_none() || common::cli("node24").is_none() {
-        return;
-    }
-    let root = std::fs::read_to_string("/proc/self/status")
-        .map(|s| s.lines().any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0")))
-        .unwrap_or(false);
-    if !root {
-        eprintln!("skipped: making network namespaces needs root");
-        return;
-    }
-    let link = match Link::make() {
-        Ok(link) => link,
-        Err(why) => {
-            eprintln!("skipped: cannot make the network namespaces ({why})");
-            return;
-        }
-    };
-    let exe = std::env::current_exe().unwrap();
-    let status = Command::new("ip")
-        .args(["netns", "exec", &link.cb])
-        .arg(exe)
-        .args(["inner_turns_on_the_other_machines_gateway", "--exact", "--nocapture", "--test-threads=1"])
-        .env(INNER, format!("{} {} {} {}", link.cb, link.gw, link.cb_ip, link.gw_ip))
-        .status()
-        .unwrap();
-    assert!(status.success(), "the turns inside the user's namespace passed");
-}
-
-/// The Gateway on the other machine: in its namespace, its own home, listening on its link
-/// address only; killed (its group and its spawn broker's) when dropped.
-struct OtherMachine {
-    pid: u32,
-    ns: String,
-    home: PathBuf,
-    program: PathBuf,
-    node_dir: PathBuf,
-}
-
-fn path_with(dir: &Path) -> String {
-    format!("{}:{}", dir.display(), std::env::var("PATH").unwrap_or_default())
-}
-
-impl OtherMachine {
-    fn command(&self, args: &[&str]) -> tokio::process::Command {
-        let state = self.home.join("state");
-        let mut command = tokio::process::Command::new("ip");
-        command
-            .args(["netns", "exec", &self.ns])
-            .arg(&self.program)
-            .args(args)
-            .env_clear()
-            .env("PATH", path_with(&self.node_dir))
-            .env("HOME", &self.home)
-            .env("OPENCLAW_STATE_DIR", &state)
-            .env("OPENCLAW_CONFIG_PATH", state.join("openclaw.json"))
-            .env("TMPDIR", &self.home)
-            .envs(QUIET.iter().copied())
-            .stdin(std::process::Stdio::null());
-        command
-    }
-
-    async fn start(ns: &str, home: &Path, program: &Path, node_dir: &Path, model: &FakeModelServer) -> Self {
-        let state = home.join("state");
-        std::fs::create_dir_all(home.join("workspace")).unwrap();
-        std::fs::create_dir_all(&state).unwrap();
-        let config = json!({
-            "models": { "providers": { "fake": {
-                "baseUrl": format!("{}/v1", model.base_url()),
-                "apiKey": "sk-other-machines-key",
-                "api": "openai-completions",
-                "models": [{ "id": "some-model", "name": "some-model", "contextWindow": 128_000, "maxTokens": 8192 }],
-            } } },
-            "agents": { "defaults": {
-                "model": { "primary": "fake/some-model" },
-                "workspace": home.join("workspace"),
-                "skipBootstrap": true,
-                "heartbeat": { "every": "0m" },
-            } },
-            "logging": { "file": home.join("openclaw.log") },
-            "update": { "checkOnStart": false },
-        });
-        std::fs::write(state.join("openclaw.json"), config.to_string()).unwrap();
-        let mut machine = OtherMachine {
-            pid: 0,
-            ns: ns.to_owned(),
-            home: home.to_owned(),
-            program: program.to_owned(),
-            node_dir: node_dir.to_owned(),
-        };
-        let mut command =
-            machine.command(&["gateway", "run", "--allow-unconfigured", "--bind", "lan", "--auth", "token"]);
-        command
-            .args(["--port", &PORT.to_string(), "--token", TOKEN])
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .process_group(0);
-        let mut child = command.spawn().expect("the other machine's Gateway starts");
-        machine.pid = child.id().unwrap();
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let clock = Instant::now();
-        let ready = tokio::time::timeout(LIMIT, async {
-            while let Ok(Some(line)) = lines.next_line().await {
-                if line.contains("[gateway] ready") {
-                    return true;
-                }
-            }
-            false
-        })
-        .await;
-        assert_eq!(ready, Ok(true), "the other machine's Gateway became ready");
-        eprintln!("the other machine's Gateway was ready after {:?}", clock.elapsed());
-        tokio::spawn(async move {
-            while let Ok(Some(_)) = lines.next_line().await {}
-            drop(child);
-        });
-        machine
-    }
-
-    /// What the Gateway's owner does on that machine: approve the device that asked.
-    async fn approve(&self, request: &str) {
-        let url = format!("ws://127.0.0.1:{PORT}");
-        let out = self
-            .command(&["devices", "approve", request, "--url", &url, "--token", TOKEN])
-            .output()
-            .await
-            .expect("openclaw devices approve runs");
-        assert!(out.status.success(), "approved: {}", String::from_utf8_lossy(&out.stderr));
-    }
-
-    fn kill(&self) {
-        let mut groups = vec![self.pid];
-        groups.extend(detached_child_groups(self.pid));
-        for group in groups {
-            let _ = Command::new("kill").args(["-KILL", "--", &format!("-{group}")]).status();
-        }
-    }
-}
-
-impl Drop for OtherMachine {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
-/// The process groups of `pid`'s descendants that left its group (the Gateway's spawn broker).
-fn detached_child_groups(pid: u32) -> Vec<u32> {
-    let mut groups = Vec::new();
-    let mut parents = vec![pid];
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
-        let Some(i) = stat.rfind(')') else { continue };
-        let fields: Vec<&str> = stat[i + 1..].split_whitespace().collect();
-        let (ppid, pgrp): (u32, u32) = (fields[1].parse().unwrap(), fields[2].parse().unwrap());
-        if parents.contains(&ppid) && pgrp != pid {
-            groups.push(pgrp);
-            parents.push(entry.file_name().to_string_lossy().parse().unwrap_or(0));
-        }
-    }
-    groups
+    gateway_rig::run_inside(INNER, "inner_turns_on_the_other_machines_gateway");
 }
 
 struct NoEndpoint;
@@ -384,9 +165,7 @@ fn reply(events: &[RunEvent]) -> String {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn inner_turns_on_the_other_machines_gateway() {
-    let Ok(spec) = std::env::var(INNER) else { return };
-    let parts: Vec<&str> = spec.split_whitespace().collect();
-    let [_cb, gw, cb_ip, gw_ip] = parts[..] else { panic!("{INNER}={spec}") };
+    let Some(Inside { gw, cb_ip, gw_ip }) = gateway_rig::inside(INNER) else { return };
     let program = common::cli("openclaw").unwrap();
     let node_dir = common::cli("node24").unwrap().parent().unwrap().to_owned();
     let dir = common::scratch_dir();
@@ -397,7 +176,7 @@ async fn inner_turns_on_the_other_machines_gateway() {
         vec![Reply::Slow { text: "a long review ".repeat(40), chunks: 40, delay: Duration::from_millis(500) }],
     );
     let model = FakeModelServer::start_at(cb_ip.parse().unwrap(), behavior).await;
-    let other = OtherMachine::start(gw, &root.join("other-machine"), &program, &node_dir, &model).await;
+    let other = OtherMachine::start(&gw, &root.join("other-machine"), &program, &node_dir, &model, TOKEN).await;
     let url = format!("ws://{gw_ip}:{PORT}");
 
     let spawner = Recording::default();

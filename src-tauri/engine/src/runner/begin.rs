@@ -116,11 +116,10 @@ impl Runner {
     }
 
     /// Clawboo's tools for a task run: the Board and shared memory always, the team's peer room
-    /// when the card is on a team. None when the runtime cannot be given them (no tools bridge,
-    /// or a user's own OpenClaw Gateway, which Clawboo does not configure).
-    fn tools_for(&self, agent: &Agent, card: &Card) -> Vec<ToolName> {
-        let own_gateway = agent.runtime == RuntimeKind::Openclaw && agent.openclaw_gateway_url.is_some();
-        if self.parts.tools.is_none() || own_gateway {
+    /// when the card is on a team. None when there is no tools bridge (a user's own OpenClaw
+    /// Gateway gets them through the turn's node connection).
+    fn tools_for(&self, _agent: &Agent, card: &Card) -> Vec<ToolName> {
+        if self.parts.tools.is_none() {
             return Vec::new();
         }
         let mut tools = crate::tools::specs::BOARD_TOOLS.to_vec();

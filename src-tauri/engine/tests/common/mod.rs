@@ -5,6 +5,8 @@
 #![allow(dead_code)]
 
 pub mod fixture;
+#[cfg(target_os = "linux")]
+pub mod gateway_rig;
 pub mod relayed_cli;
 pub mod tools;
 pub mod turn;

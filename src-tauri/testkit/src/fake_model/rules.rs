@@ -24,6 +24,9 @@ pub(crate) fn reply_for<'a>(rules: &'a [Rule], body: &Value) -> Option<&'a Reply
     rule.steps.get(tool_results.min(rule.steps.len().saturating_sub(1)))
 }
 
+/// How OpenClaw's internal context message starts.
+const OPENCLAW_INTERNAL_CONTEXT: &str = "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>";
+
 /// The text of the last user message that has text (across the three APIs), and how many tool
 /// results follow it.
 pub fn last_user_text(body: &Value) -> Option<(String, usize)> {
@@ -38,7 +41,9 @@ pub fn last_user_text(body: &Value) -> Option<(String, usize)> {
             continue;
         }
         let text = text_of(&item["content"]);
-        if !text.trim().is_empty() {
+        // OpenClaw (2026.9.6) may add its own internal context as a user message after the
+        // turn's (active exec sessions, subagents): never the turn's message.
+        if !text.trim().is_empty() && !text.trim_start().starts_with(OPENCLAW_INTERNAL_CONTEXT) {
             return Some((text, tool_results));
         }
     }

@@ -5,7 +5,7 @@
 use std::sync::{Arc, Weak};
 
 use super::store as team_store;
-use crate::agents::{Agent, RuntimeKind};
+use crate::agents::Agent;
 use crate::chat::Chat;
 use crate::context::ToolName;
 use crate::error::{Error, Result};
@@ -88,9 +88,9 @@ impl Chat {
     }
 
     /// Whether this engine can give the agent's runtime Clawboo's tools. A user's own OpenClaw
-    /// Gateway is configured by the user, not by Clawboo: its runs get none.
-    pub(in crate::chat) fn can_serve_tools(&self, agent: &Agent) -> bool {
-        self.tools.is_some() && !(agent.runtime == RuntimeKind::Openclaw && agent.openclaw_gateway_url.is_some())
+    /// Gateway gets them through the turn's node connection (Clawboo connects out to it).
+    pub(in crate::chat) fn can_serve_tools(&self, _agent: &Agent) -> bool {
+        self.tools.is_some()
     }
 
     /// A one-to-one run's tools: memory, notes and the scratchpad, the Board (the cards

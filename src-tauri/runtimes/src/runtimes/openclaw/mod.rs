@@ -49,10 +49,13 @@
 
 mod acp;
 mod config;
+mod device;
 mod gateway;
+mod gateway_node;
 mod node;
 mod remote;
 mod remote_files;
+mod remote_tools;
 #[cfg(test)]
 mod tests;
 mod transcript;

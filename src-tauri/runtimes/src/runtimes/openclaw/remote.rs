@@ -25,6 +25,8 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::config::Layout;
+use super::gateway_node::{Hello, LiveSession};
+use super::remote_tools::{self, NodePlace};
 use super::{node, remote_files, OpenclawAcp, OpenclawRuntime, QUIET_ENV};
 use crate::agents::gateway::normalise_gateway_url;
 use crate::agents::RuntimeKind;
@@ -98,7 +100,7 @@ impl OpenclawRuntime {
         env.extend(self.env.iter().cloned());
         // Last, so nothing inherited or configured can redirect the token.
         env.push(("OPENCLAW_GATEWAY_URL".into(), url.clone()));
-        env.push(("OPENCLAW_GATEWAY_TOKEN".into(), token));
+        env.push(("OPENCLAW_GATEWAY_TOKEN".into(), token.clone()));
         // The remote Gateway is reached through the sandbox's proxy (or its loopback port).
         let mut confine = super::super::sandbox::turn_confinement(&input, RuntimeKind::Openclaw, &[&url])?;
         // A Gateway on another machine runs the agent's tools there; the bridge only speaks to
@@ -136,7 +138,29 @@ impl OpenclawRuntime {
             Err(e) => return Ok(explain_failure(RunResult::failed(e.to_string()), &url)),
             Ok(_) => {}
         }
-        channels.emit(RunEvent::Warning { message: what_does_not_apply(&url) });
+        // Clawboo's tools through a node connection of this turn's own, before the bridge
+        // starts, so the turn's agent run lists them.
+        let mut channels = channels;
+        let live = LiveSession::default();
+        let place = NodePlace { url: &url, token: &token, bridge_state: &layout.state, bridge: &bridge };
+        let mut node = None;
+        let mut relay = None;
+        if let Some(grant) = input.tools.as_ref().filter(|g| !g.specs.is_empty()) {
+            let opened = match remote_tools::gateway_agent(self.spawner.as_ref(), &place).await {
+                Ok(agent) => {
+                    relay = Some(remote_tools::watch_session(&mut channels, &input, agent, live.clone()));
+                    remote_tools::open(self.spawner.as_ref(), &place, grant, live).await
+                }
+                Err(why) => Err(why),
+            };
+            match opened {
+                Ok(opened) => node = Some(opened),
+                Err(why) => channels.emit(RunEvent::Warning {
+                    message: format!("Clawboo's tools could not be offered on the OpenClaw Gateway at {url}: {why}"),
+                }),
+            }
+        }
+        channels.emit(RunEvent::Warning { message: what_applies(&url, node.as_ref().map(|n| &n.hello)) });
         let protocol = OpenclawAcp::new(
             input.workspace.to_string_lossy().into_owned(),
             input.text_to_send(),
@@ -147,8 +171,13 @@ impl OpenclawRuntime {
         .on_existing_gateway();
         let result =
             supervise(self.spawner.as_ref(), &bridge, Box::new(protocol), channels, input.approval, self.timeouts)
-                .await?;
-        Ok(explain_failure(result, &url))
+                .await;
+        // The tools end with the turn; every event is through before its result.
+        drop(node);
+        if let Some(relay) = relay {
+            let _ = relay.await;
+        }
+        Ok(explain_failure(result?, &url))
     }
 }
 
@@ -171,7 +200,23 @@ async fn reachable(url: &str) -> Result<()> {
     }
 }
 
-/// What the activity says every turn on a Gateway the user runs.
+/// What the activity says every turn on a Gateway the user runs: with `node`, Clawboo's tools
+/// reached it through this turn's node connection.
+pub fn what_applies(url: &str, node: Option<&Hello>) -> String {
+    let Some(hello) = node else { return what_does_not_apply(url) };
+    format!(
+        "This agent runs on the OpenClaw Gateway at {url} (OpenClaw {}, {} ms away), which Clawboo neither starts \
+         nor stops. Its SOUL.md, AGENTS.md, IDENTITY.md and USER.md are sent to that Gateway's agent when they \
+         change, and Clawboo's tools reach it through this computer's node connection for this turn only. What does \
+         not apply there: the user's connectors, and its model and tool rules, which are that Gateway's own; \
+         Clawboo's approval policy applies only to the questions it asks. Token usage and model error details stay \
+         on that Gateway.",
+        hello.version,
+        hello.latency.as_millis()
+    )
+}
+
+/// What the activity says every turn on a Gateway the user runs, without Clawboo's tools.
 pub fn what_does_not_apply(url: &str) -> String {
     format!(
         "This agent runs on the OpenClaw Gateway at {url}, which Clawboo neither starts nor stops. Its SOUL.md, \

@@ -46,7 +46,7 @@ pub struct SentFiles {
 }
 
 impl SentFiles {
-    fn load(path: &Path, gateway: &str) -> Self {
+    pub(super) fn load(path: &Path, gateway: &str) -> Self {
         std::fs::read(path)
             .ok()
             .and_then(|bytes| serde_json::from_slice::<SentFiles>(&bytes).ok())
@@ -141,15 +141,28 @@ pub async fn sync(
 
 /// One operator call through `openclaw gateway call METHOD --json`: its answer, or the Gateway's
 /// words as the error.
-async fn call(spawner: &dyn Spawner, bridge: &CommandSpec, method: &str, params: &Value) -> Result<Value> {
-    let mut spec = bridge.clone();
-    spec.args = ["gateway", "call", method, "--json", "--timeout", CALL_TIMEOUT_MS, "--params"]
+pub(super) async fn call(spawner: &dyn Spawner, bridge: &CommandSpec, method: &str, params: &Value) -> Result<Value> {
+    let mut args: Vec<String> = ["gateway", "call", method, "--json", "--timeout", CALL_TIMEOUT_MS, "--params"]
         .iter()
         .map(|s| (*s).to_owned())
         .collect();
-    spec.args.push(params.to_string());
+    args.push(params.to_string());
+    operator(spawner, bridge, args, method).await
+}
+
+/// One `openclaw` operator command with the bridge's environment (its device, the Gateway's
+/// address and token): its JSON answer (the text it printed, when that is not JSON), or the
+/// Gateway's words as the error. `what` names it in the error.
+pub(super) async fn operator(
+    spawner: &dyn Spawner,
+    bridge: &CommandSpec,
+    args: Vec<String>,
+    what: &str,
+) -> Result<Value> {
+    let mut spec = bridge.clone();
+    spec.args = args;
     spec.piped_stdin = false;
-    let failed = |why: String| Error::RuntimeFailed(format!("OpenClaw's Gateway did not take {method}: {why}"));
+    let failed = |why: String| Error::RuntimeFailed(format!("OpenClaw's Gateway did not take {what}: {why}"));
     let mut child = spawner.spawn(&spec).map_err(|e| failed(e.to_string()))?;
     let (mut out, mut err) = (String::new(), String::new());
     let ran = tokio::time::timeout(CALL_WITHIN, async {
@@ -169,6 +182,7 @@ async fn call(spawner: &dyn Spawner, bridge: &CommandSpec, method: &str, params:
     let answer: Option<Value> = serde_json::from_str(out.trim()).ok();
     match answer {
         Some(answer) if exit.code == Some(0) && answer.get("error").is_none() => Ok(answer),
+        None if exit.code == Some(0) => Ok(Value::String(out.trim().to_owned())),
         Some(answer) if answer["error"]["message"].is_string() => {
             Err(failed(answer["error"]["message"].as_str().unwrap_or_default().to_owned()))
         }
