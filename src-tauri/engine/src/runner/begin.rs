@@ -4,7 +4,7 @@
 use super::check::CheckOutcome;
 use super::task::tail;
 use super::{store, Runner, RunnerSettings, StartOptions, TaskRunContext};
-use crate::agents::{Agent, RuntimeKind};
+use crate::agents::Agent;
 use crate::board::{Actor, Card, CardOrigin, CardRun, CardRunKind, CardRunStatus, Comment, CommentKind};
 use crate::chat::{RunStatus, RunSummary};
 use crate::context::{
