@@ -272,7 +272,7 @@ fn attention_through_ipc_counts_lists_refuses_the_wrong_answer_and_keeps_its_aud
     )
     .unwrap();
     let agent_id = agent["id"].as_str().unwrap().to_string();
-    let engine = app.state::<AppState>().engine().unwrap();
+    let engine = app.state::<AppState>().engine_if_open().expect("opened");
     let source = clawboo_engine::attention::Source { agent_id: agent_id.clone(), ..Default::default() };
     let asked = engine.attention().raise_question(&source, "Which region should we ship to first?").unwrap();
 
