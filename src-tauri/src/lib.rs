@@ -227,14 +227,21 @@ pub fn install_engine<R: Runtime>(app: &tauri::AppHandle<R>) {
     let opener = std::thread::Builder::new().name("clawboo-open".into()).spawn(move || {
         let engine = open_engine(&app);
         startup::milestone("engine ready");
+        let opened = engine.as_ref().ok().cloned();
         opening.finish(engine);
+        // After the hand-over: the tray is drawn on the main thread, which waits for an opening
+        // engine when the app exits; drawing it before would leave each waiting for the other.
+        if let Some(engine) = opened {
+            tray::watch(&app, engine);
+        }
     });
     if let Err(e) = opener {
         tracing::error!(error = %e, "the engine's opening thread did not start");
     }
 }
 
-/// Opens the engine and starts what follows it (its events to the UI, the tray's watch).
+/// Opens the engine and starts forwarding its events to the UI (before any command can reach
+/// it, so no change is missed between a first read and the first event).
 fn open_engine<R: Runtime>(app: &tauri::AppHandle<R>) -> clawboo_engine::Result<std::sync::Arc<Engine>> {
     let engine = EngineConfig::resolve(app.path().app_data_dir().ok()).and_then(Engine::open);
     let engine = match engine {
@@ -250,7 +257,6 @@ fn open_engine<R: Runtime>(app: &tauri::AppHandle<R>) -> clawboo_engine::Result<
         logging.apply(engine.log_level().unwrap_or_default());
     }
     events::forward(app.clone(), engine.clone());
-    tray::watch(app, engine.clone());
     Ok(engine)
 }
 
