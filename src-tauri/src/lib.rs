@@ -214,35 +214,58 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
         .disable_serde_phases()
 }
 
-/// Opens the engine on the data directory (`CLAWBOO_DATA_DIR`, else the OS's app-data folder)
-/// and makes it available to commands. A failure is kept and reported by every command.
+/// Makes the engine's state available to commands at once, and opens the engine on a thread of
+/// its own (`CLAWBOO_DATA_DIR`, else the OS's app-data folder) while the webview loads its page:
+/// the page's first commands wait for it instead of the page waiting behind it. A failure is kept
+/// and reported by every command.
 pub fn install_engine<R: Runtime>(app: &tauri::AppHandle<R>) {
-    let engine = EngineConfig::resolve(app.path().app_data_dir().ok()).and_then(Engine::open);
-    match &engine {
-        Err(e) => tracing::error!(error = %e, "the engine did not start"),
-        // The level the user chose, from now on (the start logged at the default).
-        Ok(engine) => {
-            startup::engine_steps(engine.open_steps());
-            if let Some(logging) = logging::installed() {
-                logging.apply(engine.log_level().unwrap_or_default());
-            }
-        }
-    }
-    let state = AppState::new(engine);
+    let (state, opening) = AppState::opening();
     app.manage(desktop::Desktop(std::sync::Arc::new(app.clone())));
     app.manage(tray::TrayWatch::default());
-    if let Ok(engine) = state.engine() {
-        events::forward(app.clone(), engine.clone());
-        tray::watch(app, engine);
-    }
     app.manage(state);
+    let app = app.clone();
+    let opener = std::thread::Builder::new().name("clawboo-open".into()).spawn(move || {
+        let engine = open_engine(&app);
+        startup::milestone("engine ready");
+        let opened = engine.as_ref().ok().cloned();
+        opening.finish(engine);
+        // After the hand-over: the tray is drawn on the main thread, which waits for an opening
+        // engine when the app exits; drawing it before would leave each waiting for the other.
+        if let Some(engine) = opened {
+            tray::watch(&app, engine);
+        }
+    });
+    if let Err(e) = opener {
+        tracing::error!(error = %e, "the engine's opening thread did not start");
+    }
+}
+
+/// Opens the engine and starts forwarding its events to the UI (before any command can reach
+/// it, so no change is missed between a first read and the first event).
+fn open_engine<R: Runtime>(app: &tauri::AppHandle<R>) -> clawboo_engine::Result<std::sync::Arc<Engine>> {
+    let engine = EngineConfig::resolve(app.path().app_data_dir().ok()).and_then(Engine::open);
+    let engine = match engine {
+        Err(e) => {
+            tracing::error!(error = %e, "the engine did not start");
+            return Err(e);
+        }
+        Ok(engine) => std::sync::Arc::new(engine),
+    };
+    startup::engine_steps(engine.open_steps());
+    // The level the user chose, from now on (the start logged at the default).
+    if let Some(logging) = logging::installed() {
+        logging.apply(engine.log_level().unwrap_or_default());
+    }
+    events::forward(app.clone(), engine.clone());
+    Ok(engine)
 }
 
 /// Closing the window while agents work hides it instead: Clawboo keeps running in the tray
 /// (the first time, a notification and the UI say so). With nothing running, it closes.
 fn keep_in_tray_while_working<R: Runtime>(window: &tauri::Window<R>, api: &tauri::CloseRequestApi) {
     let app = window.app_handle();
-    let Some(Ok(engine)) = app.try_state::<AppState>().map(|s| s.engine()) else { return };
+    // Still opening: nothing can be running yet.
+    let Some(engine) = app.try_state::<AppState>().and_then(|s| s.engine_if_open()) else { return };
     if !engine.has_work() {
         return;
     }
@@ -283,7 +306,7 @@ pub fn run() {
             }
             startup::milestone("logging and tray");
             install_engine(app.handle());
-            startup::milestone("engine ready");
+            startup::milestone("engine opening");
             startup::show_main_window_later(app.handle());
             Ok(())
         })
@@ -302,9 +325,10 @@ pub fn run() {
         .build(tauri::generate_context!())
         .expect("error while building Clawboo")
         .run(|app, event| {
-            // No runtime process outlives the app: stop every run before the process exits.
+            // No runtime process outlives the app: stop every run before the process exits (an
+            // engine still opening is waited for, so what it started is stopped too).
             if let tauri::RunEvent::Exit = event {
-                if let Some(Ok(engine)) = app.try_state::<AppState>().map(|s| s.engine()) {
+                if let Some(Ok(engine)) = app.try_state::<AppState>().map(|s| s.engine_blocking()) {
                     engine.shutdown();
                 }
             }

@@ -86,6 +86,36 @@ fn an_engine_that_did_not_start_answers_every_command_with_its_reason() {
 }
 
 #[test]
+fn commands_sent_while_the_engine_opens_wait_for_it() {
+    let fixture = Fixture::new();
+    let (state, opening) = AppState::opening();
+    let (_app, window) = app_with(state);
+    let engine = fixture.try_open_with(Vec::new()).map(std::sync::Arc::new);
+    // The engine arrives after the command was sent, as when the page loads faster than it opens.
+    let opener = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        opening.finish(engine);
+    });
+    let agents = invoke(&window, "list_agents", json!({})).unwrap();
+    assert!(agents.is_array(), "{agents}");
+    opener.join().unwrap();
+    let info = invoke(&window, "app_info", json!({})).unwrap();
+    assert!(info["dataDir"].as_str().unwrap().ends_with("data"), "{info}");
+}
+
+#[test]
+fn an_opening_that_stops_midway_answers_every_command_with_engine_unavailable() {
+    let (state, opening) = AppState::opening();
+    let (_app, window) = app_with(state);
+    // The opener went away without handing over an engine (its thread panicked).
+    drop(opening);
+    for cmd in ["list_agents", "app_info"] {
+        let err = invoke(&window, cmd, json!({})).unwrap_err();
+        assert_eq!(err["code"], "engine_unavailable", "{cmd}");
+    }
+}
+
+#[test]
 fn an_openclaw_agents_gateway_through_ipc_shows_no_token() {
     let fixture = Fixture::new();
     let (_app, window) = app_with(AppState::new(fixture.try_open_with(Vec::new())));
@@ -242,7 +272,7 @@ fn attention_through_ipc_counts_lists_refuses_the_wrong_answer_and_keeps_its_aud
     )
     .unwrap();
     let agent_id = agent["id"].as_str().unwrap().to_string();
-    let engine = app.state::<AppState>().engine().unwrap();
+    let engine = app.state::<AppState>().engine_if_open().expect("opened");
     let source = clawboo_engine::attention::Source { agent_id: agent_id.clone(), ..Default::default() };
     let asked = engine.attention().raise_question(&source, "Which region should we ship to first?").unwrap();
 

@@ -127,7 +127,7 @@ fn no_secret_reaches_the_log_at_its_most_detailed_level() {
     // As the app starts: the default level, before the engine opens.
     logging::install(&log_dir, LogLevel::default(), false);
     let state = AppState::new(fixture.try_open_with(Vec::new()));
-    let engine = state.engine().unwrap();
+    let engine = state.engine_if_open().expect("opened");
     let app = mock_builder()
         .invoke_handler(specta_builder::<MockRuntime>().invoke_handler())
         .build(mock_context(noop_assets()))

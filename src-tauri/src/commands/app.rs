@@ -17,7 +17,7 @@ pub struct AppInfo {
 #[tauri::command]
 #[specta::specta]
 pub async fn app_info(state: State<'_, AppState>) -> Result<AppInfo, AppError> {
-    let engine = state.engine()?;
+    let engine = state.engine().await?;
     Ok(AppInfo {
         version: crate::VERSION.to_owned(),
         data_dir: engine.config().data_dir.display().to_string(),
