@@ -102,6 +102,9 @@ fn main() {
             if round == 0 && exchange == 0 {
                 keep_first_request(&request.raw_body);
             }
+            if round == 0 {
+                log_request(exchange + 1, &request.body);
+            }
             cacheable[exchange].push(cacheable_share(&request.body));
         }
     }
@@ -238,6 +241,20 @@ fn keep_first_request(body: &str) {
     if let Ok(path) = std::env::var("BENCH_FIRST_REQUEST") {
         std::fs::write(&path, body).unwrap_or_else(|e| panic!("writing {path}: {e}"));
     }
+}
+
+/// With `BENCH_REQUEST_LOG=<file>`, the first round's requests are written there as JSON lines
+/// `{"exchange": N, "body": …}`, for `scripts/bench-public/billed-tokens.mjs` (what the chat
+/// bills, cache-weighted, beside the public Clawboo's).
+fn log_request(exchange: usize, body: &Value) {
+    use std::io::Write;
+    let Ok(path) = std::env::var("BENCH_REQUEST_LOG") else { return };
+    // The first exchange starts the file afresh.
+    let opened =
+        if exchange == 1 { std::fs::File::create(&path) } else { std::fs::OpenOptions::new().append(true).open(&path) };
+    let mut file = opened.unwrap_or_else(|e| panic!("opening {path}: {e}"));
+    writeln!(file, "{}", serde_json::json!({"exchange": exchange, "body": body}))
+        .unwrap_or_else(|e| panic!("writing {path}: {e}"));
 }
 
 fn cacheable_share(body: &Value) -> f64 {
