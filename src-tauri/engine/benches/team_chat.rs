@@ -55,6 +55,10 @@ fn main() {
     let mut config = EngineConfig::for_dir(dir.path().into());
     config.keychain_service = clawboo_testkit::unique_keychain_service("bench-team");
     let engine = Engine::open(config).unwrap();
+    // 9 rounds of 16 messages and the hand-offs: past the breaker that pauses an agent after 60
+    // runs in an hour, which would stop the bench half-way.
+    let limits = clawboo_engine::guard::Limits { runs_per_hour: 1_000_000, ..Default::default() };
+    engine.guard().set_limits(limits).expect("lifting the runs-per-hour limit");
     engine.secrets().set_api_key(Provider::Anthropic, "sk-ant-bench-0000").unwrap();
     engine.secrets().set_base_url(Provider::Anthropic, Some(&server.base_url())).unwrap();
     let ids: Vec<String> =
