@@ -142,6 +142,7 @@ impl Chat {
                 capabilities: &capabilities,
                 agent_files: &agent_files,
                 fingerprint: &fingerprint,
+                carried: &self.carried,
             };
             prepare_turn(tx, conversation, &draft, text, replacing, now)
         })?;
@@ -386,6 +387,8 @@ struct TurnDraft<'a> {
     capabilities: &'a Capabilities,
     agent_files: &'a AgentFilesForRun,
     fingerprint: &'a str,
+    /// The conversation's turns read before (a turn reads only what is new since).
+    carried: &'a super::carried::CarriedTurns,
 }
 
 /// Stores the user's message and the run's row, and decides how the session goes on and where
@@ -400,13 +403,15 @@ fn prepare_turn(
     replacing: Option<&str>,
     now: i64,
 ) -> Result<PreparedTurn> {
-    let TurnDraft { agent, capabilities, agent_files, fingerprint } = *draft;
+    let TurnDraft { agent, capabilities, agent_files, fingerprint, carried: kept } = *draft;
     let mut superseded = Vec::new();
     if let Some(message_id) = replacing {
         let last = store::last_user_message(tx, &conversation)?.filter(|m| m.id == message_id).ok_or_else(|| {
             Error::Conflict("Only your last message can be retried or edited, and this one no longer is.".into())
         })?;
         superseded = store::supersede_from(tx, &conversation.id, last.seq, now)?;
+        // What was kept of the conversation held the replaced messages.
+        kept.forget(&conversation.id);
         store::set_session(tx, &conversation.id, None)?;
         conversation.session_id = None;
         conversation.session_runtime = None;
@@ -419,6 +424,8 @@ fn prepare_turn(
         _ => setup::plan(capabilities.setup_change, resumable, conversation.session_setup.as_deref(), fingerprint),
     };
     let carried = match (capabilities.history, &plan) {
+        // Read whole when replacing: this transaction may yet roll the replacement back.
+        (HistoryMode::ClawbooTranscript, _) if replacing.is_none() => kept.read(tx, &conversation)?,
         (HistoryMode::ClawbooTranscript, _) | (_, Plan::Fresh { .. }) => store::transcript(tx, &conversation)?,
         (HistoryMode::RuntimeSession, _) => Vec::new(),
     };

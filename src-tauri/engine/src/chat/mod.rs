@@ -4,6 +4,7 @@
 
 mod actions;
 mod boo_zero;
+mod carried;
 pub mod chats;
 mod direct;
 pub(crate) mod files;
@@ -62,6 +63,8 @@ pub struct Chat {
     guard: Option<Arc<crate::guard::Guard>>,
     /// Team chat's queues, pending batches and live team runs.
     team: Mutex<team::TeamState>,
+    /// The conversations carried for Native, kept between turns (each turn reads what is new).
+    carried: carried::CarriedTurns,
     /// Set when the app quits: runs stopped from then on were cut off by the quit, not stopped
     /// by the user.
     quitting: std::sync::atomic::AtomicBool,
@@ -93,6 +96,7 @@ impl Chat {
             connectors: None,
             guard: None,
             team: Mutex::default(),
+            carried: Default::default(),
             quitting: Default::default(),
         }
     }
