@@ -7,16 +7,18 @@
 //   previous exchange's (the whole body at exchange 1), from the model server's request log.
 //
 //   node scripts/bench-public/measure.mjs --url URL --exchanges 1,8,16 --model-log PATH_OR_URL
-//        [--rounds N] [--target default|leader]
+//        [--rounds N] [--target default|leader] [--requests-out FILE]
 //
 // The instance must run a Native team on our fake model server (see README.md here), whose
 // `--log` file (JSON lines with path, headers, raw_body) is --model-log
 // (or CLAWBOO_PUBLIC_MODEL_LOG). It drives the instance only through its own HTTP API, as its
 // UI does: seed a team, set the user's introduction and rules, post messages, watch the
 // team's SSE stream. Prints one JSON object on stdout; any failure exits 1 with the reason.
+// --requests-out writes the first round's model requests (every one of each exchange) as JSON
+// lines `{"exchange": N, "body": …}`, for billed-tokens.mjs.
 // Node 20, no dependencies.
 
-import { open } from "node:fs/promises";
+import { open, writeFile } from "node:fs/promises";
 import http from "node:http";
 import https from "node:https";
 
@@ -45,6 +47,7 @@ function parseArgs(argv) {
       case "--rounds": opts.rounds = Number(value()); break;
       case "--target": opts.target = value(); break;
       case "--provider": opts.provider = value(); break;
+      case "--requests-out": opts.requestsOut = value(); break;
       default: fail(`unknown argument ${argv[i]} (see the usage at the top of this file)`);
     }
   }
@@ -262,6 +265,7 @@ async function round(opts, count) {
         total: bytes,
         requests: requests.length,
         responder,
+        bodies: requests.map((r) => r.body ?? JSON.parse(r.raw_body)),
         api: `${own.path} (${own.body?.model ?? "?"})`,
       });
       previousBytes = bytes;
@@ -280,6 +284,10 @@ async function main() {
   const rounds = [];
   for (let r = 0; r < opts.rounds; r++) rounds.push(await round(opts, count));
 
+  if (opts.requestsOut) {
+    const lines = rounds[0].results.flatMap((r, i) => r.bodies.map((body) => JSON.stringify({ exchange: i + 1, body })));
+    await writeFile(opts.requestsOut, `${lines.join("\n")}\n`);
+  }
   const pick = (n, key) => median(rounds.map((r) => r.results[n - 1][key]));
   const figure = (key, digits) =>
     Object.fromEntries(opts.exchanges.map((n) => [String(n), Number(pick(n, key).toFixed(digits))]));

@@ -83,6 +83,13 @@ impl Runtime for Flood {
     }
 }
 
+/// A bench sends hundreds of messages an hour (and seeds a thousand runs): far past the circuit
+/// breaker that pauses an agent after 60 runs in an hour, which would stop it half-way.
+fn lift_run_limit(engine: &Engine) {
+    let limits = clawboo_engine::guard::Limits { runs_per_hour: 1_000_000, ..Default::default() };
+    engine.guard().set_limits(limits).expect("lifting the runs-per-hour limit");
+}
+
 fn agent(runtime: RuntimeKind, provider: Option<Provider>) -> NewAgent {
     NewAgent {
         name: "Bench".into(),
@@ -168,6 +175,7 @@ fn exchanges_as_the_chat_grows() {
     let db = config.database_path();
     let base_url = format!("{}/v1", server.base_url());
     let engine = Engine::open_with(config, Vec::new()).unwrap();
+    lift_run_limit(&engine);
     engine.secrets().set_base_url(Provider::Custom, Some(&base_url)).unwrap();
     let id = engine.agents().create(agent(RuntimeKind::Native, Some(Provider::Custom))).unwrap().id;
     let mut own = Vec::new();
@@ -258,6 +266,7 @@ fn native_overhead(route: Route) {
         Route::Direct => vec![Arc::new(NativeRuntime::new(Arc::new(Direct(base_url.clone()))))],
     };
     let engine = Engine::open_with(config, replace).unwrap();
+    lift_run_limit(&engine);
     engine.secrets().set_base_url(Provider::Custom, Some(&base_url)).unwrap();
     if route == Route::Relay {
         // The relay reads the key when a run is granted a token and again for every request.

@@ -55,6 +55,10 @@ fn main() {
     let mut config = EngineConfig::for_dir(dir.path().into());
     config.keychain_service = clawboo_testkit::unique_keychain_service("bench-team");
     let engine = Engine::open(config).unwrap();
+    // 9 rounds of 16 messages and the hand-offs: past the breaker that pauses an agent after 60
+    // runs in an hour, which would stop the bench half-way.
+    let limits = clawboo_engine::guard::Limits { runs_per_hour: 1_000_000, ..Default::default() };
+    engine.guard().set_limits(limits).expect("lifting the runs-per-hour limit");
     engine.secrets().set_api_key(Provider::Anthropic, "sk-ant-bench-0000").unwrap();
     engine.secrets().set_base_url(Provider::Anthropic, Some(&server.base_url())).unwrap();
     let ids: Vec<String> =
@@ -101,6 +105,9 @@ fn main() {
             previous_bytes = bytes;
             if round == 0 && exchange == 0 {
                 keep_first_request(&request.raw_body);
+            }
+            if round == 0 {
+                log_request(exchange + 1, &request.body);
             }
             cacheable[exchange].push(cacheable_share(&request.body));
         }
@@ -238,6 +245,20 @@ fn keep_first_request(body: &str) {
     if let Ok(path) = std::env::var("BENCH_FIRST_REQUEST") {
         std::fs::write(&path, body).unwrap_or_else(|e| panic!("writing {path}: {e}"));
     }
+}
+
+/// With `BENCH_REQUEST_LOG=<file>`, the first round's requests are written there as JSON lines
+/// `{"exchange": N, "body": …}`, for `scripts/bench-public/billed-tokens.mjs` (what the chat
+/// bills, cache-weighted, beside the public Clawboo's).
+fn log_request(exchange: usize, body: &Value) {
+    use std::io::Write;
+    let Ok(path) = std::env::var("BENCH_REQUEST_LOG") else { return };
+    // The first exchange starts the file afresh.
+    let opened =
+        if exchange == 1 { std::fs::File::create(&path) } else { std::fs::OpenOptions::new().append(true).open(&path) };
+    let mut file = opened.unwrap_or_else(|e| panic!("opening {path}: {e}"));
+    writeln!(file, "{}", serde_json::json!({"exchange": exchange, "body": body}))
+        .unwrap_or_else(|e| panic!("writing {path}: {e}"));
 }
 
 fn cacheable_share(body: &Value) -> f64 {

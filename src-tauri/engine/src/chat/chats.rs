@@ -106,6 +106,7 @@ impl Chat {
             )?;
             found(changed, chat_id)
         })?;
+        self.carried.forget(chat_id);
         let chat = Arc::clone(self);
         self.handle.spawn(async move {
             tokio::time::sleep(UNDO_WINDOW).await;

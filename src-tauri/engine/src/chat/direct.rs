@@ -12,6 +12,7 @@ use super::{now_ms, Chat, ChatMessage, ChatRole, RunStatus, RunSummary, SendOutc
 use crate::agents::Agent;
 use crate::error::{Error, Result};
 use crate::events::EngineEvent;
+use crate::run::prepare::carried::CarriedTurns;
 use crate::run::prepare::{AgentRuntime, PreparedRun, RunFolder, RunKind, RunRequest, SessionAsk, TurnSession};
 use crate::run::{Policies, Recorder, Slot, Turn};
 use crate::runtimes::{
@@ -125,7 +126,8 @@ impl Chat {
                 Some(chat_id) => store::chat(tx, &prepared.agent.id, chat_id)?,
                 None => store::current_chat(tx, &prepared.agent.id, now)?,
             };
-            prepare_turn(tx, conversation, &prepared, &fingerprint, text, replacing, now)
+            let continuing = Continuing { fingerprint: &fingerprint, carried: &self.carried };
+            prepare_turn(tx, conversation, &prepared, &continuing, text, replacing, now)
         })?;
         let PreparedTurn { mut session, message, run, first_turn, superseded, system, slots } = turn;
         let (agent, capabilities) = (&prepared.agent, &prepared.runtime.capabilities);
@@ -351,6 +353,13 @@ impl Chat {
     }
 }
 
+/// How a one-to-one turn continues its chat: the setup's fingerprint now, and the chat's turns
+/// read before (a turn reads only what is new since).
+struct Continuing<'a> {
+    fingerprint: &'a str,
+    carried: &'a CarriedTurns,
+}
+
 /// Stores the user's message and the run's row, and decides how the session goes on and where
 /// the agent's files go (the budgets were checked before). `replacing`: the user's last message,
 /// superseded here with everything after it; the runtime session that held them is forgotten,
@@ -359,7 +368,7 @@ fn prepare_turn(
     tx: &rusqlite::Transaction,
     mut conversation: Conversation,
     prepared: &PreparedRun,
-    fingerprint: &str,
+    continuing: &Continuing<'_>,
     text: &str,
     replacing: Option<&str>,
     now: i64,
@@ -371,12 +380,19 @@ fn prepare_turn(
             Error::Conflict("Only your last message can be retried or edited, and this one no longer is.".into())
         })?;
         superseded = store::supersede_from(tx, &conversation.id, last.seq, now)?;
+        // What was kept of the conversation held the replaced messages.
+        continuing.carried.forget(&conversation.id);
         store::set_session(tx, &conversation.id, None)?;
         conversation.session_id = None;
         conversation.session_runtime = None;
         conversation.session_setup = None;
     }
-    let ask = SessionAsk { history: TurnHistory::ContinueRoom, fingerprint, replaced: replacing.is_some() };
+    let ask = SessionAsk {
+        history: TurnHistory::ContinueRoom,
+        fingerprint: continuing.fingerprint,
+        replaced: replacing.is_some(),
+        carried: Some(continuing.carried),
+    };
     let session = prepared.session(tx, conversation, ask)?;
     let (conversation, file_plan) = (&session.conversation, &session.file_plan);
     // The instruction slot: the persona and instructions where Clawboo sends them; Native

@@ -62,6 +62,8 @@ pub struct Chat {
     guard: Option<Arc<crate::guard::Guard>>,
     /// Team chat's queues, pending batches and live team runs.
     team: Mutex<team::TeamState>,
+    /// The conversations carried for Native, kept between turns (each turn reads what is new).
+    carried: crate::run::prepare::carried::CarriedTurns,
     /// Set when the app quits: runs stopped from then on were cut off by the quit, not stopped
     /// by the user.
     quitting: std::sync::atomic::AtomicBool,
@@ -93,6 +95,7 @@ impl Chat {
             connectors: None,
             guard: None,
             team: Mutex::default(),
+            carried: Default::default(),
             quitting: Default::default(),
         }
     }

@@ -124,6 +124,9 @@ pub fn derive<A: ToolArgs>() -> (String, Value) {
     let mut schema = settings.into_generator().into_root_schema_for::<A>().to_value();
     let root = schema.as_object_mut().expect("a tool's arguments are an object");
     root.remove("title");
+    // Sent with every request, for every tool: an unknown argument is refused by the check with
+    // a message naming the ones it takes, so the schema need not say it each time.
+    root.remove("additionalProperties");
     let description = match root.remove("description") {
         Some(Value::String(text)) => unwrap_lines(&text),
         _ => String::new(),

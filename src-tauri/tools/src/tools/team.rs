@@ -53,7 +53,7 @@ impl ToolArgs for PeerPost {
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PeerRead {
-    /// Default 20.
+    // No description: the range says what a model needs (20 when left out).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<Limit<MAX_READ_LIMIT>>,
 }

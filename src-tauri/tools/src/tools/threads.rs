@@ -24,9 +24,8 @@ pub const DEFAULT_THREAD_RESULTS: u64 = 5;
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchThreads {
-    /// Plain words.
+    // Neither field is described: the names and the range say it (5 results when left out).
     pub query: Chars<MAX_THREAD_QUERY_CHARS>,
-    /// Default 5.
     pub limit: Option<Limit<{ history::MAX_THREAD_RESULTS as u64 }>>,
 }
 

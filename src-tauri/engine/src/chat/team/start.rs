@@ -167,7 +167,7 @@ impl Chat {
         let (agent, capabilities) = (&prepared.agent, &prepared.runtime.capabilities);
         let AssembledTurn { assembled, fingerprint, carried, message_text } = turn;
         let conversation = team_store::room_conversation(tx, &room.id, &agent.id, now)?;
-        let ask = SessionAsk { history: parts.history, fingerprint: &fingerprint, replaced: false };
+        let ask = SessionAsk { history: parts.history, fingerprint: &fingerprint, replaced: false, carried: None };
         let session = prepared.session(tx, conversation, ask)?;
         let (conversation, file_plan) = (&session.conversation, &session.file_plan);
         let continues = session.continues;

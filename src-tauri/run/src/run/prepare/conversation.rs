@@ -207,6 +207,7 @@ pub const PAGE_SQL: &str = "SELECT id, role, seq, content, run_id, created_at, s
      WHERE conversation_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3";
 
 /// A carried pair and the run its user message started.
+#[derive(Clone)]
 pub struct CarriedTurn {
     pub user: String,
     pub assistant: String,
@@ -219,24 +220,60 @@ pub struct CarriedTurn {
 /// replaced by a retry or an edit. A user message keeps the
 /// workspace-file references it went out with in front of it, as a runtime's session would.
 pub fn transcript(conn: &Connection, conversation: &Conversation) -> Result<Vec<CarriedTurn>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT role, content, carried, run_id FROM messages
-         WHERE conversation_id = ?1 AND epoch = ?2 AND role != 'notice' AND superseded_at IS NULL ORDER BY seq",
-    )?;
-    type Row = (String, String, Option<String>, Option<String>);
-    let rows: Vec<Row> = stmt
-        .query_map(params![conversation.id, conversation.epoch], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
-        .collect::<rusqlite::Result<_>>()?;
     let mut turns = Vec::new();
-    let mut pending_user: Option<(String, Option<String>)> = None;
-    for (role, content, carried, run_id) in rows {
+    pair_carried(carried_rows_after(conn, conversation, 0)?, &mut turns, &mut None);
+    Ok(turns)
+}
+
+/// A message of the current epoch as [`transcript`] reads it.
+pub(super) struct CarriedRow {
+    pub(super) seq: i64,
+    role: String,
+    content: String,
+    carried: Option<String>,
+    run_id: Option<String>,
+}
+
+/// The messages [`transcript`] pairs, those after `after_seq` only, oldest first.
+pub(super) fn carried_rows_after(
+    conn: &Connection,
+    conversation: &Conversation,
+    after_seq: i64,
+) -> Result<Vec<CarriedRow>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT seq, role, content, carried, run_id FROM messages
+         WHERE conversation_id = ?1 AND seq > ?3 AND epoch = ?2 AND role != 'notice' AND superseded_at IS NULL
+         ORDER BY seq",
+    )?;
+    let rows = stmt
+        .query_map(params![conversation.id, conversation.epoch, after_seq], |r| {
+            Ok(CarriedRow {
+                seq: r.get(0)?,
+                role: r.get(1)?,
+                content: r.get(2)?,
+                carried: r.get(3)?,
+                run_id: r.get(4)?,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(rows)
+}
+
+/// Pairs `rows` (read in order, after those already paired) into `turns`: each user message
+/// with the reply after it. `pending_user`: a user message still waiting for its reply.
+pub(super) fn pair_carried(
+    rows: Vec<CarriedRow>,
+    turns: &mut Vec<CarriedTurn>,
+    pending_user: &mut Option<(String, Option<String>)>,
+) {
+    for CarriedRow { role, content, carried, run_id, .. } in rows {
         match role.as_str() {
             "user" => {
                 let user = match carried.filter(|c| !c.trim().is_empty()) {
                     Some(carried) => format!("{}\n\n{content}", carried.trim_end()),
                     None => content,
                 };
-                pending_user = Some((user, run_id));
+                *pending_user = Some((user, run_id));
             }
             _ => {
                 if let Some((user, run_id)) = pending_user.take() {
@@ -245,7 +282,6 @@ pub fn transcript(conn: &Connection, conversation: &Conversation) -> Result<Vec<
             }
         }
     }
-    Ok(turns)
 }
 
 /// Keeps the workspace-file references `message_id` went out with (see [`transcript`]).

@@ -14,8 +14,8 @@ use crate::agents::{Agent, Agents, RuntimeKind};
 use crate::context::files::{self, AgentFiles, Delivered, FilePlan, FileSession, FilesTurn};
 use crate::context::ToolName;
 use crate::error::{Error, Result};
-use crate::runtimes::native::transcript::{date_line, trim_transcript, TRANSCRIPT_BUDGET_CHARS};
-use crate::runtimes::{HistoryMode, TranscriptTurn};
+use crate::runtimes::native::transcript::{date_line, recent_turns_within, TRANSCRIPT_BUDGET_CHARS};
+use crate::runtimes::HistoryMode;
 use crate::vocab::AgentFileName;
 
 /// The scratch projection's row among a runtime session's deliveries (`file_deliveries`; chat's
@@ -153,7 +153,7 @@ fn session(
     conn: &Connection,
     conversation_id: &str,
     key: Option<&str>,
-    window: Option<&HashSet<String>>,
+    window: Option<&HashSet<&str>>,
 ) -> Result<FileSession> {
     let Some(key) = key else { return Ok(FileSession::New) };
     let mut stmt = conn.prepare_cached(
@@ -165,7 +165,7 @@ fn session(
     let (mut delivered, mut dropped) = (Vec::new(), 0);
     for row in rows {
         let (file, hash, run_id) = row?;
-        if window.is_some_and(|kept| !kept.contains(&run_id)) {
+        if window.is_some_and(|kept| !kept.contains(run_id.as_str())) {
             dropped += 1;
         } else if let Ok(file) = AgentFileName::parse(&file) {
             delivered.push(Delivered { file, hash });
@@ -179,11 +179,10 @@ fn session(
 }
 
 /// The runs whose turns Native's carried history still holds once trimmed to its budget.
-fn native_window(turns: &[CarriedTurn]) -> HashSet<String> {
-    let carried: Vec<TranscriptTurn> =
-        turns.iter().map(|t| TranscriptTurn { user: t.user.clone(), assistant: t.assistant.clone() }).collect();
-    let kept = trim_transcript(&carried, TRANSCRIPT_BUDGET_CHARS).len();
-    turns[turns.len() - kept..].iter().filter_map(|t| t.run_id.clone()).collect()
+fn native_window(turns: &[CarriedTurn]) -> HashSet<&str> {
+    let kept =
+        recent_turns_within(turns.iter().map(|t| (t.user.as_str(), t.assistant.as_str())), TRANSCRIPT_BUDGET_CHARS);
+    turns[turns.len() - kept..].iter().filter_map(|t| t.run_id.as_deref()).collect()
 }
 
 /// After a run completed in the session behind `key`: it holds `delivered` now (and the scratch

@@ -15,6 +15,7 @@
 //!   runtime's slots, what a completed run leaves delivered);
 //! - [`placement`]: where a turn's sections go for its runtime.
 
+pub mod carried;
 pub mod conversation;
 pub mod files;
 pub mod placement;

@@ -4,6 +4,7 @@
 
 use rusqlite::Transaction;
 
+use super::carried::CarriedTurns;
 use super::conversation::{self, Conversation};
 use super::files;
 use super::setup::{self, Plan};
@@ -23,6 +24,9 @@ pub struct SessionAsk<'a> {
     /// A retry or an edit replaced the last exchange: a runtime session that held it is not
     /// continued (the caller forgot it), and a fresh one carries the conversation without it.
     pub replaced: bool,
+    /// What was read of the conversation before, kept between turns: a turn that carries it
+    /// then reads only the messages stored since.
+    pub carried: Option<&'a CarriedTurns>,
 }
 
 /// How the turn's session goes on.
@@ -59,8 +63,10 @@ impl PreparedRun {
             ),
         };
         let continues = ask.history == TurnHistory::ContinueRoom;
-        let carried = match (continues, capabilities.history, &plan) {
-            (true, HistoryMode::ClawbooTranscript, _) | (true, _, Plan::Fresh { .. }) => {
+        let carried = match (continues, capabilities.history, &plan, ask.carried) {
+            // Read whole when replacing: this transaction may yet roll the replacement back.
+            (true, HistoryMode::ClawbooTranscript, _, Some(kept)) if !ask.replaced => kept.read(tx, &conversation)?,
+            (true, HistoryMode::ClawbooTranscript, _, _) | (true, _, Plan::Fresh { .. }, _) => {
                 conversation::transcript(tx, &conversation)?
             }
             _ => Vec::new(),

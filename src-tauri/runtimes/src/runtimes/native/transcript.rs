@@ -13,16 +13,26 @@ pub const TRANSCRIPT_BUDGET_CHARS: usize = 240_000;
 /// `budget_chars` characters. Whole turns are dropped, oldest first; a single turn larger than
 /// the budget is dropped too.
 pub fn trim_transcript(turns: &[TranscriptTurn], budget_chars: usize) -> &[TranscriptTurn] {
+    let kept = recent_turns_within(turns.iter().map(|t| (t.user.as_str(), t.assistant.as_str())), budget_chars);
+    &turns[turns.len() - kept..]
+}
+
+/// How many of the most recent turns (each its user and assistant text, oldest first)
+/// [`trim_transcript`] keeps, for turns held in another shape.
+pub fn recent_turns_within<'a>(
+    turns: impl DoubleEndedIterator<Item = (&'a str, &'a str)>,
+    budget_chars: usize,
+) -> usize {
     let mut total = 0usize;
-    let mut keep_from = turns.len();
-    for (i, turn) in turns.iter().enumerate().rev() {
-        total += turn.user.chars().count() + turn.assistant.chars().count();
+    let mut kept = 0;
+    for (user, assistant) in turns.rev() {
+        total += user.chars().count() + assistant.chars().count();
         if total > budget_chars {
             break;
         }
-        keep_from = i;
+        kept += 1;
     }
-    &turns[keep_from..]
+    kept
 }
 
 /// The system prompt: the agent's setup (its persona layer and instructions), a team turn's

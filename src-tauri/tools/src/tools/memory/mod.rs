@@ -68,9 +68,8 @@ impl ToolArgs for MemorySave {
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MemorySearch {
-    /// Plain words.
+    // Neither field is described: the names and the range say it (5 results when left out).
     pub query: Chars<MAX_QUERY_CHARS>,
-    /// Default 5.
     pub limit: Option<Limit<MAX_SEARCH_LIMIT>>,
 }
 

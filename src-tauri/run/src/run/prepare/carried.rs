@@ -1,0 +1,85 @@
+//! The conversation Clawboo carries for a runtime (Native), kept between turns so that a turn
+//! reads only the messages stored since the one before, not the whole chat again: a chat of
+//! 1,000 exchanges costs a send what a chat of 10 does.
+//!
+//! Messages are only ever appended to a conversation's epoch, with one exception: a retry or an
+//! edit replaces the user's last message and what follows it. That turn reads the whole
+//! conversation afresh and forgets what was kept ([`CarriedTurns::forget`]), and so does a
+//! deleted chat. A `/reset` starts a new epoch, which is read afresh too. Appends made by anyone
+//! (the task runner, another connection) are found by their `seq`.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use rusqlite::Connection;
+
+use super::conversation::{self as store, CarriedTurn, Conversation};
+use crate::error::Result;
+
+/// Conversations kept at once; the least recently used goes first. Each holds its epoch's
+/// turns (a long chat: a few hundred KiB), so only the chats in use are kept.
+const KEPT_CONVERSATIONS: usize = 16;
+
+/// What was read of one conversation's epoch.
+#[derive(Clone)]
+struct Kept {
+    epoch: i64,
+    /// The highest `seq` read: the next read starts after it.
+    last_seq: i64,
+    turns: Vec<CarriedTurn>,
+    /// A user message read without its reply yet (and the run it started).
+    pending_user: Option<(String, Option<String>)>,
+    /// When it was last used, for eviction.
+    used: u64,
+}
+
+#[derive(Default)]
+pub struct CarriedTurns {
+    kept: Mutex<(HashMap<String, Kept>, u64)>,
+}
+
+impl CarriedTurns {
+    /// The conversation's carried turns (as [`store::transcript`] reads them), reading only the
+    /// messages stored since the last call for it. Call it inside the transaction that stores
+    /// the turn's message, so no append is missed in between.
+    pub fn read(&self, conn: &Connection, conversation: &Conversation) -> Result<Vec<CarriedTurn>> {
+        let mut guard = lock(&self.kept);
+        let (kept, clock) = &mut *guard;
+        *clock += 1;
+        let mut entry = match kept.remove(&conversation.id) {
+            Some(entry) if entry.epoch == conversation.epoch => entry,
+            _ => Kept { epoch: conversation.epoch, last_seq: 0, turns: Vec::new(), pending_user: None, used: 0 },
+        };
+        let rows = store::carried_rows_after(conn, conversation, entry.last_seq)?;
+        if let Some(last) = rows.last() {
+            entry.last_seq = last.seq;
+        }
+        store::pair_carried(rows, &mut entry.turns, &mut entry.pending_user);
+        entry.used = *clock;
+        let turns = entry.turns.clone();
+        if kept.len() >= KEPT_CONVERSATIONS {
+            let oldest = kept.iter().min_by_key(|(_, k)| k.used).map(|(id, _)| id.clone());
+            if let Some(oldest) = oldest {
+                kept.remove(&oldest);
+            }
+        }
+        kept.insert(conversation.id.clone(), entry);
+        Ok(turns)
+    }
+
+    /// Drops what was kept of the conversation: its messages were replaced or it was deleted.
+    pub fn forget(&self, conversation_id: &str) {
+        lock(&self.kept).0.remove(conversation_id);
+    }
+}
+
+/// The lock, even after a panic elsewhere: what is kept is only a cache of the store.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl std::fmt::Debug for CarriedTurns {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CarriedTurns").field("conversations", &lock(&self.kept).0.len()).finish()
+    }
+}
