@@ -132,6 +132,10 @@ describe("The budget editor", () => {
   it("sets an overall daily budget in dollars, shows what it spent, and removes it", async () => {
     const { user, limits } = await openSettings();
     const editor = within(limits).getByTestId("budgets-overall");
+    // Money is what runs through Clawboo's keys cost: a subscription's runs count in tokens.
+    expect(within(editor).getByTestId("budget-subscription-note").textContent).toContain(
+      "Runs on your subscription count toward token budgets only",
+    );
     await user.click(await within(editor).findByTestId("budget-overall-day-set"));
     await user.selectOptions(within(editor).getByTestId("budget-overall-day-unit"), "usd");
     const amount = within(editor).getByTestId("budget-overall-day-amount");
