@@ -58,3 +58,11 @@ pub fn all_time() -> (Date, Date) {
 pub fn today() -> Date {
     day_of(clawboo_vocab::clock::now_ms())
 }
+
+/// When local day `day` starts (its first millisecond, in the system's time zone): where a
+/// day's budget and a "tomorrow" begin. A day the zone skips into starts when it can.
+pub fn day_start_ms(day: Date) -> i64 {
+    day.to_zoned_datetime(TimeZone::system())
+        .or_else(|_| day.to_zoned_datetime(TimeZone::UTC))
+        .map_or(0, |start| start.timestamp().as_millisecond())
+}

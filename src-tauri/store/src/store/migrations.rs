@@ -72,6 +72,7 @@ pub const MIGRATIONS: &[Migration] = &[
     Migration::new(26, "circuit breakers and budgets", include_str!("migrations/0026_run_guards.sql")),
     Migration::new(27, "superseded messages, read marks", include_str!("migrations/0027_message_actions.sql")),
     Migration::new(28, "spend per day and per run, prices", include_str!("migrations/0028_spend.sql")),
+    Migration::new(29, "budgets read the spend", include_str!("migrations/0029_budgets_read_spend.sql")),
 ];
 
 pub fn schema_version(conn: &Connection) -> Result<u32> {
