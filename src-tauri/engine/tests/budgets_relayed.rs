@@ -125,7 +125,10 @@ fn a_dollar_budget_on_a_relayed_native_agent_stops_its_run_after_the_call_that_s
     assert!(server.model_requests().len() <= 4);
     assert_eq!(run.status, RunStatus::Cancelled, "{run:?}");
     let why = run.error.clone().unwrap_or_default();
-    assert!(why.contains("@ada's daily money budget ($0.01) is spent") && why.contains("after its model call"), "{why}");
+    assert!(
+        why.contains("@ada's daily money budget ($0.01) is spent") && why.contains("after its model call"),
+        "{why}"
+    );
     let events: Vec<RunEvent> = engine.chat().run_activity(&run.id).unwrap().into_iter().map(|r| r.event).collect();
     assert!(events.iter().filter(|e| matches!(e, RunEvent::Usage { .. })).count() >= 3, "every call's usage is kept");
     assert!(events.iter().filter(|e| matches!(e, RunEvent::ToolResult { .. })).count() >= 2, "{events:#?}");
@@ -171,7 +174,8 @@ fn a_dollar_budget_on_a_relayed_native_agent_stops_its_run_after_the_call_that_s
 
 #[test]
 fn a_team_dollar_budget_counts_both_members_and_stops_the_one_whose_call_spent_it() {
-    let handoff = Reply::ToolCall { name: "handoff".into(), input: json!({"to": "writer", "task": "LIST-THINGS for the brief"}) };
+    let handoff =
+        Reply::ToolCall { name: "handoff".into(), input: json!({"to": "writer", "task": "LIST-THINGS for the brief"}) };
     let behavior = busy("LIST-THINGS", "Brief written.")
         .when("Plan the launch", vec![handoff, Reply::Text("I handed the brief to @writer.".into())]);
     let server = FakeModelServer::start_blocking(behavior);

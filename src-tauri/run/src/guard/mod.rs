@@ -36,8 +36,8 @@ use crate::attention::{Attention, RequestKind, Source};
 use crate::error::{Error, Result};
 use crate::store::Store;
 use crate::vocab::clock::{Clock, SystemClock};
-use words::refused;
 use budgets::{next_day_start, period_days, period_end};
+use words::refused;
 
 /// Where the limits are kept in the settings table (JSON).
 const LIMITS_KEY: &str = "run_limits";

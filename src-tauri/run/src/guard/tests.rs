@@ -49,7 +49,12 @@ fn seeded(clock: Arc<crate::vocab::clock::ManualClock>) -> (tempfile::TempDir, A
 }
 
 fn usage(input: u64, output: u64, cache_read: u64) -> clawboo_spend::Usage {
-    clawboo_spend::Usage { input_tokens: input, output_tokens: output, cache_read_tokens: cache_read, cache_write_tokens: 0 }
+    clawboo_spend::Usage {
+        input_tokens: input,
+        output_tokens: output,
+        cache_read_tokens: cache_read,
+        cache_write_tokens: 0,
+    }
 }
 
 /// A model call of `run` relayed at `at` on Claude Sonnet 4.5 (priced), counted as the relay does.
@@ -122,7 +127,8 @@ fn budgets_count_what_the_spend_counts_money_only_where_priced() {
     ] {
         guard.set_budget(input).unwrap();
     }
-    let cost = relayed(&store, "r1", local_noon(), usage(1_000, 200, 2_000)) + relayed(&store, "r1", local_noon(), usage(10, 20, 0));
+    let cost = relayed(&store, "r1", local_noon(), usage(1_000, 200, 2_000))
+        + relayed(&store, "r1", local_noon(), usage(10, 20, 0));
     on_sign_in(&store, "r2", local_noon(), usage(300, 50, 4_000));
     let spent: Vec<(BudgetScope, BudgetPeriod, BudgetUnit, u64)> =
         guard.budgets().unwrap().iter().map(|b| (b.scope, b.period, b.unit, b.spent)).collect();
@@ -141,7 +147,8 @@ fn budgets_count_what_the_spend_counts_money_only_where_priced() {
     );
     // Exactly the spend's own totals.
     let today = clawboo_spend::day_of(local_noon());
-    let team = store.read(|c| clawboo_spend::totals(c, &clawboo_spend::Scope::Team("t1".into()), today, today)).unwrap();
+    let team =
+        store.read(|c| clawboo_spend::totals(c, &clawboo_spend::Scope::Team("t1".into()), today, today)).unwrap();
     assert_eq!(u64::try_from(team.cost_micros).unwrap(), cost);
 }
 

@@ -22,7 +22,9 @@ pub(super) fn stopped_after_call(spent: &str) -> String {
 }
 
 pub(super) fn too_many_runs(who: &str, run: u32, limit: u32) -> String {
-    format!("{who} was about to start run {run} within an hour (the limit is {limit} runs an hour), so Clawboo paused it.")
+    format!(
+        "{who} was about to start run {run} within an hour (the limit is {limit} runs an hour), so Clawboo paused it."
+    )
 }
 
 pub(super) fn too_many_handoffs(room: &str, made: u32, limit: u32) -> String {
