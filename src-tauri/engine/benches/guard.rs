@@ -101,5 +101,13 @@ fn seed_usage(db: &std::path::Path, agent_id: &str, team_id: &str) {
             }
         }
     }
+    // The days' totals, as recording keeps them (what the overall budget reads).
+    tx.execute_batch(
+        "INSERT OR REPLACE INTO spend_all_days
+         SELECT day, SUM(requests), SUM(input_tokens), SUM(output_tokens), SUM(cache_read_tokens),
+                SUM(cache_write_tokens), COALESCE(SUM(cost_micros), 0), SUM(unpriced_tokens), 0
+         FROM spend_days GROUP BY day",
+    )
+    .expect("the days' totals");
     tx.commit().expect("commit the seed");
 }

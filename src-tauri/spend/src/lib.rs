@@ -2,9 +2,10 @@
 //! transaction: the relay's request ([`record::record_relayed`], called where `run_requests` is
 //! written) and a CLI's `Usage` event ([`record::record_cli_usage`], called where `run_events` is
 //! written). Each adds to two tables of migration 28: `spend_days` (one row per local day and
-//! agent, team, routine, card, runtime, provider, model, billing) and `run_spend` (one per run).
-//! Totals ([`totals`]) read only `spend_days`, so they cost the same at a million requests as at
-//! ten.
+//! agent, team, routine, card, runtime, provider, model, billing) and `run_spend` (one per run),
+//! and to migration 29's `spend_all_days` (one row per local day: what the overall budget reads).
+//! Totals ([`totals`]) read only the per-day tables, so they cost the same at a million requests
+//! as at ten.
 //!
 //! **One model call, one count.** A run granted a relay token ([`record::mark_relayed`], called
 //! by the relay when it grants) is counted from the relay's requests, which carry the model and
