@@ -98,6 +98,7 @@ impl BudgetUnit {
     /// An amount in this unit as people read it: "12,345 tokens", "$1.50".
     pub fn figure(self, amount: u64) -> String {
         match self {
+            BudgetUnit::Tokens if amount == 1 => "1 token".to_owned(),
             BudgetUnit::Tokens => format!("{} tokens", thousands(amount)),
             BudgetUnit::Usd => format!("${}.{:02}", thousands(amount / 1_000_000), (amount % 1_000_000) / 10_000),
         }
@@ -205,6 +206,7 @@ mod tests {
     fn figures_read_as_people_write_them() {
         assert_eq!(BudgetUnit::Tokens.figure(1_234_567), "1,234,567 tokens");
         assert_eq!(BudgetUnit::Tokens.figure(12), "12 tokens");
+        assert_eq!(BudgetUnit::Tokens.figure(1), "1 token");
         assert_eq!(BudgetUnit::Usd.figure(1_500_000), "$1.50");
         assert_eq!(BudgetUnit::Usd.figure(2_345_678_901), "$2,345.67");
     }

@@ -49,8 +49,8 @@ pub(super) fn paused_request(reason: &str) -> String {
 /// The Inbox request of a spent budget.
 pub(super) fn reached_request(spent: &str) -> String {
     format!(
-        "{spent} New runs there are stopped, and a run going was stopped after its model call (nothing is lost). \
-         Raise the budget, allow runs until tomorrow, or keep them stopped."
+        "{spent} New runs there are stopped, and a run going stops after its current model call (nothing is \
+         lost). Raise the budget, allow runs until tomorrow, or keep them stopped."
     )
 }
 

@@ -182,6 +182,7 @@ describe("The budget editor", () => {
     expect(parseAmount("tokens", "many")).toBeNull();
     expect(figure("usd", 1_234_560_000)).toBe("$1,234.56");
     expect(figure("tokens", 12_345)).toBe("12,345 tokens");
+    expect(figure("tokens", 1)).toBe("1 token");
     expect(percentSpent({ spent: 799, amount: 1_000 })).toBe(79);
   });
 });
