@@ -13,12 +13,11 @@ const ANSWER = "All done: I listed your files.";
 /** After the team chats and the card run; leaves no budget behind for the steps that follow. */
 export async function spendSteps(h, { driver }) {
   const { step, find, click, typeInto, textOf, present, saveScreenshot } = h;
-  const pageText = () => driver.execute("return document.body.innerText");
   // Replaces a field's text (an edit starts with the old figure in it), as React hears typing.
   const setField = (testId, value) =>
     driver.execute(
       `const i = document.querySelector('[data-testid="${testId}"]');
-       Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(i, ${JSON.stringify(value)});
+       Object.getOwnPropertyDescriptor(Object.getPrototypeOf(i), 'value').set.call(i, ${JSON.stringify(value)});
        i.dispatchEvent(new Event('input', {bubbles: true}));`,
     );
   const scrollTo = async (testId) => {
@@ -53,7 +52,7 @@ export async function spendSteps(h, { driver }) {
     await typeInto("budget-overall-day-amount", "1");
     await click("budget-overall-day-save");
     await waitFor("the budget shown spent", async () =>
-      /of 1 tokens today/.test(await textOf("budget-overall-day-figure").catch(() => "")), 10000);
+      /of 1 token today/.test(await textOf("budget-overall-day-figure").catch(() => "")), 10000);
     const note = await textOf("budget-subscription-note");
     if (!note.includes("count toward token budgets only")) throw new Error(`no subscription note: ${note}`);
     await scrollTo("settings-limits");
@@ -61,7 +60,6 @@ export async function spendSteps(h, { driver }) {
 
     await click("agent-item-local");
     await click("tab-chat");
-    const answered = (await pageText()).split(ANSWER).length;
     await typeInto("chat-input", "One more list, please.");
     await click("chat-send");
     const refusal = await waitFor("the refusal card", async () => {
@@ -71,7 +69,7 @@ export async function spendSteps(h, { driver }) {
       return card && card.code ? card : null;
     }, 20000);
     if (refusal.code !== "budget_exhausted") throw new Error(`refused with ${refusal.code}`);
-    if (!/overall daily token budget \(1 tokens\) is spent: [\d,]+ tokens today/.test(refusal.text)) {
+    if (!/overall daily token budget \(1 token\) is spent: [\d,]+ tokens today/.test(refusal.text)) {
       throw new Error(`the refusal lacks the figure: ${refusal.text}`);
     }
     await saveScreenshot("budget-refused.png");
@@ -96,9 +94,17 @@ export async function spendSteps(h, { driver }) {
 
     await click("agent-item-local");
     await click("tab-chat");
-    await typeInto("chat-input", "One more list, please.");
+    // A refused message stays in the field: replaced, not added to.
+    await waitFor("the chat's field", () => find("chat-input"), 10000);
+    await setField("chat-input", "Another list, please.");
     await click("chat-send");
-    await waitFor("the next message answered", async () => (await pageText()).split(ANSWER).length > answered, 60000);
+    // The message, then its answer last (older rows may have left the virtual list).
+    await waitFor("the next message answered", () => driver.execute(
+      `const rows = [...document.querySelectorAll('[data-testid="chat-message"]')];
+       const last = rows[rows.length - 1];
+       return rows.some((r) => r.dataset.role === "user" && r.innerText.includes("Another list, please.")) &&
+         last?.dataset.role === "assistant" && last.innerText.includes(${JSON.stringify(ANSWER)});`,
+    ), 60000);
     if (await present("run-refused")) throw new Error("still refused after the budget was raised");
 
     // No budget left behind for the steps that follow.
