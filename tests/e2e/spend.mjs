@@ -52,7 +52,7 @@ export async function spendSteps(h, { driver }) {
     await typeInto("budget-overall-day-amount", "1");
     await click("budget-overall-day-save");
     await waitFor("the budget shown spent", async () =>
-      /of 1 token today/.test(await textOf("budget-overall-day-figure").catch(() => "")), 10000);
+      /of 1 tokens? today/.test(await textOf("budget-overall-day-figure").catch(() => "")), 10000);
     const note = await textOf("budget-subscription-note");
     if (!note.includes("count toward token budgets only")) throw new Error(`no subscription note: ${note}`);
     await scrollTo("settings-limits");
@@ -69,7 +69,7 @@ export async function spendSteps(h, { driver }) {
       return card && card.code ? card : null;
     }, 20000);
     if (refusal.code !== "budget_exhausted") throw new Error(`refused with ${refusal.code}`);
-    if (!/overall daily token budget \(1 token\) is spent: [\d,]+ tokens today/.test(refusal.text)) {
+    if (!/overall daily token budget \(1 tokens?\) is spent: [\d,]+ tokens today/.test(refusal.text)) {
       throw new Error(`the refusal lacks the figure: ${refusal.text}`);
     }
     await saveScreenshot("budget-refused.png");
