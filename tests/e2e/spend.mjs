@@ -140,7 +140,12 @@ export async function spendShots({ application, dataDir, out, step, port = 4464 
         const shot = async (what) =>
           writeFileSync(join(out, `spend-${what}-${width}x${height}-${theme.scheme}.png`), Buffer.from(await driver.screenshot(), "base64"));
         const find = (id) => waitFor(id, () => driver.find(`[data-testid="${id}"]`), 20000);
-        const clickOn = async (id) => driver.click(await find(id));
+        // Clicked from the page: at 900x600 the sidebar is collapsed and WebDriver calls its
+        // items not interactable.
+        const clickOn = async (id) => {
+          await find(id);
+          await driver.execute(`document.querySelector('[data-testid="${id}"]').click()`);
+        };
         const settle = () => new Promise((r) => setTimeout(r, 500));
         const scrollTo = (id) => driver.execute(`document.querySelector('[data-testid="${id}"]').scrollIntoView({block: "start"})`);
         try {
