@@ -13,6 +13,7 @@ import { routineSteps } from "./routines.mjs";
 import { everydayShots, everydaySteps } from "./everyday.mjs";
 import { chainSteps } from "./chains.mjs";
 import { chatsSteps } from "./chats.mjs";
+import { spendShots, spendSteps } from "./spend.mjs";
 
 const application = resolve(process.argv[2] ?? "target/debug/clawboo");
 if (!existsSync(application)) throw new Error(`no app binary at ${application}: build it first`);
@@ -571,6 +572,9 @@ try {
   });
 
   await routineSteps(h, { driver });
+  // After the routine (run straight after the card run, the routine's "every" field clears;
+  // after the spend steps it kept its 60 and became 601: see the report of budgets27).
+  await spendSteps(h, { driver });
 
   await everydaySteps(h, { driver, modelUrl });
   await chatsSteps(h, { driver });
@@ -628,6 +632,7 @@ try {
   await new Promise((r) => setTimeout(r, 3000));
   await themeSteps({ application, dataDir, artifacts, step });
   await everydayShots({ application, dataDir, out: process.env.CLAWBOO_SHOTS_DIR ?? artifacts, step });
+  await spendShots({ application, dataDir, out: process.env.CLAWBOO_SPEND_SHOTS_DIR ?? artifacts, step });
 } catch {
   // The failing step has already reported itself.
 } finally {

@@ -148,6 +148,7 @@ impl Attention {
             None,
             prefix.as_deref(),
             granted,
+            None,
         );
         let request = match raised {
             Ok(request) => request,
@@ -185,6 +186,7 @@ impl Attention {
             Some(promotion_id),
             None,
             granted,
+            None,
         )?;
         Ok(if granted { Raised::Granted(request) } else { Raised::Open(request) })
     }
@@ -202,22 +204,24 @@ impl Attention {
     ) -> Result<AttentionRequest> {
         let id = new_id();
         first(&id)?;
-        self.raise_with(&id, source, kind, text, None, input, None, None, None, false)
+        self.raise_with(&id, source, kind, text, None, input, None, None, None, false, None)
     }
 
     /// A request of the run guards (a scope a circuit breaker paused, a budget at 80% or spent):
     /// an approval, decided each time, never by a grant. `first` stores what it is about under
-    /// its id before anyone can see (and answer) it.
+    /// its id before anyone can see (and answer) it. A budget's line stands `until` its period
+    /// ends (then it closes, denying nothing: the new period counts afresh).
     pub fn raise_guard(
         &self,
         source: &Source,
         kind: RequestKind,
         text: &str,
+        until: Option<i64>,
         first: impl FnOnce(&str) -> Result<()>,
     ) -> Result<AttentionRequest> {
         let id = new_id();
         first(&id)?;
-        self.raise_with(&id, source, kind, text, None, None, None, None, None, false)
+        self.raise_with(&id, source, kind, text, None, None, None, None, None, false, until)
     }
 
     /// An agent's `memory_save` to a wider scope (`tool` is the tool it used): `text` says where
@@ -252,6 +256,7 @@ impl Attention {
             None,
             None,
             false,
+            None,
         )?;
         Ok((request, true))
     }
@@ -267,7 +272,7 @@ impl Attention {
         runtime_request_id: Option<&str>,
         promotion_id: Option<&str>,
     ) -> Result<AttentionRequest> {
-        self.raise_with(&new_id(), source, kind, text, tool, input, runtime_request_id, promotion_id, None, false)
+        self.raise_with(&new_id(), source, kind, text, tool, input, runtime_request_id, promotion_id, None, false, None)
     }
 
     /// Stores the request (closed at once as allowed when `granted`), audits it, tells the UI.
@@ -284,11 +289,14 @@ impl Attention {
         promotion_id: Option<&str>,
         command_prefix: Option<&str>,
         granted: bool,
+        until: Option<i64>,
     ) -> Result<AttentionRequest> {
         let agent = self.agents.get(&source.agent_id)?;
         let id = id.to_owned();
         let now = now_ms();
-        let expires_at = if kind.is_approval() {
+        let expires_at = if kind.is_budget() {
+            until
+        } else if kind.is_approval() {
             let hours = self.settings()?.approval_expiry_hours;
             Some(now + i64::from(hours) * 3_600_000)
         } else {
@@ -663,6 +671,25 @@ impl Attention {
         let due: Vec<AttentionRequest> =
             self.store.read(store::open)?.into_iter().filter(|r| r.expires_at.is_some_and(|at| at <= now)).collect();
         for request in &due {
+            if request.kind.is_budget() {
+                // Its period ended: the line no longer stands, and nothing is denied.
+                let detail = "Its budget period ended, so the line was cleared: the new period counts afresh.";
+                let closed = self.close_with(
+                    request,
+                    RequestStatus::Expired,
+                    None,
+                    None,
+                    CLAWBOO,
+                    AuditAction::Expired,
+                    detail,
+                    now,
+                    |_| Ok(()),
+                );
+                match closed {
+                    Ok(_) | Err(Error::Conflict(_)) => continue,
+                    Err(e) => return Err(e),
+                }
+            }
             let reply = self.lock_waiting().remove(&request.id);
             let detail = "Nobody answered in time, so it was denied.";
             // Stored first, told second (see `answer`); dropping the reply denies all the same.

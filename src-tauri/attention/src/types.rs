@@ -68,6 +68,12 @@ impl RequestKind {
         }
     }
 
+    /// A budget's line (at 80%, or spent): it stands until its period ends, not an approval's
+    /// expiry, and is never denied for want of an answer.
+    pub fn is_budget(self) -> bool {
+        matches!(self, RequestKind::BudgetWarning | RequestKind::BudgetReached)
+    }
+
     /// Whether it is answered with a decision (Allow once / Allow always / Deny).
     pub fn is_approval(self) -> bool {
         self != RequestKind::Question

@@ -2,7 +2,8 @@
 //! whether a budget of its scope (the agent's, its team's, its routine's, the overall one; daily
 //! and monthly) is spent, and how many runs the agent started in the last hour. Measured on a
 //! store with 59 runs of the agent in the last hour (one short of the default limit), eight
-//! budgets over its scopes, and 62 days of usage for 1,000 agents. Goal: ≤ 0.2 ms a check.
+//! budgets over its scopes (read from the spend's per-day totals, as the budgets are), and 62
+//! days of spend for 1,000 agents. Goal: ≤ 0.2 ms a check.
 //!
 //! `cargo bench -p clawboo-engine --bench guard` (scripts/bench runs it with the others).
 
@@ -15,8 +16,6 @@ use clawboo_engine::runtimes::ApprovalPolicy;
 use clawboo_engine::teams::NewTeam;
 use clawboo_engine::{Engine, EngineConfig};
 use clawboo_testkit::bench;
-
-const DAY_MS: i64 = 86_400_000;
 
 fn main() {
     let dir = tempfile::tempdir().expect("a temp folder");
@@ -78,28 +77,37 @@ fn main() {
     bench::report("guard.check_start_ms", "A run's budget and breaker check", "ms", median, runs);
 }
 
-/// 62 days of usage for 1,000 agents (and the bench's own scopes), straight into SQLite.
+/// 62 days of spend for 1,000 agents (and the bench's own agent, in its team and routine),
+/// straight into the spend's per-day table.
 fn seed_usage(db: &std::path::Path, agent_id: &str, team_id: &str) {
     let conn = rusqlite::Connection::open(db).expect("open the database to seed");
     conn.busy_timeout(Duration::from_secs(5)).expect("busy timeout");
     let tx = conn.unchecked_transaction().expect("begin");
-    let today = clawboo_engine::vocab::clock::now_ms() / DAY_MS;
+    let today = clawboo_engine::spend::today();
     {
         let mut insert = tx
-            .prepare("INSERT OR REPLACE INTO guard_usage_days (scope_kind, scope_id, day, tokens, cost_micros) VALUES (?1, ?2, ?3, ?4, 0)")
+            .prepare(
+                "INSERT INTO spend_days (day, agent_id, team_id, routine_id, card_id, runtime, provider, model, billing,
+                     requests, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_micros, unpriced_tokens)
+                 VALUES (?1, ?2, ?3, ?4, '', 'native', 'anthropic', 'claude-sonnet-4-5', 'api', 1, 1000, 0, 0, 0, 3000, 0)",
+            )
             .expect("prepare");
-        let mut scopes: Vec<(&str, String)> = (0..1_000).map(|i| ("agent", format!("agent-{i}"))).collect();
-        scopes.extend([
-            ("agent", agent_id.to_owned()),
-            ("team", team_id.to_owned()),
-            ("routine", "routine-1".into()),
-            ("overall", String::new()),
-        ]);
-        for (kind, id) in &scopes {
-            for day in today - 61..=today {
-                insert.execute(rusqlite::params![kind, id, day, 1_000]).expect("a usage day");
+        let mut scopes: Vec<(String, &str, &str)> = (0..1_000).map(|i| (format!("agent-{i}"), "", "")).collect();
+        scopes.push((agent_id.to_owned(), team_id, "routine-1"));
+        for (agent, team, routine) in &scopes {
+            for back in 0..62 {
+                let day = today.checked_sub(jiff::Span::new().days(back)).expect("a day");
+                insert.execute(rusqlite::params![day.to_string(), agent, team, routine]).expect("a spend day");
             }
         }
     }
+    // The days' totals, as recording keeps them (what the overall budget reads).
+    tx.execute_batch(
+        "INSERT OR REPLACE INTO spend_all_days
+         SELECT day, SUM(requests), SUM(input_tokens), SUM(output_tokens), SUM(cache_read_tokens),
+                SUM(cache_write_tokens), COALESCE(SUM(cost_micros), 0), SUM(unpriced_tokens), 0
+         FROM spend_days GROUP BY day",
+    )
+    .expect("the days' totals");
     tx.commit().expect("commit the seed");
 }

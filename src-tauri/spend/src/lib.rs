@@ -2,9 +2,10 @@
 //! transaction: the relay's request ([`record::record_relayed`], called where `run_requests` is
 //! written) and a CLI's `Usage` event ([`record::record_cli_usage`], called where `run_events` is
 //! written). Each adds to two tables of migration 28: `spend_days` (one row per local day and
-//! agent, team, routine, card, runtime, provider, model, billing) and `run_spend` (one per run).
-//! Totals ([`totals`]) read only `spend_days`, so they cost the same at a million requests as at
-//! ten.
+//! agent, team, routine, card, runtime, provider, model, billing) and `run_spend` (one per run),
+//! and to migration 30's `spend_all_days` (one row per local day: what the overall budget reads).
+//! Totals ([`totals`]) read only the per-day tables, so they cost the same at a million requests
+//! as at ten.
 //!
 //! **One model call, one count.** A run granted a relay token ([`record::mark_relayed`], called
 //! by the relay when it grants) is counted from the relay's requests, which carry the model and
@@ -57,4 +58,12 @@ pub fn all_time() -> (Date, Date) {
 /// Today, locally.
 pub fn today() -> Date {
     day_of(clawboo_vocab::clock::now_ms())
+}
+
+/// When local day `day` starts (its first millisecond, in the system's time zone): where a
+/// day's budget and a "tomorrow" begin. A day the zone skips into starts when it can.
+pub fn day_start_ms(day: Date) -> i64 {
+    day.to_zoned_datetime(TimeZone::system())
+        .or_else(|_| day.to_zoned_datetime(TimeZone::UTC))
+        .map_or(0, |start| start.timestamp().as_millisecond())
 }

@@ -121,7 +121,7 @@ struct Line<'a> {
     cost: Option<i64>,
 }
 
-/// Adds one line to the run's row and its day's row.
+/// Adds one line to the run's row, its day's row, and the day's total.
 fn add(conn: &Connection, line: &Line<'_>) -> Result<()> {
     let usage = line.usage;
     let unpriced = if line.billing == Billing::Api && line.cost.is_none() { usage.tokens() } else { 0 };
@@ -226,6 +226,31 @@ fn add(conn: &Connection, line: &Line<'_>) -> Result<()> {
         usage.cache_write_tokens as i64,
         line.cost,
         unpriced as i64,
+    ])?;
+    let subscription = if line.billing == Billing::Subscription { usage.tokens() } else { 0 };
+    conn.prepare_cached(
+        "INSERT INTO spend_all_days (day, requests, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
+             cost_micros, unpriced_tokens, subscription_tokens)
+         VALUES (?1, 1, ?2, ?3, ?4, ?5, COALESCE(?6, 0), ?7, ?8)
+         ON CONFLICT (day) DO UPDATE SET
+             requests = requests + 1,
+             input_tokens = input_tokens + excluded.input_tokens,
+             output_tokens = output_tokens + excluded.output_tokens,
+             cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens,
+             cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens,
+             cost_micros = cost_micros + excluded.cost_micros,
+             unpriced_tokens = unpriced_tokens + excluded.unpriced_tokens,
+             subscription_tokens = subscription_tokens + excluded.subscription_tokens",
+    )?
+    .execute(params![
+        day,
+        usage.input_tokens as i64,
+        usage.output_tokens as i64,
+        usage.cache_read_tokens as i64,
+        usage.cache_write_tokens as i64,
+        line.cost,
+        unpriced as i64,
+        subscription as i64,
     ])?;
     Ok(())
 }

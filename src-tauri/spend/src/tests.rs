@@ -88,6 +88,8 @@ fn usage_adds_up_per_scope_with_cache_priced_apart() {
     let day = day_of(NOON);
     let totals_of = |scope: Scope| store.read(|c| totals(c, &scope, day, day)).unwrap();
     let all = totals_of(Scope::All);
+    let rows = store.read(|c| filtered(c, day, day, &SpendFilter::default())).unwrap();
+    assert_eq!(all, rows, "the day's total (what the overall budget reads) is its rows'");
     assert_eq!(all.cost_micros, 8625 + 45 + 285 + 1);
     assert_eq!(all.requests, 4);
     assert_eq!(all.tokens(), 6500 + 11 + 2100 + 3);
@@ -166,6 +168,7 @@ fn a_subscription_run_counts_tokens_and_the_relay_wins_over_a_cli_report() {
     let day = day_of(NOON);
     let all = store.read(|c| totals(c, &Scope::All, day, day)).unwrap();
     assert_eq!((all.requests, all.subscription_tokens, all.cost_micros, all.unpriced_tokens), (2, 115, 30, 0));
+    assert_eq!(store.read(|c| filtered(c, day, day, &SpendFilter::default())).unwrap(), all, "subscription apart");
     let cli = store.read(|c| run_spend(c, "r-cli")).unwrap().unwrap();
     assert_eq!((cli.billing, cli.cost_micros, cli.model.as_str()), (Billing::Subscription, None, "claude-sonnet-4"));
 }

@@ -107,13 +107,19 @@ fn totals_from(r: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<Totals> 
     })
 }
 
+/// Every day's total (`spend_all_days`), summed: the same columns as [`SUMS`] gives.
+const ALL_SUMS: &str = "COALESCE(SUM(requests), 0), COALESCE(SUM(input_tokens), 0), COALESCE(SUM(output_tokens), 0),
+     COALESCE(SUM(cache_read_tokens), 0), COALESCE(SUM(cache_write_tokens), 0), COALESCE(SUM(cost_micros), 0),
+     COALESCE(SUM(unpriced_tokens), 0), COALESCE(SUM(subscription_tokens), 0)";
+
 /// The spend of `scope` from `from` to `to`, both local days included. One indexed range read
-/// of the per-day table: cheap enough to check before every run.
+/// of a per-day table (for "all", of the days' totals: a row a day): cheap enough to check
+/// before every run.
 pub fn totals(conn: &Connection, scope: &Scope, from: Date, to: Date) -> Result<Totals> {
     let (from, to) = (from.to_string(), to.to_string());
     let found = match scope.column() {
         None => conn
-            .prepare_cached(&format!("SELECT {SUMS} FROM spend_days WHERE day BETWEEN ?1 AND ?2"))?
+            .prepare_cached(&format!("SELECT {ALL_SUMS} FROM spend_all_days WHERE day BETWEEN ?1 AND ?2"))?
             .query_row([&from, &to], |r| totals_from(r, 0))?,
         Some((column, id)) => conn
             .prepare_cached(&format!("SELECT {SUMS} FROM spend_days WHERE {column} = ?1 AND day BETWEEN ?2 AND ?3"))?

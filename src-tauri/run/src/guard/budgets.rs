@@ -1,6 +1,8 @@
 //! Budgets as the user sets them and as they are read: per agent, team, routine or overall, per
-//! day or month (UTC), in tokens or money; and the periods they count over.
+//! local day or month, in tokens or money; and the periods they count over — the same local
+//! days the spend is kept by (`clawboo_spend::day_of`), so a budget and the Spend page agree.
 
+use clawboo_spend::{day_of, day_start_ms, Date};
 use serde::{Deserialize, Serialize};
 
 /// Whose spend a budget caps.
@@ -34,9 +36,9 @@ impl BudgetScope {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "snake_case")]
 pub enum BudgetPeriod {
-    /// The UTC day.
+    /// The local day.
     Day,
-    /// The UTC calendar month.
+    /// The local calendar month.
     Month,
 }
 
@@ -73,9 +75,11 @@ impl BudgetPeriod {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "snake_case")]
 pub enum BudgetUnit {
-    /// Every token a model call reports: input, output, cache reads and writes.
+    /// Every token a model call reports: input, output, cache reads and writes — through
+    /// Clawboo's keys or on the user's own CLI sign-in.
     Tokens,
-    /// US dollars, counted in micro-dollars, from the cost a runtime reports with its usage.
+    /// US dollars, counted in micro-dollars: what the priced model calls through the relay cost.
+    /// Runs on the user's own sign-in cost no money here (they count toward token budgets only).
     Usd,
 }
 
@@ -94,6 +98,7 @@ impl BudgetUnit {
     /// An amount in this unit as people read it: "12,345 tokens", "$1.50".
     pub fn figure(self, amount: u64) -> String {
         match self {
+            BudgetUnit::Tokens if amount == 1 => "1 token".to_owned(),
             BudgetUnit::Tokens => format!("{} tokens", thousands(amount)),
             BudgetUnit::Usd => format!("${}.{:02}", thousands(amount / 1_000_000), (amount % 1_000_000) / 10_000),
         }
@@ -143,42 +148,30 @@ pub struct BudgetInput {
     pub amount: u64,
 }
 
-const DAY_MS: i64 = 86_400_000;
-
-/// The UTC day number of `ms` (days since 1970-01-01).
-pub fn day_of(ms: i64) -> i64 {
-    ms.div_euclid(DAY_MS)
-}
-
-/// The start of the next UTC day after `ms`, in ms: where "until tomorrow" ends.
-pub fn next_day_start(ms: i64) -> i64 {
-    (day_of(ms) + 1) * DAY_MS
-}
-
-/// The first day of the period holding `day`, and the period's own number (the day itself, or
-/// the month as `year * 12 + month - 1`) that its once-per-period notices are keyed by.
-pub fn period_start(period: BudgetPeriod, day: i64) -> (i64, i64) {
+/// The local days of the period holding `today`, first and last (today: the rest has not
+/// happened yet), and the period's own number, which its once-per-period notices are keyed by
+/// (the day as `yyyymmdd`, or the month as `year * 12 + month - 1`).
+pub fn period_days(period: BudgetPeriod, today: Date) -> (Date, Date, i64) {
+    let (year, month) = (i64::from(today.year()), i64::from(today.month()));
     match period {
-        BudgetPeriod::Day => (day, day),
-        BudgetPeriod::Month => {
-            let (year, month, date) = civil_from_days(day);
-            (day - (date - 1), year * 12 + (month - 1))
-        }
+        BudgetPeriod::Day => (today, today, year * 10_000 + month * 100 + i64::from(today.day())),
+        BudgetPeriod::Month => (today.first_of_month(), today, year * 12 + month - 1),
     }
 }
 
-/// The proleptic Gregorian (year, month, day) of a day number (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let date = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, date)
+/// When the period holding `today` ends (ms): the next local midnight, or the first of next
+/// month's. Where a budget's Inbox line stops standing.
+pub fn period_end(period: BudgetPeriod, today: Date) -> i64 {
+    let last = match period {
+        BudgetPeriod::Day => today,
+        BudgetPeriod::Month => today.last_of_month(),
+    };
+    day_start_ms(last.tomorrow().unwrap_or(last))
+}
+
+/// The start of the next local day after `now` (ms): where "until tomorrow" ends.
+pub fn next_day_start(now: i64) -> i64 {
+    period_end(BudgetPeriod::Day, day_of(now))
 }
 
 fn thousands(n: u64) -> String {
@@ -198,19 +191,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_month_starts_on_its_first_day() {
-        // 2026-12-05 is day 20_792; December 2026 began on day 20_788.
-        assert_eq!(civil_from_days(20_792), (2026, 12, 5));
-        assert_eq!(period_start(BudgetPeriod::Month, 20_792), (20_788, 2026 * 12 + 11));
-        assert_eq!(period_start(BudgetPeriod::Day, 20_792), (20_792, 20_792));
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+    fn a_period_is_its_local_days_up_to_today() {
+        let today = jiff::civil::date(2026, 12, 5);
+        assert_eq!(period_days(BudgetPeriod::Day, today), (today, today, 20_261_205));
+        assert_eq!(period_days(BudgetPeriod::Month, today), (jiff::civil::date(2026, 12, 1), today, 2026 * 12 + 11));
+        let new_year = day_start_ms(jiff::civil::date(2027, 1, 1));
+        assert_eq!(period_end(BudgetPeriod::Month, today), new_year);
+        assert_eq!(period_end(BudgetPeriod::Day, jiff::civil::date(2026, 12, 31)), new_year);
+        assert_eq!(next_day_start(new_year - 1), new_year, "the last millisecond of a year");
+        assert_eq!(next_day_start(new_year), day_start_ms(jiff::civil::date(2027, 1, 2)));
     }
 
     #[test]
     fn figures_read_as_people_write_them() {
         assert_eq!(BudgetUnit::Tokens.figure(1_234_567), "1,234,567 tokens");
         assert_eq!(BudgetUnit::Tokens.figure(12), "12 tokens");
+        assert_eq!(BudgetUnit::Tokens.figure(1), "1 token");
         assert_eq!(BudgetUnit::Usd.figure(1_500_000), "$1.50");
         assert_eq!(BudgetUnit::Usd.figure(2_345_678_901), "$2,345.67");
     }

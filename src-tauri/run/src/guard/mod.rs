@@ -2,9 +2,14 @@
 //! stop one that spends too much. Every run asks [`Guard::check_start`] before it starts (the
 //! three starting paths: a one-to-one message, a team delivery, a card task); a hand-off asks
 //! [`Guard::check_handoff`]; while a run goes, [`RunWatch`] (inside the drive loop) counts its
-//! repeated tool calls and adds each usage report to the budgets, ending the run after the
-//! model call that spent its budget. What trips raises an Inbox request that says what it saw,
-//! with the numbers; its answer comes back through [`Guard::approved`].
+//! repeated tool calls and asks [`Guard::check_spent`] after every model call is recorded — a
+//! request the relay recorded, or a CLI's usage event — ending the run after the call that
+//! spent its budget. What trips raises an Inbox request that says what it saw, with the
+//! numbers; its answer comes back through [`Guard::approved`].
+//!
+//! Budgets read what the spend counts (`clawboo_spend`'s per-day totals, on the same local
+//! days): a dollar budget sees every priced call through the relay, whatever the runtime; a run
+//! on the user's own CLI sign-in counts toward token budgets only (never invented money).
 //!
 //! The breakers, their defaults (Settings › Limits):
 //! - an agent starting more than [`Limits::runs_per_hour`] runs in an hour pauses the agent;
@@ -18,6 +23,7 @@
 pub mod budgets;
 mod store;
 mod watch;
+mod words;
 
 use std::sync::Arc;
 
@@ -29,8 +35,9 @@ pub use watch::{Halt, RunWatch};
 use crate::attention::{Attention, RequestKind, Source};
 use crate::error::{Error, Result};
 use crate::store::Store;
-use crate::vocab::clock::now_ms;
-use budgets::{day_of, next_day_start, period_start};
+use crate::vocab::clock::{Clock, SystemClock};
+use budgets::{next_day_start, period_days, period_end};
+use words::refused;
 
 /// Where the limits are kept in the settings table (JSON).
 const LIMITS_KEY: &str = "run_limits";
@@ -174,11 +181,22 @@ impl RunScope {
 pub struct Guard {
     store: Arc<Store>,
     attention: Option<Arc<Attention>>,
+    clock: Arc<dyn Clock>,
 }
 
 impl Guard {
     pub fn new(store: Arc<Store>) -> Self {
-        Self { store, attention: None }
+        Self { store, attention: None, clock: Arc::new(SystemClock) }
+    }
+
+    /// The guards on another clock (tests at a day's boundary).
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    fn now(&self) -> i64 {
+        self.clock.now()
     }
 
     /// What trips raises a request in this Inbox (without it, runs are refused all the same).
@@ -209,14 +227,15 @@ impl Guard {
     /// paused, or when this run would be the agent's one too many this hour (which pauses it);
     /// refused with `BudgetExhausted` (and the figure) when a budget of its scope is spent.
     pub fn check_start(&self, scope: &RunScope) -> Result<()> {
-        let now = now_ms();
+        let now = self.now();
+        let today = clawboo_spend::day_of(now);
         let limits = self.limits()?;
         let (paused, exhausted, runs) = self.store.read(|c| {
             let paused = store::paused_among(c, &scope.paused_scopes())?;
             if paused.is_some() {
                 return Ok((paused, None, 0));
             }
-            let budgets = store::budgets(c, Some(&scope.budget_scopes()), now)?;
+            let budgets = store::budgets(c, Some(&scope.budget_scopes()), today)?;
             let exhausted = budgets.into_iter().find(|b| b.budget.exhausted(now));
             if exhausted.is_some() {
                 return Ok((None, exhausted, 0));
@@ -228,19 +247,12 @@ impl Guard {
             return Err(refused(&paused));
         }
         if let Some(stored) = exhausted {
-            let figure = self.spent_words(&stored.budget);
+            let refusal = words::refused_for_budget(&self.spent_words(&stored.budget));
             self.budget_reached(scope, &stored, now);
-            return Err(Error::BudgetExhausted(format!(
-                "{figure} New runs are stopped: raise the budget, or allow runs until tomorrow from the Inbox."
-            )));
+            return Err(Error::BudgetExhausted(refusal));
         }
         if runs >= limits.runs_per_hour {
-            let who = self.agent_words(&scope.agent_id);
-            let reason = format!(
-                "{who} was about to start run {} within an hour (the limit is {} runs an hour), so Clawboo paused it.",
-                runs + 1,
-                limits.runs_per_hour
-            );
+            let reason = words::too_many_runs(&self.agent_words(&scope.agent_id), runs + 1, limits.runs_per_hour);
             return Err(self.trip(scope, ScopeKind::Agent, &scope.agent_id, Breaker::RunsPerHour, reason));
         }
         Ok(())
@@ -250,7 +262,7 @@ impl Guard {
     /// paused, or when this would be one hand-off too many in ten minutes (which pauses it).
     pub fn check_handoff(&self, scope: &RunScope) -> Result<()> {
         let Some(room_id) = scope.room_id.as_deref() else { return Ok(()) };
-        let now = now_ms();
+        let now = self.now();
         let limits = self.limits()?;
         let (paused, made) = self.store.read(|c| {
             let paused = store::paused_among(c, &[(ScopeKind::Room, room_id)])?;
@@ -261,12 +273,7 @@ impl Guard {
             return Err(refused(&paused));
         }
         if made >= limits.handoffs_per_ten_minutes {
-            let room = self.name_of("rooms", room_id).map_or_else(|| "A room".to_owned(), |n| format!("#{n}"));
-            let reason = format!(
-                "{room} had {made} hand-offs in the last 10 minutes (the limit is {}): its agents may be handing \
-                 work back and forth. Clawboo paused the room.",
-                limits.handoffs_per_ten_minutes
-            );
+            let reason = words::too_many_handoffs(&self.room_words(room_id), made, limits.handoffs_per_ten_minutes);
             return Err(self.trip(scope, ScopeKind::Room, room_id, Breaker::Handoffs, reason));
         }
         Ok(())
@@ -275,38 +282,29 @@ impl Guard {
     /// A run made the same tool call with the same input `times` times: its agent is paused
     /// (the run itself is ended by the drive loop). Returns the note for the run.
     pub fn tool_call_repeated(&self, scope: &RunScope, tool: &str, times: u32) -> String {
-        let who = self.agent_words(&scope.agent_id);
-        let reason = format!(
-            "{who} made the same call to {tool} with the same input {times} times in one run (the limit is {times}): \
-             it looks like a loop. Clawboo ended that run (what it did so far is kept) and paused {who}."
-        );
+        let reason = words::tool_call_repeated(&self.agent_words(&scope.agent_id), tool, times);
         let _ = self.trip(scope, ScopeKind::Agent, &scope.agent_id, Breaker::RepeatedToolCall, reason.clone());
         reason
     }
 
-    /// A usage report of a run of `scope` (`tokens` of every kind; `cost_micros` when its
-    /// runtime reported a cost): added to its scopes' days, and the budgets told. Returns the
-    /// note when a budget of its scope is now spent (the run is to end after this call).
-    pub fn record_usage(&self, scope: &RunScope, tokens: u64, cost_micros: u64) -> Result<Option<String>> {
-        let now = now_ms();
-        let scopes = scope.budget_scopes();
-        let budgets = self.store.write(|tx| {
-            store::add_usage(tx, &scopes, day_of(now), tokens, cost_micros)?;
-            store::budgets(tx, Some(&scopes), now)
-        })?;
+    /// After a model call of a run of `scope` was recorded (the relay's request, or a CLI's
+    /// usage event, counted by the spend): its budgets as they stand now. A budget at 80% raises
+    /// its Inbox line; a spent one its request. Returns the note when a budget of its scope is
+    /// spent (the run is to end after this call).
+    pub fn check_spent(&self, scope: &RunScope) -> Result<Option<String>> {
+        let now = self.now();
+        let today = clawboo_spend::day_of(now);
+        let budgets = self.store.read(|c| store::budgets(c, Some(&scope.budget_scopes()), today))?;
         let mut note = None;
         for stored in &budgets {
-            let (_, period_number) = period_start(stored.budget.period, day_of(now));
+            let (_, _, period_number) = period_days(stored.budget.period, today);
             if stored.budget.exhausted(now) {
                 self.budget_reached(scope, stored, now);
                 if note.is_none() {
-                    note = Some(format!(
-                        "{} This run was stopped after its model call; what it did so far is kept.",
-                        self.spent_words(&stored.budget)
-                    ));
+                    note = Some(words::stopped_after_call(&self.spent_words(&stored.budget)));
                 }
             } else if stored.budget.at_warning() && stored.warned_period != Some(period_number) {
-                self.budget_warning(scope, stored, period_number);
+                self.budget_warning(scope, stored, today);
             }
         }
         Ok(note)
@@ -335,7 +333,7 @@ impl Guard {
         if scope == ScopeKind::Routine {
             return Err(Error::InvalidInput("A routine is resumed on its own page.".into()));
         }
-        let now = now_ms();
+        let now = self.now();
         if !self.store.write(|tx| store::resume(tx, scope, id, now))? {
             return Err(Error::NotFound(format!("A paused {} {id}", scope.as_str())));
         }
@@ -344,8 +342,8 @@ impl Guard {
 
     /// Every budget, with what its period spent so far.
     pub fn budgets(&self) -> Result<Vec<Budget>> {
-        let now = now_ms();
-        Ok(self.store.read(|c| store::budgets(c, None, now))?.into_iter().map(|b| b.budget).collect())
+        let today = clawboo_spend::day_of(self.now());
+        Ok(self.store.read(|c| store::budgets(c, None, today))?.into_iter().map(|b| b.budget).collect())
     }
 
     /// Sets (or raises) a budget; a run refused for it may start again at once.
@@ -356,11 +354,11 @@ impl Guard {
         if (input.scope == BudgetScope::Overall) != input.scope_id.is_empty() {
             return Err(Error::InvalidInput("The overall budget names no scope; any other names its own.".into()));
         }
-        let now = now_ms();
+        let now = self.now();
         let scope = [(input.scope, input.scope_id.as_str())];
         let stored = self.store.write(|tx| {
             store::set_budget(tx, &input, now)?;
-            store::budgets(tx, Some(&scope), now)
+            store::budgets(tx, Some(&scope), clawboo_spend::day_of(now))
         })?;
         stored
             .into_iter()
@@ -376,9 +374,9 @@ impl Guard {
         Ok(())
     }
 
-    /// Lets runs past a spent budget go on until the next UTC day starts.
+    /// Lets runs past a spent budget go on until the next local day starts.
     pub fn allow_until_tomorrow(&self, scope: BudgetScope, id: &str, period: BudgetPeriod) -> Result<()> {
-        let until = next_day_start(now_ms());
+        let until = next_day_start(self.now());
         if !self.store.write(|tx| store::allow_until(tx, scope, id, period, until))? {
             return Err(Error::NotFound(format!("A {} budget", period.adjective())));
         }
@@ -416,7 +414,7 @@ impl Guard {
     /// Pauses a scope and raises its request (once: a scope already paused raises nothing new).
     /// Returns the refusal for the run or hand-off that tripped it.
     fn trip(&self, scope: &RunScope, kind: ScopeKind, id: &str, breaker: Breaker, reason: String) -> Error {
-        let now = now_ms();
+        let now = self.now();
         let paused = PausedScope {
             scope: kind,
             scope_id: id.to_owned(),
@@ -440,17 +438,14 @@ impl Guard {
                     breaker = breaker.as_str(),
                     "a circuit breaker paused a scope"
                 );
-                let text = format!(
-                    "{reason} No new run starts there until you resume it. Resume lets it run again; \
-                     Keep paused leaves it stopped."
-                );
+                let text = words::paused_request(&reason);
                 let about = store::GuardRequest {
                     kind: "paused".into(),
                     scope_kind: kind.as_str().into(),
                     scope_id: id.to_owned(),
                     period: None,
                 };
-                self.raise(scope, RequestKind::ScopePaused, &text, &about, |tx, request_id| {
+                self.raise(scope, RequestKind::ScopePaused, &text, None, &about, |tx, request_id| {
                     store::set_pause_request(tx, kind, id, request_id)
                 });
             }
@@ -462,13 +457,14 @@ impl Guard {
 
     /// A budget is spent: its request (Allow until tomorrow / Keep stopped) is raised once per period.
     fn budget_reached(&self, scope: &RunScope, stored: &store::StoredBudget, now: i64) {
-        let (_, period_number) = period_start(stored.budget.period, day_of(now));
+        let today = clawboo_spend::day_of(now);
+        let (_, _, period_number) = period_days(stored.budget.period, today);
         if stored.reached_period == Some(period_number) {
             return;
         }
         let budget = &stored.budget;
         let first = self.store.write(|tx| {
-            let fresh = store::budgets(tx, Some(&[(budget.scope, budget.scope_id.as_str())]), now)?;
+            let fresh = store::budgets(tx, Some(&[(budget.scope, budget.scope_id.as_str())]), today)?;
             let again =
                 fresh.iter().any(|b| b.budget.period == budget.period && b.reached_period == Some(period_number));
             if !again {
@@ -479,41 +475,35 @@ impl Guard {
         if !matches!(first, Ok(true)) {
             return;
         }
-        let text = format!(
-            "{} New runs there are stopped, and a run going was stopped after its model call (nothing is lost). \
-             Raise the budget, allow runs until tomorrow, or keep them stopped.",
-            self.spent_words(budget)
-        );
+        let text = words::reached_request(&self.spent_words(budget));
         let about = store::GuardRequest {
             kind: "budget_reached".into(),
             scope_kind: budget.scope.as_str().into(),
             scope_id: budget.scope_id.clone(),
             period: Some(budget.period.as_str().into()),
         };
-        self.raise(scope, RequestKind::BudgetReached, &text, &about, |_, _| Ok(()));
+        // It stands until its period ends (a new period counts afresh) or it is answered.
+        let until = period_end(budget.period, today);
+        self.raise(scope, RequestKind::BudgetReached, &text, Some(until), &about, |_, _| Ok(()));
     }
 
     /// A budget reached 80%: a line in the Inbox (and its notification), once per period.
-    fn budget_warning(&self, scope: &RunScope, stored: &store::StoredBudget, period_number: i64) {
+    fn budget_warning(&self, scope: &RunScope, stored: &store::StoredBudget, today: clawboo_spend::Date) {
         let budget = &stored.budget;
+        let (_, _, period_number) = period_days(budget.period, today);
         if self.store.write(|tx| store::mark_warned(tx, budget, period_number)).is_err() {
             return;
         }
-        let text = format!(
-            "{} is at {}% ({} of {} {}). At 100% new runs there stop.",
-            self.budget_words(budget),
-            budget.spent.saturating_mul(100) / budget.amount.max(1),
-            budget.unit.figure(budget.spent),
-            budget.unit.figure(budget.amount),
-            budget.period.now_words()
-        );
+        let text = words::warning_line(&self.budget_words(budget), budget);
         let about = store::GuardRequest {
             kind: "budget_warning".into(),
             scope_kind: budget.scope.as_str().into(),
             scope_id: budget.scope_id.clone(),
             period: Some(budget.period.as_str().into()),
         };
-        self.raise(scope, RequestKind::BudgetWarning, &text, &about, |_, _| Ok(()));
+        // A line to read: it stands until its period ends (or is dismissed), never "denied".
+        let until = period_end(budget.period, today);
+        self.raise(scope, RequestKind::BudgetWarning, &text, Some(until), &about, |_, _| Ok(()));
     }
 
     fn raise(
@@ -521,11 +511,12 @@ impl Guard {
         scope: &RunScope,
         kind: RequestKind,
         text: &str,
+        until: Option<i64>,
         about: &store::GuardRequest,
         also: impl FnOnce(&rusqlite::Transaction, &str) -> Result<()>,
     ) {
         let Some(attention) = &self.attention else { return };
-        let raised = attention.raise_guard(&scope.source(), kind, text, |request_id| {
+        let raised = attention.raise_guard(&scope.source(), kind, text, until, |request_id| {
             self.store.write(|tx| {
                 store::insert_request(tx, request_id, about)?;
                 also(tx, request_id)
@@ -534,66 +525,6 @@ impl Guard {
         if let Err(e) = raised {
             tracing::warn!(kind = kind.as_str(), error = %e, "a run guard could not raise its Inbox request");
         }
-    }
-
-    /// "@ada's daily token budget (10,000 tokens) is spent: 10,250 tokens today."
-    fn spent_words(&self, budget: &Budget) -> String {
-        format!(
-            "{} ({}) is spent: {} {}.",
-            self.budget_words(budget),
-            budget.unit.figure(budget.amount),
-            budget.unit.figure(budget.spent),
-            budget.period.now_words()
-        )
-    }
-
-    /// "@ada's daily token budget", "The overall monthly money budget".
-    fn budget_words(&self, budget: &Budget) -> String {
-        let what = match budget.unit {
-            BudgetUnit::Tokens => "token",
-            BudgetUnit::Usd => "money",
-        };
-        let whose = match budget.scope {
-            BudgetScope::Overall => return format!("The overall {} {what} budget", budget.period.adjective()),
-            BudgetScope::Agent => self.agent_words(&budget.scope_id),
-            BudgetScope::Team => {
-                self.name_of("teams", &budget.scope_id).map_or_else(|| "A team".into(), |n| format!("The team {n}"))
-            }
-            BudgetScope::Routine => self
-                .name_of("routines", &budget.scope_id)
-                .map_or_else(|| "A routine".into(), |n| format!("The routine \"{n}\"")),
-        };
-        format!("{whose}'s {} {what} budget", budget.period.adjective())
-    }
-
-    fn agent_words(&self, agent_id: &str) -> String {
-        // The agents' table, read only for a handle to name in a message.
-        let handle = self
-            .store
-            .read(|c| {
-                Ok(rusqlite::OptionalExtension::optional(c.query_row(
-                    "SELECT handle FROM agents WHERE id = ?1",
-                    [agent_id],
-                    |r| r.get::<_, String>(0),
-                ))?)
-            })
-            .ok()
-            .flatten();
-        handle.map_or_else(|| "An agent".to_owned(), |h| format!("@{h}"))
-    }
-
-    /// The name of a team, room or routine, read only to say it.
-    fn name_of(&self, table: &'static str, id: &str) -> Option<String> {
-        self.store
-            .read(|c| {
-                Ok(rusqlite::OptionalExtension::optional(c.query_row(
-                    &format!("SELECT name FROM {table} WHERE id = ?1"),
-                    [id],
-                    |r| r.get::<_, String>(0),
-                ))?)
-            })
-            .ok()
-            .flatten()
     }
 
     /// The routine a run belongs to, if any (for its budget).
@@ -605,11 +536,6 @@ impl Guard {
     pub fn routine_of_routine_run(&self, routine_run_id: &str) -> Option<String> {
         self.store.read(|c| store::routine_of_routine_run(c, routine_run_id)).ok().flatten()
     }
-}
-
-/// The refusal for a run or hand-off in a paused scope: code `paused`, the reason.
-fn refused(paused: &PausedScope) -> Error {
-    Error::Paused(format!("{} Resume it from its Inbox request (or Settings › Limits).", paused.reason))
 }
 
 #[cfg(test)]

@@ -1,11 +1,14 @@
-//! The guards' tables (migration 26): paused scopes, budgets, usage per scope and day, and what
-//! each of their Inbox requests is about. Reads two tables others own, only to count: `runs`
-//! (an agent's runs in the last hour) and `handoffs` (a room's in the last ten minutes), and
-//! `routine_runs` to find the routine a run belongs to.
+//! The guards' tables (migration 26): paused scopes, budgets, and what each of their Inbox
+//! requests is about. Reads tables others own, only to count: `runs` (an agent's runs in the
+//! last hour), `handoffs` (a room's in the last ten minutes), `routine_runs` to find the routine
+//! a run belongs to, and the spend's per-day totals (`clawboo_spend::totals`), which budgets are
+//! checked against: one count of every dollar and token, kept as usage is recorded.
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use super::budgets::{day_of, period_start, Budget, BudgetInput, BudgetPeriod, BudgetScope, BudgetUnit};
+use clawboo_spend::{Date, SpendScope};
+
+use super::budgets::{period_days, Budget, BudgetInput, BudgetPeriod, BudgetScope, BudgetUnit};
 use super::{Breaker, PausedScope, ScopeKind};
 use crate::error::{Error, Result};
 
@@ -156,37 +159,20 @@ pub fn routine_of_routine_run(conn: &Connection, routine_run_id: &str) -> Result
         .optional()?)
 }
 
-/// Adds a usage report to each scope's day.
-pub fn add_usage(
-    conn: &Connection,
-    scopes: &[(BudgetScope, &str)],
-    day: i64,
-    tokens: u64,
-    cost_micros: u64,
-) -> Result<()> {
-    let mut statement = conn.prepare_cached(
-        "INSERT INTO guard_usage_days (scope_kind, scope_id, day, tokens, cost_micros) VALUES (?1, ?2, ?3, ?4, ?5)
-         ON CONFLICT (scope_kind, scope_id, day) DO UPDATE SET tokens = tokens + excluded.tokens,
-             cost_micros = cost_micros + excluded.cost_micros",
-    )?;
-    for (kind, id) in scopes {
-        statement.execute(params![kind.as_str(), id, day, to_i64(tokens), to_i64(cost_micros)])?;
-    }
-    Ok(())
-}
-
-/// What the scope spent from `from_day` on, in `unit`.
-pub fn spent(conn: &Connection, scope: BudgetScope, id: &str, from_day: i64, unit: BudgetUnit) -> Result<u64> {
-    let sql = match unit {
-        BudgetUnit::Tokens => {
-            "SELECT COALESCE(SUM(tokens), 0) FROM guard_usage_days WHERE scope_kind = ?1 AND scope_id = ?2 AND day >= ?3"
-        }
-        BudgetUnit::Usd => {
-            "SELECT COALESCE(SUM(cost_micros), 0) FROM guard_usage_days WHERE scope_kind = ?1 AND scope_id = ?2 AND day >= ?3"
-        }
+/// What the scope spent from `from` to `to` (local days, both included), in `unit`: tokens of
+/// every kind and billing, or the micro-dollars of priced model calls.
+pub fn spent(conn: &Connection, scope: BudgetScope, id: &str, from: Date, to: Date, unit: BudgetUnit) -> Result<u64> {
+    let of = match scope {
+        BudgetScope::Overall => SpendScope::All,
+        BudgetScope::Agent => SpendScope::Agent(id.to_owned()),
+        BudgetScope::Team => SpendScope::Team(id.to_owned()),
+        BudgetScope::Routine => SpendScope::Routine(id.to_owned()),
     };
-    let total: i64 = conn.prepare_cached(sql)?.query_row(params![scope.as_str(), id, from_day], |r| r.get(0))?;
-    Ok(u64::try_from(total).unwrap_or(0))
+    let totals = clawboo_spend::totals(conn, &of, from, to)?;
+    Ok(match unit {
+        BudgetUnit::Tokens => totals.tokens(),
+        BudgetUnit::Usd => u64::try_from(totals.cost_micros).unwrap_or(0),
+    })
 }
 
 /// A stored budget and its once-per-period marks.
@@ -206,9 +192,9 @@ fn budget_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<BudgetRow> {
     Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?))
 }
 
-/// Budgets of the given scopes (or every budget, for `None`), each with what it spent as of `now`.
-pub fn budgets(conn: &Connection, scopes: Option<&[(BudgetScope, &str)]>, now: i64) -> Result<Vec<StoredBudget>> {
-    let today = day_of(now);
+/// Budgets of the given scopes (or every budget, for `None`), each with what its period spent
+/// up to local day `today`.
+pub fn budgets(conn: &Connection, scopes: Option<&[(BudgetScope, &str)]>, today: Date) -> Result<Vec<StoredBudget>> {
     let mut rows = Vec::new();
     match scopes {
         None => {
@@ -237,8 +223,8 @@ pub fn budgets(conn: &Connection, scopes: Option<&[(BudgetScope, &str)]>, now: i
         else {
             return Err(Error::Internal(format!("a budget stored as {kind}/{period}/{unit}")));
         };
-        let (from_day, _) = period_start(period, today);
-        let spent = spent(conn, scope, &scope_id, from_day, unit)?;
+        let (from, to, _) = period_days(period, today);
+        let spent = spent(conn, scope, &scope_id, from, to, unit)?;
         out.push(StoredBudget {
             budget: Budget {
                 scope,

@@ -1,5 +1,6 @@
 //! What the drive loop asks of the guards while a run goes: the same tool call with the same
-//! input made again and again, and each usage report added to the budgets.
+//! input made again and again, and the budgets after each model call is recorded — a CLI's
+//! usage event once the recorder stored it, or a request the relay recorded.
 
 use std::collections::HashMap;
 
@@ -43,19 +44,21 @@ impl<'a> RunWatch<'a> {
                     (Halt::RepeatedToolCall { times }, self.guard.tool_call_repeated(&self.scope, name, times))
                 })
             }
-            RunEvent::Usage { input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd } => {
-                let tokens = input_tokens + output_tokens + cache_read_tokens + cache_write_tokens;
-                let cost_micros =
-                    cost_usd.filter(|c| c.is_finite() && *c > 0.0).map_or(0, |c| (c * 1e6).round() as u64);
-                match self.guard.record_usage(&self.scope, tokens, cost_micros) {
-                    Ok(note) => note.map(|note| (Halt::Budget, note)),
-                    Err(e) => {
-                        tracing::warn!(agent_id = %self.scope.agent_id, error = %e, "a run's usage could not be counted against its budgets");
-                        None
-                    }
-                }
-            }
+            // Stored (and so counted by the spend) before it is seen here: see the drive loop.
+            RunEvent::Usage { .. } => self.model_call_recorded(),
             _ => None,
+        }
+    }
+
+    /// A model call of the run was recorded (its spend counted): whether a budget of its scope
+    /// is now spent, which ends the run after that call.
+    pub fn model_call_recorded(&mut self) -> Option<(Halt, String)> {
+        match self.guard.check_spent(&self.scope) {
+            Ok(note) => note.map(|note| (Halt::Budget, note)),
+            Err(e) => {
+                tracing::warn!(agent_id = %self.scope.agent_id, error = %e, "a run's budgets could not be checked");
+                None
+            }
         }
     }
 }

@@ -146,9 +146,13 @@ async fn drive_once(
     let (permissions_tx, mut permissions) = mpsc::unbounded_channel();
     // The runtime's own stop signal: the user's, or the layer's for a policy.
     let (stop_tx, stop_rx) = watch::channel(false);
+    // Each model call the relay records for this run is told here, for the budgets (kept open
+    // all the run: without a relay nothing is sent on it).
+    let (recorded_tx, mut recorded) = mpsc::unbounded_channel();
     // The relay's retries of this run's model requests are said in its Activity.
     if let (Some(relay), Some(run_id)) = (services.relay, source.run_id.as_deref()) {
         relay.report_retries_to(run_id, events_tx.clone());
+        relay.report_recorded_to(run_id, recorded_tx.clone());
     }
     let channels = RunChannels { events: events_tx, permissions: permissions_tx, cancel: stop_rx };
     let mut stop = None;
@@ -181,15 +185,24 @@ async fn drive_once(
                         let _ = stop_tx.send(true);
                     }
                 }
-                // Usage is counted even after a stop: those tokens were spent all the same.
-                let halted = watch.as_mut().and_then(|w| w.see(&event));
-                recorder.record(event);
-                if let (None, Some((halt, note))) = (stop, halted) {
-                    stop = Some(halt.into());
-                    let _ = stop_tx.send(true);
-                    recorder.record(RunEvent::Warning { message: note.clone() });
-                    halt_note = Some(note);
-                }
+                // Usage is counted even after a stop: those tokens were spent all the same. A
+                // usage report is stored at once, so the spend counts it before the budgets
+                // are checked (a relayed run's is counted by the relay instead: see below).
+                let halted = if matches!(event, RunEvent::Usage { .. }) {
+                    recorder.record(event.clone());
+                    recorder.flush();
+                    watch.as_mut().and_then(|w| w.see(&event))
+                } else {
+                    let halted = watch.as_mut().and_then(|w| w.see(&event));
+                    recorder.record(event);
+                    halted
+                };
+                halt(&mut stop, &stop_tx, recorder, &mut halt_note, halted);
+            }
+            Some(()) = recorded.recv() => {
+                // The relay recorded (and the spend counted) one of its model calls.
+                let halted = watch.as_mut().and_then(RunWatch::model_call_recorded);
+                halt(&mut stop, &stop_tx, recorder, &mut halt_note, halted);
             }
             Some(pending) = permissions.recv() => {
                 // Asked and answered between two ticks still counts as having waited.
@@ -225,12 +238,21 @@ async fn drive_once(
             _ = flush.tick() => recorder.flush(),
         }
     };
+    let mut late_usage = false;
     while let Ok(event) = events.try_recv() {
-        if let Some(w) = watch.as_mut() {
+        late_usage |= matches!(event, RunEvent::Usage { .. });
+        if let Some(w) = watch.as_mut().filter(|_| !matches!(event, RunEvent::Usage { .. })) {
             w.see(&event);
         }
         recorder.record(event);
     }
+    // Usage reported as the run ended still tells its budgets (an 80% line, a spent budget's
+    // request), once stored.
+    if let Some(w) = watch.as_mut().filter(|_| late_usage) {
+        recorder.flush();
+        w.model_call_recorded();
+    }
+    drop(recorded_tx);
     let mut result = result.unwrap_or_else(|e| RunResult::failed(e.to_string()));
     // Ended by the guards, not by the user: its end says so (the runtime says "stopped").
     if let Some(note) = halt_note.filter(|_| result.outcome != RunOutcome::Succeeded) {
@@ -241,6 +263,23 @@ async fn drive_once(
         && result.outcome != RunOutcome::Succeeded
         && stop.is_none();
     Driven { result, stop, out_of_turns }
+}
+
+/// The guards ended the run (`halted`, unless it is stopping already): it stops after the call
+/// that tripped them, saying why in its Activity.
+fn halt(
+    stop: &mut Option<Stop>,
+    stop_tx: &watch::Sender<bool>,
+    recorder: &mut Recorder,
+    halt_note: &mut Option<String>,
+    halted: Option<(Halt, String)>,
+) {
+    if let (None, Some((halt, note))) = (*stop, halted) {
+        *stop = Some(halt.into());
+        let _ = stop_tx.send(true);
+        recorder.record(RunEvent::Warning { message: note.clone() });
+        *halt_note = Some(note);
+    }
 }
 
 /// A run's permission question becomes an approval for the user (or is let through by an

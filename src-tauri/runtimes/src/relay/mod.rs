@@ -72,6 +72,9 @@ pub(crate) struct RunLog {
     pub(crate) in_flight: AtomicU32,
     /// Where the run's events go while it is driven: a retry of one of its requests is said there.
     retry_events: Mutex<Option<mpsc::UnboundedSender<RunEvent>>>,
+    /// Told each time one of its requests with usage is recorded (and so counted by the spend),
+    /// while the run is driven: its budgets are checked there.
+    recorded: Mutex<Option<mpsc::UnboundedSender<()>>>,
 }
 
 impl RunLog {
@@ -80,6 +83,14 @@ impl RunLog {
         let events = self.retry_events.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(events) = events.as_ref() {
             let _ = events.send(RunEvent::Warning { message });
+        }
+    }
+
+    /// One of the run's requests was recorded with its usage.
+    pub(crate) fn recorded(&self) {
+        let recorded = self.recorded.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(recorded) = recorded.as_ref() {
+            let _ = recorded.send(());
         }
     }
 }
@@ -220,6 +231,14 @@ impl Relay {
         *run.retry_events.lock().unwrap_or_else(|p| p.into_inner()) = Some(events);
     }
 
+    /// While run `run_id` is driven, each of its requests recorded with usage (counted by the
+    /// spend, in the same transaction) is told on `recorded`: the check of its budgets "after
+    /// every model call". Forgotten when the run's tokens are revoked.
+    pub fn report_recorded_to(&self, run_id: &str, recorded: mpsc::UnboundedSender<()>) {
+        let run = run_log(&mut self.grants(), run_id);
+        *run.recorded.lock().unwrap_or_else(|p| p.into_inner()) = Some(recorded);
+    }
+
     /// Whether run `run_id` holds a per-run token (ended runs hold none).
     pub fn has_grant(&self, run_id: &str) -> bool {
         self.grants().by_token.values().any(|g| g.holder.is_none() && g.run.run_id == run_id)
@@ -260,6 +279,7 @@ fn run_log(grants: &mut Grants, run_id: &str) -> Arc<RunLog> {
                 stored_bytes: AtomicU64::new(0),
                 in_flight: AtomicU32::new(0),
                 retry_events: Mutex::new(None),
+                recorded: Mutex::new(None),
             })
         })
         .clone()

@@ -60,8 +60,18 @@ pub(crate) struct Entry {
     pub(crate) usage: Option<RequestUsage>,
 }
 
-/// Compresses and stores `entry` for `run`. Called off the async workers.
+/// Compresses and stores `entry` for `run`, then tells the run's driver a model call with usage
+/// was recorded (its budgets are checked then). Called off the async workers.
 pub(crate) fn store(store: &Store, run: &RunLog, entry: Entry) -> Result<()> {
+    let with_usage = entry.usage.is_some();
+    store_entry(store, run, entry)?;
+    if with_usage {
+        run.recorded();
+    }
+    Ok(())
+}
+
+fn store_entry(store: &Store, run: &RunLog, entry: Entry) -> Result<()> {
     let kept = &entry.body[..entry.body.len().min(MAX_STORED_BODY_BYTES)];
     let compressed = gzip(kept)?;
     let stored = run.stored_bytes.fetch_add(compressed.len() as u64, Ordering::Relaxed) + compressed.len() as u64;

@@ -73,6 +73,7 @@ pub const MIGRATIONS: &[Migration] = &[
     Migration::new(27, "superseded messages, read marks", include_str!("migrations/0027_message_actions.sql")),
     Migration::new(28, "spend per day and per run, prices", include_str!("migrations/0028_spend.sql")),
     Migration::new(29, "whose routine a room message is", include_str!("migrations/0029_room_routines.sql")),
+    Migration::new(30, "budgets read the spend", include_str!("migrations/0030_budgets_read_spend.sql")),
 ];
 
 pub fn schema_version(conn: &Connection) -> Result<u32> {

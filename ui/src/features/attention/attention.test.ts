@@ -5,6 +5,7 @@ import {
   answerDestination,
   expiryText,
   grantLabel,
+  outcomeText,
   relativeTime,
   spanText,
   whereLabel,
@@ -72,6 +73,14 @@ describe("attention labels", () => {
     expect(expiryText(approval, 24 * HOUR + 1)).toBe("denied any moment now if unanswered");
     expect(expiryText({ ...approval, status: "answered" }, 0)).toBeNull();
     expect(expiryText(request({}), 0)).toBeNull();
+  });
+
+  it("says a budget's line stands until its period ends, never that it is denied", () => {
+    const line = request({ kind: "budget_warning", expiresAt: 5 * HOUR });
+    expect(expiryText(line, 30 * MIN)).toBe("stays until its budget period ends, in 4 h");
+    expect(expiryText({ ...line, kind: "budget_reached" }, 5 * HOUR)).toBe("clears as its budget period ends");
+    expect(outcomeText({ ...line, status: "expired" })).toBe("Cleared: its budget period ended.");
+    expect(outcomeText({ ...request({ kind: "permission" }), status: "expired" })).toBe("Denied: nobody answered in time.");
   });
 
   it("names where a request came from and where its answer goes", () => {

@@ -111,10 +111,19 @@ export function relativeTime(at: number, now: number): string {
   return ago < MINUTE ? "just now" : `${spanText(ago)} ago`;
 }
 
-/** For an open approval: "denied in 23 h if unanswered". */
+/** A budget's line (at 80%, or spent): it stands until its period ends, and is never denied. */
+function isBudgetLine(request: AttentionRequest): boolean {
+  return request.kind === "budget_warning" || request.kind === "budget_reached";
+}
+
+/** For an open approval: "denied in 23 h if unanswered"; for a budget's line: "stays until
+ *  the budget's period ends, in 5 h". */
 export function expiryText(request: AttentionRequest, now: number): string | null {
   if (request.status !== "open" || request.expiresAt === null) return null;
   const left = request.expiresAt - now;
+  if (isBudgetLine(request)) {
+    return left <= 0 ? "clears as its budget period ends" : `stays until its budget period ends, in ${spanText(left)}`;
+  }
   return left <= 0 ? "denied any moment now if unanswered" : `denied in ${spanText(left)} if unanswered`;
 }
 
@@ -135,7 +144,7 @@ export function outcomeText(request: AttentionRequest): string | null {
     case "cleared":
       return "Cleared: you wrote in the team chat it came from.";
     case "expired":
-      return "Denied: nobody answered in time.";
+      return isBudgetLine(request) ? "Cleared: its budget period ended." : "Denied: nobody answered in time.";
     case "withdrawn":
       return "Withdrawn: the run that asked ended before an answer.";
   }

@@ -24,7 +24,11 @@ export function BudgetEditor({ scope, scopeId, what }: Props) {
     <div className="budget-editor" data-testid={`budgets-${scope}`}>
       <p className="muted">
         {what}. At 80% the Inbox tells you; at 100% new runs stop and a run going ends after its current model
-        call (nothing is lost).
+        call (nothing is lost). Days and months are your local calendar, as on the Spend page.
+      </p>
+      <p className="muted" data-testid="budget-subscription-note">
+        Runs on your subscription count toward token budgets only: a dollar budget counts what runs through
+        Clawboo&apos;s keys cost.
       </p>
       <ErrorMessage message={budgets.error ? errorMessage(budgets.error) : null} />
       <ul className="budget-list">

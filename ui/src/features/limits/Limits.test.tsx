@@ -132,6 +132,10 @@ describe("The budget editor", () => {
   it("sets an overall daily budget in dollars, shows what it spent, and removes it", async () => {
     const { user, limits } = await openSettings();
     const editor = within(limits).getByTestId("budgets-overall");
+    // Money is what runs through Clawboo's keys cost: a subscription's runs count in tokens.
+    expect(within(editor).getByTestId("budget-subscription-note").textContent).toContain(
+      "Runs on your subscription count toward token budgets only",
+    );
     await user.click(await within(editor).findByTestId("budget-overall-day-set"));
     await user.selectOptions(within(editor).getByTestId("budget-overall-day-unit"), "usd");
     const amount = within(editor).getByTestId("budget-overall-day-amount");
@@ -178,6 +182,7 @@ describe("The budget editor", () => {
     expect(parseAmount("tokens", "many")).toBeNull();
     expect(figure("usd", 1_234_560_000)).toBe("$1,234.56");
     expect(figure("tokens", 12_345)).toBe("12,345 tokens");
+    expect(figure("tokens", 1)).toBe("1 token");
     expect(percentSpent({ spent: 799, amount: 1_000 })).toBe(79);
   });
 });

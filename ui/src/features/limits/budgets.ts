@@ -7,7 +7,10 @@ export const PERIOD_NOW: Record<BudgetPeriod, string> = { day: "today", month: "
 
 /** "12,345 tokens", "$1.50". */
 export function figure(unit: BudgetUnit, amount: number): string {
-  if (unit === "tokens") return `${Math.round(amount).toLocaleString("en-US")} tokens`;
+  if (unit === "tokens") {
+    const n = Math.round(amount);
+    return `${n.toLocaleString("en-US")} ${n === 1 ? "token" : "tokens"}`;
+  }
   return `$${(amount / 1_000_000).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 }
 

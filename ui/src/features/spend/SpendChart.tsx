@@ -35,8 +35,9 @@ export function SpendChart({ days, segments, nameOf, colours }: Props) {
     <figure className="spend-chart" data-testid="spend-chart">
       <svg viewBox={`0 0 ${WIDTH} ${HEIGHT + 18}`} role="img" aria-label={`Spend per day, ${byMoney ? "in dollars" : "in tokens"}`}>
         <line x1={AXIS} x2={WIDTH} y1={HEIGHT} y2={HEIGHT} className="spend-chart__axis" />
-        <text x={AXIS - 4} y={12} className="spend-chart__scale" textAnchor="end">
-          {label(tallest)}
+        {/* Above the bars, from the axis on: at the left of the axis a long figure was cut off. */}
+        <text x={AXIS} y={11} className="spend-chart__scale" textAnchor="start">
+          {`Tallest day: ${label(tallest)}`}
         </text>
         {days.map((day, i) => {
           const stack = [...(perDay.get(day) ?? [])].sort((a, b) => order.indexOf(a.key) - order.indexOf(b.key));
