@@ -617,9 +617,9 @@ export type BudgetInput = {
 };
 
 export type BudgetPeriod = 
-/**  The UTC day. */
+/**  The local day. */
 "day" | 
-/**  The UTC calendar month. */
+/**  The local calendar month. */
 "month";
 
 /**  Whose spend a budget caps. */
@@ -629,9 +629,15 @@ export type BudgetScope =
 
 /**  What a budget counts. */
 export type BudgetUnit = 
-/**  Every token a model call reports: input, output, cache reads and writes. */
+/**
+ *  Every token a model call reports: input, output, cache reads and writes — through
+ *  Clawboo's keys or on the user's own CLI sign-in.
+ */
 "tokens" | 
-/**  US dollars, counted in micro-dollars, from the cost a runtime reports with its usage. */
+/**
+ *  US dollars, counted in micro-dollars: what the priced model calls through the relay cost.
+ *  Runs on the user's own sign-in cost no money here (they count toward token budgets only).
+ */
 "usd";
 
 export type Card = {
