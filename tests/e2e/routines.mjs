@@ -78,7 +78,15 @@ export async function routineSteps(h, { driver }) {
       );
     const shown = await waitFor("the routine's result and the leader's answer after it", async () => {
       const all = await rows();
-      const at = all.findIndex((r) => r.text.includes('Routine "Morning tally": Routine card #') && r.text.includes("by @local ended"));
+      // Drawn as the routine's own card: its name and who ran it above, the result below.
+      const at = all.findIndex(
+        (r) =>
+          r.id === "room-message-routine" &&
+          r.text.includes("Morning tally") &&
+          r.text.includes("ran by @local") &&
+          r.text.includes("Routine card #") &&
+          r.text.includes("by @local ended"),
+      );
       return at >= 0 && all.slice(at + 1).some((r) => r.id === "room-message-reply" && r.text.includes("@lead")) && all[at];
     }, 30000);
     if (!shown.text.includes("Morning tally: 12 orders")) throw new Error(`the report is missing: ${shown.text}`);
