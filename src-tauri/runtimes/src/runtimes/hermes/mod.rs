@@ -159,15 +159,7 @@ impl HermesRuntime {
         }
         env.extend(self.extra_env.iter().cloned());
         let confine = super::sandbox::turn_confinement(input, RuntimeKind::Hermes, &[&endpoint.base_url])?;
-        Ok(CommandSpec {
-            program,
-            args: vec!["acp".to_owned()],
-            env,
-            inherit_env: INHERITED_ENV.iter().map(|s| (*s).to_owned()).collect(),
-            cwd: input.workspace.clone(),
-            piped_stdin: true,
-            confine,
-        })
+        Ok(acp_command(input, program, env, confine))
     }
 }
 
@@ -197,15 +189,25 @@ impl HermesRuntime {
         if let Some(c) = confine.as_mut() {
             c.writable.extend(writable.into_iter().filter(|f| Some(f.as_path()) != sign_in.file.as_deref()));
         }
-        Ok(CommandSpec {
-            program,
-            args: vec!["acp".to_owned()],
-            env,
-            inherit_env: INHERITED_ENV.iter().map(|s| (*s).to_owned()).collect(),
-            cwd: input.workspace.clone(),
-            piped_stdin: true,
-            confine,
-        })
+        Ok(acp_command(input, program, env, confine))
+    }
+}
+
+/// `hermes acp` in the agent's workspace, with the turn's environment and confinement.
+fn acp_command(
+    input: &TurnInput,
+    program: std::path::PathBuf,
+    env: Vec<(String, String)>,
+    confine: Option<super::sandbox::Confinement>,
+) -> CommandSpec {
+    CommandSpec {
+        program,
+        args: vec!["acp".to_owned()],
+        env,
+        inherit_env: INHERITED_ENV.iter().map(|s| (*s).to_owned()).collect(),
+        cwd: input.workspace.clone(),
+        piped_stdin: true,
+        confine,
     }
 }
 
