@@ -97,10 +97,12 @@ fn runs_of(engine: &Engine, room: &str, agent: &str) -> Vec<RunSummary> {
 /// Waits until `agent` has `count` runs in `room`, none running; its latest.
 fn settled_run(engine: &Engine, room: &str, agent: &str, count: usize) -> RunSummary {
     wait_for("the member's run ends", LIMIT, || {
-        let runs = runs_of(engine, room, agent);
+        // One read: the member's runs and "none running" must come from the same moment, or a
+        // run read as Running can be returned after a later read saw it end.
         let all = engine.chat().room_runs(room, 100).unwrap();
-        (runs.len() >= count && all.iter().all(|r| r.status != RunStatus::Running))
-            .then(|| runs.into_iter().max_by_key(|r| r.started_at).unwrap())
+        let idle = all.iter().all(|r| r.status != RunStatus::Running);
+        let runs: Vec<RunSummary> = all.into_iter().filter(|r| r.agent_id == agent).collect();
+        (idle && runs.len() >= count).then(|| runs.into_iter().max_by_key(|r| r.started_at).unwrap())
     })
 }
 
