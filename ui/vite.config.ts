@@ -30,5 +30,7 @@ export default defineConfig({
     environment: "jsdom",
     setupFiles: ["./src/test/setup.ts"],
     include: ["src/**/*.test.{ts,tsx}"],
+    // A test that waits 5 s for a lazy page (setup.ts) needs room above vitest's 5 s default.
+    testTimeout: 20_000,
   },
 });

@@ -1,5 +1,9 @@
 import { afterEach } from "vitest";
-import { cleanup } from "@testing-library/react";
+import { cleanup, configure } from "@testing-library/react";
+
+// Pages are lazy chunks: on a loaded 2-core machine the first import of one can take longer than
+// Testing Library's 1 s default wait, and a test then fails for the machine, not the code.
+configure({ asyncUtilTimeout: 5000 });
 
 afterEach(() => {
   cleanup();

@@ -20,7 +20,7 @@ describe("Settings > Spend", () => {
     expect((await screen.findByTestId("prices-taken")).textContent).toContain("Bundled prices taken 2025-11-30.");
     const row = (await screen.findAllByTestId("price-row"))[0];
     expect(row.textContent).toContain("claude-sonnet-4-5");
-    expect(row.textContent).toContain("$3$15$3.75$0.3");
+    expect(row.textContent).toContain("$3.00$15.00$3.75$0.30");
     expect(row.textContent).toContain("Bundled");
   });
 

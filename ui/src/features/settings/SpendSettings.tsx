@@ -14,9 +14,10 @@ const PROVIDERS = [
   ["custom", "Custom endpoint"],
 ] as const;
 
-/** Micro-dollars per million tokens as dollars: `3000000` → `3`, `75000` → `0.075`. */
+/** Micro-dollars per million tokens as dollars, cents always shown: `3000000` → `$3.00`,
+ *  `500000` → `$0.50` (not `$0.5`), `75000` → `$0.075`. */
 function perMillion(micros: number): string {
-  return `$${(micros / 1_000_000).toLocaleString("en-US", { maximumFractionDigits: 6 })}`;
+  return `$${(micros / 1_000_000).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 6 })}`;
 }
 
 /** Dollars typed by the user to micro-dollars, or null when it is not a price. */
