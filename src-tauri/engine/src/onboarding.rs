@@ -221,14 +221,22 @@ impl Onboarding {
                 continue;
             }
             match access.iter().find(|a| a.kind == info.kind) {
-                // Hermes takes each agent's provider (or the user's own sign-in, once made): a
-                // found Hermes counts, its agents are set up on their profiles.
-                Some(a) if a.effective.is_none() && a.kind != RuntimeKind::Hermes => {
-                    let login = if info.kind == RuntimeKind::Codex { "codex login" } else { "claude" };
-                    missing.push(miss(
-                        "it has no sign-in and no key".into(),
-                        format!("Sign in once in a terminal ({login}), or add an {} API key.", a.key_provider.label()),
-                    ));
+                // A found CLI with neither the user's sign-in nor a key would fail its first turn:
+                // it is not offered (Hermes counts a key of any provider it takes).
+                Some(a) if a.effective.is_none() => {
+                    let fix = match info.kind {
+                        RuntimeKind::Codex => {
+                            "Sign in once in a terminal (codex login), or add an OpenAI API key.".into()
+                        }
+                        RuntimeKind::Hermes => {
+                            "Sign in once in a terminal (hermes auth), or add an API key in Settings > API keys.".into()
+                        }
+                        _ => format!(
+                            "Sign in once in a terminal (claude), or add an {} API key.",
+                            a.key_provider.label()
+                        ),
+                    };
+                    missing.push(miss("it has no sign-in and no key".into(), fix));
                 }
                 _ => usable.push(info.kind),
             }

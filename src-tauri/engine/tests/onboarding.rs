@@ -22,7 +22,7 @@ static ENV: Mutex<()> = Mutex::new(());
 struct Machine {
     _env: std::sync::MutexGuard<'static, ()>,
     bin: tempfile::TempDir,
-    _home: tempfile::TempDir,
+    home: tempfile::TempDir,
     fixture: Fixture,
 }
 
@@ -34,12 +34,21 @@ impl Machine {
         std::env::set_var("HOME", home.path());
         std::env::remove_var("CLAUDE_CONFIG_DIR");
         std::env::remove_var("CODEX_HOME");
-        Self { _env: env, bin, _home: home, fixture: Fixture::new() }
+        std::env::remove_var("HERMES_HOME");
+        Self { _env: env, bin, home, fixture: Fixture::new() }
     }
 
     /// A `hermes` on PATH that answers `--version`.
     fn with_hermes(self) -> Self {
         write_program(&self.bin.path().join("hermes"), "#!/bin/sh\necho 'Hermes Agent v0.4.1'\n");
+        self
+    }
+
+    /// The user signed in to Hermes once (`~/.hermes/auth.json` exists; Clawboo never opens it).
+    fn with_hermes_sign_in(self) -> Self {
+        let dir = self.home.path().join(".hermes");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("auth.json"), "{}").unwrap();
         self
     }
 
@@ -142,8 +151,19 @@ fn a_key_only_makes_a_native_team_led_by_boo_zero_once() {
 }
 
 #[test]
-fn a_cli_only_runs_the_whole_team_and_about_you_makes_its_chat_ready() {
+fn a_found_hermes_with_no_sign_in_and_no_key_is_not_offered_and_says_how() {
     let machine = Machine::new().with_hermes();
+    let engine = machine.open();
+    let proposal = engine.block_on(engine.onboarding().proposal()).unwrap();
+    assert!(!proposal.ready && proposal.members.is_empty(), "{proposal:?}");
+    let hermes = proposal.missing.iter().find(|m| m.kind == RuntimeKind::Hermes).expect("Hermes said missing");
+    assert_eq!(hermes.reason, "it has no sign-in and no key");
+    assert!(hermes.fix.contains("hermes auth") && hermes.fix.contains("Settings > API keys"), "{hermes:?}");
+}
+
+#[test]
+fn a_cli_only_runs_the_whole_team_and_about_you_makes_its_chat_ready() {
+    let machine = Machine::new().with_hermes().with_hermes_sign_in();
     let engine = machine.open();
     let proposal = engine.block_on(engine.onboarding().proposal()).unwrap();
     assert!(proposal.ready, "{proposal:?}");
