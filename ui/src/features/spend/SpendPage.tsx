@@ -7,17 +7,19 @@ import { ErrorMessage } from "../../components/ErrorMessage";
 import { errorMessage } from "../../errors";
 import { SpendChart } from "./SpendChart";
 import { SpendTables } from "./SpendTables";
-import { cacheShare, costLabel, daysBefore, localToday, totalTokens } from "./money";
+import { cacheShare, daysBefore, headlineParts, localToday, totalTokens } from "./money";
 import { useExportSpendCsv, useSpendPage } from "./spendQueries";
 
 const RANGES = [7, 30, 90] as const;
 const PALETTE = ["#5b8def", "#e0795b", "#4fb386", "#b57be0", "#d9b03f", "#4bb3c9", "#e05b9a", "#8a9a5b"];
 
 function Headline({ title, totals, testId }: { title: string; totals: Totals; testId: string }) {
+  const { figure, note } = headlineParts(totals);
   return (
     <div className="spend-headline" data-testid={testId}>
       <span className="spend-headline__title muted">{title}</span>
-      <strong className="spend-headline__cost">{costLabel(totals)}</strong>
+      <strong className="spend-headline__cost">{figure}</strong>
+      {note && <span className="spend-headline__note">{note}</span>}
       <span className="muted">
         {totalTokens(totals).toLocaleString("en-US")} tokens · cache reads {cacheShare(totals)}
       </span>

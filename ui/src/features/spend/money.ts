@@ -38,6 +38,22 @@ export function costLabel(t: Totals): string {
   return parts.join(" + ");
 }
 
+/** A headline's big figure and what qualifies it, short enough for a narrow card: money when
+ *  anything had a price (what had none said after it), else the tokens with why there is no money. */
+export function headlineParts(t: Totals): { figure: string; note: string | null } {
+  const tokens = totalTokens(t);
+  const priced = tokens - t.unpricedTokens - t.subscriptionTokens;
+  const subscription = `${formatTokens(t.subscriptionTokens)} tokens on your subscription`;
+  const unpriced = `${formatTokens(t.unpricedTokens)} tokens with no price known`;
+  if (priced > 0 || (t.unpricedTokens === 0 && t.subscriptionTokens === 0)) {
+    const apart = [t.subscriptionTokens > 0 && subscription, t.unpricedTokens > 0 && unpriced].filter(Boolean);
+    return { figure: formatMicros(t.costMicros), note: apart.length ? `+ ${apart.join(" + ")}` : null };
+  }
+  if (t.unpricedTokens === 0) return { figure: `${formatTokens(tokens)} tokens`, note: "on your subscription" };
+  if (t.subscriptionTokens === 0) return { figure: `${formatTokens(tokens)} tokens`, note: "no price known" };
+  return { figure: `${formatTokens(tokens)} tokens`, note: `${subscription} + ${unpriced}` };
+}
+
 /** One run's or one request's cost: money, or why there is none. */
 export function runCostLabel(costMicros: number | null, billing: "api" | "subscription"): string {
   if (billing === "subscription") return "on your subscription";
