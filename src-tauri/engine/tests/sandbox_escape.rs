@@ -39,6 +39,15 @@ struct Planted {
     internet: u16,
 }
 
+/// The decoy dies with the test, also when an assertion fails first (it would otherwise sleep on
+/// for ten minutes holding the test's output pipes).
+impl Drop for Planted {
+    fn drop(&mut self) {
+        let _ = self.decoy.kill();
+        let _ = self.decoy.wait();
+    }
+}
+
 const SSH_KEY: &str = "SECRET-SSH-KEY-51f0";
 const AWS_KEY: &str = "SECRET-AWS-KEY-77ab";
 const BROWSER: &str = "SECRET-BROWSER-COOKIE-2c1d";
@@ -69,6 +78,8 @@ fn plant(root: &Path) -> Planted {
     let decoy = std::process::Command::new("sh")
         .args(["-c", "sleep 600", DECOY_PERSONA])
         .env("CLAWBOO_TOKEN", DECOY_TOKEN)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
     // A service on the host's loopback that is neither the relay nor the bridge.
@@ -183,13 +194,11 @@ async fn run_script(cli: Cli, program: PathBuf, planted: &Planted, script: &str,
 async fn a_hostile_agent_reaches_nothing(cli: Cli) {
     let Some(program) = cli.program() else { return };
     let dir = common::scratch_dir();
-    let mut planted = plant(dir.path());
+    let planted = plant(dir.path());
     let bus = keychain_secret();
     let script = attack_script(&planted, bus.as_deref());
     let Turn { result, events, tool_output, seen } =
         run_script(cli, program, &planted, &script, SandboxSettings::default()).await;
-    let _ = planted.decoy.kill();
-    let _ = planted.decoy.wait();
     assert_eq!(result.outcome, RunOutcome::Succeeded, "{cli:?}: {result:?} {events:#?}");
 
     // The command ran to its end and its output reached the model: the legitimate work.
@@ -242,7 +251,7 @@ async fn openclaw_in_the_sandbox_reaches_nothing_of_yours() {
 async fn an_allowed_host_is_reached(cli: Cli) {
     let Some(program) = cli.program() else { return };
     let dir = common::scratch_dir();
-    let mut planted = plant(dir.path());
+    let planted = plant(dir.path());
     let port = planted.internet;
     let script = format!(
         "curl -s --max-time 5 --noproxy '' -x http://127.0.0.1:3128 http://localhost:{port}/ -w ' ALLOWED-%{{http_code}}'; echo; \
@@ -252,8 +261,6 @@ async fn an_allowed_host_is_reached(cli: Cli) {
     let sandbox =
         SandboxSettings { confined: true, network: NetworkAccess::Hosts, allowed_hosts: vec!["localhost".into()] };
     let Turn { result, events, tool_output, seen } = run_script(cli, program, &planted, &script, sandbox).await;
-    let _ = planted.decoy.kill();
-    let _ = planted.decoy.wait();
     assert_eq!(result.outcome, RunOutcome::Succeeded, "{cli:?}: {result:?} {events:#?}");
     assert!(seen.contains("SCRIPT-END"), "{cli:?}: the whole command ran: {tool_output}");
     assert!(seen.contains(&format!("{INTERNET} ALLOWED-200")), "{cli:?}: the listed host answered: {tool_output}");
@@ -282,15 +289,13 @@ async fn a_check_command_reaches_nothing_of_yours() {
     use clawboo_engine::runner::check::run_check;
     use clawboo_engine::runtimes::process::SystemSpawner;
     let dir = common::scratch_dir();
-    let mut planted = plant(dir.path());
+    let planted = plant(dir.path());
     let bus = keychain_secret();
     std::fs::write(planted.agent_dir.join("escape.sh"), attack_script(&planted, bus.as_deref())).unwrap();
     let (_cancel, cancel) = watch::channel(false);
     let outcome =
         run_check(&SystemSpawner, "sh ./escape.sh", &planted.agent_dir, Duration::from_secs(60), 64 * 1024, cancel)
             .await;
-    let _ = planted.decoy.kill();
-    let _ = planted.decoy.wait();
     assert!(outcome.output.contains("INSIDE-OK"), "it wrote and read its folder: {outcome:?}");
     assert!(outcome.output.contains("SCRIPT-END"), "the whole check ran: {outcome:?}");
     for secret in SECRETS {
