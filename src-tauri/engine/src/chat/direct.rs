@@ -13,7 +13,9 @@ use crate::agents::Agent;
 use crate::error::{Error, Result};
 use crate::events::EngineEvent;
 use crate::run::prepare::carried::CarriedTurns;
-use crate::run::prepare::{AgentRuntime, PreparedRun, RunFolder, RunKind, RunRequest, SessionAsk, TurnSession};
+use crate::run::prepare::{
+    AgentRuntime, PreparedRun, RunFolder, RunKind, RunRequest, RunRole, SessionAsk, TurnSession,
+};
 use crate::run::{Policies, Recorder, Slot, Turn};
 use crate::runtimes::{
     Capabilities, HistoryMode, PersonaDelivery, RunEvent, RunResult, Runtime, SetupChange, TurnHistory, TurnInput,
@@ -113,9 +115,13 @@ impl Chat {
         // Reserved before anything else, in the same lock as the check: of two quick sends,
         // exactly one gets the slot. Released on any early return.
         let reservation = self.slots.reserve(&agent)?;
-        let tools = self.direct_tools(&agent);
-        let request =
-            RunRequest { kind: RunKind::Message, agent, folder: RunFolder::AgentWorkspace, tools, heartbeat: false };
+        let request = RunRequest {
+            kind: RunKind::Message,
+            agent,
+            folder: RunFolder::AgentWorkspace,
+            role: RunRole::Solo,
+            heartbeat: false,
+        };
         // What the session starts with does not depend on the session: checked (budgets) before
         // anything is stored.
         let prepared = self.preparer().prepare(request)?;
@@ -175,13 +181,7 @@ impl Chat {
         let pending = files::PendingDeliveries::new(capabilities.history, conversation.epoch, file_plan)
             .with_scratch(request.recalled.as_ref().and_then(|r| r.delivered_scratch()));
         let connectors = self.run_connectors(&agent.id);
-        let grant = self.grant_direct_tools(
-            agent,
-            prepared.tools.clone(),
-            !connectors.connectors.is_empty(),
-            &conversation.id,
-            &run.id,
-        );
+        let grant = prepared.grant(&run.id, &conversation.id, !connectors.connectors.is_empty());
         let input = TurnInput {
             connectors: connectors.connectors,
             setup: slots.setup,
