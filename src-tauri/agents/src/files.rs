@@ -55,6 +55,13 @@ fn starting_text(file: AgentFileName, profile: &StarterProfile<'_>) -> String {
     }
 }
 
+/// Whether `text` is still the starting text Clawboo wrote in `file` for `profile` (whitespace
+/// at either end aside): a placeholder, not the user's words. SOUL.md never counts: it is the
+/// agent's persona, whoever wrote it.
+pub fn is_starting_text(file: AgentFileName, text: &str, profile: &StarterProfile<'_>) -> bool {
+    file != AgentFileName::Soul && text.trim() == starting_text(file, profile).trim()
+}
+
 /// What the starting text of a new agent's files mentions.
 #[derive(Debug, Clone, Copy)]
 pub struct StarterProfile<'a> {
