@@ -285,11 +285,16 @@ impl Chat {
 /// teammate on a task, the room's leader, or a member the user (or its results) addressed. It
 /// can hand work to the room's other members while the reply chain has room, but not to the one
 /// who handed it its task: its reply goes back there anyway.
-fn run_role(team: &Team, room: &Room, members: &[Agent], agent: &Agent, what: &DeliveryMessage, is_leader: bool) -> RunRole {
-    let can_hand_to = members
-        .iter()
-        .filter(|m| m.id != agent.id && what.from_agent_id.as_deref() != Some(m.id.as_str()))
-        .count();
+fn run_role(
+    team: &Team,
+    room: &Room,
+    members: &[Agent],
+    agent: &Agent,
+    what: &DeliveryMessage,
+    is_leader: bool,
+) -> RunRole {
+    let can_hand_to =
+        members.iter().filter(|m| m.id != agent.id && what.from_agent_id.as_deref() != Some(m.id.as_str())).count();
     let in_room = InRoom {
         team_id: team.id.clone(),
         room_id: room.id.clone(),
