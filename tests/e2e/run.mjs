@@ -261,7 +261,8 @@ try {
     const bootstrap = await driver.execute(
       `return document.querySelector('[data-testid="file-delivery-BOOTSTRAP.md"]').getAttribute('data-status')`,
     );
-    if (bootstrap !== "sent") throw new Error(`BOOTSTRAP.md status on a new session is ${bootstrap}`);
+    // Still Clawboo's starting text: not sent, and the viewer says so.
+    if (bootstrap !== "unedited") throw new Error(`BOOTSTRAP.md status on a new session is ${bootstrap}`);
     await afterFadeIn();
     await saveScreenshot("chat-what-it-saw.png");
     await driver.execute(`document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }))`);

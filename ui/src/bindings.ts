@@ -1168,6 +1168,11 @@ export type FileStatus =
 "already_delivered" | 
 /**  The file is empty: nothing to send. */
 "empty" | 
+/**
+ *  The file still holds the starting text Clawboo wrote when the agent was made: a
+ *  placeholder that says nothing about this agent, so Clawboo does not send it.
+ */
+"unedited" | 
 /**  Not for this kind of run (HEARTBEAT.md outside heartbeat runs). */
 "not_this_run" | 
 /**  Nothing reaches this runtime. */

@@ -55,6 +55,13 @@ fn starting_text(file: AgentFileName, profile: &StarterProfile<'_>) -> String {
     }
 }
 
+/// Whether `text` is still the starting text Clawboo wrote in `file` for `profile` (whitespace
+/// at either end aside): a placeholder, not the user's words. SOUL.md never counts: it is the
+/// agent's persona, whoever wrote it.
+pub fn is_starting_text(file: AgentFileName, text: &str, profile: &StarterProfile<'_>) -> bool {
+    file != AgentFileName::Soul && text.trim() == starting_text(file, profile).trim()
+}
+
 /// What the starting text of a new agent's files mentions.
 #[derive(Debug, Clone, Copy)]
 pub struct StarterProfile<'a> {
@@ -243,4 +250,28 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
 
 fn modified_ms(meta: &fs::Metadata) -> i64 {
     meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map_or(0, |d| d.as_millis() as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PROFILE: StarterProfile<'static> = StarterProfile { name: "Ada", handle: "ada", description: "Reads." };
+
+    #[test]
+    fn the_starting_text_is_recognised_until_edited() {
+        for file in AgentFileName::ALL.into_iter().filter(|f| *f != AgentFileName::Soul) {
+            let text = starting_text(file, &PROFILE);
+            assert!(is_starting_text(file, &text, &PROFILE), "{file:?}");
+            assert!(is_starting_text(file, &format!("\n{text}\n\n"), &PROFILE), "{file:?}: whitespace at the ends");
+            assert!(!is_starting_text(file, &format!("{text}- One line of the user's.\n"), &PROFILE), "{file:?}");
+        }
+        // IDENTITY.md names the agent: another agent's is not this one's starting text.
+        let other = StarterProfile { name: "Bo", handle: "bo", description: "" };
+        let identity = starting_text(AgentFileName::Identity, &other);
+        assert!(!is_starting_text(AgentFileName::Identity, &identity, &PROFILE));
+        // SOUL.md is the persona, whoever wrote it.
+        let soul = starting_text(AgentFileName::Soul, &PROFILE);
+        assert!(!is_starting_text(AgentFileName::Soul, &soul, &PROFILE));
+    }
 }

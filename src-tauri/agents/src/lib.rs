@@ -344,6 +344,18 @@ impl Agents {
     }
 }
 
+impl Agents {
+    /// `agent`'s files for a run: as on disk, those still holding the starting text Clawboo
+    /// wrote marked as such (Clawboo does not send a placeholder).
+    pub fn files_for_run(&self, agent: &Agent) -> Result<clawboo_context::files::AgentFiles> {
+        let files = self.workspaces.read_all(&agent.id)?;
+        let profile = starter(agent);
+        let unedited: Vec<AgentFileName> =
+            AgentFileName::ALL.into_iter().filter(|&f| files::is_starting_text(f, files.get(f), &profile)).collect();
+        Ok(unedited.into_iter().fold(files, |files, file| files.unedited(file)))
+    }
+}
+
 fn starter(agent: &Agent) -> StarterProfile<'_> {
     StarterProfile { name: &agent.name, handle: &agent.handle, description: &agent.description }
 }

@@ -106,6 +106,8 @@ pub fn budget(file: AgentFileName) -> usize {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AgentFiles {
     texts: Vec<(AgentFileName, String)>,
+    /// The files still holding the starting text Clawboo wrote (see [`FileStatus::Unedited`]).
+    unedited: Vec<AgentFileName>,
 }
 
 impl AgentFiles {
@@ -117,6 +119,19 @@ impl AgentFiles {
 
     pub fn get(&self, file: AgentFileName) -> &str {
         self.texts.iter().find(|(f, _)| *f == file).map_or("", |(_, t)| t.as_str())
+    }
+
+    /// Marks `file` as still holding Clawboo's starting text: Clawboo does not send it (a
+    /// runtime that reads it from the workspace itself still does).
+    pub fn unedited(mut self, file: AgentFileName) -> Self {
+        if !self.unedited.contains(&file) {
+            self.unedited.push(file);
+        }
+        self
+    }
+
+    pub fn is_unedited(&self, file: AgentFileName) -> bool {
+        self.unedited.contains(&file)
     }
 }
 
@@ -169,6 +184,9 @@ pub enum FileStatus {
     AlreadyDelivered,
     /// The file is empty: nothing to send.
     Empty,
+    /// The file still holds the starting text Clawboo wrote when the agent was made: a
+    /// placeholder that says nothing about this agent, so Clawboo does not send it.
+    Unedited,
     /// Not for this kind of run (HEARTBEAT.md outside heartbeat runs).
     NotThisRun,
     /// Nothing reaches this runtime.
@@ -534,6 +552,7 @@ fn delivery(turn: &FilesTurn, file: AgentFileName) -> FileDelivery {
         FileRoute::Heartbeat if !turn.heartbeat => FileStatus::NotThisRun,
         _ if text.is_empty() => FileStatus::Empty,
         FileRoute::Workspace => FileStatus::ReadByRuntime,
+        _ if turn.files.is_unedited(file) => FileStatus::Unedited,
         FileRoute::Instructions | FileRoute::MemoryPointer | FileRoute::Heartbeat => FileStatus::Sent,
         FileRoute::Reference => match turn.session {
             FileSession::Warm(delivered) if delivered.iter().any(|d| d.file == file && d.hash == hash) => {
@@ -559,7 +578,7 @@ fn reaches_model(f: &FileDelivery) -> bool {
         FileStatus::Sent | FileStatus::ReadByRuntime | FileStatus::AlreadyDelivered => {
             f.route != FileRoute::MemoryPointer
         }
-        FileStatus::Empty | FileStatus::NotThisRun | FileStatus::NotSent => false,
+        FileStatus::Empty | FileStatus::Unedited | FileStatus::NotThisRun | FileStatus::NotSent => false,
     }
 }
 

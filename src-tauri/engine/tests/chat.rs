@@ -285,14 +285,17 @@ fn the_active_run_is_found_whichever_page_its_message_is_on() {
 #[test]
 fn the_next_turn_carries_the_conversation_and_resumes_the_session() {
     let f = fixture();
+    // Edited by the user: Clawboo's own starting text would not be sent at all.
+    let bootstrap = "# First run\n\nIntroduce yourself in one line.\n";
+    f.engine.agents().write_file(&f.agent_id, "BOOTSTRAP.md", bootstrap).unwrap();
     let first = f.send_and_wait("one");
     f.send_and_wait("two");
     let inputs = f.runtime.inputs.lock().unwrap();
     assert!(inputs[0].transcript.is_empty());
     assert_eq!(inputs[0].resume_session, None);
     assert_eq!(inputs[1].transcript.len(), 1);
-    // The carried first message keeps the workspace files it went out with (the starter
-    // BOOTSTRAP.md), as a runtime's own session would; the second turn does not repeat them.
+    // The carried first message keeps the workspace files it went out with (BOOTSTRAP.md), as
+    // a runtime's own session would; the second turn does not repeat them.
     let carried = &inputs[1].transcript[0].user;
     assert!(carried.starts_with("## Workspace files\n") && carried.contains("# First run"), "{carried}");
     assert!(carried.ends_with("\n\none"), "{carried}");
@@ -301,6 +304,47 @@ fn the_next_turn_carries_the_conversation_and_resumes_the_session() {
     assert_eq!(inputs[1].transcript[0].assistant, "Hello, friend.");
     assert_eq!(inputs[1].resume_session.as_deref(), Some(format!("session-for-{}", first.id).as_str()));
     assert_eq!(inputs[1].message, "two", "the message is sent as typed, with nothing piled on it");
+}
+
+/// A one-to-one run has no team: no hand-off and no peer room are offered (`run::prepare::offer`).
+#[test]
+fn a_one_to_one_run_is_offered_no_team_tools() {
+    use clawboo_engine::context::ToolName;
+    let f = fixture();
+    f.send_and_wait("one");
+    let input = f.runtime.inputs.lock().unwrap()[0].clone();
+    let offered: Vec<ToolName> = input.tools.expect("Clawboo's tools").specs.iter().map(|s| s.name).collect();
+    for tool in [ToolName::Handoff, ToolName::PeerPost, ToolName::PeerRead] {
+        assert!(!offered.contains(&tool), "{} offered: {offered:?}", tool.as_str());
+    }
+    assert!(offered.contains(&ToolName::MemorySearch) && offered.contains(&ToolName::AskUser), "{offered:?}");
+}
+
+/// A workspace file still holding the starting text Clawboo wrote says nothing about this agent:
+/// it is not sent (and "What this agent saw" says why), until the user edits it.
+#[test]
+fn unedited_starting_files_are_not_sent() {
+    use clawboo_engine::context::files::FileStatus;
+    use clawboo_engine::vocab::AgentFileName;
+    let f = fixture();
+    let first = f.send_and_wait("one");
+    let input = f.runtime.inputs.lock().unwrap()[0].clone();
+    let given = [&input.setup, &input.persona, &input.preamble].map(|p| p.clone().unwrap_or_default()).join("\n");
+    for starter in ["# First run", "# About the user", "# Operating instructions", "# Identity", "## Memory"] {
+        assert!(!given.contains(starter), "{starter} went out: {given}");
+    }
+    let seen = f.engine.chat().chat_run_context(&first.id).unwrap();
+    let status = |file| seen.files.iter().find(|d| d.file == file).unwrap().status;
+    for file in [AgentFileName::Bootstrap, AgentFileName::User, AgentFileName::Agents, AgentFileName::Identity] {
+        assert_eq!(status(file), FileStatus::Unedited, "{file:?}");
+    }
+    assert_eq!(status(AgentFileName::Soul), FileStatus::Sent, "the persona goes, whoever wrote it");
+
+    f.engine.agents().write_file(&f.agent_id, "USER.md", "# About the user\n\nAda, who likes tables.\n").unwrap();
+    let second = f.send_and_wait("two");
+    let seen = f.engine.chat().chat_run_context(&second.id).unwrap();
+    let user = seen.files.iter().find(|d| d.file == AgentFileName::User).unwrap();
+    assert_eq!(user.status, FileStatus::Sent, "once edited, it goes");
 }
 
 #[test]

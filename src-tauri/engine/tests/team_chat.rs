@@ -95,6 +95,18 @@ impl Runtime for Scripted {
                 say("@user which flavour?".into());
             } else if message == "delegate-wait" {
                 say("@scout wait".into());
+            } else if message == "delegate-try" {
+                say("@scout try-tools".into());
+            } else if message == "try-tools" {
+                // A teammate on a hand-off: a tool it was not offered, and a task handed back.
+                let grant = grant_of(&input);
+                let routine = json!({"name": "n", "prompt": "p", "every_minutes": 60});
+                let back = json!({"to": "lead", "task": "do it yourself"});
+                for (tool, args) in [(ToolName::RoutineCreate, routine), (ToolName::Handoff, back)] {
+                    let out = (grant.invoker)(tool, args).await;
+                    self.tool_replies.lock().unwrap().push(format!("{}:{}", out.is_error, out.text));
+                }
+                say("tried".into());
             } else if message == "plan" {
                 say("On it.\n@scout research the market\n@writer write the brief".into());
             } else if message == "tool-plan" {
@@ -204,6 +216,8 @@ impl Fixture {
 #[test]
 fn a_leader_hands_off_and_gets_the_results_in_one_batch() {
     let f = fixture();
+    let bootstrap = "# First run\n\nSay hello to the team once.\n";
+    f.engine.agents().write_file(&f.ids[0], "BOOTSTRAP.md", bootstrap).unwrap();
     f.engine.chat().send_team(&f.general, "plan").unwrap();
     let messages = f.settle("the leader's final answer", |m| m.iter().any(|m| m.content.starts_with("Final:")));
     let kinds: Vec<_> = messages.iter().map(|m| m.kind).collect();
@@ -238,12 +252,42 @@ fn a_leader_hands_off_and_gets_the_results_in_one_batch() {
     assert_eq!(batch.agent.handle, "lead");
     assert!(batch.message.contains("found the market") && batch.message.contains("wrote the brief"));
     assert_eq!(batch.transcript.len(), 1, "the leader continues its conversation in General");
-    // The carried transcript holds the message and the workspace files it went out with (the
-    // starter BOOTSTRAP.md, once), never the steady context.
+    // The carried transcript holds the message and the workspace files it went out with
+    // (BOOTSTRAP.md as the user edited it, once), never the steady context.
     let carried = &batch.transcript[0].user;
     assert!(carried.starts_with("## Workspace files\n") && carried.ends_with("\n\nplan"), "{carried}");
     assert!(!carried.contains("I am Ada"), "{carried}");
     assert!(!batch.preamble.as_deref().unwrap_or_default().contains("# First run"), "not sent again");
+}
+
+/// Each role is offered only the tools it uses (`run::prepare::offer`): the leader hands off,
+/// asks the user and proposes routines; a teammate on a hand-off does neither of the last two
+/// ("nobody can answer its questions mid-task"), may hand on to another teammate but not back
+/// to who handed it the task, and a call of a tool it was not offered is refused, naming its own.
+#[test]
+fn each_role_is_offered_only_the_tools_it_uses() {
+    let f = fixture();
+    f.engine.chat().send_team(&f.general, "delegate-try").unwrap();
+    f.settle("the teammate's result", |m| m.iter().any(|m| m.kind == RoomMessageKind::Batch));
+    let names = |input: &TurnInput| -> Vec<ToolName> { grant_of(input).specs.iter().map(|s| s.name).collect() };
+    let leader = names(&f.input_for("delegate-try"));
+    for tool in [ToolName::Handoff, ToolName::AskUser, ToolName::RoutineCreate, ToolName::PeerPost] {
+        assert!(leader.contains(&tool), "the leader lacks {}: {leader:?}", tool.as_str());
+    }
+    let teammate = names(&f.input_for("try-tools"));
+    for tool in [ToolName::AskUser, ToolName::RoutineCreate] {
+        assert!(!teammate.contains(&tool), "a teammate is offered {}: {teammate:?}", tool.as_str());
+    }
+    assert!(teammate.contains(&ToolName::Handoff), "@writer is left to hand to: {teammate:?}");
+    let replies = f.runtime.tool_replies.lock().unwrap().clone();
+    assert!(
+        replies[0].starts_with("true:There is no tool named routine_create in this run; its tools are handoff, "),
+        "{replies:?}"
+    );
+    assert!(replies[1].starts_with("true:") && replies[1].contains("@lead handed you this task"), "{replies:?}");
+    // Nothing was proposed, nothing handed back.
+    let handoffs = f.messages().iter().filter(|m| m.kind == RoomMessageKind::Handoff).count();
+    assert_eq!(handoffs, 1, "only the leader's hand-off");
 }
 
 #[test]

@@ -119,6 +119,7 @@ const ROUTE_FOR_STATUS: Record<FileStatus, FileRoute> = {
   read_by_runtime: "workspace",
   already_delivered: "reference",
   empty: "reference",
+  unedited: "reference",
   not_this_run: "heartbeat",
   not_sent: "not_sent",
 };

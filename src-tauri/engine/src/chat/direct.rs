@@ -13,7 +13,9 @@ use crate::agents::Agent;
 use crate::error::{Error, Result};
 use crate::events::EngineEvent;
 use crate::run::prepare::carried::CarriedTurns;
-use crate::run::prepare::{AgentRuntime, PreparedRun, RunFolder, RunKind, RunRequest, SessionAsk, TurnSession};
+use crate::run::prepare::{
+    AgentRuntime, PreparedRun, RunFolder, RunKind, RunRequest, RunRole, SessionAsk, TurnSession,
+};
 use crate::run::{Policies, Recorder, Slot, Turn};
 use crate::runtimes::{
     Capabilities, HistoryMode, PersonaDelivery, RunEvent, RunResult, Runtime, SetupChange, TurnHistory, TurnInput,
@@ -113,9 +115,13 @@ impl Chat {
         // Reserved before anything else, in the same lock as the check: of two quick sends,
         // exactly one gets the slot. Released on any early return.
         let reservation = self.slots.reserve(&agent)?;
-        let tools = self.direct_tools(&agent);
-        let request =
-            RunRequest { kind: RunKind::Message, agent, folder: RunFolder::AgentWorkspace, tools, heartbeat: false };
+        let request = RunRequest {
+            kind: RunKind::Message,
+            agent,
+            folder: RunFolder::AgentWorkspace,
+            role: RunRole::Solo,
+            heartbeat: false,
+        };
         // What the session starts with does not depend on the session: checked (budgets) before
         // anything is stored.
         let prepared = self.preparer().prepare(request)?;
@@ -160,28 +166,21 @@ impl Chat {
             request.boo_zero.as_ref().map_or("", |b| b.text.as_str()),
         ]);
         self.store.write(|tx| {
-            files::insert_context(
-                tx,
-                &files::ChatRunContext {
-                    run_id: run.id.clone(),
-                    system_text: slots.shown_system,
-                    preamble: preamble.clone(),
-                    files: file_plan.files.clone(),
-                    sections: request.boo_zero.as_ref().map(|b| b.sections.clone()).unwrap_or_default(),
-                    created_at: now,
-                },
-            )
+            let sections = request.boo_zero.as_ref().map(|b| b.sections.clone()).unwrap_or_default();
+            let context = files::ChatRunContext {
+                run_id: run.id.clone(),
+                system_text: slots.shown_system,
+                preamble: preamble.clone(),
+                files: file_plan.files.clone(),
+                sections,
+                created_at: now,
+            };
+            files::insert_context(tx, &context)
         })?;
         let pending = files::PendingDeliveries::new(capabilities.history, conversation.epoch, file_plan)
             .with_scratch(request.recalled.as_ref().and_then(|r| r.delivered_scratch()));
         let connectors = self.run_connectors(&agent.id);
-        let grant = self.grant_direct_tools(
-            agent,
-            prepared.tools.clone(),
-            !connectors.connectors.is_empty(),
-            &conversation.id,
-            &run.id,
-        );
+        let grant = prepared.grant(&run.id, &conversation.id, !connectors.connectors.is_empty());
         let input = TurnInput {
             connectors: connectors.connectors,
             setup: slots.setup,
@@ -193,28 +192,10 @@ impl Chat {
             transcript,
             ..prepared.input(&run.id, text.to_owned())
         };
-        let warnings = setup_notice
-            .into_iter()
-            .chain(request.recall_failed)
-            .chain(request.boo_zero_failed)
-            .chain(connectors.warnings)
-            .map(|message| RunEvent::Warning { message });
-        let added = request.recalled.filter(|r| !r.text.is_empty()).map(|r| (r.summary, r.text));
-        let added = added.into_iter().chain(request.boo_zero.map(|b| (b.summary, b.text)));
-        let opening = warnings.chain(added.map(|(summary, text)| RunEvent::ContextAdded { summary, text })).collect();
-
+        let opening = opening_events(setup_notice, request, connectors.warnings);
         // After the commit above, so whoever hears of them can read them back; before the run
         // starts, so its end is never heard before its start.
-        if !superseded.is_empty() {
-            self.events
-                .publish(EngineEvent::ChatMessagesSuperseded { agent_id: agent.id.clone(), message_ids: superseded });
-        }
-        self.events.publish(EngineEvent::ChatMessageAdded { agent_id: agent.id.clone(), message: message.clone() });
-        self.events.publish(EngineEvent::RunChanged {
-            agent_id: agent.id.clone(),
-            chat_id: conversation.id.clone(),
-            run: run.clone(),
-        });
+        self.publish_turn_start(&agent.id, &conversation.id, &message, &run, superseded);
 
         let slot = reservation.started(&run.id);
         let session_end = SessionEnd { fingerprint, pending };
@@ -223,6 +204,24 @@ impl Chat {
         let direct = DirectRun { agent, conversation, run: run.clone(), input, runtime, slot, opening, session_end };
         self.handle.spawn(Arc::clone(self).run_direct(direct));
         Ok(SendOutcome { message, run: Some(run) })
+    }
+
+    /// A turn's start, heard: the messages it replaced, the user's message, its run.
+    fn publish_turn_start(
+        &self,
+        agent_id: &str,
+        chat_id: &str,
+        message: &ChatMessage,
+        run: &RunSummary,
+        superseded: Vec<String>,
+    ) {
+        let agent_id = agent_id.to_owned();
+        if !superseded.is_empty() {
+            self.events
+                .publish(EngineEvent::ChatMessagesSuperseded { agent_id: agent_id.clone(), message_ids: superseded });
+        }
+        self.events.publish(EngineEvent::ChatMessageAdded { agent_id: agent_id.clone(), message: message.clone() });
+        self.events.publish(EngineEvent::RunChanged { agent_id, chat_id: chat_id.to_owned(), run: run.clone() });
     }
 
     /// The scratch and saved notes recalled, and Boo Zero's rules and the teams this message
@@ -358,6 +357,20 @@ impl Chat {
 struct Continuing<'a> {
     fingerprint: &'a str,
     carried: &'a CarriedTurns,
+}
+
+/// What a one-to-one run's Activity opens with: its warnings (the session's notice, what could
+/// not be read), then the context added for this request.
+fn opening_events(setup_notice: Option<String>, request: RequestContext, connectors: Vec<String>) -> Vec<RunEvent> {
+    let warnings = setup_notice
+        .into_iter()
+        .chain(request.recall_failed)
+        .chain(request.boo_zero_failed)
+        .chain(connectors)
+        .map(|message| RunEvent::Warning { message });
+    let added = request.recalled.filter(|r| !r.text.is_empty()).map(|r| (r.summary, r.text));
+    let added = added.into_iter().chain(request.boo_zero.map(|b| (b.summary, b.text)));
+    warnings.chain(added.map(|(summary, text)| RunEvent::ContextAdded { summary, text })).collect()
 }
 
 /// Stores the user's message and the run's row, and decides how the session goes on and where

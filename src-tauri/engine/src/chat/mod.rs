@@ -23,6 +23,7 @@ pub(crate) use crate::run::prepare::{conversation as store, files, setup};
 use crate::agents::{Agent, Agents};
 use crate::error::{Error, Result};
 use crate::events::{EngineEvent, EventBus};
+use crate::run::prepare::{RunKind, RunRole};
 use crate::run::{AgentSlots, RunServices};
 use crate::runtimes::catalog::RuntimeCatalog;
 use crate::runtimes::RuntimeRegistry;
@@ -109,7 +110,17 @@ impl Chat {
     /// The connectors a run of this agent gets, and warnings for those left out.
     /// What preparing a run reads from (`run::prepare`).
     pub(crate) fn preparer(&self) -> crate::run::prepare::Preparer<'_> {
-        crate::run::prepare::Preparer { agents: &self.agents, runtimes: &self.runtimes, catalog: &self.catalog }
+        crate::run::prepare::Preparer {
+            agents: &self.agents,
+            runtimes: &self.runtimes,
+            catalog: &self.catalog,
+            tools: crate::run::prepare::ToolServices {
+                bridge: self.tools.as_ref(),
+                memory: self.memory.is_some(),
+                board: self.board.is_some(),
+                attention: self.attention.is_some(),
+            },
+        }
     }
 
     pub(crate) fn run_connectors(&self, agent_id: &str) -> crate::connectors::RunConnectors {
@@ -239,7 +250,7 @@ impl Chat {
     /// (the editor's meter).
     pub fn file_routes(&self, agent_id: &str) -> Result<Vec<crate::context::files::FileRouteInfo>> {
         let agent = self.agents.get(agent_id)?;
-        let tools = self.direct_tools(&agent);
+        let tools = self.preparer().tools.offered(RunKind::Message, &RunRole::Solo);
         Ok(files::AgentFilesForRun::routes(&agent, true, &tools))
     }
 

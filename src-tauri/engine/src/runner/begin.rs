@@ -4,16 +4,15 @@
 use super::check::CheckOutcome;
 use super::task::tail;
 use super::{store, Runner, RunnerSettings, StartOptions, TaskRunContext};
-use crate::agents::Agent;
 use crate::board::{Actor, Card, CardOrigin, CardRun, CardRunKind, CardRunStatus, Comment, CommentKind};
 use crate::chat::{RunStatus, RunSummary};
 use crate::context::{
-    self, BlockFact, FailedCheck, MemoryBlock, TaskRun, ToolName, WaitingItem, WaitingKind, PROGRESS_NOTE_CHARS,
+    self, BlockFact, FailedCheck, MemoryBlock, TaskRun, WaitingItem, WaitingKind, PROGRESS_NOTE_CHARS,
 };
 use crate::error::{Error, Result};
 use crate::guard::RunScope;
 use crate::memory::Visibility;
-use crate::run::prepare::{placement, PreparedRun, RunFolder, RunKind, RunRequest};
+use crate::run::prepare::{placement, PreparedRun, RunFolder, RunKind, RunRequest, RunRole};
 use crate::runtimes::{RunEvent, TurnInput};
 use crate::vocab::clock::now_ms;
 
@@ -84,7 +83,7 @@ impl Runner {
         let conversation_id = parts.store.write(|tx| store::task_conversation(tx, &card.id, &agent.id, now_ms()))?;
         check_project_folder(&card)?;
         let folder = self.work_folder(&card)?.map_or(RunFolder::AgentWorkspace, RunFolder::Project);
-        let tools = self.tools_for(&agent, &card);
+        let role = RunRole::Card { team_id: card.team_id.clone() };
         // A routine's card: its runs carry the routine note (and HEARTBEAT.md, for a heartbeat).
         let routine = match &card.origin {
             CardOrigin::Routine { routine_id, .. } => {
@@ -95,7 +94,7 @@ impl Runner {
         let heartbeat = routine.as_ref().is_some_and(|(_, heartbeat)| *heartbeat);
         let kind = if routine.is_some() { RunKind::Routine } else { RunKind::CardTask };
         let routine = routine.map(|(routine_name, _)| context::RoutineNote { routine_name });
-        let run = preparer.prepare_on(RunRequest { kind, agent, folder, tools, heartbeat }, runtime)?;
+        let run = preparer.prepare_on(RunRequest { kind, agent, folder, role, heartbeat }, runtime)?;
         Ok(Some(Task {
             run,
             settings: self.settings()?,
@@ -112,23 +111,17 @@ impl Runner {
     /// What preparing a run reads from (`run::prepare`).
     fn preparer(&self) -> crate::run::prepare::Preparer<'_> {
         let parts = &self.parts;
-        crate::run::prepare::Preparer { agents: &parts.agents, runtimes: &parts.runtimes, catalog: &parts.catalog }
-    }
-
-    /// Clawboo's tools for a task run: the Board and shared memory always, the team's peer room
-    /// when the card is on a team. None when there is no tools bridge (a user's own OpenClaw
-    /// Gateway gets them through the turn's node connection).
-    fn tools_for(&self, _agent: &Agent, card: &Card) -> Vec<ToolName> {
-        if self.parts.tools.is_none() {
-            return Vec::new();
+        crate::run::prepare::Preparer {
+            agents: &parts.agents,
+            runtimes: &parts.runtimes,
+            catalog: &parts.catalog,
+            tools: crate::run::prepare::ToolServices {
+                bridge: parts.tools.as_ref(),
+                memory: true,
+                board: true,
+                attention: true,
+            },
         }
-        let mut tools = crate::tools::specs::BOARD_TOOLS.to_vec();
-        tools.extend(crate::tools::specs::MEMORY_TOOLS);
-        if card.team_id.is_some() {
-            tools.extend([ToolName::PeerPost, ToolName::PeerRead]);
-        }
-        tools.push(ToolName::AskUser);
-        tools
     }
 
     /// The run's context and row, its record on the card, its tools: ready to drive.
@@ -238,18 +231,8 @@ impl Runner {
         if let Some(block) = memory.as_ref().filter(|m| !m.given.is_empty()) {
             notes.push(memory_note(block));
         }
-        let tools = parts.tools.as_ref().filter(|_| !prepared.tools.is_empty()).map(|bridge| {
-            bridge.grant(crate::tools::Caller {
-                run_id: run.id.clone(),
-                agent_id: agent.id.clone(),
-                agent_handle: agent.handle.clone(),
-                team_id: card.team_id.clone().unwrap_or_default(),
-                room_id: String::new(),
-                conversation_id: task.conversation_id.clone(),
-                tools: prepared.tools.clone(),
-            })
-        });
         let connectors = parts.connectors.as_ref().map(|c| c.for_run(&agent.id)).unwrap_or_default();
+        let tools = prepared.grant(&run.id, &task.conversation_id, false);
         notes.extend(connectors.warnings.into_iter().map(|message| RunEvent::Warning { message }));
         // Every run is a fresh session: nothing to resume, no turns carried.
         let input = TurnInput {

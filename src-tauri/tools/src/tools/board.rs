@@ -65,12 +65,11 @@ impl AgentMove {
     }
 }
 
-/// List the open cards of your team's Board (in a team), else those assigned to you: number,
-/// column, title, assignee, the cards each waits on.
+/// List your team's open Board cards (outside a team, those assigned to you).
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BoardList {
-    /// Only this column (the only way to list done and cancelled).
+    /// Only this column (to list done or cancelled).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<Column>,
 }
@@ -85,13 +84,11 @@ impl ToolArgs for BoardList {
 pub struct BoardUpdate {
     /// E.g. 12 for #12.
     pub card: CardNumber,
-    /// The new column.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<AgentMove>,
-    /// Why it is blocked (≤ 2,000 characters).
+    /// Why it is blocked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<Chars<MAX_REASON_CHARS>>,
-    /// ≤ 20,000 characters.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<LongText<MAX_DESCRIPTION_CHARS>>,
 }
@@ -107,13 +104,12 @@ impl ToolArgs for BoardUpdate {
     }
 }
 
-/// Comment, signed with your handle, on a card of your team's or assigned to you.
+/// Comment on a card of your team's or assigned to you.
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BoardComment {
     /// E.g. 12 for #12.
     pub card: CardNumber,
-    /// ≤ 20,000 characters.
     pub text: Chars<MAX_COMMENT_CHARS>,
 }
 

@@ -319,13 +319,13 @@ impl Shared {
         }
         match self.hosted(&caller.run_id).filter(|h| h.specs().iter().any(|s| s.name == name)) {
             Some(hosted) => Ok(hosted.call(name, args).await),
-            None => Err(format!("There is no tool named {name}.")),
+            None => Err(not_offered(caller, name)),
         }
     }
 
     async fn call_tool(&self, caller: &Caller, tool: ToolName, args: Value) -> ToolOutput {
         if !caller.tools.contains(&tool) {
-            return ToolOutput::error(format!("There is no tool named {}.", tool.as_str()));
+            return ToolOutput::error(not_offered(caller, tool.as_str()));
         }
         let call = match ToolCall::parse(tool, args) {
             Ok(call) => call,
@@ -491,6 +491,18 @@ impl Tools {
     /// Whether run `run_id` still holds a token (ended runs hold none).
     pub fn has_grant(&self, run_id: &str) -> bool {
         self.shared.grants().by_token.values().any(|b| matches!(b, Binding::Run(c) if c.run_id == run_id))
+    }
+}
+
+/// The refusal of a call of `name`, which `caller`'s run was not offered (or which does not
+/// exist): the run's own tools named, so the model can pick one of them.
+fn not_offered(caller: &Caller, name: &str) -> String {
+    let name: String = name.chars().take(64).collect();
+    let own: Vec<&str> = caller.tools.iter().map(|t| t.as_str()).collect();
+    match specs::parse(&name) {
+        Some(_) if own.is_empty() => format!("There is no tool named {name} in this run: it has none of Clawboo's."),
+        Some(_) => format!("There is no tool named {name} in this run; its tools are {}.", own.join(", ")),
+        None => format!("There is no tool named {name}."),
     }
 }
 

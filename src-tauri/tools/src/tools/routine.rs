@@ -22,32 +22,31 @@ use crate::routines::types::{RoutineInput, MAX_NAME_CHARS, MAX_PROMPT_CHARS};
 /// The longest handle, cron expression, time zone or time `routine_create` takes, in bytes.
 const MAX_WORD_BYTES: usize = 200;
 
-/// Propose a routine: scheduled work, each run a Board task for its agent in a fresh session.
-/// Created only once the user approves (you are not told here). Give one of cron,
-/// every_minutes, at.
+/// Propose a routine (scheduled work, each run a Board task in a fresh session), made once the
+/// user approves (you are not told). Give one of cron, every_minutes, at.
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RoutineCreate {
-    /// Titles each run's card (≤ 120 characters).
+    /// Titles each run's card.
     pub name: Chars<MAX_NAME_CHARS>,
-    /// What each run does, self-contained (≤ 8,000 characters).
+    /// What each run does, self-contained.
     pub prompt: LongText<MAX_PROMPT_CHARS>,
-    /// Whose: your handle (default) or, if you lead a team, a member's, e.g. "@ada".
+    /// A member's handle, if you lead a team (default: yours).
     #[serde(rename = "for", skip_serializing_if = "Option::is_none")]
     pub for_handle: Option<Trimmed<MAX_WORD_BYTES>>,
-    /// 5 fields (minute hour day month weekday), e.g. "0 9 * * 1-5".
+    /// E.g. "0 9 * * 1-5".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cron: Option<Trimmed<MAX_WORD_BYTES>>,
-    /// The cron's IANA zone, e.g. "Europe/Berlin" (default the user's).
+    /// The cron's IANA zone (default the user's).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub time_zone: Option<Trimmed<MAX_WORD_BYTES>>,
     /// 60 = hourly.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub every_minutes: Option<Minutes<{ MAX_INTERVAL_MINUTES as u64 }>>,
-    /// Once, e.g. "2026-05-01T09:00:00+02:00".
+    /// Once, in RFC 3339.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub at: Option<Trimmed<MAX_WORD_BYTES>>,
-    /// Each run also gets the HEARTBEAT.md checklist.
+    /// Each run also gets HEARTBEAT.md.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub heartbeat: Option<Flag>,
 }

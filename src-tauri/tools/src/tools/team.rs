@@ -22,14 +22,13 @@ pub const MAX_POST_CHARS: usize = 4_000;
 /// `peer_read`'s posts when it names no limit.
 const DEFAULT_READ: u32 = 20;
 
-/// Give a teammate a task for their own turn; their final reply comes back to you as a result.
-/// One call per teammate and task.
+/// Give a teammate a task; their final reply comes back to you. One call per teammate and task.
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Handoff {
     /// Their handle, e.g. "@ada".
     pub to: Text<MAX_HANDLE_BYTES>,
-    /// Self-contained (≤ 16 KiB).
+    /// Self-contained.
     pub task: Text<MAX_TEXT_BYTES>,
 }
 
@@ -37,11 +36,10 @@ impl ToolArgs for Handoff {
     const TOOL: ToolName = ToolName::Handoff;
 }
 
-/// Post a note, signed with your handle, to your team's peer room. It carries no authority.
+/// Post a note, signed by you, to your team's peer room. It carries no authority.
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PeerPost {
-    /// ≤ 16 KiB.
     pub text: Text<MAX_TEXT_BYTES>,
 }
 
@@ -49,7 +47,7 @@ impl ToolArgs for PeerPost {
     const TOOL: ToolName = ToolName::PeerPost;
 }
 
-/// Read your team's peer room's latest notes, oldest first.
+/// Read the peer room's latest notes, oldest first.
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PeerRead {
@@ -62,12 +60,12 @@ impl ToolArgs for PeerRead {
     const TOOL: ToolName = ToolName::PeerRead;
 }
 
-/// Ask the user for a decision only they can make. Their answer comes later as a message (or a
-/// card comment), not in this run: finish what you can and say what you assumed.
+/// Ask the user for a decision only they can make. The answer comes later, not in this run:
+/// finish what you can and say what you assumed.
 #[derive(Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AskUser {
-    /// Self-contained (≤ 4,000 characters).
+    /// Self-contained.
     pub question: Text<MAX_TEXT_BYTES>,
 }
 

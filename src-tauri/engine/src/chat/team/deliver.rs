@@ -229,6 +229,18 @@ impl Chat {
         if target.id == live.agent_id {
             return Err(Error::InvalidInput("You cannot hand work to yourself.".into()));
         }
+        // A task handed back to whoever handed this run its own would only loop: the run's
+        // final reply goes to them anyway.
+        if let Some(id) = &live.handoff_id {
+            let from = self.store.read(|c| team_store::handoff(c, id))?.map(|h| h.from_agent_id);
+            if from.as_deref() == Some(target.id.as_str()) {
+                return Err(Error::InvalidInput(format!(
+                    "@{} handed you this task and gets your final reply: put what you need from them there \
+                     instead of handing them a task.",
+                    target.handle
+                )));
+            }
+        }
         // A room paused by its breaker takes no hand-off; one too many in ten minutes pauses it.
         if let Some(guard) = &self.guard {
             guard.check_handoff(&crate::guard::RunScope {

@@ -287,7 +287,7 @@ impl Chat {
         delivery: Delivery,
         reservation: Reservation<'_>,
     ) -> (Started, Launch) {
-        let TeamTurnParts { team, room, what, prepared, history, .. } = parts;
+        let TeamTurnParts { what, prepared, history, .. } = parts;
         let RecordedTurn {
             mut session, run, placed, recalled, recall_failed, fingerprint, message_text, claimed, ..
         } = recorded;
@@ -295,10 +295,9 @@ impl Chat {
         let plan = &session.plan;
         let agent = &prepared.agent;
         let setup_notice = setup::notice(crate::runtimes::detect::label(agent.runtime), plan, carried);
-        let grant =
-            self.grant_team_tools(&team.id, &room.id, agent, &session.conversation.id, &run.id, &prepared.tools);
         let Placed { system, preamble, .. } = placed;
         let connectors = self.run_connectors(&agent.id);
+        let grant = prepared.grant(&run.id, &session.conversation.id, !connectors.connectors.is_empty());
         let input = TurnInput {
             connectors: connectors.connectors,
             setup: session.file_plan.setup_slot(),

@@ -1,16 +1,15 @@
 //! Team chat as Clawboo's tools see it (see `crate::tools`): `handoff` gives a teammate a task,
-//! `peer_post` and `peer_read` use the team's peer room ([`TeamChat`]). Beside it, which tools a
-//! run of team chat or of a one-to-one chat is granted.
+//! `peer_post` and `peer_read` use the team's peer room ([`TeamChat`]). Which tools a run is
+//! offered and its grant are the run layer's (`run::prepare::offer`).
 
 use std::sync::{Arc, Weak};
 
 use super::store as team_store;
-use crate::agents::Agent;
 use crate::chat::Chat;
 use crate::context::ToolName;
 use crate::error::{Error, Result};
 use crate::events::EngineEvent;
-use crate::tools::{Caller, Handoffs, PeerNote, PeerRooms, ToolGrant};
+use crate::tools::{Caller, Handoffs, PeerNote, PeerRooms};
 use crate::vocab::clock::now_ms;
 
 /// The chat service for the tools' dispatcher: hand-offs and peer rooms. Weak: the tools bridge
@@ -85,79 +84,5 @@ impl Chat {
         if let Err(e) = attention.raise_question(&source, &question) {
             tracing::warn!(%run_id, error = %e, "@user in a team run raised no request");
         }
-    }
-
-    /// Whether this engine can give the agent's runtime Clawboo's tools. A user's own OpenClaw
-    /// Gateway gets them through the turn's node connection (Clawboo connects out to it).
-    pub(in crate::chat) fn can_serve_tools(&self, _agent: &Agent) -> bool {
-        self.tools.is_some()
-    }
-
-    /// A one-to-one run's tools: memory, notes and the scratchpad, the Board (the cards
-    /// assigned to the agent; no team, no room), `ask_user`, `routine_create` and
-    /// `search_threads`. None when they cannot be served.
-    pub(in crate::chat) fn direct_tools(&self, agent: &Agent) -> Vec<ToolName> {
-        let mut tools = Vec::new();
-        if !self.can_serve_tools(agent) {
-            return tools;
-        }
-        if self.memory.is_some() {
-            tools.extend(crate::tools::specs::MEMORY_TOOLS);
-        }
-        if self.board.is_some() {
-            tools.extend(crate::tools::specs::BOARD_TOOLS);
-        }
-        if self.attention.is_some() {
-            tools.push(ToolName::AskUser);
-            // It may propose a routine for itself; the user approves it.
-            tools.push(ToolName::RoutineCreate);
-        }
-        // Its own past chats and rooms, found when it asks (never in every prompt).
-        tools.push(ToolName::SearchThreads);
-        tools
-    }
-
-    /// A one-to-one run's grant: for its Clawboo tools, or for the connectors the bridge will
-    /// serve it (`with_connectors`) even when it has none of Clawboo's.
-    pub(in crate::chat) fn grant_direct_tools(
-        &self,
-        agent: &Agent,
-        tools: Vec<ToolName>,
-        with_connectors: bool,
-        conversation_id: &str,
-        run_id: &str,
-    ) -> Option<ToolGrant> {
-        let wanted = !tools.is_empty() || with_connectors;
-        let bridge = self.tools.as_ref().filter(|_| wanted && self.can_serve_tools(agent))?;
-        Some(bridge.grant(Caller {
-            run_id: run_id.to_owned(),
-            agent_id: agent.id.clone(),
-            agent_handle: agent.handle.clone(),
-            team_id: String::new(),
-            room_id: String::new(),
-            conversation_id: conversation_id.to_owned(),
-            tools,
-        }))
-    }
-
-    pub(super) fn grant_team_tools(
-        &self,
-        team_id: &str,
-        room_id: &str,
-        agent: &Agent,
-        conversation_id: &str,
-        run_id: &str,
-        tools: &[ToolName],
-    ) -> Option<ToolGrant> {
-        let bridge = self.tools.as_ref().filter(|_| !tools.is_empty())?;
-        Some(bridge.grant(Caller {
-            run_id: run_id.to_owned(),
-            agent_id: agent.id.clone(),
-            agent_handle: agent.handle.clone(),
-            team_id: team_id.to_owned(),
-            room_id: room_id.to_owned(),
-            conversation_id: conversation_id.to_owned(),
-            tools: tools.to_vec(),
-        }))
     }
 }

@@ -12,9 +12,9 @@ use super::{Deliver, Delivery, MAX_CHAIN_DEPTH};
 use crate::agents::Agent;
 use crate::chat::Chat;
 use crate::context::files::FilePlan;
-use crate::context::{self, Assembled, Member, TaskResult, ToolName, TurnKind, TurnMessage, WaitingItem};
+use crate::context::{self, Assembled, Member, TaskResult, TurnKind, TurnMessage, WaitingItem};
 use crate::error::{Error, Result};
-use crate::run::prepare::{PreparedRun, RunFolder, RunKind, RunRequest};
+use crate::run::prepare::{InRoom, PreparedRun, RunFolder, RunKind, RunRequest, RunRole};
 use crate::runtimes::TurnHistory;
 use crate::teams::{Room, Team};
 
@@ -167,17 +167,13 @@ impl Chat {
             .iter()
             .map(|p| context::PeerPost { id: p.id.clone(), author: p.author_handle.clone(), text: p.text.clone() })
             .collect();
-        let mut tools = self.team_tools_for(&agent, what.depth);
-        // A leader may propose routines (the user approves each); a routine's own run never.
-        if is_leader && what.routine.is_none() && self.attention.is_some() && !tools.is_empty() {
-            tools.push(ToolName::RoutineCreate);
-        }
         let kind = match what.kind {
             _ if what.routine.is_some() => RunKind::Routine,
             TurnKind::Teammate { .. } => RunKind::Handoff,
             _ => RunKind::TeamTurn,
         };
-        let request = RunRequest { kind, agent, folder: RunFolder::AgentWorkspace, tools, heartbeat: false };
+        let role = run_role(&team, &room, &members, &agent, &what, is_leader);
+        let request = RunRequest { kind, agent, folder: RunFolder::AgentWorkspace, role, heartbeat: false };
         let prepared = self.preparer().prepare(request)?;
         let team_history = &prepared.runtime.capabilities.team_history;
         let history = match what.kind {
@@ -283,32 +279,32 @@ impl Chat {
         }
         Ok(what)
     }
+}
 
-    /// The Clawboo tools a team run gets: hand-off while the reply chain has room, the peer
-    /// room, memory (facts, notes, scratchpad) and the Board when the engine has them, and
-    /// `search_threads`. None when the engine has no tools bridge or the runtime cannot be given
-    /// it.
-    pub(super) fn team_tools_for(&self, agent: &Agent, depth: u32) -> Vec<ToolName> {
-        if !self.can_serve_tools(agent) {
-            return Vec::new();
-        }
-        let mut tools = Vec::new();
-        if depth < MAX_CHAIN_DEPTH {
-            tools.push(ToolName::Handoff);
-        }
-        tools.extend([ToolName::PeerPost, ToolName::PeerRead]);
-        if self.memory.is_some() {
-            tools.extend(crate::tools::specs::MEMORY_TOOLS);
-        }
-        if self.board.is_some() {
-            tools.extend(crate::tools::specs::BOARD_TOOLS);
-        }
-        if self.attention.is_some() {
-            tools.push(ToolName::AskUser);
-        }
-        // Its own past chats and the rooms it is in, found when it asks.
-        tools.push(ToolName::SearchThreads);
-        tools
+/// Where the agent sits in its turn, which decides its tools (`run::prepare::offer`): a
+/// teammate on a task, the room's leader, or a member the user (or its results) addressed. It
+/// can hand work to the room's other members while the reply chain has room, but not to the one
+/// who handed it its task: its reply goes back there anyway.
+fn run_role(
+    team: &Team,
+    room: &Room,
+    members: &[Agent],
+    agent: &Agent,
+    what: &DeliveryMessage,
+    is_leader: bool,
+) -> RunRole {
+    let can_hand_to =
+        members.iter().filter(|m| m.id != agent.id && what.from_agent_id.as_deref() != Some(m.id.as_str())).count();
+    let in_room = InRoom {
+        team_id: team.id.clone(),
+        room_id: room.id.clone(),
+        chain_has_room: what.depth < MAX_CHAIN_DEPTH,
+        can_hand_to,
+    };
+    match what.kind {
+        TurnKind::Teammate { .. } => RunRole::Teammate(in_room),
+        _ if is_leader => RunRole::Leader(in_room),
+        _ => RunRole::Member(in_room),
     }
 }
 

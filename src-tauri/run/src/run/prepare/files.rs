@@ -55,7 +55,7 @@ impl AgentFilesForRun {
     /// Reads `agent`'s files. `in_workspace`: the run works in the agent's own folder (where a
     /// runtime can discover AGENTS.md); `tools`: Clawboo's tools the run has.
     pub fn read(agents: &Agents, agent: &Agent, in_workspace: bool, tools: &[ToolName]) -> Result<Self> {
-        Ok(Self::with_files(agents.workspaces().read_all(&agent.id)?, agent, in_workspace, tools))
+        Ok(Self::with_files(agents.files_for_run(agent)?, agent, in_workspace, tools))
     }
 
     /// Each file's route and budget for `agent`'s runs (the editor's meter): what the files hold

@@ -1,13 +1,15 @@
 //! Preparing a run: what every run is built from before it starts, whoever starts it. A caller
-//! says *what* to run, *where* and with which tools (a [`RunRequest`]); [`Preparer::prepare`]
-//! finds the agent's runtime and reads its files for that folder, and hands back one
-//! [`PreparedRun`]. A run that goes on in a conversation (one-to-one chat, a team room) then
+//! says *what* to run, by whom, *where* and in which role (a [`RunRequest`]);
+//! [`Preparer::prepare`] decides the tools it is offered ([`offer`]), finds the agent's runtime
+//! and reads its files for that folder, and hands back one [`PreparedRun`], which grants the
+//! run its tools once it has an id ([`PreparedRun::grant`]). A run that goes on in a conversation (one-to-one chat, a team room) then
 //! decides in the transaction that records it how its runtime session goes on
 //! ([`PreparedRun::session`], a [`TurnSession`]). What the caller adds is its own: the context
 //! it assembles (a team turn, a card's task, a one-to-one message), the rows it keeps beside the
 //! run, and what to do with the run's end.
 //!
 //! The parts it is built from:
+//! - [`offer`]: which of Clawboo's tools each kind of run and role is offered;
 //! - [`conversation`]: a conversation's rows (its runtime session, messages and runs);
 //! - [`setup`]: the session plan (how a turn goes on with the runtime session it finds);
 //! - [`session`]: that plan decided for one turn, with the agent's files placed for the session;
@@ -18,6 +20,7 @@
 pub mod carried;
 pub mod conversation;
 pub mod files;
+pub mod offer;
 pub mod placement;
 pub mod session;
 pub mod setup;
@@ -26,6 +29,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 pub use files::AgentFilesForRun;
+pub use offer::{InRoom, RunRole, ToolServices};
 pub use placement::Placement;
 pub use session::{SessionAsk, TurnSession};
 
@@ -36,6 +40,7 @@ use crate::error::{Error, Result};
 use crate::runtimes::catalog::RuntimeCatalog;
 use crate::runtimes::home::RuntimeHomes;
 use crate::runtimes::{Capabilities, Runtime, RuntimeRegistry, TurnInput};
+use crate::tools::{Caller, ToolGrant, Tools};
 
 /// What is to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,15 +80,13 @@ pub enum RunFolder {
     Project(PathBuf),
 }
 
-/// What a caller asks to run: what, by whom, where, with which of Clawboo's tools.
+/// What a caller asks to run: what, by whom, where, in which role (which decides its tools).
 #[derive(Debug, Clone)]
 pub struct RunRequest {
     pub kind: RunKind,
     pub agent: Agent,
     pub folder: RunFolder,
-    /// The tools the run is to be granted (decided by the caller: a team run's hand-off depth,
-    /// a card's team).
-    pub tools: Vec<ToolName>,
+    pub role: RunRole,
     /// A heartbeat routine's run: HEARTBEAT.md goes with it.
     pub heartbeat: bool,
 }
@@ -104,7 +107,11 @@ pub struct PreparedRun {
     pub kind: RunKind,
     pub agent: Agent,
     pub runtime: AgentRuntime,
+    pub role: RunRole,
+    /// Clawboo's tools it is offered (see [`offer`]).
     pub tools: Vec<ToolName>,
+    /// The bridge its grant comes from (None: no tools to grant).
+    bridge: Option<Arc<Tools>>,
     /// The agent's files, read for this run's folder.
     pub files: AgentFilesForRun,
     /// Where they go in a new session (its budgets checked): what a session starts with does
@@ -120,6 +127,22 @@ impl PreparedRun {
     /// The runtimes' private homes, in the agent's own folder.
     pub fn homes(&self) -> RuntimeHomes {
         RuntimeHomes::for_agent_dir(&self.workspace)
+    }
+
+    /// Run `run_id`'s grant of its tools in conversation `conversation_id`, bound to the agent,
+    /// and to its team and room; None when it is offered nothing to call (no tools, and no
+    /// connectors to host: `hosts`). The grant ends with the run (`RunServices::end_grants`).
+    pub fn grant(&self, run_id: &str, conversation_id: &str, hosts: bool) -> Option<ToolGrant> {
+        let bridge = self.bridge.as_ref().filter(|_| !self.tools.is_empty() || hosts)?;
+        Some(bridge.grant(Caller {
+            run_id: run_id.to_owned(),
+            agent_id: self.agent.id.clone(),
+            agent_handle: self.agent.handle.clone(),
+            team_id: self.role.team_id().to_owned(),
+            room_id: self.role.room_id().to_owned(),
+            conversation_id: conversation_id.to_owned(),
+            tools: self.tools.clone(),
+        }))
     }
 
     /// The runtime's input for the run `run_id` of `message`, with what was prepared: who runs
@@ -147,12 +170,13 @@ impl PreparedRun {
 }
 
 /// What preparing reads from: the agents and their files, the runtimes' adapters and where
-/// their programs are.
+/// their programs are, and what tools the engine can serve.
 #[derive(Clone, Copy)]
 pub struct Preparer<'a> {
     pub agents: &'a Agents,
     pub runtimes: &'a RuntimeRegistry,
     pub catalog: &'a RuntimeCatalog,
+    pub tools: ToolServices<'a>,
 }
 
 impl Preparer<'_> {
@@ -180,7 +204,9 @@ impl Preparer<'_> {
 
     /// Prepares `request` on the runtime found already.
     pub fn prepare_on(&self, request: RunRequest, runtime: AgentRuntime) -> Result<PreparedRun> {
-        let RunRequest { kind, agent, folder, tools, heartbeat } = request;
+        let RunRequest { kind, agent, folder, role, heartbeat } = request;
+        let tools = self.tools.offered(kind, &role);
+        let bridge = self.tools.bridge.cloned();
         tracing::debug!(agent_id = %agent.id, kind = kind.as_str(), "preparing a run");
         let workspace = self.agents.workspaces().dir(&agent.id);
         let folder = match folder {
@@ -195,6 +221,6 @@ impl Preparer<'_> {
             files = files.in_project(&folder);
         }
         let new_session_files = files.plan(&FileSession::New)?;
-        Ok(PreparedRun { kind, agent, runtime, tools, files, new_session_files, workspace, folder })
+        Ok(PreparedRun { kind, agent, runtime, role, tools, bridge, files, new_session_files, workspace, folder })
     }
 }

@@ -34,37 +34,31 @@ pub fn definitions() -> Vec<ToolDef> {
     vec![
         ToolDef {
             name: READ_FILE.into(),
-            description: "Read a text file in your workspace. Paths are relative to the workspace folder. \
-                          Files over 64 KiB are cut to their first 64 KiB."
-                .into(),
+            description: "Read a text file in your workspace (its first 64 KiB).".into(),
             schema: json!({
                 "type": "object",
-                "properties": {"path": {"type": "string", "description": "File path relative to the workspace."}},
+                "properties": {"path": {"type": "string", "description": "Relative to the workspace."}},
                 "required": ["path"],
             }),
         },
         ToolDef {
             name: WRITE_FILE.into(),
-            description: "Create or overwrite a text file in your workspace with the given content. \
-                          Paths are relative to the workspace folder; missing folders are created."
-                .into(),
+            description: "Create or overwrite a text file in your workspace (folders are made).".into(),
             schema: json!({
                 "type": "object",
                 "properties": {
-                    "path": {"type": "string", "description": "File path relative to the workspace."},
-                    "content": {"type": "string", "description": "The whole new content of the file."},
+                    "path": {"type": "string", "description": "Relative to the workspace."},
+                    "content": {"type": "string", "description": "The whole new content."},
                 },
                 "required": ["path", "content"],
             }),
         },
         ToolDef {
             name: LIST_FILES.into(),
-            description: "List the files and folders in a folder of your workspace (not recursive). \
-                          Without a path, lists the workspace itself."
-                .into(),
+            description: "List a folder of your workspace (not recursive).".into(),
             schema: json!({
                 "type": "object",
-                "properties": {"path": {"type": "string", "description": "Folder path relative to the workspace; default \".\"."}},
+                "properties": {"path": {"type": "string", "description": "Relative to the workspace (default \".\")."}},
             }),
         },
     ]
