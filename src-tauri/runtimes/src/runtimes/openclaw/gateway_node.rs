@@ -86,7 +86,7 @@ impl LiveSession {
         *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(session_key);
     }
 
-    fn get(&self) -> Option<String> {
+    pub(super) fn get(&self) -> Option<String> {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 }
