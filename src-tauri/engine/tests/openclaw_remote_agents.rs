@@ -9,6 +9,7 @@
 //!   write the model asks for anyway is refused there (no file, no question);
 //! - Ask (@ivy): a command waits in Clawboo's Inbox (and counts in the tray), runs once allowed
 //!   there, and does not run once denied.
+//!
 //! Figures are printed.
 //!
 //! Needs root (to make namespaces) and `ip`; skipped with the reason otherwise, and when the CLI
@@ -75,8 +76,20 @@ fn behavior(files: &Path) -> Behavior {
                 Reply::Text("Tried to write.".into()),
             ],
         )
-        .when("RUN-ALLOWED", vec![Reply::ToolCall { name: "exec".into(), input: touch("ivy-allowed.txt") }, Reply::Text("Ran it.".into())])
-        .when("RUN-DENIED", vec![Reply::ToolCall { name: "exec".into(), input: touch("ivy-denied.txt") }, Reply::Text("Was told no.".into())])
+        .when(
+            "RUN-ALLOWED",
+            vec![
+                Reply::ToolCall { name: "exec".into(), input: touch("ivy-allowed.txt") },
+                Reply::Text("Ran it.".into()),
+            ],
+        )
+        .when(
+            "RUN-DENIED",
+            vec![
+                Reply::ToolCall { name: "exec".into(), input: touch("ivy-denied.txt") },
+                Reply::Text("Was told no.".into()),
+            ],
+        )
 }
 
 #[test]
@@ -98,7 +111,13 @@ fn activity(engine: &Engine, run: &RunSummary) -> Vec<RunEvent> {
 
 /// Sends `text`, and when the Gateway asks the owner of this computer to approve it (first
 /// contact of each agent's bridge device), approves it there and sends again.
-fn send_paired(engine: &Engine, io: &tokio::runtime::Runtime, other: &OtherMachine, agent: &str, text: &str) -> RunSummary {
+fn send_paired(
+    engine: &Engine,
+    io: &tokio::runtime::Runtime,
+    other: &OtherMachine,
+    agent: &str,
+    text: &str,
+) -> RunSummary {
     let first = wait_done(engine, &send(engine, agent, text));
     let said = first.error.clone().unwrap_or_default();
     if !said.contains("does not know this computer yet") {
@@ -215,7 +234,11 @@ fn inner_agents_of_their_own_on_the_other_machine() {
     assert!(!files.join("oak-wrote.txt").exists(), "the write was refused: {events:?}");
     assert!(!files.join("oak-ran.txt").exists(), "the command was refused: {events:?}");
     assert!(!events.iter().any(|e| matches!(e, RunEvent::PermissionRequest { .. })), "Read-only does not ask");
-    eprintln!("Oak's write attempt: {:?} {:?}", tried.status, events.iter().filter(|e| matches!(e, RunEvent::ToolResult { .. })).collect::<Vec<_>>());
+    eprintln!(
+        "Oak's write attempt: {:?} {:?}",
+        tried.status,
+        events.iter().filter(|e| matches!(e, RunEvent::ToolResult { .. })).collect::<Vec<_>>()
+    );
 
     // Ask: the command waits in the Inbox; allowed there, it runs.
     let clock = Instant::now();
@@ -243,7 +266,8 @@ fn inner_agents_of_their_own_on_the_other_machine() {
     assert!(engine.attention().open().unwrap().iter().all(|r| r.kind != RequestKind::Permission), "none left open");
 
     // The agents' rules are theirs on that machine's Gateway: Ask and Read-only side by side.
-    let config: Value = serde_json::from_str(&std::fs::read_to_string(home.join("state/openclaw.json")).unwrap()).unwrap();
+    let config: Value =
+        serde_json::from_str(&std::fs::read_to_string(home.join("state/openclaw.json")).unwrap()).unwrap();
     let entries = &config["agents"]["entries"];
     assert_eq!(entries[gateway_agent(&ivy)]["tools"]["exec"]["mode"], "ask", "{entries}");
     assert_eq!(entries[gateway_agent(&oak)]["tools"]["exec"]["mode"], "allowlist", "{entries}");

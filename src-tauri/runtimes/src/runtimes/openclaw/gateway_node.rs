@@ -395,7 +395,9 @@ mod tests {
         live.set(mine.clone());
         let answer = answer_call(&call(&mine, "memory_save"), &offer, &live).await.unwrap();
         assert_eq!(answer, json!({ "content": [{ "type": "text", "text": "saved" }], "isError": false }));
-        for forged in ["agent:clawboo-ivy:acp-bridge:s-2".to_owned(), "agent:main:acp-bridge:s-1".to_owned(), String::new()] {
+        for forged in
+            ["agent:clawboo-ivy:acp-bridge:s-2".to_owned(), "agent:main:acp-bridge:s-1".to_owned(), String::new()]
+        {
             let (code, _) = answer_call(&call(&forged, "memory_save"), &offer, &live).await.unwrap_err();
             assert_eq!(code, "FORBIDDEN", "{forged}");
         }

@@ -32,8 +32,8 @@ use serde_json::json;
 
 use super::config::Layout;
 use super::gateway_node::{Hello, LiveSession};
-use super::remote_tools::{self, NodePlace};
 use super::remote_agent;
+use super::remote_tools::{self, NodePlace};
 use super::{node, remote_files, OpenclawAcp, OpenclawRuntime, QUIET_ENV};
 use crate::agents::gateway::normalise_gateway_url;
 use crate::agents::RuntimeKind;
@@ -132,7 +132,12 @@ impl OpenclawRuntime {
         reachable(&url).await?;
         // This agent's own agent on that Gateway, with its policy's tool rules, before anything
         // of the turn runs there.
-        let own = remote_agent::AgentPlace { gateway: &url, agent_id: &input.agent.id, approval: input.approval, bridge: &bridge };
+        let own = remote_agent::AgentPlace {
+            gateway: &url,
+            agent_id: &input.agent.id,
+            approval: input.approval,
+            bridge: &bridge,
+        };
         let gateway_agent = match remote_agent::ensure(self.spawner.as_ref(), &own, &self.remote_rules).await {
             Ok(agent) => Some(agent),
             // A computer the Gateway has never seen has no device identity yet, and a call
@@ -150,7 +155,13 @@ impl OpenclawRuntime {
             },
         };
         let Some(gateway_agent) = gateway_agent else {
-            let protocol = OpenclawAcp::new(input.workspace.to_string_lossy().into_owned(), input.text_to_send(), None, None, None);
+            let protocol = OpenclawAcp::new(
+                input.workspace.to_string_lossy().into_owned(),
+                input.text_to_send(),
+                None,
+                None,
+                None,
+            );
             let result =
                 supervise(self.spawner.as_ref(), &bridge, Box::new(protocol), channels, input.approval, self.timeouts)
                     .await;
@@ -185,7 +196,9 @@ impl OpenclawRuntime {
             }
         }
         let hello = node.as_ref().map(|n| &n.hello);
-        channels.emit(RunEvent::Warning { message: what_applies(&url, hello, own_agent.then_some(gateway_agent.as_str())) });
+        channels.emit(RunEvent::Warning {
+            message: what_applies(&url, hello, own_agent.then_some(gateway_agent.as_str())),
+        });
         let protocol = OpenclawAcp::new(
             input.workspace.to_string_lossy().into_owned(),
             input.text_to_send(),
@@ -257,7 +270,9 @@ async fn reachable(url: &str) -> Result<()> {
 /// agent's own Gateway agent under its policy's rules (else as the Gateway's default agent).
 pub fn what_applies(url: &str, node: Option<&Hello>, own_agent: Option<&str>) -> String {
     let gateway = match node {
-        Some(hello) => format!("the OpenClaw Gateway at {url} (OpenClaw {}, {} ms away)", hello.version, hello.latency.as_millis()),
+        Some(hello) => {
+            format!("the OpenClaw Gateway at {url} (OpenClaw {}, {} ms away)", hello.version, hello.latency.as_millis())
+        }
         None => format!("the OpenClaw Gateway at {url}"),
     };
     let agent = match own_agent {

@@ -42,10 +42,8 @@ pub type Applied = Mutex<HashMap<(String, String), Value>>;
 /// The Gateway agent of Clawboo agent `agent_id`: `clawboo-` and the id's letters, digits and
 /// dashes, lower case (OpenClaw's agent ids), at most 64 characters.
 pub fn gateway_agent_id(agent_id: &str) -> String {
-    let tail: String = agent_id
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
-        .collect();
+    let tail: String =
+        agent_id.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' }).collect();
     let id = format!("clawboo-{}", tail.trim_matches('-'));
     id.chars().take(64).collect::<String>().trim_end_matches('-').to_owned()
 }
