@@ -138,12 +138,22 @@ impl OpenclawRuntime {
             approval: input.approval,
             bridge: &bridge,
         };
-        let gateway_agent = match remote_agent::ensure(self.spawner.as_ref(), &own, &self.remote_rules).await {
-            Ok(agent) => Some(agent),
-            // A computer the Gateway has never seen has no device identity yet, and a call
-            // without one is let in with no rights (OpenClaw 2026.9.6). The bridge makes the
-            // identity and asks the Gateway's owner to pair it: its failure says what to do.
+        let made = remote_agent::ensure(self.spawner.as_ref(), &own, &self.remote_rules).await;
+        // A computer the Gateway has never seen has no device identity yet, and a call without
+        // one is let in with no rights (OpenClaw 2026.9.6): `agents.create` then fails "missing
+        // scope: operator.admin", as it does for a paired device without the admin scope. Only
+        // the first may go on to the bridge (which makes the identity and asks the Gateway's
+        // owner to pair it: its failure says what to do); the second could run a turn with none
+        // of the agent's rules. A read call tells them apart.
+        let unpaired = match &made {
             Err(e) if e.to_string().contains("missing scope") => {
+                remote_files::call(self.spawner.as_ref(), &bridge, "agents.list", &json!({})).await.is_err()
+            }
+            _ => false,
+        };
+        let gateway_agent = match made {
+            Ok(agent) => Some(agent),
+            Err(e) if unpaired => {
                 channels.emit(RunEvent::Warning {
                     message: format!("This agent could not be set up on the OpenClaw Gateway at {url}: {e}"),
                 });
