@@ -29,13 +29,13 @@ const jobs = Math.max(1, Number(jobsArg >= 0 ? args[jobsArg + 1] : process.env.C
 // 60 s (runner_cli, load 22, 2026-12-05).
 const GATEWAY_BINARIES = new Set(["openclaw_cli", "openclaw_existing_gateway", "agent_files_cli", "edits_apply",
   "read_only_cli", "runner_cli", "tools_cli", "connectors_cli", "connectors_bridge", "keys_out_of_reach",
-  "sandbox_escape", "runtime_paths", "openclaw_remote_gateway", "openclaw_remote_tools", "many_chats",
-  "team_inbox_runtimes"]);
+  "sandbox_escape", "runtime_paths", "openclaw_remote_gateway", "openclaw_remote_tools", "openclaw_remote_agents",
+  "many_chats", "team_inbox_runtimes"]);
 // The long ones (seconds in a warm run, 2026-12-05), started first so none is left to run alone
 // at the end. Others follow in the order cargo built them.
 const LONG = ["openclaw_cli", "read_only_cli", "agent_files_cli", "edits_apply", "runner_cli", "openclaw_existing_gateway",
   "sandbox_escape", "connectors_cli", "connectors_bridge", "tools_cli", "keys_out_of_reach", "hermes_cli",
-  "openclaw_remote_gateway", "openclaw_remote_tools"];
+  "openclaw_remote_gateway", "openclaw_remote_tools", "openclaw_remote_agents"];
 
 /** The test executables cargo built: one per lib, bin and integration test (benches excluded). */
 function testBinaries(file) {

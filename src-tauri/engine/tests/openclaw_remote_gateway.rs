@@ -16,7 +16,7 @@
 
 mod common;
 
-use common::gateway_rig::{self, detached_child_groups, path_with, Inside, OtherMachine, PORT};
+use common::gateway_rig::{self, detached_child_groups, path_with, Inside, OtherMachine, Recording, PORT};
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -27,7 +27,6 @@ use std::time::{Duration, Instant};
 use clawboo_engine::agents::{Agent, RuntimeKind};
 use clawboo_engine::runtimes::openclaw::GatewayTokens;
 use clawboo_engine::runtimes::openclaw::OpenclawRuntime;
-use clawboo_engine::runtimes::process::{CommandSpec, SpawnedChild, Spawner, SystemSpawner};
 use clawboo_engine::runtimes::supervise::Timeouts;
 use clawboo_engine::runtimes::{
     ApprovalPolicy, Endpoint, EndpointSource, RunChannels, RunEvent, RunOutcome, RunResult, Runtime, TurnInput,
@@ -63,28 +62,6 @@ struct Tokens(HashMap<String, String>);
 impl GatewayTokens for Tokens {
     fn gateway_token(&self, agent_id: &str) -> clawboo_engine::Result<Option<String>> {
         Ok(self.0.get(agent_id).cloned())
-    }
-}
-
-#[derive(Default, Clone)]
-struct Recording(Arc<Mutex<Vec<CommandSpec>>>);
-
-impl Spawner for Recording {
-    fn spawn(&self, spec: &CommandSpec) -> std::io::Result<SpawnedChild> {
-        self.0.lock().unwrap().push(spec.clone());
-        SystemSpawner.spawn(spec)
-    }
-}
-
-impl Recording {
-    /// The `gateway call` methods started so far, with their params.
-    fn calls(&self) -> Vec<(String, serde_json::Value)> {
-        let started = self.0.lock().unwrap();
-        started
-            .iter()
-            .filter(|s| s.args.first().map(String::as_str) == Some("gateway"))
-            .map(|s| (s.args[2].clone(), serde_json::from_str(s.args.last().unwrap()).unwrap_or_default()))
-            .collect()
     }
 }
 
@@ -224,8 +201,11 @@ async fn inner_turns_on_the_other_machines_gateway() {
     assert_eq!(set, ["AGENTS.md", "IDENTITY.md", "SOUL.md", "USER.md"], "{calls:?}");
     let sent_bytes: usize =
         calls.iter().filter(|(m, _)| m == "agents.files.set").map(|(_, p)| p.to_string().len()).sum();
-    let workspace = std::fs::read_to_string(other.home.join("workspace/SOUL.md")).unwrap();
-    assert_eq!(workspace, SOUL, "the file landed in that Gateway's agent workspace");
+    // The member's own agent there (agents.create), in its own workspace under the Gateway's.
+    assert!(calls.iter().any(|(m, p)| m == "agents.create" && p["name"] == "clawboo-ivy"), "{calls:?}");
+    let workspace = std::fs::read_to_string(other.home.join("workspace/clawboo-ivy/SOUL.md")).unwrap();
+    assert_eq!(workspace, SOUL, "the file landed in the member's own agent workspace there");
+    assert!(!other.home.join("workspace/SOUL.md").exists(), "not in the Gateway's default agent's");
     let requests = model.model_requests();
     let asked = requests.iter().find(|r| r.raw_body.contains("Review the plan")).expect("the member's request");
     for mark in ["SOUL-MARK-ONE", "AGENTS-MARK", "IDENTITY-MARK"] {
@@ -252,7 +232,7 @@ async fn inner_turns_on_the_other_machines_gateway() {
     assert_eq!(count(&asked.raw_body, "SOUL-MARK-ONE"), 1);
     let warned = events.iter().any(|e| {
         matches!(e, RunEvent::Warning { message }
-        if message.contains("Clawboo's tools") && message.contains("sent to that Gateway's agent"))
+        if message.contains("Clawboo's tools") && message.contains("as its own agent there (clawboo-ivy"))
     });
     assert!(warned, "the activity says what does and does not apply: {events:?}");
 

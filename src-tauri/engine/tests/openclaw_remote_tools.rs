@@ -33,7 +33,9 @@ use serde_json::json;
 
 /// Set (to "CB_NS GW_NS CB_IP GW_IP") when this binary runs inside the user's namespace.
 const INNER: &str = "CLAWBOO_TEST_REMOTE_TOOLS";
-const LIMIT: Duration = Duration::from_secs(300);
+// The first turn that works makes the member's own agent there and sets its rules (three
+// `openclaw gateway call`s, each a Node start: 20–40 s each on a loaded 2-core machine).
+const LIMIT: Duration = Duration::from_secs(420);
 const TOKEN: &str = "other-machines-gateway-token-29-tools";
 const FACT: &str = "REMOTE-FACT the winter blend ships in week 48";
 

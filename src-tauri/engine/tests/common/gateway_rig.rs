@@ -6,7 +6,10 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+use clawboo_engine::runtimes::process::{CommandSpec, SpawnedChild, Spawner, SystemSpawner};
 
 use clawboo_testkit::FakeModelServer;
 use serde_json::json;
@@ -262,4 +265,28 @@ pub fn detached_child_groups(pid: u32) -> Vec<u32> {
         }
     }
     groups
+}
+
+/// The system's spawner, keeping every command it starts: the `openclaw gateway call`s Clawboo
+/// makes on the Gateway (method and params) can then be counted.
+#[derive(Default, Clone)]
+pub struct Recording(pub Arc<Mutex<Vec<CommandSpec>>>);
+
+impl Spawner for Recording {
+    fn spawn(&self, spec: &CommandSpec) -> std::io::Result<SpawnedChild> {
+        self.0.lock().unwrap().push(spec.clone());
+        SystemSpawner.spawn(spec)
+    }
+}
+
+impl Recording {
+    /// The `gateway call` methods started so far, with their params.
+    pub fn calls(&self) -> Vec<(String, serde_json::Value)> {
+        let started = self.0.lock().unwrap();
+        started
+            .iter()
+            .filter(|s| s.args.first().map(String::as_str) == Some("gateway"))
+            .map(|s| (s.args[2].clone(), serde_json::from_str(s.args.last().unwrap()).unwrap_or_default()))
+            .collect()
+    }
 }

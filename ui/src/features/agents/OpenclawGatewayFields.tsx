@@ -129,8 +129,10 @@ export function OpenclawGatewayFields({ agentId }: { agentId: string }) {
             />
             <p className="field__hint" id={`${id}-url-hint`}>
               wss:// anywhere; plain ws:// only on this machine or a private network (LAN, Tailscale). This
-              agent's SOUL.md and other files are sent to that Gateway's agent; its model and tool rules are
-              its own, and Clawboo's tools do not reach it yet. Clawboo never starts or stops it; from another
+              agent runs there as an agent of its own (checked with OpenClaw 2026.9.6): its own workspace for its
+              SOUL.md and other files, and its approval policy as that agent's tool rules (Ask brings each
+              command to your Inbox; Read-only cannot write or run commands). Clawboo's tools reach it through
+              this computer; its model is that Gateway's own. Clawboo never starts or stops it; from another
               machine, approve this computer there once (openclaw devices approve).
             </p>
           </div>

@@ -63,6 +63,8 @@ pub struct AcpProtocol {
     end_turn_needs_usage: bool,
     /// ACP `mcpServers` of the session (Clawboo's server for this run), `[]` when none.
     mcp_servers: Value,
+    /// ACP `_meta` of `session/new` (OpenClaw: the Gateway session key the new session gets).
+    new_session_meta: Option<Value>,
 }
 
 impl AcpProtocol {
@@ -80,6 +82,7 @@ impl AcpProtocol {
             label: "Hermes",
             end_turn_needs_usage: true,
             mcp_servers: json!([]),
+            new_session_meta: None,
         }
     }
 
@@ -87,6 +90,12 @@ impl AcpProtocol {
     pub fn with_mcp_servers(mut self, servers: Value) -> Self {
         self.mcp_servers = servers;
         self
+    }
+
+    /// The `_meta` a new session is created with (not sent on load or fork: a resumed session
+    /// keeps what it was created with).
+    pub fn set_new_session_meta(&mut self, meta: Value) {
+        self.new_session_meta = Some(meta);
     }
 
     /// Names another ACP agent in messages, and says whether its `end_turn` without `usage`
@@ -134,7 +143,13 @@ impl AcpProtocol {
                         Phase::Loading,
                         json!({"sessionId": id, "cwd": self.cwd, "mcpServers": self.mcp_servers}),
                     ),
-                    None => ("session/new", Phase::Creating, json!({"cwd": self.cwd, "mcpServers": self.mcp_servers})),
+                    None => {
+                        let mut params = json!({"cwd": self.cwd, "mcpServers": self.mcp_servers});
+                        if let Some(meta) = &self.new_session_meta {
+                            params["_meta"] = meta.clone();
+                        }
+                        ("session/new", Phase::Creating, params)
+                    }
                 };
                 self.phase = phase;
                 out.push(Step::Send(request(SESSION_ID, method, params)));

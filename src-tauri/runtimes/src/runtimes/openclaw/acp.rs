@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::gateway_node::LiveSession;
 use super::transcript::{self, Mark};
 use crate::runtimes::hermes::AcpProtocol;
 use crate::runtimes::process::ExitInfo;
@@ -22,11 +23,19 @@ pub struct OpenclawAcp {
     since: Option<Mark>,
     session_id: Option<String>,
     failed: Option<RunResult>,
-    /// On a Gateway whose database Clawboo cannot read (the user's own), tell a loaded session
-    /// from one the Gateway quietly opened because it did not know the id (see
+    /// On a Gateway the user runs: the Gateway agent the session belongs to (see
     /// [`OpenclawAcp::on_existing_gateway`]).
-    check_loaded_key: bool,
+    existing: Option<ExistingGateway>,
+    /// The session to resume, as asked.
+    resume: Option<String>,
     loaded_unknown: bool,
+}
+
+/// The Clawboo agent's own agent on a Gateway the user runs, and where the turn's session key
+/// goes once the bridge names it (the node answers only that session's tool calls).
+struct ExistingGateway {
+    agent: String,
+    live: LiveSession,
 }
 
 impl OpenclawAcp {
@@ -39,38 +48,49 @@ impl OpenclawAcp {
     ) -> Self {
         Self {
             session_id: resume.clone(),
-            inner: AcpProtocol::new(cwd, message, resume).for_agent("OpenClaw", false),
+            inner: AcpProtocol::new(cwd, message, resume.clone()).for_agent("OpenClaw", false),
             database,
             since,
             failed: None,
-            check_loaded_key: false,
+            existing: None,
+            resume,
             loaded_unknown: false,
         }
     }
 
-    /// For a Gateway the user runs, where the transcript is out of reach: OpenClaw 2026.9.6
-    /// files a session its bridge created under `[agent:<name>:]acp-bridge:<id>`, and for an id
-    /// it does not know, `session/load` answers as if it did, under the bare id. That answer is
-    /// turned into "session missing", so the conversation starts afresh and says so instead of
-    /// going on in an empty session.
-    pub fn on_existing_gateway(mut self) -> Self {
-        self.check_loaded_key = true;
+    /// For a Gateway the user runs, where the transcript is out of reach, and where the turn
+    /// runs as the Clawboo agent's own Gateway agent `agent` (see [`super::remote_agent`]):
+    /// - a new session is created under the key `agent:<agent>:acp-bridge:<uuid>` (ACP
+    ///   `session/new` `_meta.sessionKey`; without it OpenClaw 2026.9.6's bridge files it as
+    ///   `acp-bridge:<id>`, which the Gateway gives its default agent). A resumed one keeps its
+    ///   key: the bridge finds it in its own ledger by the session id.
+    /// - a session loaded under another agent's key (a session of the Gateway's default agent,
+    ///   from before agents of their own) or under the bare id (OpenClaw answers a load of an id
+    ///   it does not know as if it knew it, filed under that id) is reported missing, so the
+    ///   conversation starts afresh as this agent and says so.
+    /// - the session's key, once the bridge names it, goes to `live`.
+    pub fn on_existing_gateway(mut self, agent: &str, live: LiveSession) -> Self {
+        let key = format!("agent:{agent}:acp-bridge:{}", uuid::Uuid::new_v4());
+        self.inner.set_new_session_meta(serde_json::json!({ "sessionKey": key }));
+        self.existing = Some(ExistingGateway { agent: agent.to_owned(), live });
         self
     }
 
-    /// Notes a loaded session filed under a key the bridge would not have given it.
-    fn watch_loaded_key(&mut self, msg: &Value) {
-        let Some(resume) = self.session_id.as_deref().filter(|_| self.check_loaded_key) else { return };
+    /// Reads the session key the bridge reports (`session_info_update`): this agent's session
+    /// goes live; a resumed one under another key is noted as unknown.
+    fn watch_session_key(&mut self, msg: &Value) {
+        let Some(existing) = &self.existing else { return };
         let params = &msg["params"];
         let update = &params["update"];
-        if msg["method"] != "session/update"
-            || params["sessionId"] != resume
-            || update["sessionUpdate"] != "session_info_update"
-        {
+        if msg["method"] != "session/update" || update["sessionUpdate"] != "session_info_update" {
             return;
         }
-        if let Some(key) = update["_meta"]["sessionKey"].as_str() {
-            self.loaded_unknown |= !key.ends_with(&format!("acp-bridge:{resume}"));
+        let Some(key) = update["_meta"]["sessionKey"].as_str() else { return };
+        let mine = key.starts_with(&format!("agent:{}:", existing.agent));
+        if mine {
+            existing.live.set(key.to_owned());
+        } else if self.resume.as_deref().is_some_and(|resume| params["sessionId"] == resume) {
+            self.loaded_unknown = true;
         }
     }
 
@@ -117,7 +137,7 @@ impl StreamProtocol for OpenclawAcp {
 
     fn on_line(&mut self, line: &str, out: &mut Vec<Step>) {
         if let Ok(msg) = serde_json::from_str::<Value>(line) {
-            self.watch_loaded_key(&msg);
+            self.watch_session_key(&msg);
             // The answer to `session/load` (request 2) for a session the Gateway did not know:
             // answered as an unknown session is (an empty result).
             if self.loaded_unknown && msg["id"] == 2 && msg.get("result").is_some() {

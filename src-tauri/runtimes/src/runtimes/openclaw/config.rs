@@ -85,15 +85,7 @@ pub fn openclaw_json(
     cwd: &Path,
     approval: ApprovalPolicy,
 ) -> Value {
-    // File tools are denied unless everything is allowed: edits then go through commands, and
-    // OpenClaw asks (over ACP `session/request_permission`) before any command outside its
-    // allowlist. Background commands finishing do not start turns of their own.
-    let no_edits = json!(["write", "edit", "apply_patch"]);
-    let tools = match approval {
-        ApprovalPolicy::AllowAll => json!({ "exec": { "mode": "full", "notifyOnExit": false } }),
-        ApprovalPolicy::Ask => json!({ "exec": { "mode": "ask", "notifyOnExit": false }, "deny": no_edits }),
-        ApprovalPolicy::ReadOnly => read_only_tools(),
-    };
+    let tools = tool_rules(approval);
     json!({
         "models": { "providers": { PROVIDER_NAME: {
             "baseUrl": base_url.trim_end_matches('/'),
@@ -113,6 +105,22 @@ pub fn openclaw_json(
         "logging": { "file": layout.log },
         "update": { "checkOnStart": false },
     })
+}
+
+/// OpenClaw's `tools` for an approval policy: the top-level `tools` of a Gateway Clawboo runs,
+/// and the Gateway agent's own `agents.entries.<id>.tools` on a Gateway the user runs (the same
+/// keys: `exec`, `deny`, `fs`; OpenClaw 2026.9.6 `AgentToolsSchema`).
+///
+/// File tools are denied unless everything is allowed: edits then go through commands, and
+/// OpenClaw asks (over ACP `session/request_permission`) before any command outside its
+/// allowlist. Background commands finishing do not start turns of their own.
+pub fn tool_rules(approval: ApprovalPolicy) -> Value {
+    let no_edits = json!(["write", "edit", "apply_patch"]);
+    match approval {
+        ApprovalPolicy::AllowAll => json!({ "exec": { "mode": "full", "notifyOnExit": false } }),
+        ApprovalPolicy::Ask => json!({ "exec": { "mode": "ask", "notifyOnExit": false }, "deny": no_edits }),
+        ApprovalPolicy::ReadOnly => read_only_tools(),
+    }
 }
 
 /// Tools a read-only agent must not have (OpenClaw 2026.9.6 tool ids and groups): writing,

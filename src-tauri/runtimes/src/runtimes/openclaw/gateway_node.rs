@@ -77,7 +77,8 @@ pub struct Offer {
     pub invoker: Arc<dyn Fn(ToolName, Value) -> ToolFuture<'static> + Send + Sync>,
 }
 
-/// The agent session a call must come from: set once the turn's ACP session is known.
+/// The agent session a call must come from: set once the bridge names the turn's session key
+/// (`agent:<gateway agent>:acp-bridge:<id>`, see `OpenclawAcp::on_existing_gateway`).
 #[derive(Clone, Default)]
 pub struct LiveSession(Arc<Mutex<Option<String>>>);
 
@@ -86,15 +87,9 @@ impl LiveSession {
         *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(session_key);
     }
 
-    fn get(&self) -> Option<String> {
+    pub(super) fn get(&self) -> Option<String> {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
-}
-
-/// The session key of ACP session `session` of Gateway agent `agent` (OpenClaw 2026.9.6's
-/// bridge files its sessions as `acp-bridge:<id>` under the agent).
-pub fn session_key(agent: &str, session: &str) -> String {
-    format!("agent:{agent}:acp-bridge:{session}")
 }
 
 /// The descriptors `node.pluginTools.update` takes for `specs`.
@@ -394,13 +389,15 @@ mod tests {
         let calls = Arc::default();
         let offer = offer(Arc::clone(&calls));
         let live = LiveSession::default();
-        let mine = session_key("main", "s-1");
+        let mine = "agent:clawboo-ivy:acp-bridge:s-1".to_owned();
         let (code, _) = answer_call(&call(&mine, "memory_save"), &offer, &live).await.unwrap_err();
         assert_eq!(code, "FORBIDDEN", "no run in progress yet");
         live.set(mine.clone());
         let answer = answer_call(&call(&mine, "memory_save"), &offer, &live).await.unwrap();
         assert_eq!(answer, json!({ "content": [{ "type": "text", "text": "saved" }], "isError": false }));
-        for forged in [session_key("main", "s-2"), session_key("other", "s-1"), String::new()] {
+        for forged in
+            ["agent:clawboo-ivy:acp-bridge:s-2".to_owned(), "agent:main:acp-bridge:s-1".to_owned(), String::new()]
+        {
             let (code, _) = answer_call(&call(&forged, "memory_save"), &offer, &live).await.unwrap_err();
             assert_eq!(code, "FORBIDDEN", "{forged}");
         }

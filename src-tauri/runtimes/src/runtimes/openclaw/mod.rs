@@ -34,7 +34,8 @@
 //!
 //! An agent may instead name a Gateway the user already runs, here or on another machine (its
 //! `openclaw_gateway_url`, the token in the keychain): then no Gateway is started or stopped for
-//! it and each turn is only the bridge, connected there (see [`remote`]).
+//! it and each turn is only the bridge, connected there, running as a Gateway agent of the
+//! Clawboo agent's own with its policy's tool rules (see [`remote`], [`remote_agent`]).
 //!
 //! Persona: OpenClaw builds its system prompt from the files of its agent workspace, so this is
 //! an `OwnSetup` runtime: before each turn the agent's SOUL.md, AGENTS.md, IDENTITY.md and
@@ -54,6 +55,7 @@ mod gateway;
 mod gateway_node;
 mod node;
 mod remote;
+mod remote_agent;
 mod remote_files;
 mod remote_tools;
 #[cfg(test)]
@@ -103,8 +105,12 @@ pub struct OpenclawRuntime {
     gateways: gateway::Gateways,
     /// Tokens of the Gateways users run themselves (see [`remote`]).
     gateway_tokens: Option<Arc<dyn GatewayTokens>>,
-    /// Which agent's persona files each Gateway the user runs holds now (see [`remote_files`]).
+    /// Which agents' persona files went to Gateways the user runs in this app session (see
+    /// [`remote_files`]).
     remote_personas: remote_files::Holders,
+    /// Which tool rules each agent's own Gateway agent got in this app session (see
+    /// [`remote_agent`]).
+    remote_rules: remote_agent::Applied,
 }
 
 /// One prepared turn: the Gateway to have running and the bridge to start.
@@ -129,6 +135,7 @@ impl OpenclawRuntime {
             gateways: Default::default(),
             gateway_tokens: None,
             remote_personas: Default::default(),
+            remote_rules: Default::default(),
         }
     }
 
@@ -237,7 +244,7 @@ impl OpenclawRuntime {
             return Ok(hosted::cancelled());
         };
         if let Some(url) = input.agent.openclaw_gateway_url.clone() {
-            // A Gateway the user runs cannot be configured by Clawboo: its runs get no tools.
+            // A Gateway the user runs: Clawboo configures only this agent's own agent there.
             return self.run_on_existing_gateway(input, channels, &url).await;
         }
         let ended = self.run_on_own_gateway(&input, channels, connectors.asking()).await;

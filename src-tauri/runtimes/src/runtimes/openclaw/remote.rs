@@ -9,15 +9,21 @@
 //! inherits that environment. OpenClaw 2026.9.6 takes the environment's token only together
 //! with the environment's URL: with `--url` it ignores `OPENCLAW_GATEWAY_TOKEN`.
 //!
-//! The agent's persona files reach that Gateway's agent through its protocol before the turn
-//! (see [`remote_files`]). From another machine, the Gateway first asks its owner to approve this
-//! computer as a device (once); the turn then fails with the command that approves it.
+//! Each Clawboo agent runs there as a Gateway agent of its own, made and given the tool rules of
+//! its approval policy before its first turn (see [`remote_agent`]); its persona files reach
+//! that agent's workspace through the Gateway's protocol (see [`remote_files`]); Clawboo's tools
+//! reach it through a node connection of the turn's own (see [`remote_tools`]). From another
+//! machine, the Gateway first asks its owner to approve this computer as a device (once); the
+//! turn then fails with the command that approves it.
+//!
+//! Approvals: under Ask the agent's `tools.exec.mode` is `ask`, so the Gateway turns each command
+//! outside its allowlist into an exec approval, which the bridge relays as
+//! `session/request_permission` for the session it drives; Clawboo puts it in the Inbox and the
+//! tray, and the bridge answers the Gateway (`exec.approval.resolve`) with the user's choice.
 //!
 //! What is not available here (a note in the activity says so each turn): OpenClaw's transcript
 //! lives on that Gateway's machine, so the turn's token usage and the model's error details
-//! cannot be read back; Clawboo's tools do not reach it; and the model and tool rules are that
-//! Gateway's own, so the agent's approval policy governs only the questions that Gateway relays
-//! (exec approvals), not what its configuration already allows.
+//! cannot be read back; the user's connectors do not reach it; and the model is that Gateway's.
 
 use std::path::Path;
 use std::time::Duration;
@@ -26,6 +32,7 @@ use serde_json::json;
 
 use super::config::Layout;
 use super::gateway_node::{Hello, LiveSession};
+use super::remote_agent;
 use super::remote_tools::{self, NodePlace};
 use super::{node, remote_files, OpenclawAcp, OpenclawRuntime, QUIET_ENV};
 use crate::agents::gateway::normalise_gateway_url;
@@ -34,7 +41,7 @@ use crate::error::{Error, Result};
 use crate::runtimes::home::INHERITED_ENV;
 use crate::runtimes::process::CommandSpec;
 use crate::runtimes::supervise::supervise;
-use crate::runtimes::{RunChannels, RunEvent, RunOutcome, RunResult, TurnInput};
+use crate::runtimes::{ApprovalPolicy, RunChannels, RunEvent, RunOutcome, RunResult, TurnInput};
 
 /// How long the Gateway's port may take to accept a connection before the turn gives up.
 const REACH_WITHIN: Duration = Duration::from_secs(5);
@@ -123,44 +130,85 @@ impl OpenclawRuntime {
             return Err(Error::RuntimeFailed(problem));
         }
         reachable(&url).await?;
+        // This agent's own agent on that Gateway, with its policy's tool rules, before anything
+        // of the turn runs there.
+        let own = remote_agent::AgentPlace {
+            gateway: &url,
+            agent_id: &input.agent.id,
+            approval: input.approval,
+            bridge: &bridge,
+        };
+        let made = remote_agent::ensure(self.spawner.as_ref(), &own, &self.remote_rules).await;
+        // A computer the Gateway has never seen has no device identity yet, and a call without
+        // one is let in with no rights (OpenClaw 2026.9.6): `agents.create` then fails "missing
+        // scope: operator.admin", as it does for a paired device without the admin scope. Only
+        // the first may go on to the bridge (which makes the identity and asks the Gateway's
+        // owner to pair it: its failure says what to do); the second could run a turn with none
+        // of the agent's rules. A read call tells them apart.
+        let unpaired = match &made {
+            Err(e) if e.to_string().contains("missing scope") => {
+                remote_files::call(self.spawner.as_ref(), &bridge, "agents.list", &json!({})).await.is_err()
+            }
+            _ => false,
+        };
+        let gateway_agent = match made {
+            Ok(agent) => Some(agent),
+            Err(e) if unpaired => {
+                channels.emit(RunEvent::Warning {
+                    message: format!("This agent could not be set up on the OpenClaw Gateway at {url}: {e}"),
+                });
+                None
+            }
+            Err(e) => match self.default_agent_instead(&input, &channels, &bridge, &url, e).await {
+                Ok(agent) => Some(agent),
+                Err(refused) => return Ok(explain_failure(refused, &url)),
+            },
+        };
+        let Some(gateway_agent) = gateway_agent else {
+            let protocol = OpenclawAcp::new(
+                input.workspace.to_string_lossy().into_owned(),
+                input.text_to_send(),
+                None,
+                None,
+                None,
+            );
+            let result =
+                supervise(self.spawner.as_ref(), &bridge, Box::new(protocol), channels, input.approval, self.timeouts)
+                    .await;
+            return Ok(explain_failure(result?, &url));
+        };
+        let own_agent = gateway_agent == remote_agent::gateway_agent_id(&input.agent.id);
         // The persona first, through the Gateway's own protocol, so this very turn has it.
-        let place = remote_files::Place { gateway: &url, bridge_state: &layout.state, agent: &input.agent.id };
+        let place = remote_files::Place {
+            gateway: &url,
+            bridge_state: &layout.state,
+            agent: &input.agent.id,
+            gateway_agent: &gateway_agent,
+        };
         let synced =
             remote_files::sync(self.spawner.as_ref(), &bridge, &place, input.homes.agent_dir(), &self.remote_personas)
                 .await;
-        match synced {
-            // A computer the Gateway has never seen has no device identity yet, and a call
-            // without one is let in with no rights (OpenClaw 2026.9.6). The bridge makes the
-            // identity and asks the Gateway's owner to pair it: its failure says what to do.
-            Err(e) if e.to_string().contains("missing scope") => channels.emit(RunEvent::Warning {
-                message: format!("The persona files could not be sent to the OpenClaw Gateway at {url}: {e}"),
-            }),
-            Err(e) => return Ok(explain_failure(RunResult::failed(e.to_string()), &url)),
-            Ok(_) => {}
+        if let Err(e) = synced {
+            return Ok(explain_failure(RunResult::failed(e.to_string()), &url));
         }
         // Clawboo's tools through a node connection of this turn's own, before the bridge
-        // starts, so the turn's agent run lists them.
-        let mut channels = channels;
+        // starts, so the turn's agent run lists them; they answer only the session the bridge
+        // names for this turn (`live`).
         let live = LiveSession::default();
         let place = NodePlace { url: &url, token: &token, bridge_state: &layout.state, bridge: &bridge };
         let mut node = None;
-        let mut relay = None;
         if let Some(grant) = input.tools.as_ref().filter(|g| !g.specs.is_empty()) {
-            let opened = match remote_tools::gateway_agent(self.spawner.as_ref(), &place).await {
-                Ok(agent) => {
-                    relay = Some(remote_tools::watch_session(&mut channels, &input, agent, live.clone()));
-                    remote_tools::open(self.spawner.as_ref(), &place, grant, live).await
-                }
-                Err(why) => Err(why),
-            };
-            match opened {
+            match remote_tools::open(self.spawner.as_ref(), &place, grant, live.clone()).await {
                 Ok(opened) => node = Some(opened),
                 Err(why) => channels.emit(RunEvent::Warning {
                     message: format!("Clawboo's tools could not be offered on the OpenClaw Gateway at {url}: {why}"),
                 }),
             }
         }
-        channels.emit(RunEvent::Warning { message: what_applies(&url, node.as_ref().map(|n| &n.hello)) });
+        let hello = node.as_ref().map(|n| &n.hello);
+        channels.emit(RunEvent::Warning {
+            message: what_applies(&url, hello, own_agent.then_some(gateway_agent.as_str())),
+        });
         let protocol = OpenclawAcp::new(
             input.workspace.to_string_lossy().into_owned(),
             input.text_to_send(),
@@ -168,16 +216,43 @@ impl OpenclawRuntime {
             None,
             None,
         )
-        .on_existing_gateway();
+        .on_existing_gateway(&gateway_agent, live);
         let result =
             supervise(self.spawner.as_ref(), &bridge, Box::new(protocol), channels, input.approval, self.timeouts)
                 .await;
-        // The tools end with the turn; every event is through before its result.
+        // The tools end with the turn.
         drop(node);
-        if let Some(relay) = relay {
-            let _ = relay.await;
-        }
         Ok(explain_failure(result?, &url))
+    }
+
+    /// When the Gateway would not make or configure this agent's own agent (`why`): an agent
+    /// allowed everything runs as that Gateway's default agent, as before agents of their own,
+    /// and the activity says what that means; an agent under Ask or Read-only does not run
+    /// there at all (its rules could not be put in place). Returns the default agent's id, or
+    /// the refusal.
+    async fn default_agent_instead(
+        &self,
+        input: &TurnInput,
+        channels: &RunChannels,
+        bridge: &CommandSpec,
+        url: &str,
+        why: Error,
+    ) -> std::result::Result<String, RunResult> {
+        if input.approval != ApprovalPolicy::AllowAll {
+            return Err(RunResult::failed(format!(
+                "Clawboo could not give this agent its own agent and tool rules ({}) on the OpenClaw Gateway at {url},                  so it does not run there: {why}. Update OpenClaw on that machine, or set the agent to Allow all to                  run it as that Gateway's default agent under that Gateway's own rules.",
+                if input.approval == ApprovalPolicy::ReadOnly { "Read-only" } else { "Ask" }
+            )));
+        }
+        let agents = remote_files::call(self.spawner.as_ref(), bridge, "agents.list", &json!({}))
+            .await
+            .map_err(|e| RunResult::failed(e.to_string()))?;
+        channels.emit(RunEvent::Warning {
+            message: format!(
+                "This agent runs as the default agent of the OpenClaw Gateway at {url}, under that Gateway's own tool                  rules, and shares that agent's workspace with any other agent there: the Gateway would not give it                  an agent of its own ({why})."
+            ),
+        });
+        Ok(agents["defaultId"].as_str().unwrap_or("main").to_owned())
     }
 }
 
@@ -201,29 +276,36 @@ async fn reachable(url: &str) -> Result<()> {
 }
 
 /// What the activity says every turn on a Gateway the user runs: with `node`, Clawboo's tools
-/// reached it through this turn's node connection.
-pub fn what_applies(url: &str, node: Option<&Hello>) -> String {
-    let Some(hello) = node else { return what_does_not_apply(url) };
+/// reached it through this turn's node connection; with `own_agent`, the turn ran as the Clawboo
+/// agent's own Gateway agent under its policy's rules (else as the Gateway's default agent).
+pub fn what_applies(url: &str, node: Option<&Hello>, own_agent: Option<&str>) -> String {
+    let gateway = match node {
+        Some(hello) => {
+            format!("the OpenClaw Gateway at {url} (OpenClaw {}, {} ms away)", hello.version, hello.latency.as_millis())
+        }
+        None => format!("the OpenClaw Gateway at {url}"),
+    };
+    let agent = match own_agent {
+        Some(id) => format!(
+            "as its own agent there ({id}, its own workspace), under this agent's approval policy: Read-only \
+             denies writing and commands there, Ask puts each command to you in the Inbox, Allow all runs them"
+        ),
+        None => "as that Gateway's default agent, under that Gateway's own tool rules; Clawboo's approval policy \
+                 applies only to the questions it asks"
+            .to_owned(),
+    };
+    let tools = match node {
+        Some(_) => "Clawboo's tools reach it through this computer's node connection for this turn only. What does \
+                    not apply there: the user's connectors and its model, which is that Gateway's own."
+            .to_owned(),
+        None => "What does not apply there: Clawboo's tools (hand-offs, the team room, memory, the Board, \
+                 questions), the user's connectors and its model, which is that Gateway's own."
+            .to_owned(),
+    };
     format!(
-        "This agent runs on the OpenClaw Gateway at {url} (OpenClaw {}, {} ms away), which Clawboo neither starts \
-         nor stops. Its SOUL.md, AGENTS.md, IDENTITY.md and USER.md are sent to that Gateway's agent when they \
-         change, and Clawboo's tools reach it through this computer's node connection for this turn only. What does \
-         not apply there: the user's connectors, and its model and tool rules, which are that Gateway's own; \
-         Clawboo's approval policy applies only to the questions it asks. Token usage and model error details stay \
-         on that Gateway.",
-        hello.version,
-        hello.latency.as_millis()
-    )
-}
-
-/// What the activity says every turn on a Gateway the user runs, without Clawboo's tools.
-pub fn what_does_not_apply(url: &str) -> String {
-    format!(
-        "This agent runs on the OpenClaw Gateway at {url}, which Clawboo neither starts nor stops. Its SOUL.md, \
-         AGENTS.md, IDENTITY.md and USER.md are sent to that Gateway's agent when they change. What does not apply \
-         there: Clawboo's tools (hand-offs, the team room, memory, the Board, questions), and its model and tool \
-         rules, which are that Gateway's own; Clawboo's approval policy applies only to the questions it asks. \
-         Token usage and model error details stay on that Gateway."
+        "This agent runs on {gateway}, which Clawboo neither starts nor stops, {agent}. Its SOUL.md, AGENTS.md, \
+         IDENTITY.md and USER.md are sent to that agent when they change. {tools} Token usage and model error \
+         details stay on that Gateway."
     )
 }
 
@@ -286,36 +368,67 @@ mod tests {
     /// The ACP session of the recorded resume.
     const SESSION: &str = "edbae1b2-97a7-4e71-a6f2-0d3f8fec211e";
 
-    fn resumed() -> OpenclawAcp {
-        OpenclawAcp::new("/w".into(), "Do it again".into(), Some(SESSION.into()), None, None).on_existing_gateway()
+    fn resumed(live: LiveSession) -> OpenclawAcp {
+        OpenclawAcp::new("/w".into(), "Do it again".into(), Some(SESSION.into()), None, None)
+            .on_existing_gateway("clawboo-ivy", live)
     }
 
     fn methods(steps: &[crate::runtimes::supervise::Step]) -> Vec<String> {
         sent(steps).iter().map(|m| m["method"].as_str().unwrap_or("(answer)").to_owned()).collect()
     }
 
-    #[test]
-    fn a_session_the_users_gateway_does_not_know_is_reported_missing_not_started_empty() {
+    /// The recorded resume (OpenClaw 2026.9.6, a session of the default agent), its session filed
+    /// under `key` instead.
+    fn recorded_under(key: &str) -> String {
         let recorded = std::fs::read_to_string(format!("{FIXTURES}/acp-resume-turn.stdout.jsonl")).unwrap();
-        let mut known = resumed();
-        let steps = feed(&mut known, &recorded);
+        recorded
+            .replace(&format!("agent:main:acp-bridge:{SESSION}"), key)
+            .replace(&format!("\"acp-bridge:{SESSION}\""), &format!("\"{key}\""))
+    }
+
+    #[test]
+    fn a_session_of_the_agents_own_gateway_agent_goes_on_and_its_key_goes_live() {
+        let key = format!("agent:clawboo-ivy:acp-bridge:{SESSION}");
+        let live = LiveSession::default();
+        let mut known = resumed(live.clone());
+        let steps = feed(&mut known, &recorded_under(&key));
         assert_eq!(methods(&steps), ["session/load", "session/prompt"], "a known session goes on");
         assert_eq!(known.finish(ExitInfo { code: Some(0), signal: None }, "").outcome, RunOutcome::Succeeded);
+        assert_eq!(live.get().as_deref(), Some(key.as_str()), "the node answers this session's calls");
+    }
 
+    #[test]
+    fn a_new_session_is_made_under_the_agents_own_gateway_agent() {
+        let mut fresh = OpenclawAcp::new("/w".into(), "Hi".into(), None, None, None)
+            .on_existing_gateway("clawboo-ivy", LiveSession::default());
+        let mut out = Vec::new();
+        fresh.opening();
+        fresh.on_line(r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1}}"#, &mut out);
+        let asked = sent(&out);
+        assert_eq!(asked[0]["method"], "session/new");
+        let key = asked[0]["params"]["_meta"]["sessionKey"].as_str().unwrap();
+        assert!(key.starts_with("agent:clawboo-ivy:acp-bridge:"), "{key}");
+    }
+
+    #[test]
+    fn a_session_the_users_gateway_does_not_know_or_of_another_agent_is_reported_missing_not_started_empty() {
         // What OpenClaw 2026.9.6 answers for an id its Gateway does not know (measured): the same
-        // load answer, the session filed under the bare id; no history follows.
-        let bridge_key = format!("\"sessionKey\":\"acp-bridge:{SESSION}\"");
-        let lines: Vec<&str> = recorded.lines().collect();
-        let load_answer = lines.iter().find(|l| l.starts_with(r#"{"jsonrpc":"2.0","id":2,"#)).unwrap();
-        // initialize's answer, the session's info and commands, then the load's answer.
-        let unknown = format!("{}\n{}\n{}\n{load_answer}\n", lines[0], lines[1], lines[2])
-            .replace(&bridge_key, &format!("\"sessionKey\":\"{SESSION}\""));
-        assert!(!unknown.contains(&bridge_key));
-        let mut gone = resumed();
-        let steps = feed(&mut gone, &unknown);
-        assert_eq!(methods(&steps), ["session/load"], "no prompt goes into an empty session");
-        let result = gone.finish(ExitInfo { code: Some(0), signal: None }, "");
-        assert!(result.session_missing, "{result:?}");
+        // load answer, the session filed under the bare id; no history follows. And a session of
+        // the Gateway's default agent, from before agents of their own.
+        for key in [SESSION.to_owned(), format!("agent:main:acp-bridge:{SESSION}")] {
+            let recorded = recorded_under(&key);
+            let lines: Vec<&str> = recorded.lines().collect();
+            let load_answer = lines.iter().find(|l| l.starts_with(r#"{"jsonrpc":"2.0","id":2,"#)).unwrap();
+            // initialize's answer, the session's info and commands, then the load's answer.
+            let unknown = format!("{}\n{}\n{}\n{load_answer}\n", lines[0], lines[1], lines[2]);
+            let live = LiveSession::default();
+            let mut gone = resumed(live.clone());
+            let steps = feed(&mut gone, &unknown);
+            assert_eq!(methods(&steps), ["session/load"], "no prompt goes into an empty session ({key})");
+            let result = gone.finish(ExitInfo { code: Some(0), signal: None }, "");
+            assert!(result.session_missing, "{result:?}");
+            assert_eq!(live.get(), None, "no call from that session is answered");
+        }
     }
 
     struct NoEndpoint;

@@ -11,13 +11,13 @@
 //! file emptied or removed here is sent empty, which OpenClaw skips. Each call starts a Node
 //! process (~5 s here), so changed files are sent at once, not one after another.
 //!
-//! The bridge's sessions run as that Gateway's default agent, so two Clawboo agents pointed at
-//! one Gateway share its workspace. The record alone would then trust files the other agent has
-//! since overwritten: all four files are sent again whenever another agent (or nobody, in this
-//! app session: the files may have been edited there meanwhile) was the last to send to that
-//! Gateway. A Gateway agent per Clawboo agent would end the sharing (docs/remote-gateway.md).
+//! Each Clawboo agent has a Gateway agent of its own there (see [`super::remote_agent`]), so the
+//! files go to that agent's workspace and no other Clawboo agent writes there. All four are sent
+//! again on the agent's first turn in an app session (they may have been edited on the Gateway
+//! meanwhile) and when the record names another Gateway agent (one sent before agents of their
+//! own: the Gateway's default agent).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -39,7 +39,7 @@ const CALL_TIMEOUT_MS: &str = "30000";
 pub struct SentFiles {
     /// The Gateway's address; another Gateway starts from nothing.
     pub gateway: String,
-    /// The Gateway's agent that runs the bridge's sessions (its default agent).
+    /// The Gateway agent the files were sent to (the Clawboo agent's own).
     pub agent: String,
     /// File name to the content sent.
     pub files: BTreeMap<String, String>,
@@ -86,8 +86,8 @@ pub fn changed(wanted: &BTreeMap<String, String>, sent: &SentFiles) -> Vec<Strin
         .collect()
 }
 
-/// Which Clawboo agent last sent its files to each Gateway, in this app session.
-pub type Holders = Mutex<HashMap<String, String>>;
+/// The (Gateway, Clawboo agent) pairs whose files were sent in this app session.
+pub type Holders = Mutex<HashSet<(String, String)>>;
 
 /// One agent on one Gateway.
 pub struct Place<'a> {
@@ -96,6 +96,8 @@ pub struct Place<'a> {
     pub bridge_state: &'a Path,
     /// The Clawboo agent's id.
     pub agent: &'a str,
+    /// Its Gateway agent, whose workspace gets the files.
+    pub gateway_agent: &'a str,
 }
 
 /// Sends the agent's changed persona files to the Gateway; returns the names sent.
@@ -111,20 +113,20 @@ pub async fn sync(
     let record = record_path(place.bridge_state);
     let mut sent = SentFiles::load(&record, gateway);
     let wanted = wanted(agent_dir)?;
-    let holder = holders.lock().unwrap_or_else(|e| e.into_inner()).get(gateway).cloned();
-    let changed = match holder {
-        Some(holder) if holder == place.agent => changed(&wanted, &sent),
+    let key = (gateway.to_owned(), place.agent.to_owned());
+    let sent_here = holders.lock().unwrap_or_else(|e| e.into_inner()).contains(&key);
+    let changed = if sent_here && sent.agent == place.gateway_agent {
+        changed(&wanted, &sent)
+    } else if sent.files.values().all(String::is_empty) && wanted.values().all(String::is_empty) {
         // Nothing sent from here and nothing to send: nothing known to put right.
-        None if sent.files.values().all(String::is_empty) && wanted.values().all(String::is_empty) => Vec::new(),
-        _ => wanted.keys().cloned().collect(),
+        Vec::new()
+    } else {
+        wanted.keys().cloned().collect()
     };
     if changed.is_empty() {
         return Ok(changed);
     }
-    if sent.agent.is_empty() {
-        let agents = call(spawner, bridge, "agents.list", &json!({})).await?;
-        sent.agent = agents["defaultId"].as_str().unwrap_or("main").to_owned();
-    }
+    sent.agent = place.gateway_agent.to_owned();
     let calls = changed.iter().map(|name| {
         let params = json!({ "agentId": sent.agent, "name": name, "content": wanted[name] });
         async move { call(spawner, bridge, "agents.files.set", &params).await }
@@ -135,7 +137,7 @@ pub async fn sync(
     sent.files = wanted;
     let bytes = serde_json::to_vec_pretty(&sent).unwrap_or_default();
     crate::agents::atomic_write(&record, &bytes)?;
-    holders.lock().unwrap_or_else(|e| e.into_inner()).insert(gateway.to_owned(), place.agent.to_owned());
+    holders.lock().unwrap_or_else(|e| e.into_inner()).insert(key);
     Ok(changed)
 }
 

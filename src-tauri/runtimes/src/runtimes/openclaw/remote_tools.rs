@@ -2,14 +2,10 @@
 //! before the bridge starts, so the turn's agent run lists the tools; paired by Clawboo itself
 //! the first time; closed when the turn ends.
 
-use serde_json::json;
-use tokio::sync::mpsc;
-
 use super::device::{key_path, DeviceIdentity};
 use super::gateway_node::{self, Hello, LiveSession, NodeConnection, Offer, Refused};
-use super::remote_files::{self, SentFiles};
+use super::remote_files;
 use crate::runtimes::process::{CommandSpec, Spawner};
-use crate::runtimes::{RunChannels, RunEvent, TurnInput};
 use crate::tools::ToolGrant;
 
 /// The node connection of one turn; its tools end when it is dropped.
@@ -29,7 +25,7 @@ impl Drop for TurnNode {
 pub struct NodePlace<'a> {
     pub url: &'a str,
     pub token: &'a str,
-    /// The bridge's state folder: the node's key and the record of the Gateway's agent.
+    /// The bridge's state folder, where the node's key lives.
     pub bridge_state: &'a std::path::Path,
     /// The turn's bridge command: its environment runs `openclaw gateway call` as the operator
     /// device the owner approved.
@@ -87,40 +83,4 @@ pub async fn open(
     let offer = Offer { specs: grant.specs.clone(), invoker: grant.invoker.clone() };
     let serving = connection.serve(offer, live);
     Ok(TurnNode { hello: connection.hello.clone(), _connection: connection, serving })
-}
-
-/// The Gateway agent whose sessions the bridge drives: the one the persona files went to, else
-/// that Gateway's default agent.
-pub async fn gateway_agent(spawner: &dyn Spawner, place: &NodePlace<'_>) -> Result<String, String> {
-    let sent = SentFiles::load(&remote_files::record_path(place.bridge_state), place.url);
-    if !sent.agent.is_empty() {
-        return Ok(sent.agent);
-    }
-    let agents =
-        remote_files::call(spawner, place.bridge, "agents.list", &json!({})).await.map_err(|e| e.to_string())?;
-    Ok(agents["defaultId"].as_str().unwrap_or("main").to_owned())
-}
-
-/// Puts a relay between the run's events and their owner that sets `live` to the turn's
-/// session once the bridge names it. Await the returned task after the run, so every event is
-/// through before the result.
-pub fn watch_session(
-    channels: &mut RunChannels,
-    input: &TurnInput,
-    agent: String,
-    live: LiveSession,
-) -> tokio::task::JoinHandle<()> {
-    if let Some(session) = &input.resume_session {
-        live.set(gateway_node::session_key(&agent, session));
-    }
-    let (relay, mut events) = mpsc::unbounded_channel();
-    let owner = std::mem::replace(&mut channels.events, relay);
-    tokio::spawn(async move {
-        while let Some(event) = events.recv().await {
-            if let RunEvent::SessionStarted { session_id } = &event {
-                live.set(gateway_node::session_key(&agent, session_id));
-            }
-            let _ = owner.send(event);
-        }
-    })
 }
