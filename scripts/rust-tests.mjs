@@ -11,7 +11,8 @@
 // contention, and two timing tests, the file watcher's 5 s and the runner's two runs at once,
 // failed at load 19 with three). The binaries that start OpenClaw Gateways (each start is ~10 s
 // of one core's time, 20–40 s of wall on a busy machine) may fill every job too:
-// CLAWBOO_TEST_GATEWAY_JOBS or --gateway-jobs caps how many of them run at once (default 2).
+// CLAWBOO_TEST_GATEWAY_JOBS or --gateway-jobs caps how many of them run at once (default 2), and
+// a second one starts only while the machine is not already overloaded (see gatewayLoadLimit).
 // With one at a time they were ~80 % of the work in one line (768 s of wall for 951 s of work,
 // 2026-12-05) while the other job sat idle once the short binaries were done; each Gateway
 // takes a free port of its own, so two binaries never fight over one. Longest first, so none
@@ -20,6 +21,7 @@
 
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { availableParallelism, loadavg } from "node:os";
 import { basename, dirname } from "node:path";
 
 const args = process.argv.slice(2);
@@ -32,6 +34,11 @@ const gatewayJobs = Math.max(
   1,
   Number(gatewayJobsArg >= 0 ? args[gatewayJobsArg + 1] : process.env.CLAWBOO_TEST_GATEWAY_JOBS ?? 2),
 );
+// A second Gateway binary starts only while the machine's 1-minute load is under this many per
+// core (CLAWBOO_TEST_GATEWAY_LOAD, default 3): alone they pass at any load seen, but two at once
+// on a machine already at 15–19 on 2 cores (other engineers' builds, 2026-12-05) saw every
+// OpenClaw turn of both run past its 240 s. A quiet CI machine stays well under it.
+const gatewayLoadLimit = Number(process.env.CLAWBOO_TEST_GATEWAY_LOAD ?? 3);
 
 // Each starts OpenClaw Gateways (a real OpenClaw agent through the engine): at most
 // `gatewayJobs` of them run at any time. Two at once on a 2-core machine at load 22 (other work
@@ -120,18 +127,41 @@ function counts(output) {
 
 const queue = testBinaries(buildJson);
 if (queue.length === 0) throw new Error(`no test binaries in ${buildJson}`);
-console.log(`${queue.length} test binaries, ${jobs} at a time (OpenClaw Gateway ones ${gatewayJobs} at a time)`);
+console.log(
+  `${queue.length} test binaries, ${jobs} at a time (OpenClaw Gateway ones ${gatewayJobs} at a time, ` +
+    `a second one while the load is under ${gatewayLoadLimit} per core)`,
+);
+
+/** The 1-minute load average per core (what runs or waits to run, this runner's work included). */
+function busyCores() {
+  return loadavg()[0] / availableParallelism();
+}
 
 const results = [];
 let gatewaysRunning = 0;
 const started = Date.now();
+let heldBack = 0;
 await new Promise((allDone) => {
   let running = 0;
+  let recheck = null;
   const next = () => {
     if (queue.length === 0 && running === 0) return allDone();
     while (running < jobs) {
-      const index = queue.findIndex((b) => !(gatewaysRunning >= gatewayJobs && GATEWAY_BINARIES.has(b.name)));
-      if (index < 0) break;
+      const gatewayMayStart = gatewaysRunning === 0 || busyCores() < gatewayLoadLimit;
+      const index = queue.findIndex(
+        (b) => !GATEWAY_BINARIES.has(b.name) || (gatewaysRunning < gatewayJobs && gatewayMayStart),
+      );
+      if (index < 0) {
+        // A job is free but only Gateway binaries wait, held back by the load: look again soon.
+        if (!gatewayMayStart && gatewaysRunning < gatewayJobs && queue.length && !recheck) {
+          heldBack += 1;
+          recheck = setTimeout(() => {
+            recheck = null;
+            next();
+          }, 10_000);
+        }
+        break;
+      }
       const [binary] = queue.splice(index, 1);
       const gateway = GATEWAY_BINARIES.has(binary.name);
       if (gateway) gatewaysRunning += 1;
@@ -161,6 +191,7 @@ console.log(`\nRust test binaries: ${((Date.now() - started) / 1000).toFixed(0)}
 for (const r of [...results].sort((a, b) => b.seconds - a.seconds).slice(0, 8)) {
   console.log(`  ${r.seconds.toFixed(1).padStart(6)} s  ${r.binary.label}`);
 }
+if (heldBack) console.log(`A second Gateway binary was held back by the load (over ${gatewayLoadLimit} per core) at ${heldBack} looks, 10 s apart`);
 for (const r of failedBinaries) console.log(`FAILED: ${r.binary.label}`);
 // A failed binary whose output names no failed test (a crash) still counts as one failure.
 const failed = Math.max(total.failed, failedBinaries.length);
