@@ -479,7 +479,9 @@ mod openclaw {
         let server = FakeModelServer::start(behavior).await;
         let rt = runtime(&server);
         for (case, (tool, args, inside)) in cases.into_iter().enumerate() {
+            let clock = std::time::Instant::now();
             let (events, requests) = read_only_call(&scene, &rt, &server, &program, &message(case)).await;
+            eprintln!("case {case} ({tool}) took {:?}", clock.elapsed());
             if inside {
                 assert!(bodies(&requests).contains(INSIDE_TEXT), "a read inside works: {events:#?}");
             }
