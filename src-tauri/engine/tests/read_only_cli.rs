@@ -22,7 +22,7 @@ use clawboo_engine::runtimes::{
     Runtime, TurnInput,
 };
 use clawboo_engine::secrets::Provider;
-use clawboo_testkit::{Behavior, FakeModelServer, RecordedRequest};
+use clawboo_testkit::{Behavior, FakeModelServer, RecordedRequest, Reply};
 use serde_json::json;
 use tokio::sync::mpsc;
 
@@ -431,23 +431,27 @@ mod openclaw {
         )
     }
 
-    /// One read-only turn in which the fake model calls `tool` with `args`; the Gateway is one
-    /// per test (the configuration does not change between the turns).
+    /// One read-only turn saying `message`, in a session of its own; the fake model's rule for
+    /// that message calls a tool. The Gateway is one per test: the turns change neither the
+    /// policy nor the endpoint, so its configuration stays the same.
     async fn read_only_call(
         scene: &Scene,
         runtime: &Arc<OpenclawRuntime>,
         server: &FakeModelServer,
         program: &std::path::Path,
-    ) -> Vec<RunEvent> {
-        let mut turn = input(scene, RuntimeKind::Openclaw, program.to_owned(), "Do it", ApprovalPolicy::ReadOnly);
+        message: &str,
+    ) -> (Vec<RunEvent>, Vec<RecordedRequest>) {
+        let mut turn = input(scene, RuntimeKind::Openclaw, program.to_owned(), message, ApprovalPolicy::ReadOnly);
+        turn.run_id = format!("run-{message}");
         turn.agent.provider = Some(Provider::Custom);
         turn.agent.model = "some-model".into();
         let before = server.model_requests().len();
         let (result, events, asked) = run(runtime.clone(), turn, true).await;
         assert_eq!(result.outcome, RunOutcome::Succeeded, "{result:?} {events:#?}");
         assert_eq!(asked, 0, "read-only never asks the user");
-        assert!(server.model_requests().len() >= before + 2, "the tool's outcome went back to the model");
-        events
+        let requests = server.model_requests().split_off(before);
+        assert!(requests.len() >= 2, "the tool's outcome went back to the model");
+        (events, requests)
     }
 
     #[tokio::test]
@@ -455,9 +459,10 @@ mod openclaw {
         let scene = scene();
         let program = common::cli("openclaw").expect("openclaw is installed");
         let outside = scene.outside.display().to_string();
-        // Each case starts a Gateway (~10 s, more on a busy machine): kept to one per property.
-        // A link inside the workspace to the outside file, and `ls` of the outside folder, were
-        // also refused when measured (2026.9.6).
+        // One turn per property, all on one Gateway (a start is ~10 s, more on a busy machine):
+        // the fake model picks each turn's tool call by the turn's message. A link inside the
+        // workspace to the outside file, and `ls` of the outside folder, were also refused when
+        // measured (2026.9.6).
         let cases = [
             ("read", json!({"path": scene.workspace.join("notes.md")}), true),
             ("read", json!({"path": outside}), false),
@@ -465,22 +470,29 @@ mod openclaw {
             ("web_fetch", json!({"url": "http://127.0.0.1:9/leak"}), false),
             ("write", json!({"path": "created.txt", "content": "x"}), false),
         ];
-        for (tool, args, inside) in cases {
-            let server = FakeModelServer::start(Behavior::tool_then_answer(tool, args.clone(), "Ok.")).await;
-            let rt = runtime(&server);
-            let events = read_only_call(&scene, &rt, &server, &program).await;
-            let sent = bodies(&server.model_requests());
+        let message = |case: usize| format!("Do it (read-only case {case})");
+        let mut behavior = Behavior::text("Ok.");
+        for (case, (tool, args, _)) in cases.iter().enumerate() {
+            let call = Reply::ToolCall { name: (*tool).to_owned(), input: args.clone() };
+            behavior = behavior.when(message(case), vec![call, Reply::Text("Ok.".into())]);
+        }
+        let server = FakeModelServer::start(behavior).await;
+        let rt = runtime(&server);
+        for (case, (tool, args, inside)) in cases.into_iter().enumerate() {
+            let clock = std::time::Instant::now();
+            let (events, requests) = read_only_call(&scene, &rt, &server, &program, &message(case)).await;
+            eprintln!("case {case} ({tool}) took {:?}", clock.elapsed());
             if inside {
-                assert!(sent.contains(INSIDE_TEXT), "a read inside works: {events:#?}");
-            } else {
-                assert!(!sent.contains(OUTSIDE_SECRET), "{tool} {args} leaked: {events:#?}");
+                assert!(bodies(&requests).contains(INSIDE_TEXT), "a read inside works: {events:#?}");
             }
-            let web = web_tools(&server.model_requests());
+            // Not in this turn's requests nor in any before them.
+            assert!(!bodies(&server.model_requests()).contains(OUTSIDE_SECRET), "{tool} {args} leaked: {events:#?}");
+            let web = web_tools(&requests);
             assert!(web.is_empty(), "web tools offered under read-only: {web:?}");
             assert!(!scene.workspace.join("created.txt").exists(), "{tool} {args} wrote under read-only");
             assert_nothing_proxied(&server);
-            rt.shutdown();
         }
+        rt.shutdown();
     }
 }
 
