@@ -57,15 +57,18 @@ pub fn engine_steps(steps: &clawboo_engine::OpenSteps) {
     eprintln!("clawboo: engine open steps ({total:.1} ms): {}", steps.summary());
 }
 
-/// The UI reports its first interactive screen (sidebar rendered with its data). The first
-/// report of the process is printed to stderr when `CLAWBOO_STARTUP_REPORT` is set, for
-/// `scripts/bench`; otherwise this does nothing.
-pub fn interactive() {
+/// The UI reports its first interactive screen (sidebar rendered with its data) and the page's
+/// steps on the way. The first report of the process is printed to stderr when
+/// `CLAWBOO_STARTUP_REPORT` is set, for `scripts/bench`; otherwise this does nothing.
+pub fn interactive(page_steps: &[crate::commands::app::PageStartStep]) {
     if REPORTED.swap(true, Ordering::Relaxed) || std::env::var_os("CLAWBOO_STARTUP_REPORT").is_none() {
         return;
     }
     let since = ms_since_start();
     tracing::info!(ms = since, "interactive");
+    // The page counts from its own start (its load began): placed against "page load started".
+    let steps: Vec<String> = page_steps.iter().map(|s| format!("{} {:.1}", s.name, s.ms)).collect();
+    eprintln!("clawboo: page steps (ms after its load began): {}", steps.join(", "));
     // Printed as well: tests/e2e/bench-app.mjs reads it from stderr, in release builds too.
     eprintln!("clawboo: interactive {since:.1} ms after start");
 }

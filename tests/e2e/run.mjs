@@ -14,6 +14,7 @@ import { everydayShots, everydaySteps } from "./everyday.mjs";
 import { chainSteps } from "./chains.mjs";
 import { chatsSteps } from "./chats.mjs";
 import { spendShots, spendSteps } from "./spend.mjs";
+import { firstClickSteps } from "./first-click.mjs";
 
 const application = resolve(process.argv[2] ?? "target/debug/clawboo");
 if (!existsSync(application)) throw new Error(`no app binary at ${application}: build it first`);
@@ -634,6 +635,7 @@ try {
   await themeSteps({ application, dataDir, artifacts, step });
   await everydayShots({ application, dataDir, out: process.env.CLAWBOO_SHOTS_DIR ?? artifacts, step });
   await spendShots({ application, dataDir, out: process.env.CLAWBOO_SPEND_SHOTS_DIR ?? artifacts, step });
+  await firstClickSteps({ application, dataDir, step });
 } catch {
   // The failing step has already reported itself.
 } finally {

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { act, screen, waitFor, within } from "@testing-library/react";
+import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { ClawbooError } from "./errors";
 import { fakeApi, resetBackend, seedAgent } from "./test/fakeApi";
 import { emit, listenerCount } from "./test/fakeEvents";
@@ -9,6 +9,24 @@ import { preferences } from "./test/fakePreferences";
 vi.mock("./api", async () => (await import("./test/fakeApi")).fakeApiModule);
 
 beforeEach(() => resetBackend());
+
+/** The shell's first reads (agents, teams, the window's preferences) wait, as they do while the
+ *  engine opens; the returned function lets them through. */
+function engineStillOpening() {
+  let open!: () => void;
+  const opening = new Promise<void>((resolve) => (open = resolve));
+  const hold = <T,>(fake: { getMockImplementation(): (() => Promise<T>) | undefined; mockImplementationOnce(f: () => Promise<T>): unknown }) => {
+    const answer = fake.getMockImplementation()!;
+    fake.mockImplementationOnce(async () => {
+      await opening;
+      return answer();
+    });
+  };
+  hold(fakeApi.listAgents);
+  hold(fakeApi.listTeams);
+  hold(fakeApi.windowPreferences);
+  return () => act(async () => open());
+}
 
 describe("App shell", () => {
   it("lists agents with name and handle", async () => {
@@ -79,6 +97,27 @@ describe("App shell", () => {
     await screen.findByTestId("agent-item-writer");
     await waitFor(() => expect(preferences.lastPlace).toBeNull());
     expect(screen.queryByRole("heading", { level: 1, name: "Writer" })).toBeNull();
+  });
+
+  // The app's first moments: the page is up while the engine still opens (its first commands
+  // wait for it), so a click can come before the place kept from last time is known.
+  it.each([
+    ["Spend", "nav-spend", "spend-page", JSON.stringify({ page: "spend" })],
+    ["Home", "nav-home", "home", null],
+  ])("a click on %s before the last place is known wins over it, and is kept", async (_, nav, page, place) => {
+    seedAgent({ name: "Writer", handle: "writer" });
+    preferences.lastPlace = JSON.stringify({ page: "settings" });
+    const opened = engineStillOpening();
+    renderApp();
+    fireEvent.click(await screen.findByTestId(nav));
+    await opened();
+    await screen.findByTestId("agent-item-writer");
+    expect(await screen.findByTestId(page)).toBeTruthy();
+    await waitFor(() => expect(preferences.lastPlace).toBe(place));
+    // Still there once the dust has settled: nothing took the window back to Settings.
+    await act(() => new Promise((r) => setTimeout(r, 400)));
+    expect(screen.getByTestId(page)).toBeTruthy();
+    expect(preferences.lastPlace).toBe(place);
   });
 
   it("narrows the sidebar to icons with Ctrl+B or its button, names kept as hover titles", async () => {

@@ -24,6 +24,7 @@ import { MainView } from "./shell/MainView";
 import type { Route } from "./shell/route";
 import { learnAppVersion } from "./lib/errorDetails";
 import { useReportInteractive } from "./shell/startup";
+import { markStart } from "./lib/startSteps";
 import { useLastPlace } from "./shell/useLastPlace";
 import { useSidebarCollapsed } from "./shell/useSidebarCollapsed";
 import { NavigateContext } from "./shell/navigation";
@@ -180,6 +181,7 @@ export function App() {
   const [sessions] = useState(() => new FileSessionStore());
   const [runs] = useState(() => new RunActivityStore());
   useEffect(learnAppVersion, []);
+  useEffect(() => markStart("first render"), []);
 
   if (fatal) return <FatalErrorPanel message={fatal.message} code={fatal.code} />;
 

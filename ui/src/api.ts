@@ -5,6 +5,7 @@
 import { getVersion } from "@tauri-apps/api/app";
 import { commands, events, type AppError } from "./bindings";
 import { toClawbooError } from "./errors";
+import { timeStartCall } from "./lib/startSteps";
 
 type Commands = typeof commands;
 
@@ -50,7 +51,7 @@ export async function call<K extends CommandName>(name: K, ...args: CommandArgs<
   const command = commands[name] as (...args: CommandArgs<K>) => Promise<unknown>;
   let outcome: unknown;
   try {
-    outcome = await command(...args);
+    outcome = await timeStartCall(name, command(...args));
   } catch (e) {
     throw toClawbooError(e);
   }

@@ -8,8 +8,11 @@ import * as __TAURI_EVENT from "@tauri-apps/api/event";
 /** Commands */
 export const commands = {
 	appInfo: () => typedError<AppInfo, AppError>(__TAURI_INVOKE("app_info")),
-	/**  The UI's first interactive screen is up (see `startup::interactive`). */
-	reportInteractive: () => __TAURI_INVOKE<void>("report_interactive"),
+	/**
+	 *  The UI's first interactive screen is up, with the page's steps on the way to it (see
+	 *  `startup::interactive`).
+	 */
+	reportInteractive: (steps: PageStartStep[]) => __TAURI_INVOKE<void>("report_interactive", { steps }),
 	logLevel: () => typedError<LogLevel, AppError>(__TAURI_INVOKE("log_level")),
 	/**  Stores the level and logs at it from the next event on. */
 	setLogLevel: (level: LogLevel) => typedError<LogLevel, AppError>(__TAURI_INVOKE("set_log_level", { level })),
@@ -1404,6 +1407,15 @@ export type Origin =
 "team" | 
 /**  A run of a card on the Board. */
 "card";
+
+/**
+ *  A step of the page's own start (its script fetched and run, its first render, its first
+ *  commands answered), in milliseconds since the page began to load.
+ */
+export type PageStartStep = {
+	name: string,
+	ms: number | null,
+};
 
 /**  A scope paused now, and why. */
 export type PausedScope = {

@@ -1,5 +1,5 @@
 use clawboo_engine::context::files::SOUL_BUDGET;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tauri::State;
 
 use crate::error::AppError;
@@ -25,9 +25,19 @@ pub async fn app_info(state: State<'_, AppState>) -> Result<AppInfo, AppError> {
     })
 }
 
-/// The UI's first interactive screen is up (see `startup::interactive`).
+/// A step of the page's own start (its script fetched and run, its first render, its first
+/// commands answered), in milliseconds since the page began to load.
+#[derive(Debug, Clone, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct PageStartStep {
+    pub name: String,
+    pub ms: f64,
+}
+
+/// The UI's first interactive screen is up, with the page's steps on the way to it (see
+/// `startup::interactive`).
 #[tauri::command]
 #[specta::specta]
-pub fn report_interactive() {
-    crate::startup::interactive();
+pub fn report_interactive(steps: Vec<PageStartStep>) {
+    crate::startup::interactive(&steps);
 }
