@@ -47,7 +47,7 @@ use std::time::Duration;
 
 pub use config::EngineConfig;
 pub use error::{Error, ErrorCode, Result};
-pub use events::{EngineEvent, EventBus};
+pub use events::{EngineEvent, EventBus, EventReceiver};
 pub use open_steps::OpenSteps;
 
 use agents::{Agents, FileWatcher, Workspaces};
