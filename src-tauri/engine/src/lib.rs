@@ -260,6 +260,8 @@ impl Engine {
         routines.start(runtime.handle());
         let models = models::ModelLists::new(secrets.clone());
         timer.step("routines");
+        // What the open read (migrations, recoveries) is not what the app reads at idle.
+        store.release_memory()?;
         Ok(Self {
             models,
             config,
