@@ -103,6 +103,11 @@ impl EventReceiver {
         self.receiver.recv().await.map(own)
     }
 
+    /// [`EventReceiver::recv`] for a thread outside the async runtime (it panics inside one).
+    pub fn blocking_recv(&mut self) -> Result<EngineEvent, broadcast::error::RecvError> {
+        self.receiver.blocking_recv().map(own)
+    }
+
     pub fn try_recv(&mut self) -> Result<EngineEvent, broadcast::error::TryRecvError> {
         self.receiver.try_recv().map(own)
     }
