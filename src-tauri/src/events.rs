@@ -6,11 +6,10 @@ use std::time::{Duration, Instant};
 use clawboo_engine::agents::AgentFileName;
 use clawboo_engine::chat::team::{PeerPost, RoomMessage};
 use clawboo_engine::chat::{ChatMessage, RunEventRecord, RunSummary};
-use clawboo_engine::{Engine, EngineEvent};
+use clawboo_engine::{Engine, EngineEvent, EventReceiver};
 use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, Runtime};
 use tauri_specta::Event;
-use tokio::sync::broadcast;
 use tokio::sync::broadcast::error::RecvError;
 
 /// Agents were created, changed or deleted, or events were dropped: refetch agents and their files.
@@ -143,7 +142,7 @@ pub fn forward<R: Runtime>(app: AppHandle<R>, engine: Arc<Engine>) {
 /// Forwards `events` until their bus closes. The bus keeps 32,768 events for a slow reader;
 /// a reader further behind than that loses the oldest (a lag), and then the UI is told to
 /// refetch everything it shows (see [`resync`]), so nothing is lost for good.
-pub fn forward_from<R: Runtime>(app: AppHandle<R>, mut events: broadcast::Receiver<EngineEvent>) {
+pub fn forward_from<R: Runtime>(app: AppHandle<R>, mut events: EventReceiver) {
     tauri::async_runtime::spawn(async move {
         let mut resyncs = Resyncs::default();
         loop {

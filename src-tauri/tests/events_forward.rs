@@ -8,13 +8,12 @@ use std::time::Duration;
 
 use clawboo_engine::chat::RunEventRecord;
 use clawboo_engine::runtimes::RunEvent;
-use clawboo_engine::EngineEvent;
+use clawboo_engine::{EngineEvent, EventBus};
 use clawboo_lib::events::forward_from;
 use clawboo_lib::specta_builder;
 use clawboo_testkit::wait_for;
 use tauri::test::{mock_builder, mock_context, noop_assets, MockRuntime};
 use tauri::Listener;
-use tokio::sync::broadcast;
 
 const NAMES: [&str; 4] = ["agents-changed", "routines-changed", "memory-changed", "run-event-emitted"];
 
@@ -56,10 +55,11 @@ fn run_event(run: usize, seq: u32) -> EngineEvent {
 #[test]
 fn a_reader_that_lagged_tells_the_ui_to_refetch_everything() {
     let (app, counts) = app();
-    let (sender, receiver) = broadcast::channel(4);
+    let sender = EventBus::with_capacity(4);
+    let receiver = sender.subscribe();
     // Ten events into a bus of four before the forwarder reads: the first six are gone.
     for _ in 0..10 {
-        sender.send(EngineEvent::MemoryChanged).unwrap();
+        sender.publish(EngineEvent::MemoryChanged);
     }
     forward_from(app.handle().clone(), receiver);
     let seen = wait_for("the forwarder to catch up", Duration::from_secs(10), || {
@@ -75,20 +75,20 @@ fn under_a_flood_every_event_arrives_or_a_refetch_is_asked_for() {
     const PUBLISHERS: usize = 20;
     const EACH: u32 = 2_000;
     let (app, counts) = app();
-    let (sender, receiver) = broadcast::channel(32 * 1024);
-    forward_from(app.handle().clone(), receiver);
+    let sender = EventBus::new();
+    forward_from(app.handle().clone(), sender.subscribe());
     let publishers: Vec<_> = (0..PUBLISHERS)
         .map(|run| {
             let sender = sender.clone();
             std::thread::spawn(move || {
                 for seq in 0..EACH {
-                    sender.send(run_event(run, seq)).unwrap();
+                    sender.publish(run_event(run, seq));
                 }
             })
         })
         .collect();
     publishers.into_iter().for_each(|p| p.join().unwrap());
-    sender.send(EngineEvent::MemoryChanged).unwrap();
+    sender.publish(EngineEvent::MemoryChanged);
     let seen = wait_for("the forwarder to reach the last event", Duration::from_secs(60), || {
         let seen = heard(&counts);
         (seen[2] == 1).then_some(seen)

@@ -47,7 +47,7 @@ use std::time::Duration;
 
 pub use config::EngineConfig;
 pub use error::{Error, ErrorCode, Result};
-pub use events::{EngineEvent, EventBus};
+pub use events::{EngineEvent, EventBus, EventReceiver};
 pub use open_steps::OpenSteps;
 
 use agents::{Agents, FileWatcher, Workspaces};
@@ -260,6 +260,8 @@ impl Engine {
         routines.start(runtime.handle());
         let models = models::ModelLists::new(secrets.clone());
         timer.step("routines");
+        // What the open read (migrations, recoveries) is not what the app reads at idle.
+        store.release_memory()?;
         Ok(Self {
             models,
             config,

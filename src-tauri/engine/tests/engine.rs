@@ -6,7 +6,7 @@ use std::time::Duration;
 mod common;
 
 use clawboo_engine::agents::{AgentFileName, NewAgent, RuntimeKind};
-use clawboo_engine::{Engine, EngineConfig, EngineEvent, ErrorCode};
+use clawboo_engine::{Engine, EngineConfig, EngineEvent, ErrorCode, EventReceiver};
 use clawboo_testkit::wait_for;
 use common::Fixture;
 
@@ -137,7 +137,7 @@ fn the_apps_own_save_is_announced_too() {
 }
 
 /// Waits until the watcher has been quiet for a while; returns how many events it drained.
-fn settle(events: &mut tokio::sync::broadcast::Receiver<EngineEvent>) -> usize {
+fn settle(events: &mut EventReceiver) -> usize {
     let mut drained = 0;
     loop {
         std::thread::sleep(Duration::from_millis(400));

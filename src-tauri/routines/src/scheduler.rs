@@ -15,7 +15,7 @@ use super::{propose, RoutineTag, Routines, COARSE_CHECK, UNSTARTED_AFTER_MS};
 const MIN_WAIT_MS: i64 = 200;
 use clawboo_attention::{RequestKind, Source};
 use clawboo_board::{CardOrigin, CardRunStatus, CardStatus, NewCard};
-use clawboo_store::events::EngineEvent;
+use clawboo_store::events::{EngineEvent, EventReceiver};
 use clawboo_teams::Teams;
 use clawboo_vocab::error::{Error, Result};
 use clawboo_vocab::RunStatus;
@@ -410,7 +410,7 @@ impl Routines {
     }
 }
 /// Waits for an event that may end a routine's run; `None` when the bus is gone.
-async fn next_relevant(events: &mut broadcast::Receiver<EngineEvent>) -> Option<()> {
+async fn next_relevant(events: &mut EventReceiver) -> Option<()> {
     loop {
         match events.recv().await {
             Ok(EngineEvent::BoardChanged { .. } | EngineEvent::RoomRunChanged { .. }) => return Some(()),

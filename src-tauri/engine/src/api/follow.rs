@@ -23,7 +23,7 @@ use tokio::sync::{broadcast, mpsc};
 use super::runs::{self, ApiRun, ApiRunStatus};
 use super::LocalApiParts;
 use crate::error::{Error, Result};
-use crate::events::EngineEvent;
+use crate::events::{EngineEvent, EventReceiver};
 use crate::runtimes::RunEvent;
 use crate::vocab::RunEventRecord;
 
@@ -102,7 +102,7 @@ struct Follower {
 }
 
 impl Follower {
-    async fn follow(&mut self, mut bus: broadcast::Receiver<EngineEvent>) {
+    async fn follow(&mut self, mut bus: EventReceiver) {
         let mut poll = tokio::time::interval(POLL);
         let mut keep_alive = tokio::time::interval(KEEP_ALIVE);
         keep_alive.reset();

@@ -78,6 +78,16 @@ impl Store {
         Ok(value)
     }
 
+    /// Gives back each connection's page cache (`PRAGMA shrink_memory`); queries fill it again
+    /// as they need. For after a burst of reading nobody repeats at idle, such as the engine's
+    /// open (migrations, recoveries, backfills): up to SQLite's 2 MiB per connection.
+    pub fn release_memory(&self) -> Result<()> {
+        for conn in std::iter::once(&self.writer).chain(&self.readers) {
+            lock(conn).execute_batch("PRAGMA shrink_memory")?;
+        }
+        Ok(())
+    }
+
     fn reader(&self) -> MutexGuard<'_, Connection> {
         self.readers.iter().find_map(|r| r.try_lock().ok()).unwrap_or_else(|| lock(&self.readers[0]))
     }

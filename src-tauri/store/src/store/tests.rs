@@ -229,3 +229,15 @@ fn the_message_index_follows_every_change() {
         .unwrap();
     integrity_check(&store);
 }
+
+#[test]
+fn releasing_memory_keeps_every_connection_working() {
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    store.write(|tx| Ok(tx.execute("INSERT INTO settings (key, value) VALUES ('k', 'v')", [])?)).unwrap();
+    store.release_memory().unwrap();
+    let value: String =
+        store.read(|c| Ok(c.query_row("SELECT value FROM settings WHERE key = 'k'", [], |r| r.get(0))?)).unwrap();
+    assert_eq!(value, "v");
+    store.write(|tx| Ok(tx.execute("UPDATE settings SET value = 'w' WHERE key = 'k'", [])?)).unwrap();
+}
