@@ -295,7 +295,6 @@ pub fn run() {
         .invoke_handler(builder.invoke_handler())
         .setup(move |app| {
             startup::milestone("setup started");
-            startup::lean_webview(app.handle());
             builder.mount_events(app);
             // First, so everything after it is logged; in the data folder the engine will use.
             if let Ok(config) = EngineConfig::resolve(app.path().app_data_dir().ok()) {

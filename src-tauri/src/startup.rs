@@ -22,41 +22,16 @@ pub fn begin() {
     lean_webkit();
 }
 
-/// Settings the web process reads from its environment (inherited from this one) when WebKit
-/// starts it, each kept when the user set the variable themselves:
-/// - WebKitGTK's accelerated compositing keeps a second rendering path (and its buffers) in the
-///   web process: ~70 MiB PSS more at idle for a UI that is flat panels and lists.
-/// - JavaScriptCore's optimizing tiers (DFG, and FTL above it) keep their compiled code and their
-///   compilers' own pages resident: ~10 MiB PSS at idle. The UI's scripts are event handlers
-///   and list renders that the interpreter and the baseline JIT run well enough.
+/// WebKitGTK's accelerated compositing keeps a second rendering path (and its buffers) in the
+/// web process: ~70 MiB PSS more at idle for a UI that is flat panels and lists. Off unless the
+/// user chose otherwise by setting the variable themselves.
 #[cfg(target_os = "linux")]
 fn lean_webkit() {
-    for (name, value) in [("WEBKIT_DISABLE_COMPOSITING_MODE", "1"), ("JSC_useDFGJIT", "false")] {
-        if std::env::var_os(name).is_none() {
-            // Safe here: no other thread exists yet to read the environment concurrently.
-            std::env::set_var(name, value);
-        }
+    const COMPOSITING: &str = "WEBKIT_DISABLE_COMPOSITING_MODE";
+    if std::env::var_os(COMPOSITING).is_none() {
+        // Safe here: no other thread exists yet to read the environment concurrently.
+        std::env::set_var(COMPOSITING, "1");
     }
-}
-
-/// The webview's memory cache (decoded scripts, styles and images, pages kept for going back) is
-/// for browsing many sites; this one page is served from the app itself and never navigates.
-/// WebKit's "document viewer" cache model keeps none: a few MiB less in the web process.
-pub fn lean_webview<R: Runtime>(app: &tauri::AppHandle<R>) {
-    #[cfg(target_os = "linux")]
-    if let Some(window) = app.get_webview_window(MAIN) {
-        let set = window.with_webview(|webview| {
-            use webkit2gtk::{CacheModel, WebContextExt, WebViewExt};
-            if let Some(context) = webview.inner().context() {
-                context.set_cache_model(CacheModel::DocumentViewer);
-            }
-        });
-        if let Err(e) = set {
-            tracing::info!(error = %e, "the webview keeps its default cache model");
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = app;
 }
 
 /// A step on the way to the first interactive screen (the engine open, the page's load started
