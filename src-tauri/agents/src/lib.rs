@@ -144,7 +144,8 @@ impl Agents {
     pub fn get(&self, id: &str) -> Result<Agent> {
         self.store
             .read(|conn| {
-                conn.query_row(&format!("SELECT {COLUMNS} FROM agents WHERE id = ?1"), [id], agent_from_row)
+                conn.prepare_cached(&format!("SELECT {COLUMNS} FROM agents WHERE id = ?1"))?
+                    .query_row([id], agent_from_row)
                     .optional()
                     .map_err(Error::from)
             })?
@@ -170,11 +171,9 @@ impl Agents {
             updated_at: now,
         };
         let created = self.store.write(|tx| {
-            tx.execute(
-                &format!(
+            tx.prepare_cached(&format!(
                     "INSERT INTO agents ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"
-                ),
-                params![
+                ))?.execute(params![
                     agent.id,
                     agent.name,
                     agent.handle,
@@ -190,8 +189,7 @@ impl Agents {
                     agent.sandbox.confined,
                     agent.sandbox.network.as_str(),
                     hosts_json(&agent.sandbox.allowed_hosts)
-                ],
-            )
+                ])
             .map_err(|e| duplicate_handle_or(e, &agent.handle))?;
             // Inside the transaction: if the folder cannot be made, the row is not kept either.
             self.workspaces.ensure(&agent.id, &starter(&agent))?;
@@ -273,10 +271,9 @@ impl Agents {
         agent.openclaw_gateway_url = url.map(str::to_owned);
         agent.updated_at = now_ms();
         self.store.write(|tx| {
-            let changed = tx.execute(
-                "UPDATE agents SET openclaw_gateway_url = ?2, updated_at = ?3 WHERE id = ?1",
-                params![agent.id, agent.openclaw_gateway_url, agent.updated_at],
-            )?;
+            let changed = tx
+                .prepare_cached("UPDATE agents SET openclaw_gateway_url = ?2, updated_at = ?3 WHERE id = ?1")?
+                .execute(params![agent.id, agent.openclaw_gateway_url, agent.updated_at])?;
             if changed == 0 {
                 return Err(Error::NotFound(format!("Agent {id}")));
             }
@@ -298,7 +295,8 @@ impl Agents {
             }
         }
         let trash = self.workspaces.move_to_trash(id)?;
-        let deleted = self.store.write(|tx| Ok(tx.execute("DELETE FROM agents WHERE id = ?1", [id])?));
+        let deleted =
+            self.store.write(|tx| Ok(tx.prepare_cached("DELETE FROM agents WHERE id = ?1")?.execute([id])?));
         match (deleted, trash) {
             (Ok(_), Some(trash)) => {
                 // The row is gone; a folder that resists deletion now is swept at next start.

@@ -82,38 +82,39 @@ pub struct NewRequest<'a> {
 }
 
 pub fn insert(tx: &Transaction, source: &Source, new: &NewRequest<'_>) -> Result<()> {
-    tx.execute(
+    tx.prepare_cached(
         "INSERT INTO attention_requests (id, kind, status, origin, agent_id, agent_name, agent_handle, team_id,
              room_id, run_id, card_id, message_id, text, tool, input, runtime_request_id, promotion_id,
              created_at, expires_at, command_prefix)
          VALUES (?1, ?2, 'open', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
-        params![
-            new.id,
-            new.kind.as_str(),
-            source.origin().as_str(),
-            source.agent_id,
-            new.agent_name,
-            new.agent_handle,
-            source.team_id,
-            source.room_id,
-            source.run_id,
-            source.card_id,
-            source.message_id,
-            new.text,
-            new.tool,
-            new.input,
-            new.runtime_request_id,
-            new.promotion_id,
-            new.created_at,
-            new.expires_at,
-            new.command_prefix,
-        ],
-    )?;
+    )?
+    .execute(params![
+        new.id,
+        new.kind.as_str(),
+        source.origin().as_str(),
+        source.agent_id,
+        new.agent_name,
+        new.agent_handle,
+        source.team_id,
+        source.room_id,
+        source.run_id,
+        source.card_id,
+        source.message_id,
+        new.text,
+        new.tool,
+        new.input,
+        new.runtime_request_id,
+        new.promotion_id,
+        new.created_at,
+        new.expires_at,
+        new.command_prefix,
+    ])?;
     Ok(())
 }
 
 pub fn get(conn: &Connection, id: &str) -> Result<AttentionRequest> {
-    conn.query_row(&format!("{SELECT} WHERE r.id = ?1"), [id], request_from_row)
+    conn.prepare_cached(&format!("{SELECT} WHERE r.id = ?1"))?
+        .query_row([id], request_from_row)
         .optional()?
         .ok_or_else(|| Error::NotFound(format!("Attention request {id}")))
 }
@@ -121,7 +122,7 @@ pub fn get(conn: &Connection, id: &str) -> Result<AttentionRequest> {
 /// Open requests, newest first.
 pub fn open(conn: &Connection) -> Result<Vec<AttentionRequest>> {
     let mut stmt =
-        conn.prepare(&format!("{SELECT} WHERE r.status = 'open' ORDER BY r.created_at DESC, r.rowid DESC"))?;
+        conn.prepare_cached(&format!("{SELECT} WHERE r.status = 'open' ORDER BY r.created_at DESC, r.rowid DESC"))?;
     let rows = stmt.query_map([], request_from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(rows)
 }
@@ -132,14 +133,13 @@ pub fn history(conn: &Connection, before: Option<&str>, limit: u32) -> Result<Ve
     let cursor: Option<(i64, i64)> = match before {
         None => None,
         Some(id) => Some(
-            conn.query_row("SELECT created_at, rowid FROM attention_requests WHERE id = ?1", [id], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
-            .optional()?
-            .ok_or_else(|| Error::NotFound(format!("Attention request {id}")))?,
+            conn.prepare_cached("SELECT created_at, rowid FROM attention_requests WHERE id = ?1")?
+                .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
+                .optional()?
+                .ok_or_else(|| Error::NotFound(format!("Attention request {id}")))?,
         ),
     };
-    let mut stmt = conn.prepare(&format!(
+    let mut stmt = conn.prepare_cached(&format!(
         "{SELECT} WHERE ?1 IS NULL OR (r.created_at, r.rowid) < (?1, ?2)
          ORDER BY r.created_at DESC, r.rowid DESC LIMIT ?3"
     ))?;
@@ -150,7 +150,8 @@ pub fn history(conn: &Connection, before: Option<&str>, limit: u32) -> Result<Ve
 
 /// The open requests matching `filter` (a SQL condition on `r`, with `?1` bound to `arg`).
 pub fn open_where(conn: &Connection, filter: &str, arg: &str) -> Result<Vec<AttentionRequest>> {
-    let mut stmt = conn.prepare(&format!("{SELECT} WHERE r.status = 'open' AND {filter} ORDER BY r.created_at"))?;
+    let mut stmt =
+        conn.prepare_cached(&format!("{SELECT} WHERE r.status = 'open' AND {filter} ORDER BY r.created_at"))?;
     let rows = stmt.query_map([arg], request_from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(rows)
 }
@@ -187,11 +188,12 @@ pub fn close(
     answer: Option<&str>,
     at: i64,
 ) -> Result<bool> {
-    let changed = tx.execute(
-        "UPDATE attention_requests SET status = ?2, decision = ?3, answer = ?4, answered_at = ?5
+    let changed = tx
+        .prepare_cached(
+            "UPDATE attention_requests SET status = ?2, decision = ?3, answer = ?4, answered_at = ?5
          WHERE id = ?1 AND status = 'open'",
-        params![id, status.as_str(), decision.map(Decision::as_str), answer, at],
-    )?;
+        )?
+        .execute(params![id, status.as_str(), decision.map(Decision::as_str), answer, at])?;
     Ok(changed == 1)
 }
 
@@ -203,10 +205,10 @@ pub fn audit(
     action: AuditAction,
     detail: &str,
 ) -> Result<()> {
-    tx.execute(
+    tx.prepare_cached(
         "INSERT INTO attention_audit (at, request_id, actor, action, detail) VALUES (?1, ?2, ?3, ?4, ?5)",
-        params![at, request_id, actor, action.as_str(), detail],
-    )?;
+    )?
+    .execute(params![at, request_id, actor, action.as_str(), detail])?;
     Ok(())
 }
 
@@ -217,7 +219,7 @@ pub fn audit_page(
     before: Option<i64>,
     limit: u32,
 ) -> Result<Vec<AuditEntry>> {
-    let mut stmt = conn.prepare(
+    let mut stmt = conn.prepare_cached(
         "SELECT seq, at, request_id, actor, action, detail FROM attention_audit
          WHERE (?1 IS NULL OR request_id = ?1) AND (?2 IS NULL OR seq < ?2)
          ORDER BY seq DESC LIMIT ?3",
@@ -238,7 +240,7 @@ pub fn audit_page(
 }
 
 pub fn grants(conn: &Connection) -> Result<Vec<Grant>> {
-    let mut stmt = conn.prepare(
+    let mut stmt = conn.prepare_cached(
         "SELECT g.id, g.agent_id, a.name, g.tool, NULLIF(g.command_prefix, ''), g.request_id, g.created_at
          FROM attention_grants g JOIN agents a ON a.id = g.agent_id ORDER BY g.created_at DESC",
     )?;
@@ -284,7 +286,7 @@ pub fn granting(
         return Ok(whole.map(|()| None));
     }
     let Some(command) = input.and_then(shell::command_of) else { return Ok(None) };
-    let mut stmt = conn.prepare(
+    let mut stmt = conn.prepare_cached(
         "SELECT command_prefix FROM attention_grants WHERE agent_id = ?1 AND tool = ?2 AND command_prefix <> ''
          ORDER BY created_at",
     )?;
@@ -307,12 +309,12 @@ pub fn add_grant(
     if shell::is_shell_tool(tool) && command_prefix.is_none_or(|p| p.trim().is_empty()) {
         return Err(Error::InvalidInput(format!("{tool} runs shell commands: it is never allowed whole.")));
     }
-    tx.execute(
+    tx.prepare_cached(
         "INSERT INTO attention_grants (id, agent_id, tool, command_prefix, request_id, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)
          ON CONFLICT (agent_id, tool, command_prefix) DO NOTHING",
-        params![id, agent_id, tool, command_prefix.unwrap_or_default(), request_id, at],
-    )?;
+    )?
+    .execute(params![id, agent_id, tool, command_prefix.unwrap_or_default(), request_id, at])?;
     Ok(())
 }
 
@@ -324,7 +326,7 @@ pub fn remove_grant(tx: &Transaction, id: &str) -> Result<(String, String, Optio
         })
         .optional()?;
     let found = found.ok_or_else(|| Error::NotFound(format!("Grant {id}")))?;
-    tx.execute("DELETE FROM attention_grants WHERE id = ?1", [id])?;
+    tx.prepare_cached("DELETE FROM attention_grants WHERE id = ?1")?.execute([id])?;
     Ok(found)
 }
 

@@ -80,11 +80,11 @@ pub(super) fn insert(
         updated_at: now,
     };
     let (kind, scope_id) = scratch_scope_parts(&note.scope);
-    tx.execute(
+    tx.prepare_cached(
         "INSERT INTO scratch_notes (id, scope_kind, scope_id, text, author, promoted_from, created_at, updated_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
-        params![note.id, kind, scope_id, note.text, to_json(&note.author)?, note.promoted_from, now],
-    )?;
+    )?
+    .execute(params![note.id, kind, scope_id, note.text, to_json(&note.author)?, note.promoted_from, now])?;
     Ok(note)
 }
 
@@ -104,14 +104,15 @@ pub(super) fn edit(tx: &Transaction, id: &str, text: &str, now: i64) -> Result<S
             "A session's scratch notes are its agent's own and cannot be edited; delete it instead.".into(),
         ));
     }
-    tx.execute("UPDATE scratch_notes SET text = ?2, updated_at = ?3 WHERE id = ?1", params![id, text, now])?;
+    tx.prepare_cached("UPDATE scratch_notes SET text = ?2, updated_at = ?3 WHERE id = ?1")?
+        .execute(params![id, text, now])?;
     note.text = text;
     note.updated_at = now;
     Ok(note)
 }
 
 pub(super) fn delete(tx: &Transaction, id: &str) -> Result<()> {
-    if tx.execute("DELETE FROM scratch_notes WHERE id = ?1", [id])? == 0 {
+    if tx.prepare_cached("DELETE FROM scratch_notes WHERE id = ?1")?.execute([id])? == 0 {
         return Err(Error::NotFound(format!("The scratch note {id}")));
     }
     Ok(())
@@ -207,11 +208,11 @@ pub(super) fn request_promotion(
         decided_at: None,
         copy_id: None,
     };
-    tx.execute(
+    tx.prepare_cached(
         "INSERT INTO scratch_promotions (id, note_id, text, to_kind, to_id, requested_by, status, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', ?7)",
-        params![promotion.id, promotion.note_id, promotion.text, to_kind, to_id, to_json(by)?, now],
-    )?;
+    )?
+    .execute(params![promotion.id, promotion.note_id, promotion.text, to_kind, to_id, to_json(by)?, now])?;
     Ok(promotion)
 }
 
@@ -250,9 +251,7 @@ pub(super) fn decide(tx: &Transaction, id: &str, approve: bool, now: i64) -> Res
         promotion.status = PromotionStatus::Rejected;
     }
     promotion.decided_at = Some(now);
-    tx.execute(
-        "UPDATE scratch_promotions SET status = ?2, decided_at = ?3, copy_id = ?4 WHERE id = ?1",
-        params![id, if approve { "approved" } else { "rejected" }, now, promotion.copy_id],
-    )?;
+    tx.prepare_cached("UPDATE scratch_promotions SET status = ?2, decided_at = ?3, copy_id = ?4 WHERE id = ?1")?
+        .execute(params![id, if approve { "approved" } else { "rejected" }, now, promotion.copy_id])?;
     Ok(promotion)
 }

@@ -174,7 +174,7 @@ fn price_from_row(r: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<Price
 /// Settings > Spend: the bundled prices and the user's, the user's first.
 pub fn table(conn: &Connection) -> Result<PriceTable> {
     let bundled = bundled();
-    let mut stmt = conn.prepare(
+    let mut stmt = conn.prepare_cached(
         "SELECT provider, model, input_micros, output_micros, cache_write_micros, cache_read_micros, free
          FROM spend_prices ORDER BY provider, model",
     )?;
@@ -221,13 +221,11 @@ pub fn set_price(conn: &Connection, provider: &str, model: &str, price: &Price, 
         return Err(Error::InvalidInput("A price is between $0 and $1,000,000 per million tokens.".into()));
     }
     let zero_if_free = |p: i64| if price.free { 0 } else { p };
-    conn.execute(
-        "INSERT INTO spend_prices (provider, model, input_micros, output_micros, cache_write_micros, cache_read_micros, free, updated_at)
+    conn.prepare_cached("INSERT INTO spend_prices (provider, model, input_micros, output_micros, cache_write_micros, cache_read_micros, free, updated_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
          ON CONFLICT (provider, model) DO UPDATE SET input_micros = excluded.input_micros,
              output_micros = excluded.output_micros, cache_write_micros = excluded.cache_write_micros,
-             cache_read_micros = excluded.cache_read_micros, free = excluded.free, updated_at = excluded.updated_at",
-        params![
+             cache_read_micros = excluded.cache_read_micros, free = excluded.free, updated_at = excluded.updated_at")?.execute(params![
             provider,
             model,
             zero_if_free(price.input_micros),
@@ -236,8 +234,7 @@ pub fn set_price(conn: &Connection, provider: &str, model: &str, price: &Price, 
             zero_if_free(price.cache_read_micros),
             price.free,
             now
-        ],
-    )?;
+        ])?;
     Ok(())
 }
 

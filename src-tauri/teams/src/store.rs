@@ -178,7 +178,8 @@ pub(super) fn load_one(conn: &Connection, id: &str) -> Result<Team> {
 
 /// The team a room belongs to.
 pub(super) fn team_of_room(conn: &Connection, room_id: &str) -> Result<String> {
-    conn.query_row("SELECT team_id FROM rooms WHERE id = ?1", [room_id], |r| r.get(0))
+    conn.prepare_cached("SELECT team_id FROM rooms WHERE id = ?1")?
+        .query_row([room_id], |r| r.get(0))
         .optional()?
         .ok_or_else(|| Error::NotFound(format!("Room {room_id}")))
 }
@@ -190,17 +191,23 @@ fn effective_leader(stored: Option<&str>, member_ids: &[String]) -> Option<Strin
 
 /// How the user knows an agent: `@handle` (the id if it has none, e.g. it does not exist).
 pub(super) fn mention(conn: &Connection, agent_id: &str) -> Result<String> {
-    let handle: Option<String> =
-        conn.query_row("SELECT handle FROM agents WHERE id = ?1", [agent_id], |r| r.get(0)).optional()?;
+    let handle: Option<String> = conn
+        .prepare_cached("SELECT handle FROM agents WHERE id = ?1")?
+        .query_row([agent_id], |r| r.get(0))
+        .optional()?;
     Ok(handle.map_or_else(|| format!("agent {agent_id}"), |h| format!("@{h}")))
 }
 
 pub(super) fn agent_exists(conn: &Connection, agent_id: &str) -> Result<bool> {
-    Ok(conn.query_row("SELECT 1 FROM agents WHERE id = ?1", [agent_id], |_| Ok(())).optional()?.is_some())
+    Ok(conn
+        .prepare_cached("SELECT 1 FROM agents WHERE id = ?1")?
+        .query_row([agent_id], |_| Ok(()))
+        .optional()?
+        .is_some())
 }
 
 pub(super) fn touch(conn: &Connection, team_id: &str, now: i64) -> Result<()> {
-    conn.execute("UPDATE teams SET updated_at = ?2 WHERE id = ?1", params![team_id, now])?;
+    conn.prepare_cached("UPDATE teams SET updated_at = ?2 WHERE id = ?1")?.execute(params![team_id, now])?;
     Ok(())
 }
 
@@ -212,7 +219,7 @@ pub(super) fn replace_members(
     member_ids: &[String],
 ) -> Result<()> {
     let roles: HashMap<&str, &str> = previous.iter().map(|m| (m.agent_id.as_str(), m.role.as_str())).collect();
-    conn.execute("DELETE FROM team_members WHERE team_id = ?1", [team_id])?;
+    conn.prepare_cached("DELETE FROM team_members WHERE team_id = ?1")?.execute([team_id])?;
     let mut insert =
         conn.prepare_cached("INSERT INTO team_members (team_id, agent_id, role, position) VALUES (?1, ?2, ?3, ?4)")?;
     for (position, id) in member_ids.iter().enumerate() {
@@ -222,7 +229,7 @@ pub(super) fn replace_members(
 }
 
 pub(super) fn replace_room_members(conn: &Connection, room_id: &str, member_ids: &[String]) -> Result<()> {
-    conn.execute("DELETE FROM room_members WHERE room_id = ?1", [room_id])?;
+    conn.prepare_cached("DELETE FROM room_members WHERE room_id = ?1")?.execute([room_id])?;
     let mut insert =
         conn.prepare_cached("INSERT INTO room_members (room_id, agent_id, position) VALUES (?1, ?2, ?3)")?;
     for (position, id) in member_ids.iter().enumerate() {
@@ -234,29 +241,27 @@ pub(super) fn replace_room_members(conn: &Connection, room_id: &str, member_ids:
 /// After the team's members changed: rooms lose agents that left the team, and a stored leader
 /// who left is forgotten (so a returning agent does not silently lead again).
 pub(super) fn prune_after_members_changed(conn: &Connection, team_id: &str) -> Result<()> {
-    conn.execute(
+    conn.prepare_cached(
         "DELETE FROM room_members WHERE room_id IN (SELECT id FROM rooms WHERE team_id = ?1)
          AND agent_id NOT IN (SELECT agent_id FROM team_members WHERE team_id = ?1)",
-        [team_id],
-    )?;
-    conn.execute(
+    )?
+    .execute([team_id])?;
+    conn.prepare_cached(
         "UPDATE teams SET leader_id = NULL WHERE id = ?1
          AND leader_id NOT IN (SELECT agent_id FROM team_members WHERE team_id = ?1)",
-        [team_id],
-    )?;
-    conn.execute(
+    )?
+    .execute([team_id])?;
+    conn.prepare_cached(
         "UPDATE rooms SET leader_id = NULL WHERE team_id = ?1
          AND leader_id NOT IN (SELECT agent_id FROM room_members WHERE room_id = rooms.id)",
-        [team_id],
-    )?;
+    )?
+    .execute([team_id])?;
     Ok(())
 }
 
 pub(super) fn next_position(conn: &Connection, table: &str, team_id: &str) -> Result<i64> {
     // `table` is one of our own table names, never input.
-    Ok(conn.query_row(
-        &format!("SELECT COALESCE(MAX(position), -1) + 1 FROM {table} WHERE team_id = ?1"),
-        [team_id],
-        |r| r.get(0),
-    )?)
+    Ok(conn
+        .prepare_cached(&format!("SELECT COALESCE(MAX(position), -1) + 1 FROM {table} WHERE team_id = ?1"))?
+        .query_row([team_id], |r| r.get(0))?)
 }

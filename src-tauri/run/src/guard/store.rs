@@ -48,42 +48,42 @@ pub fn resumed_at(conn: &Connection, kind: ScopeKind, id: &str) -> Result<Option
 }
 
 pub fn pause(conn: &Connection, scope: &PausedScope) -> Result<()> {
-    conn.execute(
+    conn.prepare_cached(
         "INSERT INTO paused_scopes (scope_kind, scope_id, breaker, reason, paused_at, request_id, resumed_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULL)
          ON CONFLICT (scope_kind, scope_id) DO UPDATE SET breaker = excluded.breaker, reason = excluded.reason,
              paused_at = excluded.paused_at, request_id = excluded.request_id, resumed_at = NULL",
-        params![
-            scope.scope.as_str(),
-            scope.scope_id,
-            scope.breaker.as_str(),
-            scope.reason,
-            scope.paused_at,
-            scope.request_id
-        ],
-    )?;
+    )?
+    .execute(params![
+        scope.scope.as_str(),
+        scope.scope_id,
+        scope.breaker.as_str(),
+        scope.reason,
+        scope.paused_at,
+        scope.request_id
+    ])?;
     Ok(())
 }
 
 pub fn set_pause_request(conn: &Connection, kind: ScopeKind, id: &str, request_id: &str) -> Result<()> {
-    conn.execute(
-        "UPDATE paused_scopes SET request_id = ?3 WHERE scope_kind = ?1 AND scope_id = ?2",
-        params![kind.as_str(), id, request_id],
-    )?;
+    conn.prepare_cached("UPDATE paused_scopes SET request_id = ?3 WHERE scope_kind = ?1 AND scope_id = ?2")?
+        .execute(params![kind.as_str(), id, request_id])?;
     Ok(())
 }
 
 /// Resumes a paused scope; false when it was not paused.
 pub fn resume(conn: &Connection, kind: ScopeKind, id: &str, now: i64) -> Result<bool> {
-    Ok(conn.execute(
-        "UPDATE paused_scopes SET resumed_at = ?3 WHERE scope_kind = ?1 AND scope_id = ?2 AND resumed_at IS NULL",
-        params![kind.as_str(), id, now],
-    )? == 1)
+    Ok(conn
+        .prepare_cached(
+            "UPDATE paused_scopes SET resumed_at = ?3 WHERE scope_kind = ?1 AND scope_id = ?2 AND resumed_at IS NULL",
+        )?
+        .execute(params![kind.as_str(), id, now])?
+        == 1)
 }
 
 /// Every scope paused now, newest first.
 pub fn paused(conn: &Connection) -> Result<Vec<PausedScope>> {
-    let mut statement = conn.prepare(
+    let mut statement = conn.prepare_cached(
         "SELECT scope_kind, scope_id, breaker, reason, paused_at, request_id FROM paused_scopes
          WHERE resumed_at IS NULL ORDER BY paused_at DESC",
     )?;
@@ -118,7 +118,7 @@ pub type PausedRoutine = (String, String, Option<String>, i64);
 /// The routines paused now (by their own three-failures rule or by the user), shown beside the
 /// scopes the breakers paused.
 pub fn paused_routines(conn: &Connection) -> Result<Vec<PausedRoutine>> {
-    let mut statement = conn.prepare(
+    let mut statement = conn.prepare_cached(
         "SELECT id, name, paused_reason, updated_at FROM routines WHERE state = 'paused' ORDER BY updated_at DESC",
     )?;
     let rows = statement.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
@@ -245,21 +245,18 @@ pub fn budgets(conn: &Connection, scopes: Option<&[(BudgetScope, &str)]>, today:
 /// Sets a budget (a new figure clears an earlier "allow until tomorrow" and the notices, which
 /// are raised again at the new figure's 80% and 100%).
 pub fn set_budget(conn: &Connection, input: &BudgetInput, now: i64) -> Result<()> {
-    conn.execute(
-        "INSERT INTO budgets (scope_kind, scope_id, period, unit, amount, allowed_until, warned_period, reached_period, updated_at)
+    conn.prepare_cached("INSERT INTO budgets (scope_kind, scope_id, period, unit, amount, allowed_until, warned_period, reached_period, updated_at)
          VALUES (?1, ?2, ?3, ?4, ?5, NULL, NULL, NULL, ?6)
          ON CONFLICT (scope_kind, scope_id, period) DO UPDATE SET unit = excluded.unit, amount = excluded.amount,
-             allowed_until = NULL, warned_period = NULL, reached_period = NULL, updated_at = excluded.updated_at",
-        params![input.scope.as_str(), input.scope_id, input.period.as_str(), input.unit.as_str(), to_i64(input.amount), now],
-    )?;
+             allowed_until = NULL, warned_period = NULL, reached_period = NULL, updated_at = excluded.updated_at")?.execute(params![input.scope.as_str(), input.scope_id, input.period.as_str(), input.unit.as_str(), to_i64(input.amount), now])?;
     Ok(())
 }
 
 pub fn remove_budget(conn: &Connection, scope: BudgetScope, id: &str, period: BudgetPeriod) -> Result<bool> {
-    Ok(conn.execute(
-        "DELETE FROM budgets WHERE scope_kind = ?1 AND scope_id = ?2 AND period = ?3",
-        params![scope.as_str(), id, period.as_str()],
-    )? == 1)
+    Ok(conn
+        .prepare_cached("DELETE FROM budgets WHERE scope_kind = ?1 AND scope_id = ?2 AND period = ?3")?
+        .execute(params![scope.as_str(), id, period.as_str()])?
+        == 1)
 }
 
 pub fn mark_warned(conn: &Connection, budget: &Budget, period_number: i64) -> Result<()> {
@@ -271,18 +268,20 @@ pub fn mark_reached(conn: &Connection, budget: &Budget, period_number: i64) -> R
 }
 
 fn mark(conn: &Connection, budget: &Budget, column: &str, period_number: i64) -> Result<()> {
-    conn.execute(
-        &format!("UPDATE budgets SET {column} = ?4 WHERE scope_kind = ?1 AND scope_id = ?2 AND period = ?3"),
-        params![budget.scope.as_str(), budget.scope_id, budget.period.as_str(), period_number],
-    )?;
+    conn.prepare_cached(&format!(
+        "UPDATE budgets SET {column} = ?4 WHERE scope_kind = ?1 AND scope_id = ?2 AND period = ?3"
+    ))?
+    .execute(params![budget.scope.as_str(), budget.scope_id, budget.period.as_str(), period_number])?;
     Ok(())
 }
 
 pub fn allow_until(conn: &Connection, scope: BudgetScope, id: &str, period: BudgetPeriod, until: i64) -> Result<bool> {
-    Ok(conn.execute(
-        "UPDATE budgets SET allowed_until = ?4 WHERE scope_kind = ?1 AND scope_id = ?2 AND period = ?3",
-        params![scope.as_str(), id, period.as_str(), until],
-    )? == 1)
+    Ok(conn
+        .prepare_cached(
+            "UPDATE budgets SET allowed_until = ?4 WHERE scope_kind = ?1 AND scope_id = ?2 AND period = ?3",
+        )?
+        .execute(params![scope.as_str(), id, period.as_str(), until])?
+        == 1)
 }
 
 /// What a guard's Inbox request is about.
@@ -294,10 +293,10 @@ pub struct GuardRequest {
 }
 
 pub fn insert_request(conn: &Connection, request_id: &str, about: &GuardRequest) -> Result<()> {
-    conn.execute(
+    conn.prepare_cached(
         "INSERT INTO guard_requests (request_id, kind, scope_kind, scope_id, period) VALUES (?1, ?2, ?3, ?4, ?5)",
-        params![request_id, about.kind, about.scope_kind, about.scope_id, about.period],
-    )?;
+    )?
+    .execute(params![request_id, about.kind, about.scope_kind, about.scope_id, about.period])?;
     Ok(())
 }
 

@@ -97,11 +97,9 @@ fn store_entry(store: &Store, run: &RunLog, entry: Entry) -> Result<()> {
             }
             None => None,
         };
-        tx.execute(
-            "INSERT INTO run_requests (run_id, seq, at, provider, method, path, status, body_gz, body_bytes, body_stored, usage_json,
+        tx.prepare_cached("INSERT INTO run_requests (run_id, seq, at, provider, method, path, status, body_gz, body_bytes, body_stored, usage_json,
                  model, cost_micros)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-            params![
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)")?.execute(params![
                 run.run_id,
                 entry.seq,
                 entry.at,
@@ -115,8 +113,7 @@ fn store_entry(store: &Store, run: &RunLog, entry: Entry) -> Result<()> {
                 usage,
                 model,
                 cost,
-            ],
-        )?;
+            ])?;
         Ok(())
     })
 }

@@ -11,6 +11,9 @@ use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 use clawboo_vocab::error::{Error, Result};
 
 const READERS: usize = 2;
+/// Prepared statements kept per connection (rusqlite keeps 16 by default). A team message alone
+/// runs ~50 distinct statements: with 16 kept, each send parsed most of them again.
+const STATEMENT_CACHE: usize = 256;
 
 pub struct Store {
     path: PathBuf,
@@ -95,6 +98,7 @@ impl Store {
 
 fn configure(conn: &Connection) -> Result<()> {
     conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
     conn.pragma_update(None, "foreign_keys", "ON")?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     Ok(())

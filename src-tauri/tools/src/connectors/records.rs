@@ -114,30 +114,32 @@ fn name_taken(tx: &Transaction, name: &str, except: &str) -> Result<()> {
 
 pub fn insert(tx: &Transaction, id: &str, input: &ConnectorInput, now: i64) -> Result<()> {
     name_taken(tx, &input.name, id)?;
-    tx.execute(
+    tx.prepare_cached(
         "INSERT INTO connectors (id, name, kind, command, args, url, entries, enabled, created_at, updated_at) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9)",
-        params![
-            id,
-            input.name,
-            input.kind.as_str(),
-            input.command,
-            serde_json::to_string(&input.args).unwrap_or_else(|_| "[]".into()),
-            input.url,
-            stored_entries(input),
-            input.enabled,
-            now,
-        ],
-    )?;
+    )?
+    .execute(params![
+        id,
+        input.name,
+        input.kind.as_str(),
+        input.command,
+        serde_json::to_string(&input.args).unwrap_or_else(|_| "[]".into()),
+        input.url,
+        stored_entries(input),
+        input.enabled,
+        now,
+    ])?;
     Ok(())
 }
 
 pub fn update(tx: &Transaction, id: &str, input: &ConnectorInput, now: i64) -> Result<()> {
     name_taken(tx, &input.name, id)?;
-    let changed = tx.execute(
-        "UPDATE connectors SET name = ?2, kind = ?3, command = ?4, args = ?5, url = ?6, entries = ?7, \
+    let changed = tx
+        .prepare_cached(
+            "UPDATE connectors SET name = ?2, kind = ?3, command = ?4, args = ?5, url = ?6, entries = ?7, \
          enabled = ?8, updated_at = ?9 WHERE id = ?1",
-        params![
+        )?
+        .execute(params![
             id,
             input.name,
             input.kind.as_str(),
@@ -147,8 +149,7 @@ pub fn update(tx: &Transaction, id: &str, input: &ConnectorInput, now: i64) -> R
             stored_entries(input),
             input.enabled,
             now,
-        ],
-    )?;
+        ])?;
     if changed == 0 {
         return Err(Error::NotFound("That connector no longer exists.".into()));
     }
@@ -156,26 +157,29 @@ pub fn update(tx: &Transaction, id: &str, input: &ConnectorInput, now: i64) -> R
 }
 
 pub fn delete(tx: &Transaction, id: &str) -> Result<()> {
-    tx.execute("DELETE FROM connectors WHERE id = ?1", [id])?;
+    tx.prepare_cached("DELETE FROM connectors WHERE id = ?1")?.execute([id])?;
     Ok(())
 }
 
 fn exists(tx: &Transaction, id: &str) -> Result<()> {
-    let found: Option<i64> = tx.query_row("SELECT 1 FROM connectors WHERE id = ?1", [id], |r| r.get(0)).optional()?;
+    let found: Option<i64> =
+        tx.prepare_cached("SELECT 1 FROM connectors WHERE id = ?1")?.query_row([id], |r| r.get(0)).optional()?;
     found.map(drop).ok_or_else(|| Error::NotFound("That connector no longer exists.".into()))
 }
 
 fn agent_exists(tx: &Transaction, agent_id: &str) -> Result<()> {
-    let found: Option<i64> = tx.query_row("SELECT 1 FROM agents WHERE id = ?1", [agent_id], |r| r.get(0)).optional()?;
+    let found: Option<i64> =
+        tx.prepare_cached("SELECT 1 FROM agents WHERE id = ?1")?.query_row([agent_id], |r| r.get(0)).optional()?;
     found.map(drop).ok_or_else(|| Error::NotFound(format!("No agent with id {agent_id}.")))
 }
 
 pub fn set_shares(tx: &Transaction, id: &str, agent_ids: &[String]) -> Result<()> {
     exists(tx, id)?;
-    tx.execute("DELETE FROM connector_shares WHERE connector_id = ?1", [id])?;
+    tx.prepare_cached("DELETE FROM connector_shares WHERE connector_id = ?1")?.execute([id])?;
     for agent_id in agent_ids {
         agent_exists(tx, agent_id)?;
-        tx.execute("INSERT OR IGNORE INTO connector_shares (connector_id, agent_id) VALUES (?1, ?2)", [id, agent_id])?;
+        tx.prepare_cached("INSERT OR IGNORE INTO connector_shares (connector_id, agent_id) VALUES (?1, ?2)")?
+            .execute([id, agent_id])?;
     }
     Ok(())
 }
@@ -184,9 +188,11 @@ pub fn share(tx: &Transaction, id: &str, agent_id: &str, shared: bool) -> Result
     exists(tx, id)?;
     agent_exists(tx, agent_id)?;
     if shared {
-        tx.execute("INSERT OR IGNORE INTO connector_shares (connector_id, agent_id) VALUES (?1, ?2)", [id, agent_id])?;
+        tx.prepare_cached("INSERT OR IGNORE INTO connector_shares (connector_id, agent_id) VALUES (?1, ?2)")?
+            .execute([id, agent_id])?;
     } else {
-        tx.execute("DELETE FROM connector_shares WHERE connector_id = ?1 AND agent_id = ?2", [id, agent_id])?;
+        tx.prepare_cached("DELETE FROM connector_shares WHERE connector_id = ?1 AND agent_id = ?2")?
+            .execute([id, agent_id])?;
     }
     Ok(())
 }

@@ -30,19 +30,19 @@ pub fn add_item(tx: &Transaction, item: &NewItem<'_>, now: i64) -> Result<()> {
         WaitingKind::Notice => "notice",
         WaitingKind::Result => return Err(Error::Internal("results travel as hand-offs".into())),
     };
-    tx.execute(
+    tx.prepare_cached(
         "INSERT INTO inbox_items (id, room_id, agent_id, kind, from_agent_id, text, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        params![
-            uuid::Uuid::new_v4().to_string(),
-            item.room_id,
-            item.agent_id,
-            kind,
-            item.from_agent_id,
-            item.text,
-            now
-        ],
-    )?;
+    )?
+    .execute(params![
+        uuid::Uuid::new_v4().to_string(),
+        item.room_id,
+        item.agent_id,
+        kind,
+        item.from_agent_id,
+        item.text,
+        now
+    ])?;
     Ok(())
 }
 
@@ -122,9 +122,10 @@ pub fn claim(tx: &Transaction, run_id: &str, agent_id: &str, claimed: &Claimed) 
 
 /// Run `run_id` never really started: what its turn carried waits for the agent's next turn.
 pub fn release_run(tx: &Transaction, run_id: &str, claimed: &Claimed) -> Result<()> {
-    tx.execute("UPDATE inbox_items SET delivered_run_id = NULL WHERE delivered_run_id = ?1", [run_id])?;
+    tx.prepare_cached("UPDATE inbox_items SET delivered_run_id = NULL WHERE delivered_run_id = ?1")?
+        .execute([run_id])?;
     team_store::release_results(tx, &claimed.results, run_id)?;
-    tx.execute("DELETE FROM peer_deliveries WHERE run_id = ?1", [run_id])?;
+    tx.prepare_cached("DELETE FROM peer_deliveries WHERE run_id = ?1")?.execute([run_id])?;
     Ok(())
 }
 

@@ -16,32 +16,33 @@ fn new_id() -> String {
 
 /// The agent's own conversation in a room (its runtime session and carried transcript).
 pub fn room_conversation(tx: &Transaction, room_id: &str, agent_id: &str, now: i64) -> Result<Conversation> {
-    tx.execute(
+    tx.prepare_cached(
         "INSERT INTO conversations (id, agent_id, kind, room_id, created_at) VALUES (?1, ?2, 'room', ?3, ?4)
          ON CONFLICT (room_id, agent_id) WHERE kind = 'room' DO NOTHING",
-        params![new_id(), agent_id, room_id, now],
-    )?;
-    tx.query_row(
+    )?
+    .execute(params![new_id(), agent_id, room_id, now])?;
+    tx.prepare_cached(
         "SELECT id, agent_id, session_id, session_runtime, epoch, session_setup FROM conversations
          WHERE kind = 'room' AND room_id = ?1 AND agent_id = ?2",
-        params![room_id, agent_id],
-        conversation_from_row,
-    )
+    )?
+    .query_row(params![room_id, agent_id], conversation_from_row)
     .map_err(Into::into)
 }
 
 /// The epoch of a conversation now (a `/reset` during a run bumps it).
 pub fn epoch(conn: &Connection, conversation_id: &str) -> Result<i64> {
-    Ok(conn.query_row("SELECT epoch FROM conversations WHERE id = ?1", [conversation_id], |r| r.get(0))?)
+    Ok(conn
+        .prepare_cached("SELECT epoch FROM conversations WHERE id = ?1")?
+        .query_row([conversation_id], |r| r.get(0))?)
 }
 
 /// `/reset` in a room: every agent's conversation there forgets its session and starts a new epoch.
 pub fn reset_room(tx: &Transaction, room_id: &str) -> Result<()> {
-    tx.execute(
+    tx.prepare_cached(
         "UPDATE conversations SET session_id = NULL, session_runtime = NULL, session_setup = NULL, epoch = epoch + 1
          WHERE kind = 'room' AND room_id = ?1",
-        [room_id],
-    )?;
+    )?
+    .execute([room_id])?;
     Ok(())
 }
 
@@ -89,17 +90,15 @@ pub struct NewRoomMessage<'a> {
 
 pub fn add_message(tx: &Transaction, room_id: &str, m: NewRoomMessage<'_>, now: i64) -> Result<RoomMessage> {
     let id = new_id();
-    tx.execute(
-        "INSERT INTO room_messages (id, room_id, seq, kind, author_id, target_id, content, run_id, handoff_id, created_at)
+    tx.prepare_cached("INSERT INTO room_messages (id, room_id, seq, kind, author_id, target_id, content, run_id, handoff_id, created_at)
          VALUES (?1, ?2, (SELECT COALESCE(MAX(seq), 0) + 1 FROM room_messages WHERE room_id = ?2),
-                 ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-        params![id, room_id, m.kind.as_str(), m.author_id, m.target_id, m.content, m.run_id, m.handoff_id, now],
-    )?;
+                 ?3, ?4, ?5, ?6, ?7, ?8, ?9)")?.execute(params![id, room_id, m.kind.as_str(), m.author_id, m.target_id, m.content, m.run_id, m.handoff_id, now])?;
     message(tx, &id)?.ok_or_else(|| Error::Internal("room message vanished".into()))
 }
 
 pub fn message(conn: &Connection, id: &str) -> Result<Option<RoomMessage>> {
-    conn.query_row(&format!("SELECT {MESSAGE_COLUMNS} FROM {MESSAGES} WHERE m.id = ?1"), [id], message_from_row)
+    conn.prepare_cached(&format!("SELECT {MESSAGE_COLUMNS} FROM {MESSAGES} WHERE m.id = ?1"))?
+        .query_row([id], message_from_row)
         .optional()?
         .map(checked_message)
         .transpose()
@@ -107,11 +106,11 @@ pub fn message(conn: &Connection, id: &str) -> Result<Option<RoomMessage>> {
 
 /// The user message `message_id` is `routine`'s: the room shows it as the routine's.
 pub fn tag_routine(tx: &Transaction, message_id: &str, routine: &RoutineTag) -> Result<Option<RoomMessage>> {
-    tx.execute(
+    tx.prepare_cached(
         "INSERT INTO room_message_routines (message_id, routine_run_id, name, agent_id, card_id)
          VALUES (?1, ?2, ?3, ?4, ?5)",
-        params![message_id, routine.routine_run_id, routine.name, routine.agent_id, routine.card_id],
-    )?;
+    )?
+    .execute(params![message_id, routine.routine_run_id, routine.name, routine.agent_id, routine.card_id])?;
     message(tx, message_id)
 }
 
@@ -123,7 +122,7 @@ pub fn set_handoff_card_run(tx: &Transaction, handoff_id: &str, run_id: &str) ->
         })
         .optional()?;
     let Some(id) = id else { return Ok(None) };
-    tx.execute("UPDATE room_messages SET run_id = ?2 WHERE id = ?1", params![id, run_id])?;
+    tx.prepare_cached("UPDATE room_messages SET run_id = ?2 WHERE id = ?1")?.execute(params![id, run_id])?;
     message(tx, &id)
 }
 
@@ -228,23 +227,21 @@ pub struct NewHandoff<'a> {
 
 pub fn insert_handoff(tx: &Transaction, h: NewHandoff<'_>, now: i64) -> Result<Handoff> {
     let id = new_id();
-    tx.execute(
-        &format!(
-            "INSERT INTO handoffs ({HANDOFF_COLUMNS}, created_at)
+    tx.prepare_cached(&format!(
+        "INSERT INTO handoffs ({HANDOFF_COLUMNS}, created_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'queued', NULL, NULL, ?8, ?9)"
-        ),
-        params![
-            id,
-            h.room_id,
-            h.from_agent_id,
-            h.from_run_id,
-            h.to_agent_id,
-            h.task,
-            h.depth,
-            h.parent_handoff_id,
-            now
-        ],
-    )?;
+    ))?
+    .execute(params![
+        id,
+        h.room_id,
+        h.from_agent_id,
+        h.from_run_id,
+        h.to_agent_id,
+        h.task,
+        h.depth,
+        h.parent_handoff_id,
+        now
+    ])?;
     handoff(tx, &id)?.ok_or_else(|| Error::Internal("hand-off vanished".into()))
 }
 
@@ -256,28 +253,27 @@ pub fn handoff(conn: &Connection, id: &str) -> Result<Option<Handoff>> {
 
 /// Hand-offs made by a run (its count bounds a turn).
 pub fn handoffs_of_run(conn: &Connection, run_id: &str) -> Result<u32> {
-    Ok(conn.query_row("SELECT COUNT(*) FROM handoffs WHERE from_run_id = ?1", [run_id], |r| r.get(0))?)
+    Ok(conn
+        .prepare_cached("SELECT COUNT(*) FROM handoffs WHERE from_run_id = ?1")?
+        .query_row([run_id], |r| r.get(0))?)
 }
 
 /// Hand-offs of a run that are still queued or running.
 pub fn pending_handoffs_of_run(conn: &Connection, run_id: &str) -> Result<u32> {
-    Ok(conn.query_row(
-        "SELECT COUNT(*) FROM handoffs WHERE from_run_id = ?1 AND status IN ('queued', 'running')",
-        [run_id],
-        |r| r.get(0),
-    )?)
+    Ok(conn
+        .prepare_cached("SELECT COUNT(*) FROM handoffs WHERE from_run_id = ?1 AND status IN ('queued', 'running')")?
+        .query_row([run_id], |r| r.get(0))?)
 }
 
 pub fn start_handoff(tx: &Transaction, id: &str, run_id: &str) -> Result<()> {
-    tx.execute("UPDATE handoffs SET status = 'running', run_id = ?2 WHERE id = ?1", params![id, run_id])?;
+    tx.prepare_cached("UPDATE handoffs SET status = 'running', run_id = ?2 WHERE id = ?1")?
+        .execute(params![id, run_id])?;
     Ok(())
 }
 
 pub fn finish_handoff(tx: &Transaction, id: &str, status: &str, result: &str, now: i64) -> Result<()> {
-    tx.execute(
-        "UPDATE handoffs SET status = ?2, result = ?3, finished_at = ?4 WHERE id = ?1",
-        params![id, status, result, now],
-    )?;
+    tx.prepare_cached("UPDATE handoffs SET status = ?2, result = ?3, finished_at = ?4 WHERE id = ?1")?
+        .execute(params![id, status, result, now])?;
     Ok(())
 }
 
@@ -348,19 +344,20 @@ pub fn stop_queued_handoffs(tx: &Transaction, room_ids: &[String], now: i64) -> 
 /// Hand-offs still queued or running (at start: what a previous process left unfinished).
 pub fn unfinished_handoffs(conn: &Connection) -> Result<Vec<Handoff>> {
     let mut stmt =
-        conn.prepare(&format!("SELECT {HANDOFF_COLUMNS} FROM handoffs WHERE status IN ('queued', 'running')"))?;
+        conn.prepare_cached(&format!("SELECT {HANDOFF_COLUMNS} FROM handoffs WHERE status IN ('queued', 'running')"))?;
     let rows = stmt.query_map([], handoff_from_row)?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// Hand-offs a previous process left queued or running: cut off. Returns how many.
 pub fn mark_handoffs_interrupted(tx: &Transaction, now: i64) -> Result<usize> {
-    Ok(tx.execute(
-        "UPDATE handoffs SET status = 'interrupted', finished_at = ?1,
+    Ok(tx
+        .prepare_cached(
+            "UPDATE handoffs SET status = 'interrupted', finished_at = ?1,
          result = 'Clawboo stopped before this task finished; it was cut off.', delivered_run_id = 'interrupted'
          WHERE status IN ('queued', 'running')",
-        [now],
-    )?)
+        )?
+        .execute([now])?)
 }
 
 // --- peer room ---------------------------------------------------------------------------------
@@ -392,14 +389,14 @@ pub fn add_peer_post(
     now: i64,
 ) -> Result<PeerPost> {
     let id = new_id();
-    tx.execute(
-        &format!(
-            "INSERT INTO peer_posts ({POST_COLUMNS}) VALUES
+    tx.prepare_cached(&format!(
+        "INSERT INTO peer_posts ({POST_COLUMNS}) VALUES
              (?1, ?2, (SELECT COALESCE(MAX(seq), 0) + 1 FROM peer_posts WHERE team_id = ?2), ?3, ?4, ?5, ?6, ?7)"
-        ),
-        params![id, team_id, author_id, author_handle, run_id, text, now],
-    )?;
-    Ok(tx.query_row(&format!("SELECT {POST_COLUMNS} FROM peer_posts WHERE id = ?1"), [&id], post_from_row)?)
+    ))?
+    .execute(params![id, team_id, author_id, author_handle, run_id, text, now])?;
+    Ok(tx
+        .prepare_cached(&format!("SELECT {POST_COLUMNS} FROM peer_posts WHERE id = ?1"))?
+        .query_row([&id], post_from_row)?)
 }
 
 /// Up to `limit` posts before `before_seq` (newest when None), oldest first, and whether older exist.
@@ -443,20 +440,20 @@ pub fn insert_run_context(tx: &Transaction, context: &RunContext) -> Result<()> 
         steady_in_session: context.steady_in_session,
         files: context.files.clone(),
     };
-    tx.execute(
+    tx.prepare_cached(
         "INSERT INTO run_contexts (run_id, room_id, turn_kind, system_text, sections, placement, deferred, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-        params![
-            context.run_id,
-            context.room_id,
-            context.turn_kind.as_str(),
-            context.system_text,
-            to_json(&stored)?,
-            context.placement.as_str(),
-            to_json(&context.deferred)?,
-            context.created_at,
-        ],
-    )?;
+    )?
+    .execute(params![
+        context.run_id,
+        context.room_id,
+        context.turn_kind.as_str(),
+        context.system_text,
+        to_json(&stored)?,
+        context.placement.as_str(),
+        to_json(&context.deferred)?,
+        context.created_at,
+    ])?;
     Ok(())
 }
 

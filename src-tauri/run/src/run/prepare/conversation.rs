@@ -50,10 +50,7 @@ pub fn latest_chat(conn: &Connection, agent_id: &str) -> Result<Option<Conversat
 /// A new chat of the agent's: no messages, no runtime session.
 pub fn new_chat(tx: &Transaction, agent_id: &str, now: i64) -> Result<Conversation> {
     let id = uuid::Uuid::new_v4().to_string();
-    tx.execute(
-        "INSERT INTO conversations (id, agent_id, kind, created_at, last_activity_at) VALUES (?1, ?2, 'direct', ?3, ?3)",
-        params![id, agent_id, now],
-    )?;
+    tx.prepare_cached("INSERT INTO conversations (id, agent_id, kind, created_at, last_activity_at) VALUES (?1, ?2, 'direct', ?3, ?3)")?.execute(params![id, agent_id, now])?;
     Ok(Conversation {
         id,
         agent_id: agent_id.to_owned(),
@@ -66,21 +63,21 @@ pub fn new_chat(tx: &Transaction, agent_id: &str, now: i64) -> Result<Conversati
 
 /// One of `agent_id`'s chats by its id (a deleted one is gone for everyone but Undo).
 pub fn chat(conn: &Connection, agent_id: &str, chat_id: &str) -> Result<Conversation> {
-    conn.query_row(
-        &format!(
-            "SELECT {CONVERSATION_COLUMNS} FROM conversations
+    conn.prepare_cached(&format!(
+        "SELECT {CONVERSATION_COLUMNS} FROM conversations
              WHERE id = ?1 AND agent_id = ?2 AND kind = 'direct' AND deleted_at IS NULL"
-        ),
-        [chat_id, agent_id],
-        conversation_from_row,
-    )
+    ))?
+    .query_row([chat_id, agent_id], conversation_from_row)
     .optional()?
     .ok_or_else(|| Error::NotFound(format!("Chat {chat_id}")))
 }
 
 /// The chat's epoch now (a `/reset` may have bumped it during a run).
 pub fn epoch(conn: &Connection, chat_id: &str) -> Result<Option<i64>> {
-    Ok(conn.query_row("SELECT epoch FROM conversations WHERE id = ?1", [chat_id], |r| r.get(0)).optional()?)
+    Ok(conn
+        .prepare_cached("SELECT epoch FROM conversations WHERE id = ?1")?
+        .query_row([chat_id], |r| r.get(0))
+        .optional()?)
 }
 
 /// A conversation from a row of (id, agent_id, session_id, session_runtime, epoch, session_setup).
@@ -98,21 +95,28 @@ pub fn conversation_from_row(r: &Row<'_>) -> rusqlite::Result<Conversation> {
 
 /// The runtime session the next turn resumes, with the fingerprint of the setup it has.
 pub fn set_session(tx: &Transaction, conversation_id: &str, session: Option<(&str, RuntimeKind, &str)>) -> Result<()> {
-    tx.execute(
+    tx.prepare_cached(
         "UPDATE conversations SET session_id = ?2, session_runtime = ?3, session_setup = ?4 WHERE id = ?1",
-        params![conversation_id, session.map(|s| s.0), session.map(|s| s.1.as_str()), session.map(|s| s.2)],
-    )?;
+    )?
+    .execute(params![
+        conversation_id,
+        session.map(|s| s.0),
+        session.map(|s| s.1.as_str()),
+        session.map(|s| s.2)
+    ])?;
     Ok(())
 }
 
 /// `/reset`: forget the runtime session and start a new transcript epoch.
 pub fn reset(tx: &Transaction, conversation_id: &str) -> Result<i64> {
-    tx.execute(
+    tx.prepare_cached(
         "UPDATE conversations SET session_id = NULL, session_runtime = NULL, session_setup = NULL, epoch = epoch + 1
          WHERE id = ?1",
-        [conversation_id],
-    )?;
-    Ok(tx.query_row("SELECT epoch FROM conversations WHERE id = ?1", [conversation_id], |r| r.get(0))?)
+    )?
+    .execute([conversation_id])?;
+    Ok(tx
+        .prepare_cached("SELECT epoch FROM conversations WHERE id = ?1")?
+        .query_row([conversation_id], |r| r.get(0))?)
 }
 
 pub fn add_message(
@@ -286,19 +290,19 @@ pub(super) fn pair_carried(
 
 /// Keeps the workspace-file references `message_id` went out with (see [`transcript`]).
 pub fn set_carried(tx: &Transaction, message_id: &str, carried: &str) -> Result<()> {
-    tx.execute("UPDATE messages SET carried = ?2 WHERE id = ?1", params![message_id, carried])?;
+    tx.prepare_cached("UPDATE messages SET carried = ?2 WHERE id = ?1")?.execute(params![message_id, carried])?;
     Ok(())
 }
 
 /// Whether the conversation's current epoch has a reply yet (a new chat, or one just reset,
 /// has none).
 pub fn has_reply(conn: &Connection, conversation: &Conversation) -> Result<bool> {
-    Ok(conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM messages
+    Ok(conn
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM messages
          WHERE conversation_id = ?1 AND epoch = ?2 AND role = 'assistant' AND superseded_at IS NULL)",
-        params![conversation.id, conversation.epoch],
-        |r| r.get(0),
-    )?)
+        )?
+        .query_row(params![conversation.id, conversation.epoch], |r| r.get(0))?)
 }
 
 /// The user's last standing message in the conversation's current epoch: what a retry or an
@@ -391,21 +395,17 @@ pub fn insert_run(tx: &Transaction, conversation: &Conversation, runtime: Runtim
         started_at: now,
         finished_at: None,
     };
-    tx.execute(
-        &format!(
-            "INSERT INTO runs (conversation_id, {RUN_COLUMNS}) VALUES (?1, ?2, ?3, ?4, 'running', NULL, ?5, NULL, NULL)"
-        ),
-        params![conversation.id, run.id, run.agent_id, runtime.as_str(), now],
-    )?;
+    tx.prepare_cached(&format!(
+        "INSERT INTO runs (conversation_id, {RUN_COLUMNS}) VALUES (?1, ?2, ?3, ?4, 'running', NULL, ?5, NULL, NULL)"
+    ))?
+    .execute(params![conversation.id, run.id, run.agent_id, runtime.as_str(), now])?;
     Ok(run)
 }
 
 pub fn finish_run(tx: &Transaction, run_id: &str, status: RunStatus, error: Option<&str>, now: i64) -> Result<()> {
     let code = RunErrorCode::of(status, error).map(RunErrorCode::as_str);
-    tx.execute(
-        "UPDATE runs SET status = ?2, error = ?3, finished_at = ?4, error_code = ?5 WHERE id = ?1",
-        params![run_id, status.as_str(), error, now, code],
-    )?;
+    tx.prepare_cached("UPDATE runs SET status = ?2, error = ?3, finished_at = ?4, error_code = ?5 WHERE id = ?1")?
+        .execute(params![run_id, status.as_str(), error, now, code])?;
     Ok(())
 }
 
@@ -435,12 +435,12 @@ pub const RUN_BY_ID_SQL: &str =
 pub fn mark_interrupted(tx: &Transaction, now: i64) -> Result<Vec<String>> {
     let mut stmt = tx.prepare("SELECT id FROM runs WHERE status = 'running'")?;
     let ids: Vec<String> = stmt.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
-    tx.execute(
+    tx.prepare_cached(
         "UPDATE runs SET status = 'interrupted', finished_at = ?1, error_code = 'interrupted',
          error = 'Clawboo stopped while this run was in progress; it was cut off.'
          WHERE status = 'running'",
-        [now],
-    )?;
+    )?
+    .execute([now])?;
     Ok(ids)
 }
 

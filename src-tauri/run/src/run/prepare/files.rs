@@ -197,10 +197,8 @@ pub fn record(
     scratch: Option<&str>,
     now: i64,
 ) -> Result<()> {
-    tx.execute(
-        "DELETE FROM file_deliveries WHERE conversation_id = ?1 AND session_key != ?2",
-        params![conversation_id, key],
-    )?;
+    tx.prepare_cached("DELETE FROM file_deliveries WHERE conversation_id = ?1 AND session_key != ?2")?
+        .execute(params![conversation_id, key])?;
     let mut stmt = tx.prepare_cached(
         "INSERT INTO file_deliveries (conversation_id, session_key, file, hash, run_id, delivered_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)
@@ -221,7 +219,7 @@ pub fn record(
 /// references (BOOTSTRAP.md, MEMORY.md) and the scratch notes go again with the next turn, as
 /// after a cold resume.
 pub fn forget_deliveries(tx: &Transaction, conversation_id: &str) -> Result<()> {
-    tx.execute("DELETE FROM file_deliveries WHERE conversation_id = ?1", [conversation_id])?;
+    tx.prepare_cached("DELETE FROM file_deliveries WHERE conversation_id = ?1")?.execute([conversation_id])?;
     Ok(())
 }
 
@@ -285,18 +283,18 @@ pub struct ChatRunContext {
 }
 
 pub fn insert_context(tx: &Transaction, context: &ChatRunContext) -> Result<()> {
-    tx.execute(
+    tx.prepare_cached(
         "INSERT INTO chat_run_contexts (run_id, system_text, preamble, files, sections, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        params![
-            context.run_id,
-            context.system_text,
-            context.preamble,
-            serde_json::to_string(&context.files).map_err(|e| Error::Internal(e.to_string()))?,
-            serde_json::to_string(&context.sections).map_err(|e| Error::Internal(e.to_string()))?,
-            context.created_at
-        ],
-    )?;
+    )?
+    .execute(params![
+        context.run_id,
+        context.system_text,
+        context.preamble,
+        serde_json::to_string(&context.files).map_err(|e| Error::Internal(e.to_string()))?,
+        serde_json::to_string(&context.sections).map_err(|e| Error::Internal(e.to_string()))?,
+        context.created_at
+    ])?;
     Ok(())
 }
 
