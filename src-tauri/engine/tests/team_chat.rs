@@ -190,9 +190,17 @@ impl Fixture {
     /// Waits until the room has a message matching `what` and no run of the team is going.
     fn settle(&self, what: &str, done: impl Fn(&[RoomMessage]) -> bool) -> Vec<RoomMessage> {
         wait_for(what, Duration::from_secs(20), || {
+            // Runs first: once every run has ended, a message read after holds all they wrote (read
+            // the other way round, a run ending between the two reads lost its last message).
+            let idle = self
+                .engine
+                .chat()
+                .room_runs(&self.general, 100)
+                .unwrap()
+                .iter()
+                .all(|r| r.status != RunStatus::Running);
             let messages = self.messages();
-            let runs = self.engine.chat().room_runs(&self.general, 100).unwrap();
-            (done(&messages) && runs.iter().all(|r| r.status != RunStatus::Running)).then_some(messages)
+            (idle && done(&messages)).then_some(messages)
         })
     }
 
