@@ -303,12 +303,22 @@ async fn an_agent_runs_on_the_users_gateway_which_outlives_clawboo() {
     assert!(result.session_missing, "{result:?}");
     assert_eq!(server.model_requests().len(), asked, "nothing was sent to the model");
 
-    // Clawboo started the bridge only: no Gateway of its own, and the token never on a command
-    // line or in a file of the agent's.
+    // Clawboo started the bridge only (a bridge per turn, and the first turn's calls that make
+    // the agent's own agent there and set its rules): no Gateway of its own, and the token never
+    // on a command line or in a file of the agent's.
     let started = spawner.0.lock().unwrap().clone();
     let args: Vec<&Vec<String>> = started.iter().map(|s| &s.args).collect();
-    assert_eq!(started.len(), 3, "{args:?}");
-    assert!(started.iter().all(|spec| spec.args == ["acp", "--no-prefix-cwd"]), "{args:?}");
+    let bridges = started.iter().filter(|spec| spec.args == ["acp", "--no-prefix-cwd"]).count();
+    assert_eq!(bridges, 3, "{args:?}");
+    let calls: Vec<&str> = started
+        .iter()
+        .filter(|spec| spec.args != ["acp", "--no-prefix-cwd"])
+        .map(|spec| match spec.args.as_slice() {
+            [gateway, call, method, ..] if gateway == "gateway" && call == "call" => method.as_str(),
+            other => panic!("Clawboo started {other:?}"),
+        })
+        .collect();
+    assert_eq!(calls, ["agents.create", "config.get", "config.patch"], "{args:?}");
     assert!(started.iter().all(|spec| spec.args.iter().all(|a| !a.contains(TOKEN))));
     assert!(rt.gateway_pid(&RuntimeHomes::for_agent_dir(&workspace).home(RuntimeKind::Openclaw).unwrap()).is_none());
     for file in walk(&workspace) {
@@ -338,7 +348,9 @@ async fn an_agent_runs_on_the_users_gateway_which_outlives_clawboo() {
     tokio::time::sleep(Duration::from_secs(1)).await;
     assert!(users.alive(), "Clawboo's shutdown leaves the user's Gateway alone");
     assert!(group_has_live_member(users.pid));
-    assert_eq!(spawner.0.lock().unwrap().iter().filter(|s| s.args[0] == "gateway").count(), 0);
+    // Only `gateway call`s (the agent's own agent there), never a Gateway started.
+    let gateways = spawner.0.lock().unwrap().iter().filter(|s| s.args[0] == "gateway" && s.args[1] != "call").count();
+    assert_eq!(gateways, 0);
 }
 
 #[tokio::test]

@@ -107,15 +107,15 @@ fn a_codex_agent_runs_a_card_with_its_tiers_in_order_and_cites_the_facts_it_was_
         kinds,
         [
             SectionKind::Persona,
-            SectionKind::Instructions,
             SectionKind::Task,
             SectionKind::HowToWork,
-            SectionKind::WorkspaceFiles,
             SectionKind::ToolsNote,
             SectionKind::Memory,
             SectionKind::Message
         ],
-        "persona, the MEMORY.md pointer, task, how to work; workspace files (BOOTSTRAP.md), tools note; memory; the title"
+        // MEMORY.md and BOOTSTRAP.md still hold Clawboo's starting text: neither the pointer nor
+        // the reference is sent (`FileStatus::Unedited`).
+        "persona, task, how to work; tools note; memory; the title"
     );
     let system = seen.system_text.clone().expect("Codex takes the steady tier as developer instructions");
     assert!(system.contains(PERSONA), "{system}");
