@@ -240,7 +240,9 @@ impl OpenclawRuntime {
     ) -> std::result::Result<String, RunResult> {
         if input.approval != ApprovalPolicy::AllowAll {
             return Err(RunResult::failed(format!(
-                "Clawboo could not give this agent its own agent and tool rules ({}) on the OpenClaw Gateway at {url},                  so it does not run there: {why}. Update OpenClaw on that machine, or set the agent to Allow all to                  run it as that Gateway's default agent under that Gateway's own rules.",
+                "Clawboo could not give this agent its own agent and tool rules ({}) on the OpenClaw Gateway \
+                 at {url}, so it does not run there: {why}. Update OpenClaw on that machine, or set the agent \
+                 to Allow all to run it as that Gateway's default agent under that Gateway's own rules.",
                 if input.approval == ApprovalPolicy::ReadOnly { "Read-only" } else { "Ask" }
             )));
         }
@@ -249,7 +251,9 @@ impl OpenclawRuntime {
             .map_err(|e| RunResult::failed(e.to_string()))?;
         channels.emit(RunEvent::Warning {
             message: format!(
-                "This agent runs as the default agent of the OpenClaw Gateway at {url}, under that Gateway's own tool                  rules, and shares that agent's workspace with any other agent there: the Gateway would not give it                  an agent of its own ({why})."
+                "This agent runs as the default agent of the OpenClaw Gateway at {url}, under that Gateway's \
+                 own tool rules, and shares that agent's workspace with any other agent there: the Gateway \
+                 would not give it an agent of its own ({why})."
             ),
         });
         Ok(agents["defaultId"].as_str().unwrap_or("main").to_owned())
