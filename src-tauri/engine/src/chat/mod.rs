@@ -107,7 +107,6 @@ impl Chat {
         self
     }
 
-    /// The connectors a run of this agent gets, and warnings for those left out.
     /// What preparing a run reads from (`run::prepare`).
     pub(crate) fn preparer(&self) -> crate::run::prepare::Preparer<'_> {
         crate::run::prepare::Preparer {

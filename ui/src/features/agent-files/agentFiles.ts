@@ -42,7 +42,7 @@ export const FILE_STATUS_LABELS: Record<FileStatus, string> = {
   read_by_runtime: "Read by the runtime",
   already_delivered: "Omitted: already delivered",
   empty: "Empty",
-  unedited: "Not sent: Clawboo's starting text",
+  unedited: "Not sent: starting text",
   not_this_run: "Not this run",
   not_sent: "Not sent",
 };

@@ -75,7 +75,10 @@ function FileDeliveryRow({ delivery, unsent }: { delivery: FileDelivery; unsent:
   return (
     <li className="file-delivery" data-testid={`file-delivery-${delivery.file}`} data-status={delivery.status}>
       <span className="file-delivery__name">{delivery.file}</span>
-      <span className={`file-status file-status--${neverLeft ? "not_sent" : delivery.status}`}>
+      <span
+        className={`file-status file-status--${neverLeft ? "not_sent" : delivery.status}`}
+        title={delivery.status === "unedited" ? "It still holds the starting text Clawboo wrote: edit it to have it sent." : undefined}
+      >
         {neverLeft ? "Not sent: the run failed before any request" : FILE_STATUS_LABELS[delivery.status]}
       </span>
       <span className="file-delivery__route">{delivery.routeLabel}</span>
