@@ -110,7 +110,9 @@ const REPLIED = `
     rows.sort((a, b) => Number(a.dataset.index) - Number(b.dataset.index));
     const last = rows[rows.length - 1];
     const before = rows[rows.length - 2];
-    return !!last && !!last.querySelector('[data-role="assistant"] table') && !!before && before.textContent === asked;
+    // The user's bubble, not the whole row: the row also holds the message's actions (Copy, Edit…).
+    const question = before && before.querySelector('[data-role="user"] .chat-bubble');
+    return !!last && !!last.querySelector('[data-role="assistant"] table') && !!question && question.textContent === asked;
   }`;
 
 /** One exchange timed in the page: submit → the reply rendered (and a frame painted). */

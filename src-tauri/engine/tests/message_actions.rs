@@ -166,10 +166,10 @@ fn replies_are_unread_until_their_chat_or_room_is_read_and_the_mark_survives_a_r
         let mut events = engine.events().subscribe();
         engine.chat().mark_read(ReadThreadKind::Chat, &conversation).unwrap();
         assert!(engine.chat().unread().unwrap().is_empty());
-        assert_eq!(events.try_recv().unwrap(), clawboo_engine::EngineEvent::ReadMarksChanged);
+        assert_eq!(read_marks_said(&mut events), 1);
         // Reading again changes nothing and says nothing.
         engine.chat().mark_read(ReadThreadKind::Chat, &conversation).unwrap();
-        assert!(events.try_recv().is_err());
+        assert_eq!(read_marks_said(&mut events), 0);
         send(engine, &agent, SECOND);
         assert_eq!(engine.chat().unread().unwrap()[0].count, 1);
         assert_eq!(engine.chat().mark_read(ReadThreadKind::Chat, "nope").unwrap_err().code(), ErrorCode::NotFound);
@@ -197,3 +197,11 @@ fn replies_are_unread_until_their_chat_or_room_is_read_and_the_mark_survives_a_r
 }
 
 use common::ChatEngine;
+
+/// How many `ReadMarksChanged` were published since the last look. The run's own last events
+/// (its `RunChanged` to succeeded) may still arrive after its reply is stored: not counted.
+fn read_marks_said(events: &mut clawboo_engine::EventReceiver) -> usize {
+    std::iter::from_fn(|| events.try_recv().ok())
+        .filter(|event| *event == clawboo_engine::EngineEvent::ReadMarksChanged)
+        .count()
+}

@@ -93,7 +93,7 @@ impl UsersGateway {
         let state = home.join("state");
         std::fs::create_dir_all(home.join("workspace")).unwrap();
         std::fs::create_dir_all(&state).unwrap();
-        let config = json!({
+        let mut config = json!({
             "models": { "providers": { "fake": {
                 "baseUrl": format!("{}/v1", server.base_url()),
                 "apiKey": "sk-users-own-key",
@@ -108,7 +108,10 @@ impl UsersGateway {
             } },
             "logging": { "file": home.join("openclaw.log") },
             "update": { "checkOnStart": false },
+            // Nothing of its own reaches out (catalog.openclaw.ai) or calls the model (dreaming).
+            "plugins": { "entries": { "memory-core": { "config": { "dreaming": { "enabled": false } } } } },
         });
+        config["models"]["catalogRefresh"] = json!({ "enabled": false });
         std::fs::write(state.join("openclaw.json"), config.to_string()).unwrap();
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let mut command = tokio::process::Command::new(program);

@@ -2,6 +2,8 @@
 -- of agent :agent (its most recently used chat), creating one if it has none. For benchmarks: it gets a chat to exchange 1,000
 -- or 10,000 in a moment. Used by the engine's bench (rusqlite) and scripts/bench-chat-ui (sqlite3).
 -- Every fifth reply is Markdown with a list, a code block and a table, as real replies are.
+-- One exchange every two minutes, all over an hour ago: a long chat from before, so the seeded runs do
+-- not count against the hourly run limit (60 by default) that the bench's own exchanges meet.
 INSERT INTO conversations (id, agent_id, kind, created_at, last_activity_at)
 SELECT lower(hex(randomblob(16))), :agent, 'direct', CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER),
        CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)
@@ -12,8 +14,8 @@ WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < :count)
 c AS (SELECT id FROM conversations WHERE agent_id = :agent AND kind = 'direct' AND deleted_at IS NULL
       ORDER BY last_activity_at DESC, rowid DESC LIMIT 1),
 base AS (SELECT COALESCE(MAX(seq), 0) AS seq FROM messages, c WHERE conversation_id = c.id),
-clock AS (SELECT CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER) - 2 * :count - 1000 AS t0)
-SELECT printf('seed-%s-%d', c.id, base.seq + 2 * i), c.id, :agent, 'native', 'succeeded', NULL, t0 + 2 * i, t0 + 2 * i + 1
+clock AS (SELECT CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER) - 120000 * (:count + 1) - 3600000 AS t0)
+SELECT printf('seed-%s-%d', c.id, base.seq + 2 * i), c.id, :agent, 'native', 'succeeded', NULL, t0 + 120000 * i, t0 + 120000 * i + 1
 FROM n, c, base, clock;
 
 INSERT INTO messages (id, conversation_id, seq, role, content, run_id, epoch, created_at)
@@ -21,10 +23,10 @@ WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < :count)
 c AS (SELECT id, epoch FROM conversations WHERE agent_id = :agent AND kind = 'direct' AND deleted_at IS NULL
       ORDER BY last_activity_at DESC, rowid DESC LIMIT 1),
 base AS (SELECT COALESCE(MAX(seq), 0) AS seq FROM messages, c WHERE conversation_id = c.id),
-clock AS (SELECT CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER) - 2 * :count - 1000 AS t0)
+clock AS (SELECT CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER) - 120000 * (:count + 1) - 3600000 AS t0)
 SELECT printf('seed-u-%s-%d', c.id, base.seq + 2 * i - 1), c.id, base.seq + 2 * i - 1, 'user',
        printf('Question %d: how does part %d work?', base.seq + 2 * i - 1, i),
-       printf('seed-%s-%d', c.id, base.seq + 2 * i), c.epoch, t0 + 2 * i
+       printf('seed-%s-%d', c.id, base.seq + 2 * i), c.epoch, t0 + 120000 * i
 FROM n, c, base, clock
 UNION ALL
 SELECT printf('seed-a-%s-%d', c.id, base.seq + 2 * i), c.id, base.seq + 2 * i, 'assistant',
@@ -37,7 +39,7 @@ SELECT printf('seed-a-%s-%d', c.id, base.seq + 2 * i), c.id, base.seq + 2 * i, '
            || '| store | 2 ms |',
            i, i)
        ELSE printf('Part %d reads its input, checks it and stores it.', i) END,
-       printf('seed-%s-%d', c.id, base.seq + 2 * i), c.epoch, t0 + 2 * i + 1
+       printf('seed-%s-%d', c.id, base.seq + 2 * i), c.epoch, t0 + 120000 * i + 1
 FROM n, c, base, clock;
 
 UPDATE conversations SET last_activity_at = CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)

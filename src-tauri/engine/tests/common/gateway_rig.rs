@@ -170,7 +170,7 @@ impl OtherMachine {
         let state = home.join("state");
         std::fs::create_dir_all(home.join("workspace")).unwrap();
         std::fs::create_dir_all(&state).unwrap();
-        let config = json!({
+        let mut config = json!({
             "models": { "providers": { "fake": {
                 "baseUrl": format!("{}/v1", model.base_url()),
                 "apiKey": "sk-other-machines-key",
@@ -185,7 +185,10 @@ impl OtherMachine {
             } },
             "logging": { "file": home.join("openclaw.log") },
             "update": { "checkOnStart": false },
+            // Nothing of its own reaches out (catalog.openclaw.ai) or calls the model (dreaming).
+            "plugins": { "entries": { "memory-core": { "config": { "dreaming": { "enabled": false } } } } },
         });
+        config["models"]["catalogRefresh"] = json!({ "enabled": false });
         std::fs::write(state.join("openclaw.json"), config.to_string()).unwrap();
         let mut machine = OtherMachine {
             pid: 0,

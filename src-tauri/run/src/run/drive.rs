@@ -185,18 +185,7 @@ async fn drive_once(
                         let _ = stop_tx.send(true);
                     }
                 }
-                // Usage is counted even after a stop: those tokens were spent all the same. A
-                // usage report is stored at once, so the spend counts it before the budgets
-                // are checked (a relayed run's is counted by the relay instead: see below).
-                let halted = if matches!(event, RunEvent::Usage { .. }) {
-                    recorder.record(event.clone());
-                    recorder.flush();
-                    watch.as_mut().and_then(|w| w.see(&event))
-                } else {
-                    let halted = watch.as_mut().and_then(|w| w.see(&event));
-                    recorder.record(event);
-                    halted
-                };
+                let halted = record_event(event, recorder, watch.as_mut());
                 halt(&mut stop, &stop_tx, recorder, &mut halt_note, halted);
             }
             Some(()) = recorded.recv() => {
@@ -238,20 +227,7 @@ async fn drive_once(
             _ = flush.tick() => recorder.flush(),
         }
     };
-    let mut late_usage = false;
-    while let Ok(event) = events.try_recv() {
-        late_usage |= matches!(event, RunEvent::Usage { .. });
-        if let Some(w) = watch.as_mut().filter(|_| !matches!(event, RunEvent::Usage { .. })) {
-            w.see(&event);
-        }
-        recorder.record(event);
-    }
-    // Usage reported as the run ended still tells its budgets (an 80% line, a spent budget's
-    // request), once stored.
-    if let Some(w) = watch.as_mut().filter(|_| late_usage) {
-        recorder.flush();
-        w.model_call_recorded();
-    }
+    record_late_events(&mut events, recorder, watch.as_mut());
     drop(recorded_tx);
     let mut result = result.unwrap_or_else(|e| RunResult::failed(e.to_string()));
     // Ended by the guards, not by the user: its end says so (the runtime says "stopped").
@@ -263,6 +239,43 @@ async fn drive_once(
         && result.outcome != RunOutcome::Succeeded
         && stop.is_none();
     Driven { result, stop, out_of_turns }
+}
+
+/// Records one event of the run and shows it to the guards' watch; what the watch says when it
+/// trips. Usage is counted even after a stop: those tokens were spent all the same. A usage
+/// report is stored at once, so the spend counts it before the budgets are checked (a relayed
+/// run's is counted by the relay instead, told on the `recorded` channel).
+fn record_event(event: RunEvent, recorder: &mut Recorder, watch: Option<&mut RunWatch>) -> Option<(Halt, String)> {
+    if matches!(event, RunEvent::Usage { .. }) {
+        recorder.record(event.clone());
+        recorder.flush();
+        watch.and_then(|w| w.see(&event))
+    } else {
+        let halted = watch.and_then(|w| w.see(&event));
+        recorder.record(event);
+        halted
+    }
+}
+
+/// The events the runtime sent as it ended, recorded after its result. Usage among them still
+/// tells the budgets (an 80% line, a spent budget's request), once stored.
+fn record_late_events(
+    events: &mut mpsc::UnboundedReceiver<RunEvent>,
+    recorder: &mut Recorder,
+    mut watch: Option<&mut RunWatch>,
+) {
+    let mut late_usage = false;
+    while let Ok(event) = events.try_recv() {
+        late_usage |= matches!(event, RunEvent::Usage { .. });
+        if let Some(w) = watch.as_deref_mut().filter(|_| !matches!(event, RunEvent::Usage { .. })) {
+            w.see(&event);
+        }
+        recorder.record(event);
+    }
+    if let Some(w) = watch.filter(|_| late_usage) {
+        recorder.flush();
+        w.model_call_recorded();
+    }
 }
 
 /// The guards ended the run (`halted`, unless it is stopping already): it stops after the call

@@ -87,12 +87,17 @@ pub fn openclaw_json(
 ) -> Value {
     let tools = tool_rules(approval);
     json!({
-        "models": { "providers": { PROVIDER_NAME: {
-            "baseUrl": base_url.trim_end_matches('/'),
-            "apiKey": format!("${{{API_KEY_ENV}}}"),
-            "api": api_for(provider),
-            "models": [{ "id": model, "name": model, "contextWindow": 128_000, "maxTokens": 8192 }],
-        } } },
+        "models": {
+            "providers": { PROVIDER_NAME: {
+                "baseUrl": base_url.trim_end_matches('/'),
+                "apiKey": format!("${{{API_KEY_ENV}}}"),
+                "api": api_for(provider),
+                "models": [{ "id": model, "name": model, "contextWindow": 128_000, "maxTokens": 8192 }],
+            } },
+            // OpenClaw 2026.9.6 fetches catalog.openclaw.ai at every start and every six hours;
+            // the only model here is Clawboo's, so nothing leaves the machine for it.
+            "catalogRefresh": { "enabled": false },
+        },
         "agents": { "defaults": {
             "model": { "primary": format!("{PROVIDER_NAME}/{model}") },
             "workspace": layout.workspace,
@@ -104,6 +109,10 @@ pub fn openclaw_json(
         "tools": tools,
         "logging": { "file": layout.log },
         "update": { "checkOnStart": false },
+        // memory-core's "dreaming" is on by default: a nightly cron sweep (03:00) that calls the
+        // model on its own and rewrites the workspace's MEMORY.md — spending the user's tokens
+        // with nobody asking, beside Clawboo's own memory.
+        "plugins": { "entries": { "memory-core": { "config": { "dreaming": { "enabled": false } } } } },
     })
 }
 

@@ -211,6 +211,9 @@ fn the_config_names_the_provider_model_and_policy() {
     assert_eq!(config["agents"]["defaults"]["heartbeat"]["every"], "0m");
     assert_eq!(config["logging"]["file"], "/agent/.clawboo/openclaw/logs/openclaw.log");
     assert_eq!(config["update"]["checkOnStart"], false);
+    // Nothing of its own: no catalog fetched from the internet, no nightly model calls.
+    assert_eq!(config["models"]["catalogRefresh"]["enabled"], false);
+    assert_eq!(config["plugins"]["entries"]["memory-core"]["config"]["dreaming"]["enabled"], false);
     assert_eq!(config["tools"]["exec"]["mode"], "full");
     assert_eq!(config["tools"]["exec"]["notifyOnExit"], false);
     assert!(config["tools"]["deny"].is_null());
