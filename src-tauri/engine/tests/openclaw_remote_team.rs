@@ -158,7 +158,7 @@ impl Room<'_> {
 
     fn failed_runs(&self) -> Vec<clawboo_engine::chat::RunSummary> {
         let runs = self.engine.chat().room_runs(&self.id, 200).unwrap();
-        runs.into_iter().filter(|r| r.status == RunStatus::Failed).collect()
+        runs.into_iter().filter(|r| !matches!(r.status, RunStatus::Running | RunStatus::Succeeded)).collect()
     }
 
     /// Waits until `done` holds for the room's messages and no run in it is running; a run
@@ -266,7 +266,8 @@ fn inner_a_team_across_machines() {
     let openclaw = OpenclawRuntime::new(Arc::new(SystemSpawner), Arc::new(local))
         .with_gateway_tokens(Arc::new(OneToken))
         .with_env(vec![("PATH".to_owned(), path_with(&node_dir))])
-        .with_timeouts(Timeouts { silence: Duration::from_secs(180), grace: Duration::from_secs(3) });
+        // At load ~15 (other builds on 2 cores) a remote turn was seen silent for over 180 s.
+        .with_timeouts(Timeouts { silence: Duration::from_secs(300), grace: Duration::from_secs(3) });
     let native = common::native_runtime(v1, LEAD_KEY);
     let engine = fixture.open_with(vec![Arc::new(openclaw), native]);
     let member = |handle: &str, runtime: RuntimeKind, model: &str, provider: Provider| {
