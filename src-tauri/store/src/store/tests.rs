@@ -274,3 +274,36 @@ fn a_chats_current_epoch_is_read_by_its_index_not_through_the_epochs_before_it()
         })
         .unwrap();
 }
+
+#[test]
+fn a_cached_statement_is_not_prepared_again_on_every_use() {
+    use rusqlite::StatementStatus;
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    store
+        .write(|tx| {
+            for n in 0..5 {
+                tx.execute("INSERT INTO settings (key, value) VALUES (?1, ?2)", rusqlite::params![format!("k{n}"), n])?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    // A bound LIMIT and a filter on a column no index serves: SQLite marks both parameters as
+    // ones whose value may change the plan, and a statement given back to rusqlite's cache has
+    // its bindings cleared, which expired it: every use parsed and planned it again.
+    for reader in [true, false] {
+        let uses = |conn: &Connection| -> Result<i32> {
+            for n in 0..4 {
+                let mut stmt = conn.prepare_cached("SELECT key FROM settings WHERE value = ?1 LIMIT ?2")?;
+                let keys = stmt.query_map(rusqlite::params![n, n + 1], |r| r.get::<_, String>(0))?;
+                assert_eq!(keys.collect::<rusqlite::Result<Vec<_>>>()?, [format!("k{n}")]);
+                if n == 3 {
+                    return Ok(stmt.get_status(StatementStatus::RePrepare));
+                }
+            }
+            unreachable!()
+        };
+        let reprepared = if reader { store.read(uses) } else { store.write(|tx| uses(tx)) }.unwrap();
+        assert_eq!(reprepared, 0, "prepared again on reuse (reader: {reader})");
+    }
+}
