@@ -90,7 +90,9 @@ fn skip_value(body: &[u8], mut at: usize) -> Option<usize> {
             }
         }
         // A number, true, false or null: up to what ends it.
-        _ => Some(at + body.get(at..)?.iter().position(|b| matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'))?),
+        _ => Some(
+            at + body.get(at..)?.iter().position(|b| matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'))?,
+        ),
     }
 }
 

@@ -101,7 +101,8 @@ impl Serialize for Messages<'_> {
                 Item::Assistant(turn) => seq.serialize_element(&AssistantMessage(turn))?,
                 Item::ToolResults(outcomes) => {
                     for o in outcomes {
-                        let content = if o.is_error { format!("Error: {}", o.output).into() } else { o.output.as_str().into() };
+                        let content =
+                            if o.is_error { format!("Error: {}", o.output).into() } else { o.output.as_str().into() };
                         seq.serialize_element(&ToolMessage { role: "tool", tool_call_id: &o.call_id, content })?;
                     }
                 }
@@ -303,7 +304,11 @@ mod tests {
         let call = ToolCall::from_json_text("c1".into(), "list_files".into(), r#"{"path": "a \"b\""}"#);
         let items = [
             Item::User("hi \u{1F600}".into()),
-            Item::Assistant(AssistantTurn { text: String::new(), tool_calls: vec![call.clone()], thinking: Vec::new() }),
+            Item::Assistant(AssistantTurn {
+                text: String::new(),
+                tool_calls: vec![call.clone()],
+                thinking: Vec::new(),
+            }),
             Item::ToolResults(vec![
                 ToolOutcome { call_id: "c1".into(), output: "nope".into(), is_error: true },
                 ToolOutcome { call_id: "c2".into(), output: "line\n\"x\"".into(), is_error: false },
