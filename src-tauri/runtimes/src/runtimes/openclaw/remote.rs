@@ -31,17 +31,19 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::config::Layout;
+use super::gateway_health::{self, HealthBoard};
 use super::gateway_node::{Hello, LiveSession};
 use super::remote_agent;
 use super::remote_tools::{self, NodePlace};
 use super::{node, remote_files, OpenclawAcp, OpenclawRuntime, QUIET_ENV};
 use crate::agents::gateway::normalise_gateway_url;
-use crate::agents::RuntimeKind;
+use crate::agents::{Agent, RuntimeKind};
 use crate::error::{Error, Result};
 use crate::runtimes::home::INHERITED_ENV;
 use crate::runtimes::process::CommandSpec;
 use crate::runtimes::supervise::supervise;
 use crate::runtimes::{ApprovalPolicy, RunChannels, RunEvent, RunOutcome, RunResult, TurnInput};
+use crate::vocab::GatewayLinkState;
 
 /// How long the Gateway's port may take to accept a connection before the turn gives up.
 const REACH_WITHIN: Duration = Duration::from_secs(5);
@@ -76,6 +78,8 @@ impl OpenclawRuntime {
             .ok_or_else(|| Error::RuntimeNotFound("OpenClaw (`openclaw`) is not installed or was not found.".into()))?;
         // The stored URL is input like any other: checked again before a token is sent to it.
         let url = normalise_gateway_url(url)?;
+        // Lost since the run was prepared: refused before any bridge waits on it.
+        refuse_while_lost(&self.health, &input.agent)?;
         let token = match &self.gateway_tokens {
             Some(tokens) => tokens.gateway_token(&input.agent.id)?,
             None => None,
@@ -217,11 +221,28 @@ impl OpenclawRuntime {
             None,
         )
         .on_existing_gateway(&gateway_agent, live);
+        // The link's loss cuts the turn off at once (the bridge alone takes 6–13 s to notice, or
+        // waits on a Gateway that stopped answering).
+        let RunChannels { events, permissions, cancel } = channels;
+        let (cancel, cut) = gateway_health::stop_when_lost(cancel, self.health.watch(&input.agent.id));
+        let channels = RunChannels { events, permissions, cancel };
         let result =
             supervise(self.spawner.as_ref(), &bridge, Box::new(protocol), channels, input.approval, self.timeouts)
                 .await;
         // The tools end with the turn.
         drop(node);
+        if let Some(lost) = cut.lost() {
+            let said = result.as_ref().ok().and_then(|r| r.message.clone());
+            let message = gateway_health::lost_message(&lost, true);
+            let message = match said {
+                Some(said) if !said.is_empty() => format!("{message}\n{said}"),
+                _ => message,
+            };
+            let mut cut_off = result.unwrap_or_else(|_| RunResult::failed(""));
+            cut_off.outcome = RunOutcome::Failed;
+            cut_off.message = Some(message);
+            return Ok(cut_off);
+        }
         Ok(explain_failure(result?, &url))
     }
 
@@ -257,6 +278,22 @@ impl OpenclawRuntime {
             ),
         });
         Ok(agents["defaultId"].as_str().unwrap_or("main").to_owned())
+    }
+}
+
+/// Refuses a turn of `agent` at once while its link to the Gateway it runs on is lost (see
+/// [`gateway_health`]); a link still connecting, or none (a test, a Gateway not yet linked),
+/// refuses nothing.
+pub(super) fn refuse_while_lost(board: &HealthBoard, agent: &Agent) -> Result<()> {
+    if agent.runtime != RuntimeKind::Openclaw {
+        return Ok(());
+    }
+    let Some(url) = agent.openclaw_gateway_url.as_deref() else { return Ok(()) };
+    match board.health(&agent.id) {
+        Some(health) if health.state == GatewayLinkState::Lost && health.url == url => {
+            Err(Error::GatewayUnreachable(gateway_health::lost_message(&health, false)))
+        }
+        _ => Ok(()),
     }
 }
 
