@@ -72,6 +72,36 @@ impl OpenclawRuntime {
         channels: RunChannels,
         url: &str,
     ) -> Result<RunResult> {
+        let agent = input.agent.clone();
+        let ended = self.turn_on_existing_gateway(input, channels, url).await;
+        // Lost while the turn set itself up there (its `openclaw gateway call`s fail with
+        // ECONNREFUSED or time out): the same cut-off as a loss while the bridge runs.
+        if matches!(&ended, Ok(r) if r.outcome == RunOutcome::Failed) || ended.is_err() {
+            let lost = self.health.health(&agent.id).filter(|h| {
+                h.state == GatewayLinkState::Lost && Some(h.url.as_str()) == agent.openclaw_gateway_url.as_deref()
+            });
+            if let Some(lost) = lost {
+                let already = match &ended {
+                    Err(e) => e.code() == crate::error::ErrorCode::GatewayUnreachable,
+                    Ok(r) => r.message.as_deref().is_some_and(|m| m.contains("so this run was cut off")),
+                };
+                if already {
+                    return ended;
+                }
+                let said = match &ended {
+                    Ok(r) => r.message.clone().unwrap_or_default(),
+                    Err(e) => e.to_string(),
+                };
+                let mut cut_off = ended.unwrap_or_else(|_| RunResult::failed(""));
+                cut_off.outcome = RunOutcome::Failed;
+                cut_off.message = Some(with_said(gateway_health::lost_message(&lost, true), &said));
+                return Ok(cut_off);
+            }
+        }
+        ended
+    }
+
+    async fn turn_on_existing_gateway(&self, input: TurnInput, channels: RunChannels, url: &str) -> Result<RunResult> {
         let program = input
             .program
             .clone()
@@ -232,15 +262,10 @@ impl OpenclawRuntime {
         // The tools end with the turn.
         drop(node);
         if let Some(lost) = cut.lost() {
-            let said = result.as_ref().ok().and_then(|r| r.message.clone());
-            let message = gateway_health::lost_message(&lost, true);
-            let message = match said {
-                Some(said) if !said.is_empty() => format!("{message}\n{said}"),
-                _ => message,
-            };
+            let said = result.as_ref().ok().and_then(|r| r.message.clone()).unwrap_or_default();
             let mut cut_off = result.unwrap_or_else(|_| RunResult::failed(""));
             cut_off.outcome = RunOutcome::Failed;
-            cut_off.message = Some(message);
+            cut_off.message = Some(with_said(gateway_health::lost_message(&lost, true), &said));
             return Ok(cut_off);
         }
         Ok(explain_failure(result?, &url))
@@ -278,6 +303,15 @@ impl OpenclawRuntime {
             ),
         });
         Ok(agents["defaultId"].as_str().unwrap_or("main").to_owned())
+    }
+}
+
+/// `message`, then what the runtime itself said (kept for the details), if anything.
+fn with_said(message: String, said: &str) -> String {
+    if said.trim().is_empty() {
+        message
+    } else {
+        format!("{message}\n{said}")
     }
 }
 
