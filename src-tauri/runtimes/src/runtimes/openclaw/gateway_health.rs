@@ -27,6 +27,9 @@ use serde_json::{json, Value};
 use tokio::sync::{broadcast, watch};
 use tokio_tungstenite::tungstenite::Message;
 
+use crate::agents::{Agent, RuntimeKind};
+use crate::error::Error;
+use crate::runtimes::{RunOutcome, RunResult};
 use crate::vocab::{now_ms, GatewayHealth, GatewayLinkState};
 
 /// How the link paces itself; shorter in tests.
@@ -387,6 +390,66 @@ pub fn lost_message(health: &GatewayHealth, cut_off: bool) -> String {
              shows it connected.",
             health.url
         )
+    }
+}
+
+/// `message`, then what the runtime itself said (kept for the details), if anything.
+fn with_said(message: String, said: &str) -> String {
+    if said.trim().is_empty() {
+        message
+    } else {
+        format!("{message}\n{said}")
+    }
+}
+
+/// Refuses a turn of `agent` at once while its link to the Gateway it runs on is lost; a link still connecting, or none (a test, a Gateway not yet linked),
+/// refuses nothing.
+pub fn refuse_while_lost(board: &HealthBoard, agent: &Agent) -> crate::error::Result<()> {
+    if agent.runtime != RuntimeKind::Openclaw {
+        return Ok(());
+    }
+    let Some(url) = agent.openclaw_gateway_url.as_deref() else { return Ok(()) };
+    match board.health(&agent.id) {
+        Some(health) if health.state == GatewayLinkState::Lost && health.url == url => {
+            Err(Error::GatewayUnreachable(lost_message(&health, false)))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The run that ended as `ended` on a Gateway whose link is `lost`: failed, cut off, with the
+/// reason first and what the runtime said after it.
+pub fn cut_off(lost: &GatewayHealth, ended: crate::error::Result<RunResult>) -> RunResult {
+    let said = match &ended {
+        Ok(r) => r.message.clone().unwrap_or_default(),
+        Err(e) => e.to_string(),
+    };
+    let mut cut_off = ended.unwrap_or_else(|_| RunResult::failed(""));
+    cut_off.outcome = RunOutcome::Failed;
+    cut_off.message = Some(with_said(lost_message(lost, true), &said));
+    cut_off
+}
+
+/// A turn of `agent` that failed (or could not start) while its link is lost is cut off for
+/// that reason; anything else, and a turn already refused or cut off for it, stays as it ended.
+pub fn cut_off_if_lost(
+    board: &HealthBoard,
+    agent: &Agent,
+    ended: crate::error::Result<RunResult>,
+) -> crate::error::Result<RunResult> {
+    let failed = match &ended {
+        Ok(r) => {
+            r.outcome == RunOutcome::Failed
+                && !r.message.as_deref().is_some_and(|m| m.contains("so this run was cut off"))
+        }
+        Err(e) => e.code() != crate::error::ErrorCode::GatewayUnreachable,
+    };
+    let lost = board
+        .health(&agent.id)
+        .filter(|h| h.state == GatewayLinkState::Lost && Some(h.url.as_str()) == agent.openclaw_gateway_url.as_deref());
+    match lost {
+        Some(lost) if failed => Ok(cut_off(&lost, ended)),
+        _ => ended,
     }
 }
 

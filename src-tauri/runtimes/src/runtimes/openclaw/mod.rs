@@ -329,7 +329,7 @@ impl Runtime for OpenclawRuntime {
     }
 
     fn ready(&self, agent: &crate::agents::Agent) -> Result<()> {
-        remote::refuse_while_lost(&self.health, agent)
+        gateway_health::refuse_while_lost(&self.health, agent)
     }
 
     fn gateway_health(&self) -> Option<&gateway_health::HealthBoard> {

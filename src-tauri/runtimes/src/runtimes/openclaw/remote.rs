@@ -31,19 +31,18 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::config::Layout;
-use super::gateway_health::{self, HealthBoard};
+use super::gateway_health;
 use super::gateway_node::{Hello, LiveSession};
 use super::remote_agent;
 use super::remote_tools::{self, NodePlace};
 use super::{node, remote_files, OpenclawAcp, OpenclawRuntime, QUIET_ENV};
 use crate::agents::gateway::normalise_gateway_url;
-use crate::agents::{Agent, RuntimeKind};
+use crate::agents::RuntimeKind;
 use crate::error::{Error, Result};
 use crate::runtimes::home::INHERITED_ENV;
 use crate::runtimes::process::CommandSpec;
 use crate::runtimes::supervise::supervise;
 use crate::runtimes::{ApprovalPolicy, RunChannels, RunEvent, RunOutcome, RunResult, TurnInput};
-use crate::vocab::GatewayLinkState;
 
 /// How long the Gateway's port may take to accept a connection before the turn gives up.
 const REACH_WITHIN: Duration = Duration::from_secs(5);
@@ -76,29 +75,7 @@ impl OpenclawRuntime {
         let ended = self.turn_on_existing_gateway(input, channels, url).await;
         // Lost while the turn set itself up there (its `openclaw gateway call`s fail with
         // ECONNREFUSED or time out): the same cut-off as a loss while the bridge runs.
-        if matches!(&ended, Ok(r) if r.outcome == RunOutcome::Failed) || ended.is_err() {
-            let lost = self.health.health(&agent.id).filter(|h| {
-                h.state == GatewayLinkState::Lost && Some(h.url.as_str()) == agent.openclaw_gateway_url.as_deref()
-            });
-            if let Some(lost) = lost {
-                let already = match &ended {
-                    Err(e) => e.code() == crate::error::ErrorCode::GatewayUnreachable,
-                    Ok(r) => r.message.as_deref().is_some_and(|m| m.contains("so this run was cut off")),
-                };
-                if already {
-                    return ended;
-                }
-                let said = match &ended {
-                    Ok(r) => r.message.clone().unwrap_or_default(),
-                    Err(e) => e.to_string(),
-                };
-                let mut cut_off = ended.unwrap_or_else(|_| RunResult::failed(""));
-                cut_off.outcome = RunOutcome::Failed;
-                cut_off.message = Some(with_said(gateway_health::lost_message(&lost, true), &said));
-                return Ok(cut_off);
-            }
-        }
-        ended
+        gateway_health::cut_off_if_lost(&self.health, &agent, ended)
     }
 
     async fn turn_on_existing_gateway(&self, input: TurnInput, channels: RunChannels, url: &str) -> Result<RunResult> {
@@ -109,7 +86,7 @@ impl OpenclawRuntime {
         // The stored URL is input like any other: checked again before a token is sent to it.
         let url = normalise_gateway_url(url)?;
         // Lost since the run was prepared: refused before any bridge waits on it.
-        refuse_while_lost(&self.health, &input.agent)?;
+        gateway_health::refuse_while_lost(&self.health, &input.agent)?;
         let token = match &self.gateway_tokens {
             Some(tokens) => tokens.gateway_token(&input.agent.id)?,
             None => None,
@@ -262,11 +239,7 @@ impl OpenclawRuntime {
         // The tools end with the turn.
         drop(node);
         if let Some(lost) = cut.lost() {
-            let said = result.as_ref().ok().and_then(|r| r.message.clone()).unwrap_or_default();
-            let mut cut_off = result.unwrap_or_else(|_| RunResult::failed(""));
-            cut_off.outcome = RunOutcome::Failed;
-            cut_off.message = Some(with_said(gateway_health::lost_message(&lost, true), &said));
-            return Ok(cut_off);
+            return Ok(gateway_health::cut_off(&lost, result));
         }
         Ok(explain_failure(result?, &url))
     }
@@ -303,31 +276,6 @@ impl OpenclawRuntime {
             ),
         });
         Ok(agents["defaultId"].as_str().unwrap_or("main").to_owned())
-    }
-}
-
-/// `message`, then what the runtime itself said (kept for the details), if anything.
-fn with_said(message: String, said: &str) -> String {
-    if said.trim().is_empty() {
-        message
-    } else {
-        format!("{message}\n{said}")
-    }
-}
-
-/// Refuses a turn of `agent` at once while its link to the Gateway it runs on is lost (see
-/// [`gateway_health`]); a link still connecting, or none (a test, a Gateway not yet linked),
-/// refuses nothing.
-pub(super) fn refuse_while_lost(board: &HealthBoard, agent: &Agent) -> Result<()> {
-    if agent.runtime != RuntimeKind::Openclaw {
-        return Ok(());
-    }
-    let Some(url) = agent.openclaw_gateway_url.as_deref() else { return Ok(()) };
-    match board.health(&agent.id) {
-        Some(health) if health.state == GatewayLinkState::Lost && health.url == url => {
-            Err(Error::GatewayUnreachable(gateway_health::lost_message(&health, false)))
-        }
-        _ => Ok(()),
     }
 }
 
