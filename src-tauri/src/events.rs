@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use clawboo_engine::agents::AgentFileName;
 use clawboo_engine::chat::team::{PeerPost, RoomMessage};
 use clawboo_engine::chat::{ChatMessage, RunEventRecord, RunSummary};
+use clawboo_engine::vocab::GatewayHealth;
 use clawboo_engine::{Engine, EngineEvent, EventReceiver};
 use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, Runtime};
@@ -134,6 +135,14 @@ pub struct KeptInTray {
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, Event)]
 pub struct ConnectorsChanged;
 
+/// The link to an agent's OpenClaw Gateway (one the user runs) changed state or latency: update
+/// that agent's health in place. Never a token.
+#[derive(Debug, Clone, Serialize, specta::Type, Event)]
+#[serde(rename_all = "camelCase")]
+pub struct GatewayHealthChanged {
+    pub health: GatewayHealth,
+}
+
 /// Forwards until the engine goes away.
 pub fn forward<R: Runtime>(app: AppHandle<R>, engine: Arc<Engine>) {
     forward_from(app, engine.events().subscribe());
@@ -197,6 +206,7 @@ fn emit<R: Runtime>(app: &AppHandle<R>, event: EngineEvent) -> tauri::Result<()>
         EngineEvent::AttentionChanged { raised } => AttentionChanged { raised }.emit(app),
         EngineEvent::RoutinesChanged => RoutinesChanged.emit(app),
         EngineEvent::ConnectorsChanged => ConnectorsChanged.emit(app),
+        EngineEvent::GatewayHealthChanged { health } => GatewayHealthChanged { health }.emit(app),
     }
 }
 

@@ -42,6 +42,7 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
             commands::agents::write_agent_file,
             commands::agents::get_openclaw_gateway,
             commands::agents::set_openclaw_gateway,
+            commands::agents::gateway_healths,
             commands::secrets::list_providers,
             commands::secrets::set_api_key,
             commands::secrets::delete_api_key,
@@ -204,6 +205,7 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
             events::BoardChanged,
             events::AttentionChanged,
             events::ConnectorsChanged,
+            events::GatewayHealthChanged,
             events::OpenAttention,
             events::KeptInTray,
             events::RoutinesChanged

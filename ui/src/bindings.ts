@@ -36,6 +36,11 @@ export const commands = {
 	 *  keychain), or back to one Clawboo starts (`url: null`).
 	 */
 	setOpenclawGateway: (agentId: string, input: OpenclawGatewayInput) => typedError<OpenclawGateway, AppError>(__TAURI_INVOKE("set_openclaw_gateway", { agentId, input })),
+	/**
+	 *  The health of the link to each OpenClaw Gateway an agent runs on (connected / connecting /
+	 *  lost, latency, version, since, last error); updates arrive as `GatewayHealthChanged`.
+	 */
+	gatewayHealths: () => typedError<GatewayHealth[], AppError>(__TAURI_INVOKE("gateway_healths")),
 	listProviders: () => typedError<ProviderStatus[], AppError>(__TAURI_INVOKE("list_providers")),
 	setApiKey: (provider: Provider, key: string) => typedError<null, AppError>(__TAURI_INVOKE("set_api_key", { provider, key })),
 	deleteApiKey: (provider: Provider) => typedError<null, AppError>(__TAURI_INVOKE("delete_api_key", { provider })),
@@ -341,6 +346,7 @@ export const events = {
 	chatMessageAdded: makeEvent<ChatMessageAdded, ChatMessageAdded>("chat-message-added"),
 	chatMessagesSuperseded: makeEvent<ChatMessagesSuperseded, ChatMessagesSuperseded>("chat-messages-superseded"),
 	connectorsChanged: makeEvent<ConnectorsChanged, ConnectorsChanged>("connectors-changed"),
+	gatewayHealthChanged: makeEvent<GatewayHealthChanged, GatewayHealthChanged>("gateway-health-changed"),
 	keptInTray: makeEvent<KeptInTray, KeptInTray>("kept-in-tray"),
 	memoryChanged: makeEvent<MemoryChanged, MemoryChanged>("memory-changed"),
 	openAttention: makeEvent<OpenAttention, OpenAttention>("open-attention"),
@@ -1041,7 +1047,13 @@ export type ErrorCode =
  *  A budget of the run's scope (agent, team, routine or overall) is spent for its period:
  *  the message gives the figure; raise the budget or allow until tomorrow.
  */
-"budget_exhausted" | "internal";
+"budget_exhausted" | 
+/**
+ *  The agent runs on an OpenClaw Gateway the user runs elsewhere, and Clawboo's connection
+ *  to it is lost: the turn was refused at once rather than left waiting; the message gives
+ *  the reason and when Clawboo tries again.
+ */
+"gateway_unreachable" | "internal";
 
 export type ExportFormat = "markdown" | "json";
 
@@ -1207,6 +1219,45 @@ export type Found = {
 } & NamedItem | {
 	kind: "message",
 } & MessageHit;
+
+export type GatewayHealth = {
+	agentId: string,
+	/**  The Gateway's address (as the agent's profile has it). */
+	url: string,
+	state: GatewayLinkState,
+	/**  The round trip of the last answered ping (or of `connect` before the first ping). */
+	latencyMs: number | null,
+	/**  The OpenClaw version the Gateway gave when the link connected. */
+	version: string | null,
+	/**  When the link entered `state` (ms since the epoch). */
+	since: number,
+	/**  Why the link was last lost or refused. */
+	lastError: string | null,
+	/**  When lost: when Clawboo tries again (ms since the epoch). */
+	retryAt: number | null,
+};
+
+/**
+ *  The link to an agent's OpenClaw Gateway (one the user runs) changed state or latency: update
+ *  that agent's health in place. Never a token.
+ */
+export type GatewayHealthChanged = {
+	health: GatewayHealth,
+};
+
+export type GatewayLinkState = 
+/**
+ *  The first connection since the app started (or since the agent's Gateway changed) is
+ *  being made.
+ */
+"connecting" | 
+/**  Connected; the last ping was answered. */
+"connected" | 
+/**
+ *  The connection closed, a ping went unanswered, or the Gateway could not be reached:
+ *  Clawboo tries again at `retry_at`.
+ */
+"lost";
 
 /**  "Allow always for this agent and tool" (for a shell tool: and this command prefix). */
 export type Grant = {

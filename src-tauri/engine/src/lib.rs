@@ -35,6 +35,7 @@ pub use clawboo_vocab::error;
 pub mod api;
 pub mod boo_zero;
 pub mod chat;
+pub mod gateway_links;
 pub mod home;
 pub mod links;
 pub mod onboarding;
@@ -83,6 +84,8 @@ pub struct Engine {
     tools: Arc<tools::Tools>,
     local_api: api::LocalApi,
     connectors: Arc<connectors::Connectors>,
+    /// The long-lived links to the OpenClaw Gateways agents run on, and their health.
+    gateway_links: Arc<gateway_links::GatewayLinks>,
     /// The model lists providers offered (Native's model field).
     models: models::ModelLists,
     _watcher: FileWatcher,
@@ -155,6 +158,13 @@ impl Engine {
         timer.step("relay and tools servers");
         let adapters = runtimes::adapters(relay.clone(), catalog.clone(), secrets.clone(), spawner.clone());
         let registry = replace.into_iter().fold(adapters, |r, a| r.with(a));
+        let gateway_links = gateway_links::GatewayLinks::start(
+            registry.get(agents::RuntimeKind::Openclaw).and_then(|r| r.gateway_health().cloned()),
+            agents.clone(),
+            secrets.clone(),
+            events.clone(),
+            runtime.handle().clone(),
+        );
         let connectors = Arc::new(connectors::Connectors::new(store.clone(), secrets.clone(), events.clone()));
         let teams = Arc::new(Teams::new(store.clone(), agents.clone(), events.clone()));
         let memory = Arc::new(Memory::new(store.clone(), events.clone()));
@@ -283,6 +293,7 @@ impl Engine {
             tools,
             local_api,
             connectors,
+            gateway_links,
             _watcher: watcher,
             runtime: Some(runtime),
             open_steps: timer.finish(),
@@ -318,7 +329,16 @@ impl Engine {
         agent_id: &str,
         input: agents::OpenclawGatewayInput,
     ) -> Result<agents::OpenclawGateway> {
-        agents::gateway::set(&self.agents, &self.secrets, agent_id, input)
+        let set = agents::gateway::set(&self.agents, &self.secrets, agent_id, input)?;
+        // A new token with the same address changes no agent row: the link starts again here.
+        self.gateway_links.sync();
+        Ok(set)
+    }
+
+    /// The health of the link to each OpenClaw Gateway an agent runs on (one the user runs):
+    /// connected / connecting / lost, latency, version, since when, the last error. No token.
+    pub fn gateway_healths(&self) -> Vec<vocab::GatewayHealth> {
+        self.gateway_links.healths()
     }
 
     /// Teams of agents, their rules, brief, About you and rooms.
@@ -658,6 +678,7 @@ impl Engine {
         self.chat.shutdown(Duration::from_secs(8));
         // No run is left to call a model: the keys read this session leave memory.
         self.secrets.forget_keys();
+        self.gateway_links.stop();
     }
 }
 

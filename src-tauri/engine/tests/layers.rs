@@ -21,6 +21,8 @@ const LAYERS: &[&str] = &[
     "home",
     // What agents spent (the Spend page, totals per scope, prices), read from clawboo-spend.
     "spending",
+    // The long-lived links to the OpenClaw Gateways agents run on (their health).
+    "gateway_links",
     // Running work: Boo Zero, chats, the first run, the task runner; the local API over them.
     "boo_zero",
     "chat",

@@ -1,6 +1,7 @@
 use clawboo_engine::agents::{
     Agent, AgentFile, AgentFileInfo, AgentPatch, NewAgent, OpenclawGateway, OpenclawGatewayInput,
 };
+use clawboo_engine::vocab::GatewayHealth;
 use tauri::State;
 
 use crate::error::AppError;
@@ -74,4 +75,12 @@ pub async fn set_openclaw_gateway(
     input: OpenclawGatewayInput,
 ) -> Result<OpenclawGateway, AppError> {
     state.run(move |e| e.set_openclaw_gateway(&agent_id, input)).await
+}
+
+/// The health of the link to each OpenClaw Gateway an agent runs on (connected / connecting /
+/// lost, latency, version, since, last error); updates arrive as `GatewayHealthChanged`.
+#[tauri::command]
+#[specta::specta]
+pub async fn gateway_healths(state: State<'_, AppState>) -> Result<Vec<GatewayHealth>, AppError> {
+    state.run(move |e| Ok(e.gateway_healths())).await
 }

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use tokio::sync::broadcast;
 
-use clawboo_vocab::{AgentFileName, ChatMessage, PeerPost, RoomMessage, RunEventRecord, RunSummary};
+use clawboo_vocab::{AgentFileName, ChatMessage, GatewayHealth, PeerPost, RoomMessage, RunEventRecord, RunSummary};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum EngineEvent {
@@ -47,6 +47,9 @@ pub enum EngineEvent {
     RoutinesChanged,
     /// A connector was added, changed, shared or deleted, or a secret of one set or cleared.
     ConnectorsChanged,
+    /// The connection to an agent's OpenClaw Gateway (one the user runs) changed state or
+    /// latency: update that agent's health in place. Never carries a token.
+    GatewayHealthChanged { health: GatewayHealth },
 }
 
 /// How many events the bus keeps for a slow subscriber; one further behind is told it lagged

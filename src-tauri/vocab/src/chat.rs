@@ -170,6 +170,11 @@ impl RunErrorCode {
     pub fn of_message(message: &str) -> Self {
         let text = message.to_ascii_lowercase();
         let has = |needles: &[&str]| needles.iter().any(|n| text.contains(n));
+        // An OpenClaw Gateway the user runs, lost (the link's reason may quote the Gateway's own
+        // words, "unauthorized" among them: it is still the Gateway that is out of reach).
+        if has(&["connection to the openclaw gateway"]) {
+            return Self::Unreachable;
+        }
         if has(&[
             "api key",
             "no key",

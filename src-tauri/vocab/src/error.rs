@@ -58,6 +58,10 @@ pub enum ErrorCode {
     /// A budget of the run's scope (agent, team, routine or overall) is spent for its period:
     /// the message gives the figure; raise the budget or allow until tomorrow.
     BudgetExhausted,
+    /// The agent runs on an OpenClaw Gateway the user runs elsewhere, and Clawboo's connection
+    /// to it is lost: the turn was refused at once rather than left waiting; the message gives
+    /// the reason and when Clawboo tries again.
+    GatewayUnreachable,
     Internal,
 }
 
@@ -162,6 +166,9 @@ pub enum Error {
     #[error("{0}")]
     BudgetExhausted(String),
 
+    #[error("{0}")]
+    GatewayUnreachable(String),
+
     #[error("Internal error: {0}")]
     Internal(String),
 }
@@ -195,6 +202,7 @@ impl Error {
             Error::InvalidSchedule(_) => ErrorCode::InvalidSchedule,
             Error::Paused(_) => ErrorCode::Paused,
             Error::BudgetExhausted(_) => ErrorCode::BudgetExhausted,
+            Error::GatewayUnreachable(_) => ErrorCode::GatewayUnreachable,
             Error::Internal(_) => ErrorCode::Internal,
         }
     }

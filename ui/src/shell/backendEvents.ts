@@ -17,6 +17,7 @@ import { useSubscription } from "../lib/useSubscription";
 import { agentFileKeys } from "../features/agent-files/agentFileQueries";
 import { agentKeys } from "../features/agents/agentQueries";
 import { teamKeys } from "../features/team-chat/teamQueries";
+import { gatewayHealthKeys, putGatewayHealth } from "../features/agents/gatewayHealth";
 
 /**
  * Keeps server state in step with the backend's change events. A changed file
@@ -52,6 +53,8 @@ export function useBackendEvents(onFailure: (e: unknown) => void) {
       refetchAttention(client);
       // A deleted agent's shares go with it.
       refetchConnectors(client);
+      // A deleted agent, or one moved off a Gateway the user runs, has no link any more.
+      void client.invalidateQueries({ queryKey: gatewayHealthKeys.all });
       runs.resync();
     },
     onFailure,
@@ -76,6 +79,7 @@ export function useBackendEvents(onFailure: (e: unknown) => void) {
   // Whatever the Inbox and its badge show is read again: open requests, history, audit, grants.
   useSubscription("attentionChanged", () => refetchAttention(client), onFailure);
   useSubscription("connectorsChanged", () => refetchConnectors(client), onFailure);
+  useSubscription("gatewayHealthChanged", ({ health }) => putGatewayHealth(client, health), onFailure);
 
   useSubscription(
     "agentFileChanged",

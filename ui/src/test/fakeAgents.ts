@@ -15,6 +15,7 @@ import type {
   NewAgent,
   OpenclawGateway,
   OpenclawGatewayInput,
+  GatewayHealth,
   Provider,
   ProviderStatus,
   RuntimeAccess,
@@ -179,6 +180,7 @@ export const fakeAgentsApi = {
     agent.openclawGatewayUrl = input.url.replace(/\/$/, "");
     return { url: agent.openclawGatewayUrl, tokenSet: true };
   }),
+  gatewayHealths: vi.fn(async (): Promise<GatewayHealth[]> => backend.gatewayHealths.map((h) => ({ ...h }))),
   listProviders: vi.fn(async (): Promise<ProviderStatus[]> => backend.providers.map((p) => ({ ...p }))),
   setApiKey: vi.fn(async (provider: Provider, key: string): Promise<null> => {
     backend.keys.set(provider, key);

@@ -8,6 +8,7 @@ import type {
   ChatMessage,
   ChatSummary,
   ChatRunContext,
+  GatewayHealth,
   Provider,
   ProviderStatus,
   RunEventRecord,
@@ -107,6 +108,8 @@ export function initialState() {
     keys: new Map<Provider, string>(),
     /** agentId -> the Gateway token kept "in the keychain" */
     gatewayTokens: new Map<string, string>(),
+    /** The links' health a test seeds (agents on a Gateway the user runs) */
+    gatewayHealths: [] as GatewayHealth[],
     runtimes: initialRuntimes(),
     access: initialAccess(),
     /** agentId -> its first chat (id `chat-<agentId>`) */

@@ -459,9 +459,10 @@ impl From<Error> for ApiError {
             | ErrorCode::Git
             | ErrorCode::WorktreeTampered
             | ErrorCode::ContextTooLarge => StatusCode::UNPROCESSABLE_ENTITY,
-            ErrorCode::KeychainUnavailable | ErrorCode::Keychain | ErrorCode::EngineUnavailable => {
-                StatusCode::SERVICE_UNAVAILABLE
-            }
+            ErrorCode::KeychainUnavailable
+            | ErrorCode::Keychain
+            | ErrorCode::EngineUnavailable
+            | ErrorCode::GatewayUnreachable => StatusCode::SERVICE_UNAVAILABLE,
             _ => StatusCode::INTERNAL_SERVER_ERROR,
         };
         let code = serde_json::to_value(code).ok().and_then(|v| v.as_str().map(str::to_owned));

@@ -17,7 +17,9 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 
 /// The Gateway's port on the other machine.
 pub const PORT: u16 = 18789;
-const LIMIT: Duration = Duration::from_secs(240);
+/// How long a Gateway may take to be ready (a start after a killed one took over 240 s on a
+/// loaded machine).
+const LIMIT: Duration = Duration::from_secs(420);
 pub const QUIET: &[(&str, &str)] = &[
     ("OPENCLAW_NO_AUTO_UPDATE", "1"),
     ("DO_NOT_TRACK", "1"),
@@ -189,7 +191,11 @@ impl OtherMachine {
             "plugins": { "entries": { "memory-core": { "config": { "dreaming": { "enabled": false } } } } },
         });
         config["models"]["catalogRefresh"] = json!({ "enabled": false });
-        std::fs::write(state.join("openclaw.json"), config.to_string()).unwrap();
+        // A Gateway started again on the same home keeps its configuration (the agents made
+        // there and their rules), as a restarted Gateway does.
+        if !state.join("openclaw.json").exists() {
+            std::fs::write(state.join("openclaw.json"), config.to_string()).unwrap();
+        }
         let mut machine = OtherMachine {
             pid: 0,
             ns: ns.to_owned(),
@@ -203,22 +209,27 @@ impl OtherMachine {
         command
             .args(["--port", &PORT.to_string(), "--token", token])
             .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
+            // What it says on the way out is kept for a failed start's message.
+            .stderr(std::fs::File::create(home.join("gateway-stderr.log")).unwrap())
             .process_group(0);
         let mut child = command.spawn().expect("the other machine's Gateway starts");
         machine.pid = child.id().unwrap();
         let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
         let clock = Instant::now();
+        let mut said = Vec::new();
         let ready = tokio::time::timeout(LIMIT, async {
             while let Ok(Some(line)) = lines.next_line().await {
                 if line.contains("[gateway] ready") {
                     return true;
                 }
+                said.push(line);
             }
             false
         })
         .await;
-        assert_eq!(ready, Ok(true), "the other machine's Gateway became ready");
+        let stderr = std::fs::read_to_string(home.join("gateway-stderr.log")).unwrap_or_default();
+        let said = said[said.len().saturating_sub(15)..].join("\n");
+        assert_eq!(ready, Ok(true), "the other machine's Gateway became ready: {said}\n{stderr}");
         eprintln!("the other machine's Gateway was ready after {:?}", clock.elapsed());
         tokio::spawn(async move {
             while let Ok(Some(_)) = lines.next_line().await {}

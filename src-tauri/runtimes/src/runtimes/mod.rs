@@ -187,6 +187,16 @@ pub trait Runtime: Send + Sync {
     /// Stops anything the adapter keeps running between turns (OpenClaw's Gateways). Called
     /// when the app quits, where destructors may never run.
     fn shutdown(&self) {}
+    /// Whether `agent` can start a run now, asked before anything of the run is stored: an
+    /// OpenClaw agent on a Gateway whose link is lost is refused at once (`GatewayUnreachable`).
+    fn ready(&self, _agent: &crate::agents::Agent) -> Result<()> {
+        Ok(())
+    }
+    /// The long-lived links this adapter keeps to servers its agents use (OpenClaw's Gateways
+    /// that users run), which the engine starts and stops as agents change.
+    fn gateway_health(&self) -> Option<&openclaw::gateway_health::HealthBoard> {
+        None
+    }
 }
 
 /// Where a provider's requests go and the credential they carry. In the engine this is the

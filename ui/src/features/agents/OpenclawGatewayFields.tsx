@@ -3,6 +3,7 @@ import type { OpenclawGateway } from "../../bindings";
 import { errorMessage } from "../../errors";
 import { useOpenclawGateway, useSetOpenclawGateway } from "./agentQueries";
 import { ErrorMessage } from "../../components/ErrorMessage";
+import { GatewayHealthBadge } from "./GatewayHealthBadge";
 
 type Mode = "clawboo" | "existing";
 
@@ -80,6 +81,11 @@ export function OpenclawGatewayFields({ agentId }: { agentId: string }) {
   return (
     <fieldset className="gateway-fields" data-testid="gateway-fields" disabled={save.isPending || gateway.isPending}>
       <legend>Gateway</legend>
+      {saved?.url && (
+        <p className="gateway-fields__health">
+          <GatewayHealthBadge agentId={agentId} variant="profile" />
+        </p>
+      )}
       <p className="field__hint">
         Point agents on several machines at one Gateway you run: this is how a team spans machines.
       </p>

@@ -4,6 +4,7 @@ import { useRenameTeam, useSetTeamArchived } from "./teamQueries";
 import { errorMessage } from "../../errors";
 import { TintDot } from "../../components/TintDot";
 import { UnconfinedBadge } from "../sandbox/UnconfinedBadge";
+import { GatewayHealthBadge } from "../agents/GatewayHealthBadge";
 import { Menu } from "../../components/Menu";
 import { ErrorMessage } from "../../components/ErrorMessage";
 import { MAX_TEAM_NAME_CHARS } from "./limits";
@@ -114,6 +115,7 @@ export function TeamHeader({
               <TintDot tint={agent?.tint ?? "#888888"} />
               <span className="team-member__handle">@{agent?.handle ?? "unknown"}</span>
               <UnconfinedBadge agent={agent} />
+              <GatewayHealthBadge agentId={m.agentId} variant="member" />
               {m.agentId === team.leaderId && (
                 <span className="pill team-member__leader" data-testid="leader-badge">
                   leader

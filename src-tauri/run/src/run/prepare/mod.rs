@@ -186,8 +186,8 @@ impl Preparer<'_> {
         self.prepare_on(request, runtime)
     }
 
-    /// The agent's runtime, or why it cannot run: no adapter in this build, or its CLI is not
-    /// found. A caller that must know this before it does anything else (the task runner, before
+    /// The agent's runtime, or why it cannot run: no adapter in this build, its CLI is not
+    /// found, or the runtime refuses it now (`Runtime::ready`). A caller that must know this before it does anything else (the task runner, before
     /// it makes a card's worktree) asks first and prepares with [`Self::prepare_on`].
     pub fn runtime(&self, agent: &Agent) -> Result<AgentRuntime> {
         let runtime = self.runtimes.get(agent.runtime).ok_or_else(|| {
@@ -197,6 +197,9 @@ impl Preparer<'_> {
             RuntimeKind::Native => None,
             kind => Some(self.catalog.locate(kind)?),
         };
+        // An agent whose runtime cannot take a run now (an OpenClaw Gateway the user runs,
+        // lost) is refused before anything is stored or waits.
+        runtime.ready(agent)?;
         let capabilities = runtime.capabilities();
         let placement = placement::of(&capabilities);
         Ok(AgentRuntime { runtime, capabilities, program, placement })

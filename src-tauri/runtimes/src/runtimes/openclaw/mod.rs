@@ -52,6 +52,7 @@ mod acp;
 mod config;
 mod device;
 mod gateway;
+pub mod gateway_health;
 mod gateway_node;
 mod node;
 mod remote;
@@ -111,6 +112,10 @@ pub struct OpenclawRuntime {
     /// Which tool rules each agent's own Gateway agent got in this app session (see
     /// [`remote_agent`]).
     remote_rules: remote_agent::Applied,
+    /// The long-lived links to the Gateways users run, per agent (see [`gateway_health`]): the
+    /// engine decides which exist; a turn there is refused while its link is lost, and cut off
+    /// when it is lost mid-run.
+    health: gateway_health::HealthBoard,
 }
 
 /// One prepared turn: the Gateway to have running and the bridge to start.
@@ -136,7 +141,14 @@ impl OpenclawRuntime {
             gateway_tokens: None,
             remote_personas: Default::default(),
             remote_rules: Default::default(),
+            health: Default::default(),
         }
+    }
+
+    /// The links' board, shared with whoever starts and stops the links (tests set its timing).
+    pub fn with_gateway_health(mut self, board: gateway_health::HealthBoard) -> Self {
+        self.health = board;
+        self
     }
 
     /// Where the tokens of agents' existing Gateways come from (the keychain, in the app).
@@ -313,6 +325,15 @@ impl Runtime for OpenclawRuntime {
 
     fn shutdown(&self) {
         self.gateways.stop_all();
+        self.health.stop_all();
+    }
+
+    fn ready(&self, agent: &crate::agents::Agent) -> Result<()> {
+        gateway_health::refuse_while_lost(&self.health, agent)
+    }
+
+    fn gateway_health(&self) -> Option<&gateway_health::HealthBoard> {
+        Some(&self.health)
     }
 
     fn capabilities(&self) -> Capabilities {

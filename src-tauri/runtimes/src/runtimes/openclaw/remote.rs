@@ -31,6 +31,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::config::Layout;
+use super::gateway_health;
 use super::gateway_node::{Hello, LiveSession};
 use super::remote_agent;
 use super::remote_tools::{self, NodePlace};
@@ -70,12 +71,22 @@ impl OpenclawRuntime {
         channels: RunChannels,
         url: &str,
     ) -> Result<RunResult> {
+        let agent = input.agent.clone();
+        let ended = self.turn_on_existing_gateway(input, channels, url).await;
+        // Lost while the turn set itself up there (its `openclaw gateway call`s fail with
+        // ECONNREFUSED or time out): the same cut-off as a loss while the bridge runs.
+        gateway_health::cut_off_if_lost(&self.health, &agent, ended)
+    }
+
+    async fn turn_on_existing_gateway(&self, input: TurnInput, channels: RunChannels, url: &str) -> Result<RunResult> {
         let program = input
             .program
             .clone()
             .ok_or_else(|| Error::RuntimeNotFound("OpenClaw (`openclaw`) is not installed or was not found.".into()))?;
         // The stored URL is input like any other: checked again before a token is sent to it.
         let url = normalise_gateway_url(url)?;
+        // Lost since the run was prepared: refused before any bridge waits on it.
+        gateway_health::refuse_while_lost(&self.health, &input.agent)?;
         let token = match &self.gateway_tokens {
             Some(tokens) => tokens.gateway_token(&input.agent.id)?,
             None => None,
@@ -217,11 +228,19 @@ impl OpenclawRuntime {
             None,
         )
         .on_existing_gateway(&gateway_agent, live);
+        // The link's loss cuts the turn off at once (the bridge alone takes 6–13 s to notice, or
+        // waits on a Gateway that stopped answering).
+        let RunChannels { events, permissions, cancel } = channels;
+        let (cancel, cut) = gateway_health::stop_when_lost(cancel, self.health.watch(&input.agent.id));
+        let channels = RunChannels { events, permissions, cancel };
         let result =
             supervise(self.spawner.as_ref(), &bridge, Box::new(protocol), channels, input.approval, self.timeouts)
                 .await;
         // The tools end with the turn.
         drop(node);
+        if let Some(lost) = cut.lost() {
+            return Ok(gateway_health::cut_off(&lost, result));
+        }
         Ok(explain_failure(result?, &url))
     }
 
