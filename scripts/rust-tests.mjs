@@ -47,11 +47,11 @@ const gatewayLoadLimit = Number(process.env.CLAWBOO_TEST_GATEWAY_LOAD ?? 3);
 const GATEWAY_BINARIES = new Set(["openclaw_cli", "openclaw_cli_policies", "openclaw_existing_gateway",
   "agent_files_cli", "edits_apply", "read_only_cli", "runner_cli", "tools_cli", "connectors_cli", "connectors_bridge",
   "keys_out_of_reach", "sandbox_escape", "runtime_paths", "openclaw_remote_gateway", "openclaw_remote_tools",
-  "openclaw_remote_agents", "openclaw_remote_team", "many_chats", "team_inbox_runtimes"]);
+  "openclaw_remote_agents", "openclaw_remote_team", "openclaw_remote_health", "many_chats", "team_inbox_runtimes"]);
 // The long ones, longest first (seconds in the fresh-clone CI of 2026-12-05, before the split of
 // openclaw_cli and one Gateway per test in read_only_cli), started first so none is left to
 // run alone at the end. Others follow in the order cargo built them.
-const LONG = ["openclaw_remote_team", "openclaw_cli_policies", "openclaw_remote_agents", "openclaw_cli", "openclaw_remote_gateway", "agent_files_cli", "edits_apply",
+const LONG = ["openclaw_remote_team", "openclaw_remote_health", "openclaw_cli_policies", "openclaw_remote_agents", "openclaw_cli", "openclaw_remote_gateway", "agent_files_cli", "edits_apply",
   "many_chats", "runner_cli", "read_only_cli", "openclaw_existing_gateway", "team_inbox_runtimes", "sandbox_escape",
   "connectors_cli", "connectors_bridge", "tools_cli", "keys_out_of_reach", "hermes_cli", "openclaw_remote_tools"];
 

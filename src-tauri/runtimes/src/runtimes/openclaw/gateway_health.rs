@@ -48,7 +48,8 @@ impl Default for Timing {
     fn default() -> Self {
         Self {
             ping_every: Duration::from_secs(5),
-            lost_after: Duration::from_secs(5),
+            // Not 5 s: a starved or briefly stalled link (Wi-Fi, a laptop waking) must not cut runs.
+            lost_after: Duration::from_secs(15),
             first_retry: Duration::from_secs(1),
             max_retry: Duration::from_secs(60),
             connect_within: Duration::from_secs(10),
