@@ -171,10 +171,8 @@ function startSteps(stderr) {
   const engine = /^clawboo: engine open steps \(([\d.]+) ms\): (.*)$/m.exec(stderr);
   if (engine) {
     steps.set("engine open: total", Number(engine[1]));
-    for (const part of engine[2].split(", ")) {
-      const m = /^(.*) ([\d.]+) ms$/.exec(part);
-      if (m) steps.set(`engine open: ${m[1]}`, Number(m[2]));
-    }
+    // Step names may hold commas ("services, approvals recovered"): each step ends in "N ms".
+    for (const m of engine[2].matchAll(/(.+?) ([\d.]+) ms(?:, |$)/g)) steps.set(`engine open: ${m[1]}`, Number(m[2]));
   }
   const page = /^clawboo: page steps \(ms after its load began\): (.*)$/m.exec(stderr);
   for (const part of page ? page[1].split(", ") : []) {
