@@ -288,6 +288,7 @@ fn keep_in_tray_while_working<R: Runtime>(window: &tauri::Window<R>, api: &tauri
 pub fn run() {
     startup::begin();
     let builder = specta_builder::<tauri::Wry>();
+    let commands = builder.invoke_handler();
     tauri::Builder::default()
         // First, so a second launch exits before it opens anything; the running one comes to
         // the front instead. (The engine also locks its data folder: see `Engine::open`.)
@@ -295,21 +296,11 @@ pub fn run() {
         .plugin(tauri_plugin_notification::init())
         .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_dialog::init())
-        .invoke_handler(builder.invoke_handler())
-        .setup(move |app| {
-            startup::milestone("setup started");
-            builder.mount_events(app);
-            // First, so everything after it is logged; in the data folder the engine will use.
-            if let Ok(config) = EngineConfig::resolve(app.path().app_data_dir().ok()) {
-                logging::install(&config.log_dir(), Default::default(), cfg!(debug_assertions));
-            }
-            // No tray host (a bare X server, some desktops) is not a reason to stop the app.
-            if let Err(e) = tray::create(app.handle()) {
-                tracing::warn!(error = %e, "no tray icon");
-            }
-            startup::milestone("logging and tray");
-            install_engine(app.handle());
-            startup::milestone("engine opening");
+        // Right after them: the engine opens while the toolkit starts and the window is made.
+        .plugin(startup::open_early(builder))
+        .invoke_handler(commands)
+        .setup(|app| {
+            startup::milestone("main window created");
             startup::show_main_window_later(app.handle());
             Ok(())
         })

@@ -1,10 +1,13 @@
-//! Start-up: what must be settled before the webview exists, and the measurement of how long
-//! the first interactive screen takes (printed only when `CLAWBOO_STARTUP_REPORT` is set).
+//! Start-up: what must be settled before the webview exists, what waits until the first screen
+//! is interactive, and the measurement of how long that screen takes (printed only when
+//! `CLAWBOO_STARTUP_REPORT` is set).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+use clawboo_engine::EngineConfig;
+use tauri::plugin::TauriPlugin;
 use tauri::{Manager, Runtime};
 
 static STARTED: OnceLock<Instant> = OnceLock::new();
@@ -40,6 +43,30 @@ fn lean_webkit() {
     }
 }
 
+/// What the page's first commands need, set up as the app is built: the events' registry, the log
+/// file and the engine, opening on a thread of its own. A plugin's setup runs inside
+/// `Builder::build`, before the event loop starts and Tauri makes the window (the app's own
+/// `setup` runs only after that), so the engine opens while the toolkit starts and the window and
+/// its web process are made, instead of after them.
+pub fn open_early<R: Runtime>(events: tauri_specta::Builder<R>) -> TauriPlugin<R> {
+    tauri::plugin::Builder::new("clawboo-start")
+        .setup(move |app, _api| {
+            milestone("plugins set up");
+            // Before the engine can forward its first event.
+            events.mount_events(app);
+            // First, so everything after it is logged; in the data folder the engine will use.
+            if let Ok(config) = EngineConfig::resolve(app.path().app_data_dir().ok()) {
+                crate::logging::install(&config.log_dir(), Default::default(), cfg!(debug_assertions));
+            }
+            crate::install_engine(app);
+            milestone("engine opening");
+            let tray_app = app.clone();
+            app.manage(AfterFirstScreen::new(move || crate::tray::create(&tray_app)));
+            Ok(())
+        })
+        .build()
+}
+
 /// A step on the way to the first interactive screen (the engine open, the page's load started
 /// and finished), printed like `interactive` when `CLAWBOO_STARTUP_REPORT` is set, so a slow start
 /// can be placed: before the page, in its load, or in the UI's first render.
@@ -64,9 +91,34 @@ pub fn engine_steps(steps: &clawboo_engine::OpenSteps) {
 }
 
 /// The UI reports its first interactive screen (sidebar rendered with its data) and the page's
-/// steps on the way. The first report of the process is printed to stderr when
-/// `CLAWBOO_STARTUP_REPORT` is set, for `scripts/bench`; otherwise this does nothing.
-pub fn interactive(page_steps: &[crate::commands::app::PageStartStep]) {
+/// steps on the way. What the first screen does not need starts now (the tray, on the main
+/// thread this is called on). The first report of the process is printed to stderr when
+/// `CLAWBOO_STARTUP_REPORT` is set, for `scripts/bench`.
+pub fn interactive(after: &AfterFirstScreen, page_steps: &[crate::commands::app::PageStartStep]) {
+    after.run();
+    report_interactive(page_steps);
+}
+
+/// What waits for the first interactive screen (the tray), run once on the main thread: when the
+/// page reports that screen, or after [`SHOW_AT_THE_LATEST`] if it never does (a page that could
+/// not start). Managed by the app, so the command that reports the screen needs no runtime type.
+pub struct AfterFirstScreen(Mutex<Option<Box<dyn FnOnce() + Send>>>);
+
+impl AfterFirstScreen {
+    pub fn new(work: impl FnOnce() + Send + 'static) -> Self {
+        Self(Mutex::new(Some(Box::new(work))))
+    }
+
+    /// Runs the work, the first time only.
+    pub fn run(&self) {
+        let work = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+        if let Some(work) = work {
+            work();
+        }
+    }
+}
+
+fn report_interactive(page_steps: &[crate::commands::app::PageStartStep]) {
     if REPORTED.swap(true, Ordering::Relaxed) || std::env::var_os("CLAWBOO_STARTUP_REPORT").is_none() {
         return;
     }
@@ -89,7 +141,8 @@ pub fn show_main_window_once<R: Runtime>(window: &tauri::Window<R>) {
     }
 }
 
-/// Shows the main window after [`SHOW_AT_THE_LATEST`] if its page has not loaded by then.
+/// Shows the main window after [`SHOW_AT_THE_LATEST`] if its page has not loaded by then, and
+/// makes the tray if no first interactive screen was reported (a page that failed to start).
 pub fn show_main_window_later<R: Runtime>(app: &tauri::AppHandle<R>) {
     let app = app.clone();
     std::thread::spawn(move || {
@@ -97,6 +150,12 @@ pub fn show_main_window_later<R: Runtime>(app: &tauri::AppHandle<R>) {
         if let Some(window) = app.get_webview_window(MAIN) {
             show_main_window_once(&window.as_ref().window());
         }
+        let on_main = app.clone();
+        let _ = app.run_on_main_thread(move || {
+            if let Some(after) = on_main.try_state::<AfterFirstScreen>() {
+                after.run();
+            }
+        });
     });
 }
 

@@ -39,7 +39,22 @@ impl TrayWatch {
     }
 }
 
-pub fn create<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<TrayIcon<R>> {
+/// Makes the tray icon, on the main thread, once the first screen is interactive (it is no part
+/// of that screen, and making it holds the main thread the page's first commands are answered
+/// on; see `startup::AfterFirstScreen`). Drawn at once from the engine's requests when the engine
+/// is already open; an engine that opens later draws it itself (`watch`), finding the icon made.
+pub fn create<R: Runtime>(app: &AppHandle<R>) {
+    // No tray host (a bare X server, some desktops) is not a reason to stop the app.
+    if let Err(e) = build(app) {
+        tracing::warn!(error = %e, "no tray icon");
+        return;
+    }
+    if let Some(engine) = app.try_state::<crate::AppState>().and_then(|s| s.engine_if_open()) {
+        let _ = refresh(app, &engine);
+    }
+}
+
+fn build<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<TrayIcon<R>> {
     let empty = TrayState::empty();
     let mut tray = TrayIconBuilder::with_id(TRAY_ID)
         .tooltip(&empty.tooltip)

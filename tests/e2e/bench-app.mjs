@@ -1,5 +1,8 @@
 // The whole app's start time and idle cost, measured on the built binary under Xvfb.
-// Usage (through scripts/bench): node tests/e2e/bench-app.mjs APP SEED_BENCH_DATA
+// Usage (through scripts/bench): node tests/e2e/bench-app.mjs APP SEED_BENCH_DATA [--start-only]
+//   --start-only: the bundle's weight and the start times only, with each step's median (the
+//   shell's milestones, the engine's open steps, the page's steps): for work on the start.
+//   BENCH_UI_DIST names the built UI to weigh (default ui/dist), e.g. a copy kept from before.
 //
 // - start → first interactive screen: the app launched directly (no WebDriver) on a seeded data
 //   dir with CLAWBOO_STARTUP_REPORT=1; the UI reports once the sidebar has rendered with its data
@@ -19,8 +22,11 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { WebDriver, waitFor } from "./webdriver.mjs";
 
-const application = realpathSync(resolve(process.argv[2] ?? "target/release/clawboo"));
-const seeder = resolve(process.argv[3] ?? "target/release/examples/seed_bench_data");
+const flags = process.argv.slice(2).filter((a) => a.startsWith("--"));
+const [appArg, seederArg] = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+const startOnly = flags.includes("--start-only");
+const application = realpathSync(resolve(appArg ?? "target/release/clawboo"));
+const seeder = resolve(seederArg ?? "target/release/examples/seed_bench_data");
 const quick = !!process.env.BENCH_QUICK && process.env.BENCH_QUICK !== "0";
 const LAUNCHES = Number(process.env.BENCH_LAUNCHES ?? (quick ? 3 : 9));
 const SETTLE_MS = 10_000;
@@ -148,12 +154,48 @@ function launch(env = {}) {
       const m = /clawboo: interactive ([\d.]+) ms after start/.exec(seen);
       if (m) {
         clearTimeout(timer);
-        resolveLaunch({ child, wall: performance.now() - started, inProcess: Number(m[1]) });
+        resolveLaunch({ child, wall: performance.now() - started, inProcess: Number(m[1]), steps: startSteps(seen) });
       }
     });
     child.on("exit", (code) => reject(new Error(`the app exited with ${code} before it was interactive: ${seen}`)));
   });
 }
+/**
+ * The steps a launch printed on its way (CLAWBOO_STARTUP_REPORT): the shell's milestones (ms after
+ * the process started), the engine's open steps (each one's own duration) and the page's steps
+ * (ms after its load began), as one map of name → ms.
+ */
+function startSteps(stderr) {
+  const steps = new Map();
+  for (const m of stderr.matchAll(/^clawboo: (.+?) ([\d.]+) ms after start$/gm)) steps.set(`shell: ${m[1]}`, Number(m[2]));
+  const engine = /^clawboo: engine open steps \(([\d.]+) ms\): (.*)$/m.exec(stderr);
+  if (engine) {
+    steps.set("engine open: total", Number(engine[1]));
+    // Step names may hold commas ("services, approvals recovered"): each step ends in "N ms".
+    for (const m of engine[2].matchAll(/(.+?) ([\d.]+) ms(?:, |$)/g)) steps.set(`engine open: ${m[1]}`, Number(m[2]));
+  }
+  const page = /^clawboo: page steps \(ms after its load began\): (.*)$/m.exec(stderr);
+  for (const part of page ? page[1].split(", ") : []) {
+    const m = /^(.*) ([\d.]+)$/.exec(part);
+    // A step seen twice (a command asked twice) keeps its first time.
+    if (m && !steps.has(`page: ${m[1]}`)) steps.set(`page: ${m[1]}`, Number(m[2]));
+  }
+  return steps;
+}
+
+/** Each step's median over the warm launches, in the order of those medians within each part. */
+function stepMedians(runs) {
+  const names = new Set(runs.flatMap((r) => [...r.steps.keys()]));
+  const rows = [...names].map((name) => {
+    const values = runs.map((r) => r.steps.get(name)).filter((v) => v !== undefined);
+    return { name, median: median(values), n: values.length };
+  });
+  const part = (name) => ["shell", "engine open", "page"].findIndex((p) => name.startsWith(`${p}:`));
+  rows.sort((a, b) => part(a.name) - part(b.name) || (part(a.name) === 1 ? 0 : a.median - b.median));
+  console.log(`steps, medians over ${runs.length} warm launches (shell: ms after the process started; engine open: each step's own time; page: ms after its load began):`);
+  for (const r of rows) console.log(`  ${r.median.toFixed(1).padStart(8)} ms  ${r.name}${r.n < runs.length ? ` (in ${r.n} of ${runs.length})` : ""}`);
+}
+
 async function stop(child) {
   const tree = descendants(child.pid);
   child.removeAllListeners("exit");
@@ -177,7 +219,7 @@ async function startTimes() {
     const run = await launch();
     runs.push(run);
     const last = i === LAUNCHES - 1;
-    if (last) {
+    if (last && !startOnly) {
       // The last launch stays up: the home screen at idle, no WebDriver attached.
       await sleep(SETTLE_MS);
       const home = memory(run.child.pid);
@@ -192,6 +234,7 @@ async function startTimes() {
     `start → first interactive screen: first launch ${runs[0].wall.toFixed(0)} ms; warm median ${median(warm.map((r) => r.wall)).toFixed(0)} ms ` +
       `(in-process ${median(warm.map((r) => r.inProcess)).toFixed(0)} ms) over ${warm.length}; samples ${runs.map((r) => r.wall.toFixed(0)).join(" ")}`,
   );
+  stepMedians(warm);
   const first = cold ? "first launch, page cache dropped" : "first launch";
   figure("app.start_ms.first", `Start → first interactive screen, ${first}`, "ms", runs[0].wall, 1);
   figure("app.start_ms.warm", "Start → first interactive screen, warm", "ms", median(warm.map((r) => r.wall)), warm.length);
@@ -250,7 +293,7 @@ async function webviewFloor(label, env) {
 
 /** The UI's weight: what index.html loads at start (scripts, preloads, styles) and all of it. */
 function bundleWeight() {
-  const dist = resolve("ui/dist");
+  const dist = resolve(process.env.BENCH_UI_DIST ?? "ui/dist");
   const html = readFileSync(join(dist, "index.html"), "utf8");
   const size = (file) => statSync(join(dist, file)).size / 1024;
   const atStart = [...html.matchAll(/(?:src|href)="\/(assets\/[^"]+)"/g)].map((m) => m[1]);
@@ -262,10 +305,8 @@ function bundleWeight() {
   figure("ui.bundle_kib.total", "UI bundle in all (lazy chunks included)", "KiB", total, 1);
 }
 
-let failed = false;
-try {
-  bundleWeight();
-  await startTimes();
+/** Idle memory and activity, as shipped and with compositing on, and the webview's floor. */
+async function idleFigures() {
   const shipped = await idleWithLongChat("as shipped", {});
   const composited = await idleWithLongChat("compositing forced on", { WEBKIT_DISABLE_COMPOSITING_MODE: "0" });
   for (const [suffix, run, what] of [["", shipped, "as shipped"], [".compositing_on", composited, "WebKit compositing on (before)"]]) {
@@ -283,6 +324,13 @@ try {
     figure("webkit.floor_pss_mib.helpers", "WebKitGTK floor: its network + web processes only", "MiB", floor.parts.network + floor.parts.web, 1);
   }
   if (floorOn) figure("webkit.floor_pss_mib.compositing_on", "WebKitGTK floor: MiniBrowser on about:blank, compositing on", "MiB", floorOn.total, 1);
+}
+
+let failed = false;
+try {
+  bundleWeight();
+  await startTimes();
+  if (!startOnly) await idleFigures();
 } catch (e) {
   failed = true;
   console.log(`bench-app failed: ${e.stack ?? e.message}`);

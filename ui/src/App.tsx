@@ -1,4 +1,4 @@
-import { Suspense, useEffect, useState } from "react";
+import { Suspense, useEffect, useLayoutEffect, useState } from "react";
 import { QueryClientProvider } from "@tanstack/react-query";
 import type { Agent, Team, Viewing } from "./bindings";
 import { createQueryClient } from "./lib/queryClient";
@@ -29,6 +29,7 @@ import { useLastPlace } from "./shell/useLastPlace";
 import { useSidebarCollapsed } from "./shell/useSidebarCollapsed";
 import { NavigateContext } from "./shell/navigation";
 import { useKeptTheme } from "./features/settings/preferencesQueries";
+import { seedStartReads } from "./shell/startReads";
 
 function Shell() {
   const agents = useAgents();
@@ -175,12 +176,25 @@ function Shell() {
   );
 }
 
+let renderBegun = false;
+
 export function App() {
   const [fatal, setFatal] = useState<ClawbooError | null>(null);
-  const [queryClient] = useState(() => createQueryClient((e) => setFatal((prev) => prev ?? e)));
+  const [queryClient] = useState(() => {
+    const client = createQueryClient((e) => setFatal((prev) => prev ?? e));
+    // What the page asked as its script started (main.tsx): often in by this first render.
+    seedStartReads(client);
+    return client;
+  });
   const [sessions] = useState(() => new FileSessionStore());
   const [runs] = useState(() => new RunActivityStore());
   useEffect(learnAppVersion, []);
+  // The first render begun, committed (before its paint), and its effects run (after it).
+  if (!renderBegun) {
+    renderBegun = true;
+    markStart("first render begun");
+  }
+  useLayoutEffect(() => markStart("first render committed"), []);
   useEffect(() => markStart("first render"), []);
 
   if (fatal) return <FatalErrorPanel message={fatal.message} code={fatal.code} />;

@@ -1,3 +1,4 @@
+import "./askFirst";
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { App } from "./App";
@@ -11,7 +12,9 @@ markStart("script running");
 // Before the first paint, so it is already in the theme last chosen.
 applyCachedTheme();
 
-createRoot(document.getElementById("root")!).render(
+const root = createRoot(document.getElementById("root")!);
+markStart("root created");
+root.render(
   <StrictMode>
     <App />
   </StrictMode>,

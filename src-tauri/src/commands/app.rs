@@ -35,9 +35,10 @@ pub struct PageStartStep {
 }
 
 /// The UI's first interactive screen is up, with the page's steps on the way to it (see
-/// `startup::interactive`).
+/// `startup::interactive`). A plain (not async) command: it runs on the main thread, where what
+/// waited for the first screen (the tray) must be made.
 #[tauri::command]
 #[specta::specta]
-pub fn report_interactive(steps: Vec<PageStartStep>) {
-    crate::startup::interactive(&steps);
+pub fn report_interactive(after: State<'_, crate::startup::AfterFirstScreen>, steps: Vec<PageStartStep>) {
+    crate::startup::interactive(&after, &steps);
 }

@@ -1,11 +1,10 @@
 import { lazy } from "react";
 import type { Agent, Team } from "../bindings";
-import { AgentPage } from "../features/agents/AgentPage";
 import { OnboardingPage } from "../features/onboarding/OnboardingPage";
-import { TeamPage } from "../features/team-chat/TeamPage";
 import { WelcomePage } from "./WelcomePage";
 import { HomePage } from "../features/home/HomePage";
 import { sourceRoute, type Route } from "./route";
+import { AgentPage, TeamPage } from "./chatPages";
 
 // Pages away from the first screen and the chats load when first opened: a lighter start.
 const SettingsPage = lazy(() => import("../features/settings/SettingsPage").then((m) => ({ default: m.SettingsPage })));

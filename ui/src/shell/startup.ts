@@ -3,6 +3,14 @@ import { call } from "../api";
 import { markStart, takeStartSteps } from "../lib/startSteps";
 
 let reported = false;
+let interactive: () => void;
+const interactiveOnce = new Promise<void>((resolve) => (interactive = resolve));
+
+/** Resolves once the first interactive screen is reported: what the first screen does not need
+ *  (the chat pages' code, ...) waits for it instead of competing with it. */
+export function whenInteractive(): Promise<void> {
+  return interactiveOnce;
+}
 
 /**
  * The first interactive screen: the sidebar rendered with its agents and teams (their queries
@@ -21,6 +29,7 @@ export function useReportInteractive(ready: boolean) {
         performance.mark("clawboo:interactive");
         markStart("interactive");
         call("reportInteractive", takeStartSteps()).catch(() => {});
+        interactive();
       }, 0),
     );
   }, [ready]);

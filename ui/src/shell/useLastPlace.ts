@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type Dispatch, type SetStateAction } from "react";
+import { useEffect, useLayoutEffect, useRef, useState, type Dispatch, type SetStateAction } from "react";
 import { call } from "../api";
 import type { Agent, Team } from "../bindings";
 import { useWindowPreferences } from "../features/settings/preferencesQueries";
@@ -18,7 +18,10 @@ export function useLastPlace(route: Route, setRoute: Dispatch<SetStateAction<Rou
   const [restored, setRestored] = useState(false);
   const kept = useRef<string | null | undefined>(undefined);
 
-  useEffect(() => {
+  // Before the paint (a layout effect): when the first render already has the lists and the place
+  // (read as the page started, shell/startReads.ts), the first screen is that place, not Home
+  // drawn for a frame and then left.
+  useLayoutEffect(() => {
     if (restored || !agents || !teams || preferences.isPending) return;
     const place = preferences.data?.lastPlace ?? null;
     kept.current = place;

@@ -2,6 +2,11 @@ import { act, fireEvent, render, screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { EditorView } from "codemirror";
 import { App } from "../App";
+import { preloadChatPages } from "../shell/chatPages";
+
+// The app loads the chat pages' code once its first screen is interactive, long before a user's
+// click; the tests click at once, so it is loaded here first (lazyPage.test covers a click before).
+await preloadChatPages();
 
 export function renderApp() {
   const user = userEvent.setup();

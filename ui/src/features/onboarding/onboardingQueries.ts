@@ -6,11 +6,11 @@ import { agentKeys } from "../agents/agentQueries";
 import { teamKeys } from "../team-chat/teamQueries";
 
 
-const stateKey = ["onboarding", "state"] as const;
+export const onboardingStateKey = ["onboarding", "state"] as const;
 export const proposalKey = ["onboarding", "proposal"] as const;
 
 export function useOnboardingState() {
-  return useQuery({ queryKey: stateKey, queryFn: () => call("onboardingState"), staleTime: Infinity });
+  return useQuery({ queryKey: onboardingStateKey, queryFn: () => call("onboardingState"), staleTime: Infinity });
 }
 
 /** Asked once detection on the page has finished (`enabled`): the versions are cached by then. */
@@ -23,7 +23,7 @@ export function useCreateStarterTeam() {
   return useMutation({
     mutationFn: (input: StarterTeamInput) => call("createStarterTeam", input),
     onSuccess: () => {
-      void client.invalidateQueries({ queryKey: stateKey });
+      void client.invalidateQueries({ queryKey: onboardingStateKey });
       void client.invalidateQueries({ queryKey: teamKeys.teams });
       void client.invalidateQueries({ queryKey: agentKeys.agents });
     },
@@ -34,6 +34,6 @@ export function useFinishOnboarding() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: () => call("finishOnboarding"),
-    onSuccess: (state) => client.setQueryData(stateKey, state),
+    onSuccess: (state) => client.setQueryData(onboardingStateKey, state),
   });
 }
