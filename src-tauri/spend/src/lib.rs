@@ -26,7 +26,6 @@ pub mod backfill;
 pub mod page;
 pub mod prices;
 pub mod record;
-mod request_model;
 pub mod runs;
 mod scope;
 #[cfg(test)]
