@@ -10,7 +10,8 @@ export const commands = {
 	appInfo: () => typedError<AppInfo, AppError>(__TAURI_INVOKE("app_info")),
 	/**
 	 *  The UI's first interactive screen is up, with the page's steps on the way to it (see
-	 *  `startup::interactive`).
+	 *  `startup::interactive`). A plain (not async) command: it runs on the main thread, where what
+	 *  waited for the first screen (the tray) must be made.
 	 */
 	reportInteractive: (steps: PageStartStep[]) => __TAURI_INVOKE<void>("report_interactive", { steps }),
 	logLevel: () => typedError<LogLevel, AppError>(__TAURI_INVOKE("log_level")),
