@@ -676,6 +676,8 @@ impl Engine {
         // Task runs first: each marks itself cut off and puts its card back in To do.
         self.runner.shutdown(Duration::from_secs(8));
         self.chat.shutdown(Duration::from_secs(8));
+        // No run is left to call a model: the keys read this session leave memory.
+        self.secrets.forget_keys();
         self.gateway_links.stop();
     }
 }

@@ -125,3 +125,56 @@ fn a_providers_model_list_is_asked_with_the_keychains_key_kept_and_refreshed_on_
     assert_eq!(no_key.code(), clawboo_engine::ErrorCode::MissingApiKey, "{no_key}");
     engine.secrets().delete_api_key(Provider::Anthropic).unwrap();
 }
+
+/// Sends `text` to `agent_id` and waits for its run's end.
+fn run_to_end(engine: &clawboo_engine::Engine, agent_id: &str, text: &str) -> clawboo_engine::chat::RunSummary {
+    let run = engine.chat().send(agent_id, text).unwrap().run.unwrap();
+    wait_for("the run to end", Duration::from_secs(30), || {
+        let run = engine.chat().run(&run.id).unwrap();
+        (run.status != RunStatus::Running).then_some(run)
+    })
+}
+
+#[test]
+fn the_key_is_read_from_the_keychain_once_a_session_and_a_key_set_or_removed_counts_from_the_next_run() {
+    let server = FakeModelServer::start_blocking(Behavior::text("Relayed."));
+    let fixture = Fixture::new().keychain("relay-engine-kept-key");
+    let engine = fixture.open();
+    let first = "sk-ant-first-5d1a";
+    engine.secrets().set_api_key(Provider::Anthropic, first).unwrap();
+    engine.secrets().set_base_url(Provider::Anthropic, Some(&server.base_url())).unwrap();
+    let agent = NewAgent {
+        name: "Kept".into(),
+        model: "some-model".into(),
+        provider: Some(Provider::Anthropic),
+        ..common::new_agent("kept", RuntimeKind::Native)
+    };
+    let agent_id = common::add_agent(&engine, agent);
+    let key_of_request = |n: usize| server.model_requests()[n].header("x-api-key").map(str::to_owned);
+
+    assert_eq!(run_to_end(&engine, &agent_id, "One").status, RunStatus::Succeeded);
+    assert_eq!(key_of_request(0).as_deref(), Some(first));
+
+    // The keychain's entry changed behind Clawboo's back: a run's grant does not read the
+    // keychain again, it uses the key this session read or set.
+    keyring::Entry::new(engine.secrets().service(), Provider::Anthropic.as_str())
+        .unwrap()
+        .set_password("sk-ant-outside-9e0f")
+        .unwrap();
+    assert_eq!(run_to_end(&engine, &agent_id, "Two").status, RunStatus::Succeeded);
+    assert_eq!(key_of_request(1).as_deref(), Some(first), "the keychain was read again for a grant");
+
+    // A key the user sets is the next run's.
+    let second = "sk-ant-second-77b2";
+    engine.secrets().set_api_key(Provider::Anthropic, second).unwrap();
+    assert_eq!(run_to_end(&engine, &agent_id, "Three").status, RunStatus::Succeeded);
+    assert_eq!(key_of_request(2).as_deref(), Some(second));
+
+    // A key the user removes fails the next run with the missing-key error, before any request.
+    engine.secrets().delete_api_key(Provider::Anthropic).unwrap();
+    let failed = run_to_end(&engine, &agent_id, "Four");
+    assert_eq!(failed.status, RunStatus::Failed);
+    assert_eq!(failed.error.as_deref(), Some("Add an Anthropic API key in Settings > API keys."));
+    assert_eq!(failed.error_code, Some(clawboo_engine::chat::RunErrorCode::ApiKey));
+    assert_eq!(server.model_requests().len(), 3, "no request without a key");
+}

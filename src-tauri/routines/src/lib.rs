@@ -30,6 +30,7 @@ mod scheduler;
 pub mod store;
 pub mod types;
 
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
@@ -88,6 +89,11 @@ pub struct Routines {
     wake: Arc<Notify>,
     /// One tick at a time.
     ticking: Mutex<()>,
+    /// Whether a team routine's message may still have a run going: only then can a room run's
+    /// end make a tick worth it (a team message that is no routine's wakes nothing).
+    team_runs_going: Arc<AtomicBool>,
+    /// Ticks so far, for tests: what wakes the scheduler.
+    ticks: Arc<AtomicU64>,
 }
 
 impl Routines {
@@ -97,6 +103,9 @@ impl Routines {
             clock: RwLock::new(Arc::new(SystemClock)),
             wake: Arc::new(Notify::new()),
             ticking: Mutex::new(()),
+            // Until the first tick has looked.
+            team_runs_going: Arc::new(AtomicBool::new(true)),
+            ticks: Arc::new(AtomicU64::new(0)),
         }
     }
 
@@ -109,6 +118,11 @@ impl Routines {
 
     pub fn now(&self) -> i64 {
         self.clock.read().unwrap_or_else(|p| p.into_inner()).now()
+    }
+
+    /// How many ticks the scheduler has made (tests: which events wake it).
+    pub fn ticks(&self) -> u64 {
+        self.ticks.load(Ordering::Relaxed)
     }
 
     // --- The user's actions --------------------------------------------------------------

@@ -1,6 +1,7 @@
 //! The scheduler: [`Routines::tick`] makes every decision at the time it is given; the loop
 //! on the engine's runtime calls it when something may be due.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -36,6 +37,7 @@ impl Routines {
     }
 
     fn tick_locked(&self, now: i64) -> Result<usize> {
+        self.ticks.fetch_add(1, Ordering::Relaxed);
         let mut recorded = self.check_running(now)?;
         for routine in self.parts.store.read(|c| store::due(c, now))? {
             recorded += self.due(&routine, now)?;
@@ -187,6 +189,8 @@ impl Routines {
         let tag =
             RoutineTag { name: routine.name.clone(), routine_run_id: run_id.to_owned(), agent_id: None, card_id: None };
         let room_id = general_room(&self.parts.teams, team_id)?;
+        // Before its message is sent: the end of the run it starts wakes the scheduler.
+        self.team_runs_going.store(true, Ordering::Relaxed);
         self.parts.store.write(|tx| store::set_run_room(tx, run_id, team_id, &room_id))?;
         self.parts.work.send_to_team(&room_id, &routine.prompt, tag)
     }
@@ -195,8 +199,12 @@ impl Routines {
     fn check_running(&self, now: i64) -> Result<usize> {
         let going = self.parts.store.read(store::running)?;
         let mut ended = 0;
+        let mut team_runs_going = false;
         for going in going {
-            let Some((outcome, note)) = self.outcome_of(&going, now) else { continue };
+            let Some((outcome, note)) = self.outcome_of(&going, now) else {
+                team_runs_going |= going.run.team_id.is_some();
+                continue;
+            };
             let routine = match self.get(&going.run.routine_id) {
                 Ok(routine) => routine,
                 Err(Error::NotFound(_)) => continue,
@@ -205,6 +213,8 @@ impl Routines {
             self.ended(&routine, &going.run.id, outcome, note.as_deref(), now)?;
             ended += 1;
         }
+        // Under the tick's lock, as every `fire_team` is: none is set between the read and this.
+        self.team_runs_going.store(team_runs_going, Ordering::Relaxed);
         Ok(ended)
     }
 
@@ -380,6 +390,7 @@ impl Routines {
         let routines = Arc::downgrade(self);
         let wake = self.wake.clone();
         let mut events = self.parts.events.subscribe();
+        let team_runs_going = self.team_runs_going.clone();
         handle.spawn(async move {
             loop {
                 let Some(this) = routines.upgrade() else { return };
@@ -403,17 +414,24 @@ impl Routines {
                 tokio::select! {
                     _ = tokio::time::sleep(wait) => {}
                     _ = wake.notified() => {}
-                    event = next_relevant(&mut events) => if event.is_none() { return },
+                    event = next_relevant(&mut events, &team_runs_going) => if event.is_none() { return },
                 }
             }
         });
     }
 }
-/// Waits for an event that may end a routine's run; `None` when the bus is gone.
-async fn next_relevant(events: &mut EventReceiver) -> Option<()> {
+/// Waits for an event that may end a routine's run; `None` when the bus is gone. A room run
+/// that starts, or ends while no team routine has a message going, cannot: the team's own
+/// messages wake nothing.
+async fn next_relevant(events: &mut EventReceiver, team_runs_going: &AtomicBool) -> Option<()> {
     loop {
         match events.recv().await {
-            Ok(EngineEvent::BoardChanged { .. } | EngineEvent::RoomRunChanged { .. }) => return Some(()),
+            Ok(EngineEvent::BoardChanged { .. }) => return Some(()),
+            Ok(EngineEvent::RoomRunChanged { run, .. }) => {
+                if run.status != RunStatus::Running && team_runs_going.load(Ordering::Relaxed) {
+                    return Some(());
+                }
+            }
             Ok(_) => continue,
             Err(broadcast::error::RecvError::Lagged(_)) => return Some(()),
             Err(broadcast::error::RecvError::Closed) => return None,

@@ -88,13 +88,7 @@ pub fn backfill_if_pending(conn: &Connection) -> Result<u64> {
 }
 
 /// The `model` field of a request body (every provider's API names it at the top level).
-pub fn model_in_body(body: &[u8]) -> Option<String> {
-    #[derive(Deserialize)]
-    struct Model {
-        model: Option<String>,
-    }
-    serde_json::from_slice::<Model>(body).ok()?.model.filter(|m| !m.is_empty())
-}
+pub use super::request_model::model_in_body;
 
 fn model_in_gzipped_body(gz: &[u8]) -> Option<String> {
     let mut body = Vec::new();

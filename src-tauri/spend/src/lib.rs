@@ -26,6 +26,7 @@ pub mod backfill;
 pub mod page;
 pub mod prices;
 pub mod record;
+mod request_model;
 pub mod runs;
 mod scope;
 #[cfg(test)]

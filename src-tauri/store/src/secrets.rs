@@ -2,7 +2,8 @@
 //! The store holds only non-secret settings (the custom provider's base URL). Nothing here
 //! logs, stores or echoes a key: errors name the provider, never the value.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde::{Deserialize, Serialize};
 
@@ -79,11 +80,55 @@ pub struct Secrets {
     /// data directory is overridden, so test and side-by-side instances never share keys.
     service: String,
     store: Arc<Store>,
+    /// The keys read from the keychain this app session, so a run's grant costs no keychain
+    /// read (a D-Bus round trip on Linux). In memory only: never stored, logged or shown (this
+    /// type has no `Debug`). A key set or removed here replaces or drops its copy;
+    /// [`Secrets::forget_keys`] drops them all (on shutdown). Only keys found are kept: a
+    /// missing one is looked up again next time.
+    keys: Mutex<KeptKeys>,
+}
+
+#[derive(Default)]
+struct KeptKeys {
+    by_provider: HashMap<Provider, String>,
+    /// Moves on every set or removal, so a keychain read that began before one is not kept
+    /// after it (it could hold the key just replaced).
+    changes: u64,
 }
 
 impl Secrets {
     pub fn new(service: String, store: Arc<Store>) -> Self {
-        Self { service, store }
+        Self { service, store, keys: Mutex::new(KeptKeys::default()) }
+    }
+
+    /// Drops every key kept in memory; the next use reads the keychain again.
+    pub fn forget_keys(&self) {
+        let mut keys = self.keys();
+        keys.by_provider.clear();
+        keys.changes += 1;
+    }
+
+    /// Drops `provider`'s kept key: it is being set or removed. Returns the count of changes
+    /// it makes, for [`Secrets::keep_key`].
+    fn forget_key(&self, provider: Provider) -> u64 {
+        let mut keys = self.keys();
+        keys.by_provider.remove(&provider);
+        keys.changes += 1;
+        keys.changes
+    }
+
+    /// Keeps `key` as read or written while the changes stood at `changes`; not when a set or a
+    /// removal came meanwhile (the keychain may hold another key by now).
+    fn keep_key(&self, provider: Provider, key: &str, changes: u64) {
+        let mut keys = self.keys();
+        if keys.changes == changes {
+            keys.by_provider.insert(provider, key.to_owned());
+        }
+    }
+
+    fn keys(&self) -> MutexGuard<'_, KeptKeys> {
+        // A panic while holding the lock leaves the map itself consistent.
+        self.keys.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     pub fn service(&self) -> &str {
@@ -116,13 +161,17 @@ impl Secrets {
                 provider.label()
             )));
         }
+        // Dropped first: whatever happens to the keychain write, no older key stays in use.
+        let changes = self.forget_key(provider);
         self.entry(provider)?.set_password(key).map_err(keychain_error)?;
+        self.keep_key(provider, key, changes);
         tracing::info!(provider = provider.as_str(), "an API key was stored in the keychain");
         Ok(())
     }
 
     /// Removing a key that is not set is not an error.
     pub fn delete_api_key(&self, provider: Provider) -> Result<()> {
+        self.forget_key(provider);
         match self.entry(provider)?.delete_credential() {
             Ok(()) | Err(keyring::Error::NoEntry) => {
                 tracing::info!(provider = provider.as_str(), "an API key was removed from the keychain");
@@ -132,9 +181,21 @@ impl Secrets {
         }
     }
 
+    /// The provider's key: the one kept since it was read or set this session, else the
+    /// keychain's (then kept).
     pub fn api_key(&self, provider: Provider) -> Result<Option<String>> {
+        let changes = {
+            let keys = self.keys();
+            if let Some(key) = keys.by_provider.get(&provider) {
+                return Ok(Some(key.clone()));
+            }
+            keys.changes
+        };
         match self.entry(provider)?.get_password() {
-            Ok(key) => Ok(Some(key)),
+            Ok(key) => {
+                self.keep_key(provider, &key, changes);
+                Ok(Some(key))
+            }
             Err(keyring::Error::NoEntry) => Ok(None),
             Err(e) => Err(keychain_error(e)),
         }

@@ -30,13 +30,15 @@ struct RoomRow {
 
 /// Every team, by name. `only`: just that team (empty when it does not exist).
 pub(super) fn load(conn: &Connection, only: Option<&str>) -> Result<Vec<Team>> {
-    // `?1 IS NULL OR ...` keeps one statement per table for both uses.
+    // One team's rows by its index; `?1 IS NULL OR team_id = ?1` would read every team's.
+    let only_team = |column: &str| if only.is_some() { format!("{column} = ?1") } else { "?1 IS NULL".to_owned() };
     let teams: Vec<TeamRow> = {
-        let mut stmt = conn.prepare_cached(
+        let mut stmt = conn.prepare_cached(&format!(
             "SELECT id, name, brief, about_you, leader_id, archived_at IS NOT NULL, created_at, updated_at,
-                    project_folder
-             FROM teams WHERE ?1 IS NULL OR id = ?1 ORDER BY name COLLATE NOCASE, id",
-        )?;
+                        project_folder
+                 FROM teams WHERE {} ORDER BY name COLLATE NOCASE, id",
+            only_team("id")
+        ))?;
         let rows = stmt.query_map([only], |r| {
             Ok(TeamRow {
                 id: r.get(0)?,
@@ -58,10 +60,10 @@ pub(super) fn load(conn: &Connection, only: Option<&str>) -> Result<Vec<Team>> {
 
     let mut members: HashMap<String, Vec<TeamMember>> = HashMap::new();
     {
-        let mut stmt = conn.prepare_cached(
-            "SELECT team_id, agent_id, role FROM team_members WHERE ?1 IS NULL OR team_id = ?1
-             ORDER BY team_id, position",
-        )?;
+        let mut stmt = conn.prepare_cached(&format!(
+            "SELECT team_id, agent_id, role FROM team_members WHERE {} ORDER BY team_id, position",
+            only_team("team_id")
+        ))?;
         let mut rows = stmt.query([only])?;
         while let Some(r) = rows.next()? {
             members.entry(r.get(0)?).or_default().push(TeamMember { agent_id: r.get(1)?, role: r.get(2)? });
@@ -70,10 +72,10 @@ pub(super) fn load(conn: &Connection, only: Option<&str>) -> Result<Vec<Team>> {
 
     let mut rules: HashMap<String, Vec<TeamRule>> = HashMap::new();
     {
-        let mut stmt = conn.prepare_cached(
-            "SELECT team_id, id, text, created_at FROM team_rules WHERE ?1 IS NULL OR team_id = ?1
-             ORDER BY team_id, position",
-        )?;
+        let mut stmt = conn.prepare_cached(&format!(
+            "SELECT team_id, id, text, created_at FROM team_rules WHERE {} ORDER BY team_id, position",
+            only_team("team_id")
+        ))?;
         let mut rows = stmt.query([only])?;
         while let Some(r) = rows.next()? {
             rules.entry(r.get(0)?).or_default().push(TeamRule {
@@ -86,10 +88,11 @@ pub(super) fn load(conn: &Connection, only: Option<&str>) -> Result<Vec<Team>> {
 
     let mut room_members: HashMap<String, Vec<String>> = HashMap::new();
     {
-        let mut stmt = conn.prepare_cached(
+        let mut stmt = conn.prepare_cached(&format!(
             "SELECT m.room_id, m.agent_id FROM room_members m JOIN rooms r ON r.id = m.room_id
-             WHERE ?1 IS NULL OR r.team_id = ?1 ORDER BY m.room_id, m.position",
-        )?;
+                 WHERE {} ORDER BY m.room_id, m.position",
+            only_team("r.team_id")
+        ))?;
         let mut rows = stmt.query([only])?;
         while let Some(r) = rows.next()? {
             room_members.entry(r.get(0)?).or_default().push(r.get(1)?);
@@ -98,10 +101,11 @@ pub(super) fn load(conn: &Connection, only: Option<&str>) -> Result<Vec<Team>> {
 
     let mut rooms: HashMap<String, Vec<RoomRow>> = HashMap::new();
     {
-        let mut stmt = conn.prepare_cached(
-            "SELECT id, team_id, name, is_general, leader_id FROM rooms WHERE ?1 IS NULL OR team_id = ?1
-             ORDER BY team_id, is_general DESC, position, created_at",
-        )?;
+        let mut stmt = conn.prepare_cached(&format!(
+            "SELECT id, team_id, name, is_general, leader_id FROM rooms WHERE {}
+                 ORDER BY team_id, is_general DESC, position, created_at",
+            only_team("team_id")
+        ))?;
         let rows = stmt.query_map([only], |r| {
             Ok(RoomRow {
                 id: r.get(0)?,

@@ -338,3 +338,55 @@ fn after_a_restart_the_slots_missed_while_closed_run_once_at_start() {
     assert!(next > real_now && next <= real_now + 30 * MINUTE, "the next slot after now, no flood");
     assert_eq!(runtime.inputs_for("hourly sweep").len(), 1);
 }
+
+/// The scheduler's tick count once it has made none for a moment (the first tick at start done).
+fn settled_ticks(f: &Fixture) -> u64 {
+    let deadline = std::time::Instant::now() + LIMIT;
+    let mut last = f.engine.routines().ticks();
+    loop {
+        // A pause to see whether a tick follows, not a measurement.
+        std::thread::sleep(Duration::from_millis(300));
+        let now = f.engine.routines().ticks();
+        if now == last && now > 0 {
+            return now;
+        }
+        assert!(std::time::Instant::now() < deadline, "the scheduler never settled ({now} ticks)");
+        last = now;
+    }
+}
+
+#[test]
+fn a_team_message_of_the_user_wakes_no_tick_and_the_end_of_a_team_routines_run_does() {
+    let t0 = ms("2026-03-02T07:00:00Z");
+    let f = fixture(t0);
+    let (team_id, general, _helper) = f.team();
+    let before = settled_ticks(&f);
+    f.engine.chat().send_team(&general, "hello").unwrap();
+    wait_for("the leader's reply", LIMIT, || {
+        let page = f.engine.chat().room_page(&general, None, 50).unwrap();
+        page.messages.iter().any(|m| m.content == "Done: hello").then_some(())
+    });
+    assert_eq!(settled_ticks(&f), before, "the run of a message that is no routine's woke the scheduler");
+
+    // A team routine's message: the end of the run it started wakes the scheduler, which records
+    // how it went without a tick by hand (else only its next minute's check would).
+    let routine = f
+        .engine
+        .routines()
+        .create(RoutineInput {
+            name: "weekly plan".into(),
+            agent_id: None,
+            team_id: Some(team_id),
+            prompt: "plan the week".into(),
+            schedule: cron("0 9 * * 1", "Europe/Berlin"),
+            heartbeat: false,
+            reports_to_team_id: None,
+        })
+        .unwrap();
+    f.tick_at(ms("2026-03-02T08:00:00Z"));
+    let ended = wait_for("the scheduler to see the routine's run end", LIMIT, || {
+        let runs = f.runs(&routine.id);
+        runs.first().filter(|r| r.outcome != RoutineOutcome::Running).cloned()
+    });
+    assert_eq!(ended.outcome, RoutineOutcome::Succeeded, "{:?}", ended.note);
+}

@@ -99,6 +99,11 @@ impl Store {
 fn configure(conn: &Connection) -> Result<()> {
     conn.busy_timeout(std::time::Duration::from_secs(5))?;
     conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+    // Plans never depend on a bound value (the query planner stability guarantee). Without it
+    // SQLite marks a bound LIMIT, or a `column = ?` no index serves, as a value that may change
+    // the plan, and a statement given back to the cache (its bindings cleared) expires: every
+    // use of a cached statement was parsed and planned again (`sqlite3Reprepare`).
+    conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     Ok(())

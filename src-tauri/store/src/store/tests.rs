@@ -241,3 +241,69 @@ fn releasing_memory_keeps_every_connection_working() {
     assert_eq!(value, "v");
     store.write(|tx| Ok(tx.execute("UPDATE settings SET value = 'w' WHERE key = 'k'", [])?)).unwrap();
 }
+
+/// What SQLite's planner says it does for `sql` (its `detail` lines).
+fn plan(conn: &Connection, sql: &str) -> String {
+    let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+    let unbound = rusqlite::params_from_iter(vec![rusqlite::types::Null; stmt.parameter_count()]);
+    let details = stmt.query_map(unbound, |r| r.get::<_, String>(3)).unwrap();
+    details.collect::<rusqlite::Result<Vec<_>>>().unwrap().join("; ")
+}
+
+#[test]
+fn a_chats_current_epoch_is_read_by_its_index_not_through_the_epochs_before_it() {
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    // The send path's reads of the current epoch (`clawboo-run`'s conversation rows): whether it
+    // has a reply, its last user message, the carried messages after a point.
+    let reads = [
+        "SELECT EXISTS (SELECT 1 FROM messages WHERE conversation_id = ?1 AND epoch = ?2 AND role = 'assistant' \
+         AND superseded_at IS NULL)",
+        "SELECT id, seq, content FROM messages WHERE conversation_id = ?1 AND epoch = ?2 AND role = 'user' \
+         AND superseded_at IS NULL ORDER BY seq DESC LIMIT 1",
+        "SELECT seq, role, content, carried, run_id FROM messages WHERE conversation_id = ?1 AND seq > ?3 \
+         AND epoch = ?2 AND role != 'notice' AND superseded_at IS NULL ORDER BY seq",
+    ];
+    store
+        .read(|c| {
+            for sql in reads {
+                let plan = plan(c, sql);
+                assert!(plan.contains("USING INDEX messages_by_epoch (conversation_id=? AND epoch=?"), "{sql}: {plan}");
+            }
+            Ok(())
+        })
+        .unwrap();
+}
+
+#[test]
+fn a_cached_statement_is_not_prepared_again_on_every_use() {
+    use rusqlite::StatementStatus;
+    let (_dir, path) = temp_db();
+    let store = Store::open(&path).unwrap();
+    store
+        .write(|tx| {
+            for n in 0..5 {
+                tx.execute("INSERT INTO settings (key, value) VALUES (?1, ?2)", rusqlite::params![format!("k{n}"), n])?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    // A bound LIMIT and a filter on a column no index serves: SQLite marks both parameters as
+    // ones whose value may change the plan, and a statement given back to rusqlite's cache has
+    // its bindings cleared, which expired it: every use parsed and planned it again.
+    for reader in [true, false] {
+        let uses = |conn: &Connection| -> Result<i32> {
+            for n in 0..4 {
+                let mut stmt = conn.prepare_cached("SELECT key FROM settings WHERE value = ?1 LIMIT ?2")?;
+                let keys = stmt.query_map(rusqlite::params![n, n + 1], |r| r.get::<_, String>(0))?;
+                assert_eq!(keys.collect::<rusqlite::Result<Vec<_>>>()?, [format!("k{n}")]);
+                if n == 3 {
+                    return Ok(stmt.get_status(StatementStatus::RePrepare));
+                }
+            }
+            unreachable!()
+        };
+        let reprepared = if reader { store.read(uses) } else { store.write(|tx| uses(tx)) }.unwrap();
+        assert_eq!(reprepared, 0, "prepared again on reuse (reader: {reader})");
+    }
+}

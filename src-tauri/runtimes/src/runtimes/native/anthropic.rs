@@ -3,6 +3,8 @@
 
 use std::collections::BTreeMap;
 
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Serialize, Serializer};
 use serde_json::{json, Value};
 
 use super::conversation::{parse_data, AssistantTurn, Item, ModelTurn, StreamDecoder, ToolCall, Usage, CLOSED_EARLY};
@@ -22,74 +24,213 @@ pub fn url(base: &str) -> String {
     }
 }
 
-fn ephemeral() -> Value {
-    json!({"type": "ephemeral"})
-}
-
 /// The request: tools and system first and unchanged between calls (each marked as a cache
 /// breakpoint), then the conversation, whose last block is a breakpoint too so the next round of
-/// tool use reads everything before it from the cache.
-pub fn request_body(model: &str, system: &str, items: &[Item], offered: &[tools::ToolDef]) -> Value {
-    let mut tools: Vec<Value> = offered
-        .iter()
-        .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.schema}))
-        .collect();
-    if let Some(last) = tools.last_mut() {
-        last["cache_control"] = ephemeral();
-    }
-    let mut messages: Vec<Value> = items.iter().map(message).collect();
+/// tool use reads everything before it from the cache. Written straight from the items (no
+/// JSON tree built per call, whatever the conversation's length), `model` first so the relay
+/// finds it without reading further.
+pub fn request_bytes(model: &str, system: &str, items: &[Item], offered: &[tools::ToolDef]) -> Vec<u8> {
     // The carried conversation ends where this turn's message starts: marking it lets the next
     // turn read everything before its own message from the cache (what rides in front of a
     // message is not carried, so that prefix stays byte-identical).
     let current = items.iter().rposition(|item| matches!(item, Item::User(_)));
-    if let Some(carried_end) = current.and_then(|i| i.checked_sub(1)) {
-        if let Some(block) = messages[carried_end]["content"].as_array_mut().and_then(|b| b.last_mut()) {
-            block["cache_control"] = ephemeral();
-        }
-    }
-    if let Some(last) = messages.last_mut() {
-        if let Some(text) = last["content"].as_str() {
-            last["content"] = json!([{"type": "text", "text": text}]);
-        }
-        if let Some(block) = last["content"].as_array_mut().and_then(|blocks| blocks.last_mut()) {
-            block["cache_control"] = ephemeral();
-        }
-    }
-    json!({
-        "model": model,
-        "max_tokens": MAX_TOKENS,
-        "stream": true,
-        "system": [{"type": "text", "text": system, "cache_control": ephemeral()}],
-        "tools": tools,
-        "messages": messages,
-    })
+    let body = Body {
+        model,
+        max_tokens: MAX_TOKENS,
+        stream: true,
+        system: [Marked { block: Block::Text(system), mark: true }],
+        tools: Tools(offered),
+        messages: Messages { items, carried_end: current.and_then(|i| i.checked_sub(1)) },
+    };
+    serde_json::to_vec(&body).expect("a request body always serializes")
 }
 
-fn message(item: &Item) -> Value {
-    match item {
-        Item::User(text) => json!({"role": "user", "content": text}),
-        Item::Assistant(turn) => {
-            let mut blocks = turn.thinking.clone();
-            if !turn.text.is_empty() {
-                blocks.push(json!({"type": "text", "text": turn.text}));
-            }
-            for call in &turn.tool_calls {
-                blocks.push(json!({"type": "tool_use", "id": call.id, "name": call.name, "input": call.input}));
-            }
-            json!({"role": "assistant", "content": blocks})
+/// [`request_bytes`] as JSON, to look into.
+pub fn request_body(model: &str, system: &str, items: &[Item], offered: &[tools::ToolDef]) -> Value {
+    serde_json::from_slice(&request_bytes(model, system, items, offered)).expect("request_bytes writes JSON")
+}
+
+#[derive(Serialize)]
+struct Body<'a> {
+    model: &'a str,
+    max_tokens: u32,
+    stream: bool,
+    system: [Marked<'a>; 1],
+    tools: Tools<'a>,
+    messages: Messages<'a>,
+}
+
+#[derive(Serialize)]
+struct Ephemeral {
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+const EPHEMERAL: Ephemeral = Ephemeral { kind: "ephemeral" };
+
+/// The tools, the last one a cache breakpoint.
+struct Tools<'a>(&'a [tools::ToolDef]);
+
+impl Serialize for Tools<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+        for (i, tool) in self.0.iter().enumerate() {
+            seq.serialize_element(&Tool {
+                name: &tool.name,
+                description: &tool.description,
+                input_schema: &tool.schema,
+                cache_control: (i + 1 == self.0.len()).then_some(EPHEMERAL),
+            })?;
         }
-        Item::ToolResults(outcomes) => {
-            let blocks: Vec<Value> = outcomes
-                .iter()
-                .map(|o| json!({"type": "tool_result", "tool_use_id": o.call_id, "content": o.output, "is_error": o.is_error}))
-                .collect();
-            json!({"role": "user", "content": blocks})
+        seq.end()
+    }
+}
+
+#[derive(Serialize)]
+struct Tool<'a> {
+    name: &'a str,
+    description: &'a str,
+    input_schema: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache_control: Option<Ephemeral>,
+}
+
+/// The conversation: the carried part's last block and the last message's last block are cache
+/// breakpoints (a message in plain text holds no block to mark, except the last, which becomes
+/// one text block).
+struct Messages<'a> {
+    items: &'a [Item],
+    carried_end: Option<usize>,
+}
+
+impl Serialize for Messages<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.items.len()))?;
+        for (i, item) in self.items.iter().enumerate() {
+            let last = i + 1 == self.items.len();
+            seq.serialize_element(&Message { item, mark: last || self.carried_end == Some(i), last })?;
         }
+        seq.end()
+    }
+}
+
+struct Message<'a> {
+    item: &'a Item,
+    /// Its last block is a cache breakpoint.
+    mark: bool,
+    /// The request's last message: in blocks even when it is plain text.
+    last: bool,
+}
+
+impl Serialize for Message<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(2))?;
+        match self.item {
+            Item::User(text) => {
+                map.serialize_entry("role", "user")?;
+                if self.last {
+                    map.serialize_entry("content", &[Marked { block: Block::Text(text), mark: true }])?;
+                } else {
+                    map.serialize_entry("content", text)?;
+                }
+            }
+            Item::Assistant(turn) => {
+                let text = (!turn.text.is_empty()).then_some(turn.text.as_str());
+                let blocks = turn.thinking.iter().map(Block::Thinking);
+                let blocks = blocks.chain(text.map(Block::Text)).chain(turn.tool_calls.iter().map(Block::ToolUse));
+                map.serialize_entry("role", "assistant")?;
+                map.serialize_entry("content", &Blocks::new(blocks, self.mark))?;
+            }
+            Item::ToolResults(outcomes) => {
+                map.serialize_entry("role", "user")?;
+                map.serialize_entry("content", &Blocks::new(outcomes.iter().map(Block::ToolResult), self.mark))?;
+            }
+        }
+        map.end()
+    }
+}
+
+enum Block<'a> {
+    Text(&'a str),
+    /// A thinking block as received, sent back unchanged.
+    Thinking(&'a Value),
+    ToolUse(&'a ToolCall),
+    ToolResult(&'a super::conversation::ToolOutcome),
+}
+
+/// A content block, with `cache_control` when it is a breakpoint.
+struct Marked<'a> {
+    block: Block<'a>,
+    mark: bool,
+}
+
+impl Serialize for Marked<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let cache_control = self.mark.then_some(EPHEMERAL);
+        if let Block::Thinking(block) = self.block {
+            return match (block, cache_control) {
+                (Value::Object(fields), Some(_)) => {
+                    let mut fields = fields.clone();
+                    fields.insert("cache_control".into(), json!({"type": "ephemeral"}));
+                    fields.serialize(serializer)
+                }
+                _ => block.serialize(serializer),
+            };
+        }
+        let mut map = serializer.serialize_map(None)?;
+        match self.block {
+            Block::Text(text) => {
+                map.serialize_entry("type", "text")?;
+                map.serialize_entry("text", text)?;
+            }
+            Block::ToolUse(call) => {
+                map.serialize_entry("type", "tool_use")?;
+                map.serialize_entry("id", &call.id)?;
+                map.serialize_entry("name", &call.name)?;
+                map.serialize_entry("input", &call.input)?;
+            }
+            Block::ToolResult(outcome) => {
+                map.serialize_entry("type", "tool_result")?;
+                map.serialize_entry("tool_use_id", &outcome.call_id)?;
+                map.serialize_entry("content", &outcome.output)?;
+                map.serialize_entry("is_error", &outcome.is_error)?;
+            }
+            Block::Thinking(_) => unreachable!("written above"),
+        }
+        if let Some(cache_control) = cache_control {
+            map.serialize_entry("cache_control", &cache_control)?;
+        }
+        map.end()
+    }
+}
+
+/// A message's blocks, the last one marked when `mark` is set.
+struct Blocks<I> {
+    blocks: std::cell::RefCell<Option<I>>,
+    mark: bool,
+}
+
+impl<'a, I: Iterator<Item = Block<'a>>> Blocks<I> {
+    fn new(blocks: I, mark: bool) -> Self {
+        Self { blocks: std::cell::RefCell::new(Some(blocks)), mark }
+    }
+}
+
+impl<'a, I: Iterator<Item = Block<'a>>> Serialize for Blocks<I> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let blocks = self.blocks.borrow_mut().take().expect("blocks are written once");
+        let mut seq = serializer.serialize_seq(None)?;
+        let mut blocks = blocks.peekable();
+        while let Some(block) = blocks.next() {
+            let mark = self.mark && blocks.peek().is_none();
+            seq.serialize_element(&Marked { block, mark })?;
+        }
+        seq.end()
     }
 }
 
 #[derive(Debug)]
-enum Block {
+enum Received {
     Text(String),
     Thinking {
         text: String,
@@ -107,7 +248,7 @@ enum Block {
 
 #[derive(Debug, Default)]
 pub struct Decoder {
-    blocks: BTreeMap<u64, Block>,
+    blocks: BTreeMap<u64, Received>,
     usage: Option<Usage>,
     stop_reason: Option<String>,
     stopped: bool,
@@ -153,12 +294,12 @@ impl StreamDecoder for Decoder {
                         if !start.is_empty() {
                             emit(RunEvent::TextDelta { text: start.clone() });
                         }
-                        Block::Text(start)
+                        Received::Text(start)
                     }
-                    "thinking" => Block::Thinking { text: text("thinking"), signature: text("signature") },
-                    "redacted_thinking" => Block::Redacted(block.clone()),
-                    "tool_use" => Block::ToolUse { id: text("id"), name: text("name"), json: String::new() },
-                    _ => Block::Other,
+                    "thinking" => Received::Thinking { text: text("thinking"), signature: text("signature") },
+                    "redacted_thinking" => Received::Redacted(block.clone()),
+                    "tool_use" => Received::ToolUse { id: text("id"), name: text("name"), json: String::new() },
+                    _ => Received::Other,
                 };
                 self.blocks.insert(index, block);
             }
@@ -166,24 +307,24 @@ impl StreamDecoder for Decoder {
                 let delta = &data["delta"];
                 let piece = |field: &str| delta[field].as_str().unwrap_or_default();
                 match (self.blocks.get_mut(&index), delta["type"].as_str().unwrap_or_default()) {
-                    (Some(Block::Text(text)), "text_delta") => {
+                    (Some(Received::Text(text)), "text_delta") => {
                         let piece = piece("text");
                         if !piece.is_empty() {
                             text.push_str(piece);
                             emit(RunEvent::TextDelta { text: piece.to_owned() });
                         }
                     }
-                    (Some(Block::Thinking { text, .. }), "thinking_delta") => {
+                    (Some(Received::Thinking { text, .. }), "thinking_delta") => {
                         let piece = piece("thinking");
                         if !piece.is_empty() {
                             text.push_str(piece);
                             emit(RunEvent::Thinking { text: piece.to_owned() });
                         }
                     }
-                    (Some(Block::Thinking { signature, .. }), "signature_delta") => {
+                    (Some(Received::Thinking { signature, .. }), "signature_delta") => {
                         signature.push_str(piece("signature"))
                     }
-                    (Some(Block::ToolUse { json, .. }), "input_json_delta") => json.push_str(piece("partial_json")),
+                    (Some(Received::ToolUse { json, .. }), "input_json_delta") => json.push_str(piece("partial_json")),
                     _ => {}
                 }
             }
@@ -213,15 +354,15 @@ impl StreamDecoder for Decoder {
         let mut assistant = AssistantTurn::default();
         for block in std::mem::take(&mut self.blocks).into_values() {
             match block {
-                Block::Text(text) => assistant.text.push_str(&text),
-                Block::Thinking { text, signature } => {
+                Received::Text(text) => assistant.text.push_str(&text),
+                Received::Thinking { text, signature } => {
                     assistant.thinking.push(json!({"type": "thinking", "thinking": text, "signature": signature}));
                 }
-                Block::Redacted(raw) => assistant.thinking.push(raw),
-                Block::ToolUse { id, name, json } => {
+                Received::Redacted(raw) => assistant.thinking.push(raw),
+                Received::ToolUse { id, name, json } => {
                     assistant.tool_calls.push(ToolCall::from_json_text(id, name, &json))
                 }
-                Block::Other => {}
+                Received::Other => {}
             }
         }
         Ok(ModelTurn { assistant, stop_reason: self.stop_reason.take(), usage: self.usage.take() })
@@ -230,7 +371,106 @@ impl StreamDecoder for Decoder {
 
 #[cfg(test)]
 mod tests {
+    use super::super::conversation::ToolOutcome;
     use super::*;
+
+    fn ephemeral() -> Value {
+        json!({"type": "ephemeral"})
+    }
+
+    /// The body as built before it was written straight from the items (a JSON tree per call):
+    /// what `request_bytes` must still say.
+    fn tree_body(model: &str, system: &str, items: &[Item], offered: &[tools::ToolDef]) -> Value {
+        let mut tools: Vec<Value> = offered
+            .iter()
+            .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.schema}))
+            .collect();
+        if let Some(last) = tools.last_mut() {
+            last["cache_control"] = ephemeral();
+        }
+        let mut messages: Vec<Value> = items.iter().map(tree_message).collect();
+        let current = items.iter().rposition(|item| matches!(item, Item::User(_)));
+        if let Some(carried_end) = current.and_then(|i| i.checked_sub(1)) {
+            if let Some(block) = messages[carried_end]["content"].as_array_mut().and_then(|b| b.last_mut()) {
+                block["cache_control"] = ephemeral();
+            }
+        }
+        if let Some(last) = messages.last_mut() {
+            if let Some(text) = last["content"].as_str() {
+                last["content"] = json!([{"type": "text", "text": text}]);
+            }
+            if let Some(block) = last["content"].as_array_mut().and_then(|blocks| blocks.last_mut()) {
+                block["cache_control"] = ephemeral();
+            }
+        }
+        json!({
+            "model": model,
+            "max_tokens": MAX_TOKENS,
+            "stream": true,
+            "system": [{"type": "text", "text": system, "cache_control": ephemeral()}],
+            "tools": tools,
+            "messages": messages,
+        })
+    }
+
+    fn tree_message(item: &Item) -> Value {
+        match item {
+            Item::User(text) => json!({"role": "user", "content": text}),
+            Item::Assistant(turn) => {
+                let mut blocks = turn.thinking.clone();
+                if !turn.text.is_empty() {
+                    blocks.push(json!({"type": "text", "text": turn.text}));
+                }
+                for call in &turn.tool_calls {
+                    blocks.push(json!({"type": "tool_use", "id": call.id, "name": call.name, "input": call.input}));
+                }
+                json!({"role": "assistant", "content": blocks})
+            }
+            Item::ToolResults(outcomes) => {
+                let blocks: Vec<Value> = outcomes
+                    .iter()
+                    .map(|o| json!({"type": "tool_result", "tool_use_id": o.call_id, "content": o.output, "is_error": o.is_error}))
+                    .collect();
+                json!({"role": "user", "content": blocks})
+            }
+        }
+    }
+
+    #[test]
+    fn the_body_written_straight_says_what_the_json_tree_said_with_the_model_first() {
+        let thinking = json!({"type": "thinking", "thinking": "hm \"q\"", "signature": "sig"});
+        let call = ToolCall::from_json_text("c1".into(), "read_file".into(), r#"{"path": "a.md"}"#);
+        let assistant = |text: &str, thinking: Vec<Value>, calls: Vec<ToolCall>| {
+            Item::Assistant(AssistantTurn { text: text.into(), tool_calls: calls, thinking })
+        };
+        let results = Item::ToolResults(vec![
+            ToolOutcome { call_id: "c1".into(), output: "line\n\"x\"".into(), is_error: false },
+            ToolOutcome { call_id: "c2".into(), output: "nope".into(), is_error: true },
+        ]);
+        let cases: Vec<Vec<Item>> = vec![
+            vec![Item::User("hi".into())],
+            vec![Item::User("one".into()), assistant("reply", vec![], vec![]), Item::User("two \u{1F600}".into())],
+            vec![Item::User("go".into()), assistant("", vec![thinking.clone()], vec![call.clone()]), results.clone()],
+            vec![
+                Item::User("a".into()),
+                assistant("b", vec![thinking.clone()], vec![]),
+                Item::User("c".into()),
+                assistant("looking", vec![], vec![call.clone()]),
+                results,
+            ],
+            vec![Item::User("a".into()), assistant("", vec![thinking], vec![])],
+            vec![Item::User("a".into()), assistant("", vec![], vec![]), Item::User("b".into())],
+            vec![],
+        ];
+        for offered in [tools::definitions(), Vec::new()] {
+            for items in &cases {
+                let bytes = request_bytes("claude-x", "SYS\n\"tem\"", items, &offered);
+                let written: Value = serde_json::from_slice(&bytes).unwrap();
+                assert_eq!(written, tree_body("claude-x", "SYS\n\"tem\"", items, &offered), "{items:?}");
+                assert!(bytes.starts_with(br#"{"model":"claude-x","#));
+            }
+        }
+    }
 
     fn decode(stream: &str) -> (Result<ModelTurn, String>, Vec<RunEvent>) {
         crate::runtimes::native::conversation::decode_all(&mut Decoder::new(), stream)

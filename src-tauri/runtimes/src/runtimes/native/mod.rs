@@ -13,7 +13,6 @@ pub mod transcript;
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use serde_json::Value;
 use tokio::sync::watch;
 
 use crate::agents::RuntimeKind;
@@ -169,13 +168,13 @@ impl NativeRuntime {
         }
         let mut wrote_text = false;
         for _ in 0..MAX_MODEL_CALLS {
-            let (body, mut decoder): (Value, Box<dyn StreamDecoder>) = match call.api {
+            let (body, mut decoder): (Vec<u8>, Box<dyn StreamDecoder>) = match call.api {
                 Api::Anthropic => (
-                    anthropic::request_body(call.model, &call.system, &items, &call.tools),
+                    anthropic::request_bytes(call.model, &call.system, &items, &call.tools),
                     Box::new(anthropic::Decoder::new()),
                 ),
                 Api::Chat => (
-                    openai::request_body(call.model, &call.system, &items, &call.tools),
+                    openai::request_bytes(call.model, &call.system, &items, &call.tools),
                     Box::new(openai::Decoder::new()),
                 ),
             };
@@ -193,7 +192,7 @@ impl NativeRuntime {
                 };
                 let who = who(call.provider);
                 http::stream_call(
-                    self.request(call, &body),
+                    self.request(call, body),
                     &call.url,
                     &who,
                     decoder.as_mut(),
@@ -235,8 +234,9 @@ impl NativeRuntime {
         Ok(RunResult { turn_limit: true, ..RunResult::failed(limit) })
     }
 
-    fn request(&self, call: &Call<'_>, body: &Value) -> reqwest::RequestBuilder {
-        let mut request = self.client.post(&call.url).json(body);
+    fn request(&self, call: &Call<'_>, body: Vec<u8>) -> reqwest::RequestBuilder {
+        let mut request =
+            self.client.post(&call.url).header(reqwest::header::CONTENT_TYPE, "application/json").body(body);
         if !self.retry_waits.is_empty() {
             // Native tries a brief failure again itself (and says so): the relay need not too.
             request = request.header(http::CLIENT_RETRIES_HEADER, "1");

@@ -3,7 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{json, Value};
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Serialize, Serializer};
+use serde_json::Value;
 
 use super::conversation::{parse_data, AssistantTurn, Item, ModelTurn, StreamDecoder, ToolCall, Usage, CLOSED_EARLY};
 use super::sse::SseEvent;
@@ -15,44 +17,143 @@ pub fn url(base: &str) -> String {
     format!("{base}/chat/completions")
 }
 
+/// The request, written straight from the items (no JSON tree built per call, whatever the
+/// conversation's length), `model` first so the relay finds it without reading further.
+pub fn request_bytes(model: &str, system: &str, items: &[Item], offered: &[tools::ToolDef]) -> Vec<u8> {
+    let body = Body {
+        model,
+        stream: true,
+        stream_options: StreamOptions { include_usage: true },
+        messages: Messages { system, items },
+        tools: Tools(offered),
+    };
+    serde_json::to_vec(&body).expect("a request body always serializes")
+}
+
+/// [`request_bytes`] as JSON, to look into.
 pub fn request_body(model: &str, system: &str, items: &[Item], offered: &[tools::ToolDef]) -> Value {
-    let tools: Vec<Value> = offered
-        .iter()
-        .map(|t| json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.schema}}))
-        .collect();
-    let mut messages = vec![json!({"role": "system", "content": system})];
-    for item in items {
-        match item {
-            Item::User(text) => messages.push(json!({"role": "user", "content": text})),
-            Item::Assistant(turn) => {
-                let mut message = json!({"role": "assistant", "content": turn.text});
-                if !turn.tool_calls.is_empty() {
-                    if turn.text.is_empty() {
-                        message["content"] = Value::Null;
+    serde_json::from_slice(&request_bytes(model, system, items, offered)).expect("request_bytes writes JSON")
+}
+
+#[derive(Serialize)]
+struct Body<'a> {
+    model: &'a str,
+    stream: bool,
+    stream_options: StreamOptions,
+    messages: Messages<'a>,
+    tools: Tools<'a>,
+}
+
+#[derive(Serialize)]
+struct StreamOptions {
+    include_usage: bool,
+}
+
+struct Tools<'a>(&'a [tools::ToolDef]);
+
+impl Serialize for Tools<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Function<'a> {
+            name: &'a str,
+            description: &'a str,
+            parameters: &'a Value,
+        }
+        #[derive(Serialize)]
+        struct Tool<'a> {
+            #[serde(rename = "type")]
+            kind: &'static str,
+            function: Function<'a>,
+        }
+        serializer.collect_seq(self.0.iter().map(|t| Tool {
+            kind: "function",
+            function: Function { name: &t.name, description: &t.description, parameters: &t.schema },
+        }))
+    }
+}
+
+/// The system message, then one message per user or assistant turn and per tool result.
+struct Messages<'a> {
+    system: &'a str,
+    items: &'a [Item],
+}
+
+#[derive(Serialize)]
+struct Plain<'a> {
+    role: &'static str,
+    content: &'a str,
+}
+
+#[derive(Serialize)]
+struct ToolMessage<'a> {
+    role: &'static str,
+    tool_call_id: &'a str,
+    content: std::borrow::Cow<'a, str>,
+}
+
+impl Serialize for Messages<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(None)?;
+        seq.serialize_element(&Plain { role: "system", content: self.system })?;
+        for item in self.items {
+            match item {
+                Item::User(text) => seq.serialize_element(&Plain { role: "user", content: text })?,
+                Item::Assistant(turn) => seq.serialize_element(&AssistantMessage(turn))?,
+                Item::ToolResults(outcomes) => {
+                    for o in outcomes {
+                        let content =
+                            if o.is_error { format!("Error: {}", o.output).into() } else { o.output.as_str().into() };
+                        seq.serialize_element(&ToolMessage { role: "tool", tool_call_id: &o.call_id, content })?;
                     }
-                    message["tool_calls"] = turn
-                        .tool_calls
-                        .iter()
-                        .map(|c| json!({"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.input.to_string()}}))
-                        .collect();
-                }
-                messages.push(message);
-            }
-            Item::ToolResults(outcomes) => {
-                for o in outcomes {
-                    let content = if o.is_error { format!("Error: {}", o.output) } else { o.output.clone() };
-                    messages.push(json!({"role": "tool", "tool_call_id": o.call_id, "content": content}));
                 }
             }
         }
+        seq.end()
     }
-    json!({
-        "model": model,
-        "stream": true,
-        "stream_options": {"include_usage": true},
-        "messages": messages,
-        "tools": tools,
-    })
+}
+
+/// An assistant turn: its text (`null` beside tool calls when it has none) and its calls.
+struct AssistantMessage<'a>(&'a AssistantTurn);
+
+impl Serialize for AssistantMessage<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Function<'a> {
+            name: &'a str,
+            arguments: String,
+        }
+        #[derive(Serialize)]
+        struct Call<'a> {
+            id: &'a str,
+            #[serde(rename = "type")]
+            kind: &'static str,
+            function: Function<'a>,
+        }
+        let turn = self.0;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("role", "assistant")?;
+        if turn.tool_calls.is_empty() {
+            map.serialize_entry("content", &turn.text)?;
+        } else {
+            map.serialize_entry("content", &(!turn.text.is_empty()).then_some(turn.text.as_str()))?;
+            let calls = turn.tool_calls.iter().map(|c| Call {
+                id: &c.id,
+                kind: "function",
+                function: Function { name: &c.name, arguments: c.input.to_string() },
+            });
+            map.serialize_entry("tool_calls", &Calls(std::cell::RefCell::new(Some(calls))))?;
+        }
+        map.end()
+    }
+}
+
+/// A sequence written from an iterator, once.
+struct Calls<I>(std::cell::RefCell<Option<I>>);
+
+impl<I: Iterator<Item = T>, T: Serialize> Serialize for Calls<I> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.borrow_mut().take().expect("written once"))
+    }
 }
 
 #[derive(Debug, Default)]
@@ -151,8 +252,81 @@ impl StreamDecoder for Decoder {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
     use crate::runtimes::native::conversation::ToolOutcome;
+
+    /// The body as built before it was written straight from the items (a JSON tree per call):
+    /// what `request_bytes` must still say.
+    fn tree_body(model: &str, system: &str, items: &[Item], offered: &[tools::ToolDef]) -> Value {
+        let tools: Vec<Value> = offered
+            .iter()
+            .map(|t| json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.schema}}))
+            .collect();
+        let mut messages = vec![json!({"role": "system", "content": system})];
+        for item in items {
+            match item {
+                Item::User(text) => messages.push(json!({"role": "user", "content": text})),
+                Item::Assistant(turn) => {
+                    let mut message = json!({"role": "assistant", "content": turn.text});
+                    if !turn.tool_calls.is_empty() {
+                        if turn.text.is_empty() {
+                            message["content"] = Value::Null;
+                        }
+                        message["tool_calls"] = turn
+                            .tool_calls
+                            .iter()
+                            .map(|c| json!({"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.input.to_string()}}))
+                            .collect();
+                    }
+                    messages.push(message);
+                }
+                Item::ToolResults(outcomes) => {
+                    for o in outcomes {
+                        let content = if o.is_error { format!("Error: {}", o.output) } else { o.output.clone() };
+                        messages.push(json!({"role": "tool", "tool_call_id": o.call_id, "content": content}));
+                    }
+                }
+            }
+        }
+        json!({
+            "model": model,
+            "stream": true,
+            "stream_options": {"include_usage": true},
+            "messages": messages,
+            "tools": tools,
+        })
+    }
+
+    #[test]
+    fn the_body_written_straight_says_what_the_json_tree_said_with_the_model_first() {
+        let call = ToolCall::from_json_text("c1".into(), "list_files".into(), r#"{"path": "a \"b\""}"#);
+        let items = [
+            Item::User("hi \u{1F600}".into()),
+            Item::Assistant(AssistantTurn {
+                text: String::new(),
+                tool_calls: vec![call.clone()],
+                thinking: Vec::new(),
+            }),
+            Item::ToolResults(vec![
+                ToolOutcome { call_id: "c1".into(), output: "nope".into(), is_error: true },
+                ToolOutcome { call_id: "c2".into(), output: "line\n\"x\"".into(), is_error: false },
+            ]),
+            Item::Assistant(AssistantTurn { text: "with a call".into(), tool_calls: vec![call], thinking: Vec::new() }),
+            Item::Assistant(AssistantTurn { text: "plain".into(), ..Default::default() }),
+            Item::Assistant(AssistantTurn::default()),
+            Item::User("bye".into()),
+        ];
+        for offered in [tools::definitions(), Vec::new()] {
+            for n in 0..=items.len() {
+                let bytes = request_bytes("m", "SYS\n", &items[..n], &offered);
+                let written: Value = serde_json::from_slice(&bytes).unwrap();
+                assert_eq!(written, tree_body("m", "SYS\n", &items[..n], &offered));
+                assert!(bytes.starts_with(br#"{"model":"m","#));
+            }
+        }
+    }
 
     fn decode(stream: &str) -> (Result<ModelTurn, String>, Vec<RunEvent>) {
         crate::runtimes::native::conversation::decode_all(&mut Decoder::new(), stream)
