@@ -26,13 +26,12 @@ use std::time::{Duration, Instant};
 use clawboo_engine::agents::{NewAgent, OpenclawGatewayInput, RuntimeKind};
 use clawboo_engine::attention::{AttentionRequest, Decision, RequestKind, UserAnswer};
 use clawboo_engine::chat::{RunStatus, RunSummary};
-use clawboo_engine::runtimes::openclaw::{GatewayTokens, OpenclawRuntime};
+use clawboo_engine::runtimes::openclaw::OpenclawRuntime;
 use clawboo_engine::runtimes::supervise::Timeouts;
-use clawboo_engine::runtimes::{ApprovalPolicy, Endpoint, EndpointSource, RunEvent};
-use clawboo_engine::secrets::Provider;
+use clawboo_engine::runtimes::{ApprovalPolicy, RunEvent};
 use clawboo_engine::Engine;
 use clawboo_testkit::{wait_for, Behavior, FakeModelServer, Reply};
-use common::gateway_rig::{self, path_with, Inside, OtherMachine, Recording, PORT};
+use common::gateway_rig::{self, path_with, Inside, NoEndpoint, OneToken, OtherMachine, Recording, PORT};
 use serde_json::{json, Value};
 
 /// Set (to "CB_NS GW_NS CB_IP GW_IP") when this binary runs inside the user's namespace.
@@ -41,23 +40,6 @@ const LIMIT: Duration = Duration::from_secs(300);
 const TOKEN: &str = "other-machines-gateway-token-29-agents";
 const IVY_SOUL: &str = "You are Ivy, who asks before she runs anything. IVY-SOUL-MARK.";
 const OAK_SOUL: &str = "You are Oak, who only reads. OAK-SOUL-MARK.";
-
-struct NoEndpoint;
-
-impl EndpointSource for NoEndpoint {
-    fn endpoint(&self, _provider: Provider, _run_id: &str) -> clawboo_engine::Result<Endpoint> {
-        panic!("a member on another machine's Gateway needs no endpoint from Clawboo")
-    }
-}
-
-/// The test's stand-in for the keychain the app reads the token from: one Gateway, one token.
-struct OneToken;
-
-impl GatewayTokens for OneToken {
-    fn gateway_token(&self, _agent_id: &str) -> clawboo_engine::Result<Option<String>> {
-        Ok(Some(TOKEN.to_owned()))
-    }
-}
 
 /// What the model does, by what each turn's message says. `files` is a folder on the other
 /// machine (the namespaces share one file system, so the test looks there directly).
@@ -167,7 +149,7 @@ fn inner_agents_of_their_own_on_the_other_machine() {
 
     let spawner = Recording::default();
     let openclaw = OpenclawRuntime::new(Arc::new(spawner.clone()), Arc::new(NoEndpoint))
-        .with_gateway_tokens(Arc::new(OneToken))
+        .with_gateway_tokens(Arc::new(OneToken(TOKEN)))
         .with_env(vec![("PATH".to_owned(), path_with(&node_dir))])
         .with_timeouts(Timeouts { silence: Duration::from_secs(180), grace: Duration::from_secs(3) });
     let engine = fixture.open_with(vec![Arc::new(openclaw)]);

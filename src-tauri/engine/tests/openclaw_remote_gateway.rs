@@ -16,7 +16,7 @@
 
 mod common;
 
-use common::gateway_rig::{self, detached_child_groups, path_with, Inside, OtherMachine, Recording, PORT};
+use common::gateway_rig::{self, detached_child_groups, path_with, Inside, NoEndpoint, OtherMachine, Recording, PORT};
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -25,13 +25,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use clawboo_engine::agents::{Agent, RuntimeKind};
-use clawboo_engine::runtimes::openclaw::GatewayTokens;
-use clawboo_engine::runtimes::openclaw::OpenclawRuntime;
+use clawboo_engine::runtimes::openclaw::{GatewayTokens, OpenclawRuntime};
 use clawboo_engine::runtimes::supervise::Timeouts;
-use clawboo_engine::runtimes::{
-    ApprovalPolicy, Endpoint, EndpointSource, RunChannels, RunEvent, RunOutcome, RunResult, Runtime, TurnInput,
-};
-use clawboo_engine::secrets::Provider;
+use clawboo_engine::runtimes::{ApprovalPolicy, RunChannels, RunEvent, RunOutcome, RunResult, Runtime, TurnInput};
 use clawboo_testkit::{Behavior, FakeModelServer, Reply};
 use tokio::sync::{mpsc, watch};
 
@@ -47,14 +43,6 @@ const IDENTITY: &str = "Name: Ivy. IDENTITY-MARK.";
 #[test]
 fn a_member_on_a_gateway_across_a_network_link_gets_its_persona_through_the_gateways_protocol() {
     gateway_rig::run_inside(INNER, "inner_turns_on_the_other_machines_gateway");
-}
-
-struct NoEndpoint;
-
-impl EndpointSource for NoEndpoint {
-    fn endpoint(&self, _provider: Provider, _run_id: &str) -> clawboo_engine::Result<Endpoint> {
-        panic!("a member on another machine's Gateway needs no endpoint from Clawboo")
-    }
 }
 
 struct Tokens(HashMap<String, String>);

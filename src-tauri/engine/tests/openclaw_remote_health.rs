@@ -21,15 +21,15 @@ use std::time::{Duration, Instant};
 use clawboo_engine::agents::{NewAgent, OpenclawGatewayInput, RuntimeKind};
 use clawboo_engine::chat::{RunErrorCode, RunStatus, RunSummary};
 use clawboo_engine::runtimes::openclaw::gateway_health::{HealthBoard, Timing};
-use clawboo_engine::runtimes::openclaw::{GatewayTokens, OpenclawRuntime};
+use clawboo_engine::runtimes::openclaw::OpenclawRuntime;
 use clawboo_engine::runtimes::process::SystemSpawner;
 use clawboo_engine::runtimes::supervise::Timeouts;
-use clawboo_engine::runtimes::{ApprovalPolicy, Endpoint, EndpointSource};
+use clawboo_engine::runtimes::ApprovalPolicy;
 use clawboo_engine::secrets::Provider;
 use clawboo_engine::vocab::{GatewayHealth, GatewayLinkState};
 use clawboo_engine::{Engine, ErrorCode};
 use clawboo_testkit::{last_user_text, wait_for, Behavior, FakeModelServer, Reply};
-use common::gateway_rig::{self, path_with, Inside, OtherMachine, PORT};
+use common::gateway_rig::{self, path_with, Inside, NoEndpoint, OneToken, OtherMachine, PORT};
 use serde_json::json;
 
 /// Set (to "CB_NS GW_NS CB_IP GW_IP") when this binary runs inside the user's namespace.
@@ -38,23 +38,6 @@ const INNER: &str = "CLAWBOO_TEST_REMOTE_HEALTH";
 /// `openclaw gateway call`s, each a Node start: 20–40 s each on a loaded 2-core machine).
 const LIMIT: Duration = Duration::from_secs(420);
 const TOKEN: &str = "other-machines-gateway-token-29-health";
-
-struct NoEndpoint;
-
-impl EndpointSource for NoEndpoint {
-    fn endpoint(&self, _provider: Provider, _run_id: &str) -> clawboo_engine::Result<Endpoint> {
-        panic!("a member on another machine's Gateway needs no endpoint from Clawboo")
-    }
-}
-
-/// The test's stand-in for the keychain the adapter reads the token from.
-struct OneToken;
-
-impl GatewayTokens for OneToken {
-    fn gateway_token(&self, _agent_id: &str) -> clawboo_engine::Result<Option<String>> {
-        Ok(Some(TOKEN.to_owned()))
-    }
-}
 
 /// One fake model plays both: the local leader and the remote member (through the other
 /// machine's Gateway), by what each turn's message says. The leader's batch of results is
@@ -127,7 +110,7 @@ fn inner_health_of_the_other_machines_gateway() {
         Timing { lost_after: Duration::from_secs(60), connect_within: Duration::from_secs(30), ..Timing::default() };
     let openclaw = OpenclawRuntime::new(Arc::new(SystemSpawner), Arc::new(NoEndpoint))
         .with_gateway_health(HealthBoard::with_timing(patient))
-        .with_gateway_tokens(Arc::new(OneToken))
+        .with_gateway_tokens(Arc::new(OneToken(TOKEN)))
         .with_env(vec![("PATH".to_owned(), path_with(&node_dir))])
         .with_timeouts(Timeouts { silence: Duration::from_secs(180), grace: Duration::from_secs(3) });
     let native = common::native_runtime(format!("{}/v1", model.base_url()), "sk-fake-leader");

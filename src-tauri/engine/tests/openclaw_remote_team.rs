@@ -36,14 +36,14 @@ use clawboo_engine::board::{Actor, NewCard};
 use clawboo_engine::chat::team::{RoomMessage, RoomMessageKind};
 use clawboo_engine::chat::RunStatus;
 use clawboo_engine::memory::FactFilter;
-use clawboo_engine::runtimes::openclaw::{GatewayTokens, OpenclawRuntime};
+use clawboo_engine::runtimes::openclaw::OpenclawRuntime;
 use clawboo_engine::runtimes::process::SystemSpawner;
 use clawboo_engine::runtimes::supervise::Timeouts;
 use clawboo_engine::runtimes::{ApprovalPolicy, Endpoint};
 use clawboo_engine::secrets::Provider;
 use clawboo_engine::Engine;
 use clawboo_testkit::{wait_for, Behavior, FakeModelServer, RecordedRequest, Reply};
-use common::gateway_rig::{self, path_with, Inside, OtherMachine, PORT};
+use common::gateway_rig::{self, path_with, Inside, OneToken, OtherMachine, PORT};
 use serde_json::{json, Value};
 
 /// Set (to "CB_NS GW_NS CB_IP GW_IP") when this binary runs inside the user's namespace.
@@ -78,15 +78,6 @@ const DESCRIPTION: &str = "RIO-DESC counted from the other machine";
 const QUESTION: &str = "RIO-QUESTION which crate size do we count in?";
 const TASK_BACK: &str = "BOTH-TASK count the crates in the back room";
 const TASK_FRONT: &str = "BOTH-TASK count the crates in the front room";
-
-/// The test's stand-in for the keychain the app reads the token from: one Gateway, one token.
-struct OneToken;
-
-impl GatewayTokens for OneToken {
-    fn gateway_token(&self, _agent_id: &str) -> clawboo_engine::Result<Option<String>> {
-        Ok(Some(TOKEN.to_owned()))
-    }
-}
 
 /// The rounds of the round-trip figure, per teammate.
 fn rounds() -> usize {
@@ -264,7 +255,7 @@ fn inner_a_team_across_machines() {
     // provider), @rio on the other machine's.
     let local = common::Fixed(Endpoint { base_url: v1.clone(), api_key: Some(LOCAL_KEY.into()) });
     let openclaw = OpenclawRuntime::new(Arc::new(SystemSpawner), Arc::new(local))
-        .with_gateway_tokens(Arc::new(OneToken))
+        .with_gateway_tokens(Arc::new(OneToken(TOKEN)))
         .with_env(vec![("PATH".to_owned(), path_with(&node_dir))])
         // At load ~15 (other builds on 2 cores) a remote turn was seen silent for over 180 s.
         .with_timeouts(Timeouts { silence: Duration::from_secs(300), grace: Duration::from_secs(3) });

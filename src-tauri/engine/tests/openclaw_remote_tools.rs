@@ -21,14 +21,14 @@ use clawboo_engine::agents::{NewAgent, OpenclawGatewayInput, RuntimeKind};
 use clawboo_engine::chat::team::RoomMessage;
 use clawboo_engine::chat::{RunStatus, RunSummary};
 use clawboo_engine::memory::FactFilter;
-use clawboo_engine::runtimes::openclaw::{GatewayTokens, OpenclawRuntime};
+use clawboo_engine::runtimes::openclaw::OpenclawRuntime;
 use clawboo_engine::runtimes::process::SystemSpawner;
 use clawboo_engine::runtimes::supervise::Timeouts;
-use clawboo_engine::runtimes::{ApprovalPolicy, Endpoint, EndpointSource};
+use clawboo_engine::runtimes::ApprovalPolicy;
 use clawboo_engine::secrets::Provider;
 use clawboo_engine::Engine;
 use clawboo_testkit::{wait_for, Behavior, FakeModelServer, Reply};
-use common::gateway_rig::{self, path_with, Inside, OtherMachine, PORT};
+use common::gateway_rig::{self, path_with, Inside, NoEndpoint, OneToken, OtherMachine, PORT};
 use serde_json::json;
 
 /// Set (to "CB_NS GW_NS CB_IP GW_IP") when this binary runs inside the user's namespace.
@@ -38,23 +38,6 @@ const INNER: &str = "CLAWBOO_TEST_REMOTE_TOOLS";
 const LIMIT: Duration = Duration::from_secs(420);
 const TOKEN: &str = "other-machines-gateway-token-29-tools";
 const FACT: &str = "REMOTE-FACT the winter blend ships in week 48";
-
-struct NoEndpoint;
-
-impl EndpointSource for NoEndpoint {
-    fn endpoint(&self, _provider: Provider, _run_id: &str) -> clawboo_engine::Result<Endpoint> {
-        panic!("a member on another machine's Gateway needs no endpoint from Clawboo")
-    }
-}
-
-/// The test's stand-in for the keychain the app reads the token from: one Gateway, one token.
-struct OneToken;
-
-impl GatewayTokens for OneToken {
-    fn gateway_token(&self, _agent_id: &str) -> clawboo_engine::Result<Option<String>> {
-        Ok(Some(TOKEN.to_owned()))
-    }
-}
 
 /// One fake model plays both: the remote leader (through the other machine's Gateway) and the
 /// local Native writer, by what each turn's message says.
@@ -131,7 +114,7 @@ fn inner_tools_through_the_node_connection() {
     let url = format!("ws://{gw_ip}:{PORT}");
 
     let openclaw = OpenclawRuntime::new(Arc::new(SystemSpawner), Arc::new(NoEndpoint))
-        .with_gateway_tokens(Arc::new(OneToken))
+        .with_gateway_tokens(Arc::new(OneToken(TOKEN)))
         .with_env(vec![("PATH".to_owned(), path_with(&node_dir))])
         .with_timeouts(Timeouts { silence: Duration::from_secs(180), grace: Duration::from_secs(3) });
     let native = common::native_runtime(format!("{}/v1", model.base_url()), "sk-fake-writer");

@@ -28,6 +28,29 @@ pub const QUIET: &[(&str, &str)] = &[
     ("NO_COLOR", "1"),
 ];
 
+/// The endpoint source of a member on the other machine's Gateway: it needs none from Clawboo
+/// (its model is that Gateway's), so asking is a test failure.
+pub struct NoEndpoint;
+
+impl clawboo_engine::runtimes::EndpointSource for NoEndpoint {
+    fn endpoint(
+        &self,
+        _provider: clawboo_engine::secrets::Provider,
+        _run_id: &str,
+    ) -> clawboo_engine::Result<clawboo_engine::runtimes::Endpoint> {
+        panic!("a member on another machine's Gateway needs no endpoint from Clawboo")
+    }
+}
+
+/// The test's stand-in for the keychain the app reads a Gateway's token from: one Gateway, one token.
+pub struct OneToken(pub &'static str);
+
+impl clawboo_engine::runtimes::openclaw::GatewayTokens for OneToken {
+    fn gateway_token(&self, _agent_id: &str) -> clawboo_engine::Result<Option<String>> {
+        Ok(Some(self.0.to_owned()))
+    }
+}
+
 /// The namespaces' names and addresses as the inner run gets them: "CB_NS GW_NS CB_IP GW_IP".
 pub struct Inside {
     pub gw: String,
