@@ -188,10 +188,17 @@ async fn drive_once(
                 let halted = record_event(event, recorder, watch.as_mut());
                 halt(&mut stop, &stop_tx, recorder, &mut halt_note, halted);
             }
-            Some(()) = recorded.recv() => {
-                // The relay recorded (and the spend counted) one of its model calls.
+            Some(call) = recorded.recv() => {
+                // The relay recorded (and the spend counted) one of its model calls; the run's
+                // next call waits until `call` is dropped, so a spent budget refuses it first.
                 let halted = watch.as_mut().and_then(RunWatch::model_call_recorded);
+                if let (Some((_, note)), Some(relay), Some(run_id)) =
+                    (&halted, services.relay, source.run_id.as_deref())
+                {
+                    relay.refuse_calls(run_id, note.clone());
+                }
                 halt(&mut stop, &stop_tx, recorder, &mut halt_note, halted);
+                drop(call);
             }
             Some(pending) = permissions.recv() => {
                 // Asked and answered between two ticks still counts as having waited.

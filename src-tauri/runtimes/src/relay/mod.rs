@@ -29,7 +29,7 @@ mod usage;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU32, AtomicU64};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -74,7 +74,15 @@ pub(crate) struct RunLog {
     retry_events: Mutex<Option<mpsc::UnboundedSender<RunEvent>>>,
     /// Told each time one of its requests with usage is recorded (and so counted by the spend),
     /// while the run is driven: its budgets are checked there.
-    recorded: Mutex<Option<mpsc::UnboundedSender<()>>>,
+    recorded: Mutex<Option<mpsc::UnboundedSender<RecordedCall>>>,
+    /// Answers ended whose recording has not yet been seen by the run's driver (see
+    /// [`RecordedCall`]); the run's next request waits for them, so a budget the last call spent
+    /// stops the run before another call is forwarded.
+    unsettled: AtomicU32,
+    settled: tokio::sync::Notify,
+    /// Why the run may call the model no more (its driver stopped it for a budget): its
+    /// requests are refused with this.
+    refused: Mutex<Option<String>>,
 }
 
 impl RunLog {
@@ -86,11 +94,52 @@ impl RunLog {
         }
     }
 
-    /// One of the run's requests was recorded with its usage.
-    pub(crate) fn recorded(&self) {
+    /// One of the run's requests was recorded with its usage: the driver, if one listens, sees
+    /// `call` (and settles it when done with it); otherwise it is settled here.
+    pub(crate) fn recorded(&self, call: RecordedCall) {
         let recorded = self.recorded.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(recorded) = recorded.as_ref() {
-            let _ = recorded.send(());
+            let _ = recorded.send(call);
+        }
+    }
+
+    /// An answer of the run has ended: it is unsettled until its [`RecordedCall`] is dropped.
+    pub(crate) fn answer_ended(self: &Arc<Self>) -> RecordedCall {
+        self.unsettled.fetch_add(1, Ordering::AcqRel);
+        RecordedCall(self.clone())
+    }
+
+    /// Waits until every ended answer of the run is recorded and seen by its driver (at most
+    /// `limit`: a driver that never reads does not hold the run's calls for ever).
+    pub(crate) async fn settle(&self, limit: Duration) {
+        let deadline = tokio::time::Instant::now() + limit;
+        loop {
+            let settled = self.settled.notified();
+            tokio::pin!(settled);
+            settled.as_mut().enable();
+            if self.unsettled.load(Ordering::Acquire) == 0 {
+                return;
+            }
+            if tokio::time::timeout_at(deadline, settled).await.is_err() {
+                return;
+            }
+        }
+    }
+
+    /// Why the run's requests are refused, once its driver stopped it.
+    pub(crate) fn refused(&self) -> Option<String> {
+        self.refused.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
+
+/// One ended answer of a run, on its way to being recorded and seen by the run's driver (the
+/// budgets are checked then). Dropped, it is settled: the run's next request may go.
+pub struct RecordedCall(Arc<RunLog>);
+
+impl Drop for RecordedCall {
+    fn drop(&mut self) {
+        if self.0.unsettled.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.0.settled.notify_waiters();
         }
     }
 }
@@ -234,9 +283,18 @@ impl Relay {
     /// While run `run_id` is driven, each of its requests recorded with usage (counted by the
     /// spend, in the same transaction) is told on `recorded`: the check of its budgets "after
     /// every model call". Forgotten when the run's tokens are revoked.
-    pub fn report_recorded_to(&self, run_id: &str, recorded: mpsc::UnboundedSender<()>) {
+    /// The run's next request waits until the driver has dropped the [`RecordedCall`] it got,
+    /// so call [`Relay::refuse_calls`] before dropping it to stop the run's calls.
+    pub fn report_recorded_to(&self, run_id: &str, recorded: mpsc::UnboundedSender<RecordedCall>) {
         let run = run_log(&mut self.grants(), run_id);
         *run.recorded.lock().unwrap_or_else(|p| p.into_inner()) = Some(recorded);
+    }
+
+    /// Run `run_id` calls the model no more: its requests are refused with `why` (the run is
+    /// stopping; a request already on its way gets this instead of a further answer).
+    pub fn refuse_calls(&self, run_id: &str, why: String) {
+        let run = run_log(&mut self.grants(), run_id);
+        *run.refused.lock().unwrap_or_else(|p| p.into_inner()) = Some(why);
     }
 
     /// Whether run `run_id` holds a per-run token (ended runs hold none).
@@ -280,6 +338,9 @@ fn run_log(grants: &mut Grants, run_id: &str) -> Arc<RunLog> {
                 in_flight: AtomicU32::new(0),
                 retry_events: Mutex::new(None),
                 recorded: Mutex::new(None),
+                unsettled: AtomicU32::new(0),
+                settled: tokio::sync::Notify::new(),
+                refused: Mutex::new(None),
             })
         })
         .clone()

@@ -62,11 +62,11 @@ pub(crate) struct Entry {
 
 /// Compresses and stores `entry` for `run`, then tells the run's driver a model call with usage
 /// was recorded (its budgets are checked then). Called off the async workers.
-pub(crate) fn store(store: &Store, run: &RunLog, entry: Entry) -> Result<()> {
+pub(crate) fn store(store: &Store, run: &RunLog, entry: Entry, call: super::RecordedCall) -> Result<()> {
     let with_usage = entry.usage.is_some();
     store_entry(store, run, entry)?;
     if with_usage {
-        run.recorded();
+        run.recorded(call);
     }
     Ok(())
 }

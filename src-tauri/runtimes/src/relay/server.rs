@@ -185,6 +185,10 @@ const HOP_BY_HOP: &[&str] = &[
 const DROPPED_REQUEST_HEADERS: &[&str] =
     &["host", "authorization", "x-api-key", "proxy-authorization", "cookie", "accept-encoding", CLIENT_RETRIES_HEADER];
 
+/// How long a run's request waits for its last answer to be recorded and seen by the run's
+/// driver (a store write and a budget check: milliseconds; bounded should the driver stall).
+const SETTLE_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 fn grant_for(shared: &Shared, token: &str) -> Option<Grant> {
     shared.grants().by_token.get(token).cloned()
 }
@@ -213,6 +217,11 @@ async fn forward(
             "not_found_error",
             format!("Clawboo's model relay forwards only the model APIs, not {} /v1/{rest}.", parts.method),
         ));
+    }
+    // The run's last answer is recorded and its budgets checked before another call goes.
+    grant.run.settle(SETTLE_LIMIT).await;
+    if let Some(why) = grant.run.refused() {
+        return Err(Refusal::new(StatusCode::FORBIDDEN, "permission_error", format!("Clawboo's model relay: {why}")));
     }
     let slot = Slot::take(&grant.run).ok_or_else(|| {
         Refusal::new(
@@ -432,9 +441,11 @@ impl Drop for Tap {
         let Some(mut entry) = self.entry.take() else { return };
         entry.usage = self.scanner.take().and_then(UsageScanner::finish);
         let (store, run) = (self.shared.store.clone(), self.run.clone());
+        // Counted before the client can see the answer end, so its next request waits for it.
+        let call = run.answer_ended();
         // Compressing and writing block: off the async workers.
         self.shared.handle.spawn_blocking(move || {
-            if let Err(e) = record::store(&store, &run, entry) {
+            if let Err(e) = record::store(&store, &run, entry, call) {
                 tracing::warn!(run_id = %run.run_id, error = %e, "could not record a model request");
             }
         });

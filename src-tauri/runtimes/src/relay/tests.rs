@@ -144,3 +144,34 @@ fn only_the_model_apis_are_forwarded() {
         assert!(!allowed_path(&method, rest), "{method} {rest}");
     }
 }
+
+/// A run's next request waits until the driver has seen its last recorded call (the budgets are
+/// checked there), and no longer than the bound when nobody does.
+#[test]
+fn a_runs_next_request_waits_until_its_last_call_is_settled() {
+    use std::time::Duration;
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
+    runtime.block_on(async {
+        let run = super::run_log(&mut super::Grants::default(), "run-1");
+        // Nothing unsettled: at once.
+        tokio::time::timeout(Duration::from_millis(50), run.settle(Duration::from_secs(60))).await.unwrap();
+
+        let (first, second) = (run.answer_ended(), run.answer_ended());
+        let waiting = tokio::spawn({
+            let run = run.clone();
+            async move { run.settle(Duration::from_secs(60)).await }
+        });
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        drop(first);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert!(!waiting.is_finished(), "one call is still unsettled");
+        drop(second);
+        tokio::time::timeout(Duration::from_secs(5), waiting).await.unwrap().unwrap();
+
+        // A driver that never reads holds the run's calls no longer than the bound.
+        let held = run.answer_ended();
+        tokio::time::timeout(Duration::from_secs(5), run.settle(Duration::from_millis(30))).await.unwrap();
+        drop(held);
+        assert_eq!(run.refused(), None);
+    });
+}

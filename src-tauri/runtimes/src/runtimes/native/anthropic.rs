@@ -279,6 +279,10 @@ impl Decoder {
 }
 
 impl StreamDecoder for Decoder {
+    fn usage(&self) -> Option<Usage> {
+        self.usage
+    }
+
     fn on_event(&mut self, event: &SseEvent, emit: &mut dyn FnMut(RunEvent)) -> Result<bool, String> {
         let Some(data) = parse_data(event, emit) else { return Ok(false) };
         let kind = data["type"].as_str().or(event.event.as_deref()).unwrap_or_default();

@@ -101,6 +101,8 @@ pub trait StreamDecoder: Send {
     fn on_event(&mut self, event: &SseEvent, emit: &mut dyn FnMut(RunEvent)) -> Result<bool, String>;
     /// The reply so far, or why it is incomplete.
     fn finish(&mut self) -> Result<ModelTurn, String>;
+    /// The usage the reply has reported so far (a call cut off still spent it).
+    fn usage(&self) -> Option<Usage>;
 }
 
 /// For decoders' unit tests: a whole recorded stream through `decoder`, as a call would feed it.

@@ -7,7 +7,7 @@ use futures_util::StreamExt;
 use serde_json::Value;
 use tokio::sync::watch;
 
-use super::conversation::{ModelTurn, StreamDecoder};
+use super::conversation::{ModelTurn, StreamDecoder, Usage};
 use super::sse::SseParser;
 use crate::runtimes::RunEvent;
 
@@ -41,7 +41,8 @@ pub(crate) const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
 pub enum CallEnd {
     Done(ModelTurn),
     Failed(String),
-    Cancelled,
+    /// Stopped; with the usage the reply had reported by then, when it had started.
+    Cancelled(Option<Usage>),
 }
 
 /// Resolves once `cancel` is true; never, if whoever could cancel has gone away.
@@ -73,7 +74,7 @@ pub async fn stream_call(
         let again = request.try_clone();
         let failure = match send(request, url, who, cancel).await {
             Sent::Response(response) => break response,
-            Sent::Cancelled => return CallEnd::Cancelled,
+            Sent::Cancelled => return CallEnd::Cancelled(None),
             Sent::Failed(failure) => failure,
         };
         let (Some(next), Some(wait), true) = (again, retry_waits.get(attempt), failure.transient) else {
@@ -91,7 +92,7 @@ pub async fn stream_call(
         });
         tokio::select! {
             () = tokio::time::sleep(wait) => {}
-            () = cancelled(cancel) => return CallEnd::Cancelled,
+            () = cancelled(cancel) => return CallEnd::Cancelled(None),
         }
         request = next;
     };
@@ -100,7 +101,7 @@ pub async fn stream_call(
     loop {
         let chunk = tokio::select! {
             chunk = stream.next() => chunk,
-            () = cancelled(cancel) => return CallEnd::Cancelled,
+            () = cancelled(cancel) => return CallEnd::Cancelled(decoder.usage()),
         };
         let (events, ended) = match chunk {
             Some(Ok(bytes)) => (parser.push(&bytes), false),

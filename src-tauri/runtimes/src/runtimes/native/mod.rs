@@ -206,7 +206,13 @@ impl NativeRuntime {
             let turn = match end {
                 CallEnd::Done(turn) => turn,
                 CallEnd::Failed(message) => return Ok(RunResult::failed(message)),
-                CallEnd::Cancelled => return Ok(cancelled()),
+                CallEnd::Cancelled(usage) => {
+                    // Spent all the same: the run's Activity counts it.
+                    if let Some(usage) = usage {
+                        channels.emit(usage.to_event());
+                    }
+                    return Ok(cancelled());
+                }
             };
             if let Some(usage) = turn.usage {
                 channels.emit(usage.to_event());

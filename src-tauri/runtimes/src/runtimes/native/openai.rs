@@ -179,6 +179,10 @@ impl Decoder {
 }
 
 impl StreamDecoder for Decoder {
+    fn usage(&self) -> Option<Usage> {
+        self.usage
+    }
+
     fn on_event(&mut self, event: &SseEvent, emit: &mut dyn FnMut(RunEvent)) -> Result<bool, String> {
         if event.is_done() {
             self.done = true;
