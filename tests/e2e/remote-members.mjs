@@ -44,7 +44,18 @@ async function withApp(theme, port, body) {
     await driver.start(application);
     const sel = (id) => `[data-testid="${id}"]`;
     const find = (id) => driver.find(sel(id));
-    const click = async (id) => driver.click(await waitFor(id, () => find(id), 20000));
+    // The first match a user can see, scrolled into view (a narrow window may keep a hidden copy,
+    // or put the element below the fold).
+    const shown = async (id) => {
+      const index = await driver.execute(
+        `const all = [...document.querySelectorAll('${sel(id)}')];
+         const i = all.findIndex((e) => e.getClientRects().length > 0);
+         if (i >= 0) all[i].scrollIntoView({ block: "center" });
+         return i;`,
+      );
+      return index >= 0 ? (await driver.findAll(sel(id)))[index] : undefined;
+    };
+    const click = async (id) => driver.click(await waitFor(id, () => shown(id), 20000));
     const type = async (id, text) => driver.type(await waitFor(id, () => find(id), 20000), text);
     const choose = (id, value) =>
       driver.execute(
