@@ -85,7 +85,14 @@ pub fn openclaw_json(
     cwd: &Path,
     approval: ApprovalPolicy,
 ) -> Value {
-    let tools = tool_rules(approval);
+    let mut tools = tool_rules(approval);
+    let mut deny: Vec<Value> = tools["deny"].as_array().cloned().unwrap_or_default();
+    for tool in NOT_OFFERED_BY_CLAWBOO {
+        if !deny.iter().any(|d| d == tool) {
+            deny.push(json!(tool));
+        }
+    }
+    tools["deny"] = Value::Array(deny);
     json!({
         "models": {
             "providers": { PROVIDER_NAME: {
@@ -131,6 +138,26 @@ pub fn tool_rules(approval: ApprovalPolicy) -> Value {
         ApprovalPolicy::ReadOnly => read_only_tools(),
     }
 }
+
+/// OpenClaw's own tools a Gateway Clawboo starts never offers, whatever the policy: surfaces of
+/// OpenClaw's own apps (browser, canvas, screens, devices, chat channels), its scheduling and
+/// configuration (an agent that can patch its Gateway's config could lift its own rules;
+/// routines are Clawboo's), work across its sessions and its own goals and questions (teammates
+/// go through Clawboo's hand-offs, the Board and `ask_user`, where the guards and the Inbox see
+/// them), and media generation (calls providers Clawboo holds no key for). Each schema is sent
+/// with every request: 2026.9.6 offered 69 tools, 110 KB, before this.
+pub const NOT_OFFERED_BY_CLAWBOO: &[&str] = &[
+    "group:ui",
+    "group:nodes",
+    "group:automation",
+    "group:messaging",
+    "group:sessions",
+    "group:agents",
+    "image_generate",
+    "music_generate",
+    "video_generate",
+    "tts",
+];
 
 /// Tools a read-only agent must not have (OpenClaw 2026.9.6 tool ids and groups): writing,
 /// running code (an allowlisted "safe" command such as `cat` could read any path), the web,

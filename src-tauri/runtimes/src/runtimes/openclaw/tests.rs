@@ -216,19 +216,28 @@ fn the_config_names_the_provider_model_and_policy() {
     assert_eq!(config["plugins"]["entries"]["memory-core"]["config"]["dreaming"]["enabled"], false);
     assert_eq!(config["tools"]["exec"]["mode"], "full");
     assert_eq!(config["tools"]["exec"]["notifyOnExit"], false);
-    assert!(config["tools"]["deny"].is_null());
+    // OpenClaw's tools for its own apps, scheduling, sessions and media are never offered.
+    assert_eq!(config["tools"]["deny"], json!(config::NOT_OFFERED_BY_CLAWBOO));
     let read_only =
         config::openclaw_json(&layout, Provider::Anthropic, "https://x", "m1", cwd, ApprovalPolicy::ReadOnly);
     assert_eq!(read_only["models"]["providers"]["clawboo"]["api"], "anthropic-messages");
     assert_eq!(read_only["tools"]["exec"]["mode"], "allowlist");
-    assert_eq!(read_only["tools"]["deny"], json!(config::READ_ONLY_DENIED));
+    let denied: Vec<&str> = read_only["tools"]["deny"].as_array().unwrap().iter().filter_map(|d| d.as_str()).collect();
+    for tool in config::READ_ONLY_DENIED.iter().chain(config::NOT_OFFERED_BY_CLAWBOO) {
+        assert_eq!(denied.iter().filter(|d| *d == tool).count(), 1, "{tool} denied once: {denied:?}");
+    }
     for denied in ["write", "edit", "apply_patch", "group:runtime", "group:web", "group:ui"] {
         assert!(config::READ_ONLY_DENIED.contains(&denied), "{denied}");
     }
     assert_eq!(read_only["tools"]["fs"]["workspaceOnly"], true);
     let ask = config::openclaw_json(&layout, Provider::Custom, "https://x", "m1", cwd, ApprovalPolicy::Ask);
     assert_eq!(ask["tools"]["exec"]["mode"], "ask");
-    assert_eq!(ask["tools"]["deny"], json!(["write", "edit", "apply_patch"]));
+    let ask_denied = ask["tools"]["deny"].as_array().unwrap();
+    assert_eq!(ask_denied[..3], [json!("write"), json!("edit"), json!("apply_patch")]);
+    assert_eq!(ask_denied.len(), 3 + config::NOT_OFFERED_BY_CLAWBOO.len());
+    // A Gateway the user runs gets only the policy's rules for Clawboo's agent: its own tools
+    // are the user's choice there.
+    assert_eq!(config::tool_rules(ApprovalPolicy::Ask)["deny"], json!(["write", "edit", "apply_patch"]));
     assert_eq!(config::api_for(Provider::OpenAi), "openai-responses");
 }
 
