@@ -59,6 +59,18 @@ async fn a_tool_turn_then_a_resumed_turn_with_the_persona_once() {
     let session = session_of(&events);
     let first_requests = server.model_requests().len();
     assert!(first_requests >= 2);
+    // OpenClaw's tools for its own apps, scheduling, sessions and media are not offered; its
+    // work tools are.
+    let first = &server.model_requests()[0];
+    let offered: Vec<&str> =
+        first.body["tools"].as_array().unwrap().iter().filter_map(|t| t["function"]["name"].as_str()).collect();
+    eprintln!("the first request: {} bytes, {} tools: {offered:?}", first.raw_body.len(), offered.len());
+    for kept in ["exec", "read", "write"] {
+        assert!(offered.contains(&kept), "{kept} is offered: {offered:?}");
+    }
+    for left_out in ["browser", "canvas", "cron", "gateway", "message", "nodes", "sessions_spawn", "image_generate"] {
+        assert!(!offered.contains(&left_out), "{left_out} is not offered: {offered:?}");
+    }
 
     // The Gateway dies (as if killed by the user): the next turn starts another one, and the
     // session, kept in OpenClaw's database, goes on there.

@@ -104,6 +104,10 @@ impl Bridge {
             model.len(),
             model.first().map(tool_names).unwrap_or_default()
         );
+        if let Some(first) = model.first() {
+            let tools = first.body["tools"].as_array().map_or(0, Vec::len);
+            eprintln!("[tools_cli] {name}: the first request is {} bytes with {tools} tools", first.raw_body.len());
+        }
         eprintln!("[tools_cli] {name}: MCP requests {:?}", self.tools.recent_requests());
     }
 }
