@@ -1,4 +1,5 @@
-//! The run guards end to end (issue 27): Native agents on the fake model server, real SQLite.
+//! The run guards end to end (issue 27): Native agents on the fake model server, real SQLite
+//! (through the model relay where a budget must stop a run after its model call, as in the app).
 //! A budget reached mid-run stops the run after its model call with nothing lost; a run refused
 //! with `budget_exhausted` starts once the budget is raised or allowed until tomorrow; each
 //! circuit breaker trips on a scripted loop and is resumed from its Inbox request.
@@ -48,6 +49,19 @@ fn one(behavior: Behavior) -> One {
     One { engine, server, agent_id, _fixture: fixture }
 }
 
+/// One Native agent whose calls go through the model relay (as every Native run does in the
+/// app: the keychain's key, run under scripts/with-test-keyring) to a fake model that answers
+/// `behavior`.
+fn one_relayed(behavior: Behavior, keychain: &str) -> One {
+    let fixture = Fixture::new().keychain(keychain);
+    let server = FakeModelServer::start_blocking(behavior);
+    let engine = fixture.open();
+    engine.secrets().set_api_key(Provider::Anthropic, "sk-ant-guard-test-51e0").unwrap();
+    engine.secrets().set_base_url(Provider::Anthropic, Some(&server.base_url())).unwrap();
+    let agent_id = common::add_agent(&engine, native("ada"));
+    One { engine, server, agent_id, _fixture: fixture }
+}
+
 impl One {
     fn send(&self, text: &str) -> clawboo_engine::Result<RunSummary> {
         Ok(self.engine.chat().send(&self.agent_id, text)?.run.expect("a run"))
@@ -93,16 +107,15 @@ fn busy_then(answer: &str) -> Behavior {
 
 #[test]
 fn a_budget_reached_mid_run_stops_it_after_its_model_call_and_nothing_is_lost() {
-    let f = one(busy_then("Hello again."));
+    let f = one_relayed(busy_then("Hello again."), "guard-tokens");
     f.server.report_input_tokens(1_000);
     f.engine.guard().set_budget(tokens_budget(BudgetScope::Agent, &f.agent_id, 2_500)).unwrap();
 
     let run = f.send_and_wait("Please LIST-THINGS.");
-    // Calls 1 and 2 spent 2,000 and some; call 3 crossed 2,500: the run ended after it. The stop
-    // reaches Native while it may already be sending its next request: that one is cut off
-    // unanswered (no usage), never the one after it.
+    // Calls 1 and 2 spent 2,000 and some; call 3 crossed 2,500: the run ended after it. Native's
+    // next request waits in the relay until the budget was checked, and is refused.
     let requests = f.server.model_requests().len();
-    assert!((3..=4).contains(&requests), "no model call goes on after the one that spent the budget: {requests}");
+    assert_eq!(requests, 3, "no model call goes on after the one that spent the budget");
     assert_eq!(run.status, RunStatus::Cancelled, "{run:?}");
     let why = run.error.clone().unwrap_or_default();
     assert!(
