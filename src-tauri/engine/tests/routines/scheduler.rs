@@ -2,10 +2,10 @@
 
 use clawboo_engine::attention::{Decision, RequestKind, RequestStatus, UserAnswer};
 use clawboo_engine::board::CardStatus;
+use clawboo_engine::guard::{Breaker, ScopeKind};
 use clawboo_engine::routines::{
     RoutineOutcome, RoutineState, RunTrigger, Schedule, MAX_CONSECUTIVE_FAILURES, RETRY_BACKOFF_MINUTES,
 };
-use clawboo_engine::guard::{Breaker, ScopeKind};
 use clawboo_engine::ErrorCode;
 
 use super::*;
