@@ -10,9 +10,11 @@ use std::time::Duration;
 
 use clawboo_engine::agents::{NewAgent, RuntimeKind};
 use clawboo_engine::attention::{AttentionRequest, Decision, RequestKind, UserAnswer};
+use clawboo_engine::board::{Actor, CardRunStatus, CardStatus, NewCard};
 use clawboo_engine::chat::team::RoomMessageKind;
 use clawboo_engine::chat::{ChatRole, RunStatus, RunSummary};
 use clawboo_engine::guard::{BudgetInput, BudgetPeriod, BudgetScope, BudgetUnit, Limits, ScopeKind};
+use clawboo_engine::runner::StartOptions;
 use clawboo_engine::runtimes::{ApprovalPolicy, RunEvent};
 use clawboo_engine::secrets::Provider;
 use clawboo_engine::{Engine, ErrorCode};
@@ -150,6 +152,66 @@ fn a_budget_reached_mid_run_stops_it_after_its_model_call_and_nothing_is_lost() 
     assert_eq!(allowed.status, RunStatus::Succeeded, "allowed until tomorrow: {allowed:?}");
     let budget = f.engine.guard().budgets().unwrap().pop().unwrap();
     assert!(budget.allowed_until.is_some_and(|t| t > clawboo_engine::vocab::clock::now_ms()));
+}
+
+#[test]
+fn a_card_run_cut_off_by_a_budget_ends_after_its_model_call_with_the_note_on_its_card() {
+    let f = one(busy_then("All listed."));
+    f.server.report_input_tokens(1_000);
+    f.engine.guard().set_budget(tokens_budget(BudgetScope::Agent, &f.agent_id, 2_500)).unwrap();
+    let new_card = NewCard {
+        title: "LIST-THINGS in the folder".into(),
+        description: "List what is there.".into(),
+        assignee_id: Some(f.agent_id.clone()),
+        team_id: None,
+        status: None,
+        priority: None,
+        depends_on: vec![],
+        check_command: None,
+        project_folder: None,
+    };
+    let card = f.engine.board().create(Actor::User, new_card).unwrap();
+    f.engine.runner().start(&card.id, StartOptions::default()).unwrap();
+    let left = wait_for("the card to leave In progress", LIMIT, || {
+        let card = f.engine.board().get(&card.id).unwrap();
+        (card.status != CardStatus::InProgress && card.claimed_by_run.is_none()).then_some(card)
+    });
+
+    // Calls 1 and 2 spent 2,000 and some; call 3 crossed 2,500: the run ended after it (the next
+    // request may already be on its way, cut off unanswered), and the card says why.
+    let requests = f.server.model_requests().len();
+    assert!((3..=4).contains(&requests), "no model call goes on after the one that spent the budget: {requests}");
+    assert_eq!(left.status, CardStatus::Blocked, "{left:?}");
+    let note = left.blocked_reason.clone().unwrap_or_default();
+    assert!(
+        note.contains("daily token budget (2,500 tokens) is spent") && note.contains("after its model call"),
+        "{note}"
+    );
+    let runs = f.engine.board().runs(&card.id).unwrap();
+    assert_eq!(runs.len(), 1, "no second attempt: {runs:?}");
+    assert_eq!(runs[0].status, CardRunStatus::Cancelled, "{runs:?}");
+    assert_eq!(runs[0].reason.as_deref(), Some(note.as_str()), "the run's record says the same");
+
+    // Nothing lost: every call's usage, the tool results before the stop, the stop's warning.
+    let events = f.events(&runs[0].run_id);
+    assert_eq!(events.iter().filter(|e| matches!(e, RunEvent::Usage { .. })).count(), 3, "every call's usage is kept");
+    assert!(events.iter().filter(|e| matches!(e, RunEvent::ToolResult { .. })).count() >= 2, "{events:#?}");
+    assert!(
+        events.iter().any(|e| matches!(e, RunEvent::Warning { message } if message.contains("is spent"))),
+        "{events:#?}"
+    );
+    assert_eq!(f.engine.board().get(&card.id).unwrap().description, "List what is there.");
+
+    // Its next run is refused before it starts: the card stays blocked with the figure.
+    open_request(&f.engine, RequestKind::BudgetReached);
+    f.engine.board().move_card(Actor::User, &card.id, CardStatus::Todo, None, None).unwrap();
+    f.engine.runner().start(&card.id, StartOptions::default()).unwrap();
+    let refused = wait_for("the refused run to release the card", LIMIT, || {
+        let card = f.engine.board().get(&card.id).unwrap();
+        (card.status == CardStatus::Blocked && card.claimed_by_run.is_none()).then_some(card)
+    });
+    assert!(refused.blocked_reason.unwrap_or_default().contains("(2,500 tokens) is spent:"));
+    assert_eq!(f.server.model_requests().len(), requests, "a refused run calls no model");
 }
 
 #[test]

@@ -12,8 +12,8 @@
 //! One deterministic [`Routines::tick`] makes every decision, at a time it is given (a
 //! [`Clock`] seam: the real clock in the app, a manual one in tests):
 //! - runs going are checked first: a card that went to In review or Done, a leader that
-//!   replied, succeeded; a card Blocked, a run that failed, failed (retried after 1, 5, then
-//!   15 minutes; [`MAX_CONSECUTIVE_FAILURES`] in a row pause the routine, and an attention
+//!   replied, succeeded; a card Blocked, a run that failed, failed (retried after 1, then
+//!   5 minutes; [`MAX_CONSECUTIVE_FAILURES`] in a row pause the routine, and an attention
 //!   request tells the user why);
 //! - a slot that is due fires, unless the routine's previous run is still going: then the slot
 //!   is recorded as skipped (overlap), never queued;

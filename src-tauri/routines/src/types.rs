@@ -9,9 +9,10 @@ pub const MAX_NAME_CHARS: usize = 120;
 /// What a routine asks for each run, in characters.
 pub const MAX_PROMPT_CHARS: usize = 8_000;
 /// Failed runs in a row after which a routine pauses itself (the first run and its retries).
-pub const MAX_CONSECUTIVE_FAILURES: u32 = 4;
-/// The wait before each retry of a failed run, in minutes: 1, 5, then 15.
-pub const RETRY_BACKOFF_MINUTES: [i64; 3] = [1, 5, 15];
+/// The run guards show it as their routine breaker's limit (`Limits::routine_failures`).
+pub const MAX_CONSECUTIVE_FAILURES: u32 = 3;
+/// The wait before each retry of a failed run, in minutes: 1, then 5 (the third failure pauses).
+pub const RETRY_BACKOFF_MINUTES: [i64; 2] = [1, 5];
 /// A slot the scheduler reaches later than this (the app was closed, the machine asleep) is
 /// missed: it runs as a catch-up, saying so.
 pub const LATE_AFTER_MS: i64 = 2 * 60_000;

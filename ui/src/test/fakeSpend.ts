@@ -2,7 +2,7 @@
 // price table with the user's prices over the bundled ones, and the CSV export's save dialog.
 import { vi } from "vitest";
 import type { SomeCommandFakes } from "./commandFakes";
-import type { Price, PriceEntry, PriceTable, RunSpend, SpendPage, SpendQuery, Totals } from "../bindings";
+import type { Price, PriceEntry, PriceTable, RunSpend, SpendPage, SpendQuery, SpendScope, Totals } from "../bindings";
 import { ClawbooError } from "../errors";
 
 export const ZERO: Totals = {
@@ -18,6 +18,30 @@ export const ZERO: Totals = {
 
 export function totals(partial: Partial<Totals>): Totals {
   return { ...ZERO, ...partial };
+}
+
+/** One run's spend as the engine counts it: priced through Clawboo's keys unless said. */
+export function runSpend(partial: Partial<RunSpend> & Pick<RunSpend, "runId">): RunSpend {
+  return {
+    day: "2026-12-05",
+    at: 0,
+    agentId: "",
+    teamId: "",
+    routineId: "",
+    cardId: "",
+    runtime: "native",
+    provider: "anthropic",
+    model: "claude-sonnet-4-5",
+    billing: "api",
+    requests: 1,
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    costMicros: null,
+    unpricedTokens: 0,
+    ...partial,
+  };
 }
 
 function emptyPage(): SpendPage {
@@ -55,6 +79,8 @@ function initialSpend() {
     /** When set, answers per query (filters, stacking). */
     byQuery: null as ((query: SpendQuery) => SpendPage) | null,
     runs: [] as RunSpend[],
+    /** What `spendOf` answers per scope, keyed `kind:id` (zero when not set). */
+    scopes: new Map<string, Totals>(),
     yours: [] as PriceEntry[],
     /** Where the save dialog "saves"; null as if cancelled. */
     savePath: "/home/me/clawboo-spend.csv" as string | null,
@@ -78,7 +104,7 @@ function table(): PriceTable {
 
 export const fakeSpendApi = {
   spendPage: vi.fn(async (query: SpendQuery) => (spend.byQuery ? spend.byQuery(query) : spend.page)),
-  spendOf: vi.fn(async () => ZERO),
+  spendOf: vi.fn(async (scope: SpendScope) => spend.scopes.get(scope.kind === "all" ? "all" : `${scope.kind}:${scope.id}`) ?? ZERO),
   runsSpend: vi.fn(async (runIds: string[]) => spend.runs.filter((r) => runIds.includes(r.runId))),
   spendPrices: vi.fn(async () => table()),
   setSpendPrice: vi.fn(async (provider: string, model: string, price: Price) => {

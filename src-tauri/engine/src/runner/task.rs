@@ -275,6 +275,10 @@ impl Runner {
                 Some(format!("Out of room: {why}. The task goes on in a fresh session when it may.")),
                 CardRunStatus::Failed,
             ),
+            // A run a budget or a breaker ended was stopped cleanly, not failed: its card says so too.
+            Ending::Failed { why, status: RunStatus::Cancelled } => {
+                (RunStatus::Cancelled, Some(why.clone()), CardRunStatus::Cancelled)
+            }
             Ending::Failed { why, status } => (*status, Some(why.clone()), CardRunStatus::Failed),
             Ending::Stopped => (RunStatus::Cancelled, Some(format!("{STOPPED}.")), CardRunStatus::Cancelled),
             Ending::CutOff => (RunStatus::Interrupted, Some(CUT_OFF_RUN.to_owned()), CardRunStatus::Interrupted),

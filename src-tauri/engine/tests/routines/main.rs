@@ -9,6 +9,7 @@
 //! - `native`: a Native agent's routine on the fake model server: the model's request carries
 //!   the routine note (run under scripts/with-test-keyring on Linux).
 //! - `propose`: `routine_create` raises an approval; the routine exists only on Allow.
+//! - `spend`: a routine's run counts for it; its spent budget refuses its next run.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -16,6 +17,7 @@ mod firing;
 mod native;
 mod propose;
 mod scheduler;
+mod spend;
 
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};

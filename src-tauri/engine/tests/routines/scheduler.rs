@@ -2,6 +2,7 @@
 
 use clawboo_engine::attention::{Decision, RequestKind, RequestStatus, UserAnswer};
 use clawboo_engine::board::CardStatus;
+use clawboo_engine::guard::{Breaker, ScopeKind};
 use clawboo_engine::routines::{
     RoutineOutcome, RoutineState, RunTrigger, Schedule, MAX_CONSECUTIVE_FAILURES, RETRY_BACKOFF_MINUTES,
 };
@@ -134,11 +135,13 @@ fn failures_retry_with_back_off_then_the_routine_pauses_itself_and_says_why() {
     assert_eq!(paused.state, RoutineState::Paused);
     assert_eq!((paused.next_fire_at, paused.retry_at), (None, None));
     let reason = paused.paused_reason.clone().unwrap();
-    assert!(reason.starts_with("Paused after 4 failed runs in a row."), "{reason}");
+    // The figure Settings › Limits shows (the guard's routine breaker) is the one it paused at.
+    assert!(reason.starts_with("Paused after 3 failed runs in a row."), "{reason}");
+    assert_eq!(f.engine.guard().limits().unwrap().routine_failures, 3);
     assert!(reason.contains("the model refused"), "{reason}");
     // Nothing more runs, whatever the time.
     f.tick_at(ms("2026-03-09T08:00:00Z"));
-    assert_eq!(f.runs(&routine.id).len(), MAX_CONSECUTIVE_FAILURES as usize);
+    assert_eq!(f.runs(&routine.id).len(), 3);
 
     // The user is told through the inbox; Allow resumes it from now (no flood).
     let open = f.engine.attention().open().unwrap();
@@ -147,6 +150,11 @@ fn failures_retry_with_back_off_then_the_routine_pauses_itself_and_says_why() {
     assert_eq!(request.agent_id, f.agent_id);
     let tray = f.engine.attention().tray_state().unwrap();
     assert_eq!(tray.newest[0].label, "A routine paused itself");
+    // Listed with the scopes the breakers paused, its Inbox request beside it.
+    let listed = f.engine.guard().paused().unwrap();
+    let listed = listed.iter().find(|p| p.scope_id == routine.id).expect("the routine among the paused scopes");
+    assert_eq!((listed.scope, listed.breaker), (ScopeKind::Routine, Breaker::RoutineFailures));
+    assert_eq!((listed.reason.as_str(), listed.request_id.as_deref()), (reason.as_str(), Some(request.id.as_str())));
     let answered =
         f.engine.answer_attention(&request.id, UserAnswer::Decision { decision: Decision::AllowOnce }).unwrap();
     assert_eq!(answered.status, RequestStatus::Answered);
@@ -154,6 +162,7 @@ fn failures_retry_with_back_off_then_the_routine_pauses_itself_and_says_why() {
     assert_eq!(resumed.state, RoutineState::Active);
     assert_eq!((resumed.consecutive_failures, resumed.paused_reason), (0, None));
     assert_eq!(resumed.next_fire_at, Some(ms("2026-03-10T08:00:00Z")));
+    assert!(f.engine.guard().paused().unwrap().iter().all(|p| p.scope_id != routine.id), "no longer paused");
 }
 
 #[test]

@@ -59,8 +59,13 @@ pub struct Limits {
 }
 
 impl Limits {
-    pub const DEFAULT: Limits =
-        Limits { runs_per_hour: 60, handoffs_per_ten_minutes: 30, repeated_tool_calls: 5, routine_failures: 3 };
+    pub const DEFAULT: Limits = Limits {
+        runs_per_hour: 60,
+        handoffs_per_ten_minutes: 30,
+        repeated_tool_calls: 5,
+        // The scheduler's own rule: the figure shown is the one it pauses at.
+        routine_failures: clawboo_routines::types::MAX_CONSECUTIVE_FAILURES,
+    };
 }
 
 impl Default for Limits {
@@ -207,7 +212,9 @@ impl Guard {
 
     pub fn limits(&self) -> Result<Limits> {
         let stored = self.store.read(|c| crate::store::settings::get(c, LIMITS_KEY))?;
-        Ok(stored.and_then(|json| serde_json::from_str(&json).ok()).unwrap_or_default())
+        let limits: Limits = stored.and_then(|json| serde_json::from_str(&json).ok()).unwrap_or_default();
+        // The routines' rule is fixed: what was stored with an older figure says today's.
+        Ok(Limits { routine_failures: Limits::DEFAULT.routine_failures, ..limits })
     }
 
     /// Sets the breakers' limits; each is at least 1 (the routines' rule stays as it is).
@@ -314,14 +321,14 @@ impl Guard {
     pub fn paused(&self) -> Result<Vec<PausedScope>> {
         self.store.read(|c| {
             let mut paused = store::paused(c)?;
-            for (id, name, reason, at) in store::paused_routines(c)? {
+            for (id, name, reason, at, request_id) in store::paused_routines(c)? {
                 paused.push(PausedScope {
                     scope: ScopeKind::Routine,
                     scope_id: id,
                     breaker: Breaker::RoutineFailures,
                     reason: reason.unwrap_or_else(|| format!("The routine \"{name}\" was paused.")),
                     paused_at: at,
-                    request_id: None,
+                    request_id,
                 });
             }
             Ok(paused)

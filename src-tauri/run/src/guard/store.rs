@@ -112,16 +112,21 @@ pub fn paused(conn: &Connection) -> Result<Vec<PausedScope>> {
     Ok(out)
 }
 
-/// A paused routine: its id, name, why, and when it was last changed.
-pub type PausedRoutine = (String, String, Option<String>, i64);
+/// A paused routine: its id, name, why, when it was last changed, and the open Inbox request
+/// that offers to resume it (a routine that paused itself; none when the user paused it).
+pub type PausedRoutine = (String, String, Option<String>, i64, Option<String>);
 
-/// The routines paused now (by their own three-failures rule or by the user), shown beside the
-/// scopes the breakers paused.
+/// The routines paused now (by their own failures-in-a-row rule or by the user), shown beside
+/// the scopes the breakers paused.
 pub fn paused_routines(conn: &Connection) -> Result<Vec<PausedRoutine>> {
     let mut statement = conn.prepare_cached(
-        "SELECT id, name, paused_reason, updated_at FROM routines WHERE state = 'paused' ORDER BY updated_at DESC",
+        "SELECT r.id, r.name, r.paused_reason, r.updated_at,
+                (SELECT q.request_id FROM routine_requests q JOIN attention_requests a ON a.id = q.request_id
+                 WHERE q.routine_id = r.id AND q.kind = 'paused' AND a.status = 'open'
+                 ORDER BY q.created_at DESC LIMIT 1)
+         FROM routines r WHERE r.state = 'paused' ORDER BY r.updated_at DESC",
     )?;
-    let rows = statement.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
+    let rows = statement.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 

@@ -14,7 +14,7 @@ import {
   seedRun,
 } from "../../test/fakeApi";
 import { seedRequest } from "../../test/fakeAttention";
-import { spend } from "../../test/fakeSpend";
+import { runSpend, spend } from "../../test/fakeSpend";
 import { backendDoes, openChat, renderApp } from "../../test/helpers";
 
 vi.mock("../../api", async () => (await import("../../test/fakeApi")).fakeApiModule);
@@ -260,7 +260,36 @@ describe("Activity card", () => {
     const usage = card().getByTestId("activity-usage").textContent;
     expect(usage).toContain("1,234 in · 56 out");
     expect(usage).toContain("cache 1,000 read · 20 write");
-    expect(usage).toContain("$0.0123");
+    // The CLI's own price is not money Clawboo counted (it may be a subscription's): no dollars.
+    expect(usage).not.toContain("$");
+    expect(card().queryByTestId("activity-cost")).toBeNull();
+  });
+
+  it("shows a run's cost as the engine counted it, with the cache-read share", async () => {
+    spend.runs = [
+      runSpend({ runId, agentId, inputTokens: 1_000, outputTokens: 56, cacheReadTokens: 3_000, costMicros: 4_200 }),
+    ];
+    await openActivity();
+    await backendDoes(() => {
+      emitRunEvent(agentId, runId, {
+        type: "usage", inputTokens: 1_000, outputTokens: 56, cacheReadTokens: 3_000, cacheWriteTokens: 0, costUsd: 0.5,
+      });
+    });
+    await waitFor(() => expect(card().getByTestId("activity-cost").textContent).toBe("$0.0042 · cache reads 75%"));
+  });
+
+  it("shows tokens and says no price is known for a model without one", async () => {
+    spend.runs = [
+      runSpend({ runId, agentId, provider: "custom", model: "llama", inputTokens: 900, outputTokens: 100, unpricedTokens: 1_000 }),
+    ];
+    await openActivity();
+    await backendDoes(() => {
+      emitRunEvent(agentId, runId, {
+        type: "usage", inputTokens: 900, outputTokens: 100, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: null,
+      });
+    });
+    await waitFor(() => expect(card().getByTestId("activity-cost").textContent).toBe("no price known"));
+    expect(card().getByTestId("activity-usage").textContent).toContain("900 in · 100 out");
   });
 
   it("says a run on the user's own sign-in used it, with tokens on the subscription", async () => {

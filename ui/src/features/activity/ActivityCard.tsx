@@ -3,7 +3,7 @@ import type { RunSpend, RunStatus, RunSummary } from "../../bindings";
 import { useRunActivity, type ActivityItem, type Usage } from "./runActivity";
 import { errorMessage } from "../../errors";
 import { formatCount } from "../../lib/format";
-import { formatCost, RUN_STATUS_LABELS } from "../chat/chat";
+import { RUN_STATUS_LABELS } from "../chat/chat";
 import { ErrorMessage } from "../../components/ErrorMessage";
 import { ToolCallRow } from "./ToolCallRow";
 import { PermissionRow } from "./PermissionRow";
@@ -121,15 +121,14 @@ function UsageLine({ usage, spent }: { usage: Usage; spent: RunSpend | undefined
           cache {formatCount(usage.cacheReadTokens)} read · {formatCount(usage.cacheWriteTokens)} write
         </span>
       )}
-      {spent ? (
+      {/* Money only as the engine counted it (a CLI's own price may be a subscription's). */}
+      {spent && (
         <span className="run-cost" data-testid="activity-cost">
           {/* Only a CLI on the user's own sign-in bypasses the relay: say so with the tokens. */}
           {spent.billing === "subscription" && "your own sign-in · "}
           {runCostLabel(spent.costMicros, spent.billing)}
           {spent.cacheReadTokens > 0 && ` · cache reads ${cacheShare(spent)}`}
         </span>
-      ) : (
-        usage.costUsd !== null && <span>{formatCost(usage.costUsd)}</span>
       )}
     </footer>
   );

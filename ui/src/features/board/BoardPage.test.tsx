@@ -5,6 +5,7 @@ import { board, seedCard, seedCardRun, seedComment } from "../../test/fakeBoard"
 import { sampleDeliveries } from "../../test/fakeFileRoutes";
 import { fakeApi } from "../../test/fakeApi";
 import { renderApp } from "../../test/helpers";
+import { runSpend, spend } from "../../test/fakeSpend";
 import type { Agent, Team } from "../../bindings";
 
 vi.mock("../../api", async () => (await import("../../test/fakeApi")).fakeApiModule);
@@ -55,19 +56,35 @@ describe("Board", () => {
     expect(screen.getByTestId("card-5").textContent).toContain("Closed until Monday");
   });
 
-  it("shows what a card's runs used: dollars when priced, else tokens", async () => {
+  it("shows what a card's runs spent as the engine counted it: money only where priced", async () => {
     const priced = seedCard({ title: "Write the copy", assigneeId: ava.id, status: "in_review" });
-    const unpriced = seedCard({ title: "Find suppliers", assigneeId: bo.id, status: "in_review" });
-    const trace = (cardId: string, runId: string, inputTokens: number, costUsd: number | null) => ({
+    const subscribed = seedCard({ title: "Find suppliers", assigneeId: bo.id, status: "in_review" });
+    const unpriced = seedCard({ title: "Tag the photos", assigneeId: ava.id, status: "in_review" });
+    const uncounted = seedCard({ title: "Sort the mail", assigneeId: bo.id, status: "in_review" });
+    // The CLI's own price in the traces is not money Clawboo counted: it never shows.
+    const trace = (cardId: string, runId: string, costUsd: number | null) => ({
       runId, cardId, cardNumber: 1, cardTitle: "", agentHandle: "ava", runtime: "native", attempt: 1,
       kind: "run" as const, status: "succeeded" as const, reason: null, startedAt: 1, finishedAt: 2,
       steadyChars: 0, contextChars: 0, changingChars: 0, cited: 0,
-      inputTokens, outputTokens: 500, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd,
+      inputTokens: 10_000, outputTokens: 500, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd,
     });
-    board.traces = [trace(priced.id, "r1", 10_000, 0.02), trace(priced.id, "r2", 5_000, 0.015), trace(unpriced.id, "r3", 12_000, null)];
+    board.traces = [
+      trace(priced.id, "r1", 0.02), trace(priced.id, "r2", 0.015), trace(subscribed.id, "r3", 0.5),
+      trace(unpriced.id, "r4", null), trace(uncounted.id, "r5", 0.3),
+    ];
+    spend.runs = [
+      // Two runs through Clawboo's keys, cache reads included: $0.25 + $0.12, 60% of the prompt cached.
+      runSpend({ runId: "r1", cardId: priced.id, inputTokens: 2_000, outputTokens: 400, cacheReadTokens: 6_000, cacheWriteTokens: 2_000, costMicros: 250_000 }),
+      runSpend({ runId: "r2", cardId: priced.id, inputTokens: 2_000, outputTokens: 100, cacheReadTokens: 6_000, cacheWriteTokens: 2_000, costMicros: 120_000 }),
+      runSpend({ runId: "r3", cardId: subscribed.id, runtime: "claude-code", billing: "subscription", inputTokens: 12_000, outputTokens: 500 }),
+      runSpend({ runId: "r4", cardId: unpriced.id, provider: "custom", model: "llama", inputTokens: 4_000, outputTokens: 500, unpricedTokens: 4_500 }),
+    ];
     await openBoard();
-    expect((await screen.findByTestId("card-spend-1")).textContent).toBe("$0.04");
-    expect(screen.getByTestId("card-spend-2").textContent).toBe("13k tokens");
+    expect((await screen.findByTestId("card-spend-1")).textContent).toBe("$0.37");
+    expect(screen.getByTestId("card-spend-1").getAttribute("title")).toBe("What its runs spent · cache reads 60%");
+    expect(screen.getByTestId("card-spend-2").textContent).toBe("13k tokens · on your subscription");
+    expect(screen.getByTestId("card-spend-3").textContent).toBe("4.5k tokens · no price known");
+    expect(screen.queryByTestId("card-spend-4")).toBeNull();
   });
 
   it("filters by team, agent and status", async () => {
@@ -187,6 +204,35 @@ describe("Board", () => {
     // Done can only be reopened.
     expect(within(panel).getByTestId("card-panel-move-todo")).toBeTruthy();
     expect(within(panel).queryByTestId("card-panel-move-cancelled")).toBeNull();
+  });
+
+  it("shows a card's runs' cost in all and per run, with the cache-read share", async () => {
+    const card = seedCard({ title: "Find three suppliers", assigneeId: ava.id, status: "in_review" });
+    const first = seedCardRun({ cardId: card.id, kind: "run", status: "failed", reason: "checks failed" });
+    const fix = seedCardRun({ cardId: card.id, kind: "fix", status: "succeeded" });
+    const other = seedCard({ title: "Call the mill", assigneeId: bo.id, status: "in_review" });
+    const mine = seedCardRun({ cardId: other.id, kind: "run", status: "succeeded" });
+    spend.runs = [
+      // 6,000 of 10,000 prompt tokens read from the cache: 60%; the fix round read none.
+      runSpend({ runId: first.runId, cardId: card.id, inputTokens: 2_000, outputTokens: 400, cacheReadTokens: 6_000, cacheWriteTokens: 2_000, costMicros: 250_000 }),
+      runSpend({ runId: fix.runId, cardId: card.id, inputTokens: 8_000, outputTokens: 600, costMicros: 1_120_000 }),
+      runSpend({ runId: mine.runId, cardId: other.id, runtime: "claude-code", billing: "subscription", inputTokens: 12_000, outputTokens: 500, cacheReadTokens: 4_000 }),
+    ];
+    const { user } = await openBoard();
+    await user.click(await screen.findByText("Find three suppliers"));
+    const panel = await screen.findByTestId("card-panel");
+    // 19,000 tokens in all; 6,000 of 18,000 prompt tokens from the cache.
+    expect((await within(panel).findByTestId("card-spend")).textContent).toBe("All runs: $1.37 · 19k tokens · cache reads 33%");
+    expect(within(panel).getByTestId("card-run-cost-1").textContent).toBe("$0.25 · cache reads 60%");
+    expect(within(panel).getByTestId("card-run-cost-2").textContent).toBe("$1.12");
+    await user.keyboard("{Escape}");
+
+    await user.click(await screen.findByText("Call the mill"));
+    const theirs = await screen.findByTestId("card-panel");
+    expect((await within(theirs).findByTestId("card-spend")).textContent).toBe(
+      "All runs: on your subscription · 17k tokens · cache reads 25%",
+    );
+    expect(within(theirs).getByTestId("card-run-cost-1").textContent).toBe("on your subscription · cache reads 25%");
   });
 
   it("runs a card for its assignee, with or without memory facts, and stops it", async () => {

@@ -9,8 +9,10 @@ import {
   type DragEndEvent,
   type DragStartEvent,
 } from "@dnd-kit/core";
-import type { Agent, Card, CardFilter, CardStatus, TaskTrace, Team } from "../../bindings";
-import { CardTilePicture, type CardSpend } from "./CardTile";
+import type { Agent, Card, CardFilter, CardStatus, RunSpend, TaskTrace, Team, Totals } from "../../bindings";
+import { CardTilePicture } from "./CardTile";
+import { totalsOfRuns } from "../spend/money";
+import { useRunsSpend } from "../spend/spendQueries";
 import { boardAnnouncements, columnKeyboardCoordinates, columnUnderPointer } from "./boardDrag";
 import { useBoardColumns, useCards, useCreateCard, useMoveCard, useTraces } from "./boardQueries";
 import { BoardColumnView } from "./BoardColumnView";
@@ -57,7 +59,10 @@ export function BoardPage({ teams, agents, openCardId: openId, onOpenCard: setOp
 
   const traces = useTraces();
   const list = cards.data ?? [];
-  const spend = useMemo(() => spendByCard(traces.data ?? []), [traces.data]);
+  // What each card's runs spent, as the engine counted it (the same rows as a card's Runs).
+  const traceRunIds = useMemo(() => (traces.data ?? []).map((t) => t.runId), [traces.data]);
+  const runsSpent = useRunsSpend(traceRunIds, (traces.data ?? []).map((t) => t.status).join(",")).data;
+  const spend = useMemo(() => spendByCard(traces.data ?? [], runsSpent ?? []), [traces.data, runsSpent]);
   const numbers = useMemo(() => new Map((all.data ?? []).map((c) => [c.id, c.number])), [all.data]);
   const shown = (columns.data ?? []).filter((c) => filter.status === null || c.status === filter.status);
   const announcements = useMemo(
@@ -207,15 +212,14 @@ export function BoardPage({ teams, agents, openCardId: openId, onOpenCard: setOp
   );
 }
 
-/** What each card's task runs used, from the newest traces: tokens, and dollars when the
- *  runtime reports a price. */
-function spendByCard(traces: TaskTrace[]): Map<string, CardSpend> {
-  const spend = new Map<string, CardSpend>();
-  for (const t of traces) {
-    const s = spend.get(t.cardId) ?? { tokens: 0, costUsd: null };
-    s.tokens += t.inputTokens + t.outputTokens;
-    if (t.costUsd !== null) s.costUsd = (s.costUsd ?? 0) + t.costUsd;
-    spend.set(t.cardId, s);
+/** What each card's runs spent, from the spend the engine counted for the newest traces' runs:
+ *  money only where a price was known, tokens on the subscription and unpriced tokens apart. */
+function spendByCard(traces: TaskTrace[], spent: RunSpend[]): Map<string, Totals> {
+  const cardOf = new Map(traces.map((t) => [t.runId, t.cardId]));
+  const runsOf = new Map<string, RunSpend[]>();
+  for (const run of spent) {
+    const cardId = cardOf.get(run.runId);
+    if (cardId) runsOf.set(cardId, [...(runsOf.get(cardId) ?? []), run]);
   }
-  return spend;
+  return new Map([...runsOf].map(([cardId, runs]) => [cardId, totalsOfRuns(runs)]));
 }

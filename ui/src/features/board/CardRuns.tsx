@@ -1,5 +1,5 @@
 import { useState } from "react";
-import type { Agent, CardRun, RunSummary } from "../../bindings";
+import type { Agent, CardRun, RunSpend, RunSummary } from "../../bindings";
 import { ActivityCard } from "../activity/ActivityCard";
 import { RunErrorCard } from "../activity/RunErrorCard";
 import { formatTime } from "../memory/memoryLabels";
@@ -54,7 +54,7 @@ export function CardRuns({
               <time className="muted">{formatTime(run.startedAt)}</time>
               {spentOf(run.runId) && (
                 <span className="run-cost" data-testid={`card-run-cost-${run.attempt}`}>
-                  {runCostLabel(spentOf(run.runId)?.costMicros ?? null, spentOf(run.runId)?.billing ?? "api")}
+                  <RunCost spent={spentOf(run.runId)!} />
                 </span>
               )}
               {/* The failed run shown below says why in its error card. */}
@@ -99,6 +99,16 @@ export function CardRuns({
       )}
       {activityRun && assignee && <ActivityCard run={runSummary(activityRun, assignee)} />}
     </section>
+  );
+}
+
+/** One run's cost, and the share of its prompt read from the cache when it read any. */
+function RunCost({ spent }: { spent: RunSpend }) {
+  return (
+    <>
+      {runCostLabel(spent.costMicros, spent.billing)}
+      {spent.cacheReadTokens > 0 && ` · cache reads ${cacheShare(spent)}`}
+    </>
   );
 }
 

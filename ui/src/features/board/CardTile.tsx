@@ -1,18 +1,21 @@
 import { useDraggable } from "@dnd-kit/core";
-import type { Agent, BoardColumn, Card, CardStatus } from "../../bindings";
+import type { Agent, BoardColumn, Card, CardStatus, Totals } from "../../bindings";
+import { cacheShare, headlineParts, totalTokens } from "../spend/money";
 import { cardRef, priorityLabel } from "./board";
 import { runtimeLabel } from "../../lib/runtimes";
 import { Menu } from "../../components/Menu";
 import { TintDot } from "../../components/TintDot";
 import { UnconfinedBadge } from "../sandbox/UnconfinedBadge";
 
-/** 12345 -> "12k" */
-function formatTokens(n: number): string {
-  return n >= 1000 ? `${Math.round(n / 1000)}k` : String(n);
-}
+/** What a card's runs spent, as the engine counted it. */
+export type CardSpend = Totals;
 
-/** What a card's task runs used. */
-export type CardSpend = { tokens: number; costUsd: number | null };
+/** The badge's text: money for what had a price, else the tokens and why there is no money. */
+function spendBadge(spend: CardSpend): string {
+  const { figure, note } = headlineParts(spend);
+  if (!note) return figure;
+  return note.startsWith("+") ? `${figure} ${note}` : `${figure} · ${note}`;
+}
 
 type Props = {
   card: Card;
@@ -91,9 +94,13 @@ function CardTileFace({ card, agents, numbers, spend, column, columns, onOpen, o
           <span className="muted">Unassigned</span>
         )}
         {assignee && <span className="pill pill--muted">{runtimeLabel(assignee.runtime)}</span>}
-        {spend && spend.tokens > 0 && (
-          <span className="pill pill--muted" title="What its task runs used" data-testid={`card-spend-${card.number}`}>
-            {spend.costUsd !== null ? `$${spend.costUsd.toFixed(2)}` : `${formatTokens(spend.tokens)} tokens`}
+        {spend && totalTokens(spend) > 0 && (
+          <span
+            className="pill pill--muted"
+            title={`What its runs spent · cache reads ${cacheShare(spend)}`}
+            data-testid={`card-spend-${card.number}`}
+          >
+            {spendBadge(spend)}
           </span>
         )}
         {card.waitingOn.length > 0 && (

@@ -6,11 +6,16 @@ import { formatCount } from "../../lib/format";
 import { formatTime } from "../memory/memoryLabels";
 import { ErrorMessage } from "../../components/ErrorMessage";
 import { TaskRunContextViewer } from "./TaskRunContextViewer";
+import { runCostLabel } from "../spend/money";
+import { useRunsSpend } from "../spend/spendQueries";
 
 /** Traces of task-runner runs: what each was sent (chars per tier), what it cost, how long it
  *  took and how it ended; each opens to its exact context. */
 export function ObservabilityCard() {
   const traces = useTraces();
+  // Cost as the engine counted it (never the CLI's own price): the spend of each traced run.
+  const spent = useRunsSpend((traces.data ?? []).map((t) => t.runId), (traces.data ?? []).map((t) => t.status).join(",")).data;
+  const spentOf = (runId: string) => spent?.find((s) => s.runId === runId);
   const [open, setOpen] = useState<TaskTrace | null>(null);
   return (
     <section className="card" aria-label="Observability">
@@ -61,7 +66,9 @@ export function ObservabilityCard() {
                     {formatCount(t.inputTokens)} in · {formatCount(t.outputTokens)} out
                     {t.cacheReadTokens > 0 && ` · ${formatCount(t.cacheReadTokens)} cached`}
                   </td>
-                  <td>{t.costUsd === null ? "—" : `$${t.costUsd.toFixed(4)}`}</td>
+                  <td data-testid={`trace-cost-${t.runId}`}>
+                    {spentOf(t.runId) ? runCostLabel(spentOf(t.runId)!.costMicros, spentOf(t.runId)!.billing) : "—"}
+                  </td>
                   <td>
                     <button
                       type="button"

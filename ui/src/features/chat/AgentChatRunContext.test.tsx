@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import { screen, waitFor, within } from "@testing-library/react";
 import { backend, fakeApi, finishRun, resetBackend, seedAgent, seedMessage, seedRun } from "../../test/fakeApi";
 import { backendDoes, openChat, renderApp } from "../../test/helpers";
+import type { RelayedRequest } from "../../bindings";
 
 vi.mock("../../api", async () => (await import("../../test/fakeApi")).fakeApiModule);
 
@@ -118,6 +119,34 @@ describe("What this agent saw, one to one", () => {
       .filter((li) => li.textContent?.includes("Not sent: the run failed before any request"));
     expect(sent.length).toBeGreaterThan(0);
     expect(within(viewer).queryByText("Sent")).toBeNull();
+  });
+
+  it("prices each request it made, with the share of its prompt read from the cache", async () => {
+    const { user } = renderApp();
+    await openChat(user, "researcher");
+    const runId = await sendAndFinish(user, "Summarise the notes", "Done.");
+    const request = (seq: number, provider: RelayedRequest["provider"], model: string): RelayedRequest => ({
+      runId, seq, at: 1_000 + seq, provider, method: "POST", path: "/v1/messages", status: 200,
+      body: "{}", bodyBytes: 2, bodyComplete: true, model, usage: null, costMicros: null,
+    });
+    backend.runRequests.set(runId, [
+      // Anthropic counts input without the cache: 1,000 fresh + 3,000 read + 0 written → 75%.
+      { ...request(1, "anthropic", "claude-sonnet-4-5"), costMicros: 4_200,
+        usage: { input_tokens: 1_000, output_tokens: 200, cache_read_tokens: 3_000, cache_write_tokens: 0 } },
+      // OpenAI counts the cache reads inside its input: 500 of 2,000 → 25%; a model with no price.
+      { ...request(2, "custom", "llama-local"),
+        usage: { input_tokens: 2_000, output_tokens: 50, cache_read_tokens: 500, cache_write_tokens: null } },
+      // No cache read: the money alone.
+      { ...request(3, "anthropic", "claude-sonnet-4-5"), costMicros: 1_250_000,
+        usage: { input_tokens: 400_000, output_tokens: 3_000, cache_read_tokens: 0, cache_write_tokens: 0 } },
+    ]);
+
+    await user.click(screen.getByTestId(`chat-run-context-${runId}`));
+    const viewer = await screen.findByTestId("chat-run-context");
+    await within(viewer).findByTestId("run-requests");
+    const costs = within(viewer).getAllByTestId("request-cost").map((c) => c.textContent);
+    expect(costs).toEqual(["$0.0042 · cache reads 75%", "no price known · cache reads 25%", "$1.25"]);
+    expect(within(viewer).getAllByTestId("request-cost")[0].getAttribute("title")).toBe("claude-sonnet-4-5");
   });
 
   it("says so for a run from before what it was given was kept", async () => {

@@ -136,7 +136,3 @@ export function firstLines(text: string, max: number): { shown: string; hidden: 
   if (lines.length <= max) return { shown: text, hidden: 0, total: lines.length };
   return { shown: lines.slice(0, max).join("\n"), hidden: lines.length - max, total: lines.length };
 }
-
-export function formatCost(usd: number): string {
-  return `$${usd < 1 ? usd.toFixed(4) : usd.toFixed(2)}`;
-}

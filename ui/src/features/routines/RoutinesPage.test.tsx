@@ -196,11 +196,11 @@ describe("Routines page", () => {
       ownerName: "Ava",
       state: "paused",
       nextFireAt: null,
-      pausedReason: "Paused after 4 failed runs in a row. The last: the model refused",
+      pausedReason: "Paused after 3 failed runs in a row. The last: the model refused",
     });
     const { user } = await openRoutines();
     await user.click(await screen.findByTestId(`routine-row-${routine.id}`));
-    expect((await screen.findByTestId("routine-paused-reason")).textContent).toContain("4 failed runs in a row");
+    expect((await screen.findByTestId("routine-paused-reason")).textContent).toContain("3 failed runs in a row");
     expect(screen.getByTestId("routine-resume")).toBeTruthy();
   });
 });

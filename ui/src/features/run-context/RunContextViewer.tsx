@@ -1,5 +1,5 @@
 import { useState, type ReactNode } from "react";
-import type { RelayedRequest, RunContext, RunSummary, Section } from "../../bindings";
+import type { RelayedRequest, RequestUsage, RunContext, RunSummary, Section } from "../../bindings";
 import { whyNoRequests, type NoRequests } from "./notSent";
 import { useRunContext, useRunRequests } from "../team-chat/roomQueries";
 import { errorMessage } from "../../errors";
@@ -7,7 +7,7 @@ import { formatCount } from "../../lib/format";
 import { Modal } from "../../components/Modal";
 import { ErrorMessage } from "../../components/ErrorMessage";
 import { FileDeliveryList } from "./FileDeliveryList";
-import { runCostLabel } from "../spend/money";
+import { cacheShare, runCostLabel } from "../spend/money";
 
 const TURN_KINDS: Record<RunContext["turnKind"], string> = {
   leader: "the room's leader",
@@ -186,6 +186,18 @@ function RequestList({
   );
 }
 
+/** A request's prompt tokens as the spend counts them: Anthropic reports input without the
+ *  cache, the OpenAI APIs with the cache reads inside it. */
+function promptTokens(provider: RelayedRequest["provider"], u: RequestUsage) {
+  const read = u.cache_read_tokens ?? 0;
+  const input = u.input_tokens ?? 0;
+  return {
+    inputTokens: provider === "anthropic" ? input : Math.max(0, input - read),
+    cacheReadTokens: read,
+    cacheWriteTokens: u.cache_write_tokens ?? 0,
+  };
+}
+
 function RequestRow({ request }: { request: RelayedRequest }) {
   const [open, setOpen] = useState(false);
   const u = request.usage;
@@ -202,6 +214,7 @@ function RequestRow({ request }: { request: RelayedRequest }) {
           {" · "}
           <span className="run-cost" data-testid="request-cost" title={request.model ?? undefined}>
             {runCostLabel(request.costMicros, "api")}
+            {(u.cache_read_tokens ?? 0) > 0 && ` · cache reads ${cacheShare(promptTokens(request.provider, u))}`}
           </span>
         </span>
       )}

@@ -5,6 +5,7 @@ import { backend, fakeApi, resetBackend, seedAgent } from "../../test/fakeApi";
 import { attention, seedRequest } from "../../test/fakeAttention";
 import { renderApp } from "../../test/helpers";
 import { board } from "../../test/fakeBoard";
+import { runSpend, spend } from "../../test/fakeSpend";
 import { fakeLogsApi, logs } from "../../test/fakeLogs";
 import { preferences } from "../../test/fakePreferences";
 
@@ -26,8 +27,19 @@ describe("Settings", () => {
         runId: "run-2", cardId: "c1", cardNumber: 7, cardTitle: "Write the copy", agentHandle: "ava", runtime: "native",
         attempt: 2, kind: "rotation", status: "succeeded", reason: null, startedAt: 1_000, finishedAt: 4_500,
         steadyChars: 1_200, contextChars: 800, changingChars: 300, cited: 2,
-        inputTokens: 12_000, outputTokens: 400, cacheReadTokens: 9_000, cacheWriteTokens: 0, costUsd: null,
+        inputTokens: 12_000, outputTokens: 400, cacheReadTokens: 9_000, cacheWriteTokens: 0, costUsd: 0.5,
       },
+      {
+        runId: "run-1", cardId: "c1", cardNumber: 7, cardTitle: "Write the copy", agentHandle: "ava", runtime: "native",
+        attempt: 1, kind: "run", status: "failed", reason: "checks failed", startedAt: 500, finishedAt: 900,
+        steadyChars: 1_200, contextChars: 800, changingChars: 300, cited: 0,
+        inputTokens: 2_000, outputTokens: 100, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.9,
+      },
+    ];
+    // The CLI's own figure (costUsd) is not what shows: the engine's count does.
+    spend.runs = [
+      runSpend({ runId: "run-2", billing: "subscription", runtime: "claude-code", inputTokens: 12_000, outputTokens: 400 }),
+      runSpend({ runId: "run-1", inputTokens: 2_000, outputTokens: 100, costMicros: 7_500 }),
     ];
     const { user } = await openSettings();
     const row = await screen.findByTestId("trace-run-2");
@@ -36,6 +48,9 @@ describe("Settings", () => {
     expect(row.textContent).toContain("1,200 / 800 / 300 · 2 facts");
     expect(row.textContent).toContain("9,000 cached");
     expect(row.textContent).toContain("3.5 s");
+    // What it cost as the engine counted it (a run on the user's own sign-in: no money).
+    await waitFor(() => expect(screen.getByTestId("trace-cost-run-2").textContent).toBe("on your subscription"));
+    expect(screen.getByTestId("trace-cost-run-1").textContent).toBe("$0.0075");
     await user.click(screen.getByTestId("trace-open-run-2"));
     expect(await screen.findByTestId("task-run-context")).toBeTruthy();
   });

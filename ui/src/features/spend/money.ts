@@ -1,6 +1,6 @@
 // Money and tokens as the Spend page and every run's cost show them. Money comes from the engine as
 // integer micro-dollars (never floats in the store); it is only turned into text here.
-import type { Totals } from "../../bindings";
+import type { RunSpend, Totals } from "../../bindings";
 
 /** `$1.23`; under a cent, `$0.0042` (four places); exactly zero, `$0.00`. */
 export function formatMicros(micros: number): string {
@@ -52,6 +52,32 @@ export function headlineParts(t: Totals): { figure: string; note: string | null 
   if (t.unpricedTokens === 0) return { figure: `${formatTokens(tokens)} tokens`, note: "on your subscription" };
   if (t.subscriptionTokens === 0) return { figure: `${formatTokens(tokens)} tokens`, note: "no price known" };
   return { figure: `${formatTokens(tokens)} tokens`, note: `${subscription} + ${unpriced}` };
+}
+
+/** Runs' spend as one total: money only for what was priced; a run on the user's own sign-in
+ *  counts as tokens on the subscription, a run with no known price as tokens with no price. */
+export function totalsOfRuns(runs: RunSpend[]): Totals {
+  const sum: Totals = {
+    requests: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    costMicros: 0,
+    unpricedTokens: 0,
+    subscriptionTokens: 0,
+  };
+  for (const run of runs) {
+    sum.requests += run.requests;
+    sum.inputTokens += run.inputTokens;
+    sum.outputTokens += run.outputTokens;
+    sum.cacheReadTokens += run.cacheReadTokens;
+    sum.cacheWriteTokens += run.cacheWriteTokens;
+    sum.costMicros += run.costMicros ?? 0;
+    if (run.billing === "subscription") sum.subscriptionTokens += totalTokens(run);
+    else sum.unpricedTokens += run.unpricedTokens;
+  }
+  return sum;
 }
 
 /** One run's or one request's cost: money, or why there is none. */
