@@ -97,7 +97,7 @@ fn frame(message: &Message) -> Option<Value> {
 /// words for the member list (never the token).
 pub async fn connect(url: &str, token: &str, within: Duration) -> Result<(Socket, Hello), String> {
     let attempt = async {
-        let (mut socket, _) = tokio_tungstenite::connect_async(url).await.map_err(|e| short(&e.to_string()))?;
+        let (mut socket, _) = tokio_tungstenite::connect_async(url).await.map_err(|e| connect_failure(&e))?;
         let challenge = loop {
             match socket.next().await {
                 Some(Ok(message)) => {
@@ -150,6 +150,33 @@ pub async fn connect(url: &str, token: &str, within: Duration) -> Result<(Socket
 }
 
 /// A reason as the member list shows it: one line, bounded.
+/// Why a connection could not be opened, in words a person reads in the member list (the OS's
+/// own error stays in the log).
+fn connect_failure(error: &tokio_tungstenite::tungstenite::Error) -> String {
+    use std::io::ErrorKind;
+    use tokio_tungstenite::tungstenite::Error;
+    tracing::debug!(%error, "a Gateway health link could not connect");
+    match error {
+        Error::Io(e) => match e.kind() {
+            ErrorKind::ConnectionRefused => "nothing answers at that address (connection refused)".to_owned(),
+            ErrorKind::TimedOut => "no answer from that address (timed out)".to_owned(),
+            ErrorKind::HostUnreachable | ErrorKind::NetworkUnreachable => {
+                "this computer has no route to that address (is the VPN or Tailscale up?)".to_owned()
+            }
+            ErrorKind::ConnectionReset | ErrorKind::ConnectionAborted => {
+                "the connection was cut as it opened".to_owned()
+            }
+            _ if e.to_string().contains("lookup address") => "that host name was not found".to_owned(),
+            _ => short(&e.to_string()),
+        },
+        Error::Http(response) => {
+            format!("the address answered HTTP {} instead of a Gateway's WebSocket", response.status().as_u16())
+        }
+        Error::Url(e) => format!("the URL cannot be used: {}", short(&e.to_string())),
+        other => short(&other.to_string()),
+    }
+}
+
 fn short(why: &str) -> String {
     let line = why.lines().next().unwrap_or_default().trim();
     let mut cut: String = line.chars().take(160).collect();

@@ -269,3 +269,10 @@ async fn a_run_is_stopped_when_its_gateway_is_lost_or_the_user_stops_it_and_not_
     tokio::time::sleep(Duration::from_millis(50)).await;
     assert!(!*stop.borrow() && cut.lost().is_none());
 }
+
+#[tokio::test]
+async fn an_address_nobody_listens_on_is_said_in_plain_words() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let why = connect(&format!("ws://127.0.0.1:{port}"), "t", Duration::from_secs(2)).await.err().unwrap();
+    assert_eq!(why, "nothing answers at that address (connection refused)");
+}

@@ -155,12 +155,15 @@ impl OpenclawRuntime {
         // scope: operator.admin", as it does for a paired device without the admin scope. Only
         // the first may go on to the bridge (which makes the identity and asks the Gateway's
         // owner to pair it: its failure says what to do); the second could run a turn with none
-        // of the agent's rules. A read call tells them apart.
+        // of the agent's rules. A read call tells them apart. It is asked after any failure: a
+        // first contact whose `agents.create` failed another way (a timeout under load) is
+        // unpaired all the same when the read says "missing scope".
         let unpaired = match &made {
-            Err(e) if e.to_string().contains("missing scope") => {
-                remote_files::call(self.spawner.as_ref(), &bridge, "agents.list", &json!({})).await.is_err()
+            Err(e) => {
+                let read = remote_files::call(self.spawner.as_ref(), &bridge, "agents.list", &json!({})).await;
+                is_unpaired(&e.to_string(), read.err().map(|r| r.to_string()).as_deref())
             }
-            _ => false,
+            Ok(_) => false,
         };
         let gateway_agent = match made {
             Ok(agent) => Some(agent),
@@ -380,6 +383,13 @@ fn explain_failure(result: RunResult, url: &str) -> RunResult {
     RunResult { message: Some(format!("{fix}\n{said}")), ..result }
 }
 
+/// Whether this computer is one the Gateway has not paired, from why `agents.create` failed and
+/// why a read call failed (`None`: it worked). Unpaired, a call is let in with no rights: every
+/// call fails "missing scope"; a paired device without the admin scope still reads.
+fn is_unpaired(create_failure: &str, read_failure: Option<&str>) -> bool {
+    read_failure.is_some_and(|read| create_failure.contains("missing scope") || read.contains("missing scope"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -407,6 +417,18 @@ mod tests {
         recorded
             .replace(&format!("agent:main:acp-bridge:{SESSION}"), key)
             .replace(&format!("\"acp-bridge:{SESSION}\""), &format!("\"{key}\""))
+    }
+
+    #[test]
+    fn an_unpaired_computer_is_told_apart_from_a_device_without_the_admin_scope_and_a_dead_gateway() {
+        let admin = "missing scope: operator.admin";
+        let read = "missing scope: operator.read";
+        assert!(is_unpaired(admin, Some(read)), "no rights at all: unpaired");
+        assert!(!is_unpaired(admin, None), "reads but cannot make agents: paired, without the admin scope");
+        // agents.create timed out under load, the read says what is wrong.
+        assert!(is_unpaired("timed out after 30 s", Some(read)), "unpaired though the first call failed otherwise");
+        assert!(!is_unpaired("timed out after 30 s", None));
+        assert!(!is_unpaired("connection refused", Some("connection refused")), "a dead Gateway is not unpaired");
     }
 
     #[test]
