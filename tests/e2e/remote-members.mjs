@@ -111,7 +111,8 @@ async function pointAt(app, url, token) {
 }
 
 // The member's badge as shown (the list may also hold a hidden copy, whose WebDriver text is "").
-let memberHealth = async () => "";
+const healthIn = (driver) => () =>
+  driver.execute("return [...document.querySelectorAll('[data-testid=gateway-health-member]')].map((e) => e.textContent).join(' ');");
 const shots = [];
 await withApp(THEMES[0], 4474, async (app) => {
   const { click, type, driver } = app;
@@ -131,8 +132,7 @@ await withApp(THEMES[0], 4474, async (app) => {
 for (const theme of THEMES) {
   await withApp(theme, 4474, async (app) => {
     const { click, driver, textOf } = app;
-    memberHealth = async () =>
-      driver.execute("return [...document.querySelectorAll('[data-testid=gateway-health-member]')].map((e) => e.textContent).join(' ');");
+    const memberHealth = healthIn(driver);
     for (const [width, height] of SIZES) {
       await driver.call("POST", driver.s("/window/rect"), { width, height });
       await click("team-item-Launch");
@@ -153,7 +153,8 @@ for (const theme of THEMES) {
 const liveUrl = process.env.CLAWBOO_GATEWAY_URL;
 if (liveUrl) {
   await withApp(THEMES[0], 4474, async (app) => {
-    const { click, driver, textOf } = app;
+    const { click, driver } = app;
+    const memberHealth = healthIn(driver);
     await driver.call("POST", driver.s("/window/rect"), { width: 1440, height: 900 });
     await pointAt(app, liveUrl, process.env.CLAWBOO_GATEWAY_TOKEN ?? "");
     await click("team-item-Launch");
