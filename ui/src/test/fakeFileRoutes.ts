@@ -4,6 +4,7 @@ import type { Agent, AgentFile, FileDelivery, FileRoute, FileRouteInfo, FileStat
 
 type FileName = AgentFile["name"];
 
+/** Each file's budget where Clawboo sends it (`budget`). */
 export const FILE_BUDGETS: Record<FileName, number> = {
   "SOUL.md": 4_000,
   "AGENTS.md": 16_000,
@@ -13,6 +14,17 @@ export const FILE_BUDGETS: Record<FileName, number> = {
   "BOOTSTRAP.md": 8_000,
   "HEARTBEAT.md": 4_000,
 };
+
+/** The limit a runtime that reads AGENTS.md itself holds it to (`runtime_limit`): Codex's
+ *  project-doc limit, Hermes' context-file and OpenClaw's bootstrap-file cut. */
+export const RUNTIME_LIMITS: Partial<Record<RuntimeKind, number>> = { codex: 64_000, hermes: 20_000, openclaw: 20_000 };
+
+/** The budget `file` is held to on `route` for `runtime` (`budget_on`): AGENTS.md the runtime
+ *  reads itself, to the runtime's own limit; everything else, to Clawboo's budget. */
+export function budgetOn(runtime: RuntimeKind, file: FileName, route: FileRoute): number {
+  const own = file === "AGENTS.md" && route === "workspace" ? RUNTIME_LIMITS[runtime] : undefined;
+  return own ?? FILE_BUDGETS[file];
+}
 
 const ALL = Object.keys(FILE_BUDGETS) as FileName[];
 const PERSONA: FileName[] = ["SOUL.md", "IDENTITY.md", "USER.md"];
@@ -57,12 +69,14 @@ export function routeLabel(runtime: RuntimeKind, route: FileRoute): string {
   return OTHER[route];
 }
 
-const budgetApplies = (route: FileRoute) => route !== "memory_pointer" && route !== "not_sent";
+const budgetApplies = (runtime: RuntimeKind, file: FileName, route: FileRoute) =>
+  route !== "memory_pointer" && route !== "not_sent" && budgetOn(runtime, file, route) === FILE_BUDGETS[file];
 
 export function routesOf(agent: Agent): FileRouteInfo[] {
   return ALL.map((file) => {
     const route = routeOf(agent, file);
-    return { file, route, routeLabel: routeLabel(agent.runtime, route), budget: FILE_BUDGETS[file], budgetApplies: budgetApplies(route) };
+    const budget = budgetOn(agent.runtime, file, route);
+    return { file, route, routeLabel: routeLabel(agent.runtime, route), budget, budgetApplies: budgetApplies(agent.runtime, file, route) };
   });
 }
 
@@ -100,10 +114,21 @@ export function planTurn(
               : route === "reference" && delivered.get(file) === h
                 ? "already_delivered"
                 : "sent";
-    return { file, route, routeLabel: routeLabel(agent.runtime, route), status, chars: chars(text), budget: FILE_BUDGETS[file], hash: h };
+    const budget = budgetOn(agent.runtime, file, route);
+    const count = chars(text);
+    // Over the runtime's own limit: the runtime's doing, never a refusal (the engine's words).
+    const note =
+      status === "read_by_runtime" && budget !== FILE_BUDGETS[file] && count > budget
+        ? ownLimitNote(agent.runtime, file, count, budget)
+        : null;
+    return { file, route, routeLabel: routeLabel(agent.runtime, route), status, chars: count, budget, hash: h, note };
   });
   const over = files.filter(
-    (f) => ["sent", "read_by_runtime", "already_delivered"].includes(f.status) && budgetApplies(f.route) && f.chars > f.budget,
+    (f) =>
+      ["sent", "read_by_runtime", "already_delivered"].includes(f.status) &&
+      budgetApplies(agent.runtime, f.file, f.route) &&
+      f.chars > f.budget &&
+      f.note === null,
   );
   const count = (n: number) => n.toLocaleString("en-US");
   const refusal = over.length
@@ -112,6 +137,30 @@ export function planTurn(
         .join("; ")}. Shorten it in the agent's Details > Agent Files; nothing was sent.`
     : null;
   return { files, refusal };
+}
+
+const RUNTIME_LABELS: Record<RuntimeKind, string> = {
+  "claude-code": "Claude Code",
+  codex: "Codex",
+  hermes: "Hermes",
+  native: "Native",
+  openclaw: "OpenClaw",
+};
+
+/** `past_own_limit`'s line. */
+function ownLimitNote(runtime: RuntimeKind, file: FileName, chars: number, limit: number): string {
+  const label = RUNTIME_LABELS[runtime];
+  const count = (n: number) => n.toLocaleString("en-US");
+  const what =
+    runtime === "hermes"
+      ? `${label} reads its start and end and leaves out the middle`
+      : runtime === "openclaw"
+        ? `${label} reads its first ${count(limit)} characters`
+        : `${label} reads it itself and may leave out what is past its limit`;
+  return (
+    `${file} has ${count(chars)} characters, over ${label}'s own limit of ${count(limit)}: the run went on, and ` +
+    `${what} (Clawboo cuts nothing). Shorten it to have it read whole.`
+  );
 }
 
 const ROUTE_FOR_STATUS: Record<FileStatus, FileRoute> = {
@@ -133,6 +182,7 @@ export function sampleDeliveries(
     const status = statuses[file] ?? "sent";
     const route = ROUTE_FOR_STATUS[status];
     const chars = status === "empty" ? 0 : 120;
-    return { file, route, routeLabel: routeLabel(runtime, route), status, chars, budget: FILE_BUDGETS[file], hash: "0" };
+    const budget = budgetOn(runtime, file, route);
+    return { file, route, routeLabel: routeLabel(runtime, route), status, chars, budget, hash: "0", note: null };
   });
 }
