@@ -419,3 +419,70 @@ fn the_repositorys_own_instructions_reach_every_runtime_within_a_stated_budget()
     case.project = Some(files::ProjectFile { folder: "/work/bakery".into(), text: repo_text.into() });
     assert_eq!(case.plan().unwrap().project.unwrap().status, FileStatus::NotSent);
 }
+
+/// The UI's fake backend (`ui/src/test/fakeFileRoutes.ts`) answers with what this writes:
+/// every runtime's file routes in a one-to-one chat in the agent's folder with the memory tools
+/// on, a user's own OpenClaw Gateway, each route's words per runtime, and the budgets. Out of
+/// step, this fails: regenerate with `UPDATE_FILE_ROUTES=1` and commit the file.
+#[test]
+fn the_ui_fakes_file_routes_are_the_engines() {
+    let files = AgentFiles::default();
+    let turn = |runtime, unmanaged| FilesTurn {
+        runtime,
+        files: &files,
+        memory_tools: true,
+        discovers_agents_md: true,
+        unmanaged,
+        session: &FileSession::New,
+        heartbeat: false,
+        project: None,
+    };
+    let routes: serde_json::Map<String, serde_json::Value> = RUNTIMES
+        .iter()
+        .map(|&runtime| (runtime.as_str().to_owned(), serde_json::to_value(files::routes(&turn(runtime, false))).unwrap()))
+        .collect();
+    let all_routes = [
+        FileRoute::Instructions,
+        FileRoute::Workspace,
+        FileRoute::Reference,
+        FileRoute::MemoryPointer,
+        FileRoute::Heartbeat,
+        FileRoute::NotSent,
+    ];
+    let labels: serde_json::Map<String, serde_json::Value> = RUNTIMES
+        .iter()
+        .map(|&runtime| {
+            let words: serde_json::Map<String, serde_json::Value> = all_routes
+                .iter()
+                .map(|&route| {
+                    let name = serde_json::to_value(route).unwrap().as_str().unwrap().to_owned();
+                    (name, files::route_label(runtime, route).into())
+                })
+                .collect();
+            (runtime.as_str().to_owned(), words.into())
+        })
+        .collect();
+    let budgets: serde_json::Map<String, serde_json::Value> =
+        AgentFileName::ALL.iter().map(|&f| (f.as_str().to_owned(), files::budget(f).into())).collect();
+    let runtime_limits: serde_json::Map<String, serde_json::Value> =
+        RUNTIMES.iter().map(|&r| (r.as_str().to_owned(), files::runtime_limit(r).into())).collect();
+    let generated = serde_json::json!({
+        "routes": routes,
+        "ownGatewayRoutes": files::routes(&turn(RuntimeKind::Openclaw, true)),
+        "labels": labels,
+        "budgets": budgets,
+        "runtimeLimits": runtime_limits,
+    });
+    let text = format!("{}\n", serde_json::to_string_pretty(&generated).unwrap());
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/test/engineFileRoutes.json");
+    if std::env::var_os("UPDATE_FILE_ROUTES").is_some() {
+        std::fs::write(&path, &text).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == text,
+        "{} is out of step with the engine's file routes: run UPDATE_FILE_ROUTES=1 cargo test -p clawboo-engine \
+         --test context the_ui_fakes_file_routes and commit it",
+        path.display()
+    );
+}

@@ -122,7 +122,7 @@ describe("Agent Files editor", () => {
     // Codex reads AGENTS.md itself: metered against Codex's own limit, not Clawboo's 16,000.
     await waitFor(() => expect(meter.textContent).toContain("11 / 64,000 characters"));
     expect((await screen.findByTestId("file-route")).textContent).toBe(
-      "How it reaches Codex: read by Codex from the workspace (its own AGENTS.md discovery)",
+      "How it reaches Codex: read by Codex as its own AGENTS.md (Clawboo keeps it in step, in Codex's private home)",
     );
 
     replaceEditorText("x".repeat(16_010));
@@ -190,7 +190,9 @@ describe("Agent Files editor", () => {
     const { user } = renderApp();
     await openAgentFiles(user, "researcher");
     await user.click(screen.getByTestId("file-tab-AGENTS.md"));
-    expect((await screen.findByTestId("file-route")).textContent).toContain("How it reaches Claude Code: read by Claude Code");
+    expect((await screen.findByTestId("file-route")).textContent).toBe(
+      "How it reaches Claude Code: sent as instructions every turn (appended to Claude Code's system prompt)",
+    );
 
     await act(async () => {
       await fakeApi.updateAgent(agentId, { runtime: "native" } as AgentPatch);

@@ -40,7 +40,7 @@ describe("FileDeliveryList", () => {
       expect(row(file).getAttribute("data-status")).toBe(status);
       expect(row(file).querySelector(".file-status")?.textContent).toBe(words);
     }
-    expect(row("AGENTS.md").textContent).toContain("read by Codex from the workspace (its own AGENTS.md discovery)");
+    expect(row("AGENTS.md").textContent).toContain("read by Codex as its own AGENTS.md (Clawboo keeps it in step, in Codex's private home)");
     // Codex reads it itself: held to Codex's own limit, as the engine sends it.
     expect(row("AGENTS.md").textContent).toContain("120 / 64,000 characters");
     expect(screen.queryByTestId("file-note-AGENTS.md")).toBeNull();
