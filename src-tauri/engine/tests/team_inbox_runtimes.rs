@@ -267,13 +267,18 @@ fn inbox_kinds_reach(kind: RuntimeKind) {
     let (_, room_turn) = backroom.last_run(&scout);
     let raw = assert_sent_once(&server, &room_turn, &[SectionKind::Ambient]);
     let ambient = section(&room_turn, SectionKind::Ambient);
-    for notice in
-        ["The user renamed the room Stockroom to Backroom.", "@helper joined the room Backroom.", "@writer left the room Backroom."]
-    {
+    for notice in [
+        "The user renamed the room Stockroom to Backroom.",
+        "@helper joined the room Backroom.",
+        "@writer left the room Backroom.",
+    ] {
         assert_eq!(ambient.matches(notice).count(), 1, "{kind:?}: {notice:?} in {ambient}");
         assert_eq!(raw.matches(&json_text(notice)).count(), 1, "{kind:?}: {notice:?} once in the request");
     }
-    assert!(!ambient.contains("left the team") && !ambient.contains("rule"), "{kind:?}: General's stay there: {ambient}");
+    assert!(
+        !ambient.contains("left the team") && !ambient.contains("rule"),
+        "{kind:?}: General's stay there: {ambient}"
+    );
 }
 
 impl Room<'_> {

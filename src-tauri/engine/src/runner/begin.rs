@@ -7,9 +7,7 @@ use super::task::tail;
 use super::{store, Runner, RunnerSettings, StartOptions, TaskRunContext};
 use crate::board::{Card, CardOrigin, CardRun, CardRunKind, CardRunStatus, Comment, CommentKind};
 use crate::chat::{RunStatus, RunSummary};
-use crate::context::{
-    self, BlockFact, FailedCheck, MemoryBlock, TaskRun, WaitingItem, PROGRESS_NOTE_CHARS,
-};
+use crate::context::{self, BlockFact, FailedCheck, MemoryBlock, TaskRun, WaitingItem, PROGRESS_NOTE_CHARS};
 use crate::error::{Error, Result};
 use crate::guard::RunScope;
 use crate::memory::Visibility;

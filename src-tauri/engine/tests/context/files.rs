@@ -439,7 +439,9 @@ fn the_ui_fakes_file_routes_are_the_engines() {
     };
     let routes: serde_json::Map<String, serde_json::Value> = RUNTIMES
         .iter()
-        .map(|&runtime| (runtime.as_str().to_owned(), serde_json::to_value(files::routes(&turn(runtime, false))).unwrap()))
+        .map(|&runtime| {
+            (runtime.as_str().to_owned(), serde_json::to_value(files::routes(&turn(runtime, false))).unwrap())
+        })
         .collect();
     let all_routes = [
         FileRoute::Instructions,
