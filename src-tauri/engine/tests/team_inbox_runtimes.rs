@@ -169,11 +169,12 @@ fn inbox_kinds_reach(kind: RuntimeKind) {
     assert!(ambient.contains("@lead") && ambient.contains("PEER-KETTLE the kettle is fixed"), "{kind:?}: {ambient}");
 
     // Meanwhile in the team (nothing said in the room, which would clear the question): a rule
-    // removed and one added, @clerk leaves and @helper joins, a room made (renamed, joined and
+    // added and one removed (the added one is rule 2: turn 1's "rule 1" notice rides along in the
+    // history a CLI session keeps), @clerk leaves and @helper joins, a room made (renamed, joined and
     // left after), and the scout's cards commented on, blocked and done by the user.
     let teams = engine.teams();
-    teams.remove_rule(&team.id, &short.id).unwrap();
     teams.add_rule(&team.id, "Answer in plain English.").unwrap();
+    teams.remove_rule(&team.id, &short.id).unwrap();
     teams.set_members(&team.id, vec![lead.clone(), scout.clone(), writer.clone(), helper.clone()]).unwrap();
     assert!(!teams.get(&team.id).unwrap().is_member(&clerk));
     let members = vec![lead.clone(), scout.clone(), writer.clone()];
@@ -227,8 +228,8 @@ fn inbox_kinds_reach(kind: RuntimeKind) {
     }
     let ambient = section(&answer_turn, SectionKind::Ambient);
     let notices = [
+        "The user added team rule 2 (see Team rules).",
         "The user removed the team rule: Keep it short.",
-        "The user added team rule 1 (see Team rules).",
         "@clerk left the team.",
         "@helper joined the team.",
         "The user made the room Stockroom with @lead, @scout, @writer.",
