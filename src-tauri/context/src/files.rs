@@ -31,7 +31,8 @@
 //! leaves them out. Every file that reaches the model is held to its budget, and the whole
 //! prepared context to [`MAX_PREPARED_BYTES`]: over either, the plan is an error that names the
 //! file and the figure, and the run does not start. A file the runtime reads itself is held to
-//! that runtime's own limit ([`budget_on`]), never to the budget Clawboo keeps for what it sends.
+//! that runtime's own limit ([`budget_on`]), never to the budget Clawboo keeps for what it sends,
+//! and never stops a run: over that limit, its delivery's `note` says what the runtime does.
 
 use serde::{Deserialize, Serialize};
 
@@ -588,8 +589,11 @@ fn delivery(turn: &FilesTurn, file: AgentFileName) -> FileDelivery {
 fn past_own_limit(runtime: RuntimeKind, file: AgentFileName, chars: usize, limit: usize) -> String {
     let label = runtime.label();
     let what = match runtime {
-        RuntimeKind::Hermes => format!("{label} reads its start and end and leaves out the middle"),
-        RuntimeKind::Openclaw => format!("{label} reads its first {} characters", thousands(limit)),
+        // Both keep the file's head and tail (OpenClaw's `trimBootstrapContent`, Hermes'
+        // `context_file_max_chars`).
+        RuntimeKind::Hermes | RuntimeKind::Openclaw => {
+            format!("{label} reads its start and end and leaves out the middle")
+        }
         _ => format!("{label} reads it itself and may leave out what is past its limit"),
     };
     format!(

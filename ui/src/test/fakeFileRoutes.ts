@@ -115,11 +115,9 @@ function ownLimitNote(runtime: RuntimeKind, file: FileName, chars: number, limit
   const label = RUNTIME_LABELS[runtime];
   const count = (n: number) => n.toLocaleString("en-US");
   const what =
-    runtime === "hermes"
+    runtime === "hermes" || runtime === "openclaw"
       ? `${label} reads its start and end and leaves out the middle`
-      : runtime === "openclaw"
-        ? `${label} reads its first ${count(limit)} characters`
-        : `${label} reads it itself and may leave out what is past its limit`;
+      : `${label} reads it itself and may leave out what is past its limit`;
   return (
     `${file} has ${count(chars)} characters, over ${label}'s own limit of ${count(limit)}: the run went on, and ` +
     `${what} (Clawboo cuts nothing). Shorten it to have it read whole.`
