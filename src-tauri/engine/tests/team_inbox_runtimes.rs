@@ -6,7 +6,8 @@
 //! the work it handed out. *Ambient*: a peer post and the team's notices (a member joined and one
 //! left, a rule added and one removed, a room made; in that room: renamed, a member joined it and
 //! one left it). Four turns of the runtime (OpenClaw starts a Gateway once: slow, so one test
-//! per runtime).
+//! per runtime). And a leader on that runtime (but OpenClaw) receives a member's routine result
+//! once.
 #![cfg(unix)]
 
 mod common;
@@ -19,6 +20,7 @@ use clawboo_engine::board::{Actor, CardStatus, CommentKind, NewCard};
 use clawboo_engine::chat::team::{RoomMessage, RoomMessageKind, RunContext};
 use clawboo_engine::chat::RunStatus;
 use clawboo_engine::context::SectionKind;
+use clawboo_engine::routines::{RoutineInput, RoutineOutcome, Schedule};
 use clawboo_engine::runtimes::ApprovalPolicy;
 use clawboo_engine::secrets::Provider;
 use clawboo_engine::teams::{NewRoom, RoomPatch};
@@ -296,6 +298,63 @@ impl Room<'_> {
     }
 }
 
+/// A member's routine that reports to its team (a Native @cook's): its result wakes the leader
+/// on `kind` in General, and the leader's request carries it once, as the routine's message
+/// (production's way; it waits in the leader's *Addressed to you* only when the room cannot take
+/// it). Not on OpenClaw: a second Gateway start for one more turn.
+fn routine_result_reaches_the_leader(kind: RuntimeKind) {
+    let behavior = Behavior::text("(unscripted)")
+        .when("ROUTINE-REPORT", vec![Reply::Text("LEAD-ACK the jars are counted.".into())])
+        .when("ROUTINE-TALLY", vec![Reply::Text("ROUTINE-REPORT 40 jars on the shelf".into())]);
+    let server = FakeModelServer::start_blocking(behavior);
+    let clis: Vec<RuntimeKind> = [kind].into_iter().filter(|k| *k != RuntimeKind::Native).collect();
+    let Some((fixture, mut runtimes)) = common::Fixture::for_clis_on(&clis, &server, KEY) else { return };
+    runtimes.push(common::native_runtime(server.base_url(), KEY));
+    let engine = fixture.open_with(runtimes);
+    let ids: Vec<String> = [agent("lead", kind), agent("cook", RuntimeKind::Native)]
+        .into_iter()
+        .map(|a| common::add_agent(&engine, a))
+        .collect();
+    let common::ChatTeam { team, general } = common::chat_team(&engine, "Pantry", &ids, "I am Ada, I run a tea shop.");
+    let room = Room { engine: &engine, id: general };
+    let routine = engine
+        .routines()
+        .create(RoutineInput {
+            // The card's title (the routine's name) is its run's message.
+            name: "ROUTINE-TALLY jars".into(),
+            agent_id: Some(ids[1].clone()),
+            team_id: None,
+            prompt: "Count the jars.".into(),
+            schedule: Schedule::Cron { expr: "0 8 * * *".into(), tz: "Europe/Berlin".into() },
+            heartbeat: false,
+            reports_to_team_id: Some(team.id.clone()),
+        })
+        .unwrap();
+    let run = engine.routines().run_now(&routine.id).unwrap();
+    let run = wait_for("the routine's run to end", LIMIT, || {
+        engine.routines().tick(clawboo_engine::vocab::clock::now_ms()).unwrap();
+        let latest = engine.routines().detail(&routine.id, 5).unwrap().runs.into_iter().find(|r| r.id == run.id)?;
+        (latest.outcome != RoutineOutcome::Running).then_some(latest)
+    });
+    assert_eq!(run.outcome, RoutineOutcome::Succeeded, "{kind:?}: {:?}", run.note);
+    room.settled("the leader's answer to the routine's result", |m| {
+        m.iter().any(|m| m.content.starts_with("LEAD-ACK"))
+    });
+
+    let (run_id, woken) = room.last_run(&ids[0]);
+    let runs = engine.chat().room_runs(&room.id, 100).unwrap();
+    let leader_run = runs.iter().find(|r| r.id == run_id).unwrap();
+    assert_eq!(leader_run.runtime, kind, "the leader's run was on its runtime");
+    let message = woken.sections.last().unwrap().text.clone();
+    let result =
+        "Routine card #1 \"ROUTINE-TALLY jars\" by @cook ended done, waiting for the user's review.\nIts report:\n\
+                  ROUTINE-REPORT 40 jars on the shelf";
+    assert!(message.contains(result), "{kind:?}: {message}");
+    let raw = bodies_of(&server, &woken).into_iter().next().expect("the leader's request was captured");
+    assert_eq!(raw.matches(&json_text(result)).count(), 1, "{kind:?}: the result once in the leader's request");
+    assert!(!section(&woken, SectionKind::AddressedToYou).contains("ROUTINE-TALLY"), "{kind:?}: not again as an alert");
+}
+
 #[test]
 fn native_receives_every_kind_of_inbox_item_once() {
     inbox_kinds_reach(RuntimeKind::Native);
@@ -319,4 +378,24 @@ fn hermes_receives_every_kind_of_inbox_item_once() {
 #[test]
 fn openclaw_receives_every_kind_of_inbox_item_once() {
     inbox_kinds_reach(RuntimeKind::Openclaw);
+}
+
+#[test]
+fn a_routine_result_reaches_a_native_leader_once() {
+    routine_result_reaches_the_leader(RuntimeKind::Native);
+}
+
+#[test]
+fn a_routine_result_reaches_a_claude_code_leader_once() {
+    routine_result_reaches_the_leader(RuntimeKind::ClaudeCode);
+}
+
+#[test]
+fn a_routine_result_reaches_a_codex_leader_once() {
+    routine_result_reaches_the_leader(RuntimeKind::Codex);
+}
+
+#[test]
+fn a_routine_result_reaches_a_hermes_leader_once() {
+    routine_result_reaches_the_leader(RuntimeKind::Hermes);
 }
