@@ -1144,6 +1144,11 @@ export type FileDelivery = {
 	budget: number,
 	/**  Content hash (FNV-1a, hex): what delivery tracking compares. */
 	hash: string,
+	/**
+	 *  A file the runtime reads itself, over that runtime's own limit: what the runtime does with
+	 *  it, in one line (the run goes on; Clawboo cuts nothing).
+	 */
+	note: string | null,
 };
 
 /**  Where a file goes for this agent's runtime. */
@@ -1169,7 +1174,8 @@ export type FileRouteInfo = {
 	budget: number,
 	/**
 	 *  Whether a file over its budget stops runs (false: its content is not sent, as with
-	 *  MEMORY.md behind the memory tools' pointer).
+	 *  MEMORY.md behind the memory tools' pointer, or the runtime reads it itself and `budget`
+	 *  is that runtime's own limit).
 	 */
 	budgetApplies: boolean,
 };

@@ -31,7 +31,8 @@
 //! leaves them out. Every file that reaches the model is held to its budget, and the whole
 //! prepared context to [`MAX_PREPARED_BYTES`]: over either, the plan is an error that names the
 //! file and the figure, and the run does not start. A file the runtime reads itself is held to
-//! that runtime's own limit ([`budget_on`]), never to the budget Clawboo keeps for what it sends.
+//! that runtime's own limit ([`budget_on`]), never to the budget Clawboo keeps for what it sends,
+//! and never stops a run: over that limit, its delivery's `note` says what the runtime does.
 
 use serde::{Deserialize, Serialize};
 
@@ -206,6 +207,9 @@ pub struct FileDelivery {
     pub budget: u32,
     /// Content hash (FNV-1a, hex): what delivery tracking compares.
     pub hash: String,
+    /// A file the runtime reads itself, over that runtime's own limit: what the runtime does with
+    /// it, in one line (the run goes on; Clawboo cuts nothing).
+    pub note: Option<String>,
 }
 
 /// How a file reaches an agent's runtime, for the editor: its route and budget.
@@ -217,7 +221,8 @@ pub struct FileRouteInfo {
     pub route_label: String,
     pub budget: u32,
     /// Whether a file over its budget stops runs (false: its content is not sent, as with
-    /// MEMORY.md behind the memory tools' pointer).
+    /// MEMORY.md behind the memory tools' pointer, or the runtime reads it itself and `budget`
+    /// is that runtime's own limit).
     pub budget_applies: bool,
 }
 
@@ -227,12 +232,14 @@ pub fn routes(turn: &FilesTurn) -> Vec<FileRouteInfo> {
         .into_iter()
         .map(|file| {
             let route = route(turn, file);
+            let held_to = budget_on(turn.runtime, file, route);
             FileRouteInfo {
                 file,
                 route,
                 route_label: route_label(turn.runtime, route).to_owned(),
-                budget: budget_on(turn.runtime, file, route) as u32,
-                budget_applies: !matches!(route, FileRoute::MemoryPointer | FileRoute::NotSent),
+                budget: held_to as u32,
+                budget_applies: !matches!(route, FileRoute::MemoryPointer | FileRoute::NotSent)
+                    && held_to == budget(file),
             }
         })
         .collect()
@@ -344,19 +351,17 @@ impl FilePlan {
     }
 }
 
-/// The plan for one run, or [`Error::ContextTooLarge`] naming every file over its budget.
+/// The plan for one run, or [`Error::ContextTooLarge`] naming every file over its budget. A
+/// file the runtime reads itself, over that runtime's own limit, never blocks: its delivery's
+/// note says what the runtime does with it.
 pub fn plan(turn: &FilesTurn) -> Result<FilePlan> {
     let files: Vec<FileDelivery> = AgentFileName::ALL.iter().map(|&file| delivery(turn, file)).collect();
     let over: Vec<String> = files
         .iter()
-        .filter(|f| reaches_model(f) && f.chars as usize > f.budget as usize)
+        .filter(|f| reaches_model(f) && f.chars as usize > f.budget as usize && f.note.is_none())
         .map(|f| {
-            // A file the runtime reads itself: the runtime would cut it, at its own limit.
-            let own_limit = budget_on(turn.runtime, f.file, f.route) != budget(f.file);
-            let limit =
-                if own_limit { format!("{}'s own limit", turn.runtime.label()) } else { String::from("its budget") };
             format!(
-                "{} has {} characters, over {limit} of {} ({})",
+                "{} has {} characters, over its budget of {} ({})",
                 f.file,
                 thousands(f.chars as usize),
                 thousands(f.budget as usize),
@@ -561,15 +566,42 @@ fn delivery(turn: &FilesTurn, file: AgentFileName) -> FileDelivery {
             _ => FileStatus::Sent,
         },
     };
+    let chars = text.chars().count();
+    let held_to = budget_on(turn.runtime, file, route);
+    // Held to the runtime's own limit, not Clawboo's budget: past it, the runtime's doing.
+    let own_limit = held_to != budget(file);
+    let note = (status == FileStatus::ReadByRuntime && own_limit && chars > held_to)
+        .then(|| past_own_limit(turn.runtime, file, chars, held_to));
     FileDelivery {
         file,
         route,
         route_label: route_label(turn.runtime, route).to_owned(),
         status,
-        chars: u32::try_from(text.chars().count()).unwrap_or(u32::MAX),
-        budget: budget_on(turn.runtime, file, route) as u32,
+        chars: u32::try_from(chars).unwrap_or(u32::MAX),
+        budget: held_to as u32,
         hash,
+        note,
     }
+}
+
+/// The line for a file the runtime reads itself, over the runtime's own limit: the run goes on,
+/// and what the runtime does with the rest is said, never left to guess.
+fn past_own_limit(runtime: RuntimeKind, file: AgentFileName, chars: usize, limit: usize) -> String {
+    let label = runtime.label();
+    let what = match runtime {
+        // Both keep the file's head and tail (OpenClaw's `trimBootstrapContent`, Hermes'
+        // `context_file_max_chars`).
+        RuntimeKind::Hermes | RuntimeKind::Openclaw => {
+            format!("{label} reads its start and end and leaves out the middle")
+        }
+        _ => format!("{label} reads it itself and may leave out what is past its limit"),
+    };
+    format!(
+        "{file} has {} characters, over {label}'s own limit of {}: the run went on, and {what} (Clawboo cuts \
+         nothing). Shorten it to have it read whole.",
+        thousands(chars),
+        thousands(limit)
+    )
 }
 
 /// Whether the file's content reaches the model in this run (so its budget applies).

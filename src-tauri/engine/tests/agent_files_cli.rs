@@ -12,6 +12,9 @@
 //! - USER.md over its budget: the send is refused with the file and the figures named, no
 //!   request reaches the model and nothing is stored.
 //!
+//! And an AGENTS.md Codex reads itself, over Codex's own limit: the run goes on (it is not
+//! Clawboo's to refuse), and "What this agent saw" says what Codex does with it.
+//!
 //! Skipped when a CLI is not installed (see `common::cli`); one runtime at a time.
 #![cfg(unix)]
 
@@ -188,4 +191,27 @@ fn native_gets_each_file_once_in_its_slot() {
 #[test]
 fn openclaw_gets_each_file_once_in_its_slot() {
     files_reach(RuntimeKind::Openclaw);
+}
+
+#[test]
+fn codex_runs_with_an_agents_md_over_its_own_limit_and_says_so() {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(chat) = Chat::open(RuntimeKind::Codex) else { return };
+    let limit = clawboo_engine::context::files::CODEX_AGENTS_LIMIT;
+    let long = format!("AGENTS-LONG-START-5f1e\n{}", "Check twice. ".repeat(limit / 13 + 10));
+    let chars = long.trim().chars().count();
+    assert!(chars > limit);
+    chat.write(AgentFileName::Agents, &long);
+
+    let (requests, saw) = chat.turn(MESSAGES[0]);
+    // Codex read it from the workspace itself: its start reached the model once.
+    assert_eq!(count(&requests[0], "AGENTS-LONG-START-5f1e"), 1, "{}", requests[0].raw_body.len());
+    let agents = saw.files.iter().find(|f| f.file == AgentFileName::Agents).unwrap();
+    assert_eq!((agents.status, agents.budget as usize), (FileStatus::ReadByRuntime, limit));
+    let note = agents.note.as_deref().expect("a line saying what Codex does with the rest");
+    let said = format!(
+        "AGENTS.md has {} characters, over Codex's own limit of 64,000: the run went on",
+        clawboo_engine::vocab::thousands(chars)
+    );
+    assert!(note.starts_with(&said), "{note}");
 }

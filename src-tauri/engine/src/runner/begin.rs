@@ -1,14 +1,13 @@
 //! What a task run starts from: everything fixed for the task (read once, so the steady tier is
 //! byte-identical across its runs), and each run's context, row, record on the card and tools.
 
+use super::card_comments;
 use super::check::CheckOutcome;
 use super::task::tail;
 use super::{store, Runner, RunnerSettings, StartOptions, TaskRunContext};
-use crate::board::{Actor, Card, CardOrigin, CardRun, CardRunKind, CardRunStatus, Comment, CommentKind};
+use crate::board::{Card, CardOrigin, CardRun, CardRunKind, CardRunStatus, Comment, CommentKind};
 use crate::chat::{RunStatus, RunSummary};
-use crate::context::{
-    self, BlockFact, FailedCheck, MemoryBlock, TaskRun, WaitingItem, WaitingKind, PROGRESS_NOTE_CHARS,
-};
+use crate::context::{self, BlockFact, FailedCheck, MemoryBlock, TaskRun, WaitingItem, PROGRESS_NOTE_CHARS};
 use crate::error::{Error, Result};
 use crate::guard::RunScope;
 use crate::memory::Visibility;
@@ -247,41 +246,17 @@ impl Runner {
     }
 }
 
-/// What was said on the card since its last run started (all of it before its first run): the
-/// user's comments are addressed to the agent; other agents' are information, quoted so nothing
-/// in them passes for Clawboo's framing. Reports and the card's own runs' comments are left out.
+/// What was said on the card since its last run started (all of it before its first run), as
+/// [`card_comments::waiting_item`] words it. Reports and the card's own runs' comments are left
+/// out.
 fn waiting_comments(comments: &[Comment], runs: &[CardRun]) -> Vec<WaitingItem> {
     let since = runs.last().map(|r| r.started_at);
     let own = |run_id: &Option<String>| run_id.as_ref().is_some_and(|id| runs.iter().any(|r| r.run_id == *id));
     comments
         .iter()
         .filter(|c| c.kind == CommentKind::Comment && since.is_none_or(|t| c.created_at >= t) && !own(&c.run_id))
-        .map(|c| match &c.author {
-            Actor::User => WaitingItem {
-                id: c.id.clone(),
-                kind: WaitingKind::Alert,
-                from: None,
-                text: format!("The user commented on this card:\n{}", c.text.trim()),
-            },
-            Actor::Agent { handle, .. } => WaitingItem {
-                id: c.id.clone(),
-                kind: WaitingKind::Notice,
-                from: Some(handle.clone()),
-                text: format!("A comment on this card:{}", quoted(&c.text)),
-            },
-            Actor::Clawboo => WaitingItem {
-                id: c.id.clone(),
-                kind: WaitingKind::Notice,
-                from: None,
-                text: format!("Clawboo noted on this card:{}", quoted(&c.text)),
-            },
-        })
+        .map(|c| card_comments::waiting_item(&c.id, &c.author, &c.text))
         .collect()
-}
-
-/// `text` quoted line by line (`> `), each line on a new line.
-fn quoted(text: &str) -> String {
-    text.trim().lines().map(|line| if line.is_empty() { "\n>".to_owned() } else { format!("\n> {line}") }).collect()
 }
 
 /// A card's project folder (its own or its team's), when it has one, must be a folder on this

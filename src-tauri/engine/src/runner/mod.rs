@@ -22,6 +22,7 @@
 //! worktree and branch, never the user's checkout; a plain folder in place, one run at a time.
 
 mod begin;
+pub mod card_comments;
 pub mod check;
 mod folders;
 mod git;

@@ -10,7 +10,15 @@ use clawboo_engine::context::{
     PERSONA_BUDGET, PROGRESS_NOTE_CHARS,
 };
 
+use clawboo_engine::board::Actor;
+use clawboo_engine::runner::card_comments;
+
 use super::fixture::{item, render, RUNTIMES};
+
+/// Another agent on the card, as a comment of its shows.
+fn bo() -> Actor {
+    Actor::Agent { agent_id: "agent-bo".into(), handle: "bo".into(), run_id: None }
+}
 
 /// A check that failed, owned (the run borrows a [`FailedCheck`] built from it).
 struct Check {
@@ -20,7 +28,8 @@ struct Check {
 }
 
 /// Owns everything a [`TaskRun`] borrows. Defaults: the first run of card #12 on `runtime`, with
-/// memory and peer-room tools, one result and one notice waiting, and a memory block.
+/// memory and peer-room tools, two comments on the card waiting (the user's and @bo's, as the
+/// runner makes them), and a memory block.
 struct Task {
     runtime: RuntimeKind,
     persona: String,
@@ -86,8 +95,8 @@ impl Task {
             check: None,
             handoff_note: None,
             waiting: vec![
-                item("w1", WaitingKind::Result, Some("bo"), "The prices list is checked: all correct."),
-                item("w2", WaitingKind::Notice, None, "Card #11 (photos) moved to Done."),
+                card_comments::waiting_item("w1", &Actor::User, "List the rye loaf first, it sells best."),
+                card_comments::waiting_item("w2", &bo(), "The prices list is checked: all correct."),
             ],
             memory: Some(facts_block()),
             routine: None,
@@ -136,18 +145,15 @@ impl Task {
         t
     }
 
-    /// Six results of ~1,200 chars each: three fit in the inbox budget, the rest wait.
+    /// Six comments of ~1,200 chars each (the user's, and every third @bo's): three fit in the
+    /// inbox budget, the rest wait.
     fn waiting_overflow(runtime: RuntimeKind) -> Self {
         let mut t = Self::first_run(runtime);
         t.waiting = (1..=6)
             .map(|i| {
-                let kind = if i % 3 == 0 { WaitingKind::Notice } else { WaitingKind::Result };
-                item(
-                    &format!("w{i}"),
-                    kind,
-                    Some("bo"),
-                    &format!("Item {i}. {}", "Crust and crumb checked. ".repeat(48)),
-                )
+                let author = if i % 3 == 0 { bo() } else { Actor::User };
+                let text = format!("Item {i}. {}", "Crust and crumb checked. ".repeat(48));
+                card_comments::waiting_item(&format!("w{i}"), &author, &text)
             })
             .collect();
         t

@@ -119,14 +119,23 @@ describe("Agent Files editor", () => {
 
     const meter = screen.getByTestId("file-meter");
     expect(meter.getAttribute("data-file")).toBe("AGENTS.md");
-    expect(meter.textContent).toContain("11 / 16,000 characters");
+    // Codex reads AGENTS.md itself: metered against Codex's own limit, not Clawboo's 16,000.
+    await waitFor(() => expect(meter.textContent).toContain("11 / 64,000 characters"));
     expect((await screen.findByTestId("file-route")).textContent).toBe(
-      "How it reaches Codex: read by Codex from the workspace (its own AGENTS.md discovery)",
+      "How it reaches Codex: read by Codex as its own AGENTS.md (Clawboo keeps it in step, in Codex's private home)",
     );
 
     replaceEditorText("x".repeat(16_010));
-    expect(screen.getByTestId("file-meter").textContent).toContain("16,010 / 16,000 characters");
-    expect(screen.getByTestId("file-over-budget").textContent).toContain("Over its budget by 10 characters");
+    expect(screen.getByTestId("file-meter").textContent).toContain("16,010 / 64,000 characters");
+    expect(screen.queryByTestId("file-over-budget")).toBeNull();
+    replaceEditorText("x".repeat(64_010));
+    expect(screen.getByTestId("file-meter").textContent).toContain("64,010 / 64,000 characters");
+    // Over Codex's own limit it still never stops a run: the runtime's doing, said so.
+    expect(screen.queryByTestId("file-over-budget")).toBeNull();
+    expect(screen.getByTestId("file-over-budget-note").textContent).toBe(
+      "Over Codex's own limit by 10 characters: runs go ahead, and Codex reads it itself, so it may leave out the " +
+        "rest. Clawboo cuts nothing.",
+    );
 
     await user.click(screen.getByTestId("file-tab-HEARTBEAT.md"));
     await waitFor(() => expect(editorText()).toBe("# HEARTBEAT.md\n"));
@@ -154,11 +163,36 @@ describe("Agent Files editor", () => {
     expect(screen.queryByTestId("confirm-dialog")).toBeNull();
   });
 
+  it("meters AGENTS.md against the limit of a runtime that reads it itself, else Clawboo's budget", async () => {
+    const { user } = renderApp();
+    await openAgentFiles(user, "researcher");
+    await user.click(screen.getByTestId("file-tab-AGENTS.md"));
+    await waitFor(() => expect(editorText()).toBe("# AGENTS.md\n"));
+    for (const [runtime, label, limit] of [
+      ["hermes", "Hermes", "20,000"],
+      ["openclaw", "OpenClaw", "20,000"],
+      ["codex", "Codex", "64,000"],
+      ["native", "Native", "16,000"],
+    ] as const) {
+      await act(async () => {
+        await fakeApi.updateAgent(agentId, { runtime } as AgentPatch);
+        emit("agentsChanged", null);
+      });
+      await waitFor(() => expect(screen.getByTestId("file-route").textContent).toContain(`How it reaches ${label}:`));
+      await waitFor(() => expect(screen.getByTestId("file-meter").textContent).toContain(`11 / ${limit} characters`));
+    }
+    // Where Clawboo sends it (Native), over its budget stops the runs.
+    replaceEditorText("x".repeat(16_010));
+    expect(screen.getByTestId("file-over-budget").textContent).toContain("Over its budget by 10 characters");
+  });
+
   it("reads the routes again when the agent's runtime changes", async () => {
     const { user } = renderApp();
     await openAgentFiles(user, "researcher");
     await user.click(screen.getByTestId("file-tab-AGENTS.md"));
-    expect((await screen.findByTestId("file-route")).textContent).toContain("How it reaches Claude Code: read by Claude Code");
+    expect((await screen.findByTestId("file-route")).textContent).toBe(
+      "How it reaches Claude Code: sent as instructions every turn (appended to Claude Code's system prompt)",
+    );
 
     await act(async () => {
       await fakeApi.updateAgent(agentId, { runtime: "native" } as AgentPatch);

@@ -15,7 +15,8 @@ type Props = {
 };
 
 /** How much of its budget an agent file uses, and how it reaches the agent's runtime. The engine
- *  never cuts a file: one over a budget that applies stops the agent's runs instead. */
+ *  never cuts a file: one over a budget that applies stops the agent's runs instead. A file the
+ *  runtime reads itself is metered against that runtime's own limit, and never stops a run. */
 export function FileBudgetMeter({ name, text, budget, route, runtimeLabel }: Props) {
   const count = fileChars(text);
   const over = count - budget;
@@ -44,7 +45,13 @@ export function FileBudgetMeter({ name, text, budget, route, runtimeLabel }: Pro
           Nothing is ever cut.
         </p>
       )}
-      {over > 0 && !blocks && (
+      {over > 0 && !blocks && route?.route === "workspace" && (
+        <p className="file-meter__note" data-testid="file-over-budget-note">
+          Over {runtimeLabel}&apos;s own limit by {formatCount(over)} characters: runs go ahead, and {runtimeLabel}{" "}
+          reads it itself, so it may leave out the rest. Clawboo cuts nothing.
+        </p>
+      )}
+      {over > 0 && !blocks && route?.route !== "workspace" && (
         <p className="file-meter__note" data-testid="file-over-budget-note">
           Over its budget by {formatCount(over)} characters, but its content is not sent, so runs go ahead.
         </p>

@@ -289,7 +289,7 @@ describe("Board", () => {
     const agents = within(files).getByTestId("file-delivery-AGENTS.md");
     expect(agents.getAttribute("data-status")).toBe("read_by_runtime");
     expect(agents.textContent).toContain("Read by the runtime");
-    expect(agents.textContent).toContain("read by Codex from the workspace (its own AGENTS.md discovery)");
+    expect(agents.textContent).toContain("read by Codex as its own AGENTS.md (Clawboo keeps it in step, in Codex's private home)");
     expect(within(files).getByTestId("file-delivery-HEARTBEAT.md").textContent).toContain("Not this run");
   });
 

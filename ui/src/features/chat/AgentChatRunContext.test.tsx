@@ -55,12 +55,13 @@ describe("What this agent saw, one to one", () => {
     expect(within(files).getAllByRole("listitem")).toHaveLength(7);
     expect(statusOf(viewer, "SOUL.md")).toBe("sent");
     expect(statusOf(viewer, "IDENTITY.md")).toBe("empty");
-    expect(statusOf(viewer, "AGENTS.md")).toBe("read_by_runtime");
+    // Claude Code gets AGENTS.md from Clawboo, in its instructions (as the engine routes it).
+    expect(statusOf(viewer, "AGENTS.md")).toBe("sent");
     expect(statusOf(viewer, "BOOTSTRAP.md")).toBe("sent");
     expect(statusOf(viewer, "HEARTBEAT.md")).toBe("not_this_run");
     const agents = within(viewer).getByTestId("file-delivery-AGENTS.md");
-    expect(agents.textContent).toContain("Read by the runtime");
-    expect(agents.textContent).toContain("read by Claude Code from the workspace (its CLAUDE.md imports @AGENTS.md)");
+    expect(agents.textContent).toContain("Sent");
+    expect(agents.textContent).toContain("sent as instructions every turn (appended to Claude Code's system prompt)");
     expect(agents.textContent).toContain("11 / 16,000 characters");
 
     await user.click(within(viewer).getByRole("button", { name: "Close" }));

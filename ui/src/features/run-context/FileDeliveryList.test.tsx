@@ -40,10 +40,26 @@ describe("FileDeliveryList", () => {
       expect(row(file).getAttribute("data-status")).toBe(status);
       expect(row(file).querySelector(".file-status")?.textContent).toBe(words);
     }
-    expect(row("AGENTS.md").textContent).toContain("read by Codex from the workspace (its own AGENTS.md discovery)");
-    expect(row("AGENTS.md").textContent).toContain("120 / 16,000 characters");
+    expect(row("AGENTS.md").textContent).toContain("read by Codex as its own AGENTS.md (Clawboo keeps it in step, in Codex's private home)");
+    // Codex reads it itself: held to Codex's own limit, as the engine sends it.
+    expect(row("AGENTS.md").textContent).toContain("120 / 64,000 characters");
+    expect(screen.queryByTestId("file-note-AGENTS.md")).toBeNull();
     expect(row("HEARTBEAT.md").textContent).toContain("sent on heartbeat runs only");
     expect(row("USER.md").textContent).toContain("not sent: this agent's own OpenClaw Gateway keeps its own files");
+  });
+
+  it("shows the line for a file the runtime reads itself, over that runtime's own limit", () => {
+    const note =
+      "AGENTS.md has 20,001 characters, over Hermes's own limit of 20,000: the run went on, and Hermes reads its " +
+      "start and end and leaves out the middle (Clawboo cuts nothing). Shorten it to have it read whole.";
+    const files = sampleDeliveries({ "AGENTS.md": "read_by_runtime" }, "hermes").map((f) =>
+      f.file === "AGENTS.md" ? { ...f, chars: 20_001, note } : f,
+    );
+    render(<FileDeliveryList files={files} />);
+    const row = screen.getByTestId("file-delivery-AGENTS.md");
+    expect(row.querySelector(".file-status")?.textContent).toBe("Read by the runtime");
+    expect(row.querySelector(".file-delivery__size")?.textContent).toBe("20,001 / 20,000 characters");
+    expect(within(row).getByRole("note").textContent).toBe(note);
   });
 
   it("shows the project's own instructions with their route, and the line when over budget", () => {

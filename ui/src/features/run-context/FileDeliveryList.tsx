@@ -85,6 +85,11 @@ function FileDeliveryRow({ delivery, unsent }: { delivery: FileDelivery; unsent:
       <span className={`file-delivery__size${over ? " is-over" : ""}`}>
         {formatCount(delivery.chars)} / {formatCount(delivery.budget)} characters
       </span>
+      {delivery.note && (
+        <span className="file-delivery__note" role="note" data-testid={`file-note-${delivery.file}`}>
+          {delivery.note}
+        </span>
+      )}
     </li>
   );
 }
