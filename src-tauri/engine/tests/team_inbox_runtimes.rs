@@ -5,9 +5,10 @@
 //! blocked and moved to Done by the user, a hand-off of its that was not made, and the result of
 //! the work it handed out. *Ambient*: a peer post and the team's notices (a member joined and one
 //! left, a rule added and one removed, a room made; in that room: renamed, a member joined it and
-//! one left it). Four turns of the runtime (OpenClaw starts a Gateway once: slow, so one test
-//! per runtime). And a leader on that runtime (but OpenClaw) receives a member's routine result
-//! once.
+//! one left it). Then no lost peer posts: posts held back by the peer budget reach it on its
+//! next turn, once, though it posted its own in between. Six turns of the runtime (OpenClaw
+//! starts a Gateway once: slow, so one test per runtime). And a leader on that runtime (but
+//! OpenClaw) receives a member's routine result once.
 #![cfg(unix)]
 
 mod common;
@@ -35,7 +36,17 @@ const KEY: &str = "sk-fake-inbox";
 /// earlier turns, so its request holds the earlier triggers too.
 fn behavior() -> Behavior {
     let too_long = "x".repeat(16_100);
+    let many = (1..=HELD_POSTS).map(|i| Reply::ToolCall { name: "~peer_post".into(), input: json!({"text": held_post(i)}) });
     Behavior::text("(unscripted)")
+        .when("HELD-CHECK", vec![Reply::Text("HELD-SEEN all read.".into())])
+        .when(
+            "OWN-NOTE",
+            vec![
+                Reply::ToolCall { name: "~peer_post".into(), input: json!({"text": SCOUT_POST}) },
+                Reply::Text("Noted mine.".into()),
+            ],
+        )
+        .when("MANY-NOTES", many.chain([Reply::Text("Posted six.".into())]).collect())
         .when("ROOM-CHECK", vec![Reply::Text("ROOM-CHECKED the shelves are full.".into())])
         .when("TALLY-RESULT", vec![Reply::Text("INBOX-DONE all in.".into())])
         .when("TALLY-TASK", vec![Reply::Text("TALLY-RESULT 12 crates".into())])
@@ -54,6 +65,15 @@ fn behavior() -> Behavior {
             ],
         )
         .when("ASK-FLAVOUR", vec![Reply::Text("@user which flavour?".into())])
+}
+
+/// The leader's posts for the budget turns: six that fill more than the peer budget (4,000
+/// chars: four fit, two are held back for the scout's next turn).
+const HELD_POSTS: usize = 6;
+const SCOUT_POST: &str = "SCOUT-SAYS the till is balanced";
+
+fn held_post(i: usize) -> String {
+    format!("HELD-POST {i}: {}", "x".repeat(785))
 }
 
 /// An agent on `runtime` with the provider its adapter is pointed at (Native: Anthropic, at the
@@ -282,6 +302,57 @@ fn inbox_kinds_reach(kind: RuntimeKind) {
         !ambient.contains("left the team") && !ambient.contains("rule"),
         "{kind:?}: General's stay there: {ambient}"
     );
+
+    held_back_posts_reach_the_scout_once(kind, &server, &room, &team.id, &lead, &scout);
+}
+
+/// Item 3 of issue 24, no lost peer posts: the leader posts more than the peer budget takes; the
+/// scout's turn 5 carries the first four and holds two back, and the scout posts its own note
+/// then (which once moved its read cursor past the two); turn 6 carries the two, each once in
+/// the captured request, and neither the four again nor its own note.
+fn held_back_posts_reach_the_scout_once(
+    kind: RuntimeKind,
+    server: &FakeModelServer,
+    room: &Room<'_>,
+    team_id: &str,
+    lead: &str,
+    scout: &str,
+) {
+    let engine = room.engine;
+    engine.chat().send_team(&room.id, "@lead MANY-NOTES for the team").unwrap();
+    room.settled("the leader's six posts", |m| m.iter().any(|m| m.content == "Posted six."));
+    room.last_run(lead);
+
+    // Turn 5: four posts fit, two wait; the scout posts in between.
+    engine.chat().send_team(&room.id, "@scout OWN-NOTE tell the team").unwrap();
+    room.settled("the scout's own post", |m| m.iter().any(|m| m.content == "Noted mine."));
+    let (_, fifth) = room.last_run(scout);
+    let raw = assert_sent_once(server, &fifth, &[SectionKind::Ambient]);
+    let ambient = section(&fifth, SectionKind::Ambient);
+    for i in 1..=HELD_POSTS {
+        let expected = usize::from(i <= 4);
+        assert_eq!(ambient.matches(&held_post(i)).count(), expected, "{kind:?}: post {i} in turn 5: {ambient}");
+        assert_eq!(raw.matches(&json_text(&held_post(i))).count(), expected, "{kind:?}: post {i} in turn 5's request");
+    }
+    assert_eq!(fifth.deferred.len(), 2, "{kind:?}: two posts wait");
+    let (posts, _) = engine.chat().peer_posts(team_id, None, 50).unwrap();
+    let own = posts.iter().filter(|p| p.author_id.as_deref() == Some(scout) && p.text == SCOUT_POST).count();
+    assert_eq!(own, 1, "{kind:?}: the scout posted in between");
+
+    // Turn 6: the two that waited, once; nothing of turn 5's again, not its own post.
+    engine.chat().send_team(&room.id, "@scout HELD-CHECK did you read everything?").unwrap();
+    room.settled("the scout's next reply", |m| m.iter().any(|m| m.content.starts_with("HELD-SEEN")));
+    let (_, sixth) = room.last_run(scout);
+    let raw = assert_sent_once(server, &sixth, &[SectionKind::Ambient]);
+    let ambient = section(&sixth, SectionKind::Ambient);
+    for i in 1..=HELD_POSTS {
+        let expected = usize::from(i > 4);
+        assert_eq!(ambient.matches(&held_post(i)).count(), expected, "{kind:?}: post {i} in turn 6: {ambient}");
+    }
+    for i in 5..=HELD_POSTS {
+        assert_eq!(raw.matches(&json_text(&held_post(i))).count(), 1, "{kind:?}: post {i} once in turn 6's request");
+    }
+    assert!(!ambient.contains(SCOUT_POST), "{kind:?}: its own post is not given back: {ambient}");
 }
 
 impl Room<'_> {
