@@ -310,8 +310,8 @@ fn scratch_notes_count_as_held_only_once_a_run_completed_in_the_session() {
 
 /// Issue #24, item 9, on a team turn: a team run's end that reports compaction forgets what the
 /// room's session held (`deliver.rs`), so BOOTSTRAP.md and the scratch notes go again with the
-/// leader's next turn in the same session, then not again. A scripted runtime: the CLIs compact
-/// only near a real context limit, which the fake model server cannot bring about.
+/// leader's next turn in the same session, then not again. The real Codex compacting a room's
+/// thread on the fake model: `team_compaction_runtimes.rs`.
 #[test]
 fn after_the_runtime_compacts_a_team_session_bootstrap_and_scratch_notes_go_again() {
     let f = open(common::Fixture::new(), SetupChange::AppliedOnResume, None);

@@ -36,7 +36,8 @@ const KEY: &str = "sk-fake-inbox";
 /// earlier turns, so its request holds the earlier triggers too.
 fn behavior() -> Behavior {
     let too_long = "x".repeat(16_100);
-    let many = (1..=HELD_POSTS).map(|i| Reply::ToolCall { name: "~peer_post".into(), input: json!({"text": held_post(i)}) });
+    let many =
+        (1..=HELD_POSTS).map(|i| Reply::ToolCall { name: "~peer_post".into(), input: json!({"text": held_post(i)}) });
     Behavior::text("(unscripted)")
         .when("HELD-CHECK", vec![Reply::Text("HELD-SEEN all read.".into())])
         .when(
