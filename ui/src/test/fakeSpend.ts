@@ -4,17 +4,9 @@ import { vi } from "vitest";
 import type { SomeCommandFakes } from "./commandFakes";
 import type { Price, PriceEntry, PriceTable, RunSpend, SpendPage, SpendQuery, SpendScope, Totals } from "../bindings";
 import { ClawbooError } from "../errors";
+import { NO_SPEND } from "../features/spend/money";
 
-export const ZERO: Totals = {
-  requests: 0,
-  inputTokens: 0,
-  outputTokens: 0,
-  cacheReadTokens: 0,
-  cacheWriteTokens: 0,
-  costMicros: 0,
-  unpricedTokens: 0,
-  subscriptionTokens: 0,
-};
+export const ZERO: Totals = { ...NO_SPEND };
 
 export function totals(partial: Partial<Totals>): Totals {
   return { ...ZERO, ...partial };

@@ -54,19 +54,22 @@ export function headlineParts(t: Totals): { figure: string; note: string | null 
   return { figure: `${formatTokens(tokens)} tokens`, note: `${subscription} + ${unpriced}` };
 }
 
+/** Nothing spent. */
+export const NO_SPEND: Readonly<Totals> = Object.freeze({
+  requests: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  costMicros: 0,
+  unpricedTokens: 0,
+  subscriptionTokens: 0,
+});
+
 /** Runs' spend as one total: money only for what was priced; a run on the user's own sign-in
  *  counts as tokens on the subscription, a run with no known price as tokens with no price. */
 export function totalsOfRuns(runs: RunSpend[]): Totals {
-  const sum: Totals = {
-    requests: 0,
-    inputTokens: 0,
-    outputTokens: 0,
-    cacheReadTokens: 0,
-    cacheWriteTokens: 0,
-    costMicros: 0,
-    unpricedTokens: 0,
-    subscriptionTokens: 0,
-  };
+  const sum: Totals = { ...NO_SPEND };
   for (const run of runs) {
     sum.requests += run.requests;
     sum.inputTokens += run.inputTokens;
