@@ -91,20 +91,39 @@ mod platform {
             return Ok(child);
         };
         let mut child = hold.spawn(|| spawn(&wrapped))?;
-        let started = start_bridge(&confinement, &helper, &hold, &mut *child.control).and_then(|bridge| {
-            hold.release().map_err(|e| format!("Clawboo's sandbox could not start: {e}."))?;
-            Ok(bridge)
-        });
+        let started = match start_bridge(&confinement, &helper, &hold, &mut *child.control) {
+            Ok(bridge) => {
+                hold.release().map(|()| bridge).map_err(|e| format!("Clawboo's sandbox could not start: {e}."))
+            }
+            Err(message) => {
+                // bubblewrap reads its block pipe closing as "go": the hold stays open until
+                // bubblewrap is gone (its sandbox dies with it, `--die-with-parent`), so the
+                // program never runs.
+                stop_held(&mut *child.control);
+                drop(hold);
+                Err(message)
+            }
+        };
         match started {
             Ok(bridge) => {
                 child.control = Box::new(ConfinedControl { inner: child.control, _bridge: Some(bridge) });
                 Ok(child)
             }
             Err(message) => {
-                // Still held (or never released): the program never ran.
                 let _ = child.control.kill();
                 Err(unavailable(format!("{message} {}", crate::runtimes::sandbox::UNAVAILABLE_FIX_LINUX)))
             }
+        }
+    }
+
+    /// Kills a held bubblewrap and waits (a few seconds at most) until it has exited: its
+    /// sandbox's first process is then sent SIGKILL by the kernel (`--die-with-parent`) before
+    /// anything can release it.
+    fn stop_held(bwrap: &mut dyn ChildControl) {
+        let _ = bwrap.kill();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while matches!(bwrap.try_wait(), Ok(None)) && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(5));
         }
     }
 
