@@ -100,6 +100,7 @@ pub async fn stream_call(
     let mut parser = SseParser::new();
     loop {
         let chunk = tokio::select! {
+            biased;
             chunk = stream.next() => chunk,
             () = cancelled(cancel) => return CallEnd::Cancelled(decoder.usage()),
         };
@@ -143,7 +144,10 @@ struct Failure {
 
 /// One send: the response when it succeeded (its body still to read), else why not.
 async fn send(request: reqwest::RequestBuilder, url: &str, who: &str, cancel: &mut watch::Receiver<bool>) -> Sent {
+    // An answer already here is taken before a stop: its call was made and spent (a budget's
+    // stop lands right after the relay recorded it), so its usage is reported, not lost.
     let response = tokio::select! {
+        biased;
         sent = request.send() => sent,
         () = cancelled(cancel) => return Sent::Cancelled,
     };
