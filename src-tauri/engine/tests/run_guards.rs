@@ -126,7 +126,11 @@ fn a_budget_reached_mid_run_stops_it_after_its_model_call_and_nothing_is_lost() 
     );
     let events = f.events(&run.id);
     let usages = events.iter().filter(|e| matches!(e, RunEvent::Usage { .. })).count();
-    assert_eq!(usages, 3, "every call's usage is kept");
+    // Every call's usage is counted by the relay; the Activity's line for the last one can be
+    // missing when the stop reached Native before it read that answer.
+    assert!((2..=3).contains(&usages), "{events:#?}");
+    let counted = f.engine.relay().requests(&run.id).unwrap().iter().filter(|r| r.usage.is_some()).count();
+    assert_eq!(counted, 3, "every call's usage is kept");
     assert!(
         events.iter().any(|e| matches!(e, RunEvent::Warning { message } if message.contains("is spent"))),
         "{events:#?}"
@@ -194,7 +198,9 @@ fn a_card_run_cut_off_by_a_budget_ends_after_its_model_call_with_the_note_on_its
 
     // Nothing lost: every call's usage, the tool results before the stop, the stop's warning.
     let events = f.events(&runs[0].run_id);
-    assert_eq!(events.iter().filter(|e| matches!(e, RunEvent::Usage { .. })).count(), 3, "every call's usage is kept");
+    assert!((2..=3).contains(&events.iter().filter(|e| matches!(e, RunEvent::Usage { .. })).count()), "{events:#?}");
+    let counted = f.engine.relay().requests(&runs[0].run_id).unwrap().iter().filter(|r| r.usage.is_some()).count();
+    assert_eq!(counted, 3, "every call's usage is kept");
     assert!(events.iter().filter(|e| matches!(e, RunEvent::ToolResult { .. })).count() >= 2, "{events:#?}");
     assert!(
         events.iter().any(|e| matches!(e, RunEvent::Warning { message } if message.contains("is spent"))),
