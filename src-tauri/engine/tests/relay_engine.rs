@@ -136,7 +136,7 @@ fn run_to_end(engine: &clawboo_engine::Engine, agent_id: &str, text: &str) -> cl
 }
 
 #[test]
-fn the_key_is_read_from_the_keychain_once_a_session_and_a_key_set_or_removed_counts_from_the_next_run() {
+fn the_key_or_its_absence_is_read_from_the_keychain_once_a_session_and_a_key_set_or_removed_counts_from_the_next_run() {
     let server = FakeModelServer::start_blocking(Behavior::text("Relayed."));
     let fixture = Fixture::new().keychain("relay-engine-kept-key");
     let engine = fixture.open();
@@ -177,4 +177,19 @@ fn the_key_is_read_from_the_keychain_once_a_session_and_a_key_set_or_removed_cou
     assert_eq!(failed.error.as_deref(), Some("Add an Anthropic API key in Settings > API keys."));
     assert_eq!(failed.error_code, Some(clawboo_engine::chat::RunErrorCode::ApiKey));
     assert_eq!(server.model_requests().len(), 3, "no request without a key");
+
+    // Its absence is kept too (a keyless provider, such as a local Ollama, costs no keychain
+    // read per run): a key put in the keychain behind Clawboo's back is not read...
+    keyring::Entry::new(engine.secrets().service(), Provider::Anthropic.as_str())
+        .unwrap()
+        .set_password("sk-ant-outside-31c4")
+        .unwrap();
+    let still = run_to_end(&engine, &agent_id, "Five");
+    assert_eq!(still.error_code, Some(clawboo_engine::chat::RunErrorCode::ApiKey), "{still:?}");
+    assert_eq!(server.model_requests().len(), 3, "the keychain was read again for a grant");
+    // ...and one the user sets is the next run's.
+    let third = "sk-ant-third-0c9d";
+    engine.secrets().set_api_key(Provider::Anthropic, third).unwrap();
+    assert_eq!(run_to_end(&engine, &agent_id, "Six").status, RunStatus::Succeeded);
+    assert_eq!(key_of_request(3).as_deref(), Some(third));
 }

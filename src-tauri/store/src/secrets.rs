@@ -83,14 +83,16 @@ pub struct Secrets {
     /// The keys read from the keychain this app session, so a run's grant costs no keychain
     /// read (a D-Bus round trip on Linux). In memory only: never stored, logged or shown (this
     /// type has no `Debug`). A key set or removed here replaces or drops its copy;
-    /// [`Secrets::forget_keys`] drops them all (on shutdown). Only keys found are kept: a
-    /// missing one is looked up again next time.
+    /// [`Secrets::forget_keys`] drops them all (on shutdown). A key found missing is kept as
+    /// missing too (a keyless provider, such as a local Ollama, costs no read per run either),
+    /// until it is set here.
     keys: Mutex<KeptKeys>,
 }
 
 #[derive(Default)]
 struct KeptKeys {
-    by_provider: HashMap<Provider, String>,
+    /// `None`: the keychain holds no key for the provider.
+    by_provider: HashMap<Provider, Option<String>>,
     /// Moves on every set or removal, so a keychain read that began before one is not kept
     /// after it (it could hold the key just replaced).
     changes: u64,
@@ -119,10 +121,10 @@ impl Secrets {
 
     /// Keeps `key` as read or written while the changes stood at `changes`; not when a set or a
     /// removal came meanwhile (the keychain may hold another key by now).
-    fn keep_key(&self, provider: Provider, key: &str, changes: u64) {
+    fn keep_key(&self, provider: Provider, key: Option<&str>, changes: u64) {
         let mut keys = self.keys();
         if keys.changes == changes {
-            keys.by_provider.insert(provider, key.to_owned());
+            keys.by_provider.insert(provider, key.map(str::to_owned));
         }
     }
 
@@ -164,7 +166,7 @@ impl Secrets {
         // Dropped first: whatever happens to the keychain write, no older key stays in use.
         let changes = self.forget_key(provider);
         self.entry(provider)?.set_password(key).map_err(keychain_error)?;
-        self.keep_key(provider, key, changes);
+        self.keep_key(provider, Some(key), changes);
         tracing::info!(provider = provider.as_str(), "an API key was stored in the keychain");
         Ok(())
     }
@@ -181,22 +183,25 @@ impl Secrets {
         }
     }
 
-    /// The provider's key: the one kept since it was read or set this session, else the
-    /// keychain's (then kept).
+    /// The provider's key: the one kept since it was read or set this session (or its absence),
+    /// else the keychain's (then kept).
     pub fn api_key(&self, provider: Provider) -> Result<Option<String>> {
         let changes = {
             let keys = self.keys();
             if let Some(key) = keys.by_provider.get(&provider) {
-                return Ok(Some(key.clone()));
+                return Ok(key.clone());
             }
             keys.changes
         };
         match self.entry(provider)?.get_password() {
             Ok(key) => {
-                self.keep_key(provider, &key, changes);
+                self.keep_key(provider, Some(&key), changes);
                 Ok(Some(key))
             }
-            Err(keyring::Error::NoEntry) => Ok(None),
+            Err(keyring::Error::NoEntry) => {
+                self.keep_key(provider, None, changes);
+                Ok(None)
+            }
             Err(e) => Err(keychain_error(e)),
         }
     }
