@@ -58,20 +58,17 @@ impl Teams {
 
     /// Every team, archived ones included (the UI filters), by name.
     pub fn list(&self) -> Result<Vec<Team>> {
-        self.store.read(|conn| store::load(conn, None))
+        self.store.read(|conn| store::load(conn, store::Scope::All))
     }
 
     pub fn get(&self, id: &str) -> Result<Team> {
         self.store.read(|conn| store::load_one(conn, id))
     }
 
-    /// A room with its team.
+    /// A room with its team. The team's `rooms` holds that room alone: its other rooms are not
+    /// read (this is on every message's path; [`Teams::get`] has them all).
     pub fn room(&self, room_id: &str) -> Result<(Team, Room)> {
-        self.store.read(|conn| {
-            let team = store::load_one(conn, &store::team_of_room(conn, room_id)?)?;
-            let room = find_room(&team, room_id)?;
-            Ok((team, room))
-        })
+        self.store.read(|conn| store::load_room(conn, room_id))
     }
 
     /// The teams an agent is a member of, by name.

@@ -28,8 +28,29 @@ struct RoomRow {
     leader_id: Option<String>,
 }
 
-/// Every team, by name. `only`: just that team (empty when it does not exist).
-pub(super) fn load(conn: &Connection, only: Option<&str>) -> Result<Vec<Team>> {
+/// Which teams' rows [`load`] reads.
+#[derive(Clone, Copy)]
+pub(super) enum Scope<'a> {
+    All,
+    Team(&'a str),
+    /// One team with one of its rooms only: what a message to that room needs, read without
+    /// the team's other rooms (a team gathers rooms over months; a send should not read them).
+    Room {
+        team: &'a str,
+        room: &'a str,
+    },
+}
+
+/// The teams of `scope`, by name (empty when the team does not exist).
+pub(super) fn load(conn: &Connection, scope: Scope) -> Result<Vec<Team>> {
+    let only = match scope {
+        Scope::All => None,
+        Scope::Team(team) | Scope::Room { team, .. } => Some(team),
+    };
+    let one_room = match scope {
+        Scope::Room { room, .. } => Some(room),
+        Scope::All | Scope::Team(_) => None,
+    };
     // One team's rows by its index; `?1 IS NULL OR team_id = ?1` would read every team's.
     let only_team = |column: &str| if only.is_some() { format!("{column} = ?1") } else { "?1 IS NULL".to_owned() };
     let teams: Vec<TeamRow> = {
@@ -88,12 +109,15 @@ pub(super) fn load(conn: &Connection, only: Option<&str>) -> Result<Vec<Team>> {
 
     let mut room_members: HashMap<String, Vec<String>> = HashMap::new();
     {
+        let (filter, key) = match one_room {
+            Some(room) => ("m.room_id = ?1".to_owned(), Some(room)),
+            None => (only_team("r.team_id"), only),
+        };
         let mut stmt = conn.prepare_cached(&format!(
             "SELECT m.room_id, m.agent_id FROM room_members m JOIN rooms r ON r.id = m.room_id
-                 WHERE {} ORDER BY m.room_id, m.position",
-            only_team("r.team_id")
+                 WHERE {filter} ORDER BY m.room_id, m.position"
         ))?;
-        let mut rows = stmt.query([only])?;
+        let mut rows = stmt.query([key])?;
         while let Some(r) = rows.next()? {
             room_members.entry(r.get(0)?).or_default().push(r.get(1)?);
         }
@@ -101,12 +125,15 @@ pub(super) fn load(conn: &Connection, only: Option<&str>) -> Result<Vec<Team>> {
 
     let mut rooms: HashMap<String, Vec<RoomRow>> = HashMap::new();
     {
+        let (filter, key) = match one_room {
+            Some(room) => ("id = ?1".to_owned(), Some(room)),
+            None => (only_team("team_id"), only),
+        };
         let mut stmt = conn.prepare_cached(&format!(
-            "SELECT id, team_id, name, is_general, leader_id FROM rooms WHERE {}
-                 ORDER BY team_id, is_general DESC, position, created_at",
-            only_team("team_id")
+            "SELECT id, team_id, name, is_general, leader_id FROM rooms WHERE {filter}
+                 ORDER BY team_id, is_general DESC, position, created_at"
         ))?;
-        let rows = stmt.query_map([only], |r| {
+        let rows = stmt.query_map([key], |r| {
             Ok(RoomRow {
                 id: r.get(0)?,
                 team_id: r.get(1)?,
@@ -154,7 +181,7 @@ pub(super) fn load(conn: &Connection, only: Option<&str>) -> Result<Vec<Team>> {
                     }
                 })
                 .collect::<Vec<_>>();
-            if rooms.iter().filter(|r| r.is_general).count() != 1 {
+            if one_room.is_none() && rooms.iter().filter(|r| r.is_general).count() != 1 {
                 return Err(Error::Internal(format!("team {} has no General room in the store", t.id)));
             }
             let rules = rules.remove(&t.id).unwrap_or_default();
@@ -177,7 +204,18 @@ pub(super) fn load(conn: &Connection, only: Option<&str>) -> Result<Vec<Team>> {
 }
 
 pub(super) fn load_one(conn: &Connection, id: &str) -> Result<Team> {
-    load(conn, Some(id))?.pop().ok_or_else(|| Error::NotFound(format!("Team {id}")))
+    load(conn, Scope::Team(id))?.pop().ok_or_else(|| Error::NotFound(format!("Team {id}")))
+}
+
+/// A room and its team, whose `rooms` holds that room alone.
+pub(super) fn load_room(conn: &Connection, room_id: &str) -> Result<(Team, Room)> {
+    let team_id = team_of_room(conn, room_id)?;
+    let mut team = load(conn, Scope::Room { team: &team_id, room: room_id })?
+        .pop()
+        .ok_or_else(|| Error::NotFound(format!("Team {team_id}")))?;
+    let room = team.rooms.first().cloned().ok_or_else(|| Error::NotFound(format!("Room {room_id}")))?;
+    team.rooms = vec![room.clone()];
+    Ok((team, room))
 }
 
 /// The team a room belongs to.

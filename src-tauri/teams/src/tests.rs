@@ -278,8 +278,16 @@ fn rooms_have_members_of_the_team_a_leader_and_unique_names() {
     let (owner, found) = f.teams.room(&second.id).unwrap();
     assert_eq!(owner.id, team.id);
     assert_eq!(found, second);
-    let names: Vec<_> = owner.rooms.iter().map(|r| r.name.as_str()).collect();
+    // A room's read holds its team whole but that room alone (the others are not read per message).
+    let whole = f.teams.get(&team.id).unwrap();
+    assert_eq!(owner.rooms, std::slice::from_ref(&second));
+    assert_eq!(Team { rooms: whole.rooms.clone(), ..owner }, whole);
+    let names: Vec<_> = whole.rooms.iter().map(|r| r.name.as_str()).collect();
     assert_eq!(names, ["General", "Design", "Build"], "General first, then in the order made");
+    let general = &whole.rooms[0];
+    let (_, found) = f.teams.room(&general.id).unwrap();
+    assert_eq!(&found, general, "the General room: every member, the team's leader");
+    assert_eq!(found.member_ids, whole.member_ids());
 
     // Another team may use the same room name.
     let other = f.team("Other", &[&a]);
