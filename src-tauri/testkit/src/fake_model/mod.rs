@@ -227,6 +227,18 @@ impl FakeModelServer {
         self.requests().into_iter().filter(RecordedRequest::is_model_request).collect()
     }
 
+    /// How many model requests so far (nothing copied: for benches, whose own garbage between
+    /// two sends would be charged to the next one).
+    pub fn model_request_count(&self) -> usize {
+        self.shared.log.lock().expect("request log").iter().filter(|r| r.is_model_request()).count()
+    }
+
+    /// The model requests from the `start`-th on (0-based), copying only those.
+    pub fn model_requests_from(&self, start: usize) -> Vec<RecordedRequest> {
+        let log = self.shared.log.lock().expect("request log");
+        log.iter().filter(|r| r.is_model_request()).skip(start).cloned().collect()
+    }
+
     /// The next `count` model requests are answered HTTP 503 ("overloaded"), as a busy provider
     /// does; the ones after get the behaviour's answers. For retry tests.
     pub fn fail_next(&self, count: u32) {
