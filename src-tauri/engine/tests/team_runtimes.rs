@@ -224,6 +224,60 @@ fn a_native_leader_does_the_same_and_its_requests_grow_only_by_the_exchanges() {
     assert!(about.iter().all(|n| *n == 1), "About you once per request: {about:?}");
 }
 
+/// The names of the tools a request offers.
+fn offered(body: &Value) -> Vec<String> {
+    body["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect()
+}
+
+#[test]
+fn a_native_leader_loads_its_occasional_tools_when_it_asks_and_the_next_turn_starts_without_them() {
+    let behavior = behavior()
+        .when(
+            "LOAD-THE-BOARD",
+            vec![
+                Reply::ToolCall { name: "load_tools".into(), input: json!({"names": ["board_list"]}) },
+                Reply::ToolCall { name: "board_list".into(), input: json!({}) },
+                // Called by name without loading it first: it runs all the same.
+                Reply::ToolCall { name: "note_save".into(), input: json!({"text": "The board is empty."}) },
+                Reply::Text("Board read, note kept.".into()),
+            ],
+        )
+        .when("AFTER-LOADING", vec![Reply::Text("Nothing loaded now.".into())]);
+    let server = FakeModelServer::start_blocking(behavior);
+    let Some(team) = team(&server, RuntimeKind::Native) else { return };
+    let before = server.model_requests().len();
+    team.engine.chat().send_team(&team.general, "LOAD-THE-BOARD and tell me what is on it.").unwrap();
+    team.settled("the leader's answer", |m| m.iter().any(|m| m.content.starts_with("Board read")));
+    let requests: Vec<Value> = server.model_requests()[before..].iter().map(|r| r.body.clone()).collect();
+    assert_eq!(requests.len(), 4, "load, list, note, answer");
+
+    // The first request names the occasional tools in load_tools, without their definitions.
+    let first = offered(&requests[0]);
+    assert_eq!(first.last().map(String::as_str), Some("load_tools"), "{first:?}");
+    for tool in ["board_list", "note_save", "routine_create", "scratch_write", "search_threads"] {
+        assert!(!first.iter().any(|t| t == tool), "{tool} sent before it was asked for: {first:?}");
+        let listing = requests[0]["tools"].as_array().unwrap().last().unwrap()["description"].to_string();
+        assert!(listing.contains(tool), "{tool} is not named in load_tools: {listing}");
+    }
+    for tool in ["handoff", "peer_post", "memory_search", "memory_save", "ask_user"] {
+        assert!(first.iter().any(|t| t == tool), "{tool} is sent up front: {first:?}");
+    }
+    // Loaded, it is in the run's next requests; called unloaded, it ran and is loaded too.
+    assert_eq!(offered(&requests[1]), [first.clone(), vec!["board_list".into()]].concat());
+    assert!(requests[1].to_string().contains("Loaded: board_list."), "{}", requests[1]);
+    assert_eq!(offered(&requests[3]), [first.clone(), vec!["board_list".into(), "note_save".into()]].concat());
+    let lead = team.engine.teams().get(&team.team_id).unwrap().leader_id.unwrap();
+    let notes = team.engine.memory().notes(&lead, 8).unwrap();
+    assert_eq!(notes.iter().map(|n| n.text.as_str()).collect::<Vec<_>>(), ["The board is empty."]);
+
+    // Loading was that run's: the next turn starts with the tools sent up front.
+    let before = server.model_requests().len();
+    team.engine.chat().send_team(&team.general, "AFTER-LOADING, anything else?").unwrap();
+    team.settled("the next answer", |m| m.iter().any(|m| m.content.starts_with("Nothing loaded now")));
+    let next = server.model_requests()[before..].first().map(|r| offered(&r.body)).unwrap();
+    assert_eq!(next, first);
+}
+
 #[test]
 fn a_codex_leader_continues_its_room_thread_and_a_rule_edit_applies_from_the_next_turn() {
     let server = FakeModelServer::start_blocking(behavior());

@@ -121,6 +121,11 @@ pub struct ToolGrant {
     pub token: String,
     /// Only the tools this run may use.
     pub specs: Vec<ToolSpec>,
+    /// Of `specs`, those a turn of this run's kind uses now and then: a runtime that builds its
+    /// own requests (Native) lists them by name only and sends their definitions once the model
+    /// asks (`load_tools`), so every request does not carry them. The CLIs list every granted
+    /// tool (their own tool search, where they have one, decides). Set by the run's preparation.
+    pub on_request: Vec<ToolName>,
     /// In-process calls for Native, bound to the same caller as the token.
     pub invoker: Arc<dyn Fn(ToolName, Value) -> ToolFuture<'static> + Send + Sync>,
     /// The bridge and the run, for the tools the run hosts ([`ToolGrant::host`]).
@@ -445,6 +450,7 @@ impl Tools {
             endpoint: self.endpoint(),
             token,
             specs: specs::specs(&caller.tools),
+            on_request: Vec::new(),
             invoker,
             bridge: self.shared.clone(),
             run_id: caller.run_id.clone(),

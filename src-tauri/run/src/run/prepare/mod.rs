@@ -134,7 +134,7 @@ impl PreparedRun {
     /// connectors to host: `hosts`). The grant ends with the run (`RunServices::end_grants`).
     pub fn grant(&self, run_id: &str, conversation_id: &str, hosts: bool) -> Option<ToolGrant> {
         let bridge = self.bridge.as_ref().filter(|_| !self.tools.is_empty() || hosts)?;
-        Some(bridge.grant(Caller {
+        let mut grant = bridge.grant(Caller {
             run_id: run_id.to_owned(),
             agent_id: self.agent.id.clone(),
             agent_handle: self.agent.handle.clone(),
@@ -142,7 +142,9 @@ impl PreparedRun {
             room_id: self.role.room_id().to_owned(),
             conversation_id: conversation_id.to_owned(),
             tools: self.tools.clone(),
-        }))
+        });
+        grant.on_request = offer::on_request(&self.role).iter().copied().filter(|t| self.tools.contains(t)).collect();
+        Some(grant)
     }
 
     /// The runtime's input for the run `run_id` of `message`, with what was prepared: who runs

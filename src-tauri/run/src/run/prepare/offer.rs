@@ -88,6 +88,29 @@ impl RunRole {
     }
 }
 
+/// Of the tools a run of `role` is offered, those its turns use now and then, which a runtime
+/// that lists tools itself may send only once the model asks for them (Native's `load_tools`):
+/// the Board's and routines' tools, notes, the scratchpad, a fact by id, and past chats. A card's
+/// run keeps the Board at hand (its task is a card). Hand-offs, the peer room, `memory_search`,
+/// `memory_save` and `ask_user` are always sent: the turn's instructions lead with them.
+pub fn on_request(role: &RunRole) -> &'static [ToolName] {
+    const OCCASIONAL: [ToolName; 9] = [
+        ToolName::MemoryGet,
+        ToolName::NoteSave,
+        ToolName::ScratchWrite,
+        ToolName::ScratchPromote,
+        ToolName::BoardList,
+        ToolName::BoardUpdate,
+        ToolName::BoardComment,
+        ToolName::SearchThreads,
+        ToolName::RoutineCreate,
+    ];
+    match role {
+        RunRole::Card { .. } => &OCCASIONAL[..4],
+        RunRole::Solo | RunRole::Leader(_) | RunRole::Member(_) | RunRole::Teammate(_) => &OCCASIONAL,
+    }
+}
+
 impl ToolServices<'_> {
     /// The tools a run of `kind` by an agent in `role` is offered, in the order they are listed.
     pub fn offered(&self, kind: RunKind, role: &RunRole) -> Vec<ToolName> {
@@ -199,6 +222,20 @@ mod tests {
         let team = offered(RunKind::CardTask, RunRole::Card { team_id: Some("t".into()) });
         assert!(team.contains(&ToolName::PeerPost) && team.contains(&ToolName::PeerRead));
         assert!(!team.contains(&ToolName::Handoff));
+    }
+
+    #[test]
+    fn occasional_tools_wait_to_be_asked_for_and_a_card_run_keeps_the_board() {
+        let leader = RunRole::Leader(room(true, 2));
+        let offered_now = offered(RunKind::TeamTurn, leader.clone());
+        let later = on_request(&leader);
+        assert!(later.contains(&ToolName::RoutineCreate) && later.contains(&ToolName::BoardList));
+        for tool in [ToolName::Handoff, ToolName::PeerPost, ToolName::MemorySearch, ToolName::AskUser] {
+            assert!(offered_now.contains(&tool) && !later.contains(&tool), "{}", tool.as_str());
+        }
+        let card = on_request(&RunRole::Card { team_id: None });
+        assert!(card.iter().all(|t| !BOARD_TOOLS.contains(t)), "{card:?}");
+        assert!(card.contains(&ToolName::NoteSave));
     }
 
     #[test]

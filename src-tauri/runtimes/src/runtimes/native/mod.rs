@@ -5,6 +5,7 @@
 pub mod anthropic;
 pub mod conversation;
 pub(crate) mod http;
+pub mod on_request;
 pub mod openai;
 pub mod sse;
 pub mod tools;
@@ -70,8 +71,8 @@ struct Call<'a> {
     provider: Provider,
     model: &'a str,
     system: String,
-    /// The tools offered, the same on every call of the run.
-    tools: Vec<tools::ToolDef>,
+    /// The tools offered: those sent up front, and the occasional ones once loaded.
+    tools: on_request::RunTools,
 }
 
 impl NativeRuntime {
@@ -138,7 +139,7 @@ impl NativeRuntime {
             return Ok(cancelled());
         };
         let tools = tools::offered(input.approval, input.tools.as_ref(), connectors.offered());
-        let call = Call { api, url, api_key, provider, model, system, tools };
+        let mut call = Call { api, url, api_key, provider, model, system, tools };
 
         let mut items = Vec::new();
         for turn in transcript::trim_transcript(&input.transcript, transcript::TRANSCRIPT_BUDGET_CHARS) {
@@ -148,7 +149,7 @@ impl NativeRuntime {
         }
         // The preamble rides on this request only: the carried transcript holds the bare message.
         items.push(Item::User(input.text_to_send()));
-        let result = self.drive(&call, items, &input, connectors.host(), &channels).await;
+        let result = self.drive(&mut call, items, &input, connectors.host(), &channels).await;
         connectors.stop().await;
         result
     }
@@ -156,7 +157,7 @@ impl NativeRuntime {
     /// The loop: call the model, run the tools it asks for, repeat until it answers.
     async fn drive(
         &self,
-        call: &Call<'_>,
+        call: &mut Call<'_>,
         mut items: Vec<Item>,
         input: &TurnInput,
         connectors: Option<&HostedConnectors>,
@@ -170,11 +171,11 @@ impl NativeRuntime {
         for _ in 0..MAX_MODEL_CALLS {
             let (body, mut decoder): (Vec<u8>, Box<dyn StreamDecoder>) = match call.api {
                 Api::Anthropic => (
-                    anthropic::request_bytes(call.model, &call.system, &items, &call.tools),
+                    anthropic::request_bytes(call.model, &call.system, &items, call.tools.sent()),
                     Box::new(anthropic::Decoder::new()),
                 ),
                 Api::Chat => (
-                    openai::request_bytes(call.model, &call.system, &items, &call.tools),
+                    openai::request_bytes(call.model, &call.system, &items, call.tools.sent()),
                     Box::new(openai::Decoder::new()),
                 ),
             };
@@ -229,6 +230,11 @@ impl NativeRuntime {
             items.push(Item::Assistant(turn.assistant));
             let mut outcomes = Vec::with_capacity(calls.len());
             for tool_call in &calls {
+                if tool_call.name == on_request::LOAD_TOOLS && tool_call.input_error.is_none() {
+                    outcomes.push(load_tools(tool_call, &mut call.tools, channels));
+                    continue;
+                }
+                call.tools.called(&tool_call.name);
                 match run_tool(tool_call, input, connectors, channels, &mut cancel).await {
                     Some(outcome) => outcomes.push(outcome),
                     None => return Ok(cancelled()),
@@ -302,6 +308,21 @@ fn non_empty(text: &str, instead: &str) -> String {
     } else {
         text.into()
     }
+}
+
+/// A call of `load_tools`: the named tools join the run's next requests (said in Activity).
+fn load_tools(call: &ToolCall, tools: &mut on_request::RunTools, channels: &RunChannels) -> ToolOutcome {
+    channels.emit(RunEvent::ToolCallStarted {
+        call_id: call.id.clone(),
+        name: call.name.clone(),
+        input: call.input.clone(),
+    });
+    let (output, is_error) = match tools.load(&call.input) {
+        Ok(said) => (said, false),
+        Err(problem) => (problem, true),
+    };
+    channels.emit(RunEvent::ToolResult { call_id: call.id.clone(), output: output.clone(), is_error });
+    ToolOutcome { call_id: call.id.clone(), output, is_error }
 }
 
 /// Runs one tool call, asking first when the policy says so. `None` when the user cancelled.

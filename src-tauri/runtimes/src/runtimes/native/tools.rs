@@ -67,12 +67,13 @@ pub fn definitions() -> Vec<ToolDef> {
 /// What the model is offered in a run: the workspace tools the agent's policy lets it use (a
 /// read-only agent is not offered `write_file`: a tool that is off is left out, not refused
 /// after the call), then Clawboo's own tools the run was granted (team tools such as
-/// `handoff`, memory tools such as `memory_search`), which go to the grant's invoker.
+/// `handoff`, memory tools such as `memory_search`), which go to the grant's invoker; the grant's
+/// occasional ones wait to be loaded ([`super::on_request`]).
 pub fn offered(
     policy: crate::runtimes::ApprovalPolicy,
     grant: Option<&crate::tools::ToolGrant>,
     connectors: &[crate::runtimes::mcp_client::OfferedTool],
-) -> Vec<ToolDef> {
+) -> super::on_request::RunTools {
     let mut tools = definitions();
     if policy == crate::runtimes::ApprovalPolicy::ReadOnly {
         tools.retain(|t| !changes_files(&t.name));
@@ -85,14 +86,20 @@ pub fn offered(
             schema: tool.schema.clone(),
         });
     }
+    let mut later = Vec::new();
     for spec in grant.map(|g| g.specs.as_slice()).unwrap_or_default() {
-        tools.push(ToolDef {
+        let def = ToolDef {
             name: spec.name.as_str().into(),
             description: spec.description.into(),
             schema: spec.input_schema.clone(),
-        });
+        };
+        if grant.is_some_and(|g| g.on_request.contains(&spec.name)) {
+            later.push(def);
+        } else {
+            tools.push(def);
+        }
     }
-    tools
+    super::on_request::RunTools::new(tools, later)
 }
 
 /// The granted Clawboo tool a call names, if it names one.
