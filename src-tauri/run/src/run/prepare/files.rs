@@ -180,8 +180,7 @@ fn session(
 
 /// The runs whose turns Native's carried history still holds once trimmed to its budget.
 fn native_window(turns: &[CarriedTurn]) -> HashSet<&str> {
-    let kept =
-        recent_turns_within(turns.iter().map(|t| (t.user.as_str(), t.assistant.as_str())), TRANSCRIPT_BUDGET_CHARS);
+    let kept = recent_turns_within(turns.iter().map(|t| (&*t.user, &*t.assistant)), TRANSCRIPT_BUDGET_CHARS);
     turns[turns.len() - kept..].iter().filter_map(|t| t.run_id.as_deref()).collect()
 }
 
