@@ -83,3 +83,49 @@ impl std::fmt::Debug for CarriedTurns {
         f.debug_struct("CarriedTurns").field("conversations", &lock(&self.kept).0.len()).finish()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::store::Store;
+    use crate::vocab::ChatRole;
+
+    fn exchange(store: &Store, conversation: &Conversation, n: usize) {
+        store
+            .write(|tx| {
+                store::add_message(tx, conversation, ChatRole::User, &format!("question {n}"), None, 0, 1)?;
+                store::add_message(tx, conversation, ChatRole::Assistant, &format!("answer {n}"), None, 0, 1)?;
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn a_send_shares_the_kept_text_instead_of_copying_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("clawboo.db")).unwrap();
+        let conversation = store
+            .write(|tx| {
+                tx.execute(
+                    "INSERT INTO agents (id, name, handle, tint, runtime, created_at, updated_at)
+                     VALUES ('a', 'Pip', 'pip', 'mint', 'native', 1, 1)",
+                    [],
+                )?;
+                store::new_chat(tx, "a", 1)
+            })
+            .unwrap();
+        let kept = CarriedTurns::default();
+        exchange(&store, &conversation, 1);
+        let first = store.read(|c| kept.read(c, &conversation)).unwrap();
+        exchange(&store, &conversation, 2);
+        let second = store.read(|c| kept.read(c, &conversation)).unwrap();
+
+        let texts: Vec<_> = second.iter().map(|t| (&*t.user, &*t.assistant)).collect();
+        assert_eq!(texts, [("question 1", "answer 1"), ("question 2", "answer 2")]);
+        // The turn read by the first send is the same text in the second: a long chat's kept
+        // turns are not copied per send.
+        assert!(Arc::ptr_eq(&first[0].user, &second[0].user) && Arc::ptr_eq(&first[0].assistant, &second[0].assistant));
+    }
+}
