@@ -40,7 +40,8 @@ pub struct CarriedTurns {
 
 impl CarriedTurns {
     /// The conversation's carried turns (as [`store::transcript`] reads them), reading only the
-    /// messages stored since the last call for it. Call it inside the transaction that stores
+    /// messages stored since the last call for it. Their text is shared with what is kept, not
+    /// copied: a send clones a refcount per turn. Call it inside the transaction that stores
     /// the turn's message, so no append is missed in between.
     pub fn read(&self, conn: &Connection, conversation: &Conversation) -> Result<Vec<CarriedTurn>> {
         let mut guard = lock(&self.kept);
