@@ -301,7 +301,7 @@ fn the_next_turn_carries_the_conversation_and_resumes_the_session() {
     assert!(carried.ends_with("\n\none"), "{carried}");
     assert_eq!(inputs[0].preamble.as_deref().map(|p| p.contains("# First run")), Some(true));
     assert!(!inputs[1].preamble.as_deref().unwrap_or_default().contains("# First run"));
-    assert_eq!(inputs[1].transcript[0].assistant, "Hello, friend.");
+    assert_eq!(&*inputs[1].transcript[0].assistant, "Hello, friend.");
     assert_eq!(inputs[1].resume_session.as_deref(), Some(format!("session-for-{}", first.id).as_str()));
     assert_eq!(inputs[1].message, "two", "the message is sent as typed, with nothing piled on it");
 }

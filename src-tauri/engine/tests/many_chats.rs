@@ -284,7 +284,7 @@ fn reset_inside_a_chat_resets_that_chat_only() {
     let input = |id: &str| inputs.iter().find(|i| i.run_id == id).unwrap().clone();
     assert!(input(&run).transcript.is_empty(), "A starts over");
     // (a carried user turn keeps the workspace files it went out with in front of it)
-    let carried: Vec<String> = input(&run_b).transcript.iter().map(|t| t.user.clone()).collect();
+    let carried: Vec<String> = input(&run_b).transcript.iter().map(|t| t.user.to_string()).collect();
     assert_eq!(carried.len(), 1, "{carried:?}");
     assert!(carried[0].ends_with("BETA words") && !carried[0].contains("ALPHA"), "B keeps its own turns only");
 }

@@ -135,7 +135,7 @@ fn a_runtime_that_keeps_its_setup_gets_a_fresh_session_with_the_conversation() {
     let third = f.input(3);
     assert_eq!(third.resume_session, None);
     assert!(!third.fork_session);
-    let carried: Vec<_> = third.transcript.iter().map(|t| (t.user.as_str(), t.assistant.as_str())).collect();
+    let carried: Vec<_> = third.transcript.iter().map(|t| (&*t.user, &*t.assistant)).collect();
     assert_eq!(carried, [("one", "reply to one"), ("two", "reply to two")]);
     assert_eq!(third.message, "three", "the message goes as typed");
     assert_eq!(warnings.len(), 1, "{warnings:?}");

@@ -149,10 +149,12 @@ impl TurnInput {
     }
 }
 
+/// A carried turn. Its text is shared, not copied: the same turns go with every send of a
+/// conversation, from the turns the run layer keeps to the items of Native's request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TranscriptTurn {
-    pub user: String,
-    pub assistant: String,
+    pub user: Arc<str>,
+    pub assistant: Arc<str>,
 }
 
 pub use crate::vocab::permission::{PendingPermission, PermissionAnswer};

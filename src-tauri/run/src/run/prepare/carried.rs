@@ -40,7 +40,8 @@ pub struct CarriedTurns {
 
 impl CarriedTurns {
     /// The conversation's carried turns (as [`store::transcript`] reads them), reading only the
-    /// messages stored since the last call for it. Call it inside the transaction that stores
+    /// messages stored since the last call for it. Their text is shared with what is kept, not
+    /// copied: a send clones a refcount per turn. Call it inside the transaction that stores
     /// the turn's message, so no append is missed in between.
     pub fn read(&self, conn: &Connection, conversation: &Conversation) -> Result<Vec<CarriedTurn>> {
         let mut guard = lock(&self.kept);
@@ -81,5 +82,51 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl std::fmt::Debug for CarriedTurns {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CarriedTurns").field("conversations", &lock(&self.kept).0.len()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::store::Store;
+    use crate::vocab::ChatRole;
+
+    fn exchange(store: &Store, conversation: &Conversation, n: usize) {
+        store
+            .write(|tx| {
+                store::add_message(tx, conversation, ChatRole::User, &format!("question {n}"), None, 0, 1)?;
+                store::add_message(tx, conversation, ChatRole::Assistant, &format!("answer {n}"), None, 0, 1)?;
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn a_send_shares_the_kept_text_instead_of_copying_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("clawboo.db")).unwrap();
+        let conversation = store
+            .write(|tx| {
+                tx.execute(
+                    "INSERT INTO agents (id, name, handle, tint, runtime, created_at, updated_at)
+                     VALUES ('a', 'Pip', 'pip', 'mint', 'native', 1, 1)",
+                    [],
+                )?;
+                store::new_chat(tx, "a", 1)
+            })
+            .unwrap();
+        let kept = CarriedTurns::default();
+        exchange(&store, &conversation, 1);
+        let first = store.read(|c| kept.read(c, &conversation)).unwrap();
+        exchange(&store, &conversation, 2);
+        let second = store.read(|c| kept.read(c, &conversation)).unwrap();
+
+        let texts: Vec<_> = second.iter().map(|t| (&*t.user, &*t.assistant)).collect();
+        assert_eq!(texts, [("question 1", "answer 1"), ("question 2", "answer 2")]);
+        // The turn read by the first send is the same text in the second: a long chat's kept
+        // turns are not copied per send.
+        assert!(Arc::ptr_eq(&first[0].user, &second[0].user) && Arc::ptr_eq(&first[0].assistant, &second[0].assistant));
     }
 }

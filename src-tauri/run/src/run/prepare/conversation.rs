@@ -3,6 +3,8 @@
 //! One-to-one chats, team rooms and the task runner all keep their runs here; chat reads it as
 //! `chat::store`.
 
+use std::sync::Arc;
+
 use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
 
 use crate::agents::RuntimeKind;
@@ -210,12 +212,13 @@ pub fn page(
 pub const PAGE_SQL: &str = "SELECT id, role, seq, content, run_id, created_at, superseded_at IS NOT NULL FROM messages
      WHERE conversation_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3";
 
-/// A carried pair and the run its user message started.
+/// A carried pair and the run its user message started. Shared text: the kept turns are handed
+/// to every send of the conversation without copying it.
 #[derive(Clone)]
 pub struct CarriedTurn {
-    pub user: String,
-    pub assistant: String,
-    pub run_id: Option<String>,
+    pub user: Arc<str>,
+    pub assistant: Arc<str>,
+    pub run_id: Option<Arc<str>>,
 }
 
 /// User/assistant pairs of the current epoch, oldest first, for runtimes whose history Clawboo
@@ -281,7 +284,11 @@ pub(super) fn pair_carried(
             }
             _ => {
                 if let Some((user, run_id)) = pending_user.take() {
-                    turns.push(CarriedTurn { user, assistant: content, run_id });
+                    turns.push(CarriedTurn {
+                        user: user.into(),
+                        assistant: content.into(),
+                        run_id: run_id.map(Into::into),
+                    });
                 }
             }
         }

@@ -2,7 +2,6 @@
 //! session already holds (`file_deliveries`), and what a
 //! one-to-one run was given. Shared by one-to-one chat, team turns and the task runner.
 
-use std::collections::HashSet;
 use std::path::Path;
 use std::time::SystemTime;
 
@@ -129,7 +128,7 @@ pub fn turn_session(
 ) -> Result<FileSession> {
     let key = session_key(history, resumed, conversation.epoch);
     let window = (history == HistoryMode::ClawbooTranscript).then(|| native_window(carried));
-    session(conn, &conversation.id, key.as_deref(), window.as_ref())
+    session(conn, &conversation.id, key.as_deref(), window)
 }
 
 /// The key of the session a turn runs in, for delivery tracking: the runtime session it
@@ -146,14 +145,14 @@ pub fn epoch_key(epoch: i64) -> String {
 }
 
 /// What the session behind `key` holds (nothing for a new session). `window`: for a history
-/// Clawboo carries (Native), the runs whose turns the trimmed history still holds; a delivery
-/// made by a run outside it is gone from what the model sees, so its file goes again (all gone:
+/// Clawboo carries (Native), the turns the trimmed history still holds; a delivery made by a run
+/// that started none of them is gone from what the model sees, so its file goes again (all gone:
 /// a cold resume).
 fn session(
     conn: &Connection,
     conversation_id: &str,
     key: Option<&str>,
-    window: Option<&HashSet<&str>>,
+    window: Option<&[CarriedTurn]>,
 ) -> Result<FileSession> {
     let Some(key) = key else { return Ok(FileSession::New) };
     let mut stmt = conn.prepare_cached(
@@ -165,7 +164,9 @@ fn session(
     let (mut delivered, mut dropped) = (Vec::new(), 0);
     for row in rows {
         let (file, hash, run_id) = row?;
-        if window.is_some_and(|kept| !kept.contains(run_id.as_str())) {
+        // A search per delivery (a session holds a few), newest first: no set of every carried
+        // run built per send.
+        if window.is_some_and(|kept| !kept.iter().rev().any(|t| t.run_id.as_deref() == Some(run_id.as_str()))) {
             dropped += 1;
         } else if let Ok(file) = AgentFileName::parse(&file) {
             delivered.push(Delivered { file, hash });
@@ -178,11 +179,10 @@ fn session(
     })
 }
 
-/// The runs whose turns Native's carried history still holds once trimmed to its budget.
-fn native_window(turns: &[CarriedTurn]) -> HashSet<&str> {
-    let kept =
-        recent_turns_within(turns.iter().map(|t| (t.user.as_str(), t.assistant.as_str())), TRANSCRIPT_BUDGET_CHARS);
-    turns[turns.len() - kept..].iter().filter_map(|t| t.run_id.as_deref()).collect()
+/// The turns Native's carried history still holds once trimmed to its budget.
+fn native_window(turns: &[CarriedTurn]) -> &[CarriedTurn] {
+    let kept = recent_turns_within(turns.iter().map(|t| (&*t.user, &*t.assistant)), TRANSCRIPT_BUDGET_CHARS);
+    &turns[turns.len() - kept..]
 }
 
 /// After a run completed in the session behind `key`: it holds `delivered` now (and the scratch

@@ -33,8 +33,8 @@ pub struct SessionAsk<'a> {
 pub struct TurnSession {
     pub conversation: Conversation,
     pub plan: Plan,
-    /// The turns carried in front of this one (user, assistant), oldest first.
-    pub transcript: Vec<(String, String)>,
+    /// The turns carried in front of this one, oldest first.
+    pub transcript: Vec<TranscriptTurn>,
     /// Where the agent's files go in this session.
     pub file_plan: FilePlan,
     /// The turn goes on in the conversation (its messages are stored there).
@@ -82,7 +82,7 @@ impl PreparedRun {
             _ => files::turn_session(tx, &conversation, capabilities.history, resumed, &carried)?,
         };
         let file_plan = self.files.plan(&file_session)?;
-        let transcript: Vec<(String, String)> = carried.into_iter().map(|t| (t.user, t.assistant)).collect();
+        let transcript = carried.into_iter().map(|t| TranscriptTurn { user: t.user, assistant: t.assistant }).collect();
         Ok(TurnSession { conversation, plan, transcript, file_plan, continues, session_has_steady })
     }
 }
@@ -99,7 +99,7 @@ impl TurnSession {
         let transcript = std::mem::take(&mut self.transcript);
         match self.plan {
             Plan::Fresh { .. } => setup::carry_forward(transcript, setup::CARRY_BUDGET_CHARS),
-            _ => (transcript.into_iter().map(|(user, assistant)| TranscriptTurn { user, assistant }).collect(), (0, 0)),
+            _ => (transcript, (0, 0)),
         }
     }
 }

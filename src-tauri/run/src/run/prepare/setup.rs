@@ -4,6 +4,7 @@
 //! [`SetupChange`] capability how the turn applies it, and [`notice`] says so in the activity.
 
 use crate::context::files::FilePlan;
+use crate::runtimes::native::transcript::recent_turns_within;
 use crate::runtimes::{SetupChange, TranscriptTurn};
 
 /// The setup part holding the agent's persona, named as the user knows it.
@@ -103,20 +104,11 @@ pub fn plan(change: SetupChange, resumable: bool, stored: Option<&str>, current:
 
 /// The newest user/assistant pairs that fit `budget` characters, oldest first, with (pairs
 /// kept, pairs in all) for [`notice`].
-pub fn carry_forward(pairs: Vec<(String, String)>, budget: usize) -> (Vec<TranscriptTurn>, (usize, usize)) {
+pub fn carry_forward(mut pairs: Vec<TranscriptTurn>, budget: usize) -> (Vec<TranscriptTurn>, (usize, usize)) {
     let total = pairs.len();
-    let mut used = 0;
-    let mut kept: Vec<TranscriptTurn> = Vec::new();
-    for (user, assistant) in pairs.into_iter().rev() {
-        used += user.chars().count() + assistant.chars().count();
-        if used > budget {
-            break;
-        }
-        kept.push(TranscriptTurn { user, assistant });
-    }
-    kept.reverse();
-    let counts = (kept.len(), total);
-    (kept, counts)
+    let kept = recent_turns_within(pairs.iter().map(|t| (&*t.user, &*t.assistant)), budget);
+    pairs.drain(..total - kept);
+    (pairs, (kept, total))
 }
 
 /// What the activity says when a turn applied a changed setup some way other than resuming.
@@ -222,13 +214,14 @@ mod tests {
 
     #[test]
     fn carrying_forward_keeps_the_newest_whole_pairs_within_the_budget() {
-        let pairs: Vec<_> = (1..=4).map(|i| (format!("u{i}"), "a".repeat(8))).collect();
+        let pairs: Vec<_> =
+            (1..=4).map(|i| TranscriptTurn { user: format!("u{i}").into(), assistant: "a".repeat(8).into() }).collect();
         let (kept, counts) = carry_forward(pairs.clone(), 100);
         assert_eq!(counts, (4, 4));
-        assert_eq!(kept[0].user, "u1", "oldest first");
+        assert_eq!(&*kept[0].user, "u1", "oldest first");
         let (kept, counts) = carry_forward(pairs, 25);
         assert_eq!(counts, (2, 4));
-        assert_eq!([kept[0].user.as_str(), kept[1].user.as_str()], ["u3", "u4"]);
+        assert_eq!([&*kept[0].user, &*kept[1].user], ["u3", "u4"]);
     }
 
     #[test]

@@ -131,11 +131,11 @@ impl Serialize for Message<'_> {
                 if self.last {
                     map.serialize_entry("content", &[Marked { block: Block::Text(text), mark: true }])?;
                 } else {
-                    map.serialize_entry("content", text)?;
+                    map.serialize_entry("content", &**text)?;
                 }
             }
             Item::Assistant(turn) => {
-                let text = (!turn.text.is_empty()).then_some(turn.text.as_str());
+                let text = (!turn.text.is_empty()).then_some(&*turn.text);
                 let blocks = turn.thinking.iter().map(Block::Thinking);
                 let blocks = blocks.chain(text.map(Block::Text)).chain(turn.tool_calls.iter().map(Block::ToolUse));
                 map.serialize_entry("role", "assistant")?;
@@ -356,9 +356,10 @@ impl StreamDecoder for Decoder {
             return Err(CLOSED_EARLY.into());
         }
         let mut assistant = AssistantTurn::default();
+        let mut reply = String::new();
         for block in std::mem::take(&mut self.blocks).into_values() {
             match block {
-                Received::Text(text) => assistant.text.push_str(&text),
+                Received::Text(text) => reply.push_str(&text),
                 Received::Thinking { text, signature } => {
                     assistant.thinking.push(json!({"type": "thinking", "thinking": text, "signature": signature}));
                 }
@@ -369,6 +370,7 @@ impl StreamDecoder for Decoder {
                 Received::Other => {}
             }
         }
+        assistant.text = reply.into();
         Ok(ModelTurn { assistant, stop_reason: self.stop_reason.take(), usage: self.usage.take() })
     }
 }
@@ -419,11 +421,11 @@ mod tests {
 
     fn tree_message(item: &Item) -> Value {
         match item {
-            Item::User(text) => json!({"role": "user", "content": text}),
+            Item::User(text) => json!({"role": "user", "content": &**text}),
             Item::Assistant(turn) => {
                 let mut blocks = turn.thinking.clone();
                 if !turn.text.is_empty() {
-                    blocks.push(json!({"type": "text", "text": turn.text}));
+                    blocks.push(json!({"type": "text", "text": &*turn.text}));
                 }
                 for call in &turn.tool_calls {
                     blocks.push(json!({"type": "tool_use", "id": call.id, "name": call.name, "input": call.input}));
@@ -500,7 +502,7 @@ mod tests {
         );
         let (turn, events) = decode(stream);
         let turn = turn.unwrap();
-        assert_eq!(turn.assistant.text, "Let me look.");
+        assert_eq!(&*turn.assistant.text, "Let me look.");
         assert_eq!(turn.assistant.tool_calls.len(), 1);
         assert_eq!(turn.assistant.tool_calls[0].input, json!({"path": "a.md"}));
         assert_eq!(turn.assistant.thinking, [json!({"type": "thinking", "thinking": "Hmm.", "signature": "sig"})]);

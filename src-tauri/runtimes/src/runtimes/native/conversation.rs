@@ -1,6 +1,8 @@
 //! The conversation as the loop keeps it, independent of the wire format; each API module turns
 //! it into its own request body and decodes its own stream back into a [`ModelTurn`].
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::sse::SseEvent;
@@ -8,14 +10,15 @@ use crate::runtimes::RunEvent;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Item {
-    User(String),
+    /// Shared with the carried transcript it came from: a long conversation is not copied per send.
+    User(Arc<str>),
     Assistant(AssistantTurn),
     ToolResults(Vec<ToolOutcome>),
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct AssistantTurn {
-    pub text: String,
+    pub text: Arc<str>,
     pub tool_calls: Vec<ToolCall>,
     /// Anthropic thinking blocks as received (with their signatures), sent back unchanged.
     pub thinking: Vec<Value>,

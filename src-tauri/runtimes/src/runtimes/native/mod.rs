@@ -148,7 +148,7 @@ impl NativeRuntime {
             items.push(Item::Assistant(AssistantTurn { text, ..Default::default() }));
         }
         // The preamble rides on this request only: the carried transcript holds the bare message.
-        items.push(Item::User(input.text_to_send()));
+        items.push(Item::User(input.text_to_send().into()));
         let result = self.drive(&mut call, items, &input, connectors.host(), &channels).await;
         connectors.stop().await;
         result
@@ -302,11 +302,12 @@ fn cancelled() -> RunResult {
     RunResult::with_outcome(RunOutcome::Cancelled, "Stopped by the user.")
 }
 
-fn non_empty(text: &str, instead: &str) -> String {
+/// `text`, shared (not copied), or `instead` when it is blank.
+fn non_empty(text: &Arc<str>, instead: &str) -> Arc<str> {
     if text.trim().is_empty() {
         instead.into()
     } else {
-        text.into()
+        Arc::clone(text)
     }
 }
 

@@ -133,9 +133,9 @@ impl Serialize for AssistantMessage<'_> {
         let mut map = serializer.serialize_map(None)?;
         map.serialize_entry("role", "assistant")?;
         if turn.tool_calls.is_empty() {
-            map.serialize_entry("content", &turn.text)?;
+            map.serialize_entry("content", &*turn.text)?;
         } else {
-            map.serialize_entry("content", &(!turn.text.is_empty()).then_some(turn.text.as_str()))?;
+            map.serialize_entry("content", &(!turn.text.is_empty()).then_some(&*turn.text))?;
             let calls = turn.tool_calls.iter().map(|c| Call {
                 id: &c.id,
                 kind: "function",
@@ -249,7 +249,7 @@ impl StreamDecoder for Decoder {
                 ToolCall::from_json_text(id, c.name, &c.arguments)
             })
             .collect();
-        let assistant = AssistantTurn { text: std::mem::take(&mut self.text), tool_calls, thinking: Vec::new() };
+        let assistant = AssistantTurn { text: std::mem::take(&mut self.text).into(), tool_calls, thinking: Vec::new() };
         Ok(ModelTurn { assistant, stop_reason: self.finish_reason.take(), usage: self.usage.take() })
     }
 }
@@ -271,9 +271,9 @@ mod tests {
         let mut messages = vec![json!({"role": "system", "content": system})];
         for item in items {
             match item {
-                Item::User(text) => messages.push(json!({"role": "user", "content": text})),
+                Item::User(text) => messages.push(json!({"role": "user", "content": &**text})),
                 Item::Assistant(turn) => {
-                    let mut message = json!({"role": "assistant", "content": turn.text});
+                    let mut message = json!({"role": "assistant", "content": &*turn.text});
                     if !turn.tool_calls.is_empty() {
                         if turn.text.is_empty() {
                             message["content"] = Value::Null;
@@ -308,11 +308,7 @@ mod tests {
         let call = ToolCall::from_json_text("c1".into(), "list_files".into(), r#"{"path": "a \"b\""}"#);
         let items = [
             Item::User("hi \u{1F600}".into()),
-            Item::Assistant(AssistantTurn {
-                text: String::new(),
-                tool_calls: vec![call.clone()],
-                thinking: Vec::new(),
-            }),
+            Item::Assistant(AssistantTurn { text: "".into(), tool_calls: vec![call.clone()], thinking: Vec::new() }),
             Item::ToolResults(vec![
                 ToolOutcome { call_id: "c1".into(), output: "nope".into(), is_error: true },
                 ToolOutcome { call_id: "c2".into(), output: "line\n\"x\"".into(), is_error: false },
@@ -350,7 +346,7 @@ mod tests {
         );
         let (turn, events) = decode(stream);
         let turn = turn.unwrap();
-        assert_eq!(turn.assistant.text, "Checking.");
+        assert_eq!(&*turn.assistant.text, "Checking.");
         let calls = &turn.assistant.tool_calls;
         assert_eq!(
             (calls[0].id.as_str(), calls[0].name.as_str(), &calls[0].input),
@@ -379,7 +375,7 @@ mod tests {
         assert_eq!(turn.unwrap_err(), CLOSED_EARLY);
         let (turn, _) =
             decode("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\n");
-        assert_eq!(turn.unwrap().assistant.text, "ok");
+        assert_eq!(&*turn.unwrap().assistant.text, "ok");
     }
 
     #[test]
@@ -387,7 +383,7 @@ mod tests {
         let call = ToolCall::from_json_text("c1".into(), "list_files".into(), "{}");
         let items = [
             Item::User("hi".into()),
-            Item::Assistant(AssistantTurn { text: String::new(), tool_calls: vec![call], thinking: Vec::new() }),
+            Item::Assistant(AssistantTurn { text: "".into(), tool_calls: vec![call], thinking: Vec::new() }),
             Item::ToolResults(vec![ToolOutcome { call_id: "c1".into(), output: "nope".into(), is_error: true }]),
         ];
         let body = request_body("m", "SYS", &items, &tools::definitions());

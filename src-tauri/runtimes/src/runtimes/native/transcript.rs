@@ -13,16 +13,26 @@ pub const TRANSCRIPT_BUDGET_CHARS: usize = 240_000;
 /// `budget_chars` characters. Whole turns are dropped, oldest first; a single turn larger than
 /// the budget is dropped too.
 pub fn trim_transcript(turns: &[TranscriptTurn], budget_chars: usize) -> &[TranscriptTurn] {
-    let kept = recent_turns_within(turns.iter().map(|t| (t.user.as_str(), t.assistant.as_str())), budget_chars);
+    let kept = recent_turns_within(turns.iter().map(|t| (&*t.user, &*t.assistant)), budget_chars);
     &turns[turns.len() - kept..]
 }
 
 /// How many of the most recent turns (each its user and assistant text, oldest first)
 /// [`trim_transcript`] keeps, for turns held in another shape.
 pub fn recent_turns_within<'a>(
-    turns: impl DoubleEndedIterator<Item = (&'a str, &'a str)>,
+    turns: impl DoubleEndedIterator<Item = (&'a str, &'a str)> + Clone,
     budget_chars: usize,
 ) -> usize {
+    // A text has no more characters than bytes: when the bytes fit, every turn does, and the
+    // characters need not be counted (every send would count the whole conversation's).
+    let (mut bytes, mut turns_in_all) = (0usize, 0);
+    for (user, assistant) in turns.clone() {
+        bytes += user.len() + assistant.len();
+        turns_in_all += 1;
+    }
+    if bytes <= budget_chars {
+        return turns_in_all;
+    }
     let mut total = 0usize;
     let mut kept = 0;
     for (user, assistant) in turns.rev() {
