@@ -222,6 +222,11 @@ impl FakeModelServer {
         self.shared.log.lock().expect("request log").clone()
     }
 
+    /// The requests from the `start`-th on (0-based), copying only those.
+    pub fn requests_from(&self, start: usize) -> Vec<RecordedRequest> {
+        self.shared.log.lock().expect("request log").iter().skip(start).cloned().collect()
+    }
+
     /// Only the POSTs to /v1/messages, /v1/chat/completions and /v1/responses.
     pub fn model_requests(&self) -> Vec<RecordedRequest> {
         self.requests().into_iter().filter(RecordedRequest::is_model_request).collect()
