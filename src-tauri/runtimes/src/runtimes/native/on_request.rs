@@ -1,5 +1,6 @@
 //! Tools sent once the model asks for them. A run's occasional tools (the grant's
-//! `on_request`: the Board, routines, notes, the scratchpad…) are listed by name in one small
+//! `on_request`: the Board, routines, notes, the scratchpad…; and the user's connectors' when
+//! they bring many, see `tools::CONNECTOR_TOOLS_SENT_WHOLE`) are listed by name in one small
 //! tool, `load_tools`, instead of with their whole definitions in every request; a call of it
 //! adds the named ones to the run's next requests. A call of one of them by name, unloaded,
 //! runs all the same (its arguments are checked by Clawboo either way) and loads it too.
@@ -87,11 +88,16 @@ fn load_tools(later: &[ToolDef]) -> ToolDef {
     }
 }
 
-/// A description's first clause: what the tool does, without its details.
+/// A description's first clause: what the tool does, without its details (a connector's may be
+/// long or span lines: at most its first line's [`MAX_CLAUSE_CHARS`] characters).
 fn first_clause(description: &str) -> &str {
-    let end = ["; ", ". ", " (", ": "].iter().filter_map(|stop| description.find(stop)).min();
-    end.map_or(description, |end| &description[..end]).trim_end_matches('.')
+    let end = ["; ", ". ", " (", ": ", "\n"].iter().filter_map(|stop| description.find(stop)).min();
+    let clause = end.map_or(description, |end| &description[..end]);
+    let clause = clause.char_indices().nth(MAX_CLAUSE_CHARS).map_or(clause, |(at, _)| &clause[..at]);
+    clause.trim().trim_end_matches('.')
 }
+
+const MAX_CLAUSE_CHARS: usize = 100;
 
 #[cfg(test)]
 mod tests {
@@ -132,6 +138,13 @@ mod tests {
         let refused = tools.load(&json!({"names": ["rm_rf"]})).unwrap_err();
         assert_eq!(refused, "No tool of that name to load (rm_rf). Tools to load: note_save.");
         assert!(tools.load(&json!({"tools": "x"})).unwrap_err().contains("needs \"names\""));
+    }
+
+    #[test]
+    fn a_long_or_many_line_description_gives_a_short_clause() {
+        assert_eq!(first_clause("Search issues\nArgs: query"), "Search issues");
+        assert_eq!(first_clause(&"é".repeat(300)).chars().count(), MAX_CLAUSE_CHARS);
+        assert_eq!(first_clause("  Lists files.  "), "Lists files");
     }
 
     #[test]

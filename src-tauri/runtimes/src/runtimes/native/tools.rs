@@ -23,6 +23,11 @@ pub const READ_FILE: &str = "read_file";
 pub const WRITE_FILE: &str = "write_file";
 pub const LIST_FILES: &str = "list_files";
 
+/// Up to this many tools of the user's connectors go whole in every request; more (a large MCP
+/// server lists dozens, their schemas outweighing the rest of a request) are named in
+/// `load_tools` and sent once the model loads or calls them.
+pub const CONNECTOR_TOOLS_SENT_WHOLE: usize = 8;
+
 /// A tool as offered to the model.
 pub struct ToolDef {
     pub name: std::borrow::Cow<'static, str>,
@@ -68,7 +73,8 @@ pub fn definitions() -> Vec<ToolDef> {
 /// read-only agent is not offered `write_file`: a tool that is off is left out, not refused
 /// after the call), then Clawboo's own tools the run was granted (team tools such as
 /// `handoff`, memory tools such as `memory_search`), which go to the grant's invoker; the grant's
-/// occasional ones wait to be loaded ([`super::on_request`]).
+/// occasional ones wait to be loaded ([`super::on_request`]), and so do the user's connectors'
+/// when there are more than [`CONNECTOR_TOOLS_SENT_WHOLE`] of them.
 pub fn offered(
     policy: crate::runtimes::ApprovalPolicy,
     grant: Option<&crate::tools::ToolGrant>,
@@ -78,15 +84,21 @@ pub fn offered(
     if policy == crate::runtimes::ApprovalPolicy::ReadOnly {
         tools.retain(|t| !changes_files(&t.name));
     }
+    let mut later = Vec::new();
     // The user's connectors shared with the agent, each tool named `<connector>__<tool>`.
+    let connectors_later = connectors.len() > CONNECTOR_TOOLS_SENT_WHOLE;
     for tool in connectors {
-        tools.push(ToolDef {
+        let def = ToolDef {
             name: tool.name.clone().into(),
             description: tool.description.clone().into(),
             schema: tool.schema.clone(),
-        });
+        };
+        if connectors_later {
+            later.push(def);
+        } else {
+            tools.push(def);
+        }
     }
-    let mut later = Vec::new();
     for spec in grant.map(|g| g.specs.as_slice()).unwrap_or_default() {
         let def = ToolDef {
             name: spec.name.as_str().into(),
@@ -267,6 +279,33 @@ pub fn resolve(workspace: &Path, raw: &str) -> Result<PathBuf, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_large_connector_waits_to_be_loaded_a_small_one_goes_whole() {
+        let connector = |n: usize| -> Vec<crate::runtimes::mcp_client::OfferedTool> {
+            (0..n)
+                .map(|i| crate::runtimes::mcp_client::OfferedTool {
+                    name: format!("gh__tool_{i}"),
+                    description: format!("Does thing {i}. Long details."),
+                    schema: json!({"type": "object"}),
+                    annotations: None,
+                    read_only: false,
+                })
+                .collect()
+        };
+        let names = |tools: &super::super::on_request::RunTools| -> Vec<String> {
+            tools.sent().iter().map(|t| t.name.to_string()).collect()
+        };
+        let policy = crate::runtimes::ApprovalPolicy::AllowAll;
+        let small = offered(policy, None, &connector(CONNECTOR_TOOLS_SENT_WHOLE));
+        assert_eq!(names(&small).len(), 3 + CONNECTOR_TOOLS_SENT_WHOLE, "{:?}", names(&small));
+        assert!(!names(&small).iter().any(|n| n == super::super::on_request::LOAD_TOOLS));
+
+        let large = offered(policy, None, &connector(CONNECTOR_TOOLS_SENT_WHOLE + 1));
+        assert_eq!(names(&large), [READ_FILE, WRITE_FILE, LIST_FILES, super::super::on_request::LOAD_TOOLS]);
+        let listing = &large.sent()[3].description;
+        assert!(listing.contains("gh__tool_8 (Does thing 8)"), "{listing}");
+    }
 
     #[test]
     fn resolves_inside_and_refuses_escapes() {
