@@ -210,11 +210,10 @@ pub(super) fn load_one(conn: &Connection, id: &str) -> Result<Team> {
 /// A room and its team, whose `rooms` holds that room alone.
 pub(super) fn load_room(conn: &Connection, room_id: &str) -> Result<(Team, Room)> {
     let team_id = team_of_room(conn, room_id)?;
-    let mut team = load(conn, Scope::Room { team: &team_id, room: room_id })?
+    let team = load(conn, Scope::Room { team: &team_id, room: room_id })?
         .pop()
         .ok_or_else(|| Error::NotFound(format!("Team {team_id}")))?;
     let room = team.rooms.first().cloned().ok_or_else(|| Error::NotFound(format!("Room {room_id}")))?;
-    team.rooms = vec![room.clone()];
     Ok((team, room))
 }
 

@@ -219,7 +219,7 @@ impl FakeModelServer {
 
     /// Every request so far, in the order they arrived.
     pub fn requests(&self) -> Vec<RecordedRequest> {
-        self.shared.log.lock().expect("request log").clone()
+        self.requests_from(0)
     }
 
     /// The requests from the `start`-th on (0-based), copying only those.
@@ -229,7 +229,7 @@ impl FakeModelServer {
 
     /// Only the POSTs to /v1/messages, /v1/chat/completions and /v1/responses.
     pub fn model_requests(&self) -> Vec<RecordedRequest> {
-        self.requests().into_iter().filter(RecordedRequest::is_model_request).collect()
+        self.model_requests_from(0)
     }
 
     /// How many model requests so far (nothing copied: for benches, whose own garbage between

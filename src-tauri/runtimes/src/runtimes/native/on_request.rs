@@ -35,10 +35,11 @@ impl RunTools {
     }
 
     /// A call of `name` by the model: a tool still waiting is loaded (it is being used).
-    pub fn called(&mut self, name: &str) {
-        if let Some(at) = self.waiting.iter().position(|t| t.name == name) {
-            self.sent.push(self.waiting.remove(at));
-        }
+    /// Whether it was waiting.
+    pub fn called(&mut self, name: &str) -> bool {
+        let Some(at) = self.waiting.iter().position(|t| t.name == name) else { return false };
+        self.sent.push(self.waiting.remove(at));
+        true
     }
 
     /// Runs a call of `load_tools`: `Ok` says what was loaded, `Err` is a tool error.
@@ -49,10 +50,7 @@ impl RunTools {
         };
         let (mut loaded, mut unknown) = (Vec::new(), Vec::new());
         for name in names {
-            if self.waiting.iter().any(|t| t.name == name) {
-                self.called(name);
-                loaded.push(name);
-            } else if self.sent.iter().any(|t| t.name == name) {
+            if self.called(name) || self.sent.iter().any(|t| t.name == name) {
                 loaded.push(name);
             } else {
                 unknown.push(name);

@@ -85,6 +85,7 @@ pub fn offered(
         tools.retain(|t| !changes_files(&t.name));
     }
     let mut later = Vec::new();
+    let mut offer = |def: ToolDef, on_request: bool| if on_request { later.push(def) } else { tools.push(def) };
     // The user's connectors shared with the agent, each tool named `<connector>__<tool>`.
     let connectors_later = connectors.len() > CONNECTOR_TOOLS_SENT_WHOLE;
     for tool in connectors {
@@ -93,11 +94,7 @@ pub fn offered(
             description: tool.description.clone().into(),
             schema: tool.schema.clone(),
         };
-        if connectors_later {
-            later.push(def);
-        } else {
-            tools.push(def);
-        }
+        offer(def, connectors_later);
     }
     for spec in grant.map(|g| g.specs.as_slice()).unwrap_or_default() {
         let def = ToolDef {
@@ -105,11 +102,7 @@ pub fn offered(
             description: spec.description.into(),
             schema: spec.input_schema.clone(),
         };
-        if grant.is_some_and(|g| g.on_request.contains(&spec.name)) {
-            later.push(def);
-        } else {
-            tools.push(def);
-        }
+        offer(def, grant.is_some_and(|g| g.on_request.contains(&spec.name)));
     }
     super::on_request::RunTools::new(tools, later)
 }
