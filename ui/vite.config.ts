@@ -32,5 +32,8 @@ export default defineConfig({
     include: ["src/**/*.test.{ts,tsx}"],
     // A test that waits 5 s for a lazy page (setup.ts) needs room above vitest's 5 s default.
     testTimeout: 20_000,
+    // Vitest's default leaves a core free (workers = cores - 1): on CI's 2 cores that ran the
+    // files one at a time, 80 s of wall for 80 s of work; both cores take it to ~50 s.
+    maxWorkers: "100%",
   },
 });

@@ -9,13 +9,14 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { WebDriver, waitFor } from "./webdriver.mjs";
 
-/** The fake model server fails the next `count` model requests with HTTP `status`. Native tries a
- *  failed call twice more, so 3 failures fail a run and the next run succeeds. */
-async function failNext(modelUrl, count, status = 500) {
+/** The fake model server fails the next `count` model requests of the turn whose message
+ *  contains `only` with HTTP 500 (a routine firing meanwhile is answered). Native tries a failed
+ *  call twice more, so 3 failures fail a run and the next run succeeds. */
+async function failNext(modelUrl, count, only) {
   const response = await fetch(`${await modelUrl}/testkit/fail-next`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ count, status }),
+    body: JSON.stringify({ count, status: 500, only }),
   });
   if (!response.ok) throw new Error(`the fake model server refused fail-next: ${response.status}`);
 }
@@ -27,7 +28,7 @@ export async function everydaySteps(h, { driver, modelUrl }) {
   await step("a model's HTTP 500 is an error card with its code; its Retry answers once the model does", async () => {
     await click("agent-item-local");
     await click("tab-chat");
-    await failNext(modelUrl, 3);
+    await failNext(modelUrl, 3, "Check the folder again");
     await typeInto("chat-input", "Check the folder again");
     await click("chat-send");
     // Tried three times (1 s, then 4 s apart), then the error card.
@@ -64,9 +65,14 @@ export async function everydaySteps(h, { driver, modelUrl }) {
     }, 10000);
     if (!/since/.test(row)) throw new Error(`the row does not say since when: ${row}`);
     await saveScreenshot("home-running.png");
+    // Open takes the user to where the run shows: @local's chat, its reply still streaming.
+    await click("home-run-open");
+    await waitFor("@local's chat with the running message", async () =>
+      (await present("chat-input")) && (await pageText()).includes("Take your time on the summary"), 10000);
+    await click("nav-home");
     await waitFor("the run to leave Home when it ends", async () =>
+      (await driver.execute(`return document.getElementById("home-running") !== null`)) &&
       !(await pageText()).includes("Take your time on the summary"), 30000);
-    await click("home-run-open").catch(() => {});
   });
 
   await step("an agent that cannot run carries the can't-run badge, with why", async () => {
@@ -92,7 +98,7 @@ export async function everydaySteps(h, { driver, modelUrl }) {
   await step("a team room keeps a failed turn as an error card; its Retry sends the message again", async () => {
     await click("team-item-Launch");
     await waitFor("the room", () => find("room-chat"), 10000);
-    await failNext(modelUrl, 3);
+    await failNext(modelUrl, 3, "Status check, please");
     await typeInto("chat-input", "Status check, please");
     await click("chat-send");
     const card = await waitFor("the room's error card", () => find("room-run-error"), 40000);
@@ -122,7 +128,7 @@ export async function everydaySteps(h, { driver, modelUrl }) {
         `const t = [...document.querySelectorAll('[data-testid="column-todo"] .card-tile')].find(e => e.innerText.includes('Count the jars')); return t && t.dataset.testid`,
       ), 10000);
     await driver.execute(`document.querySelector('[data-testid="${tile}"] .card-tile__title').click()`);
-    await failNext(modelUrl, 3);
+    await failNext(modelUrl, 3, "Count the jars");
     await click("card-run-start");
     const card = await waitFor("the card's error card", () => find("card-run-error"), 40000);
     const text = await driver.text(card);

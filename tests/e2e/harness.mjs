@@ -52,8 +52,8 @@ export const TEAM_RULES = JSON.stringify([
     steps: [{ text: "Morning tally: 12 orders. I assumed the usual suppliers, as nobody was here to ask." }],
   },
   { contains: "What are your working rules", steps: [{ text: "I follow the AGENTS.md you gave me." }] },
-  // A reply that takes ten seconds: long enough to see its run on Home.
-  { contains: "Take your time", steps: [{ slow: "Here is the long summary, piece by piece.", chunks: 20, delayMs: 500 }] },
+  // A reply that takes six seconds: long enough to see its run on Home and open it from there.
+  { contains: "Take your time", steps: [{ slow: "Here is the long summary, piece by piece.", chunks: 12, delayMs: 500 }] },
   { contains: "found-it", steps: [{ text: "Launch plan ready: market found, brief written." }] },
   { contains: "research the market", steps: [{ text: "found-it: three segments" }] },
   { contains: "write the brief", steps: [{ text: "wrote-it: one page" }] },

@@ -4,10 +4,13 @@
 
 import { waitFor } from "./webdriver.mjs";
 
-export async function routineSteps(h, { driver }) {
-  const { step, find, click, textOf, present, typeInto, afterFadeIn, saveScreenshot, choose } = h;
+/** Makes the routine, due every minute from when it is saved; `routineFiredSteps` checks its run.
+ *  The steps between the two fill that minute: each scripted model failure names its own turn
+ *  (`failNext`'s `only`), so the routine's request is never the one that fails. */
+export async function routineMadeSteps(h, { driver }) {
+  const { step, find, click, present, typeInto, afterFadeIn, saveScreenshot, choose } = h;
 
-  await step("a routine fires on its schedule: its run carries the routine note and its report lands on its card", async () => {
+  await step("a routine is made in the Routines view, due every minute, its next five fire times shown", async () => {
     await click("nav-routines");
     await click("routines-new");
     await typeInto("routine-name", "Morning tally");
@@ -27,7 +30,21 @@ export async function routineSteps(h, { driver }) {
     await saveScreenshot("routine-editor.png");
     await click("routine-save");
     await waitFor("the editor to close", async () => !(await present("routine-editor")), 10000);
-    // Every minute, counted from when it was saved: the first slot comes within about 60 s.
+  });
+}
+
+export async function routineFiredSteps(h, { driver }) {
+  const { step, click, textOf, afterFadeIn, saveScreenshot } = h;
+
+  await step("a routine fires on its schedule: its run carries the routine note and its report lands on its card", async () => {
+    await click("nav-routines");
+    // Its details, where its runs are listed, open from its row.
+    const row = await waitFor("the routine's row", () =>
+      driver.execute(
+        `const r = [...document.querySelectorAll('[data-testid^="routine-row-"]')].find(e => e.innerText.includes('Morning tally')); return r ? r.dataset.testid : null`,
+      ), 10000);
+    await driver.click(await driver.find(`[data-testid="${row}"] button`));
+    // Every minute, counted from when it was saved: the first slot comes about 60 s after.
     const runId = await waitFor("the routine's first run, on its schedule", () =>
       driver.execute(
         `const a = document.querySelector('[data-testid^="routine-run-card-"]'); return a ? a.dataset.testid.slice("routine-run-card-".length) : null`,

@@ -9,7 +9,7 @@ import { WebDriver, Keys, waitFor } from "./webdriver.mjs";
 import { TEAM_RULES, harness } from "./harness.mjs";
 import { onboardingSteps } from "./onboarding.mjs";
 import { themeSteps } from "./theme.mjs";
-import { routineSteps } from "./routines.mjs";
+import { routineFiredSteps, routineMadeSteps } from "./routines.mjs";
 import { everydayShots, everydaySteps } from "./everyday.mjs";
 import { chainSteps } from "./chains.mjs";
 import { chatsSteps } from "./chats.mjs";
@@ -573,12 +573,14 @@ try {
     await saveScreenshot("observability.png");
   });
 
-  await routineSteps(h, { driver });
-  // After the routine (run straight after the card run, the routine's "every" field clears;
-  // after the spend steps it kept its 60 and became 601: see the report of budgets27).
+  // The routine is made straight after the card run (there the editor's "every" field clears;
+  // after the spend steps it kept its 60 and became 601: see the report of budgets27). Its first
+  // run comes a minute later: the spend and everyday steps run in that minute instead of a wait.
+  await routineMadeSteps(h, { driver });
   await spendSteps(h, { driver });
 
   await everydaySteps(h, { driver, modelUrl });
+  await routineFiredSteps(h, { driver });
   await chatsSteps(h, { driver });
 
   await step("Boo Zero's brief, your connectors and the local API are where a user looks for them", async () => {

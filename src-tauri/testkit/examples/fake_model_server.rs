@@ -9,7 +9,8 @@
 //! `--rules JSON` adds rules tried first (see `clawboo_testkit::Rule`): a list of
 //! `{"contains": "…", "steps": [{"text": "…"} | {"tool": "NAME", "input": {…}} |
 //! {"slow": "…", "chunks": N, "delayMs": MS}, …]}`. `POST /testkit/fail-next {"count": N,
-//! "status": S}` makes the next N model requests fail with HTTP S (503 unless said).
+//! "status": S}` makes the next N model requests fail with HTTP S (503 unless said); with
+//! `"only": "TEXT"`, only requests whose turn's message contains TEXT fail (others are answered).
 //! Prints `listening http://127.0.0.1:PORT`, appends every request to `--log` as a JSON line, and
 //! runs until killed or for `--exit-after SECS` (default 600).
 

@@ -187,6 +187,28 @@ fn anthropic_plain_json_count_tokens_and_tool_free_requests() {
 }
 
 #[test]
+fn scripted_failures_named_for_a_turn_leave_other_turns_answered() {
+    let server = FakeModelServer::start_blocking(Behavior::text("Hello there."));
+    let turn = |text: &str| Some(json!({"model": "m", "messages": [{"role": "user", "content": text}]}));
+    let armed =
+        call(&server, "POST", "/testkit/fail-next", Some(json!({"count": 2, "status": 500, "only": "Count the jars"})));
+    assert_eq!(armed.json()["only"], "Count the jars");
+
+    // Another agent's turn arriving meanwhile (a routine firing) is answered, and takes no failure.
+    assert_eq!(call(&server, "POST", "/v1/messages", turn("Tally the morning orders")).status, 200);
+    assert_eq!(call(&server, "POST", "/v1/messages", turn("Count the jars, please")).status, 500);
+    assert_eq!(call(&server, "POST", "/v1/messages", turn("Tally the morning orders")).status, 200);
+    assert_eq!(call(&server, "POST", "/v1/messages", turn("Count the jars, please")).status, 500);
+    // Both failures spent: the named turn is answered again.
+    assert_eq!(call(&server, "POST", "/v1/messages", turn("Count the jars, please")).status, 200);
+
+    // Without `only`, the next request fails whatever it says.
+    call(&server, "POST", "/testkit/fail-next", Some(json!({"count": 1, "status": 500})));
+    assert_eq!(call(&server, "POST", "/v1/messages", turn("Tally the morning orders")).status, 500);
+    assert_eq!(call(&server, "POST", "/v1/messages", turn("Tally the morning orders")).status, 200);
+}
+
+#[test]
 fn chat_completions_stream_a_tool_call_then_text_with_usage() {
     let server = FakeModelServer::start_blocking(Behavior::tool_then_answer("*", shell_input(), "All done."));
     let tools = json!([{"type": "function", "function": {"name": "read_file"}}, {"type": "function", "function": {"name": "terminal"}}]);

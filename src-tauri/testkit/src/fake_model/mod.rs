@@ -148,6 +148,9 @@ pub(crate) struct Shared {
     pub(crate) failing: std::sync::atomic::AtomicU32,
     /// The HTTP status those failures carry (503 unless [`FakeModelServer::fail_next_with`]).
     pub(crate) failing_status: std::sync::atomic::AtomicU16,
+    /// When set, only a turn whose message contains this fails (`"only"` of `/testkit/fail-next`):
+    /// another agent's request arriving meanwhile (a routine firing) is answered as usual.
+    pub(crate) failing_only: Mutex<Option<String>>,
     /// Distinguishes this server's ids from another's: a resumed session replays the ids of
     /// earlier turns, and Claude Code treats a repeated tool_use id as an interrupted tool use.
     pub(crate) nonce: String,
@@ -252,7 +255,8 @@ impl FakeModelServer {
 
     /// [`FakeModelServer::fail_next`] with another status (500: a server error). A running
     /// server (the example, for end-to-end tests) takes the same as
-    /// `POST /testkit/fail-next {"count": N, "status": S}`.
+    /// `POST /testkit/fail-next {"count": N, "status": S}` (with `"only": "text"`, only turns whose
+    /// message contains the text fail).
     pub fn fail_next_with(&self, count: u32, status: u16) {
         set_failing(&self.shared, count, status);
     }
@@ -283,6 +287,11 @@ impl Drop for FakeModelServer {
 }
 
 pub(crate) fn set_failing(shared: &Shared, count: u32, status: u16) {
+    set_failing_only(shared, count, status, None);
+}
+
+pub(crate) fn set_failing_only(shared: &Shared, count: u32, status: u16, only: Option<String>) {
+    *shared.failing_only.lock().expect("failing_only") = only;
     shared.failing_status.store(status, std::sync::atomic::Ordering::SeqCst);
     shared.failing.store(count, std::sync::atomic::Ordering::SeqCst);
 }
@@ -304,6 +313,7 @@ async fn bind_at(ip: std::net::IpAddr, behavior: Behavior) -> (TcpListener, Arc<
         reported_cache_tokens: Default::default(),
         failing: Default::default(),
         failing_status: std::sync::atomic::AtomicU16::new(503),
+        failing_only: Mutex::new(None),
         nonce,
     });
     (listener, shared)

@@ -202,11 +202,13 @@ pub(crate) fn route(request: &RecordedRequest, shared: &Shared) -> Response {
     if (request.method.as_str(), request.path.as_str()) == ("POST", "/testkit/fail-next") {
         let count = request.body["count"].as_u64().unwrap_or(1) as u32;
         let status = request.body["status"].as_u64().unwrap_or(503) as u16;
-        super::set_failing(shared, count, status);
-        return Response::json(200, json!({"failing": count, "status": status}));
+        let only = request.body["only"].as_str().map(str::to_owned);
+        super::set_failing_only(shared, count, status, only.clone());
+        return Response::json(200, json!({"failing": count, "status": status, "only": only}));
     }
     let failing = &shared.failing;
     if request.is_model_request()
+        && fails_this_turn(shared, request)
         && failing
             .fetch_update(std::sync::atomic::Ordering::SeqCst, std::sync::atomic::Ordering::SeqCst, |n| {
                 n.checked_sub(1)
@@ -232,6 +234,14 @@ pub(crate) fn route(request: &RecordedRequest, shared: &Shared) -> Response {
             404,
             json!({"type": "error", "error": {"type": "not_found_error", "message": format!("fake model server: no route for {method} {path}")}}),
         ),
+    }
+}
+
+/// Whether a scripted failure may take this request: any, or one whose turn says `only`.
+fn fails_this_turn(shared: &Shared, request: &RecordedRequest) -> bool {
+    match shared.failing_only.lock().expect("failing_only").as_deref() {
+        None => true,
+        Some(only) => super::rules::last_user_text(&request.body).is_some_and(|(text, _)| text.contains(only)),
     }
 }
 
