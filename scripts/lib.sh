@@ -73,7 +73,11 @@ build_netns_helper() { # debug | release
   local flag=() triple
   [[ "$1" == release ]] && flag=(--release)
   triple="$(rustc -vV | sed -n 's/^host: //p')"
-  cargo build --quiet -p clawboo-engine --bin clawboo-netns "${flag[@]}"
+  # scripts/test's one build already made the debug helper (a workspace binary, --all-targets):
+  # `-p clawboo-engine` alone would resolve other features and compile ~55 s of crates again.
+  if [[ "$1" != debug || -z "${CLAWBOO_NETNS_BUILT:-}" ]]; then
+    cargo build --quiet -p clawboo-engine --bin clawboo-netns "${flag[@]}"
+  fi
   mkdir -p "$ROOT/src-tauri/binaries"
   cp "$(cargo_target_dir)/$1/clawboo-netns" "$ROOT/src-tauri/binaries/clawboo-netns-$triple"
 }
