@@ -286,6 +286,33 @@ fn an_agent_starting_too_many_runs_an_hour_is_paused_and_resumed() {
 }
 
 #[test]
+fn a_hand_off_cut_off_by_its_teammates_budget_says_so_on_its_card() {
+    // The leader hands a busy task to @scout, whose daily budget the task's third call spends.
+    let handoff =
+        Reply::ToolCall { name: "handoff".into(), input: json!({"to": "scout", "task": "LIST-THINGS for me"}) };
+    let behavior = busy_then("Noted.").when("KICK-OFF", vec![handoff, Reply::Text("Handed on.".into())]);
+    let fixture = Fixture::new().keychain("guard-handoff");
+    let server = FakeModelServer::start_blocking(behavior);
+    let engine = fixture.open();
+    engine.secrets().set_api_key(Provider::Anthropic, "sk-ant-guard-test-52e1").unwrap();
+    engine.secrets().set_base_url(Provider::Anthropic, Some(&server.base_url())).unwrap();
+    let ids = vec![common::add_agent(&engine, native("lead")), common::add_agent(&engine, native("scout"))];
+    let common::ChatTeam { general, .. } = common::chat_team(&engine, "Budgeted", &ids, "I am the user.");
+    server.report_input_tokens(1_000);
+    engine.guard().set_budget(tokens_budget(BudgetScope::Agent, &ids[1], 2_500)).unwrap();
+
+    engine.chat().send_team(&general, "Please KICK-OFF.").unwrap();
+    let card = wait_for("the hand-off's card blocked", LIMIT, || {
+        let filter = clawboo_engine::board::CardFilter { assignee_id: Some(ids[1].clone()), ..Default::default() };
+        engine.board().list(&filter).unwrap().into_iter().find(|c| c.status == CardStatus::Blocked)
+    });
+    let why = card.blocked_reason.clone().unwrap_or_default();
+    assert!(why.contains("daily token budget (2,500 tokens) is spent"), "the budget, not the user, stopped it: {why}");
+    assert!(!why.contains("Stopped by the user"), "{why}");
+    assert_eq!(engine.board().runs(&card.id).unwrap()[0].status, CardRunStatus::Cancelled);
+}
+
+#[test]
 fn a_leader_and_a_teammate_handing_work_back_and_forth_pause_the_room() {
     // The leader hands off whenever it hears back; the teammate answers every task. (Within one
     // message the reply chain's own bound stops at 3 deep; the breaker counts across chains.)

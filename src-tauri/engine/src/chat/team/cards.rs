@@ -11,6 +11,7 @@
 use super::store::Handoff;
 use crate::agents::Agent;
 use crate::board::{self, Actor, Card, CardRunKind, CardRunStatus, CardStatus, CommentKind, HandoffCard};
+use crate::chat::store as chat_store;
 use crate::chat::Chat;
 
 /// Why a hand-off's card is blocked when the user stopped the team.
@@ -80,7 +81,8 @@ impl Chat {
         let (to, reason, status) = match handoff.status.as_str() {
             "done" => (CardStatus::Done, None, CardRunStatus::Succeeded),
             "stopped" if quitting => (CardStatus::Blocked, Some(CUT_OFF.to_owned()), CardRunStatus::Interrupted),
-            "stopped" => (CardStatus::Blocked, Some(STOPPED.to_owned()), CardRunStatus::Cancelled),
+            // Stopped by the user, or by a budget or breaker: the run's own reason says which.
+            "stopped" => (CardStatus::Blocked, Some(self.stopped_reason(run_id)), CardRunStatus::Cancelled),
             "interrupted" => (CardStatus::Blocked, Some(CUT_OFF.to_owned()), CardRunStatus::Interrupted),
             _ => (CardStatus::Blocked, Some(reason_from(&result)), CardRunStatus::Failed),
         };
@@ -97,6 +99,19 @@ impl Chat {
                 board_failed(&format!("move #{} to {}", card.number, to.label()), &e);
             }
         }
+    }
+
+    /// Why a stopped hand-off's card is blocked: its run's own reason (the user's stop, or the
+    /// budget or breaker that ended it; the hand-off's result is the room's notice, which a
+    /// partial reply leaves without one), as the Board writes reasons, with no closing full stop.
+    fn stopped_reason(&self, run_id: &str) -> String {
+        let run = self.store.read(|c| chat_store::run(c, run_id)).ok().flatten();
+        let why = run.and_then(|r| r.error).unwrap_or_default();
+        let why = why.trim().trim_end_matches('.');
+        if why.is_empty() {
+            return STOPPED.to_owned();
+        }
+        board::cut(why, board::MAX_REASON_CHARS)
     }
 
     /// A hand-off ended before its run started (it could not start, or the team was stopped):
