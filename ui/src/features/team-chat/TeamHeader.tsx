@@ -8,8 +8,9 @@ import { GatewayHealthBadge } from "../agents/GatewayHealthBadge";
 import { Menu } from "../../components/Menu";
 import { ErrorMessage } from "../../components/ErrorMessage";
 import { MAX_TEAM_NAME_CHARS } from "./limits";
+import { ScopeSpend } from "../spend/ScopeSpend";
 
-/** A team's name (double-click or the menu renames it), its actions and its members. */
+/** A team's name (double-click or the menu renames it), its actions, its members and what it spent. */
 export function TeamHeader({
   team,
   byId,
@@ -126,6 +127,7 @@ export function TeamHeader({
           );
         })}
       </ul>
+      <ScopeSpend scope={{ kind: "team", id: team.id }} testId="team-spend" />
     </header>
   );
 }

@@ -11,7 +11,6 @@ import { RoomChat } from "./RoomChat";
 import { TeamHeader } from "./TeamHeader";
 import { RoomTabs } from "./RoomTabs";
 import { RoomSummary } from "./RoomSummary";
-import { ScopeSpend } from "../spend/ScopeSpend";
 
 type Props = {
   team: Team;
@@ -59,7 +58,6 @@ export function TeamPage({ team, agents, initialRoomId = null, onDeleted, onOpen
         onOpenMembers={() => setDialog({ kind: "members" })}
         onDelete={() => setDialog({ kind: "delete-team" })}
       />
-      <ScopeSpend scope={{ kind: "team", id: team.id }} testId="team-spend" />
 
       <RoomTabs
         rooms={team.rooms}
