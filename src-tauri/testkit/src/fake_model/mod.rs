@@ -258,7 +258,7 @@ impl FakeModelServer {
     /// `POST /testkit/fail-next {"count": N, "status": S}` (with `"only": "text"`, only turns whose
     /// message contains the text fail).
     pub fn fail_next_with(&self, count: u32, status: u16) {
-        set_failing(&self.shared, count, status);
+        set_failing(&self.shared, count, status, None);
     }
 
     /// Every answer from now on reports `tokens` input tokens (0: a rough count of the request),
@@ -286,11 +286,9 @@ impl Drop for FakeModelServer {
     }
 }
 
-pub(crate) fn set_failing(shared: &Shared, count: u32, status: u16) {
-    set_failing_only(shared, count, status, None);
-}
-
-pub(crate) fn set_failing_only(shared: &Shared, count: u32, status: u16, only: Option<String>) {
+/// The next `count` model requests (of the turn whose message contains `only`, when set) fail
+/// with HTTP `status`.
+pub(crate) fn set_failing(shared: &Shared, count: u32, status: u16, only: Option<String>) {
     *shared.failing_only.lock().expect("failing_only") = only;
     shared.failing_status.store(status, std::sync::atomic::Ordering::SeqCst);
     shared.failing.store(count, std::sync::atomic::Ordering::SeqCst);

@@ -203,7 +203,7 @@ pub(crate) fn route(request: &RecordedRequest, shared: &Shared) -> Response {
         let count = request.body["count"].as_u64().unwrap_or(1) as u32;
         let status = request.body["status"].as_u64().unwrap_or(503) as u16;
         let only = request.body["only"].as_str().map(str::to_owned);
-        super::set_failing_only(shared, count, status, only.clone());
+        super::set_failing(shared, count, status, only.clone());
         return Response::json(200, json!({"failing": count, "status": status, "only": only}));
     }
     let failing = &shared.failing;

@@ -109,9 +109,10 @@ impl Chat {
         let why = run.and_then(|r| r.error).unwrap_or_default();
         let why = why.trim().trim_end_matches('.');
         if why.is_empty() {
-            return STOPPED.to_owned();
+            STOPPED.to_owned()
+        } else {
+            reason_from(why)
         }
-        board::cut(why, board::MAX_REASON_CHARS)
     }
 
     /// A hand-off ended before its run started (it could not start, or the team was stopped):
