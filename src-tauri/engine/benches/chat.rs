@@ -204,6 +204,18 @@ fn exchanges_as_the_chat_grows() {
             ms(mine),
             n,
         );
+        let stored = stored_per_request(&db, n);
+        println!(
+            "chat exchange {exchange:>5}: the relay stored {stored:.0} B per request (compressed) of {} KB bodies",
+            last.len() / 1024
+        );
+        bench::report(
+            &format!("chat.stored_bytes.x{exchange}"),
+            &format!("Stored per chat request at exchange {exchange} (relay record, compressed)"),
+            "B",
+            stored,
+            n,
+        );
     }
     // A Native agent carries the conversation to the model: at exchange 1,000 the request holds
     // 1,000 exchanges. After /reset the chat is as long but carries nothing: the chat's length alone.
@@ -225,6 +237,18 @@ fn exchanges_as_the_chat_grows() {
         own[1].as_secs_f64() / own[0].as_secs_f64(),
         after_reset.as_secs_f64() / own[0].as_secs_f64()
     );
+}
+
+/// The mean compressed body the relay stored for each of the last `n` requests (keyframes
+/// included: one request in 32 of a chat is stored whole).
+fn stored_per_request(db: &std::path::Path, n: usize) -> f64 {
+    let conn = rusqlite::Connection::open(db).expect("open the database");
+    conn.query_row(
+        "SELECT AVG(stored) FROM (SELECT COALESCE(length(body_gz), 0) AS stored FROM run_requests ORDER BY at DESC LIMIT ?1)",
+        [n as i64],
+        |r| r.get(0),
+    )
+    .expect("read the stored requests")
 }
 
 fn median(mut samples: Vec<Duration>) -> Duration {

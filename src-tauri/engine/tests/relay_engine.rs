@@ -193,3 +193,68 @@ fn the_key_or_its_absence_is_read_from_the_keychain_once_a_session_and_a_key_set
     assert_eq!(run_to_end(&engine, &agent_id, "Six").status, RunStatus::Succeeded);
     assert_eq!(key_of_request(3).as_deref(), Some(third));
 }
+
+/// A chat's requests each repeat the one before and add an exchange: the relay stores each as
+/// what it adds to the last of the same agent in the same chat (every 32nd whole), and reads
+/// every one back byte for byte. A request whose base is gone reads as not kept, not as an error.
+#[test]
+fn a_chats_requests_are_stored_as_what_each_adds_and_read_back_byte_for_byte() {
+    let server = FakeModelServer::start_blocking(Behavior::text("Stored as a delta."));
+    let fixture = Fixture::new().keychain("relay-engine-deltas");
+    let engine = fixture.open();
+    engine.secrets().set_base_url(Provider::Custom, Some(&format!("{}/v1", server.base_url()))).unwrap();
+    let agent = |handle: &str| NewAgent {
+        model: "some-model".into(),
+        provider: Some(Provider::Custom),
+        ..common::new_agent(handle, RuntimeKind::Native)
+    };
+    let (ada, bob) = (common::add_agent(&engine, agent("ada")), common::add_agent(&engine, agent("bob")));
+    let mut runs = Vec::new();
+    for i in 0..40 {
+        // Two agents' chats interleaved: neither is stored against the other's.
+        for agent_id in [&ada, &bob] {
+            let run = run_to_end(&engine, agent_id, &format!("Message {i} of a long chat."));
+            assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
+            runs.push(run.id);
+        }
+    }
+    let sent = server.model_requests();
+    assert_eq!(sent.len(), runs.len());
+    for (run, seen) in runs.iter().zip(&sent) {
+        let records = engine.relay().requests(run).unwrap();
+        assert_eq!(records.len(), 1);
+        assert_eq!(records[0].body.as_deref(), Some(seen.raw_body.as_str()), "run {run} reads back as sent");
+        assert!(records[0].body_complete);
+    }
+
+    let db = rusqlite::Connection::open(fixture.config().database_path()).unwrap();
+    let stored = |run: &str| -> (u32, i64, i64) {
+        db.query_row("SELECT chain, length(body_gz), body_bytes FROM run_requests WHERE run_id = ?1", [run], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })
+        .unwrap()
+    };
+    let ada_runs: Vec<_> = runs.iter().step_by(2).collect();
+    let chains: Vec<u32> = ada_runs.iter().map(|run| stored(run).0).collect();
+    let expected: Vec<u32> = (0..40).map(|i| i % clawboo_engine::relay::KEYFRAME_EVERY).collect();
+    assert_eq!(chains, expected, "every 32nd request of a chat is stored whole, the others against the one before");
+    let (_, whole_gz, _) = stored(ada_runs[32]);
+    let (_, delta_gz, delta_bytes) = stored(ada_runs[39]);
+    assert!(delta_gz * 4 < whole_gz, "an exchange stored as what it adds: {delta_gz} B against {whole_gz} B whole");
+    assert!(delta_gz * 10 < delta_bytes, "{delta_gz} B stored of a {delta_bytes} B body");
+    let crossed: i64 = db
+        .query_row(
+            "SELECT COUNT(*) FROM run_requests q JOIN runs r ON r.id = q.run_id JOIN runs b ON b.id = q.base_run_id
+             WHERE r.agent_id != b.agent_id OR r.conversation_id != b.conversation_id",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(crossed, 0, "a base is always of the same agent and chat");
+
+    // Damage: the whole body ada's later requests stand on is gone.
+    db.execute("DELETE FROM run_requests WHERE run_id = ?1", [ada_runs[32]]).unwrap();
+    let orphan = &engine.relay().requests(ada_runs[35]).unwrap()[0];
+    assert_eq!((orphan.body.as_deref(), orphan.body_complete), (None, false));
+    assert!(engine.relay().requests(ada_runs[31]).unwrap()[0].body_complete, "the chain before it still reads");
+}

@@ -31,7 +31,8 @@ pub fn backfill_if_pending(conn: &Connection) -> Result<u64> {
     let mut counted = 0;
     let requests = {
         let mut stmt = conn.prepare(
-            "SELECT run_id, seq, at, provider, body_gz, usage_json FROM run_requests WHERE model IS NULL ORDER BY at, run_id, seq",
+            "SELECT run_id, seq, at, provider, body_gz, usage_json FROM run_requests
+             WHERE model IS NULL AND base_run_id IS NULL ORDER BY at, run_id, seq",
         )?;
         let rows = stmt.query_map([], |r| {
             Ok((
@@ -55,6 +56,8 @@ pub fn backfill_if_pending(conn: &Connection) -> Result<u64> {
             usage.cache_read_tokens,
             usage.cache_write_tokens,
         );
+        // Only bodies stored whole are read here (all of them, before migration 32): a body stored
+        // as what it adds to another was recorded with its model already.
         let model = body_gz.as_deref().and_then(model_in_gzipped_body).unwrap_or_default();
         let cost = record::record_relayed(conn, &run_id, at, &provider, &model, &usage)?;
         conn.execute(

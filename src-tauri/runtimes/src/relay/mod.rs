@@ -20,6 +20,7 @@
 //! retries by itself (Native) says so with [`CLIENT_RETRIES_HEADER`]: its failures pass at once,
 //! so one failure is not tried three times three.
 
+mod lineage;
 mod record;
 mod server;
 #[cfg(test)]
@@ -41,6 +42,7 @@ use crate::runtimes::{Endpoint, EndpointSource, RunEvent};
 use crate::secrets::Provider;
 use crate::store::Store;
 
+pub use lineage::KEYFRAME_EVERY;
 pub use record::{RelayedRequest, MAX_STORED_BODY_BYTES, MAX_STORED_RUN_BYTES};
 pub use server::{CLIENT_RETRIES_HEADER, MAX_REQUESTS_AT_ONCE, MAX_REQUEST_BYTES};
 pub use upstream::{check_upstream_url, upstream_client, upstream_url};
@@ -83,6 +85,9 @@ pub(crate) struct RunLog {
     /// Why the run may call the model no more (its driver stopped it for a budget): its
     /// requests are refused with this.
     refused: Mutex<Option<String>>,
+    /// The agent and conversation of the run, read from the store at its first record (`None`:
+    /// the store holds no such run; its requests are stored whole).
+    pub(crate) lineage: std::sync::OnceLock<Option<lineage::LineageKey>>,
 }
 
 impl RunLog {
@@ -196,6 +201,7 @@ impl Relay {
             grants: Mutex::new(Grants::default()),
             handle: handle.clone(),
             retry_waits: Mutex::new(crate::runtimes::native::http::RETRY_WAITS.to_vec()),
+            lineages: lineage::Lineages::default(),
         });
         let (stop, stopped) = tokio::sync::watch::channel(false);
         handle.spawn(server::serve(listener, shared.clone(), limits, stopped));
@@ -341,6 +347,7 @@ fn run_log(grants: &mut Grants, run_id: &str) -> Arc<RunLog> {
                 unsettled: AtomicU32::new(0),
                 settled: tokio::sync::Notify::new(),
                 refused: Mutex::new(None),
+                lineage: std::sync::OnceLock::new(),
             })
         })
         .clone()

@@ -40,6 +40,8 @@ pub(crate) struct Shared {
     pub(crate) handle: tokio::runtime::Handle,
     /// A brief upstream failure is sent again after each of these.
     pub(crate) retry_waits: Mutex<Vec<std::time::Duration>>,
+    /// The last body stored of each recent conversation (requests are stored as what they add).
+    pub(crate) lineages: super::lineage::Lineages,
 }
 
 impl Shared {
@@ -440,12 +442,12 @@ impl Drop for Tap {
     fn drop(&mut self) {
         let Some(mut entry) = self.entry.take() else { return };
         entry.usage = self.scanner.take().and_then(UsageScanner::finish);
-        let (store, run) = (self.shared.store.clone(), self.run.clone());
+        let (shared, run) = (self.shared.clone(), self.run.clone());
         // Counted before the client can see the answer end, so its next request waits for it.
         let call = run.answer_ended();
         // Compressing and writing block: off the async workers.
         self.shared.handle.spawn_blocking(move || {
-            if let Err(e) = record::store(&store, &run, entry, call) {
+            if let Err(e) = record::store(&shared.store, &shared.lineages, &run, entry, call) {
                 tracing::warn!(run_id = %run.run_id, error = %e, "could not record a model request");
             }
         });

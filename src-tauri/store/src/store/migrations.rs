@@ -75,6 +75,7 @@ pub const MIGRATIONS: &[Migration] = &[
     Migration::new(29, "whose routine a room message is", include_str!("migrations/0029_room_routines.sql")),
     Migration::new(30, "budgets read the spend", include_str!("migrations/0030_budgets_read_spend.sql")),
     Migration::new(31, "a chat's current epoch by index", include_str!("migrations/0031_messages_by_epoch.sql")),
+    Migration::new(32, "requests stored as what they add", include_str!("migrations/0032_request_deltas.sql")),
 ];
 
 pub fn schema_version(conn: &Connection) -> Result<u32> {
