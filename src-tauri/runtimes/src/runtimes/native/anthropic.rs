@@ -7,7 +7,9 @@ use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 use serde_json::{json, Value};
 
-use super::conversation::{parse_data, AssistantTurn, Item, ModelTurn, StreamDecoder, ToolCall, Usage, CLOSED_EARLY};
+use super::conversation::{
+    body_size_hint, parse_data, AssistantTurn, Item, ModelTurn, StreamDecoder, ToolCall, Usage, CLOSED_EARLY,
+};
 use super::sse::SseEvent;
 use super::tools;
 use crate::runtimes::RunEvent;
@@ -42,7 +44,9 @@ pub fn request_bytes(model: &str, system: &str, items: &[Item], offered: &[tools
         tools: Tools(offered),
         messages: Messages { items, carried_end: current.and_then(|i| i.checked_sub(1)) },
     };
-    serde_json::to_vec(&body).expect("a request body always serializes")
+    let mut bytes = Vec::with_capacity(body_size_hint(system, items, offered.len()));
+    serde_json::to_writer(&mut bytes, &body).expect("a request body always serializes");
+    bytes
 }
 
 /// [`request_bytes`] as JSON, to look into.

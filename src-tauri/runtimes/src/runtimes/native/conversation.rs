@@ -16,6 +16,23 @@ pub enum Item {
     ToolResults(Vec<ToolOutcome>),
 }
 
+/// Roughly the bytes a request carrying `items` and `system` takes, to write it into a buffer made
+/// once (growing one by doubling copies a long conversation's body about twice over).
+pub fn body_size_hint(system: &str, items: &[Item], tools: usize) -> usize {
+    const PER_ITEM: usize = 64;
+    const PER_TOOL: usize = 1024;
+    let text: usize = items
+        .iter()
+        .map(|item| match item {
+            Item::User(text) => text.len(),
+            Item::Assistant(turn) => turn.text.len() + turn.tool_calls.len() * 256,
+            Item::ToolResults(outcomes) => outcomes.iter().map(|o| o.output.len() + PER_ITEM).sum(),
+        })
+        .sum();
+    // A tenth more for escapes.
+    (system.len() + text) * 11 / 10 + items.len() * PER_ITEM + tools * PER_TOOL + 1024
+}
+
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct AssistantTurn {
     pub text: Arc<str>,

@@ -7,7 +7,9 @@ use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
-use super::conversation::{parse_data, AssistantTurn, Item, ModelTurn, StreamDecoder, ToolCall, Usage, CLOSED_EARLY};
+use super::conversation::{
+    body_size_hint, parse_data, AssistantTurn, Item, ModelTurn, StreamDecoder, ToolCall, Usage, CLOSED_EARLY,
+};
 use super::sse::SseEvent;
 use super::tools;
 use crate::runtimes::RunEvent;
@@ -27,7 +29,9 @@ pub fn request_bytes(model: &str, system: &str, items: &[Item], offered: &[tools
         messages: Messages { system, items },
         tools: Tools(offered),
     };
-    serde_json::to_vec(&body).expect("a request body always serializes")
+    let mut bytes = Vec::with_capacity(body_size_hint(system, items, offered.len()));
+    serde_json::to_writer(&mut bytes, &body).expect("a request body always serializes");
+    bytes
 }
 
 /// [`request_bytes`] as JSON, to look into.
@@ -301,6 +305,25 @@ mod tests {
             "messages": messages,
             "tools": tools,
         })
+    }
+
+    #[test]
+    fn a_long_conversations_body_is_written_into_one_buffer_made_to_size() {
+        let mut items = Vec::new();
+        for i in 0..1_000 {
+            items.push(Item::User(format!("Message {i}: \"quoted\"\nand a second line.").into()));
+            items.push(Item::Assistant(AssistantTurn {
+                text: format!("Reply {i}, fine.").into(),
+                ..Default::default()
+            }));
+        }
+        let offered = tools::definitions();
+        for api in [request_bytes, crate::runtimes::native::anthropic::request_bytes] {
+            let body = api("m", "SYS\n", &items, &offered);
+            let hint = body_size_hint("SYS\n", &items, offered.len());
+            assert!(hint >= body.len(), "the buffer ({hint} B) grew to hold the body ({} B)", body.len());
+            assert!(hint < body.len() * 2, "{hint} B made for a {} B body", body.len());
+        }
     }
 
     #[test]
