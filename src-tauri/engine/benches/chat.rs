@@ -216,6 +216,32 @@ fn exchanges_as_the_chat_grows() {
             stored,
             n,
         );
+        // What storing a request as what it adds costs when it is read ("what the model saw"):
+        // a request is rebuilt from the last one stored whole (up to 31 rows before it).
+        let reads: Vec<_> = last_runs(&db, n)
+            .iter()
+            .map(|run| {
+                let started = Instant::now();
+                let requests = engine.relay().requests(run).expect("read a run's requests");
+                let elapsed = started.elapsed();
+                assert!(requests[0].body_complete, "run {run}'s body reads back whole");
+                elapsed
+            })
+            .collect();
+        let slowest = *reads.iter().max().unwrap();
+        let read = median(reads);
+        println!(
+            "chat exchange {exchange:>5}: reading a run's recorded request: median {:.2} ms, slowest {:.2} ms",
+            ms(read),
+            ms(slowest)
+        );
+        bench::report(
+            &format!("chat.read_request_ms.x{exchange}"),
+            &format!("Reading a run's recorded request at exchange {exchange}"),
+            "ms",
+            ms(read),
+            n,
+        );
     }
     // A Native agent carries the conversation to the model: at exchange 1,000 the request holds
     // 1,000 exchanges. After /reset the chat is as long but carries nothing: the chat's length alone.
@@ -249,6 +275,13 @@ fn stored_per_request(db: &std::path::Path, n: usize) -> f64 {
         |r| r.get(0),
     )
     .expect("read the stored requests")
+}
+
+/// The runs of the last `n` requests the relay recorded.
+fn last_runs(db: &std::path::Path, n: usize) -> Vec<String> {
+    let conn = rusqlite::Connection::open(db).expect("open the database");
+    let mut statement = conn.prepare("SELECT run_id FROM run_requests ORDER BY at DESC LIMIT ?1").unwrap();
+    statement.query_map([n as i64], |r| r.get(0)).unwrap().collect::<rusqlite::Result<_>>().unwrap()
 }
 
 fn median(mut samples: Vec<Duration>) -> Duration {
