@@ -17,8 +17,11 @@ use bytes::Bytes;
 pub const KEYFRAME_EVERY: u32 = 32;
 /// Lineages remembered at once (the least recently recorded is forgotten first) ...
 const KEPT_LINEAGES: usize = 16;
-/// ... and the most bytes of bodies they hold together.
-const KEPT_BYTES: usize = 32 * 1024 * 1024;
+/// ... and the most bytes of bodies they hold together ...
+const KEPT_BYTES: usize = 8 * 1024 * 1024;
+/// ... each at most this big (a bigger body, one with images, is stored whole and not kept: the
+/// app's idle memory stays small whatever a runtime sends).
+const KEPT_BODY_BYTES: usize = 2 * 1024 * 1024;
 
 /// The agent and conversation a run belongs to.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -126,6 +129,14 @@ struct Kept {
     bytes: usize,
 }
 
+impl Kept {
+    fn forget(&mut self, key: &LineageKey) {
+        if let Some((gone, _)) = self.by_key.remove(key) {
+            self.bytes -= gone.body.len();
+        }
+    }
+}
+
 impl Lineages {
     pub(crate) fn last(&self, key: &LineageKey) -> Option<Last> {
         self.lock().by_key.get(key).map(|(last, _)| last.clone())
@@ -133,7 +144,9 @@ impl Lineages {
 
     /// `last` is now its lineage's newest request (call once it is stored).
     pub(crate) fn remember(&self, key: LineageKey, last: Last) {
-        if last.body.len() > KEPT_BYTES {
+        if last.body.len() > KEPT_BODY_BYTES {
+            // Its lineage starts again from its next body.
+            self.lock().forget(&key);
             return;
         }
         let mut kept = self.lock();
@@ -147,9 +160,7 @@ impl Lineages {
             let Some(oldest) = kept.by_key.iter().min_by_key(|(_, (_, stamp))| *stamp).map(|(k, _)| k.clone()) else {
                 break;
             };
-            if let Some((gone, _)) = kept.by_key.remove(&oldest) {
-                kept.bytes -= gone.body.len();
-            }
+            kept.forget(&oldest);
         }
     }
 
@@ -225,5 +236,11 @@ mod tests {
         lineages.remember(key(1), last("newer", 0));
         assert_eq!(lineages.last(&key(1)).unwrap().body, Bytes::from_static(b"newer"));
         assert_eq!(lineages.lock().bytes, KEPT_LINEAGES * 4 + 1, "bytes follow what is kept");
+
+        // A body too big to keep ends its lineage's base: the next is stored whole.
+        let big = Last { body: Bytes::from(vec![b'x'; KEPT_BODY_BYTES + 1]), ..last("", 0) };
+        lineages.remember(key(1), big);
+        assert!(lineages.last(&key(1)).is_none());
+        assert_eq!(lineages.lock().bytes, (KEPT_LINEAGES - 1) * 4);
     }
 }
