@@ -82,8 +82,11 @@ export async function chatsSteps(h, { driver }) {
     );
     await click(secondId);
     await click("md-link");
-    const url = await driver.text(await find("link-url"));
-    if (url.trim() !== "https://example.com/docs") throw new Error(`the confirm shows ${url}`);
+    // The dialog is in the page a moment before it is shown (WebDriver reads no text from it
+    // until then): seen under load.
+    let url = "";
+    await waitFor("the confirm's URL shown", async () => (url = (await driver.text(await find("link-url"))).trim()));
+    if (url !== "https://example.com/docs") throw new Error(`the confirm shows ${url}`);
     await click("link-cancel");
     await waitFor("the confirm closed", async () => !(await driver.execute(`return !!document.querySelector('[data-testid="link-url"]')`)));
   });
