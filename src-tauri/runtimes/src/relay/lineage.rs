@@ -42,13 +42,10 @@ pub(crate) struct Last {
 
 /// How a body is stored against its base: its first `prefix` and last `suffix` bytes are the
 /// base's; the rest is stored.
-#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Delta {
-    pub(crate) base_run_id: String,
-    pub(crate) base_seq: u32,
+    pub(crate) base: Last,
     pub(crate) prefix: usize,
     pub(crate) suffix: usize,
-    pub(crate) chain: u32,
 }
 
 impl Delta {
@@ -56,11 +53,16 @@ impl Delta {
     pub(crate) fn middle<'a>(&self, body: &'a [u8]) -> &'a [u8] {
         &body[self.prefix..body.len() - self.suffix]
     }
+
+    /// Requests since the lineage's last whole body, this one included.
+    pub(crate) fn chain(&self) -> u32 {
+        self.base.chain + 1
+    }
 }
 
 /// `body` as what it adds to `base`, or `None` when it should be stored whole: the lineage is
 /// due a whole body, or the two share less than half of `body`.
-pub(crate) fn delta(base: &Last, body: &[u8]) -> Option<Delta> {
+pub(crate) fn delta(base: Last, body: &[u8]) -> Option<Delta> {
     if base.chain + 1 >= KEYFRAME_EVERY {
         return None;
     }
@@ -70,7 +72,7 @@ pub(crate) fn delta(base: &Last, body: &[u8]) -> Option<Delta> {
     if prefix + suffix < body.len() / 2 {
         return None;
     }
-    Some(Delta { base_run_id: base.run_id.clone(), base_seq: base.seq, prefix, suffix, chain: base.chain + 1 })
+    Some(Delta { base, prefix, suffix })
 }
 
 /// The body stored as `middle` against `base` (see [`Delta`]); `None` when the numbers do not
@@ -185,8 +187,8 @@ mod tests {
             format!("{{\"model\":\"m\",\"messages\":[{}{tail}", "{\"role\":\"user\",\"content\":\"hi\"}".repeat(40));
         let added = ",{\"role\":\"assistant\",\"content\":\"hello\"}";
         let after = before.replacen(tail, &format!("{added}{tail}"), 1);
-        let d = delta(&last(&before, 3), after.as_bytes()).expect("a delta");
-        assert_eq!(d.chain, 4);
+        let d = delta(last(&before, 3), after.as_bytes()).expect("a delta");
+        assert_eq!(d.chain(), 4);
         assert_eq!(d.middle(after.as_bytes()), added.as_bytes());
         assert_eq!(
             rebuild(before.as_bytes(), d.prefix, d.suffix, d.middle(after.as_bytes())).unwrap(),
@@ -199,7 +201,7 @@ mod tests {
         // "aaaa" → "aaaaaa": the common prefix and suffix would both cover the base.
         for (before, after) in [("aaaa", "aaaaaa"), ("aaaaaa", "aaaa"), ("abcabc", "abcXabc"), ("", "x"), ("xy", "xy")]
         {
-            let d = delta(&last(before, 0), after.as_bytes());
+            let d = delta(last(before, 0), after.as_bytes());
             if let Some(d) = d {
                 assert!(d.prefix + d.suffix <= before.len().min(after.len()), "{before} → {after}");
                 let rebuilt = rebuild(before.as_bytes(), d.prefix, d.suffix, d.middle(after.as_bytes())).unwrap();
@@ -210,7 +212,7 @@ mod tests {
         let before = "x".repeat(1_000);
         let mut after = before.clone().into_bytes();
         after[517] = b'y';
-        let d = delta(&last(&before, 0), &after).unwrap();
+        let d = delta(last(&before, 0), &after).unwrap();
         assert_eq!((d.prefix, d.suffix), (517, 482));
         assert_eq!(rebuild(before.as_bytes(), d.prefix, d.suffix, d.middle(&after)).unwrap(), after);
     }
@@ -218,9 +220,9 @@ mod tests {
     #[test]
     fn a_lineage_due_a_whole_body_or_a_different_body_gets_none() {
         let body = "{\"model\":\"m\",\"messages\":[]}";
-        assert!(delta(&last(body, KEYFRAME_EVERY - 2), body.as_bytes()).is_some());
-        assert!(delta(&last(body, KEYFRAME_EVERY - 1), body.as_bytes()).is_none(), "every 32nd is whole");
-        assert!(delta(&last("something else entirely", 0), body.as_bytes()).is_none());
+        assert!(delta(last(body, KEYFRAME_EVERY - 2), body.as_bytes()).is_some());
+        assert!(delta(last(body, KEYFRAME_EVERY - 1), body.as_bytes()).is_none(), "every 32nd is whole");
+        assert!(delta(last("something else entirely", 0), body.as_bytes()).is_none());
         assert_eq!(rebuild(b"short", 4, 4, b""), None, "numbers that do not fit the base");
     }
 

@@ -10,7 +10,7 @@ use std::sync::atomic::Ordering;
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
 
-use super::lineage::{self, Last, LineageKey, Lineages};
+use super::lineage::{self, Delta, Last, LineageKey, Lineages};
 use super::usage::RequestUsage;
 use super::RunLog;
 use crate::error::{Error, Result};
@@ -86,7 +86,7 @@ fn store_entry(store: &Store, lineages: &Lineages, run: &RunLog, entry: Entry) -
     let whole = entry.body.len() <= MAX_STORED_BODY_BYTES;
     let kept = &entry.body[..entry.body.len().min(MAX_STORED_BODY_BYTES)];
     let lineage = if whole { run.lineage.get_or_init(|| lineage_of(store, &run.run_id)).as_ref() } else { None };
-    let delta = lineage.and_then(|key| lineages.last(key)).and_then(|base| lineage::delta(&base, kept));
+    let delta = lineage.and_then(|key| lineages.last(key)).and_then(|base| lineage::delta(base, kept));
     let compressed = gzip(delta.as_ref().map_or(kept, |d| d.middle(kept)))?;
     let stored = run.stored_bytes.fetch_add(compressed.len() as u64, Ordering::Relaxed) + compressed.len() as u64;
     let (body_gz, body_stored) =
@@ -129,16 +129,16 @@ fn store_entry(store: &Store, lineages: &Lineages, run: &RunLog, entry: Entry) -
                 usage,
                 model,
                 cost,
-                delta.as_ref().map(|d| &d.base_run_id),
-                delta.as_ref().map(|d| d.base_seq),
+                delta.as_ref().map(|d| &d.base.run_id),
+                delta.as_ref().map(|d| d.base.seq),
                 delta.as_ref().map(|d| d.prefix as i64),
                 delta.as_ref().map(|d| d.suffix as i64),
-                delta.as_ref().map_or(0, |d| d.chain),
+                delta.as_ref().map_or(0, Delta::chain),
             ])?;
         Ok(())
     })?;
     if let (Some(key), true) = (lineage, recoverable) {
-        let chain = delta.as_ref().map_or(0, |d| d.chain);
+        let chain = delta.as_ref().map_or(0, Delta::chain);
         lineages.remember(key.clone(), Last { run_id: run.run_id.clone(), seq: entry.seq, body: entry.body, chain });
     }
     Ok(())

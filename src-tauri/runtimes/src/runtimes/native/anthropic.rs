@@ -8,7 +8,7 @@ use serde::{Serialize, Serializer};
 use serde_json::{json, Value};
 
 use super::conversation::{
-    body_size_hint, parse_data, AssistantTurn, Item, ModelTurn, StreamDecoder, ToolCall, Usage, CLOSED_EARLY,
+    parse_data, write_body, AssistantTurn, Item, ModelTurn, StreamDecoder, ToolCall, Usage, CLOSED_EARLY,
 };
 use super::sse::SseEvent;
 use super::tools;
@@ -44,9 +44,7 @@ pub fn request_bytes(model: &str, system: &str, items: &[Item], offered: &[tools
         tools: Tools(offered),
         messages: Messages { items, carried_end: current.and_then(|i| i.checked_sub(1)) },
     };
-    let mut bytes = Vec::with_capacity(body_size_hint(system, items, offered.len()));
-    serde_json::to_writer(&mut bytes, &body).expect("a request body always serializes");
-    bytes
+    write_body(&body, system, items, offered.len())
 }
 
 /// [`request_bytes`] as JSON, to look into.

@@ -8,7 +8,7 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use super::conversation::{
-    body_size_hint, parse_data, AssistantTurn, Item, ModelTurn, StreamDecoder, ToolCall, Usage, CLOSED_EARLY,
+    parse_data, write_body, AssistantTurn, Item, ModelTurn, StreamDecoder, ToolCall, Usage, CLOSED_EARLY,
 };
 use super::sse::SseEvent;
 use super::tools;
@@ -29,9 +29,7 @@ pub fn request_bytes(model: &str, system: &str, items: &[Item], offered: &[tools
         messages: Messages { system, items },
         tools: Tools(offered),
     };
-    let mut bytes = Vec::with_capacity(body_size_hint(system, items, offered.len()));
-    serde_json::to_writer(&mut bytes, &body).expect("a request body always serializes");
-    bytes
+    write_body(&body, system, items, offered.len())
 }
 
 /// [`request_bytes`] as JSON, to look into.
@@ -320,7 +318,7 @@ mod tests {
         let offered = tools::definitions();
         for api in [request_bytes, crate::runtimes::native::anthropic::request_bytes] {
             let body = api("m", "SYS\n", &items, &offered);
-            let hint = body_size_hint("SYS\n", &items, offered.len());
+            let hint = crate::runtimes::native::conversation::body_size_hint("SYS\n", &items, offered.len());
             assert!(hint >= body.len(), "the buffer ({hint} B) grew to hold the body ({} B)", body.len());
             assert!(hint < body.len() * 2, "{hint} B made for a {} B body", body.len());
         }
