@@ -20,9 +20,11 @@ use clawboo_testkit::wait_for;
 use tokio::sync::oneshot;
 
 /// Answers by the message it gets: "flood N", "ask", "wait", "fail", else a greeting.
+/// `refusing`: the runtime cannot take a run now, as an OpenClaw Gateway whose link is lost.
 #[derive(Default)]
 struct ScriptedRuntime {
     inputs: Mutex<Vec<TurnInput>>,
+    refusing: std::sync::atomic::AtomicBool,
 }
 
 impl Runtime for ScriptedRuntime {
@@ -42,6 +44,13 @@ impl Runtime for ScriptedRuntime {
                 teammate: clawboo_engine::runtimes::TurnHistory::Fresh,
             },
         }
+    }
+
+    fn ready(&self, agent: &clawboo_engine::agents::Agent) -> clawboo_engine::Result<()> {
+        if self.refusing.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(clawboo_engine::Error::GatewayUnreachable(format!("@{} cannot run there now.", agent.handle)));
+        }
+        Ok(())
     }
 
     fn run(
@@ -503,6 +512,28 @@ fn a_cli_agent_whose_program_is_missing_gets_a_clear_error() {
     assert!(matches!(err.code(), ErrorCode::RuntimeNotFound), "{err}");
     assert!(err.to_string().contains(program.to_str().unwrap()));
     assert!(f.engine.chat().history_page(&agent.id, None, 500).unwrap().messages.is_empty(), "nothing half-stored");
+}
+
+#[test]
+fn an_agent_that_cannot_run_now_says_why_even_while_its_last_run_holds_its_slot() {
+    let f = fixture();
+    // A run still ending (as one cut off by a lost Gateway, while its runtime tears down).
+    let run = f.engine.chat().send(&f.agent_id, "wait").unwrap().run.unwrap();
+    f.runtime.refusing.store(true, std::sync::atomic::Ordering::SeqCst);
+    let err = f.engine.chat().send(&f.agent_id, "are you there?").unwrap_err();
+    assert_eq!(err.code(), ErrorCode::GatewayUnreachable, "the reason, not \"still answering\": {err}");
+    // Once it can run again, the held slot is what it hears.
+    f.runtime.refusing.store(false, std::sync::atomic::Ordering::SeqCst);
+    let busy = f.engine.chat().send(&f.agent_id, "are you there?").unwrap_err();
+    assert!(busy.to_string().contains("still answering"), "{busy}");
+    f.engine.chat().cancel(&run.id).unwrap();
+    f.wait_done(&run.id);
+    let history = f.engine.chat().history_page(&f.agent_id, None, 500).unwrap();
+    assert_eq!(
+        history.messages.iter().filter(|m| m.role == ChatRole::User).count(),
+        1,
+        "nothing of the refused sends stored"
+    );
 }
 
 #[test]

@@ -112,7 +112,11 @@ impl Chat {
     ) -> Result<SendOutcome> {
         // A paused agent or a spent budget refuses the run before anything is stored.
         self.check_guard(&crate::guard::RunScope::agent(&agent.id))?;
-        // Reserved before anything else, in the same lock as the check: of two quick sends,
+        // An agent that cannot run now (its CLI missing, its Gateway lost) says so before its
+        // slot is asked for: a run cut off by a lost Gateway may hold the slot a moment longer
+        // while its runtime tears down, and "still answering" would hide the real reason.
+        let runtime = self.preparer().runtime(&agent)?;
+        // Reserved before anything is stored, in the same lock as the check: of two quick sends,
         // exactly one gets the slot. Released on any early return.
         let reservation = self.slots.reserve(&agent)?;
         let request = RunRequest {
@@ -124,7 +128,7 @@ impl Chat {
         };
         // What the session starts with does not depend on the session: checked (budgets) before
         // anything is stored.
-        let prepared = self.preparer().prepare(request)?;
+        let prepared = self.preparer().prepare_on(request, runtime)?;
         let fingerprint = setup::files_fingerprint(&prepared.new_session_files);
         let now = now_ms();
         let turn = self.store.write(|tx| {
