@@ -5,7 +5,7 @@
 //! - chats that grow: reading the newest page at 10 / 1,000 / 10,000 messages, and Clawboo's
 //!   own time per exchange at exchange 10 and at exchange 1,000 (the store seeded to get there).
 //!
-//! `cargo bench -p clawboo-engine --bench chat` (scripts/bench runs it with a keychain).
+//! `cargo bench -p clawboo-engine --bench chat [-- PART]` (scripts/bench runs it with a keychain).
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -23,12 +23,24 @@ use clawboo_engine::{Engine, EngineConfig, EngineEvent};
 use clawboo_testkit::{bench, Behavior, FakeModelServer, TempDataDir};
 
 fn main() {
-    page_reads();
-    exchanges_as_the_chat_grows();
-    events_into_store();
-    native_overhead(Route::Relay);
-    if !bench::quick() {
-        native_overhead(Route::Direct);
+    // `cargo bench --bench chat -- exchanges`: only the parts whose name holds that word (to
+    // profile one alone).
+    let only = std::env::args().skip(1).find(|arg| !arg.starts_with('-'));
+    let runs = |part: &str| only.as_deref().is_none_or(|word| part.contains(word));
+    if runs("page_reads") {
+        page_reads();
+    }
+    if runs("exchanges_as_the_chat_grows") {
+        exchanges_as_the_chat_grows();
+    }
+    if runs("events_into_store") {
+        events_into_store();
+    }
+    if runs("native_overhead") {
+        native_overhead(Route::Relay);
+        if !bench::quick() {
+            native_overhead(Route::Direct);
+        }
     }
 }
 
@@ -180,15 +192,13 @@ fn exchanges_as_the_chat_grows() {
     let id = engine.agents().create(agent(RuntimeKind::Native, Some(Provider::Custom))).unwrap().id;
     let mut own = Vec::new();
     let mut done = 0;
-    let n = bench::samples(30, 10);
+    let n = bench::samples(50, 10);
+    let bare_client = BareClient::new(&server.base_url());
     for exchange in [10u32, 1_000] {
         clawboo_testkit::seed_chat(&db, &id, exchange - 1 - done);
-        let samples: Vec<_> = (0..n).map(|_| send_and_wait(&engine, &id, "How are you?")).collect();
+        let (total, bare, mine) = own_times(&engine, &id, n, &server, &bare_client);
         done = exchange - 1 + n as u32;
-        let total = median(samples);
-        let last = server.model_requests().last().unwrap().raw_body.clone();
-        let bare = bare_model_round_trip(&server.base_url(), &last);
-        let mine = total.saturating_sub(bare);
+        let last = server.model_requests_from(server.model_request_count() - 1).pop().unwrap().raw_body;
         own.push(mine);
         println!(
             "chat exchange {exchange:>5} (Native, fake model): median {:.2} ms send → reply stored; the same request sent bare {:.2} ms; Clawboo's own {:.2} ms ({} KB request: the carried transcript)",
@@ -246,11 +256,8 @@ fn exchanges_as_the_chat_grows() {
     // A Native agent carries the conversation to the model: at exchange 1,000 the request holds
     // 1,000 exchanges. After /reset the chat is as long but carries nothing: the chat's length alone.
     engine.chat().send(&id, "/reset").unwrap();
-    let samples: Vec<_> = (0..n).map(|_| send_and_wait(&engine, &id, "How are you?")).collect();
-    let total = median(samples);
-    let last = server.model_requests().last().unwrap().raw_body.clone();
-    let bare = bare_model_round_trip(&server.base_url(), &last);
-    let after_reset = total.saturating_sub(bare);
+    let (total, bare, after_reset) = own_times(&engine, &id, n, &server, &bare_client);
+    let last = server.model_requests_from(server.model_request_count() - 1).pop().unwrap().raw_body;
     println!(
         "chat exchange  1031 after /reset (same chat, nothing carried): median {:.2} ms; bare {:.2} ms; Clawboo's own {:.2} ms ({} KB request)",
         ms(total),
@@ -357,6 +364,53 @@ fn native_overhead(route: Route) {
             ms(total.saturating_sub(bare)),
             last.len() / 1024
         );
+    }
+}
+
+/// `n` sends in the agent's chat, each paired with the same request sent bare right after it:
+/// the machine's drift (its load, its clock) is in both halves of each difference, not in the
+/// figure. The medians of the totals, of the bare round trips and of the differences.
+fn own_times(
+    engine: &Engine,
+    agent_id: &str,
+    n: usize,
+    server: &FakeModelServer,
+    bare_client: &BareClient,
+) -> (Duration, Duration, Duration) {
+    let (mut totals, mut bares, mut own) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..n {
+        let total = send_and_wait(engine, agent_id, "How are you?");
+        let last = server.model_requests_from(server.model_request_count() - 1).pop().unwrap().raw_body;
+        let bare = bare_client.round_trip(&last);
+        own.push(total.saturating_sub(bare));
+        totals.push(total);
+        bares.push(bare);
+    }
+    (median(totals), median(bares), median(own))
+}
+
+/// The model's round trip alone, one request at a time, on a client kept warm between them.
+struct BareClient {
+    runtime: tokio::runtime::Runtime,
+    client: reqwest::Client,
+    url: String,
+}
+
+impl BareClient {
+    fn new(base: &str) -> Self {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        Self { runtime, client: reqwest::Client::new(), url: format!("{base}/v1/chat/completions") }
+    }
+
+    fn round_trip(&self, body: &str) -> Duration {
+        let body = body.to_owned();
+        self.runtime.block_on(async {
+            let started = Instant::now();
+            let response =
+                self.client.post(&self.url).header("content-type", "application/json").body(body).send().await.unwrap();
+            let _ = response.bytes().await.unwrap();
+            started.elapsed()
+        })
     }
 }
 

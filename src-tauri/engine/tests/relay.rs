@@ -1,6 +1,7 @@
 //! The model relay over real loopback HTTP, in front of the fake model server: tokens, the real
 //! key added on the way out, streaming, recorded bodies and usage for the three APIs, redirects
-//! and plain-http upstreams refused, lasting tokens, and Native routed through it.
+//! and plain-http upstreams refused, lasting tokens, and Native routed through it (inside the
+//! app: no loopback hop, the same checks and records).
 //! The relay runs alone on a store of its own, not in a `common::Fixture` engine: it is the part
 //! under test.
 
@@ -12,6 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clawboo_engine::agents::{Agent, RuntimeKind};
+use clawboo_engine::loopback::ServerLimits;
 use clawboo_engine::relay::{
     Relay, RelayedRequest, RequestUsage, Upstream, MAX_REQUESTS_AT_ONCE, MAX_REQUEST_BYTES, MAX_STORED_BODY_BYTES,
 };
@@ -485,6 +487,110 @@ async fn native_reaches_the_model_through_the_relay_without_holding_the_key() {
     assert_eq!(record.body.as_deref(), Some(seen.raw_body.as_str()));
     let usage: RequestUsage = record.usage.clone().unwrap();
     assert_eq!(usage.input_tokens, Some((seen.raw_body.len() as u64 / 4).max(1)));
+}
+
+/// The relay's only loopback connection, held by a client that never finishes its request: a
+/// request over loopback waits; one made inside the app does not.
+async fn relay_with_loopback_held(server: &FakeModelServer) -> (Setup, tokio::net::TcpStream) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open(&dir.path().join("clawboo.db")).unwrap());
+    let upstream = Arc::new(Provided { base_url: server.base_url(), key: Some(REAL_KEY.into()) });
+    let limits = ServerLimits { header_read_timeout: Duration::from_secs(600), max_connections: 1 };
+    let relay = Relay::start_with(store, upstream, &tokio::runtime::Handle::current(), limits).unwrap();
+    let mut held = tokio::net::TcpStream::connect(relay.url().trim_start_matches("http://")).await.unwrap();
+    tokio::io::AsyncWriteExt::write_all(&mut held, b"POST /anthropic/v1/mess").await.unwrap();
+    let s = Setup { _dir: dir, relay, client: reqwest::Client::new() };
+    // Over loopback, a request now waits for the held connection.
+    let url = format!("{}/v1/messages", s.relay.base_url(Provider::Anthropic));
+    let over_loopback = s.client.post(&url).timeout(Duration::from_millis(500)).json(&messages_body(false)).send();
+    assert!(over_loopback.await.unwrap_err().is_timeout(), "the held connection blocks the loopback server");
+    (s, held)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn native_reaches_the_relay_inside_the_app_with_its_token_checked_and_its_request_recorded() {
+    let server = FakeModelServer::start(Behavior::text("Native answer, in process.")).await;
+    let (s, _held) = relay_with_loopback_held(&server).await;
+    let native = NativeRuntime::new(s.relay.clone());
+    let workspace = tempfile::tempdir().unwrap();
+    let (events, _events_rx) = mpsc::unbounded_channel();
+    let (permissions, _permissions_rx) = mpsc::unbounded_channel();
+    let (_cancel, cancel) = watch::channel(false);
+    let run = native.run(native_input(workspace.path(), "run-in"), RunChannels { events, permissions, cancel });
+    let result = tokio::time::timeout(Duration::from_secs(30), run).await.expect("not over loopback").unwrap();
+    assert_eq!(result.outcome, RunOutcome::Succeeded, "{result:?}");
+    let seen = &server.model_requests()[0];
+    assert_eq!(seen.header("x-api-key"), Some(REAL_KEY), "the key added on the way out");
+    assert!(seen.header(clawboo_engine::relay::CLIENT_RETRIES_HEADER).is_none());
+    let record = &recorded(&s.relay, "run-in", 1)[0];
+    assert_eq!(record.body.as_deref(), Some(seen.raw_body.as_str()), "recorded as the model received it");
+    assert!(record.usage.is_some(), "its usage counted");
+
+    // Its run's token ended: refused as over loopback, and Native says the relay's reason.
+    s.relay.revoke("run-in");
+    let (events, _events_rx) = mpsc::unbounded_channel();
+    let (permissions, _permissions_rx) = mpsc::unbounded_channel();
+    let (_cancel, cancel) = watch::channel(false);
+    let revoked = NativeRuntime::new(Arc::new(Revoking(s.relay.clone())));
+    let run = revoked.run(native_input(workspace.path(), "run-out"), RunChannels { events, permissions, cancel });
+    let result = tokio::time::timeout(Duration::from_secs(30), run).await.unwrap().unwrap();
+    assert_eq!(result.outcome, RunOutcome::Failed);
+    let message = result.message.unwrap_or_default();
+    assert!(message.contains("401") && message.contains("token is not valid"), "{message}");
+    assert_eq!(server.model_requests().len(), 1, "the refused request never reached the model");
+}
+
+/// The relay's endpoints, each token revoked as soon as it is given.
+struct Revoking(Arc<Relay>);
+
+impl EndpointSource for Revoking {
+    fn endpoint(&self, provider: Provider, run_id: &str) -> clawboo_engine::Result<Endpoint> {
+        let endpoint = self.0.endpoint(provider, run_id)?;
+        self.0.revoke(run_id);
+        Ok(endpoint)
+    }
+
+    fn in_process(&self, endpoint: &Endpoint) -> Option<Arc<dyn clawboo_engine::runtimes::InProcessRoute>> {
+        self.0.in_process(endpoint)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_in_process_route_is_the_relays_own_and_refuses_what_loopback_refuses() {
+    let server = FakeModelServer::start(Behavior::text("ok")).await;
+    let (s, _held) = relay_with_loopback_held(&server).await;
+    let endpoint = s.relay.grant("run-1", Provider::Anthropic).unwrap();
+    let route = s.relay.in_process(&endpoint).expect("the relay's own endpoint");
+    // Only the relay's own endpoints: not another server's, nor a port that merely starts alike.
+    let elsewhere = Endpoint { base_url: server.base_url(), api_key: endpoint.api_key.clone() };
+    assert!(s.relay.in_process(&elsewhere).is_none());
+    let alike = Endpoint { base_url: format!("{}0/anthropic", s.relay.url()), api_key: None };
+    assert!(s.relay.in_process(&alike).is_none());
+
+    let token = endpoint.api_key.clone().unwrap();
+    let url = format!("{}/v1/messages", endpoint.base_url);
+    let send = |path: String, key: &str, body: bytes::Bytes| {
+        let request = s.client.post(path).header("x-api-key", key).body(body.clone()).build().unwrap();
+        route.send(request, body)
+    };
+    let body = bytes::Bytes::from(messages_body(false).to_string());
+    let answer = send(url.clone(), "clawboo-relay-madeup", body.clone()).await;
+    assert_eq!(answer.status(), 401);
+    let refusal: Value = answer.json().await.unwrap();
+    assert_eq!(refusal["error"]["type"], "authentication_error", "{refusal}");
+    let answer = send(format!("{}/v1/files", endpoint.base_url), &token, body.clone()).await;
+    assert_eq!(answer.status(), 404);
+    let big = bytes::Bytes::from(vec![b' '; MAX_REQUEST_BYTES + 1]);
+    let answer = send(url.clone(), &token, big).await;
+    assert_eq!(answer.status(), 413);
+    assert!(server.requests().is_empty(), "nothing refused reached the provider");
+
+    let answer = send(url, &token, body.clone()).await;
+    assert_eq!(answer.status(), 200);
+    assert!(answer.text().await.unwrap().contains("ok"));
+    let records = recorded(&s.relay, "run-1", 1);
+    assert_eq!((records.len(), records[0].seq), (1, 1), "the refused ones took no number");
+    assert_eq!(records[0].body.as_deref().map(str::as_bytes), Some(&body[..]));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -237,6 +237,14 @@ async fn drive_once(
     record_late_events(&mut events, recorder, watch.as_mut());
     drop(recorded_tx);
     let mut result = result.unwrap_or_else(|e| RunResult::failed(e.to_string()));
+    // Stopped by the user or the guards: that is how it ended, even when the runtime met the
+    // stop as a failure first (its next model call refused by the relay for the same budget,
+    // its process ended by the stop's signal), whichever of the two reached it first.
+    if result.outcome == RunOutcome::Failed
+        && matches!(stop, Some(Stop::User | Stop::Budget | Stop::RepeatedToolCall { .. }))
+    {
+        result.outcome = RunOutcome::Cancelled;
+    }
     // Ended by the guards, not by the user: its end says so (the runtime says "stopped").
     if let Some(note) = halt_note.filter(|_| result.outcome != RunOutcome::Succeeded) {
         result.message = Some(note);

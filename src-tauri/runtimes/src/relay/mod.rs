@@ -378,6 +378,13 @@ impl EndpointSource for Relay {
         self.grant_lasting(holder, run_id, provider)
     }
 
+    /// Native, the app's own code, reaches the relay without the loopback hop; its requests
+    /// still carry their run's token and are checked, recorded and counted as any other.
+    fn in_process(&self, endpoint: &Endpoint) -> Option<Arc<dyn crate::runtimes::InProcessRoute>> {
+        let ours = endpoint.base_url.strip_prefix(&self.url()).is_some_and(|rest| rest.starts_with('/'));
+        ours.then(|| Arc::new(server::InProcess(self.shared.clone())) as Arc<dyn crate::runtimes::InProcessRoute>)
+    }
+
     fn can_serve(&self, provider: Provider) -> Result<bool> {
         match callable_upstream(self.shared.upstream.as_ref(), provider) {
             Ok(_) => Ok(true),

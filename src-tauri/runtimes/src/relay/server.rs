@@ -19,6 +19,7 @@ use super::upstream::{allowed_path, check_upstream_url, upstream_url};
 use super::usage::UsageScanner;
 use super::{Grant, Grants, RunLog, Upstream};
 use crate::loopback::{self, ServerLimits};
+use crate::runtimes::InProcessRoute;
 use crate::secrets::Provider;
 use crate::store::Store;
 
@@ -76,6 +77,13 @@ impl Refusal {
         Self { status, kind, message: message.into() }
     }
 
+    /// Logged with its status and kind only: the message may quote the path, which a client
+    /// could have given anything (a key in a query string).
+    fn logged(self) -> Self {
+        tracing::info!(status = self.status.as_u16(), kind = self.kind, "the model relay refused a request");
+        self
+    }
+
     fn into_response(self) -> Response<Body> {
         let body = json!({"type": "error", "error": {"type": self.kind, "message": self.message}}).to_string();
         let mut response = Response::new(Full::new(Bytes::from(body)).map_err(|never| match never {}).boxed_unsync());
@@ -87,17 +95,47 @@ impl Refusal {
 
 async fn respond(shared: &Arc<Shared>, request: Request<Incoming>) -> Response<Body> {
     let (parts, mut body) = request.into_parts();
-    match forward(shared, parts, &mut body).await {
+    match forward(shared, parts, RequestBody::Incoming(&mut body)).await {
         Ok(response) => response,
         Err(refusal) => {
-            // Its status and kind only: the message may quote the path, which a client could
-            // have given anything (a key in a query string).
-            tracing::info!(status = refusal.status.as_u16(), kind = refusal.kind, "the model relay refused a request");
             // A client still sending its body would otherwise meet a closed connection (a
             // broken pipe) instead of the refusal.
             drain(&mut body).await;
-            refusal.into_response()
+            refusal.logged().into_response()
         }
+    }
+}
+
+/// The relay served inside the app's process (see [`InProcessRoute`]): a request goes through
+/// the same [`forward`] as one over loopback, its answer streams back through the same tap.
+pub(crate) struct InProcess(pub(crate) Arc<Shared>);
+
+impl InProcessRoute for InProcess {
+    fn send(
+        &self,
+        request: reqwest::Request,
+        body: Bytes,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = reqwest::Response> + Send + 'static>> {
+        let shared = self.0.clone();
+        Box::pin(async move {
+            let url = request.url();
+            let target = match url.query() {
+                Some(query) => format!("{}?{query}", url.path()),
+                None => url.path().to_owned(),
+            };
+            let (mut parts, ()) = Request::new(()).into_parts();
+            parts.method = request.method().clone();
+            // A path no URI can hold is routed nowhere: `/` is refused as no route.
+            parts.uri = target.parse().unwrap_or_default();
+            parts.headers = request.headers().clone();
+            let response = match forward(&shared, parts, RequestBody::InHand(body)).await {
+                Ok(response) => response,
+                Err(refusal) => refusal.logged().into_response(),
+            };
+            let (parts, body) = response.into_parts();
+            let body = reqwest::Body::wrap_stream(body.into_data_stream());
+            reqwest::Response::from(Response::from_parts(parts, body))
+        })
     }
 }
 
@@ -119,19 +157,37 @@ async fn drain(body: &mut Incoming) {
     }
 }
 
+/// A request's body: still arriving over loopback, or in hand (a request made in this process).
+enum RequestBody<'a> {
+    Incoming(&'a mut Incoming),
+    InHand(Bytes),
+}
+
+impl RequestBody<'_> {
+    /// The whole body, or why not: over [`MAX_REQUEST_BYTES`], or broken off.
+    async fn read(self) -> Result<Bytes, Refusal> {
+        match self {
+            Self::Incoming(body) => read_body(body).await,
+            Self::InHand(body) if body.len() > MAX_REQUEST_BYTES => Err(too_large()),
+            Self::InHand(body) => Ok(body),
+        }
+    }
+}
+
+fn too_large() -> Refusal {
+    Refusal::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "request_too_large",
+        format!(
+            "Clawboo's model relay: the request body is over {} MiB, the most it forwards.",
+            MAX_REQUEST_BYTES / (1024 * 1024)
+        ),
+    )
+}
+
 /// The whole body, or why not: over [`MAX_REQUEST_BYTES`] (known from its declared length before
 /// a byte is read), or broken off.
 async fn read_body(body: &mut Incoming) -> Result<Bytes, Refusal> {
-    let too_large = || {
-        Refusal::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "request_too_large",
-            format!(
-                "Clawboo's model relay: the request body is over {} MiB, the most it forwards.",
-                MAX_REQUEST_BYTES / (1024 * 1024)
-            ),
-        )
-    };
     let declared = body.size_hint().lower();
     if declared > MAX_REQUEST_BYTES as u64 {
         return Err(too_large());
@@ -198,7 +254,7 @@ fn grant_for(shared: &Shared, token: &str) -> Option<Grant> {
 async fn forward(
     shared: &Arc<Shared>,
     parts: hyper::http::request::Parts,
-    body: &mut Incoming,
+    body: RequestBody<'_>,
 ) -> Result<Response<Body>, Refusal> {
     let unauthorized = |why: &str| {
         Refusal::new(StatusCode::UNAUTHORIZED, "authentication_error", format!("Clawboo's model relay: {why}"))
@@ -235,7 +291,7 @@ async fn forward(
             ),
         )
     })?;
-    let body = read_body(body).await?;
+    let body = body.read().await?;
     let seq = grant.run.next_seq.fetch_add(1, Ordering::Relaxed);
     let at = crate::vocab::clock::now_ms();
 

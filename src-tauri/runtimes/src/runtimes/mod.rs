@@ -221,11 +221,30 @@ impl std::fmt::Debug for Endpoint {
     }
 }
 
+/// Serves requests to an endpoint inside the app's own process: the model relay for Native,
+/// which is the app's own code. The same token check, forwarding, recording and budgets as a
+/// request over loopback, without moving each body through a socket twice.
+pub trait InProcessRoute: Send + Sync {
+    /// Sends `request` (its body is `body`, held apart so it is not copied). Always answers: a
+    /// refusal is an error answer, as over HTTP.
+    fn send(
+        &self,
+        request: reqwest::Request,
+        body: bytes::Bytes,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = reqwest::Response> + Send + 'static>>;
+}
+
 /// Gives a run the endpoint for a provider. The engine's source is the model relay, which hands
 /// out a token valid for that run only; tests may point straight at the fake model server.
 pub trait EndpointSource: Send + Sync {
     /// The endpoint for the requests of run `run_id`.
     fn endpoint(&self, provider: crate::secrets::Provider, run_id: &str) -> Result<Endpoint>;
+
+    /// A route inside this process to `endpoint` (one this source gave), for a client in the
+    /// app's own process (Native); `None`: it is reached over HTTP.
+    fn in_process(&self, _endpoint: &Endpoint) -> Option<Arc<dyn InProcessRoute>> {
+        None
+    }
 
     /// For a process that outlives runs (an OpenClaw Gateway, one per agent): the credential
     /// stays the same for `holder` while the process lives, so its configuration does not

@@ -9,7 +9,7 @@ use tokio::sync::watch;
 
 use super::conversation::{ModelTurn, StreamDecoder, Usage};
 use super::sse::SseParser;
-use crate::runtimes::RunEvent;
+use crate::runtimes::{InProcessRoute, RunEvent};
 
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// A stream that sends nothing for this long is given up (providers send keep-alives far more
@@ -57,10 +57,41 @@ pub async fn cancelled(cancel: &mut watch::Receiver<bool>) {
     }
 }
 
+/// A model request on its way: over HTTP, or through a route inside the app's process (the
+/// model relay), which takes the request and its body apart.
+pub struct Outgoing {
+    request: reqwest::RequestBuilder,
+    in_process: Option<(std::sync::Arc<dyn InProcessRoute>, bytes::Bytes)>,
+}
+
+impl Outgoing {
+    /// `request` carries `body`; `in_process`, when given, is where it goes.
+    pub fn new(
+        request: reqwest::RequestBuilder,
+        body: bytes::Bytes,
+        in_process: Option<std::sync::Arc<dyn InProcessRoute>>,
+    ) -> Self {
+        let request = request.body(body.clone());
+        Self { request, in_process: in_process.map(|route| (route, body)) }
+    }
+
+    /// The same request again (a retry): the body is shared, not copied.
+    fn try_clone(&self) -> Option<Self> {
+        Some(Self { request: self.request.try_clone()?, in_process: self.in_process.clone() })
+    }
+
+    async fn send(self) -> reqwest::Result<reqwest::Response> {
+        match self.in_process {
+            Some((route, body)) => Ok(route.send(self.request.build()?, body).await),
+            None => self.request.send().await,
+        }
+    }
+}
+
 /// Sends `request` to `url` and decodes the streamed reply. `who` names the provider in errors.
 /// A brief failure before the reply starts is tried again after each of `retry_waits`.
 pub async fn stream_call(
-    mut request: reqwest::RequestBuilder,
+    mut request: Outgoing,
     url: &str,
     who: &str,
     decoder: &mut dyn StreamDecoder,
@@ -143,7 +174,7 @@ struct Failure {
 }
 
 /// One send: the response when it succeeded (its body still to read), else why not.
-async fn send(request: reqwest::RequestBuilder, url: &str, who: &str, cancel: &mut watch::Receiver<bool>) -> Sent {
+async fn send(request: Outgoing, url: &str, who: &str, cancel: &mut watch::Receiver<bool>) -> Sent {
     // An answer already here is taken before a stop: its call was made and spent (a budget's
     // stop lands right after the relay recorded it), so its usage is reported, not lost.
     let response = tokio::select! {

@@ -67,6 +67,8 @@ enum Api {
 struct Call<'a> {
     api: Api,
     url: String,
+    /// The model relay's route inside the app, when `url` is the relay's: no loopback hop.
+    in_process: Option<Arc<dyn crate::runtimes::InProcessRoute>>,
     api_key: Option<&'a str>,
     provider: Provider,
     model: &'a str,
@@ -139,7 +141,8 @@ impl NativeRuntime {
             return Ok(cancelled());
         };
         let tools = tools::offered(input.approval, input.tools.as_ref(), connectors.offered());
-        let mut call = Call { api, url, api_key, provider, model, system, tools };
+        let in_process = self.endpoints.in_process(&endpoint);
+        let mut call = Call { api, url, in_process, api_key, provider, model, system, tools };
 
         let mut items = Vec::new();
         for turn in transcript::trim_transcript(&input.transcript, transcript::TRANSCRIPT_BUDGET_CHARS) {
@@ -246,9 +249,14 @@ impl NativeRuntime {
         Ok(RunResult { turn_limit: true, ..RunResult::failed(limit) })
     }
 
-    fn request(&self, call: &Call<'_>, body: Vec<u8>) -> reqwest::RequestBuilder {
-        let mut request =
-            self.client.post(&call.url).header(reqwest::header::CONTENT_TYPE, "application/json").body(body);
+    fn request(&self, call: &Call<'_>, body: Vec<u8>) -> http::Outgoing {
+        let request = self.request_headers(call);
+        http::Outgoing::new(request, body.into(), call.in_process.clone())
+    }
+
+    /// The request without its body: its URL and headers (the key, the API version).
+    fn request_headers(&self, call: &Call<'_>) -> reqwest::RequestBuilder {
+        let mut request = self.client.post(&call.url).header(reqwest::header::CONTENT_TYPE, "application/json");
         if !self.retry_waits.is_empty() {
             // Native tries a brief failure again itself (and says so): the relay need not too.
             request = request.header(http::CLIENT_RETRIES_HEADER, "1");
