@@ -19,7 +19,7 @@ use clawboo_engine::{Engine, EngineEvent, ErrorCode};
 use clawboo_testkit::wait_for;
 use tokio::sync::oneshot;
 
-/// Answers by the message it gets: "flood N", "ask", "wait", "fail", else a greeting.
+/// Answers by the message it gets: "flood N", "ask", "wait", "wait, then fail", "fail", else a greeting.
 /// `refusing`: the runtime cannot take a run now, as an OpenClaw Gateway whose link is lost.
 #[derive(Default)]
 struct ScriptedRuntime {
@@ -95,6 +95,12 @@ impl Runtime for ScriptedRuntime {
                     let mut cancel = channels.cancel.clone();
                     let _ = cancel.wait_for(|c| *c).await;
                     Ok(RunResult::with_outcome(RunOutcome::Cancelled, "Stopped by the user."))
+                }
+                // Meets the user's Stop as a failure (a CLI whose call was cut off by it).
+                "wait, then fail" => {
+                    let mut cancel = channels.cancel.clone();
+                    let _ = cancel.wait_for(|c| *c).await;
+                    Ok(RunResult::failed("the connection to the model was cut"))
                 }
                 "fail" => Ok(RunResult::failed("the model said no")),
                 _ => {
@@ -534,6 +540,14 @@ fn an_agent_that_cannot_run_now_says_why_even_while_its_last_run_holds_its_slot(
         1,
         "nothing of the refused sends stored"
     );
+}
+
+#[test]
+fn a_run_the_user_stopped_ends_stopped_even_when_its_runtime_calls_it_a_failure() {
+    let f = fixture();
+    let run = f.engine.chat().send(&f.agent_id, "wait, then fail").unwrap().run.unwrap();
+    f.engine.chat().cancel(&run.id).unwrap();
+    assert_eq!(f.wait_done(&run.id).status, RunStatus::Cancelled);
 }
 
 #[test]
