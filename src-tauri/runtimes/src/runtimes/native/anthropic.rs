@@ -8,10 +8,11 @@ use serde::{Serialize, Serializer};
 use serde_json::{json, Value};
 
 use super::conversation::{
-    parse_data, write_body, AssistantTurn, Item, ModelTurn, StreamDecoder, ToolCall, Usage, CLOSED_EARLY,
+    body_size_hint, parse_data, AssistantTurn, Item, ModelTurn, StreamDecoder, ToolCall, Usage, CLOSED_EARLY,
 };
 use super::sse::SseEvent;
 use super::tools;
+use super::written::{Format, WrittenMessages};
 use crate::runtimes::RunEvent;
 
 pub const API_VERSION: &str = "2023-06-01";
@@ -32,19 +33,44 @@ pub fn url(base: &str) -> String {
 /// JSON tree built per call, whatever the conversation's length), `model` first so the relay
 /// finds it without reading further.
 pub fn request_bytes(model: &str, system: &str, items: &[Item], offered: &[tools::ToolDef]) -> Vec<u8> {
+    request_bytes_with(model, system, items, offered, &WrittenMessages::default())
+}
+
+/// [`request_bytes`], the carried messages copied from `written` where a recent request of the
+/// conversation wrote them (byte for byte what writing them again would give).
+pub fn request_bytes_with(
+    model: &str,
+    system: &str,
+    items: &[Item],
+    offered: &[tools::ToolDef],
+    written: &WrittenMessages,
+) -> Vec<u8> {
     // The carried conversation ends where this turn's message starts: marking it lets the next
     // turn read everything before its own message from the cache (what rides in front of a
     // message is not carried, so that prefix stays byte-identical).
     let current = items.iter().rposition(|item| matches!(item, Item::User(_)));
-    let body = Body {
+    let carried_end = current.and_then(|i| i.checked_sub(1));
+    let head = Head {
         model,
         max_tokens: MAX_TOKENS,
         stream: true,
         system: [Marked { block: Block::Text(system), mark: true }],
         tools: Tools(offered),
-        messages: Messages { items, carried_end: current.and_then(|i| i.checked_sub(1)) },
     };
-    write_body(&body, system, items, offered.len())
+    let mut bytes = Vec::with_capacity(body_size_hint(system, items, offered.len()));
+    // `{…head…,"messages":[…]}`: the messages are the body's last field.
+    serde_json::to_writer(&mut bytes, &head).expect("a request body always serializes");
+    bytes.pop();
+    bytes.extend_from_slice(br#","messages":["#);
+    // Before the marked one, the carried messages are plain: the same from request to request.
+    let plain = carried_end.unwrap_or(0);
+    written.write(Format::Anthropic, &mut bytes, items, plain, false, |out, i| {
+        let last = i + 1 == items.len();
+        let message = Message { item: &items[i], mark: last || carried_end == Some(i), last };
+        serde_json::to_writer(out, &message).expect("a message always serializes");
+    });
+    bytes.extend_from_slice(b"]}");
+    bytes
 }
 
 /// [`request_bytes`] as JSON, to look into.
@@ -52,14 +78,14 @@ pub fn request_body(model: &str, system: &str, items: &[Item], offered: &[tools:
     serde_json::from_slice(&request_bytes(model, system, items, offered)).expect("request_bytes writes JSON")
 }
 
+/// The body before its messages.
 #[derive(Serialize)]
-struct Body<'a> {
+struct Head<'a> {
     model: &'a str,
     max_tokens: u32,
     stream: bool,
     system: [Marked<'a>; 1],
     tools: Tools<'a>,
-    messages: Messages<'a>,
 }
 
 #[derive(Serialize)]
@@ -97,25 +123,9 @@ struct Tool<'a> {
     cache_control: Option<Ephemeral>,
 }
 
-/// The conversation: the carried part's last block and the last message's last block are cache
-/// breakpoints (a message in plain text holds no block to mark, except the last, which becomes
-/// one text block).
-struct Messages<'a> {
-    items: &'a [Item],
-    carried_end: Option<usize>,
-}
-
-impl Serialize for Messages<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(Some(self.items.len()))?;
-        for (i, item) in self.items.iter().enumerate() {
-            let last = i + 1 == self.items.len();
-            seq.serialize_element(&Message { item, mark: last || self.carried_end == Some(i), last })?;
-        }
-        seq.end()
-    }
-}
-
+/// One message of the conversation. The carried part's last block and the last message's last
+/// block are cache breakpoints (a message in plain text holds no block to mark, except the last,
+/// which becomes one text block).
 struct Message<'a> {
     item: &'a Item,
     /// Its last block is a cache breakpoint.

@@ -16,15 +16,8 @@ pub enum Item {
     ToolResults(Vec<ToolOutcome>),
 }
 
-/// `body` written as JSON into one buffer made to its size up front (growing one by doubling
-/// copies a long conversation's body about twice over).
-pub fn write_body(body: &impl serde::Serialize, system: &str, items: &[Item], tools: usize) -> Vec<u8> {
-    let mut bytes = Vec::with_capacity(body_size_hint(system, items, tools));
-    serde_json::to_writer(&mut bytes, body).expect("a request body always serializes");
-    bytes
-}
-
-/// Roughly the bytes a request carrying `items` and `system` takes.
+/// Roughly the bytes a request carrying `items` and `system` takes: its buffer is made to this size
+/// up front (growing one by doubling copies a long conversation's body about twice over).
 pub fn body_size_hint(system: &str, items: &[Item], tools: usize) -> usize {
     const PER_ITEM: usize = 64;
     const PER_TOOL: usize = 1024;

@@ -10,6 +10,7 @@ pub mod openai;
 pub mod sse;
 pub mod tools;
 pub mod transcript;
+pub mod written;
 
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -51,6 +52,8 @@ pub const CAPABILITIES: Capabilities = Capabilities {
 pub struct NativeRuntime {
     endpoints: Arc<dyn EndpointSource>,
     client: reqwest::Client,
+    /// Recent conversations' carried messages as last written (see [`written`]).
+    written: written::WrittenMessages,
     /// Starts the run's stdio connectors (each its own process group).
     spawner: Arc<dyn crate::runtimes::process::Spawner>,
     /// How long to wait before each new try of a briefly failing model call.
@@ -80,7 +83,13 @@ struct Call<'a> {
 impl NativeRuntime {
     pub fn new(endpoints: Arc<dyn EndpointSource>) -> Self {
         let spawner = Arc::new(crate::runtimes::process::SystemSpawner);
-        Self { endpoints, client: http::client(), spawner, retry_waits: http::RETRY_WAITS.to_vec() }
+        Self {
+            endpoints,
+            client: http::client(),
+            written: written::WrittenMessages::default(),
+            spawner,
+            retry_waits: http::RETRY_WAITS.to_vec(),
+        }
     }
 
     /// The waits before each new try of a briefly failing model call (tests shorten them).
@@ -146,8 +155,8 @@ impl NativeRuntime {
 
         let mut items = Vec::new();
         for turn in transcript::trim_transcript(&input.transcript, transcript::TRANSCRIPT_BUDGET_CHARS) {
-            items.push(Item::User(non_empty(&turn.user, "(empty message)")));
-            let text = non_empty(&turn.assistant, "(no reply)");
+            items.push(Item::User(non_empty(&turn.user, &EMPTY_MESSAGE)));
+            let text = non_empty(&turn.assistant, &NO_REPLY);
             items.push(Item::Assistant(AssistantTurn { text, ..Default::default() }));
         }
         // The preamble rides on this request only: the carried transcript holds the bare message.
@@ -174,11 +183,11 @@ impl NativeRuntime {
         for _ in 0..MAX_MODEL_CALLS {
             let (body, mut decoder): (Vec<u8>, Box<dyn StreamDecoder>) = match call.api {
                 Api::Anthropic => (
-                    anthropic::request_bytes(call.model, &call.system, &items, call.tools.sent()),
+                    anthropic::request_bytes_with(call.model, &call.system, &items, call.tools.sent(), &self.written),
                     Box::new(anthropic::Decoder::new()),
                 ),
                 Api::Chat => (
-                    openai::request_bytes(call.model, &call.system, &items, call.tools.sent()),
+                    openai::request_bytes_with(call.model, &call.system, &items, call.tools.sent(), &self.written),
                     Box::new(openai::Decoder::new()),
                 ),
             };
@@ -311,13 +320,18 @@ fn cancelled() -> RunResult {
 }
 
 /// `text`, shared (not copied), or `instead` when it is blank.
-fn non_empty(text: &Arc<str>, instead: &str) -> Arc<str> {
+/// `text`, or `instead` when it is blank (the same allocation each time, so a carried message
+/// written for one request is known again in the next: see [`written`]).
+fn non_empty(text: &Arc<str>, instead: &'static std::sync::LazyLock<Arc<str>>) -> Arc<str> {
     if text.trim().is_empty() {
-        instead.into()
+        Arc::clone(instead)
     } else {
         Arc::clone(text)
     }
 }
+
+static EMPTY_MESSAGE: std::sync::LazyLock<Arc<str>> = std::sync::LazyLock::new(|| "(empty message)".into());
+static NO_REPLY: std::sync::LazyLock<Arc<str>> = std::sync::LazyLock::new(|| "(no reply)".into());
 
 /// A call of `load_tools`: the named tools join the run's next requests (said in Activity).
 fn load_tools(call: &ToolCall, tools: &mut on_request::RunTools, channels: &RunChannels) -> ToolOutcome {

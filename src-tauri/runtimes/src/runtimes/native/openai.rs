@@ -3,15 +3,16 @@
 
 use std::collections::BTreeMap;
 
-use serde::ser::{SerializeMap, SerializeSeq};
+use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use super::conversation::{
-    parse_data, write_body, AssistantTurn, Item, ModelTurn, StreamDecoder, ToolCall, Usage, CLOSED_EARLY,
+    body_size_hint, parse_data, AssistantTurn, Item, ModelTurn, StreamDecoder, ToolCall, Usage, CLOSED_EARLY,
 };
 use super::sse::SseEvent;
 use super::tools;
+use super::written::{Format, WrittenMessages};
 use crate::runtimes::RunEvent;
 
 /// `{base}/chat/completions`; the base includes its version path (`https://api.openai.com/v1`).
@@ -22,14 +23,32 @@ pub fn url(base: &str) -> String {
 /// The request, written straight from the items (no JSON tree built per call, whatever the
 /// conversation's length), `model` first so the relay finds it without reading further.
 pub fn request_bytes(model: &str, system: &str, items: &[Item], offered: &[tools::ToolDef]) -> Vec<u8> {
-    let body = Body {
-        model,
-        stream: true,
-        stream_options: StreamOptions { include_usage: true },
-        messages: Messages { system, items },
-        tools: Tools(offered),
-    };
-    write_body(&body, system, items, offered.len())
+    request_bytes_with(model, system, items, offered, &WrittenMessages::default())
+}
+
+/// [`request_bytes`], the carried messages copied from `written` where a recent request of the
+/// conversation wrote them (byte for byte what writing them again would give).
+pub fn request_bytes_with(
+    model: &str,
+    system: &str,
+    items: &[Item],
+    offered: &[tools::ToolDef],
+    written: &WrittenMessages,
+) -> Vec<u8> {
+    let head = Head { model, stream: true, stream_options: StreamOptions { include_usage: true } };
+    let mut bytes = Vec::with_capacity(body_size_hint(system, items, offered.len()));
+    // `{…head…,"messages":[…],"tools":[…]}`.
+    serde_json::to_writer(&mut bytes, &head).expect("a request body always serializes");
+    bytes.pop();
+    bytes.extend_from_slice(br#","messages":["#);
+    serde_json::to_writer(&mut bytes, &Plain { role: "system", content: system }).expect("text always serializes");
+    // Everything before this turn's message is carried and plain.
+    let carried = items.iter().rposition(|item| matches!(item, Item::User(_))).unwrap_or(0);
+    written.write(Format::Chat, &mut bytes, items, carried, true, |out, i| write_message(out, &items[i]));
+    bytes.extend_from_slice(br#"],"tools":"#);
+    serde_json::to_writer(&mut bytes, &Tools(offered)).expect("tools always serialize");
+    bytes.push(b'}');
+    bytes
 }
 
 /// [`request_bytes`] as JSON, to look into.
@@ -37,13 +56,12 @@ pub fn request_body(model: &str, system: &str, items: &[Item], offered: &[tools:
     serde_json::from_slice(&request_bytes(model, system, items, offered)).expect("request_bytes writes JSON")
 }
 
+/// The body before its messages and tools.
 #[derive(Serialize)]
-struct Body<'a> {
+struct Head<'a> {
     model: &'a str,
     stream: bool,
     stream_options: StreamOptions,
-    messages: Messages<'a>,
-    tools: Tools<'a>,
 }
 
 #[derive(Serialize)]
@@ -74,12 +92,6 @@ impl Serialize for Tools<'_> {
     }
 }
 
-/// The system message, then one message per user or assistant turn and per tool result.
-struct Messages<'a> {
-    system: &'a str,
-    items: &'a [Item],
-}
-
 #[derive(Serialize)]
 struct Plain<'a> {
     role: &'static str,
@@ -93,25 +105,24 @@ struct ToolMessage<'a> {
     content: std::borrow::Cow<'a, str>,
 }
 
-impl Serialize for Messages<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(None)?;
-        seq.serialize_element(&Plain { role: "system", content: self.system })?;
-        for item in self.items {
-            match item {
-                Item::User(text) => seq.serialize_element(&Plain { role: "user", content: text })?,
-                Item::Assistant(turn) => seq.serialize_element(&AssistantMessage(turn))?,
-                Item::ToolResults(outcomes) => {
-                    for o in outcomes {
-                        let content =
-                            if o.is_error { format!("Error: {}", o.output).into() } else { o.output.as_str().into() };
-                        seq.serialize_element(&ToolMessage { role: "tool", tool_call_id: &o.call_id, content })?;
-                    }
+/// One item's messages, comma-separated: a user or assistant turn is one, tool results one each.
+fn write_message(out: &mut Vec<u8>, item: &Item) {
+    let written = match item {
+        Item::User(text) => serde_json::to_writer(&mut *out, &Plain { role: "user", content: text }),
+        Item::Assistant(turn) => serde_json::to_writer(&mut *out, &AssistantMessage(turn)),
+        Item::ToolResults(outcomes) => {
+            for (i, o) in outcomes.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
                 }
+                let content = if o.is_error { format!("Error: {}", o.output).into() } else { o.output.as_str().into() };
+                let message = ToolMessage { role: "tool", tool_call_id: &o.call_id, content };
+                serde_json::to_writer(&mut *out, &message).expect("a message always serializes");
             }
+            Ok(())
         }
-        seq.end()
-    }
+    };
+    written.expect("a message always serializes");
 }
 
 /// An assistant turn: its text (`null` beside tool calls when it has none) and its calls.

@@ -1,0 +1,316 @@
+//! The carried messages of a conversation's last request, kept as written. The next request of
+//! the same conversation (its next turn, or the run's next model call) starts with the same
+//! carried messages, so their JSON is copied instead of written again: a long chat's request
+//! costs a copy of what it carries plus the writing of what is new, not the escaping of every
+//! message on every send.
+//!
+//! A carried message is known by its text's allocation (the transcript's `Arc<str>`, shared from
+//! the engine's carried transcript), never by its content, and a kept message holds its text, so
+//! the allocation cannot be reused for another. Only plain carried messages are kept, written
+//! without a cache mark; what a request writes is byte for byte what it would write without this.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use super::conversation::Item;
+
+/// The conversations kept (runs at once, and the chats used just before).
+const KEPT_CONVERSATIONS: usize = 16;
+/// The bytes kept in all.
+const KEPT_BYTES: usize = 8 << 20;
+/// A conversation whose carried messages take more is written whole each time.
+const KEPT_ONE_BYTES: usize = 2 << 20;
+
+/// The wire format messages were written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Anthropic,
+    Chat,
+}
+
+/// A carried message: a user's text, or the assistant's text without tool calls or thinking.
+#[derive(Clone)]
+struct Carried {
+    user: bool,
+    text: Arc<str>,
+}
+
+impl Carried {
+    fn of(item: &Item) -> Option<Self> {
+        match item {
+            Item::User(text) => Some(Self { user: true, text: Arc::clone(text) }),
+            Item::Assistant(turn) if turn.tool_calls.is_empty() && turn.thinking.is_empty() => {
+                Some(Self { user: false, text: Arc::clone(&turn.text) })
+            }
+            _ => None,
+        }
+    }
+
+    fn is(&self, item: &Item) -> bool {
+        match item {
+            Item::User(text) => self.user && Arc::ptr_eq(&self.text, text),
+            Item::Assistant(turn) => {
+                !self.user
+                    && turn.tool_calls.is_empty()
+                    && turn.thinking.is_empty()
+                    && Arc::ptr_eq(&self.text, &turn.text)
+            }
+            Item::ToolResults(_) => false,
+        }
+    }
+}
+
+/// One conversation's carried messages as last written.
+struct Written {
+    format: Format,
+    messages: Vec<Carried>,
+    /// Their JSON, comma-separated.
+    bytes: Vec<u8>,
+    /// Where each message's JSON ends in `bytes`.
+    ends: Vec<usize>,
+}
+
+impl Written {
+    /// Where `items` (carried messages from the first on) start among these, and how many of
+    /// them follow on here.
+    fn overlap(&self, format: Format, items: &[Item]) -> Option<(usize, usize)> {
+        let first = items.first()?;
+        if self.format != format {
+            return None;
+        }
+        let at = self.messages.iter().position(|m| m.is(first))?;
+        let count = self.messages[at..].iter().zip(items).take_while(|(m, item)| m.is(item)).count();
+        Some((at, count))
+    }
+
+    fn start_of(&self, index: usize) -> usize {
+        match index {
+            0 => 0,
+            i => self.ends[i - 1] + 1,
+        }
+    }
+}
+
+/// The last written carried messages of recent conversations, most recent first.
+#[derive(Default)]
+pub struct WrittenMessages {
+    kept: Mutex<VecDeque<Written>>,
+}
+
+impl WrittenMessages {
+    /// Writes the JSON of `items`' messages into `out`, comma-separated (and after a comma when
+    /// `after`: something precedes them in the array), `write` writing message `i` (one JSON
+    /// value, or several comma-separated, or none). The first `carried` items are the carried
+    /// conversation, written plain (no cache mark); those written in a recent request are
+    /// copied from it instead.
+    pub fn write(
+        &self,
+        format: Format,
+        out: &mut Vec<u8>,
+        items: &[Item],
+        carried: usize,
+        after: bool,
+        mut write: impl FnMut(&mut Vec<u8>, usize),
+    ) {
+        let carried = items[..carried.min(items.len())].iter().take_while(|item| Carried::of(item).is_some()).count();
+        let (mut kept, reused) = self.take(format, &items[..carried]);
+        // Where the first carried message's JSON starts, and where each one ends.
+        let mut start = out.len();
+        let mut ends = Vec::with_capacity(carried);
+        let mut wrote_any = false;
+        if let (Some(kept), Some((at, count))) = (&kept, reused) {
+            if after {
+                out.push(b',');
+            }
+            start = out.len();
+            let from = kept.start_of(at);
+            out.extend_from_slice(&kept.bytes[from..kept.ends[at + count - 1]]);
+            ends.extend(kept.ends[at..at + count].iter().map(|end| start + end - from));
+            wrote_any = true;
+        }
+        let reused_count = ends.len();
+        for i in reused_count..items.len() {
+            let comma = after || wrote_any;
+            if comma {
+                out.push(b',');
+            }
+            if i == 0 {
+                start = out.len();
+            }
+            let before = out.len();
+            write(out, i);
+            if out.len() == before {
+                // Nothing to say (no tool results): no comma for it either.
+                if comma {
+                    out.pop();
+                }
+                continue;
+            }
+            wrote_any = true;
+            if i < carried {
+                ends.push(out.len());
+            }
+        }
+        let written_bytes = ends.last().map_or(0, |end| end - start);
+        if carried == 0 || written_bytes > KEPT_ONE_BYTES {
+            return;
+        }
+        // Kept from the first carried message: extended in place when the conversation only
+        // grew since, made anew when it slid (its oldest messages left the window).
+        let next = match kept.take().filter(|_| reused.is_some_and(|(at, _)| at == 0)) {
+            Some(mut grown) => {
+                grown.messages.truncate(reused_count);
+                grown.messages.extend(items[reused_count..carried].iter().filter_map(Carried::of));
+                let kept_end = grown.ends.get(reused_count.wrapping_sub(1)).copied().unwrap_or(0);
+                grown.bytes.truncate(kept_end);
+                grown.ends.truncate(reused_count);
+                let new_from = if reused_count == 0 { start } else { ends[reused_count - 1] };
+                grown.bytes.extend_from_slice(&out[new_from..start + written_bytes]);
+                grown.ends.extend(ends[reused_count..].iter().map(|end| end - start));
+                grown
+            }
+            None => Written {
+                format,
+                messages: items[..carried].iter().filter_map(Carried::of).collect(),
+                bytes: out[start..start + written_bytes].to_vec(),
+                ends: ends.iter().map(|end| end - start).collect(),
+            },
+        };
+        self.keep(next);
+    }
+
+    /// The kept messages `items` start among, taken out (put back, grown, by [`Self::keep`]),
+    /// and where and how far they match.
+    fn take(&self, format: Format, items: &[Item]) -> (Option<Written>, Option<(usize, usize)>) {
+        let mut kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
+        // The same conversation grown is by far the usual case: its first message is the same.
+        let grown = kept
+            .iter()
+            .position(|w| w.format == format && w.messages.first().zip(items.first()).is_some_and(|(m, i)| m.is(i)));
+        let found = grown.or_else(|| kept.iter().position(|w| w.overlap(format, items).is_some()));
+        match found.and_then(|index| kept.remove(index)) {
+            Some(written) => {
+                let overlap = written.overlap(format, items).filter(|(_, count)| *count > 0);
+                (Some(written), overlap)
+            }
+            None => (None, None),
+        }
+    }
+
+    fn keep(&self, written: Written) {
+        let mut kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
+        kept.push_front(written);
+        kept.truncate(KEPT_CONVERSATIONS);
+        let mut total = 0;
+        let within = kept.iter().take_while(|w| {
+            total += w.bytes.len();
+            total <= KEPT_BYTES
+        });
+        let count = within.count().max(1);
+        kept.truncate(count);
+    }
+
+    #[cfg(test)]
+    fn kept_bytes(&self) -> Vec<usize> {
+        self.kept.lock().unwrap().iter().map(|w| w.bytes.len()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtimes::native::conversation::{AssistantTurn, ToolCall, ToolOutcome};
+    use crate::runtimes::native::{anthropic, openai, tools};
+
+    fn turns(from: usize, to: usize) -> Vec<(Arc<str>, Arc<str>)> {
+        (from..to)
+            .map(|i| (format!("Message {i}: \"quoted\"\nline \u{1F600}").into(), format!("Reply {i}\t\\ ok").into()))
+            .collect()
+    }
+
+    fn items_of(turns: &[(Arc<str>, Arc<str>)], message: &str) -> Vec<Item> {
+        let mut items = Vec::new();
+        for (user, assistant) in turns {
+            items.push(Item::User(Arc::clone(user)));
+            items.push(Item::Assistant(AssistantTurn { text: Arc::clone(assistant), ..Default::default() }));
+        }
+        items.push(Item::User(message.into()));
+        items
+    }
+
+    type Writer = fn(&str, &str, &[Item], &[tools::ToolDef], &WrittenMessages) -> Vec<u8>;
+
+    const APIS: [Writer; 2] = [anthropic::request_bytes_with, openai::request_bytes_with];
+
+    /// Every request written with `kept` is byte for byte the request written from nothing.
+    fn same(api: Writer, items: &[Item], kept: &WrittenMessages) {
+        let offered = tools::definitions();
+        let fresh = api("m", "SYS \"x\"", items, &offered, &WrittenMessages::default());
+        let reused = api("m", "SYS \"x\"", items, &offered, kept);
+        assert_eq!(String::from_utf8(reused).unwrap(), String::from_utf8(fresh).unwrap());
+    }
+
+    #[test]
+    fn a_growing_chat_is_written_the_same_with_its_carried_messages_copied() {
+        for api in APIS {
+            let kept = WrittenMessages::default();
+            let all = turns(0, 40);
+            for n in 0..40 {
+                same(api, &items_of(&all[..n], "now"), &kept);
+            }
+            assert_eq!(kept.kept_bytes().len(), 1, "one conversation kept");
+        }
+    }
+
+    #[test]
+    fn a_window_that_slides_a_run_with_tool_calls_and_chats_interleaved_are_written_the_same() {
+        let call = ToolCall::from_json_text("c1".into(), "read_file".into(), r#"{"path": "a.md"}"#);
+        for api in APIS {
+            let kept = WrittenMessages::default();
+            let (one, two) = (turns(0, 30), turns(100, 130));
+            for n in 5..30 {
+                // The oldest turns leave the window as the chat grows.
+                same(api, &items_of(&one[n - 5..n], "sliding"), &kept);
+                same(api, &items_of(&two[..n], "the other chat"), &kept);
+            }
+            // A run's next model call: its tool call and results after the message.
+            let mut items = items_of(&one[..10], "use a tool");
+            same(api, &items, &kept);
+            items.push(Item::Assistant(AssistantTurn {
+                text: "".into(),
+                tool_calls: vec![call.clone()],
+                thinking: Vec::new(),
+            }));
+            items.push(Item::ToolResults(vec![ToolOutcome {
+                call_id: "c1".into(),
+                output: "x".into(),
+                is_error: false,
+            }]));
+            same(api, &items, &kept);
+            // An edit: a carried message replaced by another text from there on.
+            let mut edited = one[..10].to_vec();
+            edited[6].0 = "edited".into();
+            same(api, &items_of(&edited, "after the edit"), &kept);
+            same(api, &items_of(&one[..3], "after a retry, shorter"), &kept);
+            same(api, &items_of(&[], "nothing carried"), &kept);
+            same(api, &[], &kept);
+        }
+    }
+
+    #[test]
+    fn what_is_kept_is_bounded() {
+        let kept = WrittenMessages::default();
+        for chat in 0..40 {
+            let turns = turns(chat * 1000, chat * 1000 + 3);
+            same(anthropic::request_bytes_with, &items_of(&turns, "hi"), &kept);
+        }
+        assert_eq!(kept.kept_bytes().len(), KEPT_CONVERSATIONS);
+        let big: Vec<(Arc<str>, Arc<str>)> = vec![("x".repeat(KEPT_ONE_BYTES).into(), "ok".into())];
+        same(openai::request_bytes_with, &items_of(&big, "hi"), &kept);
+        assert!(
+            kept.kept_bytes().iter().all(|bytes| *bytes <= KEPT_ONE_BYTES),
+            "a conversation over the bound is not kept"
+        );
+        assert!(kept.kept_bytes().iter().sum::<usize>() <= KEPT_BYTES);
+    }
+}
