@@ -198,7 +198,7 @@ fn exchanges_as_the_chat_grows() {
         clawboo_testkit::seed_chat(&db, &id, exchange - 1 - done);
         let (total, bare, mine) = own_times(&engine, &id, n, &server, &bare_client);
         done = exchange - 1 + n as u32;
-        let last = server.model_requests_from(server.model_request_count() - 1).pop().unwrap().raw_body;
+        let last = server.last_model_body().unwrap();
         own.push(mine);
         println!(
             "chat exchange {exchange:>5} (Native, fake model): median {:.2} ms send → reply stored; the same request sent bare {:.2} ms; Clawboo's own {:.2} ms ({} KB request: the carried transcript)",
@@ -257,7 +257,7 @@ fn exchanges_as_the_chat_grows() {
     // 1,000 exchanges. After /reset the chat is as long but carries nothing: the chat's length alone.
     engine.chat().send(&id, "/reset").unwrap();
     let (total, bare, after_reset) = own_times(&engine, &id, n, &server, &bare_client);
-    let last = server.model_requests_from(server.model_request_count() - 1).pop().unwrap().raw_body;
+    let last = server.last_model_body().unwrap();
     println!(
         "chat exchange  1031 after /reset (same chat, nothing carried): median {:.2} ms; bare {:.2} ms; Clawboo's own {:.2} ms ({} KB request)",
         ms(total),
@@ -380,7 +380,7 @@ fn own_times(
     let (mut totals, mut bares, mut own) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..n {
         let total = send_and_wait(engine, agent_id, "How are you?");
-        let last = server.model_requests_from(server.model_request_count() - 1).pop().unwrap().raw_body;
+        let last = server.last_model_body().unwrap();
         let bare = bare_client.round_trip(&last);
         own.push(total.saturating_sub(bare));
         totals.push(total);

@@ -241,6 +241,13 @@ impl FakeModelServer {
         self.shared.log.lock().expect("request log").iter().filter(|r| r.is_model_request()).count()
     }
 
+    /// The last model request's body as received, copying only it (not its parsed JSON: a
+    /// bench's own garbage between two sends would be charged to the next one).
+    pub fn last_model_body(&self) -> Option<String> {
+        let log = self.shared.log.lock().expect("request log");
+        log.iter().rev().find(|r| r.is_model_request()).map(|r| r.raw_body.clone())
+    }
+
     /// The model requests from the `start`-th on (0-based), copying only those.
     pub fn model_requests_from(&self, start: usize) -> Vec<RecordedRequest> {
         let log = self.shared.log.lock().expect("request log");
