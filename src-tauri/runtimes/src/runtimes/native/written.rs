@@ -36,6 +36,15 @@ struct Carried {
 }
 
 impl Carried {
+    /// Whether `item` can be kept as a carried message.
+    fn can_keep(item: &Item) -> bool {
+        match item {
+            Item::User(_) => true,
+            Item::Assistant(turn) => turn.tool_calls.is_empty() && turn.thinking.is_empty(),
+            Item::ToolResults(_) => false,
+        }
+    }
+
     fn of(item: &Item) -> Option<Self> {
         match item {
             Item::User(text) => Some(Self { user: true, text: Arc::clone(text) }),
@@ -112,7 +121,7 @@ impl WrittenMessages {
         after: bool,
         mut write: impl FnMut(&mut Vec<u8>, usize),
     ) {
-        let carried = items[..carried.min(items.len())].iter().take_while(|item| Carried::of(item).is_some()).count();
+        let carried = items[..carried.min(items.len())].iter().take_while(|item| Carried::can_keep(item)).count();
         let (mut kept, reused) = self.take(format, &items[..carried]);
         // Where the first carried message's JSON starts, and where each one ends.
         let mut start = out.len();
