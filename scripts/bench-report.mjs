@@ -1,7 +1,7 @@
 // Turns the figures the benches printed (`BENCH_JSON {...}` lines) into bench/results/:
 // <date>-<commit>.json (every figure with unit, median, n, and the machine), latest.md (the table),
 // latest.svg + latest.png (the chart), and the README's table between its bench markers.
-// Usage (through scripts/bench): node scripts/bench-report.mjs --log LOG [--public PUBLIC.json] [--quick] [--commit SHA]
+// Usage (through scripts/bench): node scripts/bench-report.mjs --log LOG [--public PUBLIC.json] [--quick] [--commit SHA] [--rerun PARTS]
 
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync, mkdirSync, existsSync } from "node:fs";
@@ -16,6 +16,8 @@ const option = (name) => {
 const logPath = option("--log");
 const publicPath = option("--public");
 const quick = args.includes("--quick");
+// A partial rerun (`scripts/bench --only`): which parts were measured now; the rest are the last run's.
+const rerun = option("--rerun");
 const root = resolve(new URL("..", import.meta.url).pathname);
 const out = join(root, "bench/results");
 
@@ -126,7 +128,8 @@ const table = [
   ...rows.map((r) => `| ${r.join(" | ")} |`),
 ].join("\n");
 const about =
-  `Measured ${date.slice(0, 16).replace("T", " ")} UTC on commit ${result.commit}${quick ? " (--quick: fewer samples)" : ""}: ` +
+  `Measured ${date.slice(0, 16).replace("T", " ")} UTC on commit ${result.commit}${quick ? " (--quick: fewer samples)" : ""}` +
+  `${rerun ? ` (rerun then: ${rerun}; the other figures kept from the run before)` : ""}: ` +
   `${machine.nproc} × ${machine.cpu}, load average ${machine.load_average.join(" ")} at the end` +
   `${machine.load_average_at_start ? ` (${machine.load_average_at_start} at the start)` : ""}, Linux ${machine.kernel}, WebKitGTK ${machine.webkitgtk}.` +
   (publicRun ? ` Public Clawboo: ${publicRun.version ?? "?"}${publicRun.notes ? ` (${publicRun.notes})` : ""}.` : "");
