@@ -32,13 +32,7 @@ pub fn url(base: &str) -> String {
 /// tool use reads everything before it from the cache. Written straight from the items (no
 /// JSON tree built per call, whatever the conversation's length), `model` first so the relay
 /// finds it without reading further.
-pub fn request_bytes(model: &str, system: &str, items: &[Item], offered: &[tools::ToolDef]) -> Vec<u8> {
-    request_bytes_with(model, system, items, offered, &WrittenMessages::default())
-}
-
-/// [`request_bytes`], the carried messages copied from `written` where a recent request of the
-/// conversation wrote them (byte for byte what writing them again would give).
-pub fn request_bytes_with(
+pub fn request_bytes(
     model: &str,
     system: &str,
     items: &[Item],
@@ -75,7 +69,8 @@ pub fn request_bytes_with(
 
 /// [`request_bytes`] as JSON, to look into.
 pub fn request_body(model: &str, system: &str, items: &[Item], offered: &[tools::ToolDef]) -> Value {
-    serde_json::from_slice(&request_bytes(model, system, items, offered)).expect("request_bytes writes JSON")
+    serde_json::from_slice(&request_bytes(model, system, items, offered, &WrittenMessages::default()))
+        .expect("request_bytes writes JSON")
 }
 
 /// The body before its messages.
@@ -482,7 +477,7 @@ mod tests {
         ];
         for offered in [tools::definitions(), Vec::new()] {
             for items in &cases {
-                let bytes = request_bytes("claude-x", "SYS\n\"tem\"", items, &offered);
+                let bytes = request_bytes("claude-x", "SYS\n\"tem\"", items, &offered, &WrittenMessages::default());
                 let written: Value = serde_json::from_slice(&bytes).unwrap();
                 assert_eq!(written, tree_body("claude-x", "SYS\n\"tem\"", items, &offered), "{items:?}");
                 assert!(bytes.starts_with(br#"{"model":"claude-x","#));

@@ -183,11 +183,11 @@ impl NativeRuntime {
         for _ in 0..MAX_MODEL_CALLS {
             let (body, mut decoder): (Vec<u8>, Box<dyn StreamDecoder>) = match call.api {
                 Api::Anthropic => (
-                    anthropic::request_bytes_with(call.model, &call.system, &items, call.tools.sent(), &self.written),
+                    anthropic::request_bytes(call.model, &call.system, &items, call.tools.sent(), &self.written),
                     Box::new(anthropic::Decoder::new()),
                 ),
                 Api::Chat => (
-                    openai::request_bytes_with(call.model, &call.system, &items, call.tools.sent(), &self.written),
+                    openai::request_bytes(call.model, &call.system, &items, call.tools.sent(), &self.written),
                     Box::new(openai::Decoder::new()),
                 ),
             };

@@ -22,13 +22,7 @@ pub fn url(base: &str) -> String {
 
 /// The request, written straight from the items (no JSON tree built per call, whatever the
 /// conversation's length), `model` first so the relay finds it without reading further.
-pub fn request_bytes(model: &str, system: &str, items: &[Item], offered: &[tools::ToolDef]) -> Vec<u8> {
-    request_bytes_with(model, system, items, offered, &WrittenMessages::default())
-}
-
-/// [`request_bytes`], the carried messages copied from `written` where a recent request of the
-/// conversation wrote them (byte for byte what writing them again would give).
-pub fn request_bytes_with(
+pub fn request_bytes(
     model: &str,
     system: &str,
     items: &[Item],
@@ -53,7 +47,8 @@ pub fn request_bytes_with(
 
 /// [`request_bytes`] as JSON, to look into.
 pub fn request_body(model: &str, system: &str, items: &[Item], offered: &[tools::ToolDef]) -> Value {
-    serde_json::from_slice(&request_bytes(model, system, items, offered)).expect("request_bytes writes JSON")
+    serde_json::from_slice(&request_bytes(model, system, items, offered, &WrittenMessages::default()))
+        .expect("request_bytes writes JSON")
 }
 
 /// The body before its messages and tools.
@@ -328,7 +323,7 @@ mod tests {
         }
         let offered = tools::definitions();
         for api in [request_bytes, crate::runtimes::native::anthropic::request_bytes] {
-            let body = api("m", "SYS\n", &items, &offered);
+            let body = api("m", "SYS\n", &items, &offered, &WrittenMessages::default());
             let hint = crate::runtimes::native::conversation::body_size_hint("SYS\n", &items, offered.len());
             assert!(hint >= body.len(), "the buffer ({hint} B) grew to hold the body ({} B)", body.len());
             assert!(hint < body.len() * 2, "{hint} B made for a {} B body", body.len());
@@ -352,7 +347,7 @@ mod tests {
         ];
         for offered in [tools::definitions(), Vec::new()] {
             for n in 0..=items.len() {
-                let bytes = request_bytes("m", "SYS\n", &items[..n], &offered);
+                let bytes = request_bytes("m", "SYS\n", &items[..n], &offered, &WrittenMessages::default());
                 let written: Value = serde_json::from_slice(&bytes).unwrap();
                 assert_eq!(written, tree_body("m", "SYS\n", &items[..n], &offered));
                 assert!(bytes.starts_with(br#"{"model":"m","#));

@@ -249,7 +249,7 @@ mod tests {
 
     type Writer = fn(&str, &str, &[Item], &[tools::ToolDef], &WrittenMessages) -> Vec<u8>;
 
-    const APIS: [Writer; 2] = [anthropic::request_bytes_with, openai::request_bytes_with];
+    const APIS: [Writer; 2] = [anthropic::request_bytes, openai::request_bytes];
 
     /// Every request written with `kept` is byte for byte the request written from nothing.
     fn same(api: Writer, items: &[Item], kept: &WrittenMessages) {
@@ -311,11 +311,11 @@ mod tests {
         let kept = WrittenMessages::default();
         for chat in 0..40 {
             let turns = turns(chat * 1000, chat * 1000 + 3);
-            same(anthropic::request_bytes_with, &items_of(&turns, "hi"), &kept);
+            same(anthropic::request_bytes, &items_of(&turns, "hi"), &kept);
         }
         assert_eq!(kept.kept_bytes().len(), KEPT_CONVERSATIONS);
         let big: Vec<(Arc<str>, Arc<str>)> = vec![("x".repeat(KEPT_ONE_BYTES).into(), "ok".into())];
-        same(openai::request_bytes_with, &items_of(&big, "hi"), &kept);
+        same(openai::request_bytes, &items_of(&big, "hi"), &kept);
         assert!(
             kept.kept_bytes().iter().all(|bytes| *bytes <= KEPT_ONE_BYTES),
             "a conversation over the bound is not kept"
