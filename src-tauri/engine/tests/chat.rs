@@ -547,7 +547,8 @@ fn a_run_the_user_stopped_ends_stopped_even_when_its_runtime_calls_it_a_failure(
     let f = fixture();
     let run = f.engine.chat().send(&f.agent_id, "wait, then fail").unwrap().run.unwrap();
     f.engine.chat().cancel(&run.id).unwrap();
-    assert_eq!(f.wait_done(&run.id).status, RunStatus::Cancelled);
+    let ended = f.wait_done(&run.id);
+    assert_eq!((ended.status, ended.error.as_deref()), (RunStatus::Cancelled, Some("Stopped by the user.")));
 }
 
 #[test]

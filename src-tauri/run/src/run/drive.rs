@@ -244,6 +244,10 @@ async fn drive_once(
         && matches!(stop, Some(Stop::User | Stop::Budget | Stop::RepeatedToolCall { .. }))
     {
         result.outcome = RunOutcome::Cancelled;
+        if stop == Some(Stop::User) {
+            // Said as any runtime says it; the guards' stops get their note below.
+            result.message = Some("Stopped by the user.".into());
+        }
     }
     // Ended by the guards, not by the user: its end says so (the runtime says "stopped").
     if let Some(note) = halt_note.filter(|_| result.outcome != RunOutcome::Succeeded) {
