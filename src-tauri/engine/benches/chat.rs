@@ -414,26 +414,10 @@ impl BareClient {
     }
 }
 
+/// The median of 30 bare round trips of `body`.
 fn bare_model_round_trip(base: &str, body: &str) -> Duration {
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let client = reqwest::Client::new();
-    let samples = (0..30)
-        .map(|_| {
-            runtime.block_on(async {
-                let started = Instant::now();
-                let response = client
-                    .post(format!("{base}/v1/chat/completions"))
-                    .header("content-type", "application/json")
-                    .body(body.to_owned())
-                    .send()
-                    .await
-                    .unwrap();
-                let _ = response.bytes().await.unwrap();
-                started.elapsed()
-            })
-        })
-        .collect();
-    median(samples)
+    let client = BareClient::new(base);
+    median((0..30).map(|_| client.round_trip(body)).collect())
 }
 
 fn ms(d: Duration) -> f64 {

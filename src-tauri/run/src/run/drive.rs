@@ -240,13 +240,15 @@ async fn drive_once(
     // Stopped by the user or the guards: that is how it ended, even when the runtime met the
     // stop as a failure first (its next model call refused by the relay for the same budget,
     // its process ended by the stop's signal), whichever of the two reached it first.
-    if result.outcome == RunOutcome::Failed
-        && matches!(stop, Some(Stop::User | Stop::Budget | Stop::RepeatedToolCall { .. }))
-    {
-        result.outcome = RunOutcome::Cancelled;
-        if stop == Some(Stop::User) {
-            // Said as any runtime says it; the guards' stops get their note below.
-            result.message = Some("Stopped by the user.".into());
+    if result.outcome == RunOutcome::Failed {
+        match stop {
+            Some(Stop::User) => {
+                let RunResult { outcome, message, .. } = RunResult::stopped_by_user();
+                (result.outcome, result.message) = (outcome, message);
+            }
+            // The guards' stops get their note below.
+            Some(Stop::Budget | Stop::RepeatedToolCall { .. }) => result.outcome = RunOutcome::Cancelled,
+            _ => {}
         }
     }
     // Ended by the guards, not by the user: its end says so (the runtime says "stopped").

@@ -40,6 +40,11 @@ impl RunResult {
         }
     }
 
+    /// Stopped by the user, said as every runtime says it.
+    pub fn stopped_by_user() -> Self {
+        Self::with_outcome(RunOutcome::Cancelled, "Stopped by the user.")
+    }
+
     pub fn with_outcome(outcome: RunOutcome, message: impl Into<String>) -> Self {
         Self { outcome, message: Some(message.into()), session_missing: false, turn_limit: false, compacted: false }
     }

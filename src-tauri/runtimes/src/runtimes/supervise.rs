@@ -259,9 +259,7 @@ pub async fn supervise_with(
     let _ = tokio::time::timeout(Duration::from_millis(500), stderr_done).await;
     let tail = stderr_tail.lock().map(|t| String::from_utf8_lossy(&t).into_owned()).unwrap_or_default();
     let result = match stopping {
-        Stopping::Yes { outcome: RunOutcome::Cancelled, .. } => {
-            RunResult::with_outcome(RunOutcome::Cancelled, "Stopped by the user.")
-        }
+        Stopping::Yes { outcome: RunOutcome::Cancelled, .. } => RunResult::stopped_by_user(),
         Stopping::Yes { outcome, .. } if outcome == RunOutcome::TimedOut => RunResult::with_outcome(
             outcome,
             format!("The runtime printed nothing for {} s and was stopped.", timeouts.silence.as_secs()),

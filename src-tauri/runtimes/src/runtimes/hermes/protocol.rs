@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 
 use crate::runtimes::process::ExitInfo;
 use crate::runtimes::supervise::{Step, StreamProtocol};
-use crate::runtimes::{PermissionAnswer, RunEvent, RunOutcome, RunResult};
+use crate::runtimes::{PermissionAnswer, RunEvent, RunResult};
 
 const INITIALIZE_ID: u64 = 1;
 const SESSION_ID: u64 = 2;
@@ -235,7 +235,7 @@ impl AcpProtocol {
                 warn(out, format!("{} stopped the turn early ({stop}).", self.label));
                 RunResult::succeeded()
             }
-            "cancelled" => RunResult::with_outcome(RunOutcome::Cancelled, "Stopped by the user."),
+            "cancelled" => RunResult::stopped_by_user(),
             // Hermes refuses a prompt for a session it does not know.
             "refusal" if self.resume.is_some() => return self.session_missing(out),
             other => RunResult::failed(format!("{} ended the turn with stop reason “{other}”.", self.label)),

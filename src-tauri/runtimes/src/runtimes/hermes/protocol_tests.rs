@@ -2,6 +2,7 @@ use serde_json::{json, Value};
 
 use super::*;
 use crate::runtimes::supervise::replay::{events, feed, sent};
+use crate::runtimes::RunOutcome;
 
 const TOOL_TURN: &str = include_str!("../../../../engine/tests/fixtures/hermes/acp-tool-turn.stdout.jsonl");
 const TOOL_TURN_IN: &str = include_str!("../../../../engine/tests/fixtures/hermes/acp-tool-turn.stdin.jsonl");

@@ -21,8 +21,7 @@ use crate::agents::RuntimeKind;
 use crate::error::{Error, Result};
 use crate::runtimes::hosted::{self, HostedConnectors, Reach};
 use crate::runtimes::{
-    ApprovalPolicy, Capabilities, HistoryMode, PersonaDelivery, RunChannels, RunEvent, RunOutcome, RunResult, Runtime,
-    TurnInput,
+    ApprovalPolicy, Capabilities, HistoryMode, PersonaDelivery, RunChannels, RunEvent, RunResult, Runtime, TurnInput,
 };
 pub use crate::runtimes::{Endpoint, EndpointSource};
 use crate::secrets::Provider;
@@ -259,18 +258,12 @@ impl NativeRuntime {
     }
 
     fn request(&self, call: &Call<'_>, body: Vec<u8>) -> http::Outgoing {
-        let request = self.request_headers(call);
-        http::Outgoing::new(request, body.into(), call.in_process.clone())
-    }
-
-    /// The request without its body: its URL and headers (the key, the API version).
-    fn request_headers(&self, call: &Call<'_>) -> reqwest::RequestBuilder {
         let mut request = self.client.post(&call.url).header(reqwest::header::CONTENT_TYPE, "application/json");
         if !self.retry_waits.is_empty() {
             // Native tries a brief failure again itself (and says so): the relay need not too.
             request = request.header(http::CLIENT_RETRIES_HEADER, "1");
         }
-        match call.api {
+        let request = match call.api {
             Api::Anthropic => request
                 .header("x-api-key", call.api_key.unwrap_or_default())
                 .header("anthropic-version", anthropic::API_VERSION),
@@ -285,7 +278,8 @@ impl NativeRuntime {
                     request
                 }
             }
-        }
+        };
+        http::Outgoing::new(request, body.into(), call.in_process.clone())
     }
 }
 
@@ -316,11 +310,10 @@ fn who(provider: Provider) -> String {
 }
 
 fn cancelled() -> RunResult {
-    RunResult::with_outcome(RunOutcome::Cancelled, "Stopped by the user.")
+    RunResult::stopped_by_user()
 }
 
-/// `text`, shared (not copied), or `instead` when it is blank.
-/// `text`, or `instead` when it is blank (the same allocation each time, so a carried message
+/// `text`, shared (not copied), or `instead` when it is blank (the same allocation each time, so a carried message
 /// written for one request is known again in the next: see [`written`]).
 fn non_empty(text: &Arc<str>, instead: &'static std::sync::LazyLock<Arc<str>>) -> Arc<str> {
     if text.trim().is_empty() {

@@ -36,36 +36,24 @@ struct Carried {
 }
 
 impl Carried {
-    /// Whether `item` can be kept as a carried message.
-    fn can_keep(item: &Item) -> bool {
+    /// Whether `item` is a user's message (or the assistant's), and its text, when it is a plain
+    /// carried message.
+    fn text_of(item: &Item) -> Option<(bool, &Arc<str>)> {
         match item {
-            Item::User(_) => true,
-            Item::Assistant(turn) => turn.tool_calls.is_empty() && turn.thinking.is_empty(),
-            Item::ToolResults(_) => false,
-        }
-    }
-
-    fn of(item: &Item) -> Option<Self> {
-        match item {
-            Item::User(text) => Some(Self { user: true, text: Arc::clone(text) }),
+            Item::User(text) => Some((true, text)),
             Item::Assistant(turn) if turn.tool_calls.is_empty() && turn.thinking.is_empty() => {
-                Some(Self { user: false, text: Arc::clone(&turn.text) })
+                Some((false, &turn.text))
             }
             _ => None,
         }
     }
 
+    fn of(item: &Item) -> Option<Self> {
+        Self::text_of(item).map(|(user, text)| Self { user, text: Arc::clone(text) })
+    }
+
     fn is(&self, item: &Item) -> bool {
-        match item {
-            Item::User(text) => self.user && Arc::ptr_eq(&self.text, text),
-            Item::Assistant(turn) => {
-                !self.user
-                    && turn.tool_calls.is_empty()
-                    && turn.thinking.is_empty()
-                    && Arc::ptr_eq(&self.text, &turn.text)
-            }
-            Item::ToolResults(_) => false,
-        }
+        Self::text_of(item).is_some_and(|(user, text)| user == self.user && Arc::ptr_eq(&self.text, text))
     }
 }
 
@@ -121,7 +109,8 @@ impl WrittenMessages {
         after: bool,
         mut write: impl FnMut(&mut Vec<u8>, usize),
     ) {
-        let carried = items[..carried.min(items.len())].iter().take_while(|item| Carried::can_keep(item)).count();
+        let carried =
+            items[..carried.min(items.len())].iter().take_while(|item| Carried::text_of(item).is_some()).count();
         let (mut kept, reused) = self.take(format, &items[..carried]);
         // Where the first carried message's JSON starts, and where each one ends.
         let mut start = out.len();
@@ -167,14 +156,13 @@ impl WrittenMessages {
         // Kept from the first carried message: extended in place when the conversation only
         // grew since, made anew when it slid (its oldest messages left the window).
         let next = match kept.take().filter(|_| reused.is_some_and(|(at, _)| at == 0)) {
+            // At least its first message was reused, so `reused_count` ≥ 1.
             Some(mut grown) => {
                 grown.messages.truncate(reused_count);
                 grown.messages.extend(items[reused_count..carried].iter().filter_map(Carried::of));
-                let kept_end = grown.ends.get(reused_count.wrapping_sub(1)).copied().unwrap_or(0);
-                grown.bytes.truncate(kept_end);
+                grown.bytes.truncate(grown.ends[reused_count - 1]);
                 grown.ends.truncate(reused_count);
-                let new_from = if reused_count == 0 { start } else { ends[reused_count - 1] };
-                grown.bytes.extend_from_slice(&out[new_from..start + written_bytes]);
+                grown.bytes.extend_from_slice(&out[ends[reused_count - 1]..start + written_bytes]);
                 grown.ends.extend(ends[reused_count..].iter().map(|end| end - start));
                 grown
             }
