@@ -253,6 +253,17 @@ fn exchanges_as_the_chat_grows() {
             n,
         );
     }
+    // What the chat's turns keep between them (its carried turns, Native's written messages, the
+    // relay's last body), given back once the chat is quiet (the engine does it after 10 minutes).
+    let given_back = engine.forget_unused_since(Instant::now()) as f64 / 1024.0;
+    println!("chat exchange  1000: kept between turns, given back once the chat is quiet: {given_back:.0} KiB");
+    bench::report(
+        "chat.kept_kib.x1000",
+        "Kept between turns of a 1,000-exchange chat, given back once it is quiet (engine)",
+        "KiB",
+        given_back,
+        1,
+    );
     // A Native agent carries the conversation to the model: at exchange 1,000 the request holds
     // 1,000 exchanges. After /reset the chat is as long but carries nothing: the chat's length alone.
     engine.chat().send(&id, "/reset").unwrap();

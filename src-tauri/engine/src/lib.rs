@@ -37,6 +37,7 @@ pub mod boo_zero;
 pub mod chat;
 pub mod gateway_links;
 pub mod home;
+pub mod idle;
 pub mod links;
 pub mod onboarding;
 pub mod open_steps;
@@ -241,6 +242,7 @@ impl Engine {
         runner.sweep_worktrees();
         runner.watch_board();
         expire_approvals(&attention, runtime.handle());
+        idle::Kept::new(&chat, &relay, &store).forget_periodically(runtime.handle());
         timer.step("task runner (cards released, worktrees swept)");
         let local_api = api::LocalApi::new(api::LocalApiParts {
             store: store.clone(),
@@ -628,6 +630,13 @@ impl Engine {
             self.secrets.clone(),
             self.catalog.clone(),
         )
+    }
+
+    /// Forgets what conversations no turn used since `cutoff` keep between turns (see
+    /// [`idle`]; the engine does it on its own for those quiet for [`idle::UNUSED_FOR`]): the
+    /// bytes given back.
+    pub fn forget_unused_since(&self, cutoff: std::time::Instant) -> usize {
+        idle::Kept::new(&self.chat, &self.relay, &self.store).forget_unused_since(cutoff).unwrap_or(0)
     }
 
     /// The model relay: what each run sent to a model ([`Relay::requests`]).

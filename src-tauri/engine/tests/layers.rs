@@ -26,6 +26,8 @@ const LAYERS: &[&str] = &[
     // Running work: Boo Zero, chats, the first run, the task runner; the local API over them.
     "boo_zero",
     "chat",
+    // What conversations keep between turns, given back once they are quiet.
+    "idle",
     "onboarding",
     "runner",
     "api",

@@ -258,3 +258,50 @@ fn a_chats_requests_are_stored_as_what_each_adds_and_read_back_byte_for_byte() {
     assert_eq!((orphan.body.as_deref(), orphan.body_complete), (None, false));
     assert!(engine.relay().requests(ada_runs[31]).unwrap()[0].body_complete, "the chain before it still reads");
 }
+
+/// A chat nobody used for a while: what its turns kept between them (its carried turns, Native's
+/// written messages, the relay's last body) is given back, and its next turn is whole again: the
+/// same request (it carries the chat), stored whole instead of against the one before.
+#[test]
+fn a_quiet_chat_gives_back_what_its_turns_kept_and_its_next_turn_is_the_same() {
+    let server = FakeModelServer::start_blocking(Behavior::text("Kept between turns."));
+    let fixture = Fixture::new().keychain("relay-engine-quiet");
+    let engine = fixture.open();
+    engine.secrets().set_base_url(Provider::Custom, Some(&format!("{}/v1", server.base_url()))).unwrap();
+    let agent = NewAgent {
+        model: "some-model".into(),
+        provider: Some(Provider::Custom),
+        ..common::new_agent("quiet", RuntimeKind::Native)
+    };
+    let agent_id = common::add_agent(&engine, agent);
+    let started = std::time::Instant::now();
+    let mut runs = Vec::new();
+    for i in 0..4 {
+        let run = run_to_end(&engine, &agent_id, &format!("Message {i}: a chat that then goes quiet."));
+        assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
+        runs.push(run.id);
+    }
+    assert_eq!(engine.forget_unused_since(started), 0, "all used since the chat started");
+    let given_back = engine.forget_unused_since(std::time::Instant::now());
+    assert!(given_back > 1000, "its carried turns, written messages and last body: {given_back} B");
+    assert_eq!(engine.forget_unused_since(std::time::Instant::now()), 0, "nothing left to give back");
+
+    let run = run_to_end(&engine, &agent_id, "Message 4, after a while.");
+    assert_eq!(run.status, RunStatus::Succeeded, "{:?}", run.error);
+    runs.push(run.id);
+    let sent = server.model_requests();
+    let last: serde_json::Value = serde_json::from_str(&sent[4].raw_body).unwrap();
+    let carried: Vec<&str> =
+        last["messages"].as_array().unwrap().iter().filter_map(|m| m["content"].as_str()).collect();
+    assert!(
+        (0..4).all(|i| carried.iter().any(|text| text.contains(&format!("Message {i}: a chat")))),
+        "the whole chat carried again: {carried:?}"
+    );
+    let db = rusqlite::Connection::open(fixture.config().database_path()).unwrap();
+    let chains: Vec<u32> = runs
+        .iter()
+        .map(|run| db.query_row("SELECT chain FROM run_requests WHERE run_id = ?1", [run], |r| r.get(0)).unwrap())
+        .collect();
+    assert_eq!(chains, [0, 1, 2, 3, 0], "after the quiet the next body is stored whole");
+    assert_eq!(engine.relay().requests(&runs[4]).unwrap()[0].body.as_deref(), Some(sent[4].raw_body.as_str()));
+}

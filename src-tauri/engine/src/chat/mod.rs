@@ -107,6 +107,13 @@ impl Chat {
         self
     }
 
+    /// Forgets what is kept only to make a conversation's next turn cheaper (its carried turns,
+    /// Native's written messages) for the conversations no turn used since `cutoff`: the bytes
+    /// given back.
+    pub fn forget_unused_since(&self, cutoff: std::time::Instant) -> usize {
+        self.carried.forget_unused_since(cutoff) + self.runtimes.forget_unused_since(cutoff)
+    }
+
     /// What preparing a run reads from (`run::prepare`).
     pub(crate) fn preparer(&self) -> crate::run::prepare::Preparer<'_> {
         crate::run::prepare::Preparer {

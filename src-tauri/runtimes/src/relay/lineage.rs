@@ -10,6 +10,7 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::time::Instant;
 
 use bytes::Bytes;
 
@@ -125,7 +126,8 @@ pub(crate) struct Lineages {
 
 #[derive(Default)]
 struct Kept {
-    by_key: HashMap<LineageKey, (Last, u64)>,
+    /// Each lineage's last request, its clock stamp and when it was remembered.
+    by_key: HashMap<LineageKey, (Last, u64, Instant)>,
     /// Increases with every request remembered: the smallest is the least recent.
     clock: u64,
     bytes: usize,
@@ -133,7 +135,7 @@ struct Kept {
 
 impl Kept {
     fn forget(&mut self, key: &LineageKey) {
-        if let Some((gone, _)) = self.by_key.remove(key) {
+        if let Some((gone, ..)) = self.by_key.remove(key) {
             self.bytes -= gone.body.len();
         }
     }
@@ -141,7 +143,7 @@ impl Kept {
 
 impl Lineages {
     pub(crate) fn last(&self, key: &LineageKey) -> Option<Last> {
-        self.lock().by_key.get(key).map(|(last, _)| last.clone())
+        self.lock().by_key.get(key).map(|(last, ..)| last.clone())
     }
 
     /// `last` is now its lineage's newest request (call once it is stored).
@@ -155,15 +157,26 @@ impl Lineages {
         kept.clock += 1;
         let stamp = kept.clock;
         kept.bytes += last.body.len();
-        if let Some((old, _)) = kept.by_key.insert(key, (last, stamp)) {
+        if let Some((old, ..)) = kept.by_key.insert(key, (last, stamp, Instant::now())) {
             kept.bytes -= old.body.len();
         }
         while kept.by_key.len() > KEPT_LINEAGES || kept.bytes > KEPT_BYTES {
-            let Some(oldest) = kept.by_key.iter().min_by_key(|(_, (_, stamp))| *stamp).map(|(k, _)| k.clone()) else {
+            let Some(oldest) = kept.by_key.iter().min_by_key(|(_, (_, stamp, _))| *stamp).map(|(k, _)| k.clone())
+            else {
                 break;
             };
             kept.forget(&oldest);
         }
+    }
+
+    /// Forgets the lineages nothing was recorded in since `cutoff` (each one's next request is
+    /// stored whole); the bytes of bodies given back.
+    pub(crate) fn forget_unused_since(&self, cutoff: Instant) -> usize {
+        let mut kept = self.lock();
+        let before = kept.bytes;
+        kept.by_key.retain(|_, (_, _, remembered)| *remembered >= cutoff);
+        kept.bytes = kept.by_key.values().map(|(last, ..)| last.body.len()).sum();
+        before - kept.bytes
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Kept> {
@@ -244,5 +257,20 @@ mod tests {
         lineages.remember(key(1), big);
         assert!(lineages.last(&key(1)).is_none());
         assert_eq!(lineages.lock().bytes, (KEPT_LINEAGES - 1) * 4);
+    }
+
+    #[test]
+    fn lineages_nothing_was_recorded_in_since_a_time_are_forgotten() {
+        let lineages = Lineages::default();
+        let key = |i: usize| LineageKey { agent_id: format!("a{i}"), conversation_id: "c".into() };
+        lineages.remember(key(0), last("quiet body", 0));
+        let cutoff = Instant::now();
+        lineages.remember(key(1), last("busy", 0));
+        assert_eq!(lineages.forget_unused_since(cutoff), "quiet body".len());
+        assert!(lineages.last(&key(0)).is_none(), "the quiet lineage went");
+        assert!(lineages.last(&key(1)).is_some(), "the one recorded in since stays");
+        assert_eq!(lineages.lock().bytes, "busy".len(), "bytes follow what is kept");
+        assert_eq!(lineages.forget_unused_since(Instant::now()), "busy".len());
+        assert_eq!(lineages.lock().bytes, 0);
     }
 }

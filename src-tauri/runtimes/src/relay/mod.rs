@@ -257,6 +257,13 @@ impl Relay {
         Ok(Endpoint { base_url: self.base_url(provider), api_key: Some(token) })
     }
 
+    /// Forgets the last bodies of conversations nothing was recorded in since `cutoff` (kept so
+    /// that the next request is stored as what it adds; it is stored whole instead): the bytes
+    /// given back.
+    pub fn forget_unused_since(&self, cutoff: std::time::Instant) -> usize {
+        self.shared.lineages.forget_unused_since(cutoff)
+    }
+
     /// Ends every token of `run_id`. A lasting token granted for it stops working too, until its
     /// holder's next run grants it again: a Gateway (or anything its tools left running in it)
     /// cannot call the model between runs with the token in its configuration.

@@ -199,6 +199,11 @@ pub trait Runtime: Send + Sync {
     fn gateway_health(&self) -> Option<&openclaw::gateway_health::HealthBoard> {
         None
     }
+    /// Forgets what the adapter keeps only to make a conversation's next turn cheaper, for the
+    /// conversations no turn used since `cutoff`: the bytes given back.
+    fn forget_unused_since(&self, _cutoff: std::time::Instant) -> usize {
+        0
+    }
 }
 
 /// Where a provider's requests go and the credential they carry. In the engine this is the
@@ -318,5 +323,10 @@ impl RuntimeRegistry {
         for adapter in &self.adapters {
             adapter.shutdown();
         }
+    }
+
+    /// See [`Runtime::forget_unused_since`]; the bytes given back by every adapter.
+    pub fn forget_unused_since(&self, cutoff: std::time::Instant) -> usize {
+        self.adapters.iter().map(|adapter| adapter.forget_unused_since(cutoff)).sum()
     }
 }

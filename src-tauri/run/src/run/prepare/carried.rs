@@ -10,6 +10,7 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::time::Instant;
 
 use rusqlite::Connection;
 
@@ -29,8 +30,10 @@ struct Kept {
     turns: Vec<CarriedTurn>,
     /// A user message read without its reply yet (and the run it started).
     pending_user: Option<(String, Option<String>)>,
-    /// When it was last used, for eviction.
+    /// When it was last used, for eviction ...
     used: u64,
+    /// ... and to forget it once unused for a while.
+    used_at: Instant,
 }
 
 #[derive(Default)]
@@ -49,7 +52,14 @@ impl CarriedTurns {
         *clock += 1;
         let mut entry = match kept.remove(&conversation.id) {
             Some(entry) if entry.epoch == conversation.epoch => entry,
-            _ => Kept { epoch: conversation.epoch, last_seq: 0, turns: Vec::new(), pending_user: None, used: 0 },
+            _ => Kept {
+                epoch: conversation.epoch,
+                last_seq: 0,
+                turns: Vec::new(),
+                pending_user: None,
+                used: 0,
+                used_at: Instant::now(),
+            },
         };
         let rows = store::carried_rows_after(conn, conversation, entry.last_seq)?;
         if let Some(last) = rows.last() {
@@ -57,6 +67,7 @@ impl CarriedTurns {
         }
         store::pair_carried(rows, &mut entry.turns, &mut entry.pending_user);
         entry.used = *clock;
+        entry.used_at = Instant::now();
         let turns = entry.turns.clone();
         if kept.len() >= KEPT_CONVERSATIONS {
             let oldest = kept.iter().min_by_key(|(_, k)| k.used).map(|(id, _)| id.clone());
@@ -66,6 +77,21 @@ impl CarriedTurns {
         }
         kept.insert(conversation.id.clone(), entry);
         Ok(turns)
+    }
+
+    /// Forgets the conversations no turn read since `cutoff` (the next turn reads its epoch
+    /// afresh): the bytes of their messages' text given back.
+    pub fn forget_unused_since(&self, cutoff: Instant) -> usize {
+        let mut guard = lock(&self.kept);
+        let mut given_back = 0;
+        guard.0.retain(|_, kept| {
+            let keep = kept.used_at >= cutoff;
+            if !keep {
+                given_back += kept.turns.iter().map(|turn| turn.user.len() + turn.assistant.len()).sum::<usize>();
+            }
+            keep
+        });
+        given_back
     }
 
     /// Drops what was kept of the conversation: its messages were replaced or it was deleted.
@@ -128,5 +154,34 @@ mod tests {
         // The turn read by the first send is the same text in the second: a long chat's kept
         // turns are not copied per send.
         assert!(Arc::ptr_eq(&first[0].user, &second[0].user) && Arc::ptr_eq(&first[0].assistant, &second[0].assistant));
+    }
+
+    #[test]
+    fn a_conversation_left_unused_is_forgotten_and_read_afresh_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("clawboo.db")).unwrap();
+        let conversation = store
+            .write(|tx| {
+                tx.execute(
+                    "INSERT INTO agents (id, name, handle, tint, runtime, created_at, updated_at)
+                     VALUES ('a', 'Pip', 'pip', 'mint', 'native', 1, 1)",
+                    [],
+                )?;
+                store::new_chat(tx, "a", 1)
+            })
+            .unwrap();
+        let kept = CarriedTurns::default();
+        exchange(&store, &conversation, 1);
+        let before_read = Instant::now();
+        let first = store.read(|c| kept.read(c, &conversation)).unwrap();
+        assert_eq!(kept.forget_unused_since(before_read), 0, "read since");
+        assert_eq!(kept.forget_unused_since(Instant::now()), "question 1answer 1".len());
+        assert_eq!(kept.forget_unused_since(Instant::now()), 0, "nothing left");
+
+        exchange(&store, &conversation, 2);
+        let again = store.read(|c| kept.read(c, &conversation)).unwrap();
+        let texts: Vec<_> = again.iter().map(|t| (&*t.user, &*t.assistant)).collect();
+        assert_eq!(texts, [("question 1", "answer 1"), ("question 2", "answer 2")], "the whole epoch read afresh");
+        assert!(!Arc::ptr_eq(&first[0].user, &again[0].user), "not what was kept before");
     }
 }

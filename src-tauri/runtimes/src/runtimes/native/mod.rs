@@ -299,6 +299,10 @@ impl Runtime for NativeRuntime {
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<RunResult>> + Send + '_>> {
         Box::pin(self.run_turn(input, channels))
     }
+
+    fn forget_unused_since(&self, cutoff: std::time::Instant) -> usize {
+        self.written.forget_unused_since(cutoff)
+    }
 }
 
 /// How errors name the provider.

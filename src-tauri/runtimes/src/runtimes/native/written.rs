@@ -11,6 +11,7 @@
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use super::conversation::Item;
 
@@ -65,6 +66,8 @@ struct Written {
     bytes: Vec<u8>,
     /// Where each message's JSON ends in `bytes`.
     ends: Vec<usize>,
+    /// When a request last used them.
+    used: Instant,
 }
 
 impl Written {
@@ -164,6 +167,7 @@ impl WrittenMessages {
                 grown.ends.truncate(reused_count);
                 grown.bytes.extend_from_slice(&out[ends[reused_count - 1]..start + written_bytes]);
                 grown.ends.extend(ends[reused_count..].iter().map(|end| end - start));
+                grown.used = Instant::now();
                 grown
             }
             None => Written {
@@ -171,6 +175,7 @@ impl WrittenMessages {
                 messages: items[..carried].iter().filter_map(Carried::of).collect(),
                 bytes: out[start..start + written_bytes].to_vec(),
                 ends: ends.iter().map(|end| end - start).collect(),
+                used: Instant::now(),
             },
         };
         self.keep(next);
@@ -205,6 +210,15 @@ impl WrittenMessages {
         });
         let count = within.count().max(1);
         kept.truncate(count);
+    }
+
+    /// Forgets the conversations no request used since `cutoff` (their next request writes its
+    /// messages again); the bytes of JSON given back.
+    pub fn forget_unused_since(&self, cutoff: Instant) -> usize {
+        let mut kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
+        let before: usize = kept.iter().map(|w| w.bytes.len()).sum();
+        kept.retain(|w| w.used >= cutoff);
+        before - kept.iter().map(|w| w.bytes.len()).sum::<usize>()
     }
 
     #[cfg(test)]
@@ -309,5 +323,24 @@ mod tests {
             "a conversation over the bound is not kept"
         );
         assert!(kept.kept_bytes().iter().sum::<usize>() <= KEPT_BYTES);
+    }
+
+    #[test]
+    fn conversations_left_unused_are_forgotten_and_written_the_same_after() {
+        let kept = WrittenMessages::default();
+        let (quiet, busy) = (turns(0, 20), turns(100, 120));
+        same(anthropic::request_bytes, &items_of(&quiet, "then nothing"), &kept);
+        let cutoff = Instant::now();
+        same(anthropic::request_bytes, &items_of(&busy, "still chatting"), &kept);
+        // Most recent first: the busy chat, then the quiet one.
+        let both = kept.kept_bytes();
+        assert_eq!(kept.forget_unused_since(cutoff), both[1], "the quiet chat's JSON is given back");
+        assert_eq!(kept.kept_bytes(), both[..1], "the chat used since is kept");
+        assert_eq!(kept.forget_unused_since(cutoff), 0, "nothing more to give back");
+        // Its next request writes it whole again, the same bytes.
+        same(anthropic::request_bytes, &items_of(&quiet, "back"), &kept);
+        let all: usize = kept.kept_bytes().iter().sum();
+        assert_eq!(kept.forget_unused_since(Instant::now()), all);
+        assert!(kept.kept_bytes().is_empty());
     }
 }
