@@ -99,7 +99,8 @@ const machine = {
   nproc: cpus().length,
   cpu: cpus()[0]?.model ?? "unknown",
   load_average: loadavg().map((x) => Number(x.toFixed(2))),
-  load_average_at_start: readFileSync(logPath, "utf8").match(/^load average at start: (.*)$/m)?.[1] ?? null,
+  // The last run's: a partial rerun (`--only`) appends to the log of the run before.
+  load_average_at_start: [...readFileSync(logPath, "utf8").matchAll(/^load average at start: (.*)$/gm)].at(-1)?.[1] ?? null,
   kernel: sh("uname", ["-r"]),
   webkitgtk: sh("pkg-config", ["--modversion", "webkit2gtk-4.1"]),
 };
