@@ -129,8 +129,8 @@ mod tests {
             .unwrap();
     }
 
-    #[test]
-    fn a_send_shares_the_kept_text_instead_of_copying_it() {
+    /// A store with one agent's chat (the folder holds the database: keep it while in use).
+    fn one_chat() -> (tempfile::TempDir, Store, Conversation) {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("clawboo.db")).unwrap();
         let conversation = store
@@ -143,6 +143,12 @@ mod tests {
                 store::new_chat(tx, "a", 1)
             })
             .unwrap();
+        (dir, store, conversation)
+    }
+
+    #[test]
+    fn a_send_shares_the_kept_text_instead_of_copying_it() {
+        let (_dir, store, conversation) = one_chat();
         let kept = CarriedTurns::default();
         exchange(&store, &conversation, 1);
         let first = store.read(|c| kept.read(c, &conversation)).unwrap();
@@ -158,18 +164,7 @@ mod tests {
 
     #[test]
     fn a_conversation_left_unused_is_forgotten_and_read_afresh_the_same() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("clawboo.db")).unwrap();
-        let conversation = store
-            .write(|tx| {
-                tx.execute(
-                    "INSERT INTO agents (id, name, handle, tint, runtime, created_at, updated_at)
-                     VALUES ('a', 'Pip', 'pip', 'mint', 'native', 1, 1)",
-                    [],
-                )?;
-                store::new_chat(tx, "a", 1)
-            })
-            .unwrap();
+        let (_dir, store, conversation) = one_chat();
         let kept = CarriedTurns::default();
         exchange(&store, &conversation, 1);
         let before_read = Instant::now();
