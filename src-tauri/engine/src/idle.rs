@@ -6,7 +6,7 @@
 //! writes it afresh: milliseconds, once), and then SQLite's page caches are given back too. The
 //! app's heap trim returns the freed pages to the system.
 
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::chat::Chat;
@@ -18,45 +18,38 @@ pub const UNUSED_FOR: Duration = Duration::from_secs(10 * 60);
 /// How often the engine looks.
 const EVERY: Duration = Duration::from_secs(60);
 
-/// The parts that keep per-conversation state.
-pub(crate) struct Kept {
-    pub chat: Weak<Chat>,
-    pub relay: Weak<Relay>,
-    pub store: Weak<Store>,
+/// Forgets what no turn used since `cutoff`; when anything went, gives back SQLite's page caches
+/// too (the chats that filled them went quiet). The bytes given back (SQLite's not counted).
+pub(crate) fn forget_unused_since(chat: &Chat, relay: &Relay, store: &Store, cutoff: Instant) -> usize {
+    let given_back = chat.forget_unused_since(cutoff) + relay.forget_unused_since(cutoff);
+    if given_back > 0 {
+        if let Err(e) = store.release_memory() {
+            tracing::warn!(error = %e, "SQLite's page caches could not be given back");
+        }
+        tracing::debug!(kib = given_back / 1024, "gave back what quiet conversations kept");
+    }
+    given_back
 }
 
-impl Kept {
-    pub fn new(chat: &Arc<Chat>, relay: &Arc<Relay>, store: &Arc<Store>) -> Self {
-        Self { chat: Arc::downgrade(chat), relay: Arc::downgrade(relay), store: Arc::downgrade(store) }
-    }
-
-    /// Forgets what no turn used since `cutoff`; when anything went, gives back SQLite's page
-    /// caches too (the chats that filled them went quiet). The bytes given back (SQLite's not
-    /// counted); `None` once the engine is gone.
-    pub fn forget_unused_since(&self, cutoff: Instant) -> Option<usize> {
-        let (chat, relay) = (self.chat.upgrade()?, self.relay.upgrade()?);
-        let given_back = chat.forget_unused_since(cutoff) + relay.forget_unused_since(cutoff);
-        if given_back > 0 {
-            if let Some(Err(e)) = self.store.upgrade().map(|store| store.release_memory()) {
-                tracing::warn!(error = %e, "SQLite's page caches could not be given back");
-            }
-            tracing::debug!(kib = given_back / 1024, "gave back what quiet conversations kept");
-        }
-        Some(given_back)
-    }
-
-    /// Looks every minute for as long as the engine lives.
-    pub fn forget_periodically(self, handle: &tokio::runtime::Handle) {
-        handle.spawn(async move {
-            let mut tick = tokio::time::interval(EVERY);
+/// Looks every minute for as long as the engine lives (it holds the parts weakly).
+pub(crate) fn forget_periodically(
+    chat: &Arc<Chat>,
+    relay: &Arc<Relay>,
+    store: &Arc<Store>,
+    handle: &tokio::runtime::Handle,
+) {
+    let (chat, relay, store) = (Arc::downgrade(chat), Arc::downgrade(relay), Arc::downgrade(store));
+    handle.spawn(async move {
+        let mut tick = tokio::time::interval(EVERY);
+        tick.tick().await;
+        loop {
             tick.tick().await;
-            loop {
-                tick.tick().await;
-                let Some(cutoff) = Instant::now().checked_sub(UNUSED_FOR) else { continue };
-                if self.forget_unused_since(cutoff).is_none() {
-                    return;
-                }
+            let (Some(chat), Some(relay), Some(store)) = (chat.upgrade(), relay.upgrade(), store.upgrade()) else {
+                return;
+            };
+            if let Some(cutoff) = Instant::now().checked_sub(UNUSED_FOR) {
+                forget_unused_since(&chat, &relay, &store, cutoff);
             }
-        });
-    }
+        }
+    });
 }

@@ -242,7 +242,7 @@ impl Engine {
         runner.sweep_worktrees();
         runner.watch_board();
         expire_approvals(&attention, runtime.handle());
-        idle::Kept::new(&chat, &relay, &store).forget_periodically(runtime.handle());
+        idle::forget_periodically(&chat, &relay, &store, runtime.handle());
         timer.step("task runner (cards released, worktrees swept)");
         let local_api = api::LocalApi::new(api::LocalApiParts {
             store: store.clone(),
@@ -636,7 +636,7 @@ impl Engine {
     /// [`idle`]; the engine does it on its own for those quiet for [`idle::UNUSED_FOR`]): the
     /// bytes given back.
     pub fn forget_unused_since(&self, cutoff: std::time::Instant) -> usize {
-        idle::Kept::new(&self.chat, &self.relay, &self.store).forget_unused_since(cutoff).unwrap_or(0)
+        idle::forget_unused_since(&self.chat, &self.relay, &self.store, cutoff)
     }
 
     /// The model relay: what each run sent to a model ([`Relay::requests`]).

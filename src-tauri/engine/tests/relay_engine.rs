@@ -135,6 +135,17 @@ fn run_to_end(engine: &clawboo_engine::Engine, agent_id: &str, text: &str) -> cl
     })
 }
 
+/// A Native agent `handle` on the custom provider, pointed at `server` (needs no key).
+fn custom_native(engine: &clawboo_engine::Engine, server: &FakeModelServer, handle: &str) -> String {
+    engine.secrets().set_base_url(Provider::Custom, Some(&format!("{}/v1", server.base_url()))).unwrap();
+    let agent = NewAgent {
+        model: "some-model".into(),
+        provider: Some(Provider::Custom),
+        ..common::new_agent(handle, RuntimeKind::Native)
+    };
+    common::add_agent(engine, agent)
+}
+
 #[test]
 fn the_key_or_its_absence_is_read_from_the_keychain_once_a_session_and_a_key_set_or_removed_counts_from_the_next_run() {
     let server = FakeModelServer::start_blocking(Behavior::text("Relayed."));
@@ -202,13 +213,7 @@ fn a_chats_requests_are_stored_as_what_each_adds_and_read_back_byte_for_byte() {
     let server = FakeModelServer::start_blocking(Behavior::text("Stored as a delta."));
     let fixture = Fixture::new().keychain("relay-engine-deltas");
     let engine = fixture.open();
-    engine.secrets().set_base_url(Provider::Custom, Some(&format!("{}/v1", server.base_url()))).unwrap();
-    let agent = |handle: &str| NewAgent {
-        model: "some-model".into(),
-        provider: Some(Provider::Custom),
-        ..common::new_agent(handle, RuntimeKind::Native)
-    };
-    let (ada, bob) = (common::add_agent(&engine, agent("ada")), common::add_agent(&engine, agent("bob")));
+    let (ada, bob) = (custom_native(&engine, &server, "ada"), custom_native(&engine, &server, "bob"));
     let mut runs = Vec::new();
     for i in 0..40 {
         // Two agents' chats interleaved: neither is stored against the other's.
@@ -267,13 +272,7 @@ fn a_quiet_chat_gives_back_what_its_turns_kept_and_its_next_turn_is_the_same() {
     let server = FakeModelServer::start_blocking(Behavior::text("Kept between turns."));
     let fixture = Fixture::new().keychain("relay-engine-quiet");
     let engine = fixture.open();
-    engine.secrets().set_base_url(Provider::Custom, Some(&format!("{}/v1", server.base_url()))).unwrap();
-    let agent = NewAgent {
-        model: "some-model".into(),
-        provider: Some(Provider::Custom),
-        ..common::new_agent("quiet", RuntimeKind::Native)
-    };
-    let agent_id = common::add_agent(&engine, agent);
+    let agent_id = custom_native(&engine, &server, "quiet");
     let started = std::time::Instant::now();
     let mut runs = Vec::new();
     for i in 0..4 {
