@@ -5,7 +5,7 @@ mod commands;
 pub mod desktop;
 pub mod error;
 pub mod events;
-pub mod heap;
+pub mod resident;
 pub mod logging;
 mod startup;
 pub mod state;

@@ -9,7 +9,7 @@ fn main() {
         println!("Clawboo {}", clawboo_lib::VERSION);
         return;
     }
-    clawboo_lib::heap::limit_arenas();
-    clawboo_lib::heap::give_back_periodically(Duration::from_secs(10), Duration::from_secs(60));
+    clawboo_lib::resident::limit_arenas();
+    clawboo_lib::resident::give_back_periodically(Duration::from_secs(10), Duration::from_secs(60));
     clawboo_lib::run();
 }
