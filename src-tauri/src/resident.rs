@@ -5,10 +5,10 @@
 //!   WebKit's) several MiB that nothing reuses. So: two arenas, and free pages given back.
 //! - **Its code's pages**: start-up runs code from all over the binary (the toolkit, the engine's
 //!   open and migrations, the first screen's commands), and the kernel maps each page it faults in
-//!   with its neighbours (64 KiB at a time), so ~16 MiB of its ~29 MB of code stays mapped after
-//!   start though most of it never runs again. Unmapping the code drops it from the process; the
-//!   pages stay in the system's page cache (clean, the first to go under memory pressure) and a
-//!   page that runs again is mapped back from there (a minor fault, microseconds).
+//!   with its neighbours (64 KiB at a time), so ~16 MiB of its ~29 MB of code (and ~3 MiB of its
+//!   constants) stays mapped after start though most of it never runs again. Unmapping them drops
+//!   them from the process; the pages stay in the system's page cache (clean, the first to go under
+//!   memory pressure) and a page used again is mapped back from there (a minor fault, microseconds).
 //!
 //! Both are given back a few seconds after start (the open's and the first screen's garbage and
 //! code) and then once a minute (a page opened and left). None of these calls has a safe wrapper:
@@ -23,7 +23,7 @@ pub fn limit_arenas() {
     glibc::limit_arenas();
 }
 
-/// A thread that gives freed memory and idle code back: once after `first`, then every `every`.
+/// A thread that gives freed memory and unused code back: once after `first`, then every `every`.
 /// With nothing to give, a round takes microseconds; the thread sleeps in between.
 pub fn give_back_periodically(first: Duration, every: Duration) {
     #[cfg(target_os = "linux")]
@@ -32,7 +32,7 @@ pub fn give_back_periodically(first: Duration, every: Duration) {
         loop {
             #[cfg(target_env = "gnu")]
             glibc::give_back();
-            code::give_back();
+            image::give_back();
             std::thread::sleep(every);
         }
     });
@@ -58,93 +58,131 @@ mod glibc {
 
 #[cfg(target_os = "linux")]
 #[allow(unsafe_code)]
-mod code {
-    /// Unmaps the executable's code: its read-and-execute mappings in `/proc/self/maps`.
+mod image {
+    use std::sync::OnceLock;
+
+    /// The executable's mappings that can be given back, found once (they never move).
+    static CLEAN: OnceLock<Vec<(usize, usize)>> = OnceLock::new();
+
+    /// Unmaps the executable's read-only pages: its code and its constants.
     pub fn give_back() {
-        let Ok(exe) = std::fs::read_link("/proc/self/exe") else { return };
-        let Ok(maps) = std::fs::read_to_string("/proc/self/maps") else { return };
-        for (start, len) in code_mappings(&maps, &exe.to_string_lossy()) {
-            // SAFETY: the range is one whole mapping of the executable's own file, read-only and
-            // executable, private. Such pages are never written (x86-64 and AArch64 Linux code is
-            // position-independent: no relocations in it), so each is the file's page from the
-            // page cache; MADV_DONTNEED only removes them from our page tables, and a thread
-            // running there faults them back in from the same file. No Rust value lives there.
+        for &(start, len) in CLEAN.get_or_init(find_clean) {
+            // SAFETY: the range is one whole private mapping of the executable's own file, not
+            // writable and, when it was found, holding no page of its own (`Anonymous: 0`: no
+            // relocation or other write ever touched it). Each page is the file's, from the page
+            // cache: MADV_DONTNEED only removes them from our page tables, and code or a constant
+            // used again is faulted back in from the same file. No Rust value lives there.
             unsafe { libc::madvise(start as *mut libc::c_void, len, libc::MADV_DONTNEED) };
         }
     }
 
-    /// `(start, length)` of each `r-xp` mapping of `exe` in a `/proc/<pid>/maps` text.
-    pub(super) fn code_mappings(maps: &str, exe: &str) -> Vec<(usize, usize)> {
-        maps.lines()
-            .filter_map(|line| {
-                // address perms offset dev inode pathname (the path may hold spaces).
-                let mut fields = line.splitn(6, ' ');
-                let range = fields.next()?;
-                let perms = fields.next()?;
-                let path = fields.nth(3)?.trim_start();
-                if perms != "r-xp" || path != exe {
-                    return None;
+    fn find_clean() -> Vec<(usize, usize)> {
+        let Ok(exe) = std::fs::read_link("/proc/self/exe") else { return Vec::new() };
+        let Ok(smaps) = std::fs::read_to_string("/proc/self/smaps") else { return Vec::new() };
+        clean_read_only_mappings(&smaps, &exe.to_string_lossy())
+    }
+
+    /// `(start, length)` of each mapping of `exe` in a `/proc/<pid>/smaps` text that is private,
+    /// not writable and has no anonymous (copied-on-write) pages.
+    pub(super) fn clean_read_only_mappings(smaps: &str, exe: &str) -> Vec<(usize, usize)> {
+        let mut clean = Vec::new();
+        let mut current = None;
+        for line in smaps.lines() {
+            if let Some(mapping) = mapping_header(line) {
+                current = mapping.filter(|&(_, _, perms, path)| path == exe && (perms == "r--p" || perms == "r-xp"));
+            } else if let Some(anonymous) = line.strip_prefix("Anonymous:") {
+                if let Some((start, end, _, _)) = current.take() {
+                    if anonymous.trim() == "0 kB" && end > start {
+                        clean.push((start, end - start));
+                    }
                 }
-                let (start, end) = range.split_once('-')?;
-                let (start, end) = (usize::from_str_radix(start, 16).ok()?, usize::from_str_radix(end, 16).ok()?);
-                (end > start).then_some((start, end - start))
-            })
-            .collect()
+            }
+        }
+        clean
+    }
+
+    /// A mapping's first line: `address perms offset dev inode pathname` (the path may hold
+    /// spaces). `None` for a field line (`Rss:   12 kB`); `Some(None)` for a header not understood.
+    fn mapping_header(line: &str) -> Option<Option<(usize, usize, &str, &str)>> {
+        let mut fields = line.splitn(6, ' ');
+        let (start, end) = fields.next()?.split_once('-')?;
+        let (Ok(start), Ok(end)) = (usize::from_str_radix(start, 16), usize::from_str_radix(end, 16)) else {
+            return None;
+        };
+        let perms = fields.next();
+        let path = fields.nth(3).map(str::trim_start);
+        Some(perms.zip(path).map(|(perms, path)| (start, end, perms, path)))
     }
 }
 
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
-    use super::code::code_mappings;
+    use super::image::clean_read_only_mappings;
+
+    const EXE: &str = "/opt/Clawboo/clawboo";
 
     #[test]
-    fn only_the_executables_own_code_is_given_back() {
-        let maps = "\
-5581a000-5581b000 r--p 00000000 fd:01 42 /opt/Clawboo/clawboo
-5581b000-5581f000 r-xp 00001000 fd:01 42 /opt/Clawboo/clawboo
-5581f000-55820000 r--p 00005000 fd:01 42 /opt/Clawboo/clawboo
-55820000-55821000 rw-p 00006000 fd:01 42 /opt/Clawboo/clawboo
-7f00a000-7f00b000 r-xp 00001000 fd:01 77 /usr/lib/libgtk-3.so.0
+    fn only_the_executables_clean_read_only_pages_are_given_back() {
+        let smaps = "\
+5581a000-5581b000 r--p 00000000 fd:01 42                         /opt/Clawboo/clawboo
+Size:                  4 kB
+Rss:                   4 kB
+Anonymous:             0 kB
+5581b000-5581f000 r-xp 00001000 fd:01 42                         /opt/Clawboo/clawboo
+Rss:                  16 kB
+Anonymous:             0 kB
+5581f000-55820000 r--p 00005000 fd:01 42                         /opt/Clawboo/clawboo
+Rss:                   4 kB
+Anonymous:             4 kB
+55820000-55821000 rw-p 00006000 fd:01 42                         /opt/Clawboo/clawboo
+Anonymous:             4 kB
+7f00a000-7f00b000 r-xp 00001000 fd:01 77                         /usr/lib/libgtk-3.so.0
+Anonymous:             0 kB
 7f00c000-7f00d000 rwxp 00000000 00:00 0 
-7f00e000-7f00f000 r-xp 00000000 fd:01 43 /opt/Clawboo/clawboo-helper
+Anonymous:             4 kB
+7f00e000-7f00f000 r-xp 00000000 fd:01 43                         /opt/Clawboo/clawboo-helper
+Anonymous:             0 kB
 ";
-        assert_eq!(code_mappings(maps, "/opt/Clawboo/clawboo"), vec![(0x5581b000, 0x4000)]);
+        // The constants and the code; not the relocated read-only data (it has copied pages),
+        // the writable data, a library or another program.
+        assert_eq!(clean_read_only_mappings(smaps, EXE), vec![(0x5581a000, 0x1000), (0x5581b000, 0x4000)]);
     }
 
     #[test]
     fn a_path_with_spaces_and_a_replaced_binary_still_match() {
-        let maps = "\
+        let smaps = "\
 5581b000-5581f000 r-xp 00001000 fd:01 42                         /home/a b/Clawboo (deleted)
+Anonymous:             0 kB
 ";
-        assert_eq!(code_mappings(maps, "/home/a b/Clawboo (deleted)"), vec![(0x5581b000, 0x4000)]);
-        assert!(code_mappings(maps, "/home/a b/Clawboo").is_empty());
+        assert_eq!(clean_read_only_mappings(smaps, "/home/a b/Clawboo (deleted)"), vec![(0x5581b000, 0x4000)]);
+        assert!(clean_read_only_mappings(smaps, "/home/a b/Clawboo").is_empty());
     }
 
-    /// KiB of this test binary's code mapped in, from `/proc/self/smaps`.
-    fn code_resident_kib() -> u64 {
+    /// KiB of this test binary's read-only mappings resident, from `/proc/self/smaps`.
+    fn read_only_resident_kib() -> u64 {
         let exe = std::fs::read_link("/proc/self/exe").unwrap().to_string_lossy().into_owned();
         let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
-        let mut in_code = false;
+        let mut counted = false;
         let mut kib = 0;
         for line in smaps.lines() {
             if let Some(rss) = line.strip_prefix("Rss:") {
-                if in_code {
+                if counted {
                     kib += rss.trim().trim_end_matches(" kB").parse::<u64>().unwrap();
                 }
-            } else if !line.contains(':') || line.split(' ').next().is_some_and(|f| f.contains('-')) {
-                in_code = line.contains(" r-xp ") && line.ends_with(exe.as_str());
+            } else if line.split(' ').next().is_some_and(|f| f.contains('-') && !f.ends_with(':')) {
+                counted = (line.contains(" r-xp ") || line.contains(" r--p ")) && line.ends_with(exe.as_str());
             }
         }
         kib
     }
 
     #[test]
-    fn giving_back_the_code_unmaps_it_and_it_still_runs() {
-        let before = code_resident_kib();
-        super::code::give_back();
-        // Everything from here on runs on code that was just unmapped and mapped back.
-        let after = code_resident_kib();
-        assert!(after < before, "code resident {before} KiB before, {after} KiB after");
+    fn giving_back_unmaps_the_pages_and_the_program_runs_on() {
+        let before = read_only_resident_kib();
+        super::image::give_back();
+        // Everything from here on runs on code and constants that were just unmapped.
+        let after = read_only_resident_kib();
+        assert!(after < before, "read-only pages resident: {before} KiB before, {after} KiB after");
         assert_eq!(format!("{}", (1..=1000u64).sum::<u64>()), "500500");
     }
 }

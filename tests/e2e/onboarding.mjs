@@ -50,10 +50,15 @@ export async function onboardingSteps(h, { driver }) {
     await driver.execute("document.activeElement?.blur()");
     await press(driver, ["?"]);
     await waitFor("the shortcuts sheet", () => find("shortcuts-sheet"));
-    const sheet = await textOf("shortcuts-sheet");
-    for (const listed of ["New agent", "New team", "Settings", "Inbox", "Save the file", "Send"]) {
-      if (!sheet.includes(listed)) throw new Error(`"${listed}" not in the sheet: ${sheet}`);
-    }
+    // WebDriver reads only visible text: a sheet still fading in reads empty, so read until shown.
+    const listed = ["New agent", "New team", "Settings", "Inbox", "Save the file", "Send"];
+    let sheet = "";
+    await waitFor("every shortcut listed in the sheet", async () => {
+      sheet = await textOf("shortcuts-sheet");
+      return listed.every((label) => sheet.includes(label));
+    }).catch(() => {
+      throw new Error(`not all of ${listed.join(", ")} in the sheet: ${sheet}`);
+    });
     await afterFadeIn();
     await saveScreenshot("shortcuts-sheet.png");
     await press(driver, [ESCAPE]);
