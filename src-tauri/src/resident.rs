@@ -82,16 +82,19 @@ mod image {
         clean_read_only_mappings(&smaps, &exe.to_string_lossy())
     }
 
+    /// The permissions of a private mapping that is never written: constants, code.
+    pub(super) const READ_ONLY: [&str; 2] = ["r--p", "r-xp"];
+
     /// `(start, length)` of each mapping of `exe` in a `/proc/<pid>/smaps` text that is private,
     /// not writable and has no anonymous (copied-on-write) pages.
     pub(super) fn clean_read_only_mappings(smaps: &str, exe: &str) -> Vec<(usize, usize)> {
         let mut clean = Vec::new();
         let mut current = None;
         for line in smaps.lines() {
-            if let Some(mapping) = mapping_header(line) {
-                current = mapping.filter(|&(_, _, perms, path)| path == exe && (perms == "r--p" || perms == "r-xp"));
+            if let Some((start, end, perms, path)) = mapping_header(line) {
+                current = (path == exe && READ_ONLY.contains(&perms)).then_some((start, end));
             } else if let Some(anonymous) = line.strip_prefix("Anonymous:") {
-                if let Some((start, end, _, _)) = current.take() {
+                if let Some((start, end)) = current.take() {
                     if anonymous.trim() == "0 kB" && end > start {
                         clean.push((start, end - start));
                     }
@@ -101,23 +104,21 @@ mod image {
         clean
     }
 
-    /// A mapping's first line: `address perms offset dev inode pathname` (the path may hold
-    /// spaces). `None` for a field line (`Rss:   12 kB`); `Some(None)` for a header not understood.
-    fn mapping_header(line: &str) -> Option<Option<(usize, usize, &str, &str)>> {
+    /// A mapping's first line, `address perms offset dev inode pathname` (the path may hold
+    /// spaces), as `(start, end, perms, path)`; `None` for a field line (`Rss:   12 kB`).
+    pub(super) fn mapping_header(line: &str) -> Option<(usize, usize, &str, &str)> {
         let mut fields = line.splitn(6, ' ');
         let (start, end) = fields.next()?.split_once('-')?;
-        let (Ok(start), Ok(end)) = (usize::from_str_radix(start, 16), usize::from_str_radix(end, 16)) else {
-            return None;
-        };
-        let perms = fields.next();
-        let path = fields.nth(3).map(str::trim_start);
-        Some(perms.zip(path).map(|(perms, path)| (start, end, perms, path)))
+        let (start, end) = (usize::from_str_radix(start, 16).ok()?, usize::from_str_radix(end, 16).ok()?);
+        let perms = fields.next()?;
+        let path = fields.nth(3)?.trim_start();
+        Some((start, end, perms, path))
     }
 }
 
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
-    use super::image::clean_read_only_mappings;
+    use super::image::{clean_read_only_mappings, mapping_header, READ_ONLY};
 
     const EXE: &str = "/opt/Clawboo/clawboo";
 
@@ -169,8 +170,8 @@ Anonymous:             0 kB
                 if counted {
                     kib += rss.trim().trim_end_matches(" kB").parse::<u64>().unwrap();
                 }
-            } else if line.split(' ').next().is_some_and(|f| f.contains('-') && !f.ends_with(':')) {
-                counted = (line.contains(" r-xp ") || line.contains(" r--p ")) && line.ends_with(exe.as_str());
+            } else if let Some((_, _, perms, path)) = mapping_header(line) {
+                counted = path == exe && READ_ONLY.contains(&perms);
             }
         }
         kib
