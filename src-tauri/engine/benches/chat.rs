@@ -178,7 +178,10 @@ fn page_reads() {
 }
 
 /// Clawboo's own time per exchange (send → reply stored; the model's round trip taken out) at
-/// exchange 10 and at exchange 1,000, with a Native agent on the fake model server.
+/// exchange 10 and at exchange 1,000, with a Native agent on the fake model server: two agents,
+/// one chat seeded to each point, sent to in turn, so both figures are measured under the same
+/// conditions (this machine's speed drifts between runs by more than the difference sought).
+/// `BENCH_CHAT_AT=10` (or `1000`) sends to that chat only: to profile one with `perf`.
 fn exchanges_as_the_chat_grows() {
     let server = FakeModelServer::start_blocking(Behavior::text("Fine, thanks."));
     let dir = TempDataDir::new();
@@ -189,23 +192,30 @@ fn exchanges_as_the_chat_grows() {
     let engine = Engine::open_with(config, Vec::new()).unwrap();
     lift_run_limit(&engine);
     engine.secrets().set_base_url(Provider::Custom, Some(&base_url)).unwrap();
-    let id = engine.agents().create(agent(RuntimeKind::Native, Some(Provider::Custom))).unwrap().id;
-    let mut own = Vec::new();
-    let mut done = 0;
+    let only: Option<u32> = std::env::var("BENCH_CHAT_AT").ok().and_then(|v| v.parse().ok());
+    let points: Vec<u32> = [10, 1_000].into_iter().filter(|p| only.is_none_or(|o| o == *p)).collect();
+    let ids: Vec<String> = points
+        .iter()
+        .map(|exchange| {
+            let handle = format!("bench{exchange}");
+            let id = engine.agents().create(NewAgent { handle, ..agent(RuntimeKind::Native, Some(Provider::Custom)) });
+            let id = id.unwrap().id;
+            clawboo_testkit::seed_chat(&db, &id, exchange - 1);
+            id
+        })
+        .collect();
     let n = bench::samples(50, 10);
     let bare_client = BareClient::new(&server.base_url());
-    for exchange in [10u32, 1_000] {
-        clawboo_testkit::seed_chat(&db, &id, exchange - 1 - done);
-        let (total, bare, mine) = own_times(&engine, &id, n, &server, &bare_client);
-        done = exchange - 1 + n as u32;
-        let last = server.last_model_body().unwrap();
+    let measured = own_times(&engine, &ids, n, &server, &bare_client);
+    let mut own = Vec::new();
+    for ((exchange, id), (total, bare, mine, body_bytes)) in points.iter().zip(&ids).zip(measured) {
         own.push(mine);
         println!(
             "chat exchange {exchange:>5} (Native, fake model): median {:.2} ms send → reply stored; the same request sent bare {:.2} ms; Clawboo's own {:.2} ms ({} KB request: the carried transcript)",
             ms(total),
             ms(bare),
             ms(mine),
-            last.len() / 1024
+            body_bytes / 1024
         );
         bench::report(
             &format!("chat.own_ms.x{exchange}"),
@@ -214,10 +224,10 @@ fn exchanges_as_the_chat_grows() {
             ms(mine),
             n,
         );
-        let stored = stored_per_request(&db, n);
+        let stored = stored_per_request(&db, id, n);
         println!(
             "chat exchange {exchange:>5}: the relay stored {stored:.0} B per request (compressed) of {} KB bodies",
-            last.len() / 1024
+            body_bytes / 1024
         );
         bench::report(
             &format!("chat.stored_bytes.x{exchange}"),
@@ -228,7 +238,7 @@ fn exchanges_as_the_chat_grows() {
         );
         // What storing a request as what it adds costs when it is read ("what the model saw"):
         // a request is rebuilt from the last one stored whole (up to 31 rows before it).
-        let reads: Vec<_> = last_runs(&db, n)
+        let reads: Vec<_> = last_runs(&db, id, n)
             .iter()
             .map(|run| {
                 let started = Instant::now();
@@ -253,8 +263,11 @@ fn exchanges_as_the_chat_grows() {
             n,
         );
     }
-    // What the chat's turns keep between them (its carried turns, Native's written messages, the
-    // relay's last body), given back once the chat is quiet (the engine does it after 10 minutes).
+    let [at_10, at_1000] = own[..] else { return };
+    let long = ids.last().expect("the long chat");
+    // What the long chat's turns keep between them (its carried turns, Native's written messages,
+    // the relay's last body), given back once the chat is quiet (the engine does it after 10
+    // minutes): the short chat's share is small beside it.
     let given_back = engine.forget_unused_since(Instant::now()) as f64 / 1024.0;
     println!("chat exchange  1000: kept between turns, given back once the chat is quiet: {given_back:.0} KiB");
     bench::report(
@@ -266,40 +279,51 @@ fn exchanges_as_the_chat_grows() {
     );
     // A Native agent carries the conversation to the model: at exchange 1,000 the request holds
     // 1,000 exchanges. After /reset the chat is as long but carries nothing: the chat's length alone.
-    engine.chat().send(&id, "/reset").unwrap();
-    let (total, bare, after_reset) = own_times(&engine, &id, n, &server, &bare_client);
-    let last = server.last_model_body().unwrap();
+    engine.chat().send(long, "/reset").unwrap();
+    let [(total, bare, after_reset, body_bytes)] =
+        own_times(&engine, std::slice::from_ref(long), n, &server, &bare_client)[..]
+    else {
+        unreachable!("one chat measured")
+    };
     println!(
-        "chat exchange  1031 after /reset (same chat, nothing carried): median {:.2} ms; bare {:.2} ms; Clawboo's own {:.2} ms ({} KB request)",
+        "chat exchange {:>5} after /reset (same chat, nothing carried): median {:.2} ms; bare {:.2} ms; Clawboo's own {:.2} ms ({} KB request)",
+        1_000 + n,
         ms(total),
         ms(bare),
         ms(after_reset),
-        last.len() / 1024
+        body_bytes / 1024
     );
     println!(
         "chat exchange: Clawboo's own at 1,000 vs 10: {:.2}x with the transcript carried, {:.2}x after /reset",
-        own[1].as_secs_f64() / own[0].as_secs_f64(),
-        after_reset.as_secs_f64() / own[0].as_secs_f64()
+        at_1000.as_secs_f64() / at_10.as_secs_f64(),
+        after_reset.as_secs_f64() / at_10.as_secs_f64()
     );
 }
 
-/// The mean compressed body the relay stored for each of the last `n` requests (keyframes
-/// included: one request in 32 of a chat is stored whole).
-fn stored_per_request(db: &std::path::Path, n: usize) -> f64 {
+/// The mean compressed body the relay stored for each of the agent's last `n` requests
+/// (keyframes included: one request in 32 of a chat is stored whole).
+fn stored_per_request(db: &std::path::Path, agent_id: &str, n: usize) -> f64 {
     let conn = rusqlite::Connection::open(db).expect("open the database");
     conn.query_row(
-        "SELECT AVG(stored) FROM (SELECT COALESCE(length(body_gz), 0) AS stored FROM run_requests ORDER BY at DESC LIMIT ?1)",
-        [n as i64],
+        "SELECT AVG(stored) FROM (SELECT COALESCE(length(q.body_gz), 0) AS stored
+         FROM run_requests q JOIN runs r ON r.id = q.run_id WHERE r.agent_id = ?1 ORDER BY q.at DESC LIMIT ?2)",
+        rusqlite::params![agent_id, n as i64],
         |r| r.get(0),
     )
     .expect("read the stored requests")
 }
 
-/// The runs of the last `n` requests the relay recorded.
-fn last_runs(db: &std::path::Path, n: usize) -> Vec<String> {
+/// The runs of the agent's last `n` requests the relay recorded.
+fn last_runs(db: &std::path::Path, agent_id: &str, n: usize) -> Vec<String> {
     let conn = rusqlite::Connection::open(db).expect("open the database");
-    let mut statement = conn.prepare("SELECT run_id FROM run_requests ORDER BY at DESC LIMIT ?1").unwrap();
-    statement.query_map([n as i64], |r| r.get(0)).unwrap().collect::<rusqlite::Result<_>>().unwrap()
+    let mut statement = conn
+        .prepare(
+            "SELECT q.run_id FROM run_requests q JOIN runs r ON r.id = q.run_id
+             WHERE r.agent_id = ?1 ORDER BY q.at DESC LIMIT ?2",
+        )
+        .unwrap();
+    let runs = statement.query_map(rusqlite::params![agent_id, n as i64], |r| r.get(0)).unwrap();
+    runs.collect::<rusqlite::Result<_>>().unwrap()
 }
 
 fn median(mut samples: Vec<Duration>) -> Duration {
@@ -378,26 +402,40 @@ fn native_overhead(route: Route) {
     }
 }
 
-/// `n` sends in the agent's chat, each paired with the same request sent bare right after it:
-/// the machine's drift (its load, its clock) is in both halves of each difference, not in the
-/// figure. The medians of the totals, of the bare round trips and of the differences.
+/// Sends in a row to one chat before the next chat's turn (see [`own_times`]).
+const BLOCK: usize = 5;
+
+/// `n` sends in each agent's chat, in blocks of [`BLOCK`] per chat taken in turn, each send
+/// paired with the same request sent bare right after it: the machine's drift (its load, its
+/// clock) is in both halves of each difference, and in every chat's figure alike. (Blocks, not
+/// single sends in turn: a send right after another chat's runs on what that one left in the
+/// caches, and the short chat would be charged for the long one's.) Per agent: the medians of
+/// the totals, of the bare round trips and of the differences, and its last request's size.
 fn own_times(
     engine: &Engine,
-    agent_id: &str,
+    agent_ids: &[String],
     n: usize,
     server: &FakeModelServer,
     bare_client: &BareClient,
-) -> (Duration, Duration, Duration) {
-    let (mut totals, mut bares, mut own) = (Vec::new(), Vec::new(), Vec::new());
-    for _ in 0..n {
-        let total = send_and_wait(engine, agent_id, "How are you?");
-        let last = server.last_model_body().unwrap();
-        let bare = bare_client.round_trip(&last);
-        own.push(total.saturating_sub(bare));
-        totals.push(total);
-        bares.push(bare);
+) -> Vec<(Duration, Duration, Duration, usize)> {
+    let mut samples = vec![(Vec::new(), Vec::new(), Vec::new(), 0); agent_ids.len()];
+    for block in 0..n.div_ceil(BLOCK) {
+        let sends = BLOCK.min(n - block * BLOCK);
+        for (agent_id, (totals, bares, own, body_bytes)) in agent_ids.iter().zip(&mut samples) {
+            for _ in 0..sends {
+                let total = send_and_wait(engine, agent_id, "How are you?");
+                let last = server.last_model_body().unwrap();
+                // Its log would hold every long body, parsed: memory that grows with the run.
+                server.forget_requests();
+                let bare = bare_client.round_trip(&last);
+                own.push(total.saturating_sub(bare));
+                totals.push(total);
+                bares.push(bare);
+                *body_bytes = last.len();
+            }
+        }
     }
-    (median(totals), median(bares), median(own))
+    samples.into_iter().map(|(totals, bares, own, bytes)| (median(totals), median(bares), median(own), bytes)).collect()
 }
 
 /// The model's round trip alone, one request at a time, on a client kept warm between them.

@@ -15,9 +15,12 @@ pub fn quick() -> bool {
     std::env::var_os("BENCH_QUICK").is_some_and(|v| !v.is_empty() && v != "0")
 }
 
-/// `full` normally, `quick` under `--quick`.
+/// `full` normally, `quick` under `--quick`; `BENCH_SAMPLES=N` sets N instead (more samples to
+/// profile one part with `perf`).
 pub fn samples(full: usize, quick: usize) -> usize {
-    if self::quick() {
+    if let Some(n) = std::env::var("BENCH_SAMPLES").ok().and_then(|v| v.parse().ok()).filter(|&n: &usize| n > 0) {
+        n
+    } else if self::quick() {
         quick
     } else {
         full

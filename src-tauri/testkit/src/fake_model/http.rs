@@ -55,8 +55,10 @@ impl Frame {
 
 pub(crate) async fn handle_connection(mut stream: TcpStream, shared: Arc<Shared>) {
     let Some(request) = read_request(&mut stream, shared.addr).await else { return };
-    shared.log.lock().expect("request log").push(request.clone());
+    // Answered first, then logged as it is (not copied: a long chat's body parses to megabytes),
+    // still before the answer goes out, so a client that has it finds its request logged.
     let response = plan::route(&request, &shared);
+    shared.log.lock().expect("request log").push(request);
     let _ = write_response(&mut stream, response).await;
     let _ = stream.shutdown().await;
 }

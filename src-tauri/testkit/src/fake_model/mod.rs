@@ -248,6 +248,12 @@ impl FakeModelServer {
         log.iter().rev().find(|r| r.is_model_request()).map(|r| r.raw_body.clone())
     }
 
+    /// Forgets the requests logged so far (a bench's thousands of long bodies would otherwise
+    /// pile up, parsed, in the server's memory).
+    pub fn forget_requests(&self) {
+        self.shared.log.lock().expect("request log").clear();
+    }
+
     /// The model requests from the `start`-th on (0-based), copying only those.
     pub fn model_requests_from(&self, start: usize) -> Vec<RecordedRequest> {
         let log = self.shared.log.lock().expect("request log");
