@@ -103,7 +103,7 @@ impl NativeRuntime {
         self
     }
 
-    async fn run_turn(&self, input: TurnInput, channels: RunChannels) -> Result<RunResult> {
+    async fn run_turn(&self, mut input: TurnInput, channels: RunChannels) -> Result<RunResult> {
         let agent = &input.agent;
         let Some(provider) = agent.provider else {
             return Err(Error::InvalidInput(format!(
@@ -152,10 +152,15 @@ impl NativeRuntime {
         let in_process = self.endpoints.in_process(&endpoint);
         let mut call = Call { api, url, in_process, api_key, provider, model, system, tools };
 
-        let mut items = Vec::new();
-        for turn in transcript::trim_transcript(&input.transcript, transcript::TRANSCRIPT_BUDGET_CHARS) {
-            items.push(Item::User(non_empty(&turn.user, &EMPTY_MESSAGE)));
-            let text = non_empty(&turn.assistant, &NO_REPLY);
+        // The carried texts move into the items (a long chat's thousands of shared texts are
+        // not counted up here and down again when the turn ends).
+        let carried = std::mem::take(&mut input.transcript);
+        let kept = transcript::trim_transcript(&carried, transcript::TRANSCRIPT_BUDGET_CHARS).len();
+        let dropped = carried.len() - kept;
+        let mut items = Vec::with_capacity(2 * kept + 1);
+        for turn in carried.into_iter().skip(dropped) {
+            items.push(Item::User(non_empty(turn.user, &EMPTY_MESSAGE)));
+            let text = non_empty(turn.assistant, &NO_REPLY);
             items.push(Item::Assistant(AssistantTurn { text, ..Default::default() }));
         }
         // The preamble rides on this request only: the carried transcript holds the bare message.
@@ -319,11 +324,11 @@ fn cancelled() -> RunResult {
 
 /// `text`, shared (not copied), or `instead` when it is blank (the same allocation each time, so a carried message
 /// written for one request is known again in the next: see [`written`]).
-fn non_empty(text: &Arc<str>, instead: &'static std::sync::LazyLock<Arc<str>>) -> Arc<str> {
+fn non_empty(text: Arc<str>, instead: &'static std::sync::LazyLock<Arc<str>>) -> Arc<str> {
     if text.trim().is_empty() {
         Arc::clone(instead)
     } else {
-        Arc::clone(text)
+        text
     }
 }
 
