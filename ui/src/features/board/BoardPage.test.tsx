@@ -240,7 +240,9 @@ describe("Board", () => {
     seedCard({ title: "Nobody's card" });
     const { user } = await openBoard();
     await user.click(await screen.findByText("Nobody's card"));
-    expect((await screen.findByTestId("card-panel")).textContent).toContain("Assign an agent to run this card.");
+    await waitFor(() =>
+      expect(screen.getByTestId("card-panel").textContent).toContain("Assign an agent to run this card."),
+    );
     await user.keyboard("{Escape}");
 
     await user.click(await screen.findByText("Write the copy"));

@@ -292,7 +292,8 @@ describe("Inbox: where a request came from", () => {
     await user.click(screen.getByTestId("nav-inbox"));
     await user.click(await screen.findByTestId(`open-source-${promotion.id}`));
     await screen.findByTestId("board-page");
-    expect((await screen.findByTestId("card-panel")).textContent).toContain("Write the copy");
+    // The panel shows "Loading…" until the card's read lands (a render later on a busy machine).
+    await waitFor(() => expect(screen.getByTestId("card-panel").textContent).toContain("Write the copy"));
     await waitFor(() => expect(fakeApi.attentionViewing).toHaveBeenLastCalledWith({ kind: "card", cardId: copyCard.id }));
   });
 
