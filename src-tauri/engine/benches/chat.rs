@@ -179,8 +179,8 @@ fn page_reads() {
 
 /// Clawboo's own time per exchange (send → reply stored; the model's round trip taken out) at
 /// exchange 10 and at exchange 1,000, with a Native agent on the fake model server: two agents,
-/// one chat seeded to each point, sent to in turn, so both figures are measured under the same
-/// conditions (this machine's speed drifts between runs by more than the difference sought).
+/// one chat seeded to each point, sent to in blocks taken in turn, so both figures are measured
+/// under the same conditions (this machine's speed drifts between runs by more than the difference sought).
 /// `BENCH_CHAT_AT=10` (or `1000`) sends to that chat only: to profile one with `perf`.
 fn exchanges_as_the_chat_grows() {
     let server = FakeModelServer::start_blocking(Behavior::text("Fine, thanks."));
@@ -207,9 +207,7 @@ fn exchanges_as_the_chat_grows() {
     let n = bench::samples(50, 10);
     let bare_client = BareClient::new(&server.base_url());
     let measured = own_times(&engine, &ids, n, &server, &bare_client);
-    let mut own = Vec::new();
-    for ((exchange, id), (total, bare, mine, body_bytes)) in points.iter().zip(&ids).zip(measured) {
-        own.push(mine);
+    for ((exchange, id), &OwnTimes { total, bare, own: mine, body_bytes }) in points.iter().zip(&ids).zip(&measured) {
         println!(
             "chat exchange {exchange:>5} (Native, fake model): median {:.2} ms send → reply stored; the same request sent bare {:.2} ms; Clawboo's own {:.2} ms ({} KB request: the carried transcript)",
             ms(total),
@@ -224,7 +222,8 @@ fn exchanges_as_the_chat_grows() {
             ms(mine),
             n,
         );
-        let stored = stored_per_request(&db, id, n);
+        let recent = recent_requests(&db, id, n);
+        let stored = recent.iter().map(|(_, stored)| *stored as f64).sum::<f64>() / recent.len() as f64;
         println!(
             "chat exchange {exchange:>5}: the relay stored {stored:.0} B per request (compressed) of {} KB bodies",
             body_bytes / 1024
@@ -238,9 +237,9 @@ fn exchanges_as_the_chat_grows() {
         );
         // What storing a request as what it adds costs when it is read ("what the model saw"):
         // a request is rebuilt from the last one stored whole (up to 31 rows before it).
-        let reads: Vec<_> = last_runs(&db, id, n)
+        let reads: Vec<_> = recent
             .iter()
-            .map(|run| {
+            .map(|(run, _)| {
                 let started = Instant::now();
                 let requests = engine.relay().requests(run).expect("read a run's requests");
                 let elapsed = started.elapsed();
@@ -263,7 +262,9 @@ fn exchanges_as_the_chat_grows() {
             n,
         );
     }
-    let [at_10, at_1000] = own[..] else { return };
+    // One chat alone (`BENCH_CHAT_AT`): nothing to compare.
+    let [at_10, at_1000] = &measured[..] else { return };
+    let (at_10, at_1000) = (at_10.own, at_1000.own);
     let long = ids.last().expect("the long chat");
     // What the long chat's turns keep between them (its carried turns, Native's written messages,
     // the relay's last body), given back once the chat is quiet (the engine does it after 10
@@ -280,11 +281,8 @@ fn exchanges_as_the_chat_grows() {
     // A Native agent carries the conversation to the model: at exchange 1,000 the request holds
     // 1,000 exchanges. After /reset the chat is as long but carries nothing: the chat's length alone.
     engine.chat().send(long, "/reset").unwrap();
-    let [(total, bare, after_reset, body_bytes)] =
-        own_times(&engine, std::slice::from_ref(long), n, &server, &bare_client)[..]
-    else {
-        unreachable!("one chat measured")
-    };
+    let OwnTimes { total, bare, own: after_reset, body_bytes } =
+        own_times(&engine, std::slice::from_ref(long), n, &server, &bare_client).remove(0);
     println!(
         "chat exchange {:>5} after /reset (same chat, nothing carried): median {:.2} ms; bare {:.2} ms; Clawboo's own {:.2} ms ({} KB request)",
         1_000 + n,
@@ -300,30 +298,18 @@ fn exchanges_as_the_chat_grows() {
     );
 }
 
-/// The mean compressed body the relay stored for each of the agent's last `n` requests
-/// (keyframes included: one request in 32 of a chat is stored whole).
-fn stored_per_request(db: &std::path::Path, agent_id: &str, n: usize) -> f64 {
-    let conn = rusqlite::Connection::open(db).expect("open the database");
-    conn.query_row(
-        "SELECT AVG(stored) FROM (SELECT COALESCE(length(q.body_gz), 0) AS stored
-         FROM run_requests q JOIN runs r ON r.id = q.run_id WHERE r.agent_id = ?1 ORDER BY q.at DESC LIMIT ?2)",
-        rusqlite::params![agent_id, n as i64],
-        |r| r.get(0),
-    )
-    .expect("read the stored requests")
-}
-
-/// The runs of the agent's last `n` requests the relay recorded.
-fn last_runs(db: &std::path::Path, agent_id: &str, n: usize) -> Vec<String> {
+/// The agent's last `n` requests the relay recorded: each one's run and the bytes of its body
+/// stored compressed (keyframes included: one request in 32 of a chat is stored whole).
+fn recent_requests(db: &std::path::Path, agent_id: &str, n: usize) -> Vec<(String, i64)> {
     let conn = rusqlite::Connection::open(db).expect("open the database");
     let mut statement = conn
         .prepare(
-            "SELECT q.run_id FROM run_requests q JOIN runs r ON r.id = q.run_id
+            "SELECT q.run_id, COALESCE(length(q.body_gz), 0) FROM run_requests q JOIN runs r ON r.id = q.run_id
              WHERE r.agent_id = ?1 ORDER BY q.at DESC LIMIT ?2",
         )
         .unwrap();
-    let runs = statement.query_map(rusqlite::params![agent_id, n as i64], |r| r.get(0)).unwrap();
-    runs.collect::<rusqlite::Result<_>>().unwrap()
+    let requests = statement.query_map(rusqlite::params![agent_id, n as i64], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+    requests.collect::<rusqlite::Result<_>>().unwrap()
 }
 
 fn median(mut samples: Vec<Duration>) -> Duration {
@@ -402,6 +388,15 @@ fn native_overhead(route: Route) {
     }
 }
 
+/// One chat's medians: send → reply stored, the same body sent bare, Clawboo's own (their
+/// differences), and the size of its last request.
+struct OwnTimes {
+    total: Duration,
+    bare: Duration,
+    own: Duration,
+    body_bytes: usize,
+}
+
 /// Sends in a row to one chat before the next chat's turn (see [`own_times`]).
 const BLOCK: usize = 5;
 
@@ -409,15 +404,14 @@ const BLOCK: usize = 5;
 /// paired with the same request sent bare right after it: the machine's drift (its load, its
 /// clock) is in both halves of each difference, and in every chat's figure alike. (Blocks, not
 /// single sends in turn: a send right after another chat's runs on what that one left in the
-/// caches, and the short chat would be charged for the long one's.) Per agent: the medians of
-/// the totals, of the bare round trips and of the differences, and its last request's size.
+/// caches, and the short chat would be charged for the long one's.) One [`OwnTimes`] per agent.
 fn own_times(
     engine: &Engine,
     agent_ids: &[String],
     n: usize,
     server: &FakeModelServer,
     bare_client: &BareClient,
-) -> Vec<(Duration, Duration, Duration, usize)> {
+) -> Vec<OwnTimes> {
     let mut samples = vec![(Vec::new(), Vec::new(), Vec::new(), 0); agent_ids.len()];
     for block in 0..n.div_ceil(BLOCK) {
         let sends = BLOCK.min(n - block * BLOCK);
@@ -435,7 +429,13 @@ fn own_times(
             }
         }
     }
-    samples.into_iter().map(|(totals, bares, own, bytes)| (median(totals), median(bares), median(own), bytes)).collect()
+    let medians = |(totals, bares, own, body_bytes)| OwnTimes {
+        total: median(totals),
+        bare: median(bares),
+        own: median(own),
+        body_bytes,
+    };
+    samples.into_iter().map(medians).collect()
 }
 
 /// The model's round trip alone, one request at a time, on a client kept warm between them.
