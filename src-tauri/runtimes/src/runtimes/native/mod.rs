@@ -246,6 +246,11 @@ impl NativeRuntime {
             items.push(Item::Assistant(turn.assistant));
             let mut outcomes = Vec::with_capacity(calls.len());
             for tool_call in &calls {
+                // Told to stop while the model answered (a guard, the user): no further tool
+                // starts. The stream may have ended before the stop was seen.
+                if *cancel.borrow() {
+                    return Ok(cancelled());
+                }
                 if tool_call.name == on_request::LOAD_TOOLS && tool_call.input_error.is_none() {
                     outcomes.push(load_tools(tool_call, &mut call.tools, channels));
                     continue;
