@@ -98,7 +98,9 @@ pub fn summarize<'a>(events: impl IntoIterator<Item = &'a Value>) -> TurnSummary
             let n = |k: &str| usage[k].as_u64().unwrap_or(0);
             let total = summary.usage.get_or_insert([0; 4]);
             for (slot, key) in total.iter_mut().zip(["input", "output", "cacheRead", "cacheWrite"]) {
-                *slot += n(key);
+                // A transcript's counts are the runtime's word: an absurd one saturates, never
+                // overflows (the fuzz test found u64::MAX in a usage).
+                *slot = slot.saturating_add(n(key));
             }
         }
         summary.error = (message["stopReason"] == "error").then(|| error_text(message));
