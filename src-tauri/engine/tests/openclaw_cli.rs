@@ -135,13 +135,16 @@ async fn cancel_stops_the_bridge_and_dropping_the_runtime_stops_the_gateway() {
             seen.push(event);
         }
     }
+    let bridges = spawner.pids("acp");
+    assert_eq!(bridges.len(), 1);
+    // The bridge's Node runs in the group Clawboo ends: OpenClaw gets the Node flag it wants
+    // from NODE_OPTIONS, so it does not start itself again in a group of its own.
+    assert_eq!(descendant_groups_elsewhere(bridges[0]), Vec::<u32>::new(), "the bridge left its group");
     started.cancel.send(true).unwrap();
     let clock = Instant::now();
     let (result, _events) = started.finish().await;
     eprintln!("cancel took {:?}", clock.elapsed());
     assert_eq!(result.unwrap().outcome, RunOutcome::Cancelled);
-    let bridges = spawner.pids("acp");
-    assert_eq!(bridges.len(), 1);
     assert!(!group_has_live_member(bridges[0]), "no process of the bridge's group survives a cancel");
     let gateways = spawner.pids("gateway");
     assert_eq!(gateways.len(), 1);

@@ -37,6 +37,8 @@ const QUIET: &[(&str, &str)] = &[
     ("OPENCLAW_DISABLE_BONJOUR", "1"),
     ("OPENCLAW_SKIP_CHANNELS", "1"),
     ("NO_COLOR", "1"),
+    // One Node start per CLI call instead of two, as the app runs OpenClaw.
+    ("NODE_OPTIONS", "--disable-warning=ExperimentalWarning"),
 ];
 
 /// Never asked: an existing Gateway calls its own model.

@@ -26,6 +26,8 @@ pub const QUIET: &[(&str, &str)] = &[
     ("OPENCLAW_DISABLE_BONJOUR", "1"),
     ("OPENCLAW_SKIP_CHANNELS", "1"),
     ("NO_COLOR", "1"),
+    // One Node start per CLI call instead of two, as the app runs OpenClaw.
+    ("NODE_OPTIONS", "--disable-warning=ExperimentalWarning"),
 ];
 
 /// The endpoint source of a member on the other machine's Gateway: it needs none from Clawboo

@@ -65,6 +65,33 @@ pub fn detached_child_groups(pid: u32) -> Vec<u32> {
     groups
 }
 
+/// The process groups, other than `pid`'s own, that any of its descendants runs in.
+pub fn descendant_groups_elsewhere(pid: u32) -> Vec<u32> {
+    let mut parent_and_group = std::collections::HashMap::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else { continue };
+        let Ok(this) = stat[..open].trim().parse::<u32>() else { continue };
+        let fields: Vec<&str> = stat[close + 1..].split_whitespace().collect();
+        parent_and_group.insert(this, (fields[1].parse::<u32>().unwrap(), fields[2].parse::<u32>().unwrap()));
+    }
+    let Some(&(_, own)) = parent_and_group.get(&pid) else { return Vec::new() };
+    let descends = |mut p: u32| {
+        while let Some(&(parent, _)) = parent_and_group.get(&p) {
+            if parent == pid {
+                return true;
+            }
+            p = parent;
+        }
+        false
+    };
+    let mut groups: Vec<u32> =
+        parent_and_group.iter().filter(|(p, (_, g))| *g != own && descends(**p)).map(|(_, (_, g))| *g).collect();
+    groups.sort_unstable();
+    groups.dedup();
+    groups
+}
+
 pub fn kill_group(group: u32) {
     let status = std::process::Command::new("kill").args(["-KILL", "--", &format!("-{group}")]).status().unwrap();
     assert!(status.success());

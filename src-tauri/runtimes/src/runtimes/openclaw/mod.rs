@@ -85,13 +85,22 @@ pub use node::{node_problem, MIN_NODE};
 pub use remote::{bridge_layout, GatewayTokens};
 pub use transcript::{session_key, summarize, Mark, TurnSummary};
 
-/// Switches that keep OpenClaw off the network apart from the model endpoint (RUNTIMES.md).
+/// Switches that keep OpenClaw off the network apart from the model endpoint (RUNTIMES.md),
+/// and OpenClaw's embedding preset (its docs, gateway/embedding.md) for a host that owns the
+/// process and its environment.
 const QUIET_ENV: &[(&str, &str)] = &[
     ("OPENCLAW_NO_AUTO_UPDATE", "1"),
     ("DO_NOT_TRACK", "1"),
     ("OPENCLAW_DISABLE_BONJOUR", "1"),
     ("OPENCLAW_SKIP_CHANNELS", "1"),
     ("NO_COLOR", "1"),
+    // Commands run with the environment Clawboo gives the Gateway, not one captured from a
+    // login shell (a `bash -l`, a `bash -i` and a `node -e` at each Gateway's first command).
+    ("OPENCLAW_EXEC_SHELL_SNAPSHOT", "0"),
+    // Without this flag every `openclaw` command (a turn's `acp` bridge) starts Node, then
+    // starts it again with the flag: one Node start per turn for nothing. The user's own
+    // NODE_OPTIONS never reach an agent (not in INHERITED_ENV), so nothing is overridden.
+    ("NODE_OPTIONS", "--disable-warning=ExperimentalWarning"),
 ];
 
 /// How long a starting Gateway may go without printing before it is given up (it takes ~10–20 s
