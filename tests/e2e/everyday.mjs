@@ -1,6 +1,7 @@
 // Everyday use: a failed run is an error card with its code, kept in the history, whose Retry
-// works once the model answers again (a scripted HTTP 500 from the fake model server, in the
-// one-to-one chat, a team room and a card); Home lists a run while it goes; an agent that cannot
+// works once the model answers again (a scripted HTTP 500 from the fake model server in the
+// one-to-one chat, tried again before it fails; an HTTP 400, which fails at once, in a team room
+// and a card); Home lists a run while it goes; an agent that cannot
 // run carries the can't-run badge. Then screenshots of Home, the room and the card with their
 // error cards, at 1440x900 and 900x600, light and dark (`everydayShots`, on the same data folder).
 
@@ -10,13 +11,14 @@ import { join } from "node:path";
 import { WebDriver, waitFor } from "./webdriver.mjs";
 
 /** The fake model server fails the next `count` model requests of the turn whose message
- *  contains `only` with HTTP 500 (a routine firing meanwhile is answered). Native tries a failed
- *  call twice more, so 3 failures fail a run and the next run succeeds. */
-async function failNext(modelUrl, count, only) {
+ *  contains `only` with HTTP `status` (a routine firing meanwhile is answered). Native tries a
+ *  call that failed with 500 twice more (1 s, then 4 s later), so 3 failures fail a run and the
+ *  next run succeeds; a 400 is not tried again, so 1 fails a run at once. */
+async function failNext(modelUrl, count, only, status = 500) {
   const response = await fetch(`${await modelUrl}/testkit/fail-next`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ count, status: 500, only }),
+    body: JSON.stringify({ count, status, only }),
   });
   if (!response.ok) throw new Error(`the fake model server refused fail-next: ${response.status}`);
 }
@@ -98,12 +100,12 @@ export async function everydaySteps(h, { driver, modelUrl }) {
   await step("a team room keeps a failed turn as an error card; its Retry sends the message again", async () => {
     await click("team-item-Launch");
     await waitFor("the room", () => find("room-chat"), 10000);
-    await failNext(modelUrl, 3, "Status check, please");
+    await failNext(modelUrl, 1, "Status check, please", 400);
     await typeInto("chat-input", "Status check, please");
     await click("chat-send");
     const card = await waitFor("the room's error card", () => find("room-run-error"), 40000);
     const text = await driver.text(card);
-    if (!text.includes("@lead's run failed.") || !text.includes("HTTP 500")) throw new Error(`the card says: ${text}`);
+    if (!text.includes("@lead's run failed.") || !text.includes("HTTP 400")) throw new Error(`the card says: ${text}`);
     await saveScreenshot("team-error-card.png");
     await click("run-retry");
     await waitFor("the message again, then the leader's answer", () => driver.execute(
@@ -128,7 +130,7 @@ export async function everydaySteps(h, { driver, modelUrl }) {
         `const t = [...document.querySelectorAll('[data-testid="column-todo"] .card-tile')].find(e => e.innerText.includes('Count the jars')); return t && t.dataset.testid`,
       ), 10000);
     await driver.execute(`document.querySelector('[data-testid="${tile}"] .card-tile__title').click()`);
-    await failNext(modelUrl, 3, "Count the jars");
+    await failNext(modelUrl, 1, "Count the jars", 400);
     await click("card-run-start");
     const card = await waitFor("the card's error card", () => find("card-run-error"), 40000);
     const text = await driver.text(card);

@@ -206,6 +206,12 @@ fn scripted_failures_named_for_a_turn_leave_other_turns_answered() {
     call(&server, "POST", "/testkit/fail-next", Some(json!({"count": 1, "status": 500})));
     assert_eq!(call(&server, "POST", "/v1/messages", turn("Tally the morning orders")).status, 500);
     assert_eq!(call(&server, "POST", "/v1/messages", turn("Tally the morning orders")).status, 200);
+
+    // A 4xx is a refusal (which no client tries again), said as the provider would.
+    call(&server, "POST", "/testkit/fail-next", Some(json!({"count": 1, "status": 400})));
+    let refused = call(&server, "POST", "/v1/messages", turn("Tally the morning orders"));
+    assert_eq!(refused.status, 400);
+    assert_eq!(refused.json()["error"]["type"], "invalid_request_error");
 }
 
 #[test]

@@ -218,6 +218,7 @@ pub(crate) fn route(request: &RecordedRequest, shared: &Shared) -> Response {
         let status = shared.failing_status.load(std::sync::atomic::Ordering::SeqCst);
         let (kind, message) = match status {
             503 | 529 => ("overloaded_error", "fake model server: overloaded, try again"),
+            400..=499 => ("invalid_request_error", "fake model server: a scripted refusal"),
             _ => ("api_error", "fake model server: a scripted server error"),
         };
         return Response::json(status, json!({"type": "error", "error": {"type": kind, "message": message}}));
