@@ -31,15 +31,6 @@ use tokio::sync::{mpsc, watch};
 const LIMIT: Duration = Duration::from_secs(240);
 const TOKEN: &str = "users-own-gateway-token-5b1e";
 const TIMEOUTS: Timeouts = Timeouts { silence: Duration::from_secs(180), grace: Duration::from_secs(3) };
-const QUIET: &[(&str, &str)] = &[
-    ("OPENCLAW_NO_AUTO_UPDATE", "1"),
-    ("DO_NOT_TRACK", "1"),
-    ("OPENCLAW_DISABLE_BONJOUR", "1"),
-    ("OPENCLAW_SKIP_CHANNELS", "1"),
-    ("NO_COLOR", "1"),
-    // One Node start per CLI call instead of two, as the app runs OpenClaw.
-    ("NODE_OPTIONS", "--disable-warning=ExperimentalWarning"),
-];
 
 /// Never asked: an existing Gateway calls its own model.
 struct NoEndpoint;
@@ -126,7 +117,7 @@ impl UsersGateway {
             .env("OPENCLAW_STATE_DIR", &state)
             .env("OPENCLAW_CONFIG_PATH", state.join("openclaw.json"))
             .env("TMPDIR", home)
-            .envs(QUIET.iter().copied())
+            .envs(common::gateway_rig::QUIET.iter().copied())
             .envs(proxies(&server.base_url()))
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::piped())

@@ -50,34 +50,35 @@ impl RecordingSpawner {
     }
 }
 
-/// The process groups of `pid`'s children that left its group (the Gateway's spawn broker).
-pub fn detached_child_groups(pid: u32) -> Vec<u32> {
-    let mut groups = Vec::new();
+/// Every process's parent and process group, read from /proc.
+fn parents_and_groups() -> std::collections::HashMap<u32, (u32, u32)> {
+    let mut table = std::collections::HashMap::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
-        let Some(i) = stat.rfind(')') else { continue };
-        let fields: Vec<&str> = stat[i + 1..].split_whitespace().collect();
-        let (ppid, pgrp): (u32, u32) = (fields[1].parse().unwrap(), fields[2].parse().unwrap());
-        if ppid == pid && pgrp != pid {
-            groups.push(pgrp);
-        }
+        // "pid (comm) state ppid pgrp …"; comm may hold spaces and parentheses.
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else { continue };
+        let Ok(pid) = stat[..open].trim().parse::<u32>() else { continue };
+        let fields: Vec<&str> = stat[close + 1..].split_whitespace().collect();
+        table.insert(pid, (fields[1].parse().unwrap(), fields[2].parse().unwrap()));
     }
-    groups
+    table
+}
+
+/// The process groups of `pid`'s children that left its group (the Gateway's spawn broker).
+pub fn detached_child_groups(pid: u32) -> Vec<u32> {
+    parents_and_groups()
+        .into_values()
+        .filter(|&(ppid, pgrp)| ppid == pid && pgrp != pid)
+        .map(|(_, pgrp)| pgrp)
+        .collect()
 }
 
 /// The process groups, other than `pid`'s own, that any of its descendants runs in.
 pub fn descendant_groups_elsewhere(pid: u32) -> Vec<u32> {
-    let mut parent_and_group = std::collections::HashMap::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
-        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else { continue };
-        let Ok(this) = stat[..open].trim().parse::<u32>() else { continue };
-        let fields: Vec<&str> = stat[close + 1..].split_whitespace().collect();
-        parent_and_group.insert(this, (fields[1].parse::<u32>().unwrap(), fields[2].parse::<u32>().unwrap()));
-    }
-    let Some(&(_, own)) = parent_and_group.get(&pid) else { return Vec::new() };
+    let table = parents_and_groups();
+    let Some(&(_, own)) = table.get(&pid) else { return Vec::new() };
     let descends = |mut p: u32| {
-        while let Some(&(parent, _)) = parent_and_group.get(&p) {
+        while let Some(&(parent, _)) = table.get(&p) {
             if parent == pid {
                 return true;
             }
@@ -86,7 +87,7 @@ pub fn descendant_groups_elsewhere(pid: u32) -> Vec<u32> {
         false
     };
     let mut groups: Vec<u32> =
-        parent_and_group.iter().filter(|(p, (_, g))| *g != own && descends(**p)).map(|(_, (_, g))| *g).collect();
+        table.iter().filter(|(p, (_, g))| *g != own && descends(**p)).map(|(_, (_, g))| *g).collect();
     groups.sort_unstable();
     groups.dedup();
     groups
