@@ -207,12 +207,13 @@ pub(crate) fn run_within(
     use std::io::Read;
     use std::process::Stdio;
     const MAX_OUTPUT: u64 = 64 * 1024;
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("it does not start ({e})"))?;
+    command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = spawn_once_written(&mut command).map_err(|e| match e.kind() {
+        std::io::ErrorKind::ExecutableFileBusy => {
+            format!("it is still being written ({e}); try again once its installation has finished")
+        }
+        _ => format!("it does not start ({e})"),
+    })?;
     let (mut stdout, mut stderr) = (child.stdout.take().ok_or("no output")?, child.stderr.take().ok_or("no output")?);
     let readers = std::thread::spawn(move || {
         let (mut out, mut err) = (Vec::new(), Vec::new());
@@ -233,6 +234,22 @@ pub(crate) fn run_within(
                 let _ = child.wait();
                 return Err(format!("it did not answer within {} s", deadline.as_secs()));
             }
+        }
+    }
+}
+
+/// Starts `command`, waiting out "text file busy" for up to ~1.3 s: the program is open for
+/// writing somewhere (an update installing it, or, for a moment, a process forked elsewhere
+/// that inherited a descriptor of a file just written) and becomes runnable once it is closed.
+fn spawn_once_written(command: &mut std::process::Command) -> std::io::Result<std::process::Child> {
+    let mut pause = Duration::from_millis(10);
+    loop {
+        match command.spawn() {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy && pause <= Duration::from_millis(640) => {
+                std::thread::sleep(pause);
+                pause *= 2;
+            }
+            started => return started,
         }
     }
 }
@@ -278,6 +295,34 @@ mod tests {
         assert!(!lists_flag(help, "--permission-prompt-tool"), "only mentioned in prose");
         assert!(!lists_flag(help, "--fork-session"));
         assert!(lists_flag(help, "-p"));
+    }
+
+    /// Linux refuses to run a file that is open for writing (ETXTBSY).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_program_still_open_for_writing_is_waited_for_then_named_as_such() {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("being-installed");
+        let open = |path: &Path| {
+            let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o755).open(path).unwrap();
+            file.write_all(b"#!/bin/sh\necho 'cli 1.2.3'\n").unwrap();
+            file
+        };
+        let writing = open(&path);
+        let closer = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(150));
+            drop(writing);
+        });
+        let (status, out, _) = run_within(std::process::Command::new(&path), Duration::from_secs(5)).unwrap();
+        closer.join().unwrap();
+        assert!(status.success() && out.contains("cli 1.2.3"), "it ran once closed: {out}");
+
+        let held = dir.path().join("held-open");
+        let _writing = open(&held);
+        let why = run_within(std::process::Command::new(&held), Duration::from_secs(5)).unwrap_err();
+        assert!(why.starts_with("it is still being written"), "{why}");
     }
 
     #[test]
