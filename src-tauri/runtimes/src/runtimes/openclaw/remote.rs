@@ -149,7 +149,7 @@ impl OpenclawRuntime {
             approval: input.approval,
             bridge: &bridge,
         };
-        let made = remote_agent::ensure(self.spawner.as_ref(), &own, &self.remote_rules).await;
+        let made = remote_agent::make(self.spawner.as_ref(), &own, &self.remote_rules).await;
         // A computer the Gateway has never seen has no device identity yet, and a call without
         // one is let in with no rights (OpenClaw 2026.9.6): `agents.create` then fails "missing
         // scope: operator.admin", as it does for a paired device without the admin scope. Only
@@ -165,20 +165,20 @@ impl OpenclawRuntime {
             }
             Ok(_) => false,
         };
-        let gateway_agent = match made {
-            Ok(agent) => Some(agent),
+        let (gateway_agent, rules_due) = match made {
+            Ok(made) => (Some(made.0), made.1),
             Err(e) if unpaired => {
                 channels.emit(RunEvent::Warning {
                     message: format!("This agent could not be set up on the OpenClaw Gateway at {url}: {e}"),
                 });
-                None
+                (None, false)
             }
             Err(e) => match self.default_agent_instead(&input, &channels, &bridge, &url, e).await {
-                Ok(agent) => Some(agent),
+                Ok(agent) => (Some(agent), false),
                 Err(refused) => return Ok(explain_failure(refused, &url)),
             },
         };
-        let Some(gateway_agent) = gateway_agent else {
+        let Some(mut gateway_agent) = gateway_agent else {
             let protocol = OpenclawAcp::new(
                 input.workspace.to_string_lossy().into_owned(),
                 input.text_to_send(),
@@ -191,34 +191,52 @@ impl OpenclawRuntime {
                     .await;
             return Ok(explain_failure(result?, &url));
         };
-        let own_agent = gateway_agent == remote_agent::gateway_agent_id(&input.agent.id);
-        // The persona first, through the Gateway's own protocol, so this very turn has it.
-        let place = remote_files::Place {
-            gateway: &url,
-            bridge_state: &layout.state,
-            agent: &input.agent.id,
-            gateway_agent: &gateway_agent,
+        // Then, at once (each is a Node start or two, and none needs another): the agent's tool
+        // rules; its persona, through the Gateway's own protocol, so this very turn has it; and
+        // Clawboo's tools, through a node connection of this turn's own, so the turn's agent run
+        // lists them (they answer only the session the bridge names for this turn, `live`).
+        // The bridge starts only once all three are done.
+        let live = LiveSession::default();
+        let node_place = NodePlace { url: &url, token: &token, bridge_state: &layout.state, bridge: &bridge };
+        let rules = async {
+            if rules_due {
+                remote_agent::apply_rules(self.spawner.as_ref(), &own, &self.remote_rules).await
+            } else {
+                Ok(())
+            }
         };
-        let synced =
-            remote_files::sync(self.spawner.as_ref(), &bridge, &place, input.homes.agent_dir(), &self.remote_personas)
-                .await;
+        let tools = async {
+            match input.tools.as_ref().filter(|g| !g.specs.is_empty()) {
+                Some(grant) => Some(remote_tools::open(self.spawner.as_ref(), &node_place, grant, live.clone()).await),
+                None => None,
+            }
+        };
+        let persona = self.send_persona(&bridge, &layout, &input, &url, &gateway_agent);
+        let (ruled, mut synced, opened) = tokio::join!(rules, persona, tools);
+        if let Err(e) = ruled {
+            // Made there, but its rules would not be taken: as when it could not be made.
+            match self.default_agent_instead(&input, &channels, &bridge, &url, e).await {
+                Ok(agent) => {
+                    gateway_agent = agent;
+                    synced = self.send_persona(&bridge, &layout, &input, &url, &gateway_agent).await;
+                }
+                Err(refused) => return Ok(explain_failure(refused, &url)),
+            }
+        }
         if let Err(e) = synced {
             return Ok(explain_failure(RunResult::failed(e.to_string()), &url));
         }
-        // Clawboo's tools through a node connection of this turn's own, before the bridge
-        // starts, so the turn's agent run lists them; they answer only the session the bridge
-        // names for this turn (`live`).
-        let live = LiveSession::default();
-        let place = NodePlace { url: &url, token: &token, bridge_state: &layout.state, bridge: &bridge };
-        let mut node = None;
-        if let Some(grant) = input.tools.as_ref().filter(|g| !g.specs.is_empty()) {
-            match remote_tools::open(self.spawner.as_ref(), &place, grant, live.clone()).await {
-                Ok(opened) => node = Some(opened),
-                Err(why) => channels.emit(RunEvent::Warning {
+        let node = match opened {
+            Some(Ok(opened)) => Some(opened),
+            Some(Err(why)) => {
+                channels.emit(RunEvent::Warning {
                     message: format!("Clawboo's tools could not be offered on the OpenClaw Gateway at {url}: {why}"),
-                }),
+                });
+                None
             }
-        }
+            None => None,
+        };
+        let own_agent = gateway_agent == remote_agent::gateway_agent_id(&input.agent.id);
         let hello = node.as_ref().map(|n| &n.hello);
         channels.emit(RunEvent::Warning {
             message: what_applies(&url, hello, own_agent.then_some(gateway_agent.as_str())),
@@ -245,6 +263,25 @@ impl OpenclawRuntime {
             return Ok(gateway_health::cut_off(&lost, result));
         }
         Ok(explain_failure(result?, &url))
+    }
+
+    /// Sends the agent's changed persona files to Gateway agent `gateway_agent` (see
+    /// [`remote_files::sync`]).
+    async fn send_persona(
+        &self,
+        bridge: &CommandSpec,
+        layout: &Layout,
+        input: &TurnInput,
+        url: &str,
+        gateway_agent: &str,
+    ) -> Result<Vec<String>> {
+        let place = remote_files::Place {
+            gateway: url,
+            bridge_state: &layout.state,
+            agent: &input.agent.id,
+            gateway_agent,
+        };
+        remote_files::sync(self.spawner.as_ref(), bridge, &place, input.homes.agent_dir(), &self.remote_personas).await
     }
 
     /// When the Gateway would not make or configure this agent's own agent (`why`): an agent

@@ -20,7 +20,8 @@
 //! Calls go through `openclaw gateway call` with the bridge's environment, as the persona files
 //! do (see [`super::remote_files`]). The rules are applied once per app session and whenever
 //! the policy changes (the Gateway's owner may have edited them there meanwhile); each call is a
-//! Node start (~4–7 s), so that is two to three starts on an agent's first turn in a session.
+//! Node start (~2–7 s), so that is three starts on an agent's first turn in a session, the last
+//! two beside the persona files and the node connection.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -65,13 +66,15 @@ pub struct AgentPlace<'a> {
     pub bridge: &'a CommandSpec,
 }
 
-/// Makes sure the Clawboo agent has its Gateway agent with its policy's rules; returns its id.
-pub async fn ensure(spawner: &dyn Spawner, place: &AgentPlace<'_>, applied: &Applied) -> Result<String> {
+/// The Clawboo agent's Gateway agent, made there (`agents.create`) unless its rules were
+/// applied in this app session already: its id, and whether [`apply_rules`] is still to run.
+/// The two are apart so the rules, the persona files and the node connection, which all need
+/// the agent to exist and none each other, can be set up at once (each call is a Node start).
+pub async fn make(spawner: &dyn Spawner, place: &AgentPlace<'_>, applied: &Applied) -> Result<(String, bool)> {
     let id = gateway_agent_id(place.agent_id);
-    let patch = rules_patch(&id, place.approval);
     let key = (place.gateway.to_owned(), place.agent_id.to_owned());
-    if applied.lock().unwrap_or_else(|e| e.into_inner()).get(&key) == Some(&patch) {
-        return Ok(id);
+    if applied.lock().unwrap_or_else(|e| e.into_inner()).get(&key) == Some(&rules_patch(&id, place.approval)) {
+        return Ok((id, false));
     }
     match call(spawner, place.bridge, "agents.create", &json!({ "name": id })).await {
         Ok(made) if made["agentId"].as_str().is_some_and(|made| made != id) => {
@@ -84,6 +87,13 @@ pub async fn ensure(spawner: &dyn Spawner, place: &AgentPlace<'_>, applied: &App
         Err(e) if e.to_string().contains("already exists") => {}
         Err(e) => return Err(e),
     }
+    Ok((id, true))
+}
+
+/// Gives the Gateway agent [`make`] made its policy's tool rules (`config.get`, then
+/// `config.patch` on that hash), remembered for this app session.
+pub async fn apply_rules(spawner: &dyn Spawner, place: &AgentPlace<'_>, applied: &Applied) -> Result<()> {
+    let patch = rules_patch(&gateway_agent_id(place.agent_id), place.approval);
     // Another turn may change the Gateway's config between the read and the write (two members
     // starting at once): the Gateway then refuses the stale hash, and one more try reads it anew.
     let mut tries = 0;
@@ -98,8 +108,9 @@ pub async fn ensure(spawner: &dyn Spawner, place: &AgentPlace<'_>, applied: &App
             Err(e) => return Err(e),
         }
     }
+    let key = (place.gateway.to_owned(), place.agent_id.to_owned());
     applied.lock().unwrap_or_else(|e| e.into_inner()).insert(key, patch);
-    Ok(id)
+    Ok(())
 }
 
 #[cfg(test)]
