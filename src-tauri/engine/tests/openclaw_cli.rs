@@ -30,7 +30,9 @@ async fn a_tool_turn_then_a_resumed_turn_with_the_persona_once() {
         "All done.",
     ))
     .await;
-    let rt = runtime(&server, Arc::new(SystemSpawner), &s.node_dir);
+    // Its Gateway is stopped once no turn has used it for 5 s (10 minutes in the app).
+    let idle = Duration::from_secs(5);
+    let rt = runtime_stopping_idle_after(&server, Arc::new(SystemSpawner), &s.node_dir, idle);
 
     let clock = Instant::now();
     let (result, events) =
@@ -111,6 +113,20 @@ async fn a_tool_turn_then_a_resumed_turn_with_the_persona_once() {
         assert!(system.to_string().contains("SOUL-MARKER-0c1a4f"));
     }
     assert!(!s.workspace.join("BOOTSTRAP.md").exists(), "OpenClaw does not seed the agent's folder");
+
+    // Unused since, the Gateway (and its spawn broker) is stopped: its memory is given back. The
+    // next turn would start another, as after the kill above.
+    let held = group_pss_kib(restarted) / 1024;
+    let brokers = detached_child_groups(restarted);
+    let ended = Instant::now();
+    let stopped = async {
+        while group_has_live_member(restarted) || brokers.iter().any(|g| group_has_live_member(*g)) {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    };
+    tokio::time::timeout(idle * 6, stopped).await.expect("the idle Gateway is stopped");
+    assert_eq!(rt.gateway_pid(&openclaw_home(&s)), None, "no Gateway is left for the home");
+    eprintln!("figures: the Gateway held {held} MiB (PSS) at rest; stopped {:?} after its last turn", ended.elapsed());
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -98,6 +98,19 @@ pub fn kill_group(group: u32) {
     assert!(status.success());
 }
 
+/// The proportional set size of every process in `group` (KiB), from /proc.
+pub fn group_pss_kib(group: u32) -> u64 {
+    parents_and_groups()
+        .into_iter()
+        .filter(|(_, (_, pgrp))| *pgrp == group)
+        .filter_map(|(pid, _)| std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).ok())
+        .filter_map(|rollup| {
+            let line = rollup.lines().find(|l| l.starts_with("Pss:"))?.to_owned();
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        })
+        .sum()
+}
+
 pub async fn gone_soon(group: u32) -> bool {
     for _ in 0..50 {
         if !group_has_live_member(group) {
@@ -133,6 +146,16 @@ pub fn path_with(dir: &Path) -> String {
 }
 
 pub fn runtime(server: &FakeModelServer, spawner: Arc<dyn Spawner>, node_dir: &Path) -> Arc<OpenclawRuntime> {
+    runtime_stopping_idle_after(server, spawner, node_dir, clawboo_engine::runtimes::openclaw::GATEWAY_IDLE_STOP)
+}
+
+/// [`runtime`], its Gateways stopped once unused for `idle`.
+pub fn runtime_stopping_idle_after(
+    server: &FakeModelServer,
+    spawner: Arc<dyn Spawner>,
+    node_dir: &Path,
+    idle: Duration,
+) -> Arc<OpenclawRuntime> {
     let base = server.base_url();
     let endpoint = Endpoint { base_url: format!("{base}/v1"), api_key: Some("sk-fake-test".into()) };
     let mut env = vec![("PATH".to_owned(), path_with(node_dir))];
@@ -141,7 +164,8 @@ pub fn runtime(server: &FakeModelServer, spawner: Arc<dyn Spawner>, node_dir: &P
     }
     env.push(("NO_PROXY".into(), "127.0.0.1,localhost".into()));
     env.push(("no_proxy".into(), "127.0.0.1,localhost".into()));
-    Arc::new(OpenclawRuntime::new(spawner, Arc::new(Fixed(endpoint))).with_env(env).with_timeouts(TIMEOUTS))
+    let runtime = OpenclawRuntime::new(spawner, Arc::new(Fixed(endpoint))).with_env(env).with_timeouts(TIMEOUTS);
+    Arc::new(runtime.with_gateway_idle_stop(idle))
 }
 
 pub fn input(s: &Setup, message: &str, approval: ApprovalPolicy, resume: Option<String>) -> TurnInput {

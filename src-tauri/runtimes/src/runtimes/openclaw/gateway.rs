@@ -1,6 +1,8 @@
 //! The long-lived `openclaw gateway run` behind every turn: one per agent OpenClaw home, on a
 //! free loopback port with a random token, started on first use, reused across turns,
-//! restarted when it died or its configuration changed, and stopped with the runtime.
+//! restarted when it died or its configuration changed, stopped once no turn has used it for
+//! [`IDLE_STOP`] (a Gateway holds ~800 MB at rest; it starts again on the next turn), and
+//! stopped with the runtime.
 
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
@@ -25,6 +27,11 @@ const LOG_LINES: usize = 40;
 /// A starting Gateway that keeps printing is waited for up to this many times `ready_within`:
 /// on a busy machine its start alone took 37–53 s, and over 60 s at load ~20.
 const STARTING_STRETCH: u32 = 3;
+
+/// How long a Gateway no turn uses keeps running. OpenClaw 2026.9.6 holds ~800 MB at rest (its
+/// main V8 heap ~210 MB live, seven worker threads with heaps of their own), for each agent; a
+/// start again takes ~7 s here, paid by the first turn after a pause this long.
+pub const IDLE_STOP: Duration = Duration::from_secs(10 * 60);
 
 /// Where a running Gateway listens.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,27 +71,38 @@ struct Entry {
     /// The turns on this Gateway now: its tools run in the Gateway, so what its sandbox's
     /// proxy refuses is told to them.
     watchers: Watchers,
+    /// When a turn last asked for it or ended on it: the idle stop counts from here.
+    last_used: Arc<Mutex<Option<Instant>>>,
 }
 
 /// The turns watching one Gateway, by an id of their own.
 type Watchers = Arc<Mutex<Vec<(u64, UnboundedSender<RunEvent>)>>>;
 
-/// A turn told what the Gateway's sandbox refuses, for as long as this lives.
+/// A turn told what the Gateway's sandbox refuses, for as long as this lives (and the Gateway
+/// in use: no idle stop while a turn watches it).
 pub struct Watching {
     watchers: Watchers,
+    last_used: Arc<Mutex<Option<Instant>>>,
     id: u64,
 }
 
 impl Drop for Watching {
     fn drop(&mut self) {
         lock(&self.watchers).retain(|(id, _)| *id != self.id);
+        *lock(&self.last_used) = Some(Instant::now());
     }
 }
 
 /// The Gateways of one runtime, by OpenClaw home.
-#[derive(Default)]
 pub struct Gateways {
     entries: Mutex<HashMap<PathBuf, Arc<Entry>>>,
+    idle_stop: Duration,
+}
+
+impl Default for Gateways {
+    fn default() -> Self {
+        Self::with_idle_stop(IDLE_STOP)
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -92,10 +110,18 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Gateways {
+    /// Gateways stopped once unused for `idle_stop`.
+    pub fn with_idle_stop(idle_stop: Duration) -> Self {
+        Self { entries: Mutex::default(), idle_stop }
+    }
+
     /// The Gateway for `home`, started (or restarted) as needed.
     pub async fn ensure(&self, spawner: &dyn Spawner, home: &Path, launch: Launch) -> Result<Address> {
         let entry = lock(&self.entries).entry(home.to_owned()).or_default().clone();
         let _starting = entry.starting.lock().await;
+        // Under `starting`, which the idle stop takes too: a Gateway handed to a turn here is
+        // not stopped before the turn watches it.
+        *lock(&entry.last_used) = Some(Instant::now());
         let current = {
             let mut running = lock(&entry.running);
             running.as_mut().and_then(|r| {
@@ -116,7 +142,10 @@ impl Gateways {
         if let Some(old) = old {
             stop_off_worker(old).await;
         }
-        start(spawner, &entry, launch).await
+        let address = start(spawner, &entry, launch).await?;
+        let pid = lock(&entry.running).as_ref().and_then(|r| r.control.pid());
+        tokio::spawn(stop_when_idle(Arc::downgrade(&entry), pid, self.idle_stop));
+        Ok(address)
     }
 
     /// Stops every Gateway (the runtime is going away).
@@ -147,7 +176,7 @@ impl Gateways {
         let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let entry = lock(&self.entries).entry(home.to_owned()).or_default().clone();
         lock(&entry.watchers).push((id, events));
-        Watching { watchers: entry.watchers.clone(), id }
+        Watching { watchers: entry.watchers.clone(), last_used: entry.last_used.clone(), id }
     }
 
     /// The process id of the Gateway running for `home`, if any.
@@ -155,6 +184,40 @@ impl Gateways {
         let entry = lock(&self.entries).get(home).cloned()?;
         let running = lock(&entry.running);
         running.as_ref().and_then(|r| r.control.pid())
+    }
+}
+
+/// Stops the Gateway started as `pid` once no turn has used it for `idle`; ends when it is
+/// gone or replaced (its replacement has a watch of its own) or the runtime went away.
+async fn stop_when_idle(entry: std::sync::Weak<Entry>, pid: Option<u32>, idle: Duration) {
+    /// What one look finds.
+    enum Found {
+        Gone,
+        Idle(Running),
+        UsedWithin(Duration),
+    }
+    let mut wait = idle;
+    loop {
+        tokio::time::sleep(wait).await;
+        let Some(entry) = entry.upgrade() else { return };
+        let _starting = entry.starting.lock().await;
+        let found = {
+            let mut running = lock(&entry.running);
+            let since = lock(&entry.last_used).map_or(idle, |at| at.elapsed());
+            if pid.is_none() || running.as_ref().and_then(|r| r.control.pid()) != pid {
+                Found::Gone
+            } else if lock(&entry.watchers).is_empty() && since >= idle && !pid.is_some_and(runs_commands) {
+                running.take().map_or(Found::Gone, Found::Idle)
+            } else {
+                Found::UsedWithin(since)
+            }
+        };
+        match found {
+            Found::Gone => return,
+            Found::Idle(running) => return stop_off_worker(running).await,
+            // In use, or used since: look again when it could first be idle that long.
+            Found::UsedWithin(since) => wait = idle.saturating_sub(since).max(Duration::from_millis(100)),
+        }
     }
 }
 
@@ -301,6 +364,50 @@ fn stop(mut running: Running) {
     kill_groups(&detached);
 }
 
+/// Whether the Gateway started as `pid` runs a command an agent started (a dev server left
+/// running in the background): a process in its tree other than the Gateway (`openclaw-gateway`),
+/// its own children (workers, spawn broker) and the sandbox around it. Stopping it would end
+/// that command, so it is not idle.
+#[cfg(target_os = "linux")]
+fn runs_commands(pid: u32) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return false };
+    let parents: HashMap<u32, u32> = entries
+        .flatten()
+        .filter_map(|entry| {
+            let child: u32 = entry.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+            let ppid: u32 = stat[stat.rfind(')')? + 1..].split_whitespace().nth(1)?.parse().ok()?;
+            Some((child, ppid))
+        })
+        .collect();
+    let descends = |mut p: u32| loop {
+        if p == pid {
+            return true;
+        }
+        match parents.get(&p) {
+            Some(&parent) if parent != p && parent > 1 => p = parent,
+            _ => return false,
+        }
+    };
+    let tree: Vec<u32> = parents.keys().copied().filter(|p| descends(*p)).collect();
+    let is_gateway =
+        |p: &u32| std::fs::read(format!("/proc/{p}/cmdline")).is_ok_and(|cmd| cmd.starts_with(b"openclaw-gateway"));
+    let Some(gateway) = tree.iter().copied().find(is_gateway) else { return false };
+    // The Gateway and what is around it (the sandbox's layers, up to `pid`).
+    let mut own = vec![gateway];
+    let mut p = gateway;
+    while p != pid {
+        p = parents[&p];
+        own.push(p);
+    }
+    tree.iter().any(|p| !own.contains(p) && parents.get(p) != Some(&gateway))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn runs_commands(_pid: u32) -> bool {
+    false
+}
+
 /// The process groups of `pid`'s children that left its group.
 #[cfg(target_os = "linux")]
 fn detached_child_groups(pid: u32) -> Vec<i32> {
@@ -339,3 +446,83 @@ fn kill_groups(groups: &[i32]) {
 
 #[cfg(not(unix))]
 fn kill_groups(_groups: &[i32]) {}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use crate::runtimes::process::SystemSpawner;
+
+    /// A stand-in Gateway: says it is ready, then waits (the real one is in the engine's
+    /// `openclaw_cli` test, with its figures).
+    fn launch() -> Launch {
+        let spec = CommandSpec {
+            program: "sh".into(),
+            args: vec!["-c".into(), "echo '[gateway] ready'; exec sleep 600".into()],
+            env: Vec::new(),
+            inherit_env: vec!["PATH".into()],
+            cwd: std::env::temp_dir(),
+            piped_stdin: false,
+            confine: None,
+        };
+        Launch { spec, fingerprint: 1, ready_within: Duration::from_secs(10) }
+    }
+
+    async fn gone_within(gateways: &Gateways, home: &Path, limit: Duration) -> bool {
+        let until = Instant::now() + limit;
+        while gateways.pid(home).is_some() && Instant::now() < until {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        gateways.pid(home).is_none()
+    }
+
+    #[tokio::test]
+    async fn a_gateway_is_stopped_once_idle_never_while_a_turn_is_on_it() {
+        let idle = Duration::from_millis(300);
+        let gateways = Gateways::with_idle_stop(idle);
+        let home = Path::new("/agent-home");
+        gateways.ensure(&SystemSpawner, home, launch()).await.unwrap();
+        let first = gateways.pid(home).expect("started");
+
+        // A turn on it three times as long as the idle time: kept.
+        let (events, _) = tokio::sync::mpsc::unbounded_channel();
+        let turn = gateways.watch(home, events);
+        tokio::time::sleep(idle * 3).await;
+        assert_eq!(gateways.pid(home), Some(first), "kept while a turn is on it");
+        // The turn ends: stopped once unused for the idle time, counted from then.
+        let ended = Instant::now();
+        drop(turn);
+        assert!(gone_within(&gateways, home, idle * 5).await, "stopped once idle");
+        assert!(ended.elapsed() >= idle, "not before it was idle that long");
+        assert!(!crate::runtimes::process::group_has_live_member(first), "its process is gone");
+
+        // The next turn starts another.
+        gateways.ensure(&SystemSpawner, home, launch()).await.unwrap();
+        let second = gateways.pid(home).expect("started again");
+        assert_ne!(second, first);
+        gateways.stop_all();
+    }
+
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn a_gateway_running_an_agents_command_is_not_idle() {
+        let idle = Duration::from_millis(200);
+        let gateways = Gateways::with_idle_stop(idle);
+        let home = Path::new("/agent-home-with-a-server");
+        // Named as OpenClaw names it; its child runs a command (the grandchild `sleep`).
+        let mut busy = launch();
+        busy.spec.program = "bash".into();
+        busy.spec.args = vec![
+            "-c".into(),
+            "exec -a openclaw-gateway bash -c \"echo '[gateway] ready'; sh -c 'sleep 6007; :' & wait\"".into(),
+        ];
+        gateways.ensure(&SystemSpawner, home, busy).await.unwrap();
+        let gateway = gateways.pid(home).expect("started");
+        tokio::time::sleep(idle * 4).await;
+        assert_eq!(gateways.pid(home), Some(gateway), "kept while the command runs");
+        assert!(runs_commands(gateway));
+        // The command ends: the Gateway is idle.
+        let command = std::process::Command::new("pkill").args(["-f", "^sleep 6007$"]).status().unwrap();
+        assert!(command.success());
+        assert!(gone_within(&gateways, home, idle * 10).await, "stopped once idle");
+    }
+}

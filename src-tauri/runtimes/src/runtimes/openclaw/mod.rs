@@ -81,6 +81,7 @@ use super::{Capabilities, EndpointSource, HistoryMode, PersonaDelivery, RunChann
 pub use acp::OpenclawAcp;
 pub use config::{api_for, Layout, WORKSPACE_FILES};
 pub use gateway::Address;
+pub use gateway::IDLE_STOP as GATEWAY_IDLE_STOP;
 pub use node::{node_problem, MIN_NODE};
 pub use remote::{bridge_layout, GatewayTokens};
 pub use transcript::{session_key, summarize, Mark, TurnSummary};
@@ -174,6 +175,12 @@ impl OpenclawRuntime {
 
     pub fn with_timeouts(mut self, timeouts: Timeouts) -> Self {
         self.timeouts = timeouts;
+        self
+    }
+
+    /// How long an agent's Gateway no turn uses keeps running ([`GATEWAY_IDLE_STOP`] unless set).
+    pub fn with_gateway_idle_stop(mut self, idle: std::time::Duration) -> Self {
+        self.gateways = gateway::Gateways::with_idle_stop(idle);
         self
     }
 

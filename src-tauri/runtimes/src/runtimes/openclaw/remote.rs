@@ -275,12 +275,8 @@ impl OpenclawRuntime {
         url: &str,
         gateway_agent: &str,
     ) -> Result<Vec<String>> {
-        let place = remote_files::Place {
-            gateway: url,
-            bridge_state: &layout.state,
-            agent: &input.agent.id,
-            gateway_agent,
-        };
+        let place =
+            remote_files::Place { gateway: url, bridge_state: &layout.state, agent: &input.agent.id, gateway_agent };
         remote_files::sync(self.spawner.as_ref(), bridge, &place, input.homes.agent_dir(), &self.remote_personas).await
     }
 
