@@ -230,14 +230,19 @@ fn inner_tools_through_the_node_connection() {
     );
     eprintln!("the forged call: {forged}");
     assert!(forged.contains("answer only the session"), "{forged}");
-    settled_run(&engine, &general, &ivy, 3);
     let slow = slow_clock.elapsed();
+    // Its reply would stream for 30 s more: stopped instead, as a user would, its node with it.
+    let running = runs_of(&engine, &general, &ivy).into_iter().find(|r| r.status == RunStatus::Running);
+    let running = running.expect("the member's slow turn still runs");
+    engine.chat().cancel(&running.id).unwrap();
+    let stopped = settled_run(&engine, &general, &ivy, 3);
+    assert_eq!(stopped.status, RunStatus::Cancelled, "{stopped:?}");
     let facts = engine.memory().list(&FactFilter::default()).unwrap();
     assert!(facts.iter().all(|f| !f.text.contains("FORGED")), "nothing forged was saved");
     drop(other);
 
     eprintln!(
         "figures: hand-off round trip through the remote member, pairing its node included: {round:?}; the turn \
-         after, node already paired: {slow:?} (a 30 s slow reply)"
+         after, node already paired, to a forged call refused: {slow:?}"
     );
 }
