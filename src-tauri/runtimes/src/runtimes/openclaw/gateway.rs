@@ -215,8 +215,10 @@ async fn stop_when_idle(entry: std::sync::Weak<Entry>, pid: Option<u32>, idle: D
         match found {
             Found::Gone => return,
             Found::Idle(running) => return stop_off_worker(running).await,
-            // In use, or used since: look again when it could first be idle that long.
-            Found::UsedWithin(since) => wait = idle.saturating_sub(since).max(Duration::from_millis(100)),
+            // Used since: look again when it could first be idle that long. In use (a turn on
+            // it, a command running): again a whole idle time later, not in a tight loop.
+            Found::UsedWithin(since) if since < idle => wait = (idle - since).max(Duration::from_millis(100)),
+            Found::UsedWithin(_) => wait = idle,
         }
     }
 }
