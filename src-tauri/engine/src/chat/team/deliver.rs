@@ -81,7 +81,11 @@ impl Chat {
         let hands_out = status == RunStatus::Succeeded
             && (!reply_tasks.tasks.is_empty() && reply_tasks.refused.is_none()
                 || self.store.read(|c| team_store::handoffs_of_run(c, &run_id)).is_ok_and(|n| n > 0));
-        let ended = RunEnd { status, result: &result, reply: &reply, session: session.as_deref(), hands_out };
+        // Stopped since it started: its hand-off's result is dropped in the same transaction that
+        // ends the run, so nothing that sees the run ended can find that result still waiting
+        // (a later round's batch took it when the end's later steps were slow under load).
+        let stopped = generation < lock(&self.team).generation(&team_id);
+        let ended = RunEnd { status, result: &result, reply: &reply, session: session.as_deref(), hands_out, stopped };
         let (added, handoff) = match self.store.write(|tx| store_run_end(tx, &started, &ended)) {
             Ok(stored) => stored,
             Err(e) => {
@@ -327,6 +331,8 @@ struct RunEnd<'a> {
     session: Option<&'a str>,
     /// Its task stays open for the work it handed out.
     hands_out: bool,
+    /// Its team was stopped since it started: its hand-off's result goes to nobody.
+    stopped: bool,
 }
 
 /// Stores the end of a team run in one transaction: the run, its session, its reply in the
@@ -340,7 +346,7 @@ fn store_run_end(
 ) -> Result<(Vec<crate::vocab::RoomMessage>, Option<team_store::Handoff>)> {
     let Started { delivery, agent, conversation, history, fingerprint, pending, run, handoff_id, claimed, .. } =
         started;
-    let RunEnd { status, result, reply, session, hands_out } = *end;
+    let RunEnd { status, result, reply, session, hands_out, stopped } = *end;
     let now = now_ms();
     let failure = (status != RunStatus::Succeeded).then(|| run_end_notice(&agent.handle, status, result, reply));
     chat_store::finish_run(tx, &run.id, status, result.message.as_deref(), now)?;
@@ -383,6 +389,9 @@ fn store_run_end(
     if let Some(id) = handoff_id.as_deref().filter(|_| !hands_out) {
         let (state, text) = handoff_outcome(agent, status, failure.as_deref(), reply);
         team_store::finish_handoff(tx, id, state, &text, now)?;
+        if stopped {
+            team_store::mark_results_delivered(tx, &[id.to_owned()], "stopped")?;
+        }
         handoff = team_store::handoff(tx, id)?;
     }
     Ok((added, handoff))
