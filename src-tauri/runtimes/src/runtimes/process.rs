@@ -184,20 +184,40 @@ impl ChildControl for GroupControl {
     }
 }
 
+/// One process as `/proc/<pid>/stat` describes it.
+#[cfg(target_os = "linux")]
+#[derive(Debug, Clone, Copy)]
+pub struct ProcStat {
+    pub pid: u32,
+    pub ppid: u32,
+    pub pgrp: u32,
+    pub zombie: bool,
+}
+
+/// Every process of the machine, read from /proc (those that end while it is read are left out).
+#[cfg(target_os = "linux")]
+pub fn processes() -> Vec<ProcStat> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+            // "pid (comm) state ppid pgrp …"; comm may hold spaces and parentheses.
+            let mut fields = stat[stat.rfind(')')? + 1..].split_whitespace();
+            let zombie = fields.next()? == "Z";
+            let ppid = fields.next()?.parse().ok()?;
+            let pgrp = fields.next()?.parse().ok()?;
+            Some(ProcStat { pid, ppid, pgrp, zombie })
+        })
+        .collect()
+}
+
 /// Whether a process of group `pgid` is still running. Zombies waiting to be reaped by init do
 /// not count: they hold no resources and run nothing.
 #[cfg(target_os = "linux")]
 pub fn group_has_live_member(pgid: u32) -> bool {
-    let Ok(entries) = std::fs::read_dir("/proc") else { return false };
-    entries.flatten().any(|entry| {
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { return false };
-        // "pid (comm) state ppid pgrp …"; comm may hold spaces and parentheses.
-        let Some(after_comm) = stat.rfind(')').map(|i| &stat[i + 1..]) else { return false };
-        let mut fields = after_comm.split_whitespace();
-        let state = fields.next();
-        let pgrp = fields.nth(1);
-        state != Some("Z") && pgrp == Some(pgid.to_string().as_str())
-    })
+    processes().iter().any(|p| !p.zombie && p.pgrp == pgid)
 }
 
 /// Whether process `pid` has ended and waits to be reaped.

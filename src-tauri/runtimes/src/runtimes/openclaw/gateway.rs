@@ -15,6 +15,8 @@ use tokio::time::Instant;
 
 use crate::error::{Error, Result};
 use crate::runtimes::lines::{CappedLines, ReadLine};
+#[cfg(target_os = "linux")]
+use crate::runtimes::process::processes;
 use crate::runtimes::process::{ChildControl, CommandSpec, Spawner};
 use crate::runtimes::sandbox::{Blocked, Notify};
 use crate::runtimes::RunEvent;
@@ -372,16 +374,7 @@ fn stop(mut running: Running) {
 /// that command, so it is not idle.
 #[cfg(target_os = "linux")]
 fn runs_commands(pid: u32) -> bool {
-    let Ok(entries) = std::fs::read_dir("/proc") else { return false };
-    let parents: HashMap<u32, u32> = entries
-        .flatten()
-        .filter_map(|entry| {
-            let child: u32 = entry.file_name().to_str()?.parse().ok()?;
-            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
-            let ppid: u32 = stat[stat.rfind(')')? + 1..].split_whitespace().nth(1)?.parse().ok()?;
-            Some((child, ppid))
-        })
-        .collect();
+    let parents: HashMap<u32, u32> = processes().iter().map(|p| (p.pid, p.ppid)).collect();
     let descends = |mut p: u32| loop {
         if p == pid {
             return true;
@@ -413,18 +406,8 @@ fn runs_commands(_pid: u32) -> bool {
 /// The process groups of `pid`'s children that left its group.
 #[cfg(target_os = "linux")]
 fn detached_child_groups(pid: u32) -> Vec<i32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
-    let mut groups: Vec<i32> = entries
-        .flatten()
-        .filter_map(|entry| {
-            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
-            // "pid (comm) state ppid pgrp …"; comm may hold spaces and parentheses.
-            let mut fields = stat[stat.rfind(')')? + 1..].split_whitespace();
-            let ppid: u32 = fields.nth(1)?.parse().ok()?;
-            let pgrp: i32 = fields.next()?.parse().ok()?;
-            (ppid == pid && pgrp != pid as i32 && pgrp > 1).then_some(pgrp)
-        })
-        .collect();
+    let mut groups: Vec<i32> =
+        processes().iter().filter(|p| p.ppid == pid && p.pgrp != pid && p.pgrp > 1).map(|p| p.pgrp as i32).collect();
     groups.sort_unstable();
     groups.dedup();
     groups
