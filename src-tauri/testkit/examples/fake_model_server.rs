@@ -12,7 +12,8 @@
 //! "status": S}` makes the next N model requests fail with HTTP S (503 unless said); with
 //! `"only": "TEXT"`, only requests whose turn's message contains TEXT fail (others are answered).
 //! Prints `listening http://127.0.0.1:PORT`, appends every request to `--log` as a JSON line, and
-//! runs until killed or for `--exit-after SECS` (default 600).
+//! runs until killed or for `--exit-after SECS` (default 600). `--no-log` keeps no request at all
+//! (a bench's model server, in a process of its own as a provider's is).
 
 use std::io::Write;
 use std::time::{Duration, Instant};
@@ -22,6 +23,7 @@ use clawboo_testkit::{Behavior, FakeModelServer};
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let log = take_flag(&mut args, "--log");
+    let no_log = take_switch(&mut args, "--no-log");
     let exit_after = take_flag(&mut args, "--exit-after").map_or(600, |s| s.parse().expect("--exit-after SECS"));
     let rules = take_flag(&mut args, "--rules").map(|json| parse_rules(&json)).unwrap_or_default();
     let arg = |i: usize| args.get(i).cloned().unwrap_or_default();
@@ -42,6 +44,9 @@ fn main() {
     };
     let behavior = Behavior { rules, ..behavior };
     let server = FakeModelServer::start_blocking(behavior);
+    if no_log {
+        server.stop_logging();
+    }
     println!("listening {}", server.base_url());
     std::io::stdout().flush().expect("flush stdout");
 
@@ -68,6 +73,16 @@ fn main() {
         if stop {
             break;
         }
+    }
+}
+
+fn take_switch(args: &mut Vec<String>, switch: &str) -> bool {
+    match args.iter().position(|a| a == switch) {
+        Some(at) => {
+            args.remove(at);
+            true
+        }
+        None => false,
     }
 }
 

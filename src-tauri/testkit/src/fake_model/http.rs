@@ -58,7 +58,9 @@ pub(crate) async fn handle_connection(mut stream: TcpStream, shared: Arc<Shared>
     // Answered first, then logged as it is (not copied: a long chat's body parses to megabytes),
     // still before the answer goes out, so a client that has it finds its request logged.
     let response = plan::route(&request, &shared);
-    shared.log.lock().expect("request log").push(request);
+    if shared.logging.load(std::sync::atomic::Ordering::Relaxed) {
+        shared.log.lock().expect("request log").push(request);
+    }
     let _ = write_response(&mut stream, response).await;
     let _ = stream.shutdown().await;
 }

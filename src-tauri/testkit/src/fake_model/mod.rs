@@ -139,6 +139,8 @@ pub(crate) struct Shared {
     pub(crate) behavior: Behavior,
     pub(crate) addr: SocketAddr,
     pub(crate) log: Mutex<Vec<RecordedRequest>>,
+    /// Whether requests are logged at all (see [`FakeModelServer::stop_logging`]).
+    pub(crate) logging: std::sync::atomic::AtomicBool,
     pub(crate) next_id: std::sync::atomic::AtomicU64,
     /// Input tokens every answer reports (0: a rough count of the request).
     pub(crate) reported_input_tokens: std::sync::atomic::AtomicU64,
@@ -254,6 +256,12 @@ impl FakeModelServer {
         self.shared.log.lock().expect("request log").clear();
     }
 
+    /// Logs no request from now on (a bench's thousands of long bodies, answered and dropped).
+    pub fn stop_logging(&self) {
+        self.shared.logging.store(false, std::sync::atomic::Ordering::Relaxed);
+        self.forget_requests();
+    }
+
     /// The model requests from the `start`-th on (0-based), copying only those.
     pub fn model_requests_from(&self, start: usize) -> Vec<RecordedRequest> {
         let log = self.shared.log.lock().expect("request log");
@@ -319,6 +327,7 @@ async fn bind_at(ip: std::net::IpAddr, behavior: Behavior) -> (TcpListener, Arc<
         behavior,
         addr,
         log: Mutex::new(Vec::new()),
+        logging: std::sync::atomic::AtomicBool::new(true),
         next_id: Default::default(),
         reported_input_tokens: Default::default(),
         reported_cache_tokens: Default::default(),
