@@ -122,6 +122,10 @@ fn common_suffix(a: &[u8], b: &[u8]) -> usize {
 #[derive(Default)]
 pub(crate) struct Lineages {
     kept: Mutex<Kept>,
+    /// One deflate state for every record, reset between bodies, and when it was last used:
+    /// making one allocates and clears ~250 KiB, which cost a short chat's record more than
+    /// compressing its few hundred new bytes.
+    compressor: Mutex<Option<(flate2::Compress, Instant)>>,
 }
 
 #[derive(Default)]
@@ -169,14 +173,36 @@ impl Lineages {
         }
     }
 
+    /// Runs `compress` with the relay's deflate state, reset (made on first use).
+    pub(crate) fn with_compressor<T>(&self, compress: impl FnOnce(&mut flate2::Compress) -> T) -> T {
+        let mut guard = self.compressor.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let (compressor, used) = guard.get_or_insert_with(|| {
+            // Fast level: JSON bodies still shrink several times, at a fraction of the CPU.
+            (flate2::Compress::new(flate2::Compression::fast(), false), Instant::now())
+        });
+        compressor.reset();
+        *used = Instant::now();
+        compress(compressor)
+    }
+
     /// Forgets the lineages nothing was recorded in since `cutoff` (each one's next request is
-    /// stored whole); the bytes of bodies given back.
+    /// stored whole), and the deflate state if unused since; the bytes of bodies given back.
     pub(crate) fn forget_unused_since(&self, cutoff: Instant) -> usize {
+        let mut compressor = self.compressor.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if compressor.as_ref().is_some_and(|(_, used)| *used < cutoff) {
+            *compressor = None;
+        }
+        drop(compressor);
         let mut kept = self.lock();
         let before = kept.bytes;
         kept.by_key.retain(|_, (_, _, remembered)| *remembered >= cutoff);
         kept.bytes = kept.by_key.values().map(|(last, ..)| last.body.len()).sum();
         before - kept.bytes
+    }
+
+    #[cfg(test)]
+    pub(crate) fn keeps_compressor(&self) -> bool {
+        self.compressor.lock().unwrap().is_some()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Kept> {

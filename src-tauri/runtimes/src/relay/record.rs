@@ -3,7 +3,7 @@
 //! usage in the answer, in `run_requests`. Never a header.
 
 use std::collections::HashMap;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
 
@@ -87,7 +87,7 @@ fn store_entry(store: &Store, lineages: &Lineages, run: &RunLog, entry: Entry) -
     let kept = &entry.body[..entry.body.len().min(MAX_STORED_BODY_BYTES)];
     let lineage = if whole { run.lineage.get_or_init(|| lineage_of(store, &run.run_id)).as_ref() } else { None };
     let delta = lineage.and_then(|key| lineages.last(key)).and_then(|base| lineage::delta(base, kept));
-    let compressed = gzip(delta.as_ref().map_or(kept, |d| d.middle(kept)))?;
+    let compressed = gzip(lineages, delta.as_ref().map_or(kept, |d| d.middle(kept)))?;
     let stored = run.stored_bytes.fetch_add(compressed.len() as u64, Ordering::Relaxed) + compressed.len() as u64;
     let (body_gz, body_stored) =
         if stored <= MAX_STORED_RUN_BYTES { (Some(compressed), kept.len() as i64) } else { (None, 0) };
@@ -305,10 +305,30 @@ impl<'c> Bodies<'c> {
     }
 }
 
-fn gzip(bytes: &[u8]) -> Result<Vec<u8>> {
-    // Fast level: JSON bodies still shrink several times, at a fraction of the CPU.
-    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    encoder.write_all(bytes).and_then(|()| encoder.finish()).map_err(|e| Error::io("Cannot compress a request body", e))
+/// A gzip member's header (RFC 1952): deflate, no name or time, unknown OS.
+const GZIP_HEADER: [u8; 10] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
+
+/// `bytes` as one gzip member, deflated with the relay's kept state (see [`Lineages`]).
+fn gzip(lineages: &Lineages, bytes: &[u8]) -> Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(GZIP_HEADER.len() + bytes.len() / 2 + 64);
+    out.extend_from_slice(&GZIP_HEADER);
+    lineages.with_compressor(|deflate| loop {
+        if out.capacity() - out.len() < 1024 {
+            out.reserve(out.capacity().max(1024));
+        }
+        let read = usize::try_from(deflate.total_in()).unwrap_or(usize::MAX).min(bytes.len());
+        match deflate.compress_vec(&bytes[read..], &mut out, flate2::FlushCompress::Finish) {
+            Ok(flate2::Status::StreamEnd) => return Ok(()),
+            Ok(_) => {}
+            Err(e) => return Err(Error::io("Cannot compress a request body", std::io::Error::other(e))),
+        }
+    })?;
+    let mut crc = flate2::Crc::new();
+    crc.update(bytes);
+    out.extend_from_slice(&crc.sum().to_le_bytes());
+    // The size modulo 2^32, as the format has it.
+    out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+    Ok(out)
 }
 
 fn gunzip(bytes: &[u8]) -> Result<Vec<u8>> {
@@ -317,4 +337,34 @@ fn gunzip(bytes: &[u8]) -> Result<Vec<u8>> {
         .read_to_end(&mut out)
         .map_err(|e| Error::io("Cannot decompress a recorded request body", e))?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bodies_compressed_with_the_kept_state_read_back_exactly_one_after_another() {
+        let lineages = Lineages::default();
+        // Text that compresses, then bytes that barely do (its output outgrows the first guess).
+        let json = "{\"role\":\"user\",\"content\":\"How are you? \u{1F600}\"},".repeat(20_000);
+        let noise: Vec<u8> = (0u32..300_000).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+        for body in [&b""[..], b"x", json.as_bytes(), &noise, b"{\"a\":1}"] {
+            let stored = gzip(&lineages, body).unwrap();
+            assert_eq!(gunzip(&stored).unwrap(), body, "a body of {} bytes", body.len());
+        }
+        assert!(gzip(&lineages, json.as_bytes()).unwrap().len() < json.len() / 10, "it still compresses");
+    }
+
+    #[test]
+    fn the_kept_state_goes_once_unused() {
+        let lineages = Lineages::default();
+        gzip(&lineages, b"{}").unwrap();
+        assert!(lineages.keeps_compressor());
+        lineages.forget_unused_since(std::time::Instant::now());
+        assert!(!lineages.keeps_compressor(), "given back once quiet");
+        // Made again on the next record.
+        assert_eq!(gunzip(&gzip(&lineages, b"{\"b\":2}").unwrap()).unwrap(), b"{\"b\":2}");
+        assert!(lineages.keeps_compressor());
+    }
 }
