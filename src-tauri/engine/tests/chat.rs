@@ -19,7 +19,8 @@ use clawboo_engine::{Engine, EngineEvent, ErrorCode};
 use clawboo_testkit::wait_for;
 use tokio::sync::oneshot;
 
-/// Answers by the message it gets: "flood N", "ask", "wait", "wait, then fail", "fail", else a greeting.
+/// Answers by the message it gets: "flood N", "ask", "wait", "wait, then fail", "fail", "blank"
+/// (whitespace only), else a greeting.
 /// `refusing`: the runtime cannot take a run now, as an OpenClaw Gateway whose link is lost.
 #[derive(Default)]
 struct ScriptedRuntime {
@@ -103,6 +104,10 @@ impl Runtime for ScriptedRuntime {
                     Ok(RunResult::failed("the connection to the model was cut"))
                 }
                 "fail" => Ok(RunResult::failed("the model said no")),
+                "blank" => {
+                    channels.emit(RunEvent::TextDelta { text: " \n\t ".into() });
+                    Ok(RunResult::succeeded())
+                }
                 _ => {
                     channels.emit(RunEvent::TextDelta { text: "Hello, ".into() });
                     channels.emit(RunEvent::TextDelta { text: "friend.".into() });
@@ -319,6 +324,21 @@ fn the_next_turn_carries_the_conversation_and_resumes_the_session() {
     assert_eq!(&*inputs[1].transcript[0].assistant, "Hello, friend.");
     assert_eq!(inputs[1].resume_session.as_deref(), Some(format!("session-for-{}", first.id).as_str()));
     assert_eq!(inputs[1].message, "two", "the message is sent as typed, with nothing piled on it");
+}
+
+/// A reply of whitespace alone is not stored, so never carried: a carried text is never blank
+/// (`TranscriptTurn`), and a runtime tells an empty one by its length alone.
+#[test]
+fn a_blank_reply_is_neither_stored_nor_carried() {
+    let f = fixture();
+    f.send_and_wait("blank");
+    f.send_and_wait("two");
+    let inputs = f.runtime.inputs.lock().unwrap();
+    assert!(inputs[1].transcript.is_empty(), "{:?}", inputs[1].transcript);
+    let messages = f.engine.chat().history_page(&f.agent_id, None, 50).unwrap().messages;
+    let mut texts: Vec<_> = messages.iter().map(|m| m.content.as_str()).collect();
+    texts.sort_unstable();
+    assert_eq!(texts, ["Hello, friend.", "blank", "two"], "no reply stored for the blank one");
 }
 
 /// A one-to-one run has no team: no hand-off and no peer room are offered (`run::prepare::offer`).

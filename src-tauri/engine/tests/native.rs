@@ -356,6 +356,26 @@ async fn a_resumed_turn_carries_the_earlier_turns_and_grows_only_by_them() {
     }
 }
 
+/// A carried text left empty (the run layer carries a blank one so) goes out as a stand-in: the
+/// providers refuse an empty text.
+#[tokio::test]
+async fn an_empty_carried_text_goes_out_as_a_stand_in() {
+    for flavor in BOTH {
+        let server = FakeModelServer::start(Behavior::text("Fine.")).await;
+        let rt = runtime(flavor.base_url(&server), Some("sk-test"));
+        let ws = workspace();
+        let ag = agent(Some(flavor.provider()), ApprovalPolicy::Ask);
+        let transcript = vec![
+            TranscriptTurn { user: "".into(), assistant: "Said nothing.".into() },
+            TranscriptTurn { user: "Anything?".into(), assistant: "".into() },
+        ];
+        let (result, _) = run(&rt, input(ag, ws.path(), "Now?", transcript)).await;
+        assert_eq!(result.outcome, RunOutcome::Succeeded);
+        let body = &server.model_requests()[0].raw_body;
+        assert!(body.contains("(empty message)") && body.contains("(no reply)"), "{flavor:?}: {body}");
+    }
+}
+
 #[tokio::test]
 async fn anthropic_requests_mark_the_steady_prefix_for_caching() {
     let server = FakeModelServer::start(Behavior::text("ok")).await;

@@ -150,7 +150,9 @@ impl TurnInput {
 }
 
 /// A carried turn. Its text is shared, not copied: the same turns go with every send of a
-/// conversation, from the turns the run layer keeps to the items of Native's request.
+/// conversation, from the turns the run layer keeps to the items of Native's request. A text is
+/// never whitespace alone: a blank one is empty (so a runtime that needs a stand-in for it tells
+/// by its length, without reading every carried text on every send).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TranscriptTurn {
     pub user: Arc<str>,

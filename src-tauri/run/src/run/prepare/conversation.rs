@@ -285,13 +285,25 @@ pub(super) fn pair_carried(
             _ => {
                 if let Some((user, run_id)) = pending_user.take() {
                     turns.push(CarriedTurn {
-                        user: user.into(),
-                        assistant: content.into(),
+                        user: blank_as_empty(user).into(),
+                        assistant: blank_as_empty(content).into(),
                         run_id: run_id.map(Into::into),
                     });
                 }
             }
         }
+    }
+}
+
+/// A carried text with nothing but whitespace is carried empty (see [`TranscriptTurn`]): looked
+/// at once here, where the row was just read, not by every send that carries it.
+///
+/// [`TranscriptTurn`]: crate::runtimes::TranscriptTurn
+fn blank_as_empty(text: String) -> String {
+    if text.trim().is_empty() {
+        String::new()
+    } else {
+        text
     }
 }
 
@@ -464,6 +476,27 @@ mod tests {
         let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
         let steps: Vec<String> = stmt.query_map(params, |r| r.get(3)).unwrap().map(|s| s.unwrap()).collect();
         steps.join("\n")
+    }
+
+    #[test]
+    fn a_blank_carried_text_is_carried_empty_and_the_rest_as_written() {
+        let row = |seq, role: &str, content: &str| CarriedRow {
+            seq,
+            role: role.into(),
+            content: content.into(),
+            carried: None,
+            run_id: None,
+        };
+        let rows = vec![
+            row(1, "user", " \n\t"),
+            row(2, "assistant", "  answer \n"),
+            row(3, "user", "question"),
+            row(4, "assistant", "\n\n"),
+        ];
+        let (mut turns, mut pending) = (Vec::new(), None);
+        pair_carried(rows, &mut turns, &mut pending);
+        let texts: Vec<_> = turns.iter().map(|t| (&*t.user, &*t.assistant)).collect();
+        assert_eq!(texts, [("", "  answer \n"), ("question", "")]);
     }
 
     #[test]

@@ -327,10 +327,12 @@ fn cancelled() -> RunResult {
     RunResult::stopped_by_user()
 }
 
-/// `text`, shared (not copied), or `instead` when it is blank (the same allocation each time, so a carried message
-/// written for one request is known again in the next: see [`written`]).
+/// `text`, shared (not copied), or `instead` when it is empty (the same allocation each time, so a
+/// carried message written for one request is known again in the next: see [`written`]). A
+/// carried text is never blank (see [`TranscriptTurn`](crate::runtimes::TranscriptTurn)): its length tells, and the thousands of
+/// texts a long chat carries are not read on every send.
 fn non_empty(text: Arc<str>, instead: &'static std::sync::LazyLock<Arc<str>>) -> Arc<str> {
-    if text.trim().is_empty() {
+    if text.is_empty() {
         Arc::clone(instead)
     } else {
         text
