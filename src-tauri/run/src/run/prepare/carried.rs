@@ -9,7 +9,7 @@
 //! (the task runner, another connection) are found by their `seq`.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use rusqlite::Connection;
@@ -27,7 +27,9 @@ struct Kept {
     epoch: i64,
     /// The highest `seq` read: the next read starts after it.
     last_seq: i64,
-    turns: Vec<CarriedTurn>,
+    /// Shared with the turn that read them last (its run holds them for a moment): appended to
+    /// in place once it is done with them.
+    turns: Arc<Vec<CarriedTurn>>,
     /// A user message read without its reply yet (and the run it started).
     pending_user: Option<(String, Option<String>)>,
     /// When it was last used, for eviction ...
@@ -43,10 +45,12 @@ pub struct CarriedTurns {
 
 impl CarriedTurns {
     /// The conversation's carried turns (as [`store::transcript`] reads them), reading only the
-    /// messages stored since the last call for it. Their text is shared with what is kept, not
-    /// copied: a send clones a refcount per turn. Call it inside the transaction that stores
-    /// the turn's message, so no append is missed in between.
-    pub fn read(&self, conn: &Connection, conversation: &Conversation) -> Result<Vec<CarriedTurn>> {
+    /// messages stored since the last call for it. They are what is kept, shared: a send
+    /// touches no turn it read before (each turn's text and run are separate allocations; a
+    /// long chat's thousands of them, touched per send, cost more than the rest of its turn).
+    /// Call it inside the transaction that stores the turn's message, so no append is missed in
+    /// between.
+    pub fn read(&self, conn: &Connection, conversation: &Conversation) -> Result<Arc<Vec<CarriedTurn>>> {
         let mut guard = lock(&self.kept);
         let (kept, clock) = &mut *guard;
         *clock += 1;
@@ -55,7 +59,7 @@ impl CarriedTurns {
             _ => Kept {
                 epoch: conversation.epoch,
                 last_seq: 0,
-                turns: Vec::new(),
+                turns: Arc::default(),
                 pending_user: None,
                 used: 0,
                 used_at: Instant::now(),
@@ -65,10 +69,12 @@ impl CarriedTurns {
         if let Some(last) = rows.last() {
             entry.last_seq = last.seq;
         }
-        store::pair_carried(rows, &mut entry.turns, &mut entry.pending_user);
+        if !rows.is_empty() {
+            store::pair_carried(rows, Arc::make_mut(&mut entry.turns), &mut entry.pending_user);
+        }
         entry.used = *clock;
         entry.used_at = Instant::now();
-        let turns = entry.turns.clone();
+        let turns = Arc::clone(&entry.turns);
         if kept.len() >= KEPT_CONVERSATIONS {
             let oldest = kept.iter().min_by_key(|(_, k)| k.used).map(|(id, _)| id.clone());
             if let Some(oldest) = oldest {
@@ -160,6 +166,22 @@ mod tests {
         // The turn read by the first send is the same text in the second: a long chat's kept
         // turns are not copied per send.
         assert!(Arc::ptr_eq(&first[0].user, &second[0].user) && Arc::ptr_eq(&first[0].assistant, &second[0].assistant));
+    }
+
+    #[test]
+    fn turns_read_before_are_shared_whole_and_grown_in_place() {
+        let (_dir, store, conversation) = one_chat();
+        let kept = CarriedTurns::default();
+        exchange(&store, &conversation, 1);
+        let first = store.read(|c| kept.read(c, &conversation)).unwrap();
+        let first_at = Arc::as_ptr(&first);
+        let again = store.read(|c| kept.read(c, &conversation)).unwrap();
+        assert!(Arc::ptr_eq(&first, &again), "nothing new: the same turns, not a copy of each");
+        drop((first, again));
+        exchange(&store, &conversation, 2);
+        let grown = store.read(|c| kept.read(c, &conversation)).unwrap();
+        assert_eq!(Arc::as_ptr(&grown), first_at, "appended in place once no turn holds them");
+        assert_eq!(grown.len(), 2);
     }
 
     #[test]

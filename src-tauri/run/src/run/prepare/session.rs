@@ -2,6 +2,8 @@
 //! session plan (`setup`), the conversation carried where the runtime needs it, and where the
 //! agent's files go in that session. One-to-one chat and team turns decide it here alike.
 
+use std::sync::Arc;
+
 use rusqlite::Transaction;
 
 use super::carried::CarriedTurns;
@@ -67,9 +69,9 @@ impl PreparedRun {
             // Read whole when replacing: this transaction may yet roll the replacement back.
             (true, HistoryMode::ClawbooTranscript, _, Some(kept)) if !ask.replaced => kept.read(tx, &conversation)?,
             (true, HistoryMode::ClawbooTranscript, _, _) | (true, _, Plan::Fresh { .. }, _) => {
-                conversation::transcript(tx, &conversation)?
+                Arc::new(conversation::transcript(tx, &conversation)?)
             }
-            _ => Vec::new(),
+            _ => Arc::default(),
         };
         // A session that already holds the steady sections (same fingerprint) is not sent
         // them again.
@@ -82,7 +84,11 @@ impl PreparedRun {
             _ => files::turn_session(tx, &conversation, capabilities.history, resumed, &carried)?,
         };
         let file_plan = self.files.plan(&file_session)?;
-        let transcript = carried.into_iter().map(|t| TranscriptTurn { user: t.user, assistant: t.assistant }).collect();
+        // The texts only: each run's id stays behind, untouched.
+        let transcript = carried
+            .iter()
+            .map(|t| TranscriptTurn { user: Arc::clone(&t.user), assistant: Arc::clone(&t.assistant) })
+            .collect();
         Ok(TurnSession { conversation, plan, transcript, file_plan, continues, session_has_steady })
     }
 }
