@@ -62,7 +62,7 @@ fn input(agent: Agent, workspace: &Path, message: &str, transcript: Vec<Transcri
         // What Clawboo builds Native's setup from for an agent with only a SOUL.md (see
         // `context::files`; the engine-level tests cover the other files).
         setup: std::fs::read_to_string(workspace.join("SOUL.md")).ok(),
-        transcript,
+        transcript: transcript.into(),
         ..common::turn_input(agent, workspace, workspace, message)
     }
 }
@@ -312,8 +312,8 @@ async fn a_resumed_turn_carries_the_earlier_turns_and_grows_only_by_them() {
         let ag = agent(Some(flavor.provider()), ApprovalPolicy::Ask);
         run(&rt, input(ag.clone(), ws.path(), "Third question", vec![])).await;
         let transcript = vec![
-            TranscriptTurn { user: "First question".into(), assistant: "First answer.".into() },
-            TranscriptTurn { user: "Second question".into(), assistant: "Second answer.".into() },
+            TranscriptTurn::new("First question", "First answer."),
+            TranscriptTurn::new("Second question", "Second answer."),
         ];
         let (result, _) = run(&rt, input(ag, ws.path(), "Third question", transcript)).await;
         assert_eq!(result.outcome, RunOutcome::Succeeded);
@@ -365,10 +365,7 @@ async fn an_empty_carried_text_goes_out_as_a_stand_in() {
         let rt = runtime(flavor.base_url(&server), Some("sk-test"));
         let ws = workspace();
         let ag = agent(Some(flavor.provider()), ApprovalPolicy::Ask);
-        let transcript = vec![
-            TranscriptTurn { user: "".into(), assistant: "Said nothing.".into() },
-            TranscriptTurn { user: "Anything?".into(), assistant: "".into() },
-        ];
+        let transcript = vec![TranscriptTurn::new("", "Said nothing."), TranscriptTurn::new("Anything?", "")];
         let (result, _) = run(&rt, input(ag, ws.path(), "Now?", transcript)).await;
         assert_eq!(result.outcome, RunOutcome::Succeeded);
         let body = &server.model_requests()[0].raw_body;

@@ -46,7 +46,7 @@ pub fn turn_input(agent: Agent, workspace: &Path, agent_dir: &Path, message: &st
         preamble: None,
         tools: None,
         connectors: Vec::new(),
-        transcript: Vec::new(),
+        transcript: Default::default(),
         program: None,
     }
 }

@@ -133,7 +133,7 @@ pub struct TurnInput {
     /// Earlier turns Clawboo carries: every turn for runtimes whose history it keeps (Native);
     /// for a session runtime, only when a fresh session must continue the conversation
     /// ([`SetupChange::FreshSession`]).
-    pub transcript: Vec<TranscriptTurn>,
+    pub transcript: Transcript,
     pub approval: ApprovalPolicy,
     /// The CLI to start, as located by detection (None for Native).
     pub program: Option<PathBuf>,
@@ -149,14 +149,53 @@ impl TurnInput {
     }
 }
 
-/// A carried turn. Its text is shared, not copied: the same turns go with every send of a
-/// conversation, from the turns the run layer keeps to the items of Native's request. A text is
-/// never whitespace alone: a blank one is empty (so a runtime that needs a stand-in for it tells
-/// by its length, without reading every carried text on every send).
+/// A carried turn. A text is never whitespace alone: a blank one is empty (so a runtime that
+/// needs a stand-in for it tells by its length, without reading every carried text on every send).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TranscriptTurn {
     pub user: Arc<str>,
     pub assistant: Arc<str>,
+    /// The run the user's message started (the run layer tells by it which turns a trimmed
+    /// history still holds); nothing a runtime sends.
+    pub run_id: Option<Arc<str>>,
+}
+
+impl TranscriptTurn {
+    pub fn new(user: impl Into<Arc<str>>, assistant: impl Into<Arc<str>>) -> Self {
+        Self { user: user.into(), assistant: assistant.into(), run_id: None }
+    }
+}
+
+/// A conversation's carried turns, oldest first, shared whole: the run layer keeps them between
+/// turns and hands every send the same ones, so a send of a 1,000-exchange chat touches none of
+/// its thousands of texts (each a separate allocation) until it writes them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Transcript(Arc<Vec<TranscriptTurn>>);
+
+impl Transcript {
+    /// The turns as shared (the run layer appends to them in place once no run holds them).
+    pub fn shared(turns: Arc<Vec<TranscriptTurn>>) -> Self {
+        Self(turns)
+    }
+
+    /// Whether both are the same turns (shared), not copies.
+    pub fn is_shared_with(&self, other: &Transcript) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl From<Vec<TranscriptTurn>> for Transcript {
+    fn from(turns: Vec<TranscriptTurn>) -> Self {
+        Self(Arc::new(turns))
+    }
+}
+
+impl std::ops::Deref for Transcript {
+    type Target = [TranscriptTurn];
+
+    fn deref(&self) -> &[TranscriptTurn] {
+        &self.0
+    }
 }
 
 pub use crate::vocab::permission::{PendingPermission, PermissionAnswer};

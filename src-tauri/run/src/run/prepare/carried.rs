@@ -16,6 +16,7 @@ use rusqlite::Connection;
 
 use super::conversation::{self as store, CarriedTurn, Conversation};
 use crate::error::Result;
+use crate::runtimes::Transcript;
 
 /// Conversations kept at once; the least recently used goes first. Each holds its epoch's
 /// turns (a long chat: a few hundred KiB), so only the chats in use are kept.
@@ -50,7 +51,7 @@ impl CarriedTurns {
     /// long chat's thousands of them, touched per send, cost more than the rest of its turn).
     /// Call it inside the transaction that stores the turn's message, so no append is missed in
     /// between.
-    pub fn read(&self, conn: &Connection, conversation: &Conversation) -> Result<Arc<Vec<CarriedTurn>>> {
+    pub fn read(&self, conn: &Connection, conversation: &Conversation) -> Result<Transcript> {
         let mut guard = lock(&self.kept);
         let (kept, clock) = &mut *guard;
         *clock += 1;
@@ -74,7 +75,7 @@ impl CarriedTurns {
         }
         entry.used = *clock;
         entry.used_at = Instant::now();
-        let turns = Arc::clone(&entry.turns);
+        let turns = Transcript::shared(Arc::clone(&entry.turns));
         if kept.len() >= KEPT_CONVERSATIONS {
             let oldest = kept.iter().min_by_key(|(_, k)| k.used).map(|(id, _)| id.clone());
             if let Some(oldest) = oldest {
@@ -174,14 +175,14 @@ mod tests {
         let kept = CarriedTurns::default();
         exchange(&store, &conversation, 1);
         let first = store.read(|c| kept.read(c, &conversation)).unwrap();
-        let first_at = Arc::as_ptr(&first);
         let again = store.read(|c| kept.read(c, &conversation)).unwrap();
-        assert!(Arc::ptr_eq(&first, &again), "nothing new: the same turns, not a copy of each");
+        assert!(first.is_shared_with(&again), "nothing new: the same turns, not a copy of each");
         drop((first, again));
         exchange(&store, &conversation, 2);
         let grown = store.read(|c| kept.read(c, &conversation)).unwrap();
-        assert_eq!(Arc::as_ptr(&grown), first_at, "appended in place once no turn holds them");
         assert_eq!(grown.len(), 2);
+        let next = store.read(|c| kept.read(c, &conversation)).unwrap();
+        assert!(next.is_shared_with(&grown), "the grown turns, shared in turn");
     }
 
     #[test]

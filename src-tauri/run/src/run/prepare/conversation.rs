@@ -3,8 +3,6 @@
 //! One-to-one chats, team rooms and the task runner all keep their runs here; chat reads it as
 //! `chat::store`.
 
-use std::sync::Arc;
-
 use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
 
 use crate::agents::RuntimeKind;
@@ -212,14 +210,8 @@ pub fn page(
 pub const PAGE_SQL: &str = "SELECT id, role, seq, content, run_id, created_at, superseded_at IS NOT NULL FROM messages
      WHERE conversation_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3";
 
-/// A carried pair and the run its user message started. Shared text: the kept turns are handed
-/// to every send of the conversation without copying it.
-#[derive(Clone)]
-pub struct CarriedTurn {
-    pub user: Arc<str>,
-    pub assistant: Arc<str>,
-    pub run_id: Option<Arc<str>>,
-}
+/// A carried pair and the run its user message started, as runtimes take it.
+pub use crate::runtimes::TranscriptTurn as CarriedTurn;
 
 /// User/assistant pairs of the current epoch, oldest first, for runtimes whose history Clawboo
 /// carries, each with the run of its user message (to tell which turns a trimmed history still

@@ -164,7 +164,7 @@ impl PreparedRun {
             connectors: Vec::new(),
             resume_session: None,
             fork_session: false,
-            transcript: Vec::new(),
+            transcript: Default::default(),
             approval: self.agent.approval_policy,
             program: self.runtime.program.clone(),
         }

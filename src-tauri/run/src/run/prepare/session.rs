@@ -2,8 +2,6 @@
 //! session plan (`setup`), the conversation carried where the runtime needs it, and where the
 //! agent's files go in that session. One-to-one chat and team turns decide it here alike.
 
-use std::sync::Arc;
-
 use rusqlite::Transaction;
 
 use super::carried::CarriedTurns;
@@ -13,7 +11,7 @@ use super::setup::{self, Plan};
 use super::PreparedRun;
 use crate::context::files::{FilePlan, FileSession};
 use crate::error::Result;
-use crate::runtimes::{HistoryMode, TranscriptTurn, TurnHistory};
+use crate::runtimes::{HistoryMode, Transcript, TurnHistory};
 
 /// What decides a turn's session besides its conversation.
 #[derive(Debug, Clone, Copy)]
@@ -36,7 +34,7 @@ pub struct TurnSession {
     pub conversation: Conversation,
     pub plan: Plan,
     /// The turns carried in front of this one, oldest first.
-    pub transcript: Vec<TranscriptTurn>,
+    pub transcript: Transcript,
     /// Where the agent's files go in this session.
     pub file_plan: FilePlan,
     /// The turn goes on in the conversation (its messages are stored there).
@@ -69,9 +67,9 @@ impl PreparedRun {
             // Read whole when replacing: this transaction may yet roll the replacement back.
             (true, HistoryMode::ClawbooTranscript, _, Some(kept)) if !ask.replaced => kept.read(tx, &conversation)?,
             (true, HistoryMode::ClawbooTranscript, _, _) | (true, _, Plan::Fresh { .. }, _) => {
-                Arc::new(conversation::transcript(tx, &conversation)?)
+                Transcript::from(conversation::transcript(tx, &conversation)?)
             }
-            _ => Arc::default(),
+            _ => Transcript::default(),
         };
         // A session that already holds the steady sections (same fingerprint) is not sent
         // them again.
@@ -84,12 +82,7 @@ impl PreparedRun {
             _ => files::turn_session(tx, &conversation, capabilities.history, resumed, &carried)?,
         };
         let file_plan = self.files.plan(&file_session)?;
-        // The texts only: each run's id stays behind, untouched.
-        let transcript = carried
-            .iter()
-            .map(|t| TranscriptTurn { user: Arc::clone(&t.user), assistant: Arc::clone(&t.assistant) })
-            .collect();
-        Ok(TurnSession { conversation, plan, transcript, file_plan, continues, session_has_steady })
+        Ok(TurnSession { conversation, plan, transcript: carried, file_plan, continues, session_has_steady })
     }
 }
 
@@ -101,7 +94,7 @@ impl TurnSession {
 
     /// The carried turns the runtime is given (for a fresh session, the newest that fit its
     /// budget), and (pairs carried, pairs in all) for the notice that says so.
-    pub fn take_transcript(&mut self) -> (Vec<TranscriptTurn>, (usize, usize)) {
+    pub fn take_transcript(&mut self) -> (Transcript, (usize, usize)) {
         let transcript = std::mem::take(&mut self.transcript);
         match self.plan {
             Plan::Fresh { .. } => setup::carry_forward(transcript, setup::CARRY_BUDGET_CHARS),

@@ -5,7 +5,7 @@
 
 use crate::context::files::FilePlan;
 use crate::runtimes::native::transcript::recent_turns_within;
-use crate::runtimes::{SetupChange, TranscriptTurn};
+use crate::runtimes::{SetupChange, Transcript, TranscriptTurn};
 
 /// The setup part holding the agent's persona, named as the user knows it.
 pub const PERSONA: &str = "SOUL.md";
@@ -104,11 +104,13 @@ pub fn plan(change: SetupChange, resumable: bool, stored: Option<&str>, current:
 
 /// The newest user/assistant pairs that fit `budget` characters, oldest first, with (pairs
 /// kept, pairs in all) for [`notice`].
-pub fn carry_forward(mut pairs: Vec<TranscriptTurn>, budget: usize) -> (Vec<TranscriptTurn>, (usize, usize)) {
+pub fn carry_forward(pairs: Transcript, budget: usize) -> (Transcript, (usize, usize)) {
     let total = pairs.len();
     let kept = recent_turns_within(pairs.iter().map(|t| (&*t.user, &*t.assistant)), budget);
-    pairs.drain(..total - kept);
-    (pairs, (kept, total))
+    if kept == total {
+        return (pairs, (kept, total));
+    }
+    (Transcript::from(pairs[total - kept..].to_vec()), (kept, total))
 }
 
 /// What the activity says when a turn applied a changed setup some way other than resuming.
@@ -214,9 +216,9 @@ mod tests {
 
     #[test]
     fn carrying_forward_keeps_the_newest_whole_pairs_within_the_budget() {
-        let pairs: Vec<_> =
-            (1..=4).map(|i| TranscriptTurn { user: format!("u{i}").into(), assistant: "a".repeat(8).into() }).collect();
-        let (kept, counts) = carry_forward(pairs.clone(), 100);
+        let pairs: Transcript =
+            (1..=4).map(|i| TranscriptTurn::new(format!("u{i}"), "a".repeat(8))).collect::<Vec<_>>().into();
+        let (kept, counts) = carry_forward(Transcript::clone(&pairs), 100);
         assert_eq!(counts, (4, 4));
         assert_eq!(&*kept[0].user, "u1", "oldest first");
         let (kept, counts) = carry_forward(pairs, 25);

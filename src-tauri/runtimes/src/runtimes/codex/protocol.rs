@@ -17,7 +17,7 @@ use super::items;
 use super::text::{clip, last_line, usage};
 use crate::runtimes::process::ExitInfo;
 use crate::runtimes::supervise::{Step, StreamProtocol};
-use crate::runtimes::{PermissionAnswer, RunEvent, RunResult, TranscriptTurn};
+use crate::runtimes::{PermissionAnswer, RunEvent, RunResult, Transcript};
 
 const INITIALIZE: u64 = 1;
 const THREAD: u64 = 2;
@@ -86,7 +86,7 @@ pub struct AppServerProtocol {
     resume: Option<String>,
     message: String,
     /// Earlier messages a fresh thread starts with (see the module's note).
-    carried: Vec<TranscriptTurn>,
+    carried: Transcript,
     next_id: u64,
     thread_id: Option<String>,
     turn_id: Option<String>,
@@ -110,7 +110,7 @@ impl AppServerProtocol {
             setup,
             resume,
             message,
-            carried: Vec::new(),
+            carried: Transcript::default(),
             next_id: INJECT + 1,
             thread_id: None,
             turn_id: None,
@@ -125,7 +125,7 @@ impl AppServerProtocol {
     }
 
     /// Earlier messages for a fresh thread to start with; ignored when resuming.
-    pub fn carrying(mut self, carried: Vec<TranscriptTurn>) -> Self {
+    pub fn carrying(mut self, carried: Transcript) -> Self {
         self.carried = carried;
         self
     }

@@ -211,9 +211,8 @@ fn messages_without_deltas_and_reads_are_handled() {
 
 #[test]
 fn a_fresh_thread_takes_the_carried_conversation_before_its_turn() {
-    let carried =
-        vec![crate::runtimes::TranscriptTurn { user: "Earlier question".into(), assistant: "Earlier answer".into() }];
-    let mut p = protocol(None).carrying(carried);
+    let carried = vec![crate::runtimes::TranscriptTurn::new("Earlier question", "Earlier answer")];
+    let mut p = protocol(None).carrying(carried.into());
     p.opening();
     let init = r#"{"id":1,"result":{"userAgent":"codex"}}"#;
     let thread = format!(r#"{{"id":2,"result":{{"thread":{{"id":"{THREAD}"}}}}}}"#);
@@ -238,8 +237,8 @@ fn a_fresh_thread_takes_the_carried_conversation_before_its_turn() {
 
 #[test]
 fn a_refused_injection_fails_the_turn_before_it_starts() {
-    let carried = vec![crate::runtimes::TranscriptTurn { user: "q".into(), assistant: "a".into() }];
-    let mut p = protocol(None).carrying(carried);
+    let carried = vec![crate::runtimes::TranscriptTurn::new("q", "a")];
+    let mut p = protocol(None).carrying(carried.into());
     p.opening();
     let thread = format!(r#"{{"id":2,"result":{{"thread":{{"id":"{THREAD}"}}}}}}"#);
     feed(&mut p, &format!("{{\"id\":1,\"result\":{{}}}}\n{thread}"));
@@ -252,8 +251,8 @@ fn a_refused_injection_fails_the_turn_before_it_starts() {
 
 #[test]
 fn a_resumed_thread_ignores_carried_messages() {
-    let carried = vec![crate::runtimes::TranscriptTurn { user: "q".into(), assistant: "a".into() }];
-    let mut p = protocol(Some(THREAD)).carrying(carried);
+    let carried = vec![crate::runtimes::TranscriptTurn::new("q", "a")];
+    let mut p = protocol(Some(THREAD)).carrying(carried.into());
     p.opening();
     let thread = format!(r#"{{"id":2,"result":{{"thread":{{"id":"{THREAD}"}}}}}}"#);
     let steps = feed(&mut p, &format!("{{\"id\":1,\"result\":{{}}}}\n{thread}"));

@@ -8,7 +8,7 @@ use serde::{Serialize, Serializer};
 use serde_json::{json, Value};
 
 use super::conversation::{
-    body_size_hint, parse_data, AssistantTurn, Item, ModelTurn, StreamDecoder, ToolCall, Usage, CLOSED_EARLY,
+    body_size_hint, parse_data, AssistantTurn, Item, Messages, ModelTurn, StreamDecoder, ToolCall, Usage, CLOSED_EARLY,
 };
 use super::sse::SseEvent;
 use super::tools;
@@ -35,14 +35,14 @@ pub fn url(base: &str) -> String {
 pub fn request_bytes(
     model: &str,
     system: &str,
-    items: &[Item],
+    messages: Messages<'_>,
     offered: &[tools::ToolDef],
     written: &WrittenMessages,
 ) -> Vec<u8> {
     // The carried conversation ends where this turn's message starts: marking it lets the next
     // turn read everything before its own message from the cache (what rides in front of a
     // message is not carried, so that prefix stays byte-identical).
-    let current = items.iter().rposition(|item| matches!(item, Item::User(_)));
+    let current = messages.current();
     let carried_end = current.and_then(|i| i.checked_sub(1));
     let head = Head {
         model,
@@ -51,16 +51,17 @@ pub fn request_bytes(
         system: [Marked { block: Block::Text(system), mark: true }],
         tools: Tools(offered),
     };
-    let mut bytes = Vec::with_capacity(body_size_hint(system, items, offered.len()));
+    let mut bytes = Vec::with_capacity(body_size_hint(system, messages, offered.len()));
     // `{…head…,"messages":[…]}`: the messages are the body's last field.
     serde_json::to_writer(&mut bytes, &head).expect("a request body always serializes");
     bytes.pop();
     bytes.extend_from_slice(br#","messages":["#);
     // Before the marked one, the carried messages are plain: the same from request to request.
     let plain = carried_end.unwrap_or(0);
-    written.write(Format::Anthropic, &mut bytes, items, plain, false, |out, i| {
-        let last = i + 1 == items.len();
-        let message = Message { item: &items[i], mark: last || carried_end == Some(i), last };
+    written.write(Format::Anthropic, &mut bytes, messages, plain, false, |out, i| {
+        let last = i + 1 == messages.len();
+        let item = messages.item(i);
+        let message = Message { item: &item, mark: last || carried_end == Some(i), last };
         serde_json::to_writer(out, &message).expect("a message always serializes");
     });
     bytes.extend_from_slice(b"]}");
@@ -68,8 +69,8 @@ pub fn request_bytes(
 }
 
 /// [`request_bytes`] as JSON, to look into.
-pub fn request_body(model: &str, system: &str, items: &[Item], offered: &[tools::ToolDef]) -> Value {
-    serde_json::from_slice(&request_bytes(model, system, items, offered, &WrittenMessages::default()))
+pub fn request_body(model: &str, system: &str, messages: Messages<'_>, offered: &[tools::ToolDef]) -> Value {
+    serde_json::from_slice(&request_bytes(model, system, messages, offered, &WrittenMessages::default()))
         .expect("request_bytes writes JSON")
 }
 
@@ -477,7 +478,13 @@ mod tests {
         ];
         for offered in [tools::definitions(), Vec::new()] {
             for items in &cases {
-                let bytes = request_bytes("claude-x", "SYS\n\"tem\"", items, &offered, &WrittenMessages::default());
+                let bytes = request_bytes(
+                    "claude-x",
+                    "SYS\n\"tem\"",
+                    Messages::of(items),
+                    &offered,
+                    &WrittenMessages::default(),
+                );
                 let written: Value = serde_json::from_slice(&bytes).unwrap();
                 assert_eq!(written, tree_body("claude-x", "SYS\n\"tem\"", items, &offered), "{items:?}");
                 assert!(bytes.starts_with(br#"{"model":"claude-x","#));
@@ -537,7 +544,7 @@ mod tests {
     #[test]
     fn the_steady_prefix_and_the_last_message_are_cache_breakpoints() {
         let items = [Item::User("hi".into())];
-        let body = request_body("claude-x", "SYSTEM", &items, &tools::definitions());
+        let body = request_body("claude-x", "SYSTEM", Messages::of(&items), &tools::definitions());
         assert_eq!(body["system"][0]["cache_control"], ephemeral());
         let tools = body["tools"].as_array().unwrap();
         assert_eq!(tools.last().unwrap()["cache_control"], ephemeral());
@@ -557,7 +564,7 @@ mod tests {
             Item::Assistant(AssistantTurn { text: "reply one".into(), ..Default::default() }),
             Item::User("preamble\n\ntwo".into()),
         ];
-        let body = request_body("claude-x", "SYSTEM", &items, &tools::definitions());
+        let body = request_body("claude-x", "SYSTEM", Messages::of(&items), &tools::definitions());
         let messages = body["messages"].as_array().unwrap();
         assert_eq!(messages[1]["content"][0]["cache_control"], ephemeral(), "the end of what is carried");
         assert!(messages[0]["content"].is_string(), "nothing else in the history is marked");

@@ -1,12 +1,13 @@
 //! The conversation as the loop keeps it, independent of the wire format; each API module turns
 //! it into its own request body and decodes its own stream back into a [`ModelTurn`].
 
-use std::sync::Arc;
+use std::borrow::Cow;
+use std::sync::{Arc, LazyLock};
 
 use serde_json::Value;
 
 use super::sse::SseEvent;
-use crate::runtimes::RunEvent;
+use crate::runtimes::{RunEvent, TranscriptTurn};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Item {
@@ -16,12 +17,89 @@ pub enum Item {
     ToolResults(Vec<ToolOutcome>),
 }
 
-/// Roughly the bytes a request carrying `items` and `system` takes: its buffer is made to this size
-/// up front (growing one by doubling copies a long conversation's body about twice over).
-pub fn body_size_hint(system: &str, items: &[Item], tools: usize) -> usize {
+/// A request's messages: the carried turns (each the user's message, then the reply), then the
+/// run's own items (this turn's message, the model's tool calls and their results). The carried
+/// turns are the conversation's as shared (see [`Transcript`]): no item is made of one unless it
+/// is written.
+///
+/// [`Transcript`]: crate::runtimes::Transcript
+#[derive(Debug, Clone, Copy)]
+pub struct Messages<'a> {
+    pub carried: &'a [TranscriptTurn],
+    pub items: &'a [Item],
+}
+
+impl<'a> Messages<'a> {
+    /// Items only, nothing carried.
+    pub fn of(items: &'a [Item]) -> Self {
+        Self { carried: &[], items }
+    }
+
+    pub fn len(&self) -> usize {
+        2 * self.carried.len() + self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Message `i` when it is plain text (a user's message, or a reply without tool calls or
+    /// thinking): who wrote it (`true`: the user) and its text, as shared. What a request
+    /// writes is known again by it (see [`super::written`]).
+    pub fn plain_text(&self, i: usize) -> Option<(bool, &'a Arc<str>)> {
+        match self.carried.get(i / 2) {
+            Some(turn) if i % 2 == 0 => Some((true, &turn.user)),
+            Some(turn) => Some((false, &turn.assistant)),
+            None => match &self.items[i - 2 * self.carried.len()] {
+                Item::User(text) => Some((true, text)),
+                Item::Assistant(turn) if turn.tool_calls.is_empty() && turn.thinking.is_empty() => {
+                    Some((false, &turn.text))
+                }
+                _ => None,
+            },
+        }
+    }
+
+    /// Message `i` as an item: the run's own as it is, a carried one made for the moment (its
+    /// text shared; a stand-in when it is empty, which a provider would refuse).
+    pub fn item(&self, i: usize) -> Cow<'a, Item> {
+        match self.carried.get(i / 2) {
+            Some(turn) if i % 2 == 0 => Cow::Owned(Item::User(non_empty(&turn.user, &EMPTY_MESSAGE))),
+            Some(turn) => {
+                let text = non_empty(&turn.assistant, &NO_REPLY);
+                Cow::Owned(Item::Assistant(AssistantTurn { text, ..Default::default() }))
+            }
+            None => Cow::Borrowed(&self.items[i - 2 * self.carried.len()]),
+        }
+    }
+
+    /// The last user's message (this turn's: what follows it is the run's own tool use).
+    pub fn current(&self) -> Option<usize> {
+        match self.items.iter().rposition(|item| matches!(item, Item::User(_))) {
+            Some(at) => Some(2 * self.carried.len() + at),
+            None => self.carried.len().checked_sub(1).map(|last| 2 * last),
+        }
+    }
+}
+
+/// `text`, shared, or `instead` when it is empty (the same allocation each time). A carried text
+/// is never blank (see [`TranscriptTurn`]): its length tells, and the thousands of texts a long
+/// chat carries are not read on every send.
+fn non_empty(text: &Arc<str>, instead: &'static LazyLock<Arc<str>>) -> Arc<str> {
+    Arc::clone(if text.is_empty() { instead } else { text })
+}
+
+static EMPTY_MESSAGE: LazyLock<Arc<str>> = LazyLock::new(|| "(empty message)".into());
+static NO_REPLY: LazyLock<Arc<str>> = LazyLock::new(|| "(no reply)".into());
+
+/// Roughly the bytes a request carrying `messages` and `system` takes: its buffer is made to this
+/// size up front (growing one by doubling copies a long conversation's body about twice over).
+pub fn body_size_hint(system: &str, messages: Messages<'_>, tools: usize) -> usize {
     const PER_ITEM: usize = 64;
     const PER_TOOL: usize = 1024;
-    let text: usize = items
+    let carried: usize = messages.carried.iter().map(|turn| turn.user.len() + turn.assistant.len()).sum();
+    let items: usize = messages
+        .items
         .iter()
         .map(|item| match item {
             Item::User(text) => text.len(),
@@ -30,7 +108,7 @@ pub fn body_size_hint(system: &str, items: &[Item], tools: usize) -> usize {
         })
         .sum();
     // A tenth more for escapes.
-    (system.len() + text) * 11 / 10 + items.len() * PER_ITEM + tools * PER_TOOL + 1024
+    (system.len() + carried + items) * 11 / 10 + messages.len() * PER_ITEM + tools * PER_TOOL + 1024
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]

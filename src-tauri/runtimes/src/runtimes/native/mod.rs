@@ -21,11 +21,12 @@ use crate::agents::RuntimeKind;
 use crate::error::{Error, Result};
 use crate::runtimes::hosted::{self, HostedConnectors, Reach};
 use crate::runtimes::{
-    ApprovalPolicy, Capabilities, HistoryMode, PersonaDelivery, RunChannels, RunEvent, RunResult, Runtime, TurnInput,
+    ApprovalPolicy, Capabilities, HistoryMode, PersonaDelivery, RunChannels, RunEvent, RunResult, Runtime,
+    TranscriptTurn, TurnInput,
 };
 pub use crate::runtimes::{Endpoint, EndpointSource};
 use crate::secrets::Provider;
-use conversation::{AssistantTurn, Item, StreamDecoder, ToolCall, ToolOutcome};
+use conversation::{Item, Messages, StreamDecoder, ToolCall, ToolOutcome};
 use http::CallEnd;
 
 /// Model calls per run, each round of tool use counting one.
@@ -103,7 +104,7 @@ impl NativeRuntime {
         self
     }
 
-    async fn run_turn(&self, mut input: TurnInput, channels: RunChannels) -> Result<RunResult> {
+    async fn run_turn(&self, input: TurnInput, channels: RunChannels) -> Result<RunResult> {
         let agent = &input.agent;
         let Some(provider) = agent.provider else {
             return Err(Error::InvalidInput(format!(
@@ -152,20 +153,12 @@ impl NativeRuntime {
         let in_process = self.endpoints.in_process(&endpoint);
         let mut call = Call { api, url, in_process, api_key, provider, model, system, tools };
 
-        // The carried texts move into the items (a long chat's thousands of shared texts are
-        // not counted up here and down again when the turn ends).
-        let carried = std::mem::take(&mut input.transcript);
-        let kept = transcript::trim_transcript(&carried, transcript::TRANSCRIPT_BUDGET_CHARS).len();
-        let dropped = carried.len() - kept;
-        let mut items = Vec::with_capacity(2 * kept + 1);
-        for turn in carried.into_iter().skip(dropped) {
-            items.push(Item::User(non_empty(turn.user, &EMPTY_MESSAGE)));
-            let text = non_empty(turn.assistant, &NO_REPLY);
-            items.push(Item::Assistant(AssistantTurn { text, ..Default::default() }));
-        }
+        // The carried turns are the conversation's as shared: written from there, no item made of
+        // each (a long chat's thousands of texts are not touched per send).
+        let carried = transcript::trim_transcript(&input.transcript, transcript::TRANSCRIPT_BUDGET_CHARS);
         // The preamble rides on this request only: the carried transcript holds the bare message.
-        items.push(Item::User(input.text_to_send().into()));
-        let result = self.drive(&mut call, items, &input, connectors.host(), &channels).await;
+        let items = vec![Item::User(input.text_to_send().into())];
+        let result = self.drive(&mut call, carried, items, &input, connectors.host(), &channels).await;
         connectors.stop().await;
         result
     }
@@ -174,6 +167,7 @@ impl NativeRuntime {
     async fn drive(
         &self,
         call: &mut Call<'_>,
+        carried: &[TranscriptTurn],
         mut items: Vec<Item>,
         input: &TurnInput,
         connectors: Option<&HostedConnectors>,
@@ -185,13 +179,14 @@ impl NativeRuntime {
         }
         let mut wrote_text = false;
         for _ in 0..MAX_MODEL_CALLS {
+            let messages = Messages { carried, items: &items };
             let (body, mut decoder): (Vec<u8>, Box<dyn StreamDecoder>) = match call.api {
                 Api::Anthropic => (
-                    anthropic::request_bytes(call.model, &call.system, &items, call.tools.sent(), &self.written),
+                    anthropic::request_bytes(call.model, &call.system, messages, call.tools.sent(), &self.written),
                     Box::new(anthropic::Decoder::new()),
                 ),
                 Api::Chat => (
-                    openai::request_bytes(call.model, &call.system, &items, call.tools.sent(), &self.written),
+                    openai::request_bytes(call.model, &call.system, messages, call.tools.sent(), &self.written),
                     Box::new(openai::Decoder::new()),
                 ),
             };
@@ -326,21 +321,6 @@ fn who(provider: Provider) -> String {
 fn cancelled() -> RunResult {
     RunResult::stopped_by_user()
 }
-
-/// `text`, shared (not copied), or `instead` when it is empty (the same allocation each time, so a
-/// carried message written for one request is known again in the next: see [`written`]). A
-/// carried text is never blank (see [`TranscriptTurn`](crate::runtimes::TranscriptTurn)): its length tells, and the thousands of
-/// texts a long chat carries are not read on every send.
-fn non_empty(text: Arc<str>, instead: &'static std::sync::LazyLock<Arc<str>>) -> Arc<str> {
-    if text.is_empty() {
-        Arc::clone(instead)
-    } else {
-        text
-    }
-}
-
-static EMPTY_MESSAGE: std::sync::LazyLock<Arc<str>> = std::sync::LazyLock::new(|| "(empty message)".into());
-static NO_REPLY: std::sync::LazyLock<Arc<str>> = std::sync::LazyLock::new(|| "(no reply)".into());
 
 /// A call of `load_tools`: the named tools join the run's next requests (said in Activity).
 fn load_tools(call: &ToolCall, tools: &mut on_request::RunTools, channels: &RunChannels) -> ToolOutcome {

@@ -8,7 +8,7 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use super::conversation::{
-    body_size_hint, parse_data, AssistantTurn, Item, ModelTurn, StreamDecoder, ToolCall, Usage, CLOSED_EARLY,
+    body_size_hint, parse_data, AssistantTurn, Item, Messages, ModelTurn, StreamDecoder, ToolCall, Usage, CLOSED_EARLY,
 };
 use super::sse::SseEvent;
 use super::tools;
@@ -25,20 +25,20 @@ pub fn url(base: &str) -> String {
 pub fn request_bytes(
     model: &str,
     system: &str,
-    items: &[Item],
+    messages: Messages<'_>,
     offered: &[tools::ToolDef],
     written: &WrittenMessages,
 ) -> Vec<u8> {
     let head = Head { model, stream: true, stream_options: StreamOptions { include_usage: true } };
-    let mut bytes = Vec::with_capacity(body_size_hint(system, items, offered.len()));
+    let mut bytes = Vec::with_capacity(body_size_hint(system, messages, offered.len()));
     // `{…head…,"messages":[…],"tools":[…]}`.
     serde_json::to_writer(&mut bytes, &head).expect("a request body always serializes");
     bytes.pop();
     bytes.extend_from_slice(br#","messages":["#);
     serde_json::to_writer(&mut bytes, &Plain { role: "system", content: system }).expect("text always serializes");
     // Everything before this turn's message is carried and plain.
-    let carried = items.iter().rposition(|item| matches!(item, Item::User(_))).unwrap_or(0);
-    written.write(Format::Chat, &mut bytes, items, carried, true, |out, i| write_message(out, &items[i]));
+    let carried = messages.current().unwrap_or(0);
+    written.write(Format::Chat, &mut bytes, messages, carried, true, |out, i| write_message(out, &messages.item(i)));
     bytes.extend_from_slice(br#"],"tools":"#);
     serde_json::to_writer(&mut bytes, &Tools(offered)).expect("tools always serialize");
     bytes.push(b'}');
@@ -46,8 +46,8 @@ pub fn request_bytes(
 }
 
 /// [`request_bytes`] as JSON, to look into.
-pub fn request_body(model: &str, system: &str, items: &[Item], offered: &[tools::ToolDef]) -> Value {
-    serde_json::from_slice(&request_bytes(model, system, items, offered, &WrittenMessages::default()))
+pub fn request_body(model: &str, system: &str, messages: Messages<'_>, offered: &[tools::ToolDef]) -> Value {
+    serde_json::from_slice(&request_bytes(model, system, messages, offered, &WrittenMessages::default()))
         .expect("request_bytes writes JSON")
 }
 
@@ -323,8 +323,9 @@ mod tests {
         }
         let offered = tools::definitions();
         for api in [request_bytes, crate::runtimes::native::anthropic::request_bytes] {
-            let body = api("m", "SYS\n", &items, &offered, &WrittenMessages::default());
-            let hint = crate::runtimes::native::conversation::body_size_hint("SYS\n", &items, offered.len());
+            let body = api("m", "SYS\n", Messages::of(&items), &offered, &WrittenMessages::default());
+            let hint =
+                crate::runtimes::native::conversation::body_size_hint("SYS\n", Messages::of(&items), offered.len());
             assert!(hint >= body.len(), "the buffer ({hint} B) grew to hold the body ({} B)", body.len());
             assert!(hint < body.len() * 2, "{hint} B made for a {} B body", body.len());
         }
@@ -347,7 +348,8 @@ mod tests {
         ];
         for offered in [tools::definitions(), Vec::new()] {
             for n in 0..=items.len() {
-                let bytes = request_bytes("m", "SYS\n", &items[..n], &offered, &WrittenMessages::default());
+                let bytes =
+                    request_bytes("m", "SYS\n", Messages::of(&items[..n]), &offered, &WrittenMessages::default());
                 let written: Value = serde_json::from_slice(&bytes).unwrap();
                 assert_eq!(written, tree_body("m", "SYS\n", &items[..n], &offered));
                 assert!(bytes.starts_with(br#"{"model":"m","#));
@@ -413,7 +415,7 @@ mod tests {
             Item::Assistant(AssistantTurn { text: "".into(), tool_calls: vec![call], thinking: Vec::new() }),
             Item::ToolResults(vec![ToolOutcome { call_id: "c1".into(), output: "nope".into(), is_error: true }]),
         ];
-        let body = request_body("m", "SYS", &items, &tools::definitions());
+        let body = request_body("m", "SYS", Messages::of(&items), &tools::definitions());
         let messages = body["messages"].as_array().unwrap();
         assert_eq!(messages[0], json!({"role": "system", "content": "SYS"}));
         assert_eq!(messages[2]["content"], Value::Null);

@@ -96,7 +96,7 @@ mod tests {
     use super::*;
 
     fn turn(user: &str, assistant: &str) -> TranscriptTurn {
-        TranscriptTurn { user: user.into(), assistant: assistant.into() }
+        TranscriptTurn::new(user, assistant)
     }
 
     #[test]

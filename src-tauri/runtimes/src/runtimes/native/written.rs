@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use super::conversation::Item;
+use super::conversation::Messages;
 
 /// The conversations kept (runs at once, and the chats used just before).
 const KEPT_CONVERSATIONS: usize = 16;
@@ -37,24 +37,14 @@ struct Carried {
 }
 
 impl Carried {
-    /// Whether `item` is a user's message (or the assistant's), and its text, when it is a plain
-    /// carried message.
-    fn text_of(item: &Item) -> Option<(bool, &Arc<str>)> {
-        match item {
-            Item::User(text) => Some((true, text)),
-            Item::Assistant(turn) if turn.tool_calls.is_empty() && turn.thinking.is_empty() => {
-                Some((false, &turn.text))
-            }
-            _ => None,
-        }
+    /// Message `i` of `messages`, when it is plain.
+    fn of(messages: Messages<'_>, i: usize) -> Option<Self> {
+        messages.plain_text(i).map(|(user, text)| Self { user, text: Arc::clone(text) })
     }
 
-    fn of(item: &Item) -> Option<Self> {
-        Self::text_of(item).map(|(user, text)| Self { user, text: Arc::clone(text) })
-    }
-
-    fn is(&self, item: &Item) -> bool {
-        Self::text_of(item).is_some_and(|(user, text)| user == self.user && Arc::ptr_eq(&self.text, text))
+    /// Whether message `i` of `messages` is this one (the same text, not only the same words).
+    fn is(&self, messages: Messages<'_>, i: usize) -> bool {
+        messages.plain_text(i).is_some_and(|(user, text)| user == self.user && Arc::ptr_eq(&self.text, text))
     }
 }
 
@@ -71,15 +61,14 @@ struct Written {
 }
 
 impl Written {
-    /// Where `items` (carried messages from the first on) start among these, and how many of
-    /// them follow on here.
-    fn overlap(&self, format: Format, items: &[Item]) -> Option<(usize, usize)> {
-        let first = items.first()?;
-        if self.format != format {
+    /// Where the first `carried` of `messages` (plain, carried) start among these, and how many
+    /// of them follow on here.
+    fn overlap(&self, format: Format, messages: Messages<'_>, carried: usize) -> Option<(usize, usize)> {
+        if self.format != format || carried == 0 {
             return None;
         }
-        let at = self.messages.iter().position(|m| m.is(first))?;
-        let count = self.messages[at..].iter().zip(items).take_while(|(m, item)| m.is(item)).count();
+        let at = self.messages.iter().position(|m| m.is(messages, 0))?;
+        let count = self.messages[at..].iter().zip(0..carried).take_while(|(m, i)| m.is(messages, *i)).count();
         Some((at, count))
     }
 
@@ -98,23 +87,22 @@ pub struct WrittenMessages {
 }
 
 impl WrittenMessages {
-    /// Writes the JSON of `items`' messages into `out`, comma-separated (and after a comma when
+    /// Writes the JSON of `messages` into `out`, comma-separated (and after a comma when
     /// `after`: something precedes them in the array), `write` writing message `i` (one JSON
-    /// value, or several comma-separated, or none). The first `carried` items are the carried
+    /// value, or several comma-separated, or none). The first `carried` messages are the carried
     /// conversation, written plain (no cache mark); those written in a recent request are
     /// copied from it instead.
     pub fn write(
         &self,
         format: Format,
         out: &mut Vec<u8>,
-        items: &[Item],
+        messages: Messages<'_>,
         carried: usize,
         after: bool,
         mut write: impl FnMut(&mut Vec<u8>, usize),
     ) {
-        let carried =
-            items[..carried.min(items.len())].iter().take_while(|item| Carried::text_of(item).is_some()).count();
-        let (mut kept, reused) = self.take(format, &items[..carried]);
+        let carried = (0..carried.min(messages.len())).take_while(|&i| messages.plain_text(i).is_some()).count();
+        let (mut kept, reused) = self.take(format, messages, carried);
         // Where the first carried message's JSON starts, and where each one ends.
         let mut start = out.len();
         let mut ends = Vec::with_capacity(carried);
@@ -130,7 +118,7 @@ impl WrittenMessages {
             wrote_any = true;
         }
         let reused_count = ends.len();
-        for i in reused_count..items.len() {
+        for i in reused_count..messages.len() {
             let comma = after || wrote_any;
             if comma {
                 out.push(b',');
@@ -162,7 +150,7 @@ impl WrittenMessages {
             // At least its first message was reused, so `reused_count` ≥ 1.
             Some(mut grown) => {
                 grown.messages.truncate(reused_count);
-                grown.messages.extend(items[reused_count..carried].iter().filter_map(Carried::of));
+                grown.messages.extend((reused_count..carried).filter_map(|i| Carried::of(messages, i)));
                 grown.bytes.truncate(grown.ends[reused_count - 1]);
                 grown.ends.truncate(reused_count);
                 grown.bytes.extend_from_slice(&out[ends[reused_count - 1]..start + written_bytes]);
@@ -172,7 +160,7 @@ impl WrittenMessages {
             }
             None => Written {
                 format,
-                messages: items[..carried].iter().filter_map(Carried::of).collect(),
+                messages: (0..carried).filter_map(|i| Carried::of(messages, i)).collect(),
                 bytes: out[start..start + written_bytes].to_vec(),
                 ends: ends.iter().map(|end| end - start).collect(),
                 used: Instant::now(),
@@ -181,18 +169,23 @@ impl WrittenMessages {
         self.keep(next);
     }
 
-    /// The kept messages `items` start among, taken out (put back, grown, by [`Self::keep`]),
-    /// and where and how far they match.
-    fn take(&self, format: Format, items: &[Item]) -> (Option<Written>, Option<(usize, usize)>) {
+    /// The kept messages the first `carried` of `messages` start among, taken out (put back,
+    /// grown, by [`Self::keep`]), and where and how far they match.
+    fn take(
+        &self,
+        format: Format,
+        messages: Messages<'_>,
+        carried: usize,
+    ) -> (Option<Written>, Option<(usize, usize)>) {
         let mut kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
         // The same conversation grown is by far the usual case: its first message is the same.
         let grown = kept
             .iter()
-            .position(|w| w.format == format && w.messages.first().zip(items.first()).is_some_and(|(m, i)| m.is(i)));
-        let found = grown.or_else(|| kept.iter().position(|w| w.overlap(format, items).is_some()));
+            .position(|w| w.format == format && carried > 0 && w.messages.first().is_some_and(|m| m.is(messages, 0)));
+        let found = grown.or_else(|| kept.iter().position(|w| w.overlap(format, messages, carried).is_some()));
         match found.and_then(|index| kept.remove(index)) {
             Some(written) => {
-                let overlap = written.overlap(format, items).filter(|(_, count)| *count > 0);
+                let overlap = written.overlap(format, messages, carried).filter(|(_, count)| *count > 0);
                 (Some(written), overlap)
             }
             None => (None, None),
@@ -230,8 +223,9 @@ impl WrittenMessages {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtimes::native::conversation::{AssistantTurn, ToolCall, ToolOutcome};
+    use crate::runtimes::native::conversation::{AssistantTurn, Item, ToolCall, ToolOutcome};
     use crate::runtimes::native::{anthropic, openai, tools};
+    use crate::runtimes::TranscriptTurn;
 
     fn turns(from: usize, to: usize) -> Vec<(Arc<str>, Arc<str>)> {
         (from..to)
@@ -249,15 +243,29 @@ mod tests {
         items
     }
 
-    type Writer = fn(&str, &str, &[Item], &[tools::ToolDef], &WrittenMessages) -> Vec<u8>;
+    type Writer = fn(&str, &str, Messages<'_>, &[tools::ToolDef], &WrittenMessages) -> Vec<u8>;
 
     const APIS: [Writer; 2] = [anthropic::request_bytes, openai::request_bytes];
 
     /// Every request written with `kept` is byte for byte the request written from nothing.
     fn same(api: Writer, items: &[Item], kept: &WrittenMessages) {
         let offered = tools::definitions();
-        let fresh = api("m", "SYS \"x\"", items, &offered, &WrittenMessages::default());
-        let reused = api("m", "SYS \"x\"", items, &offered, kept);
+        let fresh = api("m", "SYS \"x\"", Messages::of(items), &offered, &WrittenMessages::default());
+        let reused = api("m", "SYS \"x\"", Messages::of(items), &offered, kept);
+        assert_eq!(String::from_utf8(reused).unwrap(), String::from_utf8(fresh).unwrap());
+    }
+
+    /// The conversation handed over as carried turns (as a run gets it) is written byte for byte
+    /// as the same conversation made into items, with `kept` or from nothing.
+    fn same_carried(api: Writer, turns: &[(Arc<str>, Arc<str>)], message: &str, kept: &WrittenMessages) {
+        let offered = tools::definitions();
+        let carried: Vec<TranscriptTurn> =
+            turns.iter().map(|(user, reply)| TranscriptTurn::new(Arc::clone(user), Arc::clone(reply))).collect();
+        let own = [Item::User(message.into())];
+        let as_carried = Messages { carried: &carried, items: &own };
+        let as_items = items_of(turns, message);
+        let fresh = api("m", "SYS \"x\"", Messages::of(&as_items), &offered, &WrittenMessages::default());
+        let reused = api("m", "SYS \"x\"", as_carried, &offered, kept);
         assert_eq!(String::from_utf8(reused).unwrap(), String::from_utf8(fresh).unwrap());
     }
 
@@ -268,6 +276,7 @@ mod tests {
             let all = turns(0, 40);
             for n in 0..40 {
                 same(api, &items_of(&all[..n], "now"), &kept);
+                same_carried(api, &all[..n], "now", &kept);
             }
             assert_eq!(kept.kept_bytes().len(), 1, "one conversation kept");
         }
@@ -282,7 +291,7 @@ mod tests {
             for n in 5..30 {
                 // The oldest turns leave the window as the chat grows.
                 same(api, &items_of(&one[n - 5..n], "sliding"), &kept);
-                same(api, &items_of(&two[..n], "the other chat"), &kept);
+                same_carried(api, &two[..n], "the other chat", &kept);
             }
             // A run's next model call: its tool call and results after the message.
             let mut items = items_of(&one[..10], "use a tool");
@@ -305,6 +314,23 @@ mod tests {
             same(api, &items_of(&one[..3], "after a retry, shorter"), &kept);
             same(api, &items_of(&[], "nothing carried"), &kept);
             same(api, &[], &kept);
+        }
+    }
+
+    #[test]
+    fn an_empty_carried_text_is_written_as_its_stand_in() {
+        for api in APIS {
+            let carried = [TranscriptTurn::new("", "Said nothing."), TranscriptTurn::new("Anything?", "")];
+            let own = [Item::User("Now?".into())];
+            let body = api("m", "SYS", Messages { carried: &carried, items: &own }, &[], &WrittenMessages::default());
+            let stand_ins = [
+                Item::User("(empty message)".into()),
+                Item::Assistant(AssistantTurn { text: "Said nothing.".into(), ..Default::default() }),
+                Item::User("Anything?".into()),
+                Item::Assistant(AssistantTurn { text: "(no reply)".into(), ..Default::default() }),
+                Item::User("Now?".into()),
+            ];
+            assert_eq!(body, api("m", "SYS", Messages::of(&stand_ins), &[], &WrittenMessages::default()));
         }
     }
 

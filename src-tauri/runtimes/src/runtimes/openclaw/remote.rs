@@ -579,7 +579,7 @@ mod tests {
             preamble: None,
             tools: None,
             connectors: Vec::new(),
-            transcript: Vec::new(),
+            transcript: Default::default(),
             program: Some("/bin/true".into()),
         };
         let (events, _events_rx) = tokio::sync::mpsc::unbounded_channel();
