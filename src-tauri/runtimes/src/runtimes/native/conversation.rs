@@ -48,7 +48,7 @@ impl<'a> Messages<'a> {
     /// writes is known again by it (see [`super::written`]).
     pub fn plain_text(&self, i: usize) -> Option<(bool, &'a Arc<str>)> {
         match self.carried.get(i / 2) {
-            Some(turn) if i % 2 == 0 => Some((true, &turn.user)),
+            Some(turn) if i.is_multiple_of(2) => Some((true, &turn.user)),
             Some(turn) => Some((false, &turn.assistant)),
             None => match &self.items[i - 2 * self.carried.len()] {
                 Item::User(text) => Some((true, text)),
@@ -64,7 +64,7 @@ impl<'a> Messages<'a> {
     /// text shared; a stand-in when it is empty, which a provider would refuse).
     pub fn item(&self, i: usize) -> Cow<'a, Item> {
         match self.carried.get(i / 2) {
-            Some(turn) if i % 2 == 0 => Cow::Owned(Item::User(non_empty(&turn.user, &EMPTY_MESSAGE))),
+            Some(turn) if i.is_multiple_of(2) => Cow::Owned(Item::User(non_empty(&turn.user, &EMPTY_MESSAGE))),
             Some(turn) => {
                 let text = non_empty(&turn.assistant, &NO_REPLY);
                 Cow::Owned(Item::Assistant(AssistantTurn { text, ..Default::default() }))
