@@ -190,6 +190,8 @@ fn page_reads() {
 /// 190 KB body (~0.5 ms, megabytes of small allocations) is not Clawboo's work, and in the
 /// bench's process it churned the allocator and caches the engine's next steps ran on (the
 /// long chat's own time read ~0.3 ms higher for it).
+/// Four rounds, each on two chats seeded afresh (so "exchange 10" stays within 10–60), their
+/// samples pooled: one round's median moved by ±10 % from run to run.
 /// `BENCH_CHAT_AT=10` (or `1000`) sends to that chat only: to profile one with `perf`.
 fn exchanges_as_the_chat_grows() {
     let server = ServerProcess::start("Fine, thanks.");
@@ -203,19 +205,30 @@ fn exchanges_as_the_chat_grows() {
     engine.secrets().set_base_url(Provider::Custom, Some(&base_url)).unwrap();
     let only: Option<u32> = std::env::var("BENCH_CHAT_AT").ok().and_then(|v| v.parse().ok());
     let points: Vec<u32> = [10, 1_000].into_iter().filter(|p| only.is_none_or(|o| o == *p)).collect();
-    let ids: Vec<String> = points
-        .iter()
-        .map(|exchange| {
-            let handle = format!("bench{exchange}");
-            let id = engine.agents().create(NewAgent { handle, ..agent(RuntimeKind::Native, Some(Provider::Custom)) });
-            let id = id.unwrap().id;
-            clawboo_testkit::seed_chat(&db, &id, exchange - 1);
-            id
-        })
-        .collect();
     let n = bench::samples(50, 10);
+    let rounds = if bench::quick() { 1 } else { 4 };
     let bare_client = BareClient::new(server.base_url());
-    let measured = own_times(&engine, &ids, n, &bare_client);
+    let mut pooled: Vec<Samples> = points.iter().map(|_| Samples::default()).collect();
+    let mut ids = Vec::new();
+    for round in 0..rounds {
+        // Only this round's chats kept (their turns, their written JSON, the relay's last bodies).
+        engine.forget_unused_since(Instant::now());
+        ids = points
+            .iter()
+            .map(|exchange| {
+                let handle = format!("bench{exchange}r{round}");
+                let new = NewAgent { handle, ..agent(RuntimeKind::Native, Some(Provider::Custom)) };
+                let id = engine.agents().create(new).unwrap().id;
+                clawboo_testkit::seed_chat(&db, &id, exchange - 1);
+                id
+            })
+            .collect();
+        for (all, round) in pooled.iter_mut().zip(own_samples(&engine, &ids, n, &bare_client)) {
+            all.extend(round);
+        }
+    }
+    let measured: Vec<OwnTimes> = pooled.into_iter().map(Samples::medians).collect();
+    let n = n * rounds;
     for ((exchange, id), &OwnTimes { total, bare, own: mine, body_bytes }) in points.iter().zip(&ids).zip(&measured) {
         println!(
             "chat exchange {exchange:>5} (Native, fake model): median {:.2} ms send → reply stored; the same request sent bare {:.2} ms; Clawboo's own {:.2} ms ({} KB request: the carried transcript)",
@@ -231,7 +244,7 @@ fn exchanges_as_the_chat_grows() {
             ms(mine),
             n,
         );
-        let recent = recent_requests(&db, id, n);
+        let recent = recent_requests(&db, id, n / rounds);
         let stored = recent.iter().map(|(_, stored)| *stored as f64).sum::<f64>() / recent.len() as f64;
         println!(
             "chat exchange {exchange:>5}: the relay stored {stored:.0} B per request (compressed) of {} KB bodies",
@@ -242,7 +255,7 @@ fn exchanges_as_the_chat_grows() {
             &format!("Stored per chat request at exchange {exchange} (relay record, compressed)"),
             "B",
             stored,
-            n,
+            n / rounds,
         );
         // What storing a request as what it adds costs when it is read ("what the model saw"):
         // a request is rebuilt from the last one stored whole (up to 31 rows before it).
@@ -268,7 +281,7 @@ fn exchanges_as_the_chat_grows() {
             &format!("Reading a run's recorded request at exchange {exchange}"),
             "ms",
             ms(read),
-            n,
+            n / rounds,
         );
     }
     // One chat alone (`BENCH_CHAT_AT`): nothing to compare.
@@ -291,10 +304,10 @@ fn exchanges_as_the_chat_grows() {
     // 1,000 exchanges. After /reset the chat is as long but carries nothing: the chat's length alone.
     engine.chat().send(long, "/reset").unwrap();
     let OwnTimes { total, bare, own: after_reset, body_bytes } =
-        own_times(&engine, std::slice::from_ref(long), n, &bare_client).remove(0);
+        own_samples(&engine, std::slice::from_ref(long), n / rounds, &bare_client).remove(0).medians();
     println!(
         "chat exchange {:>5} after /reset (same chat, nothing carried): median {:.2} ms; bare {:.2} ms; Clawboo's own {:.2} ms ({} KB request)",
-        1_000 + n,
+        1_000 + n / rounds,
         ms(total),
         ms(bare),
         ms(after_reset),
@@ -406,37 +419,58 @@ struct OwnTimes {
     body_bytes: usize,
 }
 
-/// Sends in a row to one chat before the next chat's turn (see [`own_times`]).
+/// Sends in a row to one chat before the next chat's turn (see [`own_samples`]).
 const BLOCK: usize = 5;
+
+/// One chat's sends: each one's whole time, its bare round trip and the difference.
+#[derive(Default)]
+struct Samples {
+    totals: Vec<Duration>,
+    bares: Vec<Duration>,
+    own: Vec<Duration>,
+    body_bytes: usize,
+}
+
+impl Samples {
+    fn extend(&mut self, other: Samples) {
+        self.totals.extend(other.totals);
+        self.bares.extend(other.bares);
+        self.own.extend(other.own);
+        self.body_bytes = other.body_bytes;
+    }
+
+    fn medians(self) -> OwnTimes {
+        OwnTimes {
+            total: median(self.totals),
+            bare: median(self.bares),
+            own: median(self.own),
+            body_bytes: self.body_bytes,
+        }
+    }
+}
 
 /// `n` sends in each agent's chat, in blocks of [`BLOCK`] per chat taken in turn, each send
 /// paired with the same request sent bare right after it: the machine's drift (its load, its
 /// clock) is in both halves of each difference, and in every chat's figure alike. (Blocks, not
 /// single sends in turn: a send right after another chat's runs on what that one left in the
-/// caches, and the short chat would be charged for the long one's.) One [`OwnTimes`] per agent.
-fn own_times(engine: &Engine, agent_ids: &[String], n: usize, bare_client: &BareClient) -> Vec<OwnTimes> {
-    let mut samples = vec![(Vec::new(), Vec::new(), Vec::new(), 0); agent_ids.len()];
+/// caches, and the short chat would be charged for the long one's.) One [`Samples`] per agent.
+fn own_samples(engine: &Engine, agent_ids: &[String], n: usize, bare_client: &BareClient) -> Vec<Samples> {
+    let mut samples: Vec<Samples> = agent_ids.iter().map(|_| Samples::default()).collect();
     for block in 0..n.div_ceil(BLOCK) {
         let sends = BLOCK.min(n - block * BLOCK);
-        for (agent_id, (totals, bares, own, body_bytes)) in agent_ids.iter().zip(&mut samples) {
+        for (agent_id, chat) in agent_ids.iter().zip(&mut samples) {
             for _ in 0..sends {
                 let (total, run_id) = send_and_wait_for_run(engine, agent_id, "How are you?");
                 let last = sent_body(engine, &run_id);
                 let bare = bare_client.round_trip(&last);
-                own.push(total.saturating_sub(bare));
-                totals.push(total);
-                bares.push(bare);
-                *body_bytes = last.len();
+                chat.own.push(total.saturating_sub(bare));
+                chat.totals.push(total);
+                chat.bares.push(bare);
+                chat.body_bytes = last.len();
             }
         }
     }
-    let medians = |(totals, bares, own, body_bytes)| OwnTimes {
-        total: median(totals),
-        bare: median(bares),
-        own: median(own),
-        body_bytes,
-    };
-    samples.into_iter().map(medians).collect()
+    samples
 }
 
 /// The body the run's model request carried, as the relay recorded it (once its answer has
