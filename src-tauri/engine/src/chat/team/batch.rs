@@ -63,7 +63,8 @@ impl Chat {
     /// turn still runs, its end sends the batch ([`Chat::batch_if_due`]).
     pub(crate) fn result_back(self: &Arc<Self>, team_id: &str, handoff: &Handoff, generation: u64) {
         if generation < lock(&self.team).generation(team_id) {
-            // Stopped: this result must not ride along with a later batch either.
+            // Stopped: this result must not ride along with a later batch either (the hand-off's
+            // end dropped it already, unless the stop came just after).
             let stale = [handoff.id.clone()];
             let _ = self.store.write(|tx| team_store::mark_results_delivered(tx, &stale, "stopped"));
             return;

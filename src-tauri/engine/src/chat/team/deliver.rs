@@ -81,9 +81,8 @@ impl Chat {
         let hands_out = status == RunStatus::Succeeded
             && (!reply_tasks.tasks.is_empty() && reply_tasks.refused.is_none()
                 || self.store.read(|c| team_store::handoffs_of_run(c, &run_id)).is_ok_and(|n| n > 0));
-        // Stopped since it started: its hand-off's result is dropped in the same transaction that
-        // ends the run, so nothing that sees the run ended can find that result still waiting
-        // (a later round's batch took it when the end's later steps were slow under load).
+        // Stopped since it started: its hand-off's result is dropped in the transaction that ends
+        // the run (a later round's batch took it when the end's later steps were slow under load).
         let stopped = generation < lock(&self.team).generation(&team_id);
         let ended = RunEnd { status, result: &result, reply: &reply, session: session.as_deref(), hands_out, stopped };
         let (added, handoff) = match self.store.write(|tx| store_run_end(tx, &started, &ended)) {
@@ -132,13 +131,13 @@ impl Chat {
         team_id: &str,
         generation: u64,
     ) {
+        let stopped = generation < lock(&self.team).generation(team_id);
         let closed = self.store.write(|tx| {
             if team_store::handoffs_of_run(tx, run_id)? > 0 {
                 return Ok(None);
             }
             let (state, text) = handoff_outcome(agent, RunStatus::Succeeded, None, reply);
-            team_store::finish_handoff(tx, handoff_id, state, &text, now_ms())?;
-            team_store::handoff(tx, handoff_id)
+            team_store::end_handoff(tx, handoff_id, state, &text, now_ms(), stopped)
         });
         if let Ok(Some(handoff)) = closed {
             self.card_finished(&handoff, Some(agent), reply);
@@ -388,11 +387,7 @@ fn store_run_end(
     let mut handoff = None;
     if let Some(id) = handoff_id.as_deref().filter(|_| !hands_out) {
         let (state, text) = handoff_outcome(agent, status, failure.as_deref(), reply);
-        team_store::finish_handoff(tx, id, state, &text, now)?;
-        if stopped {
-            team_store::mark_results_delivered(tx, &[id.to_owned()], "stopped")?;
-        }
-        handoff = team_store::handoff(tx, id)?;
+        handoff = team_store::end_handoff(tx, id, state, &text, now, stopped)?;
     }
     Ok((added, handoff))
 }

@@ -469,10 +469,9 @@ impl Chat {
             let _ = self.store.write(|tx| crate::routines::store::team_run_not_started(tx, &tag.routine_run_id, &why));
         }
         if let Deliver::Task { handoff_id } = &delivery.what {
-            let finished = self.store.write(|tx| {
-                store::finish_handoff(tx, handoff_id, "failed", &text, now_ms())?;
-                store::handoff(tx, handoff_id)
-            });
+            let stopped = delivery.generation < lock(&self.team).generation(&delivery.team_id);
+            let finished =
+                self.store.write(|tx| store::end_handoff(tx, handoff_id, "failed", &text, now_ms(), stopped));
             self.card_not_run(handoff_id, &text);
             if let Ok(Some(handoff)) = finished {
                 self.result_back(&delivery.team_id, &handoff, delivery.generation);

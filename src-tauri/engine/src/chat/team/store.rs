@@ -277,6 +277,24 @@ pub fn finish_handoff(tx: &Transaction, id: &str, status: &str, result: &str, no
     Ok(())
 }
 
+/// Ends hand-off `id` with its result, and reads it back. When its team was stopped since the
+/// work started (`stopped`), the result goes to nobody: dropped in the same transaction, so
+/// nothing that sees the hand-off ended can find its result still waiting for a batch.
+pub fn end_handoff(
+    tx: &Transaction,
+    id: &str,
+    status: &str,
+    result: &str,
+    now: i64,
+    stopped: bool,
+) -> Result<Option<Handoff>> {
+    finish_handoff(tx, id, status, result, now)?;
+    if stopped {
+        mark_results_delivered(tx, &[id.to_owned()], "stopped")?;
+    }
+    handoff(tx, id)
+}
+
 /// Finished hand-offs of `agent_id` in a room whose results it has not received yet, oldest first.
 pub fn waiting_results(conn: &Connection, room_id: &str, agent_id: &str) -> Result<Vec<Handoff>> {
     let mut stmt = conn.prepare_cached(&format!(

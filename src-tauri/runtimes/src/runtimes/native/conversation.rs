@@ -47,29 +47,34 @@ impl<'a> Messages<'a> {
     /// thinking): who wrote it (`true`: the user) and its text, as shared. What a request
     /// writes is known again by it (see [`super::written`]).
     pub fn plain_text(&self, i: usize) -> Option<(bool, &'a Arc<str>)> {
-        match self.carried.get(i / 2) {
-            Some(turn) if i.is_multiple_of(2) => Some((true, &turn.user)),
-            Some(turn) => Some((false, &turn.assistant)),
-            None => match &self.items[i - 2 * self.carried.len()] {
-                Item::User(text) => Some((true, text)),
-                Item::Assistant(turn) if turn.tool_calls.is_empty() && turn.thinking.is_empty() => {
-                    Some((false, &turn.text))
-                }
-                _ => None,
-            },
+        match self.message(i) {
+            Message::Carried(user, text) => Some((user, text)),
+            Message::Item(Item::User(text)) => Some((true, text)),
+            Message::Item(Item::Assistant(turn)) if turn.tool_calls.is_empty() && turn.thinking.is_empty() => {
+                Some((false, &turn.text))
+            }
+            Message::Item(_) => None,
         }
     }
 
     /// Message `i` as an item: the run's own as it is, a carried one made for the moment (its
     /// text shared; a stand-in when it is empty, which a provider would refuse).
     pub fn item(&self, i: usize) -> Cow<'a, Item> {
-        match self.carried.get(i / 2) {
-            Some(turn) if i.is_multiple_of(2) => Cow::Owned(Item::User(non_empty(&turn.user, &EMPTY_MESSAGE))),
-            Some(turn) => {
-                let text = non_empty(&turn.assistant, &NO_REPLY);
+        match self.message(i) {
+            Message::Carried(true, text) => Cow::Owned(Item::User(non_empty(text, &EMPTY_MESSAGE))),
+            Message::Carried(false, text) => {
+                let text = non_empty(text, &NO_REPLY);
                 Cow::Owned(Item::Assistant(AssistantTurn { text, ..Default::default() }))
             }
-            None => Cow::Borrowed(&self.items[i - 2 * self.carried.len()]),
+            Message::Item(item) => Cow::Borrowed(item),
+        }
+    }
+
+    fn message(&self, i: usize) -> Message<'a> {
+        match self.carried.get(i / 2) {
+            Some(turn) if i.is_multiple_of(2) => Message::Carried(true, &turn.user),
+            Some(turn) => Message::Carried(false, &turn.assistant),
+            None => Message::Item(&self.items[i - 2 * self.carried.len()]),
         }
     }
 
@@ -80,6 +85,12 @@ impl<'a> Messages<'a> {
             None => self.carried.len().checked_sub(1).map(|last| 2 * last),
         }
     }
+}
+
+/// One of [`Messages`]: a carried text (`true`: the user's) or one of the run's items.
+enum Message<'a> {
+    Carried(bool, &'a Arc<str>),
+    Item(&'a Item),
 }
 
 /// `text`, shared, or `instead` when it is empty (the same allocation each time). A carried text
