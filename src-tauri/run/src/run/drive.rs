@@ -173,6 +173,8 @@ async fn drive_once(
     // Why the guards ended the run, said in the run after the event that tripped them.
     let mut halt_note: Option<String> = None;
     let result = loop {
+        // Biased, events first: the runtime is polled only once every event it sent is taken,
+        // which is what `RunChannels::settle` relies on.
         tokio::select! {
             biased;
             Some(event) = events.recv() => {
@@ -355,6 +357,9 @@ fn context_full(event: &RunEvent, policy: Option<ContextFull>) -> Option<Stop> {
     let used = input_tokens + output_tokens + cache_read_tokens + cache_write_tokens;
     (used * 100 > u64::from(window) * percent).then_some(Stop::ContextFull { used, window })
 }
+
+#[cfg(test)]
+mod settle_tests;
 
 #[cfg(test)]
 mod tests {

@@ -205,7 +205,7 @@ pub struct RunChannels {
     pub events: mpsc::UnboundedSender<RunEvent>,
     /// Permission questions go out here; the owner answers through the oneshot.
     pub permissions: mpsc::UnboundedSender<PendingPermission>,
-    /// Becomes `true` when the user asks to stop.
+    /// Becomes `true` when the user asks to stop (or the run's guards end it).
     pub cancel: watch::Receiver<bool>,
 }
 
@@ -213,6 +213,19 @@ impl RunChannels {
     pub fn emit(&self, event: RunEvent) {
         // The receiver only goes away when the owner has given up on the run.
         let _ = self.events.send(event);
+    }
+
+    /// Lets the run's owner take every event sent so far before the runtime goes on, so a stop
+    /// they call for (a tool call repeated once too often, a spent budget) is in `cancel` when
+    /// the runtime next looks. A runtime that does its own work in-process (Native) settles
+    /// before each tool and each further model call: a future may complete without ever waiting
+    /// (a fast reply, a busy machine), so without this a run could go several rounds before its
+    /// owner saw the first.
+    ///
+    /// How it works: the owner's drive loop polls the runtime in the same task, after its queue
+    /// of events is empty (`run::drive`, a biased select); one yield hands the task back to it.
+    pub async fn settle(&self) {
+        tokio::task::yield_now().await;
     }
 }
 

@@ -178,7 +178,15 @@ impl NativeRuntime {
             return Ok(cancelled());
         }
         let mut wrote_text = false;
-        for _ in 0..MAX_MODEL_CALLS {
+        for round in 0..MAX_MODEL_CALLS {
+            // The last round's tools seen by the run's owner first: a guard they tripped ends
+            // the run here, before another model call.
+            if round > 0 {
+                channels.settle().await;
+                if *cancel.borrow() {
+                    return Ok(cancelled());
+                }
+            }
             let messages = Messages { carried, items: &items };
             let (body, mut decoder): (Vec<u8>, Box<dyn StreamDecoder>) = match call.api {
                 Api::Anthropic => (
@@ -241,8 +249,10 @@ impl NativeRuntime {
             items.push(Item::Assistant(turn.assistant));
             let mut outcomes = Vec::with_capacity(calls.len());
             for tool_call in &calls {
-                // Told to stop while the model answered (a guard, the user): no further tool
-                // starts. The stream may have ended before the stop was seen.
+                // Told to stop while the model answered (a guard, the user; its usage and the
+                // tools before seen by the owner first): no further tool starts. The stream may
+                // have ended before the stop was seen.
+                channels.settle().await;
                 if *cancel.borrow() {
                     return Ok(cancelled());
                 }
