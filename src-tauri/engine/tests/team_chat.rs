@@ -412,6 +412,36 @@ fn reset_and_rules_are_commands_not_messages() {
 }
 
 #[test]
+fn the_leader_carries_its_room_turn_after_turn_and_a_fresh_read_gives_the_same() {
+    // The room's conversation is kept between the leader's turns (each reads only what is new);
+    // an engine opened afresh reads it whole, and carries exactly the same.
+    let f = fixture();
+    for (i, text) in ["one", "two", "three"].iter().enumerate() {
+        f.engine.chat().send_team(&f.general, text).unwrap();
+        f.settle("the reply", |m| m.iter().filter(|m| m.kind == RoomMessageKind::Reply).count() == i + 1);
+    }
+    let carried = |input: &TurnInput| -> Vec<(String, String)> {
+        input.transcript.iter().map(|t| (t.user.to_string(), t.assistant.to_string())).collect()
+    };
+    let (two, three) = (carried(&f.input_for("two")), carried(&f.input_for("three")));
+    assert_eq!(two.len(), 1, "{two:?}");
+    assert_eq!(three.len(), 2, "{three:?}");
+    assert_eq!(three[..1], two[..], "the turn before, carried as it was");
+    assert_eq!(three[1].0, "two");
+
+    let Fixture { data, engine, runtime, general, .. } = f;
+    drop(engine);
+    let reopened = data.open_with(vec![runtime.clone()]);
+    reopened.chat().send_team(&general, "four").unwrap();
+    let four = wait_for("the fourth turn", Duration::from_secs(20), || {
+        runtime.inputs.lock().unwrap().iter().find(|i| i.message == "four").cloned()
+    });
+    let four = carried(&four);
+    assert_eq!(four.len(), 3, "{four:?}");
+    assert_eq!(four[..2], three[..], "read whole, the same turns");
+}
+
+#[test]
 fn a_restart_shows_the_same_room_and_marks_a_run_cut_off_by_the_quit() {
     let f = fixture();
     f.engine.chat().send_team(&f.general, "hello").unwrap();

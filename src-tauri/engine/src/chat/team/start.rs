@@ -167,7 +167,15 @@ impl Chat {
         let (agent, capabilities) = (&prepared.agent, &prepared.runtime.capabilities);
         let AssembledTurn { assembled, fingerprint, carried, message_text } = turn;
         let conversation = team_store::room_conversation(tx, &room.id, &agent.id, now)?;
-        let ask = SessionAsk { history: parts.history, fingerprint: &fingerprint, replaced: false, carried: None };
+        // The room's conversation as kept since the agent's last turn there: only what was
+        // stored since is read (a room's messages are only appended within an epoch; a /reset
+        // starts a new one, read afresh).
+        let ask = SessionAsk {
+            history: parts.history,
+            fingerprint: &fingerprint,
+            replaced: false,
+            carried: Some(&self.carried),
+        };
         let session = prepared.session(tx, conversation, ask)?;
         let (conversation, file_plan) = (&session.conversation, &session.file_plan);
         let continues = session.continues;
