@@ -13,6 +13,9 @@
 //   processes) from /proc/<pid>/smaps_rollup, 10 s after a team's page and then a 10,000-message
 //   chat were opened through WebDriver; then CPU time and context switches (wake-ups) over an
 //   idle stretch. Once as shipped, once with WebKit's compositing mode forced back on (before).
+//   And once as a user has it after a restart: launched directly (no WebDriver, like the floor
+//   below), reopening the chat the WebDriver session left open. Then what the page's JavaScript
+//   holds there (a heap snapshot through WebKit's remote inspector, heap-snapshot.mjs).
 // - the webview's own floor: WebKitGTK's MiniBrowser on about:blank, same measure.
 // Every figure is printed as `BENCH_JSON {...}` for scripts/bench-report.mjs.
 
@@ -21,6 +24,7 @@ import { mkdtempSync, readFileSync, readdirSync, readlinkSync, realpathSync, exi
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { WebDriver, waitFor } from "./webdriver.mjs";
+import { heapSnapshot, summarize } from "./heap-snapshot.mjs";
 
 const flags = process.argv.slice(2).filter((a) => a.startsWith("--"));
 const [appArg, seederArg] = process.argv.slice(2).filter((a) => !a.startsWith("--"));
@@ -279,6 +283,46 @@ async function idleWithLongChat(label, env) {
   }
 }
 
+/**
+ * The long chat as a user has it after a restart: the app launched directly (no WebDriver, as
+ * the floor's MiniBrowser), reopening the place it showed last (the chat the WebDriver session
+ * left open); then idle. WebDriver's automation session is not in the tree.
+ */
+async function idleReopened() {
+  const run = await launch();
+  try {
+    await sleep(SETTLE_MS);
+    const mem = memory(run.child.pid);
+    console.log(`idle, the long chat reopened at launch (no WebDriver): ${mem.total.toFixed(1)} MiB PSS — ${mem.processes.join(", ")}`);
+    return mem;
+  } finally {
+    await stop(run.child);
+  }
+}
+
+/**
+ * What the page's JavaScript holds, the long chat reopened: a launch of its own with WebKit's
+ * remote inspector served on loopback (not in the memory figures), a full collection, a heap
+ * snapshot (kept in .cache/bench-app/heap.json), its cells by class.
+ */
+async function jsHeap() {
+  const port = PORT + 2;
+  const run = await launch({ WEBKIT_INSPECTOR_HTTP_SERVER: `127.0.0.1:${port}` });
+  try {
+    await sleep(SETTLE_MS);
+    const snapshot = await heapSnapshot(port);
+    writeFileSync(join(artifacts, "heap.json"), snapshot);
+    const heap = summarize(snapshot);
+    const code = heap.classes.filter((c) => /Executable|CodeBlock/.test(c.name)).reduce((a, c) => a + c.bytes, 0);
+    console.log(`JS heap, the long chat reopened, after a full collection: ${(heap.total / 1048576).toFixed(2)} MiB in ${heap.cells} cells (code ${(code / 1048576).toFixed(2)} MiB); largest classes:`);
+    for (const c of heap.classes) console.log(`  ${(c.bytes / 1024).toFixed(0).padStart(6)} KiB ${String(c.cells).padStart(6)} × ${c.name}`);
+    figure("ui.js_heap_live_mib", "JS heap live after a full collection, the long chat reopened", "MiB", heap.total / 1048576, 1);
+    figure("ui.js_heap_code_mib", "of which compiled code (executables, code blocks)", "MiB", code / 1048576, 1);
+  } finally {
+    await stop(run.child);
+  }
+}
+
 /** WebKitGTK's own floor: its MiniBrowser on a blank page. */
 async function webviewFloor(label, env) {
   const miniBrowser = ["/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser", "/usr/lib/webkit2gtk-4.1/MiniBrowser"].find(existsSync);
@@ -308,12 +352,18 @@ function bundleWeight() {
 /** Idle memory and activity, as shipped and with compositing on, and the webview's floor. */
 async function idleFigures() {
   const shipped = await idleWithLongChat("as shipped", {});
+  const reopened = await idleReopened();
+  await jsHeap();
   const composited = await idleWithLongChat("compositing forced on", { WEBKIT_DISABLE_COMPOSITING_MODE: "0" });
   for (const [suffix, run, what] of [["", shipped, "as shipped"], [".compositing_on", composited, "WebKit compositing on (before)"]]) {
     figure(`app.idle_pss_mib${suffix}`, `Idle PSS, whole tree, team + 10,000-message chat open (${what})`, "MiB", run.mem.total, 1);
     for (const part of ["app", "network", "web"]) {
       figure(`app.idle_pss_mib.${part}${suffix}`, `Idle PSS of the ${part} process (${what})`, "MiB", run.mem.parts[part], 1);
     }
+  }
+  figure("app.idle_pss_mib.reopened", "Idle PSS, whole tree, the 10,000-message chat reopened at launch (no WebDriver)", "MiB", reopened.total, 1);
+  for (const part of ["app", "network", "web"]) {
+    figure(`app.idle_pss_mib.reopened.${part}`, `Idle PSS of the ${part} process, the chat reopened at launch (no WebDriver)`, "MiB", reopened.parts[part], 1);
   }
   figure("app.idle_cpu_ms_per_min", "Idle CPU time, whole tree", "ms/min", shipped.activity.cpuMsPerMin, 1);
   figure("app.idle_wakeups_per_s", "Idle wake-ups (context switches), whole tree", "1/s", shipped.activity.wakeupsPerSec, 1);
