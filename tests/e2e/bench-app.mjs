@@ -363,7 +363,7 @@ async function idleFigures() {
   }
   figure("app.idle_pss_mib.reopened", "Idle PSS, whole tree, the 10,000-message chat reopened at launch (no WebDriver)", "MiB", reopened.total, 1);
   for (const part of ["app", "network", "web"]) {
-    figure(`app.idle_pss_mib.reopened.${part}`, `Idle PSS of the ${part} process, the chat reopened at launch (no WebDriver)`, "MiB", reopened.parts[part], 1);
+    figure(`app.idle_pss_mib.${part}.reopened`, `Idle PSS of the ${part} process, the chat reopened at launch (no WebDriver)`, "MiB", reopened.parts[part], 1);
   }
   figure("app.idle_cpu_ms_per_min", "Idle CPU time, whole tree", "ms/min", shipped.activity.cpuMsPerMin, 1);
   figure("app.idle_wakeups_per_s", "Idle wake-ups (context switches), whole tree", "1/s", shipped.activity.wakeupsPerSec, 1);
