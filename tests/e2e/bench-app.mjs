@@ -317,7 +317,7 @@ async function jsHeap() {
     console.log(`JS heap, the long chat reopened, after a full collection: ${(heap.total / 1048576).toFixed(2)} MiB in ${heap.cells} cells (code ${(code / 1048576).toFixed(2)} MiB); largest classes:`);
     for (const c of heap.classes) console.log(`  ${(c.bytes / 1024).toFixed(0).padStart(6)} KiB ${String(c.cells).padStart(6)} × ${c.name}`);
     figure("ui.js_heap_live_mib", "JS heap live after a full collection, the long chat reopened", "MiB", heap.total / 1048576, 1);
-    figure("ui.js_heap_code_mib", "of which compiled code (executables, code blocks)", "MiB", code / 1048576, 1);
+    figure("ui.js_heap_code_mib", "JS heap live: compiled code (executables, code blocks)", "MiB", code / 1048576, 1);
   } finally {
     await stop(run.child);
   }
