@@ -120,6 +120,7 @@ fn main() {
     }
 
     let handoff_own = handoff_exchanges(&engine, &server, &team.id, &ids, rounds);
+    let (long_early, long_late) = long_room(&engine, &server, &team.id, &ids);
 
     println!(
         "team chat, Native leader (Anthropic API) on the fake model server, {rounds} rounds of {EXCHANGES} exchanges:"
@@ -171,6 +172,26 @@ fn main() {
         ms(handoff_own),
         rounds,
     );
+    println!(
+        "  a room of {LONG_ROOM} exchanges: Clawboo's own {:.2} ms at exchanges 11–40, {:.2} ms over the last 30 ({:.2}x)",
+        ms(long_early),
+        ms(long_late),
+        ms(long_late) / ms(long_early)
+    );
+    bench::report(
+        "team_chat.own_ms.long_early",
+        "Own overhead per team message, exchanges 11–40 of a 600-exchange room",
+        "ms",
+        ms(long_early),
+        30,
+    );
+    bench::report(
+        "team_chat.own_ms.long_late",
+        "Own overhead per team message, the last 30 exchanges of a 600-exchange room",
+        "ms",
+        ms(long_late),
+        30,
+    );
     for exchange in [8, 16] {
         bench::report(
             &format!("team_chat.cacheable.x{exchange}"),
@@ -180,6 +201,46 @@ fn main() {
             rounds,
         );
     }
+}
+
+/// Exchanges in one room, as a long-lived team chat grows.
+const LONG_ROOM: usize = 600;
+
+/// One room of [`LONG_ROOM`] exchanges: the medians of Clawboo's own time at exchanges 11–40 and
+/// over the last 30, to see whether a team message costs more as its room's history grows (the
+/// leader carries the room's conversation).
+fn long_room(engine: &Engine, server: &FakeModelServer, team_id: &str, ids: &[String]) -> (Duration, Duration) {
+    let room = engine
+        .teams()
+        .create_room(
+            team_id,
+            clawboo_engine::teams::NewRoom {
+                name: "Long".into(),
+                member_ids: ids.to_vec(),
+                leader_id: Some(ids[0].clone()),
+            },
+        )
+        .unwrap();
+    let measured = |exchange: usize| (10..40).contains(&exchange) || exchange >= LONG_ROOM - 30;
+    let mut sent = Vec::new();
+    for exchange in 0..LONG_ROOM {
+        let before = server.model_request_count();
+        let total = send_and_wait(engine, &room.id, &format!("Question {exchange}: what should we stock next week?"));
+        if measured(exchange) {
+            sent.push((exchange, total, server.model_requests_from(before).remove(0)));
+        }
+    }
+    // The bare round trips after the sends, as in the rounds above.
+    let (mut early, mut late) = (Vec::new(), Vec::new());
+    for (exchange, total, request) in sent {
+        let own = total.saturating_sub(bare_round_trip(&server.base_url(), &request.raw_body));
+        if exchange < 40 {
+            early.push(own)
+        } else {
+            late.push(own)
+        }
+    }
+    (median(&early), median(&late))
 }
 
 /// `rounds` exchanges with a hand-off, each in a fresh room: the median of Clawboo's own time
