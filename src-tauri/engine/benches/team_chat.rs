@@ -78,17 +78,7 @@ fn main() {
     let mut whole: Vec<Vec<usize>> = vec![Vec::new(); EXCHANGES];
     let mut cacheable: Vec<Vec<f64>> = vec![Vec::new(); EXCHANGES];
     for round in 0..rounds {
-        let room = engine
-            .teams()
-            .create_room(
-                &team.id,
-                clawboo_engine::teams::NewRoom {
-                    name: format!("Round {round}"),
-                    member_ids: ids.clone(),
-                    leader_id: Some(ids[0].clone()),
-                },
-            )
-            .unwrap();
+        let room = new_room(&engine, &team.id, &ids, format!("Round {round}"));
         // The round's sends first, then the bench's own work on them (bare round trips, JSON
         // reads): its garbage, freed between two sends, was charged to the next send (glibc's
         // malloc consolidating it on the engine's next large allocation).
@@ -203,6 +193,13 @@ fn main() {
     }
 }
 
+/// A room of the team with all of `ids`, `ids[0]` leading.
+fn new_room(engine: &Engine, team_id: &str, ids: &[String], name: impl Into<String>) -> clawboo_engine::teams::Room {
+    let room =
+        clawboo_engine::teams::NewRoom { name: name.into(), member_ids: ids.to_vec(), leader_id: Some(ids[0].clone()) };
+    engine.teams().create_room(team_id, room).unwrap()
+}
+
 /// Exchanges in one room, as a long-lived team chat grows.
 const LONG_ROOM: usize = 600;
 
@@ -210,17 +207,7 @@ const LONG_ROOM: usize = 600;
 /// over the last 30, to see whether a team message costs more as its room's history grows (the
 /// leader carries the room's conversation).
 fn long_room(engine: &Engine, server: &FakeModelServer, team_id: &str, ids: &[String]) -> (Duration, Duration) {
-    let room = engine
-        .teams()
-        .create_room(
-            team_id,
-            clawboo_engine::teams::NewRoom {
-                name: "Long".into(),
-                member_ids: ids.to_vec(),
-                leader_id: Some(ids[0].clone()),
-            },
-        )
-        .unwrap();
+    let room = new_room(engine, team_id, ids, "Long");
     let measured = |exchange: usize| (10..40).contains(&exchange) || exchange >= LONG_ROOM - 30;
     let mut sent = Vec::new();
     for exchange in 0..LONG_ROOM {
@@ -254,17 +241,7 @@ fn handoff_exchanges(
 ) -> Duration {
     let mut sent = Vec::with_capacity(rounds);
     for round in 0..rounds {
-        let room = engine
-            .teams()
-            .create_room(
-                team_id,
-                clawboo_engine::teams::NewRoom {
-                    name: format!("Hand-off {round}"),
-                    member_ids: ids.to_vec(),
-                    leader_id: Some(ids[0].clone()),
-                },
-            )
-            .unwrap();
+        let room = new_room(engine, team_id, ids, format!("Hand-off {round}"));
         let before = server.model_request_count();
         let total = send_and_wait_for(engine, &room.id, "Delegate: how much stock do we have for Monday?", "Final:");
         let requests = server.model_requests_from(before);

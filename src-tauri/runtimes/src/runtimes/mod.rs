@@ -215,17 +215,18 @@ impl RunChannels {
         let _ = self.events.send(event);
     }
 
-    /// Lets the run's owner take every event sent so far before the runtime goes on, so a stop
-    /// they call for (a tool call repeated once too often, a spent budget) is in `cancel` when
-    /// the runtime next looks. A runtime that does its own work in-process (Native) settles
-    /// before each tool and each further model call: a future may complete without ever waiting
-    /// (a fast reply, a busy machine), so without this a run could go several rounds before its
-    /// owner saw the first.
+    /// Lets the run's owner take every event sent so far, then says whether the run is to stop:
+    /// a stop they call for (a tool call repeated once too often, a spent budget) is in `cancel`
+    /// by then. A runtime that does its own work in-process (Native) settles before each tool
+    /// and each further model call: a future may complete without ever waiting (a fast reply, a
+    /// busy machine), so without this a run could go several rounds before its owner saw the
+    /// first.
     ///
     /// How it works: the owner's drive loop polls the runtime in the same task, after its queue
     /// of events is empty (`run::drive`, a biased select); one yield hands the task back to it.
-    pub async fn settle(&self) {
+    pub async fn settle(&self) -> bool {
         tokio::task::yield_now().await;
+        *self.cancel.borrow()
     }
 }
 

@@ -55,8 +55,8 @@ impl Runtime for Looping {
                     input: serde_json::json!({}),
                 });
                 channels.emit(RunEvent::ToolResult { call_id, output: "SOUL.md".into(), is_error: false });
-                if self.settles {
-                    channels.settle().await;
+                if self.settles && channels.settle().await {
+                    return Ok(RunResult::stopped_by_user());
                 }
             }
             Ok(RunResult::succeeded())

@@ -181,11 +181,8 @@ impl NativeRuntime {
         for round in 0..MAX_MODEL_CALLS {
             // The last round's tools seen by the run's owner first: a guard they tripped ends
             // the run here, before another model call.
-            if round > 0 {
-                channels.settle().await;
-                if *cancel.borrow() {
-                    return Ok(cancelled());
-                }
+            if round > 0 && channels.settle().await {
+                return Ok(cancelled());
             }
             let messages = Messages { carried, items: &items };
             let (body, mut decoder): (Vec<u8>, Box<dyn StreamDecoder>) = match call.api {
@@ -252,8 +249,7 @@ impl NativeRuntime {
                 // Told to stop while the model answered (a guard, the user; its usage and the
                 // tools before seen by the owner first): no further tool starts. The stream may
                 // have ended before the stop was seen.
-                channels.settle().await;
-                if *cancel.borrow() {
+                if channels.settle().await {
                     return Ok(cancelled());
                 }
                 if tool_call.name == on_request::LOAD_TOOLS && tool_call.input_error.is_none() {
