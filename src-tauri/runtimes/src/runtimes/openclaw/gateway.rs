@@ -478,6 +478,12 @@ mod tests {
         drop(turn);
         assert!(gone_within(&gateways, home, idle * 5).await, "stopped once idle");
         assert!(ended.elapsed() >= idle, "not before it was idle that long");
+        // Forgotten first, then ended on a blocking thread (a terminate, up to half a second's
+        // grace, a kill): gone within that.
+        let until = Instant::now() + Duration::from_secs(5);
+        while crate::runtimes::process::group_has_live_member(first) && Instant::now() < until {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
         assert!(!crate::runtimes::process::group_has_live_member(first), "its process is gone");
 
         // The next turn starts another.
