@@ -1,12 +1,12 @@
 // The web process's JavaScript heap, as WebKit's own inspector sees it: a full collection, then a
 // heap snapshot, taken through WebKitGTK's remote inspector (the app started with
 // WEBKIT_INSPECTOR_HTTP_SERVER=127.0.0.1:<port>, which serves the inspector protocol over a
-// WebSocket; headless, no inspector window). Used by bench-app.mjs --heap.
+// WebSocket; headless, no inspector window). Used by bench-app.mjs (its idle figures).
 
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
-// The WebSocket client the UI's packages already bring (Node 20 has none built in).
+// The WebSocket client, a dev dependency of the UI's packages (Node 20 has none built in).
 const require = createRequire(fileURLToPath(new URL("../../ui/package.json", import.meta.url)));
 const WebSocket = require("ws");
 
